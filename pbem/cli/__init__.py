@@ -1,0 +1,33 @@
+"""The `pbem` command line: a click group with one module per command (STYLE 8).
+
+Command modules import only click at the top; the core, cryptography and jsonschema are
+imported inside the commands, so `pbem --help` and `pbem --version` stay fast."""
+
+from __future__ import annotations
+
+import click
+
+from pbem import __version__
+from pbem.cli import adjudicate, audit, canonical, demo, keygen, new, orders, show, status, submit
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="pbem")
+def cli() -> None:
+    """Play board wargames by email: signed turn files, fair dice committed by hash,
+    a rules engine that adjudicates every order, and a full audit of any game.
+
+    A round by email: `pbem adjudicate` the packet you received (with --key to preview
+    what your reveal unlocks), `pbem orders` for a template, `pbem submit` your orders,
+    email the packet file it writes.
+
+    Exit codes: 0 success, 1 illegal orders or a rules error, 2 usage, 3 verification
+    failure (signature, chain, hash, sequence), 4 file or I/O error."""
+
+
+for module in (keygen, new, status, orders, submit, adjudicate, audit, show, canonical, demo):
+    cli.add_command(module.command)
+
+
+def main() -> None:
+    cli(prog_name="pbem")

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pbem.cli.common import handles_errors
+
+
+@click.command("canonical")
+@click.argument("packet_file", type=click.Path(dir_okay=False))
+@click.option("--signature", "signature_out", type=click.Path(dir_okay=False),
+              help="Also write the packet's signature as an armored SSH signature file.")
+@handles_errors
+def command(packet_file: str, signature_out: str | None) -> None:
+    """Print the exact bytes a packet's signature covers, for checking it without pbem:
+
+    pbem canonical P.yaml --signature P.sig | ssh-keygen -Y verify -f allowed_signers -I SIDE -n pbem-packet-v1 -s P.sig"""
+    import base64
+
+    from pbem.core import game, keys
+    from pbem.core.packet import signed_bytes
+
+    packet, _ = game.read_packet(Path(packet_file), packet_file)
+    if signature_out:
+        if "signature" not in packet:
+            from pbem.core.errors import VerificationError
+
+            raise VerificationError(f"{packet_file}: the packet is not signed")
+        Path(signature_out).write_text(keys.armor(base64.b64decode(packet["signature"]["value"])))
+    sys.stdout.buffer.write(signed_bytes(packet))
+    sys.stdout.buffer.flush()

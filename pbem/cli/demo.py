@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from pbem.cli.common import handles_errors
+
+
+@click.command("demo")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.option("--ruleset", "ruleset_id", default="stalingrad", show_default=True, help="Which game to play.")
+@handles_errors
+def command(directory: str | None, ruleset_id: str) -> None:
+    """Play a whole signed example game between two freshly generated keys, packet by
+    packet between two folders as by email, and audit both (default DIRECTORY: a new
+    temporary folder)."""
+    from pbem.core import demo
+
+    target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="pbem-demo-"))
+    if directory and target.exists() and any(target.iterdir()):
+        from pbem.core.errors import FileError
+
+        raise FileError(f"{target} is not empty; give a new folder for the demo")
+    outcome = demo.play(target, ruleset_id, say=click.echo)
+    click.echo(f"the game folders are in {target}; try `pbem status {outcome['folders'][0]}`")
+    if not outcome["ok"]:
+        sys.exit(3)

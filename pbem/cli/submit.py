@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pbem.cli.common import PASSPHRASE_HELP, game_dir, handles_errors, load_key
+
+
+@click.command("submit", epilog=PASSPHRASE_HELP)
+@game_dir
+@click.argument("orders_file", type=click.Path(dir_okay=False))
+@click.option("--key", "key_file", type=click.Path(dir_okay=False), help="Your private key (secure games).")
+@click.option("--side", default=None, help="Sandbox games: the side sending the orders.")
+@click.option("--out", default=None, type=click.Path(dir_okay=False), help="Also write the packet here (the file to email).")
+@handles_errors
+def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None) -> None:
+    """Check ORDERS_FILE against the rules, reveal your next dice value, sign, apply the
+    packet to your own folder and write the packet file to email."""
+    from pbem.core import game, report, submit
+    from pbem.core.errors import UsageError
+
+    folder = game.open_folder(Path(game_dir))
+    key = load_key(key_file) if key_file else None
+    if folder.game.secure and key is None:
+        raise UsageError("a secure game needs --key KEYFILE to sign the packet")
+    applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None)
+    click.echo(report.render(folder.game, applied.state, applied.events, "text"))
+    click.echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")

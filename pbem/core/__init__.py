@@ -1,0 +1,1 @@
+"""The game-agnostic core: canonical bytes, keys, dice, packets, states, audit."""

@@ -1,0 +1,207 @@
+"""Audit a whole game folder: replay every packet from the genesis (DESIGN §4.1).
+
+The audit folds the pure adjudication step over all packets in order and compares each
+result with the stored state and report. It stops at the first divergence and names it
+precisely: the file, the field, what the replay expected and what the file holds. Two
+different packets signed for the same seq are reported as fork evidence naming both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pbem.core import engine, report
+from pbem.core.canonical import load_mapping
+from pbem.core.errors import PbemError, VerificationError
+from pbem.core.game import GENESIS, open_genesis, packet_files, read_packet, setup_rules, state_numbers
+from pbem.core.packet import packet_hash
+
+
+@dataclass
+class Divergence:
+    file: str
+    message: str
+    field: str | None = None
+    expected: Any = None
+    found: Any = None
+    evidence: list[str] = dataclasses.field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "message": self.message, "field": self.field, "expected": self.expected,
+                "found": self.found, "evidence": self.evidence}
+
+    def sentence(self) -> str:
+        text = f"{self.file}: {self.message}"
+        if self.field is not None:
+            text += f" (field {self.field}: expected {_short(self.expected)}, found {_short(self.found)})"
+        return text
+
+
+@dataclass
+class AuditResult:
+    game: str | None = None
+    packets: int = 0
+    signatures: int = 0
+    reveals: int = 0
+    rolls: int = 0
+    states: int = 0
+    final_state: str | None = None
+    result: str | None = None
+    divergence: Divergence | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.divergence is None
+
+    def as_dict(self) -> dict:
+        return {"ok": self.ok, "game": self.game, "packets": self.packets, "signatures": self.signatures,
+                "reveals": self.reveals, "rolls": self.rolls, "states": self.states, "final_state": self.final_state,
+                "result": self.result, "divergence": self.divergence.as_dict() if self.divergence else None}
+
+
+def audit(folder: Path) -> AuditResult:
+    folder = Path(folder)
+    out = AuditResult()
+    try:
+        _audit(folder, out)
+    except PbemError as exc:
+        if out.divergence is None:
+            out.divergence = Divergence(file=_file_of(exc.message), message=exc.message)
+    return out
+
+
+def _audit(folder: Path, out: AuditResult) -> None:
+    genesis = load_mapping(folder / GENESIS, GENESIS)
+    game = open_genesis(genesis)
+    out.game = game.game_id
+    state = engine.initial_state(game, setup_rules(game))
+    if not _compare_state(folder, 0, state, out):
+        return
+    by_seq: dict[int, list[tuple[Path, dict]]] = {}
+    for seq, path in packet_files(folder):
+        rel = str(path.relative_to(folder))
+        packet, _ = read_packet(path, rel)
+        by_seq.setdefault(seq, []).append((path, packet))
+        if packet["seq"] != seq:
+            out.divergence = Divergence(rel, "the file name and the packet disagree on seq", "seq", seq, packet["seq"])
+            return
+    for seq in sorted(by_seq):
+        if _fork(folder, game, by_seq[seq], out):
+            return
+    expected_seq = 1
+    for seq in sorted(by_seq):
+        path, packet = by_seq[seq][0]
+        rel = str(path.relative_to(folder))
+        if seq != expected_seq:
+            out.divergence = Divergence(rel, f"packet {expected_seq} is missing before it", "seq", expected_seq, seq)
+            return
+        state, events = engine.apply_packet(game, state, packet, rel)
+        out.packets += 1
+        out.signatures += 1 if game.secure else 0
+        out.reveals += 1 if game.secure else 0
+        out.rolls += sum(1 for e in events if e["type"] == "roll")
+        if not _compare_state(folder, seq, state, out):
+            return
+        aar = folder / "aar" / f"{seq:04d}.md"
+        if not _compare_report(aar, f"aar/{seq:04d}.md", report.render(game, state, events), out):
+            return
+        expected_seq += 1
+    extra = [n for n in state_numbers(folder) if n >= expected_seq]
+    if extra:
+        out.divergence = Divergence(f"states/{extra[0]:04d}.yaml", "a state with no packet to derive it from")
+        return
+    out.final_state = state["state_hash"]
+    out.result = game.ruleset.summary(state["rules"]).get("result")
+
+
+def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out: AuditResult) -> bool:
+    distinct = {}
+    for path, packet in entries:
+        distinct.setdefault(packet_hash(packet), (path, packet))
+    if len(distinct) < 2:
+        return False
+    (path_a, a), (path_b, b) = list(distinct.values())[:2]
+    names = [str(path_a.relative_to(folder)), str(path_b.relative_to(folder))]
+    signed = ""
+    if game.secure and a["side"] == b["side"] and a["side"] in game.public_keys:
+        from pbem.core.packet import verify_signature
+
+        try:
+            for path, packet in ((path_a, a), (path_b, b)):
+                verify_signature(packet, game.public_keys[a["side"]], a["side"], str(path))
+            signed = f", both validly signed by {a['side']}"
+        except VerificationError:
+            signed = ""
+    out.divergence = Divergence(names[0], f"fork: two different packets for seq {a['seq']}{signed}: "
+                                f"{names[0]} and {names[1]}", evidence=names)
+    return True
+
+
+def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> bool:
+    rel = f"states/{seq:04d}.yaml"
+    path = folder / rel
+    if not path.is_file():
+        out.divergence = Divergence(rel, "the state file is missing")
+        return False
+    found = load_mapping(path, rel)
+    difference = first_difference(expected, found)
+    if difference is not None:
+        where, want, got = difference
+        out.divergence = Divergence(rel, "the stored state differs from the replay", where, want, got)
+        return False
+    out.states += 1
+    return True
+
+
+def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bool:
+    if not path.is_file():
+        out.divergence = Divergence(rel, "the after-action report is missing")
+        return False
+    found = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    if found == expected:
+        return True
+    want_lines, got_lines = expected.split("\n"), found.split("\n")
+    for number, (want, got) in enumerate(zip(want_lines + [""] * len(got_lines), got_lines + [""] * len(want_lines)), 1):
+        if want != got:
+            out.divergence = Divergence(rel, "the report differs from the replay", f"line {number}", want, got)
+            return False
+    return True
+
+
+def first_difference(expected: Any, found: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first field (in sorted order) where two JSON-like values differ."""
+    if type(expected) is not type(found):
+        return path or "(top)", expected, found
+    if isinstance(expected, dict):
+        for key in sorted(set(expected) | set(found)):
+            sub = f"{path}.{key}" if path else key
+            if key not in found:
+                return sub, expected[key], "(absent)"
+            if key not in expected:
+                return sub, "(absent)", found[key]
+            difference = first_difference(expected[key], found[key], sub)
+            if difference:
+                return difference
+        return None
+    if isinstance(expected, list):
+        for index, (want, got) in enumerate(zip(expected, found)):
+            difference = first_difference(want, got, f"{path}[{index}]")
+            if difference:
+                return difference
+        if len(expected) != len(found):
+            return f"{path} length", len(expected), len(found)
+        return None
+    return None if expected == found else (path or "(top)", expected, found)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _file_of(message: str) -> str:
+    head = message.split(":", 1)[0]
+    return head if "/" in head or head.endswith(".yaml") else "(game)"

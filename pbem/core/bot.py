@@ -1,0 +1,72 @@
+"""A player that picks among the engine's own legal orders: for `pbem demo`, the
+conformance tests and benchmarks. It plans a side's packet by simulating its orders on a
+private copy, rolling imagined dice (the real ones come later), so it writes several
+orders per packet as a person would; orders the real dice make impossible become void.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable
+
+from pbem.core import engine
+from pbem.rulesets.base import IllegalOrder
+
+MAX_ORDERS = 200
+
+
+class _Imagined:
+    """A Context with made-up dice: only for planning, never for a state that is kept."""
+
+    chosen_by = "order"
+
+    def __init__(self, seed: bytes):
+        self._seed = seed
+        self._n = 0
+
+    def d6(self, label: str) -> int:
+        self._n += 1
+        return 1 + hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()[0] % 6
+
+    def event(self, type: str, text: str, **fields: Any) -> None:
+        pass
+
+
+def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict]) -> list[dict]:
+    """Orders for `side`'s next packet: choices for each need of that side, in turn, until the
+    flow passes to the other side or the game ends (answering by hand any decision too)."""
+    ruleset = game.ruleset
+    if state["awaiting"]["waiting_for"] == "dice" or any(item["side"] == side for item in state["queue"]):
+        return []  # earlier orders are still waiting for their dice
+    rules = engine.clone(state["rules"])
+    context = _Imagined(state["state_hash"].encode())
+    orders: list[dict] = []
+    while len(orders) < MAX_ORDERS:
+        need = ruleset.next_step(rules)
+        if need is None or need.side != side:
+            break
+        options = ruleset.legal_orders(rules, need)
+        if not options:
+            break
+        order = choose(options)
+        try:
+            ruleset.apply(rules, need, order, context)
+        except IllegalOrder as exc:  # legal_orders offered it: a ruleset bug worth knowing
+            raise AssertionError(f"{ruleset.id}: legal_orders offered {order}, which apply rejects: {exc.message} ({exc.rule})")
+        orders.append(order)
+    return orders
+
+
+def chooser(seed: str) -> Callable[[list[dict]], dict]:
+    """A deterministic pseudo-random pick, preferring action to ending the phase."""
+    counter = [0]
+
+    def choose(options: list[dict]) -> dict:
+        counter[0] += 1
+        h = int.from_bytes(hashlib.sha256(f"{seed}/{counter[0]}".encode()).digest()[:8], "big")
+        acting = [o for o in options if o.get("type") != "end"]
+        if acting and h % 4 != 0:
+            return acting[(h >> 3) % len(acting)]
+        return options[(h >> 3) % len(options)]
+
+    return choose

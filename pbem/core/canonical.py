@@ -1,0 +1,256 @@
+"""Strict YAML loading, canonical JSON bytes and domain-separated hashes (DESIGN §2.1).
+
+The loader builds Python objects straight from the parser's event stream (LibYAML's C
+parser where present), so that every rule below is checked in one pass with bounded
+memory and the line of each offence is known:
+
+- no anchors, aliases or tags (not even `!!str`); no duplicate keys; string keys only;
+- scalars resolve as in the YAML 1.2 core schema, narrowed: `true`/`false` are the only
+  booleans, `null`/`~`/empty the only nulls, and only plain decimal integers without
+  leading zeros are integers, so `NO`, `0139`, `1:30` and `2026-11-29` stay strings;
+- floats, `.inf` and `.nan` are rejected; integers must lie within ±2^53;
+- input size, nesting depth, node count and string length are limited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pbem.core.errors import InputError
+
+# LibYAML's parser is about eight times faster; the pure-Python one is the fallback.
+_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 200_000
+MAX_STRING = 256 * 1024
+MAX_INT = 2**53
+
+DOMAIN_GENESIS = b"pbem-genesis-v1\n"
+DOMAIN_PACKET = b"pbem-packet-v1\n"
+DOMAIN_STATE = b"pbem-state-v1\n"
+
+_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+_FLOAT = re.compile(
+    r"[-+]?(\.[0-9]+|[0-9]+\.[0-9]*)([eE][-+]?[0-9]+)?\Z|[-+]?[0-9]+[eE][-+]?[0-9]+\Z|[-+]?\.(inf|Inf|INF)\Z|\.(nan|NaN|NAN)\Z"
+)
+_NULL = {"", "~", "null"}
+
+
+def _fail(source: str, mark: Any, message: str) -> InputError:
+    where = f"{source}, line {mark.line + 1}" if mark is not None else source
+    return InputError(f"{where}: {message}")
+
+
+def _scalar(event: Any, source: str) -> Any:
+    value = event.value
+    if event.tag is not None and event.tag != "!":
+        raise _fail(source, event.start_mark, f"tags such as {event.tag!r} are not allowed")
+    if len(value) > MAX_STRING:
+        raise _fail(source, event.start_mark, f"a string of {len(value)} characters is longer than the limit of {MAX_STRING}")
+    if not event.implicit[0]:
+        return value  # quoted or block scalar: always a string
+    if value in _NULL:
+        return None
+    if value in ("true", "false"):
+        return value == "true"
+    if _INT.match(value):
+        number = int(value)
+        if abs(number) > MAX_INT:
+            raise _fail(source, event.start_mark, f"the integer {value} is beyond ±2^53")
+        return number
+    if _FLOAT.match(value):
+        raise _fail(source, event.start_mark,
+                    f"the number {value} is a float; floats are not allowed (use integers, halves as integers, or a quoted string)")
+    return value
+
+
+def loads(data: bytes | str, source: str = "<input>") -> Any:
+    """Parse one YAML document strictly; raise InputError naming `source` and the line."""
+    if isinstance(data, bytes):
+        if len(data) > MAX_BYTES:
+            raise InputError(f"{source}: the file is {len(data)} bytes, over the limit of {MAX_BYTES}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{source}: the file is not UTF-8 (byte {exc.start} is invalid)") from None
+    else:
+        text = data
+        if len(text) > MAX_BYTES:
+            raise InputError(f"{source}: the text is {len(text)} characters, over the limit of {MAX_BYTES}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise InputError(f"{source}: the file is empty")
+
+    parser = _Parser(text)
+    stack: list[tuple[Any, Any]] = []  # (container, pending key or marker)
+    keys_seen: list[set | None] = []
+    root: Any = None
+    documents = 0
+    nodes = 0
+    done = False
+    try:
+        while True:
+            event = parser.get_event()
+            if event is None:
+                break
+            if isinstance(event, yaml.StreamEndEvent):
+                break
+            if isinstance(event, (yaml.StreamStartEvent, yaml.DocumentEndEvent)):
+                continue
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise _fail(source, event.start_mark, "the file holds more than one YAML document")
+                continue
+            if isinstance(event, yaml.AliasEvent):
+                raise _fail(source, event.start_mark, f"aliases (*{event.anchor}) are not allowed")
+            if getattr(event, "anchor", None) is not None:
+                raise _fail(source, event.start_mark, f"anchors (&{event.anchor}) are not allowed")
+            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                value, _ = stack.pop()
+                keys_seen.pop()
+                if not stack:
+                    root, done = value, True
+                    continue
+                _attach(stack, keys_seen, value, event, source)
+                continue
+            nodes += 1
+            if nodes > MAX_NODES:
+                raise _fail(source, event.start_mark, f"the document has more than {MAX_NODES} nodes")
+            if isinstance(event, yaml.ScalarEvent):
+                value = _scalar(event, source)
+                if not stack:
+                    root, done = value, True
+                    continue
+                _attach(stack, keys_seen, value, event, source)
+                continue
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                tag = event.tag
+                if tag is not None and tag != "!":
+                    raise _fail(source, event.start_mark, f"tags such as {tag!r} are not allowed")
+                if len(stack) >= MAX_DEPTH:
+                    raise _fail(source, event.start_mark, f"the document is nested deeper than {MAX_DEPTH} levels")
+                if isinstance(event, yaml.SequenceStartEvent):
+                    stack.append(([], None))
+                    keys_seen.append(None)
+                else:
+                    stack.append(({}, _NO_KEY))
+                    keys_seen.append(set())
+                continue
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise _fail(source, mark, f"the YAML is malformed or truncated ({problem})") from None
+    if not done:
+        raise InputError(f"{source}: the file holds no YAML document")
+    return root
+
+
+class _NoKey:
+    pass
+
+
+_NO_KEY = _NoKey()
+
+
+def _attach(stack: list, keys_seen: list, value: Any, event: Any, source: str) -> None:
+    container, pending = stack[-1]
+    if isinstance(container, list):
+        container.append(value)
+        return
+    if pending is _NO_KEY:
+        if not isinstance(value, str):
+            raise _fail(source, event.start_mark, f"mapping keys must be strings, not {_type_name(value)} ({value!r})")
+        seen = keys_seen[-1]
+        if value in seen:
+            raise _fail(source, event.start_mark, f"the key {value!r} appears twice in one mapping")
+        seen.add(value)
+        stack[-1] = (container, value)
+    else:
+        container[pending] = value
+        stack[-1] = (container, _NO_KEY)
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
+
+
+def load_file(path: str | Path, source: str | None = None) -> Any:
+    """Read and strictly parse a YAML file; I/O problems are FileErrors naming it."""
+    from pbem.core.errors import FileError
+
+    path = Path(path)
+    name = source or str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise FileError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise FileError(f"{name}: is a folder, not a file") from None
+    except OSError as exc:
+        raise FileError(f"{name}: cannot be read ({exc.strerror})") from None
+    return loads(data, name)
+
+
+def load_mapping(path: str | Path, source: str | None = None) -> dict:
+    doc = load_file(path, source)
+    if not isinstance(doc, dict):
+        raise InputError(f"{source or path}: the file must hold a mapping (key: value lines), not {_type_name(doc)}")
+    return doc
+
+
+def canonical(obj: Any) -> bytes:
+    """Canonical bytes (RFC 8785 restricted to str, int, bool, null, list, mapping)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def digest(domain: bytes, obj: Any) -> str:
+    """Hex SHA-256 of a domain prefix line and the canonical bytes of `obj`."""
+    return hashlib.sha256(domain + canonical(obj)).hexdigest()
+
+
+def dumps(obj: Any) -> str:
+    """YAML text for humans that loads back (strictly) to exactly `obj`."""
+    return yaml.dump(obj, Dumper=_Dumper, sort_keys=True, allow_unicode=True, default_flow_style=False, width=100)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    pass
+
+
+def _represent_str(dumper: Any, value: str) -> Any:
+    # Quote any string a YAML reader could take for something else; keep the rest plain.
+    style = None
+    if "\n" in value:
+        style = "|"
+    elif _needs_quotes(value):
+        style = '"'
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _needs_quotes(value: str) -> bool:
+    if value in _NULL or value in ("true", "false") or _INT.match(value) or _FLOAT.match(value):
+        return True
+    return bool(re.match(r"[-+]?[0-9]", value)) or value.lower() in ("yes", "no", "on", "off", "y", "n", "true", "false", "null")
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def _represent_dict(dumper: Any, value: dict) -> Any:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", sorted(value.items()))
+
+
+_Dumper.add_representer(dict, _represent_dict)

@@ -1,0 +1,59 @@
+"""`pbem demo`: two players, two freshly generated keys, two folders, a whole signed game
+exchanged packet by packet as by email, then a clean audit of both folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from pbem.core import bot, game, keys
+from pbem.core.audit import audit
+from pbem.core.submit import submit_orders
+
+PLAYER_FOLDERS = ("player-1", "player-2")
+
+
+def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", say: Callable[[str], None] = print,
+         max_packets: int = 2000, seed: str = "demo") -> dict:
+    from pbem import rulesets
+
+    directory = Path(directory)
+    ruleset = rulesets.get(ruleset_id)
+    directory.mkdir(parents=True, exist_ok=True)
+    private = {}
+    (directory / "keys").mkdir(exist_ok=True)
+    for side in ruleset.sides:
+        path, _ = keys.write_keypair(side, directory / "keys", comment=f"{side}@pbem-demo")
+        private[side] = keys.load_private_key(path)
+    genesis = game.make_genesis(ruleset_id, {s: k.public for s, k in private.items()}, created=created)
+    folders = {side: game.create(directory / name, genesis) for side, name in zip(ruleset.sides, PLAYER_FOLDERS)}
+    say(f"new {ruleset.title} game {folders[ruleset.sides[0]].game.game_id}: "
+        + ", ".join(f"{side} in {directory / name}" for side, name in zip(ruleset.sides, PLAYER_FOLDERS)))
+    choose = bot.chooser(seed)
+    packets = 0
+    while packets < max_packets:
+        state = folders[ruleset.sides[0]].state
+        sender = state["awaiting"]["packet_from"]
+        if sender is None:
+            break
+        mine = folders[sender]
+        orders = bot.plan(mine.game, mine.state, sender, choose)
+        applied = submit_orders(mine, orders, None, key=private[sender], sent=created, source=f"{sender}'s orders")
+        packets += 1
+        for side, folder in folders.items():
+            if side != sender:
+                packet, data = game.read_packet(applied.packet_path)
+                game.adjudicate(folder, packet, data, str(applied.packet_path))
+        summary = ruleset.summary(applied.state["rules"])
+        rolls = sum(1 for e in applied.events if e["type"] == "roll")
+        say(f"packet {applied.state['seq']:3d} {sender:>8}: {len(orders):2d} orders, {rolls:2d} dice - "
+            + ", ".join(f"{k} {v}" for k, v in sorted(summary.items()) if k in ("turn", "phase") and v is not None))
+    results = {name: audit(directory / name) for name in PLAYER_FOLDERS}
+    for name, result in results.items():
+        say(f"audit {name}: " + ("OK" if result.ok else f"FAILED: {result.divergence.sentence()}")
+            + f" ({result.packets} packets, {result.signatures} signatures, {result.rolls} dice)")
+    final = {r.final_state for r in results.values()}
+    summary = ruleset.summary(folders[ruleset.sides[0]].state["rules"])
+    say(f"result: {summary.get('result') or 'game not finished'}; both folders end in the same state: {len(final) == 1}")
+    return {"packets": packets, "ok": all(r.ok for r in results.values()) and len(final) == 1,
+            "result": summary.get("result"), "folders": [str(directory / n) for n in PLAYER_FOLDERS]}

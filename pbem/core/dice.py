@@ -1,0 +1,91 @@
+"""Fair dice without a third party (DESIGN §3): hash chains, segment seeds, roll streams.
+
+Each side commits to a hash chain c_0 <- c_1 <- ... <- c_N derived from its own key and
+the game id; packet j reveals the next value v_j of its sender's chain. The dice that
+packet k unlocks come from seed_k = H(v_{k-1}, v_k), drawn from named sub-streams so that
+one disputed decision does not shift unrelated rolls. Sandbox games take their dice from
+a script or a plain seed instead, and say so everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+CHAIN_SEED_DOMAIN = b"pbem-chain-seed-v1\n"
+CHAIN_DOMAIN = b"pbem-chain-v1"
+DICE_DOMAIN = b"pbem-dice-v1"
+ROLL_DOMAIN = b"pbem-roll-v1"
+SANDBOX_DOMAIN = b"pbem-sandbox-v1"
+
+
+def chain_secret(signature: bytes) -> bytes:
+    """c_N = SHA-256(Ed25519-sign(key, b"pbem-chain-seed-v1\\n" + game_id)); the caller signs."""
+    return hashlib.sha256(signature).digest()
+
+
+def chain_step(value: bytes) -> bytes:
+    """c_{i-1} = SHA-256(b"pbem-chain-v1" + c_i)."""
+    return hashlib.sha256(CHAIN_DOMAIN + value).digest()
+
+
+def chain_value(secret: bytes, length: int, index: int) -> bytes:
+    """c_index of the chain whose last value c_length is `secret`."""
+    if not 0 <= index <= length:
+        raise ValueError(f"chain index {index} is outside 0..{length}")
+    value = secret
+    for _ in range(length - index):
+        value = chain_step(value)
+    return value
+
+
+def segment_seed(game_id: bytes, k: int, v_prev: bytes, v_cur: bytes) -> bytes:
+    """seed_k = SHA-256(b"pbem-dice-v1" + game_id + k (8 bytes BE) + v_{k-1} + v_k)."""
+    return hashlib.sha256(DICE_DOMAIN + game_id + k.to_bytes(8, "big") + v_prev + v_cur).digest()
+
+
+def sandbox_seed(seed_text: str, k: int) -> bytes:
+    """The segment seed of a sandbox game played with a plain seed (no secrecy intended)."""
+    return hashlib.sha256(SANDBOX_DOMAIN + seed_text.encode() + b"\x00" + k.to_bytes(8, "big")).digest()
+
+
+def stream_block(seed: bytes, label: str, j: int) -> bytes:
+    """Block j of sub-stream `label`: HMAC-SHA256(seed, b"pbem-roll-v1" + label + 0x00 + j)."""
+    return hmac.new(seed, ROLL_DOMAIN + label.encode() + b"\x00" + j.to_bytes(8, "big"), hashlib.sha256).digest()
+
+
+class Stream:
+    """The d6 rolls of one labelled sub-stream of one segment.
+
+    `position` counts bytes consumed (including rejected ones), so a stream can resume
+    exactly where an earlier step left it: the byte at position p is byte p % 32 of
+    block p // 32."""
+
+    __slots__ = ("seed", "label", "position", "_block", "_block_index")
+
+    def __init__(self, seed: bytes, label: str, position: int = 0):
+        self.seed = seed
+        self.label = label
+        self.position = position
+        self._block = b""
+        self._block_index = -1
+
+    def _byte(self) -> int:
+        block_index, offset = divmod(self.position, 32)
+        if block_index != self._block_index:
+            self._block = stream_block(self.seed, self.label, block_index)
+            self._block_index = block_index
+        self.position += 1
+        return self._block[offset]
+
+    def d6(self) -> int:
+        """1 + b % 6 for the next byte b < 252 (rejection sampling keeps it unbiased)."""
+        while True:
+            b = self._byte()
+            if b < 252:
+                return 1 + b % 6
+
+
+def first_d6(seed: bytes, label: str, count: int) -> list[int]:
+    stream = Stream(seed, label)
+    return [stream.d6() for _ in range(count)]

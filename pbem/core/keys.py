@@ -1,0 +1,305 @@
+"""Player keys and packet signatures.
+
+Keys are Ed25519 in OpenSSH format, so a player can reuse ~/.ssh/id_ed25519 and share the
+one-line .pub file. A key is named by its fingerprint exactly as `ssh-keygen -lf` prints it.
+Signatures are SSHSIG blobs (OpenSSH PROTOCOL.sshsig), so anyone can check a packet with
+stock `ssh-keygen -Y verify`."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import struct
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization as ser
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from pbem.core.errors import FileError, PbemError, VerificationError
+
+PASSPHRASE_ENV = "PBEM_PASSPHRASE"
+KEY_TYPE = b"ssh-ed25519"
+SSHSIG_MAGIC = b"SSHSIG"
+SSHSIG_VERSION = 1
+SSHSIG_HASH = "sha512"
+_HASHES = {"sha256": hashlib.sha256, "sha512": hashlib.sha512}
+_BEGIN, _END = "-----BEGIN SSH SIGNATURE-----", "-----END SSH SIGNATURE-----"
+_PRIVATE = "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----"
+_ONLY_ED25519 = "pbem supports only Ed25519 keys (make one with `ssh-keygen -t ed25519`)"
+
+
+def _string(data: bytes) -> bytes:
+    """An SSH wire `string`: uint32 length, then the bytes."""
+    return struct.pack(">I", len(data)) + data
+
+
+class _Reader:
+    """Reads SSH wire fields from `data`; any shortfall is a VerificationError about `what`."""
+
+    def __init__(self, data: bytes, what: str):
+        self.data, self.pos, self.what = data, 0, what
+
+    def take(self, n: int) -> bytes:
+        if self.pos + n > len(self.data):
+            raise VerificationError(f"{self.what} is truncated.")
+        self.pos += n
+        return self.data[self.pos - n : self.pos]
+
+    def uint32(self) -> int:
+        return struct.unpack(">I", self.take(4))[0]
+
+    def string(self) -> bytes:
+        return self.take(self.uint32())
+
+    def text(self) -> str:
+        try:
+            return self.string().decode("utf-8")
+        except UnicodeDecodeError:
+            raise VerificationError(f"{self.what} has a field that is not UTF-8.") from None
+
+    def done(self) -> None:
+        if self.pos != len(self.data):
+            extra = len(self.data) - self.pos
+            raise VerificationError(f"{self.what} has {extra} unexpected trailing bytes.")
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    key: Ed25519PublicKey
+    comment: str = ""
+
+    def wire(self) -> bytes:
+        return _string(KEY_TYPE) + _string(self.key.public_bytes_raw())
+
+    def line(self) -> str:
+        line = f"{KEY_TYPE.decode()} {base64.b64encode(self.wire()).decode()}"
+        return f"{line} {self.comment}" if self.comment else line
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256(self.wire()).digest()
+        return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
+
+
+@dataclass(frozen=True)
+class PrivateKey:
+    key: Ed25519PrivateKey
+    public: PublicKey
+    path: str | None = None
+
+
+def _public_from_wire(wire: bytes, what: str, comment: str = "") -> PublicKey:
+    reader = _Reader(wire, what)
+    kind = reader.string()
+    if kind != KEY_TYPE:
+        kind_text = kind[:40].decode("ascii", "replace")
+        raise VerificationError(f"{what} is a {kind_text} key; {_ONLY_ED25519}.")
+    raw = reader.string()
+    reader.done()
+    if len(raw) != 32:
+        raise VerificationError(f"{what} has an Ed25519 key of {len(raw)} bytes instead of 32.")
+    return PublicKey(Ed25519PublicKey.from_public_bytes(raw), comment)
+
+
+def generate(comment: str = "") -> PrivateKey:
+    key = Ed25519PrivateKey.generate()
+    return PrivateKey(key, PublicKey(key.public_key(), comment))
+
+
+def private_key_bytes(key: PrivateKey, passphrase: bytes | None = None) -> bytes:
+    """The private key as an OpenSSH PEM file, encrypted (bcrypt KDF) if a passphrase is given."""
+    encryption = ser.BestAvailableEncryption(passphrase) if passphrase else ser.NoEncryption()
+    return key.key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.OpenSSH, encryption)
+
+
+def write_keypair(
+    name: str, directory: str | Path, comment: str = "", passphrase: bytes | None = None
+) -> tuple[Path, Path]:
+    """Write a fresh key to DIRECTORY/NAME (mode 0600 from creation) and DIRECTORY/NAME.pub."""
+    if not name or Path(name).name != name:
+        raise FileError(f"Key name {name!r} must be a plain file name, without folders.")
+    private_path = Path(directory) / name
+    public_path = Path(directory) / f"{name}.pub"
+    for path in (private_path, public_path):
+        if path.exists():
+            raise FileError(f"{path} already exists; pbem will not overwrite a key file.")
+    key = generate(comment)
+    try:
+        fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(private_key_bytes(key, passphrase))
+        with open(public_path, "x", encoding="utf-8") as f:
+            f.write(key.public.line() + "\n")
+    except OSError as e:  # FileExistsError too: another process won the race
+        raise FileError(f"Cannot write key file {e.filename}: {e.strerror}.") from None
+    return private_path, public_path
+
+
+def _read(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise FileError(f"Cannot read key file {path}: {e.strerror or e}.") from None
+
+
+def _is_encrypted(data: bytes, path: str | Path) -> bool:
+    """Whether an OpenSSH private key file is passphrase-protected (its cipher is not "none")."""
+    text = data.decode("ascii", "replace")
+    if text.lstrip().startswith("ssh-"):
+        raise FileError(f"{path} is a public key; give the private key file (without .pub).")
+    try:
+        reader = _Reader(_unarmor(text, str(path), *_PRIVATE), str(path))
+        if reader.take(15) != b"openssh-key-v1\0":
+            raise VerificationError("wrong magic")
+        return reader.string() != b"none"
+    except VerificationError:
+        raise FileError(f"{path} is not an OpenSSH private key file.") from None
+
+
+def _companion_comment(path: str | Path, public: PublicKey) -> str:
+    """The comment of PATH.pub if it holds the same key, else "" (OpenSSH keeps it encrypted)."""
+    try:
+        pub = load_public_key(Path(f"{path}.pub").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, PbemError):
+        return ""
+    return pub.comment if pub.wire() == public.wire() else ""
+
+
+def load_private_key(
+    path: str | Path, passphrase: bytes | None = None, prompt: Callable[[str], str] | None = None
+) -> PrivateKey:
+    """Load an Ed25519 OpenSSH private key; for a protected key without `passphrase`, use
+    $PBEM_PASSPHRASE, else ask `prompt`."""
+    data = _read(path)
+    encrypted = _is_encrypted(data, path)
+    if encrypted and passphrase is None:
+        if PASSPHRASE_ENV in os.environ:
+            passphrase = os.environ[PASSPHRASE_ENV].encode("utf-8")
+        elif prompt is not None:
+            passphrase = prompt(f"Passphrase for {path}: ").encode("utf-8")
+        else:
+            raise FileError(
+                f"{path} is protected by a passphrase; set {PASSPHRASE_ENV} or run interactively."
+            )
+    try:
+        key = ser.load_ssh_private_key(data, passphrase if encrypted else None)
+    except ValueError:
+        if encrypted:
+            raise FileError(f"Cannot load the key: wrong passphrase for {path}.") from None
+        raise FileError(f"{path} is not an OpenSSH private key file.") from None
+    except UnsupportedAlgorithm as e:
+        raise FileError(f"Cannot load key file {path}: {e}.") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise FileError(f"{path} is not an Ed25519 key; {_ONLY_ED25519}.")
+    public = PublicKey(key.public_key())
+    return PrivateKey(key, replace(public, comment=_companion_comment(path, public)), str(path))
+
+
+def load_public_key(text: str) -> PublicKey:
+    """Parse one "ssh-ed25519 AAAA... [comment]" line; VerificationError for anything else."""
+    parts = text.strip().split(None, 2)
+    if len(parts) < 2 or "\n" in text.strip():
+        raise VerificationError(f"{text.strip()[:40]!r} is not a one-line OpenSSH public key.")
+    if parts[0] != KEY_TYPE.decode():
+        raise VerificationError(f"The public key is a {parts[0][:40]} key; {_ONLY_ED25519}.")
+    try:
+        wire = base64.b64decode(parts[1], validate=True)
+    except binascii.Error:
+        raise VerificationError(f"The public key {parts[1][:20]}... is not valid base64.") from None
+    return _public_from_wire(wire, "The public key", parts[2] if len(parts) > 2 else "")
+
+
+def load_public_key_file(path: str | Path) -> PublicKey:
+    try:
+        return load_public_key(_read(path).decode("utf-8"))
+    except (UnicodeDecodeError, VerificationError) as e:
+        reason = e.message if isinstance(e, VerificationError) else "it is not UTF-8 text."
+        raise FileError(f"{path} is not an Ed25519 public key file: {reason}") from None
+
+
+def sign_raw(key: PrivateKey, data: bytes) -> bytes:
+    return key.key.sign(data)
+
+
+def _signed_data(message: bytes, namespace: str, hash_algorithm: str) -> bytes:
+    digest = _HASHES[hash_algorithm](message).digest()
+    fields = (namespace.encode(), b"", hash_algorithm.encode(), digest)
+    return SSHSIG_MAGIC + b"".join(_string(f) for f in fields)
+
+
+def sshsig_sign(key: PrivateKey, message: bytes, namespace: str) -> bytes:
+    if not namespace:
+        raise ValueError("an SSHSIG namespace must not be empty")
+    signature = key.key.sign(_signed_data(message, namespace, SSHSIG_HASH))
+    fields = (key.public.wire(), namespace.encode(), b"", SSHSIG_HASH.encode(),
+              _string(KEY_TYPE) + _string(signature))  # fmt: skip
+    return SSHSIG_MAGIC + struct.pack(">I", SSHSIG_VERSION) + b"".join(_string(f) for f in fields)
+
+
+def _parse_sshsig(blob: bytes) -> tuple[PublicKey, str, str, bytes]:
+    """(public key, namespace, hash algorithm, raw Ed25519 signature) of an SSHSIG blob."""
+    reader = _Reader(blob, "The SSH signature")
+    if reader.take(6) != SSHSIG_MAGIC:
+        raise VerificationError("The SSH signature has the wrong magic (not an SSHSIG blob).")
+    if (version := reader.uint32()) != SSHSIG_VERSION:
+        raise VerificationError(f"The SSH signature has unsupported version {version}.")
+    public = _public_from_wire(reader.string(), "The SSH signature's key")
+    namespace, _reserved, hash_algorithm = reader.text(), reader.string(), reader.text()
+    signature = _Reader(reader.string(), "The SSH signature's signature field")
+    reader.done()
+    if hash_algorithm not in _HASHES:
+        raise VerificationError(f"The SSH signature uses unsupported hash {hash_algorithm[:20]!r}.")
+    if (kind := signature.string()) != KEY_TYPE:
+        kind_text = kind[:40].decode("ascii", "replace")
+        raise VerificationError(f"The SSH signature is of type {kind_text}, not ssh-ed25519.")
+    raw = signature.string()
+    signature.done()
+    return public, namespace, hash_algorithm, raw
+
+
+def sshsig_public_key(blob: bytes) -> PublicKey:
+    return _parse_sshsig(blob)[0]
+
+
+def sshsig_verify(public: PublicKey, message: bytes, blob: bytes, namespace: str) -> None:
+    signer, signed_namespace, hash_algorithm, raw = _parse_sshsig(blob)
+    if signed_namespace != namespace:
+        raise VerificationError(
+            f"The SSH signature is for namespace {signed_namespace[:40]!r}, not {namespace!r}."
+        )
+    if signer.wire() != public.wire():
+        raise VerificationError(
+            f"The signature was made by key {signer.fingerprint()}, not {public.fingerprint()}."
+        )
+    try:
+        public.key.verify(raw, _signed_data(message, namespace, hash_algorithm))
+    except InvalidSignature:
+        raise VerificationError(
+            f"The signature by {public.fingerprint()} does not verify: "
+            "the message or the signature was altered."
+        ) from None
+
+
+def armor(blob: bytes) -> str:
+    text = base64.b64encode(blob).decode()
+    lines = [text[i : i + 70] for i in range(0, len(text), 70)]
+    return "\n".join([_BEGIN, *lines, _END]) + "\n"
+
+
+def dearmor(text: str) -> bytes:
+    return _unarmor(text, "The SSH signature", _BEGIN, _END)
+
+
+def _unarmor(text: str, what: str, begin: str, end: str) -> bytes:
+    """The base64 body between the `begin` and `end` lines of `text`, decoded."""
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise VerificationError(f"No {begin} ... {end} block found.")
+    try:
+        return base64.b64decode("".join(text[start + len(begin) : stop].split()), validate=True)
+    except binascii.Error:
+        raise VerificationError(f"{what} is not valid base64.") from None

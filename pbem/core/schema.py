@@ -1,0 +1,49 @@
+"""JSON Schema validation, loaded lazily (jsonschema is slow to import; `pbem --help`
+must not pay for it). Schemas of the envelopes live in `schemas/` at the top of the
+project and are packaged as `pbem/schemas` data."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+SCHEMA_DIRS = (Path(__file__).resolve().parents[2] / "schemas", Path(__file__).resolve().parents[1] / "schemas")
+
+
+def validator(schema: dict) -> Any:
+    return _validator(json.dumps(schema, sort_keys=True))
+
+
+@lru_cache(maxsize=64)
+def _validator(text: str) -> Any:
+    import jsonschema
+
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+@lru_cache(maxsize=16)
+def load(name: str) -> dict:
+    """A schema shipped with pbem, by file name (e.g. "genesis.schema.json")."""
+    for folder in SCHEMA_DIRS:
+        path = folder / name
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf-8"))
+    raise FileNotFoundError(f"schema {name} is not installed with pbem")
+
+
+def errors(schema: dict, document: Any) -> list[str]:
+    """Every violation, as 'path: message', in a stable order."""
+    found = sorted(validator(schema).iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"{_path(e.absolute_path) or '(top)'}: {e.message}" for e in found]
+
+
+def _path(parts: Any) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

@@ -1,0 +1,56 @@
+"""`pbem orders`: a ready-to-edit YAML template of what a side must decide now."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pbem.core import engine
+from pbem.core.canonical import dumps
+from pbem.rulesets.base import Need
+
+MAX_LISTED = 80
+
+
+def flow(order: dict) -> str:
+    return "{" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in order.items()) + "}"
+
+
+def orders_template(game: engine.Game, state: dict, side: str) -> str:
+    ruleset = game.ruleset
+    if side not in game.sides:
+        from pbem.core.errors import UsageError
+
+        raise UsageError(f"side {side!r} is not a side of this game ({', '.join(game.sides)})")
+    awaiting = state["awaiting"]
+    lines = [f"# pbem orders for {side}: game {game.game_id}, packet {state['seq'] + 1}"]
+    if awaiting["need"] is None:
+        lines.append("# The game is over; there is nothing to send.")
+        return "\n".join(lines) + "\n"
+    need = Need(**{**awaiting["need"], "accepts": tuple(awaiting["need"]["accepts"])})
+    sender = awaiting["packet_from"]
+    if sender != side:
+        lines.append(f"# Not your packet yet: the next packet comes from {sender}.")
+    lines.append(f"# The game waits for {awaiting['waiting_for']}: {need.side}, {need.prompt}"
+                 + (f" ({need.rule})" if need.rule else "") + ".")
+    orders: list[dict] = []
+    if need.side == side and awaiting["waiting_for"] != "dice":
+        lines += [f"# {line}" for line in ruleset.describe_need(state["rules"], need)]
+        legal = ruleset.legal_orders(state["rules"], need)
+        lines.append(f"# Legal orders now ({len(legal)}); orders are consumed in order, and later ones may be")
+        lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
+        for order in legal[:MAX_LISTED]:
+            lines.append(f"#   - {flow(order)}")
+        if len(legal) > MAX_LISTED:
+            lines.append(f"#   ... {len(legal) - MAX_LISTED} more")
+        ends = [o for o in legal if o.get("type") == "end"]
+        orders = ends[:1]
+    elif side == sender:
+        lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value.")
+    lines.append("orders:" + ("" if orders else " []"))
+    lines += [f"  - {flow(order)}" for order in orders]
+    policies = engine.effective_policies(ruleset, state, side)
+    lines.append("# Standing orders in force (answer decisions when no order does); uncomment to change:")
+    lines.append("policies: {}")
+    lines += [f"#   {line}" for line in dumps(policies).splitlines()]
+    return "\n".join(lines) + "\n"

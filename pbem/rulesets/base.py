@@ -1,0 +1,119 @@
+"""The contract between the core engine and a ruleset (DESIGN §4).
+
+A ruleset is one `Ruleset` record of data and pure functions. It owns the board: its
+state (`rules`) is a plain JSON-like dict (str keys; str, int, bool, None, list, dict
+values; no floats, no tuples, no sets) that the core stores in every state file. The
+core owns the flow context: sequence numbers, chains, dice segments, the order queue.
+
+The flow is a state machine kept inside `rules`. The core drives it one step at a time:
+
+    need = ruleset.next_step(rules)        # what the game waits for now, or None if over
+    ruleset.apply(rules, need, order, ctx) # consume one order answering that need
+
+`apply` mutates `rules` in place. The core hands it a private copy and keeps the copy
+only if `apply` returns normally; if it raises (an illegal order, or dice that may not be
+rolled yet) the copy is thrown away, so a step is atomic. `apply` must therefore never
+keep references to `rules` anywhere else, and must derive everything from `rules`,
+`need`, `order` and `ctx` alone (no clock, no environment, no `random`, sorted iteration).
+
+An order is a dict with a `type` key. A `Need` names the order types that answer it
+(`accepts`). A need whose kind is a phase (for example "german-movement") usually accepts
+several action types plus `{"type": "end"}` to close the phase; a decision (for example
+"loss-allocation") accepts one answer type. When no queued order answers a decision,
+`policy` may answer it from the side's standing orders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
+
+
+class IllegalOrder(Exception):
+    """An order the rules forbid.
+
+    `rule` is the rule section it breaks ("10.3", "house 4.2"), `message` one sentence
+    in the player's language, `legal` a short description of what would be legal
+    (or a list of legal alternatives)."""
+
+    def __init__(self, rule: str, message: str, legal: Any = None):
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+        self.legal = legal
+
+
+@dataclass(frozen=True)
+class Need:
+    """What the flow waits for: an order from `side` of one of the types in `accepts`."""
+
+    side: str
+    kind: str                 # phase or decision kind, e.g. "soviet-movement", "retreat"
+    prompt: str               # one line for `pbem status` / `pbem orders`
+    accepts: tuple[str, ...]  # order types that answer this need
+    rule: str = ""            # rule section that asks for it
+    decision: bool = False    # True for a decision a standing order may answer
+
+    def as_dict(self) -> dict:
+        return {
+            "side": self.side,
+            "kind": self.kind,
+            "prompt": self.prompt,
+            "accepts": list(self.accepts),
+            "rule": self.rule,
+            "decision": self.decision,
+        }
+
+
+class Context(Protocol):
+    """What the core lends a ruleset while it applies one order."""
+
+    def d6(self, label: str) -> int:
+        """Roll one die from the labelled sub-stream (DESIGN §3.5). The label must come
+        from the position in the game flow only (turn, phase, ordinal of the combat),
+        never from text a player wrote. The core records a `roll` event itself and
+        returns the value; it may raise an exception the ruleset must let through
+        (dice not yet available: the step is rolled back and retried later)."""
+
+    def event(self, type: str, text: str, **fields: Any) -> None:
+        """Record a structured event for the after-action report. `text` is one
+        human-readable sentence; `fields` are JSON-like values for machines. Cite the
+        rule in `fields["rule"]`, and say `house_rule=True` for rules not from the source."""
+
+    @property
+    def chosen_by(self) -> str:
+        """"order" if a player's queued order is being applied, "policy" if a standing
+        order answered the decision (so the AAR can say which)."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The declared record of one game system (STYLE 1)."""
+
+    id: str
+    version: str
+    title: str
+    sides: tuple[str, ...]                   # packet order: sides[0] sends packet 1
+    scenarios: Mapping[str, Callable[[], dict]]  # bundled scenario name -> loader
+    default_scenario: str
+    options: Mapping[str, Any]               # optional rules and their defaults
+    order_schema: dict                       # JSON Schema of one order (a dict with "type")
+    policy_schema: dict                      # JSON Schema of a side's standing orders
+    default_policies: Mapping[str, Any]      # standing orders in force unless changed
+
+    # (scenario document, options) -> initial rules state (state 0)
+    setup: Callable[[dict, dict], dict]
+    # rules -> the Need the game waits for, or None when the game is over
+    next_step: Callable[[dict], Need | None]
+    # consume one order (mutates rules); raises IllegalOrder
+    apply: Callable[[dict, Need, dict, Context], None]
+    # rules, need -> every legal order for that need, concrete and finite, "end" included
+    legal_orders: Callable[[dict, Need], list[dict]]
+    # rules, need, the side's policies -> the order a standing order gives, or None
+    policy: Callable[[dict, Need, dict], dict | None]
+    # rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status
+    summary: Callable[[dict], dict]
+    # rules -> the board as plain text (for `pbem show`)
+    render: Callable[[dict], str]
+    # rules, need -> YAML comment lines explaining the legal options (for `pbem orders`)
+    describe_need: Callable[[dict, Need], list[str]] = field(default=lambda rules, need: [])
