@@ -367,6 +367,10 @@ def _run(game: Game, state: dict, k: int, dice_source: _Dice, source: str, event
             ruleset.apply(work, need, order, step)
         except DiceNotYet:
             dice_source.restore(snapshot)
+            what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({_order_text(order)})"
+                    if position is not None else f"{need.side}'s standing order on {need.kind}")
+            events.append({"type": "waiting", "text": f"{what} needs dice: it resolves when the next packet reveals "
+                           f"the next dice value (§3.6); {len(queue)} order(s) queued.", "queued": len(queue)})
             return rules, {"waiting_for": "dice", "need": need}
         except IllegalOrder as exc:
             dice_source.restore(snapshot)

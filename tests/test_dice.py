@@ -1,0 +1,84 @@
+"""DESIGN §3: the dice protocol matches the published v1 vectors exactly."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pbem.core import dice
+
+VECTORS_FILE = Path(__file__).resolve().parents[2] / "shared" / "vectors" / "dice-v1.json"
+VECTORS_COPY = Path(__file__).parent / "data" / "dice-v1.json"
+
+
+def vectors():
+    path = VECTORS_FILE if VECTORS_FILE.is_file() else VECTORS_COPY
+    return json.loads(path.read_text())
+
+
+def test_the_project_copy_of_the_vectors_is_current():
+    if VECTORS_FILE.is_file():
+        assert json.loads(VECTORS_COPY.read_text()) == json.loads(VECTORS_FILE.read_text())
+
+
+@pytest.mark.parametrize("side", ["side_a", "side_b"])
+def test_chain_from_secret(side):
+    v = vectors()
+    secret = bytes.fromhex(v[side]["secret_c_n"])
+    length = v["chain_length"]
+    assert dice.chain_value(secret, length, 0).hex() == v[side]["anchor_c_0"]
+    assert dice.chain_value(secret, length, 1).hex() == v[side]["c_1"]
+    if "c_2" in v[side]:
+        assert dice.chain_value(secret, length, 2).hex() == v[side]["c_2"]
+    assert dice.chain_step(dice.chain_value(secret, length, 1)).hex() == v[side]["anchor_c_0"]
+
+
+def test_segment_seeds():
+    v = vectors()
+    game_id = bytes.fromhex(v["game_id"])
+    checked = 0
+    for segment in v["segments"]:
+        if "v_prev" in segment:
+            seed = dice.segment_seed(game_id, segment["k"], bytes.fromhex(segment["v_prev"]), bytes.fromhex(segment["v_cur"]))
+            assert seed.hex() == segment["seed"]
+            checked += 1
+    assert checked == 2
+
+
+def test_first_20_d6_of_each_labelled_stream():
+    for segment in vectors()["segments"]:
+        assert dice.first_d6(bytes.fromhex(segment["seed"]), segment["label"], 20) == segment["first_20_d6"]
+
+
+def test_rejection_sampling_skips_bytes_252_and_up(monkeypatch):
+    blocks = {0: bytes([252, 253, 254, 255, 0, 251] + [7] * 26)}
+    monkeypatch.setattr(dice, "stream_block", lambda seed, label, j: blocks[j])
+    stream = dice.Stream(b"s", "x")
+    assert [stream.d6(), stream.d6()] == [1, 1 + 251 % 6]
+    assert stream.position == 6
+
+
+def test_a_stream_resumes_where_it_stopped():
+    seed = bytes(range(32))
+    whole = dice.first_d6(seed, "lbl", 50)
+    first = dice.Stream(seed, "lbl")
+    part = [first.d6() for _ in range(17)]
+    rest = dice.Stream(seed, "lbl", first.position)
+    assert part + [rest.d6() for _ in range(33)] == whole
+
+
+@given(st.binary(min_size=32, max_size=32), st.text(min_size=1, max_size=10))
+def test_rolls_are_dice(seed, label):
+    assert all(1 <= d <= 6 for d in dice.first_d6(seed, label, 40))
+
+
+def test_labels_give_independent_streams():
+    seed = bytes(32)
+    assert dice.first_d6(seed, "0", 20) != dice.first_d6(seed, "1", 20)
+
+
+def test_chain_index_out_of_range():
+    with pytest.raises(ValueError):
+        dice.chain_value(bytes(32), 8, 9)

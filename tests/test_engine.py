@@ -1,0 +1,191 @@
+"""The engine: the soundness rule of §3.6, decisions and standing orders, void orders,
+sandbox dice, previews."""
+
+import pytest
+
+from pbem.core import dice, game
+from pbem.core.errors import RulesError
+from pbem.core.submit import submit_orders
+from tests.support.games import Match, sandbox
+
+
+def rolls(events):
+    return [e for e in events if e["type"] == "roll"]
+
+
+def seed_of(match, k):
+    """seed_k recomputed from the reveals in the stored packets, independently of the engine."""
+    folder = match.folders["red"].path
+    packets = {seq: game.read_packet(path)[0] for seq, path in game.packet_files(folder)}
+    return dice.segment_seed(bytes.fromhex(match.game.game_id), k,
+                             bytes.fromhex(packets[k - 1]["reveal"]["value"]), bytes.fromhex(packets[k]["reveal"]["value"]))
+
+
+def test_an_order_never_rolls_from_its_own_packets_segment(tmp_path):
+    match = Match(tmp_path)
+    match.send("red", [])                                  # 1: red acknowledges, nothing to roll
+    match.send("blue", [])                                 # 2
+    applied = match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}])   # 3
+    assert rolls(applied.events) == []
+    assert applied.state["awaiting"]["waiting_for"] == "dice"
+    assert [item["order"]["type"] for item in applied.state["queue"]] == ["fire"]
+    applied = match.send("blue", [])                       # 4 opens segment 4
+    [roll] = rolls(applied.events)
+    assert roll["segment"] == 4 and roll["label"] == "t1.red.fire1" and roll["index"] == 0
+    assert roll["value"] == dice.first_d6(seed_of(match, 4), "t1.red.fire1", 1)[0]
+    assert applied.state["queue"] == []
+
+
+def test_after_a_choice_of_this_packet_no_die_of_its_segment_is_rolled(tmp_path):
+    # Blue's hand-made decision (absorb) in packet 6 comes before red's queued second
+    # fire order: that fire must wait for packet 7, though red decided it in packet 3.
+    match = Match(tmp_path)  # fixed keys: r1's die in segment 4 is a 5, a hit
+    match.send("red", [], {"absorb": "ask"})
+    match.send("blue", [], {"absorb": "ask"})
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}])
+    applied = match.send("blue", [])
+    assert [(r["value"], r["segment"]) for r in rolls(applied.events)] == [(5, 4)]
+    assert applied.state["awaiting"]["waiting_for"] == "decision"
+    assert applied.state["awaiting"]["need"]["kind"] == "absorb"
+    assert applied.state["awaiting"]["options"] == [{"type": "absorb", "unit": "b1"}, {"type": "absorb", "unit": "b2"}]
+    match.send("red", [])
+    applied = match.send("blue", [{"type": "absorb", "unit": "b2"}])
+    assert rolls(applied.events) == []
+    assert applied.state["rules"]["units"]["b2"]["strength"] == 1
+    assert applied.state["awaiting"]["waiting_for"] == "dice"
+    applied = match.send("red", [])
+    [roll] = rolls(applied.events)
+    assert (roll["segment"], roll["label"]) == (7, "t1.red.fire2")
+    assert roll["value"] == dice.first_d6(seed_of(match, 7), "t1.red.fire2", 1)[0]
+
+
+def test_standing_order_answers_without_a_round_trip(tmp_path):
+    match = Match(tmp_path)
+    match.send("red", [])
+    match.send("blue", [], {"absorb": "strongest"})
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b2"}, {"type": "fire", "unit": "r2", "target": "b2"},
+                       {"type": "end"}])
+    applied = match.send("blue", [])
+    hits = [e for e in applied.events if e["type"] == "hit"]
+    policies = [e for e in applied.events if e["type"] == "policy"]
+    assert len(policies) == len(hits)
+    assert all(p["order"] == {"type": "absorb", "unit": "b1"} for p in policies[:1])
+    assert applied.state["rules"]["phase"] == "blue"
+
+
+def test_an_order_that_became_illegal_is_void_and_stops_the_side(tmp_path):
+    match = Match(tmp_path)
+    match.send("red", [])
+    match.send("blue", [])
+    # Order 2 is only checked when its turn comes, after order 1's dice: then it is void.
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r1", "target": "b2"},
+                       {"type": "end"}])
+    applied = match.send("blue", [])
+    [void] = [e for e in applied.events if e["type"] == "void"]
+    assert void["text"] == ("red order 2 of packet 3 (fire target=b2 unit=r1) is void: r1 has already fired this phase "
+                            "(D2); the rest of its queued orders are dropped and new ones are awaited.")
+    assert void["dropped"] == 2
+    assert applied.state["queue"] == []
+    assert applied.state["awaiting"]["need"]["kind"] == "red-fire"
+
+
+def test_skip_policy_carries_on_after_a_void_order(tmp_path):
+    match = Match(tmp_path)
+    match.send("red", [], {"on_void": "skip"})
+    match.send("blue", [])
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r1", "target": "b2"},
+                       {"type": "end"}])
+    applied = match.send("blue", [])
+    [void] = [e for e in applied.events if e["type"] == "void"]
+    assert void["dropped"] == 1 and "its next order follows" in void["text"]
+    assert applied.state["rules"]["phase"] == "blue"
+
+
+def test_illegal_order_in_the_current_packet_rejects_it(tmp_path):
+    match = Match(tmp_path)
+    before = match.state()
+    with pytest.raises(RulesError) as caught:
+        submit_orders(match.folders["red"], [{"type": "fire", "unit": "b1", "target": "r1"}], None, key=match.keys["red"])
+    assert caught.value.exit_code == 1
+    assert "order 1 (fire target=r1 unit=b1) is illegal: b1 cannot fire for red (D1)" in caught.value.message
+    assert "Legal now: r1; r2" in caught.value.message
+    assert match.state() == before
+    assert game.state_numbers(match.folders["red"].path) == [0]
+
+
+def test_sandbox_decision_without_standing_order_waits_with_legal_options(tmp_path):
+    folder = sandbox(tmp_path / "g", dice=[6, 2])
+    orders = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}]
+    packet = game.build_packet(folder.game, folder.state, "red", orders, None, None, "")
+    applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "p1")
+    packet = game.build_packet(folder.game, folder.state, "blue", [], {"absorb": "ask"}, None, "")
+    assert [r["value"] for r in rolls(applied.events)] == [6, 2]  # blue's default policy took the hit on b1
+    folder2 = sandbox(tmp_path / "h", dice=[6, 2])
+    packet = game.build_packet(folder2.game, folder2.state, "blue", [], {"absorb": "ask"}, None, "")
+    game.adjudicate(folder2, packet, game.packet_yaml(packet).encode(), "p1")
+    packet = game.build_packet(folder2.game, folder2.state, "red", orders, None, None, "")
+    applied = game.adjudicate(folder2, packet, game.packet_yaml(packet).encode(), "p2")
+    assert [r["value"] for r in rolls(applied.events)] == [6]
+    assert applied.state["awaiting"]["waiting_for"] == "decision"
+    assert applied.state["awaiting"]["packet_from"] == "blue"
+    assert applied.state["awaiting"]["options"] == [{"type": "absorb", "unit": "b1"}, {"type": "absorb", "unit": "b2"}]
+
+
+def test_sandbox_default_policy_and_script(tmp_path):
+    folder = sandbox(tmp_path / "g", dice=[6, 2])
+    orders = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}, {"type": "end"}]
+    packet = game.build_packet(folder.game, folder.state, "red", orders, {}, None, "")
+    applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "p1")
+    assert [r["value"] for r in rolls(applied.events)] == [6, 2]
+    assert applied.state["rules"]["units"]["b1"]["strength"] == 2
+    assert applied.state["rules"]["phase"] == "blue"
+    assert applied.state["dice"] == {"script": [6, 2], "script_used": 2}
+    report = (folder.path / "aar" / "0001.md").read_text()
+    assert "SANDBOX GAME" in report
+    assert "SANDBOX GAME" in (folder.path / "states" / "0001.yaml").read_text()
+    assert "scripted die 1" in report
+
+
+def test_sandbox_script_runs_out_and_waits_for_more_dice(tmp_path):
+    folder = sandbox(tmp_path / "g", dice=[])
+    packet = game.build_packet(folder.game, folder.state, "red", [{"type": "fire", "unit": "r1", "target": "b1"}], None, None, "")
+    applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "p1")
+    assert applied.state["awaiting"]["waiting_for"] == "dice"
+    packet = game.build_packet(folder.game, folder.state, "red", [], None, None, "", extra={"dice": [5]})
+    applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "p2")
+    assert [r["value"] for r in rolls(applied.events)] == [5]
+
+
+def test_sandbox_seed_is_reproducible(tmp_path):
+    values = []
+    for name in ("a", "b"):
+        folder = sandbox(tmp_path / name, seed="table 3")
+        packet = game.build_packet(folder.game, folder.state, "red", [{"type": "fire", "unit": "r1", "target": "b1"}], None, None, "")
+        applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "p1")
+        values.append([(r["value"], r["segment"]) for r in rolls(applied.events)])
+    expected = dice.first_d6(dice.sandbox_seed("table 3", 1), "t1.red.fire1", 1)[0]
+    assert values == [[(expected, 1)], [(expected, 1)]]
+
+
+def test_preview_with_the_receivers_key_shows_what_its_reveal_unlocks(tmp_path):
+    match = Match(tmp_path)
+    match.send("red", [])
+    match.send("blue", [])
+    applied = submit_orders(match.folders["red"], [{"type": "fire", "unit": "r1", "target": "b1"}], None, key=match.keys["red"])
+    packet, data = game.read_packet(applied.packet_path)
+    result = game.adjudicate(match.folders["blue"], packet, data, "p3", preview_key=match.keys["blue"])
+    [preview_roll] = rolls(result.preview)
+    assert result.state["seq"] == 3 and game.state_numbers(match.folders["blue"].path)[-1] == 3  # nothing written
+    ack = submit_orders(match.folders["blue"], [], None, key=match.keys["blue"])  # blue's real acknowledgement
+    [real_roll] = rolls(ack.events)
+    assert preview_roll == real_roll and real_roll["segment"] == 4
+
+
+def test_every_state_round_trips_through_its_file(tmp_path):
+    from pbem.core.canonical import load_mapping
+
+    match = Match(tmp_path)
+    for side, orders in (("red", []), ("blue", []), ("red", [{"type": "fire", "unit": "r1", "target": "b1"}]), ("blue", [])):
+        applied = match.send(side, orders)
+        path = match.folders["red"].path / "states" / f"{applied.state['seq']:04d}.yaml"
+        assert load_mapping(path) == applied.state
