@@ -28,6 +28,9 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
     from pbem.core.canonical import load_mapping, loads
     from pbem.core.errors import UsageError
 
+    from pbem import rulesets
+
+    rulesets.get(ruleset_id)
     if (dice or seed) and not sandbox:
         raise UsageError("--dice and --seed belong to sandbox games; add --sandbox")
     if dice and seed:

@@ -1,0 +1,179 @@
+"""The command line (DESIGN §5) through click's CliRunner, and the installed `pbem`."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core.canonical import load_mapping
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*args, code=0):
+        result = runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+        assert result.exit_code == code, result.output + result.stderr
+        return result
+    return invoke
+
+
+@pytest.fixture
+def duel_game(run, tmp_path):
+    run("keygen", "red", "--dir", "keys")
+    run("keygen", "blue", "--dir", "keys")
+    run("new", "red-folder", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",
+        "--created", "2026-11-29T10:00:00Z")
+    shutil.copytree(tmp_path / "red-folder", tmp_path / "blue-folder")
+    return tmp_path
+
+
+def write(path, text):
+    Path(path).write_text(text)
+    return path
+
+
+def test_keygen_writes_openssh_keys(run, tmp_path):
+    result = run("keygen", "alice", "--dir", "k")
+    assert "fingerprint SHA256:" in result.output
+    assert (tmp_path / "k" / "alice").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "k" / "alice.pub").read_text().startswith("ssh-ed25519 AAAA")
+    assert (tmp_path / "k" / "alice").read_text().startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
+    result = run("keygen", "alice", "--dir", "k", code=4)
+    assert "already exists" in result.stderr
+
+
+def test_a_round_by_email(run, duel_game):
+    # red opens; blue acknowledges; red fires; blue adjudicates with its key and sees the preview.
+    status = json.loads(run("status", "red-folder", "--json").output)
+    assert status["awaiting"]["packet_from"] == "red" and status["seq"] == 0
+    template = run("orders", "red-folder", "--side", "red").output
+    assert "#   - {type: \"fire\", unit: \"r1\", target: \"b1\"}" in template
+    assert "orders:\n  - {type: \"end\"}" in template
+    assert "absorb: target" in template
+    write("o1.yaml", "orders: []\npolicies: {absorb: strongest}\n")
+    out = run("submit", "red-folder", "o1.yaml", "--key", "keys/red", "--out", "p1.yaml").output
+    assert "packet written: red-folder/packets/0001-red.yaml and p1.yaml" in out
+    run("adjudicate", "blue-folder", "p1.yaml")
+    write("o2.yaml", "orders: []\n")
+    run("submit", "blue-folder", "o2.yaml", "--key", "keys/blue", "--out", "p2.yaml")
+    run("adjudicate", "red-folder", "p2.yaml")
+    write("o3.yaml", "orders:\n  - {type: fire, unit: r1, target: b1}\n  - {type: end}\n")
+    out = run("submit", "red-folder", "o3.yaml", "--key", "keys/red", "--out", "p3.yaml").output
+    assert "needs dice: it resolves when the next packet reveals the next dice value" in out
+    out = run("adjudicate", "blue-folder", "p3.yaml", "--key", "keys/blue").output
+    assert "PREVIEW (not written)" in out and "Die: " in out
+    assert sorted(os.listdir("blue-folder/states")) == ["0000.yaml", "0001.yaml", "0002.yaml", "0003.yaml"]
+    assert (Path("red-folder/states/0003.yaml").read_bytes() == Path("blue-folder/states/0003.yaml").read_bytes())
+    out = run("status", "blue-folder").output
+    assert "awaiting: a packet from blue" in out and "the game waits for dice" in out
+    assert "2 order(s) queued" in out
+    for folder in ("red-folder", "blue-folder"):
+        report = json.loads(run("audit", folder, "--json").output)
+        assert report["ok"] is True and report["packets"] == 3 and report["signatures"] == 3
+
+
+def test_submit_refuses_out_of_turn_and_illegal_orders(run, duel_game):
+    write("o.yaml", "orders: []\n")
+    result = run("submit", "red-folder", "o.yaml", "--key", "keys/blue", code=1)
+    assert "it is red's turn to send packet 1, not blue's" in result.stderr
+    write("bad.yaml", "orders:\n  - {type: fire, unit: r1, target: r2}\n")
+    before = sorted(p.name for p in Path("red-folder").rglob("*"))
+    result = run("submit", "red-folder", "bad.yaml", "--key", "keys/red", code=1)
+    assert result.stderr.startswith("pbem: bad.yaml: order 1 (fire target=r2 unit=r1) is illegal: r2 is not an enemy unit")
+    assert "(D1)" in result.stderr and "Legal now: b1; b2" in result.stderr
+    assert sorted(p.name for p in Path("red-folder").rglob("*")) == before
+    write("schema.yaml", "orders:\n  - {type: charge, unit: r1}\n")
+    result = run("submit", "red-folder", "schema.yaml", "--key", "keys/red", code=1)
+    assert "order 1 (orders[0].type): 'charge' is not one of" in result.stderr
+
+
+def test_show_and_canonical(run, duel_game):
+    assert run("show", "red-folder").output == "b1 blue 3\nb2 blue 2\nr1 red 3\nr2 red 2\n"
+    shown = json.loads(run("show", "red-folder", "--json").output)
+    assert shown["rules"]["units"]["r1"] == {"side": "red", "strength": 3}
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    signed = run("canonical", "p1.yaml", "--signature", "p1.sig").stdout_bytes
+    assert signed.startswith(b'{"anchor":"') and b'"signature"' not in signed
+    assert Path("p1.sig").read_text().startswith("-----BEGIN SSH SIGNATURE-----")
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
+def test_stock_ssh_keygen_verifies_a_packet(run, duel_game):
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    signed = run("canonical", "p1.yaml", "--signature", "p1.sig").stdout_bytes
+    write("allowed", "red " + Path("keys/red.pub").read_text())
+    ok = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", "allowed", "-I", "red", "-n", "pbem-packet-v1", "-s", "p1.sig"],
+                        input=signed, capture_output=True)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", "allowed", "-I", "red", "-n", "pbem-packet-v1", "-s", "p1.sig"],
+                         input=signed.replace(b'"orders":[]', b'"orders":[{}]'), capture_output=True)
+    assert bad.returncode != 0
+
+
+def test_sandbox_game_with_scripted_dice(run, tmp_path):
+    run("new", "g", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--dice", "6,1",
+        "--created", "x")
+    genesis = load_mapping(tmp_path / "g" / "game.yaml")
+    assert genesis["mode"] == "sandbox" and genesis["sandbox"] == {"dice": [6, 1]}
+    write("o.yaml", "orders:\n  - {type: fire, unit: r1, target: b2}\n  - {type: fire, unit: r2, target: b2}\n")
+    out = run("submit", "g", "o.yaml", "--side", "red").output
+    assert "SANDBOX GAME" in out and "scripted die 1" in out and "scripted die 2" in out
+    assert "r1 fires at b2: 6, a hit." in out and "r2 fires at b2: 1, a miss." in out
+    run("audit", "g")
+    result = run("new", "h", "--ruleset", "duel", "--side", "red", "--side", "blue", "--dice", "6", code=2)
+    assert "sandbox" in result.stderr
+
+
+def test_usage_errors_exit_2(run, tmp_path):
+    assert "unknown ruleset 'nope'" in run("new", "g", "--ruleset", "nope", "--side", "a=b", code=2).stderr
+    run("status", code=2)
+
+
+def test_missing_folder_exits_4(run):
+    assert "not a pbem game folder" in run("status", "nowhere", code=4).stderr
+
+
+def test_existing_game_folder_is_not_overwritten(run, duel_game):
+    before = Path("red-folder/game.yaml").read_bytes()
+    result = run("new", "red-folder", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",
+                 code=4)
+    assert "already exists" in result.stderr
+    assert Path("red-folder/game.yaml").read_bytes() == before
+
+
+def test_demo_plays_a_signed_game_that_audits_clean(run, tmp_path):
+    out = run("demo", "d", "--ruleset", "duel").output
+    assert "audit player-1: OK" in out and "audit player-2: OK" in out
+    assert "both folders end in the same state: True" in out
+    assert run("demo", "d", "--ruleset", "duel", code=4)
+
+
+def test_help_does_not_import_heavy_modules():
+    code = ("import sys; from pbem.cli import cli\n"
+            "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('cryptography', 'jsonschema') if m in sys.modules]\n"
+            "sys.stderr.write(repr(heavy))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr == "[]"
+    assert "adjudicate" in done.stdout and "Exit codes" in done.stdout
+
+
+def test_installed_executable_runs_as_a_user_would(tmp_path):
+    exe = shutil.which("pbem") or str(Path(sys.executable).parent / "pbem")
+    if not Path(exe).exists():
+        pytest.skip("the pbem console script is not installed (pip install -e .)")
+    done = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("pbem, version")
+    done = subprocess.run([exe, "status", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 4 and done.stderr.startswith("pbem: ") and "not a pbem game folder" in done.stderr
