@@ -222,35 +222,65 @@ def digest(domain: bytes, obj: Any) -> str:
 
 
 def dumps(obj: Any) -> str:
-    """YAML text for humans that loads back (strictly) to exactly `obj`."""
-    return yaml.dump(obj, Dumper=_Dumper, sort_keys=True, allow_unicode=True, default_flow_style=False, width=100)
+    """YAML text for humans that loads back (strictly) to exactly `obj`: block style,
+    sorted keys, strings plain where no reader could take them for anything else and
+    JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar)."""
+    lines: list[str] = []
+    if isinstance(obj, (dict, list)) and obj:
+        _emit(obj, 0, lines)
+    else:
+        lines.append(_flow_text(obj))
+    return "\n".join(lines) + "\n"
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    pass
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.@/+-]*\Z")
+_WORDS = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
+# Characters YAML reads as line breaks or refuses raw; JSON leaves them unescaped.
+_UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
-def _represent_str(dumper: Any, value: str) -> Any:
-    # Quote any string a YAML reader could take for something else; keep the rest plain.
-    style = None
-    if "\n" in value:
-        style = "|"
-    elif _needs_quotes(value):
-        style = '"'
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+def _scalar_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return str(value)
+    if type(value) is str:
+        if _PLAIN.match(value) and value.lower() not in _WORDS:
+            return value
+        return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+    raise TypeError(f"cannot write {type(value).__name__} {value!r} to a pbem file")
 
 
-def _needs_quotes(value: str) -> bool:
-    if value in _NULL or value in ("true", "false") or _INT.match(value) or _FLOAT.match(value):
-        return True
-    return bool(re.match(r"[-+]?[0-9]", value)) or value.lower() in ("yes", "no", "on", "off", "y", "n", "true", "false", "null")
+def _flow_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    return _scalar_text(value)
 
 
-_Dumper.add_representer(str, _represent_str)
-
-
-def _represent_dict(dumper: Any, value: dict) -> Any:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", sorted(value.items()))
-
-
-_Dumper.add_representer(dict, _represent_dict)
+def _emit(obj: Any, indent: int, lines: list[str]) -> None:
+    pad = " " * indent
+    if isinstance(obj, dict):
+        for key in sorted(obj):
+            value = obj[key]
+            head = f"{pad}{_scalar_text(key)}:"
+            if isinstance(value, (dict, list)) and value:
+                lines.append(head)
+                _emit(value, indent + 2 if isinstance(value, dict) else indent, lines)
+            else:
+                lines.append(f"{head} {_flow_text(value)}")
+        return
+    for item in obj:
+        if isinstance(item, (dict, list)) and item:
+            sub: list[str] = []
+            _emit(item, indent + 2, sub)
+            first = sub[0]
+            lines.append(f"{pad}- {first[indent + 2:]}")
+            lines.extend(sub[1:])
+        else:
+            lines.append(f"{pad}- {_flow_text(item)}")
