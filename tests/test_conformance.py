@@ -7,7 +7,7 @@ import random
 import pytest
 
 from pbem import rulesets
-from pbem.core import bot, engine
+from pbem.core import bot, engine, game, schema
 from pbem.core.audit import audit
 from pbem.core.canonical import load_mapping
 from tests.support.games import Match
@@ -51,3 +51,14 @@ def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
         assert result.ok, result.divergence.sentence()
         assert result.packets == match.state()["seq"]
     assert len({f.state["state_hash"] for f in match.folders.values()}) == 1
+    check_schemas(match.folders[first].path)
+
+
+def check_schemas(folder):
+    """Every file of a finished game matches the envelope schemas in schemas/."""
+    assert schema.errors(schema.load("genesis.schema.json"), load_mapping(folder / "game.yaml")) == []
+    for seq, path in game.packet_files(folder):
+        assert schema.errors(schema.load("packet.schema.json"), load_mapping(path)) == [], path
+    for seq in game.state_numbers(folder):
+        path = folder / "states" / f"{seq:04d}.yaml"
+        assert schema.errors(schema.load("state.schema.json"), load_mapping(path)) == [], path
