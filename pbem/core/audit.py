@@ -69,7 +69,9 @@ def audit(folder: Path) -> AuditResult:
         _audit(folder, out)
     except PbemError as exc:
         if out.divergence is None:
-            out.divergence = Divergence(file=_file_of(exc.message), message=exc.message)
+            where = _file_of(exc.message)
+            message = exc.message.removeprefix(f"{where}: ")  # the sentence names the file once
+            out.divergence = Divergence(file=where, message=message)
     return out
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from pbem import rulesets
 from pbem.core import dice, engine, report
-from pbem.core.canonical import DOMAIN_GENESIS, canonical, digest, dumps, load_mapping, loads
-from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
+from pbem.core.canonical import DOMAIN_GENESIS, MAX_BYTES, canonical, digest, dumps, load_mapping, loads
+from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.packet import SIDE_NAME, check_envelope, packet_hash
 
 GENESIS = "game.yaml"
@@ -190,11 +190,15 @@ def packet_files(folder: Path) -> list[tuple[int, Path]]:
 
 def read_packet(path: Path, source: str | None = None) -> tuple[dict, bytes]:
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)  # bounded memory, however large the file
+            size = os.fstat(handle.fileno()).st_size
     except FileNotFoundError:
         raise FileError(f"{source or path}: no such file") from None
     except OSError as exc:
         raise FileError(f"{source or path}: cannot be read ({exc.strerror})") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{source or path}: the file is {max(size, len(data))} bytes, over the limit of {MAX_BYTES}")
     return check_envelope(loads(data, source or str(path)), source or str(path)), data
 
 
@@ -215,10 +219,23 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
         _check_known(folder, packet, stored[seq], source)
     new, events = engine.apply_packet(folder.game, folder.state, packet, source)
     target = folder.path / "packets" / f"{seq:04d}-{packet['side']}.yaml"
-    if not target.exists():
-        write_new(target, data.decode("utf-8"))
-    write_new(folder.path / "aar" / f"{seq:04d}.md", report.render(folder.game, new, events), replace=True)
-    write_new(folder.path / "states" / f"{seq:04d}.yaml", state_text(new))
+    aar = folder.path / "aar" / f"{seq:04d}.md"
+    written: list[Path] = []  # files this call created: removed again if the state is not written
+    try:
+        if not target.exists():
+            write_new(target, data.decode("utf-8"))
+            written.append(target)
+        if not aar.exists():
+            written.append(aar)
+        write_new(aar, report.render(folder.game, new, events), replace=True)
+        write_new(folder.path / "states" / f"{seq:04d}.yaml", state_text(new))
+    except BaseException:
+        for path in written:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        raise
     preview = None
     if preview_key is not None:
         preview = preview_next(folder.game, new, preview_key)
@@ -355,5 +372,7 @@ def _fsync_dir(folder: Path) -> None:
         return
     try:
         os.fsync(fd)
+    except OSError:
+        pass  # best effort: some file systems cannot sync a folder; the file itself is synced
     finally:
         os.close(fd)

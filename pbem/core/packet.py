@@ -96,6 +96,9 @@ def verify_signature(packet: dict, public: Any, side: str, source: str) -> None:
         blob = base64.b64decode(signature["value"], validate=True)
     except (binascii.Error, ValueError):
         raise VerificationError(f"{source}: the signature value is not valid base64") from None
+    if base64.b64encode(blob).decode() != signature["value"]:
+        # Unused padding bits would give one signature many spellings, hence "different" packets.
+        raise VerificationError(f"{source}: the signature value is not in canonical base64 (altered after signing)")
     try:
         keys.sshsig_verify(public, signed_bytes(packet), blob, NAMESPACE)
     except VerificationError as exc:
