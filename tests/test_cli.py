@@ -177,3 +177,20 @@ def test_installed_executable_runs_as_a_user_would(tmp_path):
     assert done.returncode == 0 and done.stdout.startswith("pbem, version")
     done = subprocess.run([exe, "status", str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 4 and done.stderr.startswith("pbem: ") and "not a pbem game folder" in done.stderr
+
+
+def test_submit_warns_of_orders_that_would_be_void_after_their_dice(run, duel_game):
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    run("adjudicate", "blue-folder", "p1.yaml")
+    run("submit", "blue-folder", "o.yaml", "--key", "keys/blue", "--out", "p2.yaml")
+    run("adjudicate", "red-folder", "p2.yaml")
+    write("twice.yaml", "orders:\n  - {type: fire, unit: r1, target: b1}\n  - {type: fire, unit: r1, target: b2}\n")
+    result = run("submit", "red-folder", "twice.yaml", "--key", "keys/red")
+    assert ("warning: with one imagined roll of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) is void: "
+            "r1 has already fired this phase (D2)") in result.stderr
+    assert game_states("red-folder") == ["0000.yaml", "0001.yaml", "0002.yaml", "0003.yaml"]
+
+
+def game_states(folder):
+    return sorted(os.listdir(Path(folder) / "states"))

@@ -26,4 +26,6 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
         raise UsageError("a secure game needs --key KEYFILE to sign the packet")
     applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None)
     click.echo(report.render(folder.game, applied.state, applied.events, "text"))
+    for warning in applied.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,7 @@ class Applied:
     events: list[dict]
     packet_path: Path
     preview: list[dict] | None = None
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
 
 def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_key: Any = None) -> Applied:

@@ -6,7 +6,7 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import game
+from pbem.core import engine, game
 from pbem.core.canonical import load_file
 from pbem.core.errors import RulesError, UsageError, VerificationError
 
@@ -62,4 +62,25 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
     if out is not None:
         game.write_new(out, text)
+    applied.warnings = foresee(g, applied.state, side)
     return applied
+
+
+def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
+    """Orders of this packet that wait for dice are checked only when their turn comes
+    (§4.4). Play them through once with imagined dice, as a sandbox would, and warn of
+    any that would then be void, such as a unit ordered to fire twice. A warning, not an
+    error: the real dice may differ."""
+    import dataclasses
+
+    if not any(item["side"] == side and item["seq"] == state["seq"] for item in state["queue"]):
+        return []
+    imagined = dataclasses.replace(g, genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": "foresee"}})
+    other = next((s for s in g.sides if s != side), side)
+    probe = {"pbem": 1, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
+    try:
+        _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False)
+    except Exception:  # a look ahead must never stop a packet that is already written
+        return []
+    return [f"with one imagined roll of the dice, {e['text']}" for e in events
+            if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]]
