@@ -405,8 +405,9 @@ def _illegal(state: dict, game: Game, need: Need, item: dict, source: str, event
         queue.remove(entry)
     then = ("the rest of its queued orders are dropped and new ones are awaited" if policy != "skip"
             else "its next order follows")
+    legal_then = f"; legal then: {legal}" if legal else ""
     events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet {item['seq']} "
-                   f"({_order_text(item['order'])}) is void: {exc.message} ({exc.rule}); {then}.",
+                   f"({_order_text(item['order'])}) is void: {exc.message} ({exc.rule}){legal_then}; {then}.",
                    "side": item["side"], "seq": item["seq"], "index": item["index"], "rule": exc.rule, "dropped": len(dropped)})
 
 

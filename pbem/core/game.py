@@ -79,7 +79,10 @@ def setup_rules(game: engine.Game) -> dict:
     if unknown:
         raise RulesError(f"game.yaml: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
     options.update(game.genesis.get("options", {}))
-    return ruleset.setup(scenario_document(ruleset, game.genesis), options)
+    try:
+        return ruleset.setup(scenario_document(ruleset, game.genesis), options)
+    except ValueError as exc:  # a scenario document the ruleset cannot set up
+        raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
 
 
 def make_genesis(ruleset_id: str, sides: dict[str, Any], *, scenario: str | None = None, scenario_doc: dict | None = None,

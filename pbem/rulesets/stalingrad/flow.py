@@ -1,0 +1,217 @@
+"""The sequence of play (house rule 3, NOT from the fragment) as a state machine kept in
+`rules`: turn, phase, the per-phase bookkeeping, a combat in progress, a withdrawal in
+progress, and the result.
+
+Each turn: German reinforcement (11.1, 11.2(1)), German movement (house 5), German combat
+(house 6), Soviet reinforcement (11.1, 11.2(2)-(3)), Soviet movement, Soviet combat; at the
+end of turn 3 the German withdrawal phase (11.3); end of turn: victory check (house 9).
+A phase in which `end` is the only legal order when it begins is skipped; a phase that has
+begun lasts until its side's `end`. Control (house 4.3) is checked
+after each combat and at the end of every phase.
+"""
+
+from __future__ import annotations
+
+import jsonschema
+
+from ..base import IllegalOrder, Need
+from . import combat, movement, reinforcements, victory
+from .areas import describe, listing, update_control
+from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
+
+PHASES = ("german-reinforcement", "german-movement", "german-combat",
+          "soviet-reinforcement", "soviet-movement", "soviet-combat")
+WITHDRAWAL = "german-withdrawal"
+
+_PHASE_NEEDS = {
+    "german-reinforcement": ("reinforce", "end"),
+    "german-movement": ("move", "end"),
+    "german-combat": ("attack", "end"),
+    "soviet-reinforcement": ("reinforce", "shift", "end"),
+    "soviet-movement": ("move", "end"),
+    "soviet-combat": ("attack", "end"),
+    WITHDRAWAL: ("reinforce", "end"),
+}
+_PHASE_RULES = {
+    "german-reinforcement": "11.2(1)", "soviet-reinforcement": "11.2(2)",
+    "german-movement": "house 5", "soviet-movement": "house 5",
+    "german-combat": "house 6", "soviet-combat": "house 6", WITHDRAWAL: "11.3",
+}
+_PROMPTS = {
+    "german-reinforcement": "place reinforcements in German-controlled areas (11.2(1)), then end",
+    "soviet-reinforcement": "place reinforcements on crossings, shift units between crossings "
+                            "(11.2(2)-(3)), then end",
+    "german-movement": "move units to adjacent areas (house 5), then end",
+    "soviet-movement": "move units to adjacent areas (house 5), then end",
+    "german-combat": "attack in areas holding units of both sides (house 6), then end",
+    "soviet-combat": "attack in areas holding units of both sides (house 6), then end",
+    WITHDRAWAL: "black counters have left (11.3); place the turn-4 reinforcements in "
+                "German-controlled areas (11.3(3)), then end",
+}
+
+# one validator per order type (the branches of the schema's oneOf)
+_VALIDATORS = {branch["properties"]["type"]["const"]: jsonschema.Draft202012Validator(branch)
+               for branch in ORDER_SCHEMA["oneOf"]}
+
+
+class QuietContext:
+    """A context for steps that roll no dice (set-up): events are dropped."""
+
+    chosen_by = "policy"
+
+    def d6(self, label: str) -> int:
+        raise RuntimeError(f"no dice may be rolled here ({label})")
+
+    def event(self, type: str, text: str, **fields) -> None:
+        pass
+
+
+def fresh_phase_state() -> dict:
+    return {"moved": [], "attacked": [], "combats": 0, "placed": [], "shifted": [],
+            "open": False}
+
+
+def phase_side(phase: str) -> str:
+    return phase.split("-")[0]
+
+
+# ---- what the game waits for --------------------------------------------------------------
+
+def next_step(rules: dict) -> Need | None:
+    if rules["result"] is not None:
+        return None
+    if rules["combat"] is not None:
+        need = combat.decision(rules)
+        if need is not None:
+            return need
+    if rules["withdrawal"] is not None and rules["withdrawal"]["pending"]:
+        need = reinforcements.decision(rules)
+        if need is not None:
+            return need
+    phase = rules["phase"]
+    return Need(phase_side(phase), phase, f"Turn {rules['turn']}, {phase}: {_PROMPTS[phase]}.",
+                _PHASE_NEEDS[phase], _PHASE_RULES[phase], False)
+
+
+def _phase_actions(rules: dict) -> list[dict]:
+    phase = rules["phase"]
+    side = phase_side(phase)
+    if phase.endswith("-movement"):
+        return movement.legal(rules, side)
+    if phase.endswith("-combat"):
+        return combat.legal(rules)
+    return reinforcements.legal(rules, side)
+
+
+def legal_orders(rules: dict, need: Need) -> list[dict]:
+    if rules["result"] is not None:
+        return []
+    if need.kind == "substitute":
+        return reinforcements.legal_decision(rules, need)
+    if need.decision:
+        return combat.legal_decision(rules, need)
+    return _phase_actions(rules) + [{"type": "end"}]
+
+
+def policy(rules: dict, need: Need, policies: dict | None) -> dict | None:
+    if not need.decision:
+        return None
+    pol = dict(DEFAULT_POLICIES)
+    pol.update(policies or {})
+    if need.kind == "substitute":
+        return reinforcements.policy(rules, need, pol)
+    return combat.policy(rules, need, pol)
+
+
+# ---- consuming an order -------------------------------------------------------------------
+
+def apply(rules: dict, need: Need, order: dict, ctx) -> None:
+    current = next_step(rules)
+    if current is None:
+        raise IllegalOrder("house 9", f"Order '{describe(order)}': the game is over (house 9); "
+                           "no order is legal.", [])
+    if (current.side, current.kind) != (need.side, need.kind):
+        raise IllegalOrder(current.rule, f"Order '{describe(order)}' answers {need.kind} of the "
+                           f"{need.side} side, but the game waits for {current.kind} of the "
+                           f"{current.side} side ({current.rule}).", list(current.accepts))
+    if not isinstance(order, dict) or order.get("type") not in current.accepts:
+        raise IllegalOrder(current.rule, f"Order '{describe(order)}': the game waits for "
+                           f"{current.kind} of the {current.side} side ({current.rule}); legal "
+                           f"order types: {listing(list(current.accepts))}.",
+                           list(current.accepts))
+    error = next(iter(sorted(_VALIDATORS[order["type"]].iter_errors(order), key=str)), None)
+    if error is not None:
+        raise IllegalOrder(current.rule, f"Order '{describe(order)}' is malformed: "
+                           f"{error.message} ({current.rule}); see the stalingrad orders schema.",
+                           list(current.accepts))
+    kind, side, t = current.kind, current.side, order["type"]
+    if kind == "substitute":
+        reinforcements.answer(rules, current, order, ctx)
+    elif current.decision:
+        combat.answer(rules, current, order, ctx)
+    elif t == "end":
+        if order.get("phase", kind) != kind:
+            raise IllegalOrder(current.rule, f"Order 'end' names phase {order['phase']}, but the "
+                               f"current phase is {kind} ({current.rule}); legal: end of {kind}.",
+                               [{"type": "end"}])
+        end_phase(rules, ctx)
+    elif t == "move":
+        movement.apply_move(rules, side, order, ctx)
+    elif t == "attack":
+        combat.declare(rules, side, order, ctx)
+    elif t == "reinforce":
+        reinforcements.apply_reinforce(rules, side, order, ctx)
+    elif t == "shift":
+        reinforcements.apply_shift(rules, order, ctx)
+    advance(rules, ctx)
+
+
+def advance(rules: dict, ctx) -> None:
+    """Run every automatic step until the game waits for an order or is over."""
+    while rules["result"] is None:
+        if rules["combat"] is not None:
+            if combat.step(rules, ctx):
+                continue
+            return
+        if rules["withdrawal"] is not None and rules["withdrawal"]["pending"]:
+            if reinforcements.step(rules, ctx):
+                continue
+            return
+        if rules["phase_state"]["open"]:
+            return
+        if _phase_actions(rules):
+            # once a phase has begun it lasts until the side's `end`, so a queued `end`
+            # always closes the phase it was written for
+            rules["phase_state"]["open"] = True
+        else:
+            ctx.event("phase-skipped", f"Turn {rules['turn']}: nothing to do in the "
+                      f"{rules['phase']} phase (house 3).", turn=rules["turn"],
+                      phase=rules["phase"], rule="house 3", house_rule=True)
+            end_phase(rules, ctx)
+
+
+def enter_phase(rules: dict, phase: str, ctx) -> None:
+    rules["phase"] = phase
+    rules["phase_state"] = fresh_phase_state()
+    ctx.event("phase", f"Turn {rules['turn']}: {phase} phase (house 3).", turn=rules["turn"],
+              phase=phase, rule="house 3", house_rule=True)
+    if phase == WITHDRAWAL:
+        reinforcements.start_withdrawal(rules, ctx)
+
+
+def end_phase(rules: dict, ctx) -> None:
+    update_control(rules, ctx)  # house 4.3; in the withdrawal phase only now (11.3(3))
+    phase = rules["phase"]
+    if phase == "soviet-combat" and rules["turn"] == rules["withdrawal_turn"]:
+        enter_phase(rules, WITHDRAWAL, ctx)
+        return
+    if phase in ("soviet-combat", WITHDRAWAL):
+        rules["withdrawal"] = None
+        victory.end_of_turn(rules, ctx)
+        if rules["result"] is not None:
+            rules["phase"] = "game-over"
+            return
+        rules["turn"] += 1
+        enter_phase(rules, PHASES[0], ctx)
+        return
+    enter_phase(rules, PHASES[PHASES.index(phase) + 1], ctx)

@@ -1,0 +1,89 @@
+"""Movement: house rule 5, NOT from the fragment.
+
+5.1 In its movement phase a side may move each of its units on the map once, to an
+    adjacent area.
+5.2 A unit that starts its move in an area holding enemy units may move only to an
+    area its side controls that holds no enemy units.
+5.3 The stacking limit of 10 own units (10.3(2)) applies to movement (house rule 2.2);
+    Soviet units on crossings have no limit (11.2(3)).
+5.4 Entering an enemy-controlled area that holds no enemy units takes control of it
+    (house rule 4.2); entering an area with enemy units leaves control unchanged.
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from .areas import (adjacent, count, describe, enemy, has_room, known_area, known_unit,
+                    listing, name, occupancy, set_control)
+
+
+def targets(rules: dict, uid: str, occ: dict | None = None) -> list[str]:
+    """The areas unit `uid` may move to now (5.1-5.3), sorted."""
+    occ = occ if occ is not None else occupancy(rules)
+    unit = rules["units"][uid]
+    side, here = unit["side"], unit["area"]
+    foe = enemy(side)
+    engaged = occ[here][foe] > 0
+    out = []
+    for area in sorted(adjacent(rules, here)):
+        if engaged and not (rules["areas"][area]["control"] == side and occ[area][foe] == 0):
+            continue  # house 5.2
+        if not has_room(rules, area, side, occ=occ):
+            continue  # house 5.3 / 10.3(2)
+        out.append(area)
+    return out
+
+
+def movable(rules: dict, side: str) -> list[str]:
+    moved = rules["phase_state"]["moved"]
+    return [uid for uid, u in sorted(rules["units"].items())
+            if u["side"] == side and u["status"] == "map" and uid not in moved]
+
+
+def legal(rules: dict, side: str) -> list[dict]:
+    occ = occupancy(rules)
+    return [{"type": "move", "unit": uid, "to": to}
+            for uid in movable(rules, side) for to in targets(rules, uid, occ)]
+
+
+def apply_move(rules: dict, side: str, order: dict, ctx) -> None:
+    unit = known_unit(rules, order)
+    to = known_area(rules, order, "to")
+    uid = order["unit"]
+    text = describe(order)
+    if unit["side"] != side or unit["status"] != "map" or uid in rules["phase_state"]["moved"]:
+        occ = occupancy(rules)
+        mine = [u for u in movable(rules, side) if targets(rules, u, occ)]
+    if unit["side"] != side:
+        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is a {unit['side']} unit and "
+                           f"the {side} side is moving (house 5.1); units that may move: "
+                           f"{listing(mine)}.", mine)
+    if unit["status"] != "map":
+        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is not on the map "
+                           f"({unit['status']}) (house 5.1); units that may move: {listing(mine)}.",
+                           mine)
+    if uid in rules["phase_state"]["moved"]:
+        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} has already moved this phase "
+                           f"(house 5.1); units that may move: {listing(mine)}.", mine)
+    here = unit["area"]
+    ok = targets(rules, uid)
+    if to not in ok:
+        if to not in adjacent(rules, here):
+            why, rule = f"{to} is not adjacent to {here}", "house 5.1"
+        elif count(rules, here, enemy(side)) > 0:
+            why, rule = (f"{uid} starts in {here} with enemy units and may only move to an "
+                         f"area its side controls without enemy units"), "house 5.2"
+        else:
+            why, rule = (f"{to} already holds {rules['stacking_limit']} {side} units "
+                         f"(stacking limit 10.3(2))"), "house 5.3"
+        raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); {uid} may move to: "
+                           f"{listing(ok)}.", [{"type": "move", "unit": uid, "to": a} for a in ok])
+    unit["area"] = to
+    rules["phase_state"]["moved"].append(uid)
+    rules["phase_state"]["moved"].sort()
+    ctx.event("move", f"{unit['name']} ({uid}) moves from {name(rules, here)} to "
+              f"{name(rules, to)}.", unit=uid, side=side, origin=here, to=to,
+              rule="house 5.1", house_rule=True)
+    if rules["areas"][to]["control"] != side and count(rules, to, enemy(side)) == 0:
+        set_control(rules, to, side, ctx, "house 4.2",
+                    f"{uid} entered it and no enemy units are there", True)

@@ -1,0 +1,64 @@
+"""Order and standing-order schemas and the default standing orders.
+
+`schemas/stalingrad-orders.schema.json` at the project root is this ORDER_SCHEMA written
+out as JSON (a test checks that they are equal)."""
+
+from __future__ import annotations
+
+_ID = {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 40}
+
+
+def _order(type_: str, title: str, **props) -> dict:
+    properties = {"type": {"const": type_}}
+    properties.update(props)
+    required = ["type"] + [k for k in props if k != "phase"]
+    return {"title": title, "type": "object", "properties": properties,
+            "required": required, "additionalProperties": False}
+
+
+ORDER_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "stalingrad: one order",
+    "description": "An order of the stalingrad ruleset: a phase action, `end`, or the answer to a decision.",
+    "type": "object",
+    "required": ["type"],
+    "oneOf": [
+        _order("end", "Close the current phase (optionally naming it, as a check).",
+               phase={"type": "string"}),
+        _order("reinforce", "11.2: place a reinforcement.", unit=_ID, area=_ID),
+        _order("shift", "11.2(3): move a Soviet unit from one crossing to another.", unit=_ID, to=_ID),
+        _order("move", "House 5: move a unit to an adjacent area.", unit=_ID, to=_ID),
+        _order("attack", "House 6.1: attack in an area holding units of both sides.", area=_ID),
+        _order("card", "House 7: play a tactical card or not.", play={"type": "boolean"}),
+        _order("allocate", "House 6.4: put one loss point on a unit.", unit=_ID),
+        _order("apply", "House 6.5: apply a unit's loss points as steps or with a retreat.",
+               unit=_ID, how={"enum": ["step", "retreat"]}),
+        _order("retreat", "10.3(1): choose among tied retreat areas.", unit=_ID, to=_ID),
+        _order("substitute", "11.3(1)-(2): the unit withdrawn in place of an eliminated black unit.",
+               unit=_ID),
+    ],
+}
+
+POLICY_CHOICES = {
+    "tactical_card": ["at-least-2", "at-least-3", "always", "never"],
+    "allocate_own_losses": ["weakest-first", "strongest-first", "lowest-id"],
+    "allocate_enemy_losses": ["strongest-first", "weakest-first", "lowest-id"],
+    "apply_losses": ["save-units", "step", "retreat"],
+    "retreat_tie": ["engine-priority", "lowest-id"],
+    "withdrawal_substitute": ["weakest", "strongest", "lowest-id"],
+    # read by the core (DESIGN §4.4): after a void order, stop the side's queued orders
+    # for new ones, or skip to its next order
+    "on_void": ["stop", "skip"],
+}
+
+POLICY_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "stalingrad: a side's standing orders",
+    "type": "object",
+    "properties": {k: {"enum": v} for k, v in POLICY_CHOICES.items()},
+    "additionalProperties": False,
+}
+
+# The first choice of each standing order is the default, the same for both sides; with
+# them every decision is answered and one packet per player-turn suffices.
+DEFAULT_POLICIES = {k: v[0] for k, v in POLICY_CHOICES.items()}

@@ -1,0 +1,117 @@
+"""10.3 Retreat (from the fragment).
+
+Units may retreat either into areas controlled by their own side (even if enemy units
+are there) or into areas with no enemy units (these may be enemy-controlled: retreating
+into one changes its control). If neither is possible, the unit is eliminated.
+10.3(1) With several possible retreats, an own-controlled area with the fewest enemy
+units comes first; only if there is none, an enemy-free enemy-controlled area. If several
+areas qualify, the retreating player decides (decision "retreat").
+10.3(2) If the area it must retreat to already holds 10 own units, the unit may retreat
+one area further; if it cannot retreat further from that area, it is eliminated.
+
+House clarifications (NOT from the fragment): a retreat goes to an adjacent area; the
+step "one area further" of 10.3(2) never returns to the area the unit was driven from,
+and chooses by the order of 10.3(1) among the areas where the unit fits under the limit.
+"""
+
+from __future__ import annotations
+
+from .areas import adjacent, count, enemy, has_room, name, set_control
+
+
+def candidates(rules: dict, uid: str, origin: str, exclude: list[str],
+               room_only: bool) -> list[str]:
+    """The areas of the best 10.3(1) tier a unit in `origin` may retreat to, sorted."""
+    side = rules["units"][uid]["side"]
+    foe = enemy(side)
+    eligible = []
+    for area in sorted(adjacent(rules, origin)):
+        if area in exclude:
+            continue
+        own = rules["areas"][area]["control"] == side
+        if not (own or count(rules, area, foe) == 0):  # 10.3
+            continue
+        if room_only and not has_room(rules, area, side):
+            continue
+        eligible.append(area)
+    own_areas = [a for a in eligible if rules["areas"][a]["control"] == side]
+    if own_areas:  # 10.3(1): own-controlled, fewest enemy units first
+        fewest = min(count(rules, a, foe) for a in own_areas)
+        return [a for a in own_areas if count(rules, a, foe) == fewest]
+    return eligible  # enemy-free enemy-controlled areas, all equal under 10.3(1)
+
+
+def _eliminate(rules: dict, uid: str, ctx, rule: str, why: str) -> None:
+    unit = rules["units"][uid]
+    here = unit["area"]
+    unit["status"], unit["area"] = "eliminated", None
+    ctx.event("eliminated", f"{unit['name']} ({uid}) cannot retreat from {name(rules, here)}: "
+              f"{why}; it goes to the eliminated-units box ({rule}).",
+              unit=uid, side=unit["side"], origin=here, rule=rule)
+
+
+def _place(rules: dict, uid: str, to: str, ctx, rule: str, via: str | None) -> None:
+    unit = rules["units"][uid]
+    side, here = unit["side"], unit["area"]
+    unit["area"] = to
+    path = f"through {name(rules, via)} " if via else ""
+    ctx.event("retreat", f"{unit['name']} ({uid}) retreats from {name(rules, here)} {path}to "
+              f"{name(rules, to)} ({rule}).", unit=uid, side=side, origin=here, via=via,
+              to=to, rule=rule)
+    if rules["areas"][to]["control"] != side:
+        # 10.3: an enemy-controlled area without enemy units changes control
+        set_control(rules, to, side, ctx, "10.3",
+                    f"{uid} retreated into it and no enemy units are there", False)
+
+
+def start(rules: dict, uid: str, ctx) -> dict | None:
+    """Begin the retreat of `uid` from its area. Returns a pending decision (the player
+    picks among tied areas) or None when the retreat is complete."""
+    origin = rules["units"][uid]["area"]
+    tier = candidates(rules, uid, origin, [], False)
+    if not tier:
+        _eliminate(rules, uid, ctx, "10.3", "no adjacent area is own-controlled or free of enemy units")
+        return None
+    if len(tier) == 1:
+        return arrive(rules, uid, origin, tier[0], ctx)
+    return {"unit": uid, "origin": origin, "step": 1, "via": None, "options": tier}
+
+
+def arrive(rules: dict, uid: str, origin: str, to: str, ctx) -> dict | None:
+    """The unit must retreat to `to` (10.3(1)); apply the stacking rule 10.3(2)."""
+    side = rules["units"][uid]["side"]
+    if has_room(rules, to, side):
+        _place(rules, uid, to, ctx, "10.3", None)
+        return None
+    tier = candidates(rules, uid, to, [origin], True)
+    ctx.event("overstack", f"{name(rules, to)} already holds {rules['stacking_limit']} {side} "
+              f"units, so {uid} may retreat one area further (10.3(2)).",
+              unit=uid, side=side, area=to, rule="10.3(2)")
+    if not tier:
+        _eliminate(rules, uid, ctx, "10.3(2)",
+                   f"{name(rules, to)} is over the stacking limit and no area beyond it can take it")
+        return None
+    if len(tier) == 1:
+        _place(rules, uid, tier[0], ctx, "10.3(2)", to)
+        return None
+    return {"unit": uid, "origin": origin, "step": 2, "via": to, "options": tier}
+
+
+def choose(rules: dict, pending: dict, to: str, ctx) -> dict | None:
+    """Carry out the retreating player's choice among tied areas (10.3(1))."""
+    if pending["step"] == 1:
+        return arrive(rules, pending["unit"], pending["origin"], to, ctx)
+    _place(rules, pending["unit"], to, ctx, "10.3(2)", pending["via"])
+    return None
+
+
+def policy_choice(rules: dict, pending: dict, how: str) -> str:
+    """Standing order `retreat_tie`: "engine-priority" prefers an area where the unit fits
+    under the stacking limit, then the lowest area id; "lowest-id" takes the lowest id."""
+    options = sorted(pending["options"])
+    if how == "engine-priority":
+        side = rules["units"][pending["unit"]]["side"]
+        roomy = [a for a in options if has_room(rules, a, side)]
+        if roomy:
+            return roomy[0]
+    return options[0]

@@ -1,0 +1,50 @@
+"""Victory: house rule 9, NOT from the fragment.
+
+9.1 Each area has a victory-point value (scenario data). At the end of the last turn the
+    German side scores the VP of the areas it controls: at or above `german_victory` it
+    wins, at or below `soviet_victory` the Soviet side wins, otherwise a draw.
+9.2 Sudden death: if the German side controls every crossing at the end of any turn, the
+    62nd Army is cut off from the east bank and the German side wins at once.
+"""
+
+from __future__ import annotations
+
+from .areas import SIDES
+
+
+def vp(rules: dict) -> dict:
+    out = {s: 0 for s in SIDES}
+    for area in sorted(rules["areas"]):
+        a = rules["areas"][area]
+        out[a["control"]] += a["vp"]
+    return out
+
+
+def _finish(rules: dict, ctx, winner: str | None, level: str, text: str, rule: str) -> None:
+    rules["result"] = {"winner": winner, "level": level, "text": text}
+    ctx.event("game-over", text, winner=winner, level=level, vp=vp(rules), rule=rule,
+              house_rule=True)
+
+
+def end_of_turn(rules: dict, ctx) -> None:
+    crossings = [a for a in sorted(rules["areas"]) if rules["areas"][a]["crossing"]]
+    if crossings and all(rules["areas"][a]["control"] == "german" for a in crossings):
+        _finish(rules, ctx, "german", "sudden death",
+                f"German sudden-death victory on turn {rules['turn']}: every Volga crossing "
+                f"is in German hands (house 9.2).", "house 9.2")
+        return
+    if rules["turn"] < rules["last_turn"]:
+        return
+    points = vp(rules)["german"]
+    v = rules["victory"]
+    if points >= v["german_victory"]:
+        winner, level = "german", "victory"
+    elif points <= v["soviet_victory"]:
+        winner, level = "soviet", "victory"
+    else:
+        winner, level = None, "draw"
+    who = f"{winner.capitalize()} victory" if winner else "Draw"
+    _finish(rules, ctx, winner, level,
+            f"{who} after turn {rules['turn']}: the German side holds {points} VP "
+            f"(German victory at {v['german_victory']} or more, Soviet at "
+            f"{v['soviet_victory']} or less) (house 9.1).", "house 9.1")

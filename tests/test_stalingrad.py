@@ -1,0 +1,525 @@
+"""Unit tests of the stalingrad ruleset: the fragment's rules (10.3, 11.x) with exact
+outcomes, the house rules around them, and the ruleset contract."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from pbem.rulesets.base import IllegalOrder, Need
+from pbem.rulesets.stalingrad import RULESET
+from pbem.rulesets.stalingrad import retreat
+from pbem.rulesets.stalingrad.orders import ORDER_SCHEMA
+from tests.stalingrad_driver import ScriptedContext, play, position
+
+ROOT = Path(__file__).resolve().parent.parent
+ORDER_VALIDATOR = jsonschema.Draft202012Validator(ORDER_SCHEMA)
+
+
+def fresh() -> dict:
+    return RULESET.setup(RULESET.scenarios["city-1942"](), {})
+
+
+def where(rules: dict, uid: str) -> str:
+    u = rules["units"][uid]
+    return u["area"] if u["status"] == "map" else u["status"]
+
+
+def apply_one(rules: dict, order: dict, dice=(), chosen_by="order"):
+    """Apply one order to the current need on a copy, as the core does."""
+    need = RULESET.next_step(rules)
+    trial = copy.deepcopy(rules)
+    ctx = ScriptedContext(list(dice), 0, chosen_by)
+    RULESET.apply(trial, need, order, ctx)
+    return trial, ctx.events
+
+
+def json_like(value) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and json_like(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(json_like(v) for v in value)
+    return value is None or isinstance(value, (str, bool, int)) and not isinstance(value, float)
+
+
+# ---- the record, data and schemas ---------------------------------------------------------
+
+def test_record_and_scenario():
+    assert RULESET.id == "stalingrad"
+    assert RULESET.sides == ("german", "soviet")
+    assert RULESET.default_scenario in RULESET.scenarios
+    scenario = RULESET.scenarios["city-1942"]()
+    assert scenario["reconstructed"] is True and scenario["house_rule"] is True
+    assert scenario["loss_table"]["house_rule"] is True
+    names = " ".join(a["name"] for a in scenario["areas"])
+    for historical in ("Tractor Factory", "Barrikady", "Krasny Oktyabr", "Mamayev Kurgan",
+                       "Railway Station No. 1", "Grain Elevator", "Central Landing Stage",
+                       "Tsaritsa gorge", "Dzerzhinsky Square"):
+        assert historical in names
+    city = [a for a in scenario["areas"] if not a.get("crossing")]
+    crossings = [a for a in scenario["areas"] if a.get("crossing")]
+    assert len(city) >= 20 and len(crossings) >= 3
+    assert all(a["control"] == "soviet" for a in crossings)
+    black = [u for u in scenario["units"]["german"] if u.get("black")]
+    assert {u["id"].split("-")[0] for u in black} == {"60md", "29md"}
+    assert {u["arm"] for u in black} == {"infantry", "armour"}
+
+
+def test_order_schema_file_matches_and_policies_validate():
+    on_disk = json.loads((ROOT / "schemas" / "stalingrad-orders.schema.json").read_text())
+    assert on_disk == RULESET.order_schema == ORDER_SCHEMA
+    jsonschema.Draft202012Validator.check_schema(RULESET.order_schema)
+    jsonschema.validate(dict(RULESET.default_policies), RULESET.policy_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"retreat_tie": "random"}, RULESET.policy_schema)
+
+
+def test_setup_state_is_json_like_and_round_trips():
+    rules = fresh()
+    assert json_like(rules)
+    assert json.loads(json.dumps(rules, sort_keys=True)) == rules
+    need = RULESET.next_step(rules)
+    assert (need.side, need.kind, need.decision) == ("german", "german-reinforcement", False)
+    assert {"type": "end"} in RULESET.legal_orders(rules, need)
+    s = RULESET.summary(rules)
+    assert s["turn"] == 1 and s["result"] is None and s["vp"]["german"] == 0
+
+
+def test_scenario_check_rejects_one_way_adjacency():
+    scenario = RULESET.scenarios["city-1942"]()
+    scenario["areas"][0]["adjacent"].append("kuporosnoye")
+    with pytest.raises(ValueError, match="both ways"):
+        RULESET.setup(scenario, {})
+
+
+# ---- 10.3 retreat ---------------------------------------------------------------------------
+
+RING = {  # station-1 and its five neighbours
+    "station-1": {"control": "soviet", "units": ["71id-191", {"id": "10nkvd-272", "steps": 1}]},
+}
+
+
+def ring(**areas) -> dict:
+    spec = {"turn": 2, "phase": "german-combat", "areas": dict(RING)}
+    spec["areas"].update(areas)
+    return position(RULESET, spec)
+
+
+def test_10_3_own_controlled_fewest_enemy_first():
+    rules = ring(**{
+        "mamayev-kurgan": {"control": "soviet", "units": ["71id-194", "295id-517"]},
+        "dolgiy-ravine": {"control": "soviet", "units": ["295id-518"]},
+        "aerodromny": {"control": "german"}, "january-9-square": {"control": "german"},
+        "fallen-fighters": {"control": "german"}})
+    assert retreat.candidates(rules, "10nkvd-272", "station-1", [], False) == ["dolgiy-ravine"]
+
+
+def test_10_3_enemy_free_only_when_no_own_area():
+    rules = ring(**{
+        "mamayev-kurgan": {"control": "german", "units": ["71id-194"]},
+        "dolgiy-ravine": {"control": "german"}, "aerodromny": {"control": "german"},
+        "january-9-square": {"control": "german", "units": ["295id-518"]},
+        "fallen-fighters": {"control": "german", "units": ["71id-211"]}})
+    assert retreat.candidates(rules, "10nkvd-272", "station-1", [], False) == [
+        "aerodromny", "dolgiy-ravine"]
+
+
+def test_10_3_flip_control_and_eliminate():
+    rules = ring(**{
+        "mamayev-kurgan": {"control": "german", "units": ["71id-194"]},
+        "dolgiy-ravine": {"control": "german"}, "aerodromny": {"control": "german",
+                                                              "units": ["295id-517"]},
+        "january-9-square": {"control": "german", "units": ["295id-518"]},
+        "fallen-fighters": {"control": "german", "units": ["71id-211"]}})
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                         [3, 1])
+    assert where(after, "10nkvd-272") == "dolgiy-ravine"
+    assert after["areas"]["dolgiy-ravine"]["control"] == "soviet"
+    flip = [e for e in events if e["type"] == "control" and e["area"] == "dolgiy-ravine"]
+    assert flip and flip[0]["rule"] == "10.3" and "house_rule" not in flip[0]
+    rules["units"]["24pd-21pgr"] = dict(rules["units"]["71id-194"], area="dolgiy-ravine",
+                                        name="x")
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                         [3, 1])
+    assert where(after, "10nkvd-272") == "eliminated"
+    assert [e["rule"] for e in events if e["type"] == "eliminated"] == ["10.3"]
+
+
+def test_10_3_2_soviet_retreat_onto_crossing_has_no_limit():
+    crowd = ["2mrb", "stz-militia", "115rb", "149rb", "112rd-385", "23tc-189tb",
+             "112rd-524", "6gtb", "112rd-416", "10nkvd-269", "42rb"]
+    rules = position(RULESET, {"turn": 2, "phase": "german-combat", "areas": {
+        "january-9-square": {"control": "soviet",
+                             "units": ["71id-191", {"id": "10nkvd-270", "steps": 1}]},
+        "crossing-central": {"control": "soviet", "units": crowd},
+        "dolgiy-ravine": {"control": "german", "units": ["71id-194"]},
+        "station-1": {"control": "german", "units": ["295id-517"]},
+        "fallen-fighters": {"control": "german", "units": ["295id-518"]},
+        "central-landing": {"control": "german", "units": ["71id-211"]}}})
+    after, events = play(RULESET, rules, {"german": [{"type": "attack",
+                                                      "area": "january-9-square"}]}, [6, 1])
+    assert where(after, "10nkvd-270") == "crossing-central"
+    assert not [e for e in events if e["type"] == "overstack"]
+
+
+def test_10_3_2_tie_choice_of_a_full_area_goes_further():
+    full = ["71id-191", "71id-194", "71id-211", "71id-pi171", "24pd-24pzr", "295id-516",
+            "295id-517", "295id-518", "94id-267", "24pd-26pgr"]
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
+        "station-1": {"control": "soviet",
+                      "units": [{"id": "24pd-21pgr", "steps": 1}, "10nkvd-272", "10nkvd-269"]},
+        "aerodromny": {"control": "german", "units": full},
+        "dolgiy-ravine": {"control": "german"},
+        "mamayev-kurgan": {"control": "soviet", "units": ["112rd-416"]},
+        "january-9-square": {"control": "soviet", "units": ["10nkvd-270"]},
+        "fallen-fighters": {"control": "soviet", "units": ["10nkvd-271"]}}})
+    orders = {"soviet": [{"type": "attack", "area": "station-1"}],
+              "german": [{"type": "retreat", "unit": "24pd-21pgr", "to": "aerodromny"}]}
+    after, events = play(RULESET, rules, orders, [3, 1])
+    # aerodromny is full: one area further, to razgulyayevka or station-2 (tie, policy)
+    assert where(after, "24pd-21pgr") == "razgulyayevka"
+    assert after["areas"]["razgulyayevka"]["control"] == "german"
+    # the standing order alone prefers the tied area with room: dolgiy-ravine
+    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1])
+    assert where(after, "24pd-21pgr") == "dolgiy-ravine"
+    assert after["areas"]["dolgiy-ravine"]["control"] == "german"
+
+
+# ---- movement and control (house rules 4 and 5) ---------------------------------------------
+
+def test_move_and_control_flip_house_rule():
+    rules = position(RULESET, {"turn": 1, "phase": "german-movement", "areas": {
+        "aerodromny": {"control": "german", "units": ["71id-191"]},
+        "station-1": {"control": "soviet"}, "mamayev-kurgan": {"control": "soviet",
+                                                             "units": ["112rd-416"]}}})
+    after, events = apply_one(rules, {"type": "move", "unit": "71id-191", "to": "station-1"})
+    assert where(after, "71id-191") == "station-1"
+    assert after["areas"]["station-1"]["control"] == "german"
+    flip = [e for e in events if e["type"] == "control"][0]
+    assert flip["rule"] == "house 4.2" and flip["house_rule"] is True
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(after, {"type": "move", "unit": "71id-191", "to": "fallen-fighters"})
+    assert info.value.rule == "house 5.1" and "already moved" in info.value.message
+    after, _ = apply_one(rules, {"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"})
+    assert after["areas"]["mamayev-kurgan"]["control"] == "soviet"  # contested: unchanged
+
+
+def test_move_illegal_orders_name_the_rule():
+    rules = position(RULESET, {"turn": 1, "phase": "german-movement", "areas": {
+        "aerodromny": {"control": "german", "units": ["71id-191", "10nkvd-272"]},
+        "station-2": {"control": "german", "units": ["71id-194"]},
+        "station-1": {"control": "german"}}})
+    cases = [
+        ({"type": "move", "unit": "71id-191", "to": "tractor-factory"}, "house 5.1",
+         "not adjacent"),
+        ({"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"}, "house 5.2",
+         "enemy units"),
+        ({"type": "move", "unit": "10nkvd-272", "to": "station-1"}, "house 5.1",
+         "soviet unit"),
+        ({"type": "move", "unit": "no-such-unit", "to": "station-1"}, "house 2.1", "no unit"),
+        ({"type": "move", "unit": "71id-191", "to": "red-square"}, "house 1.1", "no area"),
+        ({"type": "attack", "area": "aerodromny"}, "house 5", "german-movement"),
+        ({"type": "end", "phase": "german-combat"}, "house 5", "names phase"),
+        ({"type": "move", "unit": "71id-191"}, "house 5", "malformed"),
+    ]
+    for order, rule, text in cases:
+        with pytest.raises(IllegalOrder) as info:
+            apply_one(rules, order)
+        assert info.value.rule == rule, (order, info.value.message)
+        assert text in info.value.message, info.value.message
+    legal = RULESET.legal_orders(rules, RULESET.next_step(rules))
+    assert {"type": "move", "unit": "71id-191", "to": "station-2"} in legal
+    assert {"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"} not in legal
+
+
+def test_stacking_limit_for_movement():
+    ten = ["71id-194", "71id-211", "71id-pi171", "24pd-24pzr", "295id-516", "295id-517",
+           "295id-518", "94id-267", "24pd-26pgr", "24pd-21pgr"]
+    rules = position(RULESET, {"turn": 1, "phase": "german-movement", "areas": {
+        "aerodromny": {"control": "german", "units": ["71id-191"]},
+        "station-2": {"control": "german", "units": ten}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "move", "unit": "71id-191", "to": "station-2"})
+    assert info.value.rule == "house 5.3"
+
+
+# ---- combat and tactical cards (house rules 6 and 7) ----------------------------------------
+
+def battle(cards: dict, **extra) -> dict:
+    spec = {"turn": 2, "phase": "german-combat", "cards": cards, "areas": {
+        "station-1": {"control": "soviet",
+                      "units": ["71id-191", "71id-194", "10nkvd-272", "10nkvd-269", "42rb"]},
+        "dolgiy-ravine": {"control": "soviet"}, "mamayev-kurgan": {"control": "soviet"},
+        "january-9-square": {"control": "soviet"}, "fallen-fighters": {"control": "soviet"},
+        "aerodromny": {"control": "german"}}}
+    spec.update(extra)
+    return position(RULESET, spec)
+
+
+def test_loss_table_and_cover():
+    rules = fresh()
+    from pbem.rulesets.stalingrad.combat import table
+    assert [table(rules, 4, d) for d in range(1, 7)] == [0, 0, 1, 1, 1, 2]
+    assert table(rules, 30, 6) == 4
+    spec_rules = position(RULESET, {"turn": 2, "phase": "german-combat", "cards": {
+        "german": 0, "soviet": 0}, "areas": {"mamayev-kurgan": {
+            "control": "soviet", "units": ["71id-191", "71id-194", "112rd-416"]}}})
+    _, events = play(RULESET, spec_rules, {"german": [{"type": "attack",
+                                                       "area": "mamayev-kurgan"}]}, [6, 1])
+    combat = [e for e in events if e["type"] == "combat"][0]
+    assert combat["loss"] == {"soviet": 1, "german": 0} and combat["cover"] == 1  # 2 - cover
+    assert combat["house_rule"] is True
+    spec_rules["units"]["71id-pi171"] = dict(spec_rules["units"]["71id-191"],
+                                            arm="engineers", name="pioneers")
+    _, events = play(RULESET, spec_rules, {"german": [{"type": "attack",
+                                                       "area": "mamayev-kurgan"}]}, [6, 1])
+    combat = [e for e in events if e["type"] == "combat"][0]
+    assert combat["cover"] == 0 and combat["loss"]["soviet"] == 3
+
+
+def test_owner_distributes_own_losses_by_default():
+    rules = battle({"german": 0, "soviet": 0})
+    # German strength 8 rolls 5: 2 points; Soviet strength 6 rolls 1: none
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                         [5, 1])
+    allocs = [e for e in events if e["type"] == "allocate"]
+    assert {e["allocator"] for e in allocs} == {"soviet"}
+    # weakest-first puts both points on the weakest unit (all strength 2 -> lowest id),
+    # which then retreats and is reduced (save-units)
+    assert [e["unit"] for e in allocs] == ["10nkvd-269", "10nkvd-269"]
+    assert after["units"]["10nkvd-269"]["steps"] == 1
+    assert where(after, "10nkvd-269") in ("dolgiy-ravine", "fallen-fighters",
+                                          "january-9-square", "mamayev-kurgan")
+
+
+def test_tactical_card_lets_the_enemy_distribute_but_not_apply():
+    rules = battle({"german": 2, "soviet": 0})
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                         [5, 1])
+    assert after["cards"]["german"] == 1
+    card = [e for e in events if e["type"] == "card"][0]
+    assert card["play"] is True and card["rule"] == "house 7" and "standing order" in card["text"]
+    allocs = [e for e in events if e["type"] == "allocate"]
+    assert {e["allocator"] for e in allocs} == {"german"}
+    # the Soviet side still applies them; with its queued orders it takes steps
+    rules2 = battle({"german": 2, "soviet": 0})
+    soviet = [{"type": "apply", "unit": allocs[0]["unit"], "how": "step"}]
+    after2, _ = play(RULESET, rules2, {"german": [{"type": "attack", "area": "station-1"}],
+                                       "soviet": soviet}, [5, 1])
+    assert where(after2, allocs[0]["unit"]) == "eliminated"
+
+
+def test_tactical_card_decision_can_be_declined_by_order():
+    rules = battle({"german": 2, "soviet": 0})
+    orders = {"german": [{"type": "attack", "area": "station-1"}, {"type": "card", "play": False}]}
+    after, events = play(RULESET, rules, orders, [5, 1])
+    assert after["cards"]["german"] == 2
+    assert {e["allocator"] for e in events if e["type"] == "allocate"} == {"soviet"}
+
+
+def test_excess_loss_points_are_lost():
+    rules = position(RULESET, {"turn": 2, "phase": "german-combat", "areas": {
+        "station-1": {"control": "soviet", "units": [
+            "24pd-24pzr", "71id-191", "71id-194", "71id-211", {"id": "10nkvd-272", "steps": 1}]},
+        "dolgiy-ravine": {"control": "german", "units": ["295id-517"]},
+        "mamayev-kurgan": {"control": "german", "units": ["295id-518"]},
+        "january-9-square": {"control": "german", "units": ["295id-516"]},
+        "fallen-fighters": {"control": "german", "units": ["94id-267"]},
+        "aerodromny": {"control": "german", "units": ["24pd-26pgr"]}}})
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                         [6, 1])
+    assert [e["taken"] for e in events if e["type"] == "losses"] == [1]
+    assert where(after, "10nkvd-272") == "eliminated"
+    assert after["areas"]["station-1"]["control"] == "german"
+
+
+def test_attack_needs_both_sides_and_once_per_area():
+    rules = battle({"german": 0, "soviet": 0})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "attack", "area": "dolgiy-ravine"})
+    assert info.value.rule == "house 6.1" and "station-1" in info.value.message
+    after, _ = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]}, [1, 1])
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(after, {"type": "attack", "area": "station-1"})
+    assert "already attacked" in info.value.message
+
+
+def test_dice_labels_come_from_the_flow():
+    rules = battle({"german": 0, "soviet": 0})
+    _, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                     [1, 1])
+    assert [e["label"] for e in events if e["type"] == "roll"] == [
+        "t2.german.combat1.attacker", "t2.german.combat1.defender"]
+
+
+def test_missing_die_leaves_the_step_to_retry():
+    rules = battle({"german": 0, "soviet": 0})
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
+                         [4])
+    assert after == rules and events == []
+
+
+# ---- 11 reinforcements and withdrawal ---------------------------------------------------------
+
+def test_11_1_reinforcements_enter_on_their_turn_and_may_wait():
+    rules = position(RULESET, {"turn": 1, "phase": "german-reinforcement", "pool": [
+        "24pd-26pgr", "100jd-54"], "areas": {"station-2": {"control": "german",
+                                                           "units": ["71id-211"]}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
+    assert info.value.rule == "11.1" and "turn 2" in info.value.message
+    after, _ = apply_one(rules, {"type": "end"})  # 24pd-26pgr waits (house rule H8.1)
+    assert where(after, "24pd-26pgr") == "pool"
+    after["turn"], after["phase"] = 2, "german-reinforcement"
+    after["phase_state"]["open"] = True
+    legal = RULESET.legal_orders(after, RULESET.next_step(after))
+    assert {"type": "reinforce", "unit": "24pd-26pgr", "area": "station-2"} in legal
+    assert {"type": "reinforce", "unit": "100jd-54", "area": "station-2"} in legal
+
+
+def test_11_2_german_placement_respects_stacking_limit():
+    ten = ["71id-191", "71id-194", "71id-211", "71id-pi171", "24pd-24pzr", "295id-516",
+           "295id-517", "295id-518", "94id-267", "24pd-26pgr"]
+    rules = position(RULESET, {"turn": 2, "phase": "german-reinforcement", "pool": ["100jd-54"],
+                               "areas": {"station-2": {"control": "german", "units": ten},
+                                         "minina": {"control": "german"}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
+    assert info.value.rule == "11.2" and "minina" in info.value.message
+
+
+def test_11_2_soviet_needs_a_soviet_controlled_crossing():
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-reinforcement", "pool": ["95rd-90"],
+                               "areas": {"crossing-62": {"control": "german"},
+                                         "crossing-central": {"control": "soviet"}}})
+    legal = RULESET.legal_orders(rules, RULESET.next_step(rules))
+    assert [o for o in legal if o["type"] == "reinforce"] == [
+        {"type": "reinforce", "unit": "95rd-90", "area": "crossing-central"},
+        {"type": "reinforce", "unit": "95rd-90", "area": "crossing-skudri"},
+        {"type": "reinforce", "unit": "95rd-90", "area": "crossing-tractor"}]
+
+
+def test_11_3_black_counters_not_yet_placed_and_substitute_options():
+    rules = position(RULESET, {"turn": 3, "phase": "soviet-combat", "pool": ["60md-160pz"],
+                               "eliminated": ["29md-15mir"], "areas": {
+        "minina": {"control": "german", "units": ["71id-191", "24pd-21pgr"]},
+        "tractor-factory": {"control": "soviet", "units": ["2mrb"]}}})
+    after, events = apply_one(rules, {"type": "end"})
+    assert where(after, "60md-160pz") == "withdrawn"
+    need = RULESET.next_step(after)
+    assert (need.kind, need.side, need.rule, need.decision) == ("substitute", "german",
+                                                                "11.3(1)", True)
+    assert RULESET.legal_orders(after, need) == [{"type": "substitute", "unit": "24pd-21pgr"},
+                                                 {"type": "substitute", "unit": "71id-191"}]
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(after, {"type": "substitute", "unit": "2mrb"})
+    assert info.value.rule == "11.3(1)"
+    assert RULESET.policy(after, need, {"withdrawal_substitute": "strongest"}) == {
+        "type": "substitute", "unit": "71id-191"}
+
+
+# ---- victory and the end of the game (house rule 9) -----------------------------------------
+
+def test_sudden_death_when_germans_hold_every_crossing():
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
+        "crossing-tractor": {"control": "german", "units": ["71id-191"]},
+        "crossing-62": {"control": "german"}, "crossing-skudri": {"control": "german"},
+        "crossing-central": {"control": "german"},
+        "station-1": {"control": "soviet", "units": ["10nkvd-272", "71id-194"]}}})
+    after, events = apply_one(rules, {"type": "end"})
+    assert RULESET.next_step(after) is None
+    assert after["result"]["winner"] == "german" and after["result"]["level"] == "sudden death"
+    assert "sudden-death" in RULESET.summary(after)["result"]
+
+
+@pytest.mark.parametrize("held,winner", [
+    (["mamayev-kurgan", "tractor-factory", "barrikady", "krasny-oktyabr", "central-landing"],
+     "german"),
+    (["mamayev-kurgan", "tractor-factory", "barrikady"], None),
+    (["mamayev-kurgan"], "soviet")])
+def test_final_victory_levels(held, winner):
+    rules = position(RULESET, {"turn": 6, "phase": "soviet-combat", "areas": {
+        a: {"control": "german"} for a in held}})
+    for a in rules["areas"]:
+        if a not in held:
+            rules["areas"][a]["control"] = "soviet"
+    after, events = apply_one(rules, {"type": "end"})
+    assert RULESET.next_step(after) is None
+    assert after["result"]["winner"] == winner
+    over = [e for e in events if e["type"] == "game-over"][0]
+    assert over["rule"] == "house 9.1" and over["house_rule"] is True
+
+
+# ---- the contract: random legal play, policies, determinism, reports ------------------------
+
+def random_game(seed: int, decide_by_policy: bool):
+    rng = random.Random(seed)
+    rules, events, steps = fresh(), [], 0
+    while (need := RULESET.next_step(rules)) is not None:
+        legal = RULESET.legal_orders(rules, need)
+        assert legal
+        if need.decision and decide_by_policy:
+            order, chosen_by = RULESET.policy(rules, need, dict(RULESET.default_policies)), "policy"
+            assert order in legal
+        else:
+            actions = [o for o in legal if o["type"] != "end"]
+            order = rng.choice(actions) if actions and rng.random() < 0.9 else rng.choice(legal)
+            chosen_by = "order"
+        for o in (legal if steps % 40 == 0 else [order]):
+            assert not list(ORDER_VALIDATOR.iter_errors(o)), o
+        trial = copy.deepcopy(rules)
+        ctx = ScriptedContext([rng.randint(1, 6) for _ in range(2)], 0, chosen_by)
+        RULESET.apply(trial, need, order, ctx)
+        rules = trial
+        events += ctx.events
+        steps += 1
+        assert steps < 5000
+    return rules, events
+
+
+def test_random_legal_game_terminates_with_a_result():
+    rules, events = random_game(7, decide_by_policy=True)
+    assert json_like(rules)
+    s = RULESET.summary(rules)
+    assert s["result"] and s["turn"] == rules["last_turn"] or rules["result"]["level"] == "sudden death"
+    for e in events:
+        rule = e.get("rule") or ""
+        assert (e.get("house_rule") is True) == rule.startswith("house"), e
+        assert e["text"].endswith(".") or e["type"] == "roll"
+    assert {e["type"] for e in events} >= {"phase", "move", "combat", "reinforce", "withdraw"}
+
+
+def test_random_game_is_deterministic():
+    a, ea = random_game(3, decide_by_policy=False)
+    b, eb = random_game(3, decide_by_policy=True)
+    a2, ea2 = random_game(3, decide_by_policy=False)
+    assert json.dumps(a, sort_keys=True) == json.dumps(a2, sort_keys=True) and ea == ea2
+
+
+def test_policy_answers_only_decisions():
+    rules = fresh()
+    assert RULESET.policy(rules, RULESET.next_step(rules), {}) is None
+
+
+def test_wrong_need_is_refused():
+    rules = fresh()
+    bogus = Need("soviet", "soviet-movement", "", ("move", "end"), "house 5")
+    with pytest.raises(IllegalOrder):
+        RULESET.apply(copy.deepcopy(rules), bogus, {"type": "end"}, ScriptedContext([], 0, "order"))
+
+
+def test_render_and_describe_need():
+    rules = fresh()
+    text = RULESET.render(rules)
+    assert "mamayev-kurgan - Mamayev Kurgan (Hill 102.0) [soviet, cover 1, 3 VP]" in text
+    assert "60md-160pz*" in text and "crossing-62" in text
+    lines = RULESET.describe_need(rules, RULESET.next_step(rules))
+    assert any("24pd-26pgr" in line for line in lines)
+    rules, _ = apply_one(rules, {"type": "end"})
+    lines = RULESET.describe_need(rules, RULESET.next_step(rules))
+    assert any(line.startswith("71id-191 in aerodromny: may move to") for line in lines)
