@@ -27,7 +27,7 @@ def command(game_dir: str, as_json: bool) -> None:
         return
     summary = info["summary"]
     click.echo(f"game {info['game']} - {ruleset.title} ({info['mode']}), state {state['seq']}")
-    click.echo("  " + ", ".join(f"{k} {v}" for k, v in sorted(summary.items()) if v is not None and k != "result"))
+    click.echo("  " + "; ".join(f"{k} {_text(v)}" for k, v in sorted(summary.items()) if v is not None and k != "result"))
     if summary.get("result"):
         click.echo(f"  result: {summary['result']}")
     awaiting = state["awaiting"]
@@ -39,12 +39,18 @@ def command(game_dir: str, as_json: bool) -> None:
         click.echo(f"  awaiting: a packet from {awaiting['packet_from']}"
                    + (f" (since packet {since['seq']}, sent {since.get('sent') or 'at an unknown time'})" if since else ""))
         click.echo(f"  the game waits for {awaiting['waiting_for']}: {need['side']}, {need['prompt']}"
-                   + (f" ({need['rule']})" if need["rule"] else ""))
+                   + (f" ({need['rule']})" if need["rule"] and f"({need['rule']})" not in need["prompt"] else ""))
     for side in folder.game.sides:
         last = state["last_packet"].get(side)
         click.echo(f"  last packet from {side}: " + (f"{last['seq']} (sent {last.get('sent') or '?'})" if last else "none yet"))
     if info["queued_orders"]:
         click.echo(f"  {info['queued_orders']} order(s) queued, to be resolved with the next dice")
+
+
+def _text(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_text(v)}" for k, v in sorted(value.items()))
+    return str(value)
 
 
 def _other(folder, side: str | None) -> str | None:

@@ -54,6 +54,6 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
             + f" ({result.packets} packets, {result.signatures} signatures, {result.rolls} dice)")
     final = {r.final_state for r in results.values()}
     summary = ruleset.summary(folders[ruleset.sides[0]].state["rules"])
-    say(f"result: {summary.get('result') or 'game not finished'}; both folders end in the same state: {len(final) == 1}")
+    say(f"result: {(summary.get('result') or 'game not finished').rstrip('.')}; both folders end in the same state: {len(final) == 1}")
     return {"packets": packets, "ok": all(r.ok for r in results.values()) and len(final) == 1,
             "result": summary.get("result"), "folders": [str(directory / n) for n in PLAYER_FOLDERS]}

@@ -29,13 +29,18 @@ def _awaiting_line(state: dict) -> str:
     need = awaiting["need"]
     why = {"dice": "the dice of the next reveal", "orders": "orders", "decision": "a decision"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
     return (f"Next packet: from {awaiting['packet_from']}. The game waits for {why}: "
-            f"{need['side']}, {need['prompt']}" + (f" ({need['rule']})" if need.get("rule") else "") + ".")
+            f"{need['side']}, {need['prompt'].rstrip('.')}" + _rule_note(need) + ".")
+
+
+def _rule_note(need: dict) -> str:
+    rule = need.get("rule")
+    return f" ({rule})" if rule and f"({rule})" not in need["prompt"] else ""
 
 
 def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     title, head = _headline(game, state)
     result = game.ruleset.summary(state["rules"]).get("result")
-    tail = [f"Result: {result}."] if result else []
+    tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(_awaiting_line(state))
     if fmt == "md":
         out = [f"# {title}", ""] + head + [""] + [_md_event(e) for e in events] + [""] + tail
