@@ -149,6 +149,8 @@ def loads(data: bytes | str, source: str = "<input>") -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
+        if "nesting depth" in problem:  # newer LibYAML stops deep nesting itself
+            raise _fail(source, mark, f"the document is nested deeper than {MAX_DEPTH} levels") from None
         raise _fail(source, mark, f"the YAML is malformed or truncated ({problem})") from None
     if not done:
         raise InputError(f"{source}: the file holds no YAML document")
