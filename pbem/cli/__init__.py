@@ -21,6 +21,9 @@ def cli() -> None:
     what your reveal unlocks), `pbem orders` for a template, `pbem submit` your orders,
     email the packet file it writes.
 
+    Keys are OpenSSH Ed25519 keys (`pbem keygen`, or ~/.ssh/id_ed25519). For a
+    passphrase-protected key, set PBEM_PASSPHRASE or answer the prompt.
+
     Exit codes: 0 success, 1 illegal orders or a rules error, 2 usage, 3 verification
     failure (signature, chain, hash, sequence), 4 file or I/O error."""
 
