@@ -56,9 +56,9 @@ def test_a_round_by_email(run, duel_game):
     status = json.loads(run("status", "red-folder", "--json").output)
     assert status["awaiting"]["packet_from"] == "red" and status["seq"] == 0
     template = run("orders", "red-folder", "--side", "red").output
-    assert "#   - {type: \"fire\", unit: \"r1\", target: \"b1\"}" in template
-    assert "orders:\n  - {type: \"end\"}" in template
-    assert "absorb: target" in template
+    assert "#   - {type: fire, unit: r1, target: b1}" in template
+    assert "orders:\n  - {type: end}" in template
+    assert "policies:\n#  absorb: target\n#  on_void: stop\n" in template
     write("o1.yaml", "orders: []\npolicies: {absorb: strongest}\n")
     out = run("submit", "red-folder", "o1.yaml", "--key", "keys/red", "--out", "p1.yaml").output
     assert "packet written: red-folder/packets/0001-red.yaml and p1.yaml" in out
@@ -79,6 +79,18 @@ def test_a_round_by_email(run, duel_game):
     for folder in ("red-folder", "blue-folder"):
         report = json.loads(run("audit", folder, "--json").output)
         assert report["ok"] is True and report["packets"] == 3 and report["signatures"] == 3
+
+
+def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_game):
+    write("t.yaml", run("orders", "red-folder", "--side", "red").output)
+    run("submit", "red-folder", "t.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    run("adjudicate", "blue-folder", "p1.yaml")
+    template = run("orders", "blue-folder", "--side", "blue").output
+    assert "# Not your packet yet" not in template
+    assert "#  absorb: target" in template
+    write("t2.yaml", template.replace("#  absorb: target", "  absorb: strongest"))
+    run("submit", "blue-folder", "t2.yaml", "--key", "keys/blue")
+    assert load_mapping(Path("blue-folder/states/0002.yaml"))["policies"]["blue"] == {"seq": 2, "values": {"absorb": "strongest"}}
 
 
 def test_submit_refuses_out_of_turn_and_illegal_orders(run, duel_game):

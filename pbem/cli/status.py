@@ -14,6 +14,7 @@ from pbem.cli.common import echo_json, game_dir, handles_errors
 def command(game_dir: str, as_json: bool) -> None:
     """Turn, phase, who is awaited and for what, the last packet of each side, VP."""
     from pbem.core import game
+    from pbem.core.report import need_text
 
     folder = game.open_folder(Path(game_dir))
     state, ruleset = folder.state, folder.game.ruleset
@@ -38,8 +39,7 @@ def command(game_dir: str, as_json: bool) -> None:
         since = state["last_packet"].get(_other(folder, awaiting["packet_from"]), {})
         click.echo(f"  awaiting: a packet from {awaiting['packet_from']}"
                    + (f" (since packet {since['seq']}, sent {since.get('sent') or 'at an unknown time'})" if since else ""))
-        click.echo(f"  the game waits for {awaiting['waiting_for']}: {need['side']}, {need['prompt']}"
-                   + (f" ({need['rule']})" if need["rule"] and f"({need['rule']})" not in need["prompt"] else ""))
+        click.echo(f"  the game waits for {awaiting['waiting_for']}: {need_text(need)}")
     for side in folder.game.sides:
         last = state["last_packet"].get(side)
         click.echo(f"  last packet from {side}: " + (f"{last['seq']} (sent {last.get('sent') or '?'})" if last else "none yet"))

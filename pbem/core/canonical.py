@@ -241,7 +241,7 @@ _WORDS = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
 _UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
-def _scalar_text(value: Any) -> str:
+def scalar_text(value: Any) -> str:
     if value is None:
         return "null"
     if value is True:
@@ -262,7 +262,7 @@ def _flow_text(value: Any) -> str:
         return "{}"
     if isinstance(value, list):
         return "[]"
-    return _scalar_text(value)
+    return scalar_text(value)
 
 
 def _emit(obj: Any, indent: int, lines: list[str]) -> None:
@@ -270,7 +270,7 @@ def _emit(obj: Any, indent: int, lines: list[str]) -> None:
     if isinstance(obj, dict):
         for key in sorted(obj):
             value = obj[key]
-            head = f"{pad}{_scalar_text(key)}:"
+            head = f"{pad}{scalar_text(key)}:"
             if isinstance(value, (dict, list)) and value:
                 lines.append(head)
                 _emit(value, indent + 2 if isinstance(value, dict) else indent, lines)

@@ -29,12 +29,14 @@ def _awaiting_line(state: dict) -> str:
     need = awaiting["need"]
     why = {"dice": "the dice of the next reveal", "orders": "orders", "decision": "a decision"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
     return (f"Next packet: from {awaiting['packet_from']}. The game waits for {why}: "
-            f"{need['side']}, {need['prompt'].rstrip('.')}" + _rule_note(need) + ".")
+            f"{need_text(need)}.")
 
 
-def _rule_note(need: dict) -> str:
+def need_text(need: dict) -> str:
+    """"side, prompt (rule)" without repeating a rule the prompt already cites."""
     rule = need.get("rule")
-    return f" ({rule})" if rule and f"({rule})" not in need["prompt"] else ""
+    note = f" ({rule})" if rule and f"({rule})" not in need["prompt"] else ""
+    return f"{need['side']}, {need['prompt'].rstrip('.')}{note}"
 
 
 def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:

@@ -6,14 +6,22 @@ import json
 from typing import Any
 
 from pbem.core import engine
-from pbem.core.canonical import dumps
+from pbem.core.canonical import scalar_text, dumps
+from pbem.core.report import need_text
 from pbem.rulesets.base import Need
 
 MAX_LISTED = 80
 
 
 def flow(order: dict) -> str:
-    return "{" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in order.items()) + "}"
+    """One order as a YAML flow mapping, keys in the order the ruleset gave them."""
+    return "{" + ", ".join(f"{scalar_text(k)}: {_flow_value(v)}" for k, v in order.items()) + "}"
+
+
+def _flow_value(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return scalar_text(value)
 
 
 def orders_template(game: engine.Game, state: dict, side: str) -> str:
@@ -31,8 +39,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     sender = awaiting["packet_from"]
     if sender != side:
         lines.append(f"# Not your packet yet: the next packet comes from {sender}.")
-    lines.append(f"# The game waits for {awaiting['waiting_for']}: {need.side}, {need.prompt}"
-                 + (f" ({need.rule})" if need.rule else "") + ".")
+    lines.append(f"# The game waits for {awaiting['waiting_for']}: {need_text(awaiting['need'])}.")
     orders: list[dict] = []
     if need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in ruleset.describe_need(state["rules"], need)]
@@ -50,7 +57,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
     policies = engine.effective_policies(ruleset, state, side)
-    lines.append("# Standing orders in force (answer decisions when no order does); uncomment to change:")
-    lines.append("policies: {}")
-    lines += [f"#   {line}" for line in dumps(policies).splitlines()]
+    lines.append("# Standing orders in force (they answer decisions no order answers); uncomment to change:")
+    lines.append("policies:")
+    lines += [f"#  {line}" for line in dumps(policies).splitlines()]
     return "\n".join(lines) + "\n"

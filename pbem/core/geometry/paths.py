@@ -142,3 +142,19 @@ def all_costs(
     """Cheapest cost from `start` to every reachable node, sorted by node."""
     settled, _, _ = _search(start, neighbours, cost, stop=stop)
     return {n: settled[n] for n in sorted(settled)}
+
+
+def reachable_paths(
+    start: N,
+    budget: int,
+    neighbours: Neighbours,
+    cost: Cost,
+    *,
+    stop: Stop | None = None,
+) -> dict[N, tuple[int, list[N]]]:
+    """Every node reachable from `start` for at most `budget`, with its cheapest cost and
+    that cheapest path ([start, ..., node]), sorted by node; ties as in `_search`."""
+    if budget < 0:
+        raise ValueError("budget must be >= 0")
+    settled, parent, _ = _search(start, neighbours, cost, budget=budget, stop=stop)
+    return {n: (settled[n], _path_to(parent, start, n)) for n in sorted(settled)}
