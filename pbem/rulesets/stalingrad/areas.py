@@ -92,32 +92,23 @@ def update_control(rules: dict, ctx) -> None:
                         "only Soviet units are there", True)
 
 
+_DESCRIPTIONS = {
+    "move": "move {unit} to {to}", "reinforce": "reinforce {unit} in {area}", "shift": "shift {unit} to {to}",
+    "attack": "attack in {area}", "retreat": "retreat {unit} to {to}", "apply": "apply losses of {unit} as {how}",
+    "allocate": "allocate a loss point to {unit}", "substitute": "substitute {unit}", "end": "end",
+}
+
+
 def describe(order) -> str:
     """A short text naming an order for messages: "move 13gd-34 to station-1"."""
     if not isinstance(order, dict):
         return repr(order)
-    t = order.get("type")
-    u, a, to = order.get("unit"), order.get("area"), order.get("to")
-    if t == "move":
-        return f"move {u} to {to}"
-    if t == "reinforce":
-        return f"reinforce {u} in {a}"
-    if t == "shift":
-        return f"shift {u} to {to}"
-    if t == "attack":
-        return f"attack in {a}"
-    if t == "retreat":
-        return f"retreat {u} to {to}"
-    if t == "apply":
-        return f"apply losses of {u} as {order.get('how')}"
-    if t == "allocate":
-        return f"allocate a loss point to {u}"
-    if t == "substitute":
-        return f"substitute {u}"
-    if t == "card":
+    if order.get("type") == "card":
         return "play a tactical card" if order.get("play") else "keep the tactical card"
-    if t == "end":
-        return "end"
+    template = _DESCRIPTIONS.get(order.get("type"))
+    if template is not None:
+        fields = {key: order.get(key) for key in ("unit", "to", "area", "how")}
+        return template.format(**fields)
     return ", ".join(f"{k}={order[k]}" for k in sorted(order))
 
 
