@@ -189,3 +189,20 @@ def test_every_state_round_trips_through_its_file(tmp_path):
         applied = match.send(side, orders)
         path = match.folders["red"].path / "states" / f"{applied.state['seq']:04d}.yaml"
         assert load_mapping(path) == applied.state
+
+
+def test_a_decision_answer_from_a_later_packet_is_found_behind_older_orders(tmp_path):
+    # Red's orders of packet 3 wait behind its first fire's dice; blue, asked to decide,
+    # answers in packet 6 while its own old orders (packet 4) still wait for its phase.
+    from tests.support.games import sandbox
+
+    folder = sandbox(tmp_path / "g", dice=[6, 1, 1, 1])
+    send = lambda side, orders, policies=None, extra=None: game.adjudicate(  # noqa: E731
+        folder, game.build_packet(folder.game, folder.state, side, orders, policies, None, "", extra),
+        b"", f"{side} packet")
+    send("blue", [{"type": "fire", "unit": "b1", "target": "r1"}], {"absorb": "ask"})
+    applied = send("red", [{"type": "fire", "unit": "r1", "target": "b2"}])
+    assert applied.state["awaiting"]["waiting_for"] == "decision"
+    applied = send("blue", [{"type": "absorb", "unit": "b1"}])
+    assert applied.state["rules"]["units"]["b1"]["strength"] == 2
+    assert [item["order"]["type"] for item in applied.state["queue"]] == ["fire"]

@@ -339,7 +339,7 @@ def _run(game: Game, state: dict, k: int, dice_source: _Dice, source: str, event
         need = ruleset.next_step(rules)
         if need is None:
             return rules, None
-        position = next((i for i, item in enumerate(queue) if item["side"] == need.side), None)
+        position = _next_order(queue, need)
         item = queue[position] if position is not None else None
         if item is not None and item["order"].get("type") in need.accepts:
             order, origin, chosen_by = item["order"], item["seq"], "order"
@@ -390,6 +390,22 @@ def _run(game: Game, state: dict, k: int, dice_source: _Dice, source: str, event
         events.extend(step.events)
         if current:
             fresh = True
+
+
+def _next_order(queue: list[dict], need: Need) -> int | None:
+    """The queue position of the order that answers `need`: the side's first queued order;
+    for a decision, also an answer from a later packet waiting behind orders of earlier
+    packets (the player answered the question the engine asked; the earlier orders wait
+    for their own turn). Within one packet, orders are always taken in their order."""
+    mine = [i for i, item in enumerate(queue) if item["side"] == need.side]
+    if not mine or not need.decision or queue[mine[0]]["order"].get("type") in need.accepts:
+        return mine[0] if mine else None
+    first_packet = queue[mine[0]]["seq"]
+    for i in mine:
+        if queue[i]["seq"] == first_packet:
+            continue
+        return i if queue[i]["order"].get("type") in need.accepts else mine[0]
+    return mine[0]
 
 
 def _illegal(state: dict, game: Game, need: Need, item: dict, source: str, events: list[dict], k: int, exc: IllegalOrder) -> None:
