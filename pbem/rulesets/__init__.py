@@ -11,6 +11,7 @@ from pbem.core.errors import UsageError
 from pbem.rulesets.base import Ruleset
 
 REGISTRY: dict[str, str] = {
+    "chir": "pbem.rulesets.chir",
     "stalingrad": "pbem.rulesets.stalingrad",
 }
 

@@ -1,0 +1,138 @@
+"""Stacks, strength, zones of control (7.x), stacking (6.x) and control of hexes (3.3)."""
+
+from __future__ import annotations
+
+from .scenario import board, other
+
+SIZE_THIRDS = {"company": 1, "battalion": 3, "regiment": 9}  # 6.1: 3 companies = 1 battalion
+
+
+def on_map(rules: dict, side: str | None = None) -> list[str]:
+    return [uid for uid, u in sorted(rules["units"].items())
+            if u["status"] == "map" and (side is None or u["side"] == side)]
+
+
+def stacks(rules: dict, side: str | None = None) -> dict[str, list[str]]:
+    """hex -> units there (sorted), for units on the map."""
+    out: dict[str, list[str]] = {}
+    for uid in on_map(rules, side):
+        out.setdefault(rules["units"][uid]["hex"], []).append(uid)
+    return dict(sorted(out.items()))
+
+
+def units_in(rules: dict, h: str, side: str | None = None) -> list[str]:
+    return [uid for uid, u in sorted(rules["units"].items())
+            if u["status"] == "map" and u["hex"] == h and (side is None or u["side"] == side)]
+
+
+def side_in(rules: dict, h: str) -> str | None:
+    for u in rules["units"].values():
+        if u["status"] == "map" and u["hex"] == h:
+            return u["side"]
+    return None
+
+
+def strength(rules: dict, uids: list[str]) -> int:
+    return sum(rules["units"][u]["str"] for u in uids)
+
+
+def is_tank(u: dict) -> bool:
+    return u["cls"] == "tank"
+
+
+def combat_arm(u: dict) -> bool:
+    """Armoured or infantry unit (7.2, 8.5.1, 9.1, 9.4.1)."""
+    return u["cls"] in ("tank", "infantry")
+
+
+# --- 7.0 zones of control ---------------------------------------------------------------------
+
+def zoc(rules: dict, side: str) -> tuple[set[str], set[str]]:
+    """(hexes in the ZOC of `side`, hexes in its tank ZOC). 7.0: a hex whose units total 3 or
+    more strength projects a ZOC into the six adjacent hexes (across rivers too); 3 or more
+    of armoured units make it a tank ZOC. 7.1: units with a confusion marker count 0."""
+    b = board(rules)
+    total: dict[str, int] = {}
+    tanks: dict[str, int] = {}
+    for uid in on_map(rules, side):
+        u = rules["units"][uid]
+        if u["conf"]:
+            continue
+        total[u["hex"]] = total.get(u["hex"], 0) + u["str"]
+        if is_tank(u):
+            tanks[u["hex"]] = tanks.get(u["hex"], 0) + u["str"]
+    zone: set[str] = set()
+    tank_zone: set[str] = set()
+    for h, s in total.items():
+        if s >= 3:
+            zone.update(b.neigh[h])
+            if tanks.get(h, 0) >= 3:
+                tank_zone.update(b.neigh[h])
+    return zone, tank_zone
+
+
+def ezoc(rules: dict, side: str) -> tuple[set[str], set[str]]:
+    """The enemy zone of control as seen by `side`."""
+    return zoc(rules, other(side))
+
+
+def adjacent_enemy(rules: dict, h: str, side: str) -> bool:
+    b = board(rules)
+    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
+    return any(n in enemy for n in b.neigh[h])
+
+
+# --- 6.x stacking --------------------------------------------------------------------------------
+
+def stacking_ok(rules: dict, uids: list[str]) -> bool:
+    """Do these units (all of one side) fit in one hex? 6.1 German: 3 battalions, or 4 of
+    one unit (LW field-division units stack without penalty: they count as any unit);
+    6.2/6.3 Soviet: one regiment alone, or 2 battalions, or 3 of one army."""
+    if len(uids) <= 1:
+        return True
+    units = [rules["units"][u] for u in uids]
+    side = units[0]["side"]
+    thirds = sum(SIZE_THIRDS.get(u["size"], 3) for u in units)
+    if side == "german":
+        if thirds <= 9:
+            return True
+        field = set(rules["board"].get("field_divisions", []))
+        affs = {u["aff"] for u in units if u["aff"] not in field}
+        return thirds <= 12 and len(affs) <= 1
+    if any(u["size"] == "regiment" for u in units):
+        return False
+    if thirds <= 6:
+        return True
+    return thirds <= 9 and len({u["army"] for u in units}) == 1
+
+
+def fits(rules: dict, h: str, movers: list[str]) -> bool:
+    """Would `movers` fit into hex h with the friendly units already there?"""
+    side = rules["units"][movers[0]]["side"]
+    there = [u for u in units_in(rules, h, side) if u not in movers]
+    return stacking_ok(rules, there + list(movers))
+
+
+# --- 3.3 control -----------------------------------------------------------------------------
+
+def controller(rules: dict, h: str) -> str:
+    return rules["control"].get(h, "german")
+
+
+def enter(rules: dict, h: str, side: str) -> None:
+    """3.3: the player who last moved one of his units into a hex controls it."""
+    if side == "german":
+        rules["control"].pop(h, None)
+    else:
+        rules["control"][h] = "soviet"
+    if side == "soviet" and h in board(rules).place_hexes:
+        for place in rules["board"]["places"]:
+            if h in place["hexes"] and place["name"] not in rules["ever_soviet"] \
+                    and all(rules["control"].get(x) == "soviet" for x in place["hexes"]):
+                rules["ever_soviet"] = sorted(rules["ever_soviet"] + [place["name"]])
+
+
+def unit_text(rules: dict, uid: str) -> str:
+    u = rules["units"][uid]
+    marks = [m for m, on in (("confusion", u["conf"]), ("fired", u["fired"]), ("half", u["half"])) if on]
+    return f"{uid} {u['str']}" + (f" [{', '.join(marks)}]" if marks else "")

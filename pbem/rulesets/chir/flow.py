@@ -1,0 +1,186 @@
+"""The turn sequence (5.0) as an explicit state machine kept in `rules`.
+
+    phase "setup"     player german, then soviet (3.2, 3.3): decisions `place`/`end`
+    GT 1..12: for player soviet, then german (5.0):
+        phase "attack"    A. concentrated attack phase (9.1): `attack`, `end`
+        phase "movement"  B. movement phase with manoeuvre attacks (8.0, 9.2, 11.0, 4.4):
+                          `move`, `enter`, `attack`, `end`
+        C. recovery phase (12.0): automatic when movement ends
+    end of the game turn: fired markers removed, GT marker advanced; after GT 12 victory (4.0)
+    phase "over"
+
+An attack in progress (`rules["attack"]`, see combat.py) suspends the phase and asks its
+decisions of whichever side they belong to.
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder, Need
+from . import board as bd
+from . import combat, movement, recovery, setup, victory
+from .orders import DEFAULT_POLICIES
+
+PHASE_RULES = {"setup": "3.0", "attack": "9.1", "movement": "8.0"}
+ACCEPTS = {"attack": ("attack", "end"), "movement": ("move", "enter", "attack", "end")}
+
+
+class QuietContext:
+    """A context for set-up steps that roll no dice and report nothing."""
+
+    chosen_by = "order"
+
+    def d6(self, label: str) -> int:  # pragma: no cover - never called
+        raise RuntimeError("no dice during set-up")
+
+    def event(self, type: str, text: str, **fields) -> None:
+        pass
+
+
+def setup_rules(doc: dict, options: dict) -> dict:
+    rules = setup.initial(doc, options)
+    if rules["phase"] in ("attack", "movement"):
+        start_phase(rules, rules["phase"], QuietContext())
+    return rules
+
+
+# --- the need ------------------------------------------------------------------------------------
+
+def next_step(rules: dict) -> Need | None:
+    if rules["phase"] == "over":
+        return None
+    if rules["phase"] == "setup":
+        side = rules["player"]
+        return Need(side, "setup", f"set up the {side} units (3.{2 if side == 'german' else 3}): place, or end to "
+                    "place the rest as the historical default", ("place", "end"), "3.2" if side == "german" else "3.3",
+                    True)
+    waiting = combat.awaiting(rules)
+    if waiting is not None:
+        side, kind, prompt, accepts, rule = waiting
+        return Need(side, kind, prompt, accepts, rule, True)
+    phase, side = rules["phase"], rules["player"]
+    prompt = (f"GT {rules['turn']}, {side} concentrated attack phase: attack orders, then end" if phase == "attack"
+              else f"GT {rules['turn']}, {side} movement phase: move, enter, manoeuvre attack orders, then end")
+    return Need(side, f"{side}-{phase}", prompt, ACCEPTS[phase], PHASE_RULES[phase], False)
+
+
+def legal_orders(rules: dict, need: Need) -> list[dict]:
+    if rules["phase"] == "over":
+        return []
+    if need.kind == "setup":
+        return setup.options(rules, need.side)
+    if need.decision:
+        return combat.legal(rules, need.kind)
+    side = need.side
+    if rules["phase"] == "attack":
+        return combat.concentrated_options(rules, side) + [{"type": "end"}]
+    return movement.options(rules, side) + combat.manoeuvre_options(rules, side) + [{"type": "end"}]
+
+
+def policy(rules: dict, need: Need, policies: dict | None) -> dict | None:
+    if not need.decision:
+        return None
+    pol = dict(DEFAULT_POLICIES)
+    pol.update(policies or {})
+    if need.kind == "setup":
+        return None if pol.get("setup") == "ask" else {"type": "end"}
+    return combat.policy(rules, need.kind, pol)
+
+
+# --- applying an order ------------------------------------------------------------------------------
+
+def apply(rules: dict, need: Need, order: dict, ctx) -> None:
+    current = next_step(rules)
+    if current is None:
+        raise IllegalOrder("4.0", "the game is over; no order is legal", [])
+    if (current.side, current.kind) != (need.side, need.kind):
+        raise IllegalOrder(current.rule, f"the game waits for {current.kind} of {current.side}, not {need.kind}",
+                           list(current.accepts))
+    kind = order.get("type") if isinstance(order, dict) else None
+    if kind not in current.accepts:
+        raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes "
+                           f"{', '.join(current.accepts)}", list(current.accepts))
+    side = current.side
+    if current.kind == "setup":
+        if kind == "place":
+            setup.apply_place(rules, side, order)
+            ctx.event("setup", f"{order['unit']} set up in {order['hex']}.", side=side, units=[f"{order['unit']}@{order['hex']}"],
+                      chosen_by=ctx.chosen_by, rule=current.rule)
+        else:
+            _check_end(order, "setup")
+            setup.place_defaults(rules, side, ctx, "standing order" if ctx.chosen_by == "policy" else "end of set-up")
+            if side == "german":
+                rules["player"] = "soviet"
+                ctx.event("phase", "The Soviet player sets up (3.3).", phase="setup", side="soviet", rule="3.3")
+            else:
+                rules["player"] = "soviet"
+                rules["turn"] = 1
+                start_phase(rules, "attack", ctx)
+        return
+    if current.decision:
+        combat.answer(rules, current.kind, order, ctx)
+        return
+    phase = rules["phase"]
+    if kind == "end":
+        _check_end(order, phase)
+        end_phase(rules, ctx)
+    elif kind == "attack":
+        if phase == "attack":
+            combat.declare_concentrated(rules, side, order, ctx)
+        else:
+            combat.declare_manoeuvre(rules, side, order, ctx)
+    elif kind == "move":
+        movement.move(rules, side, order, ctx)
+    elif kind == "enter":
+        movement.enter_reinforcements(rules, side, order, ctx)
+
+
+def _check_end(order: dict, phase: str) -> None:
+    if order.get("phase", phase) != phase:
+        raise IllegalOrder("5.0", f"end names phase {order['phase']}, but the game is in the {phase} phase",
+                           [{"type": "end", "phase": phase}])
+
+
+# --- phases (5.0) -------------------------------------------------------------------------------------
+
+def start_phase(rules: dict, phase: str, ctx) -> None:
+    side = rules["player"]
+    rules["phase"] = phase
+    rules["ps"] = setup.fresh_ps()
+    if phase == "attack":
+        # 9.1: only units adjacent to an enemy unit at the start of the phase may attack
+        rules["ps"]["eligible"] = [u for u in bd.on_map(rules, side)
+                                   if bd.adjacent_enemy(rules, rules["units"][u]["hex"], side)]
+    else:
+        for u in rules["units"].values():
+            if u["side"] == side:
+                u["moved"] = False
+                u["used"] = 0
+                u["mattacked"] = False
+    ctx.event("phase", f"GT {rules['turn']}: {side} {'concentrated attack' if phase == 'attack' else 'movement'} "
+              f"phase (5.0).", turn=rules["turn"], side=side, phase=phase, rule="5.0")
+
+
+def end_phase(rules: dict, ctx) -> None:
+    side, phase = rules["player"], rules["phase"]
+    recovery.end_of_phase(rules, ctx)
+    if not victory.german_line(rules) and not rules["loc_ever_cut"]:
+        rules["loc_ever_cut"] = True
+        ctx.event("line-cut", "The German line of communication to the Don is cut (4.3, 14.0).", rule="4.3")
+    if phase == "attack":
+        start_phase(rules, "movement", ctx)
+        return
+    recovery.recovery(rules, side, ctx)
+    if side == "soviet":
+        rules["player"] = "german"
+        start_phase(rules, "attack", ctx)
+        return
+    recovery.end_of_turn(rules, ctx)
+    if rules["turn"] >= rules["last_turn"]:
+        rules["phase"] = "over"
+        rules["ps"] = setup.fresh_ps()
+        victory.final(rules, ctx)
+        return
+    rules["turn"] += 1
+    rules["player"] = "soviet"
+    ctx.event("game-turn", f"Game turn {rules['turn']} begins (5.0).", turn=rules["turn"], rule="5.0")
+    start_phase(rules, "attack", ctx)

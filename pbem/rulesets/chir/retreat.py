@@ -1,0 +1,267 @@
+"""Retreat (9.10) and advance after combat (9.11)."""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from . import board as bd
+from .scenario import board, other
+
+
+def eliminate(rules: dict, uid: str, ctx, why: str, rule: str) -> None:
+    u = rules["units"][uid]
+    ctx.event("eliminated", f"{uid} is eliminated ({why}).", unit=uid, hex=u["hex"], rule=rule)
+    u["status"] = "gone"
+    u["lost_hex"] = u["hex"]
+    u["hex"] = None
+
+
+def lose(rules: dict, uid: str, points: int, ctx, why: str, rule: str) -> None:
+    """9.9.3: strength points come off one by one; at 0 the unit is removed."""
+    u = rules["units"][uid]
+    taken = min(points, u["str"])
+    u["str"] -= taken
+    ctx.event("loss", f"{uid} loses {taken} strength ({why}): {u['str']} left.", unit=uid, points=taken,
+              left=u["str"], rule=rule)
+    if u["str"] <= 0:
+        eliminate(rules, uid, ctx, "strength 0", "9.9.3")
+
+
+# --- 9.10 retreat ---------------------------------------------------------------------------------
+
+def start(rules: dict, hit: dict, ctx) -> None:
+    """Begin a retreat: 9.10.4 anti-tank and artillery units already confused are removed;
+    every retreating unit gets a confusion marker (9.10, 7.1)."""
+    for uid in sorted(hit["retreaters"]):
+        u = rules["units"][uid]
+        if u["status"] != "map":
+            continue
+        if u["cls"] in ("anti-tank", "artillery") and u["conf"]:
+            eliminate(rules, uid, ctx, "anti-tank or artillery unit with a confusion marker must retreat", "9.10.4")
+            continue
+        u["conf"] = True
+    hit["r_started"] = True
+    hit["at"] = hit["hex"]
+    hit["path"] = [hit["hex"]]
+    hit["steps"] = 0
+    hit["r_losses"] = []
+    alive = _alive(rules, hit)
+    if alive:
+        ctx.event("marker", f"Confusion markers on {', '.join(alive)} (9.10).", units=alive, marker="confusion",
+                  rule="9.10")
+
+
+def _alive(rules: dict, hit: dict) -> list[str]:
+    return [u for u in sorted(hit["retreaters"]) if rules["units"][u]["status"] == "map"]
+
+
+def candidates(rules: dict, hit: dict) -> tuple[str, list[str]]:
+    """('stop', []), ('step', tied best hexes) or ('none', []) at the retreat's current hex.
+    9.10.1 priority: not in an EZOC, then within stacking, then towards the own rear."""
+    b = board(rules)
+    side = hit["side"]
+    alive = _alive(rules, hit)
+    cur = hit["at"]
+    zone, _ = bd.ezoc(rules, side)
+    if hit["steps"] >= hit["M"] and cur not in zone and bd.fits(rules, cur, alive):
+        return "stop", []
+    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
+    opts = [n for n in b.neigh[cur] if n not in enemy and n not in hit["path"] and b.crossable(cur, n)]
+    if not opts:
+        return "none", []
+    keyed = sorted((n in zone, not bd.fits(rules, n, alive), not b.rearward(side, cur, n), n) for n in opts)
+    best = keyed[0][:3]
+    return "step", [k[3] for k in keyed if k[:3] == best]
+
+
+def step(rules: dict, hit: dict, to: str, ctx, chosen: str) -> None:
+    """Retreat one hex: 9.10.2 each unit entering an EZOC hex loses 1 (2 in a tank ZOC,
+    unless it is itself a tank)."""
+    side = hit["side"]
+    alive = _alive(rules, hit)
+    zone, tank_zone = bd.ezoc(rules, side)
+    for uid in alive:
+        rules["units"][uid]["hex"] = to
+    bd.enter(rules, to, side)
+    hit["path"].append(to)
+    hit["steps"] += 1
+    hit["at"] = to
+    ctx.event("retreat-step", f"{', '.join(alive)} retreat to {to}" + (f" ({chosen})" if chosen else "") + ".",
+              units=alive, to=to, step=hit["steps"], ezoc=to in zone, chosen_by=chosen or "rule", rule="9.10.1")
+    if to in zone:
+        for uid in alive:
+            pts = 2 if to in tank_zone and rules["units"][uid]["cls"] != "tank" else 1
+            hit["r_losses"].append({"unit": uid, "hex": to, "points": pts})
+            lose(rules, uid, pts, ctx, f"retreat into the enemy {'tank ' if pts == 2 else ''}zone of control in {to}",
+                 "9.10.2")
+
+
+def finish(rules: dict, hit: dict, ctx, blocked: bool) -> None:
+    alive = _alive(rules, hit)
+    if blocked:
+        cur = hit["at"]
+        zone, _ = bd.ezoc(rules, hit["side"])
+        if hit["steps"] >= hit["M"] and cur not in zone:
+            # 9.10.3: no hex to go on to: retreating units are removed until the stack fits
+            while alive and not bd.fits(rules, cur, alive):
+                weakest = sorted(alive, key=lambda u: (rules["units"][u]["str"], u))[0]
+                eliminate(rules, weakest, ctx, "no hex left to retreat to within the stacking limit", "9.10.3")
+                alive = _alive(rules, hit)
+        else:
+            for uid in alive:
+                eliminate(rules, uid, ctx, "no hex to retreat to", "9.10")
+            alive = []
+    ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
+              + (f"; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
+                 if hit["r_losses"] else "") + ".",
+              units=sorted(hit["retreaters"]), path=list(hit["path"]), hexes=hit["steps"], losses=hit["r_losses"],
+              survivors=alive, rule="9.10")
+
+
+def run(rules: dict, hit: dict, ctx) -> bool:
+    """Advance the retreat; True when it is over, False when the owner must choose a hex."""
+    if not hit.get("r_started"):
+        start(rules, hit, ctx)
+    while True:
+        if not _alive(rules, hit):
+            finish(rules, hit, ctx, False)
+            return True
+        kind, hexes = candidates(rules, hit)
+        if kind == "stop":
+            finish(rules, hit, ctx, False)
+            return True
+        if kind == "none":
+            finish(rules, hit, ctx, True)
+            return True
+        if len(hexes) > 1:
+            return False
+        step(rules, hit, hexes[0], ctx, "")
+
+
+def choose(rules: dict, hit: dict, to: str, ctx) -> None:
+    kind, hexes = candidates(rules, hit)
+    if kind != "step" or to not in hexes:
+        raise IllegalOrder("9.10.1", f"retreat to {to}: the retreat may go only to "
+                           f"{', '.join(hexes) or 'nowhere'} (priority: outside enemy ZOC, within stacking, "
+                           f"towards the own rear)", [{"type": "retreat", "to": h} for h in hexes])
+    step(rules, hit, to, ctx, "standing order" if ctx.chosen_by == "policy" else "owner's choice")
+
+
+def policy_choice(rules: dict, hit: dict) -> str:
+    """engine-priority: of the tied hexes, the one farthest back, then the lowest id."""
+    _, hexes = candidates(rules, hit)
+    b = board(rules)
+    sign = -1 if hit["side"] == "german" else 1
+    return sorted(hexes, key=lambda h: (-sign * b.offset(h)[0], -sign * b.offset(h)[1], h))[0]
+
+
+# --- 9.11 advance after combat --------------------------------------------------------------------
+
+def eligible(rules: dict, a: dict) -> list[str]:
+    """Attacking units that may still advance: not anti-tank or artillery (9.11), alive and in
+    the hex they attacked from, not retreated, not yet advanced."""
+    out = []
+    for h, group in sorted(a["groups"].items()):
+        if h not in a.get("fired_groups", []):
+            continue
+        for uid in group:
+            u = rules["units"][uid]
+            if u["status"] == "map" and u["hex"] == h and u["cls"] in ("tank", "infantry") \
+                    and uid not in a["att_retreated"] and uid not in a["advanced"]:
+                out.append(uid)
+    return out
+
+
+def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> str | None:
+    b = board(rules)
+    side = a["att"]
+    if not path or len(path) > a["M"]:
+        return f"an advance is 1 to {a['M']} hexes (9.11)"
+    zone, _ = bd.ezoc(rules, side)
+    route = set(a.get("def_route", []))
+    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
+    cur = rules["units"][uids[0]]["hex"]
+    for i, h in enumerate(path):
+        if h not in b:
+            return f"there is no hex {h}"
+        if not b.grid.adjacent(cur, h):
+            return f"{cur} and {h} are not adjacent"
+        if h in enemy:
+            return f"{h} holds enemy units"
+        if not b.crossable(cur, h) and not (i == 0 and h == a["target"]):
+            return f"no advance across the river between {cur} and {h} without a bridge (9.11.1)"
+        if i < len(path) - 1 and h in zone and h not in route:
+            return f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there (9.11.2)"
+        cur = h
+    if not bd.fits(rules, path[-1], uids):
+        return f"the units would break the stacking limit in {path[-1]} (9.11)"
+    return None
+
+
+def options(rules: dict, a: dict) -> list[dict]:
+    b = board(rules)
+    elig = eligible(rules, a)
+    by_hex: dict[str, list[str]] = {}
+    for u in elig:
+        by_hex.setdefault(rules["units"][u]["hex"], []).append(u)
+    zone, _ = bd.ezoc(rules, a["att"])
+    route = set(a.get("def_route", []))
+    out = []
+    for h, us in sorted(by_hex.items()):
+        sets = [us] + ([[u] for u in us] if len(us) > 1 else [])
+        for group in sets:
+            seen = {h}
+            frontier: list[list[str]] = [[]]
+            for _ in range(a["M"]):
+                nxt = []
+                for p in frontier:
+                    cur = p[-1] if p else h
+                    for n in b.neigh[cur]:
+                        if n in seen:
+                            continue
+                        cand = p + [n]
+                        why = check_path(rules, a, group, cand)
+                        if why is None:
+                            out.append({"type": "advance", "units": group, "path": cand})
+                        if why is None or why.startswith("the units would break"):
+                            seen.add(n)
+                            if not (n in zone and n not in route):
+                                nxt.append(cand)
+                frontier = nxt
+    return out + [{"type": "advance-end"}]
+
+
+def advance(rules: dict, a: dict, order: dict, ctx) -> None:
+    uids = sorted(order.get("units") or [])
+    path = list(order.get("path") or [])
+    elig = eligible(rules, a)
+    bad = [u for u in uids if u not in elig]
+    if not uids or bad:
+        raise IllegalOrder("9.11", f"advance: {', '.join(bad) or 'no unit'} may not advance "
+                           f"(only attacking armoured and infantry units that have not yet advanced)", elig)
+    if len({rules["units"][u]["hex"] for u in uids}) != 1:
+        raise IllegalOrder("9.11", "advance: units advancing together must start in the same hex", elig)
+    why = check_path(rules, a, uids, path)
+    if why:
+        raise IllegalOrder("9.11", f"advance {','.join(uids)}: {why}", None)
+    start = rules["units"][uids[0]]["hex"]
+    for h in path:
+        bd.enter(rules, h, a["att"])
+    for u in uids:
+        rules["units"][u]["hex"] = path[-1]
+        if a["kind"] == "manoeuvre":
+            rules["units"][u]["done"] = True  # 9.11: facing turned; 8.6 lets concentrated attackers move at half
+    a["advanced"] = sorted(a["advanced"] + uids)
+    ctx.event("advance", f"{', '.join(uids)} advance {' -> '.join([start] + path)}"
+              f" ({'standing order' if ctx.chosen_by == 'policy' else 'attacker’s choice'}).",
+              units=uids, path=[start] + path, chosen_by=ctx.chosen_by, rule="9.11")
+
+
+def policy_advance(rules: dict, a: dict) -> dict:
+    """vacated: the first group (or else unit) that fits advances into the defender's hex."""
+    target = a["target"]
+    if bd.units_in(rules, target, a["att"]) or bd.side_in(rules, target) == other(a["att"]):
+        return {"type": "advance-end"}
+    for opt in options(rules, a):
+        if opt["type"] == "advance" and opt["path"] == [target]:
+            return opt
+    return {"type": "advance-end"}

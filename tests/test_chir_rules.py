@@ -1,0 +1,403 @@
+"""Unit tests of the chir rules, each with exact outcomes (rule sections in the names)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import pytest
+
+from pbem.rulesets.base import IllegalOrder
+from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
+from pbem.rulesets.chir.flow import next_step
+
+
+@lru_cache(maxsize=1)
+def _doc() -> str:
+    return json.dumps(RULESET.scenarios["historical"]())
+
+
+def position(units: dict, phase: str = "movement", player: str = "soviet", turn: int = 1, **extra) -> dict:
+    doc = json.loads(_doc())
+    doc["position"] = {"turn": turn, "player": player, "phase": phase, "units": units, **extra}
+    return RULESET.setup(doc, dict(RULESET.options))
+
+
+class Ctx:
+    def __init__(self, dice=(), chosen_by="order"):
+        self.dice = list(dice)
+        self.events: list[dict] = []
+        self.chosen_by = chosen_by
+
+    def d6(self, label: str) -> int:
+        return self.dice.pop(0)
+
+    def event(self, type: str, text: str, **fields) -> None:
+        self.events.append({"type": type, "text": text, **fields})
+
+    def of(self, type_: str) -> list[dict]:
+        return [e for e in self.events if e["type"] == type_]
+
+
+def play(rules: dict, order: dict, dice=(), chosen_by="order") -> Ctx:
+    ctx = Ctx(dice, chosen_by)
+    RULESET.apply(rules, next_step(rules), order, ctx)
+    return ctx
+
+
+# --- the record --------------------------------------------------------------------------------
+
+def test_ruleset_record_and_schemas():
+    assert RULESET.id == "chir" and RULESET.sides == ("soviet", "german")
+    assert RULESET.default_policies["on_void"] == "stop"
+    with open("schemas/chir-orders.schema.json", encoding="utf-8") as fh:
+        assert json.load(fh) == RULESET.order_schema
+    assert RULESET.options == {"never_soviet_city_multiplier": False, "line_never_cut": False}
+
+
+def test_state_is_json_like_without_floats():
+    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+
+    def walk(x):
+        assert not isinstance(x, (float, tuple, set))
+        if isinstance(x, dict):
+            assert all(isinstance(k, str) for k in x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(rules)
+
+
+# --- 3.x set-up ----------------------------------------------------------------------------------
+
+def test_3_setup_by_standing_order_is_legal_and_complete():
+    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+    need = next_step(rules)
+    assert (need.side, need.kind, need.decision) == ("german", "setup", True)
+    assert RULESET.policy(rules, need, dict(RULESET.default_policies)) == {"type": "end"}
+    assert RULESET.policy(rules, need, {"setup": "ask"}) is None
+    play(rules, {"type": "end"}, chosen_by="policy")
+    play(rules, {"type": "end"}, chosen_by="policy")
+    assert (rules["turn"], rules["player"], rules["phase"]) == (1, "soviet", "attack")
+    placed = [u for u, x in rules["units"].items() if x["status"] == "map"]
+    assert not [u for u, x in rules["units"].items() if x["status"] in ("setup", "out")]
+    for h, us in bd.stacks(rules).items():
+        assert bd.stacking_ok(rules, us), h
+    assert rules["units"]["GCC/32C"]["hex"] == "2832" and len(placed) > 80
+
+
+def test_3_2_infantry_only_on_front_and_3107_not_behind_front_A():
+    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+    assert setup.placement_error(rules, "Ob/I", "3201") is None
+    assert "front" in setup.placement_error(rules, "Ob/I", "3105")
+    assert setup.placement_error(rules, "Ob/Art", "3105") is None  # south of the front
+    assert setup.placement_error(rules, "Ob/Art", "3107") is not None  # 3.2's example
+    assert setup.placement_error(rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "place", "unit": "Ob/I", "hex": "3105"})
+    assert info.value.rule == "3.2"
+
+
+# --- 6.x stacking, 7.x ZOC ---------------------------------------------------------------------
+
+def test_6_stacking_limits():
+    rules = position({})
+    assert bd.stacking_ok(rules, ["LW/I", "LW/II", "LW/III"])
+    assert bd.stacking_ok(rules, ["LW/I", "LW/II", "LW/III", "LW/IV"])  # 4 of one unit
+    assert not bd.stacking_ok(rules, ["Sch/I", "Sch/II", "St/I", "St/II"])  # 4 of different units
+    assert bd.stacking_ok(rules, ["Sch/I", "Sch/II", "Ob/AT", "AT/III", "Art/StuG"])  # 3 companies = 1 battalion
+    assert not bd.stacking_ok(rules, ["GCC/5GCa", "89/a"])  # 6.3 a regiment stands alone
+    assert bd.stacking_ok(rules, ["89/a", "89/b", "5TA/510"])  # 3 battalions of one army
+    assert not bd.stacking_ok(rules, ["1TC/159a", "26TC/19", "26TC/216"])  # 1TC and 26TC: different armies
+    assert bd.stacking_ok(rules, ["1TC/159a", "26TC/19"])  # 2 battalions of any affiliation
+
+
+def test_7_zoc_needs_3_strength_and_confusion_counts_0():
+    rules = position({"5TA/510": {"hex": "3020"}, "GCC/5GCa": {"hex": "3420"},
+                      "LW/II": {"hex": "3120", "strength": 2}, "LW/III": {"hex": "3120", "strength": 2, "markers": ["confusion"]}})
+    zone, tank = bd.zoc(rules, "soviet")
+    assert "3019" in zone and "3019" in tank  # 3 tank points: a tank ZOC
+    assert "3419" not in zone  # 5GC with 2 points: no ZOC (7.0's example)
+    german, _ = bd.zoc(rules, "german")
+    assert german == set()  # 2 + 2, one confused: counts 2 (7.1)
+
+
+# --- 8.x movement ----------------------------------------------------------------------------------
+
+def test_8_3_motorised_boggy_across_river_costs_3_mp_and_8_4_road():
+    rules = position({"89/a": {"hex": "1133"}, "GCC/5GCa": {"hex": "1232"}})
+    assert movement.step_cost(rules, "89/a", "1133", "1134") == 6
+    assert movement.step_cost(rules, "GCC/5GCa", "1232", "1233") == 4 + 2  # boggy 2 MP + river 1 MP on foot
+    assert movement.step_cost(rules, "89/a", "2541", "2540") == 1  # bridge on the road: 0.5 MP
+
+
+def test_8_1_no_move_beyond_allowance_and_8_6_half_move():
+    rules = position({"333/1116": {"hex": "3220", "markers": ["half"]}})
+    assert movement.budget(rules, "333/1116") == 4  # 4 MP halved: 2 MP
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "move", "units": ["333/1116"], "path": ["3221", "3222", "3223"]})
+    assert info.value.rule == "8.1"
+
+
+def test_8_5_1_ezoc_stops_and_artillery_alone_may_not_enter():
+    rules = position({"LW/I": {"hex": "3320"}, "1TC/Art": {"hex": "3122"}, "1TC/44a": {"hex": "3123"}})
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "move", "units": ["1TC/44a"], "path": ["3222", "3221", "3220", "3219"]})
+    assert info.value.rule == "8.5.1"  # 3221 is in the EZOC of 3320: movement ends there
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "move", "units": ["1TC/Art"], "path": ["3221", "3220"]})
+    assert info.value.rule == "8.5.1"
+    play(rules, {"type": "move", "units": ["1TC/44a"], "path": ["3222", "3221", "3220"]})
+    play(rules, {"type": "move", "units": ["1TC/Art"], "path": ["3221", "3220"]})  # a friendly infantry unit is there
+
+
+@pytest.mark.parametrize("die, motorised_only, ok", [(3, False, True), (4, False, False), (4, True, True), (5, True, False)])
+def test_8_5_2_tactical_retreat_die(die, motorised_only, ok):
+    unit = "1TC/44b" if motorised_only else "333/1116"
+    rules = position({"LW/I": {"hex": "3320"}, unit: {"hex": "3220"}})
+    ctx = play(rules, {"type": "move", "units": [unit], "path": ["3221"]}, dice=[die])
+    tr = ctx.of("tactical-retreat")[0]
+    assert (tr["die"], tr["modifier"], tr["success"]) == (die, -1 if motorised_only else 0, ok)
+    assert rules["units"][unit]["hex"] == ("3221" if ok else "3220")
+
+
+def test_8_5_2_supported_retreat_is_automatic_and_tank_zoc_cancels_modifier():
+    rules = position({"11Pz/15a": {"hex": "3320"}, "1TC/44b": {"hex": "3220"}, "1TC/44a": {"hex": "3220"}})
+    ctx = play(rules, {"type": "move", "units": ["1TC/44b"], "path": ["3221"]})
+    assert ctx.of("tactical-retreat")[0]["supported"] is True
+    ctx = play(rules, {"type": "move", "units": ["1TC/44a"], "path": ["3221"]}, dice=[4])
+    assert ctx.of("tactical-retreat")[0]["modifier"] == 0  # a tank ZOC: no -1
+
+
+def test_8_5_3_no_move_from_ezoc_straight_into_ezoc():
+    rules = position({"LW/I": {"hex": "3320"}, "1TC/44b": {"hex": "3220"}})
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "move", "units": ["1TC/44b"], "path": ["3321"]})
+    assert info.value.rule == "8.5.3"
+
+
+def test_8_7_fired_artillery_does_not_move_but_german_sp_moves_at_half():
+    rules = position({"333/Art": {"hex": "3522", "markers": ["fired"]}, "11Pz/119II": {"hex": "1520", "markers": ["fired"]}})
+    assert "8.7" in movement.why_not_move(rules, "333/Art", "soviet")
+    assert movement.why_not_move(rules, "11Pz/119II", "german") is None
+    assert movement.budget(rules, "11Pz/119II") == 6  # 7 MP halved: 3 MP
+
+
+def test_11_reinforcements_enter_on_their_turn_and_4_4_exit():
+    rules = position({"11Pz/15a": "pool", "LW/I": {"hex": "3320"}}, player="german")
+    opts = [o for o in RULESET.legal_orders(rules, next_step(rules)) if o["type"] == "enter"]
+    assert opts and all(o["path"][0] == "1020" for o in opts)
+    play(rules, {"type": "enter", "units": ["11Pz/15a"], "path": ["1020", "1121"]})
+    assert rules["units"]["11Pz/15a"]["hex"] == "1121"
+    rules = position({"8GT/a": "pool"}, turn=7)
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "enter", "units": ["8GT/a"], "path": ["4323"]})
+    assert info.value.rule == "11.1"
+    rules = position({"89/a": {"hex": "1121"}}, control={"1121": "soviet"})
+    ctx = play(rules, {"type": "move", "units": ["89/a"], "path": ["1020"], "exit": True})
+    assert rules["units"]["89/a"]["status"] == "exited" and ctx.of("exit")[0]["line"] is False
+    with pytest.raises(IllegalOrder) as info:
+        play(position({"LW/I": {"hex": "1121"}}, player="german"),
+             {"type": "move", "units": ["LW/I"], "path": ["1020"], "exit": True})
+    assert info.value.rule == "4.4"
+
+
+# --- 9.x combat -------------------------------------------------------------------------------------
+
+def test_9_6_weapon_effects_per_class_fractions_dropped():
+    rules = position({"LW/II": {"hex": "3120"}, "LW/III": {"hex": "3120"}, "LW/ArtI": {"hex": "3118"}})
+    total, parts = combat.fire_strength(rules, ["LW/II", "LW/III"], ["LW/ArtI"], True)
+    assert total == 2 and [p["value"] for p in parts] == [1, 1]
+    total, _ = combat.fire_strength(rules, ["LW/II", "LW/III"], ["LW/ArtI"], False)
+    assert total == 9
+    total, _ = combat.fire_strength(rules, ["LW/ArtI"], [], False)
+    assert total == 6  # adjacent artillery x2 against a target without tanks
+
+
+@pytest.mark.parametrize("strength, shift, expected", [
+    (22, 2, ("20-24", "30-34", "ok")), (5, -1, ("5-7", "3-4", "ok")), (1, -1, ("1-2", None, "cancelled")),
+    (0, 3, (None, None, "zero")), (40, 2, ("35+", "35+", "ok")), (33, 3, ("30-34", "35+", "ok"))])
+def test_9_7_columns_and_limits(strength, shift, expected):
+    assert combat.resolve_column(position({}), strength, shift) == expected
+
+
+def test_9_7_4_light_and_heavy_tank_shifts():
+    rules = position({})
+    assert [s["shift"] for s in combat.tank_shifts(rules, ["11Pz/15a"], ["89/b"])] == [2]  # two red circles
+    assert combat.tank_shifts(rules, ["11Pz/110I"], ["89/b"]) == []  # no tank firing
+    assert combat.tank_shifts(rules, ["11Pz/15a"], ["89/b", "89/a"]) == []  # not only light tanks
+    assert [s["shift"] for s in combat.tank_shifts(rules, ["11Pz/110I"], ["26TC/216"])] == [-1]
+
+
+def test_9_7_1_9_7_3_multi_group_terrain_and_river_shifts():
+    rules = position({"LW/I": {"hex": "3203"}, "CC/21a": {"hex": "3303"}, "CC/21b": {"hex": "3304"}},
+                     phase="attack")
+    a = {"kind": "concentrated", "target": "3203", "att": "soviet"}
+    groups = {"3303": ["CC/21a"], "3304": ["CC/21b"]}
+    shifts = {s["id"]: s["shift"] for s in combat.offensive_shifts(rules, a, groups, ["CC/21a", "CC/21b"], ["LW/I"])}
+    assert shifts == {"multi_group": 1, "terrain": -1, "river": -2}  # Oblivskaya is a town across the Chir
+
+
+def test_9_1_only_units_adjacent_at_phase_start_and_once_per_target():
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/1118": {"hex": "3221"}},
+                     phase="attack")
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "attack", "target": "3320", "units": ["333/1118"]})
+    assert info.value.rule in ("9.0", "9.1")
+    assert "333/1116" in rules["ps"]["eligible"] and "333/1118" not in rules["ps"]["eligible"]
+
+
+def test_9_2_manoeuvre_attack_limits():
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220", "markers": ["half"]},
+                      "1TC/Art": {"hex": "3321"}, "333/1118": {"hex": "3420"}})
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "attack", "target": "3320", "units": ["333/1116"]})
+    assert info.value.rule == "8.6"
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "attack", "target": "3320", "units": ["1TC/Art"]})
+    assert info.value.rule == "9.2"
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "attack", "target": "3320", "units": ["333/1118"], "support": ["1TC/Art"]})
+    assert info.value.rule == "10.2"  # Soviet artillery never supports a manoeuvre attack
+
+
+def test_9_8_loss_allocation_tanks_first_then_strongest_tie_is_a_decision():
+    rules = position({"11Pz/15c": {"hex": "2520"}, "11Pz/110I": {"hex": "2520"}})
+    hit = combat.new_hit(rules, "german", "2520", ["11Pz/15c", "11Pz/110I"], 0, 1, "x")
+    assert combat.loss_candidates(rules, hit) == ["11Pz/15c"]  # tank first although weaker
+    rules = position({"11Pz/110I": {"hex": "2520"}, "11Pz/110II": {"hex": "2520"}})
+    hit = combat.new_hit(rules, "german", "2520", ["11Pz/110I", "11Pz/110II"], 0, 1, "x")
+    assert combat.loss_candidates(rules, hit) == ["11Pz/110I", "11Pz/110II"]
+
+
+def test_9_9_test_only_if_strength_left_covers_morale_damage():
+    rules = position({"LW/I": {"hex": "3320", "strength": 2}})
+    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 3, 0, "x")
+    hit["stage"] = "choice"
+    assert not combat.test_allowed(rules, hit)
+    hit["M"] = 2
+    assert combat.test_allowed(rules, hit)
+
+
+def test_9_9_1_one_die_per_group_morale_per_unit():
+    rules = position({"11Pz/15a": {"hex": "2520"}, "K593/I": {"hex": "2520"}})
+    hit = combat.new_hit(rules, "german", "2520", ["11Pz/15a", "K593/I"], 1, 0, "x")
+    hit["stage"] = "test"
+    ctx = Ctx([3])
+    combat.run_hit(rules, hit, ctx)
+    test = ctx.of("morale-test")[0]
+    assert test["passed"] == ["11Pz/15a"] and test["failed"] == ["K593/I"]  # morale 5 and 2
+
+
+def test_9_10_retreat_priorities_and_ezoc_losses():
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/1118": {"hex": "3321"},
+                      "333/1120": {"hex": "3420"}, "5TA/510": {"hex": "3219"}})
+    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 1, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
+    ctx = Ctx()
+    combat.run_hit(rules, hit, ctx)
+    # 3319 is the only hex next to 3320 outside the Soviet ZOC; but 3319 is next to the tank in 3219
+    step = ctx.of("retreat-step")[0]
+    assert step["to"] in ("3319", "3419")
+    rules = position({"LW/I": {"hex": "3120"}, "5TA/510": {"hex": "3219"}, "1TC/44b": {"hex": "3020"},
+                      "1TC/44a": {"hex": "3121"}, "GCC/32C": {"hex": "3220"}})
+    hit = combat.new_hit(rules, "german", "3120", ["LW/I"], 1, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
+    assert retreat.candidates(rules, dict(hit, r_started=True, at="3120", path=["3120"], steps=0))[1] == ["3019", "3119"]
+    ctx = Ctx()
+    assert combat.run_hit(rules, hit, ctx) is False  # tie: the owner chooses
+    retreat.choose(rules, hit, "3119", ctx)
+    loss = ctx.of("loss")[0]
+    assert (loss["unit"], loss["points"]) == ("LW/I", 2)  # a tank ZOC costs 2 (9.10.2)
+
+
+def test_9_10_4_confused_anti_tank_retreating_is_removed():
+    rules = position({"LW/ATI": {"hex": "2719", "markers": ["confusion"]}})
+    hit = combat.new_hit(rules, "german", "2719", ["LW/ATI"], 1, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/ATI"], "retreat"
+    ctx = Ctx()
+    combat.run_hit(rules, hit, ctx)
+    assert rules["units"]["LW/ATI"]["status"] == "gone" and ctx.of("eliminated")[0]["rule"] == "9.10.4"
+
+
+def test_9_11_advance_limits():
+    rules = position({"333/1116": {"hex": "3220"}, "333/Art": {"hex": "3321"}, "LW/II": {"hex": "3118"}})
+    a = {"kind": "concentrated", "att": "soviet", "target": "3320", "groups": {"3220": ["333/1116"], "3321": ["333/Art"]},
+         "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
+    assert retreat.eligible(rules, a) == ["333/1116"]  # artillery never advances
+    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]).startswith("an advance is 1 to 3")
+    assert "9.11.2" in retreat.check_path(rules, a, ["333/1116"], ["3219", "3218", "3217"])  # 3218: EZOC of 3118
+    assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218"]) is None  # it may end there
+    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
+
+
+# --- 10.x artillery ----------------------------------------------------------------------------------
+
+def test_10_artillery_eligibility():
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/Art": {"hex": "3522"},
+                      "5TA/Arta": {"hex": "3523"}, "26TC/Art": {"hex": "3223"}, "119/Art": {"hex": "3321"}})
+    group = ["333/1116"]
+    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", False) is None
+    assert "adjacent" in artillery.why_not_support(rules, "119/Art", group, "3320", "concentrated", False)
+    assert "119" in artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated", False) \
+        or "26TC" in artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated", False)
+    assert artillery.why_not_support(rules, "5TA/Arta", group, "3320", "concentrated", False) is None  # 333 is 5TA
+    assert "range" in artillery.why_not_support(rules, "333/Art", group, "2520", "concentrated", False)
+    rules["units"]["333/Art"]["fired"] = True
+    assert "fired" in artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", False)
+    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", True) is None  # 10.5
+    assert artillery.matching(rules, ["333/Art", "5TA/Arta"], {"3220": group}, "3320", "concentrated") is None
+
+
+# --- 4.x victory ----------------------------------------------------------------------------------
+
+def test_4_1_and_4_2_vp_in_halves():
+    rules = position({"CC/21a": {"hex": "4010", "strength": 1}, "CC/21b": {"status": "gone"}},
+                     control={"3203": "soviet"})
+    score = victory.vp(rules)
+    items = {i["what"]: i["halves"] for i in score["items"]}
+    assert items["CC/21a lost 2"] == 2 and items["CC/21b eliminated"] == 6
+    assert "Oblivskaya" not in items  # only one of its two hexes is Soviet: nobody scores
+
+
+@pytest.mark.parametrize("soviet, german, level, winner", [
+    (0, 8, "Draw", None), (0, 9, "Draw", None), (0, 10, "Narrow victory", "german"), (20, 0, "Narrow victory", "soviet"),
+    (22, 0, "Substantial victory", "soviet"), (0, 32, "Major victory", "german"), (0, 42, "Brilliant victory", "german")])
+def test_4_5_levels(soviet, german, level, winner):
+    lv = victory.level(position({}), {"soviet": soviet, "german": german})
+    assert (lv["level"], lv["winner"]) == (level, winner)
+
+
+def test_4_3_line_of_communication():
+    assert victory.german_line(position({}))
+    assert not victory.german_line(position({"5TA/510": {"hex": "2541"}}))  # a Soviet unit on 2541
+    from pbem.rulesets.chir.scenario import board
+    near = [h for h in board(position({})).neigh["2541"] if h not in ("2540", "2542")][0]
+    assert not victory.german_line(position({"5TA/510": {"hex": near}}))  # its ZOC covers 2541
+
+
+def test_14_0_optional_multiplier_rounds_up():
+    rules = position({})
+    rules["options"]["never_soviet_city_multiplier"] = True
+    items = {i["what"]: i["halves"] for i in victory.vp(rules)["items"]}
+    assert items["Surovikino"] == 16 and items["Nizhne-Chirskaya"] == 30
+
+
+# --- flow, policies, orders -------------------------------------------------------------------------
+
+def test_illegal_orders_name_rule_and_unknown_ids():
+    rules = position({"LW/I": {"hex": "3320"}})
+    with pytest.raises(IllegalOrder):
+        play(rules, {"type": "move", "units": ["NOPE"], "path": ["3221"]})
+    rules = position({"333/1116": {"hex": "3220"}})
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "move", "units": ["333/1116"], "path": ["9999"]})
+    assert info.value.rule == "2.1"
+
+
+def test_every_decision_has_a_standing_order_and_ask_stops():
+    for key, choices in RULESET.policy_schema["properties"].items():
+        if key not in ("on_void", "setup"):
+            assert "ask" in choices["enum"], key
