@@ -5,7 +5,8 @@
 - `pbem --version` wall time next to `python -c pass` (start-up cost of the CLI);
 - one `pbem adjudicate` wall time (a packet that resolves dice, as a user runs it);
 - audit throughput in packets per second over a whole random game;
-- rulesets may add their own figures (a busy player-turn) through BUSY_TURNS below.
+- chir: one `pbem adjudicate` of a busy player-turn (at least 20 moves and 8 attacks), a
+  whole Soviet player-turn in one packet of a seeded sandbox game.
 """
 
 from __future__ import annotations
@@ -47,6 +48,47 @@ def play_game(directory: Path, ruleset_id: str) -> "object":
         sender = match.state()["awaiting"]["packet_from"]
         match.send(sender, bot.plan(match.game, match.state(sender), sender, choose))
     return match
+
+
+def busy_turn(directory: Path, exe: list[str], repeat: int) -> None:
+    """A Soviet player-turn of chir with as many attacks and moves as the engine allows,
+    planned with the game's own (seeded) dice so that every order is consumed."""
+    import collections
+
+    from pbem import rulesets
+    from pbem.core import bot, engine, game
+
+    ruleset = rulesets.get("chir")
+    genesis = game.make_genesis("chir", {s: None for s in ruleset.sides}, sandbox={"seed": "busy"}, created="bench")
+    folder = game.create(directory / "busy", genesis)
+    first = game.build_packet(folder.game, folder.state, "german", [], None, None, "")
+    game.adjudicate(folder, first, game.packet_yaml(first).encode(), "set-up")
+    rank = {"attack": 0, "move": 1, "enter": 1, "end": 3}
+    count = [0]
+
+    def choose(options: list[dict]) -> dict:
+        count[0] += 1
+        best = min(rank.get(o["type"], 2) for o in options)
+        pool = [o for o in options if rank.get(o["type"], 2) == best]
+        return pool[(count[0] * 7919) % len(pool)]
+
+    seeded = engine._Dice(folder.game, folder.state, folder.state["seq"] + 1, None, None)
+    orders = bot.plan(folder.game, folder.state, "soviet", choose, roll=lambda label: seeded.roll(label)["value"])
+    packet = game.build_packet(folder.game, folder.state, "soviet", orders, None, None, "")
+    path = directory / "busy-packet.yaml"
+    path.write_text(game.packet_yaml(packet))
+    kinds = collections.Counter(o["type"] for o in orders)
+    times = []
+    for _ in range(repeat):
+        copy = directory / "busy-copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(folder.path, copy)
+        start = time.perf_counter()
+        subprocess.run(exe + ["adjudicate", str(copy), str(path)], check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    rolls = (copy / "aar" / "0002.md").read_text().count("Die: ")
+    print(f"chir busy player-turn   {statistics.median(times) * 1000:8.1f} ms  ({kinds['move']} moves, "
+          f"{kinds['attack']} attacks, {len(orders)} orders, {rolls} dice; wall, CLI)")
 
 
 def main() -> None:
@@ -103,6 +145,14 @@ def main() -> None:
         start = time.perf_counter()
         subprocess.run(exe + ["audit", str(first)], check=True, capture_output=True)
         print(f"pbem audit (CLI)        {(time.perf_counter() - start):8.2f} s")
+        if "chir" in rulesets_known():
+            busy_turn(tmp_path, exe, args.repeat)
+
+
+def rulesets_known() -> list[str]:
+    from pbem import rulesets
+
+    return rulesets.ids()
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def play(rules: dict, order: dict, dice=(), chosen_by="order") -> Ctx:
 # --- the record --------------------------------------------------------------------------------
 
 def test_ruleset_record_and_schemas():
-    assert RULESET.id == "chir" and RULESET.sides == ("soviet", "german")
+    assert RULESET.id == "chir" and RULESET.sides == ("german", "soviet")
     assert RULESET.default_policies["on_void"] == "stop"
     with open("schemas/chir-orders.schema.json", encoding="utf-8") as fh:
         assert json.load(fh) == RULESET.order_schema

@@ -20,11 +20,14 @@ class _Imagined:
 
     chosen_by = "order"
 
-    def __init__(self, seed: bytes):
+    def __init__(self, seed: bytes, roll: Callable[[str], int] | None = None):
         self._seed = seed
         self._n = 0
+        self._roll = roll
 
     def d6(self, label: str) -> int:
+        if self._roll is not None:
+            return self._roll(label)
         self._n += 1
         return 1 + hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()[0] % 6
 
@@ -32,19 +35,28 @@ class _Imagined:
         pass
 
 
-def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict]) -> list[dict]:
+def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict],
+         roll: Callable[[str], int] | None = None) -> list[dict]:
     """Orders for `side`'s next packet: choices for each need of that side, in turn, until the
-    flow passes to the other side or the game ends (answering by hand any decision too)."""
+    flow passes to the other side or the game ends (answering by hand any decision too).
+    `roll` gives the dice by label where they are known in advance (a seeded sandbox)."""
     ruleset = game.ruleset
     if state["awaiting"]["waiting_for"] == "dice" or any(item["side"] == side for item in state["queue"]):
         return []  # earlier orders are still waiting for their dice
     rules = engine.clone(state["rules"])
-    context = _Imagined(state["state_hash"].encode())
+    context = _Imagined(state["state_hash"].encode(), roll)
     orders: list[dict] = []
     while len(orders) < MAX_ORDERS:
         need = ruleset.next_step(rules)
-        if need is None or need.side != side:
+        if need is None:
             break
+        if need.side != side:
+            # The opponent's standing orders answer its decisions, as the engine will.
+            answer = ruleset.policy(rules, need, engine.effective_policies(ruleset, state, need.side)) if need.decision else None
+            if answer is None:
+                break
+            ruleset.apply(rules, need, answer, context)
+            continue
         options = ruleset.legal_orders(rules, need)
         if not options:
             break

@@ -14,7 +14,8 @@ PLAYER_FOLDERS = ("player-1", "player-2")
 
 
 def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", say: Callable[[str], None] = print,
-         max_packets: int = 2000, seed: str = "demo") -> dict:
+         max_packets: int = 2000, seed: str = "demo", turns: int | None = None) -> dict:
+    """Play a whole game, or only its first `turns` game turns."""
     from pbem import rulesets
 
     directory = Path(directory)
@@ -34,7 +35,7 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
     while packets < max_packets:
         state = folders[ruleset.sides[0]].state
         sender = state["awaiting"]["packet_from"]
-        if sender is None:
+        if sender is None or (turns is not None and ruleset.summary(state["rules"]).get("turn", 0) > turns):
             break
         mine = folders[sender]
         orders = bot.plan(mine.game, mine.state, sender, choose)

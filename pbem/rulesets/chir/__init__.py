@@ -15,7 +15,9 @@ RULESET = Ruleset(
     id="chir",
     version="1.0.0",
     title="48th Panzer Korps: Battles on the River Chir",
-    sides=("soviet", "german"),  # 5.0: the Soviet player-turn comes first
+    # The German player sets up first (3.2), so German sends packet 1; packets then
+    # alternate, while each game turn begins with the Soviet player-turn (5.0).
+    sides=("german", "soviet"),
     scenarios={"historical": scenario.load_historical},
     default_scenario="historical",
     options={"never_soviet_city_multiplier": False, "line_never_cut": False},  # 14.0, by agreement
