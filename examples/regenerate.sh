@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Rebuild the example game folders with `pbem demo` (fresh keys each time, so the games
+# differ from run to run): one player's folder of a whole signed game per ruleset.
+# Run after any change that alters states or reports on purpose; `pbem audit` must pass.
+set -euo pipefail
+cd "$(dirname "$0")"
+for ruleset in "$@"; do
+  tmp=$(mktemp -d)
+  pbem demo "$tmp/demo" --ruleset "$ruleset" >/dev/null
+  rm -rf "$ruleset-demo"
+  mkdir "$ruleset-demo"
+  cp -r "$tmp/demo/player-1/." "$ruleset-demo/"
+  mkdir "$ruleset-demo/keys"
+  cp "$tmp"/demo/keys/*.pub "$ruleset-demo/keys/"   # public keys only
+  rm -rf "$tmp"
+  pbem audit "$ruleset-demo"
+done
