@@ -458,9 +458,7 @@ def _awaiting(game: Game, state: dict, k: int, status: dict | None) -> dict:
     if need is None:
         return {"packet_from": None, "waiting_for": "nothing: the game is over", "need": None}
     packet_from = game.sender_of(k + 1) if game.secure else need.side
-    waiting_for = status["waiting_for"] if status else ("orders" if not need.decision else "decision")
-    if status is None and k == 0 and need.decision is False:
-        waiting_for = "orders"
+    waiting_for = status["waiting_for"] if status else ("decision" if need.decision else "orders")
     awaiting = {"packet_from": packet_from, "waiting_for": waiting_for, "need": need.as_dict()}
     if waiting_for == "decision":
         options = game.ruleset.legal_orders(state["rules"], need)
