@@ -29,9 +29,6 @@ def test_an_order_never_rolls_from_its_own_packets_segment(tmp_path):
     assert rolls(applied.events) == []
     assert applied.state["awaiting"]["waiting_for"] == "dice"
     assert [item["order"]["type"] for item in applied.state["queue"]] == ["fire"]
-    from pbem.core.audit import audit
-
-    assert audit(folder.path).ok
     applied = match.send("blue", [])                       # 4 opens segment 4
     [roll] = rolls(applied.events)
     assert roll["segment"] == 4 and roll["label"] == "t1.red.fire1" and roll["index"] == 0
@@ -200,6 +197,7 @@ def test_a_decision_answer_from_a_later_packet_is_found_behind_older_orders(tmp_
     from tests.support.games import sandbox
 
     folder = sandbox(tmp_path / "g", dice=[6, 1, 1, 1])
+
     def send(side, orders, policies=None):
         packet = game.build_packet(folder.game, folder.state, side, orders, policies, None, "")
         return game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"{side} packet")
@@ -210,6 +208,9 @@ def test_a_decision_answer_from_a_later_packet_is_found_behind_older_orders(tmp_
     applied = send("blue", [{"type": "absorb", "unit": "b1"}])
     assert applied.state["rules"]["units"]["b1"]["strength"] == 2
     assert [item["order"]["type"] for item in applied.state["queue"]] == ["fire"]
+    from pbem.core.audit import audit
+
+    assert audit(folder.path).ok
     from pbem.core.audit import audit
 
     assert audit(folder.path).ok
