@@ -211,6 +211,3 @@ def test_a_decision_answer_from_a_later_packet_is_found_behind_older_orders(tmp_
     from pbem.core.audit import audit
 
     assert audit(folder.path).ok
-    from pbem.core.audit import audit
-
-    assert audit(folder.path).ok
