@@ -206,3 +206,18 @@ def test_submit_warns_of_orders_that_would_be_void_after_their_dice(run, duel_ga
 
 def game_states(folder):
     return sorted(os.listdir(Path(folder) / "states"))
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
+def test_a_passphrase_protected_ssh_keygen_key_signs_with_the_passphrase_from_the_environment(run, tmp_path, monkeypatch):
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "sekrit", "-C", "red@table", "-f", "red"], check=True)
+    run("keygen", "blue", "--dir", ".")
+    run("new", "g", "--ruleset", "duel", "--side", "red=red.pub", "--side", "blue=blue.pub", "--created", "x")
+    write("o.yaml", "orders: []\n")
+    result = run("submit", "g", "o.yaml", "--key", "red", code=4)
+    assert "PBEM_PASSPHRASE" in result.stderr
+    monkeypatch.setenv("PBEM_PASSPHRASE", "wrong")
+    assert "passphrase" in run("submit", "g", "o.yaml", "--key", "red", code=4).stderr
+    monkeypatch.setenv("PBEM_PASSPHRASE", "sekrit")
+    run("submit", "g", "o.yaml", "--key", "red")
+    assert json.loads(run("audit", "g", "--json").output)["signatures"] == 1
