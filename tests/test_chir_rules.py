@@ -401,3 +401,164 @@ def test_every_decision_has_a_standing_order_and_ask_stops():
     for key, choices in RULESET.policy_schema["properties"].items():
         if key not in ("on_void", "setup"):
             assert "ask" in choices["enum"], key
+
+
+# --- 9.4 fire is optional ---------------------------------------------------------------------------
+
+def _defensive_fire_position():
+    rules = position({"11Pz/15a": {"hex": "2520"}, "11Pz/110I": {"hex": "2520"}, "11Pz/110II": {"hex": "2520"},
+                      "89/a": {"hex": "2620"}, "5TA/510": {"hex": "2620"}, "89/b": {"hex": "2621"}},
+                     phase="attack", turn=2)
+    play(rules, {"type": "attack", "target": "2520", "units": ["89/a", "5TA/510"]})
+    return rules
+
+
+def test_9_4_defensive_fire_options_all_none_and_single_units():
+    rules = _defensive_fire_position()
+    need = next_step(rules)
+    assert (need.side, need.kind) == ("german", "defensive-fire")
+    assert RULESET.legal_orders(rules, need) == [
+        {"type": "fire", "target": None}, {"type": "fire", "target": "2620"},
+        {"type": "fire", "target": "2620", "units": ["11Pz/110I"]},
+        {"type": "fire", "target": "2620", "units": ["11Pz/110II"]},
+        {"type": "fire", "target": "2620", "units": ["11Pz/15a"]}]
+    # the standing order: every eligible unit fires at the strongest group
+    assert RULESET.policy(rules, need, dict(RULESET.default_policies)) == {"type": "fire", "target": "2620"}
+
+
+def test_9_4_defender_chooses_which_units_fire():
+    rules = _defensive_fire_position()
+    ctx = play(rules, {"type": "fire", "target": "2620", "units": ["11Pz/110I", "11Pz/15a"]}, dice=[6, 6])
+    target = ctx.of("defensive-target")[0]
+    assert target["units"] == ["11Pz/110I", "11Pz/15a"] and target["chosen_by"] == "order"
+    fire = ctx.of("fire")[0]
+    assert fire["fire"] == "defensive" and fire["firers"] == ["11Pz/110I", "11Pz/15a"]
+    assert fire["strength"] == 8  # tanks 4 x2 = 8; infantry 3 x1/4 = 0 (11Pz/110II holds its fire)
+    offensive = ctx.of("fire")[1]
+    assert offensive["firers"] == ["5TA/510", "89/a"]  # exactly the declared attackers (89/b in 2621 does not fire)
+
+
+def test_9_4_defensive_fire_default_is_every_eligible_unit_and_bad_choices_are_illegal():
+    rules = _defensive_fire_position()
+    ctx = play(rules, {"type": "fire", "target": "2620"}, dice=[6, 6])
+    fire = ctx.of("fire")[0]
+    assert fire["firers"] == ["11Pz/110I", "11Pz/110II", "11Pz/15a"] and fire["strength"] == 9  # (3+3) x1/4 = 1
+    for order in ({"type": "fire", "target": "2620", "units": ["89/a"]},
+                  {"type": "fire", "target": "2620", "units": []},
+                  {"type": "fire", "target": None, "units": ["11Pz/15a"]},
+                  {"type": "fire", "target": "2620", "units": ["11Pz/15a", "11Pz/15a"]}):
+        with pytest.raises(IllegalOrder) as info:
+            play(_defensive_fire_position(), order)
+        assert info.value.rule == "9.4"
+
+
+# --- 6.4 and 9.10.3: removal to comply with the stacking limit ------------------------------------
+
+def _overstacked_german_move():
+    rules = position({"Sch/I": {"hex": "2020"}, "Sch/II": {"hex": "2020"}, "St/I": {"hex": "2020"},
+                      "St/II": {"hex": "2021"}}, player="german")
+    ctx = play(rules, {"type": "move", "units": ["St/II"], "path": ["2020"]})
+    return rules, ctx
+
+
+def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
+    rules, ctx = _overstacked_german_move()
+    assert rules["units"]["St/II"]["hex"] == "2020"
+    over = ctx.of("over-stacked")[0]
+    assert (over["hex"], over["pool"], over["rule"]) == ("2020", ["Sch/I", "Sch/II", "St/I", "St/II"], "6.4")
+    need = next_step(rules)
+    assert (need.side, need.kind, need.rule, need.accepts, need.decision) == ("german", "stack-removal", "6.4", ("remove",), True)
+    assert RULESET.legal_orders(rules, need) == [{"type": "remove", "units": [u]} for u in ("Sch/I", "Sch/II", "St/I", "St/II")]
+    # default standing order: the weakest (St/I and St/II have 2), then lowest morale (both 3), then id
+    order = RULESET.policy(rules, need, dict(RULESET.default_policies))
+    assert order == {"type": "remove", "units": ["St/I"]}
+    assert RULESET.policy(rules, need, {"stack_removal": "ask"}) is None
+    ctx = play(rules, order, chosen_by="policy")
+    gone = ctx.of("eliminated")[0]
+    assert (gone["unit"], gone["hex"], gone["rule"]) == ("St/I", "2020", "6.4")
+    assert ctx.of("stack-removal")[0]["left"] == ["Sch/I", "Sch/II", "St/II"]
+    assert rules["units"]["St/I"]["status"] == "gone" and rules["removal"] is None
+    assert next_step(rules).kind == "german-movement"
+    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(rules)["items"]}
+    assert items["St/I eliminated"] == ("soviet", 4)  # 4.1: 1 VP per printed point (2)
+
+
+def test_6_4_removal_only_what_is_necessary():
+    rules, _ = _overstacked_german_move()
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "remove", "units": ["Sch/I", "St/I"]})
+    assert info.value.rule == "6.4"  # one removal suffices
+    with pytest.raises(IllegalOrder):
+        play(rules, {"type": "remove", "units": ["LW/I"]})
+    play(rules, {"type": "remove", "units": ["Sch/II"]})
+    assert [u for u in bd.units_in(rules, "2020", "german")] == ["Sch/I", "St/I", "St/II"]
+
+
+def test_6_4_minimal_sets_and_one_at_a_time_for_a_soviet_regiment():
+    rules = position({"1TC/44a": {"hex": "3123"}, "1TC/44b": {"hex": "3123"}, "333/1116": {"hex": "3122"}})
+    play(rules, {"type": "move", "units": ["333/1116"], "path": ["3123"]})
+    need = next_step(rules)
+    assert need.kind == "stack-removal" and need.side == "soviet"
+    assert RULESET.legal_orders(rules, need) == [
+        {"type": "remove", "units": ["333/1116"]}, {"type": "remove", "units": ["1TC/44a", "1TC/44b"]},
+        {"type": "remove", "units": ["1TC/44a"]}, {"type": "remove", "units": ["1TC/44b"]}]
+    play(rules, {"type": "remove", "units": ["1TC/44a"]})
+    assert next_step(rules).kind == "stack-removal"  # still over the limit (6.3): ask again
+    assert RULESET.legal_orders(rules, next_step(rules)) == [
+        {"type": "remove", "units": ["1TC/44b"]}, {"type": "remove", "units": ["333/1116"]}]
+    play(rules, {"type": "remove", "units": ["1TC/44b"]})
+    assert rules["removal"] is None and bd.units_in(rules, "3123", "soviet") == ["333/1116"]
+    assert rules["ps"]["last_move"] == {"units": ["333/1116"], "may_attack": True}
+
+
+def test_6_4_advance_may_end_over_the_limit_and_legal_orders_offer_only_fitting_ends():
+    rules = position({"1TC/44a": {"hex": "3220"}, "333/1118": {"hex": "3321"}}, phase="attack")
+    rules["attack"] = {"n": 1, "kind": "concentrated", "att": "soviet", "def": "german", "target": "3320",
+                       "defenders": ["LW/I"], "groups": {"3220": ["1TC/44a"]}, "support": [], "def_support": None,
+                       "def_target": None, "def_units": [], "step": "advance", "hit": None, "att_retreated": [],
+                       "def_route": [], "M": 1, "advanced": [], "invalid": [], "fired_groups": ["3220"],
+                       "def_result": "-", "att_result": "1-0"}
+    need = next_step(rules)
+    assert need.kind == "advance"
+    assert {"type": "advance", "units": ["1TC/44a"], "path": ["3321"]} not in RULESET.legal_orders(rules, need)
+    ctx = play(rules, {"type": "advance", "units": ["1TC/44a"], "path": ["3321"]})
+    assert ctx.of("over-stacked")[0]["pool"] == ["1TC/44a", "333/1118"]
+    assert next_step(rules).kind == "stack-removal"
+    ctx = play(rules, RULESET.policy(rules, next_step(rules), {}), chosen_by="policy")
+    assert [e["unit"] for e in ctx.of("eliminated")] == ["1TC/44a"]  # strength 3 < 6
+    assert rules["attack"] is None and ctx.of("attack-end")  # the attack then goes on to its end
+
+
+def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
+    # LW/I and LW/II retreat 1 hex from 2020 to 2021 (the only hex free of Soviet units), where
+    # Sch/I and St/I already stand (4 battalions of two units: over 6.1); every other neighbour of 2021 holds a Soviet unit of
+    # 1 strength (no ZOC), so the retreat ends there over the limit
+    soviet = ["1TC/44c", "89/b", "26TC/19", "1TC/159a", "1TC/159b", "119/a", "119/b", "119/c"]
+    from pbem.rulesets.chir.scenario import board
+    rules = position({})
+    b = board(rules)
+    blocked = sorted((set(b.neigh["2020"]) | set(b.neigh["2021"])) - {"2020", "2021"})
+    units = {"LW/I": {"hex": "2020"}, "LW/II": {"hex": "2020"}, "Sch/I": {"hex": "2021"}, "St/I": {"hex": "2021"}}
+    assert len(blocked) == len(soviet)
+    units.update({u: {"hex": h, "strength": 1} for u, h in zip(soviet, blocked)})
+    rules = position(units)
+    hit = combat.new_hit(rules, "german", "2020", ["LW/I", "LW/II"], 1, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/I", "LW/II"], "retreat"
+    ctx = Ctx()
+    assert combat.run_hit(rules, hit, ctx) is False
+    assert ctx.of("retreat-step")[0]["to"] == "2021"
+    need = next_step(rules)
+    assert (need.side, need.kind, need.rule) == ("german", "stack-removal", "9.10.3")
+    assert RULESET.legal_orders(rules, need) == [{"type": "remove", "units": ["LW/I"]},
+                                                 {"type": "remove", "units": ["LW/II"]}]
+    ctx = play(rules, {"type": "remove", "units": ["LW/II"]})
+    assert [(e["unit"], e["rule"]) for e in ctx.of("eliminated")] == [("LW/II", "9.10.3")]
+    ctx = Ctx()
+    assert combat.run_hit(rules, hit, ctx) is True
+    assert ctx.of("retreat")[0]["survivors"] == ["LW/I"] and rules["units"]["LW/I"]["hex"] == "2021"
+
+
+def test_3_setup_policy_is_default_placement():
+    assert RULESET.policy_schema["properties"]["setup"]["enum"] == ["default", "ask"]
+    assert RULESET.default_policies["setup"] == "default"
+    assert RULESET.default_policies["stack_removal"] == "weakest"

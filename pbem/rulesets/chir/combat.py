@@ -23,7 +23,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from ..base import IllegalOrder
-from . import artillery, retreat
+from . import artillery, removal, retreat
 from . import board as bd
 from .scenario import board, other
 
@@ -400,7 +400,7 @@ def _start(rules: dict, side: str, kind: str, target: str, defenders: list[str],
         rules["ps"]["targets"] = sorted(rules["ps"]["targets"] + [target])
     rules["ps"]["last_move"] = None
     a = {"n": n, "kind": kind, "att": side, "def": other(side), "target": target, "defenders": defenders,
-         "groups": groups, "support": support, "def_support": None, "def_target": None, "step": "def-artillery",
+         "groups": groups, "support": support, "def_support": None, "def_target": None, "def_units": None, "step": "def-artillery",
          "hit": None, "att_retreated": [], "def_route": [], "M": 0, "advanced": [], "invalid": [],
          "fired_groups": [], "def_result": None, "att_result": None}
     rules["attack"] = a
@@ -424,9 +424,13 @@ def _start(rules: dict, side: str, kind: str, target: str, defenders: list[str],
 
 # --- the attack's state machine -------------------------------------------------------------------
 
+MAX_SINGLE_FIRERS = 4  # legal_orders lists single-unit defensive fire up to this many eligible units
+
+
 def defensive_firers(rules: dict, a: dict) -> list[str]:
-    """9.4: every defending unit fires once; artillery with a confusion marker may not (9.4.2),
-    one with a fired marker may in defence (10.5)."""
+    """9.4: the defending units that may fire, once each; artillery with a confusion marker may
+    not (9.4.2), one with a fired marker may in defence (10.5). Fire is optional: the
+    defender's `fire` order may name which of them fire."""
     return [u for u in bd.units_in(rules, a["target"], a["def"])
             if not (rules["units"][u]["cls"] == "artillery" and rules["units"][u]["conf"])]
 
@@ -477,6 +481,8 @@ def run(rules: dict, ctx) -> None:
     """Carry the attack forward until it needs a decision or is over."""
     a = rules["attack"]
     while a is not None:
+        if removal.pending(rules) is not None:
+            return  # 6.4, 9.10.3: the units over the stacking limit are removed first
         step = a["step"]
         if step == "def-artillery":
             if not def_support_options(rules, a) or not live_groups(rules, a):
@@ -491,7 +497,8 @@ def run(rules: dict, ctx) -> None:
             return
         if step == "def-roll":
             group = live_groups(rules, a).get(a["def_target"], [])
-            firers = defensive_firers(rules, a)
+            chosen = a.get("def_units")
+            firers = list(chosen) if chosen is not None else defensive_firers(rules, a)
             supports = [a["def_support"]] if a["def_support"] else []
             shifts = tank_shifts(rules, firers, group)
             if any(rules["units"][u]["conf"] for u in firers):
@@ -650,11 +657,21 @@ def awaiting(rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
 
 
 def legal(rules: dict, kind: str) -> list[dict]:
+    if kind == "stack-removal":
+        return removal.options(rules)
     a = rules["attack"]
     if kind == "defensive-artillery":
         return [{"type": "artillery", "unit": None}] + [{"type": "artillery", "unit": x} for x in def_support_options(rules, a)]
     if kind == "defensive-fire":
-        return [{"type": "fire", "target": None}] + [{"type": "fire", "target": h} for h in live_groups(rules, a)]
+        # 9.4 "fire is optional": none, or at each group with every eligible unit; with 2 to
+        # MAX_SINGLE_FIRERS eligible units also each unit alone (any other subset is legal too)
+        eligible = defensive_firers(rules, a)
+        out = [{"type": "fire", "target": None}]
+        for h in live_groups(rules, a):
+            out.append({"type": "fire", "target": h})
+            if 1 < len(eligible) <= MAX_SINGLE_FIRERS:
+                out.extend({"type": "fire", "target": h, "units": [u]} for u in eligible)
+        return out
     if kind == "invalidate-artillery":
         arts = [x for x in a["support"] if rules["units"][x]["status"] == "map"]
         return [{"type": "invalidate", "units": sorted(set(arts) - set(keep))} for keep in keep_options(rules, a)]
@@ -689,10 +706,14 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
         groups = live_groups(rules, a)
         if target is not None and target not in groups:
             raise IllegalOrder("9.4", f"fire at {target}: the attacking groups are in {', '.join(groups)}",
-                               [None] + list(groups))
+                               legal(rules, kind))
+        firers = _defensive_choice(rules, a, target, order.get("units"), kind)
         a["def_target"] = target
-        ctx.event("defensive-target", f"{a['def']} fires at the group in {target} ({by})." if target else
-                  f"{a['def']} does not fire ({by}).", attack=a["n"], target=target, chosen_by=ctx.chosen_by, rule="9.4")
+        a["def_units"] = firers
+        sup = f" and supporting artillery {a['def_support']}" if target and a["def_support"] else ""
+        ctx.event("defensive-target", f"{a['def']} fires at the group in {target} with {', '.join(firers) or 'no unit'}"
+                  f"{sup} ({by})." if target else f"{a['def']} does not fire ({by}).", attack=a["n"], target=target,
+                  units=firers, chosen_by=ctx.chosen_by, rule="9.4")
         a["step"] = "def-roll" if target else "invalidate"
     elif kind == "invalidate-artillery":
         arts = [x for x in a["support"] if rules["units"][x]["status"] == "map"]
@@ -736,6 +757,28 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
     elif kind == "retreat":
         retreat.choose(rules, a["hit"], order.get("to"), ctx)
     run(rules, ctx)
+
+
+def _defensive_choice(rules: dict, a: dict, target: str | None, units, kind: str) -> list[str]:
+    """9.4: the defending units that fire: every eligible one unless the order names some."""
+    eligible = defensive_firers(rules, a)
+    if target is None:
+        if units:
+            raise IllegalOrder("9.4", "fire with no target: no unit fires, so name none", legal(rules, kind))
+        return []
+    if units is None:
+        return eligible
+    chosen = sorted(units)
+    if len(set(chosen)) != len(chosen):
+        raise IllegalOrder("9.4", "fire: name each firing unit once", legal(rules, kind))
+    bad = [u for u in chosen if u not in eligible]
+    if bad:
+        raise IllegalOrder("9.4", f"fire: {', '.join(bad)} may not fire in defence at attack {a['n']}; the units that "
+                           f"may are {', '.join(eligible) or 'none'}", legal(rules, kind))
+    if not chosen:
+        raise IllegalOrder("9.4", "fire: name at least one firing unit, or fire at null (no defensive fire)",
+                           legal(rules, kind))
+    return chosen
 
 
 def policy(rules: dict, kind: str, pol: dict) -> dict | None:
@@ -798,13 +841,14 @@ def concentrated_options(rules: dict, side: str) -> list[dict]:
     b = board(rules)
     ps = rules["ps"]
     enemy = bd.stacks(rules, other(side))
+    mine = bd.stacks(rules, side)
     out = []
     for target in sorted(enemy):
         if target in ps["targets"]:
             continue
         groups: dict[str, list[str]] = {}
         for n in b.neigh[target]:
-            for uid in bd.units_in(rules, n, side):
+            for uid in mine.get(n, ()):
                 u = rules["units"][uid]
                 if uid in ps["eligible"] and not u["attacked"] and not (u["cls"] == "artillery" and (u["fired"] or u["conf"])):
                     groups.setdefault(n, []).append(uid)
@@ -841,6 +885,7 @@ def manoeuvre_options(rules: dict, side: str) -> list[dict]:
         if fresh:
             stacks_to_try.append(fresh)
     seen = set()
+    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
     for uids in stacks_to_try:
         key = tuple(uids)
         if key in seen or manoeuvre_block(rules, side, uids):
@@ -848,7 +893,7 @@ def manoeuvre_options(rules: dict, side: str) -> list[dict]:
         seen.add(key)
         h = rules["units"][uids[0]]["hex"]
         for target in b.neigh[h]:
-            if bd.units_in(rules, target, other(side)):
+            if target in enemy:
                 out.append({"type": "attack", "target": target, "units": uids, "support": []})
                 sup = artillery.best_support(rules, side, {h: uids}, target, "manoeuvre")
                 if sup:

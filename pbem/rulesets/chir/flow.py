@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..base import IllegalOrder, Need
 from . import board as bd
-from . import combat, movement, recovery, setup, victory
+from . import combat, movement, recovery, removal, setup, victory
 from .orders import DEFAULT_POLICIES
 
 PHASE_RULES = {"setup": "3.0", "attack": "9.1", "movement": "8.0"}
@@ -51,8 +51,12 @@ def next_step(rules: dict) -> Need | None:
     if rules["phase"] == "setup":
         side = rules["player"]
         return Need(side, "setup", f"set up the {side} units (3.{2 if side == 'german' else 3}): place, or end to "
-                    "place the rest as the historical default", ("place", "end"), "3.2" if side == "german" else "3.3",
+                    "place the rest by the default placement", ("place", "end"), "3.2" if side == "german" else "3.3",
                     True)
+    r = removal.pending(rules)
+    if r is not None:
+        return Need(r["side"], "stack-removal", f"{r['hex']} is over the stacking limit after {r['why']}: remove "
+                    f"units to comply", ("remove",), r["rule"], True)
     waiting = combat.awaiting(rules)
     if waiting is not None:
         side, kind, prompt, accepts, rule = waiting
@@ -83,6 +87,8 @@ def policy(rules: dict, need: Need, policies: dict | None) -> dict | None:
     pol.update(policies or {})
     if need.kind == "setup":
         return None if pol.get("setup") == "ask" else {"type": "end"}
+    if need.kind == "stack-removal":
+        return removal.policy(rules, pol)
     return combat.policy(rules, need.kind, pol)
 
 
@@ -115,6 +121,11 @@ def apply(rules: dict, need: Need, order: dict, ctx) -> None:
                 rules["player"] = "soviet"
                 rules["turn"] = 1
                 start_phase(rules, "attack", ctx)
+        return
+    if current.kind == "stack-removal":
+        removal.apply(rules, order, ctx)
+        if removal.pending(rules) is None and rules["attack"] is not None:
+            combat.run(rules, ctx)
         return
     if current.decision:
         combat.answer(rules, current.kind, order, ctx)

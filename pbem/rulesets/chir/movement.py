@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from pbem.core.geometry import paths
+import heapq
 
 from ..base import IllegalOrder
 from . import board as bd
+from . import removal
 from .scenario import board
 
 
@@ -44,6 +45,10 @@ def step_cost(rules: dict, uid: str, a: str, c: str) -> int:
     return board(rules).cost["mot" if rules["units"][uid]["mot"] else "non"][a][c]
 
 
+_SEARCHES: dict = {}  # movement searches by everything they depend on (see destinations)
+MAX_SEARCHES = 20000
+
+
 class _View:
     """What a move needs to know about the board at its start (computed once per order)."""
 
@@ -54,6 +59,16 @@ class _View:
         self.ezoc, self.tank_ezoc = bd.ezoc(rules, side)
         self.enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
         self.friends: dict[str, list[str]] = bd.stacks(rules, side)
+        self.ezoc_fs = frozenset(self.ezoc)
+        self.enemy_fs = frozenset(self.enemy)
+        self._support_blocked: frozenset | None = None
+
+    def support_blocked(self) -> frozenset:
+        """Hexes anti-tank and artillery moving without armour or infantry may not enter (8.1, 8.5.1)."""
+        if self._support_blocked is None:
+            self._support_blocked = self.enemy_fs | frozenset(
+                h for h in self.ezoc if not any(bd.combat_arm(self.rules["units"][x]) for x in self.friends.get(h, [])))
+        return self._support_blocked
 
     def friendly_combat_arm(self, h: str, movers: list[str]) -> bool:
         return any(bd.combat_arm(self.rules["units"][x]) for x in self.friends.get(h, []) if x not in movers)
@@ -115,8 +130,6 @@ def check_path(rules: dict, side: str, uids: list[str], start: str | None, path:
         if spent[u] > budget(rules, u):
             raise IllegalOrder("8.1", f"{order_text}: {u} needs {spent[u] / 2:g} MP and has {budget(rules, u) / 2:g}",
                                None)
-    if last is not None and not exit_map and path and not bd.fits(rules, last, uids):
-        raise IllegalOrder("6.4", f"{order_text}: the units would break the stacking limit in {last}", None)
     return {"spent": spent, "tactical": tactical, "last": last,
             "tank_ezoc": start in v.tank_ezoc if start else False}
 
@@ -176,6 +189,8 @@ def move(rules: dict, side: str, order: dict, ctx) -> None:
             return
     _walk(rules, side, uids, start, path, info, ctx, exit_map)
     ps["last_move"] = {"units": uids, "may_attack": not exit_map}
+    if not exit_map:
+        _stacking(rules, side, uids, info["last"], "move", ctx)
 
 
 def _walk(rules: dict, side: str, uids: list[str], start: str | None, path: list[str], info: dict, ctx,
@@ -237,6 +252,14 @@ def enter_reinforcements(rules: dict, side: str, order: dict, ctx) -> None:
     rules["ps"]["moves"] += 1
     _walk(rules, side, uids, None, path, info, ctx, bool(order.get("exit", False)))
     rules["ps"]["last_move"] = {"units": uids, "may_attack": not order.get("exit", False)}
+    if not order.get("exit", False):
+        _stacking(rules, side, uids, info["last"], "entry", ctx)
+
+
+def _stacking(rules: dict, side: str, uids: list[str], h: str, what: str, ctx) -> None:
+    """6.4: the stacking limit applies at the end of the move (before a manoeuvre attack);
+    a move may end over it, and the player then removes units of the hex to comply."""
+    removal.require(rules, h, side, bd.units_in(rules, h, side), "6.4", f"the {what} of {', '.join(uids)}", ctx)
 
 
 def waiting(rules: dict, side: str) -> list[str]:
@@ -250,48 +273,123 @@ def movable(rules: dict, side: str) -> list[str]:
 
 # --- legal options ---------------------------------------------------------------------------
 
+def _reach(b, origin: str, budget: int, table: dict, blocked: set, ezoc: set, first_block: set) -> dict:
+    """Dijkstra from `origin` within `budget` (half MP): {hex: (cost, [origin, ..., hex])},
+    sorted by hex. The same search, with the same tie-breaking, as
+    pbem.core.geometry.paths.reachable_paths with EZOC hexes as stops: the frontier is ordered
+    by (cost, hex) and of two equally cheap ways into a hex the one through the lower
+    predecessor is kept. `blocked` hexes may not be entered; `first_block` not on the first step."""
+    neigh = b.neigh
+    best = {origin: 0}
+    parent: dict[str, str] = {}
+    settled: dict[str, int] = {}
+    frontier = [(0, origin)]
+    pop, push = heapq.heappop, heapq.heappush
+    while frontier:
+        c, node = pop(frontier)
+        if node in settled:
+            continue
+        settled[node] = c
+        if node != origin and node in ezoc:
+            continue
+        row = table[node]
+        for nxt in neigh[node]:
+            if nxt in settled or nxt in blocked or (node == origin and nxt in first_block):
+                continue
+            total = c + row[nxt]
+            if total > budget:
+                continue
+            old = best.get(nxt)
+            if old is None or total < old or (total == old and node < parent[nxt]):
+                best[nxt] = total
+                parent[nxt] = node
+                push(frontier, (total, nxt))
+    route = {origin: [origin]}
+    for node in settled:
+        if node != origin:
+            route[node] = route[parent[node]] + [node]
+    return {h: (settled[h], route[h]) for h in sorted(settled)}
+
+
+def search_key(rules: dict, uids: list[str], start: str | None, entry: str | None) -> tuple:
+    """What a group's search depends on besides its allowance (see destinations)."""
+    units = rules["units"]
+    classes = tuple(sorted({"mot" if units[u]["mot"] else "non" for u in uids}))
+    return (start if start is not None else entry, start is None, classes, _support_only(rules, uids))
+
+
 def destinations(rules: dict, side: str, uids: list[str], start: str | None, entry: str | None = None,
                  v: "_View | None" = None) -> dict[str, tuple[int, list[str]]]:
     """Cheapest legal path to every hex the group can reach (a conservative search: each
     step costs the dearest of the group's costs; the allowance is the smallest)."""
-    v = v or _View(rules, side)
+    return {h: (c, p) for h, c, p in _destination_rows(rules, side, uids, start, entry, v or _View(rules, side), None)}
+
+
+def _destination_rows(rules: dict, side: str, uids: list[str], start: str | None, entry: str | None, v: "_View",
+                      cache: dict | None) -> list[tuple[str, int, list[str]]]:
+    """destinations() as [(hex, cost, path)] sorted by hex. `cache` (one options() call, one
+    board view) shares searches and their paths between groups that move alike; the paths
+    are then shared between the options of one call, as their unit lists are."""
     b = v.b
+    units = rules["units"]
     limit = min(budget(rules, u) for u in uids)
     support_only = _support_only(rules, uids)
     origin = start if start is not None else entry
     tactical = start is not None and start in v.ezoc
-
-    def neighbours(h: str):
-        return b.neigh[h]
-
-    tables = [b.cost[k] for k in sorted({"mot" if rules["units"][u]["mot"] else "non" for u in uids})]
-
-    def cost(a: str, c: str):
-        if c in v.enemy:
-            return None
-        if c in v.ezoc and support_only and not v.friendly_combat_arm(c, uids):
-            return None
-        if a == origin and tactical and c in v.ezoc and not v.friends.get(c):
-            return None
-        return max(t[a][c] for t in tables)
-
+    classes = tuple(sorted({"mot" if units[u]["mot"] else "non" for u in uids}))
     first = 0
     if start is None:
-        first = max(b.st["road_cost"]["mot" if rules["units"][u]["mot"] else "non"] for u in uids)
+        first = max(b.st["road_cost"]["mot" if units[u]["mot"] else "non"] for u in uids)
         if first > limit:
-            return {}
+            return []
         if entry in v.ezoc:
-            return {entry: (first, [entry])}
-    found = paths.reachable_paths(origin, limit - first, neighbours, cost, stop=lambda h: h in v.ezoc)
-    out = {}
-    for h, (c, p) in found.items():
-        if start is not None and h == start:
-            continue
-        out[h] = (c + first, p[1:] if start is not None else p)
-    return out
+            return [(entry, first, [entry])]
+    allowance = limit - first
+    key = (origin, start is None, classes, support_only)
+    found = None
+    reach = allowance
+    if cache is not None:
+        # one search per origin and kind of mover, run with the largest allowance any group
+        # of this options() call needs: every step costs at least 1, so the hexes within a
+        # smaller allowance have the same cheapest costs and the same (tie-broken) paths
+        reach = max(allowance, cache.get("need", {}).get(key, 0))
+        hit = cache.get("found", {}).get(key)
+        if hit is not None and hit[0] >= allowance:
+            found = hit[1]
+    if found is None:
+        blocked = v.enemy_fs
+        if support_only:
+            # 8.5.1: anti-tank and artillery enter an EZOC only where friendly armour or infantry
+            # stands (the movers themselves are neither, so they need not be excluded)
+            blocked = v.support_blocked()
+        # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
+        first_block = frozenset(h for h in b.neigh[origin] if h in v.ezoc and not v.friends.get(h)) if tactical \
+            else frozenset()
+        # the search is a pure function of these inputs: remembered between calls
+        memo_key = (rules["board_key"], origin, reach, classes, blocked, v.ezoc_fs, first_block)
+        found = _SEARCHES.get(memo_key)
+        if found is None:
+            if len(_SEARCHES) >= MAX_SEARCHES:
+                _SEARCHES.clear()
+            table = b.cost[classes[0]] if len(classes) == 1 else b.cost_max
+            found = _SEARCHES[memo_key] = _reach(b, origin, reach, table, blocked, v.ezoc, first_block)
+        if cache is not None:
+            cache.setdefault("found", {})[key] = (reach, found)
+    sliced = cache.setdefault("rows", {}).get(key) if cache is not None else None
+    if sliced is None or sliced[0] is not found:
+        rows = [(h, c, p[1:] if start is not None else list(p)) for h, (c, p) in found.items()
+                if start is None or h != start]
+        if cache is not None:
+            cache["rows"][key] = (found, rows)
+    else:
+        rows = sliced[1]
+    return [(h, c + first, p) for h, c, p in rows if c <= allowance]
 
 
 def options(rules: dict, side: str) -> list[dict]:
+    """A finite, representative set of moves and entries: one cheapest path to every reachable
+    hex for each stack and each of its units, ending within the stacking limit (apply also
+    accepts paths not listed, and moves ending over the limit: 6.4 removal follows)."""
     out: list[dict] = []
     groups: list[list[str]] = []
     by_hex: dict[str, list[str]] = {}
@@ -303,18 +401,40 @@ def options(rules: dict, side: str) -> list[dict]:
             groups.extend([[u] for u in us])
     b = board(rules)
     v = _View(rules, side)
+    cache: dict = {}
 
-    def fits(dest: str, us: list[str]) -> bool:
-        return bd.stacking_ok(rules, [x for x in v.friends.get(dest, []) if x not in us] + us)
+    friends = v.friends
 
+    def fitting(us: list[str]):
+        """fits(dest): may `us` end a move in dest within the stacking limit (6.4)?"""
+        alone = bd.stacking_ok(rules, us)
+        memo: dict[str, bool] = {}
+
+        def fits(dest: str) -> bool:
+            if dest not in friends:
+                return alone
+            ok = memo.get(dest)
+            if ok is None:
+                ok = memo[dest] = bd.stacking_ok(rules, [x for x in friends[dest] if x not in us] + us)
+            return ok
+        return fits
+
+    need: dict = {}
+    for us in groups:
+        key = search_key(rules, us, rules["units"][us[0]]["hex"], None)
+        need[key] = max(need.get(key, 0), min(budget(rules, u) for u in us))
+    cache["need"] = need
+    exits = b.exit if side == "soviet" else set()
     for us in groups:
         start = rules["units"][us[0]]["hex"]
-        for dest, (cost, path) in destinations(rules, side, us, start, v=v).items():
-            if fits(dest, us):
-                out.append({"type": "move", "units": us, "path": path})
-            if side == "soviet" and dest in b.exit and dest not in v.ezoc \
+        fits = fitting(us)
+        append = out.append
+        for dest, cost, path in _destination_rows(rules, side, us, start, None, v, cache):
+            if fits(dest):
+                append({"type": "move", "units": us, "path": path})
+            if dest in exits and dest not in v.ezoc \
                     and all(cost + b.st["exit_cost"] <= budget(rules, u) for u in us):
-                out.append({"type": "move", "units": us, "path": path, "exit": True})
+                append({"type": "move", "units": us, "path": path, "exit": True})
     entries: dict[str, list[str]] = {}
     for u in waiting(rules, side):
         entries.setdefault(rules["units"][u]["entry"]["hex"], []).append(u)
@@ -323,7 +443,8 @@ def options(rules: dict, side: str) -> list[dict]:
             continue
         sets = [us] + ([[u] for u in us] if len(us) > 1 else [])
         for group in sets:
-            for dest, (cost, path) in destinations(rules, side, group, None, entry, v=v).items():
-                if fits(dest, group):
+            fits = fitting(group)
+            for dest, cost, path in _destination_rows(rules, side, group, None, entry, v, cache):
+                if fits(dest):
                     out.append({"type": "enter", "units": group, "path": path})
     return out

@@ -35,8 +35,9 @@ ORDER_SCHEMA = {
         _order("enter", "11.1: bring reinforcements in at their entry hex and move them.", ["units", "path"],
                units=_IDS, path=_IDS, exit={"type": "boolean"}),
         _order("artillery", "10.3: the defender's supporting artillery (null: none).", ["unit"], unit=_MAYBE),
-        _order("fire", "9.4: the attacking group the defender fires at (null: no defensive fire).", ["target"],
-               target=_MAYBE),
+        _order("fire", "9.4: the attacking group the defender fires at (null: no defensive fire), and optionally "
+               "which eligible defending units fire (default: all).", ["target"], target=_MAYBE, units=_IDS),
+        _order("remove", "6.4/9.10.3: units removed to comply with the stacking limit.", ["units"], units=_IDS),
         _order("invalidate", "10.3: declared artillery the attacker gives up.", ["units"], units=_IDS),
         _order("loss", "9.8/9.9.2: the unit that takes the next strength point among equals.", ["unit"], unit=_ID),
         _order("morale", "9.9: answer morale damage by retreat or morale test.", ["choice"],
@@ -48,7 +49,7 @@ ORDER_SCHEMA = {
 }
 
 POLICY_CHOICES = {
-    "setup": ["historical", "ask"],
+    "setup": ["default", "ask"],
     "defensive_artillery": ["strongest", "none", "ask"],
     "defensive_fire": ["strongest-group", "weakest-group", "none", "ask"],
     "invalidate": ["weakest", "ask"],
@@ -56,6 +57,7 @@ POLICY_CHOICES = {
     "morale": ["test-if-allowed", "retreat", "ask"],
     "retreat": ["engine-priority", "ask"],
     "advance": ["vacated", "none", "ask"],
+    "stack_removal": ["weakest", "ask"],
     "on_void": ["stop", "skip"],
 }
 

@@ -53,12 +53,12 @@ def render(rules: dict) -> str:
 def describe_need(rules: dict, need: Need) -> list[str]:
     lines = [f"{need.side}: {need.prompt} (rule {need.rule})."]
     if need.kind == "setup":
-        lines.append("place: {type: place, unit: ID, hex: CCRR}; end: set up every unit left as the historical default.")
+        lines.append("place: {type: place, unit: ID, hex: CCRR}; end: set up every unit left by the default placement.")
     elif need.decision:
         lines.append(f"standing order key for this decision: "
                      + {"defensive-artillery": "defensive_artillery", "defensive-fire": "defensive_fire",
                         "invalidate-artillery": "invalidate", "loss": "losses", "morale": "morale",
-                        "retreat": "retreat", "advance": "advance"}.get(need.kind, need.kind))
+                        "retreat": "retreat", "advance": "advance", "stack-removal": "stack_removal"}.get(need.kind, need.kind))
         for order in combat.legal(rules, need.kind)[:20]:
             lines.append("legal: " + ", ".join(f"{k}={v}" for k, v in sorted(order.items())))
     elif need.kind.endswith("-attack"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import IllegalOrder
 from . import board as bd
+from . import removal
 from .scenario import board, other
 
 
@@ -98,18 +99,9 @@ def step(rules: dict, hit: dict, to: str, ctx, chosen: str) -> None:
 def finish(rules: dict, hit: dict, ctx, blocked: bool) -> None:
     alive = _alive(rules, hit)
     if blocked:
-        cur = hit["at"]
-        zone, _ = bd.ezoc(rules, hit["side"])
-        if hit["steps"] >= hit["M"] and cur not in zone:
-            # 9.10.3: no hex to go on to: retreating units are removed until the stack fits
-            while alive and not bd.fits(rules, cur, alive):
-                weakest = sorted(alive, key=lambda u: (rules["units"][u]["str"], u))[0]
-                eliminate(rules, weakest, ctx, "no hex left to retreat to within the stacking limit", "9.10.3")
-                alive = _alive(rules, hit)
-        else:
-            for uid in alive:
-                eliminate(rules, uid, ctx, "no hex to retreat to", "9.10")
-            alive = []
+        for uid in alive:
+            eliminate(rules, uid, ctx, "no hex to retreat to", "9.10")
+        alive = []
     ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
               + (f"; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
@@ -130,6 +122,14 @@ def run(rules: dict, hit: dict, ctx) -> bool:
             finish(rules, hit, ctx, False)
             return True
         if kind == "none":
+            cur = hit["at"]
+            zone, _ = bd.ezoc(rules, hit["side"])
+            if hit["steps"] >= hit["M"] and cur not in zone:
+                # 9.10.3: no hex left within the stacking limit: the owner removes retreated
+                # units to comply (decision stack-removal), then the retreat ends here
+                alive = _alive(rules, hit)
+                removal.require(rules, cur, hit["side"], alive, "9.10.3", f"the retreat of {', '.join(alive)}", ctx)
+                return False
             finish(rules, hit, ctx, True)
             return True
         if len(hexes) > 1:
@@ -192,8 +192,6 @@ def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> str | 
         if i < len(path) - 1 and h in zone and h not in route:
             return f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there (9.11.2)"
         cur = h
-    if not bd.fits(rules, path[-1], uids):
-        return f"the units would break the stacking limit in {path[-1]} (9.11)"
     return None
 
 
@@ -219,10 +217,9 @@ def options(rules: dict, a: dict) -> list[dict]:
                         if n in seen:
                             continue
                         cand = p + [n]
-                        why = check_path(rules, a, group, cand)
-                        if why is None:
-                            out.append({"type": "advance", "units": group, "path": cand})
-                        if why is None or why.startswith("the units would break"):
+                        if check_path(rules, a, group, cand) is None:
+                            if bd.fits(rules, n, group):
+                                out.append({"type": "advance", "units": group, "path": cand})
                             seen.add(n)
                             if not (n in zone and n not in route):
                                 nxt.append(cand)
@@ -254,6 +251,10 @@ def advance(rules: dict, a: dict, order: dict, ctx) -> None:
     ctx.event("advance", f"{', '.join(uids)} advance {' -> '.join([start] + path)}"
               f" ({'standing order' if ctx.chosen_by == 'policy' else 'attacker’s choice'}).",
               units=uids, path=[start] + path, chosen_by=ctx.chosen_by, rule="9.11")
+    # 6.4, 9.11: an advance may end over the stacking limit; the attacker then removes units
+    end = path[-1]
+    removal.require(rules, end, a["att"], bd.units_in(rules, end, a["att"]), "6.4",
+                    f"the advance after combat of {', '.join(uids)}", ctx)
 
 
 def policy_advance(rules: dict, a: dict) -> dict:

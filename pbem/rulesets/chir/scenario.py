@@ -165,6 +165,9 @@ class Board:
                         row[c] = st["road_cost"][key]
                     else:
                         row[c] = table[self.terrain(c)][key] + (st["river_cost"][key] if side in self.river else 0)
+        # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
+        self.cost_max = {a: {c: max(self.cost["mot"][a][c], self.cost["non"][a][c]) for c in self.neigh[a]}
+                         for a in self.ids}
 
     def __contains__(self, h: object) -> bool:
         return h in self.grid

@@ -1,4 +1,4 @@
-"""Game preparation (3.x): placement rules, the historical default set-up, and the optional
+"""Game preparation (3.x): placement rules, the default set-up, and the optional
 `position` of a scenario document (a referee's or a rulebook case's starting position)."""
 
 from __future__ import annotations
@@ -102,8 +102,9 @@ def place(rules: dict, uid: str, h: str) -> None:
 
 
 def default_hex(rules: dict, uid: str) -> str | None:
-    """The historical standing order: spread each group over its hexes in order (round
-    robin by the unit's rank in its group), the first legal one."""
+    """The `default` standing order (a deterministic legal placement per group; the data
+    gives set-up groups, not historical hex-by-hex positions): spread each group over its
+    hexes in order (round robin by the unit's rank in its group), the first legal one."""
     u = rules["units"][uid]
     cands = candidate_hexes(rules, uid)
     if not cands:
@@ -129,7 +130,7 @@ def place_defaults(rules: dict, side: str, ctx, by: str) -> None:
         place(rules, uid, h)
         placed.append(f"{uid}@{h}")
     if placed:
-        ctx.event("setup", f"{side} sets up by the historical default ({by}): {', '.join(placed)}.", side=side,
+        ctx.event("setup", f"{side} sets up by the default placement ({by}): {', '.join(placed)}.", side=side,
                   units=placed, chosen_by=ctx.chosen_by, rule="3.2" if side == "german" else "3.3")
 
 
@@ -164,7 +165,7 @@ def initial(doc: dict, options_: dict) -> dict:
         "turn": 1, "last_turn": st["victory"]["turns"], "player": "german", "phase": "setup",
         "units": units(doc), "control": {h: "soviet" for h in st["control_soviet"]},
         "ever_soviet": [], "loc_ever_cut": False,
-        "ps": fresh_ps(), "attack": None, "result": None,
+        "ps": fresh_ps(), "attack": None, "removal": None, "result": None,
     }
     for p in st["places"]:
         if all(rules["control"].get(h) == "soviet" for h in p["hexes"]):
