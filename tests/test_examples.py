@@ -10,7 +10,7 @@ EXAMPLES = sorted(p.parent for p in (Path(__file__).resolve().parents[1] / "exam
 
 
 def test_there_are_examples():
-    assert {p.name for p in EXAMPLES} >= {"stalingrad-demo"}
+    assert {p.name for p in EXAMPLES} >= {"stalingrad-demo", "chir-demo"}
 
 
 @pytest.mark.parametrize("folder", EXAMPLES, ids=[p.name for p in EXAMPLES])
@@ -18,3 +18,7 @@ def test_example_audits_clean(folder):
     result = audit(folder)
     assert result.ok, result.divergence.sentence()
     assert result.packets >= 2 and result.signatures == result.packets
+    if folder.name == "chir-demo":  # issue: at least two full game turns
+        from pbem.core.game import open_folder
+
+        assert open_folder(folder).state["rules"]["turn"] >= 3
