@@ -12,13 +12,9 @@ import pytest
 from pbem.core.canonical import load_mapping
 from pbem.core.errors import RulesError
 from pbem.rulesets.stalingrad import RULESET
-from tests.support.cases import run_case
+from tests.support.cases import check_events, check_need, run_case
 
 CASES = sorted((Path(__file__).parent / "cases" / "stalingrad").glob("*.yaml"))
-
-
-def _matches(event: dict, pattern: dict) -> bool:
-    return all(event.get(k) == v for k, v in pattern.items())
 
 
 def _check(rules: dict, events: list[dict], expect: dict) -> None:
@@ -42,22 +38,8 @@ def _check(rules: dict, events: list[dict], expect: dict) -> None:
     if "result" in expect:
         result = rules["result"]
         assert result is not None and all(result[k] == v for k, v in expect["result"].items())
-    i = 0  # expected events appear in this order (other events may come between)
-    for pattern in expect.get("events") or []:
-        while i < len(events) and not _matches(events[i], pattern):
-            i += 1
-        assert i < len(events), f"event not found in order: {pattern}\n" + "\n".join(
-            e["text"] for e in events)
-        i += 1
-    for pattern in expect.get("absent_events") or []:
-        assert not any(_matches(e, pattern) for e in events), f"unexpected event {pattern}"
-    if "need" in expect:
-        need = RULESET.next_step(rules)
-        if expect["need"] is None:
-            assert need is None
-        else:
-            assert need is not None
-            assert {k: getattr(need, k) for k in expect["need"]} == expect["need"]
+    check_events(events, expect)
+    check_need(RULESET, rules, expect)
 
 
 def _packets(case: dict) -> list[dict]:

@@ -28,3 +28,35 @@ def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], d
         applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"case packet {number}")
         events.extend(applied.events)
     return folder.state, events
+
+
+def matches(value, pattern) -> bool:
+    """A pattern matches when each of its keys matches (nested), lists element by element."""
+    if isinstance(pattern, dict):
+        return isinstance(value, dict) and all(matches(value.get(k), v) for k, v in pattern.items())
+    if isinstance(pattern, list):
+        return isinstance(value, list) and len(value) == len(pattern) and all(map(matches, value, pattern))
+    return value == pattern
+
+
+def check_events(events: list[dict], expect: dict) -> None:
+    """`expect.events` appear in this order (others may come between); `expect.absent_events` never."""
+    i = 0
+    for pattern in expect.get("events") or []:
+        while i < len(events) and not matches(events[i], pattern):
+            i += 1
+        assert i < len(events), f"event not found in order: {pattern}\n" + "\n".join(e["text"] for e in events)
+        i += 1
+    for pattern in expect.get("absent_events") or []:
+        assert not any(matches(e, pattern) for e in events), f"unexpected event {pattern}"
+
+
+def check_need(ruleset, rules: dict, expect: dict) -> None:
+    """`expect.need`: what the game waits for afterwards (None: the game is over)."""
+    if "need" not in expect:
+        return
+    need = ruleset.next_step(rules)
+    if expect["need"] is None:
+        assert need is None
+    else:
+        assert need is not None and {k: getattr(need, k) for k in expect["need"]} == expect["need"]
