@@ -4,14 +4,18 @@ and facing in the owner's recovery phase (12.0), fired at the end of the game tu
 from __future__ import annotations
 
 
+def _remove(rules: dict, ctx, flag: str, marker: str, rule: str) -> None:
+    gone = [uid for uid, u in sorted(rules["units"].items()) if u[flag]]
+    for uid in gone:
+        rules["units"][uid][flag] = False
+    if gone:
+        ctx.event("markers-removed", f"{marker.capitalize()} markers removed: {', '.join(gone)} ({rule}).", units=gone,
+                  marker=marker, rule=rule)
+
+
 def end_of_phase(rules: dict, ctx) -> None:
     """7.1, 12.0: confusion markers of both sides come off at the end of each phase."""
-    gone = [uid for uid, u in sorted(rules["units"].items()) if u["conf"]]
-    for uid in gone:
-        rules["units"][uid]["conf"] = False
-    if gone:
-        ctx.event("markers-removed", f"Confusion markers removed: {', '.join(gone)} (7.1).", units=gone,
-                  marker="confusion", rule="7.1")
+    _remove(rules, ctx, "conf", "confusion", "7.1")
 
 
 def recovery(rules: dict, side: str, ctx) -> None:
@@ -37,9 +41,4 @@ def recovery(rules: dict, side: str, ctx) -> None:
 
 def end_of_turn(rules: dict, ctx) -> None:
     """10.2, 12.0: fired markers of both sides come off at the end of the game turn."""
-    gone = [uid for uid, u in sorted(rules["units"].items()) if u["fired"]]
-    for uid in gone:
-        rules["units"][uid]["fired"] = False
-    if gone:
-        ctx.event("markers-removed", f"Fired markers removed: {', '.join(gone)} (10.2).", units=gone,
-                  marker="fired", rule="10.2")
+    _remove(rules, ctx, "fired", "fired", "10.2")
