@@ -72,14 +72,15 @@ def test_state_is_json_like_without_floats():
 
 # --- 3.x set-up ----------------------------------------------------------------------------------
 
-def test_3_setup_by_standing_order_is_legal_and_complete():
+def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
     rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
     need = next_step(rules)
-    assert (need.side, need.kind, need.decision) == ("german", "setup", True)
-    assert RULESET.policy(rules, need, dict(RULESET.default_policies)) == {"type": "end"}
-    assert RULESET.policy(rules, need, {"setup": "ask"}) is None
-    play(rules, {"type": "end"}, chosen_by="policy")
-    play(rules, {"type": "end"}, chosen_by="policy")
+    # a phase, not a decision: no standing order sets up before the player's own packet
+    assert (need.side, need.kind, need.decision) == ("german", "setup", False)
+    assert RULESET.policy(rules, need, dict(RULESET.default_policies)) is None
+    play(rules, {"type": "end"})
+    assert (next_step(rules).side, next_step(rules).kind) == ("soviet", "setup")
+    play(rules, {"type": "end"})
     assert (rules["turn"], rules["player"], rules["phase"]) == (1, "soviet", "attack")
     placed = [u for u, x in rules["units"].items() if x["status"] == "map"]
     assert not [u for u, x in rules["units"].items() if x["status"] in ("setup", "out")]
@@ -399,7 +400,7 @@ def test_illegal_orders_name_rule_and_unknown_ids():
 
 def test_every_decision_has_a_standing_order_and_ask_stops():
     for key, choices in RULESET.policy_schema["properties"].items():
-        if key not in ("on_void", "setup"):
+        if key != "on_void":
             assert "ask" in choices["enum"], key
 
 
@@ -558,7 +559,6 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
     assert ctx.of("retreat")[0]["survivors"] == ["LW/I"] and rules["units"]["LW/I"]["hex"] == "2021"
 
 
-def test_3_setup_policy_is_default_placement():
-    assert RULESET.policy_schema["properties"]["setup"]["enum"] == ["default", "ask"]
-    assert RULESET.default_policies["setup"] == "default"
+def test_3_setup_has_no_standing_order():
+    assert "setup" not in RULESET.policy_schema["properties"]
     assert RULESET.default_policies["stack_removal"] == "weakest"

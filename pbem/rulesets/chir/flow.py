@@ -1,6 +1,6 @@
 """The turn sequence (5.0) as an explicit state machine kept in `rules`.
 
-    phase "setup"     player german, then soviet (3.2, 3.3): decisions `place`/`end`
+    phase "setup"     player german, then soviet (3.2, 3.3): orders `place`, then `end`
     GT 1..12: for player soviet, then german (5.0):
         phase "attack"    A. concentrated attack phase (9.1): `attack`, `end`
         phase "movement"  B. movement phase with manoeuvre attacks (8.0, 9.2, 11.0, 4.4):
@@ -50,9 +50,11 @@ def next_step(rules: dict) -> Need | None:
         return None
     if rules["phase"] == "setup":
         side = rules["player"]
+        # A phase, not a decision: each side sets up in its own packet (German packet 1,
+        # Soviet packet 2), so no standing order may do it before the player could speak.
         return Need(side, "setup", f"set up the {side} units (3.{2 if side == 'german' else 3}): place, or end to "
                     "place the rest by the default placement", ("place", "end"), "3.2" if side == "german" else "3.3",
-                    True)
+                    False)
     r = removal.pending(rules)
     if r is not None:
         return Need(r["side"], "stack-removal", f"{r['hex']} is over the stacking limit after {r['why']}: remove "
@@ -85,8 +87,6 @@ def policy(rules: dict, need: Need, policies: dict | None) -> dict | None:
         return None
     pol = dict(DEFAULT_POLICIES)
     pol.update(policies or {})
-    if need.kind == "setup":
-        return None if pol.get("setup") == "ask" else {"type": "end"}
     if need.kind == "stack-removal":
         return removal.policy(rules, pol)
     return combat.policy(rules, need.kind, pol)
@@ -113,7 +113,7 @@ def apply(rules: dict, need: Need, order: dict, ctx) -> None:
                       chosen_by=ctx.chosen_by, rule=current.rule)
         else:
             _check_end(order, "setup")
-            setup.place_defaults(rules, side, ctx, "standing order" if ctx.chosen_by == "policy" else "end of set-up")
+            setup.place_defaults(rules, side, ctx, "end of set-up")
             if side == "german":
                 rules["player"] = "soviet"
                 ctx.event("phase", "The Soviet player sets up (3.3).", phase="setup", side="soviet", rule="3.3")

@@ -49,7 +49,6 @@ ORDER_SCHEMA = {
 }
 
 POLICY_CHOICES = {
-    "setup": ["default", "ask"],
     "defensive_artillery": ["strongest", "none", "ask"],
     "defensive_fire": ["strongest-group", "weakest-group", "none", "ask"],
     "invalidate": ["weakest", "ask"],
