@@ -4,7 +4,7 @@ import hashlib
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.core import canonical
@@ -127,3 +127,16 @@ def test_c_loader_is_used_where_present():
 
     if getattr(yaml, "__with_libyaml__", False):
         assert canonical._Parser is yaml.CSafeLoader
+
+
+YAML_CHARS = st.sampled_from(list("ab:- []{}'\"&*!|>#\n\t,?%@`0123456789.~\\\x00\x7f\u2028é"))
+
+
+@settings(max_examples=1500, suppress_health_check=list(HealthCheck))
+@given(st.one_of(st.text(YAML_CHARS, max_size=60), st.binary(max_size=60)))
+def test_any_input_loads_or_is_an_input_error(data):
+    """Fuzz: whatever the bytes, the strict loader returns a value or raises InputError."""
+    try:
+        loads(data, "fuzz.yaml")
+    except InputError as exc:
+        assert exc.message.startswith("fuzz.yaml")
