@@ -43,6 +43,25 @@ class IllegalOrder(Exception):
         self.legal = legal
 
 
+# Read by the core (DESIGN §4.4): after a void order, stop the side's queued orders and ask
+# for new ones, or skip to its next order. Every ruleset's standing orders include it.
+ON_VOID = ["stop", "skip"]
+
+
+def standing_orders(ruleset_id: str, choices: dict[str, list[str]]) -> tuple[dict, dict]:
+    """The policy schema and the default standing orders of a ruleset, from each standing
+    order's choices (the first is the default), with the core's `on_void` added."""
+    choices = {**choices, "on_void": ON_VOID}
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{ruleset_id}: a side's standing orders",
+        "type": "object",
+        "properties": {key: {"enum": list(values)} for key, values in choices.items()},
+        "additionalProperties": False,
+    }
+    return schema, {key: values[0] for key, values in choices.items()}
+
+
 @dataclass(frozen=True)
 class Need:
     """What the flow waits for: an order from `side` of one of the types in `accepts`."""

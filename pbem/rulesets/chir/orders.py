@@ -6,6 +6,8 @@ illegal order with its rule, not a malformed packet."""
 
 from __future__ import annotations
 
+from ..base import standing_orders
+
 _ID = {"type": "string", "minLength": 1, "maxLength": 40}
 _IDS = {"type": "array", "items": _ID, "maxItems": 60}
 _MAYBE = {"type": ["string", "null"], "maxLength": 40}
@@ -57,16 +59,7 @@ POLICY_CHOICES = {
     "retreat": ["engine-priority", "ask"],
     "advance": ["vacated", "none", "ask"],
     "stack_removal": ["weakest", "ask"],
-    "on_void": ["stop", "skip"],
-}
-
-POLICY_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "chir: a side's standing orders",
-    "type": "object",
-    "properties": {k: {"enum": v} for k, v in POLICY_CHOICES.items()},
-    "additionalProperties": False,
 }
 
 # The first choice of each is the default: a player relying on them sends one packet per player-turn.
-DEFAULT_POLICIES = {k: v[0] for k, v in POLICY_CHOICES.items()}
+POLICY_SCHEMA, DEFAULT_POLICIES = standing_orders("chir", POLICY_CHOICES)

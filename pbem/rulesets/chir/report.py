@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..base import Need
 from . import board as bd
 from . import combat, victory
-from .orders import POLICY_CHOICES
+from .orders import POLICY_SCHEMA
 
 
 def summary(rules: dict) -> dict:
@@ -68,5 +68,5 @@ def describe_need(rules: dict, need: Need) -> list[str]:
         lines.append("move: {type: move, units: [IDs in one hex], path: [CCRR, ...], exit: false}; "
                      "enter: {type: enter, units: [...], path: [entry hex, ...]}; attack: manoeuvre attack by "
                      "the stack just moved (or one that has not moved); end: close the phase.")
-    lines.append("standing orders: " + "; ".join(f"{k}: {'|'.join(v)}" for k, v in POLICY_CHOICES.items()))
+    lines.append("standing orders: " + "; ".join(f"{k}: {'|'.join(v['enum'])}" for k, v in POLICY_SCHEMA["properties"].items()))
     return lines

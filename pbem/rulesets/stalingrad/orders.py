@@ -5,6 +5,8 @@ out as JSON (a test checks that they are equal)."""
 
 from __future__ import annotations
 
+from ..base import standing_orders
+
 _ID = {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 40}
 
 
@@ -46,19 +48,8 @@ POLICY_CHOICES = {
     "apply_losses": ["save-units", "step", "retreat"],
     "retreat_tie": ["engine-priority", "lowest-id"],
     "withdrawal_substitute": ["weakest", "strongest", "lowest-id"],
-    # read by the core (DESIGN §4.4): after a void order, stop the side's queued orders
-    # for new ones, or skip to its next order
-    "on_void": ["stop", "skip"],
-}
-
-POLICY_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "stalingrad: a side's standing orders",
-    "type": "object",
-    "properties": {k: {"enum": v} for k, v in POLICY_CHOICES.items()},
-    "additionalProperties": False,
 }
 
 # The first choice of each standing order is the default, the same for both sides; with
 # them every decision is answered and one packet per player-turn suffices.
-DEFAULT_POLICIES = {k: v[0] for k, v in POLICY_CHOICES.items()}
+POLICY_SCHEMA, DEFAULT_POLICIES = standing_orders("stalingrad", POLICY_CHOICES)
