@@ -377,15 +377,11 @@ def test_german_front_A_is_3201_to_3206():
 
 
 def behind(hex_id: str, front: list[str], side: str) -> bool:
-    """The documented reading of 3.2/3.3: south = same row, lower column; west = same
-    column, lower row (north/east the other way round)."""
-    c, r = BOARD.offset(hex_id)
-    sign = 1 if side == "german" else -1
-    for f in front:
-        fc, fr = BOARD.offset(f)
-        if (fr == r and sign * (fc - c) > 0) or (fc == c and sign * (fr - r) > 0):
-            return True
-    return False
+    """The reading of 3.2/3.3 documented in data/README.md, as the ruleset applies it."""
+    from pbem.rulesets.chir import RULESET, scenario
+
+    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+    return scenario.board(rules).behind(hex_id, front, side)
 
 
 def test_3_2_example_3107_is_not_behind_front_A():
