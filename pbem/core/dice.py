@@ -1,7 +1,8 @@
 """Fair dice without a third party (DESIGN §3): hash chains, segment seeds, roll streams.
 
 Each side commits to a hash chain c_0 <- c_1 <- ... <- c_N derived from its own key and
-the game id; packet j reveals the next value v_j of its sender's chain. The dice that
+the nonce it put in the genesis; the anchor c_0 is in the genesis before any packet
+exists, and packet j reveals the next value v_j of its sender's chain. The dice that
 packet k unlocks come from seed_k = H(v_{k-1}, v_k), drawn from named sub-streams so that
 one disputed decision does not shift unrelated rolls. Sandbox games take their dice from
 a script or a plain seed instead, and say so everywhere.
@@ -12,15 +13,23 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-CHAIN_SEED_DOMAIN = b"pbem-chain-seed-v1\n"
+CHAIN_SEED_DOMAIN = b"pbem-chain-seed-v2\n"
 CHAIN_DOMAIN = b"pbem-chain-v1"
 DICE_DOMAIN = b"pbem-dice-v1"
 ROLL_DOMAIN = b"pbem-roll-v1"
 SANDBOX_DOMAIN = b"pbem-sandbox-v1"
 
 
+def chain_seed_message(nonce: bytes) -> bytes:
+    """The message whose Ed25519 signature is the chain secret's source (§3.1)."""
+    return CHAIN_SEED_DOMAIN + nonce
+
+
 def chain_secret(signature: bytes) -> bytes:
-    """c_N = SHA-256(Ed25519-sign(key, b"pbem-chain-seed-v1\\n" + game_id)); the caller signs."""
+    """c_N = SHA-256(Ed25519-sign(key, b"pbem-chain-seed-v2\\n" + nonce)); the caller signs.
+
+    Ed25519 signatures are deterministic, so the secret can always be recomputed from the
+    key and the genesis; the signature itself is never published."""
     return hashlib.sha256(signature).digest()
 
 

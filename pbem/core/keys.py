@@ -31,6 +31,16 @@ _HASHES = {"sha256": hashlib.sha256, "sha512": hashlib.sha512}
 _BEGIN, _END = "-----BEGIN SSH SIGNATURE-----", "-----END SSH SIGNATURE-----"
 _PRIVATE = "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----"
 _ONLY_ED25519 = "pbem supports only Ed25519 keys (make one with `ssh-keygen -t ed25519`)"
+# The order of the Ed25519 base point: a canonical signature's scalar S is below it.
+_ED25519_L = 2**252 + 27742317777372353535851937790883648493
+_ED25519_P = 2**255 - 19
+# y-coordinates of the points of small order (1, 2, 4 and 8): a key among them, or one
+# whose y is not reduced mod p, can make a signature verify for more than one message.
+_SMALL_ORDER_Y = frozenset({
+    0, 1, _ED25519_P - 1,
+    0x05fc536d880238b13933c6d305acdfd5f098eff289f4c345b027b2c28f95e826,
+    0x7a03ac9277fdc74ec6cc392cfa53202a0f67100d760b3cba4fd84d3d706a17c7,
+})
 
 
 def _string(data: bytes) -> bytes:
@@ -102,6 +112,9 @@ def _public_from_wire(wire: bytes, what: str, comment: str = "") -> PublicKey:
     reader.done()
     if len(raw) != 32:
         raise VerificationError(f"{what} has an Ed25519 key of {len(raw)} bytes instead of 32.")
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    if y >= _ED25519_P or y in _SMALL_ORDER_Y:
+        raise VerificationError(f"{what} is a weak Ed25519 key (a point of small order or not canonically encoded).")
     return PublicKey(Ed25519PublicKey.from_public_bytes(raw), comment)
 
 
@@ -210,6 +223,8 @@ def load_public_key(text: str) -> PublicKey:
         wire = base64.b64decode(parts[1], validate=True)
     except binascii.Error:
         raise VerificationError(f"The public key {parts[1][:20]}... is not valid base64.") from None
+    if base64.b64encode(wire).decode() != parts[1]:
+        raise VerificationError(f"The public key {parts[1][:20]}... is not in canonical base64.")
     return _public_from_wire(wire, "The public key", parts[2] if len(parts) > 2 else "")
 
 
@@ -231,33 +246,47 @@ def _signed_data(message: bytes, namespace: str, hash_algorithm: str) -> bytes:
     return SSHSIG_MAGIC + b"".join(_string(f) for f in fields)
 
 
-def sshsig_sign(key: PrivateKey, message: bytes, namespace: str) -> bytes:
-    if not namespace:
-        raise ValueError("an SSHSIG namespace must not be empty")
-    signature = key.key.sign(_signed_data(message, namespace, SSHSIG_HASH))
-    fields = (key.public.wire(), namespace.encode(), b"", SSHSIG_HASH.encode(),
+def _sshsig_blob(public: PublicKey, namespace: str, signature: bytes) -> bytes:
+    fields = (public.wire(), namespace.encode(), b"", SSHSIG_HASH.encode(),
               _string(KEY_TYPE) + _string(signature))  # fmt: skip
     return SSHSIG_MAGIC + struct.pack(">I", SSHSIG_VERSION) + b"".join(_string(f) for f in fields)
 
 
+def sshsig_sign(key: PrivateKey, message: bytes, namespace: str) -> bytes:
+    if not namespace:
+        raise ValueError("an SSHSIG namespace must not be empty")
+    return _sshsig_blob(key.public, namespace, key.key.sign(_signed_data(message, namespace, SSHSIG_HASH)))
+
+
 def _parse_sshsig(blob: bytes) -> tuple[PublicKey, str, str, bytes]:
-    """(public key, namespace, hash algorithm, raw Ed25519 signature) of an SSHSIG blob."""
+    """(public key, namespace, hash algorithm, raw Ed25519 signature) of an SSHSIG blob.
+
+    Only the one canonical encoding is accepted (DESIGN §2.3): an empty reserved field,
+    sha512, no trailing bytes, a signature scalar S < L. A blob that verified in any other
+    spelling would give the same signed content a second packet id, hence false evidence
+    of equivocation against an honest player."""
     reader = _Reader(blob, "The SSH signature")
     if reader.take(6) != SSHSIG_MAGIC:
         raise VerificationError("The SSH signature has the wrong magic (not an SSHSIG blob).")
     if (version := reader.uint32()) != SSHSIG_VERSION:
         raise VerificationError(f"The SSH signature has unsupported version {version}.")
     public = _public_from_wire(reader.string(), "The SSH signature's key")
-    namespace, _reserved, hash_algorithm = reader.text(), reader.string(), reader.text()
+    namespace, reserved, hash_algorithm = reader.text(), reader.string(), reader.text()
     signature = _Reader(reader.string(), "The SSH signature's signature field")
     reader.done()
-    if hash_algorithm not in _HASHES:
-        raise VerificationError(f"The SSH signature uses unsupported hash {hash_algorithm[:20]!r}.")
+    if reserved:
+        raise VerificationError("The SSH signature has a non-empty reserved field (not the canonical encoding).")
+    if hash_algorithm != SSHSIG_HASH:
+        raise VerificationError(f"The SSH signature uses hash {hash_algorithm[:20]!r}; pbem signatures use {SSHSIG_HASH}.")
     if (kind := signature.string()) != KEY_TYPE:
         kind_text = kind[:40].decode("ascii", "replace")
         raise VerificationError(f"The SSH signature is of type {kind_text}, not ssh-ed25519.")
     raw = signature.string()
     signature.done()
+    if len(raw) != 64:
+        raise VerificationError(f"The SSH signature holds {len(raw)} bytes instead of an Ed25519 signature's 64.")
+    if int.from_bytes(raw[32:], "little") >= _ED25519_L:
+        raise VerificationError("The SSH signature's scalar is not reduced (S >= L): not the canonical encoding.")
     return public, namespace, hash_algorithm, raw
 
 
@@ -275,6 +304,8 @@ def sshsig_verify(public: PublicKey, message: bytes, blob: bytes, namespace: str
         raise VerificationError(
             f"The signature was made by key {signer.fingerprint()}, not {public.fingerprint()}."
         )
+    if _sshsig_blob(public, namespace, raw) != blob:  # belt and braces: one spelling only
+        raise VerificationError("The SSH signature is not in its canonical encoding.")
     try:
         public.key.verify(raw, _signed_data(message, namespace, hash_algorithm))
     except InvalidSignature:
