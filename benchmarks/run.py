@@ -56,11 +56,10 @@ def busy_turn(directory: Path, exe: list[str], repeat: int) -> None:
     import collections
 
     from pbem import rulesets
-    from pbem.core import bot, engine, game
+    from pbem.core import bot, engine, game, genesis
 
     ruleset = rulesets.get("chir")
-    genesis = game.make_genesis("chir", {s: None for s in ruleset.sides}, sandbox={"seed": "busy"}, created="bench")
-    folder = game.create(directory / "busy", genesis)
+    folder = game.create(directory / "busy", genesis.sandbox(ruleset, {"seed": "busy"}, created="bench"))
     first = game.build_packet(folder.game, folder.state, "german", [], None, None, "")
     game.adjudicate(folder, first, game.packet_yaml(first).encode(), "set-up")
     rank = {"attack": 0, "move": 1, "enter": 1, "end": 3}

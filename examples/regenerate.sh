@@ -12,9 +12,7 @@ for ruleset in "$@"; do
   pbem demo "$tmp/demo" --ruleset "$ruleset" $turns >/dev/null
   rm -rf "$ruleset-demo"
   mkdir "$ruleset-demo"
-  cp -r "$tmp/demo/player-1/." "$ruleset-demo/"
-  mkdir "$ruleset-demo/keys"
-  cp "$tmp"/demo/keys/*.pub "$ruleset-demo/keys/"   # public keys only
+  cp -r "$tmp/demo/player-1/." "$ruleset-demo/"   # the genesis holds both public keys
   rm -rf "$tmp"
   pbem audit "$ruleset-demo"
 done

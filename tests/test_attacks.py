@@ -23,17 +23,18 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from pbem import rulesets
 from pbem.cli import cli
-from pbem.core import canonical, dice, engine, game, keys
+from pbem.core import canonical, demo, dice, engine, game, keys
 from pbem.core.errors import FileError, VerificationError
 from pbem.core.packet import sign
 from pbem.core.submit import submit_orders
-from tests.support.games import fixed_key
+from tests.support.games import fixed_key, nonce
 
 CREATED = "2026-11-29T10:00:00Z"
 SENT = "2026-11-29T12:00:00Z"
 SIDES = ("red", "blue")
-CHAIN = 16
+CHAIN = 64
 FIRE = {"type": "fire", "unit": "r1", "target": "b1"}
 
 
@@ -106,24 +107,30 @@ def resign(packet: dict, key, **changes) -> dict:
 class Table:
     """A secure duel made with `pbem new`: red's and blue's folders of the same game."""
 
-    def __init__(self, root: Path, name: str = "game", created: str = CREATED, key_seed: str = "attacks"):
+    def __init__(self, root: Path, name: str = "game", created: str = CREATED, key_seed: str = "attacks",
+                 ruleset: str = "duel"):
         self.root = Path(root)
         self.mail = self.root / "mail"
         self.mail.mkdir(parents=True, exist_ok=True)
+        self.sides = rulesets.get(ruleset).sides
         key_dir = self.root / f"keys-{key_seed}"
         key_dir.mkdir(exist_ok=True)
-        self.key_files = {side: write_key(key_dir, side, f"{key_seed}-{side}") for side in SIDES}
+        self.key_files = {side: write_key(key_dir, side, f"{key_seed}-{side}") for side in self.sides}
         self.keys = {side: keys.load_private_key(path) for side, path in self.key_files.items()}
-        self.dirs = {side: self.root / name / side for side in SIDES}
-        for side in SIDES:
-            ok(run("new", self.dirs[side], "--ruleset", "duel", "--created", created, "--chain-length", CHAIN,
-                   *[f"--side={s}={self.key_files[s]}.pub" for s in SIDES]))
+        self.dirs = {side: self.root / name / side for side in self.sides}
+        # The handshake of §2.2 with fixed nonces, so that every run has the same dice
+        # (tests/test_cli.py and test_21_* run it through the command line).
+        demo.handshake(self.dirs, rulesets.get(ruleset), self.keys, created=created, chain_length=CHAIN,
+                       nonces={side: nonce(f"{key_seed}-{name}-{side}") for side in self.sides})
         self._posted = 0
 
-    def folder(self, side: str = "red") -> game.Folder:
-        return game.open_folder(self.dirs[side])
+    def other(self, side: str) -> str:
+        return self.sides[1 - self.sides.index(side)]
 
-    def state(self, side: str = "red") -> dict:
+    def folder(self, side: str | None = None) -> game.Folder:
+        return game.open_folder(self.dirs[side or self.sides[0]])
+
+    def state(self, side: str | None = None) -> dict:
         return self.folder(side).state
 
     @property
@@ -140,12 +147,12 @@ class Table:
 
     def send(self, side: str, orders: list = (), policies: dict | None = None) -> Path:
         path = self.submit(side, list(orders), policies)
-        self.deliver(path, other(side))
+        self.deliver(path, self.other(side))
         return path
 
     def packet(self, side: str, orders: list = (), state: dict | None = None, extra: dict | None = None) -> dict:
         """A packet signed by `side` (not applied anywhere): by default the next one."""
-        state = state or self.state(other(side))
+        state = state or self.state(self.other(side))
         return game.build_packet(self.game, state, side, copy.deepcopy(list(orders)), None, self.keys[side], SENT,
                                  copy.deepcopy(extra))
 
@@ -169,7 +176,7 @@ def table(tmp_path):
 
 
 def chain_value(table: Table, side: str, index: int) -> str:
-    secret = game.chain_secret(table.game, table.keys[side])
+    secret = game.chain_secret(table.game, side, table.keys[side])
     return dice.chain_value(secret, CHAIN, index).hex()
 
 
@@ -269,7 +276,7 @@ def test_04_packet_5_after_packet_3_is_a_gap(table):
 def test_05_a_packet_claiming_blue_signed_by_reds_key(table):
     table.send("red")
     red = table.dirs["red"]
-    forged = table.post(game.build_packet(table.game, table.state("red"), "blue", [], None, table.keys["red"], SENT))
+    forged = table.post(resign(table.packet("blue", [], state=table.state("red")), table.keys["red"]))
     first = rejected(red, ["adjudicate", red, forged], 3, "claims side blue", "not blue's key")
     assert table.keys["red"].public.fingerprint() in first
     # the same, with blue's fingerprint written over the key name
@@ -284,7 +291,7 @@ def test_05_a_key_not_in_the_genesis(table, tmp_path):
     private, _ = keys.write_keypair("mallory", tmp_path)
     mallory = keys.load_private_key(private)
     red = table.dirs["red"]
-    forged = table.post(game.build_packet(table.game, table.state("red"), "blue", [], None, mallory, SENT))
+    forged = table.post(resign(table.packet("blue", [], state=table.state("red")), mallory))
     first = rejected(red, ["adjudicate", red, forged], 3, "claims side blue", "not blue's key")
     assert mallory.public.fingerprint() in first
     orders = table.post("orders: []\n", "orders.yaml")
@@ -401,7 +408,7 @@ def test_07_a_tampered_report_is_reported_with_its_first_differing_line(table):
     (lambda t: {"reveal": {"index": 2, "value": "ab" * 32}}, ["does not hash to red's previous chain value"]),
     (lambda t: {"reveal": {"index": 3, "value": chain_value(t, "red", 3)}}, ["reveal index 3 is wrong", "is 2"]),
     (lambda t: {"reveal": {"index": 1, "value": chain_value(t, "red", 1)}}, ["reveal index 1 is wrong", "is 2"]),
-    (lambda t: {"anchor": "cd" * 32}, ["changes red's anchor"]),
+    (lambda t: {"anchor": chain_value(t, "red", 0)}, ["unknown packet field `anchor`"]),
     (lambda t: {"reveal": {"index": 2, "value": chain_value(t, "blue", 2)}}, ["forged reveal"]),
 ])
 def test_08_forged_reveals(table, forge, words):
@@ -412,13 +419,13 @@ def test_08_forged_reveals(table, forge, words):
     rejected(blue, ["adjudicate", blue, table.post(forged)], 3, *words)
 
 
-def test_08_a_first_packet_with_an_anchor_its_reveal_does_not_hash_to(table):
+def test_08_a_first_reveal_that_does_not_hash_to_the_genesis_anchor(table):
     blue = table.dirs["blue"]
     packet = table.packet("red", [FIRE], state=table.state("blue"))
-    forged = resign(packet, table.keys["red"], anchor="ef" * 32)
-    rejected(blue, ["adjudicate", blue, table.post(forged)], 3, "forged reveal")
-    no_anchor = resign(packet, table.keys["red"], anchor=None)
-    rejected(blue, ["adjudicate", blue, table.post(no_anchor)], 3, "must carry its chain `anchor`")
+    other_chain = dice.chain_value(b"another chain", CHAIN, 1).hex()
+    forged = resign(packet, table.keys["red"], reveal={"index": 1, "value": other_chain})
+    rejected(blue, ["adjudicate", blue, table.post(forged)], 3, "does not hash to red's anchor in the genesis",
+             "forged reveal")
     no_reveal = resign(packet, table.keys["red"], reveal=None)
     rejected(blue, ["adjudicate", blue, table.post(no_reveal)], 3, "has no `reveal`")
 
@@ -431,56 +438,70 @@ def test_09_two_consecutive_packets_from_the_same_side(table):
     again = table.post(table.packet("red", [], state=table.state("blue")))
     rejected(blue, ["adjudicate", blue, again], 3, "packet 2 comes from red", "blue must send it")
     orders = table.post("orders: []\n", "orders.yaml")
-    rejected(table.dirs["red"], ["submit", table.dirs["red"], orders, "--key", table.key_files["red"]], 1,
-             "it is blue's turn", root=table.root)
+    first = rejected(table.dirs["red"], ["submit", table.dirs["red"], orders, "--key", table.key_files["red"]], 1,
+                     "it is blue's turn", root=table.root)
+    assert "your packet 1 is packets/0001-red.yaml" in first
 
 
-# --- 10. sealed orders -------------------------------------------------------------------------
+# --- 10. sealed orders (with the simultaneous test ruleset `blind`) ----------------------------
 
-SALT = "5a" * 32
-
-
-def _sealed(table: Table, orders: list) -> Path:
-    """Red seals `orders` in packet 1, blue answers with packet 2; returns blue's folder."""
-    sealed = table.post(table.packet("red", [], extra={"sealed": engine.seal(SALT, orders)}))
-    table.deliver(sealed, "red")
-    table.deliver(sealed, "blue")
-    table.send("blue")
-    return table.dirs["blue"]
+PLAN = {"type": "plan", "attack": "a", "guard": "b"}
 
 
-@pytest.mark.parametrize("opens, words", [
-    ({"salt": SALT, "orders": [{"type": "fire", "unit": "r1", "target": "b2"}]}, ["differ from what red sealed in packet 1"]),
-    ({"salt": "5b" * 32, "orders": [FIRE]}, ["differ from what red sealed in packet 1"]),
-    ({"salt": SALT, "orders": [FIRE, {"type": "end"}]}, ["differ from what red sealed in packet 1"]),
-    ({"salt": SALT}, ["`opens` must be"]),
+@pytest.fixture
+def blind(tmp_path):
+    return Table(tmp_path, ruleset="blind", key_seed="blind")
+
+
+def seal_of(table: Table, seq: int, side: str, salt: bytes, item: dict) -> str:
+    return engine.seal_hash(table.game.game_id, seq, side, salt, item)
+
+
+SALT = bytes.fromhex("5a" * 32)
+
+
+def _sealed(table: Table, item: dict = PLAN) -> Path:
+    """North seals `item` in packet 1, south seals its plan in packet 2; south's folder."""
+    sealed = table.post(table.packet("north", extra={"sealed": [seal_of(table, 1, "north", SALT, item)]}))
+    table.deliver(sealed, "north")
+    table.deliver(sealed, "south")
+    packet_2 = table.post(table.packet("south", extra={"sealed": [seal_of(table, 2, "south", SALT, PLAN)]}))
+    table.deliver(packet_2, "south")
+    table.deliver(packet_2, "north")
+    return table.dirs["south"]
+
+
+def _opening(table: Table, *entries: dict) -> Path:
+    return table.post(table.packet("north", extra={"opens": list(entries)}))
+
+
+@pytest.mark.parametrize("entry, words", [
+    ({"salt": SALT.hex(), "item": {**PLAN, "attack": "c"}}, ["opened item 1 or its salt differs from what north sealed in packet 1"]),
+    ({"salt": "5b" * 32, "item": PLAN}, ["opened item 1 or its salt differs"]),
+    ({"salt": SALT.hex()}, ["`opens` must be a list of {salt"]),
+    ({"salt": "5a" * 16, "item": PLAN}, ["`opens` must be a list of {salt: <64 lower-case hex digits>"]),
+    ({"salt": "5A" * 32, "item": PLAN}, ["`opens` must be a list of {salt: <64 lower-case hex digits>"]),
 ])
-def test_10_sealed_orders_opened_with_other_orders_or_salt(table, opens, words):
-    blue = _sealed(table, [FIRE])
-    packet = table.post(table.packet("red", [], extra={"opens": opens}))
-    rejected(blue, ["adjudicate", blue, packet], 3, *words)
+def test_10_sealed_orders_opened_with_other_orders_or_salt(blind, entry, words):
+    south = _sealed(blind)
+    rejected(south, ["adjudicate", south, _opening(blind, entry)], 3, *words)
 
 
-def test_10_sealed_orders_must_be_opened_before_new_ones(table):
-    blue = _sealed(table, [FIRE])
-    rejected(blue, ["adjudicate", blue, table.post(table.packet("red", [FIRE]))], 3, "must first open the orders sealed")
+def test_10_the_true_opening_applies_as_an_order_of_the_opening_packet(blind):
+    south = _sealed(blind)
+    ok(run("adjudicate", south, _opening(blind, {"salt": SALT.hex(), "item": PLAN})))
+    report = (south / "aar" / "0003.md").read_text()
+    assert "north opens the 1 item(s) it sealed" in report
+    assert "north order 1 of packet 3: plan attack=a guard=b" in report
+    assert game.open_folder(south).state["rules"]["plans"] == {"north": {"attack": "a", "guard": "b"}}
 
 
 def test_10_opening_what_was_never_sealed(table):
     table.send("red")
     table.send("blue")
     blue = table.dirs["blue"]
-    packet = table.post(table.packet("red", [], extra={"opens": {"salt": SALT, "orders": [FIRE]}}))
+    packet = table.post(table.packet("red", [], extra={"opens": [{"salt": SALT.hex(), "item": FIRE}]}))
     rejected(blue, ["adjudicate", blue, packet], 3, "red has none sealed")
-
-
-def test_10_the_true_opening_applies_as_decided_in_the_sealing_packet(table):
-    blue = _sealed(table, [FIRE])
-    packet = table.post(table.packet("red", [], extra={"opens": {"salt": SALT, "orders": [FIRE]}}))
-    ok(run("adjudicate", blue, packet))
-    report = (blue / "aar" / "0003.md").read_text()
-    assert "red opens the orders sealed in packet 1" in report
-    assert "segment 3, t1.red.fire1 #0" in report   # decided in packet 1: it may roll from segment 3
 
 
 # --- 11. no dice from one's own packet's segment -------------------------------------------------

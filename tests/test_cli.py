@@ -26,13 +26,25 @@ def run(tmp_path, monkeypatch):
     return invoke
 
 
+def handshake(run, red_key="keys/red", blue_key="keys/blue", red="red-folder", blue="blue-folder"):
+    """The three steps of DESIGN §2.2, as two players run them: propose, join, complete,
+    and the joiner's install of the complete genesis."""
+    out = run("new", red, "--ruleset", "duel", "--side", f"red={red_key}.pub", "--side", f"blue={blue_key}.pub",
+              "--key", red_key, "--created", "2026-11-29T10:00:00Z").output
+    assert "a signed proposal" in out and not Path(red, "game.yaml").exists()
+    out = run("join", blue, f"{red}/proposal.yaml", "--key", blue_key).output
+    assert "you joined as blue" in out and not Path(blue, "game.yaml").exists()
+    out = run("join", red, f"{blue}/join.yaml", "--key", red_key).output
+    assert "is complete" in out
+    out = run("join", blue, f"{red}/game.yaml").output
+    assert "is ready" in out and "first packet: from red" in out
+
+
 @pytest.fixture
 def duel_game(run, tmp_path):
     run("keygen", "red", "--dir", "keys")
     run("keygen", "blue", "--dir", "keys")
-    run("new", "red-folder", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",
-        "--created", "2026-11-29T10:00:00Z")
-    shutil.copytree(tmp_path / "red-folder", tmp_path / "blue-folder")
+    handshake(run)
     return tmp_path
 
 
@@ -115,7 +127,7 @@ def test_show_and_canonical(run, duel_game):
     write("o.yaml", "orders: []\n")
     run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
     signed = run("canonical", "p1.yaml", "--signature", "p1.sig").stdout_bytes
-    assert signed.startswith(b'{"anchor":"') and b'"signature"' not in signed
+    assert signed.startswith(b'{"game":"') and b'"signature"' not in signed and b'"anchor"' not in signed
     assert Path("p1.sig").read_text().startswith("-----BEGIN SSH SIGNATURE-----")
 
 
@@ -159,7 +171,7 @@ def test_missing_folder_exits_4(run):
 def test_existing_game_folder_is_not_overwritten(run, duel_game):
     before = Path("red-folder/game.yaml").read_bytes()
     result = run("new", "red-folder", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",
-                 code=4)
+                 "--key", "keys/red", code=4)
     assert "already exists" in result.stderr
     assert Path("red-folder/game.yaml").read_bytes() == before
 
@@ -212,12 +224,17 @@ def game_states(folder):
 def test_a_passphrase_protected_ssh_keygen_key_signs_with_the_passphrase_from_the_environment(run, tmp_path, monkeypatch):
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "sekrit", "-C", "red@table", "-f", "red"], check=True)
     run("keygen", "blue", "--dir", ".")
-    run("new", "g", "--ruleset", "duel", "--side", "red=red.pub", "--side", "blue=blue.pub", "--created", "x")
-    write("o.yaml", "orders: []\n")
-    result = run("submit", "g", "o.yaml", "--key", "red", code=4)
+    result = run("new", "g", "--ruleset", "duel", "--side", "red=red.pub", "--side", "blue=blue.pub", "--key", "red",
+                 code=4)
     assert "PBEM_PASSPHRASE" in result.stderr
     monkeypatch.setenv("PBEM_PASSPHRASE", "wrong")
-    assert "passphrase" in run("submit", "g", "o.yaml", "--key", "red", code=4).stderr
+    assert "passphrase" in run("new", "g", "--ruleset", "duel", "--side", "red=red.pub", "--side", "blue=blue.pub",
+                               "--key", "red", code=4).stderr
+    monkeypatch.setenv("PBEM_PASSPHRASE", "sekrit")
+    handshake(run, red_key="red", blue_key="blue", red="g", blue="h")
+    monkeypatch.delenv("PBEM_PASSPHRASE")
+    write("o.yaml", "orders: []\n")
+    assert "PBEM_PASSPHRASE" in run("submit", "g", "o.yaml", "--key", "red", code=4).stderr
     monkeypatch.setenv("PBEM_PASSPHRASE", "sekrit")
     run("submit", "g", "o.yaml", "--key", "red")
     assert json.loads(run("audit", "g", "--json").output)["signatures"] == 1

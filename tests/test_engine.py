@@ -36,15 +36,16 @@ def test_an_order_never_rolls_from_its_own_packets_segment(tmp_path):
     assert applied.state["queue"] == []
 
 
-def test_after_a_choice_of_this_packet_no_die_of_its_segment_is_rolled(tmp_path):
-    # Blue's hand-made decision (absorb) in packet 6 comes before red's queued second
-    # fire order: that fire must wait for packet 7, though red decided it in packet 3.
-    match = Match(tmp_path)  # fixed keys: r1's die in segment 4 is a 5, a hit
+def test_once_a_packet_takes_effect_no_die_of_its_segment_is_rolled(tmp_path):
+    # Blue's hand-made decision (absorb) in packet 6 takes effect after what was queued
+    # before packet 6 has resolved; red's queued second fire, which comes after it, must
+    # wait for packet 7, though red decided it in packet 3 (§3.6 c).
+    match = Match(tmp_path, key_seed="test2")  # fixed keys: r1's die in segment 4 is a 6, a hit
     match.send("red", [], {"absorb": "ask"})
     match.send("blue", [], {"absorb": "ask"})
     match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}])
     applied = match.send("blue", [])
-    assert [(r["value"], r["segment"]) for r in rolls(applied.events)] == [(5, 4)]
+    assert [(r["value"], r["segment"]) for r in rolls(applied.events)] == [(6, 4)]
     assert applied.state["awaiting"]["waiting_for"] == "decision"
     assert applied.state["awaiting"]["need"]["kind"] == "absorb"
     assert applied.state["awaiting"]["options"] == [{"type": "absorb", "unit": "b1"}, {"type": "absorb", "unit": "b2"}]

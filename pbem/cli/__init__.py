@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from pbem import __version__
-from pbem.cli import adjudicate, audit, canonical, demo, keygen, new, orders, show, status, submit
+from pbem.cli import adjudicate, audit, canonical, demo, join, keygen, new, orders, show, status, submit
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -16,6 +16,9 @@ from pbem.cli import adjudicate, audit, canonical, demo, keygen, new, orders, sh
 def cli() -> None:
     """Play board wargames by email: signed turn files, fair dice committed by hash,
     a rules engine that adjudicates every order, and a full audit of any game.
+
+    A new game: `pbem new --key` writes a signed proposal; your opponent's `pbem join`
+    adds their dice chain; your `pbem join` of their file completes the game.
 
     A round by email: `pbem adjudicate` the packet you received (with --key to preview
     what your reveal unlocks), `pbem orders` for a template, `pbem submit` your orders,
@@ -28,7 +31,7 @@ def cli() -> None:
     failure (signature, chain, hash, sequence), 4 file or I/O error."""
 
 
-for module in (keygen, new, status, orders, submit, adjudicate, audit, show, canonical, demo):
+for module in (keygen, new, join, status, orders, submit, adjudicate, audit, show, canonical, demo):
     cli.add_command(module.command)
 
 

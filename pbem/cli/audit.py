@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import echo_json, game_dir, handles_errors
+from pbem.cli.common import echo, echo_json, game_dir, handles_errors
 
 
 @click.command("audit")
@@ -21,10 +21,10 @@ def command(game_dir: str, as_json: bool) -> None:
     if as_json:
         echo_json(result.as_dict())
     elif result.ok:
-        click.echo(f"audit OK: game {result.game}, {result.packets} packets, {result.signatures} signatures, "
+        echo(f"audit OK: game {result.game}, {result.packets} packets, {result.signatures} signatures, "
                    f"{result.reveals} reveals, {result.rolls} dice rolls, {result.states} states and their reports "
                    f"verified; final state {result.final_state}" + (f"; result: {result.result}" if result.result else ""))
     else:
-        click.echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
+        echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
     if not result.ok:
         sys.exit(3)

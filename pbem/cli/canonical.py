@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import handles_errors
+from pbem.cli.common import echo, handles_errors
 
 
 @click.command("canonical")
@@ -29,5 +29,9 @@ def command(packet_file: str, signature_out: str | None) -> None:
 
             raise VerificationError(f"{packet_file}: the packet is not signed")
         Path(signature_out).write_text(keys.armor(base64.b64decode(packet["signature"]["value"])))
-    sys.stdout.buffer.write(signed_bytes(packet))
+    data = signed_bytes(packet)
+    if sys.stdout.isatty():  # for a pipe, the exact bytes; for a terminal, nothing it would obey
+        echo(data.decode("utf-8"))
+        return
+    sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()

@@ -23,7 +23,7 @@ def handles_errors(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except PbemError as exc:
-            click.echo(f"pbem: {exc.message}", err=True)
+            echo(f"pbem: {exc.message}", err=True)
             sys.exit(exc.exit_code)
 
     return wrapper
@@ -38,8 +38,17 @@ def load_key(path: str) -> Any:
     return keys.load_private_key(path, prompt=prompt if sys.stdin.isatty() else None)
 
 
+def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print text with every control, bidirectional and invisible character that could
+    come from a packet escaped (DESIGN §5): no packet can send the terminal a sequence."""
+    from pbem.core.text import for_output
+
+    click.echo(for_output(text), err=err, nl=nl)
+
+
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+    # ASCII only: every character beyond it, control and bidi ones included, as \uXXXX.
+    click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=True))
 
 
 game_dir = click.argument("game_dir", type=click.Path(file_okay=False, path_type=str))

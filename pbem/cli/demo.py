@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import handles_errors
+from pbem.cli.common import echo, handles_errors
 
 
 @click.command("demo")
@@ -25,7 +25,7 @@ def command(directory: str | None, ruleset_id: str, turns: int | None) -> None:
         from pbem.core.errors import FileError
 
         raise FileError(f"{target} is not empty; give a new folder for the demo")
-    outcome = demo.play(target, ruleset_id, say=click.echo, turns=turns)
-    click.echo(f"the game folders are in {target}; try `pbem status {outcome['folders'][0]}`")
+    outcome = demo.play(target, ruleset_id, say=echo, turns=turns)
+    echo(f"the game folders are in {target}; try `pbem status {outcome['folders'][0]}`")
     if not outcome["ok"]:
         sys.exit(3)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import handles_errors
+from pbem.cli.common import echo, handles_errors
 
 
 @click.command("keygen")
@@ -22,5 +22,5 @@ def command(name: str, directory: str, comment: str | None) -> None:
     Path(directory).mkdir(parents=True, exist_ok=True)
     private, public = keys.write_keypair(name, directory, comment=comment if comment is not None else name)
     key = keys.load_public_key_file(public)
-    click.echo(f"wrote {private} (private, mode 600) and {public}")
-    click.echo(f"fingerprint {key.fingerprint()}")
+    echo(f"wrote {private} (private, mode 600) and {public}")
+    echo(f"fingerprint {key.fingerprint()}")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import game_dir, handles_errors
+from pbem.cli.common import echo, game_dir, handles_errors
 
 
 @click.command("orders")
@@ -17,4 +17,4 @@ def command(game_dir: str, side: str) -> None:
     from pbem.core import game, templates
 
     folder = game.open_folder(Path(game_dir))
-    click.echo(templates.orders_template(folder.game, folder.state, side), nl=False)
+    echo(templates.orders_template(folder.game, folder.state, side), nl=False)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import echo_json, game_dir, handles_errors
+from pbem.cli.common import echo, echo_json, game_dir, handles_errors
 
 
 @click.command("show")
@@ -26,4 +26,4 @@ def command(game_dir: str, fmt: str, as_json: bool, seq: int | None) -> None:
     if as_json or fmt == "json":
         echo_json({"seq": state["seq"], "summary": ruleset.summary(state["rules"]), "rules": state["rules"]})
     else:
-        click.echo(ruleset.render(state["rules"]), nl=False)
+        echo(ruleset.render(state["rules"]), nl=False)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import echo_json, game_dir, handles_errors
+from pbem.cli.common import echo, echo_json, game_dir, handles_errors
 
 
 @click.command("status")
@@ -27,24 +27,24 @@ def command(game_dir: str, as_json: bool) -> None:
         echo_json(info)
         return
     summary = info["summary"]
-    click.echo(f"game {info['game']} - {ruleset.title} ({info['mode']}), state {state['seq']}")
-    click.echo("  " + "; ".join(f"{k} {_text(v)}" for k, v in sorted(summary.items()) if v is not None and k != "result"))
+    echo(f"game {info['game']} - {ruleset.title} ({info['mode']}), state {state['seq']}")
+    echo("  " + "; ".join(f"{k} {_text(v)}" for k, v in sorted(summary.items()) if v is not None and k != "result"))
     if summary.get("result"):
-        click.echo(f"  result: {summary['result']}")
+        echo(f"  result: {summary['result']}")
     awaiting = state["awaiting"]
     if awaiting["need"] is None:
-        click.echo("  the game is over")
+        echo("  the game is over")
     else:
         need = awaiting["need"]
         since = state["last_packet"].get(_other(folder, awaiting["packet_from"]), {})
-        click.echo(f"  awaiting: a packet from {awaiting['packet_from']}"
+        echo(f"  awaiting: a packet from {awaiting['packet_from']}"
                    + (f" (since packet {since['seq']}, sent {since.get('sent') or 'at an unknown time'})" if since else ""))
-        click.echo(f"  the game waits for {awaiting['waiting_for']}: {need_text(need)}")
+        echo(f"  the game waits for {awaiting['waiting_for']}: {need_text(need)}")
     for side in folder.game.sides:
         last = state["last_packet"].get(side)
-        click.echo(f"  last packet from {side}: " + (f"{last['seq']} (sent {last.get('sent') or '?'})" if last else "none yet"))
+        echo(f"  last packet from {side}: " + (f"{last['seq']} (sent {last.get('sent') or '?'})" if last else "none yet"))
     if info["queued_orders"]:
-        click.echo(f"  {info['queued_orders']} order(s) queued, to be resolved with the next dice")
+        echo(f"  {info['queued_orders']} order(s) queued, to be resolved with the next dice")
 
 
 def _text(value) -> str:

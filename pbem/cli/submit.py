@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import PASSPHRASE_HELP, game_dir, handles_errors, load_key
+from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, load_key
 
 
 @click.command("submit", epilog=PASSPHRASE_HELP)
@@ -13,8 +13,10 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir, handles_errors, load_key
 @click.option("--key", "key_file", type=click.Path(dir_okay=False), help="Your private key (secure games).")
 @click.option("--side", default=None, help="Sandbox games: the side sending the orders.")
 @click.option("--out", default=None, type=click.Path(dir_okay=False), help="Also write the packet here (the file to email).")
+@click.option("--seal", is_flag=True, help="Seal the orders (where the rules ask for sealed orders); your next submit "
+              "opens them.")
 @handles_errors
-def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None) -> None:
+def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool) -> None:
     """Check ORDERS_FILE against the rules, reveal your next dice value, sign, apply the
     packet to your own folder and write the packet file to email."""
     from pbem.core import game, report, submit
@@ -24,8 +26,9 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
     key = load_key(key_file) if key_file else None
     if folder.game.secure and key is None:
         raise UsageError("a secure game needs --key KEYFILE to sign the packet")
-    applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None)
-    click.echo(report.render(folder.game, applied.state, applied.events, "text"))
+    applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None, seal=seal)
+    if applied.events:
+        echo(report.render(folder.game, applied.state, applied.events, "text"))
     for warning in applied.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")
+        echo(f"warning: {warning}", err=True)
+    echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")

@@ -9,15 +9,24 @@ different packets signed for the same seq are reported as fork evidence naming b
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pbem.core import engine, report
-from pbem.core.canonical import load_mapping
+from pbem.core import engine, genesis, report
+from pbem.core.canonical import load_mapping, loads
 from pbem.core.errors import PbemError, VerificationError
-from pbem.core.game import GENESIS, open_genesis, packet_files, read_packet, setup_rules, state_numbers, state_text
-from pbem.core.packet import packet_hash
+from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_bounded, read_packet,
+                            state_numbers, state_text)
+from pbem.core.packet import packet_id
+from pbem.core.sealing import PRIVATE
+
+_PACKET_NAME = re.compile(r"[0-9]{4,}-[a-z][a-z0-9-]*(\.[A-Za-z0-9._-]+)?\.yaml\Z")
+_STATE_NAME = re.compile(r"[0-9]{4,}\.yaml\Z")
+_AAR_NAME = re.compile(r"([0-9]{4,})\.md\Z")
+_PRIVATE_NAME = re.compile(r"seal-[0-9]{4,}-[a-z][a-z0-9-]*\.yaml\Z")
 
 
 @dataclass
@@ -76,10 +85,12 @@ def audit(folder: Path) -> AuditResult:
 
 
 def _audit(folder: Path, out: AuditResult) -> None:
-    genesis = load_mapping(folder / GENESIS, GENESIS)
-    game = open_genesis(genesis)
+    document = load_mapping(folder / GENESIS, GENESIS)
+    game = open_genesis(document)
     out.game = game.game_id
-    state = engine.initial_state(game, setup_rules(game))
+    if not _expected_files(folder, document, out):
+        return
+    state = initial_state(game)
     if not _compare_state(folder, 0, state, out):
         return
     by_seq: dict[int, list[tuple[Path, dict]]] = {}
@@ -115,14 +126,52 @@ def _audit(folder: Path, out: AuditResult) -> None:
     if extra:
         out.divergence = Divergence(f"states/{extra[0]:04d}.yaml", "a state with no packet to derive it from")
         return
+    reports = sorted(int(m.group(1)) for m in map(_AAR_NAME.match, _names(folder / "aar")) if m)
+    stray = [n for n in reports if not 1 <= n < expected_seq]
+    if stray:
+        out.divergence = Divergence(f"aar/{stray[0]:04d}.md", "a report with no packet to derive it from")
+        return
     out.final_state = state["state_hash"]
     out.result = game.ruleset.summary(state["rules"]).get("result")
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(os.listdir(folder)) if folder.is_dir() else []
+
+
+def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
+    """Every file in the folder is one audit knows: the genesis and its handshake files,
+    packets, states, reports, and the sealer's private items. Anything else is named."""
+    allowed = {"packets": _PACKET_NAME, "states": _STATE_NAME, "aar": _AAR_NAME, PRIVATE: _PRIVATE_NAME}
+    for name in _names(folder):
+        path = folder / name
+        if name in (GENESIS, PROPOSAL, JOIN) and path.is_file():
+            continue
+        if name in allowed and path.is_dir() and not path.is_symlink():
+            for inner in _names(path):
+                if not (allowed[name].match(inner) and (path / inner).is_file() and not (path / inner).is_symlink()):
+                    out.divergence = Divergence(f"{name}/{inner}", "a file audit does not expect in a game folder "
+                                                "(a leftover or a stray file: remove it, or keep it elsewhere)")
+                    return False
+            continue
+        out.divergence = Divergence(name, "a file audit does not expect in a game folder (remove it, or keep it elsewhere)")
+        return False
+    for name, what in ((PROPOSAL, "proposal"), (JOIN, "join")):
+        if (folder / name).is_file():
+            kept = loads(read_bounded(folder / name, name), name)
+            same = (isinstance(kept, dict) and "sides" in kept and "proposer" in kept
+                    and genesis.game_id(genesis.proposal_view(kept) if what == "proposal" else kept)
+                    == genesis.game_id(genesis.proposal_view(document) if what == "proposal" else document))
+            if not same:
+                out.divergence = Divergence(name, f"the {what} kept in the folder is not the one game.yaml was made from")
+                return False
+    return True
 
 
 def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out: AuditResult) -> bool:
     distinct = {}
     for path, packet in entries:
-        distinct.setdefault(packet_hash(packet), (path, packet))
+        distinct.setdefault(packet_id(packet), (path, packet))
     if len(distinct) < 2:
         return False
     (path_a, a), (path_b, b) = list(distinct.values())[:2]
@@ -148,10 +197,11 @@ def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> 
     if not path.is_file():
         out.divergence = Divergence(rel, "the state file is missing")
         return False
-    if path.read_bytes() == state_text(expected).encode("utf-8"):
+    data = read_bounded(path, rel)
+    if data == state_text(expected).encode("utf-8"):
         out.states += 1  # byte-identical to the replay: the common case, no parsing needed
         return True
-    found = load_mapping(path, rel)
+    found = loads(data, rel)
     difference = first_difference(expected, found)
     if difference is not None:
         where, want, got = difference
@@ -165,7 +215,7 @@ def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bo
     if not path.is_file():
         out.divergence = Divergence(rel, "the after-action report is missing")
         return False
-    found = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    found = read_bounded(path, rel).decode("utf-8", errors="replace").replace("\r\n", "\n")
     if found == expected:
         return True
     want_lines, got_lines = expected.split("\n"), found.split("\n")

@@ -6,11 +6,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from pbem.core import bot, game, keys
+from pbem.core import bot, game, genesis, keys
 from pbem.core.audit import audit
 from pbem.core.submit import submit_orders
 
 PLAYER_FOLDERS = ("player-1", "player-2")
+
+
+def handshake(paths: dict, ruleset, private: dict, *, created: str = "", options: dict | None = None,
+              chain_length: int = genesis.DEFAULT_CHAIN_LENGTH, nonces: dict | None = None) -> dict:
+    """Make a secure game as two players would (§2.2): the first side proposes in its
+    folder, the second joins in its own, the proposer completes, and the joiner installs
+    the complete genesis. `paths` and `private` map each side to its folder and key;
+    returns side -> Folder."""
+    first, second = ruleset.sides
+    nonces = nonces or {}
+    proposal = genesis.propose(ruleset, {s: k.public for s, k in private.items()}, private[first], created=created,
+                               options=options, chain_length=chain_length, nonce=nonces.get(first))
+    game.write_proposal(paths[first], proposal)
+    joined = game.join(paths[second], proposal, "proposal.yaml", private[second], chain_length=chain_length,
+                       nonce=nonces.get(second))
+    completed = game.join(paths[first], joined.document, "join.yaml", private[first])
+    installed = game.join(paths[second], completed.document, "game.yaml")
+    return {first: completed.folder, second: installed.folder}
 
 
 def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", say: Callable[[str], None] = print,
@@ -26,10 +44,13 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
     for side in ruleset.sides:
         path, _ = keys.write_keypair(side, directory / "keys", comment=f"{side}@pbem-demo")
         private[side] = keys.load_private_key(path)
-    genesis = game.make_genesis(ruleset_id, {s: k.public for s, k in private.items()}, created=created)
-    folders = {side: game.create(directory / name, genesis) for side, name in zip(ruleset.sides, PLAYER_FOLDERS)}
-    say(f"new {ruleset.title} game {folders[ruleset.sides[0]].game.game_id}: "
-        + ", ".join(f"{side} in {directory / name}" for side, name in zip(ruleset.sides, PLAYER_FOLDERS)))
+    paths = {side: directory / name for side, name in zip(ruleset.sides, PLAYER_FOLDERS)}
+    folders = handshake(paths, ruleset, private, created=created)
+    first, second = ruleset.sides
+    say(f"handshake: {first} proposed ({paths[first] / game.PROPOSAL}), {second} joined ({paths[second] / game.JOIN}), "
+        f"{first} completed the genesis; every dice chain is committed before any packet")
+    say(f"new {ruleset.title} game {folders[first].game.game_id}: "
+        + ", ".join(f"{side} in {path}" for side, path in paths.items()))
     choose = bot.chooser(seed)
     packets = 0
     while packets < max_packets:

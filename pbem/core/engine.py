@@ -1,28 +1,48 @@
 """The pure adjudication step: (genesis, state k-1, packet k) -> (state k, events k).
 
 The core owns the flow context (sequence, chains, dice segment, the order queue, standing
-orders); the ruleset owns the board. Orders are consumed in packet order, one step at a
-time, each step atomic: the ruleset works on a private copy that is kept only if the step
-finishes. The soundness rule of DESIGN §3.6 lives in `_Step.d6`: once any choice made in
-the current packet (an order, or a standing order it set) has been consumed, no die of
-the current segment may be rolled; the engine stops before that step and waits for the
-next packet, whose reveal opens the next segment.
+orders, seals, the origin of the decisions in progress); the ruleset owns the board.
+
+The rule that makes the dice fair (DESIGN §3.6): what segment k decides is a function of
+state k-1 and v_k alone. The sender of packet k knows both v_{k-1} and v_k, so nothing in
+packet k may change which dice segment k rolls or what they decide. When packet k
+arrives:
+
+  a. its reveal opens segment k;
+  b. `resolve` resumes what was queued before packet k, with segment k's dice: queued
+     orders, answers queued for the decisions met, else the standing orders of state k-1;
+     it stops at a decision whose standing order is `ask`, or when nothing can go on;
+  c. only then does packet k take effect: its policies, its openings of sealed orders,
+     its new orders, its seals. From here no die of segment k is rolled: the engine stops
+     before a step that needs one and waits for packet k+1.
+
+In a sandbox game both parts roll freely (dice from a script or a plain seed).
+
+Each step is atomic: the ruleset works on the rules and, if it raises (an illegal order,
+or dice that may not be rolled yet), the rules are put back as they were.
 """
 
 from __future__ import annotations
 
 import hashlib
 import marshal
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from pbem.core import dice
 from pbem.core.canonical import DOMAIN_STATE, canonical, digest
 from pbem.core.errors import RulesError, VerificationError
-from pbem.core.packet import HEX64, check_envelope, packet_hash, verify_signature
+from pbem.core.packet import HEX64, check_envelope, packet_id, verify_signature
+from pbem.core.text import shown
 from pbem.rulesets.base import IllegalOrder, Need, Ruleset
 
+PROTOCOL = 2
 MAX_OPTIONS_IN_STATE = 60
+MAX_QUEUED_PER_SIDE = 1000
+SEAL_DOMAIN = b"pbem-seal-v1\n"
+DECISION_KEY = re.compile(r"(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,3})/([a-z][a-z0-9-]{0,39})(/([2-9]|[1-9][0-9]{1,3}))?\Z")
+NO_ORIGIN = "0.0"
 
 
 class DiceNotYet(Exception):
@@ -38,9 +58,10 @@ def state_hash(state: dict) -> str:
     return digest(DOMAIN_STATE, {k: v for k, v in state.items() if k != "state_hash"})
 
 
-def seal(salt_hex: str, orders: list) -> str:
-    """sha256(salt + canonical(orders)) for sealed (simultaneous) orders."""
-    return hashlib.sha256(bytes.fromhex(salt_hex) + canonical(orders)).hexdigest()
+def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
+    """SHA-256(b"pbem-seal-v1\\n" + game_id + seq (8 bytes BE) + side + 0x00 + salt + canonical(item))."""
+    data = SEAL_DOMAIN + bytes.fromhex(game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00" + salt + canonical(item)
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
@@ -60,8 +81,11 @@ class Game:
     def secure(self) -> bool:
         return self.genesis["mode"] == "secure"
 
+    def side_entry(self, side: str) -> dict:
+        return next(s for s in self.genesis["sides"] if s["name"] == side)
+
     def chain_length(self, side: str) -> int:
-        return next(s["chain_length"] for s in self.genesis["sides"] if s["name"] == side)
+        return self.side_entry(side)["chain_length"]
 
     def sender_of(self, seq: int) -> str:
         """Packets alternate, starting with the first side of the genesis (§3.3)."""
@@ -126,8 +150,8 @@ class _Step:
         if not isinstance(label, str) or not label or len(label) > 200:
             raise ValueError(f"dice label {label!r} must be a short non-empty string")
         if not self._may_roll:
-            # §3.6: a choice of this packet's sender came first; its dice wait for the next reveal.
-            raise DiceNotYet("a choice made in this packet must not see this segment's dice")
+            # §3.6 c: packet k has taken effect; its sender knows segment k's dice.
+            raise DiceNotYet("no die of this segment may be rolled once the packet has taken effect")
         roll = self._dice.roll(label)
         where = (f"segment {roll['segment']}, {roll['label']} #{roll['index']}" if roll["source"] != "script"
                  else f"scripted die {roll['script_index'] + 1}")
@@ -139,20 +163,23 @@ class _Step:
 
 
 def initial_state(game: Game, rules: dict) -> dict:
+    """State 0: the ruleset's set-up of the genesis. It rolls nothing (§3.6)."""
     sandbox = game.genesis.get("sandbox") or {}
     state = {
-        "pbem": 1,
+        "pbem": PROTOCOL,
         "game": game.game_id,
         "seq": 0,
         "prev_state": None,
         "packet": None,
         "mode": game.genesis["mode"],
-        "chains": {side: {"index": 0, "anchor": None, "value": None} for side in game.sides},
+        "chains": ({side["name"]: {"index": 0, "value": side["anchor"]} for side in game.genesis["sides"]}
+                   if game.secure else {}),
         "last_reveal": None,
         "dice": {"script": list(sandbox["dice"]), "script_used": 0} if "dice" in sandbox else {},
         "queue": [],
         "policies": {side: {"seq": 0, "values": {}} for side in game.sides},
         "sealed": {},
+        "decisions": {"origin": NO_ORIGIN, "answered": {}},
         "last_packet": {},
         "awaiting": None,
         "rules": rules,
@@ -161,6 +188,8 @@ def initial_state(game: Game, rules: dict) -> dict:
     state["state_hash"] = state_hash(state)
     return state
 
+
+# --- verification (exit 3) --------------------------------------------------------------------
 
 def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
     """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3)."""
@@ -175,9 +204,10 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
         raise VerificationError(f"{source}: `prev` {packet['prev'][:16]}... is not the hash of state {state['seq']} ({state['state_hash'][:16]}...)")
     side = packet["side"]
     if side not in game.sides:
-        raise VerificationError(f"{source}: side {side!r} is not a side of this game ({', '.join(game.sides)})")
+        raise VerificationError(f"{source}: side {shown(side)} is not a side of this game ({', '.join(game.sides)})")
+    _verify_seals(game, state, packet, source)
     if not game.secure:
-        for name in ("signature", "reveal", "anchor"):
+        for name in ("signature", "reveal"):
             if name in packet:
                 raise VerificationError(f"{source}: `{name}` has no place in a sandbox game's packet")
         return
@@ -196,21 +226,36 @@ def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
     reveal = packet.get("reveal")
     if reveal is None:
         raise VerificationError(f"{source}: the packet has no `reveal`; each packet reveals its side's next chain value (§3.2)")
-    if chain["index"] == 0:
-        if "anchor" not in packet:
-            raise VerificationError(f"{source}: {side}'s first packet must carry its chain `anchor` (§3.1)")
-        previous = bytes.fromhex(packet["anchor"])
-    else:
-        if "anchor" in packet and packet["anchor"] != chain["anchor"]:
-            raise VerificationError(f"{source}: the packet changes {side}'s anchor from {chain['anchor'][:16]}... to {packet['anchor'][:16]}...")
-        previous = bytes.fromhex(chain["value"])
     if reveal["index"] != chain["index"] + 1:
         raise VerificationError(f"{source}: reveal index {reveal['index']} is wrong: {side}'s next chain index is {chain['index'] + 1}")
     if reveal["index"] > game.chain_length(side):
         raise VerificationError(f"{source}: {side}'s chain of {game.chain_length(side)} values is used up")
-    if dice.chain_step(bytes.fromhex(reveal["value"])) != previous:
-        raise VerificationError(f"{source}: the reveal of index {reveal['index']} does not hash to {side}'s previous chain value (forged reveal)")
+    if dice.chain_step(bytes.fromhex(reveal["value"])) != bytes.fromhex(chain["value"]):
+        what = "anchor in the genesis" if chain["index"] == 0 else "previous chain value"
+        raise VerificationError(f"{source}: the reveal of index {reveal['index']} does not hash to {side}'s {what} (forged reveal)")
 
+
+def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
+    """The sealer's next packet opens every item it sealed, exactly (§3, sealed orders)."""
+    side, opens = packet["side"], packet.get("opens")
+    pending = state["sealed"].get(side)
+    if pending is None:
+        if opens is not None:
+            raise VerificationError(f"{source}: `opens` opens sealed orders, but {side} has none sealed")
+        return
+    if opens is None:
+        raise VerificationError(f"{source}: {side} must open the {len(pending['hashes'])} item(s) it sealed in packet "
+                                f"{pending['seq']} in this packet, its next one (§3)")
+    if len(opens) != len(pending["hashes"]):
+        raise VerificationError(f"{source}: {side} sealed {len(pending['hashes'])} item(s) in packet {pending['seq']} "
+                                f"and opens {len(opens)}")
+    for number, (entry, expected) in enumerate(zip(opens, pending["hashes"]), start=1):
+        if seal_hash(game.game_id, pending["seq"], side, bytes.fromhex(entry["salt"]), entry["item"]) != expected:
+            raise VerificationError(f"{source}: opened item {number} or its salt differs from what {side} sealed in "
+                                    f"packet {pending['seq']}")
+
+
+# --- applying a packet -----------------------------------------------------------------------
 
 def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: bool = True) -> tuple[dict, list[dict]]:
     """Verify and apply packet k; return state k and the events for its AAR.
@@ -218,43 +263,63 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     Raises VerificationError (exit 3) or RulesError (exit 1); never partially applies."""
     if verify:
         verify_packet(game, state, packet, source)
-    ruleset = game.ruleset
     new = clone({k: v for k, v in state.items() if k != "state_hash"})
     k, side = packet["seq"], packet["side"]
     events: list[dict] = [{"type": "packet", "text": f"Packet {k} from {side}.", "seq": k, "side": side}]
 
-    # Chains and the dice segment this packet opens (§3.4).
+    # a. The reveal opens segment k (§3.4).
     reveal_prev = bytes.fromhex(new["last_reveal"]) if new["last_reveal"] else None
     reveal_cur = None
     if game.secure:
-        chain = new["chains"][side]
-        if chain["index"] == 0:
-            chain["anchor"] = packet["anchor"]
-        chain["index"] = packet["reveal"]["index"]
-        chain["value"] = packet["reveal"]["value"]
-        reveal_cur = bytes.fromhex(chain["value"])
-        new["last_reveal"] = chain["value"]
+        new["chains"][side] = dict(packet["reveal"])
+        reveal_cur = bytes.fromhex(packet["reveal"]["value"])
+        new["last_reveal"] = packet["reveal"]["value"]
     elif "dice" in packet:
         if "script" not in new["dice"]:
             raise VerificationError(f"{source}: `dice` extends a dice script, and this sandbox game rolls from a seed")
         _check_dice(packet["dice"], source)
         new["dice"]["script"].extend(packet["dice"])
     dice_source = _Dice(game, new, k, reveal_prev, reveal_cur)
+    run = _Run(game, new, k, dice_source, source, events)
 
-    _queue_orders(game, new, packet, source, events)
+    # b. What was queued before packet k resolves with segment k's dice.
+    run.resolve(rolls=True)
+    awaited = _awaited_decision(state, side)
+    events.append({"type": "takes-effect", "text": f"Packet {k} from {side} takes effect"
+                   + (" (its orders roll no die of this segment)." if game.secure else "."), "seq": k, "side": side})
+
+    # c. Packet k takes effect: policies, openings, orders, seals; no die of segment k.
     if "policies" in packet:
-        _set_policies(ruleset, new, side, k, packet["policies"], source)
+        _set_policies(game.ruleset, new, side, k, packet["policies"], source)
+    items = [entry["item"] for entry in packet.get("opens", [])]
+    if items:
+        del new["sealed"][side]
+        events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed.", "side": side})
+    _queue_orders(game, new, side, k, items + packet["orders"], source)
+    run.resolve(rolls=not game.secure)
+    if "sealed" in packet:
+        run.seal(side, packet["sealed"])
+        run.resolve(rolls=not game.secure)
+    if awaited is not None:
+        run.check_answered(awaited)
 
-    new["rules"], status = _run(game, new, k, dice_source, source, events)
     if dice_source.script is not None:
         new["dice"]["script_used"] = dice_source.script_used
     new["seq"] = k
     new["prev_state"] = state["state_hash"]
-    new["packet"] = packet_hash(packet)
-    new["last_packet"][side] = {"seq": k, "sent": packet.get("sent"), "hash": new["packet"]}
-    new["awaiting"] = _awaiting(game, new, k, status)
+    new["packet"] = packet_id(packet)
+    new["last_packet"][side] = {"seq": k, "sent": packet.get("sent"), "packet": new["packet"]}
+    new["awaiting"] = _awaiting(game, new, k, run.status)
     new["state_hash"] = state_hash(new)
     return new, events
+
+
+def _awaited_decision(state: dict, side: str) -> dict | None:
+    """The decision state k-1 waits for from `side`, which packet k must answer (§2.3)."""
+    awaiting = state["awaiting"]
+    if awaiting and awaiting.get("waiting_for") == "decision" and awaiting["need"]["side"] == side:
+        return awaiting
+    return None
 
 
 def _check_dice(values: list, source: str) -> None:
@@ -263,51 +328,37 @@ def _check_dice(values: list, source: str) -> None:
             raise VerificationError(f"{source}: scripted dice must be integers 1 to 6, not {value!r}")
 
 
-def _queue_orders(game: Game, state: dict, packet: dict, source: str, events: list[dict]) -> None:
-    """Add the packet's orders (or the orders it opens) to the queue, checked by schema."""
-    side, k = packet["side"], packet["seq"]
-    sealed = state["sealed"].get(side)
-    if "opens" in packet:
-        opens = packet["opens"]
-        if sealed is None:
-            raise VerificationError(f"{source}: `opens` opens sealed orders, but {side} has none sealed")
-        if set(opens) != {"salt", "orders"} or not isinstance(opens["orders"], list) or not isinstance(opens["salt"], str) \
-                or not HEX64.match(opens["salt"]):
-            raise VerificationError(f"{source}: `opens` must be {{salt: <64 hex digits>, orders: [...]}}")
-        if seal(opens["salt"], opens["orders"]) != sealed["hash"]:
-            raise VerificationError(f"{source}: the opened orders or salt differ from what {side} sealed in packet {sealed['seq']}")
-        _check_orders(game.ruleset, opens["orders"], source, "opens.orders")
-        _enqueue(state, side, sealed["seq"], opens["orders"])
-        del state["sealed"][side]
-        events.append({"type": "opened", "text": f"{side} opens the orders sealed in packet {sealed['seq']}.", "seq": sealed["seq"]})
-    elif sealed is not None and packet["orders"]:
-        raise VerificationError(f"{source}: {side} must first open the orders sealed in packet {sealed['seq']}")
-    if "sealed" in packet:
-        if not HEX64.match(packet["sealed"]):
-            raise VerificationError(f"{source}: `sealed` must be 64 hex digits")
-        if packet["orders"]:
-            raise VerificationError(f"{source}: a packet that seals orders must not also give open orders")
-        state["sealed"][side] = {"seq": k, "hash": packet["sealed"]}
-        events.append({"type": "sealed", "text": f"{side} seals orders, to be opened in its next packet."})
-    _check_orders(game.ruleset, packet["orders"], source, "orders")
-    _enqueue(state, side, k, packet["orders"])
-
-
-def _enqueue(state: dict, side: str, seq: int, orders: list) -> None:
-    for index, order in enumerate(orders, start=1):
-        state["queue"].append({"seq": seq, "side": side, "index": index, "order": order})
-
-
-def _check_orders(ruleset: Ruleset, orders: list, source: str, path: str) -> None:
+def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str) -> None:
+    """Check the packet's orders by schema and add them to the queue as orders of packet k."""
     from pbem.core.schema import validator
 
-    check = validator(ruleset.order_schema)
-    for index, order in enumerate(orders):
+    check = validator(game.ruleset.order_schema)
+    queue = state["queue"]
+    for index, order in enumerate(orders, start=1):
+        key = None
+        if isinstance(order, dict) and "decision" in order:
+            order = dict(order)
+            key = order.pop("decision")
+            match = DECISION_KEY.match(key) if isinstance(key, str) else None
+            if match is None or int(match.group(1)) > k:
+                raise RulesError(f"{source}: order {index} (orders[{index - 1}].decision): {shown(key)} does not name a "
+                                 f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far, such as "
+                                 f"\"{max(k - 1, 1)}.1/{order.get('type', 'kind')}\"")
         errors = sorted(check.iter_errors(order), key=lambda e: (len(e.path), list(map(str, e.path))))
         if errors:
             error = errors[0]
             where = "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in error.path)
-            raise RulesError(f"{source}: order {index + 1} ({path}[{index}]{where}): {error.message}")
+            raise RulesError(f"{source}: order {index} (orders[{index - 1}]{where}): {shown(error.message)}")
+        item = {"seq": k, "side": side, "index": index, "order": order}
+        if key is not None:
+            # A later answer to the same decision replaces the earlier one (§4.3).
+            queue[:] = [q for q in queue if not (q["side"] == side and q.get("decision") == key)]
+            item["decision"] = key
+        queue.append(item)
+    mine = sum(1 for item in queue if item["side"] == side)
+    if orders and mine > MAX_QUEUED_PER_SIDE:
+        raise RulesError(f"{source}: {side} would have {mine} orders queued, over the limit of {MAX_QUEUED_PER_SIDE} "
+                         f"(§2.3); send fewer orders ahead")
 
 
 def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: dict, source: str) -> None:
@@ -317,7 +368,7 @@ def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: di
     if errors:
         error = errors[0]
         where = ".".join(str(p) for p in error.path)
-        raise RulesError(f"{source}: standing order `policies{'.' + where if where else ''}`: {error.message}")
+        raise RulesError(f"{source}: standing order `policies{'.' + shown(where) if where else ''}`: {shown(error.message)}")
     values = dict(state["policies"][side]["values"])
     values.update(policies)
     state["policies"][side] = {"seq": k, "values": values}
@@ -329,118 +380,216 @@ def effective_policies(ruleset: Ruleset, state: dict, side: str) -> dict:
     return values
 
 
-def _run(game: Game, state: dict, k: int, dice_source: _Dice, source: str, events: list[dict]) -> tuple[dict, dict | None]:
-    """Consume queued orders step by step; return the rules and why the run stopped."""
-    ruleset = game.ruleset
-    rules = state["rules"]
-    queue = state["queue"]
-    fresh = False  # has a choice of this packet been consumed (§3.6)?
-    while True:
-        need = ruleset.next_step(rules)
-        if need is None:
-            return rules, None
-        position = _next_order(queue, need)
-        item = queue[position] if position is not None else None
-        if item is not None and item["order"].get("type") in need.accepts:
-            order, origin, chosen_by = item["order"], item["seq"], "order"
-        elif need.decision:
-            origin = state["policies"][need.side]["seq"]
-            order = ruleset.policy(rules, need, effective_policies(ruleset, state, need.side))
-            chosen_by = "policy"
-            if order is None:
-                return rules, {"waiting_for": "decision", "need": need}
-            position = None
-        elif item is not None:
-            # An order that does not fit the phase the game is in.
-            _illegal(state, game, need, item, source, events, k,
-                     IllegalOrder(need.rule, f"the game waits for {need.prompt}, which takes {', '.join(need.accepts)}", list(need.accepts)))
-            continue
-        else:
-            return rules, {"waiting_for": "orders", "need": need}
+def decision_key(state: dict, need: Need) -> str:
+    """A decision's key: the origin order (seq.index) that caused it, its kind and, from the
+    second decision of that kind for the same side and origin on, its ordinal (§4.3)."""
+    decisions = state["decisions"]
+    n = decisions["answered"].get(f"{need.side}/{need.kind}", 0) + 1
+    return f"{decisions['origin']}/{need.kind}" + (f"/{n}" if n > 1 else "")
 
-        current = origin == k
-        may_roll = (not fresh and not current) or not game.secure
-        step = _Step(dice_source, may_roll, chosen_by)
-        snapshot = dice_source.snapshot()
-        work = clone(rules)
+
+class _Run:
+    """Consumes the queue one step at a time for one packet."""
+
+    def __init__(self, game: Game, state: dict, k: int, dice_source: _Dice, source: str, events: list[dict]):
+        self.game, self.state, self.k = game, state, k
+        self.dice, self.source, self.events = dice_source, source, events
+        self.status: dict | None = None
+
+    def resolve(self, *, rolls: bool) -> None:
+        """Run until the game waits. With `rolls` False, stop before any die (§3.6 c);
+        while packet k has not taken effect, only what was queued before it is used."""
+        ruleset, state = self.game.ruleset, self.state
+        before_k = rolls and self.game.secure
+        while True:
+            self._expire_answers()
+            need = ruleset.next_step(state["rules"])
+            if need is None:
+                self.status = None
+                return
+            key = decision_key(state, need) if need.decision else None
+            item = self._find(need, key, before_k)
+            if item is not None and "decision" in item and item["order"].get("type") not in need.accepts:
+                self._illegal(need, item, IllegalOrder(need.rule, f"decision {key} takes {', '.join(need.accepts)}",
+                                                       list(need.accepts)))
+                continue
+            if item is not None and item["order"].get("type") in need.accepts:
+                order, chosen_by = item["order"], "order"
+            elif item is not None and not need.decision:
+                self._illegal(need, item, IllegalOrder(need.rule, f"the game waits for {need.prompt}, which takes "
+                                                       f"{', '.join(need.accepts)}", list(need.accepts)))
+                continue
+            elif need.decision:
+                item = None
+                order = ruleset.policy(state["rules"], need, effective_policies(ruleset, state, need.side))
+                chosen_by = "policy"
+                if order is None:
+                    self.status = {"waiting_for": "decision", "need": need, "decision": key}
+                    return
+            else:
+                self.status = {"waiting_for": "sealed orders" if need.sealed else "orders", "need": need}
+                return
+            if not self._step(need, key, item, order, chosen_by, rolls):
+                return
+
+    def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
+        """Apply one order; False when the run must stop here for dice."""
+        state, ruleset = self.state, self.game.ruleset
+        step = _Step(self.dice, rolls, chosen_by)
+        snapshot = self.dice.snapshot()
+        work = clone(state["rules"])
         try:
             ruleset.apply(work, need, order, step)
         except DiceNotYet:
-            dice_source.restore(snapshot)
+            self.dice.restore(snapshot)
             what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({_order_text(order)})"
-                    if position is not None else f"{need.side}'s standing order on {need.kind}")
-            events.append({"type": "waiting", "text": f"{what} needs dice: it resolves when the next packet reveals "
-                           f"the next dice value (§3.6); {len(queue)} order(s) queued.", "queued": len(queue)})
-            return rules, {"waiting_for": "dice", "need": need}
+                    if item is not None else f"{need.side}'s standing order on {need.kind}")
+            self.events.append({"type": "waiting", "text": f"{what} needs dice: it resolves when the next packet reveals "
+                                f"the next dice value (§3.6); {len(state['queue'])} order(s) queued.",
+                                "queued": len(state["queue"])})
+            self.status = {"waiting_for": "dice", "need": need, "decision": key}
+            return False
         except IllegalOrder as exc:
-            dice_source.restore(snapshot)
-            if chosen_by == "policy":
-                raise RulesError(f"{source}: {need.side}'s standing orders gave an illegal answer to {need.kind}: {exc.message} ({exc.rule})") from None
-            _illegal(state, game, need, item, source, events, k, exc)
-            continue
-        rules = work
-        if position is not None:
-            del queue[position]
+            self.dice.restore(snapshot)
+            if item is None:
+                raise RulesError(f"{self.source}: {need.side}'s standing orders gave an illegal answer to {need.kind}: "
+                                 f"{exc.message} ({exc.rule})") from None
+            self._illegal(need, item, exc)
+            return True
+        state["rules"] = work
+        decisions = state["decisions"]
+        if need.decision:
+            counter = f"{need.side}/{need.kind}"
+            decisions["answered"][counter] = decisions["answered"].get(counter, 0) + 1
+        elif item is not None:
+            decisions["origin"] = f"{item['seq']}.{item['index']}"
+            decisions["answered"] = {}
+        if item is not None:
+            state["queue"].remove(item)
             label = f"{item['side']} order {item['index']} of packet {item['seq']}"
-            events.append({"type": "order", "text": f"{label}: {_order_text(order)}", "side": item["side"],
-                           "seq": item["seq"], "index": item["index"], "order": order})
+            self.events.append({"type": "order", "text": f"{label}: {_order_text(order)}"
+                                + (f" (answers decision {key})" if need.decision else ""), "side": item["side"],
+                                "seq": item["seq"], "index": item["index"], "order": order})
         else:
-            events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind}: {_order_text(order)}",
-                           "side": need.side, "kind": need.kind, "order": order})
-        events.extend(step.events)
-        if current:
-            fresh = True
+            self.events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind} "
+                                f"(decision {key}): {_order_text(order)}", "side": need.side, "kind": need.kind,
+                                "decision": key, "order": order})
+        self.events.extend(step.events)
+        return True
 
+    def _find(self, need: Need, key: str | None, before_k: bool) -> dict | None:
+        """The queued order that answers `need`: for a decision, the answer named for it, or
+        the side's next unnamed order (also an answer from a later packet waiting behind
+        orders of earlier packets); for a phase, the side's next unnamed order. Before
+        packet k takes effect, only orders queued before it count."""
+        mine = [item for item in self.state["queue"] if item["side"] == need.side and not (before_k and item["seq"] >= self.k)]
+        if key is not None:
+            named = next((item for item in mine if item.get("decision") == key), None)
+            if named is not None:
+                return named
+        plain = [item for item in mine if "decision" not in item]
+        if not plain:
+            return None
+        if not need.decision or plain[0]["order"].get("type") in need.accepts:
+            return plain[0]
+        first_packet = plain[0]["seq"]
+        for item in plain:
+            if item["seq"] != first_packet:
+                return item if item["order"].get("type") in need.accepts else plain[0]
+        return plain[0]
 
-def _next_order(queue: list[dict], need: Need) -> int | None:
-    """The queue position of the order that answers `need`: the side's first queued order;
-    for a decision, also an answer from a later packet waiting behind orders of earlier
-    packets (the player answered the question the engine asked; the earlier orders wait
-    for their own turn). Within one packet, orders are always taken in their order."""
-    mine = [i for i, item in enumerate(queue) if item["side"] == need.side]
-    if not mine or not need.decision or queue[mine[0]]["order"].get("type") in need.accepts:
-        return mine[0] if mine else None
-    first_packet = queue[mine[0]]["seq"]
-    for i in mine:
-        if queue[i]["seq"] == first_packet:
-            continue
-        return i if queue[i]["order"].get("type") in need.accepts else mine[0]
-    return mine[0]
+    def _expire_answers(self) -> None:
+        """An answer named for a decision whose order has been resolved (or was never sent,
+        or was dropped) is void: its decision can no longer come (§4.3)."""
+        queue = self.state["queue"]
+        named = [item for item in queue if "decision" in item]
+        if not named:
+            return
+        live = {f"{item['seq']}.{item['index']}" for item in queue if "decision" not in item}
+        live.add(self.state["decisions"]["origin"])
+        for item in named:
+            origin = item["decision"].split("/", 1)[0]
+            if origin not in live:
+                if item["seq"] == self.k:
+                    raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
+                                     f"decision {item['decision']}, but order {origin} is not waiting to be resolved: "
+                                     f"it was never sent, or is already resolved (§4.3)")
+                queue.remove(item)
+                self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
+                                    f"{item['seq']} ({_order_text(item['order'])}) is void: its decision "
+                                    f"{item['decision']} never came.", "side": item["side"], "seq": item["seq"],
+                                    "index": item["index"], "rule": "§4.3", "dropped": 1})
 
+    def _illegal(self, need: Need, item: dict, exc: IllegalOrder) -> None:
+        """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
+        legal = _legal_text(exc.legal)
+        if item["seq"] == self.k:
+            raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) is illegal: "
+                             f"{shown(exc.message)} ({exc.rule})." + (f"\nLegal now: {legal}" if legal else ""))
+        queue, side = self.state["queue"], item["side"]
+        policy = effective_policies(self.game.ruleset, self.state, side).get("on_void", "stop")
+        if "decision" in item or policy == "skip":
+            queue.remove(item)
+            dropped = 1
+            then = "the standing order answers instead" if "decision" in item else "its next order follows"
+        else:
+            kept = [entry for entry in queue if entry["side"] != side or "decision" in entry]
+            dropped = len(queue) - len(kept)
+            queue[:] = kept
+            then = "the rest of its queued orders are dropped and new ones are awaited"
+        legal_then = f"; legal then: {legal}" if legal else ""
+        self.events.append({"type": "void", "text": f"{side} order {item['index']} of packet {item['seq']} "
+                            f"({_order_text(item['order'])}) is void: {shown(exc.message)} ({exc.rule}){legal_then}; "
+                            f"{then}.", "side": side, "seq": item["seq"], "index": item["index"], "rule": exc.rule,
+                            "dropped": dropped})
 
-def _illegal(state: dict, game: Game, need: Need, item: dict, source: str, events: list[dict], k: int, exc: IllegalOrder) -> None:
-    """An illegal order from this packet rejects it; one from an earlier packet is void (§4.4)."""
-    legal = _legal_text(exc.legal)
-    if item["seq"] == k:
-        raise RulesError(f"{source}: order {item['index']} ({_order_text(item['order'])}) is illegal: {exc.message} ({exc.rule})."
-                         + (f"\nLegal now: {legal}" if legal else ""))
-    queue = state["queue"]
-    policy = effective_policies(game.ruleset, state, item["side"]).get("on_void", "stop")
-    dropped = [entry for entry in queue if entry["side"] == item["side"]] if policy != "skip" else [item]
-    for entry in dropped:
-        queue.remove(entry)
-    then = ("the rest of its queued orders are dropped and new ones are awaited" if policy != "skip"
-            else "its next order follows")
-    legal_then = f"; legal then: {legal}" if legal else ""
-    events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet {item['seq']} "
-                   f"({_order_text(item['order'])}) is void: {exc.message} ({exc.rule}){legal_then}; {then}.",
-                   "side": item["side"], "seq": item["seq"], "index": item["index"], "rule": exc.rule, "dropped": len(dropped)})
+    def seal(self, side: str, hashes: list[str]) -> None:
+        """Packet k seals items: only where the rules ask this side for sealed orders now."""
+        need = self.game.ruleset.next_step(self.state["rules"])
+        if need is None or not need.sealed or need.side != side:
+            asked = "nothing" if need is None else f"{need.side}'s {need.kind}"
+            raise RulesError(f"{self.source}: the packet seals {len(hashes)} item(s), but the rules ask for no sealed "
+                             f"orders from {side} now (the game waits for {asked})")
+        step = _Step(self.dice, False, "order")
+        work = clone(self.state["rules"])
+        try:
+            self.game.ruleset.apply(work, need, {"type": "sealed", "items": len(hashes)}, step)
+        except IllegalOrder as exc:
+            raise RulesError(f"{self.source}: the seal is illegal: {shown(exc.message)} ({exc.rule})") from None
+        self.state["rules"] = work
+        self.state["sealed"][side] = {"seq": self.k, "hashes": list(hashes)}
+        self.events.append({"type": "sealed", "text": f"{side} seals {len(hashes)} item(s), to be opened in its next "
+                            f"packet.", "side": side, "items": len(hashes)})
+        self.events.extend(step.events)
+
+    def check_answered(self, awaited: dict) -> None:
+        """A packet from the side whose decision is awaited must answer it (§2.3): the
+        decision is behind the game, or an answer of this packet waits for its dice."""
+        status = self.status
+        if not status or status.get("decision") != awaited.get("decision") or status["need"].side != awaited["need"]["side"]:
+            return
+        need = status["need"]
+        item = self._find(need, status["decision"], False)
+        if item is not None and item["seq"] == self.k and item["order"].get("type") in need.accepts:
+            return
+        raise RulesError(f"{self.source}: packet {self.k} does not answer the decision {need.side} is awaited for: "
+                         f"{need.prompt} (decision {status['decision']}); give one of its legal orders (§2.3)")
 
 
 def _legal_text(legal: Any) -> str:
     if legal is None:
         return ""
     if isinstance(legal, list):
-        shown = [x if isinstance(x, str) else _order_text(x) for x in legal[:12]]
-        return "; ".join(shown) + (f"; ... ({len(legal)} in all)" if len(legal) > 12 else "")
-    return str(legal)
+        shown_ = [shown(x) if isinstance(x, str) else _order_text(x) for x in legal[:12]]
+        return "; ".join(shown_) + (f"; ... ({len(legal)} in all)" if len(legal) > 12 else "")
+    return shown(str(legal))
 
 
 def _order_text(order: Any) -> str:
     if not isinstance(order, dict):
-        return repr(order)
-    parts = [str(order.get("type", "?"))]
-    parts += [f"{key}={_value_text(order[key])}" for key in sorted(order) if key != "type"]
+        return shown(repr(order))
+    parts = [_value_text(order.get("type", "?"))]
+    parts += [f"{_value_text(key)}={_value_text(order[key])}" for key in sorted(order) if key != "type"]
     return " ".join(parts)
 
 
@@ -448,8 +597,8 @@ def _value_text(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(_value_text(v) for v in value)
     if isinstance(value, dict):
-        return "{" + " ".join(f"{k}={_value_text(v)}" for k, v in sorted(value.items())) + "}"
-    return str(value)
+        return "{" + " ".join(f"{_value_text(k)}={_value_text(v)}" for k, v in sorted(value.items())) + "}"
+    return shown(str(value))
 
 
 def _awaiting(game: Game, state: dict, k: int, status: dict | None) -> dict:
@@ -458,8 +607,13 @@ def _awaiting(game: Game, state: dict, k: int, status: dict | None) -> dict:
     if need is None:
         return {"packet_from": None, "waiting_for": "nothing: the game is over", "need": None}
     packet_from = game.sender_of(k + 1) if game.secure else need.side
-    waiting_for = status["waiting_for"] if status else ("decision" if need.decision else "orders")
+    if status is not None:
+        waiting_for = status["waiting_for"]
+    else:
+        waiting_for = "decision" if need.decision else ("sealed orders" if need.sealed else "orders")
     awaiting = {"packet_from": packet_from, "waiting_for": waiting_for, "need": need.as_dict()}
+    if need.decision:
+        awaiting["decision"] = decision_key(state, need)
     if waiting_for == "decision":
         options = game.ruleset.legal_orders(state["rules"], need)
         awaiting["options"] = options[:MAX_OPTIONS_IN_STATE]

@@ -19,19 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from pbem import rulesets
-from pbem.core import dice, engine, report
-from pbem.core.canonical import DOMAIN_GENESIS, MAX_BYTES, canonical, digest, dumps, load_mapping, loads
+from pbem.core import dice, engine, genesis, report
+from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
-from pbem.core.packet import SIDE_NAME, check_envelope, packet_hash
+from pbem.core.packet import check_envelope, packet_id
 
 GENESIS = "game.yaml"
-DEFAULT_CHAIN_LENGTH = 1024
+PROPOSAL = "proposal.yaml"
+JOIN = "join.yaml"
 _STATE_FILE = re.compile(r"(\d{4,})\.yaml\Z")
 _PACKET_FILE = re.compile(r"(\d{4,})-([a-z][a-z0-9-]*)(\..+)?\.yaml\Z")
-
-
-def game_id(genesis: dict) -> str:
-    return digest(DOMAIN_GENESIS, genesis)[:32]
 
 
 def scenario_document(ruleset: Any, genesis: dict) -> dict:
@@ -50,26 +47,18 @@ def scenario_document(ruleset: Any, genesis: dict) -> dict:
     return document
 
 
-def open_genesis(genesis: dict, source: str = GENESIS) -> engine.Game:
-    from pbem.core import keys, schema
-
-    problems = schema.errors(schema.load("genesis.schema.json"), genesis)
-    if problems:
-        raise VerificationError(f"{source}: the genesis does not match its schema: {problems[0]}")
-    ruleset = rulesets.get(genesis["ruleset"])
-    if genesis["ruleset_version"] != ruleset.version:
-        raise VerificationError(f"{source}: the game was made with {ruleset.id} version {genesis['ruleset_version']}, "
+def open_genesis(document: dict, source: str = GENESIS) -> engine.Game:
+    """The game of a genesis: its schema, and for a secure game every key, chain and
+    signature of the handshake (DESIGN §2.2)."""
+    public = genesis.check(document, source)
+    ruleset = rulesets.get(document["ruleset"])
+    if document["ruleset_version"] != ruleset.version:
+        raise VerificationError(f"{source}: the game was made with {ruleset.id} version {document['ruleset_version']}, "
                                 f"this pbem has version {ruleset.version}")
-    names = [side["name"] for side in genesis["sides"]]
+    names = [side["name"] for side in document["sides"]]
     if names != list(ruleset.sides):
         raise VerificationError(f"{source}: the sides must be {', '.join(ruleset.sides)} in that order, not {', '.join(names)}")
-    public = {}
-    if genesis["mode"] == "secure":
-        for side in genesis["sides"]:
-            if "key" not in side:
-                raise VerificationError(f"{source}: side {side['name']} has no public key, and this is a secure game")
-            public[side["name"]] = keys.load_public_key(side["key"])
-    return engine.Game(genesis=genesis, game_id=game_id(genesis), ruleset=ruleset, public_keys=public)
+    return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public)
 
 
 def setup_rules(game: engine.Game) -> dict:
@@ -85,35 +74,9 @@ def setup_rules(game: engine.Game) -> dict:
         raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
 
 
-def make_genesis(ruleset_id: str, sides: dict[str, Any], *, scenario: str | None = None, scenario_doc: dict | None = None,
-                 options: dict | None = None, sandbox: dict | None = None, created: str = "",
-                 chain_length: int = DEFAULT_CHAIN_LENGTH) -> dict:
-    """A genesis document. `sides` maps side name -> keys.PublicKey (or None in a sandbox)."""
-    ruleset = rulesets.get(ruleset_id)
-    if sorted(sides) != sorted(ruleset.sides):
-        raise UsageError(f"ruleset {ruleset_id} has sides {', '.join(ruleset.sides)}; give each once with --side SIDE=PUBKEY_FILE")
-    if scenario_doc is not None:
-        scenario_entry: dict = {"document": scenario_doc}
-    else:
-        name = scenario or ruleset.default_scenario
-        if name not in ruleset.scenarios:
-            raise UsageError(f"ruleset {ruleset_id} has no scenario {name!r} (it has {', '.join(sorted(ruleset.scenarios))})")
-        scenario_entry = {"name": name, "sha256": digest(b"", ruleset.scenarios[name]())}
-    side_entries = []
-    for name in ruleset.sides:
-        entry: dict = {"name": name, "chain_length": chain_length}
-        if sides[name] is not None:
-            entry["key"] = sides[name].line()
-            entry["fingerprint"] = sides[name].fingerprint()
-        side_entries.append(entry)
-    genesis = {
-        "pbem": 1, "ruleset": ruleset.id, "ruleset_version": ruleset.version, "scenario": scenario_entry,
-        "options": dict(sorted((options or {}).items())), "sides": side_entries, "created": created,
-        "mode": "sandbox" if sandbox is not None else "secure",
-    }
-    if sandbox is not None:
-        genesis["sandbox"] = sandbox
-    return genesis
+def initial_state(game: engine.Game) -> dict:
+    """State 0, always computed from the genesis: nobody copies a state file (§2.4)."""
+    return engine.initial_state(game, setup_rules(game))
 
 
 # --- the folder -------------------------------------------------------------------------
@@ -131,22 +94,23 @@ class Folder:
             return str(path)
 
 
-def create(folder: Path, genesis: dict) -> Folder:
+def create(folder: Path, document: dict) -> Folder:
+    """A game folder for a complete genesis: game.yaml and states/0000.yaml (its set-up)."""
     folder = Path(folder)
     if (folder / GENESIS).exists():
         raise FileError(f"{folder / GENESIS} already exists; a game folder holds one game")
-    game = open_genesis(genesis)
-    state = engine.initial_state(game, setup_rules(game))
+    game = open_genesis(document)
+    state = initial_state(game)
     folder.mkdir(parents=True, exist_ok=True)
     for sub in ("packets", "states", "aar"):
         (folder / sub).mkdir(exist_ok=True)
     write_new(folder / "states" / "0000.yaml", state_text(state))
-    write_new(folder / GENESIS, genesis_text(genesis))
+    write_new(folder / GENESIS, genesis_text(document))
     return Folder(folder, game, state)
 
 
-def genesis_text(genesis: dict) -> str:
-    return "# pbem game: the genesis. Its hash is the game id; never edit it.\n" + dumps(genesis)
+def genesis_text(document: dict) -> str:
+    return "# pbem game: the genesis. Its hash is the game id; never edit it.\n" + dumps(document)
 
 
 def state_text(state: dict) -> str:
@@ -157,20 +121,77 @@ def state_text(state: dict) -> str:
 
 
 def open_folder(folder: Path) -> Folder:
+    """Open a game folder for any command. Every open checks what the command relies on
+    (§2.4): the genesis and its signatures, state 0 recomputed from the genesis, and the
+    latest state's integrity and its links to the state and the packet before it."""
     folder = Path(folder)
     if not (folder / GENESIS).is_file():
-        raise FileError(f"{folder}: not a pbem game folder (no {GENESIS})")
-    genesis = load_mapping(folder / GENESIS, f"{folder.name}/{GENESIS}")
-    game = open_genesis(genesis)
+        hint = ""
+        if (folder / PROPOSAL).is_file() or (folder / JOIN).is_file():
+            hint = " yet: the handshake is not complete (`pbem join`)"
+        raise FileError(f"{folder}: not a pbem game folder{hint} (no {GENESIS})")
+    game = open_genesis(load_mapping(folder / GENESIS, GENESIS))
+    zero = initial_state(game)
+    _check_stored(folder, zero)
     numbers = state_numbers(folder)
-    if not numbers:
-        raise FileError(f"{folder}: no states/0000.yaml; the folder is incomplete")
-    path = folder / "states" / f"{numbers[-1]:04d}.yaml"
-    state = load_mapping(path, str(path.relative_to(folder)))
-    if state.get("state_hash") != engine.state_hash(state) or state.get("game") != game.game_id or state.get("seq") != numbers[-1]:
-        raise VerificationError(f"{path.relative_to(folder)}: the state file has been altered (its content does not match "
-                                f"its state_hash, game or number); run `pbem audit {folder}`")
+    latest = numbers[-1]
+    if latest == 0:
+        return Folder(folder, game, zero)
+    state = _load_state(folder, latest, game)
+    before = zero["state_hash"] if latest == 1 else _load_state(folder, latest - 1, game)["state_hash"]
+    rel = f"states/{latest:04d}.yaml"
+    if state["prev_state"] != before:
+        raise VerificationError(f"{rel}: its `prev_state` is not the hash of states/{latest - 1:04d}.yaml: the states "
+                                f"do not form one chain; run `pbem audit {folder}`")
+    if not any(packet_id(read_packet(path, _rel(folder, path))[0]) == state["packet"]
+               for seq, path in packet_files(folder) if seq == latest):
+        raise VerificationError(f"{rel}: no packet in packets/ is the packet {state['packet'][:16]}... it names; "
+                                f"run `pbem audit {folder}`")
     return Folder(folder, game, state)
+
+
+def _rel(folder: Path, path: Path) -> str:
+    return str(path.relative_to(folder))
+
+
+def _check_stored(folder: Path, zero: dict) -> None:
+    """states/0000.yaml must be the set-up the genesis gives, field for field."""
+    path = folder / "states" / "0000.yaml"
+    if not path.is_file():
+        raise FileError(f"{folder}: no states/0000.yaml; the folder is incomplete")
+    data = read_bounded(path, "states/0000.yaml")
+    if data == state_text(zero).encode("utf-8"):
+        return
+    if loads(data, "states/0000.yaml") != zero:
+        raise VerificationError("states/0000.yaml is not the set-up this genesis gives (state 0 is always computed "
+                                "from game.yaml; the file was altered)")
+
+
+def _load_state(folder: Path, seq: int, game: engine.Game) -> dict:
+    rel = f"states/{seq:04d}.yaml"
+    state = loads(read_bounded(folder / rel, rel), rel)
+    if not isinstance(state, dict) or state.get("state_hash") != engine.state_hash(state) \
+            or state.get("game") != game.game_id or state.get("seq") != seq:
+        raise VerificationError(f"{rel}: the state file has been altered (its content does not match "
+                                f"its state_hash, game or number); run `pbem audit {folder}`")
+    return state
+
+
+def read_bounded(path: Path, source: str) -> bytes:
+    """A file's bytes, refusing anything over the file limit without reading it all."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+            size = os.fstat(handle.fileno()).st_size
+    except FileNotFoundError:
+        raise FileError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise FileError(f"{source}: is a folder, not a file") from None
+    except OSError as exc:
+        raise FileError(f"{source}: cannot be read ({exc.strerror})") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{source}: the file is {max(size, len(data))} bytes, over the limit of {MAX_BYTES}")
+    return data
 
 
 def state_numbers(folder: Path) -> list[int]:
@@ -193,17 +214,9 @@ def packet_files(folder: Path) -> list[tuple[int, Path]]:
 
 
 def read_packet(path: Path, source: str | None = None) -> tuple[dict, bytes]:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)  # bounded memory, however large the file
-            size = os.fstat(handle.fileno()).st_size
-    except FileNotFoundError:
-        raise FileError(f"{source or path}: no such file") from None
-    except OSError as exc:
-        raise FileError(f"{source or path}: cannot be read ({exc.strerror})") from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"{source or path}: the file is {max(size, len(data))} bytes, over the limit of {MAX_BYTES}")
-    return check_envelope(loads(data, source or str(path)), source or str(path)), data
+    source = source or str(path)
+    data = read_bounded(path, source)
+    return check_envelope(loads(data, source), source), data
 
 
 @dataclass
@@ -217,12 +230,18 @@ class Applied:
 
 def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_key: Any = None) -> Applied:
     """Verify and apply one packet, then write packet, report and state (in that order;
-    the state is written last and is the commit point)."""
+    the state is written last and is the commit point). Nothing is written unless the
+    packet verifies, applies, and gives a state and report within the file limit."""
     seq = packet.get("seq")
-    stored = {n: p for n, p in packet_files(folder.path)}
+    stored = {n: path for n, path in packet_files(folder.path)}
     if isinstance(seq, int) and seq in stored:
         _check_known(folder, packet, stored[seq], source)
     new, events = engine.apply_packet(folder.game, folder.state, packet, source)
+    state_file, aar_text = state_text(new), report.render(folder.game, new, events)
+    for what, text in (("state", state_file), ("report", aar_text)):
+        if len(text.encode("utf-8")) > MAX_BYTES:
+            raise RulesError(f"{source}: the packet would make a {what} of {len(text.encode('utf-8'))} bytes, over the "
+                             f"file limit of {MAX_BYTES}; nothing was written")
     target = folder.path / "packets" / f"{seq:04d}-{packet['side']}.yaml"
     aar = folder.path / "aar" / f"{seq:04d}.md"
     written: list[Path] = []  # files this call created: removed again if the state is not written
@@ -232,8 +251,8 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
             written.append(target)
         if not aar.exists():
             written.append(aar)
-        write_new(aar, report.render(folder.game, new, events), replace=True)
-        write_new(folder.path / "states" / f"{seq:04d}.yaml", state_text(new))
+        write_new(aar, aar_text, replace=True)
+        write_new(folder.path / "states" / f"{seq:04d}.yaml", state_file)
     except BaseException:
         for path in written:
             try:
@@ -251,7 +270,7 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
 def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -> None:
     """A packet whose seq is already stored: a replay, a crash recovery, or a fork."""
     stored, _ = read_packet(stored_path, folder.relative(stored_path))
-    same = packet_hash(stored) == packet_hash(packet)
+    same = packet_id(stored) == packet_id(packet)
     if same and packet["seq"] == folder.state["seq"] + 1:
         return  # written before a crash, its state never was: apply it again
     if same:
@@ -273,40 +292,37 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
                             f"the game is at state {folder.state['seq']}")
 
 
-def chain_secret(game: engine.Game, key: Any) -> bytes:
-    from pbem.core import keys
-
-    return dice.chain_secret(keys.sign_raw(key, dice.CHAIN_SEED_DOMAIN + bytes.fromhex(game.game_id)))
+def chain_secret(game: engine.Game, side: str, key: Any) -> bytes:
+    return genesis.chain_secret(key, bytes.fromhex(game.side_entry(side)["nonce"]))
 
 
 def side_of_key(game: engine.Game, key: Any) -> str:
-    fingerprint = key.public.fingerprint()
-    for side in game.genesis["sides"]:
-        if side.get("fingerprint") == fingerprint:
-            return side["name"]
-    raise VerificationError(f"the key {fingerprint} is not the key of any side of this game")
+    side = genesis.side_of(game.genesis["sides"], key.public)
+    if side is None:
+        raise VerificationError(f"the key {key.public.fingerprint()} is not the key of any side of this game")
+    return side
 
 
 def reveal_for(game: engine.Game, state: dict, side: str, key: Any) -> dict:
-    """The reveal (and, for a side's first packet, the anchor) of `side`'s next packet."""
+    """The reveal of `side`'s next packet: the next value of its chain (§3.2)."""
     chain = state["chains"][side]
     length = game.chain_length(side)
     index = chain["index"] + 1
     if index > length:
         raise RulesError(f"{side}'s chain of {length} values is used up; the game cannot go on")
-    secret = chain_secret(game, key)
-    fields = {"reveal": {"index": index, "value": dice.chain_value(secret, length, index).hex()}}
-    if chain["index"] == 0:
-        fields["anchor"] = dice.chain_value(secret, length, 0).hex()
-    return fields
+    value = dice.chain_value(chain_secret(game, side, key), length, index)
+    if dice.chain_step(value).hex() != chain["value"]:
+        raise VerificationError(f"the key of {side} does not give the chain committed in the genesis (was the game "
+                                f"joined with another key?)")
+    return {"reveal": {"index": index, "value": value.hex()}}
 
 
 def build_packet(game: engine.Game, state: dict, side: str, orders: list, policies: dict | None, key: Any,
                  sent: str, extra: dict | None = None) -> dict:
     from pbem.core import packet as packets
 
-    body: dict = {"pbem": 1, "game": game.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": side,
-                  "orders": orders}
+    body: dict = {"pbem": packets.PROTOCOL, "game": game.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"],
+                  "side": side, "orders": orders}
     if policies:
         body["policies"] = policies
     if sent:
@@ -319,7 +335,8 @@ def build_packet(game: engine.Game, state: dict, side: str, orders: list, polici
 
 
 def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
-    """What the key holder's next reveal unlocks, if it sends the next packet (§3, a round by email)."""
+    """What the key holder's next reveal unlocks if it sends the next packet (§3, a round
+    by email): the resolution of what is queued, which its packet cannot change (§3.6)."""
     if not game.secure or state["awaiting"]["packet_from"] is None:
         return None
     side = side_of_key(game, key)
@@ -327,12 +344,95 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
         return None
     ack = build_packet(game, state, side, [], None, key, "")
     _, events = engine.apply_packet(game, state, ack, "(preview)", verify=False)
-    return events
+    end = next((i for i, e in enumerate(events) if e["type"] == "takes-effect"), len(events))
+    return events[:end]
 
 
 def packet_yaml(packet: dict) -> str:
     head = f"# pbem packet {packet['seq']} from {packet['side']}, game {packet['game']}\n"
     return head + dumps(packet)
+
+
+# --- the handshake (§2.2) ---------------------------------------------------------------------
+
+def write_proposal(folder: Path, proposal: dict) -> Path:
+    """The proposer's folder before the game exists: proposal.yaml, to send to the opponent."""
+    folder = Path(folder)
+    for name in (GENESIS, PROPOSAL, JOIN):
+        if (folder / name).exists():
+            raise FileError(f"{folder / name} already exists; give a new folder for a new game")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PROPOSAL
+    write_new(path, "# pbem proposal: send it to your opponent, who runs `pbem join`.\n" + dumps(proposal))
+    return path
+
+
+@dataclass
+class Joined:
+    step: str              # "joined", "completed" or "installed"
+    path: Path             # the file written: join.yaml, or game.yaml
+    document: dict
+    folder: Folder | None = None
+
+
+def join(folder: Path, document: dict, source: str, key: Any = None, *,
+         chain_length: int = genesis.DEFAULT_CHAIN_LENGTH, nonce: bytes | None = None) -> Joined:
+    """`pbem join`: the next step of the handshake for whatever `document` is: a proposal
+    (the joiner adds its chain and signs), a join of one's own proposal (the proposer
+    completes it), or a complete genesis (any holder, the joiner first, makes the folder)."""
+    folder = Path(folder)
+    genesis.verify_proposal(document, source)
+    if not genesis.is_complete(document):
+        if key is None:
+            raise UsageError(f"{source} is a proposal: join it with --key YOUR_KEY")
+        for name in (GENESIS, PROPOSAL, JOIN):
+            if (folder / name).exists():
+                raise FileError(f"{folder / name} already exists; join a proposal in a new folder")
+        joined = genesis.join(document, key, source, chain_length=chain_length, nonce=nonce)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / JOIN
+        write_new(path, "# pbem join: send it back to the proposer, who runs `pbem join` on it.\n" + dumps(joined))
+        return Joined("joined", path, joined)
+    proposer = document["proposer"]
+    if proposer not in (document.get("signatures") or {}):
+        return _complete(folder, document, source, key)
+    genesis.verify(document, source)
+    if (folder / JOIN).is_file():
+        own = load_mapping(folder / JOIN, JOIN)
+        if genesis.game_id(own) != genesis.game_id(document):
+            raise VerificationError(f"{source} is not the game you joined ({JOIN} in {folder} has game "
+                                    f"{genesis.game_id(own)}, this file {genesis.game_id(document)})")
+    existing = _existing_game(folder, document, source)
+    if existing is not None:
+        return Joined("installed", folder / GENESIS, document, existing)
+    made = create(folder, document)
+    return Joined("installed", folder / GENESIS, document, made)
+
+
+def _complete(folder: Path, document: dict, source: str, key: Any) -> Joined:
+    if key is None:
+        raise UsageError(f"{source} joins a proposal; its proposer completes it with --key")
+    if not (folder / PROPOSAL).is_file():
+        raise FileError(f"{folder}: no {PROPOSAL}: complete a join in the folder of the proposal it joins")
+    own = load_mapping(folder / PROPOSAL, PROPOSAL)
+    existing = _existing_game(folder, document, source)
+    if existing is not None:
+        return Joined("completed", folder / GENESIS, existing.game.genesis, existing)
+    completed = genesis.complete(document, own, key, source)
+    made = create(folder, completed)
+    return Joined("completed", folder / GENESIS, completed, made)
+
+
+def _existing_game(folder: Path, document: dict, source: str) -> Folder | None:
+    """The folder's game if it is already this genesis's; refuse a second, different one:
+    a proposal completes exactly one game, or its proposer's chain would serve two."""
+    if not (folder / GENESIS).is_file():
+        return None
+    current = open_folder(folder)
+    if current.game.game_id != genesis.game_id(document):
+        raise VerificationError(f"{source}: {folder} already holds game {current.game.game_id}; a proposal completes "
+                                f"one game only (a second join would reuse the same dice chain)")
+    return current
 
 
 # --- atomic writes ------------------------------------------------------------------------

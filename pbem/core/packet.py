@@ -15,15 +15,21 @@ from typing import Any
 
 from pbem.core.canonical import DOMAIN_PACKET, canonical, digest
 from pbem.core.errors import VerificationError
+from pbem.core.text import shown
 
 NAMESPACE = "pbem-packet-v1"
+PROTOCOL = 2
+MAX_ORDERS = 1000
 HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 SIDE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
+RFC3339 = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
+                     r"(\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])\Z")
+FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}\Z")
 
 _FIELDS = {
     "pbem": int, "game": str, "seq": int, "prev": str, "side": str, "reveal": dict,
-    "anchor": str, "orders": list, "policies": dict, "sent": str, "signature": dict,
-    "sealed": str, "opens": dict, "dice": list,
+    "orders": list, "policies": dict, "sent": str, "signature": dict,
+    "sealed": list, "opens": list, "dice": list,
 }
 _REQUIRED = ("pbem", "game", "seq", "prev", "side", "orders")
 
@@ -33,39 +39,61 @@ def signed_bytes(packet: dict) -> bytes:
     return canonical({k: v for k, v in packet.items() if k != "signature"})
 
 
-def packet_hash(packet: dict) -> str:
-    """The hash that names a packet (signature included), recorded in the state."""
-    return digest(DOMAIN_PACKET, packet)
+def packet_id(packet: dict) -> str:
+    """The name of a packet: the hash of its signed content, so that no re-encoding of a
+    signature can make "another" packet of the same content (§2.3)."""
+    return digest(DOMAIN_PACKET, {k: v for k, v in packet.items() if k != "signature"})
 
 
 def check_envelope(packet: Any, source: str) -> dict:
     """Structural checks of the envelope; VerificationError naming the field."""
     if not isinstance(packet, dict):
         raise VerificationError(f"{source}: a packet must be a mapping")
+    if "pbem" in packet and packet["pbem"] != PROTOCOL:
+        raise VerificationError(f"{source}: the packet is pbem format {shown(str(packet['pbem']))}; this pbem reads "
+                                f"format {PROTOCOL} (protocol 2) only")
     for name in _REQUIRED:
         if name not in packet:
             raise VerificationError(f"{source}: the packet has no `{name}` field")
     for name, value in packet.items():
         expected = _FIELDS.get(name)
         if expected is None:
-            raise VerificationError(f"{source}: unknown packet field `{name}`")
+            raise VerificationError(f"{source}: unknown packet field `{shown(name)}`")
         if type(value) is not expected:
             raise VerificationError(f"{source}: packet field `{name}` must be {expected.__name__}, not {type(value).__name__}")
-    if packet["pbem"] != 1:
-        raise VerificationError(f"{source}: packet format pbem: {packet['pbem']} is not supported (this pbem reads 1)")
     if packet["seq"] < 1:
         raise VerificationError(f"{source}: packet seq must be 1 or more")
     if not SIDE_NAME.match(packet["side"]):
-        raise VerificationError(f"{source}: packet side {packet['side']!r} is not a side name")
+        raise VerificationError(f"{source}: packet side {shown(repr(packet['side']))} is not a side name")
+    for name in ("game", "prev"):
+        if not re.fullmatch(r"[0-9a-f]{32}" if name == "game" else r"[0-9a-f]{64}", packet[name]):
+            raise VerificationError(f"{source}: `{name}` must be {32 if name == 'game' else 64} lower-case hex digits")
+    if len(packet["orders"]) > MAX_ORDERS:
+        raise VerificationError(f"{source}: the packet has {len(packet['orders'])} orders, over the limit of {MAX_ORDERS}")
     reveal = packet.get("reveal")
     if reveal is not None:
         if set(reveal) != {"index", "value"} or type(reveal["index"]) is not int or not isinstance(reveal["value"], str) \
                 or not HEX64.match(reveal["value"]):
-            raise VerificationError(f"{source}: `reveal` must be {{index: N, value: <64 hex digits>}}")
-    if "anchor" in packet and not HEX64.match(packet["anchor"]):
-        raise VerificationError(f"{source}: `anchor` must be 64 hex digits")
+            raise VerificationError(f"{source}: `reveal` must be {{index: N, value: <64 lower-case hex digits>}}")
+    if "sent" in packet and not RFC3339.match(packet["sent"]):
+        raise VerificationError(f"{source}: `sent` must be an RFC 3339 time such as \"2026-11-29T10:00:00Z\", "
+                                f"not {shown(repr(packet['sent'][:40]))}")
+    sealed = packet.get("sealed")
+    if sealed is not None and (not 1 <= len(sealed) <= MAX_ORDERS
+                               or not all(isinstance(h, str) and HEX64.match(h) for h in sealed)):
+        raise VerificationError(f"{source}: `sealed` must be a list of 1 to {MAX_ORDERS} seals of 64 lower-case hex digits")
+    opens = packet.get("opens")
+    if opens is not None:
+        if not 1 <= len(opens) <= MAX_ORDERS or not all(
+                isinstance(e, dict) and set(e) == {"salt", "item"} and isinstance(e["salt"], str)
+                and HEX64.match(e["salt"]) for e in opens):
+            raise VerificationError(f"{source}: `opens` must be a list of {{salt: <64 lower-case hex digits>, item: "
+                                    f"<the order sealed>}}")
+        if len(opens) + len(packet["orders"]) > MAX_ORDERS:
+            raise VerificationError(f"{source}: the packet opens and gives more than {MAX_ORDERS} orders")
     signature = packet.get("signature")
-    if signature is not None and (set(signature) != {"key", "value"} or not all(isinstance(v, str) for v in signature.values())):
+    if signature is not None and (set(signature) != {"key", "value"} or not all(isinstance(v, str) for v in signature.values())
+                                  or not FINGERPRINT.match(signature["key"])):
         raise VerificationError(f"{source}: `signature` must be {{key: SHA256:..., value: <base64>}}")
     return packet
 
@@ -90,7 +118,7 @@ def verify_signature(packet: dict, public: Any, side: str, source: str) -> None:
     expected = public.fingerprint()
     if signature["key"] != expected:
         raise VerificationError(
-            f"{source}: the packet claims side {side} but names key {signature['key']}, "
+            f"{source}: the packet claims side {side} but names key {shown(signature['key'])}, "
             f"which is not {side}'s key {expected} in game.yaml")
     try:
         blob = base64.b64decode(signature["value"], validate=True)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.core.text import bbcode, markdown, shown
+
 FORMATS = ("md", "text", "bbcode")
 
 
@@ -27,9 +29,11 @@ def _awaiting_line(state: dict) -> str:
     if awaiting["need"] is None:
         return "The game is over."
     need = awaiting["need"]
-    why = {"dice": "the dice of the next reveal", "orders": "orders", "decision": "a decision"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
+    why = {"dice": "the dice of the next reveal", "orders": "orders", "decision": "a decision",
+           "sealed orders": "sealed orders"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
+    key = f" (decision {awaiting['decision']})" if awaiting.get("decision") and awaiting["waiting_for"] == "decision" else ""
     return (f"Next packet: from {awaiting['packet_from']}. The game waits for {why}: "
-            f"{need_text(need)}.")
+            f"{need_text(need)}{key}.")
 
 
 def need_text(need: dict) -> str:
@@ -40,26 +44,27 @@ def need_text(need: dict) -> str:
 
 
 def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
+    """The report in one format. Every line is escaped for its format (text from packets
+    can neither forge a line nor open markup); the structure around it is pbem's own."""
     title, head = _headline(game, state)
     result = game.ruleset.summary(state["rules"]).get("result")
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(_awaiting_line(state))
     if fmt == "md":
-        out = [f"# {title}", ""] + head + [""] + [_md_event(e) for e in events] + [""] + tail
+        out = ([f"# {markdown(title)}", ""] + [markdown(line) for line in head] + [""]
+               + [("  - " if e["type"] == "roll" else "- ") + _text(e, markdown) for e in events]
+               + [""] + [markdown(line) for line in tail])
     elif fmt == "bbcode":
-        out = [f"[b]{title}[/b]", ""] + head + ["", "[list]"] + [f"[*]{_text(e)}" for e in events] + ["[/list]", ""] + tail
+        out = ([f"[b]{bbcode(title)}[/b]", ""] + [bbcode(line) for line in head] + ["", "[list]"]
+               + [f"[*]{_text(e, bbcode)}" for e in events] + ["[/list]", ""] + [bbcode(line) for line in tail])
     else:
-        out = [title, "=" * len(title)] + head + [""] + [f"- {_text(e)}" for e in events] + [""] + tail
+        out = ([shown(title), "=" * len(title)] + [shown(line) for line in head] + [""]
+               + [f"- {_text(e, shown)}" for e in events] + [""] + [shown(line) for line in tail])
     return "\n".join(out) + "\n"
 
 
-def _text(event: dict) -> str:
-    text = event["text"]
+def _text(event: dict, escape: Any) -> str:
+    text = escape(event["text"])
     if event.get("house_rule"):
-        text += " [house rule]"
+        text += " [house rule]" if escape is not markdown else " \\[house rule\\]"
     return text
-
-
-def _md_event(event: dict) -> str:
-    indent = "  " if event["type"] == "roll" else ""
-    return f"{indent}- {_text(event)}"

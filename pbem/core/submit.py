@@ -6,9 +6,9 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import engine, game
+from pbem.core import engine, game, sealing
 from pbem.core.canonical import load_file
-from pbem.core.errors import RulesError, UsageError, VerificationError
+from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 
 _ORDER_FILE_KEYS = {"orders", "policies"}
 
@@ -33,14 +33,20 @@ def read_orders(path: Path) -> tuple[list, dict | None]:
 
 
 def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str | None = None,
-           out: Path | None = None, sent: str | None = None) -> game.Applied:
+           out: Path | None = None, sent: str | None = None, seal: bool = False) -> game.Applied:
+    if out is not None and Path(out).exists():
+        raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     orders, policies = read_orders(orders_path)
-    return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path))
+    return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path),
+                         seal=seal)
 
 
 def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, key: Any = None, side: str | None = None,
-                  out: Path | None = None, sent: str | None = None, source: str = "orders") -> game.Applied:
+                  out: Path | None = None, sent: str | None = None, source: str = "orders",
+                  seal: bool = False) -> game.Applied:
     g, state = folder.game, folder.state
+    if out is not None and Path(out).exists():
+        raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     if g.secure:
         key_side = game.side_of_key(g, key)
         if side is not None and side != key_side:
@@ -48,18 +54,51 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         side = key_side
         expected = g.sender_of(state["seq"] + 1)
         if side != expected:
+            last = state["last_packet"].get(side)
+            sent_file = (f"; your packet {last['seq']} is packets/{last['seq']:04d}-{side}.yaml, if it must be sent again"
+                         if last else "")
             raise RulesError(f"it is {expected}'s turn to send packet {state['seq'] + 1}, not {side}'s "
-                             f"(packets alternate; wait for {expected}'s packet and adjudicate it)")
+                             f"(packets alternate; wait for {expected}'s packet and adjudicate it){sent_file}")
     elif side is None:
         raise UsageError("a sandbox game needs --side SIDE")
+    seq = state["seq"] + 1
+    stored = folder.path / "packets" / f"{seq:04d}-{side}.yaml"
+    if stored.exists():
+        # Signed before a crash, never applied: re-send it; never sign a second packet for seq.
+        packet, data = game.read_packet(stored, folder.relative(stored))
+        applied = game.adjudicate(folder, packet, data, folder.relative(stored))
+        applied.warnings.append(f"packet {seq} was already signed ({folder.relative(stored)}): it was applied and is "
+                                f"re-sent as it is; the orders in {source} were not used")
+        if out is not None:
+            game.write_new(out, data.decode("utf-8"))
+        return applied
     if sent is None:
         sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    packet = game.build_packet(g, state, side, orders, policies, key, sent)
+    extra: dict = {}
+    pending = state["sealed"].get(side)
+    if pending is not None:
+        extra["opens"] = sealing.opening(folder, side, pending)
+    sealed_items = None
+    if seal:
+        if not orders:
+            raise UsageError(f"{source}: --seal seals the orders of the file, and it gives none")
+        sealed_items, orders = orders, []
+        salts = sealing.salts(g, seq, side, key, len(sealed_items))
+        extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
+    packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
     text = game.packet_yaml(packet)
+    if sealed_items is not None:
+        sealing.keep(folder, seq, side, sealed_items, salts)
     try:
         applied = game.adjudicate(folder, packet, text.encode("utf-8"), source)
     except VerificationError as exc:  # our own packet failing verification is a bug or a wrong key
+        sealing.forget(folder, seq, side)
         raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
+    except BaseException:
+        sealing.forget(folder, seq, side)
+        raise
+    if pending is not None:
+        sealing.forget(folder, pending["seq"], side)  # opened: public now
     if out is not None:
         game.write_new(out, text)
     applied.warnings = foresee(g, applied.state, side)
@@ -77,7 +116,7 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
         return []
     imagined = dataclasses.replace(g, genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": "foresee"}})
     other = next((s for s in g.sides if s != side), side)
-    probe = {"pbem": 1, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
+    probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
     try:
         _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False)
     except Exception:  # a look ahead must never stop a packet that is already written

@@ -72,6 +72,9 @@ class Need:
     accepts: tuple[str, ...]  # order types that answer this need
     rule: str = ""            # rule section that asks for it
     decision: bool = False    # True for a decision a standing order may answer
+    sealed: bool = False      # True where the rules ask this side for sealed orders (§3):
+                              # its packet seals them and the core applies {"type": "sealed",
+                              # "items": n}; its next packet opens them as ordinary orders
 
     def as_dict(self) -> dict:
         return {
@@ -81,6 +84,7 @@ class Need:
             "accepts": list(self.accepts),
             "rule": self.rule,
             "decision": self.decision,
+            "sealed": self.sealed,
         }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pbem.core import game
+from pbem.core import game, genesis
 
 
 def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], dice: list[int],
@@ -18,9 +18,8 @@ def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], d
     from pbem import rulesets
 
     ruleset = rulesets.get(ruleset_id)
-    genesis = game.make_genesis(ruleset_id, {s: None for s in ruleset.sides}, scenario_doc=scenario,
-                                options=options, sandbox={"dice": list(dice)}, created="case")
-    folder = game.create(Path(root), genesis)
+    document = genesis.sandbox(ruleset, {"dice": list(dice)}, scenario_doc=scenario, options=options, created="case")
+    folder = game.create(Path(root), document)
     events: list[dict] = []
     for number, entry in enumerate(packets, start=1):
         packet = game.build_packet(folder.game, folder.state, entry["side"], entry.get("orders", []),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pbem.core import game, keys
+from pbem.core import game, genesis, keys
 from pbem.core.submit import submit_orders
 
 
@@ -18,20 +18,30 @@ def fixed_key(name: str) -> keys.PrivateKey:
     return keys.PrivateKey(key, keys.PublicKey(key.public_key(), name))
 
 
+def nonce(name: str) -> bytes:
+    """A deterministic genesis nonce, so that tests know their dice in advance."""
+    import hashlib
+
+    return hashlib.sha256(f"nonce/{name}".encode()).digest()[:16]
+
+
 class Match:
-    """A secure game between two players, each with a folder, exchanging packets.
-    Keys are fixed by `key_seed`, so the dice of a test are the same on every run."""
+    """A secure game between two players, each with a folder, made by the handshake and
+    exchanging packets. Keys and nonces are fixed by `key_seed`, so the dice of a test are
+    the same on every run."""
 
     def __init__(self, root: Path, ruleset_id: str = "duel", options: dict | None = None, chain_length: int = 64,
                  key_seed: str = "test"):
         from pbem import rulesets
+        from pbem.core import demo
 
         self.root = Path(root)
         self.ruleset = rulesets.get(ruleset_id)
         self.keys = {side: fixed_key(f"{key_seed}-{side}") for side in self.ruleset.sides}
-        self.genesis = game.make_genesis(ruleset_id, {s: k.public for s, k in self.keys.items()}, options=options,
-                                         created="2026-11-29T10:00:00Z", chain_length=chain_length)
-        self.folders = {side: game.create(self.root / side, self.genesis) for side in self.ruleset.sides}
+        self.folders = demo.handshake({side: self.root / side for side in self.ruleset.sides}, self.ruleset, self.keys,
+                                      created="2026-11-29T10:00:00Z", options=options, chain_length=chain_length,
+                                      nonces={side: nonce(f"{key_seed}-{side}") for side in self.ruleset.sides})
+        self.genesis = self.game.genesis
 
     @property
     def game(self):
@@ -40,9 +50,10 @@ class Match:
     def state(self, side: str | None = None) -> dict:
         return self.folders[side or self.ruleset.sides[0]].state
 
-    def send(self, side: str, orders: list, policies: dict | None = None) -> game.Applied:
+    def send(self, side: str, orders: list, policies: dict | None = None, **extra) -> game.Applied:
         """`side` submits in its own folder; every other folder adjudicates the packet."""
-        applied = submit_orders(self.folders[side], orders, policies, key=self.keys[side], sent="2026-11-29T10:00:00Z")
+        applied = submit_orders(self.folders[side], orders, policies, key=self.keys[side], sent="2026-11-29T10:00:00Z",
+                                **extra)
         for other, folder in self.folders.items():
             if other != side:
                 packet, data = game.read_packet(applied.packet_path)
@@ -54,7 +65,6 @@ def sandbox(root: Path, ruleset_id: str = "duel", dice: list[int] | None = None,
     from pbem import rulesets
 
     ruleset = rulesets.get(ruleset_id)
-    genesis = game.make_genesis(ruleset_id, {s: None for s in ruleset.sides},
-                                sandbox={"dice": dice} if dice is not None else {"seed": seed or ""},
-                                created="2026-11-29T10:00:00Z")
-    return game.create(Path(root), genesis)
+    document = genesis.sandbox(ruleset, {"dice": dice} if dice is not None else {"seed": seed or ""},
+                               created="2026-11-29T10:00:00Z")
+    return game.create(Path(root), document)

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pbem.cli.common import PASSPHRASE_HELP, echo, handles_errors, load_key
+
+
+@click.command("join", epilog=PASSPHRASE_HELP)
+@click.argument("game_dir", type=click.Path(file_okay=False))
+@click.argument("document", type=click.Path(dir_okay=False))
+@click.option("--key", "key_file", type=click.Path(dir_okay=False), help="Your private key (to join, or to complete).")
+@click.option("--chain-length", default=4096, show_default=True, type=click.IntRange(64, 2**20),
+              help="Your dice chain's length when you join: the most packets you can send.")
+@handles_errors
+def command(game_dir: str, document: str, key_file: str | None, chain_length: int) -> None:
+    """The next step of the handshake that makes a secure game (DESIGN §2.2), for DOCUMENT:
+
+    a proposal you received: check it, add your dice chain, sign; writes GAME_DIR/join.yaml
+    to send back. The join of your own proposal: check it and sign the complete genesis;
+    writes GAME_DIR/game.yaml, the game. A complete game.yaml: check every signature and
+    make GAME_DIR its folder (the joiner's last step; a referee's or spectator's first)."""
+    from pbem.core import game
+    from pbem.core.canonical import load_mapping
+
+    doc = load_mapping(Path(document), document)
+    key = load_key(key_file) if key_file else None
+    done = game.join(Path(game_dir), doc, document, key, chain_length=chain_length)
+    if done.step == "joined":
+        echo(f"wrote {done.path}: you joined as {_side(doc, key)}; send it back to {doc['proposer']}, who completes "
+             f"the game with `pbem join THEIR_FOLDER join.yaml --key THEIR_KEY` and sends you game.yaml")
+        return
+    game_id = done.folder.game.game_id
+    if done.step == "completed":
+        echo(f"game {game_id} is complete in {game_dir}: send {done.path} to your opponent, who runs "
+             f"`pbem join THEIR_FOLDER game.yaml`")
+    else:
+        echo(f"game {game_id} is ready in {game_dir}: every key, chain and signature of its genesis checked")
+    awaiting = done.folder.state["awaiting"]
+    if awaiting["packet_from"]:
+        echo(f"first packet: from {awaiting['packet_from']} (`pbem orders {game_dir} --side {awaiting['packet_from']}`)")
+
+
+def _side(doc: dict, key) -> str:
+    fingerprint = key.public.fingerprint()
+    return next(s["name"] for s in doc["sides"] if s.get("fingerprint") == fingerprint)

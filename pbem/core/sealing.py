@@ -1,0 +1,69 @@
+"""Sealed orders on the sender's side (DESIGN §3): salts, and the items kept until opened.
+
+A sealed item is sent as SHA-256(b"pbem-seal-v1\\n" + game_id + seq + side + 0x00 + salt +
+canonical(item)) and opened in the sealer's next packet as {salt, item}. In a secure game
+each salt is derived from the player's key, like the dice chain: the hash of the key's
+Ed25519 signature over a public message, which only the key can make, so a lost item can
+be retyped and opened without any stored secret. The items are kept, until they are
+opened, in `private/seal-NNNN-SIDE.yaml` of the sealer's own folder (mode 600), so that
+the next `pbem submit` opens them without retyping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from pbem.core.canonical import dumps, load_mapping
+from pbem.core.errors import FileError
+
+SALT_DOMAIN = b"pbem-seal-salt-v1\n"
+PRIVATE = "private"
+
+
+def salts(game: Any, seq: int, side: str, key: Any, count: int) -> list[bytes]:
+    """One 32-byte salt per item: from the key in a secure game, random in a sandbox."""
+    if key is None:
+        return [os.urandom(32) for _ in range(count)]
+    from pbem.core import keys
+
+    prefix = SALT_DOMAIN + bytes.fromhex(game.game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00"
+    return [hashlib.sha256(keys.sign_raw(key, prefix + n.to_bytes(8, "big"))).digest() for n in range(count)]
+
+
+def path(folder: Any, seq: int, side: str) -> Path:
+    return Path(folder.path) / PRIVATE / f"seal-{seq:04d}-{side}.yaml"
+
+
+def keep(folder: Any, seq: int, side: str, items: list, item_salts: list[bytes]) -> None:
+    target = path(folder, seq, side)
+    target.parent.mkdir(mode=0o700, exist_ok=True)
+    text = ("# pbem: orders you sealed; keep this file private until your next packet opens them.\n"
+            + dumps({"seq": seq, "side": side, "items": items, "salts": [s.hex() for s in item_salts]}))
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise FileError(f"{target}: cannot be written ({exc.strerror})") from None
+
+
+def forget(folder: Any, seq: int, side: str) -> None:
+    try:
+        os.unlink(path(folder, seq, side))
+    except OSError:
+        pass
+
+
+def opening(folder: Any, side: str, pending: dict) -> list[dict]:
+    """The `opens` of the sealer's next packet, from what it kept."""
+    source = path(folder, pending["seq"], side)
+    if not source.is_file():
+        raise FileError(f"{side} sealed {len(pending['hashes'])} item(s) in packet {pending['seq']} and must open them "
+                        f"now, but {source} (where pbem kept them) is missing")
+    kept = load_mapping(source, str(source))
+    return [{"salt": salt, "item": item} for salt, item in zip(kept["salts"], kept["items"])]

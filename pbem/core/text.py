@@ -1,0 +1,59 @@
+"""Text from packets made safe to show (DESIGN §5, attack 29).
+
+Every string a player wrote may reach a terminal, a report or a forum post. Control
+characters (terminal escape sequences, C1 controls, newlines that would forge a report
+line), bidirectional overrides and invisible format characters are shown escaped, as
+`\\x1b` or `\\u202e`; reports also escape the markup of their format, so a player's text
+can neither forge a line nor a link.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
+# zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
+# overrides and isolates, invisible operators, the byte order mark, interlinear
+# annotation controls and the tag characters.
+_UNSAFE = ("\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+           "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff")
+_UNSAFE_ANY = re.compile(f"[{_UNSAFE}]")
+# Our own output keeps its line breaks and tabs.
+_UNSAFE_OUTPUT = re.compile(f"[{_UNSAFE.replace(chr(0) + '-' + chr(0x1f), chr(0) + '-' + chr(8) + chr(11) + '-' + chr(0x1f))}]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def shown(text: str) -> str:
+    """A string from a packet, with every unsafe character escaped (newlines too)."""
+    return _UNSAFE_ANY.sub(_escape, text) if _UNSAFE_ANY.search(text) else text
+
+
+def for_output(text: str) -> str:
+    """Text about to be printed: unsafe characters escaped, line breaks and tabs kept."""
+    return _UNSAFE_OUTPUT.sub(_escape, text) if _UNSAFE_OUTPUT.search(text) else text
+
+
+# Characters that can open Markdown markup inside a line (emphasis, code, links, HTML,
+# tables, strike-through); a report line always starts with "- ", so block markup
+# cannot start there.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~])")
+# BBCode tags open with "[" directly followed by a name, "/" or "*".
+_BBCODE = re.compile(r"\[(?=[A-Za-z/*])")
+
+
+def markdown(text: str) -> str:
+    """One line of a Markdown report: markup characters backslash-escaped."""
+    return _MARKDOWN.sub(r"\\\1", shown(text))
+
+
+def bbcode(text: str) -> str:
+    """One line of a BBCode report: a space after any "[" that could open a tag."""
+    return _BBCODE.sub("[ ", shown(text))
