@@ -903,3 +903,469 @@ def test_20_a_kill_after_the_packet_was_filed_is_completed_by_adjudicating_again
     now = snapshot(blue)
     assert now.pop("states/.0003.yaml.tmp99999") == b"pbem: 1\nseq: 3\nrul"
     assert now == after_ok
+
+
+# === Protocol 2: choosing or foreseeing dice (attacks 21-35) ====================================
+
+def _cli_handshake(root: Path, key_files: dict, first: str = "red", second: str = "blue", name: str = "g") -> dict:
+    """The handshake through the command line; returns side -> folder."""
+    dirs = {first: root / f"{name}-{first}", second: root / f"{name}-{second}"}
+    ok(run("new", dirs[first], "--ruleset", "duel", "--key", key_files[first], "--chain-length", 64,
+           "--created", CREATED, *[f"--side={s}={key_files[s]}.pub" for s in (first, second)]))
+    ok(run("join", dirs[second], dirs[first] / "proposal.yaml", "--key", key_files[second]))
+    ok(run("join", dirs[first], dirs[second] / "join.yaml", "--key", key_files[first]))
+    ok(run("join", dirs[second], dirs[first] / "game.yaml"))
+    return dirs
+
+
+# --- 21. every anchor is in the genesis before packet 1 -----------------------------------------
+
+def test_21_every_anchor_is_in_the_signed_genesis_before_any_packet(table):
+    proposal = canonical.load_mapping(table.dirs["red"] / "proposal.yaml")
+    assert "anchor" in proposal["sides"][0] and "anchor" not in proposal["sides"][1]
+    document = canonical.load_mapping(table.dirs["red"] / "game.yaml")
+    assert all(len(side["anchor"]) == 64 and len(side["nonce"]) == 32 for side in document["sides"])
+    assert sorted(document["signatures"]) == ["blue", "red"] and document["proposal_signature"]
+    state = table.state()
+    assert state["seq"] == 0 and {s: c["value"] for s, c in state["chains"].items()} == \
+        {s["name"]: s["anchor"] for s in document["sides"]}
+
+
+def test_21_no_packet_can_be_signed_before_the_genesis_is_complete(table, tmp_path):
+    folders = {side: tmp_path / side for side in SIDES}
+    ok(run("new", folders["red"], "--ruleset", "duel", "--key", table.key_files["red"], "--created", CREATED,
+           *[f"--side={s}={table.key_files[s]}.pub" for s in SIDES]))
+    orders = table.post("orders: []\n", "orders.yaml")
+    rejected(folders["red"], ["submit", folders["red"], orders, "--key", table.key_files["red"]], 4,
+             "not a pbem game folder yet", "handshake is not complete")
+    ok(run("join", folders["blue"], folders["red"] / "proposal.yaml", "--key", table.key_files["blue"]))
+    rejected(folders["blue"], ["submit", folders["blue"], orders, "--key", table.key_files["blue"]], 4,
+             "handshake is not complete")
+    # the join file itself is not a game: the proposer has not signed it yet
+    joined = canonical.load_mapping(folders["blue"] / "join.yaml")
+    watcher = tmp_path / "watcher"
+    rejected(tmp_path, ["join", watcher, folders["blue"] / "join.yaml"], 2, "joins a proposal", "proposer completes it")
+    assert "red" not in joined["signatures"]
+
+
+def test_21_a_genesis_whose_anchor_was_changed_is_refused_by_every_command(table):
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    document = canonical.load_mapping(blue / "game.yaml")
+    document["sides"][1]["anchor"] = chain_value(table, "blue", 1)   # blue "picks its chain later"
+    (blue / "game.yaml").write_text(game.genesis_text(document))
+    packet_2 = table.post(table.packet("blue", [], state=table.state("red")))
+    for args in (["status", blue], ["audit", blue], ["orders", blue, "--side", "blue"], ["adjudicate", blue, packet_2]):
+        rejected(blue, args, 3, "game.yaml", "genesis signature", "does not verify")
+
+
+def test_21_the_handshake_through_the_command_line_gives_both_players_the_same_game(table, tmp_path):
+    dirs = _cli_handshake(tmp_path, table.key_files)
+    assert (dirs["red"] / "game.yaml").read_bytes() == (dirs["blue"] / "game.yaml").read_bytes()
+    assert (dirs["red"] / "states" / "0000.yaml").read_bytes() == (dirs["blue"] / "states" / "0000.yaml").read_bytes()
+    orders = table.post("orders:\n  - {type: fire, unit: r1, target: b1}\n", "o.yaml")
+    ok(run("submit", dirs["red"], orders, "--key", table.key_files["red"], "--out", tmp_path / "p1.yaml"))
+    ok(run("adjudicate", dirs["blue"], tmp_path / "p1.yaml"))
+    for folder in dirs.values():
+        ok(run("audit", folder))
+
+
+# --- 22. the sender of packet k cannot change what segment k decides -------------------------------
+# (the property test over every ruleset is tests/test_resolution.py)
+
+def test_22_policies_answers_or_an_empty_packet_leave_segment_k_alone(tmp_path):
+    """Red's fire (packet 3) rolls in segment 4; whatever blue's packet 4 says, the roll and
+    its result are the same, and blue's own decision waits (attack 22's free re-roll)."""
+    outcomes = []
+    for n, (orders, policies) in enumerate([([], None), ([], {"absorb": "strongest"}), ([], {"absorb": "ask"}),
+                                            ([{"type": "absorb", "unit": "b1", "decision": "3.1/absorb"}], None)]):
+        t = Table(tmp_path / f"t{n}", key_seed="attacks7")
+        t.send("red", [], {"absorb": "ask"})
+        t.send("blue", [], {"absorb": "ask"})
+        t.send("red", [FIRE, {"type": "fire", "unit": "r2", "target": "b2"}])
+        path = t.submit("blue", orders, policies)
+        report = (t.dirs["blue"] / "aar" / path.name[:4]).with_suffix(".md").read_text()
+        outcomes.append(report.split("takes effect")[0])
+        assert "t1.red.fire2" not in report   # after blue's choice: from segment 5, not 4
+    assert len(set(outcomes)) == 1 and "Die: " in outcomes[0] and "a hit" in outcomes[0]
+
+
+# --- 23. sealed orders ----------------------------------------------------------------------------
+
+def test_23_a_seal_that_the_sealers_next_packet_does_not_open(blind):
+    south = _sealed(blind)
+    rejected(south, ["adjudicate", south, blind.post(blind.packet("north"))], 3,
+             "north must open the 1 item(s) it sealed in packet 1 in this packet")
+
+
+def test_23_a_second_seal_over_an_unopened_one(blind):
+    south = _sealed(blind)
+    again = blind.post(blind.packet("north", extra={"sealed": [seal_of(blind, 3, "north", SALT, PLAN)]}))
+    rejected(south, ["adjudicate", south, again], 3, "north must open")
+
+
+def test_23_a_seal_where_the_rules_ask_for_none(table):
+    red = table.dirs["red"]
+    packet = table.post(table.packet("red", extra={"sealed": ["ab" * 32]}, state=table.state("blue")))
+    rejected(table.dirs["blue"], ["adjudicate", table.dirs["blue"], packet], 1,
+             "seals 1 item(s), but the rules ask for no sealed orders from red now")
+    orders = table.post("orders:\n  - {type: fire, unit: r1, target: b1}\n", "o.yaml")
+    rejected(red, ["submit", red, orders, "--key", table.key_files["red"], "--seal"], 1, "no sealed orders", root=table.root)
+
+
+def test_23_a_plan_given_openly_where_the_rules_ask_for_a_seal(blind):
+    packet = blind.post(blind.packet("north", [PLAN], state=blind.state("south")))
+    rejected(blind.dirs["south"], ["adjudicate", blind.dirs["south"], packet], 1, "which takes sealed")
+
+
+def test_23_opened_orders_roll_only_from_a_segment_after_the_opening(blind):
+    south = _sealed(blind)
+    ok(run("adjudicate", south, _opening(blind, {"salt": SALT.hex(), "item": PLAN})))      # packet 3
+    blind.deliver(blind.mail / "mail-3.yaml", "north")
+    opening_4 = blind.post(blind.packet("south", extra={"opens": [{"salt": SALT.hex(), "item": PLAN}]}))
+    blind.deliver(opening_4, "south")
+    blind.deliver(opening_4, "north")
+    assert "Die:" not in (south / "aar" / "0004.md").read_text()      # south knows segment 4
+    blind.send("north")                                                # packet 5 opens segment 5
+    report = (south / "aar" / "0005.md").read_text()
+    assert "segment 5, t1.north.attack #0" in report and "segment 5, t1.south.attack #0" in report
+
+
+def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tmp_path):
+    plan = table_file = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
+    north, south = blind.dirs["north"], blind.dirs["south"]
+    ok(run("submit", north, plan, "--key", blind.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
+    kept = north / "private" / "seal-0001-north.yaml"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    packet_1 = canonical.load_mapping(tmp_path / "p1.yaml")
+    assert packet_1["orders"] == [] and len(packet_1["sealed"]) == 1 and "plan" not in (tmp_path / "p1.yaml").read_text()
+    ok(run("adjudicate", south, tmp_path / "p1.yaml"))
+    ok(run("submit", south, table_file, "--key", blind.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
+    ok(run("adjudicate", north, tmp_path / "p2.yaml"))
+    empty = blind.post("orders: []\n", "empty.yaml")
+    ok(run("submit", north, empty, "--key", blind.key_files["north"], "--out", tmp_path / "p3.yaml"))
+    assert canonical.load_mapping(tmp_path / "p3.yaml")["opens"][0]["item"] == {"type": "plan", "attack": "c", "guard": "a"}
+    assert not kept.exists()
+    ok(run("adjudicate", south, tmp_path / "p3.yaml"))
+    ok(run("audit", north))
+    ok(run("audit", south))
+
+
+# --- 24. a rematch never reuses a chain --------------------------------------------------------------
+
+def test_24_the_same_proposal_arguments_make_a_new_game_with_new_chains(table, tmp_path):
+    first = _cli_handshake(tmp_path, table.key_files, name="one")
+    second = _cli_handshake(tmp_path, table.key_files, name="two")
+    a, b = (canonical.load_mapping(d["red"] / "game.yaml") for d in (first, second))
+    assert game.open_folder(first["red"]).game.game_id != game.open_folder(second["red"]).game.game_id
+    for x, y in zip(a["sides"], b["sides"]):
+        assert x["nonce"] != y["nonce"] and x["anchor"] != y["anchor"]
+    orders = table.post("orders: []\n", "o.yaml")
+    ok(run("submit", first["red"], orders, "--key", table.key_files["red"], "--out", tmp_path / "p.yaml"))
+    rejected(second["blue"], ["adjudicate", second["blue"], tmp_path / "p.yaml"], 3, "belongs to game")
+
+
+def test_24_a_proposal_completes_one_game_only(table, tmp_path):
+    red, blue, blue2 = tmp_path / "red", tmp_path / "blue", tmp_path / "blue-again"
+    ok(run("new", red, "--ruleset", "duel", "--key", table.key_files["red"], "--created", CREATED,
+           *[f"--side={s}={table.key_files[s]}.pub" for s in SIDES]))
+    ok(run("join", blue, red / "proposal.yaml", "--key", table.key_files["blue"]))
+    ok(run("join", blue2, red / "proposal.yaml", "--key", table.key_files["blue"]))   # a second join, new nonce
+    ok(run("join", red, blue / "join.yaml", "--key", table.key_files["red"]))
+    rejected(red, ["join", red, blue2 / "join.yaml", "--key", table.key_files["red"]], 3,
+             "a proposal completes one game only")
+    ok(run("join", red, blue / "join.yaml", "--key", table.key_files["red"]))           # the same join again: fine
+
+
+# --- 25. a re-encoded signature is not another packet ---------------------------------------------------
+
+def _reencoded(blob: bytes, how: str, key) -> bytes:
+    from pbem.core.keys import _Reader, _string
+
+    reader = _Reader(blob, "sig")
+    magic, version = reader.take(6), reader.take(4)
+    fields = [reader.string() for _ in range(5)]
+    if how == "reserved":
+        fields[2] = b"x"
+    elif how == "sha256":
+        import hashlib
+
+        message = canonical.canonical(unsigned(TAMPERED))
+        data = b"SSHSIG" + b"".join(_string(f) for f in (b"pbem-packet-v1", b"", b"sha256", hashlib.sha256(message).digest()))
+        fields[3] = b"sha256"
+        fields[4] = _string(b"ssh-ed25519") + _string(key.key.sign(data))
+    blob = magic + version + b"".join(_string(f) for f in fields)
+    return blob + (b"\0" if how == "trailing" else b"")
+
+
+TAMPERED: dict = {}
+
+
+@pytest.mark.parametrize("how, words", [("reserved", "non-empty reserved field"), ("sha256", "uses hash 'sha256'"),
+                                        ("trailing", "unexpected trailing bytes")])
+def test_25_a_reencoded_signature_is_refused_and_is_never_equivocation(table, how, words):
+    blue, packet = _tampered(table)
+    TAMPERED.clear()
+    TAMPERED.update(packet)
+    blob = base64.b64decode(packet["signature"]["value"])
+    twin = dict(packet, signature={"key": packet["signature"]["key"],
+                                   "value": base64.b64encode(_reencoded(blob, how, table.keys["red"])).decode()})
+    rejected(blue, ["adjudicate", blue, table.post(twin)], 3, words)
+    ok(run("adjudicate", blue, table.post(packet)))
+    # once the packet is applied, its twin is the same packet (same packet id): no fork
+    first = rejected(blue, ["adjudicate", blue, table.post(twin)], 3, "was already applied")
+    assert "equivocation" not in first
+    shutil.copy(table.mail / f"mail-{table._posted}.yaml", blue / "packets" / "0003-red.copy.yaml")
+    first = rejected(blue, ["audit", blue], 3, "packets/0003-red.copy.yaml", words)
+    assert "fork" not in first
+
+
+# --- 26. a rigged state is refused by every command ------------------------------------------------------
+
+def _every_command(folder: Path, table: Table) -> list[list]:
+    orders = table.post("orders: []\n", "o.yaml")
+    return [["status", folder], ["orders", folder, "--side", "red"], ["show", folder], ["audit", folder],
+            ["submit", folder, orders, "--key", table.key_files["blue"]]]
+
+
+def test_26_a_rigged_state_0_with_a_recomputed_hash(table):
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    path = blue / "states" / "0000.yaml"
+    state = canonical.load_mapping(path)
+    state["rules"]["units"]["r1"]["strength"] = 1        # blue "sets up" red weaker
+    state["state_hash"] = engine.state_hash(state)
+    path.write_text(game.state_text(state))
+    for args in _every_command(blue, table):
+        words = ["differs from the replay", "rules.units.r1.strength"] if args[0] == "audit" else \
+            ["not the set-up this genesis gives"]
+        rejected(blue, args, 3, "states/0000.yaml", *words)
+
+
+def test_26_a_state_whose_prev_state_link_is_broken(table):
+    table.send("red", [FIRE])
+    table.send("blue")
+    table.send("red")
+    blue = table.dirs["blue"]
+    path = blue / "states" / "0002.yaml"
+    state = canonical.load_mapping(path)
+    state["rules"]["units"]["b1"]["strength"] = 3
+    state["state_hash"] = engine.state_hash(state)
+    path.write_text(game.state_text(state))
+    packet_4 = table.post(table.packet("blue", [], state=table.state("red")))
+    for args in _every_command(blue, table)[:3] + [["adjudicate", blue, packet_4]]:
+        rejected(blue, args, 3, "states/0003.yaml", "`prev_state` is not the hash of states/0002.yaml")
+    rejected(blue, ["audit", blue], 3, "states/0002.yaml", "rules.units.b1.strength")
+
+
+# --- 27. the genesis keys ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, words", [
+    (lambda g, t: g["sides"][0].update(fingerprint=t.keys["blue"].public.fingerprint()), ["fingerprint of side red"]),
+    (lambda g, t: g["sides"][1].update(key=g["sides"][0]["key"], fingerprint=g["sides"][0]["fingerprint"]),
+     ["two sides have the same key"]),
+    (lambda g, t: g["sides"][1].update(chain_length=16), ["chain_length", "minimum of 64"]),
+])
+def test_27_a_genesis_with_a_bad_key_or_chain_is_refused(table, tmp_path, change, words):
+    blue = table.dirs["blue"]
+    document = canonical.load_mapping(blue / "game.yaml")
+    change(document, table)
+    (blue / "game.yaml").write_text(game.genesis_text(document))
+    rejected(blue, ["status", blue], 3, "game.yaml", *words)
+    rejected(tmp_path, ["join", tmp_path / "spectator", blue / "game.yaml"], 3, *words)
+
+
+def test_27_a_proposal_naming_one_key_for_both_sides_is_refused(table, tmp_path):
+    rejected(tmp_path, ["new", tmp_path / "g", "--ruleset", "duel", "--key", table.key_files["red"],
+                        f"--side=red={table.key_files['red']}.pub", f"--side=blue={table.key_files['red']}.pub"],
+             3, "two sides have the same key")
+    short = run("new", tmp_path / "g", "--ruleset", "duel", "--key", table.key_files["red"], "--chain-length", 63,
+                *[f"--side={s}={table.key_files[s]}.pub" for s in SIDES])
+    assert short.exit_code == 2 and "--chain-length" in short.stderr and not (tmp_path / "g").exists()
+
+
+# --- 28. limits ---------------------------------------------------------------------------------------------
+
+def test_28_a_packet_of_more_than_1000_orders(table):
+    blue = table.dirs["blue"]
+    packet = table.post(table.packet("red", [FIRE] * 1001, state=table.state("blue")))
+    rejected(blue, ["adjudicate", blue, packet], 4, "1001 orders, over the limit of 1000")
+
+
+def test_28_a_queue_beyond_1000_orders_of_a_side(table):
+    table.send("red", [FIRE] + [{"type": "end"}] * 999)   # 998 ends wait for red's next fire phase
+    table.send("blue")
+    assert sum(1 for item in table.state("red")["queue"] if item["side"] == "red") == 998
+    packet = table.post(table.packet("red", [{"type": "end"}] * 3, state=table.state("blue")))
+    rejected(table.dirs["blue"], ["adjudicate", table.dirs["blue"], packet], 1, "red would have 1001 orders queued",
+             "over the limit of 1000")
+
+
+def test_28_a_state_beyond_the_file_limit_is_refused_before_anything_is_written(table, monkeypatch):
+    monkeypatch.setattr(game, "MAX_BYTES", 3000)
+    blue = table.dirs["blue"]
+    packet = table.post(table.packet("red", [FIRE] * 40, state=table.state("blue")))
+    rejected(blue, ["adjudicate", blue, packet], 1, "would make a state of", "over the file limit of 3000")
+
+
+def test_28_clearing_void_orders_drops_the_whole_queue_at_once(table):
+    table.send("red", [FIRE] * 1000)     # the second fire of r1 is void: 999 dropped
+    applied = table.send("blue")
+    report = (table.dirs["blue"] / "aar" / "0002.md").read_text()
+    assert report.count(" is void: ") == 1 and "r1 has already fired this phase" in report
+    assert table.state("blue")["queue"] == []
+    assert applied.name == "0002-blue.yaml"
+
+
+# --- 29. terminal and report injection ---------------------------------------------------------------------
+
+ESC = "\x1b]0;owned\x07\x1b[2J\u202e"
+
+
+def test_29_control_and_bidi_characters_never_reach_the_terminal(table):
+    blue = table.dirs["blue"]
+    packet = table.post(resign(table.packet("red", [{"type": "fire", "unit": "r1" + ESC, "target": "b1"}],
+                                            state=table.state("blue")), table.keys["red"]))
+    result = run("adjudicate", blue, packet)
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr and "\x07" not in result.stderr
+    assert "\\x1b]0;owned\\x07\\x1b[2J\\u202e" in result.stderr
+    for field, value in (("sent", "2026-11-29T12:00:00Z" + ESC), ("side", "red" + ESC)):
+        bad = table.post(resign(table.packet("red", [], state=table.state("blue")), table.keys["red"], **{field: value}))
+        result = run("adjudicate", blue, bad)
+        assert result.exit_code in (3, 4) and "\x1b" not in result.output + result.stderr
+    bad = table.post(resign(table.packet("red", [], state=table.state("blue")), table.keys["red"],
+                            policies={"absorb" + ESC: "ask"}))
+    result = run("adjudicate", blue, bad)
+    assert result.exit_code == 1 and "\x1b" not in result.stderr and "\\x1b" in result.stderr
+
+
+def test_29_a_players_text_cannot_forge_a_report_line_or_markup(table):
+    forged = "b1\n- red's standing order answers everything: **red wins** [click](http://x) [b]x[/b]"
+    table.send("red", [FIRE, {"type": "fire", "unit": "r1", "target": forged}])   # the second is void later
+    table.send("blue")
+    report = (table.dirs["blue"] / "aar" / "0002.md").read_text()
+    [line] = [line for line in report.splitlines() if "is void" in line]
+    assert "\\x0a- red's standing order" in line and "\\*\\*red wins\\*\\*" in line and "\\[click\\]" in line
+    assert not any(l.startswith("- red's standing order answers everything") for l in report.splitlines())
+    bb = run("status", table.dirs["blue"])
+    assert bb.exit_code == 0
+    game_ = table.folder("blue")
+    from pbem.core import report as reports
+
+    text = reports.render(game_.game, game_.state, [{"type": "void", "text": forged}], "bbcode")
+    assert "[ b]x[ /b]" in text and "[*]b1\\x0a- red" in text
+
+
+def test_29_ids_have_patterns_in_the_schemas():
+    from pbem.core import schema
+
+    for name in ("chir-orders.schema.json", "stalingrad-orders.schema.json"):
+        text = json.dumps(schema.load(name))
+        assert '"pattern"' in text, name
+
+
+# --- 30. what audit reads and expects -----------------------------------------------------------------------
+
+def test_30_an_oversized_sparse_report_is_refused_with_bounded_memory(table):
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    path = blue / "aar" / "0001.md"
+    with open(path, "r+b") as handle:
+        handle.truncate(1 << 32)                   # 4 GiB, sparse
+    tracemalloc.start()
+    try:
+        result = run("audit", blue)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    fails(result, 3, "aar/0001.md", "is 4294967296 bytes, over the limit")
+    assert peak < 40 * 1024 * 1024
+
+
+@pytest.mark.parametrize("stray, words", [
+    ("aar/0009.md", ["aar/0009.md", "a report with no packet"]),
+    ("states/0009.yaml", ["states/0009.yaml", "a state with no packet"]),
+    ("notes.txt", ["notes.txt", "a file audit does not expect"]),
+    ("packets/readme.txt", ["packets/readme.txt", "does not expect"]),
+    ("states/.0002.yaml.tmp123", ["states/.0002.yaml.tmp123", "a leftover"]),
+])
+def test_30_audit_names_every_file_it_does_not_expect(table, stray, words):
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    ok(run("audit", blue))
+    (blue / stray).write_text("x\n")
+    rejected(blue, ["audit", blue], 3, *words)
+
+
+# --- 31 and 32. answers belong to their side, and an awaited side must answer ---------------------------------
+
+@pytest.fixture
+def awaited(tmp_path):
+    """Blue (standing order `ask`) is awaited for decision 3.1/absorb after red's hit."""
+    t = Table(tmp_path, key_seed="attacks7")
+    t.send("red", [], {"absorb": "ask"})
+    t.send("blue", [], {"absorb": "ask"})
+    t.send("red", [FIRE])
+    t.send("blue")
+    state = t.state("red")
+    assert (state["awaiting"]["waiting_for"], state["awaiting"]["decision"]) == ("decision", "3.1/absorb")
+    return t
+
+
+def test_31_an_answer_for_the_other_sides_decision(awaited):
+    blue = awaited.dirs["blue"]
+    packet = awaited.post(awaited.packet("red", [{"type": "absorb", "unit": "b2", "decision": "3.1/absorb"}]))
+    rejected(blue, ["adjudicate", blue, packet], 1, "answers blue's decision 3.1/absorb",
+             "only its own side's decisions")
+
+
+def test_32_the_awaited_side_must_answer(awaited):
+    awaited.send("red")
+    red = awaited.dirs["red"]
+    stall = awaited.post(awaited.packet("blue", []))
+    rejected(red, ["adjudicate", red, stall], 1, "does not answer the decision blue is awaited for", "3.1/absorb")
+    answer = awaited.post(awaited.packet("blue", [{"type": "absorb", "unit": "b2", "decision": "3.1/absorb"}]))
+    ok(run("adjudicate", red, answer))
+    assert awaited.state("red")["rules"]["units"]["b2"]["strength"] == 1
+
+
+# --- 33. values read differently elsewhere ------------------------------------------------------------------
+
+@pytest.mark.parametrize("field, value, words", [
+    ("prev", lambda p: p["prev"].upper(), ["`prev` must be 64 lower-case hex digits"]),
+    ("reveal", lambda p: {"index": p["reveal"]["index"], "value": p["reveal"]["value"].upper()}, ["lower-case hex"]),
+    ("game", lambda p: p["game"].upper(), ["`game` must be 32 lower-case hex digits"]),
+])
+def test_33_upper_case_hex_is_refused(table, field, value, words):
+    blue = table.dirs["blue"]
+    packet = table.packet("red", [FIRE], state=table.state("blue"))
+    rejected(blue, ["adjudicate", blue, table.post(resign(packet, table.keys["red"], **{field: value(packet)}))], 3, *words)
+
+
+# --- 34. seals bound to their game, seq and side ------------------------------------------------------------
+
+@pytest.mark.parametrize("game_id, seq, side", [("00" * 16, 1, "north"), (None, 3, "north"), (None, 1, "south")])
+def test_34_a_seal_replayed_from_another_game_seq_or_side(blind, game_id, seq, side):
+    made = engine.seal_hash(game_id or blind.game.game_id, seq, side, SALT, PLAN)
+    sealed = blind.post(blind.packet("north", extra={"sealed": [made]}))
+    blind.deliver(sealed, "north")
+    blind.deliver(sealed, "south")
+    packet_2 = blind.post(blind.packet("south", extra={"sealed": [seal_of(blind, 2, "south", SALT, PLAN)]}))
+    blind.deliver(packet_2, "south")
+    blind.deliver(packet_2, "north")
+    south = blind.dirs["south"]
+    rejected(south, ["adjudicate", south, _opening(blind, {"salt": SALT.hex(), "item": PLAN})], 3,
+             "differs from what north sealed in packet 1")
+
+
+# --- 35. nothing random before the rules reveal it -----------------------------------------------------------
+
+@pytest.mark.parametrize("ruleset_id", rulesets.ids() + ["duel", "blind"])
+def test_35_state_0_rolls_nothing_and_depends_on_no_nonce_or_game_id(tmp_path, ruleset_id):
+    from tests.support.games import Match
+
+    one, two = Match(tmp_path / "one", ruleset_id, key_seed="a"), Match(tmp_path / "two", ruleset_id, key_seed="b")
+    assert one.game.game_id != two.game.game_id
+    assert one.state()["rules"] == two.state()["rules"]
+    assert one.state()["seq"] == 0 and one.state()["last_reveal"] is None

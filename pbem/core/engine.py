@@ -296,6 +296,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
         del new["sealed"][side]
         events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed.", "side": side})
     _queue_orders(game, new, side, k, items + packet["orders"], source)
+    run.refuse_answers_for_others(side)
     run.resolve(rolls=not game.secure)
     if "sealed" in packet:
         run.seal(side, packet["sealed"])
@@ -397,10 +398,8 @@ class _Run:
         self.status: dict | None = None
 
     def resolve(self, *, rolls: bool) -> None:
-        """Run until the game waits. With `rolls` False, stop before any die (§3.6 c);
-        while packet k has not taken effect, only what was queued before it is used."""
+        """Run until the game waits. With `rolls` False, stop before any die (§3.6 c)."""
         ruleset, state = self.game.ruleset, self.state
-        before_k = rolls and self.game.secure
         while True:
             self._expire_answers()
             need = ruleset.next_step(state["rules"])
@@ -408,7 +407,7 @@ class _Run:
                 self.status = None
                 return
             key = decision_key(state, need) if need.decision else None
-            item = self._find(need, key, before_k)
+            item = self._find(need, key)
             if item is not None and "decision" in item and item["order"].get("type") not in need.accepts:
                 self._illegal(need, item, IllegalOrder(need.rule, f"decision {key} takes {', '.join(need.accepts)}",
                                                        list(need.accepts)))
@@ -477,12 +476,12 @@ class _Run:
         self.events.extend(step.events)
         return True
 
-    def _find(self, need: Need, key: str | None, before_k: bool) -> dict | None:
+    def _find(self, need: Need, key: str | None) -> dict | None:
         """The queued order that answers `need`: for a decision, the answer named for it, or
         the side's next unnamed order (also an answer from a later packet waiting behind
-        orders of earlier packets); for a phase, the side's next unnamed order. Before
-        packet k takes effect, only orders queued before it count."""
-        mine = [item for item in self.state["queue"] if item["side"] == need.side and not (before_k and item["seq"] >= self.k)]
+        orders of earlier packets); for a phase, the side's next unnamed order. (Before
+        packet k takes effect, its orders are not in the queue yet.)"""
+        mine = [item for item in self.state["queue"] if item["side"] == need.side]
         if key is not None:
             named = next((item for item in mine if item.get("decision") == key), None)
             if named is not None:
@@ -562,6 +561,18 @@ class _Run:
                             f"packet.", "side": side, "items": len(hashes)})
         self.events.extend(step.events)
 
+    def refuse_answers_for_others(self, side: str) -> None:
+        """Answers in packet k apply only to decisions of its own side (§3.6): one named for
+        the other side's decision that the game waits for is refused."""
+        status = self.status
+        if not status or not status.get("decision") or status["need"].side == side:
+            return
+        for item in self.state["queue"]:
+            if item["seq"] == self.k and item.get("decision") == status["decision"]:
+                raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
+                                 f"{status['need'].side}'s decision {status['decision']}; a packet answers only its own "
+                                 f"side's decisions (§3.6)")
+
     def check_answered(self, awaited: dict) -> None:
         """A packet from the side whose decision is awaited must answer it (§2.3): the
         decision is behind the game, or an answer of this packet waits for its dice."""
@@ -569,7 +580,7 @@ class _Run:
         if not status or status.get("decision") != awaited.get("decision") or status["need"].side != awaited["need"]["side"]:
             return
         need = status["need"]
-        item = self._find(need, status["decision"], False)
+        item = self._find(need, status["decision"])
         if item is not None and item["seq"] == self.k and item["order"].get("type") in need.accepts:
             return
         raise RulesError(f"{self.source}: packet {self.k} does not answer the decision {need.side} is awaited for: "

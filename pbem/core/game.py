@@ -23,6 +23,7 @@ from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, packet_id
+from pbem.core.text import shown
 
 GENESIS = "game.yaml"
 PROPOSAL = "proposal.yaml"
@@ -349,7 +350,7 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
 
 
 def packet_yaml(packet: dict) -> str:
-    head = f"# pbem packet {packet['seq']} from {packet['side']}, game {packet['game']}\n"
+    head = f"# pbem packet {packet['seq']} from {shown(str(packet['side']))}, game {shown(str(packet['game']))}\n"
     return head + dumps(packet)
 
 

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from pbem.core.canonical import DOMAIN_PACKET, canonical, digest
-from pbem.core.errors import VerificationError
+from pbem.core.errors import InputError, VerificationError
 from pbem.core.text import shown
 
 NAMESPACE = "pbem-packet-v1"
@@ -69,7 +69,8 @@ def check_envelope(packet: Any, source: str) -> dict:
         if not re.fullmatch(r"[0-9a-f]{32}" if name == "game" else r"[0-9a-f]{64}", packet[name]):
             raise VerificationError(f"{source}: `{name}` must be {32 if name == 'game' else 64} lower-case hex digits")
     if len(packet["orders"]) > MAX_ORDERS:
-        raise VerificationError(f"{source}: the packet has {len(packet['orders'])} orders, over the limit of {MAX_ORDERS}")
+        raise InputError(f"{source}: the packet has {len(packet['orders'])} orders, over the limit of {MAX_ORDERS} "
+                         f"(§2.3); nothing was applied")
     reveal = packet.get("reveal")
     if reveal is not None:
         if set(reveal) != {"index", "value"} or type(reveal["index"]) is not int or not isinstance(reveal["value"], str) \

@@ -6,7 +6,9 @@ each salt is derived from the player's key, like the dice chain: the hash of the
 Ed25519 signature over a public message, which only the key can make, so a lost item can
 be retyped and opened without any stored secret. The items are kept, until they are
 opened, in `private/seal-NNNN-SIDE.yaml` of the sealer's own folder (mode 600), so that
-the next `pbem submit` opens them without retyping.
+the next `pbem submit` opens them without retyping. (They are written once the sealing
+packet is applied; should that fail, the items can be given again, since the salts can
+be recomputed.)
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ PRIVATE = "private"
 
 
 def salts(game: Any, seq: int, side: str, key: Any, count: int) -> list[bytes]:
-    """One 32-byte salt per item: from the key in a secure game, random in a sandbox."""
+    """One 32-byte salt per item, recomputable by the sealer: from the key in a secure game;
+    from public data in a sandbox game, which keeps nothing secret."""
+    prefix = SALT_DOMAIN + bytes.fromhex(game.game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00"
     if key is None:
-        return [os.urandom(32) for _ in range(count)]
+        return [hashlib.sha256(prefix + n.to_bytes(8, "big")).digest() for n in range(count)]
     from pbem.core import keys
 
-    prefix = SALT_DOMAIN + bytes.fromhex(game.game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00"
     return [hashlib.sha256(keys.sign_raw(key, prefix + n.to_bytes(8, "big"))).digest() for n in range(count)]
 
 

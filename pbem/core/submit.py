@@ -87,16 +87,12 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
     packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
     text = game.packet_yaml(packet)
-    if sealed_items is not None:
-        sealing.keep(folder, seq, side, sealed_items, salts)
     try:
         applied = game.adjudicate(folder, packet, text.encode("utf-8"), source)
     except VerificationError as exc:  # our own packet failing verification is a bug or a wrong key
-        sealing.forget(folder, seq, side)
         raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
-    except BaseException:
-        sealing.forget(folder, seq, side)
-        raise
+    if sealed_items is not None:
+        sealing.keep(folder, seq, side, sealed_items, salts)
     if pending is not None:
         sealing.forget(folder, pending["seq"], side)  # opened: public now
     if out is not None:

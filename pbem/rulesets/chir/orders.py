@@ -1,16 +1,19 @@
 """Order and standing-order schemas, and the default standing orders.
 
 `schemas/chir-orders.schema.json` is ORDER_SCHEMA written out as JSON (a test checks that
-they are equal). Ids are plain strings here: an id that names no unit or hex is an
-illegal order with its rule, not a malformed packet."""
+they are equal). Ids are strings of a safe alphabet here: an id that names no unit or hex
+is an illegal order with its rule, not a malformed packet."""
 
 from __future__ import annotations
 
 from ..base import standing_orders
 
-_ID = {"type": "string", "minLength": 1, "maxLength": 40}
+# Unit and hex ids: letters, digits and / . _ - only, so no id a player writes can carry a
+# control character or markup into a report (DESIGN §5).
+_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9/._-]{0,39}$"
+_ID = {"type": "string", "pattern": _ID_PATTERN}
 _IDS = {"type": "array", "items": _ID, "maxItems": 60}
-_MAYBE = {"type": ["string", "null"], "maxLength": 40}
+_MAYBE = {"type": ["string", "null"], "pattern": _ID_PATTERN}
 
 
 def _order(type_: str, title: str, required: list[str], **props) -> dict:

@@ -26,7 +26,7 @@ ORDER_SCHEMA = {
     "required": ["type"],
     "oneOf": [
         _order("end", "Close the current phase (optionally naming it, as a check).",
-               phase={"type": "string"}),
+               phase={"type": "string", "pattern": "^[a-z][a-z-]{0,39}$"}),
         _order("reinforce", "11.2: place a reinforcement.", unit=_ID, area=_ID),
         _order("shift", "11.2(3): move a Soviet unit from one crossing to another.", unit=_ID, to=_ID),
         _order("move", "House 5: move a unit to an adjacent area.", unit=_ID, to=_ID),
