@@ -1115,8 +1115,8 @@ def test_25_a_reencoded_signature_is_refused_and_is_never_equivocation(table, ho
     # once the packet is applied, its twin is the same packet (same packet id): no fork
     first = rejected(blue, ["adjudicate", blue, table.post(twin)], 3, "was already applied")
     assert "equivocation" not in first
-    shutil.copy(table.mail / f"mail-{table._posted}.yaml", blue / "packets" / "0003-red.copy.yaml")
-    first = rejected(blue, ["audit", blue], 3, "packets/0003-red.copy.yaml", words)
+    shutil.copy(table.mail / f"mail-{table._posted}.yaml", blue / "packets" / "0003-red.zzz.yaml")
+    first = rejected(blue, ["audit", blue], 3, "packets/0003-red.zzz.yaml", words)
     assert "fork" not in first
 
 

@@ -3,7 +3,7 @@ sandbox dice, previews."""
 
 import pytest
 
-from pbem.core import dice, game
+from pbem.core import dice, engine, game
 from pbem.core.errors import RulesError
 from pbem.core.submit import submit_orders
 from tests.support.games import Match, sandbox
@@ -212,3 +212,126 @@ def test_a_decision_answer_from_a_later_packet_is_found_behind_older_orders(tmp_
     from pbem.core.audit import audit
 
     assert audit(folder.path).ok
+
+
+# --- answers matched to their decision (§4.3) ---------------------------------------------------
+
+TWO_FIRES = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}, {"type": "end"}]
+ANSWERS = [{"type": "absorb", "unit": "b2", "decision": "3.2/absorb"}, {"type": "absorb", "unit": "b1", "decision": "3.1/absorb"}]
+
+
+def _asked_for_3_1(tmp_path, key_seed):
+    """Blue (standing order `ask`) is asked for decision 3.1/absorb after r1's hit in
+    segment 4; its packet 4 answers 3.1 and, in advance, 3.2 (listed first)."""
+    match = Match(tmp_path, key_seed=key_seed)
+    match.send("red", [])
+    match.send("blue", [], {"absorb": "ask"})
+    match.send("red", TWO_FIRES)
+    applied = match.send("blue", ANSWERS)
+    loss = [e for e in applied.events if e["type"] == "loss"]
+    assert [e["unit"] for e in loss] == ["b1"]          # 3.1 answered, though its answer came second
+    queued = applied.state["queue"]
+    assert [(q["order"], q.get("decision")) for q in queued if q["side"] == "blue"] == \
+        [({"type": "absorb", "unit": "b2"}, "3.2/absorb")]
+    return match
+
+
+def test_an_answer_in_advance_is_applied_to_its_decision_only(tmp_path):
+    match = _asked_for_3_1(tmp_path, "named9")            # r2 hits in segment 5
+    applied = match.send("red", [])
+    assert [e["text"] for e in applied.events if e["type"] == "order" and e["side"] == "blue"] == \
+        ["blue order 1 of packet 4: absorb unit=b2 (answers decision 3.2/absorb)"]
+    assert applied.state["rules"]["units"]["b2"]["strength"] == 1
+    assert [e for e in applied.events if e["type"] == "void"] == []
+
+
+def test_an_answer_whose_decision_never_comes_is_void_and_blocks_nothing(tmp_path):
+    match = _asked_for_3_1(tmp_path, "named4")            # r2 misses in segment 5
+    applied = match.send("red", [])
+    [void] = [e for e in applied.events if e["type"] == "void"]
+    assert void["text"] == "blue order 1 of packet 4 (absorb unit=b2) is void: its decision 3.2/absorb never came."
+    assert applied.state["queue"] == []
+    assert applied.state["rules"]["phase"] == "blue"       # red's end went through
+    applied = match.send("blue", [{"type": "fire", "unit": "b1", "target": "r1"}, {"type": "end"}])
+    assert applied.state["queue"][0]["order"]["type"] == "fire"
+
+
+def test_a_later_answer_to_the_same_decision_replaces_the_earlier(tmp_path):
+    match = Match(tmp_path, key_seed="named9")
+    match.send("red", [])
+    match.send("blue", [], {"absorb": "ask"})
+    match.send("red", TWO_FIRES)
+    applied = match.send("blue", [{"type": "absorb", "unit": "b2", "decision": "3.1/absorb"},
+                                  {"type": "absorb", "unit": "b1", "decision": "3.1/absorb"}])
+    assert [e["unit"] for e in applied.events if e["type"] == "loss"] == ["b1"]
+    assert applied.state["queue"][0]["order"]["type"] == "fire"   # r2's fire, waiting for segment 5
+
+
+def test_an_answer_illegal_when_its_decision_comes_is_void_and_the_standing_order_answers(tmp_path):
+    folder = sandbox(tmp_path / "g", dice=[6])
+
+    def send(side, orders, policies=None, dice_=None):
+        packet = game.build_packet(folder.game, folder.state, side, orders, policies, None, "",
+                                   {"dice": dice_} if dice_ else None)
+        return game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"{side} packet")
+
+    send("blue", [], {"absorb": "ask"})
+    applied = send("red", TWO_FIRES[:2])
+    assert applied.state["awaiting"]["decision"] == "2.1/absorb"
+    applied = send("blue", [{"type": "absorb", "unit": "b1", "decision": "2.1/absorb"},
+                            {"type": "absorb", "unit": "r1", "decision": "2.2/absorb"}], {"absorb": "strongest"})
+    assert applied.state["awaiting"]["waiting_for"] == "dice"     # the script is used up
+    applied = send("red", [], dice_=[5])
+    [void] = [e for e in applied.events if e["type"] == "void"]
+    assert "blue order 2 of packet 3 (absorb unit=r1) is void: r1 is not a unit of blue" in void["text"]
+    assert "the standing order answers instead" in void["text"]
+    [policy] = [e for e in applied.events if e["type"] == "policy"]
+    assert policy["decision"] == "2.2/absorb" and policy["order"] == {"type": "absorb", "unit": "b1"}
+
+
+def test_a_decision_key_counts_decisions_of_one_kind_from_one_order(tmp_path):
+    from pbem.rulesets.base import Need
+
+    state = {"decisions": {"origin": "7.3", "answered": {"blue/loss": 2, "red/loss": 1}}}
+    assert engine.decision_key(state, Need("blue", "loss", "", ("loss",), decision=True)) == "7.3/loss/3"
+    assert engine.decision_key(state, Need("red", "loss", "", ("loss",), decision=True)) == "7.3/loss/2"
+    assert engine.decision_key(state, Need("red", "retreat", "", ("retreat",), decision=True)) == "7.3/retreat"
+
+
+# --- recovery (§2.3): a crash between the packet and the state ------------------------------------
+
+def test_submit_after_a_crash_before_the_state_resends_the_stored_packet(tmp_path):
+    import shutil
+
+    match = Match(tmp_path)
+    match.send("red", [])
+    red, blue = match.folders["red"], match.folders["blue"]
+    # What a kill between the packet file and the state leaves: blue's packet 2 filed, no state 2.
+    shutil.copytree(blue.path, tmp_path / "elsewhere")
+    crashed = submit_orders(game.open_folder(tmp_path / "elsewhere"), [{"type": "fire", "unit": "b1", "target": "r1"}],
+                            None, key=match.keys["blue"], sent="2026-11-29T10:00:00Z")
+    stored = crashed.packet_path.read_bytes()
+    (blue.path / "packets" / "0002-blue.yaml").write_bytes(stored)
+    again = submit_orders(game.open_folder(blue.path), [{"type": "end"}], None, key=match.keys["blue"],
+                          sent="2026-11-30T10:00:00Z")
+    assert again.state["seq"] == 2 and again.state == crashed.state
+    assert (blue.path / "packets" / "0002-blue.yaml").read_bytes() == stored   # nothing signed twice
+    assert any("was already signed" in w and "were not used" in w for w in again.warnings)
+    packet, data = game.read_packet(again.packet_path)
+    game.adjudicate(red, packet, data, "p2")
+    from pbem.core.audit import audit
+
+    assert audit(red.path).ok and audit(blue.path).ok
+
+
+def test_submit_out_to_an_existing_file_refuses_before_signing(tmp_path):
+    from pbem.core.errors import FileError
+
+    match = Match(tmp_path)
+    out = tmp_path / "to-blue.yaml"
+    out.write_text("my notes\n")
+    with pytest.raises(FileError, match="already exists; pbem never overwrites it"):
+        submit_orders(match.folders["red"], [], None, key=match.keys["red"], out=out)
+    assert game.state_numbers(match.folders["red"].path) == [0]
+    assert not list((match.folders["red"].path / "packets").iterdir())
+    assert out.read_text() == "my notes\n"

@@ -169,25 +169,35 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
 
 
 def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out: AuditResult) -> bool:
-    distinct = {}
-    for path, packet in entries:
-        distinct.setdefault(packet_id(packet), (path, packet))
-    if len(distinct) < 2:
+    """Several files for one seq: fork evidence if two different packets are both validly
+    signed by one side; otherwise the file that should not be there is named (a copy whose
+    signature was re-encoded is refused, never taken for a second packet)."""
+    if len(entries) < 2:
         return False
-    (path_a, a), (path_b, b) = list(distinct.values())[:2]
-    names = [str(path_a.relative_to(folder)), str(path_b.relative_to(folder))]
-    signed = ""
-    if game.secure and a["side"] == b["side"] and a["side"] in game.public_keys:
-        from pbem.core.packet import verify_signature
+    from pbem.core.packet import verify_signature
 
-        try:
-            for path, packet in ((path_a, a), (path_b, b)):
-                verify_signature(packet, game.public_keys[a["side"]], a["side"], str(path))
-            signed = f", both validly signed by {a['side']}"
-        except VerificationError:
-            signed = ""
-    out.divergence = Divergence(names[0], f"fork: two different packets for seq {a['seq']}{signed}: "
-                                f"{names[0]} and {names[1]}", evidence=names)
+    valid: dict[str, tuple[str, dict]] = {}
+    for path, packet in entries:
+        rel = str(path.relative_to(folder))
+        if game.secure:
+            key = game.public_keys.get(packet["side"])
+            try:
+                if key is None:
+                    raise VerificationError(f"{rel}: side {packet['side']!r} is not a side of this game")
+                verify_signature(packet, key, packet["side"], rel)
+            except VerificationError as exc:
+                out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and its "
+                                            f"signature is refused: {exc.message.removeprefix(rel + ': ')}")
+                return True
+        if packet_id(packet) in valid:
+            out.divergence = Divergence(rel, f"a second copy of packet {packet['seq']} "
+                                        f"({valid[packet_id(packet)][0]}): remove it")
+            return True
+        valid[packet_id(packet)] = (rel, packet)
+    (name_a, a), (name_b, b) = list(valid.values())[:2]
+    signed = f", both validly signed by {a['side']}" if game.secure and a["side"] == b["side"] else ""
+    out.divergence = Divergence(name_a, f"fork: two different packets for seq {a['seq']}{signed}: "
+                                f"{name_a} and {name_b}", evidence=[name_a, name_b])
     return True
 
 

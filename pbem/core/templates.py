@@ -40,18 +40,29 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     if sender != side:
         lines.append(f"# Not your packet yet: the next packet comes from {sender}.")
     lines.append(f"# The game waits for {awaiting['waiting_for']}: {need_text(awaiting['need'])}.")
+    pending = state["sealed"].get(side)
+    if pending:
+        lines.append(f"# Your packet {pending['seq']} sealed {len(pending['hashes'])} item(s): `pbem submit` opens them "
+                     "in this packet for you.")
+    if need.side == side and need.sealed:
+        lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
+        lines.append("# your opponent sees only their seals until your next packet opens them.")
     orders: list[dict] = []
     if need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in ruleset.describe_need(state["rules"], need)]
         legal = ruleset.legal_orders(state["rules"], need)
+        key = awaiting.get("decision")
+        if key:
+            legal = [dict(order, decision=key) for order in legal]
+            lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
+            lines.append("# other (§4.3). The first legal answer is filled in below: replace it with your choice.")
         lines.append(f"# Legal orders now ({len(legal)}); orders are consumed in order, and later ones may be")
         lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
         for order in legal[:MAX_LISTED]:
             lines.append(f"#   - {flow(order)}")
         if len(legal) > MAX_LISTED:
             lines.append(f"#   ... {len(legal) - MAX_LISTED} more")
-        ends = [o for o in legal if o.get("type") == "end"]
-        orders = ends[:1]
+        orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender:
         lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value.")
     lines.append("orders:" + ("" if orders else " []"))
