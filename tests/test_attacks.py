@@ -1369,3 +1369,18 @@ def test_35_state_0_rolls_nothing_and_depends_on_no_nonce_or_game_id(tmp_path, r
     assert one.game.game_id != two.game.game_id
     assert one.state()["rules"] == two.state()["rules"]
     assert one.state()["seq"] == 0 and one.state()["last_reveal"] is None
+
+
+def test_21_files_of_protocol_1_are_refused_in_one_sentence(table, tmp_path):
+    blue = table.dirs["blue"]
+    packet = dict(table.packet("red", [FIRE], state=table.state("blue")), pbem=1)
+    first = rejected(blue, ["adjudicate", blue, table.post(resign(packet, table.keys["red"]))], 3,
+                     "pbem format 1", "reads format 2 (protocol 2) only")
+    assert first.count(".") <= 3
+    old = tmp_path / "old"
+    shutil.copytree(blue, old)
+    document = canonical.load_mapping(old / "game.yaml")
+    document["pbem"] = 1
+    (old / "game.yaml").write_text(game.genesis_text(document))
+    for args in (["status", old], ["audit", old]):
+        rejected(old, args, 3, "game.yaml", "pbem format 1", "start a new game with this version")

@@ -335,3 +335,32 @@ def test_submit_out_to_an_existing_file_refuses_before_signing(tmp_path):
     assert game.state_numbers(match.folders["red"].path) == [0]
     assert not list((match.folders["red"].path / "packets").iterdir())
     assert out.read_text() == "my notes\n"
+
+
+# --- sealed orders end to end (§3): the simultaneous test ruleset `blind` --------------------------
+
+def test_a_whole_blind_game_of_sealed_plans_by_submit_and_audit(tmp_path):
+    from pbem.core.audit import audit
+
+    match = Match(tmp_path, "blind")
+    plans = {"north": [{"type": "plan", "attack": a, "guard": "a"} for a in "abc"],
+             "south": [{"type": "plan", "attack": "a", "guard": g} for g in "cab"]}
+    seen_by_south = []
+    for turn in range(3):
+        match.send("north", [plans["north"][turn]], seal=True)
+        seen_by_south.append(match.state("south")["rules"]["plans"])      # south sees a seal only
+        match.send("south", [plans["south"][turn]], seal=True)
+        opened = match.send("north", [])                                    # opens north's plan
+        assert opened.state["rules"]["plans"] == {"north": {"attack": "abc"[turn], "guard": "a"}}
+        resolved = match.send("south", [])                                  # opens south's; dice wait
+        assert not [e for e in resolved.events if e["type"] == "roll"]
+        if turn < 2:
+            continue
+        final = match.send("north", [])
+        assert [e["segment"] for e in final.events if e["type"] == "roll"] == [final.state["seq"]] * 2
+    assert seen_by_south == [{}, {}, {}]
+    state = match.state()
+    assert state["awaiting"]["need"] is None and match.ruleset.summary(state["rules"])["result"]
+    for folder in match.folders.values():
+        assert audit(folder.path).ok
+        assert not list((folder.path / "private").glob("*"))    # every seal opened, nothing kept
