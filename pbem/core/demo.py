@@ -14,7 +14,8 @@ PLAYER_FOLDERS = ("player-1", "player-2")
 
 
 def handshake(paths: dict, ruleset, private: dict, *, created: str = "", options: dict | None = None,
-              chain_length: int = genesis.DEFAULT_CHAIN_LENGTH, nonces: dict | None = None) -> dict:
+              chain_length: int = genesis.DEFAULT_CHAIN_LENGTH, nonces: dict | None = None,
+              scenario_doc: dict | None = None) -> dict:
     """Make a secure game as two players would (§2.2): the first side proposes in its
     folder, the second joins in its own, the proposer completes, and the joiner installs
     the complete genesis. `paths` and `private` map each side to its folder and key;
@@ -22,7 +23,8 @@ def handshake(paths: dict, ruleset, private: dict, *, created: str = "", options
     first, second = ruleset.sides
     nonces = nonces or {}
     proposal = genesis.propose(ruleset, {s: k.public for s, k in private.items()}, private[first], created=created,
-                               options=options, chain_length=chain_length, nonce=nonces.get(first))
+                               options=options, chain_length=chain_length, nonce=nonces.get(first),
+                               scenario_doc=scenario_doc)
     game.write_proposal(paths[first], proposal)
     joined = game.join(paths[second], proposal, "proposal.yaml", private[second], chain_length=chain_length,
                        nonce=nonces.get(second))

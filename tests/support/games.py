@@ -31,7 +31,7 @@ class Match:
     the same on every run."""
 
     def __init__(self, root: Path, ruleset_id: str = "duel", options: dict | None = None, chain_length: int = 64,
-                 key_seed: str = "test"):
+                 key_seed: str = "test", scenario_doc: dict | None = None):
         from pbem import rulesets
         from pbem.core import demo
 
@@ -40,7 +40,8 @@ class Match:
         self.keys = {side: fixed_key(f"{key_seed}-{side}") for side in self.ruleset.sides}
         self.folders = demo.handshake({side: self.root / side for side in self.ruleset.sides}, self.ruleset, self.keys,
                                       created="2026-11-29T10:00:00Z", options=options, chain_length=chain_length,
-                                      nonces={side: nonce(f"{key_seed}-{side}") for side in self.ruleset.sides})
+                                      nonces={side: nonce(f"{key_seed}-{side}") for side in self.ruleset.sides},
+                                      scenario_doc=scenario_doc)
         self.genesis = self.game.genesis
 
     @property

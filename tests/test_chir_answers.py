@@ -1,0 +1,49 @@
+"""Answers written in advance are matched to their decision (DESIGN §4.3), in a secure
+chir game: the defender queues [no defensive artillery, fire at a named group, morale:
+retreat] for one attack, and no artillery of his can support the defence. The artillery
+answer's decision never comes: it is void, and it blocks neither the fire target nor the
+retreat, which apply as ordered."""
+
+from __future__ import annotations
+
+from pbem.rulesets.chir import RULESET
+from tests.support.games import Match
+
+POSITION = {
+    "turn": 1, "player": "soviet", "phase": "attack",
+    "units": {
+        "LW/I": {"hex": "3320"},
+        "333/1116": {"hex": "3220"}, "333/1118": {"hex": "3321"}, "333/1120": {"hex": "3420"},
+        "333/Art": {"hex": "3522"},
+    },
+}
+ATTACK = {"type": "attack", "target": "3320", "units": ["333/1116", "333/1118", "333/1120"], "support": ["333/Art"]}
+QUEUE = [{"type": "artillery", "unit": None, "decision": "2.1/defensive-artillery"},
+         {"type": "fire", "target": "3220", "decision": "2.1/defensive-fire"},
+         {"type": "morale", "choice": "retreat", "decision": "2.1/morale"}]
+
+
+def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_path):
+    doc = RULESET.scenarios["historical"]()
+    doc["position"] = POSITION
+    match = Match(tmp_path, "chir", key_seed="answers", scenario_doc=doc, chain_length=64)
+    match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
+    applied = match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
+    awaiting = applied.state["awaiting"]
+    assert (awaiting["waiting_for"], awaiting["decision"]) == ("decision", "2.1/defensive-fire")  # no artillery asked
+    applied = match.send("german", QUEUE)
+    assert applied.state["awaiting"]["waiting_for"] == "dice"
+    applied = match.send("soviet", [])
+    events = applied.events
+    orders = [e["text"] for e in events if e["type"] == "order" and e["side"] == "german"]
+    assert orders == ["german order 2 of packet 3: fire target=3220 (answers decision 2.1/defensive-fire)",
+                      "german order 3 of packet 3: morale choice=retreat (answers decision 2.1/morale)"]
+    [fire] = [e for e in events if e["type"] == "fire" and e.get("fire") == "defensive"]
+    assert fire["target"] == ["333/1116"]          # the group in 3220, as ordered
+    [void] = [e for e in events if e["type"] == "void"]
+    assert void["text"] == ("german order 1 of packet 3 (artillery unit=None) is void: its decision "
+                            "2.1/defensive-artillery never came.")
+    assert not [e for e in events if e["type"] == "policy" and e["side"] == "german"
+                and e["kind"] in ("defensive-fire", "morale")]
+    retreat = [e for e in events if e["type"] == "retreat"]
+    assert retreat and applied.state["rules"]["units"]["LW/I"]["hex"] != "3320"
