@@ -238,3 +238,28 @@ def test_a_passphrase_protected_ssh_keygen_key_signs_with_the_passphrase_from_th
     monkeypatch.setenv("PBEM_PASSPHRASE", "sekrit")
     run("submit", "g", "o.yaml", "--key", "red")
     assert json.loads(run("audit", "g", "--json").output)["signatures"] == 1
+
+
+def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
+    run("keygen", "red", "--dir", "keys")
+    run("keygen", "blue", "--dir", "keys")
+    run("keygen", "mallory", "--dir", "keys")
+    run("new", "r", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub", "--key", "keys/red")
+    assert "the handshake is not complete" in run("status", "r", code=4).stderr
+    assert "your own proposal" in run("join", "r2", "r/proposal.yaml", "--key", "keys/red", code=2).stderr
+    assert "is not the key of any side" in run("join", "m", "r/proposal.yaml", "--key", "keys/mallory", code=3).stderr
+    assert "join it with --key" in run("join", "b", "r/proposal.yaml", code=2).stderr
+    assert "is not the key of any side given with --side" in run(
+        "new", "x", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",
+        "--key", "keys/mallory", code=2).stderr
+    run("join", "b", "r/proposal.yaml", "--key", "keys/blue")
+    assert "already exists" in run("join", "b", "r/proposal.yaml", "--key", "keys/blue", code=4).stderr
+    assert "not the proposer's" in run("join", "r", "b/join.yaml", "--key", "keys/blue", code=3).stderr
+    tampered = load_mapping(Path("b/join.yaml"))
+    tampered["options"] = {"turns": 1}
+    Path("evil.yaml").write_text(__import__("pbem.core.canonical", fromlist=["dumps"]).dumps(tampered))
+    assert "does not verify" in run("join", "r", "evil.yaml", "--key", "keys/red", code=3).stderr
+    run("join", "r", "b/join.yaml", "--key", "keys/red")
+    run("join", "b", "r/game.yaml")
+    run("join", "spectator", "r/game.yaml")              # anyone can make a folder of a complete game
+    assert json.loads(run("status", "spectator", "--json").output)["seq"] == 0
