@@ -82,3 +82,25 @@ def test_labels_give_independent_streams():
 def test_chain_index_out_of_range():
     with pytest.raises(ValueError):
         dice.chain_value(bytes(32), 8, 9)
+
+
+def test_chain_secret_v2_from_the_key_and_the_nonce_matches_the_vector():
+    """§3.1: c_N = SHA-256(Ed25519-sign(key, b"pbem-chain-seed-v2\\n" + nonce)), the chain from it."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from pbem.core import genesis, keys
+
+    path = Path(__file__).resolve().parents[2] / "shared" / "vectors" / "chain-seed-v2.json"
+    copy = Path(__file__).parent / "data" / "chain-seed-v2.json"
+    v = json.loads((path if path.is_file() else copy).read_text())
+    if path.is_file():
+        assert json.loads(copy.read_text()) == v
+    raw = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(v["ed25519_private_seed"]))
+    key = keys.PrivateKey(raw, keys.PublicKey(raw.public_key()))
+    assert key.public.line() == v["public_key"]
+    nonce = bytes.fromhex(v["nonce"])
+    assert dice.chain_seed_message(nonce).hex() == v["message"]
+    secret = genesis.chain_secret(key, nonce)
+    assert secret.hex() == v["secret_c_n"]
+    length = v["chain_length"]
+    assert [dice.chain_value(secret, length, i).hex() for i in range(3)] == [v["anchor_c_0"], v["c_1"], v["c_2"]]
