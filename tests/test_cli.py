@@ -193,6 +193,16 @@ def test_help_does_not_import_heavy_modules():
     assert "adjudicate" in done.stdout and "Exit codes" in done.stdout
 
 
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"]])
+def test_help_and_version_are_answered_without_click_and_say_what_click_says(args):
+    code = ("import sys; sys.argv = ['pbem'] + sys.argv[1:]; from pbem.entry import main; main()\n"
+            "sys.stderr.write(repr(sorted(m for m in ('click', 'cryptography', 'jsonschema', 'yaml') if m in sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "[]"
+    clicked = CliRunner().invoke(cli, args, prog_name="pbem")
+    assert clicked.exit_code == 0 and done.stdout == clicked.output
+
+
 def test_installed_executable_runs_as_a_user_would(tmp_path):
     exe = shutil.which("pbem") or str(Path(sys.executable).parent / "pbem")
     if not Path(exe).exists():

@@ -11,7 +11,7 @@ from pbem import __version__
 from pbem.cli import adjudicate, audit, canonical, demo, join, keygen, new, orders, show, status, submit
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "terminal_width": 100})
 @click.version_option(__version__, prog_name="pbem")
 def cli() -> None:
     """Play board wargames by email: signed turn files, fair dice committed by hash,
