@@ -436,10 +436,13 @@ class _Run:
         state, ruleset = self.state, self.game.ruleset
         step = _Step(self.dice, rolls, chosen_by)
         snapshot = self.dice.snapshot()
-        work = clone(state["rules"])
+        # The ruleset works on the rules in place; their bytes are kept to put them back
+        # should the step fail (marshal: the fastest exact serialiser in the stdlib).
+        saved = marshal.dumps(state["rules"])
         try:
-            ruleset.apply(work, need, order, step)
+            ruleset.apply(state["rules"], need, order, step)
         except DiceNotYet:
+            state["rules"] = marshal.loads(saved)
             self.dice.restore(snapshot)
             what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({_order_text(order)})"
                     if item is not None else f"{need.side}'s standing order on {need.kind}")
@@ -449,13 +452,13 @@ class _Run:
             self.status = {"waiting_for": "dice", "need": need, "decision": key}
             return False
         except IllegalOrder as exc:
+            state["rules"] = marshal.loads(saved)
             self.dice.restore(snapshot)
             if item is None:
                 raise RulesError(f"{self.source}: {need.side}'s standing orders gave an illegal answer to {need.kind}: "
                                  f"{exc.message} ({exc.rule})") from None
             self._illegal(need, item, exc)
             return True
-        state["rules"] = work
         decisions = state["decisions"]
         if need.decision:
             counter = f"{need.side}/{need.kind}"

@@ -10,10 +10,10 @@ The flow is a state machine kept inside `rules`. The core drives it one step at 
     need = ruleset.next_step(rules)        # what the game waits for now, or None if over
     ruleset.apply(rules, need, order, ctx) # consume one order answering that need
 
-`apply` mutates `rules` in place. The core hands it a private copy and keeps the copy
-only if `apply` returns normally; if it raises (an illegal order, or dice that may not be
-rolled yet) the copy is thrown away, so a step is atomic. `apply` must therefore never
-keep references to `rules` anywhere else, and must derive everything from `rules`,
+`apply` mutates `rules` in place. The core keeps a serialised copy of the rules before
+each step and puts it back if `apply` raises (an illegal order, or dice that may not be
+rolled yet), so a step is atomic. `apply` must therefore never keep references to
+`rules` anywhere else, and must derive everything from `rules`,
 `need`, `order` and `ctx` alone (no clock, no environment, no `random`, sorted iteration).
 
 An order is a dict with a `type` key. A `Need` names the order types that answer it
