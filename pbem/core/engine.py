@@ -331,9 +331,8 @@ def _check_dice(values: list, source: str) -> None:
 
 def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str) -> None:
     """Check the packet's orders by schema and add them to the queue as orders of packet k."""
-    from pbem.core.schema import validator
+    from pbem.core.schema import order_errors
 
-    check = validator(game.ruleset.order_schema)
     queue = state["queue"]
     for index, order in enumerate(orders, start=1):
         key = None
@@ -345,7 +344,7 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
                 raise RulesError(f"{source}: order {index} (orders[{index - 1}].decision): {shown(key)} does not name a "
                                  f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far, such as "
                                  f"\"{max(k - 1, 1)}.1/{order.get('type', 'kind')}\"")
-        errors = sorted(check.iter_errors(order), key=lambda e: (len(e.path), list(map(str, e.path))))
+        errors = order_errors(game.ruleset.order_schema, order)
         if errors:
             error = errors[0]
             where = "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in error.path)

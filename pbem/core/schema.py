@@ -37,6 +37,30 @@ def load(name: str) -> dict:
     raise FileNotFoundError(f"schema {name} is not installed with pbem")
 
 
+def order_errors(schema: dict, order: Any) -> list:
+    """The errors of one order against an orders schema, most general first. An orders
+    schema is a `oneOf` of one branch per order type: the order is checked against its
+    own type's branch only, and against the whole schema only to explain a failure."""
+    branches = _branches(json.dumps(schema, sort_keys=True))
+    kind = order.get("type") if isinstance(order, dict) else None
+    branch = branches.get(kind) if isinstance(kind, str) else None
+    if branch is not None and branch.is_valid(order):
+        return []
+    found = validator(schema).iter_errors(order)
+    return sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
+
+
+@lru_cache(maxsize=16)
+def _branches(text: str) -> dict:
+    schema = json.loads(text)
+    branches = {}
+    for branch in schema.get("oneOf", []):
+        kind = branch.get("properties", {}).get("type", {}).get("const")
+        if isinstance(kind, str):
+            branches[kind] = validator(branch)
+    return branches
+
+
 def errors(schema: dict, document: Any) -> list[str]:
     """Every violation, as 'path: message', in a stable order."""
     found = sorted(validator(schema).iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
