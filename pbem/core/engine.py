@@ -33,7 +33,7 @@ from typing import Any
 from pbem.core import dice
 from pbem.core.canonical import DOMAIN_STATE, canonical, digest
 from pbem.core.errors import RulesError, VerificationError
-from pbem.core.packet import HEX64, check_envelope, packet_id, verify_signature
+from pbem.core.packet import check_envelope, packet_id, verify_signature
 from pbem.core.text import shown
 from pbem.rulesets.base import IllegalOrder, Need, Ruleset
 

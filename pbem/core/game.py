@@ -20,7 +20,7 @@ from typing import Any
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads
+from pbem.core.canonical import MAX_BYTES, digest, dumps, load_mapping, loads
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, packet_id
 from pbem.core.text import shown
