@@ -10,6 +10,7 @@ import pytest
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
 from pbem.rulesets.chir.flow import next_step
+from pbem.rulesets.chir.scenario import board
 
 
 @lru_cache(maxsize=1)
@@ -89,16 +90,115 @@ def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
     assert rules["units"]["GCC/32C"]["hex"] == "2832" and len(placed) > 80
 
 
-def test_3_2_infantry_only_on_front_and_3107_not_behind_front_A():
-    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
-    assert setup.placement_error(rules, "Ob/I", "3201") is None
-    assert "front" in setup.placement_error(rules, "Ob/I", "3105")
-    assert setup.placement_error(rules, "Ob/Art", "3105") is None  # south of the front
-    assert setup.placement_error(rules, "Ob/Art", "3107") is not None  # 3.2's example
-    assert setup.placement_error(rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
+def fresh() -> dict:
+    return RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+
+
+def refusal(rules: dict, order: dict) -> tuple[str, str]:
     with pytest.raises(IllegalOrder) as info:
-        play(rules, {"type": "place", "unit": "Ob/I", "hex": "3105"})
-    assert info.value.rule == "3.2"
+        play(rules, order)
+    return info.value.rule, info.value.message
+
+
+def test_3_2_infantry_only_on_front_and_3107_not_behind_front_A():
+    rules = fresh()
+    assert setup.placement_error(rules, "Ob/I", "3201") is None
+    assert setup.placement_error(rules, "Ob/I", "3105") == (
+        "3.2", "infantry of group A sets up on its front hexes: 3201, 3202, 3203, 3204, 3205, 3206")
+    assert setup.placement_error(rules, "Ob/Art", "3105") is None  # south of the front
+    assert setup.placement_error(rules, "Ob/Art", "3107") == (  # 3.2's example
+        "3.2", "Ob/Art sets up on the front of group A or south or west of it: no hex of that front has 3107 "
+        "straight south or west of it in its column or row")
+    assert setup.placement_error(rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
+    assert refusal(rules, {"type": "place", "unit": "Ob/I", "hex": "3105"})[0] == "3.2"
+
+
+@pytest.mark.parametrize("hex_, group", [(f"33{r:02d}", "A") for r in range(1, 8)] + [("3308", "B")])
+def test_3_2_german_non_infantry_never_on_the_soviet_front_across_the_chir(hex_, group):
+    rules = fresh()
+    assert refusal(rules, {"type": "place", "unit": "Art/I", "hex": hex_}) == (
+        "3.2", f"place Art/I in {hex_}: {hex_} is on the front of Soviet group {group}: German units set up only on "
+        "their own front or behind it")
+
+
+def test_3_2_a_unit_behind_its_front_stays_on_its_bank_of_the_chir():
+    rules = fresh()
+    assert setup.placement_error(rules, "Art/I", "3401") == (
+        "3.2", "Art/I sets up on the front of group B or south or west of it: 3401 is across the Chir from 3410")
+    assert setup.placement_error(rules, "LW/ArtI", "2820") == (
+        "3.2", "2820 is in the Soviet set-up area of group C, D (3.3): German units set up only on their own front "
+        "or behind it")
+    assert setup.placement_error(rules, "Art/I", "3108") is None
+
+
+def test_3_2_3_3_german_artillery_pushed_forward_leaves_front_a_to_the_soviet_regiments():
+    """Before, German group B's non-infantry could take 3301-3308 and the Soviet regiments of
+    front A found no hex and stayed out of play."""
+    rules = fresh()
+    for uid, h in (("Art/I", "3208"), ("53W/I", "3108"), ("AT/I", "3309")):
+        play(rules, {"type": "place", "unit": uid, "hex": h})
+    play(rules, {"type": "end"})
+    play(rules, {"type": "end"})
+    soviet_a = {u: x["hex"] for u, x in rules["units"].items() if x["side"] == "soviet" and x["setup"] == "A"}
+    assert soviet_a == {"CC/112a": "3301", "CC/21a": "3302", "CC/21b": "3303", "CC/55a": "3304", "CC/55b": "3305",
+                        "CC/Art": "3401"}
+
+
+@pytest.mark.parametrize("uid, hex_, message", [
+    ("258/Art", "2541", "2541 is on the front of German group E: Soviet units set up only on their own front or "
+     "behind it"),
+    ("119/Art", "3410", "3410 is on the front of German group B: Soviet units set up only on their own front or "
+     "behind it"),
+    ("119/Art", "3409", "Soviet non-infantry never sets up on front hexes, and 3409 is one"),
+    ("333/Art", "4020", "333/Art sets up north or east of the front of group D: 4020 is across the Chir from 3720"),
+    ("258/Art", "2943", "258/Art sets up north or east of the front of group F: 2943 is across the Don from 2843"),
+])
+def test_3_3_soviet_non_infantry_only_north_or_east_of_its_front_on_its_bank(uid, hex_, message):
+    rules = fresh()
+    play(rules, {"type": "end"})
+    assert refusal(rules, {"type": "place", "unit": uid, "hex": hex_}) == ("3.3", f"place {uid} in {hex_}: {message}")
+
+
+@pytest.mark.parametrize("uids, hex_, expected", [
+    (["Sch/I", "Sch/II", "St/I", "St/II"], "3207", ("6.1", "place St/II in 3207: St/II would break the stacking "
+                                                    "limit in 3207 with Sch/I, Sch/II, St/I")),
+    (["1TC/117a", "1TC/117b", "26TC/19"], "2820", ("6.2", "place 26TC/19 in 2820: 26TC/19 would break the stacking "
+                                                   "limit in 2820 with 1TC/117a, 1TC/117b")),
+    (["GCC/5GCa", "GCC/5GCb"], "3232", ("6.3", "place GCC/5GCb in 3232: GCC/5GCb would break the stacking limit in "
+                                        "3232 with GCC/5GCa")),
+])
+def test_3_0_stacking_at_set_up_cites_6_1_to_6_3(uids, hex_, expected):
+    rules = fresh()
+    if rules["units"][uids[0]]["side"] == "soviet":
+        play(rules, {"type": "end"})
+    for uid in uids[:-1]:
+        play(rules, {"type": "place", "unit": uid, "hex": hex_})
+    assert refusal(rules, {"type": "place", "unit": uids[-1], "hex": hex_}) == expected
+
+
+def test_3_set_up_options_and_default_placement_of_every_group_keep_to_its_side():
+    """Each option the template offers, and each unit the default placement sets up, is on the
+    unit's own front or behind it (3.2, 3.3), or on its special placement, and never on a hex
+    of the enemy's set-up."""
+    rules = fresh()
+    b = board(rules)
+    for side in ("german", "soviet"):
+        offered = [o for o in RULESET.legal_orders(rules, next_step(rules)) if o["type"] == "place"]
+        assert {rules["units"][o["unit"]]["setup"] for o in offered} == {
+            u["setup"] for u in rules["units"].values() if u["side"] == side and u["status"] == "setup"}
+        play(rules, {"type": "end"})
+        placed = [(o["unit"], o["hex"]) for o in offered] + [
+            (u, x["hex"]) for u, x in rules["units"].items() if x["side"] == side and x["status"] == "map"]
+        for uid, h in placed:
+            u = rules["units"][uid]
+            code = u["setup"]
+            assert h not in b.setup_hexes["soviet" if side == "german" else "german"], (uid, h)
+            if code in rules["board"]["fronts"][side]:
+                front = rules["board"]["fronts"][side][code]
+                assert h in front or (not setup.is_front_infantry(u) and b.behind(h, side, code)), (uid, h)
+                if side == "soviet" and not setup.is_front_infantry(u):
+                    assert h not in front, (uid, h)
+    assert not [u for u, x in rules["units"].items() if x["status"] in ("setup", "out")]
 
 
 # --- 6.x stacking, 7.x ZOC ---------------------------------------------------------------------
@@ -374,7 +474,6 @@ def test_4_5_levels(soviet, german, level, winner):
 def test_4_3_line_of_communication():
     assert victory.german_line(position({}))
     assert not victory.german_line(position({"5TA/510": {"hex": "2541"}}))  # a Soviet unit on 2541
-    from pbem.rulesets.chir.scenario import board
     near = [h for h in board(position({})).neigh["2541"] if h not in ("2540", "2542")][0]
     assert not victory.german_line(position({"5TA/510": {"hex": near}}))  # its ZOC covers 2541
 
@@ -535,7 +634,6 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
     # Sch/I and St/I already stand (4 battalions of two units: over 6.1); every other neighbour of 2021 holds a Soviet unit of
     # 1 strength (no ZOC), so the retreat ends there over the limit
     soviet = ["1TC/44c", "89/b", "26TC/19", "1TC/159a", "1TC/159b", "119/a", "119/b", "119/c"]
-    from pbem.rulesets.chir.scenario import board
     rules = position({})
     b = board(rules)
     blocked = sorted((set(b.neigh["2020"]) | set(b.neigh["2021"])) - {"2020", "2021"})

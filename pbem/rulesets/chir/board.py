@@ -106,6 +106,15 @@ def stacking_ok(rules: dict, uids: list[str]) -> bool:
     return thirds <= 9 and len({u["army"] for u in units}) == 1
 
 
+def stacking_rule(rules: dict, uids: list[str]) -> str:
+    """The section whose limit these units (all of one side) come under: 6.1 German, 6.3 a
+    Soviet regiment with other units, 6.2 other Soviet stacks."""
+    units = [rules["units"][u] for u in uids]
+    if units[0]["side"] == "german":
+        return "6.1"
+    return "6.3" if any(u["size"] == "regiment" for u in units) else "6.2"
+
+
 def fits(rules: dict, h: str, movers: list[str]) -> bool:
     """Would `movers` fit into hex h with the friendly units already there?"""
     side = rules["units"][movers[0]]["side"]
