@@ -440,16 +440,48 @@ def test_10_artillery_eligibility():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/Art": {"hex": "3522"},
                       "5TA/Arta": {"hex": "3523"}, "26TC/Art": {"hex": "3223"}, "119/Art": {"hex": "3321"}})
     group = ["333/1116"]
-    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", False) is None
-    assert "adjacent" in artillery.why_not_support(rules, "119/Art", group, "3320", "concentrated", False)
-    assert "119" in artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated", False) \
-        or "26TC" in artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated", False)
-    assert artillery.why_not_support(rules, "5TA/Arta", group, "3320", "concentrated", False) is None  # 333 is 5TA
-    assert "range" in artillery.why_not_support(rules, "333/Art", group, "2520", "concentrated", False)
-    rules["units"]["333/Art"]["fired"] = True
-    assert "fired" in artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", False)
-    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", True) is None  # 10.5
+    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated") is None
+    assert artillery.why_not_support(rules, "119/Art", group, "3320", "concentrated") == \
+        ("10.2", "119/Art is adjacent to enemy units and may not give supporting fire")
+    assert artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated") == \
+        ("10.1", "3320 is beyond the range 3 of 26TC/Art")
+    assert artillery.why_not_support(rules, "5TA/Arta", group, "3320", "concentrated") is None  # 333 is 5TA
+    assert artillery.why_not_support(rules, "333/Art", group, "2520", "concentrated") == \
+        ("10.1", "2520 is beyond the range 4 of 333/Art")
     assert artillery.matching(rules, ["333/Art", "5TA/Arta"], {"3220": group}, "3320", "concentrated") is None
+    rules["units"]["333/Art"]["fired"] = True
+    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated") == \
+        ("10.2", "333/Art has a fired marker: it has given its supporting fire for this turn")
+
+
+def _attack_on_3320(**markers) -> dict:
+    """The Soviet 333/1116 attacks LW/I in 3320; German artillery Art/I (range 4) and Ob/Art
+    (range 3) are in range, Art/II (range 4, in 2917) is not."""
+    units = {"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "Art/I": {"hex": "3117"},
+             "Ob/Art": {"hex": "3118", "markers": ["fired"]}, "Art/II": {"hex": "2917"}}
+    for uid, marks in markers.items():
+        units[uid.replace("_", "/")]["markers"] = marks
+    rules = position(units, phase="attack")
+    play(rules, {"type": "attack", "target": "3320", "units": ["333/1116"]})
+    return rules
+
+
+def test_10_2_defensive_artillery_decision_offers_only_eligible_units():
+    rules = _attack_on_3320()
+    need = next_step(rules)
+    assert (need.side, need.kind) == ("german", "defensive-artillery")
+    assert RULESET.legal_orders(rules, need) == [{"type": "artillery", "unit": None}, {"type": "artillery", "unit": "Art/I"}]
+    assert refusal(rules, {"type": "artillery", "unit": "Ob/Art"}) == (
+        "10.2", "artillery Ob/Art: Ob/Art has a fired marker: it has given its supporting fire for this turn")
+    assert refusal(rules, {"type": "artillery", "unit": "Art/II"}) == (
+        "10.1", "artillery Art/II: 3320 is beyond the range 4 of Art/II")
+
+
+def test_10_2_no_eligible_artillery_no_defensive_artillery_decision():
+    rules = _attack_on_3320(Art_I=["fired"])
+    need = next_step(rules)
+    assert (need.side, need.kind) == ("german", "defensive-fire")
+    assert rules["attack"]["def_support"] is None
 
 
 # --- 4.x victory ----------------------------------------------------------------------------------

@@ -337,10 +337,10 @@ def _check_support(rules: dict, side: str, support: list[str], groups: dict, tar
     if kind == "manoeuvre" and side != "german" and support:
         raise IllegalOrder("10.2", f"{text}: Soviet artillery may not support manoeuvre attacks", [])
     for art in support:
-        reasons = [artillery.why_not_support(rules, art, g, target, kind, False) for g in groups.values()]
+        reasons = [artillery.why_not_support(rules, art, g, target, kind) for g in groups.values()]
         if all(r is not None for r in reasons):
-            raise IllegalOrder("10.2", f"{text}: {reasons[0]}",
-                               artillery.best_support(rules, side, groups, target, kind))
+            rule, why = reasons[0]
+            raise IllegalOrder(rule, f"{text}: {why}", artillery.best_support(rules, side, groups, target, kind))
     if len(support) > len(groups):
         raise IllegalOrder("10.2", f"{text}: only one supporting artillery unit per attacking group "
                            f"({len(groups)} group{'s' if len(groups) > 1 else ''})", None)
@@ -439,7 +439,7 @@ def def_support_options(rules: dict, a: dict) -> list[str]:
     if a["kind"] == "manoeuvre" and a["def"] != "german":
         return []
     group = bd.units_in(rules, a["target"], a["def"])
-    return artillery.candidates(rules, a["def"], group, a["target"], a["kind"], True)
+    return artillery.candidates(rules, a["def"], group, a["target"], a["kind"])
 
 
 def live_groups(rules: dict, a: dict) -> dict[str, list[str]]:
@@ -507,6 +507,10 @@ def run(rules: dict, ctx) -> None:
             res, m, s = fire(rules, ctx, kind="defensive", n=a["n"], firers=firers, supports=supports,
                              target_hex=a["def_target"], target=group, shifts=shifts,
                              label=_label(rules, a) + ".defence", side=a["def"])
+            for x in supports:  # 10.2: supporting fire in defence is supporting fire; 13.0 shows the marker
+                rules["units"][x]["fired"] = True
+                ctx.event("marker", f"Fired marker on {x}: it gave supporting fire in defence (10.2).", units=[x],
+                          marker="fired", rule="10.2")
             a["def_result"] = res
             if m or s:
                 a["hit"] = new_hit(rules, a["att"], a["def_target"], group, m, s, _label(rules, a) + ".defence")
@@ -694,9 +698,9 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
         unit = order.get("unit")
         opts = def_support_options(rules, a)
         if unit is not None and unit not in opts:
-            reason = artillery.why_not_support(rules, unit, bd.units_in(rules, a["target"], a["def"]), a["target"],
-                                               a["kind"], True) if unit in rules["units"] else f"there is no unit {unit}"
-            raise IllegalOrder("10.2", f"artillery {unit}: {reason or 'not eligible'}", [None] + opts)
+            rule, why = artillery.why_not_support(rules, unit, bd.units_in(rules, a["target"], a["def"]), a["target"],
+                                                  a["kind"]) or ("10.2", "it may not support this defence")
+            raise IllegalOrder(rule, f"artillery {unit}: {why}", [None] + opts)
         a["def_support"] = unit
         ctx.event("defensive-artillery", f"{a['def']} declares {'supporting artillery ' + unit if unit else 'no supporting artillery'} "
                   f"for attack {a['n']} ({by}).", attack=a["n"], unit=unit, chosen_by=ctx.chosen_by, rule="10.3")
