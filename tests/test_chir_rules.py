@@ -95,8 +95,10 @@ def fresh() -> dict:
 
 
 def refusal(rules: dict, order: dict) -> tuple[str, str]:
+    """The rule and message of an illegal order, tried on a copy (the core throws away the
+    copy an illegal order was applied to)."""
     with pytest.raises(IllegalOrder) as info:
-        play(rules, order)
+        play(json.loads(json.dumps(rules)), order)
     return info.value.rule, info.value.message
 
 
@@ -409,9 +411,46 @@ def test_9_10_retreat_priorities_and_ezoc_losses():
     assert retreat.candidates(rules, dict(hit, r_started=True, at="3120", path=["3120"], steps=0))[1] == ["3019", "3119"]
     ctx = Ctx()
     assert combat.run_hit(rules, hit, ctx) is False  # tie: the owner chooses
-    retreat.choose(rules, hit, "3119", ctx)
+    retreat.choose(rules, hit, {"type": "retreat", "to": "3119"}, ctx)
     loss = ctx.of("loss")[0]
     assert (loss["unit"], loss["points"]) == ("LW/I", 2)  # a tank ZOC costs 2 (9.10.2)
+
+
+def _retreat_from_3320() -> dict:
+    """333/1116 hits LW/I in 3320 for 1-0 (6 on 5-7, die 2); the German player retreats."""
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}}, phase="attack")
+    play(rules, {"type": "attack", "target": "3320", "units": ["333/1116"]})
+    play(rules, {"type": "fire", "target": "3220"}, dice=[6, 2])
+    ctx = play(rules, {"type": "morale", "choice": "retreat"})
+    assert [e["to"] for e in ctx.of("retreat-step")] == ["3319"]
+    return rules
+
+
+def test_9_10_the_retreat_may_end_at_the_morale_damage_or_go_farther():
+    rules = _retreat_from_3320()
+    need = next_step(rules)
+    assert (need.side, need.kind, need.rule) == ("german", "retreat", "9.10")
+    assert RULESET.legal_orders(rules, need) == [{"type": "retreat", "to": None}, {"type": "retreat", "to": "3218"},
+                                                 {"type": "retreat", "to": "3318"}]
+    assert refusal(rules, {"type": "retreat", "path": ["3318", "3419"]}) == (
+        "9.10.1", "retreat path 3318 3419: hex 2 (3419) must be 3217 or 3218 or 3317 (priority: outside enemy ZOC, within "
+        "stacking, towards the own rear)")
+    answer = RULESET.policy(rules, need, {})
+    assert answer == {"type": "retreat", "to": None}  # the default ends it at the morale damage
+    ctx = play(rules, answer, chosen_by="policy")
+    assert [(e["path"], e["hexes"]) for e in ctx.of("retreat")] == [(["3320", "3319"], 1)]
+    assert rules["units"]["LW/I"]["hex"] == "3319"
+
+
+def test_9_10_the_retreat_may_not_end_short_of_the_morale_damage():
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}})
+    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 2, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
+    retreat.start(rules, hit, Ctx())
+    with pytest.raises(IllegalOrder) as info:
+        retreat.choose(rules, hit, {"type": "retreat", "to": None}, Ctx())
+    assert (info.value.rule, info.value.message) == (
+        "9.10", "retreat: the units may not end the retreat in 3320: they have gone 0 of the 2 hexes of the morale damage")
 
 
 def test_9_10_4_confused_anti_tank_retreating_is_removed():

@@ -656,6 +656,10 @@ def awaiting(rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
         return (hit["side"], "morale", f"attack {a['n']}: morale damage {hit['M']}: retreat or take the morale test",
                 ("morale",), "9.9")
     if stage == "retreat":
+        if retreat.candidates(rules, hit)[0] == "may-stop":
+            return (hit["side"], "retreat", f"attack {a['n']}: the retreat has gone {hit['steps']} hex"
+                    f"{'es' if hit['steps'] != 1 else ''} (morale damage {hit['M']}): end it here (to: null) or go "
+                    "on to a next hex", ("retreat",), "9.10")
         return (hit["side"], "retreat", f"attack {a['n']}: choose the next retreat hex", ("retreat",), "9.10.1")
     return None
 
@@ -687,7 +691,7 @@ def legal(rules: dict, kind: str) -> list[dict]:
     if kind == "morale":
         return [{"type": "morale", "choice": "retreat"}, {"type": "morale", "choice": "test"}]
     if kind == "retreat":
-        return [{"type": "retreat", "to": h} for h in retreat.candidates(rules, hit)[1]]
+        return retreat.retreat_options(rules, hit)
     return []
 
 
@@ -751,7 +755,7 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
         if choice not in ("retreat", "test"):
             raise IllegalOrder("9.9", f"morale: choose retreat or test, not {choice}", None)
         ctx.event("morale-choice", f"{', '.join(alive)}: morale damage {hit['M']}, "
-                  f"{'morale test' if choice == 'test' else 'retreat ' + str(hit['M']) + ' hexes'} ({by}).",
+                  f"{'morale test' if choice == 'test' else 'retreat at least ' + str(hit['M']) + ' hex' + ('es' if hit['M'] > 1 else '')} ({by}).",
                   units=alive, choice=choice, forced=False, chosen_by=ctx.chosen_by, rule="9.9")
         if choice == "test":
             hit["stage"] = "test"
@@ -759,7 +763,7 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
             hit["retreaters"] = alive
             hit["stage"] = "retreat"
     elif kind == "retreat":
-        retreat.choose(rules, a["hit"], order.get("to"), ctx)
+        retreat.choose(rules, a["hit"], order, ctx)
     run(rules, ctx)
 
 
@@ -833,9 +837,10 @@ def policy(rules: dict, kind: str, pol: dict) -> dict | None:
             return {"type": "morale", "choice": "retreat"}
         return {"type": "morale", "choice": "test"}
     if kind == "retreat":
-        if pol.get("retreat", "engine-priority") == "ask":
+        p = pol.get("retreat", "engine-priority")
+        if p == "ask":
             return None
-        return {"type": "retreat", "to": retreat.policy_choice(rules, hit)}
+        return retreat.policy_choice(rules, hit, p)
     return None
 
 
