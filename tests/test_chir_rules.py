@@ -549,6 +549,24 @@ def test_4_3_line_of_communication():
     assert not victory.german_line(position({"5TA/510": {"hex": near}}))  # its ZOC covers 2541
 
 
+def test_3_3_control_by_zone_of_control_and_its_places():
+    """3.3's second clause: a hex into which only one side's ZOC extends, holding no unit of
+    the other side, is that side's; otherwise the player who last moved into it (at the start
+    German but 2832). Places of 4.2 follow, and 14.0 notes them at the end of the phase."""
+    rules = position({"1TC/117a": {"hex": "2620"}, "LW/I": {"hex": "2420"}, "Ob/AT": {"hex": "2619"},
+                      "CC/21a": {"hex": "3304"}}, control={"2521": "soviet", "2419": "soviet"})
+    of = bd.control(rules)
+    assert of("2621") == "soviet"  # Soviet ZOC only: 3.3's second clause
+    assert (of("2520"), of("2521")) == ("german", "soviet")  # in both ZOCs: the last to move in (or the start)
+    assert of("2619") == "german"  # Soviet ZOC only, but a German unit is there
+    assert of("2419") == "german"  # German ZOC only, though a Soviet unit moved in last
+    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(rules)["items"]}
+    assert items["Oblivskaya"] == ("soviet", 10)  # 3203 and 3204 both in CC/21a's ZOC only
+    assert rules["ever_soviet"] == ["Novomaksimovskiy"]
+    play(rules, {"type": "end"})
+    assert rules["ever_soviet"] == ["Novomaksimovskiy", "Oblivskaya"]
+
+
 def test_14_0_optional_multiplier_rounds_up():
     rules = position({})
     rules["options"]["never_soviet_city_multiplier"] = True
