@@ -493,6 +493,22 @@ def test_10_artillery_eligibility():
         ("10.2", "333/Art has a fired marker: it has given its supporting fire for this turn")
 
 
+def test_10_2_5th_tank_army_artillery_never_supports_26tc():
+    """6.2: 1TC and 26TC are in different armies; the order of battle puts 26TC in the 5th
+    Shock Army, so artillery without a division colour, which supports 5TA units only, gives
+    26TC no support, nor any group with a 26TC unit in it; 26TC's own artillery supports it."""
+    rules = position({"LW/I": {"hex": "3320"}, "1TC/117b": {"hex": "3220"}, "26TC/19": {"hex": "3220"},
+                      "5TA/Arta": {"hex": "3323"}, "26TC/Art": {"hex": "3222"}})
+    assert (rules["units"]["1TC/117b"]["army"], rules["units"]["26TC/19"]["army"]) == ("5TA", "5SA")
+    assert artillery.why_not_support(rules, "5TA/Arta", ["1TC/117b"], "3320", "concentrated") is None
+    assert artillery.why_not_support(rules, "5TA/Arta", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
+        "10.2", "5TA/Arta is 5th Tank Army artillery without a division colour and supports only units of the 5th "
+        "Tank Army, not 26TC/19")
+    assert artillery.why_not_support(rules, "26TC/Art", ["26TC/19"], "3320", "concentrated") is None
+    assert artillery.why_not_support(rules, "26TC/Art", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
+        "10.2", "26TC/Art has the colour of 26TC and supports only units of 26TC")
+
+
 def _attack_on_3320(**markers) -> dict:
     """The Soviet 333/1116 attacks LW/I in 3320; German artillery Art/I (range 4) and Ob/Art
     (range 3) are in range, Art/II (range 4, in 2917) is not."""
