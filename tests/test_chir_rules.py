@@ -283,7 +283,7 @@ def test_8_5_3_no_move_from_ezoc_straight_into_ezoc():
 
 def test_8_7_fired_artillery_does_not_move_but_german_sp_moves_at_half():
     rules = position({"333/Art": {"hex": "3522", "markers": ["fired"]}, "11Pz/119II": {"hex": "1520", "markers": ["fired"]}})
-    assert "8.7" in movement.why_not_move(rules, "333/Art", "soviet")
+    assert movement.why_not_move(rules, "333/Art", "soviet") == ("8.7", "333/Art is artillery with a fired marker and may not move")
     assert movement.why_not_move(rules, "11Pz/119II", "german") is None
     assert movement.budget(rules, "11Pz/119II") == 6  # 7 MP halved: 3 MP
 
@@ -467,8 +467,9 @@ def test_9_11_advance_limits():
     a = {"kind": "concentrated", "att": "soviet", "target": "3320", "groups": {"3220": ["333/1116"], "3321": ["333/Art"]},
          "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
     assert retreat.eligible(rules, a) == ["333/1116"]  # artillery never advances
-    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]).startswith("an advance is 1 to 3")
-    assert "9.11.2" in retreat.check_path(rules, a, ["333/1116"], ["3219", "3218", "3217"])  # 3218: EZOC of 3118
+    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]) == ("9.11", "an advance is 1 to 3 hexes")
+    assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218", "3217"]) == (  # 3218: EZOC of 3118
+        "9.11.2", "3218 is in an enemy zone of control off the defenders' retreat route: the advance stops there")
     assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218"]) is None  # it may end there
     assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
 

@@ -372,7 +372,8 @@ def manoeuvre_block(rules: dict, side: str, uids: list[str]) -> tuple[str, str] 
         if u is None or u["side"] != side or u["status"] != "map":
             return "9.2", f"{uid} is not a {side} unit on the map"
         if u["cls"] not in ("tank", "infantry"):
-            return "9.2", f"{uid} is {u['cls']}: only armoured and infantry units make manoeuvre attacks"
+            return "9.2", f"{uid} is {u['cls']}: only armoured and infantry units make manoeuvre attacks, and a stack " \
+                          f"with such a unit makes none"
         if u["half"]:
             return "8.6", f"{uid} attacked in the concentrated attack phase (Half Move) and may not make a manoeuvre attack"
         if u["attacked"]:
@@ -386,6 +387,13 @@ def manoeuvre_block(rules: dict, side: str, uids: list[str]) -> tuple[str, str] 
         if not last["may_attack"]:
             return "9.2", "these units may not attack after this move"
         return None
+    if last is not None and set(uids) < set(last["units"]):
+        left = [u for u in last["units"] if u not in uids]
+        barred = [f"{u} ({rules['units'][u]['cls']})" for u in left if rules["units"][u]["cls"] not in ("tank", "infantry")]
+        if barred:
+            return "9.2", (f"the stack that has just moved also holds {', '.join(barred)}, which may not make manoeuvre "
+                           f"attacks, and every unit of the attacking stack takes part: this stack may not attack")
+        return "9.2", f"every unit of the stack that has just moved takes part in its attack: {', '.join(last['units'])}"
     if any(u["moved"] or u["done"] for u in units.values()):
         return "9.2", "a manoeuvre attack follows at once the move of the stack that makes it"
     if any(u["no_move"] for u in units.values()):

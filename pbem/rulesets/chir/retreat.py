@@ -225,26 +225,27 @@ def eligible(rules: dict, a: dict) -> list[str]:
     return out
 
 
-def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> str | None:
+def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> tuple[str, str] | None:
+    """None if the advance along `path` is legal, else (rule, reason)."""
     b = board(rules)
     side = a["att"]
     if not path or len(path) > a["M"]:
-        return f"an advance is 1 to {a['M']} hexes (9.11)"
+        return "9.11", f"an advance is 1 to {a['M']} hexes"
     zone, _ = bd.ezoc(rules, side)
     route = set(a.get("def_route", []))
     enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
     cur = rules["units"][uids[0]]["hex"]
     for i, h in enumerate(path):
         if h not in b:
-            return f"there is no hex {h}"
+            return "9.11", f"there is no hex {h}"
         if not b.grid.adjacent(cur, h):
-            return f"{cur} and {h} are not adjacent"
+            return "9.11", f"{cur} and {h} are not adjacent"
         if h in enemy:
-            return f"{h} holds enemy units"
+            return "9.11", f"{h} holds enemy units"
         if not b.crossable(cur, h) and not (i == 0 and h == a["target"]):
-            return f"no advance across the river between {cur} and {h} without a bridge (9.11.1)"
+            return "9.11.1", f"no advance across the river between {cur} and {h} without a bridge"
         if i < len(path) - 1 and h in zone and h not in route:
-            return f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there (9.11.2)"
+            return "9.11.2", f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there"
         cur = h
     return None
 
@@ -293,7 +294,7 @@ def advance(rules: dict, a: dict, order: dict, ctx) -> None:
         raise IllegalOrder("9.11", "advance: units advancing together must start in the same hex", elig)
     why = check_path(rules, a, uids, path)
     if why:
-        raise IllegalOrder("9.11", f"advance {','.join(uids)}: {why}", None)
+        raise IllegalOrder(why[0], f"advance {','.join(uids)}: {why[1]}", None)
     start = rules["units"][uids[0]]["hex"]
     for h in path:
         bd.enter(rules, h, a["att"])
