@@ -133,12 +133,15 @@ def test_3_2_a_unit_behind_its_front_stays_on_its_bank_of_the_chir():
     assert setup.placement_error(rules, "Art/I", "3108") is None
 
 
-def test_3_2_3_3_german_artillery_pushed_forward_leaves_front_a_to_the_soviet_regiments():
-    """Before, German group B's non-infantry could take 3301-3308 and the Soviet regiments of
-    front A found no hex and stayed out of play."""
+def test_3_2_3_3_german_artillery_offered_no_soviet_hex_and_front_a_stays_soviet():
+    """Before, the template offered German group B's artillery 3308 across the Chir (and 3.2
+    let it take 3301-3308), leaving the Soviet regiments of front A without a hex."""
     rules = fresh()
-    for uid, h in (("Art/I", "3208"), ("53W/I", "3108"), ("AT/I", "3309")):
-        play(rules, {"type": "place", "unit": uid, "hex": h})
+    offered = [o["hex"] for o in RULESET.legal_orders(rules, next_step(rules)) if o.get("unit") == "Art/I"]
+    assert offered == ["3207", "3208", "3309", "3310", "3410", "3411", "3412", "3513", "3514", "3515", "3615", "3616",
+                       "3717", "3817", "3818", "3719", "3107", "3108", "3206", "3109", "3209", "3210", "3311", "3312",
+                       "3313", "3413", "3414", "3415", "3516", "3517", "3617", "3718", "3618", "3619"]
+    play(rules, {"type": "place", "unit": "Art/I", "hex": "3309"})
     play(rules, {"type": "end"})
     play(rules, {"type": "end"})
     soviet_a = {u: x["hex"] for u, x in rules["units"].items() if x["side"] == "soviet" and x["setup"] == "A"}
