@@ -1,6 +1,7 @@
 """Runs every data-driven chir case in tests/cases/chir/ through the real engine (a sandbox
 game with scripted dice; DESIGN §7): case, rule, description, position, packets, dice,
-expect, and `reading` where the text contradicts itself."""
+expect, and `reading` where the text contradicts itself. A case whose `expect` has `rejected`
+({rule, message}) expects the last packet to be refused for that reason."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from pbem.core.canonical import load_mapping
+from pbem.core.errors import RulesError
 
 from pbem.rulesets.chir import RULESET
 from tests.support.cases import check_events, check_need, run_case
@@ -40,6 +42,13 @@ def test_case(tmp_path: Path, path: Path) -> None:
         assert key in case, f"{path.name}: missing {key}"
     doc = RULESET.scenarios["historical"]()
     doc["position"] = case["position"]
+    rejected = case["expect"].get("rejected")
+    if rejected:
+        with pytest.raises(RulesError) as info:
+            run_case(tmp_path, "chir", doc, case["packets"], case["dice"], case.get("options"))
+        assert f"is illegal: {rejected['message']} ({rejected['rule']})." in str(info.value), str(info.value)
+        assert f"case packet {len(case['packets'])}:" in str(info.value)
+        return
     state, events = run_case(tmp_path, "chir", doc, case["packets"], case["dice"], case.get("options"))
     rolls = [e for e in events if e["type"] == "roll"]
     assert len(rolls) == len(case["dice"]), "every scripted die is used, and no other"

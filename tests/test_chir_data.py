@@ -376,19 +376,69 @@ def test_german_front_A_is_3201_to_3206():
     assert MAP["setup"]["german"]["A"]["source"] == "3.2"
 
 
-def behind(hex_id: str, front: list[str], side: str) -> bool:
-    """The reading of 3.2/3.3 documented in data/README.md, as the ruleset applies it."""
+def _ruleset_board():
     from pbem.rulesets.chir import RULESET, scenario
 
-    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
-    return scenario.board(rules).behind(hex_id, front, side)
+    return scenario.board(RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options)))
+
+
+def behind(hex_id: str, side: str, group: str) -> bool:
+    """The reading of 3.2/3.3 documented in data/README.md, as the ruleset applies it."""
+    return _ruleset_board().behind(hex_id, side, group)
 
 
 def test_3_2_example_3107_is_not_behind_front_A():
-    assert not behind("3107", GFRONT["A"], "german")
-    assert behind("3105", GFRONT["A"], "german") and behind("2001", GFRONT["A"], "german")
+    assert not behind("3107", "german", "A")
+    assert behind("3105", "german", "A") and behind("2001", "german", "A")
     assert MAP["setup"]["rear_directions"]["german"] == ["south", "west"]
     assert MAP["setup"]["rear_directions"]["soviet"] == ["north", "east"]
+
+
+def _river_banks() -> dict[str, int]:
+    """Each hex's piece of the map when every river hexside (bridged or not) is a wall."""
+    bank: dict[str, int] = {}
+    for start in BOARD:
+        if start in bank:
+            continue
+        bank[start] = len(bank)
+        todo = [start]
+        while todo:
+            h = todo.pop()
+            for n in BOARD.neighbours(h):
+                if n not in bank and BOARD.hexside(h, n) not in RIVER:
+                    bank[n] = bank[start]
+                    todo.append(n)
+    return bank
+
+
+@pytest.mark.parametrize("side, group", [("german", g) for g in "ABCDE"] + [("soviet", g) for g in "ABCDEFG"])
+def test_3_2_3_3_every_group_sets_up_behind_its_own_front(side, group):
+    """Behind a front is on its side of the rivers, never on the other side's set-up hexes,
+    and never behind an enemy front too."""
+    board = _ruleset_board()
+    rear = board.rears[(side, group)]
+    fronts = (GFRONT if side == "german" else SFRONT)[group]
+    bank = _river_banks()
+    enemy = "soviet" if side == "german" else "german"
+    enemy_fronts = {h for v in (SFRONT if side == "german" else GFRONT).values() for h in v}
+    enemy_rear = set().union(*(r for (s, _), r in board.rears.items() if s == enemy))
+    assert rear and not rear & set(fronts)
+    assert not rear & enemy_fronts and not rear & enemy_rear
+    assert all(bank[h] in {bank[f] for f in fronts} for h in rear)
+    if side == "german":
+        assert not rear & soviet_setup_hexes()
+
+
+def test_3_2_3_3_the_mirror_cases():
+    """German non-infantry may not set up on the Soviet front across the Chir (3301-3308);
+    Soviet non-infantry not on 2541, where the German line of communication starts, nor on
+    German front hexes such as 3410."""
+    board = _ruleset_board()
+    german_rear = set().union(*(r for (s, _), r in board.rears.items() if s == "german"))
+    soviet_rear = set().union(*(r for (s, _), r in board.rears.items() if s == "soviet"))
+    assert not german_rear & {f"33{r:02d}" for r in range(1, 9)}
+    assert not soviet_rear & {"2541", "3410"}
+    assert behind("3108", "german", "B") and behind("3401", "soviet", "A") and behind("2343", "soviet", "F")
 
 
 def test_fronts_are_on_the_map_and_disjoint():

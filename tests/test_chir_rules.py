@@ -10,6 +10,7 @@ import pytest
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
 from pbem.rulesets.chir.flow import next_step
+from pbem.rulesets.chir.scenario import board
 
 
 @lru_cache(maxsize=1)
@@ -89,16 +90,120 @@ def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
     assert rules["units"]["GCC/32C"]["hex"] == "2832" and len(placed) > 80
 
 
-def test_3_2_infantry_only_on_front_and_3107_not_behind_front_A():
-    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
-    assert setup.placement_error(rules, "Ob/I", "3201") is None
-    assert "front" in setup.placement_error(rules, "Ob/I", "3105")
-    assert setup.placement_error(rules, "Ob/Art", "3105") is None  # south of the front
-    assert setup.placement_error(rules, "Ob/Art", "3107") is not None  # 3.2's example
-    assert setup.placement_error(rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
+def fresh() -> dict:
+    return RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+
+
+def refusal(rules: dict, order: dict) -> tuple[str, str]:
+    """The rule and message of an illegal order, tried on a copy (the core throws away the
+    copy an illegal order was applied to)."""
     with pytest.raises(IllegalOrder) as info:
-        play(rules, {"type": "place", "unit": "Ob/I", "hex": "3105"})
-    assert info.value.rule == "3.2"
+        play(json.loads(json.dumps(rules)), order)
+    return info.value.rule, info.value.message
+
+
+def test_3_2_infantry_only_on_front_and_3107_not_behind_front_A():
+    rules = fresh()
+    assert setup.placement_error(rules, "Ob/I", "3201") is None
+    assert setup.placement_error(rules, "Ob/I", "3105") == (
+        "3.2", "infantry of group A sets up on its front hexes: 3201, 3202, 3203, 3204, 3205, 3206")
+    assert setup.placement_error(rules, "Ob/Art", "3105") is None  # south of the front
+    assert setup.placement_error(rules, "Ob/Art", "3107") == (  # 3.2's example
+        "3.2", "Ob/Art sets up on the front of group A or south or west of it: no hex of that front has 3107 "
+        "straight south or west of it in its column or row")
+    assert setup.placement_error(rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
+    assert refusal(rules, {"type": "place", "unit": "Ob/I", "hex": "3105"})[0] == "3.2"
+
+
+@pytest.mark.parametrize("hex_, group", [(f"33{r:02d}", "A") for r in range(1, 8)] + [("3308", "B")])
+def test_3_2_german_non_infantry_never_on_the_soviet_front_across_the_chir(hex_, group):
+    rules = fresh()
+    assert refusal(rules, {"type": "place", "unit": "Art/I", "hex": hex_}) == (
+        "3.2", f"place Art/I in {hex_}: {hex_} is on the front of Soviet group {group}: German units set up only on "
+        "their own front or behind it")
+
+
+def test_3_2_a_unit_behind_its_front_stays_on_its_bank_of_the_chir():
+    rules = fresh()
+    assert setup.placement_error(rules, "Art/I", "3401") == (
+        "3.2", "Art/I sets up on the front of group B or south or west of it: 3401 is across the Chir from 3410")
+    assert setup.placement_error(rules, "LW/ArtI", "2820") == (
+        "3.2", "2820 is in the Soviet set-up area of group C, D (3.3): German units set up only on their own front "
+        "or behind it")
+    assert setup.placement_error(rules, "Art/I", "3108") is None
+
+
+def test_3_2_3_3_german_artillery_offered_no_soviet_hex_and_front_a_stays_soviet():
+    """Before, the template offered German group B's artillery 3308 across the Chir (and 3.2
+    let it take 3301-3308), leaving the Soviet regiments of front A without a hex."""
+    rules = fresh()
+    offered = [o["hex"] for o in RULESET.legal_orders(rules, next_step(rules)) if o.get("unit") == "Art/I"]
+    assert offered == ["3207", "3208", "3309", "3310", "3410", "3411", "3412", "3513", "3514", "3515", "3615", "3616",
+                       "3717", "3817", "3818", "3719", "3107", "3108", "3206", "3109", "3209", "3210", "3311", "3312",
+                       "3313", "3413", "3414", "3415", "3516", "3517", "3617", "3718", "3618", "3619"]
+    play(rules, {"type": "place", "unit": "Art/I", "hex": "3309"})
+    play(rules, {"type": "end"})
+    play(rules, {"type": "end"})
+    soviet_a = {u: x["hex"] for u, x in rules["units"].items() if x["side"] == "soviet" and x["setup"] == "A"}
+    assert soviet_a == {"CC/112a": "3301", "CC/21a": "3302", "CC/21b": "3303", "CC/55a": "3304", "CC/55b": "3305",
+                        "CC/Art": "3401"}
+
+
+@pytest.mark.parametrize("uid, hex_, message", [
+    ("258/Art", "2541", "2541 is on the front of German group E: Soviet units set up only on their own front or "
+     "behind it"),
+    ("119/Art", "3410", "3410 is on the front of German group B: Soviet units set up only on their own front or "
+     "behind it"),
+    ("119/Art", "3409", "Soviet non-infantry never sets up on front hexes, and 3409 is one"),
+    ("333/Art", "4020", "333/Art sets up north or east of the front of group D: 4020 is across the Chir from 3720"),
+    ("258/Art", "2943", "258/Art sets up north or east of the front of group F: 2943 is across the Don from 2843"),
+])
+def test_3_3_soviet_non_infantry_only_north_or_east_of_its_front_on_its_bank(uid, hex_, message):
+    rules = fresh()
+    play(rules, {"type": "end"})
+    assert refusal(rules, {"type": "place", "unit": uid, "hex": hex_}) == ("3.3", f"place {uid} in {hex_}: {message}")
+
+
+@pytest.mark.parametrize("uids, hex_, expected", [
+    (["Sch/I", "Sch/II", "St/I", "St/II"], "3207", ("6.1", "place St/II in 3207: St/II would break the stacking "
+                                                    "limit in 3207 with Sch/I, Sch/II, St/I")),
+    (["1TC/117a", "1TC/117b", "26TC/19"], "2820", ("6.2", "place 26TC/19 in 2820: 26TC/19 would break the stacking "
+                                                   "limit in 2820 with 1TC/117a, 1TC/117b")),
+    (["GCC/5GCa", "GCC/5GCb"], "3232", ("6.3", "place GCC/5GCb in 3232: GCC/5GCb would break the stacking limit in "
+                                        "3232 with GCC/5GCa")),
+])
+def test_3_0_stacking_at_set_up_cites_6_1_to_6_3(uids, hex_, expected):
+    rules = fresh()
+    if rules["units"][uids[0]]["side"] == "soviet":
+        play(rules, {"type": "end"})
+    for uid in uids[:-1]:
+        play(rules, {"type": "place", "unit": uid, "hex": hex_})
+    assert refusal(rules, {"type": "place", "unit": uids[-1], "hex": hex_}) == expected
+
+
+def test_3_set_up_options_and_default_placement_of_every_group_keep_to_its_side():
+    """Each option the template offers, and each unit the default placement sets up, is on the
+    unit's own front or behind it (3.2, 3.3), or on its special placement, and never on a hex
+    of the enemy's set-up."""
+    rules = fresh()
+    b = board(rules)
+    for side in ("german", "soviet"):
+        offered = [o for o in RULESET.legal_orders(rules, next_step(rules)) if o["type"] == "place"]
+        assert {rules["units"][o["unit"]]["setup"] for o in offered} == {
+            u["setup"] for u in rules["units"].values() if u["side"] == side and u["status"] == "setup"}
+        play(rules, {"type": "end"})
+        placed = [(o["unit"], o["hex"]) for o in offered] + [
+            (u, x["hex"]) for u, x in rules["units"].items() if x["side"] == side and x["status"] == "map"]
+        for uid, h in placed:
+            u = rules["units"][uid]
+            code = u["setup"]
+            assert h not in b.setup_hexes["soviet" if side == "german" else "german"], (uid, h)
+            if code in rules["board"]["fronts"][side]:
+                front = rules["board"]["fronts"][side][code]
+                assert h in front or (not setup.is_front_infantry(u) and b.behind(h, side, code)), (uid, h)
+                if side == "soviet" and not setup.is_front_infantry(u):
+                    assert h not in front, (uid, h)
+    assert not [u for u, x in rules["units"].items() if x["status"] in ("setup", "out")]
 
 
 # --- 6.x stacking, 7.x ZOC ---------------------------------------------------------------------
@@ -181,7 +286,7 @@ def test_8_5_3_no_move_from_ezoc_straight_into_ezoc():
 
 def test_8_7_fired_artillery_does_not_move_but_german_sp_moves_at_half():
     rules = position({"333/Art": {"hex": "3522", "markers": ["fired"]}, "11Pz/119II": {"hex": "1520", "markers": ["fired"]}})
-    assert "8.7" in movement.why_not_move(rules, "333/Art", "soviet")
+    assert movement.why_not_move(rules, "333/Art", "soviet") == ("8.7", "333/Art is artillery with a fired marker and may not move")
     assert movement.why_not_move(rules, "11Pz/119II", "german") is None
     assert movement.budget(rules, "11Pz/119II") == 6  # 7 MP halved: 3 MP
 
@@ -309,9 +414,46 @@ def test_9_10_retreat_priorities_and_ezoc_losses():
     assert retreat.candidates(rules, dict(hit, r_started=True, at="3120", path=["3120"], steps=0))[1] == ["3019", "3119"]
     ctx = Ctx()
     assert combat.run_hit(rules, hit, ctx) is False  # tie: the owner chooses
-    retreat.choose(rules, hit, "3119", ctx)
+    retreat.choose(rules, hit, {"type": "retreat", "to": "3119"}, ctx)
     loss = ctx.of("loss")[0]
     assert (loss["unit"], loss["points"]) == ("LW/I", 2)  # a tank ZOC costs 2 (9.10.2)
+
+
+def _retreat_from_3320() -> dict:
+    """333/1116 hits LW/I in 3320 for 1-0 (6 on 5-7, die 2); the German player retreats."""
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}}, phase="attack")
+    play(rules, {"type": "attack", "target": "3320", "units": ["333/1116"]})
+    play(rules, {"type": "fire", "target": "3220"}, dice=[6, 2])
+    ctx = play(rules, {"type": "morale", "choice": "retreat"})
+    assert [e["to"] for e in ctx.of("retreat-step")] == ["3319"]
+    return rules
+
+
+def test_9_10_the_retreat_may_end_at_the_morale_damage_or_go_farther():
+    rules = _retreat_from_3320()
+    need = next_step(rules)
+    assert (need.side, need.kind, need.rule) == ("german", "retreat", "9.10")
+    assert RULESET.legal_orders(rules, need) == [{"type": "retreat", "to": None}, {"type": "retreat", "to": "3218"},
+                                                 {"type": "retreat", "to": "3318"}]
+    assert refusal(rules, {"type": "retreat", "path": ["3318", "3419"]}) == (
+        "9.10.1", "retreat path 3318 3419: hex 2 (3419) must be 3217 or 3218 or 3317 (priority: outside enemy ZOC, within "
+        "stacking, towards the own rear)")
+    answer = RULESET.policy(rules, need, {})
+    assert answer == {"type": "retreat", "to": None}  # the default ends it at the morale damage
+    ctx = play(rules, answer, chosen_by="policy")
+    assert [(e["path"], e["hexes"]) for e in ctx.of("retreat")] == [(["3320", "3319"], 1)]
+    assert rules["units"]["LW/I"]["hex"] == "3319"
+
+
+def test_9_10_the_retreat_may_not_end_short_of_the_morale_damage():
+    rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}})
+    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 2, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
+    retreat.start(rules, hit, Ctx())
+    with pytest.raises(IllegalOrder) as info:
+        retreat.choose(rules, hit, {"type": "retreat", "to": None}, Ctx())
+    assert (info.value.rule, info.value.message) == (
+        "9.10", "retreat: the units may not end the retreat in 3320: they have gone 0 of the 2 hexes of the morale damage")
 
 
 def test_9_10_4_confused_anti_tank_retreating_is_removed():
@@ -328,8 +470,9 @@ def test_9_11_advance_limits():
     a = {"kind": "concentrated", "att": "soviet", "target": "3320", "groups": {"3220": ["333/1116"], "3321": ["333/Art"]},
          "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
     assert retreat.eligible(rules, a) == ["333/1116"]  # artillery never advances
-    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]).startswith("an advance is 1 to 3")
-    assert "9.11.2" in retreat.check_path(rules, a, ["333/1116"], ["3219", "3218", "3217"])  # 3218: EZOC of 3118
+    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]) == ("9.11", "an advance is 1 to 3 hexes")
+    assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218", "3217"]) == (  # 3218: EZOC of 3118
+        "9.11.2", "3218 is in an enemy zone of control off the defenders' retreat route: the advance stops there")
     assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218"]) is None  # it may end there
     assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
 
@@ -340,16 +483,64 @@ def test_10_artillery_eligibility():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/Art": {"hex": "3522"},
                       "5TA/Arta": {"hex": "3523"}, "26TC/Art": {"hex": "3223"}, "119/Art": {"hex": "3321"}})
     group = ["333/1116"]
-    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", False) is None
-    assert "adjacent" in artillery.why_not_support(rules, "119/Art", group, "3320", "concentrated", False)
-    assert "119" in artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated", False) \
-        or "26TC" in artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated", False)
-    assert artillery.why_not_support(rules, "5TA/Arta", group, "3320", "concentrated", False) is None  # 333 is 5TA
-    assert "range" in artillery.why_not_support(rules, "333/Art", group, "2520", "concentrated", False)
-    rules["units"]["333/Art"]["fired"] = True
-    assert "fired" in artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", False)
-    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated", True) is None  # 10.5
+    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated") is None
+    assert artillery.why_not_support(rules, "119/Art", group, "3320", "concentrated") == \
+        ("10.2", "119/Art is adjacent to enemy units and may not give supporting fire")
+    assert artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated") == \
+        ("10.1", "3320 is beyond the range 3 of 26TC/Art")
+    assert artillery.why_not_support(rules, "5TA/Arta", group, "3320", "concentrated") is None  # 333 is 5TA
+    assert artillery.why_not_support(rules, "333/Art", group, "2520", "concentrated") == \
+        ("10.1", "2520 is beyond the range 4 of 333/Art")
     assert artillery.matching(rules, ["333/Art", "5TA/Arta"], {"3220": group}, "3320", "concentrated") is None
+    rules["units"]["333/Art"]["fired"] = True
+    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated") == \
+        ("10.2", "333/Art has a fired marker: it has given its supporting fire for this turn")
+
+
+def test_10_2_5th_tank_army_artillery_never_supports_26tc():
+    """6.2: 1TC and 26TC are in different armies; the order of battle puts 26TC in the 5th
+    Shock Army, so artillery without a division colour, which supports 5TA units only, gives
+    26TC no support, nor any group with a 26TC unit in it; 26TC's own artillery supports it."""
+    rules = position({"LW/I": {"hex": "3320"}, "1TC/117b": {"hex": "3220"}, "26TC/19": {"hex": "3220"},
+                      "5TA/Arta": {"hex": "3323"}, "26TC/Art": {"hex": "3222"}})
+    assert (rules["units"]["1TC/117b"]["army"], rules["units"]["26TC/19"]["army"]) == ("5TA", "5SA")
+    assert artillery.why_not_support(rules, "5TA/Arta", ["1TC/117b"], "3320", "concentrated") is None
+    assert artillery.why_not_support(rules, "5TA/Arta", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
+        "10.2", "5TA/Arta is 5th Tank Army artillery without a division colour and supports only units of the 5th "
+        "Tank Army, not 26TC/19")
+    assert artillery.why_not_support(rules, "26TC/Art", ["26TC/19"], "3320", "concentrated") is None
+    assert artillery.why_not_support(rules, "26TC/Art", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
+        "10.2", "26TC/Art has the colour of 26TC and supports only units of 26TC")
+
+
+def _attack_on_3320(**markers) -> dict:
+    """The Soviet 333/1116 attacks LW/I in 3320; German artillery Art/I (range 4) and Ob/Art
+    (range 3) are in range, Art/II (range 4, in 2917) is not."""
+    units = {"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "Art/I": {"hex": "3117"},
+             "Ob/Art": {"hex": "3118", "markers": ["fired"]}, "Art/II": {"hex": "2917"}}
+    for uid, marks in markers.items():
+        units[uid.replace("_", "/")]["markers"] = marks
+    rules = position(units, phase="attack")
+    play(rules, {"type": "attack", "target": "3320", "units": ["333/1116"]})
+    return rules
+
+
+def test_10_2_defensive_artillery_decision_offers_only_eligible_units():
+    rules = _attack_on_3320()
+    need = next_step(rules)
+    assert (need.side, need.kind) == ("german", "defensive-artillery")
+    assert RULESET.legal_orders(rules, need) == [{"type": "artillery", "unit": None}, {"type": "artillery", "unit": "Art/I"}]
+    assert refusal(rules, {"type": "artillery", "unit": "Ob/Art"}) == (
+        "10.2", "artillery Ob/Art: Ob/Art has a fired marker: it has given its supporting fire for this turn")
+    assert refusal(rules, {"type": "artillery", "unit": "Art/II"}) == (
+        "10.1", "artillery Art/II: 3320 is beyond the range 4 of Art/II")
+
+
+def test_10_2_no_eligible_artillery_no_defensive_artillery_decision():
+    rules = _attack_on_3320(Art_I=["fired"])
+    need = next_step(rules)
+    assert (need.side, need.kind) == ("german", "defensive-fire")
+    assert rules["attack"]["def_support"] is None
 
 
 # --- 4.x victory ----------------------------------------------------------------------------------
@@ -374,9 +565,26 @@ def test_4_5_levels(soviet, german, level, winner):
 def test_4_3_line_of_communication():
     assert victory.german_line(position({}))
     assert not victory.german_line(position({"5TA/510": {"hex": "2541"}}))  # a Soviet unit on 2541
-    from pbem.rulesets.chir.scenario import board
     near = [h for h in board(position({})).neigh["2541"] if h not in ("2540", "2542")][0]
     assert not victory.german_line(position({"5TA/510": {"hex": near}}))  # its ZOC covers 2541
+
+
+def test_3_3_control_by_zone_of_control_and_its_places():
+    """3.3's second clause: a hex into which only one side's ZOC extends, holding no unit of
+    the other side, is that side's; otherwise the player who last moved into it (at the start
+    German but 2832). Places of 4.2 follow, and 14.0 notes them at the end of the phase."""
+    rules = position({"1TC/117a": {"hex": "2620"}, "LW/I": {"hex": "2420"}, "Ob/AT": {"hex": "2619"},
+                      "CC/21a": {"hex": "3304"}}, control={"2521": "soviet", "2419": "soviet"})
+    of = bd.control(rules)
+    assert of("2621") == "soviet"  # Soviet ZOC only: 3.3's second clause
+    assert (of("2520"), of("2521")) == ("german", "soviet")  # in both ZOCs: the last to move in (or the start)
+    assert of("2619") == "german"  # Soviet ZOC only, but a German unit is there
+    assert of("2419") == "german"  # German ZOC only, though a Soviet unit moved in last
+    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(rules)["items"]}
+    assert items["Oblivskaya"] == ("soviet", 10)  # 3203 and 3204 both in CC/21a's ZOC only
+    assert rules["ever_soviet"] == ["Novomaksimovskiy"]
+    play(rules, {"type": "end"})
+    assert rules["ever_soviet"] == ["Novomaksimovskiy", "Oblivskaya"]
 
 
 def test_14_0_optional_multiplier_rounds_up():
@@ -535,7 +743,6 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
     # Sch/I and St/I already stand (4 battalions of two units: over 6.1); every other neighbour of 2021 holds a Soviet unit of
     # 1 strength (no ZOC), so the retreat ends there over the limit
     soviet = ["1TC/44c", "89/b", "26TC/19", "1TC/159a", "1TC/159b", "119/a", "119/b", "119/c"]
-    from pbem.rulesets.chir.scenario import board
     rules = position({})
     b = board(rules)
     blocked = sorted((set(b.neigh["2020"]) | set(b.neigh["2021"])) - {"2020", "2021"})

@@ -106,6 +106,15 @@ def stacking_ok(rules: dict, uids: list[str]) -> bool:
     return thirds <= 9 and len({u["army"] for u in units}) == 1
 
 
+def stacking_rule(rules: dict, uids: list[str]) -> str:
+    """The section whose limit these units (all of one side) come under: 6.1 German, 6.3 a
+    Soviet regiment with other units, 6.2 other Soviet stacks."""
+    units = [rules["units"][u] for u in uids]
+    if units[0]["side"] == "german":
+        return "6.1"
+    return "6.3" if any(u["size"] == "regiment" for u in units) else "6.2"
+
+
 def fits(rules: dict, h: str, movers: list[str]) -> bool:
     """Would `movers` fit into hex h with the friendly units already there?"""
     side = rules["units"][movers[0]]["side"]
@@ -115,8 +124,29 @@ def fits(rules: dict, h: str, movers: list[str]) -> bool:
 
 # --- 3.3 control -----------------------------------------------------------------------------
 
+def control(rules: dict):
+    """3.3: a function giving the controller of any hex now. A hex into which one side's zone
+    of control extends, and neither the other side's zone of control nor its units, is that
+    side's (3.3's second clause, read in README.md); any other hex belongs to the player who
+    last moved a unit into it (`rules["control"]`, the first clause), and at the start 2832 is
+    Soviet and every other hex German."""
+    soviet_zone, _ = zoc(rules, "soviet")
+    german_zone, _ = zoc(rules, "german")
+    held = {u["hex"]: u["side"] for u in rules["units"].values() if u["status"] == "map"}
+    record = rules["control"]
+
+    def of(h: str) -> str:
+        if h in soviet_zone and h not in german_zone and held.get(h) != "german":
+            return "soviet"
+        if h in german_zone and h not in soviet_zone and held.get(h) != "soviet":
+            return "german"
+        return record.get(h, "german")
+
+    return of
+
+
 def controller(rules: dict, h: str) -> str:
-    return rules["control"].get(h, "german")
+    return control(rules)(h)
 
 
 def enter(rules: dict, h: str, side: str) -> None:
@@ -126,10 +156,19 @@ def enter(rules: dict, h: str, side: str) -> None:
     else:
         rules["control"][h] = "soviet"
     if side == "soviet" and h in board(rules).place_hexes:
-        for place in rules["board"]["places"]:
-            if h in place["hexes"] and place["name"] not in rules["ever_soviet"] \
-                    and all(rules["control"].get(x) == "soviet" for x in place["hexes"]):
-                rules["ever_soviet"] = sorted(rules["ever_soviet"] + [place["name"]])
+        note_soviet_places(rules, entered=h)
+
+
+def note_soviet_places(rules: dict, entered: str | None = None) -> None:
+    """14.0 bookkeeping: the places every hex of which the Soviet side controls now (the hex
+    a Soviet unit is entering counts as Soviet); checked at each entry and at the end of each
+    phase, as the 4.3 line is."""
+    of = control(rules)
+    for place in rules["board"]["places"]:
+        if place["name"] not in rules["ever_soviet"] \
+                and all(h == entered or of(h) == "soviet" for h in place["hexes"]) \
+                and (entered is None or entered in place["hexes"]):
+            rules["ever_soviet"] = sorted(rules["ever_soviet"] + [place["name"]])
 
 
 def unit_text(rules: dict, uid: str) -> str:

@@ -337,10 +337,10 @@ def _check_support(rules: dict, side: str, support: list[str], groups: dict, tar
     if kind == "manoeuvre" and side != "german" and support:
         raise IllegalOrder("10.2", f"{text}: Soviet artillery may not support manoeuvre attacks", [])
     for art in support:
-        reasons = [artillery.why_not_support(rules, art, g, target, kind, False) for g in groups.values()]
+        reasons = [artillery.why_not_support(rules, art, g, target, kind) for g in groups.values()]
         if all(r is not None for r in reasons):
-            raise IllegalOrder("10.2", f"{text}: {reasons[0]}",
-                               artillery.best_support(rules, side, groups, target, kind))
+            rule, why = reasons[0]
+            raise IllegalOrder(rule, f"{text}: {why}", artillery.best_support(rules, side, groups, target, kind))
     if len(support) > len(groups):
         raise IllegalOrder("10.2", f"{text}: only one supporting artillery unit per attacking group "
                            f"({len(groups)} group{'s' if len(groups) > 1 else ''})", None)
@@ -372,7 +372,8 @@ def manoeuvre_block(rules: dict, side: str, uids: list[str]) -> tuple[str, str] 
         if u is None or u["side"] != side or u["status"] != "map":
             return "9.2", f"{uid} is not a {side} unit on the map"
         if u["cls"] not in ("tank", "infantry"):
-            return "9.2", f"{uid} is {u['cls']}: only armoured and infantry units make manoeuvre attacks"
+            return "9.2", f"{uid} is {u['cls']}: only armoured and infantry units make manoeuvre attacks, and a stack " \
+                          f"with such a unit makes none"
         if u["half"]:
             return "8.6", f"{uid} attacked in the concentrated attack phase (Half Move) and may not make a manoeuvre attack"
         if u["attacked"]:
@@ -386,6 +387,13 @@ def manoeuvre_block(rules: dict, side: str, uids: list[str]) -> tuple[str, str] 
         if not last["may_attack"]:
             return "9.2", "these units may not attack after this move"
         return None
+    if last is not None and set(uids) < set(last["units"]):
+        left = [u for u in last["units"] if u not in uids]
+        barred = [f"{u} ({rules['units'][u]['cls']})" for u in left if rules["units"][u]["cls"] not in ("tank", "infantry")]
+        if barred:
+            return "9.2", (f"the stack that has just moved also holds {', '.join(barred)}, which may not make manoeuvre "
+                           f"attacks, and every unit of the attacking stack takes part: this stack may not attack")
+        return "9.2", f"every unit of the stack that has just moved takes part in its attack: {', '.join(last['units'])}"
     if any(u["moved"] or u["done"] for u in units.values()):
         return "9.2", "a manoeuvre attack follows at once the move of the stack that makes it"
     if any(u["no_move"] for u in units.values()):
@@ -439,7 +447,7 @@ def def_support_options(rules: dict, a: dict) -> list[str]:
     if a["kind"] == "manoeuvre" and a["def"] != "german":
         return []
     group = bd.units_in(rules, a["target"], a["def"])
-    return artillery.candidates(rules, a["def"], group, a["target"], a["kind"], True)
+    return artillery.candidates(rules, a["def"], group, a["target"], a["kind"])
 
 
 def live_groups(rules: dict, a: dict) -> dict[str, list[str]]:
@@ -507,6 +515,10 @@ def run(rules: dict, ctx) -> None:
             res, m, s = fire(rules, ctx, kind="defensive", n=a["n"], firers=firers, supports=supports,
                              target_hex=a["def_target"], target=group, shifts=shifts,
                              label=_label(rules, a) + ".defence", side=a["def"])
+            for x in supports:  # 10.2: supporting fire in defence is supporting fire; 13.0 shows the marker
+                rules["units"][x]["fired"] = True
+                ctx.event("marker", f"Fired marker on {x}: it gave supporting fire in defence (10.2).", units=[x],
+                          marker="fired", rule="10.2")
             a["def_result"] = res
             if m or s:
                 a["hit"] = new_hit(rules, a["att"], a["def_target"], group, m, s, _label(rules, a) + ".defence")
@@ -652,6 +664,10 @@ def awaiting(rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
         return (hit["side"], "morale", f"attack {a['n']}: morale damage {hit['M']}: retreat or take the morale test",
                 ("morale",), "9.9")
     if stage == "retreat":
+        if retreat.candidates(rules, hit)[0] == "may-stop":
+            return (hit["side"], "retreat", f"attack {a['n']}: the retreat has gone {hit['steps']} hex"
+                    f"{'es' if hit['steps'] != 1 else ''} (morale damage {hit['M']}): end it here (to: null) or go "
+                    "on to a next hex", ("retreat",), "9.10")
         return (hit["side"], "retreat", f"attack {a['n']}: choose the next retreat hex", ("retreat",), "9.10.1")
     return None
 
@@ -683,7 +699,7 @@ def legal(rules: dict, kind: str) -> list[dict]:
     if kind == "morale":
         return [{"type": "morale", "choice": "retreat"}, {"type": "morale", "choice": "test"}]
     if kind == "retreat":
-        return [{"type": "retreat", "to": h} for h in retreat.candidates(rules, hit)[1]]
+        return retreat.retreat_options(rules, hit)
     return []
 
 
@@ -694,9 +710,9 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
         unit = order.get("unit")
         opts = def_support_options(rules, a)
         if unit is not None and unit not in opts:
-            reason = artillery.why_not_support(rules, unit, bd.units_in(rules, a["target"], a["def"]), a["target"],
-                                               a["kind"], True) if unit in rules["units"] else f"there is no unit {unit}"
-            raise IllegalOrder("10.2", f"artillery {unit}: {reason or 'not eligible'}", [None] + opts)
+            rule, why = artillery.why_not_support(rules, unit, bd.units_in(rules, a["target"], a["def"]), a["target"],
+                                                  a["kind"]) or ("10.2", "it may not support this defence")
+            raise IllegalOrder(rule, f"artillery {unit}: {why}", [None] + opts)
         a["def_support"] = unit
         ctx.event("defensive-artillery", f"{a['def']} declares {'supporting artillery ' + unit if unit else 'no supporting artillery'} "
                   f"for attack {a['n']} ({by}).", attack=a["n"], unit=unit, chosen_by=ctx.chosen_by, rule="10.3")
@@ -747,7 +763,7 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
         if choice not in ("retreat", "test"):
             raise IllegalOrder("9.9", f"morale: choose retreat or test, not {choice}", None)
         ctx.event("morale-choice", f"{', '.join(alive)}: morale damage {hit['M']}, "
-                  f"{'morale test' if choice == 'test' else 'retreat ' + str(hit['M']) + ' hexes'} ({by}).",
+                  f"{'morale test' if choice == 'test' else 'retreat at least ' + str(hit['M']) + ' hex' + ('es' if hit['M'] > 1 else '')} ({by}).",
                   units=alive, choice=choice, forced=False, chosen_by=ctx.chosen_by, rule="9.9")
         if choice == "test":
             hit["stage"] = "test"
@@ -755,7 +771,7 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
             hit["retreaters"] = alive
             hit["stage"] = "retreat"
     elif kind == "retreat":
-        retreat.choose(rules, a["hit"], order.get("to"), ctx)
+        retreat.choose(rules, a["hit"], order, ctx)
     run(rules, ctx)
 
 
@@ -829,9 +845,10 @@ def policy(rules: dict, kind: str, pol: dict) -> dict | None:
             return {"type": "morale", "choice": "retreat"}
         return {"type": "morale", "choice": "test"}
     if kind == "retreat":
-        if pol.get("retreat", "engine-priority") == "ask":
+        p = pol.get("retreat", "engine-priority")
+        if p == "ask":
             return None
-        return {"type": "retreat", "to": retreat.policy_choice(rules, hit)}
+        return retreat.policy_choice(rules, hit, p)
     return None
 
 

@@ -174,6 +174,7 @@ def start_phase(rules: dict, phase: str, ctx) -> None:
 def end_phase(rules: dict, ctx) -> None:
     side, phase = rules["player"], rules["phase"]
     recovery.end_of_phase(rules, ctx)
+    bd.note_soviet_places(rules)  # 14.0: a place held by zone of control alone (3.3) counts too
     if not victory.german_line(rules) and not rules["loc_ever_cut"]:
         rules["loc_ever_cut"] = True
         ctx.event("line-cut", "The German line of communication to the Don is cut (4.3, 14.0).", rule="4.3")

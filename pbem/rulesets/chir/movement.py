@@ -19,23 +19,23 @@ def budget(rules: dict, uid: str) -> int:
     return u["mp"] * 2
 
 
-def why_not_move(rules: dict, uid: str, side: str) -> str | None:
-    """None if the unit may start a move now, else the reason with its rule."""
+def why_not_move(rules: dict, uid: str, side: str) -> tuple[str, str] | None:
+    """None if the unit may start a move now, else (rule, reason)."""
     u = rules["units"].get(uid)
     if u is None:
-        return f"there is no unit {uid}"
+        return "8.0", f"there is no unit {uid}"
     if u["side"] != side:
-        return f"{uid} is not a {side} unit"
+        return "8.0", f"{uid} is not a {side} unit"
     if u["status"] != "map":
-        return f"{uid} is not on the map"
+        return "8.0", f"{uid} is not on the map"
     if u["moved"] or u["done"]:
-        return f"{uid} has completed its movement (8.1)"
+        return "8.1", f"{uid} has completed its movement"
     if u["no_move"]:
-        return f"{uid} retreated from defensive fire in its concentrated attack and may not move (8.6, 9.12.1)"
+        return "8.6", f"{uid} retreated from defensive fire in its concentrated attack and may not move"
     if u["conf"]:
-        return f"{uid} has a confusion marker and may not move (8.0)"
+        return "8.0", f"{uid} has a confusion marker and may not move"
     if u["cls"] == "artillery" and u["fired"] and not (u["sp"] and u["side"] == "german"):
-        return f"{uid} is artillery with a fired marker and may not move (8.7)"
+        return "8.7", f"{uid} is artillery with a fired marker and may not move"
     return None
 
 
@@ -140,7 +140,7 @@ def _check_stack(rules: dict, side: str, uids: list[str], order_text: str) -> st
     for u in uids:
         reason = why_not_move(rules, u, side)
         if reason:
-            raise IllegalOrder("8.0", f"{order_text}: {reason}", movable(rules, side))
+            raise IllegalOrder(reason[0], f"{order_text}: {reason[1]}", movable(rules, side))
     hexes = {rules["units"][u]["hex"] for u in uids}
     if len(hexes) != 1:
         raise IllegalOrder("6.5", f"{order_text}: only units in the same hex may move together as a stack", None)

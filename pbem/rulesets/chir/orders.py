@@ -47,7 +47,9 @@ ORDER_SCHEMA = {
         _order("loss", "9.8/9.9.2: the unit that takes the next strength point among equals.", ["unit"], unit=_ID),
         _order("morale", "9.9: answer morale damage by retreat or morale test.", ["choice"],
                choice={"enum": ["retreat", "test"]}),
-        _order("retreat", "9.10.1: the next retreat hex among equal choices.", ["to"], to=_ID),
+        dict(_order("retreat", "9.10: the next retreat hex among equal choices (9.10.1), or null to end a retreat that "
+                    "has gone the morale damage; or `path`: several such hexes, the retreat ending after them if it may.",
+                    [], to=_MAYBE, path=_IDS), oneOf=[{"required": ["to"]}, {"required": ["path"]}]),
         _order("advance", "9.11: advance attacking units along a path.", ["units", "path"], units=_IDS, path=_IDS),
         _order("advance-end", "9.11: no (further) advance after combat.", []),
     ],
@@ -59,7 +61,7 @@ POLICY_CHOICES = {
     "invalidate": ["weakest", "ask"],
     "losses": ["lowest-morale", "ask"],
     "morale": ["test-if-allowed", "retreat", "ask"],
-    "retreat": ["engine-priority", "ask"],
+    "retreat": ["engine-priority", "break-contact", "ask"],
     "advance": ["vacated", "none", "ask"],
     "stack_removal": ["weakest", "ask"],
 }

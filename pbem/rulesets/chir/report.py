@@ -6,6 +6,7 @@ from ..base import Need
 from . import board as bd
 from . import combat, victory
 from .orders import POLICY_SCHEMA
+from .scenario import board
 
 
 def summary(rules: dict) -> dict:
@@ -32,12 +33,13 @@ def render(rules: dict) -> str:
     lines = [head]
     if s["result"]:
         lines.append(s["result"])
+    of = bd.control(rules)
     for h, us in bd.stacks(rules).items():
         side = rules["units"][us[0]]["side"]
-        ctrl = bd.controller(rules, h)
+        ctrl = of(h)
         lines.append(f"{h} {side:6} {bd.strength(rules, us):2}: " + ", ".join(bd.unit_text(rules, u) for u in us)
                      + (f"  (control {ctrl})" if ctrl != side else ""))
-    soviet_hexes = sorted(h for h, c in rules["control"].items() if c == "soviet")
+    soviet_hexes = sorted(h for h in board(rules).ids if of(h) == "soviet")
     lines.append("Soviet-controlled hexes: " + (", ".join(soviet_hexes) or "none"))
     for status, title in (("pool", "waiting to enter"), ("setup", "to set up"), ("gone", "eliminated"),
                           ("exited", "left the map")):

@@ -56,22 +56,32 @@ def _alive(rules: dict, hit: dict) -> list[str]:
 
 
 def candidates(rules: dict, hit: dict) -> tuple[str, list[str]]:
-    """('stop', []), ('step', tied best hexes) or ('none', []) at the retreat's current hex.
-    9.10.1 priority: not in an EZOC, then within stacking, then towards the own rear."""
+    """What the retreat may do at its current hex, and the hexes tied at the best 9.10.1
+    priority (not in an EZOC, then within stacking, then towards the own rear) for a next step:
+    ('step', hexes) it must go on; ('may-stop', hexes) it has gone the morale damage or more
+    and may end here, or go on (9.10: "equal to or greater"); ('stop', []) it ends here, with
+    no hex to go on to; ('none', []) it must go on and cannot."""
     b = board(rules)
     side = hit["side"]
     alive = _alive(rules, hit)
     cur = hit["at"]
     zone, _ = bd.ezoc(rules, side)
-    if hit["steps"] >= hit["M"] and cur not in zone and bd.fits(rules, cur, alive):
-        return "stop", []
+    may_stop = hit["steps"] >= hit["M"] and cur not in zone and bd.fits(rules, cur, alive)
     enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
     opts = [n for n in b.neigh[cur] if n not in enemy and n not in hit["path"] and b.crossable(cur, n)]
     if not opts:
-        return "none", []
+        return ("stop" if may_stop else "none"), []
     keyed = sorted((n in zone, not bd.fits(rules, n, alive), not b.rearward(side, cur, n), n) for n in opts)
     best = keyed[0][:3]
-    return "step", [k[3] for k in keyed if k[:3] == best]
+    return ("may-stop" if may_stop else "step"), [k[3] for k in keyed if k[:3] == best]
+
+
+def retreat_options(rules: dict, hit: dict) -> list[dict]:
+    """The retreat decision's legal answers: end here (`to: null`) where the retreat may end,
+    and each of the tied next hexes (9.10, 9.10.1). A `path` answer strings such steps."""
+    kind, hexes = candidates(rules, hit)
+    return ([{"type": "retreat", "to": None}] if kind == "may-stop" else []) \
+        + [{"type": "retreat", "to": h} for h in hexes]
 
 
 def step(rules: dict, hit: dict, to: str, ctx, chosen: str) -> None:
@@ -102,7 +112,9 @@ def finish(rules: dict, hit: dict, ctx, blocked: bool) -> None:
         for uid in alive:
             eliminate(rules, uid, ctx, "no hex to retreat to", "9.10")
         alive = []
+    beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
     ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
+              + (f" ({hit['steps']} hexes for morale damage {hit['M']})" if beyond else "")
               + (f"; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
               units=sorted(hit["retreaters"]), path=list(hit["path"]), hexes=hit["steps"], losses=hit["r_losses"],
@@ -118,9 +130,11 @@ def run(rules: dict, hit: dict, ctx) -> bool:
             finish(rules, hit, ctx, False)
             return True
         kind, hexes = candidates(rules, hit)
-        if kind == "stop":
+        if kind == "stop" or (kind == "may-stop" and hit.get("stop")):
             finish(rules, hit, ctx, False)
             return True
+        if kind == "may-stop":
+            return False  # 9.10: the owner may end the retreat here or go farther
         if kind == "none":
             cur = hit["at"]
             zone, _ = bd.ezoc(rules, hit["side"])
@@ -137,21 +151,61 @@ def run(rules: dict, hit: dict, ctx) -> bool:
         step(rules, hit, hexes[0], ctx, "")
 
 
-def choose(rules: dict, hit: dict, to: str, ctx) -> None:
+def choose(rules: dict, hit: dict, order: dict, ctx) -> None:
+    """The owner's answer: the next hex (`to`), the end of the retreat (`to: null`, once it has
+    gone the morale damage and may end, 9.10), or several steps at once (`path`), after which
+    the retreat ends if it may (and otherwise goes on as usual)."""
+    by = "standing order" if ctx.chosen_by == "policy" else "owner's choice"
+    if "path" in order:
+        path = list(order.get("path") or [])
+        if not path:
+            raise IllegalOrder("9.10", "retreat: give the hexes of the path", retreat_options(rules, hit))
+        for i, to in enumerate(path):
+            if not _alive(rules, hit):
+                break
+            kind, hexes = candidates(rules, hit)
+            if kind not in ("step", "may-stop") or to not in hexes:
+                raise IllegalOrder("9.10.1", f"retreat path {' '.join(path)}: hex {i + 1} ({to}) must be "
+                                   f"{' or '.join(hexes) or 'none: the retreat cannot go on'} (priority: outside enemy "
+                                   f"ZOC, within stacking, towards the own rear)", retreat_options(rules, hit))
+            step(rules, hit, to, ctx, by)
+        if _alive(rules, hit) and candidates(rules, hit)[0] == "may-stop":
+            hit["stop"] = True
+        return
+    to = order.get("to")
     kind, hexes = candidates(rules, hit)
-    if kind != "step" or to not in hexes:
+    if to is None:
+        if kind != "may-stop":
+            zone, _ = bd.ezoc(rules, hit["side"])
+            rule, why = (("9.10", f"they have gone {hit['steps']} of the {hit['M']} hexes of the morale damage")
+                         if hit["steps"] < hit["M"] else ("9.10.2", "it is in an enemy zone of control")
+                         if hit["at"] in zone else ("9.10.3", "it is over the stacking limit"))
+            raise IllegalOrder(rule, f"retreat: the units may not end the retreat in {hit['at']}: {why}",
+                               retreat_options(rules, hit))
+        hit["stop"] = True
+        return
+    if kind not in ("step", "may-stop") or to not in hexes:
         raise IllegalOrder("9.10.1", f"retreat to {to}: the retreat may go only to "
                            f"{', '.join(hexes) or 'nowhere'} (priority: outside enemy ZOC, within stacking, "
-                           f"towards the own rear)", [{"type": "retreat", "to": h} for h in hexes])
-    step(rules, hit, to, ctx, "standing order" if ctx.chosen_by == "policy" else "owner's choice")
+                           f"towards the own rear)", retreat_options(rules, hit))
+    step(rules, hit, to, ctx, by)
 
 
-def policy_choice(rules: dict, hit: dict) -> str:
-    """engine-priority: of the tied hexes, the one farthest back, then the lowest id."""
-    _, hexes = candidates(rules, hit)
+def policy_choice(rules: dict, hit: dict, policy: str) -> dict:
+    """engine-priority: the tied hex farthest back, then the lowest id; end the retreat as soon
+    as it may. break-contact: the same, but where the retreat may end next to an enemy unit it
+    goes on while a next hex lies outside enemy ZOC and within the stacking limit."""
+    kind, hexes = candidates(rules, hit)
     b = board(rules)
     sign = -1 if hit["side"] == "german" else 1
-    return sorted(hexes, key=lambda h: (-sign * b.offset(h)[0], -sign * b.offset(h)[1], h))[0]
+    best = sorted(hexes, key=lambda h: (-sign * b.offset(h)[0], -sign * b.offset(h)[1], h))
+    if kind == "may-stop":
+        zone, _ = bd.ezoc(rules, hit["side"])
+        safe = [h for h in best if h not in zone and bd.fits(rules, h, _alive(rules, hit))]
+        if policy != "break-contact" or not safe or not bd.adjacent_enemy(rules, hit["at"], hit["side"]):
+            return {"type": "retreat", "to": None}
+        return {"type": "retreat", "to": safe[0]}
+    return {"type": "retreat", "to": best[0]}
 
 
 # --- 9.11 advance after combat --------------------------------------------------------------------
@@ -171,26 +225,27 @@ def eligible(rules: dict, a: dict) -> list[str]:
     return out
 
 
-def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> str | None:
+def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> tuple[str, str] | None:
+    """None if the advance along `path` is legal, else (rule, reason)."""
     b = board(rules)
     side = a["att"]
     if not path or len(path) > a["M"]:
-        return f"an advance is 1 to {a['M']} hexes (9.11)"
+        return "9.11", f"an advance is 1 to {a['M']} hexes"
     zone, _ = bd.ezoc(rules, side)
     route = set(a.get("def_route", []))
     enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
     cur = rules["units"][uids[0]]["hex"]
     for i, h in enumerate(path):
         if h not in b:
-            return f"there is no hex {h}"
+            return "9.11", f"there is no hex {h}"
         if not b.grid.adjacent(cur, h):
-            return f"{cur} and {h} are not adjacent"
+            return "9.11", f"{cur} and {h} are not adjacent"
         if h in enemy:
-            return f"{h} holds enemy units"
+            return "9.11", f"{h} holds enemy units"
         if not b.crossable(cur, h) and not (i == 0 and h == a["target"]):
-            return f"no advance across the river between {cur} and {h} without a bridge (9.11.1)"
+            return "9.11.1", f"no advance across the river between {cur} and {h} without a bridge"
         if i < len(path) - 1 and h in zone and h not in route:
-            return f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there (9.11.2)"
+            return "9.11.2", f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there"
         cur = h
     return None
 
@@ -239,7 +294,7 @@ def advance(rules: dict, a: dict, order: dict, ctx) -> None:
         raise IllegalOrder("9.11", "advance: units advancing together must start in the same hex", elig)
     why = check_path(rules, a, uids, path)
     if why:
-        raise IllegalOrder("9.11", f"advance {','.join(uids)}: {why}", None)
+        raise IllegalOrder(why[0], f"advance {','.join(uids)}: {why[1]}", None)
     start = rules["units"][uids[0]]["hex"]
     for h in path:
         bd.enter(rules, h, a["att"])

@@ -168,6 +168,10 @@ class Board:
         # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
         self.cost_max = {a: {c: max(self.cost["mot"][a][c], self.cost["non"][a][c]) for c in self.neigh[a]}
                          for a in self.ids}
+        # 3.2, 3.3: each side's set-up hexes, and the hexes behind each set-up group's front
+        self.setup_hexes = {side: self._setup_hexes(side) for side in ("german", "soviet")}
+        self.rears = {(side, g): self._rear(side, f) for side in ("german", "soviet")
+                      for g, f in sorted(st["fronts"][side].items())}
 
     def __contains__(self, h: object) -> bool:
         return h in self.grid
@@ -212,17 +216,68 @@ class Board:
             return dc < 0 or (dc == 0 and dr < 0)
         return dc > 0 or (dc == 0 and dr > 0)
 
-    def behind(self, h: str, front: list[str], side: str) -> bool:
-        """3.2/3.3 as read in data/README.md: south of a front if a front hex in the same row
-        has a higher column, west if one in the same column has a higher row (German);
-        north and east the other way round (Soviet)."""
-        c, r = self.offset(h)
-        sign = 1 if side == "german" else -1
+    def _setup_hexes(self, side: str) -> frozenset[str]:
+        """The hexes 3.2/3.3 give a side's set-up: its fronts; for the Soviet side also the
+        "C, D" area, the red-star hexes and the hexes of 3.3's placements (less German front
+        hexes, where 3.3 puts no Soviet unit)."""
+        st = self.st
+        out = {h for f in st["fronts"][side].values() for h in f}
+        if side == "soviet":
+            out |= set(st["cd_area"]) | set(st["red_star"])
+            for p in st["placements"]:
+                for centre in p["hexes"]:
+                    out |= set(self.grid.within(centre, p["radius"]))
+            out -= {h for f in st["fronts"]["german"].values() for h in f}
+        return frozenset(out)
+
+    def _rear(self, side: str, front: list[str]) -> frozenset[str]:
+        """3.2/3.3 "further south or west" (German), "north or east" (Soviet), as read in
+        data/README.md: walk from each front hex along its row away from the enemy (south:
+        lower columns; north: higher) and along its column (west: lower rows; east: higher);
+        every hex reached is behind the front. A walk stops before a river hexside (bridge or
+        not: the other bank is across the river from the front) and before a hex of the
+        enemy's set-up (its fronts and, for the German walk, the Soviet areas of 3.3)."""
+        sign = -1 if side == "german" else 1
+        blocked = self.setup_hexes[other(side)]
+        fmt = self.grid.format
+        out: set[str] = set()
         for f in front:
+            c, r = self.offset(f)
+            for dc, dr in ((sign, 0), (0, sign)):
+                cur, (cc, rr) = f, (c + dc, r + dr)
+                while True:
+                    nxt = fmt.format_offset(cc, rr)
+                    if nxt not in self.grid or nxt in blocked or self.is_river(cur, nxt):
+                        break
+                    out.add(nxt)
+                    cur, cc, rr = nxt, cc + dc, rr + dr
+        return frozenset(out - set(front))
+
+    def behind(self, h: str, side: str, group: str) -> bool:
+        """Is h behind the front of `side`'s set-up group (3.2, 3.3)?"""
+        return h in self.rears[(side, group)]
+
+    def why_not_behind(self, h: str, side: str, group: str) -> str:
+        """Why h is not behind the group's front: what stops the walk from the front hexes in
+        line with it, or that no front hex is in line."""
+        sign = -1 if side == "german" else 1
+        c, r = self.offset(h)
+        fmt = self.grid.format
+        for f in self.st["fronts"][side][group]:
             fc, fr = self.offset(f)
-            if (fr == r and sign * (fc - c) > 0) or (fc == c and sign * (fr - r) > 0):
-                return True
-        return False
+            if fr == r and sign * (c - fc) > 0:
+                line = [fmt.format_offset(x, r) for x in range(fc, c + sign, sign)]
+            elif fc == c and sign * (r - fr) > 0:
+                line = [fmt.format_offset(c, y) for y in range(fr, r + sign, sign)]
+            else:
+                continue
+            for a, b in zip(line, line[1:]):
+                if self.is_river(a, b):
+                    return f"{h} is across the {self.river[self.grid.hexside(a, b)]} from {f}"
+                if b in self.setup_hexes[other(side)] and b != h:
+                    return f"the enemy's set-up hex {b} lies between {f} and {h}"
+        towards = "south or west" if side == "german" else "north or east"
+        return f"no hex of that front has {h} straight {towards} of it in its column or row"
 
 
 _BOARDS: dict[str, Board] = {}

@@ -18,55 +18,73 @@ def is_front_infantry(u: dict) -> bool:
     return u["cls"] == "infantry" and u["arm"] != "anti-aircraft"
 
 
-def placement_error(rules: dict, uid: str, h: str) -> str | None:
-    """None if `uid` may be set up in `h` now, else the reason (3.2, 3.3, 6.0)."""
+def placement_error(rules: dict, uid: str, h: str) -> tuple[str, str] | None:
+    """None if `uid` may be set up in `h` now, else (rule, reason): 3.2 German, 3.3 Soviet,
+    6.0-6.3 stacking (3.0's note)."""
     b = board(rules)
     u = rules["units"][uid]
     side = u["side"]
     st = rules["board"]
+    rule = "3.2" if side == "german" else "3.3"
     if h not in b:
-        return f"there is no hex {h}"
+        return rule, f"there is no hex {h}"
     if bd.side_in(rules, h) == other(side):
-        return f"{h} holds enemy units (6.0)"
+        return "6.0", f"{h} holds enemy units, and enemy units never share a hex"
     code = u["setup"]
     if code is None:
-        return f"{uid} is a reinforcement (11.0)"
+        return "11.0", f"{uid} is a reinforcement and enters during play"
+    enemy = other(side)
+    if h in b.setup_hexes[enemy]:
+        return rule, f"{h} is {_setup_place(rules, enemy, h)}: {side.capitalize()} units set up only on their own front or behind it"
     if code == "red-star":
         if h not in st["red_star"]:
-            return f"{uid} sets up on a red-star hex: {', '.join(st['red_star'])} (3.3)"
+            return rule, f"{uid} sets up on a red-star hex: {', '.join(st['red_star'])}"
         if any(rules["units"][x]["setup"] == "red-star" for x in bd.units_in(rules, h, side)):
-            return f"each red-star unit takes its own red-star hex (3.3)"
+            return rule, "each red-star unit takes its own red-star hex"
     elif code == "C,D":
         if h not in st["cd_area"]:
-            return f"{uid} (setup C, D) sets up north or east of fronts C and D, west of the Chir, off front hexes (3.3)"
+            return rule, f"{uid} (set-up C, D) sets up north or east of fronts C and D, west of the Chir, off front hexes"
     elif code[:4].isdigit():
         centre, radius = code[:4], 1 if code.endswith("-1") else 0
         if b.distance(centre, h) > radius:
-            return f"{uid} sets up {'on ' + centre if not radius else 'on ' + centre + ' or next to it'} (3.3)"
-        place = next((p for p in st["placements"] if p["hexes"] == [centre]), None)
-        if place and place.get("not_on") == "german_fronts" and any(h in f for f in st["fronts"]["german"].values()):
-            return f"{uid} may not set up on a German front hex (3.3)"
+            return rule, f"{uid} sets up {'on ' + centre if not radius else 'on ' + centre + ' or next to it'}"
     else:
         front = st["fronts"][side].get(code)
         if front is None:
-            return f"{uid} has setup code {code}, which has no front on this map"
-        if side == "german":
-            if is_front_infantry(u) and h not in front:
-                return f"infantry of group {code} sets up on its front hexes (3.2)"
-            if h not in front and not b.behind(h, front, "german"):
-                return f"{uid} sets up on the front of group {code} or south or west of it (3.2)"
-        else:
-            if is_front_infantry(u) and h not in front:
-                return f"infantry of group {code} sets up on its front hexes (3.3)"
-            if not is_front_infantry(u) and (h in front or not b.behind(h, front, "soviet")):
-                return f"Soviet non-infantry of group {code} sets up north or east of its front, not on it (3.3)"
+            return rule, f"{uid} has set-up code {code}, which has no front on this map"
+        if is_front_infantry(u):
+            if h not in front:
+                return rule, f"infantry of group {code} sets up on its front hexes: {', '.join(front)}"
+        elif side == "german":
+            if h not in front and not b.behind(h, side, code):
+                return rule, f"{uid} sets up on the front of group {code} or south or west of it: {b.why_not_behind(h, side, code)}"
+        elif any(h in f for f in st["fronts"]["soviet"].values()):
+            return rule, f"Soviet non-infantry never sets up on front hexes, and {h} is one"
+        elif not b.behind(h, side, code):
+            return rule, f"{uid} sets up north or east of the front of group {code}: {b.why_not_behind(h, side, code)}"
     if not bd.fits(rules, h, [uid]):
-        return f"{uid} would break the stacking limit in {h} (3.0, 6.0)"
+        there = bd.units_in(rules, h, side)
+        return bd.stacking_rule(rules, there + [uid]), f"{uid} would break the stacking limit in {h} with {', '.join(there)}"
     return None
 
 
+def _setup_place(rules: dict, side: str, h: str) -> str:
+    """Where in `side`'s set-up (3.2, 3.3) the hex h is."""
+    st = rules["board"]
+    name = side.capitalize()
+    group = next((g for g, f in sorted(st["fronts"][side].items()) if h in f), None)
+    if group is not None:
+        return f"on the front of {name} group {group}"
+    if h in st["cd_area"]:
+        return f"in the {name} set-up area of group C, D (3.3)"
+    if h in st["red_star"]:
+        return f"a {name} red-star hex (3.3)"
+    return f"a hex of the {name} placements of 3.3"
+
+
 def candidate_hexes(rules: dict, uid: str) -> list[str]:
-    """Hexes worth trying for a unit, in the default set-up's order of preference."""
+    """Hexes worth trying for a unit, in the default set-up's order of preference: its front
+    and the hexes next to it behind the front, or the hexes of its special placement."""
     b = board(rules)
     u = rules["units"][uid]
     st = rules["board"]
@@ -82,11 +100,11 @@ def candidate_hexes(rules: dict, uid: str) -> list[str]:
     behind = []
     for f in front:
         for n in b.neigh[f]:
-            if n not in front and n not in behind and b.behind(n, front, u["side"]):
+            if n not in behind and b.behind(n, u["side"], code):
                 behind.append(n)
-    if u["side"] == "german":
-        return front + behind
-    return front if is_front_infantry(u) else behind
+    if is_front_infantry(u):
+        return list(front)
+    return front + behind if u["side"] == "german" else behind
 
 
 def to_place(rules: dict, side: str) -> list[str]:
@@ -102,9 +120,9 @@ def place(rules: dict, uid: str, h: str) -> None:
 
 
 def default_hex(rules: dict, uid: str) -> str | None:
-    """The `default` standing order (a deterministic legal placement per group; the data
-    gives set-up groups, not historical hex-by-hex positions): spread each group over its
-    hexes in order (round robin by the unit's rank in its group), the first legal one."""
+    """The default placement (`end` in the set-up: a deterministic legal placement per group;
+    the data gives set-up groups, not historical hex-by-hex positions): spread each group over
+    its hexes in order (round robin by the unit's rank in its group), the first legal one."""
     u = rules["units"][uid]
     cands = candidate_hexes(rules, uid)
     if not cands:
@@ -151,7 +169,7 @@ def apply_place(rules: dict, side: str, order: dict) -> None:
     why = placement_error(rules, uid, h)
     if why:
         legal = [x for x in candidate_hexes(rules, uid) if placement_error(rules, uid, x) is None]
-        raise IllegalOrder("3.2" if side == "german" else "3.3", f"place {uid} in {h}: {why}", legal)
+        raise IllegalOrder(why[0], f"place {uid} in {h}: {why[1]}", legal)
     place(rules, uid, h)
 
 

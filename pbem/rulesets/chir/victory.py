@@ -37,14 +37,15 @@ def german_line(rules: dict) -> bool:
 
 
 def exit_line(rules: dict, start: str) -> bool:
-    """4.4: a line from the exit hex to 4316 or 4323 through no hex with German units and no
-    German-controlled hex."""
+    """4.4: a line from the exit hex to 4316 or 4323, both included, through no hex with German
+    units and no German-controlled hex (3.3 with its zone-of-control clause: `board.control`)."""
     b = board(rules)
     german = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] == "german"}
     goals = set(rules["board"]["exit_loc_to"])
+    of = bd.control(rules)
 
     def open_(h: str) -> bool:
-        return h not in german and bd.controller(rules, h) != "german"
+        return h not in german and of(h) != "german"
 
     if not open_(start):
         return False
@@ -81,8 +82,9 @@ def vp(rules: dict) -> dict:
             add(enemy, (u["full"] - u["str"]) * v["lost_halves_per_point"], f"{uid} lost {u['full'] - u['str']}", "4.1")
         if u["status"] == "exited" and u.get("exit_vp"):
             add("soviet", u["exit_vp"] * 2, f"{uid} left the map", "4.4")
+    of = bd.control(rules)
     for place in rules["board"]["places"]:
-        owners = {bd.controller(rules, h) for h in place["hexes"]}
+        owners = {of(h) for h in place["hexes"]}
         if len(owners) == 1:
             owner = owners.pop()
             value = place["vp"] * 2
