@@ -1,4 +1,4 @@
-"""DESIGN §2.1: strict YAML, the YAML 1.2 core-schema scalars, canonical bytes, hashes."""
+"""DESIGN §2.1 and docs/yaml.md: strict YAML, plain scalars, canonical bytes, hashes."""
 
 import hashlib
 import json
@@ -14,35 +14,66 @@ from pbem.core.errors import InputError
 
 
 @pytest.mark.parametrize("text, value", [
-    ("a: NO", "NO"), ("a: no", "no"), ("a: Yes", "Yes"), ("a: off", "off"),
-    ("a: 0139", "0139"), ("a: 0o17", "0o17"), ("a: 0x1F", "0x1F"), ("a: +5", "+5"),
-    ("a: 1:30", "1:30"), ("a: 2026-11-29", "2026-11-29"), ("a: 2026-11-29T10:00:00Z", "2026-11-29T10:00:00Z"),
-    ("a: True", "True"), ("a: FALSE", "FALSE"), ("a: Null", "Null"), ("a: '12'", "12"), ('a: "true"', "true"),
-    ("a: 12", 12), ("a: -3", -3), ("a: 0", 0), ("a: true", True), ("a: false", False),
-    ("a: null", None), ("a: ~", None), ("a:", None), ("a: 9007199254740992", 2**53), ("a: -9007199254740992", -2**53),
-    ("a: x.5", "x.5"), ("a: 3118", 3118), ("a: '3118'", "3118"),
+    ("a: '12'", "12"), ('a: "true"', "true"), ("a: 'NO'", "NO"), ('a: "0139"', "0139"), ("a: '~'", "~"),
+    ("a: 12", 12), ("a: -3", -3), ("a: 0", 0), ("a: -0", 0), ("a: true", True), ("a: false", False),
+    ("a: null", None), ("a:", None), ("a: 9007199254740991", 2**53 - 1), ("a: -9007199254740991", -(2**53 - 1)),
+    ("a: x.5", "x.5"), ("a: 3118", 3118), ("a: '3118'", "3118"), ("a: yEs", "yEs"), ("a: nO", "nO"),
+    ("a: 1:60", "1:60"), ("a: 0x", "0x"), ("a: e3", "e3"), ("a: inf", "inf"), ("a: NaN", "NaN"), ("a: v1.2", "v1.2"),
+    ("a: 2026-11", "2026-11"), ("a: 11:30am", "11:30am"), ("a: a:b", "a:b"), ("a: a#b", "a#b"), ("a: -x", "-x"),
+    ("a: 'x''y'", "x'y"), ('a: "\\u00e9\\t\\U0001F600"', "é\t😀"), ("a: [x, {b: 1}]", ["x", {"b": 1}]),
 ])
 def test_scalars_resolve_as_yaml_1_2_core_narrowed(text, value):
     assert loads(text)["a"] == value
     assert type(loads(text)["a"]) is type(value)
 
 
+YAML_1_1_BOOLEANS = "y Y yes Yes YES n N no No NO True TRUE False FALSE on On ON off Off OFF".split()
+NULLS = "~ Null NULL".split()
+INTEGERS = ["0b1010", "-0b1", "0b1_0", "017", "0139", "-017", "00", "0_7", "0o17", "0x1F", "-0x1f", "0x_1", "1:30",
+            "-1:30:00", "190:20:30", "1_000", "+5", "+0", "1__0", "09"]
+FLOATS = ["1.5", "1.", ".5", "-.5", "+1.5", "1e3", "1E3", "1e+3", "-1e-3", "1.5e3", "1_0.5", "1._5", "1:30.5",
+          ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "+.inf", ".nan", ".NaN", ".NAN", ".", "-.", "1.2.3", "...",
+          "0.5", "-0.0", "6.8523015e+5"]
+TIMESTAMPS = ["2026-11-29", "2026-11-29T10:00:00Z", "2026-11-29t10:00:00Z", "2026-11-29 10:00:00",
+              "2026-1-5T1:00:00", "2026-11-29T10:00:00.25", "2026-11-29T10:00:00+01:00", "2026-11-29 10:00:00 -5",
+              "2026-11-29T10:00:00.5 Z", "2001-12-14t21:59:43.10-05:00"]
+OTHERS = ["<<", "="]
+AMBIGUOUS = YAML_1_1_BOOLEANS + NULLS + INTEGERS + FLOATS + TIMESTAMPS + OTHERS
+
+
+@pytest.mark.parametrize("word", AMBIGUOUS)
+def test_plain_scalars_some_reader_takes_for_no_string_are_refused(word):
+    for text, line in ((f"a: 1\nb: {word}\n", 2), (f"a: 1\n{word}: x\n", 2), (f"- 1\n- [x, {word}]\n", 2)):
+        with pytest.raises(InputError) as caught:
+            loads(text, "p.yaml")
+        message = caught.value.message
+        assert message.startswith(f"p.yaml, line {line}: ") and caught.value.exit_code == 4
+        assert "float" in message if word in FLOATS else "quote it" in message
+    for quoted in (f"'{word}'", json.dumps(word)):
+        assert loads(f"a: {quoted}") == {"a": word}
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("a: 1\na: 2", "the key 'a' appears twice"),
     ("x:\n  b: 1\n  b: 1", "the key 'b' appears twice"),
+    ("a: 1\n'a': 2", "the key 'a' appears twice"),
     ("1: x", "mapping keys must be strings, not an integer"),
     ("true: x", "mapping keys must be strings, not a boolean"),
-    ("~: x", "mapping keys must be strings, not null"),
+    ("null: x", "mapping keys must be strings, not null"),
+    ("~: x", "quote it"),
     ("? [1]\n: x", "mapping keys must be strings, not a list"),
+    ("{[1]: x}", "mapping keys must be strings, not a list"),
     ("a: 1.5", "float"), ("a: 1e3", "float"), ("a: .5", "float"), ("a: .inf", "float"), ("a: -.Inf", "float"),
     ("a: .nan", "float"), ("a: 1.", "float"),
-    ("a: 9007199254740993", "beyond ±2^53"), ("a: -9007199254740993", "beyond ±2^53"),
+    ("a: 9007199254740992", "beyond ±2^53−1"), ("a: -9007199254740992", "beyond ±2^53−1"),
+    ("a: 9007199254740993", "beyond ±2^53−1"), ("a: -9007199254740993", "beyond ±2^53−1"),
+    ("a: " + "9" * 5000, "beyond ±2^53−1"), ("a: -" + "1" * 5000, "beyond ±2^53−1"),
     ("a: &x 1", "anchors (&x) are not allowed"), ("a: &x [1]\nb: *x", "anchors"),
     ("a: !!python/object:os.system x", "tags"), ("a: !!str x", "tags"), ("a: !custom x", "tags"),
     ("a: !!python/object/apply:os.system [ls]", "tags"),
     ("a: [1, 2", "malformed or truncated"), ("a: 'x", "malformed or truncated"),
     ("a: b\n---\nc: d", "more than one YAML document"),
-    ("", "empty"), ("   \n\n", "empty"),
+    ("", "empty"), ("   \n\n", "empty"), ("# just a comment\n", "holds no YAML document"),
 ])
 def test_rejections_name_the_problem(text, fragment):
     with pytest.raises(InputError) as caught:
@@ -104,16 +135,32 @@ def test_digest_is_domain_separated():
     assert digest(b"pbem-state-v1\n", obj) != digest(b"pbem-packet-v1\n", obj)
 
 
+TRICKY = AMBIGUOUS + ["true", "false", "null", "", "-", "?", ":", "?x", ":x", "-x", "- x", "a: b", "a #b", "#",
+                      "x\ty", " x", "x ", "a\u2028b", "\u0085", "\ufeff", "\x7f", "\x00", "'", '"', "\\", "|",
+                      ">", "&a", "*a", "!a", "%a", "@a", "`a", "[]", "{}", ",", "...", "---", "9007199254740992"]
+strings = st.text(max_size=20) | st.sampled_from(TRICKY)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-2**53, max_value=2**53) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    st.none() | st.booleans() | st.integers(min_value=-(2**53 - 1), max_value=2**53 - 1) | strings,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(strings, children, max_size=4),
     max_leaves=20,
 )
 
 
-@given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))
+@given(st.dictionaries(strings, json_values, max_size=5))
 def test_dump_then_strict_load_round_trips(doc):
-    assert loads(dumps(doc)) == doc
+    assert canon(loads(dumps(doc))) == canon(doc)
+
+
+@pytest.mark.parametrize("word", TRICKY)
+def test_dumps_quotes_every_string_a_reader_could_take_otherwise(word):
+    assert loads(dumps({word: [word]})) == {word: [word]}
+    assert canonical.scalar_text(word) != word or canonical.is_plain_string(word)
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), "a\ud800b", {"\udfff": 1}])
+def test_dumps_refuses_what_cannot_load_back(value):
+    with pytest.raises(ValueError):
+        dumps({"a": value})
 
 
 @given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))

@@ -5,10 +5,9 @@ parser where present), so that every rule below is checked in one pass with boun
 memory and the line of each offence is known:
 
 - no anchors, aliases or tags (not even `!!str`); no duplicate keys; string keys only;
-- scalars resolve as in the YAML 1.2 core schema, narrowed: `true`/`false` are the only
-  booleans, `null`/`~`/empty the only nulls, and only plain decimal integers without
-  leading zeros are integers, so `NO`, `0139`, `1:30` and `2026-11-29` stay strings;
-- floats, `.inf` and `.nan` are rejected; integers must lie within ±2^53;
+- a plain scalar is `null`, empty, `true`, `false`, an integer `-?(0|[1-9][0-9]*)` within
+  ±(2^53−1), or a string that no YAML 1.1 or 1.2 reader takes for anything else:
+  `NO`, `0139`, `1:30`, `1.5`, `~`, `2026-11-29`, `<<` and the like must be quoted;
 - input size, nesting depth, node count and string length are limited.
 """
 
@@ -31,17 +30,98 @@ MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 200_000
 MAX_STRING = 256 * 1024
-MAX_INT = 2**53
+MAX_INT = 2**53 - 1
 
 DOMAIN_GENESIS = b"pbem-genesis-v1\n"
 DOMAIN_PACKET = b"pbem-packet-v1\n"
 DOMAIN_STATE = b"pbem-state-v1\n"
 
-_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
-_FLOAT = re.compile(
-    r"[-+]?(\.[0-9]+|[0-9]+\.[0-9]*)([eE][-+]?[0-9]+)?\Z|[-+]?[0-9]+[eE][-+]?[0-9]+\Z|[-+]?\.(inf|Inf|INF)\Z|\.(nan|NaN|NAN)\Z"
-)
-_NULL = {"", "~", "null"}
+# --- plain scalars ---------------------------------------------------------------------
+
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+# Plain scalars that some YAML 1.1 or 1.2 reader takes for something other than a string,
+# from the resolvers of YAML 1.1 (yaml.org/type), YAML 1.2 (core and JSON schemas) and
+# PyYAML's variants of the 1.1 ones. Each must be quoted to be a string.
+_WORD_KINDS = {
+    **dict.fromkeys("y Y yes Yes YES n N no No NO on On ON off Off OFF".split(), "a boolean by YAML 1.1 readers"),
+    **dict.fromkeys("True TRUE False FALSE".split(), "a boolean by YAML 1.1 and 1.2 readers"),
+    **dict.fromkeys("~ Null NULL".split(), "null by YAML 1.1 and 1.2 readers"),
+    "<<": "the merge key by YAML 1.1 readers",
+    "=": "the value key by YAML 1.1 readers",
+}
+_NUMBER_KINDS = [
+    ("an integer", re.compile(r"""(?x)
+        [-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(?:0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+
+      | [-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+                       # YAML 1.1
+      | [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+                   # YAML 1.2 core
+    """)),
+    ("a float", re.compile(r"""(?x)
+        [-+]?(?:[0-9][0-9_]*)?\.[0-9.]*(?:[eE][-+][0-9]+)?          # YAML 1.1
+      | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+      | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+      | [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?               # PyYAML's YAML 1.1
+      | \.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+      | [-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?    # YAML 1.2 core and JSON
+    """)),
+    ("a date or timestamp", re.compile(r"""(?x)
+        [0-9]{4}-[0-9]{2}-[0-9]{2}
+      | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
+        (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
+    """)),
+]
+_NUMBER_START = frozenset("-+.0123456789")
+
+
+class _Refused(Exception):
+    """A scalar or line that breaks a rule; the caller adds the source and line."""
+
+
+def _plain(value: str) -> Any:
+    """The value of a plain scalar, or _Refused saying why it must be quoted."""
+    if not value or value == "null":
+        return None
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    first = value[0]
+    if first in _NUMBER_START:
+        if _INT.fullmatch(value):
+            # 2^53−1 has 16 digits; int() of a much longer one would be slow or refused.
+            number = int(value) if len(value) <= 17 else MAX_INT + 1
+            if abs(number) > MAX_INT:
+                raise _Refused(f"the integer {value} is beyond ±2^53−1, the range that every JSON reader keeps "
+                               "exact; quote it if it is not a number")
+            return number
+        for kind, pattern in _NUMBER_KINDS:
+            if pattern.fullmatch(value):
+                if kind == "a float":
+                    raise _Refused(f"{value!r} could be read as a float, and floats are not allowed: "
+                                   "use an integer (count halves as integers) or quote it")
+                raise _Refused(f"{value!r} could be read as {kind} by YAML 1.1 or 1.2 readers; quote it")
+        if value == "-":
+            raise _Refused("a plain '-' inside [ ] or { } is not YAML; quote it")
+        return value
+    kind = _WORD_KINDS.get(value)
+    if kind is not None:
+        raise _Refused(f"{value!r} could be read as {kind}; quote it")
+    if first in "?:":
+        raise _Refused(f"a plain value may not begin with '{first}'; quote it")
+    return value
+
+
+def is_plain_string(value: str) -> bool:
+    """Whether `value` written unquoted reads back as the same string."""
+    try:
+        return _plain(value) == value
+    except _Refused:
+        return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = ("a \\u escape names half of a surrogate pair, which is not a character; escape the character "
+                     "itself, such as \\U0001F600")
 
 
 def _fail(source: str, mark: Any, message: str) -> InputError:
@@ -55,21 +135,14 @@ def _scalar(event: Any, source: str) -> Any:
         raise _fail(source, event.start_mark, f"tags such as {event.tag!r} are not allowed")
     if len(value) > MAX_STRING:
         raise _fail(source, event.start_mark, f"a string of {len(value)} characters is longer than the limit of {MAX_STRING}")
-    if not event.implicit[0]:
-        return value  # quoted or block scalar: always a string
-    if value in _NULL:
-        return None
-    if value in ("true", "false"):
-        return value == "true"
-    if _INT.match(value):
-        number = int(value)
-        if abs(number) > MAX_INT:
-            raise _fail(source, event.start_mark, f"the integer {value} is beyond ±2^53")
-        return number
-    if _FLOAT.match(value):
-        raise _fail(source, event.start_mark,
-                    f"the number {value} is a float; floats are not allowed (use integers, halves as integers, or a quoted string)")
-    return value
+    if not event.implicit[0]:  # quoted or block scalar: always a string
+        if event.style == '"' and _SURROGATE.search(value):
+            raise _fail(source, event.start_mark, _SURROGATE_ESCAPE)
+        return value
+    try:
+        return _plain(value)
+    except _Refused as refused:
+        raise _fail(source, event.start_mark, str(refused)) from None
 
 
 def loads(data: bytes | str, source: str = "<input>") -> Any:
@@ -85,6 +158,11 @@ def loads(data: bytes | str, source: str = "<input>") -> Any:
         text = data
         if len(text) > MAX_BYTES:
             raise InputError(f"{source}: the text is {len(text)} characters, over the limit of {MAX_BYTES}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InputError(f"{source}, line {text.count(chr(10), 0, exc.start) + 1}: the text holds a lone "
+                             f"surrogate (U+{ord(text[exc.start]):04X}), which is not a character") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -151,6 +229,8 @@ def loads(data: bytes | str, source: str = "<input>") -> Any:
         problem = getattr(exc, "problem", None) or str(exc)
         if "nesting depth" in problem:  # newer LibYAML stops deep nesting itself
             raise _fail(source, mark, f"the document is nested deeper than {MAX_DEPTH} levels") from None
+        if "Unicode character escape" in problem:
+            raise _fail(source, mark, _SURROGATE_ESCAPE) from None
         raise _fail(source, mark, f"the YAML is malformed or truncated ({problem})") from None
     if not done:
         raise InputError(f"{source}: the file holds no YAML document")
@@ -225,8 +305,8 @@ def digest(domain: bytes, obj: Any) -> str:
 
 def dumps(obj: Any) -> str:
     """YAML text for humans that loads back (strictly) to exactly `obj`: block style,
-    sorted keys, strings plain where no reader could take them for anything else and
-    JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar)."""
+    sorted keys, strings plain where the strict loader reads them back as the same string
+    and JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar)."""
     lines: list[str] = []
     if isinstance(obj, (dict, list)) and obj:
         _emit(obj, 0, lines)
@@ -236,7 +316,6 @@ def dumps(obj: Any) -> str:
 
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.@/+-]*\Z")
-_WORDS = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
 # Characters YAML reads as line breaks or refuses raw; JSON leaves them unescaped.
 _UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
@@ -249,10 +328,14 @@ def scalar_text(value: Any) -> str:
     if value is False:
         return "false"
     if type(value) is int:
+        if abs(value) > MAX_INT:
+            raise ValueError(f"cannot write the integer {value} to a pbem file: it is beyond ±2^53−1")
         return str(value)
     if type(value) is str:
-        if _PLAIN.match(value) and value.lower() not in _WORDS:
+        if _PLAIN.match(value) and is_plain_string(value):
             return value
+        if _SURROGATE.search(value):
+            raise ValueError(f"cannot write {value!r} to a pbem file: it holds a lone surrogate")
         return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
     raise TypeError(f"cannot write {type(value).__name__} {value!r} to a pbem file")
 
