@@ -63,6 +63,7 @@ def test_plain_scalars_some_reader_takes_for_no_string_are_refused(word):
     ("~: x", "quote it"),
     ("? [1]\n: x", "mapping keys must be strings, not a list"),
     ("{[1]: x}", "mapping keys must be strings, not a list"),
+    ("{: x}", "a mapping entry has no key"),
     ("a: 1.5", "float"), ("a: 1e3", "float"), ("a: .5", "float"), ("a: .inf", "float"), ("a: -.Inf", "float"),
     ("a: .nan", "float"), ("a: 1.", "float"),
     ("a: 9007199254740992", "beyond ±2^53−1"), ("a: -9007199254740992", "beyond ±2^53−1"),
@@ -70,9 +71,13 @@ def test_plain_scalars_some_reader_takes_for_no_string_are_refused(word):
     ("a: " + "9" * 5000, "beyond ±2^53−1"), ("a: -" + "1" * 5000, "beyond ±2^53−1"),
     ("a: &x 1", "anchors (&x) are not allowed"), ("a: &x [1]\nb: *x", "anchors"),
     ("a: !!python/object:os.system x", "tags"), ("a: !!str x", "tags"), ("a: !custom x", "tags"),
+    ("a: ! 12", "tags such as '!' are not allowed"), ("- ! [1]", "tags"),
     ("a: !!python/object/apply:os.system [ls]", "tags"),
     ("a: [1, 2", "malformed or truncated"), ("a: 'x", "malformed or truncated"),
     ("a: b\n---\nc: d", "more than one YAML document"),
+    ("%YAML 1.2\n---\na: 1", "directives (%YAML, %TAG) are not allowed"),
+    ("%FOO bar\n---\na: 1", "directives (%YAML, %TAG) are not allowed"),
+    ("a: 1\n...\nb: 2", "only comments may follow the end of the document"),
     ("", "empty"), ("   \n\n", "empty"), ("# just a comment\n", "holds no YAML document"),
 ])
 def test_rejections_name_the_problem(text, fragment):
@@ -81,6 +86,81 @@ def test_rejections_name_the_problem(text, fragment):
     assert fragment in caught.value.message
     assert caught.value.message.startswith("packet.yaml")
     assert caught.value.exit_code == 4
+
+
+# Where LibYAML reads YAML otherwise than the YAML 1.2 spec (or accepts what the spec
+# refuses), the construct is refused: each refusal names the line and says what to do.
+@pytest.mark.parametrize("text, line, fragment", [
+    ('key: "value"# invalid comment\n', 1, "a comment must be preceded by a space"),
+    ("a: [b, c]#x\n", 1, "a comment must be preceded by a space"),
+    ("a: [b,#x\n  c]\n", 1, "a comment must be preceded by a space"),
+    ("block: ># comment\n  scalar\n", 1, "a comment must be preceded by a space"),
+    ("[-]\n", 1, "a plain '-' inside [ ] or { } is not YAML; quote it"),
+    ("a: [-, -]\n", 1, "quote it"),
+    ("- ! 12\n", 1, "tags such as '!' are not allowed"),
+    ("a: 1\n{ ?foo: bar }: 2\n", 2, "mapping keys must be strings"),
+    ("x: { ?foo: bar }\n", 1, "explicit keys ('? key') are not allowed"),
+    ("x: [?foo]\n", 1, "a key: value pair inside [ ] must be written inside { }"),
+    ("? a\n: b\n", 1, "explicit keys"),
+    ("a: ?x\n", 1, "a plain value may not begin with '?'; quote it"),
+    ("a: :x\n", 1, "a plain value may not begin with ':'; quote it"),
+    ("a: |+\n  x\n\n", 1, "keep chomping (|+ or >+) is not allowed"),
+    ("a: >+\n  x\n", 1, "keep chomping"),
+    ("a: |2\n   x\n", 1, "an indentation indicator after | or > is not allowed"),
+    ("a: |\n  x\n   \n", 3, "a line of only spaces in a block scalar may not be longer than"),
+    ("a: >\n   \n  x\n", 2, "a block scalar with no text may not hold a line of spaces"),
+    ("a: >\n  x\n    \n  z\n", 3, "a line of only spaces in a block scalar may not be longer than"),
+    ("a: >\n \n  \nb: 1\n", 2, "a block scalar with no text may not hold a line of spaces"),
+    ("a: |\n  x", 1, "a block scalar (| or >) that ends the file must end with a line break"),
+    ("-\n|\n x\n", 2, "the | of a block scalar must be indented more than the key or '-' it belongs to"),
+    ("k:\n>\n x\n", 2, "must be indented more than the key"),
+    ("--- |\n\n# x\n", 1, "a block scalar at the top level with no indented text"),
+    ("--- >\nline1\n", 1, "a block scalar at the top level with no indented text"),
+    ('foo: "bar\n  baz"\n', 1, "a plain or quoted value must be on one line"),
+    ("foo: bar\n  baz\n", 1, "a plain or quoted value must be on one line"),
+    ('foo: "bar\n\tbaz"\n', 2, "a tab in the indentation of a line; indent with spaces"),
+    ("a:\n\tb: 1\n", 2, "a tab in the indentation"),
+    ("a:\t1\n", 1, "a tab may stand only inside a scalar or a comment, or at the end of a line; use spaces"),
+    ("- a\n-\t\n  b\n", 2, "a tab may not follow the '-' of a list entry; use spaces"),
+    ("- [\n\tfoo,\n foo\n ]\n", 2, "a tab in the indentation"),
+    ("flow: [a,\nb,\nc]\n", 2, "a line inside [ ] or { } must be indented at least 1 space"),
+    ("a:\n  b: [x,\n  z]\n", 3, "must be indented at least 3 spaces"),
+    ("a: [x,\n# c\n  z]\n", 2, "a comment inside [ ] or { } must be indented at least 1 space"),
+    ("{\n a: b\n# c\n}\n", 3, "a comment inside [ ] or { } must be indented at least 1 space"),
+    ("a: [x, [z,\n]]\n", 2, "must be indented at least 1 space"),
+    ("[x: y]\n", 1, "a key: value pair inside [ ] must be written inside { }"),
+    ("{a, b: c}\n", 1, "every entry inside { } must be a key, ':' and a value"),
+    ("{a:1}\n", 1, "every entry inside { } must be a key"),
+    ('{"a":1}\n', 1, "the ':' after a key must be followed by a space"),
+    ("{a\n: 1}\n", 1, "a key and its ':' must be on one line"),
+    ("a: \u2028\n", 1, "U+2028 (a line separator) may only be written as an escape"),
+    ("a: x\u0085y\n", 1, "U+0085"), ("# \u2029\na: 1\n", 1, "U+2029"),
+    ("a: 1\nb: \ufeffx\n", 2, "U+FEFF (a byte order mark)"),
+    ("a: \x07\n", 1, "U+0007 (a control character)"), ("a: '\x7f'\n", 1, "U+007F"),
+    ('a: "\\ud800"\n', 1, "half of a surrogate pair"), ('a: "\\ud83d\\ude00"\n', 1, "half of a surrogate pair"),
+    ("a: 1\nb: \ud800\n", 2, "lone surrogate (U+D800)"),
+])
+def test_libyaml_departures_are_refused(text, line, fragment):
+    with pytest.raises(InputError) as caught:
+        loads(text, "p.yaml")
+    message = caught.value.message
+    assert message.startswith(f"p.yaml, line {line}: ") and fragment in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("text, value", [
+    ("a: 1\r\nb: 2\r\n", {"a": 1, "b": 2}), ("a: |\r  x\r  y\r", {"a": "x\ny\n"}),
+    ("a: >-\n  folded\n  text\n\n  next\nb: 1\n", {"a": "folded text\nnext", "b": 1}),
+    ("a: |\n  x\n\n  y\n# comment\n", {"a": "x\n\ny\n"}), ("a: |\n  x\n  \n", {"a": "x\n"}),
+    ("a: b #c\n", {"a": "b"}), ("a: 'x # y' # z\n", {"a": "x # y"}),
+    ("a: [\n  x,\n  z, # c\n  # d\n]\n", {"a": ["x", "z"]}), ("a:\n  b: [\n    1\n  ]\n", {"a": {"b": [1]}}),
+    ("{a: 1,\n b: [2]}\n", {"a": 1, "b": [2]}), ("a: x\ty\n", {"a": "x\ty"}),
+    ('a: "x\ty"  # c\t1\n', {"a": "x\ty"}), ("a: 1\t\nb:\t# c\n  - z \t\n", {"a": 1, "b": ["z"]}),
+    ("---\na: 1\n...\n# bye\n", {"a": 1}), ("--- |\n  x\n", "x\n"),
+    ("a: 'what?'\nb: why?\n", {"a": "what?", "b": "why?"}),
+])
+def test_what_the_subset_reads(text, value):
+    assert loads(text) == value
 
 
 def test_rejection_names_the_line():
