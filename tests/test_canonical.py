@@ -132,6 +132,7 @@ def test_rejections_name_the_problem(text, fragment):
     ("{a, b: c}\n", 1, "every entry inside { } must be a key, ':' and a value"),
     ("{a:1}\n", 1, "every entry inside { } must be a key"),
     ('{"a":1}\n', 1, "the ':' after a key must be followed by a space"),
+    ("a: {x:}\n", 1, "the ':' after a key must be followed by a space"), ("- [x:, y]\n", 1, "followed by a space"),
     ("{a\n: 1}\n", 1, "a key and its ':' must be on one line"),
     ("a: \u2028\n", 1, "U+2028 (a line separator) may only be written as an escape"),
     ("a: x\u0085y\n", 1, "U+0085"), ("# \u2029\na: 1\n", 1, "U+2029"),

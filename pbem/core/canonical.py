@@ -531,6 +531,7 @@ def _check_suspects(text: str, source: str, spans: list[int]) -> None:
 
 # --- explaining a parser error --------------------------------------------------------------
 
+_BLANK = ("", " ", "\t", "\n")
 _CONTEXTS = [
     ("anchor", "anchors (&name) are not allowed"),
     ("alias", "aliases (*name) are not allowed"),
@@ -561,6 +562,8 @@ def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:
                 return _fail(source, context_mark or mark, message)
     if found is not None:
         return InputError(f"{source}, line {_line_of(text, found[0])}: {found[1]}")
+    if mark is not None and text.startswith(":", mark.index) and text[mark.index + 1:mark.index + 2] not in _BLANK:
+        return _fail(source, mark, "the ':' after a key must be followed by a space")  # LibYAML refuses x:, x:}
     return _fail(source, mark, f"the YAML is malformed or truncated ({problem})")
 
 
@@ -632,8 +635,9 @@ def _diagnose(text: str, limit: int) -> tuple[int, str] | None:
 def _value_problems(text: str, token: Any, before: Any, older: Any) -> list[tuple[int, str]]:
     """What is wrong with the ':' of `token`, given the two tokens before it."""
     start = token.start_mark.index
-    glued = text[start + 1:start + 2] not in ("", " ", "\t", "\n", ",", "]", "}")
-    if glued and (start == 0 or text[start - 1] in " \n[{,"):
+    after = text[start + 1:start + 2]
+    glued = after not in _BLANK
+    if glued and after not in ",]}" and (start == 0 or text[start - 1] in " \n[{,"):
         return [(start, "a plain value may not begin with ':'; quote it")]
     problems = [(start, "the ':' after a key must be followed by a space")] if glued else []
     if isinstance(before, yaml.ScalarToken) and isinstance(older, yaml.ValueToken):
