@@ -1,7 +1,10 @@
 """DESIGN §2.1 and docs/yaml.md: strict YAML, plain scalars, canonical bytes, hashes."""
 
+import functools
 import hashlib
 import json
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -268,3 +271,24 @@ def test_any_input_loads_or_is_an_input_error(data):
         loads(data, "fuzz.yaml")
     except InputError as exc:
         assert exc.message.startswith("fuzz.yaml")
+
+
+@functools.cache
+def _documented_patterns() -> list[re.Pattern]:
+    """The patterns of docs/yaml.md §6 that a plain scalar may not match."""
+    text = (Path(__file__).parents[1] / "docs" / "yaml.md").read_text(encoding="utf-8")
+    table = text[text.index("| read as | patterns |"):text.index("So `NO`")]
+    cells = [row.split(" | ", 1)[1] for row in table.splitlines()[2:] if row.startswith("| ")]
+    return [re.compile(code.replace("\\|", "|")) for cell in cells for code in re.findall(r"`([^`]+)`", cell)]
+
+
+@settings(max_examples=3000)
+@given(st.text(st.sampled_from("0123456789+-._:eExXbBoO tTZ yYnN~<=aIifFN"), min_size=1, max_size=12)
+       | st.sampled_from(AMBIGUOUS + TRICKY))
+def test_docs_define_the_plain_scalars_the_loader_refuses(word):
+    word = word.strip(" ")
+    documented = any(pattern.fullmatch(word) for pattern in _documented_patterns())
+    integer = re.fullmatch(r"-?(0|[1-9][0-9]*)", word) is not None
+    refused = not canonical.is_plain_string(word) and word not in ("", "null", "true", "false")
+    if word and not integer and word[0] not in "?:" and word != "-":
+        assert refused == documented, word
