@@ -135,9 +135,20 @@ def is_plain_string(value: str) -> bool:
 # U+FEFF, which may only open the file.
 _BAD_CHAR = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
-# Characters that only a look at the parsed positions can tell apart: a tab that is not
-# in a scalar or comment, a '?' that is an explicit-key indicator, a '#' glued to a token.
-_SUSPECT = re.compile(r"[\t?]|(?<=[^ \t\n])#")
+# What only the positions of the parsed scalars tell apart: a tab outside scalars and
+# comments, a '?' that is an explicit-key indicator, a '#' glued to the token before it.
+_SUSPECT = re.compile(r"[\t?#]")  # a '#' after whitespace is not suspect, but a comment
+
+
+def _has_suspects(text: str) -> bool:
+    if "\t" in text or "?" in text:
+        return True
+    at = text.find("#")
+    while at >= 0:
+        if at and text[at - 1] not in " \t\n":
+            return True
+        at = text.find("#", at + 1)
+    return False
 
 
 def _text(data: bytes | str, source: str) -> str:
@@ -208,7 +219,7 @@ class _Lines:
 def loads(data: bytes | str, source: str = "<input>") -> Any:
     """Parse one YAML document strictly; raise InputError naming `source` and the line."""
     text = _text(data, source)
-    careful = _SUSPECT.search(text) is not None
+    careful = _has_suspects(text)
     try:
         return _load(text, source, careful)
     except yaml.YAMLError as exc:
@@ -469,25 +480,10 @@ def _span_end(spans: list[int], index: int) -> int:
     return spans[at] if at % 2 == 1 and at < len(spans) and index < spans[at] else -1
 
 
-def _comment_start(text: str, spans: list[int], line_start: int, line_end: int) -> int:
-    """Where the comment of a line begins (a '#' after a space, a tab or the line start,
-    outside any scalar), or -1."""
-    at = text.find("#", line_start, line_end)
-    while at >= 0:
-        end = _span_end(spans, at)
-        if end >= 0:
-            at = text.find("#", end, line_end)
-            continue
-        if at == line_start or text[at - 1] in " \t":
-            return at
-        at = text.find("#", at + 1, line_end)
-    return -1
-
-
 def _first_suspect_problem(text: str, spans: list[int], limit: int) -> tuple[int, str] | None:
     """The first tab, '?' or glued '#' before `limit` that breaks a rule, given the spans
-    of the scalars parsed: (index, problem) or None. Linear in the text: each scalar,
-    comment and line end is passed once."""
+    of the scalars parsed: (index, problem) or None. Linear in the text: each scalar and
+    comment is passed over once."""
     position = 0
     while True:
         match = _SUSPECT.search(text, position, limit)
@@ -495,25 +491,23 @@ def _first_suspect_problem(text: str, spans: list[int], limit: int) -> tuple[int
             return None
         index = match.start()
         end = _span_end(spans, index)
-        if end >= 0:  # inside a scalar: its text
+        if end >= 0:  # in a scalar: its text
             position = end
             continue
-        line_start = text.rfind("\n", 0, index) + 1
         line_end = text.find("\n", index)
         line_end = len(text) if line_end < 0 else line_end
-        comment = _comment_start(text, spans, line_start, line_end)
-        if 0 <= comment < index:  # inside a comment
-            position = line_end
-            continue
         char = text[index]
+        if char == "#":
+            if index == 0 or text[index - 1] in " \t\n":  # a comment, to the end of its line
+                position = line_end
+                continue
+            return index, "a comment must be preceded by a space"
         if char == "?":
             return index, "explicit keys ('? key') are not allowed; write key: value"
-        if char == "#":
-            return index, "a comment must be preceded by a space"
-        if comment < 0 and text[index:line_end].strip(" \t"):
+        rest = text[index:line_end].lstrip(" \t")
+        if rest and rest[0] != "#":
             return index, "a tab may stand only inside a scalar or a comment, or at the end of a line; use spaces"
-        if comment > index and text[index:comment].strip(" \t"):
-            return index, "a tab may stand only inside a scalar or a comment, or at the end of a line; use spaces"
+        line_start = text.rfind("\n", 0, index) + 1
         before = index
         while before > line_start and text[before - 1] in " \t":
             before -= 1
