@@ -434,8 +434,10 @@ def _check_flow_lines(source: str, lines: _Lines, first: int, end: Any, block_co
 
 def _check_block_scalar(text: str, source: str, lines: _Lines, start: Any, end: Any, block_col: int) -> None:
     header = _BLOCK_HEADER.match(text, start.index)
-    indicators, rest = header.group(1), header.group(2)
     where = f"{source}, line {start.line + 1}"
+    if header is None:  # the parser placed the scalar elsewhere than its | or >
+        raise InputError(f"{where}: a block scalar must begin with | or >")
+    indicators, rest = header.group(1), header.group(2)
     if start.column <= block_col:
         raise InputError(f"{where}: the {header.group()[0]} of a block scalar must be indented more than the key or "
                          "'-' it belongs to")
