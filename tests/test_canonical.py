@@ -1,7 +1,10 @@
-"""DESIGN §2.1: strict YAML, the YAML 1.2 core-schema scalars, canonical bytes, hashes."""
+"""DESIGN §2.1 and docs/yaml.md: strict YAML, plain scalars, canonical bytes, hashes."""
 
+import functools
 import hashlib
 import json
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,35 +17,71 @@ from pbem.core.errors import InputError
 
 
 @pytest.mark.parametrize("text, value", [
-    ("a: NO", "NO"), ("a: no", "no"), ("a: Yes", "Yes"), ("a: off", "off"),
-    ("a: 0139", "0139"), ("a: 0o17", "0o17"), ("a: 0x1F", "0x1F"), ("a: +5", "+5"),
-    ("a: 1:30", "1:30"), ("a: 2026-11-29", "2026-11-29"), ("a: 2026-11-29T10:00:00Z", "2026-11-29T10:00:00Z"),
-    ("a: True", "True"), ("a: FALSE", "FALSE"), ("a: Null", "Null"), ("a: '12'", "12"), ('a: "true"', "true"),
-    ("a: 12", 12), ("a: -3", -3), ("a: 0", 0), ("a: true", True), ("a: false", False),
-    ("a: null", None), ("a: ~", None), ("a:", None), ("a: 9007199254740992", 2**53), ("a: -9007199254740992", -2**53),
-    ("a: x.5", "x.5"), ("a: 3118", 3118), ("a: '3118'", "3118"),
+    ("a: '12'", "12"), ('a: "true"', "true"), ("a: 'NO'", "NO"), ('a: "0139"', "0139"), ("a: '~'", "~"),
+    ("a: 12", 12), ("a: -3", -3), ("a: 0", 0), ("a: -0", 0), ("a: true", True), ("a: false", False),
+    ("a: null", None), ("a:", None), ("a: 9007199254740991", 2**53 - 1), ("a: -9007199254740991", -(2**53 - 1)),
+    ("a: x.5", "x.5"), ("a: 3118", 3118), ("a: '3118'", "3118"), ("a: yEs", "yEs"), ("a: nO", "nO"),
+    ("a: 1:60", "1:60"), ("a: 0x", "0x"), ("a: e3", "e3"), ("a: inf", "inf"), ("a: NaN", "NaN"), ("a: v1.2", "v1.2"),
+    ("a: 2026-11", "2026-11"), ("a: 11:30am", "11:30am"), ("a: a:b", "a:b"), ("a: a#b", "a#b"), ("a: -x", "-x"),
+    ("a: 'x''y'", "x'y"), ('a: "\\u00e9\\t\\U0001F600"', "é\t😀"), ("a: [x, {b: 1}]", ["x", {"b": 1}]),
 ])
 def test_scalars_resolve_as_yaml_1_2_core_narrowed(text, value):
     assert loads(text)["a"] == value
     assert type(loads(text)["a"]) is type(value)
 
 
+YAML_1_1_BOOLEANS = "y Y yes Yes YES n N no No NO True TRUE False FALSE on On ON off Off OFF".split()
+NULLS = "~ Null NULL".split()
+INTEGERS = ["0b1010", "-0b1", "0b1_0", "017", "0139", "-017", "00", "0_7", "0o17", "0x1F", "-0x1f", "0x_1", "1:30",
+            "-1:30:00", "190:20:30", "1_000", "+5", "+0", "1__0", "09"]
+FLOATS = ["1.5", "1.", ".5", "-.5", "+1.5", "1e3", "1E3", "1e+3", "-1e-3", "1.5e3", "1_0.5", "1._5", "1:30.5",
+          ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "+.inf", ".nan", ".NaN", ".NAN", ".", "-.", "1.2.3", "...",
+          "0.5", "-0.0", "6.8523015e+5"]
+TIMESTAMPS = ["2026-11-29", "2026-11-29T10:00:00Z", "2026-11-29t10:00:00Z", "2026-11-29 10:00:00",
+              "2026-1-5T1:00:00", "2026-11-29T10:00:00.25", "2026-11-29T10:00:00+01:00", "2026-11-29 10:00:00 -5",
+              "2026-11-29T10:00:00.5 Z", "2001-12-14t21:59:43.10-05:00"]
+OTHERS = ["<<", "="]
+AMBIGUOUS = YAML_1_1_BOOLEANS + NULLS + INTEGERS + FLOATS + TIMESTAMPS + OTHERS
+
+
+@pytest.mark.parametrize("word", AMBIGUOUS)
+def test_plain_scalars_some_reader_takes_for_no_string_are_refused(word):
+    for text, line in ((f"a: 1\nb: {word}\n", 2), (f"a: 1\n{word}: x\n", 2), (f"- 1\n- [x, {word}]\n", 2)):
+        with pytest.raises(InputError) as caught:
+            loads(text, "p.yaml")
+        message = caught.value.message
+        assert message.startswith(f"p.yaml, line {line}: ") and caught.value.exit_code == 4
+        assert "float" in message if word in FLOATS else "quote it" in message
+    for quoted in (f"'{word}'", json.dumps(word)):
+        assert loads(f"a: {quoted}") == {"a": word}
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("a: 1\na: 2", "the key 'a' appears twice"),
     ("x:\n  b: 1\n  b: 1", "the key 'b' appears twice"),
+    ("a: 1\n'a': 2", "the key 'a' appears twice"),
     ("1: x", "mapping keys must be strings, not an integer"),
     ("true: x", "mapping keys must be strings, not a boolean"),
-    ("~: x", "mapping keys must be strings, not null"),
+    ("null: x", "mapping keys must be strings, not null"),
+    ("~: x", "quote it"),
     ("? [1]\n: x", "mapping keys must be strings, not a list"),
+    ("{[1]: x}", "mapping keys must be strings, not a list"),
+    ("{: x}", "a mapping entry has no key"),
     ("a: 1.5", "float"), ("a: 1e3", "float"), ("a: .5", "float"), ("a: .inf", "float"), ("a: -.Inf", "float"),
     ("a: .nan", "float"), ("a: 1.", "float"),
-    ("a: 9007199254740993", "beyond ±2^53"), ("a: -9007199254740993", "beyond ±2^53"),
+    ("a: 9007199254740992", "beyond ±2^53−1"), ("a: -9007199254740992", "beyond ±2^53−1"),
+    ("a: 9007199254740993", "beyond ±2^53−1"), ("a: -9007199254740993", "beyond ±2^53−1"),
+    ("a: " + "9" * 5000, "beyond ±2^53−1"), ("a: -" + "1" * 5000, "beyond ±2^53−1"),
     ("a: &x 1", "anchors (&x) are not allowed"), ("a: &x [1]\nb: *x", "anchors"),
     ("a: !!python/object:os.system x", "tags"), ("a: !!str x", "tags"), ("a: !custom x", "tags"),
+    ("a: ! 12", "tags such as '!' are not allowed"), ("- ! [1]", "tags"),
     ("a: !!python/object/apply:os.system [ls]", "tags"),
     ("a: [1, 2", "malformed or truncated"), ("a: 'x", "malformed or truncated"),
     ("a: b\n---\nc: d", "more than one YAML document"),
-    ("", "empty"), ("   \n\n", "empty"),
+    ("%YAML 1.2\n---\na: 1", "directives (%YAML, %TAG) are not allowed"),
+    ("%FOO bar\n---\na: 1", "directives (%YAML, %TAG) are not allowed"),
+    ("a: 1\n...\nb: 2", "only comments may follow the end of the document"),
+    ("", "empty"), ("   \n\n", "empty"), ("# just a comment\n", "holds no YAML document"),
 ])
 def test_rejections_name_the_problem(text, fragment):
     with pytest.raises(InputError) as caught:
@@ -50,6 +89,82 @@ def test_rejections_name_the_problem(text, fragment):
     assert fragment in caught.value.message
     assert caught.value.message.startswith("packet.yaml")
     assert caught.value.exit_code == 4
+
+
+# Where LibYAML reads YAML otherwise than the YAML 1.2 spec (or accepts what the spec
+# refuses), the construct is refused: each refusal names the line and says what to do.
+@pytest.mark.parametrize("text, line, fragment", [
+    ('key: "value"# invalid comment\n', 1, "a comment must be preceded by a space"),
+    ("a: [b, c]#x\n", 1, "a comment must be preceded by a space"),
+    ("a: [b,#x\n  c]\n", 1, "a comment must be preceded by a space"),
+    ("block: ># comment\n  scalar\n", 1, "a comment must be preceded by a space"),
+    ("[-]\n", 1, "a plain '-' inside [ ] or { } is not YAML; quote it"),
+    ("a: [-, -]\n", 1, "quote it"),
+    ("- ! 12\n", 1, "tags such as '!' are not allowed"),
+    ("a: 1\n{ ?foo: bar }: 2\n", 2, "mapping keys must be strings"),
+    ("x: { ?foo: bar }\n", 1, "explicit keys ('? key') are not allowed"),
+    ("x: [?foo]\n", 1, "a key: value pair inside [ ] must be written inside { }"),
+    ("? a\n: b\n", 1, "explicit keys"),
+    ("a: ?x\n", 1, "a plain value may not begin with '?'; quote it"),
+    ("a: :x\n", 1, "a plain value may not begin with ':'; quote it"),
+    ("a: |+\n  x\n\n", 1, "keep chomping (|+ or >+) is not allowed"),
+    ("a: >+\n  x\n", 1, "keep chomping"),
+    ("a: |2\n   x\n", 1, "an indentation indicator after | or > is not allowed"),
+    ("a: |\n  x\n   \n", 3, "a line of only spaces in a block scalar may not be longer than"),
+    ("a: >\n   \n  x\n", 2, "a block scalar with no text may not hold a line of spaces"),
+    ("a: >\n  x\n    \n  z\n", 3, "a line of only spaces in a block scalar may not be longer than"),
+    ("a: >\n \n  \nb: 1\n", 2, "a block scalar with no text may not hold a line of spaces"),
+    ("a: |\n  x", 1, "a block scalar (| or >) that ends the file must end with a line break"),
+    ("-\n|\n x\n", 2, "the | of a block scalar must be indented more than the key or '-' it belongs to"),
+    ("k:\n>\n x\n", 2, "must be indented more than the key"),
+    ("--- |\n\n# x\n", 1, "a block scalar at the top level with no indented text"),
+    ("--- >\nline1\n", 1, "a block scalar at the top level with no indented text"),
+    ('foo: "bar\n  baz"\n', 1, "a plain or quoted value must be on one line"),
+    ("foo: bar\n  baz\n", 1, "a plain or quoted value must be on one line"),
+    ('foo: "bar\n\tbaz"\n', 2, "a tab in the indentation of a line; indent with spaces"),
+    ("a:\n\tb: 1\n", 2, "a tab in the indentation"),
+    ("a:\t1\n", 1, "a tab may stand only inside a scalar or a comment, or at the end of a line; use spaces"),
+    ("- a\n-\t\n  b\n", 2, "a tab may not follow the '-' of a list entry; use spaces"),
+    ("- [\n\tfoo,\n foo\n ]\n", 2, "a tab in the indentation"),
+    ("flow: [a,\nb,\nc]\n", 2, "a line inside [ ] or { } must be indented at least 1 space"),
+    ("a:\n  b: [x,\n  z]\n", 3, "must be indented at least 3 spaces"),
+    ("a: [x,\n# c\n  z]\n", 2, "a comment inside [ ] or { } must be indented at least 1 space"),
+    ("{\n a: b\n# c\n}\n", 3, "a comment inside [ ] or { } must be indented at least 1 space"),
+    ("a: [x, [z,\n]]\n", 2, "must be indented at least 1 space"),
+    ("[x: y]\n", 1, "a key: value pair inside [ ] must be written inside { }"),
+    ("{a, b: c}\n", 1, "every entry inside { } must be a key, ':' and a value"),
+    ("{a:1}\n", 1, "every entry inside { } must be a key"),
+    ('{"a":1}\n', 1, "the ':' after a key must be followed by a space"),
+    ("a: {x:}\n", 1, "the ':' after a key must be followed by a space"), ("- [x:, y]\n", 1, "followed by a space"),
+    ("{a\n: 1}\n", 1, "a key and its ':' must be on one line"),
+    ("a: \u2028\n", 1, "U+2028 (a line separator) may only be written as an escape"),
+    ("a: x\u0085y\n", 1, "U+0085"), ("# \u2029\na: 1\n", 1, "U+2029"),
+    ("a: 1\nb: \ufeffx\n", 2, "U+FEFF (a byte order mark)"),
+    ("a: \x07\n", 1, "U+0007 (a control character)"), ("a: '\x7f'\n", 1, "U+007F"),
+    ('a: "\\ud800"\n', 1, "half of a surrogate pair"), ('a: "\\ud83d\\ude00"\n', 1, "half of a surrogate pair"),
+    ("a: 1\nb: \ud800\n", 2, "lone surrogate (U+D800)"),
+])
+def test_libyaml_departures_are_refused(text, line, fragment):
+    with pytest.raises(InputError) as caught:
+        loads(text, "p.yaml")
+    message = caught.value.message
+    assert message.startswith(f"p.yaml, line {line}: ") and fragment in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("text, value", [
+    ("a: 1\r\nb: 2\r\n", {"a": 1, "b": 2}), ("a: |\r  x\r  y\r", {"a": "x\ny\n"}),
+    ("a: >-\n  folded\n  text\n\n  next\nb: 1\n", {"a": "folded text\nnext", "b": 1}),
+    ("a: |\n  x\n\n  y\n# comment\n", {"a": "x\n\ny\n"}), ("a: |\n  x\n  \n", {"a": "x\n"}),
+    ("a: b #c\n", {"a": "b"}), ("a: 'x # y' # z\n", {"a": "x # y"}),
+    ("a: [\n  x,\n  z, # c\n  # d\n]\n", {"a": ["x", "z"]}), ("a:\n  b: [\n    1\n  ]\n", {"a": {"b": [1]}}),
+    ("{a: 1,\n b: [2]}\n", {"a": 1, "b": [2]}), ("a: x\ty\n", {"a": "x\ty"}),
+    ('a: "x\ty"  # c\t1\n', {"a": "x\ty"}), ("a: 1\t\nb:\t# c\n  - z \t\n", {"a": 1, "b": ["z"]}),
+    ("---\na: 1\n...\n# bye\n", {"a": 1}), ("--- |\n  x\n", "x\n"),
+    ("a: 'what?'\nb: why?\n", {"a": "what?", "b": "why?"}),
+])
+def test_what_the_subset_reads(text, value):
+    assert loads(text) == value
 
 
 def test_rejection_names_the_line():
@@ -104,16 +219,32 @@ def test_digest_is_domain_separated():
     assert digest(b"pbem-state-v1\n", obj) != digest(b"pbem-packet-v1\n", obj)
 
 
+TRICKY = AMBIGUOUS + ["true", "false", "null", "", "-", "?", ":", "?x", ":x", "-x", "- x", "a: b", "a #b", "#",
+                      "x\ty", " x", "x ", "a\u2028b", "\u0085", "\ufeff", "\x7f", "\x00", "'", '"', "\\", "|",
+                      ">", "&a", "*a", "!a", "%a", "@a", "`a", "[]", "{}", ",", "...", "---", "9007199254740992"]
+strings = st.text(max_size=20) | st.sampled_from(TRICKY)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-2**53, max_value=2**53) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    st.none() | st.booleans() | st.integers(min_value=-(2**53 - 1), max_value=2**53 - 1) | strings,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(strings, children, max_size=4),
     max_leaves=20,
 )
 
 
-@given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))
+@given(st.dictionaries(strings, json_values, max_size=5))
 def test_dump_then_strict_load_round_trips(doc):
-    assert loads(dumps(doc)) == doc
+    assert canon(loads(dumps(doc))) == canon(doc)
+
+
+@pytest.mark.parametrize("word", TRICKY)
+def test_dumps_quotes_every_string_a_reader_could_take_otherwise(word):
+    assert loads(dumps({word: [word]})) == {word: [word]}
+    assert canonical.scalar_text(word) != word or canonical.is_plain_string(word)
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), "a\ud800b", {"\udfff": 1}])
+def test_dumps_refuses_what_cannot_load_back(value):
+    with pytest.raises(ValueError):
+        dumps({"a": value})
 
 
 @given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))
@@ -140,3 +271,24 @@ def test_any_input_loads_or_is_an_input_error(data):
         loads(data, "fuzz.yaml")
     except InputError as exc:
         assert exc.message.startswith("fuzz.yaml")
+
+
+@functools.cache
+def _documented_patterns() -> list[re.Pattern]:
+    """The patterns of docs/yaml.md §6 that a plain scalar may not match."""
+    text = (Path(__file__).parents[1] / "docs" / "yaml.md").read_text(encoding="utf-8")
+    table = text[text.index("| read as | patterns |"):text.index("So `NO`")]
+    cells = [row.split(" | ", 1)[1] for row in table.splitlines()[2:] if row.startswith("| ")]
+    return [re.compile(code.replace("\\|", "|")) for cell in cells for code in re.findall(r"`([^`]+)`", cell)]
+
+
+@settings(max_examples=3000)
+@given(st.text(st.sampled_from("0123456789+-._:eExXbBoO tTZ yYnN~<=aIifFN"), min_size=1, max_size=12)
+       | st.sampled_from(AMBIGUOUS + TRICKY))
+def test_docs_define_the_plain_scalars_the_loader_refuses(word):
+    word = word.strip(" ")
+    documented = any(pattern.fullmatch(word) for pattern in _documented_patterns())
+    integer = re.fullmatch(r"-?(0|[1-9][0-9]*)", word) is not None
+    refused = not canonical.is_plain_string(word) and word not in ("", "null", "true", "false")
+    if word and not integer and word[0] not in "?:" and word != "-":
+        assert refused == documented, word

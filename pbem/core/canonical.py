@@ -1,19 +1,26 @@
 """Strict YAML loading, canonical JSON bytes and domain-separated hashes (DESIGN §2.1).
 
-The loader builds Python objects straight from the parser's event stream (LibYAML's C
-parser where present), so that every rule below is checked in one pass with bounded
-memory and the line of each offence is known:
+pbem reads a subset of YAML 1.2 that every conforming reader reads to the same value;
+docs/yaml.md defines it. The loader builds Python objects straight from the parser's
+event stream (LibYAML's C parser where present), so that every rule is checked in one
+pass with bounded memory and the line of each offence is known:
 
-- no anchors, aliases or tags (not even `!!str`); no duplicate keys; string keys only;
-- scalars resolve as in the YAML 1.2 core schema, narrowed: `true`/`false` are the only
-  booleans, `null`/`~`/empty the only nulls, and only plain decimal integers without
-  leading zeros are integers, so `NO`, `0139`, `1:30` and `2026-11-29` stay strings;
-- floats, `.inf` and `.nan` are rejected; integers must lie within ±2^53;
+- no anchors, aliases, tags (not even `!`), explicit keys (`?`), directives, or more
+  than one document; keys are one-line scalars that read as strings, never duplicated;
+- a plain scalar is `null`, empty, `true`, `false`, an integer `-?(0|[1-9][0-9]*)` within
+  ±(2^53−1), or a string that no YAML 1.1 or 1.2 reader takes for anything else:
+  `NO`, `0139`, `1:30`, `1.5`, `~`, `2026-11-29`, `<<` and the like must be quoted;
+- where LibYAML departs from the YAML 1.2 spec (comments glued to a token, tabs,
+  keep-chomping block scalars, lines of flow content that are not indented, ...)
+  the construct is refused rather than read differently;
 - input size, nesting depth, node count and string length are limited.
+
+Every refusal is an InputError of one sentence starting "<source>, line N:".
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -31,49 +38,120 @@ MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 200_000
 MAX_STRING = 256 * 1024
-MAX_INT = 2**53
+MAX_INT = 2**53 - 1
 
 DOMAIN_GENESIS = b"pbem-genesis-v1\n"
 DOMAIN_PACKET = b"pbem-packet-v1\n"
 DOMAIN_STATE = b"pbem-state-v1\n"
 
-_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
-_FLOAT = re.compile(
-    r"[-+]?(\.[0-9]+|[0-9]+\.[0-9]*)([eE][-+]?[0-9]+)?\Z|[-+]?[0-9]+[eE][-+]?[0-9]+\Z|[-+]?\.(inf|Inf|INF)\Z|\.(nan|NaN|NAN)\Z"
-)
-_NULL = {"", "~", "null"}
+
+# --- plain scalars ---------------------------------------------------------------------
+
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+# Plain scalars that some YAML 1.1 or 1.2 reader takes for something other than a string,
+# from the resolvers of YAML 1.1 (yaml.org/type), YAML 1.2 (core and JSON schemas) and
+# PyYAML's variants of the 1.1 ones. Each must be quoted to be a string.
+_WORD_KINDS = {
+    **dict.fromkeys("y Y yes Yes YES n N no No NO on On ON off Off OFF".split(), "a boolean by YAML 1.1 readers"),
+    **dict.fromkeys("True TRUE False FALSE".split(), "a boolean by YAML 1.1 and 1.2 readers"),
+    **dict.fromkeys("~ Null NULL".split(), "null by YAML 1.1 and 1.2 readers"),
+    "<<": "the merge key by YAML 1.1 readers",
+    "=": "the value key by YAML 1.1 readers",
+}
+_NUMBER_KINDS = [
+    ("an integer", re.compile(r"""(?x)
+        [-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(?:0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+
+      | [-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+                       # YAML 1.1
+      | [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+                   # YAML 1.2 core
+    """)),
+    ("a float", re.compile(r"""(?x)
+        [-+]?(?:[0-9][0-9_]*)?\.[0-9.]*(?:[eE][-+][0-9]+)?          # YAML 1.1
+      | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+      | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+      | [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?               # PyYAML's YAML 1.1
+      | \.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+      | [-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?    # YAML 1.2 core and JSON
+    """)),
+    ("a date or timestamp", re.compile(r"""(?x)
+        [0-9]{4}-[0-9]{2}-[0-9]{2}
+      | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
+        (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
+    """)),
+]
+_NUMBER_START = frozenset("-+.0123456789")
 
 
-def _fail(source: str, mark: Any, message: str) -> InputError:
-    where = f"{source}, line {mark.line + 1}" if mark is not None else source
-    return InputError(f"{where}: {message}")
+class _Refused(Exception):
+    """A scalar or line that breaks a rule; the caller adds the source and line."""
 
 
-def _scalar(event: Any, source: str) -> Any:
-    value = event.value
-    if event.tag is not None and event.tag != "!":
-        raise _fail(source, event.start_mark, f"tags such as {event.tag!r} are not allowed")
-    if len(value) > MAX_STRING:
-        raise _fail(source, event.start_mark, f"a string of {len(value)} characters is longer than the limit of {MAX_STRING}")
-    if not event.implicit[0]:
-        return value  # quoted or block scalar: always a string
-    if value in _NULL:
+def _plain(value: str) -> Any:
+    """The value of a plain scalar, or _Refused saying why it must be quoted."""
+    if not value or value == "null":
         return None
-    if value in ("true", "false"):
-        return value == "true"
-    if _INT.match(value):
-        number = int(value)
-        if abs(number) > MAX_INT:
-            raise _fail(source, event.start_mark, f"the integer {value} is beyond ±2^53")
-        return number
-    if _FLOAT.match(value):
-        raise _fail(source, event.start_mark,
-                    f"the number {value} is a float; floats are not allowed (use integers, halves as integers, or a quoted string)")
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    first = value[0]
+    if first in _NUMBER_START:
+        if _INT.fullmatch(value):
+            # 2^53−1 has 16 digits; int() of a much longer one would be slow or refused.
+            number = int(value) if len(value) <= 17 else MAX_INT + 1
+            if abs(number) > MAX_INT:
+                raise _Refused(f"the integer {value} is beyond ±2^53−1, the range that every JSON reader keeps "
+                               "exact; quote it if it is not a number")
+            return number
+        for kind, pattern in _NUMBER_KINDS:
+            if pattern.fullmatch(value):
+                if kind == "a float":
+                    raise _Refused(f"{value!r} could be read as a float, and floats are not allowed: "
+                                   "use an integer (count halves as integers) or quote it")
+                raise _Refused(f"{value!r} could be read as {kind} by YAML 1.1 or 1.2 readers; quote it")
+        if value == "-":
+            raise _Refused("a plain '-' inside [ ] or { } is not YAML; quote it")
+        return value
+    kind = _WORD_KINDS.get(value)
+    if kind is not None:
+        raise _Refused(f"{value!r} could be read as {kind}; quote it")
+    if first in "?:":
+        raise _Refused(f"a plain value may not begin with '{first}'; quote it")
     return value
 
 
-def loads(data: bytes | str, source: str = "<input>") -> Any:
-    """Parse one YAML document strictly; raise InputError naming `source` and the line."""
+def is_plain_string(value: str) -> bool:
+    """Whether `value` written unquoted reads back as the same string."""
+    try:
+        return _plain(value) == value
+    except _Refused:
+        return False
+
+
+# --- the text before parsing ---------------------------------------------------------------
+
+# YAML's printable characters less U+0085, U+2028 and U+2029, which YAML 1.1 readers
+# (LibYAML among them) take for line breaks and YAML 1.2 readers for text, and less
+# U+FEFF, which may only open the file.
+_BAD_CHAR = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_TAB_INDENT = re.compile(r"^ *\t", re.M)
+# What only the positions of the parsed scalars tell apart: a tab outside scalars and
+# comments, a '?' that is an explicit-key indicator, a '#' glued to the token before it.
+_SUSPECT = re.compile(r"[\t?#]")  # a '#' after whitespace is not suspect, but a comment
+
+
+def _has_suspects(text: str) -> bool:
+    if "\t" in text or "?" in text:
+        return True
+    at = text.find("#")
+    while at >= 0:
+        if at and text[at - 1] not in " \t\n":
+            return True
+        at = text.find("#", at + 1)
+    return False
+
+
+def _text(data: bytes | str, source: str) -> str:
     if isinstance(data, bytes):
         if len(data) > MAX_BYTES:
             raise InputError(f"{source}: the file is {len(data)} bytes, over the limit of {MAX_BYTES}")
@@ -85,76 +163,72 @@ def loads(data: bytes | str, source: str = "<input>") -> Any:
         text = data
         if len(text) > MAX_BYTES:
             raise InputError(f"{source}: the text is {len(text)} characters, over the limit of {MAX_BYTES}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InputError(f"{source}, line {text.count(chr(10), 0, exc.start) + 1}: the text holds a lone "
+                             f"surrogate (U+{ord(text[exc.start]):04X}), which is not a character") from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\r" in text:  # YAML reads CR LF, CR and LF alike as one line break
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(f"{source}: the file is empty")
+    bad = _BAD_CHAR.search(text)
+    if bad is not None:
+        char = ord(bad.group())
+        what = ("a byte order mark" if char == 0xFEFF
+                else "a line separator" if char in (0x85, 0x2028, 0x2029) else "a control character")
+        raise InputError(f"{source}, line {_line_of(text, bad.start())}: the character U+{char:04X} ({what}) may "
+                         f"only be written as an escape such as \\u{char:04x} in a double-quoted string")
+    tab = _TAB_INDENT.search(text)
+    if tab is not None:
+        raise InputError(f"{source}, line {_line_of(text, tab.start())}: a tab in the indentation of a line; "
+                         "indent with spaces")
+    return text
 
-    parser = _Parser(text)
-    stack: list[tuple[Any, Any]] = []  # (container, pending key or marker)
-    keys_seen: list[set | None] = []
-    root: Any = None
-    documents = 0
-    nodes = 0
-    done = False
+
+def _spaces(count: int) -> str:
+    return "1 space" if count == 1 else f"{count} spaces"
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+class _Lines:
+    """Start offsets of the lines of a text, computed when first needed."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._starts: list[int] | None = None
+
+    def get(self, line: int) -> str:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        if line >= len(self._starts):
+            return ""
+        start = self._starts[line]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def loads(data: bytes | str, source: str = "<input>") -> Any:
+    """Parse one YAML document strictly; raise InputError naming `source` and the line."""
+    text = _text(data, source)
+    careful = _has_suspects(text)
     try:
-        while True:
-            event = parser.get_event()
-            if event is None:
-                break
-            if isinstance(event, yaml.StreamEndEvent):
-                break
-            if isinstance(event, (yaml.StreamStartEvent, yaml.DocumentEndEvent)):
-                continue
-            if isinstance(event, yaml.DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    raise _fail(source, event.start_mark, "the file holds more than one YAML document")
-                continue
-            if isinstance(event, yaml.AliasEvent):
-                raise _fail(source, event.start_mark, f"aliases (*{event.anchor}) are not allowed")
-            if getattr(event, "anchor", None) is not None:
-                raise _fail(source, event.start_mark, f"anchors (&{event.anchor}) are not allowed")
-            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                value, _ = stack.pop()
-                keys_seen.pop()
-                if not stack:
-                    root, done = value, True
-                    continue
-                _attach(stack, keys_seen, value, event, source)
-                continue
-            nodes += 1
-            if nodes > MAX_NODES:
-                raise _fail(source, event.start_mark, f"the document has more than {MAX_NODES} nodes")
-            if isinstance(event, yaml.ScalarEvent):
-                value = _scalar(event, source)
-                if not stack:
-                    root, done = value, True
-                    continue
-                _attach(stack, keys_seen, value, event, source)
-                continue
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                tag = event.tag
-                if tag is not None and tag != "!":
-                    raise _fail(source, event.start_mark, f"tags such as {tag!r} are not allowed")
-                if len(stack) >= MAX_DEPTH:
-                    raise _fail(source, event.start_mark, f"the document is nested deeper than {MAX_DEPTH} levels")
-                if isinstance(event, yaml.SequenceStartEvent):
-                    stack.append(([], None))
-                    keys_seen.append(None)
-                else:
-                    stack.append(({}, _NO_KEY))
-                    keys_seen.append(set())
-                continue
+        return _load(text, source, careful)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        if "nesting depth" in problem:  # newer LibYAML stops deep nesting itself
-            raise _fail(source, mark, f"the document is nested deeper than {MAX_DEPTH} levels") from None
-        raise _fail(source, mark, f"the YAML is malformed or truncated ({problem})") from None
-    if not done:
-        raise InputError(f"{source}: the file holds no YAML document")
-    return root
+        raise _explain(text, source, exc) from None
+
+
+def _fail(source: str, mark: Any, message: str) -> InputError:
+    where = f"{source}, line {mark.line + 1}" if mark is not None else source
+    return InputError(f"{where}: {message}")
 
 
 class _NoKey:
@@ -162,30 +236,425 @@ class _NoKey:
 
 
 _NO_KEY = _NoKey()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = ("a \\u escape names half of a surrogate pair, which is not a character; escape the character "
+                     "itself, such as \\U0001F600")
+_FLOW_COLON = re.compile(r" *:[ \n]")
+_BLOCK_HEADER = re.compile(r"[|>]([-+0-9]*)([^\n]*)")
+_DIRECTIVE = re.compile(r"^%", re.M)
+_AFTER_TOP_BLOCK = re.compile(r"[ \n]*(?:\Z|\.\.\.(?:[ \t\n]|\Z))")
+_AFTER_END = re.compile(r"(?:[ \t]+#[^\n]*|[ \t]*)(?:\n *(?:#[^\n]*)?)*")
 
 
-def _attach(stack: list, keys_seen: list, value: Any, event: Any, source: str) -> None:
-    container, pending = stack[-1]
-    if isinstance(container, list):
-        container.append(value)
-        return
-    if pending is _NO_KEY:
-        if not isinstance(value, str):
-            raise _fail(source, event.start_mark, f"mapping keys must be strings, not {_type_name(value)} ({value!r})")
-        seen = keys_seen[-1]
-        if value in seen:
-            raise _fail(source, event.start_mark, f"the key {value!r} appears twice in one mapping")
-        seen.add(value)
-        stack[-1] = (container, value)
-    else:
-        container[pending] = value
-        stack[-1] = (container, _NO_KEY)
+def _load(text: str, source: str, careful: bool) -> Any:
+    parser = _Parser(text)
+    lines = _Lines(text)
+    # One frame per open collection: [container, pending key or _NO_KEY (mappings) or
+    # None (sequences), keys seen, block column outside it, start mark if flow].
+    stack: list[list] = []
+    block_col = -1  # column of the innermost block collection; flow lines must be deeper
+    spans: list[int] | None = [] if careful else None  # scalar start, end, start, end, ...
+    root: Any = None
+    done = False
+    documents = 0
+    nodes = 0
+    last_scalar = None
+    ScalarEvent, AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
+    MappingStartEvent, SequenceStartEvent = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    CollectionEnd = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    get_event = parser.get_event
+    while True:
+        event = get_event()
+        kind = type(event)
+        if kind is ScalarEvent:
+            nodes += 1
+            start = event.start_mark
+            if event.anchor is not None:
+                raise _fail(source, start, f"anchors (&{event.anchor}) are not allowed")
+            if event.tag is not None:
+                raise _fail(source, start, f"tags such as {event.tag!r} are not allowed")
+            raw = event.value
+            if len(raw) > MAX_STRING:
+                raise _fail(source, start,
+                            f"a string of {len(raw)} characters is longer than the limit of {MAX_STRING}")
+            style = event.style
+            end = event.end_mark
+            if not style:
+                try:
+                    value = _plain(raw)
+                except _Refused as refused:
+                    raise _fail(source, start, str(refused)) from None
+            else:
+                value = raw
+                if style == '"' and _SURROGATE.search(raw):
+                    raise _fail(source, start, _SURROGATE_ESCAPE)
+            if style == "|" or style == ">":
+                _check_block_scalar(text, source, lines, start, end, block_col)
+            elif start.line != end.line:
+                raise _fail(source, start, "a plain or quoted value must be on one line; write longer text as a "
+                            "block scalar (| or >)")
+            if careful:
+                spans.append(start.index)
+                spans.append(end.index)
+            last_scalar = event
+            if not stack:
+                root, done = value, True
+                continue
+            frame = stack[-1]
+            pending = frame[1]
+            if pending is None:
+                frame[0].append(value)
+            elif pending is _NO_KEY:
+                _check_key(text, source, frame, value, event)
+            else:
+                frame[0][pending] = value
+                frame[1] = _NO_KEY
+            if nodes > MAX_NODES:
+                raise _fail(source, start, f"the document has more than {MAX_NODES} nodes")
+            continue
+        if kind in CollectionEnd:
+            frame = stack.pop()
+            block_col = frame[3]
+            value = frame[0]
+            if frame[4] is not None and (not stack or stack[-1][4] is None):  # outermost flow ends
+                if event.start_mark.line != frame[4].line:
+                    _check_flow_lines(source, lines, frame[4].line, event.start_mark, block_col)
+            if not stack:
+                root, done = value, True
+                continue
+            parent = stack[-1]
+            if parent[1] is None:
+                parent[0].append(value)
+            else:
+                parent[0][parent[1]] = value
+                parent[1] = _NO_KEY
+            continue
+        if kind is MappingStartEvent or kind is SequenceStartEvent:
+            nodes += 1
+            start = event.start_mark
+            if event.anchor is not None:
+                raise _fail(source, start, f"anchors (&{event.anchor}) are not allowed")
+            if event.tag is not None:
+                raise _fail(source, start, f"tags such as {event.tag!r} are not allowed")
+            if nodes > MAX_NODES:
+                raise _fail(source, start, f"the document has more than {MAX_NODES} nodes")
+            if len(stack) >= MAX_DEPTH:
+                raise _fail(source, start, f"the document is nested deeper than {MAX_DEPTH} levels")
+            is_map = kind is MappingStartEvent
+            if stack and stack[-1][1] is _NO_KEY:
+                raise _fail(source, start,
+                            f"mapping keys must be strings, not {'a mapping' if is_map else 'a list'}")
+            flow = event.flow_style
+            if flow:
+                if is_map and text[start.index] != "{":
+                    raise _fail(source, start, "a key: value pair inside [ ] must be written inside { }")
+                flow_mark = start if (not stack or stack[-1][4] is None) else stack[-1][4]
+            else:
+                flow_mark = None
+            if is_map:
+                stack.append([{}, _NO_KEY, set(), block_col, flow_mark])
+            else:
+                stack.append([[], None, None, block_col, flow_mark])
+            if not flow:
+                block_col = start.column
+            continue
+        if kind is AliasEvent:
+            raise _fail(source, event.start_mark, f"aliases (*{event.anchor}) are not allowed")
+        if kind is yaml.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _fail(source, event.start_mark, "the file holds more than one YAML document")
+            directive = _DIRECTIVE.search(text, 0, event.end_mark.index) if event.explicit else None
+            if event.version is not None or event.tags or directive is not None:
+                line = _line_of(text, directive.start()) if directive is not None else event.start_mark.line + 1
+                raise InputError(f"{source}, line {line}: directives (%YAML, %TAG) are not allowed")
+            continue
+        if kind is yaml.DocumentEndEvent:
+            if event.explicit and not _AFTER_END.fullmatch(text, event.end_mark.index):
+                raise _fail(source, event.start_mark, "only comments may follow the end of the document (...)")
+            continue
+        if kind is yaml.StreamEndEvent or event is None:
+            break
+        # StreamStart needs nothing.
+    if not done:
+        raise InputError(f"{source}: the file holds no YAML document")
+    if last_scalar is not None and last_scalar.style in ("|", ">") and not text.endswith("\n") \
+            and last_scalar.end_mark.index >= len(text):
+        raise _fail(source, last_scalar.start_mark,
+                    "a block scalar (| or >) that ends the file must end with a line break")
+    if careful:
+        _check_suspects(text, source, spans)
+    return root
+
+
+def _check_key(text: str, source: str, frame: list, key: Any, event: Any) -> None:
+    if not isinstance(key, str):
+        if key is None and not event.value:
+            raise _fail(source, event.start_mark, "a mapping entry has no key")
+        raise _fail(source, event.start_mark,
+                    f"mapping keys must be strings, not {_type_name(key)} ({event.value}); quote it")
+    if frame[4] is not None:  # in a flow mapping: "key: value", the ':' after the key on its line
+        end = event.end_mark.index
+        if not _FLOW_COLON.match(text, end):
+            rest = text[end:].lstrip(" ")
+            if rest.startswith(":"):
+                problem = "the ':' after a key must be followed by a space"
+            elif not rest or rest[0] in "\n#":
+                problem = "a key and its ':' must be on one line"
+            else:
+                problem = "every entry inside { } must be a key, ':' and a value"
+            raise _fail(source, event.start_mark, problem)
+    seen = frame[2]
+    if key in seen:
+        raise _fail(source, event.start_mark, f"the key {key!r} appears twice in one mapping")
+    seen.add(key)
+    frame[1] = key
+
+
+def _check_flow_lines(source: str, lines: _Lines, first: int, end: Any, block_col: int) -> None:
+    """The lines after the first of a flow collection are indented deeper than the block
+    collection it is in (YAML 1.2 §7.1; LibYAML does not check), comment lines too and
+    those by at least one space (readers disagree on comments at the left margin there).
+    A last line that starts with the collection's closing bracket may stand at the block
+    collection's own column, as common YAML readers allow."""
+    for number in range(first + 1, end.line + 1):
+        line = lines.get(number)
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if not body or (indent > block_col and (indent or body[0] != "#")):
+            continue
+        if number == end.line and indent == end.column and indent >= block_col:
+            continue
+        if body[0] == "#":
+            raise InputError(f"{source}, line {number + 1}: a comment inside [ ] or {{ }} must be indented at "
+                             f"least {_spaces(max(block_col + 1, 1))}")
+        raise InputError(f"{source}, line {number + 1}: a line inside [ ] or {{ }} must be indented at least "
+                         f"{_spaces(block_col + 1)}, more than the key or '-' the collection belongs to")
+
+
+def _check_block_scalar(text: str, source: str, lines: _Lines, start: Any, end: Any, block_col: int) -> None:
+    header = _BLOCK_HEADER.match(text, start.index)
+    where = f"{source}, line {start.line + 1}"
+    if header is None:  # the parser placed the scalar elsewhere than its | or >
+        raise InputError(f"{where}: a block scalar must begin with | or >")
+    indicators, rest = header.group(1), header.group(2)
+    if start.column <= block_col:
+        raise InputError(f"{where}: the {header.group()[0]} of a block scalar must be indented more than the key or "
+                         "'-' it belongs to")
+    if "+" in indicators:
+        raise InputError(f"{where}: keep chomping (|+ or >+) is not allowed, as YAML readers disagree on "
+                         "the line breaks it keeps; use | or |-")
+    if indicators.strip("-"):
+        raise InputError(f"{where}: an indentation indicator after | or > is not allowed; let the first line set "
+                         "the indentation")
+    if rest and not re.fullmatch(r"[ \t]+(#.*)?", rest):
+        if rest.startswith("#"):
+            raise InputError(f"{where}: a comment must be preceded by a space")
+        raise InputError(f"{where}: only a comment may follow {header.group()[0]}{indicators} on its line")
+    last = end.line if end.column else end.line - 1
+    indent = None
+    for number in range(start.line + 1, last + 1):
+        line = lines.get(number)
+        body = line.lstrip(" ")
+        if body:
+            indent = len(line) - len(body)
+            break
+    if indent is None and block_col < 0 and not _AFTER_TOP_BLOCK.match(text, end.index):
+        raise InputError(f"{where}: a block scalar at the top level with no indented text may be followed only by "
+                         "blank lines and the end marker ... (a line at the left margin would be its text)")
+    minimum = max(block_col + 1, 1)
+    if indent is not None and indent < minimum:
+        raise InputError(f"{source}, line {number + 1}: the lines of a block scalar must be indented at least "
+                         f"{_spaces(minimum)}")
+    for number in range(start.line + 1, last + 1):
+        line = lines.get(number)
+        if line and not line.strip(" ") and len(line) > (indent or 0):
+            if indent is None:
+                raise InputError(f"{source}, line {number + 1}: a block scalar with no text may not hold a line "
+                                 "of spaces")
+            raise InputError(f"{source}, line {number + 1}: a line of only spaces in a block scalar may not be "
+                             f"longer than the block's indentation ({_spaces(indent)})")
+
+
+def _span_end(spans: list[int], index: int) -> int:
+    """The end of the scalar whose [start, end) pairs in `spans` hold `index`, else -1."""
+    at = bisect.bisect_right(spans, index)
+    return spans[at] if at % 2 == 1 and at < len(spans) and index < spans[at] else -1
+
+
+def _first_suspect_problem(text: str, spans: list[int], limit: int) -> tuple[int, str] | None:
+    """The first tab, '?' or glued '#' before `limit` that breaks a rule, given the spans
+    of the scalars parsed: (index, problem) or None. Linear in the text: each scalar and
+    comment is passed over once."""
+    position = 0
+    while True:
+        match = _SUSPECT.search(text, position, limit)
+        if match is None:
+            return None
+        index = match.start()
+        end = _span_end(spans, index)
+        if end >= 0:  # in a scalar: its text
+            position = end
+            continue
+        line_end = text.find("\n", index)
+        line_end = len(text) if line_end < 0 else line_end
+        char = text[index]
+        if char == "#":
+            if index == 0 or text[index - 1] in " \t\n":  # a comment, to the end of its line
+                position = line_end
+                continue
+            return index, "a comment must be preceded by a space"
+        if char == "?":
+            return index, "explicit keys ('? key') are not allowed; write key: value"
+        rest = text[index:line_end].lstrip(" \t")
+        if rest and rest[0] != "#":
+            return index, "a tab may stand only inside a scalar or a comment, or at the end of a line; use spaces"
+        line_start = text.rfind("\n", 0, index) + 1
+        before = index
+        while before > line_start and text[before - 1] in " \t":
+            before -= 1
+        if before > line_start and text[before - 1] == "-" and _span_end(spans, before - 1) < 0 \
+                and not (before == line_start + 3 and text.startswith("---", line_start)):
+            return index, "a tab may not follow the '-' of a list entry; use spaces"
+        position = line_end  # the rest of the line is blank or a comment
+
+
+def _check_suspects(text: str, source: str, spans: list[int]) -> None:
+    found = _first_suspect_problem(text, spans, len(text))
+    if found is not None:
+        raise InputError(f"{source}, line {_line_of(text, found[0])}: {found[1]}")
+
+
+# --- explaining a parser error --------------------------------------------------------------
+
+_BLANK = ("", " ", "\t", "\n")
+_CONTEXTS = [
+    ("anchor", "anchors (&name) are not allowed"),
+    ("alias", "aliases (*name) are not allowed"),
+    ("tag", "tags (!name) are not allowed"),
+    ("directive", "directives (%YAML, %TAG) are not allowed"),
+]
+
+
+def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:
+    """An InputError for a file the parser refused: the rule of pbem's subset it breaks
+    where one does (LibYAML refuses some valid YAML, always outside the subset), else the
+    parser's own words."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None) or ""
+    if "nesting depth" in problem:  # newer LibYAML stops deep nesting itself
+        return _fail(source, mark, f"the document is nested deeper than {MAX_DEPTH} levels")
+    if "Unicode character escape" in problem:
+        return _fail(source, mark, _SURROGATE_ESCAPE)
+    limit = len(text)
+    if mark is not None and text.find("\n", mark.index) >= 0:
+        limit = text.find("\n", mark.index)
+    found = _diagnose(text, limit)
+    context_mark = getattr(exc, "context_mark", None)
+    for word, message in _CONTEXTS:
+        if f"scanning an {word}" in context or f"scanning a {word}" in context:
+            if found is None or context_mark is None or context_mark.index < found[0]:
+                return _fail(source, context_mark or mark, message)
+    if found is not None:
+        return InputError(f"{source}, line {_line_of(text, found[0])}: {found[1]}")
+    if mark is not None and text.startswith(":", mark.index) and text[mark.index + 1:mark.index + 2] not in _BLANK:
+        return _fail(source, mark, "the ':' after a key must be followed by a space")  # LibYAML refuses x:, x:}
+    return _fail(source, mark, f"the YAML is malformed or truncated ({problem})")
+
+
+def _diagnose(text: str, limit: int) -> tuple[int, str] | None:
+    """The first break of pbem's subset up to index `limit`, read from the parser's tokens
+    up to where it stopped, as (index, problem); None if there is none."""
+    found: list[tuple[int, str]] = []
+    spans: list[int] = []
+    depth = 0
+    document_start = -1  # index of the first '---'
+    content = False  # whether a node has begun
+    older = before = None
+    scanner = _Parser(text)
+    try:
+        while True:
+            token = scanner.get_token()
+            if token is None or isinstance(token, yaml.StreamEndToken):
+                break
+            start = token.start_mark.index
+            if isinstance(before, yaml.DocumentEndToken) and not isinstance(token, yaml.DocumentStartToken):
+                found.append((start, "only comments may follow the end of the document (...)"))
+            if isinstance(before, yaml.ScalarToken) and before.style in ("|", ">") and depth == 0 \
+                    and not isinstance(token, (yaml.DocumentStartToken, yaml.DocumentEndToken)):
+                found.append((start, "the lines of a block scalar must be indented at least 1 space"))
+            if isinstance(token, (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken,
+                                  yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)):
+                depth += 1
+            elif isinstance(token, (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)):
+                depth -= 1
+            if isinstance(token, yaml.DirectiveToken):
+                found.append((start, "directives (%YAML, %TAG) are not allowed"))
+            elif isinstance(token, yaml.AnchorToken):
+                found.append((start, "anchors (&name) are not allowed"))
+            elif isinstance(token, yaml.AliasToken):
+                found.append((start, "aliases (*name) are not allowed"))
+            elif isinstance(token, yaml.TagToken):
+                found.append((start, "tags (!name) are not allowed"))
+            elif isinstance(token, yaml.KeyToken) and text.startswith("?", start):
+                found.append((start, "explicit keys ('? key') are not allowed; write key: value"))
+            elif isinstance(token, yaml.ValueToken):
+                found.extend(_value_problems(text, token, before, older))
+            elif isinstance(token, yaml.ScalarToken):
+                spans += (start, token.end_mark.index)
+                if token.plain and token.value[:1] in ("?", ":"):
+                    found.append((start, f"a plain value may not begin with '{token.value[0]}'; quote it"))
+            elif isinstance(token, yaml.DocumentStartToken) and document_start < 0:
+                document_start = start
+            elif isinstance(token, yaml.DocumentEndToken) and not content and document_start < 0:
+                found.append((start, "the file holds no YAML document"))
+            if not isinstance(token, (yaml.StreamStartToken, yaml.DocumentStartToken, yaml.DocumentEndToken,
+                                      yaml.DirectiveToken)):
+                content = True
+            older, before = before, token
+            if found or start > limit:
+                break
+    except yaml.YAMLError:
+        pass
+    suspect = _first_suspect_problem(text, spans, limit)
+    if suspect is not None:
+        found.append(suspect)
+    for match in _DIRECTIVE.finditer(text, 0, limit if document_start < 0 else min(limit, document_start)):
+        if _span_end(spans, match.start()) < 0:
+            found.append((match.start(), "directives (%YAML, %TAG) are not allowed"))
+            break
+    found = [item for item in found if item[0] <= limit]
+    return min(found) if found else None
+
+
+def _value_problems(text: str, token: Any, before: Any, older: Any) -> list[tuple[int, str]]:
+    """What is wrong with the ':' of `token`, given the two tokens before it."""
+    start = token.start_mark.index
+    after = text[start + 1:start + 2]
+    glued = after not in _BLANK
+    if glued and after not in ",]}" and (start == 0 or text[start - 1] in " \n[{,"):
+        return [(start, "a plain value may not begin with ':'; quote it")]
+    problems = [(start, "the ':' after a key must be followed by a space")] if glued else []
+    if isinstance(before, yaml.ScalarToken) and isinstance(older, yaml.ValueToken):
+        problems.append((start, "a mapping entry has no key"))
+    elif isinstance(before, yaml.ScalarToken):
+        if before.start_mark.line != before.end_mark.line:
+            problems.append((before.start_mark.index, "a mapping key must be on one line"))
+        elif before.end_mark.line != token.start_mark.line:
+            problems.append((start, "a key and its ':' must be on one line"))
+    elif isinstance(before, (yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)):
+        problems.append((start, "mapping keys must be strings, not a mapping or a list"))
+    elif not isinstance(before, yaml.KeyToken):
+        problems.append((start, "a mapping entry has no key"))
+    return problems
 
 
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "an integer", list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
+    names = {bool: "a boolean", int: "an integer", list: "a list", dict: "a mapping"}
+    return names.get(type(value), type(value).__name__)
 
 
 def load_file(path: str | Path, source: str | None = None) -> Any:
@@ -225,8 +694,8 @@ def digest(domain: bytes, obj: Any) -> str:
 
 def dumps(obj: Any) -> str:
     """YAML text for humans that loads back (strictly) to exactly `obj`: block style,
-    sorted keys, strings plain where no reader could take them for anything else and
-    JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar)."""
+    sorted keys, strings plain where the strict loader reads them back as the same string
+    and JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar)."""
     lines: list[str] = []
     if isinstance(obj, (dict, list)) and obj:
         _emit(obj, 0, lines)
@@ -236,7 +705,6 @@ def dumps(obj: Any) -> str:
 
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.@/+-]*\Z")
-_WORDS = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
 # Characters YAML reads as line breaks or refuses raw; JSON leaves them unescaped.
 _UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
@@ -249,10 +717,14 @@ def scalar_text(value: Any) -> str:
     if value is False:
         return "false"
     if type(value) is int:
+        if abs(value) > MAX_INT:
+            raise ValueError(f"cannot write the integer {value} to a pbem file: it is beyond ±2^53−1")
         return str(value)
     if type(value) is str:
-        if _PLAIN.match(value) and value.lower() not in _WORDS:
+        if _PLAIN.match(value) and is_plain_string(value):
             return value
+        if _SURROGATE.search(value):
+            raise ValueError(f"cannot write {value!r} to a pbem file: it holds a lone surrogate")
         return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
     raise TypeError(f"cannot write {type(value).__name__} {value!r} to a pbem file")
 
