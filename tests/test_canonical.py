@@ -1,4 +1,4 @@
-"""DESIGN §2.1 and docs/yaml.md: strict YAML, plain scalars, canonical bytes, hashes."""
+"""DESIGN §2.1 and docs/protocol.md, Appendix A: strict YAML, plain scalars, canonical bytes, hashes."""
 
 import functools
 import hashlib
@@ -131,6 +131,8 @@ def test_rejections_name_the_problem(text, fragment):
     ("a: [x,\n# c\n  z]\n", 2, "a comment inside [ ] or { } must be indented at least 1 space"),
     ("{\n a: b\n# c\n}\n", 3, "a comment inside [ ] or { } must be indented at least 1 space"),
     ("a: [x, [z,\n]]\n", 2, "must be indented at least 1 space"),
+    ("a: [\n  x\n]\n", 3, "must be indented at least 1 space"),
+    ("a:\n  b: [\n    1\n  ]\n", 4, "must be indented at least 3 spaces"),
     ("[x: y]\n", 1, "a key: value pair inside [ ] must be written inside { }"),
     ("{a, b: c}\n", 1, "every entry inside { } must be a key, ':' and a value"),
     ("{a:1}\n", 1, "every entry inside { } must be a key"),
@@ -157,7 +159,7 @@ def test_libyaml_departures_are_refused(text, line, fragment):
     ("a: >-\n  folded\n  text\n\n  next\nb: 1\n", {"a": "folded text\nnext", "b": 1}),
     ("a: |\n  x\n\n  y\n# comment\n", {"a": "x\n\ny\n"}), ("a: |\n  x\n  \n", {"a": "x\n"}),
     ("a: b #c\n", {"a": "b"}), ("a: 'x # y' # z\n", {"a": "x # y"}),
-    ("a: [\n  x,\n  z, # c\n  # d\n]\n", {"a": ["x", "z"]}), ("a:\n  b: [\n    1\n  ]\n", {"a": {"b": [1]}}),
+    ("a: [\n  x,\n  z, # c\n  # d\n  ]\n", {"a": ["x", "z"]}), ("a:\n  b: [\n    1\n    ]\n", {"a": {"b": [1]}}),
     ("{a: 1,\n b: [2]}\n", {"a": 1, "b": [2]}), ("a: x\ty\n", {"a": "x\ty"}),
     ('a: "x\ty"  # c\t1\n', {"a": "x\ty"}), ("a: 1\t\nb:\t# c\n  - z \t\n", {"a": 1, "b": ["z"]}),
     ("---\na: 1\n...\n# bye\n", {"a": 1}), ("--- |\n  x\n", "x\n"),
@@ -275,8 +277,8 @@ def test_any_input_loads_or_is_an_input_error(data):
 
 @functools.cache
 def _documented_patterns() -> list[re.Pattern]:
-    """The patterns of docs/yaml.md §6 that a plain scalar may not match."""
-    text = (Path(__file__).parents[1] / "docs" / "yaml.md").read_text(encoding="utf-8")
+    """The patterns of docs/protocol.md §A.6 that a plain scalar may not match."""
+    text = (Path(__file__).parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
     table = text[text.index("| read as | patterns |"):text.index("So `NO`")]
     cells = [row.split(" | ", 1)[1] for row in table.splitlines()[2:] if row.startswith("| ")]
     return [re.compile(code.replace("\\|", "|")) for cell in cells for code in re.findall(r"`([^`]+)`", cell)]

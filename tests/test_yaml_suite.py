@@ -1,4 +1,4 @@
-"""The official YAML test suite read by the strict loader (DESIGN §2.1, docs/yaml.md).
+"""The official YAML test suite read by the strict loader (DESIGN §2.1, docs/protocol.md Appendix A).
 
 Every invalid input is refused with an InputError naming the file and the line; every
 valid input is either read to exactly the suite's JSON or refused by a rule of pbem's
@@ -18,7 +18,7 @@ from pbem.core.errors import InputError
 SUITE = Path(__file__).parent / "data" / "yaml-test-suite" / "cases.json"
 CASES = json.loads(SUITE.read_text(encoding="utf-8"))["cases"]
 
-# The rules of docs/yaml.md that refuse valid YAML, each known by words of its message.
+# The rules of docs/protocol.md Appendix A that refuse valid YAML, each known by words of its message.
 RULES = [
     ("anchors and aliases", r"anchors \(&|aliases \(\*"),
     ("tags", r"tags"),

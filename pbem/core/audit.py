@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import engine, genesis, report
-from pbem.core.canonical import load_mapping, loads
+from pbem.core.canonical import load_mapping, loads, read_bounded
 from pbem.core.errors import PbemError, VerificationError
-from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_bounded, read_packet,
-                            state_numbers, state_text)
+from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_packet, state_numbers,
+                            state_text)
 from pbem.core.packet import packet_id
 from pbem.core.sealing import PRIVATE
 

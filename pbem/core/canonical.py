@@ -1,7 +1,7 @@
 """Strict YAML loading, canonical JSON bytes and domain-separated hashes (DESIGN §2.1).
 
 pbem reads a subset of YAML 1.2 that every conforming reader reads to the same value;
-docs/yaml.md defines it. The loader builds Python objects straight from the parser's
+Appendix A of docs/protocol.md defines it. The loader builds Python objects straight from the parser's
 event stream (LibYAML's C parser where present), so that every rule is checked in one
 pass with bounded memory and the line of each offence is known:
 
@@ -414,16 +414,12 @@ def _check_key(text: str, source: str, frame: list, key: Any, event: Any) -> Non
 def _check_flow_lines(source: str, lines: _Lines, first: int, end: Any, block_col: int) -> None:
     """The lines after the first of a flow collection are indented deeper than the block
     collection it is in (YAML 1.2 §7.1; LibYAML does not check), comment lines too and
-    those by at least one space (readers disagree on comments at the left margin there).
-    A last line that starts with the collection's closing bracket may stand at the block
-    collection's own column, as common YAML readers allow."""
+    those by at least one space (readers disagree on comments at the left margin there)."""
     for number in range(first + 1, end.line + 1):
         line = lines.get(number)
         body = line.lstrip(" ")
         indent = len(line) - len(body)
         if not body or (indent > block_col and (indent or body[0] != "#")):
-            continue
-        if number == end.line and indent == end.column and indent >= block_col:
             continue
         if body[0] == "#":
             raise InputError(f"{source}, line {number + 1}: a comment inside [ ] or {{ }} must be indented at "
@@ -657,22 +653,32 @@ def _type_name(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def load_file(path: str | Path, source: str | None = None) -> Any:
-    """Read and strictly parse a YAML file; I/O problems are FileErrors naming it."""
+def read_bounded(path: str | Path, source: str | None = None) -> bytes:
+    """A file's bytes, refusing one over the file limit without reading it all (however
+    large or sparse it is); I/O problems are FileErrors naming it."""
+    import os
+
     from pbem.core.errors import FileError
 
-    path = Path(path)
     name = source or str(path)
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
+            size = os.fstat(handle.fileno()).st_size
     except FileNotFoundError:
         raise FileError(f"{name}: no such file") from None
     except IsADirectoryError:
         raise FileError(f"{name}: is a folder, not a file") from None
     except OSError as exc:
         raise FileError(f"{name}: cannot be read ({exc.strerror})") from None
-    return loads(data, name)
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{name}: the file is {max(size, len(data))} bytes, over the limit of {MAX_BYTES}")
+    return data
+
+
+def load_file(path: str | Path, source: str | None = None) -> Any:
+    """Read and strictly parse a YAML file; I/O problems are FileErrors naming it."""
+    return loads(read_bounded(path, source), source or str(path))
 
 
 def load_mapping(path: str | Path, source: str | None = None) -> dict:

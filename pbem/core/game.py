@@ -20,8 +20,8 @@ from typing import Any
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import MAX_BYTES, digest, dumps, load_mapping, loads
-from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
+from pbem.core.canonical import MAX_BYTES, digest, dumps, load_mapping, loads, read_bounded
+from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, packet_id
 from pbem.core.text import shown
 
@@ -176,23 +176,6 @@ def _load_state(folder: Path, seq: int, game: engine.Game) -> dict:
         raise VerificationError(f"{rel}: the state file has been altered (its content does not match "
                                 f"its state_hash, game or number); run `pbem audit {folder}`")
     return state
-
-
-def read_bounded(path: Path, source: str) -> bytes:
-    """A file's bytes, refusing anything over the file limit without reading it all."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-            size = os.fstat(handle.fileno()).st_size
-    except FileNotFoundError:
-        raise FileError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise FileError(f"{source}: is a folder, not a file") from None
-    except OSError as exc:
-        raise FileError(f"{source}: cannot be read ({exc.strerror})") from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"{source}: the file is {max(size, len(data))} bytes, over the limit of {MAX_BYTES}")
-    return data
 
 
 def state_numbers(folder: Path) -> list[int]:
