@@ -1386,3 +1386,15 @@ def test_21_files_of_protocol_1_are_refused_in_one_sentence(table, tmp_path):
     (old / "game.yaml").write_text(game.genesis_text(document))
     for args in (["status", old], ["audit", old]):
         rejected(old, args, 3, "game.yaml", "pbem format 1", "start a new game with this version")
+
+
+@pytest.mark.parametrize("line, words", [
+    ("note: 0139\n", ["0139", "quote it"]), ("note: +5\n", ["+5", "quote it"]), ("note: True\n", ["True", "quote it"]),
+    ("note: ~\n", ["~", "quote it"]), ("note: 1:30\n", ["1:30", "quote it"]), ("note: 2026-11-29\n", ["quote it"]),
+    ("<<: {seq: 9}\n", ["<<", "quote it"]), ('note: "\\ud800"\n', ["surrogate"]),
+])
+def test_33_a_scalar_read_differently_elsewhere_is_refused_in_a_packet(table, line, words):
+    blue = table.dirs["blue"]
+    text = _packet_text(table) + line
+    first = rejected(blue, ["adjudicate", blue, table.post(text)], 4, *words)
+    assert ", line " in first
