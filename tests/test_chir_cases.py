@@ -18,7 +18,7 @@ CASES = sorted((Path(__file__).parent / "cases" / "chir").glob("*.yaml"))
 MARKERS = {"conf": "confusion", "fired": "fired", "half": "half"}
 
 
-def _check(rules: dict, events: list[dict], expect: dict) -> None:
+def _check(game, rules: dict, events: list[dict], expect: dict) -> None:
     for uid, want in (expect.get("units") or {}).items():
         u = rules["units"][uid]
         if "status" in want:
@@ -32,7 +32,7 @@ def _check(rules: dict, events: list[dict], expect: dict) -> None:
     for h, side in (expect.get("control") or {}).items():
         assert rules["control"].get(h, "german") == side, h
     check_events(events, expect)
-    check_need(RULESET, rules, expect)
+    check_need(game, rules, expect)
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -49,10 +49,10 @@ def test_case(tmp_path: Path, path: Path) -> None:
         assert f"is illegal: {rejected['message']} ({rejected['rule']})." in str(info.value), str(info.value)
         assert f"case packet {len(case['packets'])}:" in str(info.value)
         return
-    state, events = run_case(tmp_path, "chir", doc, case["packets"], case["dice"], case.get("options"))
+    folder, events = run_case(tmp_path, "chir", doc, case["packets"], case["dice"], case.get("options"))
     rolls = [e for e in events if e["type"] == "roll"]
     assert len(rolls) == len(case["dice"]), "every scripted die is used, and no other"
-    _check(state["rules"], events, case["expect"])
+    _check(folder.game, folder.state["rules"], events, case["expect"])
 
 
 def test_cases_cover_the_acceptance_list() -> None:

@@ -379,7 +379,7 @@ def test_german_front_A_is_3201_to_3206():
 def _ruleset_board():
     from pbem.rulesets.chir import RULESET, scenario
 
-    return scenario.board(RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options)))
+    return scenario.board(RULESET.setup(RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))))
 
 
 def behind(hex_id: str, side: str, group: str) -> bool:

@@ -9,6 +9,8 @@ import pytest
 
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
+
+SCENARIO = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
 from pbem.rulesets.chir.flow import next_step
 from pbem.rulesets.chir.scenario import board
 
@@ -21,7 +23,7 @@ def _doc() -> str:
 def position(units: dict, phase: str = "movement", player: str = "soviet", turn: int = 1, **extra) -> dict:
     doc = json.loads(_doc())
     doc["position"] = {"turn": turn, "player": player, "phase": phase, "units": units, **extra}
-    return RULESET.setup(doc, dict(RULESET.options))
+    return RULESET.setup(RULESET.scenario(doc, dict(RULESET.options)))
 
 
 class Ctx:
@@ -42,7 +44,7 @@ class Ctx:
 
 def play(rules: dict, order: dict, dice=(), chosen_by="order") -> Ctx:
     ctx = Ctx(dice, chosen_by)
-    RULESET.apply(rules, next_step(rules), order, ctx)
+    RULESET.apply(SCENARIO, rules, next_step(rules), order, ctx)
     return ctx
 
 
@@ -57,7 +59,7 @@ def test_ruleset_record_and_schemas():
 
 
 def test_state_is_json_like_without_floats():
-    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+    rules = RULESET.setup(RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options)))
 
     def walk(x):
         assert not isinstance(x, (float, tuple, set))
@@ -74,11 +76,11 @@ def test_state_is_json_like_without_floats():
 # --- 3.x set-up ----------------------------------------------------------------------------------
 
 def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
-    rules = RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+    rules = RULESET.setup(RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options)))
     need = next_step(rules)
     # a phase, not a decision: no standing order sets up before the player's own packet
     assert (need.side, need.kind, need.decision) == ("german", "setup", False)
-    assert RULESET.policy(rules, need, dict(RULESET.default_policies)) is None
+    assert RULESET.policy(SCENARIO, rules, need, dict(RULESET.default_policies)) is None
     play(rules, {"type": "end"})
     assert (next_step(rules).side, next_step(rules).kind) == ("soviet", "setup")
     play(rules, {"type": "end"})
@@ -91,7 +93,7 @@ def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
 
 
 def fresh() -> dict:
-    return RULESET.setup(RULESET.scenarios["historical"](), dict(RULESET.options))
+    return RULESET.setup(RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options)))
 
 
 def refusal(rules: dict, order: dict) -> tuple[str, str]:
@@ -137,7 +139,7 @@ def test_3_2_3_3_german_artillery_offered_no_soviet_hex_and_front_a_stays_soviet
     """Before, the template offered German group B's artillery 3308 across the Chir (and 3.2
     let it take 3301-3308), leaving the Soviet regiments of front A without a hex."""
     rules = fresh()
-    offered = [o["hex"] for o in RULESET.legal_orders(rules, next_step(rules)) if o.get("unit") == "Art/I"]
+    offered = [o["hex"] for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o.get("unit") == "Art/I"]
     assert offered == ["3207", "3208", "3309", "3310", "3410", "3411", "3412", "3513", "3514", "3515", "3615", "3616",
                        "3717", "3817", "3818", "3719", "3107", "3108", "3206", "3109", "3209", "3210", "3311", "3312",
                        "3313", "3413", "3414", "3415", "3516", "3517", "3617", "3718", "3618", "3619"]
@@ -188,7 +190,7 @@ def test_3_set_up_options_and_default_placement_of_every_group_keep_to_its_side(
     rules = fresh()
     b = board(rules)
     for side in ("german", "soviet"):
-        offered = [o for o in RULESET.legal_orders(rules, next_step(rules)) if o["type"] == "place"]
+        offered = [o for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "place"]
         assert {rules["units"][o["unit"]]["setup"] for o in offered} == {
             u["setup"] for u in rules["units"].values() if u["side"] == side and u["status"] == "setup"}
         play(rules, {"type": "end"})
@@ -293,7 +295,7 @@ def test_8_7_fired_artillery_does_not_move_but_german_sp_moves_at_half():
 
 def test_11_reinforcements_enter_on_their_turn_and_4_4_exit():
     rules = position({"11Pz/15a": "pool", "LW/I": {"hex": "3320"}}, player="german")
-    opts = [o for o in RULESET.legal_orders(rules, next_step(rules)) if o["type"] == "enter"]
+    opts = [o for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "enter"]
     assert opts and all(o["path"][0] == "1020" for o in opts)
     play(rules, {"type": "enter", "units": ["11Pz/15a"], "path": ["1020", "1121"]})
     assert rules["units"]["11Pz/15a"]["hex"] == "1121"
@@ -433,12 +435,12 @@ def test_9_10_the_retreat_may_end_at_the_morale_damage_or_go_farther():
     rules = _retreat_from_3320()
     need = next_step(rules)
     assert (need.side, need.kind, need.rule) == ("german", "retreat", "9.10")
-    assert RULESET.legal_orders(rules, need) == [{"type": "retreat", "to": None}, {"type": "retreat", "to": "3218"},
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [{"type": "retreat", "to": None}, {"type": "retreat", "to": "3218"},
                                                  {"type": "retreat", "to": "3318"}]
     assert refusal(rules, {"type": "retreat", "path": ["3318", "3419"]}) == (
         "9.10.1", "retreat path 3318 3419: hex 2 (3419) must be 3217 or 3218 or 3317 (priority: outside enemy ZOC, within "
         "stacking, towards the own rear)")
-    answer = RULESET.policy(rules, need, {})
+    answer = RULESET.policy(SCENARIO, rules, need, {})
     assert answer == {"type": "retreat", "to": None}  # the default ends it at the morale damage
     ctx = play(rules, answer, chosen_by="policy")
     assert [(e["path"], e["hexes"]) for e in ctx.of("retreat")] == [(["3320", "3319"], 1)]
@@ -529,7 +531,7 @@ def test_10_2_defensive_artillery_decision_offers_only_eligible_units():
     rules = _attack_on_3320()
     need = next_step(rules)
     assert (need.side, need.kind) == ("german", "defensive-artillery")
-    assert RULESET.legal_orders(rules, need) == [{"type": "artillery", "unit": None}, {"type": "artillery", "unit": "Art/I"}]
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [{"type": "artillery", "unit": None}, {"type": "artillery", "unit": "Art/I"}]
     assert refusal(rules, {"type": "artillery", "unit": "Ob/Art"}) == (
         "10.2", "artillery Ob/Art: Ob/Art has a fired marker: it has given its supporting fire for this turn")
     assert refusal(rules, {"type": "artillery", "unit": "Art/II"}) == (
@@ -626,13 +628,13 @@ def test_9_4_defensive_fire_options_all_none_and_single_units():
     rules = _defensive_fire_position()
     need = next_step(rules)
     assert (need.side, need.kind) == ("german", "defensive-fire")
-    assert RULESET.legal_orders(rules, need) == [
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [
         {"type": "fire", "target": None}, {"type": "fire", "target": "2620"},
         {"type": "fire", "target": "2620", "units": ["11Pz/110I"]},
         {"type": "fire", "target": "2620", "units": ["11Pz/110II"]},
         {"type": "fire", "target": "2620", "units": ["11Pz/15a"]}]
     # the standing order: every eligible unit fires at the strongest group
-    assert RULESET.policy(rules, need, dict(RULESET.default_policies)) == {"type": "fire", "target": "2620"}
+    assert RULESET.policy(SCENARIO, rules, need, dict(RULESET.default_policies)) == {"type": "fire", "target": "2620"}
 
 
 def test_9_4_defender_chooses_which_units_fire():
@@ -677,11 +679,11 @@ def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
     assert (over["hex"], over["pool"], over["rule"]) == ("2020", ["Sch/I", "Sch/II", "St/I", "St/II"], "6.4")
     need = next_step(rules)
     assert (need.side, need.kind, need.rule, need.accepts, need.decision) == ("german", "stack-removal", "6.4", ("remove",), True)
-    assert RULESET.legal_orders(rules, need) == [{"type": "remove", "units": [u]} for u in ("Sch/I", "Sch/II", "St/I", "St/II")]
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [{"type": "remove", "units": [u]} for u in ("Sch/I", "Sch/II", "St/I", "St/II")]
     # default standing order: the weakest (St/I and St/II have 2), then lowest morale (both 3), then id
-    order = RULESET.policy(rules, need, dict(RULESET.default_policies))
+    order = RULESET.policy(SCENARIO, rules, need, dict(RULESET.default_policies))
     assert order == {"type": "remove", "units": ["St/I"]}
-    assert RULESET.policy(rules, need, {"stack_removal": "ask"}) is None
+    assert RULESET.policy(SCENARIO, rules, need, {"stack_removal": "ask"}) is None
     ctx = play(rules, order, chosen_by="policy")
     gone = ctx.of("eliminated")[0]
     assert (gone["unit"], gone["hex"], gone["rule"]) == ("St/I", "2020", "6.4")
@@ -708,12 +710,12 @@ def test_6_4_minimal_sets_and_one_at_a_time_for_a_soviet_regiment():
     play(rules, {"type": "move", "units": ["333/1116"], "path": ["3123"]})
     need = next_step(rules)
     assert need.kind == "stack-removal" and need.side == "soviet"
-    assert RULESET.legal_orders(rules, need) == [
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [
         {"type": "remove", "units": ["333/1116"]}, {"type": "remove", "units": ["1TC/44a", "1TC/44b"]},
         {"type": "remove", "units": ["1TC/44a"]}, {"type": "remove", "units": ["1TC/44b"]}]
     play(rules, {"type": "remove", "units": ["1TC/44a"]})
     assert next_step(rules).kind == "stack-removal"  # still over the limit (6.3): ask again
-    assert RULESET.legal_orders(rules, next_step(rules)) == [
+    assert RULESET.legal_orders(SCENARIO, rules, next_step(rules)) == [
         {"type": "remove", "units": ["1TC/44b"]}, {"type": "remove", "units": ["333/1116"]}]
     play(rules, {"type": "remove", "units": ["1TC/44b"]})
     assert rules["removal"] is None and bd.units_in(rules, "3123", "soviet") == ["333/1116"]
@@ -729,11 +731,11 @@ def test_6_4_advance_may_end_over_the_limit_and_legal_orders_offer_only_fitting_
                        "def_result": "-", "att_result": "1-0"}
     need = next_step(rules)
     assert need.kind == "advance"
-    assert {"type": "advance", "units": ["1TC/44a"], "path": ["3321"]} not in RULESET.legal_orders(rules, need)
+    assert {"type": "advance", "units": ["1TC/44a"], "path": ["3321"]} not in RULESET.legal_orders(SCENARIO, rules, need)
     ctx = play(rules, {"type": "advance", "units": ["1TC/44a"], "path": ["3321"]})
     assert ctx.of("over-stacked")[0]["pool"] == ["1TC/44a", "333/1118"]
     assert next_step(rules).kind == "stack-removal"
-    ctx = play(rules, RULESET.policy(rules, next_step(rules), {}), chosen_by="policy")
+    ctx = play(rules, RULESET.policy(SCENARIO, rules, next_step(rules), {}), chosen_by="policy")
     assert [e["unit"] for e in ctx.of("eliminated")] == ["1TC/44a"]  # strength 3 < 6
     assert rules["attack"] is None and ctx.of("attack-end")  # the attack then goes on to its end
 
@@ -757,7 +759,7 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
     assert ctx.of("retreat-step")[0]["to"] == "2021"
     need = next_step(rules)
     assert (need.side, need.kind, need.rule) == ("german", "stack-removal", "9.10.3")
-    assert RULESET.legal_orders(rules, need) == [{"type": "remove", "units": ["LW/I"]},
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [{"type": "remove", "units": ["LW/I"]},
                                                  {"type": "remove", "units": ["LW/II"]}]
     ctx = play(rules, {"type": "remove", "units": ["LW/II"]})
     assert [(e["unit"], e["rule"]) for e in ctx.of("eliminated")] == [("LW/II", "9.10.3")]

@@ -45,7 +45,7 @@ def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
         assert engine.state_hash(stored) == stored["state_hash"]
     else:
         pytest.fail(f"{ruleset_id}: no end after {MAX_PACKETS} packets")
-    assert match.ruleset.summary(match.state()["rules"])["result"]
+    assert match.game.summary(match.state()["rules"])["result"]
     for folder in match.folders.values():
         result = audit(folder.path)
         assert result.ok, result.divergence.sentence()

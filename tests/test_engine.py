@@ -360,7 +360,7 @@ def test_a_whole_blind_game_of_sealed_plans_by_submit_and_audit(tmp_path):
         assert [e["segment"] for e in final.events if e["type"] == "roll"] == [final.state["seq"]] * 2
     assert seen_by_south == [{}, {}, {}]
     state = match.state()
-    assert state["awaiting"]["need"] is None and match.ruleset.summary(state["rules"])["result"]
+    assert state["awaiting"]["need"] is None and match.game.summary(state["rules"])["result"]
     for folder in match.folders.values():
         assert audit(folder.path).ok
         assert not list((folder.path / "private").glob("*"))    # every seal opened, nothing kept

@@ -54,8 +54,8 @@ def _alternatives(g: engine.Game, state: dict, sender: str, orders: list, rng: r
         alternatives.append((orders + orders, None))
     awaiting = state["awaiting"]
     if awaiting.get("waiting_for") == "decision" and awaiting["need"]["side"] == sender:
-        need = next(n for n in [ruleset.next_step(state["rules"])] if n is not None)
-        answer = ruleset.policy(state["rules"], need, dict(ruleset.default_policies))
+        need = g.next_step(state["rules"])
+        answer = g.policy(state["rules"], need, dict(ruleset.default_policies))
         if answer is not None:
             alternatives.append(([dict(answer, decision=awaiting["decision"])], None))
     return alternatives

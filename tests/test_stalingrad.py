@@ -13,6 +13,8 @@ import pytest
 
 from pbem.rulesets.base import IllegalOrder, Need
 from pbem.rulesets.stalingrad import RULESET
+
+SCENARIO = RULESET.scenario(RULESET.scenarios["city-1942"](), dict(RULESET.options))
 from pbem.rulesets.stalingrad import retreat
 from pbem.rulesets.stalingrad.orders import ORDER_SCHEMA
 from tests.stalingrad_driver import ScriptedContext, play, position
@@ -22,7 +24,7 @@ ORDER_VALIDATOR = jsonschema.Draft202012Validator(ORDER_SCHEMA)
 
 
 def fresh() -> dict:
-    return RULESET.setup(RULESET.scenarios["city-1942"](), {})
+    return RULESET.setup(RULESET.scenario(RULESET.scenarios["city-1942"](), {}))
 
 
 def where(rules: dict, uid: str) -> str:
@@ -32,10 +34,10 @@ def where(rules: dict, uid: str) -> str:
 
 def apply_one(rules: dict, order: dict, dice=(), chosen_by="order"):
     """Apply one order to the current need on a copy, as the core does."""
-    need = RULESET.next_step(rules)
+    need = RULESET.next_step(SCENARIO, rules)
     trial = copy.deepcopy(rules)
     ctx = ScriptedContext(list(dice), 0, chosen_by)
-    RULESET.apply(trial, need, order, ctx)
+    RULESET.apply(SCENARIO, trial, need, order, ctx)
     return trial, ctx.events
 
 
@@ -83,10 +85,10 @@ def test_setup_state_is_json_like_and_round_trips():
     rules = fresh()
     assert json_like(rules)
     assert json.loads(json.dumps(rules, sort_keys=True)) == rules
-    need = RULESET.next_step(rules)
+    need = RULESET.next_step(SCENARIO, rules)
     assert (need.side, need.kind, need.decision) == ("german", "german-reinforcement", False)
-    assert {"type": "end"} in RULESET.legal_orders(rules, need)
-    s = RULESET.summary(rules)
+    assert {"type": "end"} in RULESET.legal_orders(SCENARIO, rules, need)
+    s = RULESET.summary(SCENARIO, rules)
     assert s["turn"] == 1 and s["result"] is None and s["vp"]["german"] == 0
 
 
@@ -94,7 +96,7 @@ def test_scenario_check_rejects_one_way_adjacency():
     scenario = RULESET.scenarios["city-1942"]()
     scenario["areas"][0]["adjacent"].append("kuporosnoye")
     with pytest.raises(ValueError, match="both ways"):
-        RULESET.setup(scenario, {})
+        RULESET.setup(RULESET.scenario(scenario, {}))
 
 
 # ---- 10.3 retreat ---------------------------------------------------------------------------
@@ -232,7 +234,7 @@ def test_move_illegal_orders_name_the_rule():
             apply_one(rules, order)
         assert info.value.rule == rule, (order, info.value.message)
         assert text in info.value.message, info.value.message
-    legal = RULESET.legal_orders(rules, RULESET.next_step(rules))
+    legal = RULESET.legal_orders(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
     assert {"type": "move", "unit": "71id-191", "to": "station-2"} in legal
     assert {"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"} not in legal
 
@@ -377,7 +379,7 @@ def test_11_1_reinforcements_enter_on_their_turn_and_may_wait():
     assert where(after, "24pd-26pgr") == "pool"
     after["turn"], after["phase"] = 2, "german-reinforcement"
     after["phase_state"]["open"] = True
-    legal = RULESET.legal_orders(after, RULESET.next_step(after))
+    legal = RULESET.legal_orders(SCENARIO, after, RULESET.next_step(SCENARIO, after))
     assert {"type": "reinforce", "unit": "24pd-26pgr", "area": "station-2"} in legal
     assert {"type": "reinforce", "unit": "100jd-54", "area": "station-2"} in legal
 
@@ -397,7 +399,7 @@ def test_11_2_soviet_needs_a_soviet_controlled_crossing():
     rules = position(RULESET, {"turn": 2, "phase": "soviet-reinforcement", "pool": ["95rd-90"],
                                "areas": {"crossing-62": {"control": "german"},
                                          "crossing-central": {"control": "soviet"}}})
-    legal = RULESET.legal_orders(rules, RULESET.next_step(rules))
+    legal = RULESET.legal_orders(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
     assert [o for o in legal if o["type"] == "reinforce"] == [
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-central"},
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-skudri"},
@@ -411,15 +413,15 @@ def test_11_3_black_counters_not_yet_placed_and_substitute_options():
         "tractor-factory": {"control": "soviet", "units": ["2mrb"]}}})
     after, events = apply_one(rules, {"type": "end"})
     assert where(after, "60md-160pz") == "withdrawn"
-    need = RULESET.next_step(after)
+    need = RULESET.next_step(SCENARIO, after)
     assert (need.kind, need.side, need.rule, need.decision) == ("substitute", "german",
                                                                 "11.3(1)", True)
-    assert RULESET.legal_orders(after, need) == [{"type": "substitute", "unit": "24pd-21pgr"},
+    assert RULESET.legal_orders(SCENARIO, after, need) == [{"type": "substitute", "unit": "24pd-21pgr"},
                                                  {"type": "substitute", "unit": "71id-191"}]
     with pytest.raises(IllegalOrder) as info:
         apply_one(after, {"type": "substitute", "unit": "2mrb"})
     assert info.value.rule == "11.3(1)"
-    assert RULESET.policy(after, need, {"withdrawal_substitute": "strongest"}) == {
+    assert RULESET.policy(SCENARIO, after, need, {"withdrawal_substitute": "strongest"}) == {
         "type": "substitute", "unit": "71id-191"}
 
 
@@ -432,9 +434,9 @@ def test_sudden_death_when_germans_hold_every_crossing():
         "crossing-central": {"control": "german"},
         "station-1": {"control": "soviet", "units": ["10nkvd-272", "71id-194"]}}})
     after, events = apply_one(rules, {"type": "end"})
-    assert RULESET.next_step(after) is None
+    assert RULESET.next_step(SCENARIO, after) is None
     assert after["result"]["winner"] == "german" and after["result"]["level"] == "sudden death"
-    assert "sudden-death" in RULESET.summary(after)["result"]
+    assert "sudden-death" in RULESET.summary(SCENARIO, after)["result"]
 
 
 @pytest.mark.parametrize("held,winner", [
@@ -449,7 +451,7 @@ def test_final_victory_levels(held, winner):
         if a not in held:
             rules["areas"][a]["control"] = "soviet"
     after, events = apply_one(rules, {"type": "end"})
-    assert RULESET.next_step(after) is None
+    assert RULESET.next_step(SCENARIO, after) is None
     assert after["result"]["winner"] == winner
     over = [e for e in events if e["type"] == "game-over"][0]
     assert over["rule"] == "house 9.1" and over["house_rule"] is True
@@ -460,11 +462,11 @@ def test_final_victory_levels(held, winner):
 def random_game(seed: int, decide_by_policy: bool):
     rng = random.Random(seed)
     rules, events, steps = fresh(), [], 0
-    while (need := RULESET.next_step(rules)) is not None:
-        legal = RULESET.legal_orders(rules, need)
+    while (need := RULESET.next_step(SCENARIO, rules)) is not None:
+        legal = RULESET.legal_orders(SCENARIO, rules, need)
         assert legal
         if need.decision and decide_by_policy:
-            order, chosen_by = RULESET.policy(rules, need, dict(RULESET.default_policies)), "policy"
+            order, chosen_by = RULESET.policy(SCENARIO, rules, need, dict(RULESET.default_policies)), "policy"
             assert order in legal
         else:
             actions = [o for o in legal if o["type"] != "end"]
@@ -474,7 +476,7 @@ def random_game(seed: int, decide_by_policy: bool):
             assert not list(ORDER_VALIDATOR.iter_errors(o)), o
         trial = copy.deepcopy(rules)
         ctx = ScriptedContext([rng.randint(1, 6) for _ in range(2)], 0, chosen_by)
-        RULESET.apply(trial, need, order, ctx)
+        RULESET.apply(SCENARIO, trial, need, order, ctx)
         rules = trial
         events += ctx.events
         steps += 1
@@ -485,7 +487,7 @@ def random_game(seed: int, decide_by_policy: bool):
 def test_random_legal_game_terminates_with_a_result():
     rules, events = random_game(7, decide_by_policy=True)
     assert json_like(rules)
-    s = RULESET.summary(rules)
+    s = RULESET.summary(SCENARIO, rules)
     assert s["result"] and s["turn"] == rules["last_turn"] or rules["result"]["level"] == "sudden death"
     for e in events:
         rule = e.get("rule") or ""
@@ -503,23 +505,23 @@ def test_random_game_is_deterministic():
 
 def test_policy_answers_only_decisions():
     rules = fresh()
-    assert RULESET.policy(rules, RULESET.next_step(rules), {}) is None
+    assert RULESET.policy(SCENARIO, rules, RULESET.next_step(SCENARIO, rules), {}) is None
 
 
 def test_wrong_need_is_refused():
     rules = fresh()
     bogus = Need("soviet", "soviet-movement", "", ("move", "end"), "house 5")
     with pytest.raises(IllegalOrder):
-        RULESET.apply(copy.deepcopy(rules), bogus, {"type": "end"}, ScriptedContext([], 0, "order"))
+        RULESET.apply(SCENARIO, copy.deepcopy(rules), bogus, {"type": "end"}, ScriptedContext([], 0, "order"))
 
 
 def test_render_and_describe_need():
     rules = fresh()
-    text = RULESET.render(rules)
+    text = RULESET.render(SCENARIO, rules)
     assert "mamayev-kurgan - Mamayev Kurgan (Hill 102.0) [soviet, cover 1, 3 VP]" in text
     assert "60md-160pz*" in text and "crossing-62" in text
-    lines = RULESET.describe_need(rules, RULESET.next_step(rules))
+    lines = RULESET.describe_need(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
     assert any("24pd-26pgr" in line for line in lines)
     rules, _ = apply_one(rules, {"type": "end"})
-    lines = RULESET.describe_need(rules, RULESET.next_step(rules))
+    lines = RULESET.describe_need(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
     assert any(line.startswith("71id-191 in aerodromny: may move to") for line in lines)

@@ -17,7 +17,7 @@ from tests.support.cases import check_events, check_need, run_case
 CASES = sorted((Path(__file__).parent / "cases" / "stalingrad").glob("*.yaml"))
 
 
-def _check(rules: dict, events: list[dict], expect: dict) -> None:
+def _check(game, rules: dict, events: list[dict], expect: dict) -> None:
     for uid, where in (expect.get("units") or {}).items():
         u = rules["units"][uid]
         found = u["area"] if u["status"] == "map" else u["status"]
@@ -39,7 +39,7 @@ def _check(rules: dict, events: list[dict], expect: dict) -> None:
         result = rules["result"]
         assert result is not None and all(result[k] == v for k, v in expect["result"].items())
     check_events(events, expect)
-    check_need(RULESET, rules, expect)
+    check_need(game, rules, expect)
 
 
 def _packets(case: dict) -> list[dict]:
@@ -73,10 +73,10 @@ def test_case(path: Path, tmp_path: Path) -> None:
         voids = [e["text"] for e in events if e["type"] == "void"]
         assert any(rule in text and fragment in text for text in voids), voids
         return
-    state, events = run_case(tmp_path / "game", "stalingrad", scenario, _packets(case), dice)
+    folder, events = run_case(tmp_path / "game", "stalingrad", scenario, _packets(case), dice)
     rolls = [e for e in events if e["type"] == "roll"]
     assert [r["value"] for r in rolls] == dice, "every scripted die is used, in order"
-    _check(state["rules"], events, expect)
+    _check(folder.game, folder.state["rules"], events, expect)
 
 
 def test_cases_cover_the_acceptance_list() -> None:

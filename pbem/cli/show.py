@@ -22,8 +22,7 @@ def command(game_dir: str, fmt: str, as_json: bool, seq: int | None) -> None:
     state = folder.state
     if seq is not None:
         state = load_mapping(Path(game_dir) / "states" / f"{seq:04d}.yaml")
-    ruleset = folder.game.ruleset
     if as_json or fmt == "json":
-        echo_json({"seq": state["seq"], "summary": ruleset.summary(state["rules"]), "rules": state["rules"]})
+        echo_json({"seq": state["seq"], "summary": folder.game.summary(state["rules"]), "rules": state["rules"]})
     else:
-        echo(ruleset.render(state["rules"]), nl=False)
+        echo(folder.game.render(state["rules"]), nl=False)

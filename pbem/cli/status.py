@@ -20,7 +20,7 @@ def command(game_dir: str, as_json: bool) -> None:
     state, ruleset = folder.state, folder.game.ruleset
     info = {
         "game": folder.game.game_id, "ruleset": ruleset.id, "mode": state["mode"], "seq": state["seq"],
-        "summary": ruleset.summary(state["rules"]), "awaiting": state["awaiting"], "last_packet": state["last_packet"],
+        "summary": folder.game.summary(state["rules"]), "awaiting": state["awaiting"], "last_packet": state["last_packet"],
         "queued_orders": len(state["queue"]),
     }
     if as_json:

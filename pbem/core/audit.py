@@ -132,7 +132,7 @@ def _audit(folder: Path, out: AuditResult) -> None:
         out.divergence = Divergence(f"aar/{stray[0]:04d}.md", "a report with no packet to derive it from")
         return
     out.final_state = state["state_hash"]
-    out.result = game.ruleset.summary(state["rules"]).get("result")
+    out.result = game.summary(state["rules"]).get("result")
 
 
 def _names(folder: Path) -> list[str]:

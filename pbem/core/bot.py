@@ -47,22 +47,22 @@ def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]
     context = _Imagined(state["state_hash"].encode(), roll)
     orders: list[dict] = []
     while len(orders) < MAX_ORDERS:
-        need = ruleset.next_step(rules)
+        need = game.next_step(rules)
         if need is None:
             break
         if need.side != side:
             # The opponent's standing orders answer its decisions, as the engine will.
-            answer = ruleset.policy(rules, need, engine.effective_policies(ruleset, state, need.side)) if need.decision else None
+            answer = game.policy(rules, need, engine.effective_policies(ruleset, state, need.side)) if need.decision else None
             if answer is None:
                 break
-            ruleset.apply(rules, need, answer, context)
+            game.apply(rules, need, answer, context)
             continue
-        options = ruleset.legal_orders(rules, need)
+        options = game.legal_orders(rules, need)
         if not options:
             break
         order = choose(options)
         try:
-            ruleset.apply(rules, need, order, context)
+            game.apply(rules, need, order, context)
         except IllegalOrder as exc:  # legal_orders offered it: a ruleset bug worth knowing
             raise AssertionError(f"{ruleset.id}: legal_orders offered {order}, which apply rejects: {exc.message} ({exc.rule})")
         orders.append(order)

@@ -58,7 +58,7 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
     while packets < max_packets:
         state = folders[ruleset.sides[0]].state
         sender = state["awaiting"]["packet_from"]
-        if sender is None or (turns is not None and ruleset.summary(state["rules"]).get("turn", 0) > turns):
+        if sender is None or (turns is not None and folders[ruleset.sides[0]].game.summary(state["rules"]).get("turn", 0) > turns):
             break
         mine = folders[sender]
         orders = bot.plan(mine.game, mine.state, sender, choose)
@@ -68,7 +68,7 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
             if side != sender:
                 packet, data = game.read_packet(applied.packet_path)
                 game.adjudicate(folder, packet, data, str(applied.packet_path))
-        summary = ruleset.summary(applied.state["rules"])
+        summary = mine.game.summary(applied.state["rules"])
         rolls = sum(1 for e in applied.events if e["type"] == "roll")
         say(f"packet {applied.state['seq']:3d} {sender:>8}: {len(orders):2d} orders, {rolls:2d} dice - "
             + ", ".join(f"{k} {v}" for k, v in sorted(summary.items()) if k in ("turn", "phase") and v is not None))
@@ -77,7 +77,7 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
         say(f"audit {name}: " + ("OK" if result.ok else f"FAILED: {result.divergence.sentence()}")
             + f" ({result.packets} packets, {result.signatures} signatures, {result.rolls} dice)")
     final = {r.final_state for r in results.values()}
-    summary = ruleset.summary(folders[ruleset.sides[0]].state["rules"])
+    summary = folders[ruleset.sides[0]].game.summary(folders[ruleset.sides[0]].state["rules"])
     say(f"result: {(summary.get('result') or 'game not finished').rstrip('.')}; both folders end in the same state: {len(final) == 1}")
     return {"packets": packets, "ok": all(r.ok for r in results.values()) and len(final) == 1,
             "result": summary.get("result"), "folders": [str(directory / n) for n in PLAYER_FOLDERS]}

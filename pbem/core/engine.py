@@ -66,12 +66,36 @@ def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
 
 @dataclass
 class Game:
-    """What every step needs from the genesis: the ruleset and the game's fixed facts."""
+    """What every step needs from the genesis: the ruleset, its scenario (the world the
+    genesis fixes, built once per process) and the game's fixed facts. The methods below
+    are the one place where the core calls the ruleset."""
 
     genesis: dict
     game_id: str
     ruleset: Ruleset
     public_keys: dict  # side -> keys.PublicKey (secure games only)
+    scenario: Any = None
+
+    def next_step(self, rules: dict) -> Need | None:
+        return self.ruleset.next_step(self.scenario, rules)
+
+    def apply(self, rules: dict, need: Need, order: dict, ctx: Any) -> None:
+        self.ruleset.apply(self.scenario, rules, need, order, ctx)
+
+    def legal_orders(self, rules: dict, need: Need) -> list[dict]:
+        return self.ruleset.legal_orders(self.scenario, rules, need)
+
+    def policy(self, rules: dict, need: Need, policies: dict) -> dict | None:
+        return self.ruleset.policy(self.scenario, rules, need, policies)
+
+    def summary(self, rules: dict) -> dict:
+        return self.ruleset.summary(self.scenario, rules)
+
+    def render(self, rules: dict) -> str:
+        return self.ruleset.render(self.scenario, rules)
+
+    def describe_need(self, rules: dict, need: Need) -> list[str]:
+        return self.ruleset.describe_need(self.scenario, rules, need)
 
     @property
     def sides(self) -> list[str]:
@@ -401,7 +425,7 @@ class _Run:
         ruleset, state = self.game.ruleset, self.state
         while True:
             self._expire_answers()
-            need = ruleset.next_step(state["rules"])
+            need = self.game.next_step(state["rules"])
             if need is None:
                 self.status = None
                 return
@@ -419,7 +443,7 @@ class _Run:
                 continue
             elif need.decision:
                 item = None
-                order = ruleset.policy(state["rules"], need, effective_policies(ruleset, state, need.side))
+                order = self.game.policy(state["rules"], need, effective_policies(ruleset, state, need.side))
                 chosen_by = "policy"
                 if order is None:
                     self.status = {"waiting_for": "decision", "need": need, "decision": key}
@@ -432,14 +456,14 @@ class _Run:
 
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""
-        state, ruleset = self.state, self.game.ruleset
+        state = self.state
         step = _Step(self.dice, rolls, chosen_by)
         snapshot = self.dice.snapshot()
         # The ruleset works on the rules in place; their bytes are kept to put them back
         # should the step fail (marshal: the fastest exact serialiser in the stdlib).
         saved = marshal.dumps(state["rules"])
         try:
-            ruleset.apply(state["rules"], need, order, step)
+            self.game.apply(state["rules"], need, order, step)
         except DiceNotYet:
             state["rules"] = marshal.loads(saved)
             self.dice.restore(snapshot)
@@ -546,7 +570,7 @@ class _Run:
 
     def seal(self, side: str, hashes: list[str]) -> None:
         """Packet k seals items: only where the rules ask this side for sealed orders now."""
-        need = self.game.ruleset.next_step(self.state["rules"])
+        need = self.game.next_step(self.state["rules"])
         if need is None or not need.sealed or need.side != side:
             asked = "nothing" if need is None else f"{need.side}'s {need.kind}"
             raise RulesError(f"{self.source}: the packet seals {len(hashes)} item(s), but the rules ask for no sealed "
@@ -554,7 +578,7 @@ class _Run:
         step = _Step(self.dice, False, "order")
         work = clone(self.state["rules"])
         try:
-            self.game.ruleset.apply(work, need, {"type": "sealed", "items": len(hashes)}, step)
+            self.game.apply(work, need, {"type": "sealed", "items": len(hashes)}, step)
         except IllegalOrder as exc:
             raise RulesError(f"{self.source}: the seal is illegal: {shown(exc.message)} ({exc.rule})") from None
         self.state["rules"] = work
@@ -616,7 +640,7 @@ def _value_text(value: Any) -> str:
 
 def _awaiting(game: Game, state: dict, k: int, status: dict | None) -> dict:
     """Who sends the next packet and what the engine waits for (DESIGN §2.4)."""
-    need = game.ruleset.next_step(state["rules"])
+    need = game.next_step(state["rules"])
     if need is None:
         return {"packet_from": None, "waiting_for": "nothing: the game is over", "need": None}
     packet_from = game.sender_of(k + 1) if game.secure else need.side
@@ -628,7 +652,7 @@ def _awaiting(game: Game, state: dict, k: int, status: dict | None) -> dict:
     if need.decision:
         awaiting["decision"] = decision_key(state, need)
     if waiting_for == "decision":
-        options = game.ruleset.legal_orders(state["rules"], need)
+        options = game.legal_orders(state["rules"], need)
         awaiting["options"] = options[:MAX_OPTIONS_IN_STATE]
         awaiting["options_total"] = len(options)
     return awaiting

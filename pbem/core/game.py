@@ -11,16 +11,18 @@ overwritten, and a rejected packet leaves the folder byte for byte as it was.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import json
 import os
 import re
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import MAX_BYTES, digest, dumps, load_mapping, loads, read_bounded
+from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads, read_bounded
 from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, packet_id
 from pbem.core.text import shown
@@ -32,9 +34,9 @@ _STATE_FILE = re.compile(r"(\d{4,})\.yaml\Z")
 _PACKET_FILE = re.compile(r"(\d{4,})-([a-z][a-z0-9-]*)(\..+)?\.yaml\Z")
 
 
-def scenario_document(ruleset: Any, genesis: dict) -> dict:
-    """The scenario a genesis names, checked against its recorded hash."""
-    scenario = genesis["scenario"]
+def scenario_document(ruleset: Any, scenario: dict) -> dict:
+    """The scenario document a genesis names (its `scenario` entry), checked against its
+    recorded hash."""
     if "document" in scenario:
         return scenario["document"]
     loader = ruleset.scenarios.get(scenario["name"])
@@ -50,7 +52,7 @@ def scenario_document(ruleset: Any, genesis: dict) -> dict:
 
 def open_genesis(document: dict, source: str = GENESIS) -> engine.Game:
     """The game of a genesis: its schema, and for a secure game every key, chain and
-    signature of the handshake (DESIGN §2.2)."""
+    signature of the handshake (DESIGN §2.2); with the ruleset's scenario built."""
     public = genesis.check(document, source)
     ruleset = rulesets.get(document["ruleset"])
     if document["ruleset_version"] != ruleset.version:
@@ -59,25 +61,33 @@ def open_genesis(document: dict, source: str = GENESIS) -> engine.Game:
     names = [side["name"] for side in document["sides"]]
     if names != list(ruleset.sides):
         raise VerificationError(f"{source}: the sides must be {', '.join(ruleset.sides)} in that order, not {', '.join(names)}")
-    return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public)
-
-
-def setup_rules(game: engine.Game) -> dict:
-    ruleset = game.ruleset
     options = dict(ruleset.options)
-    unknown = sorted(set(game.genesis.get("options", {})) - set(options))
+    unknown = sorted(set(document.get("options", {})) - set(options))
     if unknown:
-        raise RulesError(f"game.yaml: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
-    options.update(game.genesis.get("options", {}))
+        raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
+    options.update(document.get("options", {}))
+    world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode())
+    return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public,
+                       scenario=world)
+
+
+@functools.lru_cache(maxsize=8)
+def _scenario(ruleset_id: str, entry: str, options: str) -> Any:
+    """The ruleset's scenario object, built once per process for each scenario and options."""
+    ruleset = rulesets.get(ruleset_id)
     try:
-        return ruleset.setup(scenario_document(ruleset, game.genesis), options)
+        return ruleset.scenario(scenario_document(ruleset, json.loads(entry)), json.loads(options))
     except ValueError as exc:  # a scenario document the ruleset cannot set up
         raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
 
 
 def initial_state(game: engine.Game) -> dict:
     """State 0, always computed from the genesis: nobody copies a state file (§2.4)."""
-    return engine.initial_state(game, setup_rules(game))
+    try:
+        rules = game.ruleset.setup(game.scenario)
+    except ValueError as exc:  # a position the ruleset cannot set up
+        raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
+    return engine.initial_state(game, rules)
 
 
 # --- the folder -------------------------------------------------------------------------

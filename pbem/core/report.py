@@ -13,7 +13,7 @@ FORMATS = ("md", "text", "bbcode")
 
 
 def _headline(game: Any, state: dict) -> tuple[str, list[str]]:
-    summary = game.ruleset.summary(state["rules"])
+    summary = game.summary(state["rules"])
     title = f"{game.ruleset.title}: after-action report, packet {state['seq']}"
     lines = [f"Game {state['game']}, ruleset {game.ruleset.id} {game.ruleset.version}."]
     if state["mode"] == "sandbox":
@@ -47,7 +47,7 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     """The report in one format. Every line is escaped for its format (text from packets
     can neither forge a line nor open markup); the structure around it is pbem's own."""
     title, head = _headline(game, state)
-    result = game.ruleset.summary(state["rules"]).get("result")
+    result = game.summary(state["rules"]).get("result")
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(_awaiting_line(state))
     if fmt == "md":

@@ -49,8 +49,8 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
         lines.append("# your opponent sees only their seals until your next packet opens them.")
     orders: list[dict] = []
     if need.side == side and awaiting["waiting_for"] != "dice":
-        lines += [f"# {line}" for line in ruleset.describe_need(state["rules"], need)]
-        legal = ruleset.legal_orders(state["rules"], need)
+        lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
+        legal = game.legal_orders(state["rules"], need)
         key = awaiting.get("decision")
         if key:
             legal = [dict(order, decision=key) for order in legal]

@@ -111,7 +111,13 @@ class Context(Protocol):
 
 @dataclass(frozen=True)
 class Ruleset:
-    """The declared record of one game system (STYLE 1)."""
+    """The declared record of one game system (STYLE 1).
+
+    What the genesis determines — map, terrain, tables, the fixed attributes of units,
+    neighbours and costs worked out in advance — is the ruleset's *scenario*: built by
+    `scenario` from the scenario document and the options once per process (the core
+    caches it), never changed, never stored in a state. Every function below gets it
+    first; the rules state holds only what play changes (DESIGN §2.4, §4.2)."""
 
     id: str
     version: str
@@ -124,19 +130,28 @@ class Ruleset:
     policy_schema: dict                      # JSON Schema of a side's standing orders
     default_policies: Mapping[str, Any]      # standing orders in force unless changed
 
-    # (scenario document, options) -> initial rules state (state 0)
-    setup: Callable[[dict, dict], dict]
-    # rules -> the Need the game waits for, or None when the game is over
-    next_step: Callable[[dict], Need | None]
+    # (scenario document, options with their defaults) -> the scenario object; raises
+    # ValueError for a document it cannot set up
+    scenario: Callable[[dict, dict], Any]
+    # scenario -> initial rules state (state 0); rolls no die
+    setup: Callable[[Any], dict]
+    # scenario, rules -> the Need the game waits for, or None when the game is over
+    next_step: Callable[[Any, dict], Need | None]
     # consume one order (mutates rules); raises IllegalOrder
-    apply: Callable[[dict, Need, dict, Context], None]
-    # rules, need -> every legal order for that need, concrete and finite, "end" included
-    legal_orders: Callable[[dict, Need], list[dict]]
-    # rules, need, the side's policies -> the order a standing order gives, or None
-    policy: Callable[[dict, Need, dict], dict | None]
-    # rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status
-    summary: Callable[[dict], dict]
-    # rules -> the board as plain text (for `pbem show`)
-    render: Callable[[dict], str]
-    # rules, need -> YAML comment lines explaining the legal options (for `pbem orders`)
-    describe_need: Callable[[dict, Need], list[str]] = field(default=lambda rules, need: [])
+    apply: Callable[[Any, dict, Need, dict, Context], None]
+    # scenario, rules, need -> every legal order for that need, concrete and finite, "end" included
+    legal_orders: Callable[[Any, dict, Need], list[dict]]
+    # scenario, rules, need, the side's policies -> the order a standing order gives, or None
+    policy: Callable[[Any, dict, Need, dict], dict | None]
+    # scenario, rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status
+    summary: Callable[[Any, dict], dict]
+    # scenario, rules -> the board as plain text (for `pbem show`)
+    render: Callable[[Any, dict], str]
+    # scenario, rules, need -> YAML comment lines explaining the legal options (for `pbem orders`)
+    describe_need: Callable[[Any, dict, Need], list[str]] = field(default=lambda scenario, rules, need: [])
+
+
+def document_scenario(document: dict, options: dict) -> tuple[dict, dict]:
+    """The scenario of a ruleset whose world is small enough to read from its document
+    as it stands: the document and the options themselves."""
+    return document, options

@@ -9,14 +9,15 @@ turns; the side with more strength left wins.
 
 from __future__ import annotations
 
-from pbem.rulesets.base import IllegalOrder, Need, Ruleset
+from pbem.rulesets.base import IllegalOrder, Need, Ruleset, document_scenario
 
 SIDES = ("north", "south")
 POSTS = ("a", "b", "c")
 TURNS = 3
 
 
-def setup(scenario: dict, options: dict) -> dict:
+def setup(scenario: tuple) -> dict:
+    document, options = scenario
     return {"turn": 1, "step": "north-plan", "posts": {side: {p: 2 for p in POSTS} for side in SIDES},
             "plans": {}, "over": False}
 
@@ -25,7 +26,7 @@ def other(side: str) -> str:
     return SIDES[1 - SIDES.index(side)]
 
 
-def next_step(rules: dict) -> Need | None:
+def next_step(scenario: tuple, rules: dict) -> Need | None:
     if rules["over"]:
         return None
     side, what = rules["step"].split("-")
@@ -35,13 +36,13 @@ def next_step(rules: dict) -> Need | None:
     return Need(side, rules["step"], f"turn {rules['turn']}: open your sealed plan", ("plan",), "B2")
 
 
-def legal_orders(rules: dict, need: Need) -> list[dict]:
+def legal_orders(scenario: tuple, rules: dict, need: Need) -> list[dict]:
     if need.sealed:
         return []
     return [{"type": "plan", "attack": a, "guard": g} for a in POSTS for g in POSTS]
 
 
-def apply(rules: dict, need: Need, order: dict, ctx) -> None:
+def apply(scenario: tuple, rules: dict, need: Need, order: dict, ctx) -> None:
     side = need.side
     if need.sealed:
         if order != {"type": "sealed", "items": 1}:
@@ -50,7 +51,7 @@ def apply(rules: dict, need: Need, order: dict, ctx) -> None:
         rules["step"] = "south-plan" if side == "north" else "north-open"
         return
     if order.get("attack") not in POSTS or order.get("guard") not in POSTS:
-        raise IllegalOrder("B2", "a plan names a post (a, b or c) to attack and one to guard", legal_orders(rules, need))
+        raise IllegalOrder("B2", "a plan names a post (a, b or c) to attack and one to guard", legal_orders(scenario, rules, need))
     rules["plans"][side] = {"attack": order["attack"], "guard": order["guard"]}
     if side == "north":
         rules["step"] = "south-open"
@@ -74,11 +75,11 @@ def apply(rules: dict, need: Need, order: dict, ctx) -> None:
         rules["over"] = True
 
 
-def policy(rules: dict, need: Need, policies: dict) -> dict | None:
+def policy(scenario: tuple, rules: dict, need: Need, policies: dict) -> dict | None:
     return None
 
 
-def summary(rules: dict) -> dict:
+def summary(scenario: tuple, rules: dict) -> dict:
     strength = {side: sum(rules["posts"][side].values()) for side in SIDES}
     result = None
     if rules["over"]:
@@ -86,7 +87,7 @@ def summary(rules: dict) -> dict:
     return {"turn": rules["turn"], "phase": rules["step"], "strength": strength, "result": result}
 
 
-def render(rules: dict) -> str:
+def render(scenario: tuple, rules: dict) -> str:
     return "".join(f"{side} {post} {value}\n" for side in SIDES for post, value in rules["posts"][side].items())
 
 
@@ -98,6 +99,6 @@ RULESET = Ruleset(
                                  "guard": {"enum": list(POSTS)}}},
     policy_schema={"type": "object", "additionalProperties": False, "properties": {"on_void": {"enum": ["stop", "skip"]}}},
     default_policies={"on_void": "stop"},
-    setup=setup, next_step=next_step, apply=apply, legal_orders=legal_orders, policy=policy, summary=summary,
+    scenario=document_scenario, setup=setup, next_step=next_step, apply=apply, legal_orders=legal_orders, policy=policy, summary=summary,
     render=render,
 )

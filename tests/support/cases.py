@@ -10,10 +10,10 @@ from pbem.core import game, genesis
 
 
 def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], dice: list[int],
-             options: dict | None = None) -> tuple[dict, list[dict]]:
+             options: dict | None = None) -> tuple[game.Folder, list[dict]]:
     """Play `packets` ([{side, orders, policies?}, ...]) from `scenario` with `dice`.
 
-    Returns the last state and the events of all packets, in order. Raises what the engine
+    Returns the game folder (its game and last state) and the events of all packets, in order. Raises what the engine
     raises (RulesError for an illegal order), so a case can expect a rejection too."""
     from pbem import rulesets
 
@@ -26,7 +26,7 @@ def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], d
                                    entry.get("policies"), None, "")
         applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"case packet {number}")
         events.extend(applied.events)
-    return folder.state, events
+    return folder, events
 
 
 def matches(value, pattern) -> bool:
@@ -50,11 +50,12 @@ def check_events(events: list[dict], expect: dict) -> None:
         assert not any(matches(e, pattern) for e in events), f"unexpected event {pattern}"
 
 
-def check_need(ruleset, rules: dict, expect: dict) -> None:
-    """`expect.need`: what the game waits for afterwards (None: the game is over)."""
+def check_need(game, rules: dict, expect: dict) -> None:
+    """`expect.need`: what the game (a case's folder's game) waits for afterwards (None:
+    the game is over)."""
     if "need" not in expect:
         return
-    need = ruleset.next_step(rules)
+    need = game.next_step(rules)
     if expect["need"] is None:
         assert need is None
     else:

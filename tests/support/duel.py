@@ -7,14 +7,15 @@ whether the hit falls on the target or on another of its units (`absorb`). Three
 
 from __future__ import annotations
 
-from pbem.rulesets.base import IllegalOrder, Need, Ruleset
+from pbem.rulesets.base import IllegalOrder, Need, Ruleset, document_scenario
 
 TURNS = 3
 SIDES = ("red", "blue")
 
 
-def setup(scenario: dict, options: dict) -> dict:
-    return {"turn": 1, "phase": "red", "units": {u: dict(v) for u, v in sorted(scenario["units"].items())},
+def setup(scenario: tuple) -> dict:
+    document, options = scenario
+    return {"turn": 1, "phase": "red", "units": {u: dict(v) for u, v in sorted(document["units"].items())},
             "fired": [], "pending_hit": None, "over": False, "turns": options.get("turns", TURNS)}
 
 
@@ -22,7 +23,7 @@ def other(side: str) -> str:
     return SIDES[1 - SIDES.index(side)]
 
 
-def next_step(rules: dict) -> Need | None:
+def next_step(scenario: tuple, rules: dict) -> Need | None:
     if rules["over"]:
         return None
     hit = rules["pending_hit"]
@@ -38,7 +39,7 @@ def _units(rules: dict, side: str) -> list[str]:
     return [u for u, v in sorted(rules["units"].items()) if v["side"] == side and v["strength"] > 0]
 
 
-def legal_orders(rules: dict, need: Need) -> list[dict]:
+def legal_orders(scenario: tuple, rules: dict, need: Need) -> list[dict]:
     if need.kind == "absorb":
         return [{"type": "absorb", "unit": u} for u in _units(rules, need.side)]
     shooters = [u for u in _units(rules, need.side) if u not in rules["fired"]]
@@ -46,7 +47,7 @@ def legal_orders(rules: dict, need: Need) -> list[dict]:
         + [{"type": "end"}]
 
 
-def apply(rules: dict, need: Need, order: dict, ctx) -> None:
+def apply(scenario: tuple, rules: dict, need: Need, order: dict, ctx) -> None:
     if need.kind == "absorb":
         unit = order["unit"]
         if unit not in _units(rules, need.side):
@@ -92,7 +93,7 @@ def _check_over(rules: dict) -> None:
         rules["over"] = True
 
 
-def policy(rules: dict, need: Need, policies: dict) -> dict | None:
+def policy(scenario: tuple, rules: dict, need: Need, policies: dict) -> dict | None:
     choice = policies.get("absorb")
     if choice == "target":
         hit = rules["pending_hit"]
@@ -104,7 +105,7 @@ def policy(rules: dict, need: Need, policies: dict) -> dict | None:
     return None
 
 
-def summary(rules: dict) -> dict:
+def summary(scenario: tuple, rules: dict) -> dict:
     strength = {s: sum(rules["units"][u]["strength"] for u in _units(rules, s)) for s in SIDES}
     result = None
     if rules["over"]:
@@ -112,7 +113,7 @@ def summary(rules: dict) -> dict:
     return {"turn": rules["turn"], "phase": rules["phase"], "strength": strength, "result": result}
 
 
-def render(rules: dict) -> str:
+def render(scenario: tuple, rules: dict) -> str:
     return "".join(f"{u} {v['side']} {v['strength']}\n" for u, v in sorted(rules["units"].items()))
 
 
@@ -128,6 +129,6 @@ RULESET = Ruleset(
     policy_schema={"type": "object", "additionalProperties": False,
                    "properties": {"absorb": {"enum": ["target", "strongest", "ask"]}, "on_void": {"enum": ["stop", "skip"]}}},
     default_policies={"absorb": "target", "on_void": "stop"},
-    setup=setup, next_step=next_step, apply=apply, legal_orders=legal_orders, policy=policy, summary=summary,
+    scenario=document_scenario, setup=setup, next_step=next_step, apply=apply, legal_orders=legal_orders, policy=policy, summary=summary,
     render=render,
 )
