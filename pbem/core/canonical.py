@@ -698,10 +698,15 @@ def digest(domain: bytes, obj: Any) -> str:
     return hashlib.sha256(domain + canonical(obj)).hexdigest()
 
 
+LINE_WIDTH = 100
+
+
 def dumps(obj: Any) -> str:
-    """YAML text for humans that loads back (strictly) to exactly `obj`: block style,
-    sorted keys, strings plain where the strict loader reads them back as the same string
-    and JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar)."""
+    """YAML text for humans that loads back (strictly) to exactly `obj`: sorted keys;
+    block style, except that a mapping or list that fits on its line whole is written
+    there in flow style (`LW/I: {hex: "3320", str: 3}`); strings plain where the strict
+    loader reads them back as the same string and JSON-quoted otherwise (a JSON string is
+    a valid YAML double-quoted scalar)."""
     lines: list[str] = []
     if isinstance(obj, (dict, list)) and obj:
         _emit(obj, 0, lines)
@@ -737,10 +742,37 @@ def scalar_text(value: Any) -> str:
 
 def _flow_text(value: Any) -> str:
     if isinstance(value, dict):
-        return "{}"
+        return "{" + ", ".join(f"{scalar_text(k)}: {_flow_text(value[k])}" for k in sorted(value)) + "}"
     if isinstance(value, list):
-        return "[]"
+        return "[" + ", ".join(_flow_text(v) for v in value) + "]"
     return scalar_text(value)
+
+
+def _fits(value: Any, room: int) -> str | None:
+    """`value` in flow style, if it takes at most `room` characters."""
+    if _size(value, room) > room:
+        return None
+    return _flow_text(value)
+
+
+def _size(value: Any, limit: int) -> int:
+    """A lower bound of the flow text's length, exact while it stays within `limit` (so
+    that a large collection is never written out just to be measured)."""
+    if isinstance(value, dict):
+        total = 2
+        for key in value:
+            total += len(key) + 4 + _size(value[key], limit - total)
+            if total > limit:
+                return total
+        return total
+    if isinstance(value, list):
+        total = 2
+        for item in value:
+            total += 2 + _size(item, limit - total)
+            if total > limit:
+                return total
+        return total
+    return len(scalar_text(value))
 
 
 def _emit(obj: Any, indent: int, lines: list[str]) -> None:
@@ -749,18 +781,36 @@ def _emit(obj: Any, indent: int, lines: list[str]) -> None:
         for key in sorted(obj):
             value = obj[key]
             head = f"{pad}{scalar_text(key)}:"
-            if isinstance(value, (dict, list)) and value:
+            flow = _fits(value, LINE_WIDTH - len(head) - 1) if isinstance(value, (dict, list)) else None
+            if flow is None and isinstance(value, list) and value and not any(isinstance(v, (dict, list)) for v in value):
+                _wrap(head, value, indent + 2, lines)
+            elif flow is None and isinstance(value, (dict, list)) and value:
                 lines.append(head)
                 _emit(value, indent + 2 if isinstance(value, dict) else indent, lines)
             else:
-                lines.append(f"{head} {_flow_text(value)}")
+                lines.append(f"{head} {flow if flow is not None else _flow_text(value)}")
         return
     for item in obj:
-        if isinstance(item, (dict, list)) and item:
+        flow = _fits(item, LINE_WIDTH - indent - 2) if isinstance(item, (dict, list)) else None
+        if flow is None and isinstance(item, (dict, list)) and item:
             sub: list[str] = []
             _emit(item, indent + 2, sub)
             first = sub[0]
             lines.append(f"{pad}- {first[indent + 2:]}")
             lines.extend(sub[1:])
         else:
-            lines.append(f"{pad}- {_flow_text(item)}")
+            lines.append(f"{pad}- {flow if flow is not None else _flow_text(item)}")
+
+
+def _wrap(head: str, items: list, indent: int, lines: list[str]) -> None:
+    """A long list of scalars in flow style over several lines, each line after the first
+    indented deeper than its key: `key: [a, b,` / `  c, d]`."""
+    line = f"{head} ["
+    for number, item in enumerate(items):
+        text = scalar_text(item) + ("]" if number == len(items) - 1 else ",")
+        if len(line) + 1 + len(text) > LINE_WIDTH and not line.endswith("["):
+            lines.append(line)
+            line = " " * indent + text
+        else:
+            line += text if line.endswith("[") else " " + text
+    lines.append(line)
