@@ -608,7 +608,9 @@ def _packet_text(table: Table) -> str:
 
 @pytest.mark.parametrize("damage, words", [
     (lambda t: t + "seq: 1\n", ["the key 'seq' appears twice"]),
-    (lambda t: t.replace("  unit: r1\n", "  unit: r1\n  unit: r2\n"), ["the key 'unit' appears twice"]),
+    (lambda t: t.replace("unit: r1}", "unit: r1, unit: r2}"), ["the key 'unit' appears twice"]),
+    (lambda t: t.replace("orders: [{target: b1, type: fire, unit: r1}]",
+                         "orders:\n- target: b1\n  type: fire\n  unit: r1\n  unit: r2"), ["the key 'unit' appears twice"]),
     (lambda t: t + "7: seven\n", ["mapping keys must be strings"]),
     (lambda t: t + "? [a, b]\n: c\n", ["mapping keys must be strings"]),
     (lambda t: t.replace("\nseq: 1\n", "\nseq: 1.0\n"), ["float"]),

@@ -26,3 +26,117 @@ def test_ruleset_schemas_are_valid(ruleset_id):
 
 def test_the_envelope_schemas_are_shipped():
     assert {"genesis.schema.json", "packet.schema.json", "state.schema.json"} <= {p.name for p in SCHEMAS}
+
+
+# --- the fast check agrees with jsonschema -------------------------------------------------------
+
+import copy
+import functools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem.core import fastcheck, schema as schemas
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 70), st.sampled_from(
+    ["", "red", "end", "fire", "move", "3320", "x" * 41, "LW/I", "a b", "2026-11-29T10:00:00Z", "SHA256:" + "A" * 43,
+     "ab" * 32, "0f" * 16, "ssh-ed25519 AAAA", "secure", "sandbox", "german", "soviet", "retreat", "ask", "1.2/loss"]))
+JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.lists(st.sampled_from(["3320", "LW/I", "red"]), min_size=58, max_size=62),
+                                                    st.dictionaries(st.sampled_from(["type", "unit", "units", "to", "hex",
+                                                                                     "target", "path", "phase", "name"]),
+                                                                    inner, max_size=4)), max_leaves=12)
+
+
+def _all_schemas() -> list[dict]:
+    found = [json.loads(p.read_text()) for p in SCHEMAS]
+    for ruleset_id in sorted(set(rulesets.ids()) | {"duel", "blind"}):
+        ruleset = rulesets.get(ruleset_id)
+        found += [ruleset.order_schema, ruleset.policy_schema]
+        found += list(ruleset.order_schema.get("oneOf", []))
+    return found
+
+
+@functools.cache
+def _samples() -> list:
+    """Real documents: the genesis, packets and states of short games of every ruleset, and
+    the legal orders offered along the way."""
+    import random
+    import tempfile
+
+    from pbem.core import bot
+    from pbem.core.canonical import load_mapping
+    from tests.support.games import Match
+
+    docs: list = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for ruleset_id in sorted(set(rulesets.ids()) - {"blind"}):   # blind's plans are sealed: no bot
+            match = Match(Path(tmp) / ruleset_id, ruleset_id, chain_length=4096, key_seed="samples")
+            rng = random.Random(ruleset_id)
+            docs.append(match.genesis)
+            for _ in range(40):
+                state = match.state()
+                sender = state["awaiting"]["packet_from"]
+                if sender is None:
+                    break
+                need = match.game.next_step(state["rules"])
+                if need is not None:
+                    docs += rng.sample(legal := match.game.legal_orders(state["rules"], need), min(8, len(legal)))
+                applied = match.send(sender, bot.plan(match.game, match.state(sender), sender, rng.choice))
+                docs.append(load_mapping(applied.packet_path))
+                docs.append(applied.state)
+    return docs
+
+
+def _mutate(doc, data):
+    """`doc` with a few leaves replaced, keys dropped or added, anywhere in it."""
+    doc = copy.deepcopy(doc)
+    for _ in range(data.draw(st.integers(1, 2))):
+        parent, key = None, None
+        target = doc
+        while isinstance(target, (dict, list)) and target:
+            keys = sorted(target) if isinstance(target, dict) else list(range(len(target)))
+            parent, key = target, data.draw(st.sampled_from(keys))
+            target = target[key]
+            if data.draw(st.integers(0, 3)) == 0:
+                break
+        if parent is None:
+            return data.draw(JSON)
+        how = data.draw(st.integers(0, 4))
+        if how == 4 and isinstance(target, list) and target:
+            parent[key] = target * 61               # past any maxItems
+        elif how == 0 and isinstance(parent, dict):
+            del parent[key]
+        elif how == 1 and isinstance(parent, dict):
+            parent[data.draw(st.sampled_from(["type", "unit", "extra", "to", "seq", "zzz"]))] = data.draw(SCALARS)
+        else:
+            parent[key] = data.draw(SCALARS if how == 2 else JSON)
+    return doc
+
+
+def test_the_fast_check_covers_every_schema_pbem_ships():
+    for schema in _all_schemas():
+        fastcheck.compile_schema(schema)   # raises Unsupported for an unknown keyword
+
+
+@functools.cache
+def _valid_pairs() -> list[tuple[int, int]]:
+    """(schema, sample) pairs where the sample is valid: mutations of them probe the edges."""
+    schemas_ = _all_schemas()
+    return [(i, j) for i, schema in enumerate(schemas_) for j, doc in enumerate(_samples())
+            if schemas.validator(schema).is_valid(doc)]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.data())
+def test_the_fast_check_agrees_with_jsonschema(data):
+    i, j = data.draw(st.sampled_from(_valid_pairs()))
+    schema, seed = _all_schemas()[i], _samples()[j]
+    doc = _mutate(seed, data) if data.draw(st.integers(0, 19)) else data.draw(JSON)
+    assert fastcheck.compile_schema(schema)(doc) == schemas.validator(schema).is_valid(doc), (schema.get("title"), doc)
+
+
+def test_the_fast_check_agrees_on_every_sample():
+    for schema in _all_schemas():
+        check, reference = fastcheck.compile_schema(schema), schemas.validator(schema)
+        for doc in _samples():
+            assert check(doc) == reference.is_valid(doc)

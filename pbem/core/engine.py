@@ -386,11 +386,10 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
 
 
 def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: dict, source: str) -> None:
-    from pbem.core.schema import validator
+    from pbem.core import schema
 
-    errors = list(validator(ruleset.policy_schema).iter_errors(policies))
-    if errors:
-        error = errors[0]
+    if not schema.is_valid(ruleset.policy_schema, policies):
+        error = next(iter(schema.validator(ruleset.policy_schema).iter_errors(policies)))
         where = ".".join(str(p) for p in error.path)
         raise RulesError(f"{source}: standing order `policies{'.' + shown(where) if where else ''}`: {shown(error.message)}")
     values = dict(state["policies"][side]["values"])

@@ -1,6 +1,7 @@
-"""JSON Schema validation, loaded lazily (jsonschema is slow to import; `pbem --help`
-must not pay for it). Schemas of the envelopes live in `schemas/` at the top of the
-project and are packaged as `pbem/schemas` data."""
+"""JSON Schema validation. A document is first checked by the fast compiled check of
+`pbem.core.fastcheck`; jsonschema, slow to import, is loaded only to explain a failure
+(or for a schema the fast check does not cover). Schemas of the envelopes live in
+`schemas/` at the top of the project and are packaged as `pbem/schemas` data."""
 
 from __future__ import annotations
 
@@ -37,14 +38,35 @@ def load(name: str) -> dict:
     raise FileNotFoundError(f"schema {name} is not installed with pbem")
 
 
+def is_valid(schema: dict, document: Any) -> bool:
+    """Whether `document` matches `schema`: the fast check where it covers the schema."""
+    check = _check(json.dumps(schema, sort_keys=True))
+    if check is None:
+        return validator(schema).is_valid(document)
+    return check(document)
+
+
+@lru_cache(maxsize=64)
+def _check(text: str) -> Any:
+    from pbem.core import fastcheck
+
+    try:
+        return fastcheck.compile_schema(json.loads(text))
+    except fastcheck.Unsupported:
+        return None
+
+
 def order_errors(schema: dict, order: Any) -> list:
-    """The errors of one order against an orders schema, most general first. An orders
-    schema is a `oneOf` of one branch per order type: the order is checked against its
-    own type's branch only, and against the whole schema only to explain a failure."""
+    """The jsonschema errors of one order against an orders schema, most general first
+    ([] when it is valid). An orders schema is a `oneOf` of one branch per order type:
+    the order is checked against its own type's branch only, and against the whole
+    schema only to explain a failure."""
     branches = _branches(json.dumps(schema, sort_keys=True))
     kind = order.get("type") if isinstance(order, dict) else None
     branch = branches.get(kind) if isinstance(kind, str) else None
-    if branch is not None and branch.is_valid(order):
+    if branch is not None and is_valid(branch, order):
+        return []
+    if branch is None and is_valid(schema, order):
         return []
     found = validator(schema).iter_errors(order)
     return sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
@@ -57,12 +79,14 @@ def _branches(text: str) -> dict:
     for branch in schema.get("oneOf", []):
         kind = branch.get("properties", {}).get("type", {}).get("const")
         if isinstance(kind, str):
-            branches[kind] = validator(branch)
+            branches[kind] = branch
     return branches
 
 
 def errors(schema: dict, document: Any) -> list[str]:
-    """Every violation, as 'path: message', in a stable order."""
+    """Every violation, as 'path: message', in a stable order ([] when it is valid)."""
+    if is_valid(schema, document):
+        return []
     found = sorted(validator(schema).iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return [f"{_path(e.absolute_path) or '(top)'}: {e.message}" for e in found]
 
