@@ -13,14 +13,15 @@ HELP_FILE = "help.txt"
 def main() -> None:
     args = sys.argv[1:]
     if args in (["--help"], ["-h"], ["--version"]):
-        from pathlib import Path
+        import os
 
         from pbem import __version__
 
         if args == ["--version"]:
             sys.stdout.write(f"pbem, version {__version__}\n")
         else:
-            sys.stdout.write((Path(__file__).parent / "cli" / HELP_FILE).read_text(encoding="utf-8"))
+            with open(os.path.join(os.path.dirname(__file__), "cli", HELP_FILE), encoding="utf-8") as handle:
+                sys.stdout.write(handle.read())
         return
     from pbem.cli import main as click_main
 
