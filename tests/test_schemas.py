@@ -73,7 +73,7 @@ def _samples() -> list:
             match = Match(Path(tmp) / ruleset_id, ruleset_id, chain_length=4096, key_seed="samples")
             rng = random.Random(ruleset_id)
             docs.append(match.genesis)
-            for _ in range(40):
+            for _ in range(12 if ruleset_id == "chir" else 40):   # chir: set-ups and a busy game turn
                 state = match.state()
                 sender = state["awaiting"]["packet_from"]
                 if sender is None:
@@ -126,7 +126,7 @@ def _valid_pairs() -> list[tuple[int, int]]:
             if schemas.validator(schema).is_valid(doc)]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.data())
 def test_the_fast_check_agrees_with_jsonschema(data):
     i, j = data.draw(st.sampled_from(_valid_pairs()))
