@@ -16,12 +16,12 @@ empty or false.
 
 from __future__ import annotations
 
-import jsonschema
+import functools
 
 from ..base import IllegalOrder, Need
 from . import combat, movement, reinforcements, victory
 from .areas import describe, listing, update_control
-from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
+from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, QUICK_TESTS
 
 PHASES = ("german-reinforcement", "german-movement", "german-combat",
           "soviet-reinforcement", "soviet-movement", "soviet-combat")
@@ -53,9 +53,15 @@ _PROMPTS = {
                 "German-controlled areas (11.3(3)), then end",
 }
 
-# one validator per order type (the branches of the schema's oneOf)
-_VALIDATORS = {branch["properties"]["type"]["const"]: jsonschema.Draft202012Validator(branch)
-               for branch in ORDER_SCHEMA["oneOf"]}
+
+@functools.cache
+def _validator(kind: str):
+    """The validator of one order type's branch of the schema, to word why an order that
+    fails its quick test is malformed."""
+    import jsonschema
+
+    branch = next(b for b in ORDER_SCHEMA["oneOf"] if b["properties"]["type"]["const"] == kind)
+    return jsonschema.Draft202012Validator(branch)
 
 
 class QuietContext:
@@ -138,7 +144,8 @@ def apply(sc, rules: dict, need: Need, order: dict, ctx) -> None:
                            f"{current.kind} of the {current.side} side ({current.rule}); legal "
                            f"order types: {listing(list(current.accepts))}.",
                            list(current.accepts))
-    error = next(iter(sorted(_VALIDATORS[order["type"]].iter_errors(order), key=str)), None)
+    error = None if QUICK_TESTS[order["type"]](order) else next(
+        iter(sorted(_validator(order["type"]).iter_errors(order), key=str)), None)
     if error is not None:
         raise IllegalOrder(current.rule, f"Order '{describe(order)}' is malformed: "
                            f"{error.message} ({current.rule}); see the stalingrad orders schema.",
