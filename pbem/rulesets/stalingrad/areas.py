@@ -58,16 +58,15 @@ def side_units(sc, rules: dict, side: str, where: str) -> list[str]:
     """Ids of the units of `side` in `where` ("map", a box), sorted."""
     units = sc.units
     if where == "map":
-        return [uid for uid, w in sorted(rules["units"].items())
-                if w not in BOXES and units[uid].side == side]
-    return [uid for uid, w in sorted(rules["units"].items()) if w == where and units[uid].side == side]
+        return sorted(uid for uid, w in rules["units"].items() if w not in BOXES and units[uid].side == side)
+    return sorted(uid for uid, w in rules["units"].items() if w == where and units[uid].side == side)
 
 
 def units_in(sc, rules: dict, area: str, side: str | None = None) -> list[str]:
     """Ids of the units on the map in `area` (of `side` if given), sorted."""
     units = sc.units
-    return [uid for uid, w in sorted(rules["units"].items())
-            if w == area and (side is None or units[uid].side == side)]
+    return sorted(uid for uid, w in rules["units"].items()
+                  if w == area and (side is None or units[uid].side == side))
 
 
 def count(sc, rules: dict, area: str, side: str) -> int:

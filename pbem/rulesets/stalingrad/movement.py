@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 from ..base import IllegalOrder
-from .areas import (BOXES, count, describe, enemy, has_room, known_area, known_unit,
-                    listing, name, occupancy, set_control, status)
+from .areas import (count, describe, enemy, has_room, known_area, known_unit, listing, name,
+                    occupancy, set_control, side_units, status)
 
 
 def targets(sc, rules: dict, uid: str, occ: dict | None = None) -> list[str]:
@@ -36,9 +36,7 @@ def targets(sc, rules: dict, uid: str, occ: dict | None = None) -> list[str]:
 
 def movable(sc, rules: dict, side: str) -> list[str]:
     moved = rules["phase_state"].get("moved", [])
-    units = sc.units
-    return [uid for uid, where in sorted(rules["units"].items())
-            if where not in BOXES and units[uid].side == side and uid not in moved]
+    return [uid for uid in side_units(sc, rules, side, "map") if uid not in moved]
 
 
 def legal(sc, rules: dict, side: str) -> list[dict]:
