@@ -32,10 +32,21 @@ class ScriptedContext:
         self.events.append({"type": type, "text": text, **fields})
 
 
+_SCENARIOS: dict = {}
+
+
+def scenario(ruleset):
+    """The scenario object of the ruleset's default scenario, built once, as the core does."""
+    if ruleset.id not in _SCENARIOS:
+        _SCENARIOS[ruleset.id] = ruleset.scenario(ruleset.scenarios[ruleset.default_scenario](),
+                                                  dict(ruleset.options))
+    return _SCENARIOS[ruleset.id]
+
+
 def play(ruleset, rules, orders_by_side, dice, policies=None, max_steps=100000):
     """Loop next_step / policy / apply until the game waits for an order that is not
     queued, runs out of dice, or ends. Returns (rules, events). IllegalOrder propagates."""
-    scenario = ruleset.scenario(ruleset.scenarios[ruleset.default_scenario](), dict(ruleset.options))
+    world = scenario(ruleset)
     queues = {side: list(orders_by_side.get(side, [])) for side in ruleset.sides}
     pols = {side: dict(ruleset.default_policies) for side in ruleset.sides}
     for side, p in (policies or {}).items():
@@ -43,14 +54,14 @@ def play(ruleset, rules, orders_by_side, dice, policies=None, max_steps=100000):
     dice = list(dice)
     used, events = 0, []
     for _ in range(max_steps):
-        need = ruleset.next_step(scenario, rules)
+        need = ruleset.next_step(world, rules)
         if need is None:
             break
         queue = queues[need.side]
         if queue and queue[0].get("type") in need.accepts:
             order, chosen_by = queue[0], "order"
         elif need.decision:
-            order, chosen_by = ruleset.policy(scenario, rules, need, pols[need.side]), "policy"
+            order, chosen_by = ruleset.policy(world, rules, need, pols[need.side]), "policy"
             if order is None:
                 break
         else:
@@ -58,7 +69,7 @@ def play(ruleset, rules, orders_by_side, dice, policies=None, max_steps=100000):
         trial = copy.deepcopy(rules)
         ctx = ScriptedContext(dice, used, chosen_by)
         try:
-            ruleset.apply(scenario, trial, need, order, ctx)
+            ruleset.apply(world, trial, need, order, ctx)
         except DiceExhausted:
             break
         if chosen_by == "order":
@@ -72,4 +83,4 @@ def position(ruleset, spec: dict) -> dict:
     """A compact prestate from the bundled scenario (see scenario.apply_position)."""
     from pbem.rulesets.stalingrad.scenario import apply_position
 
-    return apply_position(ruleset.setup(ruleset.scenario(ruleset.scenarios[ruleset.default_scenario](), {})), spec)
+    return apply_position(scenario(ruleset), spec)

@@ -12,24 +12,28 @@ import jsonschema
 import pytest
 
 from pbem.rulesets.base import IllegalOrder, Need
-from pbem.rulesets.stalingrad import RULESET
-
-SCENARIO = RULESET.scenario(RULESET.scenarios["city-1942"](), dict(RULESET.options))
-from pbem.rulesets.stalingrad import retreat
+from pbem.rulesets.stalingrad import RULESET, retreat
 from pbem.rulesets.stalingrad.orders import ORDER_SCHEMA
-from tests.stalingrad_driver import ScriptedContext, play, position
+from tests.stalingrad_driver import ScriptedContext, play, position, scenario
+
+SCENARIO = scenario(RULESET)
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER_VALIDATOR = jsonschema.Draft202012Validator(ORDER_SCHEMA)
 
 
 def fresh() -> dict:
-    return RULESET.setup(RULESET.scenario(RULESET.scenarios["city-1942"](), {}))
+    return RULESET.setup(SCENARIO)
 
 
 def where(rules: dict, uid: str) -> str:
-    u = rules["units"][uid]
-    return u["area"] if u["status"] == "map" else u["status"]
+    """The area of a unit on the map, or the box it is in."""
+    return rules["units"][uid]
+
+
+def steps(rules: dict, uid: str) -> int:
+    assert where(rules, uid) not in ("pool", "eliminated", "withdrawn"), f"{uid} is not on the map"
+    return 1 if uid in rules["reduced"] else 2
 
 
 def apply_one(rules: dict, order: dict, dice=(), chosen_by="order"):
@@ -81,6 +85,28 @@ def test_order_schema_file_matches_and_policies_validate():
         jsonschema.validate({"retreat_tie": "random"}, RULESET.policy_schema)
 
 
+def test_quick_order_test_agrees_with_the_schema():
+    from pbem.rulesets.stalingrad.orders import QUICK_TESTS
+    orders = [
+        {"type": "end"}, {"type": "end", "phase": "german-movement"}, {"type": "end", "phase": "X"},
+        {"type": "end", "phase": "german-movement\n"}, {"type": "end", "extra": 1},
+        {"type": "move", "unit": "71id-191", "to": "station-1"}, {"type": "move", "unit": "71id-191"},
+        {"type": "move", "unit": "a" * 40, "to": "b"}, {"type": "move", "unit": "a" * 41, "to": "b"},
+        {"type": "move", "unit": "71id-191\n", "to": "b"}, {"type": "move", "unit": 7, "to": "b"},
+        {"type": "move", "unit": "-x", "to": "b"}, {"type": "card", "play": True},
+        {"type": "card", "play": 1}, {"type": "card", "play": "yes"},
+        {"type": "apply", "unit": "u", "how": "step"}, {"type": "apply", "unit": "u", "how": "steps"},
+        {"type": "apply", "unit": "u", "how": True}, {"type": "reinforce", "unit": "u", "area": "a"},
+        {"type": "shift", "unit": "u", "to": "a", "area": "b"}, {"type": "substitute", "unit": "u"},
+        {"type": "retreat", "unit": "u", "to": ""}, {"type": "allocate", "unit": "u"},
+        {"type": "attack", "area": "station-1"}, {"type": "attack", "area": None},
+    ]
+    for order in orders:
+        branch = next(b for b in ORDER_SCHEMA["oneOf"] if b["properties"]["type"]["const"] == order["type"])
+        valid = jsonschema.Draft202012Validator(branch).is_valid(order)
+        assert QUICK_TESTS[order["type"]](order) == valid, order
+
+
 def test_setup_state_is_json_like_and_round_trips():
     rules = fresh()
     assert json_like(rules)
@@ -90,6 +116,47 @@ def test_setup_state_is_json_like_and_round_trips():
     assert {"type": "end"} in RULESET.legal_orders(SCENARIO, rules, need)
     s = RULESET.summary(SCENARIO, rules)
     assert s["turn"] == 1 and s["result"] is None and s["vp"]["german"] == 0
+
+
+def test_state_holds_only_what_play_changes():
+    rules = fresh()
+    assert sorted(rules) == ["cards", "control", "phase", "phase_state", "reduced", "turn", "units"]
+    assert rules["control"]["mamayev-kurgan"] == "soviet" and len(rules["control"]) == 26
+    assert rules["units"]["71id-191"] == "aerodromny" and rules["units"]["13gd-34"] == "pool"
+    assert rules["reduced"] == [] and rules["phase_state"] == {"open": True}
+    assert list(rules["units"]) == sorted(rules["units"]) and list(rules["control"]) == sorted(rules["control"])
+    text = json.dumps(rules)
+    assert "Mamayev" not in text and "infantry" not in text and "adjacent" not in text
+    assert len(text) < 3000
+
+
+def test_scenario_object_is_read_only_and_play_leaves_it_alone():
+    before = repr(SCENARIO)
+    assert SCENARIO.areas["mamayev-kurgan"].adjacent == (  # sorted once, in the scenario
+        "aerodromny", "banny-ravine", "dolgiy-ravine", "ko-settlement", "station-1")
+    assert SCENARIO.areas["crossing-62"].crossing and SCENARIO.crossings[0] == "crossing-62"
+    assert SCENARIO.units["60md-160pz"].black and SCENARIO.units["13gd-34"].turn == 1
+    assert (SCENARIO.last_turn, SCENARIO.withdrawal_turn, SCENARIO.stacking_limit) == (6, 3, 10)
+    with pytest.raises(TypeError):
+        SCENARIO.areas["mamayev-kurgan"] = None
+    with pytest.raises(AttributeError):
+        SCENARIO.units["71id-191"].side = "soviet"
+    random_game(11, decide_by_policy=True)
+    assert repr(SCENARIO) == before
+
+
+def test_position_refuses_what_it_cannot_set_up():
+    with pytest.raises(ValueError, match="unknown phase_state key combats"):
+        position(RULESET, {"phase_state": {"combats": 2}})
+    with pytest.raises(ValueError, match="1 or 2 steps"):
+        position(RULESET, {"areas": {"station-1": {"units": [{"id": "71id-191", "steps": 0}]}}})
+    with pytest.raises(ValueError, match="unknown units"):
+        position(RULESET, {"pool": ["no-such-unit"]})
+    rules = position(RULESET, {"areas": {"station-1": {"units": [{"id": "71id-191", "steps": 1}]}},
+                               "eliminated": ["71id-194"], "phase_state": {"moved": ["71id-191"]}})
+    assert rules["units"] == {"71id-191": "station-1", "71id-194": "eliminated"}
+    assert rules["reduced"] == ["71id-191"]
+    assert rules["phase_state"] == {"moved": ["71id-191"], "open": True}
 
 
 def test_scenario_check_rejects_one_way_adjacency():
@@ -118,7 +185,7 @@ def test_10_3_own_controlled_fewest_enemy_first():
         "dolgiy-ravine": {"control": "soviet", "units": ["295id-518"]},
         "aerodromny": {"control": "german"}, "january-9-square": {"control": "german"},
         "fallen-fighters": {"control": "german"}})
-    assert retreat.candidates(rules, "10nkvd-272", "station-1", [], False) == ["dolgiy-ravine"]
+    assert retreat.candidates(SCENARIO, rules, "10nkvd-272", "station-1", [], False) == ["dolgiy-ravine"]
 
 
 def test_10_3_enemy_free_only_when_no_own_area():
@@ -127,7 +194,7 @@ def test_10_3_enemy_free_only_when_no_own_area():
         "dolgiy-ravine": {"control": "german"}, "aerodromny": {"control": "german"},
         "january-9-square": {"control": "german", "units": ["295id-518"]},
         "fallen-fighters": {"control": "german", "units": ["71id-211"]}})
-    assert retreat.candidates(rules, "10nkvd-272", "station-1", [], False) == [
+    assert retreat.candidates(SCENARIO, rules, "10nkvd-272", "station-1", [], False) == [
         "aerodromny", "dolgiy-ravine"]
 
 
@@ -141,11 +208,10 @@ def test_10_3_flip_control_and_eliminate():
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
                          [3, 1])
     assert where(after, "10nkvd-272") == "dolgiy-ravine"
-    assert after["areas"]["dolgiy-ravine"]["control"] == "soviet"
+    assert after["control"]["dolgiy-ravine"] == "soviet"
     flip = [e for e in events if e["type"] == "control" and e["area"] == "dolgiy-ravine"]
     assert flip and flip[0]["rule"] == "10.3" and "house_rule" not in flip[0]
-    rules["units"]["24pd-21pgr"] = dict(rules["units"]["71id-194"], area="dolgiy-ravine",
-                                        name="x")
+    rules["units"]["24pd-21pgr"] = "dolgiy-ravine"  # a German unit there too: no retreat
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
                          [3, 1])
     assert where(after, "10nkvd-272") == "eliminated"
@@ -185,11 +251,11 @@ def test_10_3_2_tie_choice_of_a_full_area_goes_further():
     after, events = play(RULESET, rules, orders, [3, 1])
     # aerodromny is full: one area further, to razgulyayevka or station-2 (tie, policy)
     assert where(after, "24pd-21pgr") == "razgulyayevka"
-    assert after["areas"]["razgulyayevka"]["control"] == "german"
+    assert after["control"]["razgulyayevka"] == "german"
     # the standing order alone prefers the tied area with room: dolgiy-ravine
     after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1])
     assert where(after, "24pd-21pgr") == "dolgiy-ravine"
-    assert after["areas"]["dolgiy-ravine"]["control"] == "german"
+    assert after["control"]["dolgiy-ravine"] == "german"
 
 
 # ---- movement and control (house rules 4 and 5) ---------------------------------------------
@@ -201,14 +267,14 @@ def test_move_and_control_flip_house_rule():
                                                              "units": ["112rd-416"]}}})
     after, events = apply_one(rules, {"type": "move", "unit": "71id-191", "to": "station-1"})
     assert where(after, "71id-191") == "station-1"
-    assert after["areas"]["station-1"]["control"] == "german"
+    assert after["control"]["station-1"] == "german"
     flip = [e for e in events if e["type"] == "control"][0]
     assert flip["rule"] == "house 4.2" and flip["house_rule"] is True
     with pytest.raises(IllegalOrder) as info:
         apply_one(after, {"type": "move", "unit": "71id-191", "to": "fallen-fighters"})
     assert info.value.rule == "house 5.1" and "already moved" in info.value.message
     after, _ = apply_one(rules, {"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"})
-    assert after["areas"]["mamayev-kurgan"]["control"] == "soviet"  # contested: unchanged
+    assert after["control"]["mamayev-kurgan"] == "soviet"  # contested: unchanged
 
 
 def test_move_illegal_orders_name_the_rule():
@@ -264,20 +330,19 @@ def battle(cards: dict, **extra) -> dict:
 
 
 def test_loss_table_and_cover():
-    rules = fresh()
     from pbem.rulesets.stalingrad.combat import table
-    assert [table(rules, 4, d) for d in range(1, 7)] == [0, 0, 1, 1, 1, 2]
-    assert table(rules, 30, 6) == 4
-    spec_rules = position(RULESET, {"turn": 2, "phase": "german-combat", "cards": {
-        "german": 0, "soviet": 0}, "areas": {"mamayev-kurgan": {
-            "control": "soviet", "units": ["71id-191", "71id-194", "112rd-416"]}}})
+    assert [table(SCENARIO, 4, d) for d in range(1, 7)] == [0, 0, 1, 1, 1, 2]
+    assert table(SCENARIO, 30, 6) == 4
+    spec = {"turn": 2, "phase": "german-combat", "cards": {"german": 0, "soviet": 0}, "areas": {
+        "mamayev-kurgan": {"control": "soviet", "units": ["71id-191", "71id-194", "112rd-416"]}}}
+    spec_rules = position(RULESET, spec)
     _, events = play(RULESET, spec_rules, {"german": [{"type": "attack",
                                                        "area": "mamayev-kurgan"}]}, [6, 1])
     combat = [e for e in events if e["type"] == "combat"][0]
     assert combat["loss"] == {"soviet": 1, "german": 0} and combat["cover"] == 1  # 2 - cover
     assert combat["house_rule"] is True
-    spec_rules["units"]["71id-pi171"] = dict(spec_rules["units"]["71id-191"],
-                                            arm="engineers", name="pioneers")
+    spec["areas"]["mamayev-kurgan"]["units"].append("pi-45")  # engineers, strength 3: 11 in all
+    spec_rules = position(RULESET, spec)
     _, events = play(RULESET, spec_rules, {"german": [{"type": "attack",
                                                        "area": "mamayev-kurgan"}]}, [6, 1])
     combat = [e for e in events if e["type"] == "combat"][0]
@@ -294,7 +359,7 @@ def test_owner_distributes_own_losses_by_default():
     # weakest-first puts both points on the weakest unit (all strength 2 -> lowest id),
     # which then retreats and is reduced (save-units)
     assert [e["unit"] for e in allocs] == ["10nkvd-269", "10nkvd-269"]
-    assert after["units"]["10nkvd-269"]["steps"] == 1
+    assert steps(after, "10nkvd-269") == 1
     assert where(after, "10nkvd-269") in ("dolgiy-ravine", "fallen-fighters",
                                           "january-9-square", "mamayev-kurgan")
 
@@ -337,7 +402,7 @@ def test_excess_loss_points_are_lost():
                          [6, 1])
     assert [e["taken"] for e in events if e["type"] == "losses"] == [1]
     assert where(after, "10nkvd-272") == "eliminated"
-    assert after["areas"]["station-1"]["control"] == "german"
+    assert after["control"]["station-1"] == "german"
 
 
 def test_attack_needs_both_sides_and_once_per_area():
@@ -447,9 +512,9 @@ def test_sudden_death_when_germans_hold_every_crossing():
 def test_final_victory_levels(held, winner):
     rules = position(RULESET, {"turn": 6, "phase": "soviet-combat", "areas": {
         a: {"control": "german"} for a in held}})
-    for a in rules["areas"]:
+    for a in rules["control"]:
         if a not in held:
-            rules["areas"][a]["control"] = "soviet"
+            rules["control"][a] = "soviet"
     after, events = apply_one(rules, {"type": "end"})
     assert RULESET.next_step(SCENARIO, after) is None
     assert after["result"]["winner"] == winner
@@ -488,7 +553,7 @@ def test_random_legal_game_terminates_with_a_result():
     rules, events = random_game(7, decide_by_policy=True)
     assert json_like(rules)
     s = RULESET.summary(SCENARIO, rules)
-    assert s["result"] and s["turn"] == rules["last_turn"] or rules["result"]["level"] == "sudden death"
+    assert s["result"] and s["turn"] == SCENARIO.last_turn or rules["result"]["level"] == "sudden death"
     for e in events:
         rule = e.get("rule") or ""
         assert (e.get("house_rule") is True) == rule.startswith("house"), e

@@ -18,25 +18,26 @@ CASES = sorted((Path(__file__).parent / "cases" / "stalingrad").glob("*.yaml"))
 
 
 def _check(game, rules: dict, events: list[dict], expect: dict) -> None:
+    units = game.scenario.units
     for uid, where in (expect.get("units") or {}).items():
-        u = rules["units"][uid]
-        found = u["area"] if u["status"] == "map" else u["status"]
+        found = rules["units"][uid]  # its area, or the box it is in
         assert found == where, f"{uid}: expected {where}, found {found}"
     for uid, steps in (expect.get("steps") or {}).items():
-        assert rules["units"][uid]["steps"] == steps, uid
+        assert rules["units"][uid] not in ("pool", "eliminated", "withdrawn"), f"{uid} is not on the map"
+        assert (1 if uid in rules["reduced"] else 2) == steps, uid
     for area, side in (expect.get("control") or {}).items():
-        assert rules["areas"][area]["control"] == side, f"control of {area}"
+        assert rules["control"][area] == side, f"control of {area}"
     for area, by_side in (expect.get("count") or {}).items():
         for side, n in by_side.items():
-            found = sum(1 for u in rules["units"].values()
-                        if u["status"] == "map" and u["area"] == area and u["side"] == side)
+            found = sum(1 for uid, where in rules["units"].items()
+                        if where == area and units[uid].side == side)
             assert found == n, f"{side} units in {area}: expected {n}, found {found}"
     for side, n in (expect.get("cards") or {}).items():
         assert rules["cards"][side] == n
     if "turn" in expect:
         assert rules["turn"] == expect["turn"]
     if "result" in expect:
-        result = rules["result"]
+        result = rules.get("result")
         assert result is not None and all(result[k] == v for k, v in expect["result"].items())
     check_events(events, expect)
     check_need(game, rules, expect)

@@ -7,15 +7,13 @@ such in README.md, in code comments and with `house_rule=True` on events.
 
 from __future__ import annotations
 
-import copy
-
-from ..base import Ruleset, document_scenario
+from ..base import Ruleset
 from . import flow, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="stalingrad",
-    version="1.0.0",
+    version="1.1.0",
     title="Stalingrad city fight (area movement; rules fragment 10.3 and 11.0 with house rules)",
     sides=("german", "soviet"),
     scenarios={"city-1942": scenario.load_city_1942},
@@ -24,15 +22,13 @@ RULESET = Ruleset(
     order_schema=ORDER_SCHEMA,
     policy_schema=POLICY_SCHEMA,
     default_policies=DEFAULT_POLICIES,
-    # Until its world moves into a scenario object of its own, the scenario is the
-    # document and the options, and the rules keep the rest.
-    scenario=document_scenario,
-    setup=lambda scenario_: scenario.setup(*copy.deepcopy(scenario_)),
-    next_step=lambda scenario_, rules: flow.next_step(rules),
-    apply=lambda scenario_, rules, need, order, ctx: flow.apply(rules, need, order, ctx),
-    legal_orders=lambda scenario_, rules, need: flow.legal_orders(rules, need),
-    policy=lambda scenario_, rules, need, policies: flow.policy(rules, need, policies),
-    summary=lambda scenario_, rules: report.summary(rules),
-    render=lambda scenario_, rules: report.render(rules),
-    describe_need=lambda scenario_, rules, need: report.describe_need(rules, need),
+    scenario=scenario.build,
+    setup=scenario.setup,
+    next_step=flow.next_step,
+    apply=flow.apply,
+    legal_orders=flow.legal_orders,
+    policy=flow.policy,
+    summary=report.summary,
+    render=report.render,
+    describe_need=report.describe_need,
 )

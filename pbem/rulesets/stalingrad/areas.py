@@ -1,8 +1,13 @@
-"""Areas, units and control: small read-mostly helpers over the `rules` state.
+"""Areas, units and control: the small helpers the rules read the state through.
 
-The map is an area graph kept in the state (`rules["areas"]`), so a state file is
-complete. Control (house rule 4, NOT from the fragment): every area is controlled by one
-side; an empty area keeps its controller.
+The map and the fixed attributes of units are in the scenario object (`sc`, see
+scenario.py); the rules state (`rules`) holds only what play changes:
+`rules["units"]` {unit: its area, or the box it is in}, `rules["reduced"]` (units on the
+map at one step), `rules["control"]` {area: side}. The rules read an area's controller,
+and the area of a unit they know to be on the map, straight from those mappings; whether
+a unit is on the map, its steps and its strength through the helpers below. Control
+(house rule 4, NOT from the fragment): every area is controlled by one side; an empty
+area keeps its controller.
 """
 
 from __future__ import annotations
@@ -10,87 +15,115 @@ from __future__ import annotations
 from ..base import IllegalOrder
 
 SIDES = ("german", "soviet")
+# the boxes off the map a unit can be in, instead of an area
+BOXES = ("pool", "eliminated", "withdrawn")
+FULL_STEPS = 2  # house rule 2.1: full and reduced strength
 
 
 def enemy(side: str) -> str:
     return "soviet" if side == "german" else "german"
 
 
-def unit_strength(unit: dict) -> int:
+# ---- units ------------------------------------------------------------------------------
+
+def status(rules: dict, uid: str) -> str:
+    """"map", or the box the unit is in ("pool", "eliminated", "withdrawn")."""
+    where = rules["units"][uid]
+    return where if where in BOXES else "map"
+
+
+def steps(rules: dict, uid: str) -> int:
+    """The steps of a unit on the map (house rule 2.1)."""
+    return 1 if uid in rules["reduced"] else FULL_STEPS
+
+
+def unit_strength(sc, rules: dict, uid: str) -> int:
     """House rule 2.1: a unit at full strength has two steps, a reduced unit one."""
-    return unit["strength"][0] if unit["steps"] >= 2 else unit["strength"][1]
+    full, reduced = sc.units[uid].strength
+    return reduced if uid in rules["reduced"] else full
 
 
-def units_in(rules: dict, area: str, side: str | None = None) -> list[str]:
+def place(rules: dict, uid: str, where: str) -> None:
+    """Put a unit in an area or a box; a unit leaving the map leaves its lost steps behind."""
+    rules["units"][uid] = where
+    if where in BOXES and uid in rules["reduced"]:
+        rules["reduced"].remove(uid)
+
+
+def reduce(rules: dict, uid: str) -> None:
+    rules["reduced"] = sorted(rules["reduced"] + [uid])
+
+
+def side_units(sc, rules: dict, side: str, where: str) -> list[str]:
+    """Ids of the units of `side` in `where` ("map", a box), sorted."""
+    units = sc.units
+    if where == "map":
+        return sorted(uid for uid, w in rules["units"].items() if w not in BOXES and units[uid].side == side)
+    return sorted(uid for uid, w in rules["units"].items() if w == where and units[uid].side == side)
+
+
+def units_in(sc, rules: dict, area: str, side: str | None = None) -> list[str]:
     """Ids of the units on the map in `area` (of `side` if given), sorted."""
-    return [
-        uid
-        for uid, u in sorted(rules["units"].items())
-        if u["status"] == "map" and u["area"] == area and (side is None or u["side"] == side)
-    ]
+    units = sc.units
+    return sorted(uid for uid, w in rules["units"].items()
+                  if w == area and (side is None or units[uid].side == side))
 
 
-def count(rules: dict, area: str, side: str) -> int:
-    return len(units_in(rules, area, side))
+def count(sc, rules: dict, area: str, side: str) -> int:
+    units = sc.units
+    return sum(1 for uid, w in rules["units"].items() if w == area and units[uid].side == side)
 
 
-def occupancy(rules: dict) -> dict:
+def occupancy(sc, rules: dict) -> dict:
     """{area: {"german": n, "soviet": n}} for every area, in one pass over the units."""
-    occ = {a: {"german": 0, "soviet": 0} for a in sorted(rules["areas"])}
-    for uid, u in sorted(rules["units"].items()):
-        if u["status"] == "map":
-            occ[u["area"]][u["side"]] += 1
+    occ = {a: {"german": 0, "soviet": 0} for a in sc.area_ids}
+    units = sc.units
+    for uid, where in rules["units"].items():
+        if where not in BOXES:
+            occ[where][units[uid].side] += 1
     return occ
 
 
-def contested(rules: dict, area: str) -> bool:
-    return count(rules, area, "german") > 0 and count(rules, area, "soviet") > 0
+# ---- areas ------------------------------------------------------------------------------
 
-
-def is_crossing(rules: dict, area: str) -> bool:
-    return bool(rules["areas"][area]["crossing"])
-
-
-def has_room(rules: dict, area: str, side: str, arriving: int = 1, occ: dict | None = None) -> bool:
+def has_room(sc, rules: dict, area: str, side: str, arriving: int = 1, occ: dict | None = None) -> bool:
     """10.3(2) stacking limit of 10 own units per area (house rule 2.2 applies it to
     movement and placement too); 11.2(3): no limit for Soviet units on crossings."""
-    if side == "soviet" and is_crossing(rules, area):
+    if side == "soviet" and sc.areas[area].crossing:
         return True
-    here = occ[area][side] if occ is not None else count(rules, area, side)
-    return here + arriving <= rules["stacking_limit"]
+    here = occ[area][side] if occ is not None else count(sc, rules, area, side)
+    return here + arriving <= sc.stacking_limit
 
 
-def adjacent(rules: dict, area: str) -> list[str]:
-    return list(rules["areas"][area]["adjacent"])
+def name(sc, area: str) -> str:
+    return sc.areas[area].name
 
 
-def name(rules: dict, area: str) -> str:
-    return rules["areas"][area]["name"]
-
-
-def set_control(rules: dict, area: str, side: str, ctx, rule: str, why: str,
+def set_control(sc, rules: dict, area: str, side: str, ctx, rule: str, why: str,
                 house_rule: bool) -> None:
-    if rules["areas"][area]["control"] == side:
+    if rules["control"][area] == side:
         return
-    rules["areas"][area]["control"] = side
+    rules["control"][area] = side
     fields = {"area": area, "side": side, "rule": rule}
     if house_rule:
         fields["house_rule"] = True
-    ctx.event("control", f"{name(rules, area)} passes to the {side} side: {why}.", **fields)
+    ctx.event("control", f"{name(sc, area)} passes to the {side} side: {why}.", **fields)
 
 
-def update_control(rules: dict, ctx) -> None:
+def update_control(sc, rules: dict, ctx) -> None:
     """House rule 4.3 (NOT from the fragment): an area holding units of one side only
     passes to that side; an empty area keeps its controller."""
-    for area in sorted(rules["areas"]):
-        g, s = count(rules, area, "german"), count(rules, area, "soviet")
+    for area, occ in occupancy(sc, rules).items():
+        g, s = occ["german"], occ["soviet"]
         if g and not s:
-            set_control(rules, area, "german", ctx, "house 4.3",
+            set_control(sc, rules, area, "german", ctx, "house 4.3",
                         "only German units are there", True)
         elif s and not g:
-            set_control(rules, area, "soviet", ctx, "house 4.3",
+            set_control(sc, rules, area, "soviet", ctx, "house 4.3",
                         "only Soviet units are there", True)
 
+
+# ---- orders -----------------------------------------------------------------------------
 
 _DESCRIPTIONS = {
     "move": "move {unit} to {to}", "reinforce": "reinforce {unit} in {area}", "shift": "shift {unit} to {to}",
@@ -112,21 +145,22 @@ def describe(order) -> str:
     return ", ".join(f"{k}={order[k]}" for k in sorted(order))
 
 
-def known_unit(rules: dict, order: dict, key: str = "unit") -> dict:
+def known_unit(sc, rules: dict, order: dict, key: str = "unit"):
+    """The scenario's record of the unit an order names, if it is in the game."""
     uid = order.get(key)
     if uid not in rules["units"]:
         raise IllegalOrder("house 2.1", f"Order '{describe(order)}': there is no unit "
                            f"with id {uid!r} (house 2.1); use a unit id from the order of battle.",
                            "a unit id from the order of battle")
-    return rules["units"][uid]
+    return sc.units[uid]
 
 
-def known_area(rules: dict, order: dict, key: str) -> str:
+def known_area(sc, order: dict, key: str) -> str:
     aid = order.get(key)
-    if aid not in rules["areas"]:
+    if aid not in sc.areas:
         raise IllegalOrder("house 1.1", f"Order '{describe(order)}': there is no area "
                            f"with id {aid!r} (house 1.1); use an area id of the map.",
-                           sorted(rules["areas"]))
+                           list(sc.area_ids))
     return aid
 
 

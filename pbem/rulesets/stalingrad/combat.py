@@ -25,156 +25,188 @@ from __future__ import annotations
 
 from ..base import IllegalOrder, Need
 from . import retreat
-from .areas import (contested, describe, enemy, known_area, known_unit, listing, name,
-                    unit_strength, units_in, update_control)
+from .areas import (describe, enemy, known_area, known_unit, listing, name, occupancy, place,
+                    reduce, steps, unit_strength, units_in, update_control)
 
 STAGES = ("card-attacker", "card-defender", "losses-defender", "losses-attacker")
+
+# The combat in progress, `rules["combat"]`: `area`, `attacker`, `loss` {side: points it
+# suffers}, `stage` (one of STAGES), and while they matter `cards` {side: played?} (sides
+# that have decided), `to_allocate` (points still to distribute), `alloc` {unit: points},
+# `apply_queue` (units whose points are still to apply) and `retreat` (a retreat waiting
+# for the player's choice). Left out when empty; the defender, the suffering side and the
+# side that distributes follow from the rest.
+
+
+def _put_field(c: dict, key: str, value) -> None:
+    """Set a field of the combat record, leaving it out when it is empty."""
+    if value in (None, 0, [], {}):
+        c.pop(key, None)
+    else:
+        c[key] = value
+
+
+def defender(c: dict) -> str:
+    return enemy(c["attacker"])
+
+
+def suffering(c: dict) -> str | None:
+    """The side whose losses are being distributed and applied (6.6), if any yet."""
+    return {"losses-defender": defender(c), "losses-attacker": c["attacker"]}.get(c["stage"])
+
+
+def allocator(c: dict) -> str:
+    """The side that distributes the suffering side's points: its enemy if that side
+    played a tactical card in this combat (house 7), else the side itself (6.4)."""
+    side = suffering(c)
+    return enemy(side) if c.get("cards", {}).get(enemy(side)) else side
 
 
 # ---- declaring an attack (6.1, 6.2) -------------------------------------------------------
 
-def attackable(rules: dict) -> list[str]:
-    done = rules["phase_state"]["attacked"]
-    return [a for a in sorted(rules["areas"]) if a not in done and contested(rules, a)]
+def attackable(sc, rules: dict) -> list[str]:
+    done = rules["phase_state"].get("attacked", [])
+    return [a for a, occ in occupancy(sc, rules).items()
+            if a not in done and occ["german"] > 0 and occ["soviet"] > 0]
 
 
-def legal(rules: dict) -> list[dict]:
-    return [{"type": "attack", "area": a} for a in attackable(rules)]
+def legal(sc, rules: dict) -> list[dict]:
+    return [{"type": "attack", "area": a} for a in attackable(sc, rules)]
 
 
-def table(rules: dict, strength: int, die: int) -> int:
-    for col in rules["loss_table"]:
-        if col["min"] <= strength <= col["max"]:
-            return col["results"][die - 1]
+def table(sc, strength: int, die: int) -> int:
+    for col in sc.loss_table:
+        if col.min <= strength <= col.max:
+            return col.results[die - 1]
     return 0
 
 
-def declare(rules: dict, side: str, order: dict, ctx) -> None:
-    area = known_area(rules, order, "area")
-    ok = attackable(rules)
+def declare(sc, rules: dict, side: str, order: dict, ctx) -> None:
+    area = known_area(sc, order, "area")
+    ok = attackable(sc, rules)
+    ps = rules["phase_state"]
     if area not in ok:
-        why = ("was already attacked this phase" if area in rules["phase_state"]["attacked"]
+        why = ("was already attacked this phase" if area in ps.get("attacked", [])
                else "does not hold units of both sides")
         raise IllegalOrder("house 6.1", f"Order '{describe(order)}': {area} {why} (house 6.1); "
-                           f"areas where the {side} side may attack: {listing(ok)}.", legal(rules))
-    ps = rules["phase_state"]
-    ps["attacked"] = sorted(ps["attacked"] + [area])
-    ps["combats"] += 1
-    n = ps["combats"]
+                           f"areas where the {side} side may attack: {listing(ok)}.", legal(sc, rules))
+    ps["attacked"] = sorted(ps.get("attacked", []) + [area])
+    n = len(ps["attacked"])  # the ordinal of this combat in the phase
     foe = enemy(side)
-    att, dfd = units_in(rules, area, side), units_in(rules, area, foe)
-    s_att = sum(unit_strength(rules["units"][u]) for u in att)
-    s_def = sum(unit_strength(rules["units"][u]) for u in dfd)
+    att, dfd = units_in(sc, rules, area, side), units_in(sc, rules, area, foe)
+    s_att = sum(unit_strength(sc, rules, u) for u in att)
+    s_def = sum(unit_strength(sc, rules, u) for u in dfd)
     label = f"t{rules['turn']}.{side}.combat{n}"
     die_att = ctx.d6(label + ".attacker")
     die_def = ctx.d6(label + ".defender")
-    to_def = table(rules, s_att, die_att)
-    cover = rules["areas"][area]["cover"]
-    engineers = any(rules["units"][u]["arm"] == "engineers" for u in att)
+    to_def = table(sc, s_att, die_att)
+    cover = sc.areas[area].cover
+    engineers = any(sc.units[u].arm == "engineers" for u in att)
     covered = 0 if engineers else min(cover, to_def)
     to_def -= covered
-    to_att = table(rules, s_def, die_def)
+    to_att = table(sc, s_def, die_def)
     cover_text = (f", cover saves {covered}" if covered
                   else (", engineers cancel the cover" if cover and engineers else ""))
-    ctx.event("combat", f"The {side} side attacks in {name(rules, area)}: strength {s_att} "
+    ctx.event("combat", f"The {side} side attacks in {name(sc, area)}: strength {s_att} "
               f"rolls {die_att} and inflicts {to_def} loss points{cover_text}; the {foe} "
               f"strength {s_def} rolls {die_def} and inflicts {to_att} (house 6.2).",
               area=area, attacker=side, defender=foe, strength={side: s_att, foe: s_def},
               dice={side: die_att, foe: die_def}, loss={foe: to_def, side: to_att},
               cover=covered, rule="house 6.2", house_rule=True)
-    rules["combat"] = {
-        "area": area, "n": n, "attacker": side, "defender": foe,
-        "loss": {foe: to_def, side: to_att},
-        "cards": {side: None, foe: None},
-        "stage": "card-attacker",
-        "suffering": None, "allocator": None, "to_allocate": 0, "alloc": {},
-        "apply_queue": [], "retreat": None,
-    }
+    rules["combat"] = {"area": area, "attacker": side, "loss": {foe: to_def, side: to_att},
+                       "stage": "card-attacker"}
 
 
 # ---- the sub-steps of a combat in progress ------------------------------------------------
 
 def _stage_side(c: dict) -> str:
-    return c["attacker"] if c["stage"] in ("card-attacker", "losses-attacker") else c["defender"]
+    return c["attacker"] if c["stage"] in ("card-attacker", "losses-attacker") else defender(c)
 
 
-def _card_eligible(rules: dict, c: dict, side: str) -> bool:
+def _card_eligible(sc, rules: dict, c: dict, side: str) -> bool:
     foe = enemy(side)
     return (rules["cards"][side] > 0 and c["loss"][foe] > 0
-            and len(units_in(rules, c["area"], foe)) >= 2)
+            and len(units_in(sc, rules, c["area"], foe)) >= 2)
 
 
 def _capacity(rules: dict, c: dict, uid: str) -> int:
-    return rules["units"][uid]["steps"] - c["alloc"].get(uid, 0)
+    return steps(rules, uid) - c.get("alloc", {}).get(uid, 0)
 
 
-def _alloc_candidates(rules: dict, c: dict) -> list[str]:
-    return [u for u in units_in(rules, c["area"], c["suffering"]) if _capacity(rules, c, u) > 0]
+def _alloc_candidates(sc, rules: dict, c: dict) -> list[str]:
+    return [u for u in units_in(sc, rules, c["area"], suffering(c)) if _capacity(rules, c, u) > 0]
 
 
-def decision(rules: dict) -> Need | None:
+def decision(sc, rules: dict) -> Need | None:
     """The decision the combat in progress waits for, or None if it can go on alone."""
     c = rules["combat"]
     st = c["stage"]
     if st.startswith("card-"):
         side = _stage_side(c)
-        if c["cards"][side] is None and _card_eligible(rules, c, side):
+        if side not in c.get("cards", {}) and _card_eligible(sc, rules, c, side):
             return Need(side, "tactical-card",
                         f"Play a tactical card to distribute the {c['loss'][enemy(side)]} loss "
                         f"points of the {enemy(side)} units in {c['area']}?",
                         ("card",), "house 7", True)
         return None
-    if c["retreat"] is not None:
+    if "retreat" in c:
         p = c["retreat"]
-        owner = rules["units"][p["unit"]]["side"]
+        owner = sc.units[p["unit"]].side
         return Need(owner, "retreat", f"Choose where {p['unit']} retreats: "
                     f"{listing(p['options'])}.", ("retreat",),
                     "10.3(2)" if p["step"] == 2 else "10.3(1)", True)
-    if c["to_allocate"] > 0:
-        cands = _alloc_candidates(rules, c)
+    if c.get("to_allocate", 0) > 0:
+        cands = _alloc_candidates(sc, rules, c)
         cap = sum(_capacity(rules, c, u) for u in cands)
         if len(cands) >= 2 and cap > c["to_allocate"]:
-            return Need(c["allocator"], "allocate-loss",
-                        f"Put one of {c['to_allocate']} loss points on a {c['suffering']} unit "
+            return Need(allocator(c), "allocate-loss",
+                        f"Put one of {c['to_allocate']} loss points on a {suffering(c)} unit "
                         f"in {c['area']}.", ("allocate",), "house 6.4", True)
         return None
-    if c["apply_queue"]:
+    if c.get("apply_queue"):
         uid = c["apply_queue"][0]
-        return Need(c["suffering"], "apply-loss",
+        return Need(suffering(c), "apply-loss",
                     f"Apply the {c['alloc'][uid]} loss points of {uid}: as steps, or one as a "
                     f"retreat.", ("apply",), "house 6.5", True)
     return None
 
 
-def _start_losses(rules: dict, c: dict, side: str, ctx) -> None:
-    c["suffering"] = side
-    c["allocator"] = enemy(side) if c["cards"][enemy(side)] else side
-    units = units_in(rules, c["area"], side)
-    cap = sum(rules["units"][u]["steps"] for u in units)
+def _start_losses(sc, rules: dict, c: dict, stage: str, ctx) -> None:
+    c["stage"] = stage
+    side = suffering(c)
+    cap = sum(steps(rules, u) for u in units_in(sc, rules, c["area"], side))
     points = c["loss"][side]
     if points > cap:
-        ctx.event("losses", f"The {side} units in {name(rules, c['area'])} can take only {cap} "
+        ctx.event("losses", f"The {side} units in {name(sc, c['area'])} can take only {cap} "
                   f"of {points} loss points; the rest are lost (house 6.4).", side=side,
                   area=c["area"], points=points, taken=cap, rule="house 6.4", house_rule=True)
         points = cap
-    c["to_allocate"], c["alloc"], c["apply_queue"], c["retreat"] = points, {}, [], None
+    for key in ("alloc", "apply_queue", "retreat"):
+        c.pop(key, None)
+    _put_field(c, "to_allocate", points)
 
 
-def _put(rules: dict, c: dict, uid: str, points: int, ctx, how: str) -> None:
-    c["alloc"][uid] = c["alloc"].get(uid, 0) + points
+def _queue_applications(c: dict) -> None:
+    c.pop("to_allocate", None)
+    _put_field(c, "apply_queue", sorted(u for u, p in c.get("alloc", {}).items() if p > 0))
+
+
+def _put(sc, c: dict, uid: str, points: int, ctx, how: str) -> None:
+    alloc = c.setdefault("alloc", {})
+    alloc[uid] = alloc.get(uid, 0) + points
     c["to_allocate"] -= points
     ctx.event("allocate", f"{points} loss point{'s' if points > 1 else ''} on "
-              f"{rules['units'][uid]['name']} ({uid}), {how} (house 6.4).",
-              unit=uid, points=points, allocator=c["allocator"], rule="house 6.4",
+              f"{sc.units[uid].name} ({uid}), {how} (house 6.4).",
+              unit=uid, points=points, allocator=allocator(c), rule="house 6.4",
               house_rule=True)
     if c["to_allocate"] == 0:
-        c["apply_queue"] = sorted(u for u, p in c["alloc"].items() if p > 0)
+        _queue_applications(c)
 
 
-def step(rules: dict, ctx) -> bool:
+def step(sc, rules: dict, ctx) -> bool:
     """Do the next automatic part of the combat in progress. Returns False when it waits
     for a decision (see `decision`)."""
-    if decision(rules) is not None:
+    if decision(sc, rules) is not None:
         return False
     c = rules["combat"]
     st = c["stage"]
@@ -182,26 +214,23 @@ def step(rules: dict, ctx) -> bool:
         c["stage"] = "card-defender"
         return True
     if st == "card-defender":
-        c["stage"] = "losses-defender"
-        _start_losses(rules, c, c["defender"], ctx)
+        _start_losses(sc, rules, c, "losses-defender", ctx)
         return True
-    if c["to_allocate"] > 0:
-        cands = _alloc_candidates(rules, c)
+    if c.get("to_allocate", 0) > 0:
+        cands = _alloc_candidates(sc, rules, c)
         if not cands:
-            c["to_allocate"] = 0
-            c["apply_queue"] = sorted(u for u, p in c["alloc"].items() if p > 0)
+            _queue_applications(c)
             return True
         for uid in cands:  # no choice: every unit takes what it can (house 6.4)
             n = min(_capacity(rules, c, uid), c["to_allocate"])
             if n:
-                _put(rules, c, uid, n, ctx, "the only possible distribution")
+                _put(sc, c, uid, n, ctx, "the only possible distribution")
         return True
     if st == "losses-defender":
-        c["stage"] = "losses-attacker"
-        _start_losses(rules, c, c["attacker"], ctx)
+        _start_losses(sc, rules, c, "losses-attacker", ctx)
         return True
-    update_control(rules, ctx)  # 6.6 / house 4.3
-    rules["combat"] = None
+    update_control(sc, rules, ctx)  # 6.6 / house 4.3
+    del rules["combat"]
     return True
 
 
@@ -209,16 +238,17 @@ def _policy_note(ctx, standing: str) -> str:
     return f" (standing order {standing})" if ctx.chosen_by == "policy" else ""
 
 
-def answer(rules: dict, need: Need, order: dict, ctx) -> None:
+def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
     c = rules["combat"]
     kind = need.kind
     if kind == "tactical-card":
         play = order.get("play")
         if not isinstance(play, bool):
             raise IllegalOrder("house 7", f"Order '{describe(order)}': `play` must be true or "
-                               f"false (house 7); legal: play: true, play: false.", legal_decision(rules, need))
+                               f"false (house 7); legal: play: true, play: false.",
+                               legal_decision(sc, rules, need))
         side = need.side
-        c["cards"][side] = play
+        c.setdefault("cards", {})[side] = play
         if play:
             rules["cards"][side] -= 1
         note = _policy_note(ctx, "tactical_card")
@@ -229,73 +259,74 @@ def answer(rules: dict, need: Need, order: dict, ctx) -> None:
                   house_rule=True)
         return
     if kind == "allocate-loss":
-        unit = known_unit(rules, order)
+        unit = known_unit(sc, rules, order)
         uid = order["unit"]
-        cands = _alloc_candidates(rules, c)
+        cands = _alloc_candidates(sc, rules, c)
         if uid not in cands:
             raise IllegalOrder("house 6.4", f"Order '{describe(order)}': {uid} cannot take a "
                                f"loss point in this combat (house 6.4); legal units: "
-                               f"{listing(cands)}.", legal_decision(rules, need))
-        mine = c["allocator"] == unit["side"]
-        std = "allocate_own_losses" if mine else "allocate_enemy_losses"
-        _put(rules, c, uid, 1, ctx, f"by the {c['allocator']} side" +
-             _policy_note(ctx, std))
+                               f"{listing(cands)}.", legal_decision(sc, rules, need))
+        by = allocator(c)
+        std = "allocate_own_losses" if by == unit.side else "allocate_enemy_losses"
+        _put(sc, c, uid, 1, ctx, f"by the {by} side" + _policy_note(ctx, std))
         return
     if kind == "apply-loss":
-        known_unit(rules, order)
+        known_unit(sc, rules, order)
         uid, how = order["unit"], order.get("how")
-        if uid != c["apply_queue"][0] or how not in ("step", "retreat"):
+        queue = c["apply_queue"]
+        if uid != queue[0] or how not in ("step", "retreat"):
             raise IllegalOrder("house 6.5", f"Order '{describe(order)}': the losses to apply "
-                               f"now are those of {c['apply_queue'][0]} (house 6.5); legal: "
-                               f"how: step or how: retreat for {c['apply_queue'][0]}.",
-                               legal_decision(rules, need))
-        c["apply_queue"].pop(0)
+                               f"now are those of {queue[0]} (house 6.5); legal: "
+                               f"how: step or how: retreat for {queue[0]}.",
+                               legal_decision(sc, rules, need))
+        queue.pop(0)
+        _put_field(c, "apply_queue", queue)
         points = c["alloc"][uid]
-        unit = rules["units"][uid]
+        unit = sc.units[uid]
         note = _policy_note(ctx, "apply_losses")
-        steps = points if how == "step" else points - 1
-        if steps:
-            unit["steps"] -= steps
-            if unit["steps"] <= 0:
-                here = unit["area"]
-                unit["steps"], unit["status"], unit["area"] = 0, "eliminated", None
-                ctx.event("eliminated", f"{unit['name']} ({uid}) takes {steps} step losses in "
-                          f"{name(rules, here)} and is eliminated{note} (house 6.5).", unit=uid,
-                          side=unit["side"], origin=here, rule="house 6.5", house_rule=True)
+        lost = points if how == "step" else points - 1
+        if lost:
+            left = steps(rules, uid) - lost
+            if left <= 0:
+                here = rules["units"][uid]
+                place(rules, uid, "eliminated")
+                ctx.event("eliminated", f"{unit.name} ({uid}) takes {lost} step losses in "
+                          f"{name(sc, here)} and is eliminated{note} (house 6.5).", unit=uid,
+                          side=unit.side, origin=here, rule="house 6.5", house_rule=True)
                 return
-            ctx.event("step-loss", f"{unit['name']} ({uid}) is reduced{note} (house 6.5).",
-                      unit=uid, side=unit["side"], steps=unit["steps"], rule="house 6.5",
+            reduce(rules, uid)
+            ctx.event("step-loss", f"{unit.name} ({uid}) is reduced{note} (house 6.5).",
+                      unit=uid, side=unit.side, steps=left, rule="house 6.5",
                       house_rule=True)
         if how == "retreat":
-            ctx.event("retreat-order", f"{unit['name']} ({uid}) takes one loss point as a "
-                      f"retreat{note} (house 6.5).", unit=uid, side=unit["side"],
+            ctx.event("retreat-order", f"{unit.name} ({uid}) takes one loss point as a "
+                      f"retreat{note} (house 6.5).", unit=uid, side=unit.side,
                       rule="house 6.5", house_rule=True)
-            c["retreat"] = retreat.start(rules, uid, ctx)
+            _put_field(c, "retreat", retreat.start(sc, rules, uid, ctx))
         return
     if kind == "retreat":
         p = c["retreat"]
-        known_unit(rules, order)
-        to = known_area(rules, order, "to")
+        known_unit(sc, rules, order)
+        to = known_area(sc, order, "to")
         if order["unit"] != p["unit"] or to not in p["options"]:
             raise IllegalOrder(need.rule, f"Order '{describe(order)}': {p['unit']} must retreat "
                                f"to one of the areas 10.3(1) ranks first ({need.rule}); legal: "
-                               f"{listing(p['options'])}.", legal_decision(rules, need))
-        unit = rules["units"][p["unit"]]
+                               f"{listing(p['options'])}.", legal_decision(sc, rules, need))
         if ctx.chosen_by == "policy":
-            ctx.event("retreat-choice", f"The {unit['side']} side picks {name(rules, to)} for "
+            ctx.event("retreat-choice", f"The {sc.units[p['unit']].side} side picks {name(sc, to)} for "
                       f"{p['unit']} by standing order retreat_tie ({need.rule}).", unit=p["unit"], to=to,
                       rule=need.rule)
-        c["retreat"] = retreat.choose(rules, p, to, ctx)
+        _put_field(c, "retreat", retreat.choose(sc, rules, p, to, ctx))
         return
     raise AssertionError(kind)
 
 
-def legal_decision(rules: dict, need: Need) -> list[dict]:
+def legal_decision(sc, rules: dict, need: Need) -> list[dict]:
     c = rules["combat"]
     if need.kind == "tactical-card":
         return [{"type": "card", "play": True}, {"type": "card", "play": False}]
     if need.kind == "allocate-loss":
-        return [{"type": "allocate", "unit": u} for u in _alloc_candidates(rules, c)]
+        return [{"type": "allocate", "unit": u} for u in _alloc_candidates(sc, rules, c)]
     if need.kind == "apply-loss":
         uid = c["apply_queue"][0]
         return [{"type": "apply", "unit": uid, "how": "step"},
@@ -306,7 +337,7 @@ def legal_decision(rules: dict, need: Need) -> list[dict]:
     return []
 
 
-def policy(rules: dict, need: Need, pol: dict) -> dict | None:
+def policy(sc, rules: dict, need: Need, pol: dict) -> dict | None:
     c = rules["combat"]
     if need.kind == "tactical-card":
         how = pol["tactical_card"]
@@ -315,22 +346,22 @@ def policy(rules: dict, need: Need, pol: dict) -> dict | None:
                 "at-least-3": inflicted >= 3}[how]
         return {"type": "card", "play": play}
     if need.kind == "allocate-loss":
-        mine = c["allocator"] == c["suffering"]
+        mine = allocator(c) == suffering(c)
         how = pol["allocate_own_losses" if mine else "allocate_enemy_losses"]
-        cands = _alloc_candidates(rules, c)
+        cands = _alloc_candidates(sc, rules, c)
         if how == "strongest-first":
-            cands.sort(key=lambda u: (-unit_strength(rules["units"][u]), u))
+            cands.sort(key=lambda u: (-unit_strength(sc, rules, u), u))
         elif how == "weakest-first":
-            cands.sort(key=lambda u: (unit_strength(rules["units"][u]), u))
+            cands.sort(key=lambda u: (unit_strength(sc, rules, u), u))
         return {"type": "allocate", "unit": cands[0]}
     if need.kind == "apply-loss":
         uid = c["apply_queue"][0]
         how = pol["apply_losses"]
         if how == "save-units":
-            how = "retreat" if c["alloc"][uid] >= rules["units"][uid]["steps"] else "step"
+            how = "retreat" if c["alloc"][uid] >= steps(rules, uid) else "step"
         return {"type": "apply", "unit": uid, "how": how}
     if need.kind == "retreat":
         p = c["retreat"]
         return {"type": "retreat", "unit": p["unit"],
-                "to": retreat.policy_choice(rules, p, pol["retreat_tie"])}
+                "to": retreat.policy_choice(sc, rules, p, pol["retreat_tie"])}
     return None

@@ -8,16 +8,20 @@ end of turn 3 the German withdrawal phase (11.3); end of turn: victory check (ho
 A phase in which `end` is the only legal order when it begins is skipped; a phase that has
 begun lasts until its side's `end`. Control (house 4.3) is checked
 after each combat and at the end of every phase.
+
+`rules["phase_state"]` is the bookkeeping of the current phase: `moved`, `attacked`,
+`placed`, `shifted` (sorted ids) and `open` (the phase has begun), each left out while
+empty or false.
 """
 
 from __future__ import annotations
 
-import jsonschema
+import functools
 
 from ..base import IllegalOrder, Need
 from . import combat, movement, reinforcements, victory
 from .areas import describe, listing, update_control
-from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
+from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, QUICK_TESTS
 
 PHASES = ("german-reinforcement", "german-movement", "german-combat",
           "soviet-reinforcement", "soviet-movement", "soviet-combat")
@@ -49,9 +53,15 @@ _PROMPTS = {
                 "German-controlled areas (11.3(3)), then end",
 }
 
-# one validator per order type (the branches of the schema's oneOf)
-_VALIDATORS = {branch["properties"]["type"]["const"]: jsonschema.Draft202012Validator(branch)
-               for branch in ORDER_SCHEMA["oneOf"]}
+
+@functools.cache
+def _validator(kind: str):
+    """The validator of one order type's branch of the schema, to word why an order that
+    fails its quick test is malformed."""
+    import jsonschema
+
+    branch = next(b for b in ORDER_SCHEMA["oneOf"] if b["properties"]["type"]["const"] == kind)
+    return jsonschema.Draft202012Validator(branch)
 
 
 class QuietContext:
@@ -66,26 +76,21 @@ class QuietContext:
         pass
 
 
-def fresh_phase_state() -> dict:
-    return {"moved": [], "attacked": [], "combats": 0, "placed": [], "shifted": [],
-            "open": False}
-
-
 def phase_side(phase: str) -> str:
     return phase.split("-")[0]
 
 
 # ---- what the game waits for --------------------------------------------------------------
 
-def next_step(rules: dict) -> Need | None:
-    if rules["result"] is not None:
+def next_step(sc, rules: dict) -> Need | None:
+    if "result" in rules:
         return None
-    if rules["combat"] is not None:
-        need = combat.decision(rules)
+    if "combat" in rules:
+        need = combat.decision(sc, rules)
         if need is not None:
             return need
-    if rules["withdrawal"] is not None and rules["withdrawal"]["pending"]:
-        need = reinforcements.decision(rules)
+    if "substitute_for" in rules:
+        need = reinforcements.decision(sc, rules)
         if need is not None:
             return need
     phase = rules["phase"]
@@ -93,40 +98,40 @@ def next_step(rules: dict) -> Need | None:
                 _PHASE_NEEDS[phase], _PHASE_RULES[phase], False)
 
 
-def _phase_actions(rules: dict) -> list[dict]:
+def _phase_actions(sc, rules: dict) -> list[dict]:
     phase = rules["phase"]
     side = phase_side(phase)
     if phase.endswith("-movement"):
-        return movement.legal(rules, side)
+        return movement.legal(sc, rules, side)
     if phase.endswith("-combat"):
-        return combat.legal(rules)
-    return reinforcements.legal(rules, side)
+        return combat.legal(sc, rules)
+    return reinforcements.legal(sc, rules, side)
 
 
-def legal_orders(rules: dict, need: Need) -> list[dict]:
-    if rules["result"] is not None:
+def legal_orders(sc, rules: dict, need: Need) -> list[dict]:
+    if "result" in rules:
         return []
     if need.kind == "substitute":
-        return reinforcements.legal_decision(rules, need)
+        return reinforcements.legal_decision(sc, rules, need)
     if need.decision:
-        return combat.legal_decision(rules, need)
-    return _phase_actions(rules) + [{"type": "end"}]
+        return combat.legal_decision(sc, rules, need)
+    return _phase_actions(sc, rules) + [{"type": "end"}]
 
 
-def policy(rules: dict, need: Need, policies: dict | None) -> dict | None:
+def policy(sc, rules: dict, need: Need, policies: dict | None) -> dict | None:
     if not need.decision:
         return None
     pol = dict(DEFAULT_POLICIES)
     pol.update(policies or {})
     if need.kind == "substitute":
-        return reinforcements.policy(rules, need, pol)
-    return combat.policy(rules, need, pol)
+        return reinforcements.policy(sc, rules, need, pol)
+    return combat.policy(sc, rules, need, pol)
 
 
 # ---- consuming an order -------------------------------------------------------------------
 
-def apply(rules: dict, need: Need, order: dict, ctx) -> None:
-    current = next_step(rules)
+def apply(sc, rules: dict, need: Need, order: dict, ctx) -> None:
+    current = next_step(sc, rules)
     if current is None:
         raise IllegalOrder("house 9", f"Order '{describe(order)}': the game is over (house 9); "
                            "no order is legal.", [])
@@ -139,47 +144,48 @@ def apply(rules: dict, need: Need, order: dict, ctx) -> None:
                            f"{current.kind} of the {current.side} side ({current.rule}); legal "
                            f"order types: {listing(list(current.accepts))}.",
                            list(current.accepts))
-    error = next(iter(sorted(_VALIDATORS[order["type"]].iter_errors(order), key=str)), None)
+    error = None if QUICK_TESTS[order["type"]](order) else next(
+        iter(sorted(_validator(order["type"]).iter_errors(order), key=str)), None)
     if error is not None:
         raise IllegalOrder(current.rule, f"Order '{describe(order)}' is malformed: "
                            f"{error.message} ({current.rule}); see the stalingrad orders schema.",
                            list(current.accepts))
     kind, side, t = current.kind, current.side, order["type"]
     if kind == "substitute":
-        reinforcements.answer(rules, current, order, ctx)
+        reinforcements.answer(sc, rules, current, order, ctx)
     elif current.decision:
-        combat.answer(rules, current, order, ctx)
+        combat.answer(sc, rules, current, order, ctx)
     elif t == "end":
         if order.get("phase", kind) != kind:
             raise IllegalOrder(current.rule, f"Order 'end' names phase {order['phase']}, but the "
                                f"current phase is {kind} ({current.rule}); legal: end of {kind}.",
                                [{"type": "end"}])
-        end_phase(rules, ctx)
+        end_phase(sc, rules, ctx)
     elif t == "move":
-        movement.apply_move(rules, side, order, ctx)
+        movement.apply_move(sc, rules, side, order, ctx)
     elif t == "attack":
-        combat.declare(rules, side, order, ctx)
+        combat.declare(sc, rules, side, order, ctx)
     elif t == "reinforce":
-        reinforcements.apply_reinforce(rules, side, order, ctx)
+        reinforcements.apply_reinforce(sc, rules, side, order, ctx)
     elif t == "shift":
-        reinforcements.apply_shift(rules, order, ctx)
-    advance(rules, ctx)
+        reinforcements.apply_shift(sc, rules, order, ctx)
+    advance(sc, rules, ctx)
 
 
-def advance(rules: dict, ctx) -> None:
+def advance(sc, rules: dict, ctx) -> None:
     """Run every automatic step until the game waits for an order or is over."""
-    while rules["result"] is None:
-        if rules["combat"] is not None:
-            if combat.step(rules, ctx):
+    while "result" not in rules:
+        if "combat" in rules:
+            if combat.step(sc, rules, ctx):
                 continue
             return
-        if rules["withdrawal"] is not None and rules["withdrawal"]["pending"]:
-            if reinforcements.step(rules, ctx):
+        if "substitute_for" in rules:
+            if reinforcements.step(sc, rules, ctx):
                 continue
             return
-        if rules["phase_state"]["open"]:
+        if rules["phase_state"].get("open"):
             return
-        if _phase_actions(rules):
+        if _phase_actions(sc, rules):
             # once a phase has begun it lasts until the side's `end`, so a queued `end`
             # always closes the phase it was written for
             rules["phase_state"]["open"] = True
@@ -187,31 +193,31 @@ def advance(rules: dict, ctx) -> None:
             ctx.event("phase-skipped", f"Turn {rules['turn']}: nothing to do in the "
                       f"{rules['phase']} phase (house 3).", turn=rules["turn"],
                       phase=rules["phase"], rule="house 3", house_rule=True)
-            end_phase(rules, ctx)
+            end_phase(sc, rules, ctx)
 
 
-def enter_phase(rules: dict, phase: str, ctx) -> None:
+def enter_phase(sc, rules: dict, phase: str, ctx) -> None:
     rules["phase"] = phase
-    rules["phase_state"] = fresh_phase_state()
+    rules["phase_state"] = {}
     ctx.event("phase", f"Turn {rules['turn']}: {phase} phase (house 3).", turn=rules["turn"],
               phase=phase, rule="house 3", house_rule=True)
     if phase == WITHDRAWAL:
-        reinforcements.start_withdrawal(rules, ctx)
+        reinforcements.start_withdrawal(sc, rules, ctx)
 
 
-def end_phase(rules: dict, ctx) -> None:
-    update_control(rules, ctx)  # house 4.3; in the withdrawal phase only now (11.3(3))
+def end_phase(sc, rules: dict, ctx) -> None:
+    update_control(sc, rules, ctx)  # house 4.3; in the withdrawal phase only now (11.3(3))
     phase = rules["phase"]
-    if phase == "soviet-combat" and rules["turn"] == rules["withdrawal_turn"]:
-        enter_phase(rules, WITHDRAWAL, ctx)
+    if phase == "soviet-combat" and rules["turn"] == sc.withdrawal_turn:
+        enter_phase(sc, rules, WITHDRAWAL, ctx)
         return
     if phase in ("soviet-combat", WITHDRAWAL):
-        rules["withdrawal"] = None
-        victory.end_of_turn(rules, ctx)
-        if rules["result"] is not None:
+        rules.pop("substitute_for", None)
+        victory.end_of_turn(sc, rules, ctx)
+        if "result" in rules:
             rules["phase"] = "game-over"
             return
         rules["turn"] += 1
-        enter_phase(rules, PHASES[0], ctx)
+        enter_phase(sc, rules, PHASES[0], ctx)
         return
-    enter_phase(rules, PHASES[PHASES.index(phase) + 1], ctx)
+    enter_phase(sc, rules, PHASES[PHASES.index(phase) + 1], ctx)

@@ -13,77 +13,76 @@
 from __future__ import annotations
 
 from ..base import IllegalOrder
-from .areas import (adjacent, count, describe, enemy, has_room, known_area, known_unit,
-                    listing, name, occupancy, set_control)
+from .areas import (count, describe, enemy, has_room, known_area, known_unit, listing, name,
+                    occupancy, set_control, side_units, status)
 
 
-def targets(rules: dict, uid: str, occ: dict | None = None) -> list[str]:
+def targets(sc, rules: dict, uid: str, occ: dict | None = None) -> list[str]:
     """The areas unit `uid` may move to now (5.1-5.3), sorted."""
-    occ = occ if occ is not None else occupancy(rules)
-    unit = rules["units"][uid]
-    side, here = unit["side"], unit["area"]
+    occ = occ if occ is not None else occupancy(sc, rules)
+    side, here = sc.units[uid].side, rules["units"][uid]
     foe = enemy(side)
     engaged = occ[here][foe] > 0
+    control = rules["control"]
     out = []
-    for area in sorted(adjacent(rules, here)):
-        if engaged and not (rules["areas"][area]["control"] == side and occ[area][foe] == 0):
+    for area in sc.areas[here].adjacent:
+        if engaged and not (control[area] == side and occ[area][foe] == 0):
             continue  # house 5.2
-        if not has_room(rules, area, side, occ=occ):
+        if not has_room(sc, rules, area, side, occ=occ):
             continue  # house 5.3 / 10.3(2)
         out.append(area)
     return out
 
 
-def movable(rules: dict, side: str) -> list[str]:
-    moved = rules["phase_state"]["moved"]
-    return [uid for uid, u in sorted(rules["units"].items())
-            if u["side"] == side and u["status"] == "map" and uid not in moved]
+def movable(sc, rules: dict, side: str) -> list[str]:
+    moved = rules["phase_state"].get("moved", [])
+    return [uid for uid in side_units(sc, rules, side, "map") if uid not in moved]
 
 
-def legal(rules: dict, side: str) -> list[dict]:
-    occ = occupancy(rules)
+def legal(sc, rules: dict, side: str) -> list[dict]:
+    occ = occupancy(sc, rules)
     return [{"type": "move", "unit": uid, "to": to}
-            for uid in movable(rules, side) for to in targets(rules, uid, occ)]
+            for uid in movable(sc, rules, side) for to in targets(sc, rules, uid, occ)]
 
 
-def apply_move(rules: dict, side: str, order: dict, ctx) -> None:
-    unit = known_unit(rules, order)
-    to = known_area(rules, order, "to")
+def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
+    unit = known_unit(sc, rules, order)
+    to = known_area(sc, order, "to")
     uid = order["unit"]
     text = describe(order)
-    if unit["side"] != side or unit["status"] != "map" or uid in rules["phase_state"]["moved"]:
-        occ = occupancy(rules)
-        mine = [u for u in movable(rules, side) if targets(rules, u, occ)]
-    if unit["side"] != side:
-        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is a {unit['side']} unit and "
+    moved = rules["phase_state"].get("moved", [])
+    if unit.side != side or status(rules, uid) != "map" or uid in moved:
+        occ = occupancy(sc, rules)
+        mine = [u for u in movable(sc, rules, side) if targets(sc, rules, u, occ)]
+    if unit.side != side:
+        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is a {unit.side} unit and "
                            f"the {side} side is moving (house 5.1); units that may move: "
                            f"{listing(mine)}.", mine)
-    if unit["status"] != "map":
+    if status(rules, uid) != "map":
         raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is not on the map "
-                           f"({unit['status']}) (house 5.1); units that may move: {listing(mine)}.",
+                           f"({status(rules, uid)}) (house 5.1); units that may move: {listing(mine)}.",
                            mine)
-    if uid in rules["phase_state"]["moved"]:
+    if uid in moved:
         raise IllegalOrder("house 5.1", f"Order '{text}': {uid} has already moved this phase "
                            f"(house 5.1); units that may move: {listing(mine)}.", mine)
-    here = unit["area"]
-    ok = targets(rules, uid)
+    here = rules["units"][uid]
+    ok = targets(sc, rules, uid)
     if to not in ok:
-        if to not in adjacent(rules, here):
+        if to not in sc.areas[here].adjacent:
             why, rule = f"{to} is not adjacent to {here}", "house 5.1"
-        elif count(rules, here, enemy(side)) > 0:
+        elif count(sc, rules, here, enemy(side)) > 0:
             why, rule = (f"{uid} starts in {here} with enemy units and may only move to an "
                          f"area its side controls without enemy units"), "house 5.2"
         else:
-            why, rule = (f"{to} already holds {rules['stacking_limit']} {side} units "
+            why, rule = (f"{to} already holds {sc.stacking_limit} {side} units "
                          f"(stacking limit 10.3(2))"), "house 5.3"
         raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); {uid} may move to: "
                            f"{listing(ok)}.", [{"type": "move", "unit": uid, "to": a} for a in ok])
-    unit["area"] = to
-    rules["phase_state"]["moved"].append(uid)
-    rules["phase_state"]["moved"].sort()
-    ctx.event("move", f"{unit['name']} ({uid}) moves from {name(rules, here)} to "
-              f"{name(rules, to)}.", unit=uid, side=side, origin=here, to=to,
+    rules["units"][uid] = to
+    rules["phase_state"]["moved"] = sorted(moved + [uid])
+    ctx.event("move", f"{unit.name} ({uid}) moves from {name(sc, here)} to "
+              f"{name(sc, to)}.", unit=uid, side=side, origin=here, to=to,
               rule="house 5.1", house_rule=True)
-    if rules["areas"][to]["control"] != side and count(rules, to, enemy(side)) == 0:
-        set_control(rules, to, side, ctx, "house 4.2",
+    if rules["control"][to] != side and count(sc, rules, to, enemy(side)) == 0:
+        set_control(sc, rules, to, side, ctx, "house 4.2",
                     f"{uid} entered it and no enemy units are there", True)

@@ -26,7 +26,8 @@ H8.4 The withdrawal is carried out in a "german-withdrawal" phase at the end of 
 from __future__ import annotations
 
 from ..base import IllegalOrder, Need
-from .areas import describe, has_room, known_area, known_unit, listing, name, unit_strength
+from .areas import (describe, has_room, known_area, known_unit, listing, name, place, side_units,
+                    status, unit_strength)
 
 
 def entry_turn(rules: dict) -> int:
@@ -35,200 +36,207 @@ def entry_turn(rules: dict) -> int:
     return rules["turn"] + (1 if rules["phase"] == "german-withdrawal" else 0)
 
 
-def available(rules: dict, side: str) -> list[str]:
+def available(sc, rules: dict, side: str) -> list[str]:
     """11.1 and H8.1: units of `side` due by now and not yet placed."""
     due = entry_turn(rules)
-    return [uid for uid, u in sorted(rules["units"].items())
-            if u["side"] == side and u["status"] == "pool" and u["turn"] <= due]
+    return [uid for uid in side_units(sc, rules, side, "pool") if sc.units[uid].turn <= due]
 
 
-def places(rules: dict, side: str) -> list[str]:
+def places(sc, rules: dict, side: str) -> list[str]:
     """11.2(1) German: any German-controlled area (H8.2 stacking);
     11.2(2) Soviet: only crossings (H8.3 Soviet-controlled), no stacking limit."""
+    control = rules["control"]
     out = []
-    for area in sorted(rules["areas"]):
-        a = rules["areas"][area]
-        if a["control"] != side:
+    for area in (sc.crossings if side == "soviet" else sc.area_ids):
+        if control[area] != side:
             continue
-        if side == "soviet" and not a["crossing"]:
-            continue
-        if has_room(rules, area, side):
+        if has_room(sc, rules, area, side):
             out.append(area)
     return out
 
 
-def shiftable(rules: dict) -> list[str]:
+def shiftable(sc, rules: dict) -> list[str]:
     """11.2(3): Soviet units on a crossing since before this phase, not yet shifted."""
     ps = rules["phase_state"]
-    return [uid for uid, u in sorted(rules["units"].items())
-            if u["side"] == "soviet" and u["status"] == "map" and u["area"] is not None
-            and rules["areas"][u["area"]]["crossing"]
-            and uid not in ps["placed"] and uid not in ps["shifted"]]
+    done = ps.get("placed", []) + ps.get("shifted", [])
+    return [uid for uid in side_units(sc, rules, "soviet", "map")
+            if sc.areas[rules["units"][uid]].crossing and uid not in done]
 
 
-def legal(rules: dict, side: str) -> list[dict]:
-    spots = places(rules, side)
+def legal(sc, rules: dict, side: str) -> list[dict]:
+    spots = places(sc, rules, side)
     out = [{"type": "reinforce", "unit": uid, "area": a}
-           for uid in available(rules, side) for a in spots]
+           for uid in available(sc, rules, side) for a in spots]
     if side == "soviet" and rules["phase"] == "soviet-reinforcement":
-        for uid in shiftable(rules):
-            here = rules["units"][uid]["area"]
+        for uid in shiftable(sc, rules):
+            here = rules["units"][uid]
             out += [{"type": "shift", "unit": uid, "to": a} for a in spots if a != here]
     return out
 
 
-def apply_reinforce(rules: dict, side: str, order: dict, ctx) -> None:
-    unit = known_unit(rules, order)
-    area = known_area(rules, order, "area")
+def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
+    unit = known_unit(sc, rules, order)
+    area = known_area(sc, order, "area")
     uid, text = order["unit"], describe(order)
-    ready = available(rules, side)
+    ready = available(sc, rules, side)
     if uid not in ready:
-        if unit["side"] != side:
-            why = f"{uid} is a {unit['side']} unit"
-        elif unit["status"] != "pool":
-            why = f"{uid} is not waiting to enter ({unit['status']})"
+        if unit.side != side:
+            why = f"{uid} is a {unit.side} unit"
+        elif status(rules, uid) != "pool":
+            why = f"{uid} is not waiting to enter ({status(rules, uid)})"
         else:
-            why = f"{uid} enters on turn {unit['turn']}"
+            why = f"{uid} enters on turn {unit.turn}"
         raise IllegalOrder("11.1", f"Order '{text}': {why} (11.1); reinforcements that may "
                            f"enter now: {listing(ready)}.", ready)
-    spots = places(rules, side)
+    spots = places(sc, rules, side)
     if area not in spots:
-        if side == "soviet" and not rules["areas"][area]["crossing"]:
+        if side == "soviet" and not sc.areas[area].crossing:
             why, rule = "Soviet reinforcements may be placed only on crossings", "11.2(2)"
-        elif rules["areas"][area]["control"] != side:
+        elif rules["control"][area] != side:
             why = f"{area} is not controlled by the {side} side"
             rule = "11.2(1)" if side == "german" else "11.2(2)"
         else:
-            why, rule = f"{area} already holds {rules['stacking_limit']} {side} units", "11.2"
+            why, rule = f"{area} already holds {sc.stacking_limit} {side} units", "11.2"
         raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); legal areas: "
                            f"{listing(spots)}.", [{"type": "reinforce", "unit": uid, "area": a}
                                                   for a in spots])
-    unit["status"], unit["area"] = "map", area
-    rules["phase_state"]["placed"] = sorted(rules["phase_state"]["placed"] + [uid])
+    place(rules, uid, area)
+    ps = rules["phase_state"]
+    ps["placed"] = sorted(ps.get("placed", []) + [uid])
     rule = "11.2(1)" if side == "german" else "11.2(2)"
-    ctx.event("reinforce", f"{unit['name']} ({uid}) enters in {name(rules, area)} ({rule}).",
+    ctx.event("reinforce", f"{unit.name} ({uid}) enters in {name(sc, area)} ({rule}).",
               unit=uid, side=side, area=area, rule=rule)
 
 
-def apply_shift(rules: dict, order: dict, ctx) -> None:
-    unit = known_unit(rules, order)
-    to = known_area(rules, order, "to")
+def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
+    unit = known_unit(sc, rules, order)
+    to = known_area(sc, order, "to")
     uid, text = order["unit"], describe(order)
-    ok = shiftable(rules)
+    ps = rules["phase_state"]
+    ok = shiftable(sc, rules)
     if uid not in ok:
-        if unit["side"] != "soviet":
+        if unit.side != "soviet":
             why = f"{uid} is not a Soviet unit"
-        elif uid in rules["phase_state"]["placed"]:
+        elif uid in ps.get("placed", []):
             why = f"{uid} entered this turn and was not on a crossing from the previous turn"
-        elif uid in rules["phase_state"]["shifted"]:
+        elif uid in ps.get("shifted", []):
             why = f"{uid} has already moved to another crossing this phase"
         else:
             why = f"{uid} is not on a crossing"
         raise IllegalOrder("11.2(3)", f"Order '{text}': {why} (11.2(3)); units that may move "
                            f"to another crossing: {listing(ok)}.", ok)
-    here = unit["area"]
-    spots = [a for a in places(rules, "soviet") if a != here]
+    here = rules["units"][uid]
+    spots = [a for a in places(sc, rules, "soviet") if a != here]
     if to not in spots:
         raise IllegalOrder("11.2(3)", f"Order '{text}': {to} is not another Soviet-controlled "
                            f"crossing (11.2(3)); legal: {listing(spots)}.",
                            [{"type": "shift", "unit": uid, "to": a} for a in spots])
-    unit["area"] = to
-    rules["phase_state"]["shifted"] = sorted(rules["phase_state"]["shifted"] + [uid])
-    ctx.event("shift", f"{unit['name']} ({uid}) moves from {name(rules, here)} to "
-              f"{name(rules, to)} (11.2(3)).", unit=uid, side="soviet", origin=here, to=to,
+    place(rules, uid, to)
+    ps["shifted"] = sorted(ps.get("shifted", []) + [uid])
+    ctx.event("shift", f"{unit.name} ({uid}) moves from {name(sc, here)} to "
+              f"{name(sc, to)} (11.2(3)).", unit=uid, side="soviet", origin=here, to=to,
               rule="11.2(3)")
 
 
 # ---- 11.3 withdrawal ----------------------------------------------------------------------
+# `rules["substitute_for"]`: the eliminated black units still waiting for a substitute
+# (11.3(1)), in unit id order; left out when there are none.
 
-def start_withdrawal(rules: dict, ctx) -> None:
+def start_withdrawal(sc, rules: dict, ctx) -> None:
     """11.3: the black counters on the map leave; black units already eliminated are
     queued for substitution (11.3(1)); black units never placed simply leave."""
     pending = []
-    for uid, u in sorted(rules["units"].items()):
-        if u["side"] != "german" or not u["black"]:
+    for uid, where in sorted(rules["units"].items()):
+        u = sc.units[uid]
+        if u.side != "german" or not u.black:
             continue
-        if u["status"] == "map":
-            here = u["area"]
-            u["status"], u["area"] = "withdrawn", None
-            ctx.event("withdraw", f"{u['name']} ({uid}) leaves {name(rules, here)} for the "
-                      f"southern flank (11.3).", unit=uid, origin=here, rule="11.3")
-        elif u["status"] == "pool":
-            u["status"] = "withdrawn"
-            ctx.event("withdraw", f"{u['name']} ({uid}) never enters the city (11.3).",
+        if status(rules, uid) == "map":
+            place(rules, uid, "withdrawn")
+            ctx.event("withdraw", f"{u.name} ({uid}) leaves {name(sc, where)} for the "
+                      f"southern flank (11.3).", unit=uid, origin=where, rule="11.3")
+        elif where == "pool":
+            place(rules, uid, "withdrawn")
+            ctx.event("withdraw", f"{u.name} ({uid}) never enters the city (11.3).",
                       unit=uid, origin=None, rule="11.3")
-        elif u["status"] == "eliminated":
+        elif where == "eliminated":
             pending.append(uid)
-    rules["withdrawal"] = {"pending": pending}
+    if pending:
+        rules["substitute_for"] = pending
 
 
-def substitutes(rules: dict, black: str) -> tuple[list[str], str]:
+def substitutes(sc, rules: dict, black: str) -> tuple[list[str], str]:
     """11.3(1): German units on the map of the same arm; 11.3(2): if none, any."""
-    arm = rules["units"][black]["arm"]
-    on_map = [uid for uid, u in sorted(rules["units"].items())
-              if u["side"] == "german" and u["status"] == "map"]
-    same = [uid for uid in on_map if rules["units"][uid]["arm"] == arm]
+    arm = sc.units[black].arm
+    on_map = side_units(sc, rules, "german", "map")
+    same = [uid for uid in on_map if sc.units[uid].arm == arm]
     return (same, "11.3(1)") if same else (on_map, "11.3(2)")
 
 
-def decision(rules: dict) -> Need | None:
-    black = rules["withdrawal"]["pending"][0]
-    cands, rule = substitutes(rules, black)
+def decision(sc, rules: dict) -> Need | None:
+    black = rules["substitute_for"][0]
+    cands, rule = substitutes(sc, rules, black)
     if len(cands) >= 2:
         return Need("german", "substitute", f"Choose the unit withdrawn in place of the "
                     f"eliminated {black}: {listing(cands)}.", ("substitute",), rule, True)
     return None
 
 
-def step(rules: dict, ctx) -> bool:
+def _next_black(rules: dict) -> str:
+    """Take the next black unit off the queue of substitutions."""
+    black = rules["substitute_for"].pop(0)
+    if not rules["substitute_for"]:
+        del rules["substitute_for"]
+    return black
+
+
+def step(sc, rules: dict, ctx) -> bool:
     """Settle the next substitution alone if there is no choice; False if it waits."""
-    if decision(rules) is not None:
+    if decision(sc, rules) is not None:
         return False
-    black = rules["withdrawal"]["pending"].pop(0)
-    cands, rule = substitutes(rules, black)
+    black = _next_black(rules)
+    cands, rule = substitutes(sc, rules, black)
     if cands:
-        _remove(rules, black, cands[0], rule, ctx, "the only possible unit")
+        _remove(sc, rules, black, cands[0], rule, ctx, "the only possible unit")
     else:
         ctx.event("withdraw", f"No German unit is left on the map to leave in place of "
                   f"{black} ({rule}).", unit=None, instead_of=black, rule=rule)
     return True
 
 
-def _remove(rules: dict, black: str, uid: str, rule: str, ctx, how: str) -> None:
-    u = rules["units"][uid]
-    here = u["area"]
-    u["status"], u["area"] = "withdrawn", None
-    ctx.event("withdraw", f"{u['name']} ({uid}) leaves {name(rules, here)} in place of the "
-              f"eliminated {rules['units'][black]['name']} ({black}), {how} ({rule}).",
+def _remove(sc, rules: dict, black: str, uid: str, rule: str, ctx, how: str) -> None:
+    here = rules["units"][uid]
+    place(rules, uid, "withdrawn")
+    ctx.event("withdraw", f"{sc.units[uid].name} ({uid}) leaves {name(sc, here)} in place of the "
+              f"eliminated {sc.units[black].name} ({black}), {how} ({rule}).",
               unit=uid, instead_of=black, origin=here, rule=rule)
 
 
-def answer(rules: dict, need: Need, order: dict, ctx) -> None:
-    known_unit(rules, order)
-    black = rules["withdrawal"]["pending"][0]
-    cands, rule = substitutes(rules, black)
+def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
+    known_unit(sc, rules, order)
+    black = rules["substitute_for"][0]
+    cands, rule = substitutes(sc, rules, black)
     uid = order["unit"]
     if uid not in cands:
-        what = (f"a German {rules['units'][black]['arm']} unit on the map" if rule == "11.3(1)"
+        what = (f"a German {sc.units[black].arm} unit on the map" if rule == "11.3(1)"
                 else "a German unit on the map")
         raise IllegalOrder(rule, f"Order '{describe(order)}': {uid} is not {what} ({rule}); "
-                           f"legal: {listing(cands)}.", legal_decision(rules, need))
-    rules["withdrawal"]["pending"].pop(0)
+                           f"legal: {listing(cands)}.", legal_decision(sc, rules, need))
+    _next_black(rules)
     how = ("by standing order withdrawal_substitute" if ctx.chosen_by == "policy"
            else "chosen by the German player")
-    _remove(rules, black, uid, rule, ctx, how)
+    _remove(sc, rules, black, uid, rule, ctx, how)
 
 
-def legal_decision(rules: dict, need: Need) -> list[dict]:
-    cands, _ = substitutes(rules, rules["withdrawal"]["pending"][0])
+def legal_decision(sc, rules: dict, need: Need) -> list[dict]:
+    cands, _ = substitutes(sc, rules, rules["substitute_for"][0])
     return [{"type": "substitute", "unit": u} for u in cands]
 
 
-def policy(rules: dict, need: Need, pol: dict) -> dict:
-    cands, _ = substitutes(rules, rules["withdrawal"]["pending"][0])
+def policy(sc, rules: dict, need: Need, pol: dict) -> dict:
+    cands, _ = substitutes(sc, rules, rules["substitute_for"][0])
     how = pol["withdrawal_substitute"]
     if how == "weakest":
-        cands.sort(key=lambda u: (unit_strength(rules["units"][u]), u))
+        cands.sort(key=lambda u: (unit_strength(sc, rules, u), u))
     elif how == "strongest":
-        cands.sort(key=lambda u: (-unit_strength(rules["units"][u]), u))
+        cands.sort(key=lambda u: (-unit_strength(sc, rules, u), u))
     return {"type": "substitute", "unit": cands[0]}

@@ -3,74 +3,71 @@
 from __future__ import annotations
 
 from ..base import Need
-from .areas import SIDES, count, unit_strength, units_in
+from .areas import BOXES, SIDES, count, enemy, side_units, status, unit_strength, units_in
 from .flow import legal_orders
 from .victory import vp
 
 
-def summary(rules: dict) -> dict:
+def summary(sc, rules: dict) -> dict:
     control = {s: 0 for s in SIDES}
-    for area in sorted(rules["areas"]):
-        control[rules["areas"][area]["control"]] += 1
-    status = {s: {"map": 0, "pool": 0, "eliminated": 0, "withdrawn": 0} for s in SIDES}
-    for uid, u in sorted(rules["units"].items()):
-        status[u["side"]][u["status"]] += 1
-    result = rules["result"]
+    for side in rules["control"].values():
+        control[side] += 1
+    units = {s: {"map": 0, "pool": 0, "eliminated": 0, "withdrawn": 0} for s in SIDES}
+    for uid in rules["units"]:
+        units[sc.units[uid].side][status(rules, uid)] += 1
+    result = rules.get("result")
     return {
-        "turn": rules["turn"], "last_turn": rules["last_turn"], "phase": rules["phase"],
-        "vp": vp(rules), "control": control, "cards": dict(rules["cards"]),
-        "units": status, "result": result["text"] if result else None,
+        "turn": rules["turn"], "last_turn": sc.last_turn, "phase": rules["phase"],
+        "vp": vp(sc, rules), "control": control, "cards": dict(rules["cards"]),
+        "units": units, "result": result["text"] if result else None,
         "winner": result["winner"] if result else None,
     }
 
 
-def _unit_text(rules: dict, uid: str) -> str:
-    u = rules["units"][uid]
-    mark = "*" if u["black"] else ""
-    red = "" if u["steps"] >= 2 else " reduced"
-    return f"{uid}{mark}({unit_strength(u)}{red})"
+def _unit_text(sc, rules: dict, uid: str) -> str:
+    mark = "*" if sc.units[uid].black else ""
+    red = " reduced" if uid in rules["reduced"] else ""
+    return f"{uid}{mark}({unit_strength(sc, rules, uid)}{red})"
 
 
-def render(rules: dict) -> str:
-    s = summary(rules)
+def render(sc, rules: dict) -> str:
+    s = summary(sc, rules)
     lines = [f"Stalingrad, turn {s['turn']} of {s['last_turn']}, phase {s['phase']}; "
              f"German VP {s['vp']['german']}; cards German {s['cards']['german']}, "
              f"Soviet {s['cards']['soviet']}."]
     if s["result"]:
         lines.append(s["result"])
-    for area in rules["map_order"]:
-        a = rules["areas"][area]
-        tags = [a["control"]] + (["crossing"] if a["crossing"] else [])
-        tags += [f"cover {a['cover']}"] if a["cover"] else []
-        tags += [f"{a['vp']} VP"] if a["vp"] else []
-        lines.append(f"{area} - {a['name']} [{', '.join(tags)}]")
+    for area in sc.map_order:
+        a = sc.areas[area]
+        tags = [rules["control"][area]] + (["crossing"] if a.crossing else [])
+        tags += [f"cover {a.cover}"] if a.cover else []
+        tags += [f"{a.vp} VP"] if a.vp else []
+        lines.append(f"{area} - {a.name} [{', '.join(tags)}]")
         for side in SIDES:
-            units = units_in(rules, area, side)
+            units = units_in(sc, rules, area, side)
             if units:
-                lines.append(f"    {side}: " + " ".join(_unit_text(rules, u) for u in units))
-    for status in ("pool", "eliminated", "withdrawn"):
+                lines.append(f"    {side}: " + " ".join(_unit_text(sc, rules, u) for u in units))
+    for box in BOXES:
         for side in SIDES:
-            units = [uid for uid, u in sorted(rules["units"].items())
-                     if u["side"] == side and u["status"] == status]
+            units = side_units(sc, rules, side, box)
             if units:
-                lines.append(f"{side} {status}: " + " ".join(units))
+                lines.append(f"{side} {box}: " + " ".join(units))
     lines.append("(* black counter: leaves at the end of turn 3, rule 11.3)")
     return "\n".join(lines)
 
 
-def describe_need(rules: dict, need: Need) -> list[str]:
+def describe_need(sc, rules: dict, need: Need) -> list[str]:
     lines = [f"{need.prompt} [{need.rule}]"]
-    legal = legal_orders(rules, need)
+    legal = legal_orders(sc, rules, need)
     if need.kind.endswith("-movement"):
         by_unit: dict[str, list[str]] = {}
         for o in legal:
             if o["type"] == "move":
                 by_unit.setdefault(o["unit"], []).append(o["to"])
         for uid in sorted(by_unit):
-            u = rules["units"][uid]
-            enemies = count(rules, u["area"], "soviet" if u["side"] == "german" else "german")
-            engaged = ", engaged" if enemies else ""
-            lines.append(f"{uid} in {u['area']}{engaged}: may move to {', '.join(by_unit[uid])}")
+            here = rules["units"][uid]
+            engaged = ", engaged" if count(sc, rules, here, enemy(sc.units[uid].side)) else ""
+            lines.append(f"{uid} in {here}{engaged}: may move to {', '.join(by_unit[uid])}")
         lines.append("- {type: move, unit: UNIT, to: AREA}   then   - {type: end}")
         return lines
     if need.kind.endswith("-reinforcement") or need.kind == "german-withdrawal":

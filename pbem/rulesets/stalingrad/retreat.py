@@ -16,102 +16,103 @@ and chooses by the order of 10.3(1) among the areas where the unit fits under th
 
 from __future__ import annotations
 
-from .areas import adjacent, count, enemy, has_room, name, set_control
+from .areas import count, enemy, has_room, name, place, set_control
 
 
-def candidates(rules: dict, uid: str, origin: str, exclude: list[str],
+def candidates(sc, rules: dict, uid: str, origin: str, exclude: list[str],
                room_only: bool) -> list[str]:
     """The areas of the best 10.3(1) tier a unit in `origin` may retreat to, sorted."""
-    side = rules["units"][uid]["side"]
+    side = sc.units[uid].side
     foe = enemy(side)
+    control = rules["control"]
     eligible = []
-    for area in sorted(adjacent(rules, origin)):
+    for area in sc.areas[origin].adjacent:
         if area in exclude:
             continue
-        own = rules["areas"][area]["control"] == side
-        if not (own or count(rules, area, foe) == 0):  # 10.3
+        own = control[area] == side
+        if not (own or count(sc, rules, area, foe) == 0):  # 10.3
             continue
-        if room_only and not has_room(rules, area, side):
+        if room_only and not has_room(sc, rules, area, side):
             continue
         eligible.append(area)
-    own_areas = [a for a in eligible if rules["areas"][a]["control"] == side]
+    own_areas = [a for a in eligible if control[a] == side]
     if own_areas:  # 10.3(1): own-controlled, fewest enemy units first
-        fewest = min(count(rules, a, foe) for a in own_areas)
-        return [a for a in own_areas if count(rules, a, foe) == fewest]
+        fewest = min(count(sc, rules, a, foe) for a in own_areas)
+        return [a for a in own_areas if count(sc, rules, a, foe) == fewest]
     return eligible  # enemy-free enemy-controlled areas, all equal under 10.3(1)
 
 
-def _eliminate(rules: dict, uid: str, ctx, rule: str, why: str) -> None:
-    unit = rules["units"][uid]
-    here = unit["area"]
-    unit["status"], unit["area"] = "eliminated", None
-    ctx.event("eliminated", f"{unit['name']} ({uid}) cannot retreat from {name(rules, here)}: "
+def _eliminate(sc, rules: dict, uid: str, ctx, rule: str, why: str) -> None:
+    unit = sc.units[uid]
+    here = rules["units"][uid]
+    place(rules, uid, "eliminated")
+    ctx.event("eliminated", f"{unit.name} ({uid}) cannot retreat from {name(sc, here)}: "
               f"{why}; it goes to the eliminated-units box ({rule}).",
-              unit=uid, side=unit["side"], origin=here, rule=rule)
+              unit=uid, side=unit.side, origin=here, rule=rule)
 
 
-def _place(rules: dict, uid: str, to: str, ctx, rule: str, via: str | None) -> None:
-    unit = rules["units"][uid]
-    side, here = unit["side"], unit["area"]
-    unit["area"] = to
-    path = f"through {name(rules, via)} " if via else ""
-    ctx.event("retreat", f"{unit['name']} ({uid}) retreats from {name(rules, here)} {path}to "
-              f"{name(rules, to)} ({rule}).", unit=uid, side=side, origin=here, via=via,
+def _place(sc, rules: dict, uid: str, to: str, ctx, rule: str, via: str | None) -> None:
+    unit = sc.units[uid]
+    side, here = unit.side, rules["units"][uid]
+    place(rules, uid, to)
+    path = f"through {name(sc, via)} " if via else ""
+    ctx.event("retreat", f"{unit.name} ({uid}) retreats from {name(sc, here)} {path}to "
+              f"{name(sc, to)} ({rule}).", unit=uid, side=side, origin=here, via=via,
               to=to, rule=rule)
-    if rules["areas"][to]["control"] != side:
+    if rules["control"][to] != side:
         # 10.3: an enemy-controlled area without enemy units changes control
-        set_control(rules, to, side, ctx, "10.3",
+        set_control(sc, rules, to, side, ctx, "10.3",
                     f"{uid} retreated into it and no enemy units are there", False)
 
 
-def start(rules: dict, uid: str, ctx) -> dict | None:
+def start(sc, rules: dict, uid: str, ctx) -> dict | None:
     """Begin the retreat of `uid` from its area. Returns a pending decision (the player
     picks among tied areas) or None when the retreat is complete."""
-    origin = rules["units"][uid]["area"]
-    tier = candidates(rules, uid, origin, [], False)
+    origin = rules["units"][uid]
+    tier = candidates(sc, rules, uid, origin, [], False)
     if not tier:
-        _eliminate(rules, uid, ctx, "10.3", "no adjacent area is own-controlled or free of enemy units")
+        _eliminate(sc, rules, uid, ctx, "10.3", "no adjacent area is own-controlled or free of enemy units")
         return None
     if len(tier) == 1:
-        return arrive(rules, uid, origin, tier[0], ctx)
-    return {"unit": uid, "origin": origin, "step": 1, "via": None, "options": tier}
+        return arrive(sc, rules, uid, origin, tier[0], ctx)
+    return {"unit": uid, "origin": origin, "step": 1, "options": tier}
 
 
-def arrive(rules: dict, uid: str, origin: str, to: str, ctx) -> dict | None:
+def arrive(sc, rules: dict, uid: str, origin: str, to: str, ctx) -> dict | None:
     """The unit must retreat to `to` (10.3(1)); apply the stacking rule 10.3(2)."""
-    side = rules["units"][uid]["side"]
-    if has_room(rules, to, side):
-        _place(rules, uid, to, ctx, "10.3", None)
+    side = sc.units[uid].side
+    if has_room(sc, rules, to, side):
+        _place(sc, rules, uid, to, ctx, "10.3", None)
         return None
-    tier = candidates(rules, uid, to, [origin], True)
-    ctx.event("overstack", f"{name(rules, to)} already holds {rules['stacking_limit']} {side} "
+    tier = candidates(sc, rules, uid, to, [origin], True)
+    ctx.event("overstack", f"{name(sc, to)} already holds {sc.stacking_limit} {side} "
               f"units, so {uid} may retreat one area further (10.3(2)).",
               unit=uid, side=side, area=to, rule="10.3(2)")
     if not tier:
-        _eliminate(rules, uid, ctx, "10.3(2)",
-                   f"{name(rules, to)} is over the stacking limit and no area beyond it can take it")
+        _eliminate(sc, rules, uid, ctx, "10.3(2)",
+                   f"{name(sc, to)} is over the stacking limit and no area beyond it can take it")
         return None
     if len(tier) == 1:
-        _place(rules, uid, tier[0], ctx, "10.3(2)", to)
+        _place(sc, rules, uid, tier[0], ctx, "10.3(2)", to)
         return None
     return {"unit": uid, "origin": origin, "step": 2, "via": to, "options": tier}
 
 
-def choose(rules: dict, pending: dict, to: str, ctx) -> dict | None:
+def choose(sc, rules: dict, pending: dict, to: str, ctx) -> dict | None:
     """Carry out the retreating player's choice among tied areas (10.3(1))."""
     if pending["step"] == 1:
-        return arrive(rules, pending["unit"], pending["origin"], to, ctx)
-    _place(rules, pending["unit"], to, ctx, "10.3(2)", pending["via"])
+        return arrive(sc, rules, pending["unit"], pending["origin"], to, ctx)
+    _place(sc, rules, pending["unit"], to, ctx, "10.3(2)", pending["via"])
     return None
 
 
-def policy_choice(rules: dict, pending: dict, how: str) -> str:
+def policy_choice(sc, rules: dict, pending: dict, how: str) -> str:
     """Standing order `retreat_tie`: "engine-priority" prefers an area where the unit fits
     under the stacking limit, then the lowest area id; "lowest-id" takes the lowest id."""
     options = sorted(pending["options"])
     if how == "engine-priority":
-        side = rules["units"][pending["unit"]]["side"]
-        roomy = [a for a in options if has_room(rules, a, side)]
+        side = sc.units[pending["unit"]].side
+        roomy = [a for a in options if has_room(sc, rules, a, side)]
         if roomy:
             return roomy[0]
     return options[0]

@@ -12,39 +12,37 @@ from __future__ import annotations
 from .areas import SIDES
 
 
-def vp(rules: dict) -> dict:
+def vp(sc, rules: dict) -> dict:
     out = {s: 0 for s in SIDES}
-    for area in sorted(rules["areas"]):
-        a = rules["areas"][area]
-        out[a["control"]] += a["vp"]
+    for area, side in rules["control"].items():
+        out[side] += sc.areas[area].vp
     return out
 
 
-def _finish(rules: dict, ctx, winner: str | None, level: str, text: str, rule: str) -> None:
+def _finish(sc, rules: dict, ctx, winner: str | None, level: str, text: str, rule: str) -> None:
     rules["result"] = {"winner": winner, "level": level, "text": text}
-    ctx.event("game-over", text, winner=winner, level=level, vp=vp(rules), rule=rule,
+    ctx.event("game-over", text, winner=winner, level=level, vp=vp(sc, rules), rule=rule,
               house_rule=True)
 
 
-def end_of_turn(rules: dict, ctx) -> None:
-    crossings = [a for a in sorted(rules["areas"]) if rules["areas"][a]["crossing"]]
-    if crossings and all(rules["areas"][a]["control"] == "german" for a in crossings):
-        _finish(rules, ctx, "german", "sudden death",
+def end_of_turn(sc, rules: dict, ctx) -> None:
+    crossings = sc.crossings
+    if crossings and all(rules["control"][a] == "german" for a in crossings):
+        _finish(sc, rules, ctx, "german", "sudden death",
                 f"German sudden-death victory on turn {rules['turn']}: every Volga crossing "
                 f"is in German hands (house 9.2).", "house 9.2")
         return
-    if rules["turn"] < rules["last_turn"]:
+    if rules["turn"] < sc.last_turn:
         return
-    points = vp(rules)["german"]
-    v = rules["victory"]
-    if points >= v["german_victory"]:
+    points = vp(sc, rules)["german"]
+    if points >= sc.german_victory:
         winner, level = "german", "victory"
-    elif points <= v["soviet_victory"]:
+    elif points <= sc.soviet_victory:
         winner, level = "soviet", "victory"
     else:
         winner, level = None, "draw"
     who = f"{winner.capitalize()} victory" if winner else "Draw"
-    _finish(rules, ctx, winner, level,
+    _finish(sc, rules, ctx, winner, level,
             f"{who} after turn {rules['turn']}: the German side holds {points} VP "
-            f"(German victory at {v['german_victory']} or more, Soviet at "
-            f"{v['soviet_victory']} or less) (house 9.1).", "house 9.1")
+            f"(German victory at {sc.german_victory} or more, Soviet at "
+            f"{sc.soviet_victory} or less) (house 9.1).", "house 9.1")
