@@ -13,8 +13,22 @@ from typing import Any
 SCHEMA_DIRS = (Path(__file__).resolve().parents[2] / "schemas", Path(__file__).resolve().parents[1] / "schemas")
 
 
+_BY_IDENTITY: dict[tuple[str, int], tuple[dict, Any]] = {}
+
+
+def _cached(kind: str, schema: dict, make: Any) -> Any:
+    """`make(text)` for `schema`, remembered by the schema's identity: pbem's schemas are
+    long-lived objects, and serialising one for each document checked costs more than
+    the check (the entry keeps the schema, so its identity cannot be reused)."""
+    entry = _BY_IDENTITY.get((kind, id(schema)))
+    if entry is None or entry[0] is not schema:
+        entry = (schema, make(json.dumps(schema, sort_keys=True)))
+        _BY_IDENTITY[(kind, id(schema))] = entry
+    return entry[1]
+
+
 def validator(schema: dict) -> Any:
-    return _validator(json.dumps(schema, sort_keys=True))
+    return _cached("validator", schema, _validator)
 
 
 @lru_cache(maxsize=64)
@@ -40,7 +54,7 @@ def load(name: str) -> dict:
 
 def is_valid(schema: dict, document: Any) -> bool:
     """Whether `document` matches `schema`: the fast check where it covers the schema."""
-    check = _check(json.dumps(schema, sort_keys=True))
+    check = _cached("check", schema, _check)
     if check is None:
         return validator(schema).is_valid(document)
     return check(document)
@@ -61,14 +75,13 @@ def order_errors(schema: dict, order: Any) -> list:
     ([] when it is valid). An orders schema is a `oneOf` of one branch per order type:
     the order is checked against its own type's branch only, and against the whole
     schema only to explain a failure."""
-    branches = _branches(json.dumps(schema, sort_keys=True))
+    branches = _cached("branches", schema, _branches)
     kind = order.get("type") if isinstance(order, dict) else None
     branch = branches.get(kind) if isinstance(kind, str) else None
-    if branch is not None and is_valid(branch, order):
+    if is_valid(branch if branch is not None else schema, order):
         return []
-    if branch is None and is_valid(schema, order):
-        return []
-    found = validator(schema).iter_errors(order)
+    # Explained by its own type's branch, when it names a type: the most precise reason.
+    found = validator(branch if branch is not None else schema).iter_errors(order)
     return sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
 
 

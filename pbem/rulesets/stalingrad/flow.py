@@ -16,12 +16,12 @@ empty or false.
 
 from __future__ import annotations
 
-import functools
+from pbem.core import schema
 
 from ..base import IllegalOrder, Need
 from . import combat, movement, reinforcements, victory
 from .areas import describe, listing, update_control
-from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, QUICK_TESTS
+from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
 
 PHASES = ("german-reinforcement", "german-movement", "german-combat",
           "soviet-reinforcement", "soviet-movement", "soviet-combat")
@@ -52,16 +52,6 @@ _PROMPTS = {
     WITHDRAWAL: "black counters have left (11.3); place the turn-4 reinforcements in "
                 "German-controlled areas (11.3(3)), then end",
 }
-
-
-@functools.cache
-def _validator(kind: str):
-    """The validator of one order type's branch of the schema, to word why an order that
-    fails its quick test is malformed."""
-    import jsonschema
-
-    branch = next(b for b in ORDER_SCHEMA["oneOf"] if b["properties"]["type"]["const"] == kind)
-    return jsonschema.Draft202012Validator(branch)
 
 
 class QuietContext:
@@ -144,9 +134,9 @@ def apply(sc, rules: dict, need: Need, order: dict, ctx) -> None:
                            f"{current.kind} of the {current.side} side ({current.rule}); legal "
                            f"order types: {listing(list(current.accepts))}.",
                            list(current.accepts))
-    error = None if QUICK_TESTS[order["type"]](order) else next(
-        iter(sorted(_validator(order["type"]).iter_errors(order), key=str)), None)
-    if error is not None:
+    errors = schema.order_errors(ORDER_SCHEMA, order)
+    if errors:
+        error = errors[0]
         raise IllegalOrder(current.rule, f"Order '{describe(order)}' is malformed: "
                            f"{error.message} ({current.rule}); see the stalingrad orders schema.",
                            list(current.accepts))

@@ -5,8 +5,6 @@ out as JSON (a test checks that they are equal)."""
 
 from __future__ import annotations
 
-import re
-
 from ..base import standing_orders
 
 _ID = {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 40}
@@ -42,41 +40,6 @@ ORDER_SCHEMA = {
                unit=_ID),
     ],
 }
-
-
-def _value_test(schema: dict):
-    """A test of one property value that holds only for values `schema` accepts, for the
-    few keywords the branches above use (a const or an enum alone, a boolean, a string
-    with a pattern and a maximum length)."""
-    alone = ("const" in schema or "enum" in schema) and len(schema) == 1
-    known = set(schema) <= {"type", "pattern", "maxLength"} and schema.get("type") in ("string", "boolean")
-    if not (alone or known):
-        raise AssertionError(f"stalingrad orders: no quick test for {schema}")
-    if "const" in schema:
-        return lambda value: type(value) is str and value == schema["const"]
-    if "enum" in schema:
-        return lambda value: type(value) is str and value in schema["enum"]
-    if schema["type"] == "boolean":
-        return lambda value: type(value) is bool
-    pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
-    most = schema.get("maxLength")
-    return lambda value: (type(value) is str and (most is None or len(value) <= most)
-                          and (pattern is None or pattern.search(value) is not None))
-
-
-def _quick_test(branch: dict):
-    tests = {key: _value_test(prop) for key, prop in branch["properties"].items()}
-    required = frozenset(branch["required"])
-
-    def test(order: dict) -> bool:
-        return required <= order.keys() and all(key in tests and tests[key](value)
-                                                for key, value in order.items())
-    return test
-
-
-# order type -> a test that holds only for orders its branch of the schema accepts; the
-# schema itself is consulted only for the orders it fails, to word the error
-QUICK_TESTS = {branch["properties"]["type"]["const"]: _quick_test(branch) for branch in ORDER_SCHEMA["oneOf"]}
 
 POLICY_CHOICES = {
     "tactical_card": ["at-least-2", "at-least-3", "always", "never"],
