@@ -732,12 +732,25 @@ def scalar_text(value: Any) -> str:
             raise ValueError(f"cannot write the integer {value} to a pbem file: it is beyond ±2^53−1")
         return str(value)
     if type(value) is str:
-        if _PLAIN.match(value) and is_plain_string(value):
-            return value
-        if _SURROGATE.search(value):
-            raise ValueError(f"cannot write {value!r} to a pbem file: it holds a lone surrogate")
-        return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+        text = _STRINGS.get(value)
+        if text is None:
+            text = _string_text(value)
+            if len(_STRINGS) > 20_000:  # the ids and words of a game repeat: keep a bounded memo
+                _STRINGS.clear()
+            _STRINGS[value] = text
+        return text
     raise TypeError(f"cannot write {type(value).__name__} {value!r} to a pbem file")
+
+
+_STRINGS: dict[str, str] = {}
+
+
+def _string_text(value: str) -> str:
+    if _PLAIN.match(value) and is_plain_string(value):
+        return value
+    if _SURROGATE.search(value):
+        raise ValueError(f"cannot write {value!r} to a pbem file: it holds a lone surrogate")
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def _flow_text(value: Any) -> str:
