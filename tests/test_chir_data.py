@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from functools import lru_cache
 from fractions import Fraction
 from pathlib import Path
 
@@ -376,10 +377,12 @@ def test_german_front_A_is_3201_to_3206():
     assert MAP["setup"]["german"]["A"]["source"] == "3.2"
 
 
+@lru_cache(maxsize=1)
 def _ruleset_board():
-    from pbem.rulesets.chir import RULESET, scenario
+    """The ruleset's scenario object: the board lookups it works out from the data."""
+    from pbem.rulesets.chir import RULESET
 
-    return scenario.board(RULESET.setup(RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))))
+    return RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
 
 
 def behind(hex_id: str, side: str, group: str) -> bool:
