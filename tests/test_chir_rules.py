@@ -77,6 +77,35 @@ def test_state_is_json_like_without_floats():
     walk(rules)
 
 
+def test_state_keeps_only_what_play_changes():
+    """What the genesis fixes (board, options, last turn, the fixed attributes of units) is the
+    scenario's; a unit in the state is where it is, and its strength, markers and MP used only
+    where they differ from the default."""
+    rules = position({"11Pz/15a": {"hex": "2520", "strength": 3, "markers": ["half"]}, "LW/I": {"hex": "3320"},
+                      "8GT/a": "pool", "CC/21b": {"status": "gone"}})
+    assert set(rules) == {"turn", "player", "phase", "units", "strength", "markers", "moved", "exit_vp", "control",
+                          "ever_soviet", "loc_ever_cut", "ps", "attack", "removal", "result"}
+    assert (rules["units"]["11Pz/15a"], rules["units"]["LW/I"], rules["units"]["8GT/a"], rules["units"]["CC/21b"],
+            rules["units"]["Ob/I"]) == ("2520", "3320", "pool", "gone", "out")
+    assert rules["strength"] == {"11Pz/15a": 3}
+    assert {name: ids for name, ids in rules["markers"].items() if ids} == {"half": ["11Pz/15a"]}
+    assert rules["moved"] == {} and rules["exit_vp"] == {} and rules["control"] == {"german": [], "soviet": []}
+
+
+def test_control_is_kept_as_runs_of_hexes_in_id_order():
+    """3.3's first clause where it differs from the start, as the shortest list of runs."""
+    rules = position({})
+    for h in ("1637", "1639", "1638", "1043", "1044", "1101", "2832"):
+        st.record(SCENARIO, rules, h, "soviet")
+    assert rules["control"] == {"german": [], "soviet": ["1043-1101", "1637-1639"]}  # 2832 is Soviet at the start
+    st.record(SCENARIO, rules, "1638", "german")
+    st.record(SCENARIO, rules, "2832", "german")
+    assert rules["control"] == {"german": ["2832"], "soviet": ["1043-1101", "1637", "1639"]}
+    first = st.recorded(SCENARIO, rules)
+    assert [first(h) for h in ("1044", "1638", "1639", "2832", "2833")] == ["soviet", "german", "soviet", "german",
+                                                                              "german"]
+
+
 # --- 3.x set-up ----------------------------------------------------------------------------------
 
 def test_3_setup_by_end_is_the_default_placement_legal_and_complete():

@@ -146,6 +146,7 @@ class Scenario:
         self.grid = HexMap.rectangle(HexIdFormat(m["format"]["layout"], 2), range(c0, c1 + 1), range(r0, r1 + 1))
         self.ids: tuple[str, ...] = self.grid.ids
         self.hexes = frozenset(self.ids)
+        self.hex_index: Mapping[str, int] = _frozen({h: i for i, h in enumerate(self.ids)})  # the order of ids
         self.neigh: Mapping[str, tuple[str, ...]] = _frozen(
             {h: tuple(sorted(self.grid.neighbours(h))) for h in self.ids})
         self._neigh_set = {h: frozenset(n) for h, n in self.neigh.items()}

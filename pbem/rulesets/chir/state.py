@@ -15,9 +15,10 @@ the last turn) is the scenario (scenario.py) and is never stored. The state (`ru
                            phase, 9.1), `manoeuvre-attacked` (in this movement phase, 9.2)
     moved: {id: half MP}   units that moved in this movement phase, and the MP they used
     exit_vp: {id: VP}      what each unit that left the map scores (4.4)
-    control: {german: [hex], soviet: [hex]}
+    control: {german: [run], soviet: [run]}
                            3.3's first clause where it differs from the start: the hexes
-                           whose last unit to enter was that side's (board.control)
+                           whose last unit to enter was that side's (board.control), as
+                           runs of hexes in id order ("1637-1643": 1637 to 1643)
     ever_soviet            14.0: the places ever held by the Soviet side
     loc_ever_cut           14.0: whether the 4.3 line was ever cut at the end of a phase
     ps                     this phase: attacks, targets, eligible, moves, last_move
@@ -29,9 +30,9 @@ Lists of ids and hexes are sorted; the dicts hold only units that differ from th
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right
 
-from .scenario import Scenario
+from .scenario import Scenario, other
 
 OFF_MAP = frozenset(("setup", "pool", "out", "gone", "exited"))
 MARKERS = ("attacked", "confusion", "done", "fired", "half", "manoeuvre-attacked", "no-move")
@@ -140,23 +141,78 @@ def clear_moves(rules: dict, uids) -> None:
 
 
 # --- 3.3's first clause -----------------------------------------------------------------------------
+#
+# Each side's list in `control` holds runs of hexes in the order of hex ids: "1637-1643" is every
+# hex from 1637 to 1643 in that order, "2832" a run of one. Runs are sorted, never touch or
+# overlap, and a hex is in at most one side's list.
+
+def _bounds(sc: Scenario, run: str) -> tuple[int, int]:
+    first, _, last = run.partition("-")
+    return sc.hex_index[first], sc.hex_index[last or first]
+
+
+def _run(sc: Scenario, lo: int, hi: int) -> str:
+    return sc.ids[lo] if lo == hi else f"{sc.ids[lo]}-{sc.ids[hi]}"
+
+
+def _find(sc: Scenario, runs: list[str], i: int) -> int:
+    """The position of the last run that starts at or before hex index i (-1 if none)."""
+    return bisect_right(runs, i, key=lambda run: sc.hex_index[run.partition("-")[0]]) - 1
+
+
+def _add(sc: Scenario, runs: list[str], h: str) -> None:
+    i = sc.hex_index[h]
+    k = _find(sc, runs, i)
+    lo = hi = i
+    if k >= 0:
+        a, b = _bounds(sc, runs[k])
+        if b >= i:
+            return
+        if b == i - 1:
+            lo = a
+            del runs[k]
+            k -= 1
+    if k + 1 < len(runs):
+        a, b = _bounds(sc, runs[k + 1])
+        if a == i + 1:
+            hi = b
+            del runs[k + 1]
+    runs.insert(k + 1, _run(sc, lo, hi))
+
+
+def _discard(sc: Scenario, runs: list[str], h: str) -> None:
+    i = sc.hex_index[h]
+    k = _find(sc, runs, i)
+    if k < 0:
+        return
+    a, b = _bounds(sc, runs[k])
+    if b < i:
+        return
+    runs[k:k + 1] = ([_run(sc, a, i - 1)] if a < i else []) + ([_run(sc, i + 1, b)] if i < b else [])
+
+
+def hexes_of(sc: Scenario, runs: list[str]) -> set[str]:
+    out: set[str] = set()
+    for run in runs:
+        lo, hi = _bounds(sc, run)
+        out.update(sc.ids[lo:hi + 1])
+    return out
+
 
 def record(sc: Scenario, rules: dict, h: str, side: str) -> None:
     """`side` last moved a unit into h (3.3): stored only where that differs from the start."""
     control = rules["control"]
-    for s in ("german", "soviet"):
-        hexes = control[s]
-        i = bisect_left(hexes, h)
-        if i < len(hexes) and hexes[i] == h:
-            del hexes[i]
-    if side != sc.start_control(h):
-        insort(control[side], h)
+    _discard(sc, control[other(side)], h)
+    if side == sc.start_control(h):
+        _discard(sc, control[side], h)
+    else:
+        _add(sc, control[side], h)
 
 
 def recorded(sc: Scenario, rules: dict):
     """A function giving 3.3's first clause for any hex: the side whose unit last entered it,
     or the side that holds it at the start."""
-    german, soviet = set(rules["control"]["german"]), set(rules["control"]["soviet"])
+    german, soviet = hexes_of(sc, rules["control"]["german"]), hexes_of(sc, rules["control"]["soviet"])
     start = sc.start_control
 
     def of(h: str) -> str:
