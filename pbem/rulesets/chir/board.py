@@ -8,8 +8,8 @@ from .state import OFF_MAP
 
 
 def on_map(sc: Scenario, rules: dict, side: str | None = None) -> list[str]:
-    units, side_of = rules["units"], sc.side_of
-    return [uid for uid in sc.unit_ids if units[uid] not in OFF_MAP and (side is None or side_of[uid] == side)]
+    side_of = sc.side_of
+    return sorted(uid for uid, w in rules["units"].items() if w not in OFF_MAP and (side is None or side_of[uid] == side))
 
 
 def stacks(sc: Scenario, rules: dict, side: str | None = None) -> dict[str, list[str]]:
@@ -24,8 +24,8 @@ def stacks(sc: Scenario, rules: dict, side: str | None = None) -> dict[str, list
 def units_in(sc: Scenario, rules: dict, h: str, side: str | None = None) -> list[str]:
     if h in OFF_MAP:
         return []
-    units, side_of = rules["units"], sc.side_of
-    return [uid for uid in sc.unit_ids if units[uid] == h and (side is None or side_of[uid] == side)]
+    side_of = sc.side_of
+    return sorted(uid for uid, w in rules["units"].items() if w == h and (side is None or side_of[uid] == side))
 
 
 def side_in(sc: Scenario, rules: dict, h: str) -> str | None:
@@ -57,15 +57,16 @@ def zoc(sc: Scenario, rules: dict, side: str) -> tuple[set[str], set[str]]:
     tanks: dict[str, int] = {}
     confused = rules["markers"]["confusion"]
     reduced = rules["strength"]
+    weights = sc.weights
     for uid, h in rules["units"].items():
         if h in OFF_MAP:
             continue
-        u = sc.units[uid]
-        if u.side != side or uid in confused:
+        side_, tank, full = weights[uid]
+        if side_ != side or uid in confused:
             continue
-        s = reduced.get(uid, u.full)
+        s = reduced.get(uid, full)
         total[h] = total.get(h, 0) + s
-        if u.cls == "tank":
+        if tank:
             tanks[h] = tanks.get(h, 0) + s
     zone: set[str] = set()
     tank_zone: set[str] = set()

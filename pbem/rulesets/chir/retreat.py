@@ -63,12 +63,17 @@ def candidates(sc: Scenario, rules: dict, hit: dict) -> tuple[str, list[str]]:
     alive = _alive(sc, rules, hit)
     cur = hit["at"]
     zone, _ = bd.ezoc(sc, rules, side)
-    may_stop = hit["steps"] >= hit["M"] and cur not in zone and bd.fits(sc, rules, cur, alive)
+    friends = bd.stacks(sc, rules, side)
+
+    def fits(h: str) -> bool:  # board.fits with the stacks at hand
+        return bd.stacking_ok(sc, [u for u in friends.get(h, ()) if u not in alive] + alive)
+
+    may_stop = hit["steps"] >= hit["M"] and cur not in zone and fits(cur)
     enemy = bd.occupied(sc, rules, other(side))
     opts = [n for n in sc.neigh[cur] if n not in enemy and n not in hit["path"] and sc.crossable(cur, n)]
     if not opts:
         return ("stop" if may_stop else "none"), []
-    keyed = sorted((n in zone, not bd.fits(sc, rules, n, alive), not sc.rearward(side, cur, n), n) for n in opts)
+    keyed = sorted((n in zone, not fits(n), not sc.rearward(side, cur, n), n) for n in opts)
     best = keyed[0][:3]
     return ("may-stop" if may_stop else "step"), [k[3] for k in keyed if k[:3] == best]
 
