@@ -62,6 +62,31 @@ def test_schema_is_valid_and_data_conforms():
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
 
 
+def test_the_bundled_data_is_the_data_checked_here():
+    """scenario.CHECKED_DATA names the bundled data as pbem loads it, which conforms to the
+    schema: pbem then checks only the rest of a document with that data (its position)."""
+    from pbem.core import schema
+    from pbem.rulesets.chir import scenario
+
+    doc = scenario.load_historical()
+    assert schema.errors(schema.load("chir-scenario.schema.json"), doc) == []
+    found = scenario.data_digest(doc)
+    assert found == scenario.CHECKED_DATA, f"data/ changed: once it passes this file, set CHECKED_DATA = {found!r}"
+
+
+def test_a_position_is_checked_with_the_checked_data_and_edited_data_in_full():
+    from pbem.rulesets.chir import scenario
+
+    doc = scenario.load_historical()
+    doc["position"] = {"turn": 0}
+    with pytest.raises(ValueError, match="position.turn: 0 is less than the minimum of 1"):
+        scenario.validate(doc)
+    del doc["position"]
+    doc["map"]["hexes"]["1001"] = "swamp"
+    with pytest.raises(ValueError, match="map.hexes.1001: 'swamp' is not one of"):
+        scenario.validate(doc)
+
+
 @pytest.mark.parametrize(
     "path, bad",
     [
