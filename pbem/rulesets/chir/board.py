@@ -39,8 +39,10 @@ def side_in(sc: Scenario, rules: dict, h: str) -> str | None:
 
 def occupied(sc: Scenario, rules: dict, side: str) -> set[str]:
     """The hexes holding units of `side`."""
-    side_of = sc.side_of
-    return {w for uid, w in rules["units"].items() if w not in OFF_MAP and side_of[uid] == side}
+    units = rules["units"]
+    hexes = {units[uid] for uid, _, _ in sc.side_units[side]}
+    hexes.difference_update(OFF_MAP)
+    return hexes
 
 
 def strength(sc: Scenario, rules: dict, uids: list[str]) -> int:
@@ -55,16 +57,14 @@ def zoc(sc: Scenario, rules: dict, side: str) -> tuple[set[str], set[str]]:
     of armoured units make it a tank ZOC. 7.1: units with a confusion marker count 0."""
     total: dict[str, int] = {}
     tanks: dict[str, int] = {}
+    units = rules["units"]
     confused = rules["markers"]["confusion"]
     reduced = rules["strength"]
-    weights = sc.weights
-    for uid, h in rules["units"].items():
-        if h in OFF_MAP:
+    for uid, tank, full in sc.side_units[side]:
+        h = units[uid]
+        if h in OFF_MAP or (confused and uid in confused):
             continue
-        side_, tank, full = weights[uid]
-        if side_ != side or uid in confused:
-            continue
-        s = reduced.get(uid, full)
+        s = reduced.get(uid, full) if reduced else full
         total[h] = total.get(h, 0) + s
         if tank:
             tanks[h] = tanks.get(h, 0) + s

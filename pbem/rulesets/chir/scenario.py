@@ -177,9 +177,10 @@ class Scenario:
         self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
         self.unit_ids: tuple[str, ...] = tuple(self.units)
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
-        # what a unit weighs in a zone of control (7.0): side, armour, printed strength
-        self.weights: Mapping[str, tuple[str, bool, int]] = _frozen(
-            {uid: (u.side, u.cls == "tank", u.full) for uid, u in self.units.items()})
+        # each side's units with what they weigh in a zone of control (7.0): armour, printed strength
+        self.side_units: Mapping[str, tuple[tuple[str, bool, int], ...]] = _frozen(
+            {side: tuple((uid, u.cls == "tank", u.full) for uid, u in self.units.items() if u.side == side)
+             for side in ("german", "soviet")})
         self.field_divisions = frozenset(k for k, a in oob["affiliations"]["german"].items()
                                          if a.get("kind") == "field-division")
 

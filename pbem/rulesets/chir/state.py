@@ -191,14 +191,6 @@ def _discard(sc: Scenario, runs: list[str], h: str) -> None:
     runs[k:k + 1] = ([_run(sc, a, i - 1)] if a < i else []) + ([_run(sc, i + 1, b)] if i < b else [])
 
 
-def hexes_of(sc: Scenario, runs: list[str]) -> set[str]:
-    out: set[str] = set()
-    for run in runs:
-        lo, hi = _bounds(sc, run)
-        out.update(sc.ids[lo:hi + 1])
-    return out
-
-
 def record(sc: Scenario, rules: dict, h: str, side: str) -> None:
     """`side` last moved a unit into h (3.3): stored only where that differs from the start."""
     control = rules["control"]
@@ -209,16 +201,22 @@ def record(sc: Scenario, rules: dict, h: str, side: str) -> None:
         _add(sc, control[side], h)
 
 
+def _holds(sc: Scenario, runs: list[str], h: str) -> bool:
+    i = sc.hex_index[h]
+    k = _find(sc, runs, i)
+    return k >= 0 and _bounds(sc, runs[k])[1] >= i
+
+
 def recorded(sc: Scenario, rules: dict):
     """A function giving 3.3's first clause for any hex: the side whose unit last entered it,
     or the side that holds it at the start."""
-    german, soviet = hexes_of(sc, rules["control"]["german"]), hexes_of(sc, rules["control"]["soviet"])
+    german, soviet = rules["control"]["german"], rules["control"]["soviet"]
     start = sc.start_control
 
     def of(h: str) -> str:
-        if h in soviet:
+        if soviet and _holds(sc, soviet, h):
             return "soviet"
-        if h in german:
+        if german and _holds(sc, german, h):
             return "german"
         return start(h)
 

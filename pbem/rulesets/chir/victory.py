@@ -68,7 +68,11 @@ def vp(sc: Scenario, rules: dict) -> dict:
             halves[side] += h
             items.append({"side": side, "halves": h, "what": what, "rule": rule})
 
-    for uid, u in sc.units.items():
+    # only units eliminated, below their printed strength or off the map by 4.4 score (4.1, 4.4)
+    scoring = {uid for uid, where in rules["units"].items() if where == "gone"}
+    scoring.update(rules["strength"], rules["exit_vp"])
+    for uid in sorted(scoring):
+        u = sc.units[uid]
         enemy = "german" if u.side == "soviet" else "soviet"
         status = st.status(rules, uid)
         points = st.strength(sc, rules, uid)
