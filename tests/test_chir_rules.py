@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from functools import lru_cache
 
 import pytest
@@ -90,6 +92,38 @@ def test_state_keeps_only_what_play_changes():
     assert rules["strength"] == {"11Pz/15a": 3}
     assert {name: ids for name, ids in rules["markers"].items() if ids} == {"half": ["11Pz/15a"]}
     assert rules["moved"] == {} and rules["exit_vp"] == {} and rules["control"] == {"german": [], "soviet": []}
+
+
+def _plain(x):
+    """The scenario object's contents as plain data, to compare two moments of it."""
+    if isinstance(x, Mapping):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (set, frozenset)):
+        return sorted(_plain(v) for v in x)
+    if dataclasses.is_dataclass(x):
+        return _plain(dataclasses.asdict(x))
+    if hasattr(x, "__dict__"):
+        return {k: _plain(v) for k, v in sorted(vars(x).items())}
+    return x
+
+
+def test_play_never_changes_the_scenario():
+    """The core builds the scenario once and every game with it shares it (DESIGN §4.2)."""
+    scenario = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
+    before = json.dumps(_plain(scenario), sort_keys=True)
+    rules = RULESET.setup(scenario)
+    for step in range(400):  # set-up, then attacks and moves, with every decision by standing order
+        need = RULESET.next_step(scenario, rules)
+        order = RULESET.policy(scenario, rules, need, dict(RULESET.default_policies)) if need.decision else None
+        if order is None:
+            options = RULESET.legal_orders(scenario, rules, need)
+            order = options[(step * 7) % len(options)] if need.kind != "setup" else options[-1]
+        RULESET.apply(scenario, rules, need, order, Ctx(dice=[3] * 50))
+        RULESET.summary(scenario, rules)
+    assert rules["turn"] > 1
+    assert json.dumps(_plain(scenario), sort_keys=True) == before
 
 
 def test_control_is_kept_as_runs_of_hexes_in_id_order():
