@@ -354,7 +354,7 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         reach = max(allowance, cache.get("need", {}).get(key, 0))
         hit = cache.get("found", {}).get(key)
         if hit is not None and hit[0] >= allowance:
-            found = hit[1]
+            reach, found = hit
     if found is None:
         blocked = v.enemy_fs
         if support_only:
@@ -385,6 +385,8 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
             cache["rows"][key] = (found, rows)
     else:
         rows = sliced[1]
+    if not first and reach <= allowance:
+        return rows  # the search went no farther than this group may: every row is within reach
     return [(h, c + first, p) for h, c, p in rows if c <= allowance]
 
 
@@ -426,12 +428,19 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         need[key] = max(need.get(key, 0), min(budget(sc, rules, u) for u in us))
     cache["need"] = need
     exits = sc.exit if side == "soviet" else set()
+    append = out.append
     for us in groups:
         start = st.hex_of(rules, us[0])
-        fits = fitting(us)
-        append = out.append
+        alone = bd.stacking_ok(sc, us)
+        crowded: dict[str, bool] = {}  # fitting() inlined: this loop runs for every reachable hex
         for dest, cost, path in _destination_rows(sc, rules, side, us, start, None, v, cache):
-            if fits(dest):
+            if dest in friends:
+                ok = crowded.get(dest)
+                if ok is None:
+                    ok = crowded[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
+            else:
+                ok = alone
+            if ok:
                 append({"type": "move", "units": us, "path": path})
             if dest in exits and dest not in v.ezoc \
                     and all(cost + sc.exit_cost <= budget(sc, rules, u) for u in us):
