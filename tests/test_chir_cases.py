@@ -12,25 +12,29 @@ from pbem.core.canonical import load_mapping
 from pbem.core.errors import RulesError
 
 from pbem.rulesets.chir import RULESET
+from pbem.rulesets.chir import state as st
 from tests.support.cases import check_events, check_need, run_case
 
 CASES = sorted((Path(__file__).parent / "cases" / "chir").glob("*.yaml"))
-MARKERS = {"conf": "confusion", "fired": "fired", "half": "half"}
+MARKERS = ("confusion", "fired", "half")
 
 
 def _check(game, rules: dict, events: list[dict], expect: dict) -> None:
+    sc = game.scenario
     for uid, want in (expect.get("units") or {}).items():
-        u = rules["units"][uid]
         if "status" in want:
-            assert u["status"] == want["status"], uid
+            assert st.status(rules, uid) == want["status"], uid
         if "hex" in want:
-            assert u["hex"] == want["hex"], f"{uid}: expected {want['hex']}, found {u['hex']}"
+            found = st.hex_of(rules, uid)
+            assert found == want["hex"], f"{uid}: expected {want['hex']}, found {found}"
         if "strength" in want:
-            assert u["str"] == want["strength"], f"{uid}: strength {u['str']}, expected {want['strength']}"
+            points = st.strength(sc, rules, uid)
+            assert points == want["strength"], f"{uid}: strength {points}, expected {want['strength']}"
         if "markers" in want:
-            assert sorted(n for k, n in MARKERS.items() if u[k]) == sorted(want["markers"]), uid
+            assert sorted(n for n in MARKERS if st.marked(rules, n, uid)) == sorted(want["markers"]), uid
+    first_clause = st.recorded(sc, rules)
     for h, side in (expect.get("control") or {}).items():
-        assert rules["control"].get(h, "german") == side, h
+        assert first_clause(h) == side, h
     check_events(events, expect)
     check_need(game, rules, expect)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from functools import lru_cache
 from fractions import Fraction
 from pathlib import Path
 
@@ -59,6 +60,31 @@ def test_schema_is_valid_and_data_conforms():
     jsonschema.Draft202012Validator.check_schema(schema)
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(DOC), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
+
+
+def test_the_bundled_data_is_the_data_checked_here():
+    """scenario.CHECKED_DATA names the bundled data as pbem loads it, which conforms to the
+    schema: pbem then checks only the rest of a document with that data (its position)."""
+    from pbem.core import schema
+    from pbem.rulesets.chir import scenario
+
+    doc = scenario.load_historical()
+    assert schema.errors(schema.load("chir-scenario.schema.json"), doc) == []
+    found = scenario.data_digest(doc)
+    assert found == scenario.CHECKED_DATA, f"data/ changed: once it passes this file, set CHECKED_DATA = {found!r}"
+
+
+def test_a_position_is_checked_with_the_checked_data_and_edited_data_in_full():
+    from pbem.rulesets.chir import scenario
+
+    doc = scenario.load_historical()
+    doc["position"] = {"turn": 0}
+    with pytest.raises(ValueError, match="position.turn: 0 is less than the minimum of 1"):
+        scenario.validate(doc)
+    del doc["position"]
+    doc["map"]["hexes"]["1001"] = "swamp"
+    with pytest.raises(ValueError, match="map.hexes.1001: 'swamp' is not one of"):
+        scenario.validate(doc)
 
 
 @pytest.mark.parametrize(
@@ -376,10 +402,12 @@ def test_german_front_A_is_3201_to_3206():
     assert MAP["setup"]["german"]["A"]["source"] == "3.2"
 
 
+@lru_cache(maxsize=1)
 def _ruleset_board():
-    from pbem.rulesets.chir import RULESET, scenario
+    """The ruleset's scenario object: the board lookups it works out from the data."""
+    from pbem.rulesets.chir import RULESET
 
-    return scenario.board(RULESET.setup(RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))))
+    return RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
 
 
 def behind(hex_id: str, side: str, group: str) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 from functools import lru_cache
 
 import pytest
@@ -10,9 +12,13 @@ import pytest
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
 
+from pbem.rulesets.chir import state as st
+
 SCENARIO = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
-from pbem.rulesets.chir.flow import next_step
-from pbem.rulesets.chir.scenario import board
+
+
+def next_step(rules: dict):
+    return RULESET.next_step(SCENARIO, rules)
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +79,67 @@ def test_state_is_json_like_without_floats():
     walk(rules)
 
 
+def test_state_keeps_only_what_play_changes():
+    """What the genesis fixes (board, options, last turn, the fixed attributes of units) is the
+    scenario's; a unit in the state is where it is, and its strength, markers and MP used only
+    where they differ from the default."""
+    rules = position({"11Pz/15a": {"hex": "2520", "strength": 3, "markers": ["half"]}, "LW/I": {"hex": "3320"},
+                      "8GT/a": "pool", "CC/21b": {"status": "gone"}})
+    assert set(rules) == {"turn", "player", "phase", "units", "strength", "markers", "moved", "exit_vp", "control",
+                          "ever_soviet", "loc_ever_cut", "ps", "attack", "removal", "result"}
+    assert (rules["units"]["11Pz/15a"], rules["units"]["LW/I"], rules["units"]["8GT/a"], rules["units"]["CC/21b"],
+            rules["units"]["Ob/I"]) == ("2520", "3320", "pool", "gone", "out")
+    assert rules["strength"] == {"11Pz/15a": 3}
+    assert {name: ids for name, ids in rules["markers"].items() if ids} == {"half": ["11Pz/15a"]}
+    assert rules["moved"] == {} and rules["exit_vp"] == {} and rules["control"] == {"german": [], "soviet": []}
+
+
+def _plain(x):
+    """The scenario object's contents as plain data, to compare two moments of it."""
+    if isinstance(x, Mapping):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (set, frozenset)):
+        return sorted(_plain(v) for v in x)
+    if dataclasses.is_dataclass(x):
+        return _plain(dataclasses.asdict(x))
+    if hasattr(x, "__dict__"):
+        return {k: _plain(v) for k, v in sorted(vars(x).items())}
+    return x
+
+
+def test_play_never_changes_the_scenario():
+    """The core builds the scenario once and every game with it shares it (DESIGN §4.2)."""
+    scenario = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
+    before = json.dumps(_plain(scenario), sort_keys=True)
+    rules = RULESET.setup(scenario)
+    for step in range(400):  # set-up, then attacks and moves, with every decision by standing order
+        need = RULESET.next_step(scenario, rules)
+        order = RULESET.policy(scenario, rules, need, dict(RULESET.default_policies)) if need.decision else None
+        if order is None:
+            options = RULESET.legal_orders(scenario, rules, need)
+            order = options[(step * 7) % len(options)] if need.kind != "setup" else options[-1]
+        RULESET.apply(scenario, rules, need, order, Ctx(dice=[3] * 50))
+        RULESET.summary(scenario, rules)
+    assert rules["turn"] > 1
+    assert json.dumps(_plain(scenario), sort_keys=True) == before
+
+
+def test_control_is_kept_as_runs_of_hexes_in_id_order():
+    """3.3's first clause where it differs from the start, as the shortest list of runs."""
+    rules = position({})
+    for h in ("1637", "1639", "1638", "1043", "1044", "1101", "2832"):
+        st.record(SCENARIO, rules, h, "soviet")
+    assert rules["control"] == {"german": [], "soviet": ["1043-1101", "1637-1639"]}  # 2832 is Soviet at the start
+    st.record(SCENARIO, rules, "1638", "german")
+    st.record(SCENARIO, rules, "2832", "german")
+    assert rules["control"] == {"german": ["2832"], "soviet": ["1043-1101", "1637", "1639"]}
+    first = st.recorded(SCENARIO, rules)
+    assert [first(h) for h in ("1044", "1638", "1639", "2832", "2833")] == ["soviet", "german", "soviet", "german",
+                                                                              "german"]
+
+
 # --- 3.x set-up ----------------------------------------------------------------------------------
 
 def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
@@ -85,11 +152,11 @@ def test_3_setup_by_end_is_the_default_placement_legal_and_complete():
     assert (next_step(rules).side, next_step(rules).kind) == ("soviet", "setup")
     play(rules, {"type": "end"})
     assert (rules["turn"], rules["player"], rules["phase"]) == (1, "soviet", "attack")
-    placed = [u for u, x in rules["units"].items() if x["status"] == "map"]
-    assert not [u for u, x in rules["units"].items() if x["status"] in ("setup", "out")]
-    for h, us in bd.stacks(rules).items():
-        assert bd.stacking_ok(rules, us), h
-    assert rules["units"]["GCC/32C"]["hex"] == "2832" and len(placed) > 80
+    placed = [u for u in rules["units"] if st.status(rules, u) == "map"]
+    assert not [u for u in rules["units"] if st.status(rules, u) in ("setup", "out")]
+    for h, us in bd.stacks(SCENARIO, rules).items():
+        assert bd.stacking_ok(SCENARIO, us), h
+    assert st.hex_of(rules, "GCC/32C") == "2832" and len(placed) > 80
 
 
 def fresh() -> dict:
@@ -106,14 +173,14 @@ def refusal(rules: dict, order: dict) -> tuple[str, str]:
 
 def test_3_2_infantry_only_on_front_and_3107_not_behind_front_A():
     rules = fresh()
-    assert setup.placement_error(rules, "Ob/I", "3201") is None
-    assert setup.placement_error(rules, "Ob/I", "3105") == (
+    assert setup.placement_error(SCENARIO, rules, "Ob/I", "3201") is None
+    assert setup.placement_error(SCENARIO, rules, "Ob/I", "3105") == (
         "3.2", "infantry of group A sets up on its front hexes: 3201, 3202, 3203, 3204, 3205, 3206")
-    assert setup.placement_error(rules, "Ob/Art", "3105") is None  # south of the front
-    assert setup.placement_error(rules, "Ob/Art", "3107") == (  # 3.2's example
+    assert setup.placement_error(SCENARIO, rules, "Ob/Art", "3105") is None  # south of the front
+    assert setup.placement_error(SCENARIO, rules, "Ob/Art", "3107") == (  # 3.2's example
         "3.2", "Ob/Art sets up on the front of group A or south or west of it: no hex of that front has 3107 "
         "straight south or west of it in its column or row")
-    assert setup.placement_error(rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
+    assert setup.placement_error(SCENARIO, rules, "Ob/Flak", "3105") is None  # anti-aircraft exception
     assert refusal(rules, {"type": "place", "unit": "Ob/I", "hex": "3105"})[0] == "3.2"
 
 
@@ -127,12 +194,12 @@ def test_3_2_german_non_infantry_never_on_the_soviet_front_across_the_chir(hex_,
 
 def test_3_2_a_unit_behind_its_front_stays_on_its_bank_of_the_chir():
     rules = fresh()
-    assert setup.placement_error(rules, "Art/I", "3401") == (
+    assert setup.placement_error(SCENARIO, rules, "Art/I", "3401") == (
         "3.2", "Art/I sets up on the front of group B or south or west of it: 3401 is across the Chir from 3410")
-    assert setup.placement_error(rules, "LW/ArtI", "2820") == (
+    assert setup.placement_error(SCENARIO, rules, "LW/ArtI", "2820") == (
         "3.2", "2820 is in the Soviet set-up area of group C, D (3.3): German units set up only on their own front "
         "or behind it")
-    assert setup.placement_error(rules, "Art/I", "3108") is None
+    assert setup.placement_error(SCENARIO, rules, "Art/I", "3108") is None
 
 
 def test_3_2_3_3_german_artillery_offered_no_soviet_hex_and_front_a_stays_soviet():
@@ -146,7 +213,7 @@ def test_3_2_3_3_german_artillery_offered_no_soviet_hex_and_front_a_stays_soviet
     play(rules, {"type": "place", "unit": "Art/I", "hex": "3309"})
     play(rules, {"type": "end"})
     play(rules, {"type": "end"})
-    soviet_a = {u: x["hex"] for u, x in rules["units"].items() if x["side"] == "soviet" and x["setup"] == "A"}
+    soviet_a = {u: st.hex_of(rules, u) for u, x in SCENARIO.units.items() if x.side == "soviet" and x.setup == "A"}
     assert soviet_a == {"CC/112a": "3301", "CC/21a": "3302", "CC/21b": "3303", "CC/55a": "3304", "CC/55b": "3305",
                         "CC/Art": "3401"}
 
@@ -176,7 +243,7 @@ def test_3_3_soviet_non_infantry_only_north_or_east_of_its_front_on_its_bank(uid
 ])
 def test_3_0_stacking_at_set_up_cites_6_1_to_6_3(uids, hex_, expected):
     rules = fresh()
-    if rules["units"][uids[0]]["side"] == "soviet":
+    if SCENARIO.units[uids[0]].side == "soviet":
         play(rules, {"type": "end"})
     for uid in uids[:-1]:
         play(rules, {"type": "place", "unit": uid, "hex": hex_})
@@ -188,62 +255,60 @@ def test_3_set_up_options_and_default_placement_of_every_group_keep_to_its_side(
     unit's own front or behind it (3.2, 3.3), or on its special placement, and never on a hex
     of the enemy's set-up."""
     rules = fresh()
-    b = board(rules)
+    b = SCENARIO
     for side in ("german", "soviet"):
         offered = [o for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "place"]
-        assert {rules["units"][o["unit"]]["setup"] for o in offered} == {
-            u["setup"] for u in rules["units"].values() if u["side"] == side and u["status"] == "setup"}
+        assert {b.units[o["unit"]].setup for o in offered} == {
+            u.setup for uid, u in b.units.items() if u.side == side and st.status(rules, uid) == "setup"}
         play(rules, {"type": "end"})
         placed = [(o["unit"], o["hex"]) for o in offered] + [
-            (u, x["hex"]) for u, x in rules["units"].items() if x["side"] == side and x["status"] == "map"]
+            (u, st.hex_of(rules, u)) for u, x in b.units.items() if x.side == side and st.status(rules, u) == "map"]
         for uid, h in placed:
-            u = rules["units"][uid]
-            code = u["setup"]
+            u = b.units[uid]
+            code = u.setup
             assert h not in b.setup_hexes["soviet" if side == "german" else "german"], (uid, h)
-            if code in rules["board"]["fronts"][side]:
-                front = rules["board"]["fronts"][side][code]
-                assert h in front or (not setup.is_front_infantry(u) and b.behind(h, side, code)), (uid, h)
-                if side == "soviet" and not setup.is_front_infantry(u):
+            if code in b.fronts[side]:
+                front = b.fronts[side][code]
+                assert h in front or (not u.front_infantry and b.behind(h, side, code)), (uid, h)
+                if side == "soviet" and not u.front_infantry:
                     assert h not in front, (uid, h)
-    assert not [u for u, x in rules["units"].items() if x["status"] in ("setup", "out")]
+    assert not [u for u in rules["units"] if st.status(rules, u) in ("setup", "out")]
 
 
 # --- 6.x stacking, 7.x ZOC ---------------------------------------------------------------------
 
 def test_6_stacking_limits():
-    rules = position({})
-    assert bd.stacking_ok(rules, ["LW/I", "LW/II", "LW/III"])
-    assert bd.stacking_ok(rules, ["LW/I", "LW/II", "LW/III", "LW/IV"])  # 4 of one unit
-    assert not bd.stacking_ok(rules, ["Sch/I", "Sch/II", "St/I", "St/II"])  # 4 of different units
-    assert bd.stacking_ok(rules, ["Sch/I", "Sch/II", "Ob/AT", "AT/III", "Art/StuG"])  # 3 companies = 1 battalion
-    assert not bd.stacking_ok(rules, ["GCC/5GCa", "89/a"])  # 6.3 a regiment stands alone
-    assert bd.stacking_ok(rules, ["89/a", "89/b", "5TA/510"])  # 3 battalions of one army
-    assert not bd.stacking_ok(rules, ["1TC/159a", "26TC/19", "26TC/216"])  # 1TC and 26TC: different armies
-    assert bd.stacking_ok(rules, ["1TC/159a", "26TC/19"])  # 2 battalions of any affiliation
+    assert bd.stacking_ok(SCENARIO, ["LW/I", "LW/II", "LW/III"])
+    assert bd.stacking_ok(SCENARIO, ["LW/I", "LW/II", "LW/III", "LW/IV"])  # 4 of one unit
+    assert not bd.stacking_ok(SCENARIO, ["Sch/I", "Sch/II", "St/I", "St/II"])  # 4 of different units
+    assert bd.stacking_ok(SCENARIO, ["Sch/I", "Sch/II", "Ob/AT", "AT/III", "Art/StuG"])  # 3 companies = 1 battalion
+    assert not bd.stacking_ok(SCENARIO, ["GCC/5GCa", "89/a"])  # 6.3 a regiment stands alone
+    assert bd.stacking_ok(SCENARIO, ["89/a", "89/b", "5TA/510"])  # 3 battalions of one army
+    assert not bd.stacking_ok(SCENARIO, ["1TC/159a", "26TC/19", "26TC/216"])  # 1TC and 26TC: different armies
+    assert bd.stacking_ok(SCENARIO, ["1TC/159a", "26TC/19"])  # 2 battalions of any affiliation
 
 
 def test_7_zoc_needs_3_strength_and_confusion_counts_0():
     rules = position({"5TA/510": {"hex": "3020"}, "GCC/5GCa": {"hex": "3420"},
                       "LW/II": {"hex": "3120", "strength": 2}, "LW/III": {"hex": "3120", "strength": 2, "markers": ["confusion"]}})
-    zone, tank = bd.zoc(rules, "soviet")
+    zone, tank = bd.zoc(SCENARIO, rules, "soviet")
     assert "3019" in zone and "3019" in tank  # 3 tank points: a tank ZOC
     assert "3419" not in zone  # 5GC with 2 points: no ZOC (7.0's example)
-    german, _ = bd.zoc(rules, "german")
+    german, _ = bd.zoc(SCENARIO, rules, "german")
     assert german == set()  # 2 + 2, one confused: counts 2 (7.1)
 
 
 # --- 8.x movement ----------------------------------------------------------------------------------
 
 def test_8_3_motorised_boggy_across_river_costs_3_mp_and_8_4_road():
-    rules = position({"89/a": {"hex": "1133"}, "GCC/5GCa": {"hex": "1232"}})
-    assert movement.step_cost(rules, "89/a", "1133", "1134") == 6
-    assert movement.step_cost(rules, "GCC/5GCa", "1232", "1233") == 4 + 2  # boggy 2 MP + river 1 MP on foot
-    assert movement.step_cost(rules, "89/a", "2541", "2540") == 1  # bridge on the road: 0.5 MP
+    assert movement.step_cost(SCENARIO, "89/a", "1133", "1134") == 6
+    assert movement.step_cost(SCENARIO, "GCC/5GCa", "1232", "1233") == 4 + 2  # boggy 2 MP + river 1 MP on foot
+    assert movement.step_cost(SCENARIO, "89/a", "2541", "2540") == 1  # bridge on the road: 0.5 MP
 
 
 def test_8_1_no_move_beyond_allowance_and_8_6_half_move():
     rules = position({"333/1116": {"hex": "3220", "markers": ["half"]}})
-    assert movement.budget(rules, "333/1116") == 4  # 4 MP halved: 2 MP
+    assert movement.budget(SCENARIO, rules, "333/1116") == 4  # 4 MP halved: 2 MP
     with pytest.raises(IllegalOrder) as info:
         play(rules, {"type": "move", "units": ["333/1116"], "path": ["3221", "3222", "3223"]})
     assert info.value.rule == "8.1"
@@ -268,7 +333,7 @@ def test_8_5_2_tactical_retreat_die(die, motorised_only, ok):
     ctx = play(rules, {"type": "move", "units": [unit], "path": ["3221"]}, dice=[die])
     tr = ctx.of("tactical-retreat")[0]
     assert (tr["die"], tr["modifier"], tr["success"]) == (die, -1 if motorised_only else 0, ok)
-    assert rules["units"][unit]["hex"] == ("3221" if ok else "3220")
+    assert st.hex_of(rules, unit) == ("3221" if ok else "3220")
 
 
 def test_8_5_2_supported_retreat_is_automatic_and_tank_zoc_cancels_modifier():
@@ -288,9 +353,9 @@ def test_8_5_3_no_move_from_ezoc_straight_into_ezoc():
 
 def test_8_7_fired_artillery_does_not_move_but_german_sp_moves_at_half():
     rules = position({"333/Art": {"hex": "3522", "markers": ["fired"]}, "11Pz/119II": {"hex": "1520", "markers": ["fired"]}})
-    assert movement.why_not_move(rules, "333/Art", "soviet") == ("8.7", "333/Art is artillery with a fired marker and may not move")
-    assert movement.why_not_move(rules, "11Pz/119II", "german") is None
-    assert movement.budget(rules, "11Pz/119II") == 6  # 7 MP halved: 3 MP
+    assert movement.why_not_move(SCENARIO, rules, "333/Art", "soviet") == ("8.7", "333/Art is artillery with a fired marker and may not move")
+    assert movement.why_not_move(SCENARIO, rules, "11Pz/119II", "german") is None
+    assert movement.budget(SCENARIO, rules, "11Pz/119II") == 6  # 7 MP halved: 3 MP
 
 
 def test_11_reinforcements_enter_on_their_turn_and_4_4_exit():
@@ -298,14 +363,14 @@ def test_11_reinforcements_enter_on_their_turn_and_4_4_exit():
     opts = [o for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "enter"]
     assert opts and all(o["path"][0] == "1020" for o in opts)
     play(rules, {"type": "enter", "units": ["11Pz/15a"], "path": ["1020", "1121"]})
-    assert rules["units"]["11Pz/15a"]["hex"] == "1121"
+    assert st.hex_of(rules, "11Pz/15a") == "1121"
     rules = position({"8GT/a": "pool"}, turn=7)
     with pytest.raises(IllegalOrder) as info:
         play(rules, {"type": "enter", "units": ["8GT/a"], "path": ["4323"]})
     assert info.value.rule == "11.1"
     rules = position({"89/a": {"hex": "1121"}}, control={"1121": "soviet"})
     ctx = play(rules, {"type": "move", "units": ["89/a"], "path": ["1020"], "exit": True})
-    assert rules["units"]["89/a"]["status"] == "exited" and ctx.of("exit")[0]["line"] is False
+    assert st.status(rules, "89/a") == "exited" and ctx.of("exit")[0]["line"] is False
     with pytest.raises(IllegalOrder) as info:
         play(position({"LW/I": {"hex": "1121"}}, player="german"),
              {"type": "move", "units": ["LW/I"], "path": ["1020"], "exit": True})
@@ -316,11 +381,11 @@ def test_11_reinforcements_enter_on_their_turn_and_4_4_exit():
 
 def test_9_6_weapon_effects_per_class_fractions_dropped():
     rules = position({"LW/II": {"hex": "3120"}, "LW/III": {"hex": "3120"}, "LW/ArtI": {"hex": "3118"}})
-    total, parts = combat.fire_strength(rules, ["LW/II", "LW/III"], ["LW/ArtI"], True)
+    total, parts = combat.fire_strength(SCENARIO, rules, ["LW/II", "LW/III"], ["LW/ArtI"], True)
     assert total == 2 and [p["value"] for p in parts] == [1, 1]
-    total, _ = combat.fire_strength(rules, ["LW/II", "LW/III"], ["LW/ArtI"], False)
+    total, _ = combat.fire_strength(SCENARIO, rules, ["LW/II", "LW/III"], ["LW/ArtI"], False)
     assert total == 9
-    total, _ = combat.fire_strength(rules, ["LW/ArtI"], [], False)
+    total, _ = combat.fire_strength(SCENARIO, rules, ["LW/ArtI"], [], False)
     assert total == 6  # adjacent artillery x2 against a target without tanks
 
 
@@ -328,15 +393,14 @@ def test_9_6_weapon_effects_per_class_fractions_dropped():
     (22, 2, ("20-24", "30-34", "ok")), (5, -1, ("5-7", "3-4", "ok")), (1, -1, ("1-2", None, "cancelled")),
     (0, 3, (None, None, "zero")), (40, 2, ("35+", "35+", "ok")), (33, 3, ("30-34", "35+", "ok"))])
 def test_9_7_columns_and_limits(strength, shift, expected):
-    assert combat.resolve_column(position({}), strength, shift) == expected
+    assert combat.resolve_column(SCENARIO, strength, shift) == expected
 
 
 def test_9_7_4_light_and_heavy_tank_shifts():
-    rules = position({})
-    assert [s["shift"] for s in combat.tank_shifts(rules, ["11Pz/15a"], ["89/b"])] == [2]  # two red circles
-    assert combat.tank_shifts(rules, ["11Pz/110I"], ["89/b"]) == []  # no tank firing
-    assert combat.tank_shifts(rules, ["11Pz/15a"], ["89/b", "89/a"]) == []  # not only light tanks
-    assert [s["shift"] for s in combat.tank_shifts(rules, ["11Pz/110I"], ["26TC/216"])] == [-1]
+    assert [s["shift"] for s in combat.tank_shifts(SCENARIO, ["11Pz/15a"], ["89/b"])] == [2]  # two red circles
+    assert combat.tank_shifts(SCENARIO, ["11Pz/110I"], ["89/b"]) == []  # no tank firing
+    assert combat.tank_shifts(SCENARIO, ["11Pz/15a"], ["89/b", "89/a"]) == []  # not only light tanks
+    assert [s["shift"] for s in combat.tank_shifts(SCENARIO, ["11Pz/110I"], ["26TC/216"])] == [-1]
 
 
 def test_9_7_1_9_7_3_multi_group_terrain_and_river_shifts():
@@ -344,7 +408,7 @@ def test_9_7_1_9_7_3_multi_group_terrain_and_river_shifts():
                      phase="attack")
     a = {"kind": "concentrated", "target": "3203", "att": "soviet"}
     groups = {"3303": ["CC/21a"], "3304": ["CC/21b"]}
-    shifts = {s["id"]: s["shift"] for s in combat.offensive_shifts(rules, a, groups, ["CC/21a", "CC/21b"], ["LW/I"])}
+    shifts = {s["id"]: s["shift"] for s in combat.offensive_shifts(SCENARIO, rules, a, groups, ["CC/21a", "CC/21b"], ["LW/I"])}
     assert shifts == {"multi_group": 1, "terrain": -1, "river": -2}  # Oblivskaya is a town across the Chir
 
 
@@ -373,28 +437,28 @@ def test_9_2_manoeuvre_attack_limits():
 
 def test_9_8_loss_allocation_tanks_first_then_strongest_tie_is_a_decision():
     rules = position({"11Pz/15c": {"hex": "2520"}, "11Pz/110I": {"hex": "2520"}})
-    hit = combat.new_hit(rules, "german", "2520", ["11Pz/15c", "11Pz/110I"], 0, 1, "x")
-    assert combat.loss_candidates(rules, hit) == ["11Pz/15c"]  # tank first although weaker
+    hit = combat.new_hit(SCENARIO, "german", "2520", ["11Pz/15c", "11Pz/110I"], 0, 1, "x")
+    assert combat.loss_candidates(SCENARIO, rules, hit) == ["11Pz/15c"]  # tank first although weaker
     rules = position({"11Pz/110I": {"hex": "2520"}, "11Pz/110II": {"hex": "2520"}})
-    hit = combat.new_hit(rules, "german", "2520", ["11Pz/110I", "11Pz/110II"], 0, 1, "x")
-    assert combat.loss_candidates(rules, hit) == ["11Pz/110I", "11Pz/110II"]
+    hit = combat.new_hit(SCENARIO, "german", "2520", ["11Pz/110I", "11Pz/110II"], 0, 1, "x")
+    assert combat.loss_candidates(SCENARIO, rules, hit) == ["11Pz/110I", "11Pz/110II"]
 
 
 def test_9_9_test_only_if_strength_left_covers_morale_damage():
     rules = position({"LW/I": {"hex": "3320", "strength": 2}})
-    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 3, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "3320", ["LW/I"], 3, 0, "x")
     hit["stage"] = "choice"
-    assert not combat.test_allowed(rules, hit)
+    assert not combat.test_allowed(SCENARIO, rules, hit)
     hit["M"] = 2
-    assert combat.test_allowed(rules, hit)
+    assert combat.test_allowed(SCENARIO, rules, hit)
 
 
 def test_9_9_1_one_die_per_group_morale_per_unit():
     rules = position({"11Pz/15a": {"hex": "2520"}, "K593/I": {"hex": "2520"}})
-    hit = combat.new_hit(rules, "german", "2520", ["11Pz/15a", "K593/I"], 1, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "2520", ["11Pz/15a", "K593/I"], 1, 0, "x")
     hit["stage"] = "test"
     ctx = Ctx([3])
-    combat.run_hit(rules, hit, ctx)
+    combat.run_hit(SCENARIO, rules, hit, ctx)
     test = ctx.of("morale-test")[0]
     assert test["passed"] == ["11Pz/15a"] and test["failed"] == ["K593/I"]  # morale 5 and 2
 
@@ -402,21 +466,21 @@ def test_9_9_1_one_die_per_group_morale_per_unit():
 def test_9_10_retreat_priorities_and_ezoc_losses():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/1118": {"hex": "3321"},
                       "333/1120": {"hex": "3420"}, "5TA/510": {"hex": "3219"}})
-    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 1, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "3320", ["LW/I"], 1, 0, "x")
     hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
     ctx = Ctx()
-    combat.run_hit(rules, hit, ctx)
+    combat.run_hit(SCENARIO, rules, hit, ctx)
     # 3319 is the only hex next to 3320 outside the Soviet ZOC; but 3319 is next to the tank in 3219
     step = ctx.of("retreat-step")[0]
     assert step["to"] in ("3319", "3419")
     rules = position({"LW/I": {"hex": "3120"}, "5TA/510": {"hex": "3219"}, "1TC/44b": {"hex": "3020"},
                       "1TC/44a": {"hex": "3121"}, "GCC/32C": {"hex": "3220"}})
-    hit = combat.new_hit(rules, "german", "3120", ["LW/I"], 1, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "3120", ["LW/I"], 1, 0, "x")
     hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
-    assert retreat.candidates(rules, dict(hit, r_started=True, at="3120", path=["3120"], steps=0))[1] == ["3019", "3119"]
+    assert retreat.candidates(SCENARIO, rules, dict(hit, r_started=True, at="3120", path=["3120"], steps=0))[1] == ["3019", "3119"]
     ctx = Ctx()
-    assert combat.run_hit(rules, hit, ctx) is False  # tie: the owner chooses
-    retreat.choose(rules, hit, {"type": "retreat", "to": "3119"}, ctx)
+    assert combat.run_hit(SCENARIO, rules, hit, ctx) is False  # tie: the owner chooses
+    retreat.choose(SCENARIO, rules, hit, {"type": "retreat", "to": "3119"}, ctx)
     loss = ctx.of("loss")[0]
     assert (loss["unit"], loss["points"]) == ("LW/I", 2)  # a tank ZOC costs 2 (9.10.2)
 
@@ -444,39 +508,39 @@ def test_9_10_the_retreat_may_end_at_the_morale_damage_or_go_farther():
     assert answer == {"type": "retreat", "to": None}  # the default ends it at the morale damage
     ctx = play(rules, answer, chosen_by="policy")
     assert [(e["path"], e["hexes"]) for e in ctx.of("retreat")] == [(["3320", "3319"], 1)]
-    assert rules["units"]["LW/I"]["hex"] == "3319"
+    assert st.hex_of(rules, "LW/I") == "3319"
 
 
 def test_9_10_the_retreat_may_not_end_short_of_the_morale_damage():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}})
-    hit = combat.new_hit(rules, "german", "3320", ["LW/I"], 2, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "3320", ["LW/I"], 2, 0, "x")
     hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
-    retreat.start(rules, hit, Ctx())
+    retreat.start(SCENARIO, rules, hit, Ctx())
     with pytest.raises(IllegalOrder) as info:
-        retreat.choose(rules, hit, {"type": "retreat", "to": None}, Ctx())
+        retreat.choose(SCENARIO, rules, hit, {"type": "retreat", "to": None}, Ctx())
     assert (info.value.rule, info.value.message) == (
         "9.10", "retreat: the units may not end the retreat in 3320: they have gone 0 of the 2 hexes of the morale damage")
 
 
 def test_9_10_4_confused_anti_tank_retreating_is_removed():
     rules = position({"LW/ATI": {"hex": "2719", "markers": ["confusion"]}})
-    hit = combat.new_hit(rules, "german", "2719", ["LW/ATI"], 1, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "2719", ["LW/ATI"], 1, 0, "x")
     hit["retreaters"], hit["stage"] = ["LW/ATI"], "retreat"
     ctx = Ctx()
-    combat.run_hit(rules, hit, ctx)
-    assert rules["units"]["LW/ATI"]["status"] == "gone" and ctx.of("eliminated")[0]["rule"] == "9.10.4"
+    combat.run_hit(SCENARIO, rules, hit, ctx)
+    assert st.status(rules, "LW/ATI") == "gone" and ctx.of("eliminated")[0]["rule"] == "9.10.4"
 
 
 def test_9_11_advance_limits():
     rules = position({"333/1116": {"hex": "3220"}, "333/Art": {"hex": "3321"}, "LW/II": {"hex": "3118"}})
     a = {"kind": "concentrated", "att": "soviet", "target": "3320", "groups": {"3220": ["333/1116"], "3321": ["333/Art"]},
          "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
-    assert retreat.eligible(rules, a) == ["333/1116"]  # artillery never advances
-    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]) == ("9.11", "an advance is 1 to 3 hexes")
-    assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218", "3217"]) == (  # 3218: EZOC of 3118
+    assert retreat.eligible(SCENARIO, rules, a) == ["333/1116"]  # artillery never advances
+    assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3320", "3319", "3318", "3317"]) == ("9.11", "an advance is 1 to 3 hexes")
+    assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3219", "3218", "3217"]) == (  # 3218: EZOC of 3118
         "9.11.2", "3218 is in an enemy zone of control off the defenders' retreat route: the advance stops there")
-    assert retreat.check_path(rules, a, ["333/1116"], ["3219", "3218"]) is None  # it may end there
-    assert retreat.check_path(rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
+    assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3219", "3218"]) is None  # it may end there
+    assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
 
 
 # --- 10.x artillery ----------------------------------------------------------------------------------
@@ -485,17 +549,17 @@ def test_10_artillery_eligibility():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/Art": {"hex": "3522"},
                       "5TA/Arta": {"hex": "3523"}, "26TC/Art": {"hex": "3223"}, "119/Art": {"hex": "3321"}})
     group = ["333/1116"]
-    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated") is None
-    assert artillery.why_not_support(rules, "119/Art", group, "3320", "concentrated") == \
+    assert artillery.why_not_support(SCENARIO, rules, "333/Art", group, "3320", "concentrated") is None
+    assert artillery.why_not_support(SCENARIO, rules, "119/Art", group, "3320", "concentrated") == \
         ("10.2", "119/Art is adjacent to enemy units and may not give supporting fire")
-    assert artillery.why_not_support(rules, "26TC/Art", group, "3320", "concentrated") == \
+    assert artillery.why_not_support(SCENARIO, rules, "26TC/Art", group, "3320", "concentrated") == \
         ("10.1", "3320 is beyond the range 3 of 26TC/Art")
-    assert artillery.why_not_support(rules, "5TA/Arta", group, "3320", "concentrated") is None  # 333 is 5TA
-    assert artillery.why_not_support(rules, "333/Art", group, "2520", "concentrated") == \
+    assert artillery.why_not_support(SCENARIO, rules, "5TA/Arta", group, "3320", "concentrated") is None  # 333 is 5TA
+    assert artillery.why_not_support(SCENARIO, rules, "333/Art", group, "2520", "concentrated") == \
         ("10.1", "2520 is beyond the range 4 of 333/Art")
-    assert artillery.matching(rules, ["333/Art", "5TA/Arta"], {"3220": group}, "3320", "concentrated") is None
-    rules["units"]["333/Art"]["fired"] = True
-    assert artillery.why_not_support(rules, "333/Art", group, "3320", "concentrated") == \
+    assert artillery.matching(SCENARIO, rules, ["333/Art", "5TA/Arta"], {"3220": group}, "3320", "concentrated") is None
+    st.mark(rules, "fired", "333/Art")
+    assert artillery.why_not_support(SCENARIO, rules, "333/Art", group, "3320", "concentrated") == \
         ("10.2", "333/Art has a fired marker: it has given its supporting fire for this turn")
 
 
@@ -505,13 +569,13 @@ def test_10_2_5th_tank_army_artillery_never_supports_26tc():
     26TC no support, nor any group with a 26TC unit in it; 26TC's own artillery supports it."""
     rules = position({"LW/I": {"hex": "3320"}, "1TC/117b": {"hex": "3220"}, "26TC/19": {"hex": "3220"},
                       "5TA/Arta": {"hex": "3323"}, "26TC/Art": {"hex": "3222"}})
-    assert (rules["units"]["1TC/117b"]["army"], rules["units"]["26TC/19"]["army"]) == ("5TA", "5SA")
-    assert artillery.why_not_support(rules, "5TA/Arta", ["1TC/117b"], "3320", "concentrated") is None
-    assert artillery.why_not_support(rules, "5TA/Arta", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
+    assert (SCENARIO.units["1TC/117b"].army, SCENARIO.units["26TC/19"].army) == ("5TA", "5SA")
+    assert artillery.why_not_support(SCENARIO, rules, "5TA/Arta", ["1TC/117b"], "3320", "concentrated") is None
+    assert artillery.why_not_support(SCENARIO, rules, "5TA/Arta", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
         "10.2", "5TA/Arta is 5th Tank Army artillery without a division colour and supports only units of the 5th "
         "Tank Army, not 26TC/19")
-    assert artillery.why_not_support(rules, "26TC/Art", ["26TC/19"], "3320", "concentrated") is None
-    assert artillery.why_not_support(rules, "26TC/Art", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
+    assert artillery.why_not_support(SCENARIO, rules, "26TC/Art", ["26TC/19"], "3320", "concentrated") is None
+    assert artillery.why_not_support(SCENARIO, rules, "26TC/Art", ["1TC/117b", "26TC/19"], "3320", "concentrated") == (
         "10.2", "26TC/Art has the colour of 26TC and supports only units of 26TC")
 
 
@@ -550,7 +614,7 @@ def test_10_2_no_eligible_artillery_no_defensive_artillery_decision():
 def test_4_1_and_4_2_vp_in_halves():
     rules = position({"CC/21a": {"hex": "4010", "strength": 1}, "CC/21b": {"status": "gone"}},
                      control={"3203": "soviet"})
-    score = victory.vp(rules)
+    score = victory.vp(SCENARIO, rules)
     items = {i["what"]: i["halves"] for i in score["items"]}
     assert items["CC/21a lost 2"] == 2 and items["CC/21b eliminated"] == 6
     assert "Oblivskaya" not in items  # only one of its two hexes is Soviet: nobody scores
@@ -560,15 +624,15 @@ def test_4_1_and_4_2_vp_in_halves():
     (0, 8, "Draw", None), (0, 9, "Draw", None), (0, 10, "Narrow victory", "german"), (20, 0, "Narrow victory", "soviet"),
     (22, 0, "Substantial victory", "soviet"), (0, 32, "Major victory", "german"), (0, 42, "Brilliant victory", "german")])
 def test_4_5_levels(soviet, german, level, winner):
-    lv = victory.level(position({}), {"soviet": soviet, "german": german})
+    lv = victory.level(SCENARIO, {"soviet": soviet, "german": german})
     assert (lv["level"], lv["winner"]) == (level, winner)
 
 
 def test_4_3_line_of_communication():
-    assert victory.german_line(position({}))
-    assert not victory.german_line(position({"5TA/510": {"hex": "2541"}}))  # a Soviet unit on 2541
-    near = [h for h in board(position({})).neigh["2541"] if h not in ("2540", "2542")][0]
-    assert not victory.german_line(position({"5TA/510": {"hex": near}}))  # its ZOC covers 2541
+    assert victory.german_line(SCENARIO, position({}))
+    assert not victory.german_line(SCENARIO, position({"5TA/510": {"hex": "2541"}}))  # a Soviet unit on 2541
+    near = [h for h in SCENARIO.neigh["2541"] if h not in ("2540", "2542")][0]
+    assert not victory.german_line(SCENARIO, position({"5TA/510": {"hex": near}}))  # its ZOC covers 2541
 
 
 def test_3_3_control_by_zone_of_control_and_its_places():
@@ -577,12 +641,12 @@ def test_3_3_control_by_zone_of_control_and_its_places():
     German but 2832). Places of 4.2 follow, and 14.0 notes them at the end of the phase."""
     rules = position({"1TC/117a": {"hex": "2620"}, "LW/I": {"hex": "2420"}, "Ob/AT": {"hex": "2619"},
                       "CC/21a": {"hex": "3304"}}, control={"2521": "soviet", "2419": "soviet"})
-    of = bd.control(rules)
+    of = bd.control(SCENARIO, rules)
     assert of("2621") == "soviet"  # Soviet ZOC only: 3.3's second clause
     assert (of("2520"), of("2521")) == ("german", "soviet")  # in both ZOCs: the last to move in (or the start)
     assert of("2619") == "german"  # Soviet ZOC only, but a German unit is there
     assert of("2419") == "german"  # German ZOC only, though a Soviet unit moved in last
-    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(rules)["items"]}
+    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(SCENARIO, rules)["items"]}
     assert items["Oblivskaya"] == ("soviet", 10)  # 3203 and 3204 both in CC/21a's ZOC only
     assert rules["ever_soviet"] == ["Novomaksimovskiy"]
     play(rules, {"type": "end"})
@@ -591,8 +655,8 @@ def test_3_3_control_by_zone_of_control_and_its_places():
 
 def test_14_0_optional_multiplier_rounds_up():
     rules = position({})
-    rules["options"]["never_soviet_city_multiplier"] = True
-    items = {i["what"]: i["halves"] for i in victory.vp(rules)["items"]}
+    multiplier = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options, never_soviet_city_multiplier=True))
+    items = {i["what"]: i["halves"] for i in victory.vp(multiplier, rules)["items"]}
     assert items["Surovikino"] == 16 and items["Nizhne-Chirskaya"] == 30
 
 
@@ -674,7 +738,7 @@ def _overstacked_german_move():
 
 def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
     rules, ctx = _overstacked_german_move()
-    assert rules["units"]["St/II"]["hex"] == "2020"
+    assert st.hex_of(rules, "St/II") == "2020"
     over = ctx.of("over-stacked")[0]
     assert (over["hex"], over["pool"], over["rule"]) == ("2020", ["Sch/I", "Sch/II", "St/I", "St/II"], "6.4")
     need = next_step(rules)
@@ -688,9 +752,9 @@ def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
     gone = ctx.of("eliminated")[0]
     assert (gone["unit"], gone["hex"], gone["rule"]) == ("St/I", "2020", "6.4")
     assert ctx.of("stack-removal")[0]["left"] == ["Sch/I", "Sch/II", "St/II"]
-    assert rules["units"]["St/I"]["status"] == "gone" and rules["removal"] is None
+    assert st.status(rules, "St/I") == "gone" and rules["removal"] is None
     assert next_step(rules).kind == "german-movement"
-    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(rules)["items"]}
+    items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(SCENARIO, rules)["items"]}
     assert items["St/I eliminated"] == ("soviet", 4)  # 4.1: 1 VP per printed point (2)
 
 
@@ -702,7 +766,7 @@ def test_6_4_removal_only_what_is_necessary():
     with pytest.raises(IllegalOrder):
         play(rules, {"type": "remove", "units": ["LW/I"]})
     play(rules, {"type": "remove", "units": ["Sch/II"]})
-    assert [u for u in bd.units_in(rules, "2020", "german")] == ["Sch/I", "St/I", "St/II"]
+    assert [u for u in bd.units_in(SCENARIO, rules, "2020", "german")] == ["Sch/I", "St/I", "St/II"]
 
 
 def test_6_4_minimal_sets_and_one_at_a_time_for_a_soviet_regiment():
@@ -718,7 +782,7 @@ def test_6_4_minimal_sets_and_one_at_a_time_for_a_soviet_regiment():
     assert RULESET.legal_orders(SCENARIO, rules, next_step(rules)) == [
         {"type": "remove", "units": ["1TC/44b"]}, {"type": "remove", "units": ["333/1116"]}]
     play(rules, {"type": "remove", "units": ["1TC/44b"]})
-    assert rules["removal"] is None and bd.units_in(rules, "3123", "soviet") == ["333/1116"]
+    assert rules["removal"] is None and bd.units_in(SCENARIO, rules, "3123", "soviet") == ["333/1116"]
     assert rules["ps"]["last_move"] == {"units": ["333/1116"], "may_attack": True}
 
 
@@ -745,17 +809,16 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
     # Sch/I and St/I already stand (4 battalions of two units: over 6.1); every other neighbour of 2021 holds a Soviet unit of
     # 1 strength (no ZOC), so the retreat ends there over the limit
     soviet = ["1TC/44c", "89/b", "26TC/19", "1TC/159a", "1TC/159b", "119/a", "119/b", "119/c"]
-    rules = position({})
-    b = board(rules)
+    b = SCENARIO
     blocked = sorted((set(b.neigh["2020"]) | set(b.neigh["2021"])) - {"2020", "2021"})
     units = {"LW/I": {"hex": "2020"}, "LW/II": {"hex": "2020"}, "Sch/I": {"hex": "2021"}, "St/I": {"hex": "2021"}}
     assert len(blocked) == len(soviet)
     units.update({u: {"hex": h, "strength": 1} for u, h in zip(soviet, blocked)})
     rules = position(units)
-    hit = combat.new_hit(rules, "german", "2020", ["LW/I", "LW/II"], 1, 0, "x")
+    hit = combat.new_hit(SCENARIO, "german", "2020", ["LW/I", "LW/II"], 1, 0, "x")
     hit["retreaters"], hit["stage"] = ["LW/I", "LW/II"], "retreat"
     ctx = Ctx()
-    assert combat.run_hit(rules, hit, ctx) is False
+    assert combat.run_hit(SCENARIO, rules, hit, ctx) is False
     assert ctx.of("retreat-step")[0]["to"] == "2021"
     need = next_step(rules)
     assert (need.side, need.kind, need.rule) == ("german", "stack-removal", "9.10.3")
@@ -764,8 +827,8 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
     ctx = play(rules, {"type": "remove", "units": ["LW/II"]})
     assert [(e["unit"], e["rule"]) for e in ctx.of("eliminated")] == [("LW/II", "9.10.3")]
     ctx = Ctx()
-    assert combat.run_hit(rules, hit, ctx) is True
-    assert ctx.of("retreat")[0]["survivors"] == ["LW/I"] and rules["units"]["LW/I"]["hex"] == "2021"
+    assert combat.run_hit(SCENARIO, rules, hit, ctx) is True
+    assert ctx.of("retreat")[0]["survivors"] == ["LW/I"] and st.hex_of(rules, "LW/I") == "2021"
 
 
 def test_3_setup_has_no_standing_order():

@@ -7,15 +7,13 @@ readings chosen where the text is ambiguous or contradicts itself.
 
 from __future__ import annotations
 
-import copy
-
-from ..base import Ruleset, document_scenario
+from ..base import Ruleset
 from . import flow, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="chir",
-    version="1.1.0",
+    version="1.2.0",
     title="48th Panzer Korps: Battles on the River Chir",
     # The German player sets up first (3.2), so German sends packet 1; packets then
     # alternate, while each game turn begins with the Soviet player-turn (5.0).
@@ -26,15 +24,14 @@ RULESET = Ruleset(
     order_schema=ORDER_SCHEMA,
     policy_schema=POLICY_SCHEMA,
     default_policies=DEFAULT_POLICIES,
-    # Until its world moves into a scenario object of its own, the scenario is the
-    # document and the options, and the rules keep the rest.
-    scenario=document_scenario,
-    setup=lambda scenario_: flow.setup_rules(*copy.deepcopy(scenario_)),
-    next_step=lambda scenario_, rules: flow.next_step(rules),
-    apply=lambda scenario_, rules, need, order, ctx: flow.apply(rules, need, order, ctx),
-    legal_orders=lambda scenario_, rules, need: flow.legal_orders(rules, need),
-    policy=lambda scenario_, rules, need, policies: flow.policy(rules, need, policies),
-    summary=lambda scenario_, rules: report.summary(rules),
-    render=lambda scenario_, rules: report.render(rules),
-    describe_need=lambda scenario_, rules, need: report.describe_need(rules, need),
+    # the world the genesis fixes (scenario.py); the rules state holds what play changes (state.py)
+    scenario=scenario.build,
+    setup=flow.setup_rules,
+    next_step=flow.next_step,
+    apply=flow.apply,
+    legal_orders=flow.legal_orders,
+    policy=flow.policy,
+    summary=report.summary,
+    render=report.render,
+    describe_need=report.describe_need,
 )

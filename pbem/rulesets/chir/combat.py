@@ -25,7 +25,8 @@ from itertools import combinations
 from ..base import IllegalOrder
 from . import artillery, removal, retreat
 from . import board as bd
-from .scenario import board, other
+from . import state as st
+from .scenario import Scenario, other
 
 FIRE_CLASS = {"tank": "tank", "anti-tank": "anti_tank", "infantry": "infantry", "artillery": "artillery_adjacent"}
 CLASS_TEXT = {"tank": "Tanks", "anti_tank": "Anti-tank", "infantry": "Infantry",
@@ -34,16 +35,16 @@ CLASS_TEXT = {"tank": "Tanks", "anti_tank": "Anti-tank", "infantry": "Infantry",
 
 # --- fire strength, columns, shifts (9.5-9.7) ------------------------------------------------
 
-def fire_strength(rules: dict, firers: list[str], supports: list[str], tank_target: bool) -> tuple[int, list[dict]]:
+def fire_strength(sc: Scenario, rules: dict, firers: list[str], supports: list[str],
+                  tank_target: bool) -> tuple[int, list[dict]]:
     """9.6: sum each firing class, multiply by its weapon effect against the target class,
     drop fractions per class; the total is the fire strength."""
-    weapons = rules["board"]["weapons"]
+    weapons = sc.weapons
     sums: dict[str, list] = {}
     for uid in firers:
-        u = rules["units"][uid]
-        sums.setdefault(FIRE_CLASS[u["cls"]], []).append(u["str"])
+        sums.setdefault(FIRE_CLASS[sc.units[uid].cls], []).append(st.strength(sc, rules, uid))
     for uid in supports:
-        sums.setdefault("artillery_supporting", []).append(rules["units"][uid]["str"])
+        sums.setdefault("artillery_supporting", []).append(st.strength(sc, rules, uid))
     parts = []
     total = 0
     for cls in ("tank", "anti_tank", "infantry", "artillery_adjacent", "artillery_supporting"):
@@ -60,20 +61,20 @@ def fire_strength(rules: dict, firers: list[str], supports: list[str], tank_targ
     return total, parts
 
 
-def column_index(rules: dict, strength: int) -> int:
-    for i, (label, lo, hi) in enumerate(rules["board"]["crt"]["columns"]):
+def column_index(sc: Scenario, strength: int) -> int:
+    for i, (label, lo, hi) in enumerate(sc.crt_columns):
         if strength >= lo and (hi is None or strength <= hi):
             return i
     return 0
 
 
-def resolve_column(rules: dict, strength: int, shift: int) -> tuple[str | None, str | None, str]:
+def resolve_column(sc: Scenario, strength: int, shift: int) -> tuple[str | None, str | None, str]:
     """(column before shifts, final column, outcome): 9.7 limits. outcome is "ok",
     "zero" (strength 0: no effect) or "cancelled" (left of the first column)."""
-    cols = rules["board"]["crt"]["columns"]
+    cols = sc.crt_columns
     if strength <= 0:
         return None, None, "zero"
-    base = column_index(rules, strength)
+    base = column_index(sc, strength)
     final = base + shift
     if final < 0:
         return cols[base][0], None, "cancelled"
@@ -81,55 +82,54 @@ def resolve_column(rules: dict, strength: int, shift: int) -> tuple[str | None, 
     return cols[base][0], cols[final][0], "ok"
 
 
-def tank_shifts(rules: dict, firers: list[str], target: list[str]) -> list[dict]:
+def tank_shifts(sc: Scenario, firers: list[str], target: list[str]) -> list[dict]:
     """9.7.4: light tanks (offensive and defensive fire) and heavy tanks."""
-    shifts = rules["board"]["shifts"]
+    shifts = sc.shifts
     out = []
-    units = rules["units"]
+    units = sc.units
     tgt = [units[u] for u in target]
-    if tgt and all(u["cls"] == "tank" and u["light"] > 0 for u in tgt) \
-            and any(units[f]["cls"] == "tank" and units[f]["light"] == 0 for f in firers):
-        n = min(u["light"] for u in tgt)
+    if tgt and all(u.cls == "tank" and u.light > 0 for u in tgt) \
+            and any(units[f].cls == "tank" and units[f].light == 0 for f in firers):
+        n = min(u.light for u in tgt)
         out.append({"id": "light_tank", "shift": n * shifts.get("light_tank", 1), "rule": "9.7.4",
                     "text": f"target of light tanks only ({n} red circle{'s' if n > 1 else ''})"})
-    if any(u["cls"] == "tank" and u["heavy"] for u in tgt):
+    if any(u.cls == "tank" and u.heavy for u in tgt):
         out.append({"id": "heavy_tank", "shift": shifts.get("heavy_tank", -1), "rule": "9.7.4",
                     "text": "heavy tank in the target stack"})
     return out
 
 
-def encircled(rules: dict, target: str, side: str) -> bool:
+def encircled(sc: Scenario, rules: dict, target: str, side: str) -> bool:
     """9.7.2: every on-map hex next to the target is occupied by the attacker's units or in
     the attacker's zone of control."""
-    b = board(rules)
-    zone, _ = bd.zoc(rules, side)
-    mine = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] == side}
-    return all(n in mine or n in zone for n in b.neigh[target])
+    zone, _ = bd.zoc(sc, rules, side)
+    mine = bd.occupied(sc, rules, side)
+    return all(n in mine or n in zone for n in sc.neigh[target])
 
 
-def offensive_shifts(rules: dict, a: dict, groups: dict[str, list[str]], firers: list[str], target: list[str]) -> list[dict]:
-    b = board(rules)
-    shifts = rules["board"]["shifts"]
+def offensive_shifts(sc: Scenario, rules: dict, a: dict, groups: dict[str, list[str]], firers: list[str],
+                     target: list[str]) -> list[dict]:
+    shifts = sc.shifts
     out = []
     if a["kind"] == "concentrated" and len(groups) > 1:
         out.append({"id": "multi_group", "shift": (len(groups) - 1) * shifts.get("multi_group", 1), "rule": "9.7.1",
                     "text": f"{len(groups)} attacking groups"})
-    if encircled(rules, a["target"], a["att"]):
+    if encircled(sc, rules, a["target"], a["att"]):
         out.append({"id": "encirclement", "shift": shifts.get("encirclement", 1), "rule": "9.7.2",
                     "text": "target encircled"})
-    terrain = b.terrain(a["target"])
-    ts = rules["board"]["terrain_table"][terrain]["shift"]
+    terrain = sc.terrain(a["target"])
+    ts = sc.terrain_shift[terrain]
     if ts:
         out.append({"id": "terrain", "shift": ts, "rule": "9.7.3", "text": f"defender in {terrain}"})
-    if groups and all(b.is_river(h, a["target"]) for h in groups):
-        out.append({"id": "river", "shift": rules["board"]["river_shift"], "rule": "9.7.3",
+    if groups and all(sc.is_river(h, a["target"]) for h in groups):
+        out.append({"id": "river", "shift": sc.river_shift, "rule": "9.7.3",
                     "text": "every attacking unit across a river hexside"})
-    out.extend(tank_shifts(rules, firers, target))
+    out.extend(tank_shifts(sc, firers, target))
     return out
 
 
-def result_of(rules: dict, column: str, die: int) -> str:
-    return rules["board"]["crt"]["results"][column][die - 1]
+def result_of(sc: Scenario, column: str, die: int) -> str:
+    return sc.crt_results[column][die - 1]
 
 
 def parse_result(res: str) -> tuple[int, int]:
@@ -139,13 +139,13 @@ def parse_result(res: str) -> tuple[int, int]:
     return int(m), int(s)
 
 
-def fire(rules: dict, ctx, *, kind: str, n: int, firers: list[str], supports: list[str], target_hex: str,
+def fire(sc: Scenario, rules: dict, ctx, *, kind: str, n: int, firers: list[str], supports: list[str], target_hex: str,
          target: list[str], shifts: list[dict], label: str, side: str) -> tuple[str, int, int]:
     """Resolve one fire (9.5) and report it; returns (result, morale damage, strength loss)."""
-    tank_target = any(rules["units"][u]["cls"] == "tank" for u in target)
-    strength, parts = fire_strength(rules, firers, supports, tank_target)
+    tank_target = any(sc.units[u].cls == "tank" for u in target)
+    strength, parts = fire_strength(sc, rules, firers, supports, tank_target)
     total_shift = sum(s["shift"] for s in shifts)
-    base, final, outcome = resolve_column(rules, strength, total_shift)
+    base, final, outcome = resolve_column(sc, strength, total_shift)
     fields = dict(attack=n, fire=kind, side=side, firers=sorted(firers), support=sorted(supports),
                   target_hex=target_hex, target=sorted(target), target_class="tank" if tank_target else "not tank",
                   parts=parts, strength=strength, column_before=base, shifts=shifts, shift=total_shift,
@@ -162,7 +162,7 @@ def fire(rules: dict, ctx, *, kind: str, n: int, firers: list[str], supports: li
                   die=None, result="-", outcome="cancelled", **fields)
         return "-", 0, 0
     die = ctx.d6(label)
-    res = result_of(rules, final, die)
+    res = result_of(sc, final, die)
     ctx.event("fire", head + f", column {base}{shift_text}; final column {final}; die {die}: {res}.",
               die=die, result=res, outcome="ok", **fields)
     m, s = parse_result(res)
@@ -171,102 +171,102 @@ def fire(rules: dict, ctx, *, kind: str, n: int, firers: list[str], supports: li
 
 # --- applying a result: losses, morale, additional losses (9.8, 9.9) -------------------------
 
-def _alive(rules: dict, hit: dict) -> list[str]:
-    return [u for u in hit["units"] if rules["units"][u]["status"] == "map" and rules["units"][u]["hex"] == hit["hex"]]
+def _alive(sc: Scenario, rules: dict, hit: dict) -> list[str]:
+    return [u for u in hit["units"] if st.hex_of(rules, u) == hit["hex"]]
 
 
-def loss_candidates(rules: dict, hit: dict) -> list[str]:
+def loss_candidates(sc: Scenario, rules: dict, hit: dict) -> list[str]:
     """9.8: tank units first for a tank-class target (as far as possible); then the unit of
     greatest strength; ties are the owner's choice. 9.9.2: additional losses come off the
     strongest, but with no strength loss at least one goes on a tank."""
     if hit["stage"] == "loss":
-        pool = _alive(rules, hit)
+        pool = _alive(sc, rules, hit)
         tanks_first = hit["tank"]
     else:
-        pool = [u for u in hit["extra_units"] if rules["units"][u]["status"] == "map"]
+        pool = [u for u in hit["extra_units"] if st.on_map(rules, u)]
         tanks_first = hit["tank"] and hit["S"] == 0 and not hit["tank_extra_done"]
     if tanks_first:
-        tanks = [u for u in pool if rules["units"][u]["cls"] == "tank"]
+        tanks = [u for u in pool if sc.units[u].cls == "tank"]
         if tanks:
             pool = tanks
     if not pool:
         return []
-    top = max(rules["units"][u]["str"] for u in pool)
-    return sorted(u for u in pool if rules["units"][u]["str"] == top)
+    top = max(st.strength(sc, rules, u) for u in pool)
+    return sorted(u for u in pool if st.strength(sc, rules, u) == top)
 
 
-def _take(rules: dict, hit: dict, uid: str, ctx, chosen: str) -> None:
+def _take(sc: Scenario, rules: dict, hit: dict, uid: str, ctx, chosen: str) -> None:
     stage = hit["stage"]
     why = "fire result" if stage == "loss" else "additional loss after the passed morale test"
     if chosen:
         why += f"; {chosen}"
-    if stage == "extra" and rules["units"][uid]["cls"] == "tank":
+    if stage == "extra" and sc.units[uid].cls == "tank":
         hit["tank_extra_done"] = True
-    retreat.lose(rules, uid, 1, ctx, why, "9.8" if stage == "loss" else "9.9.2")
+    retreat.lose(sc, rules, uid, 1, ctx, why, "9.8" if stage == "loss" else "9.9.2")
     if stage == "loss":
         hit["s_left"] -= 1
     else:
         hit["extra_left"] -= 1
 
 
-def test_allowed(rules: dict, hit: dict) -> bool:
+def test_allowed(sc: Scenario, rules: dict, hit: dict) -> bool:
     """9.9: the test may be chosen only if the stack still has at least the morale damage."""
-    return bd.strength(rules, _alive(rules, hit)) >= hit["M"]
+    return bd.strength(sc, rules, _alive(sc, rules, hit)) >= hit["M"]
 
 
-def run_hit(rules: dict, hit: dict, ctx) -> bool:
+def run_hit(sc: Scenario, rules: dict, hit: dict, ctx) -> bool:
     """Carry the hit forward; True when over, False when its owner must decide."""
     while True:
         stage = hit["stage"]
         if stage in ("loss", "extra"):
             left = hit["s_left"] if stage == "loss" else hit["extra_left"]
-            cands = loss_candidates(rules, hit) if left > 0 else []
+            cands = loss_candidates(sc, rules, hit) if left > 0 else []
             if cands and len(cands) > 1:
                 return False
             if cands:
-                _take(rules, hit, cands[0], ctx, "")
+                _take(sc, rules, hit, cands[0], ctx, "")
                 continue
             if stage == "loss":
-                hit["stage"] = "choice" if hit["M"] > 0 and _alive(rules, hit) else "over"
+                hit["stage"] = "choice" if hit["M"] > 0 and _alive(sc, rules, hit) else "over"
             else:
                 hit["stage"] = "retreat" if hit["retreaters"] else "over"
             continue
         if stage == "choice":
-            if test_allowed(rules, hit):
+            if test_allowed(sc, rules, hit):
                 return False
-            alive = _alive(rules, hit)
-            ctx.event("morale-choice", f"{', '.join(alive)} have {bd.strength(rules, alive)} strength, less than the "
+            alive = _alive(sc, rules, hit)
+            ctx.event("morale-choice", f"{', '.join(alive)} have {bd.strength(sc, rules, alive)} strength, less than the "
                       f"morale damage {hit['M']}: they must retreat (9.9).", units=alive, choice="retreat",
                       forced=True, chosen_by="rule", rule="9.9")
             hit["retreaters"] = alive
             hit["stage"] = "retreat"
             continue
         if stage == "test":
-            alive = _alive(rules, hit)
+            alive = _alive(sc, rules, hit)
             die = ctx.d6(hit["label"] + ".morale")
-            passed = [u for u in alive if die <= rules["units"][u]["morale"]]
+            passed = [u for u in alive if die <= sc.units[u].morale]
             failed = [u for u in alive if u not in passed]
             ctx.event("morale-test", f"Morale test of {', '.join(alive)}: die {die}"
-                      + "".join(f"; {u} (morale {rules['units'][u]['morale']}) {'passes' if u in passed else 'fails'}"
+                      + "".join(f"; {u} (morale {sc.units[u].morale}) {'passes' if u in passed else 'fails'}"
                                 for u in alive) + ".",
                       units=alive, die=die, passed=passed, failed=failed,
-                      morale={u: rules["units"][u]["morale"] for u in alive}, rule="9.9.1")
+                      morale={u: sc.units[u].morale for u in alive}, rule="9.9.1")
             hit["extra_units"] = passed
             hit["extra_left"] = hit["M"] if passed else 0
             hit["retreaters"] = failed
             hit["stage"] = "extra"
             continue
         if stage == "retreat":
-            if not retreat.run(rules, hit, ctx):
+            if not retreat.run(sc, rules, hit, ctx):
                 return False
             hit["stage"] = "over"
             continue
         return True
 
 
-def new_hit(rules: dict, owner: str, hex_: str, units: list[str], m: int, s: int, label: str) -> dict:
+def new_hit(sc: Scenario, owner: str, hex_: str, units: list[str], m: int, s: int, label: str) -> dict:
     return {"side": owner, "hex": hex_, "units": sorted(units), "M": m, "S": s, "s_left": s,
-            "tank": any(rules["units"][u]["cls"] == "tank" for u in units),
+            "tank": any(sc.units[u].cls == "tank" for u in units),
             "stage": "loss", "extra_left": 0, "extra_units": [], "tank_extra_done": False,
             "retreaters": [], "label": label}
 
@@ -277,110 +277,111 @@ def _label(rules: dict, a: dict) -> str:
     return f"t{rules['turn']}.{a['att']}.{rules['phase']}.a{a['n']}"
 
 
-def _check_target(rules: dict, side: str, target) -> list[str]:
-    b = board(rules)
-    if not isinstance(target, str) or target not in b:
+def _check_target(sc: Scenario, rules: dict, side: str, target) -> list[str]:
+    if not isinstance(target, str) or target not in sc:
         raise IllegalOrder("9.1", f"attack: there is no hex {target}", None)
-    defenders = bd.units_in(rules, target, other(side))
+    defenders = bd.units_in(sc, rules, target, other(side))
     if not defenders:
         raise IllegalOrder("9.1", f"attack: {target} holds no enemy units", None)
     return defenders
 
 
-def declare_concentrated(rules: dict, side: str, order: dict, ctx) -> None:
+def declare_concentrated(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     target = order.get("target")
     uids = sorted(order.get("units") or [])
     support = sorted(order.get("support") or [])
     text = f"attack {target}"
-    defenders = _check_target(rules, side, target)
+    defenders = _check_target(sc, rules, side, target)
     ps = rules["ps"]
     if target in ps["targets"]:
         raise IllegalOrder("9.1", f"{text}: this enemy stack has already been attacked in this phase", None)
     if not uids or len(set(uids)) != len(uids):
         raise IllegalOrder("9.1", f"{text}: name each attacking unit once", None)
-    groups = _groups(rules, side, uids, target, text, concentrated=True)
-    _check_support(rules, side, support, groups, target, "concentrated", text)
-    _start(rules, side, "concentrated", target, defenders, groups, support, ctx)
+    groups = _groups(sc, rules, side, uids, target, text, concentrated=True)
+    _check_support(sc, rules, side, support, groups, target, "concentrated", text)
+    _start(sc, rules, side, "concentrated", target, defenders, groups, support, ctx)
 
 
-def _groups(rules: dict, side: str, uids: list[str], target: str, text: str, concentrated: bool) -> dict[str, list[str]]:
-    b = board(rules)
+def _groups(sc: Scenario, rules: dict, side: str, uids: list[str], target: str, text: str,
+            concentrated: bool) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {}
     for uid in uids:
-        u = rules["units"].get(uid)
+        u = sc.units.get(uid) if isinstance(uid, str) else None
         if u is None:
             raise IllegalOrder("9.1", f"{text}: there is no unit {uid}", None)
-        if u["side"] != side or u["status"] != "map":
+        h = st.hex_of(rules, uid)
+        if u.side != side or h is None:
             raise IllegalOrder("9.1", f"{text}: {uid} is not a {side} unit on the map", None)
-        if not b.grid.adjacent(u["hex"], target):
-            raise IllegalOrder("9.0", f"{text}: {uid} in {u['hex']} is not adjacent to {target}", None)
+        if not sc.adjacent(h, target):
+            raise IllegalOrder("9.0", f"{text}: {uid} in {h} is not adjacent to {target}", None)
         if concentrated:
             if uid not in rules["ps"]["eligible"]:
                 raise IllegalOrder("9.1", f"{text}: {uid} was not adjacent to an enemy unit at the start of the "
                                    f"concentrated attack phase", None)
-            if u["attacked"]:
+            if st.marked(rules, "attacked", uid):
                 raise IllegalOrder("9.1", f"{text}: {uid} has already attacked in this phase", None)
-        if u["cls"] == "artillery" and (u["fired"] or u["conf"]):
+        if u.cls == "artillery" and (st.marked(rules, "fired", uid) or st.marked(rules, "confusion", uid)):
             raise IllegalOrder("9.4.2", f"{text}: artillery {uid} has a fired or confusion marker and may not fire", None)
-        groups.setdefault(u["hex"], []).append(uid)
+        groups.setdefault(h, []).append(uid)
     for h, g in groups.items():
-        units = [rules["units"][x] for x in g]
-        if any(x["cls"] == "anti-tank" for x in units) and not any(bd.combat_arm(x) for x in units):
+        units = [sc.units[x] for x in g]
+        if any(x.cls == "anti-tank" for x in units) and not any(x.combat_arm for x in units):
             raise IllegalOrder("9.1", f"{text}: anti-tank units attack only together with armoured or infantry "
                                f"units of their stack ({h})", None)
     return dict(sorted(groups.items()))
 
 
-def _check_support(rules: dict, side: str, support: list[str], groups: dict, target: str, kind: str, text: str) -> None:
+def _check_support(sc: Scenario, rules: dict, side: str, support: list[str], groups: dict, target: str, kind: str,
+                   text: str) -> None:
     if len(set(support)) != len(support):
         raise IllegalOrder("10.3", f"{text}: name each supporting artillery unit once", None)
     if kind == "manoeuvre" and side != "german" and support:
         raise IllegalOrder("10.2", f"{text}: Soviet artillery may not support manoeuvre attacks", [])
     for art in support:
-        reasons = [artillery.why_not_support(rules, art, g, target, kind) for g in groups.values()]
+        reasons = [artillery.why_not_support(sc, rules, art, g, target, kind) for g in groups.values()]
         if all(r is not None for r in reasons):
             rule, why = reasons[0]
-            raise IllegalOrder(rule, f"{text}: {why}", artillery.best_support(rules, side, groups, target, kind))
+            raise IllegalOrder(rule, f"{text}: {why}", artillery.best_support(sc, rules, side, groups, target, kind))
     if len(support) > len(groups):
         raise IllegalOrder("10.2", f"{text}: only one supporting artillery unit per attacking group "
                            f"({len(groups)} group{'s' if len(groups) > 1 else ''})", None)
-    if artillery.matching(rules, support, groups, target, kind) is None:
+    if artillery.matching(sc, rules, support, groups, target, kind) is None:
         raise IllegalOrder("10.2", f"{text}: the supporting artillery cannot be matched one per group it may support",
-                           artillery.best_support(rules, side, groups, target, kind))
+                           artillery.best_support(sc, rules, side, groups, target, kind))
 
 
-def declare_manoeuvre(rules: dict, side: str, order: dict, ctx) -> None:
+def declare_manoeuvre(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     target = order.get("target")
     uids = sorted(order.get("units") or [])
     support = sorted(order.get("support") or [])
     text = f"attack {target}"
-    defenders = _check_target(rules, side, target)
-    why = manoeuvre_block(rules, side, uids)
+    defenders = _check_target(sc, rules, side, target)
+    why = manoeuvre_block(sc, rules, side, uids)
     if why:
         raise IllegalOrder(why[0], f"{text}: {why[1]}", None)
-    groups = _groups(rules, side, uids, target, text, concentrated=False)
-    _check_support(rules, side, support, groups, target, "manoeuvre", text)
-    _start(rules, side, "manoeuvre", target, defenders, groups, support, ctx)
+    groups = _groups(sc, rules, side, uids, target, text, concentrated=False)
+    _check_support(sc, rules, side, support, groups, target, "manoeuvre", text)
+    _start(sc, rules, side, "manoeuvre", target, defenders, groups, support, ctx)
 
 
-def manoeuvre_block(rules: dict, side: str, uids: list[str]) -> tuple[str, str] | None:
+def manoeuvre_block(sc: Scenario, rules: dict, side: str, uids: list[str]) -> tuple[str, str] | None:
     """9.2: a single stack that has just finished its move, or one that has not moved."""
     if not uids:
         return "9.2", "name the attacking stack"
-    units = {u: rules["units"].get(u) for u in uids}
+    units = {u: sc.units.get(u) if isinstance(u, str) else None for u in uids}
     for uid, u in units.items():
-        if u is None or u["side"] != side or u["status"] != "map":
+        if u is None or u.side != side or not st.on_map(rules, uid):
             return "9.2", f"{uid} is not a {side} unit on the map"
-        if u["cls"] not in ("tank", "infantry"):
-            return "9.2", f"{uid} is {u['cls']}: only armoured and infantry units make manoeuvre attacks, and a stack " \
+        if u.cls not in ("tank", "infantry"):
+            return "9.2", f"{uid} is {u.cls}: only armoured and infantry units make manoeuvre attacks, and a stack " \
                           f"with such a unit makes none"
-        if u["half"]:
+        if st.marked(rules, "half", uid):
             return "8.6", f"{uid} attacked in the concentrated attack phase (Half Move) and may not make a manoeuvre attack"
-        if u["attacked"]:
+        if st.marked(rules, "attacked", uid):
             return "9.2", f"{uid} made a concentrated attack this turn"
-        if u["mattacked"]:
+        if st.marked(rules, "manoeuvre-attacked", uid):
             return "9.2", f"{uid} has already made a manoeuvre attack in this phase"
-    if len({u["hex"] for u in units.values()}) != 1:
+    if len({st.hex_of(rules, uid) for uid in units}) != 1:
         return "9.2", "the attackers must be one stack"
     last = rules["ps"]["last_move"]
     if last is not None and last["units"] == uids:
@@ -389,19 +390,20 @@ def manoeuvre_block(rules: dict, side: str, uids: list[str]) -> tuple[str, str] 
         return None
     if last is not None and set(uids) < set(last["units"]):
         left = [u for u in last["units"] if u not in uids]
-        barred = [f"{u} ({rules['units'][u]['cls']})" for u in left if rules["units"][u]["cls"] not in ("tank", "infantry")]
+        barred = [f"{u} ({sc.units[u].cls})" for u in left if sc.units[u].cls not in ("tank", "infantry")]
         if barred:
             return "9.2", (f"the stack that has just moved also holds {', '.join(barred)}, which may not make manoeuvre "
                            f"attacks, and every unit of the attacking stack takes part: this stack may not attack")
         return "9.2", f"every unit of the stack that has just moved takes part in its attack: {', '.join(last['units'])}"
-    if any(u["moved"] or u["done"] for u in units.values()):
+    if any(st.moved(rules, uid) or st.marked(rules, "done", uid) for uid in units):
         return "9.2", "a manoeuvre attack follows at once the move of the stack that makes it"
-    if any(u["no_move"] for u in units.values()):
+    if any(st.marked(rules, "no-move", uid) for uid in units):
         return "9.12.1", "these units may not move or attack"
     return None
 
 
-def _start(rules: dict, side: str, kind: str, target: str, defenders: list[str], groups: dict, support: list[str], ctx) -> None:
+def _start(sc: Scenario, rules: dict, side: str, kind: str, target: str, defenders: list[str], groups: dict,
+           support: list[str], ctx) -> None:
     rules["ps"]["attacks"] += 1
     n = rules["ps"]["attacks"]
     if kind == "concentrated":
@@ -415,19 +417,19 @@ def _start(rules: dict, side: str, kind: str, target: str, defenders: list[str],
     if kind == "manoeuvre":
         for uids in groups.values():
             for u in uids:
-                rules["units"][u]["moved"] = True
-                rules["units"][u]["done"] = True
-                rules["units"][u]["mattacked"] = True
+                st.set_moved(rules, u)
+                st.mark(rules, "done", u)
+                st.mark(rules, "manoeuvre-attacked", u)
     else:
         for uids in groups.values():
             for u in uids:
-                rules["units"][u]["attacked"] = True
+                st.mark(rules, "attacked", u)
     ctx.event("attack", f"{kind.capitalize()} attack {n} by {side} on {target} ({', '.join(defenders)}): "
               + "; ".join(f"group {h}: {', '.join(g)}" for h, g in groups.items())
               + (f"; supporting artillery {', '.join(support)}" if support else "; no supporting artillery") + ".",
               attack=n, kind=kind, side=side, target=target, defenders=defenders, groups=groups, support=support,
               rule="9.1" if kind == "concentrated" else "9.2")
-    run(rules, ctx)
+    run(sc, rules, ctx)
 
 
 # --- the attack's state machine -------------------------------------------------------------------
@@ -435,57 +437,56 @@ def _start(rules: dict, side: str, kind: str, target: str, defenders: list[str],
 MAX_SINGLE_FIRERS = 4  # legal_orders lists single-unit defensive fire up to this many eligible units
 
 
-def defensive_firers(rules: dict, a: dict) -> list[str]:
+def defensive_firers(sc: Scenario, rules: dict, a: dict) -> list[str]:
     """9.4: the defending units that may fire, once each; artillery with a confusion marker may
     not (9.4.2), one with a fired marker may in defence (10.5). Fire is optional: the
     defender's `fire` order may name which of them fire."""
-    return [u for u in bd.units_in(rules, a["target"], a["def"])
-            if not (rules["units"][u]["cls"] == "artillery" and rules["units"][u]["conf"])]
+    return [u for u in bd.units_in(sc, rules, a["target"], a["def"])
+            if not (sc.units[u].cls == "artillery" and st.marked(rules, "confusion", u))]
 
 
-def def_support_options(rules: dict, a: dict) -> list[str]:
+def def_support_options(sc: Scenario, rules: dict, a: dict) -> list[str]:
     if a["kind"] == "manoeuvre" and a["def"] != "german":
         return []
-    group = bd.units_in(rules, a["target"], a["def"])
-    return artillery.candidates(rules, a["def"], group, a["target"], a["kind"])
+    group = bd.units_in(sc, rules, a["target"], a["def"])
+    return artillery.candidates(sc, rules, a["def"], group, a["target"], a["kind"])
 
 
-def live_groups(rules: dict, a: dict) -> dict[str, list[str]]:
+def live_groups(sc: Scenario, rules: dict, a: dict) -> dict[str, list[str]]:
     out = {}
     for h, g in a["groups"].items():
-        alive = [u for u in g if rules["units"][u]["status"] == "map" and rules["units"][u]["hex"] == h
-                 and u not in a["att_retreated"]]
+        alive = [u for u in g if st.hex_of(rules, u) == h and u not in a["att_retreated"]]
         if alive:
             out[h] = alive
     return out
 
 
-def firing_groups(rules: dict, a: dict) -> dict[str, list[str]]:
+def firing_groups(sc: Scenario, rules: dict, a: dict) -> dict[str, list[str]]:
     """Groups still able to fire: 9.4.1 anti-tank guns only with armour or infantry left;
     artillery may fire alone in a concentrated attack (9.4.2)."""
     out = {}
-    for h, g in live_groups(rules, a).items():
-        has_arm = any(bd.combat_arm(rules["units"][u]) for u in g)
-        firers = [u for u in g if has_arm or rules["units"][u]["cls"] != "anti-tank"]
+    for h, g in live_groups(sc, rules, a).items():
+        has_arm = any(sc.units[u].combat_arm for u in g)
+        firers = [u for u in g if has_arm or sc.units[u].cls != "anti-tank"]
         if firers:
             out[h] = firers
     return out
 
 
-def keep_options(rules: dict, a: dict) -> list[list[str]]:
+def keep_options(sc: Scenario, rules: dict, a: dict) -> list[list[str]]:
     """10.3 exception: the largest sets of declared artillery that can still be matched one per
     firing group."""
-    groups = firing_groups(rules, a)
-    arts = [x for x in a["support"] if rules["units"][x]["status"] == "map"]
+    groups = firing_groups(sc, rules, a)
+    arts = [x for x in a["support"] if st.on_map(rules, x)]
     for size in range(min(len(arts), len(groups)), -1, -1):
         sets = [list(c) for c in combinations(arts, size)
-                if artillery.matching(rules, list(c), groups, a["target"], a["kind"]) is not None]
+                if artillery.matching(sc, rules, list(c), groups, a["target"], a["kind"]) is not None]
         if sets:
             return sets
     return [[]]
 
 
-def run(rules: dict, ctx) -> None:
+def run(sc: Scenario, rules: dict, ctx) -> None:
     """Carry the attack forward until it needs a decision or is over."""
     a = rules["attack"]
     while a is not None:
@@ -493,64 +494,64 @@ def run(rules: dict, ctx) -> None:
             return  # 6.4, 9.10.3: the units over the stacking limit are removed first
         step = a["step"]
         if step == "def-artillery":
-            if not def_support_options(rules, a) or not live_groups(rules, a):
+            if not def_support_options(sc, rules, a) or not live_groups(sc, rules, a):
                 a["step"] = "def-fire"
                 continue
             return
         if step == "def-fire":
-            if not live_groups(rules, a) or (not defensive_firers(rules, a) and a["def_support"] is None):
+            if not live_groups(sc, rules, a) or (not defensive_firers(sc, rules, a) and a["def_support"] is None):
                 ctx.event("defensive-fire", f"No defensive fire at attack {a['n']}.", attack=a["n"], rule="9.4")
                 a["step"] = "invalidate"
                 continue
             return
         if step == "def-roll":
-            group = live_groups(rules, a).get(a["def_target"], [])
+            group = live_groups(sc, rules, a).get(a["def_target"], [])
             chosen = a.get("def_units")
-            firers = list(chosen) if chosen is not None else defensive_firers(rules, a)
+            firers = list(chosen) if chosen is not None else defensive_firers(sc, rules, a)
             supports = [a["def_support"]] if a["def_support"] else []
-            shifts = tank_shifts(rules, firers, group)
-            if any(rules["units"][u]["conf"] for u in firers):
-                shifts.append({"id": "confusion", "shift": rules["board"]["shifts"].get("confusion", -1),
+            shifts = tank_shifts(sc, firers, group)
+            if any(st.marked(rules, "confusion", u) for u in firers):
+                shifts.append({"id": "confusion", "shift": sc.shifts.get("confusion", -1),
                                "rule": "9.7.5", "text": "a defending unit with a confusion marker fires"})
-            res, m, s = fire(rules, ctx, kind="defensive", n=a["n"], firers=firers, supports=supports,
+            res, m, s = fire(sc, rules, ctx, kind="defensive", n=a["n"], firers=firers, supports=supports,
                              target_hex=a["def_target"], target=group, shifts=shifts,
                              label=_label(rules, a) + ".defence", side=a["def"])
             for x in supports:  # 10.2: supporting fire in defence is supporting fire; 13.0 shows the marker
-                rules["units"][x]["fired"] = True
+                st.mark(rules, "fired", x)
                 ctx.event("marker", f"Fired marker on {x}: it gave supporting fire in defence (10.2).", units=[x],
                           marker="fired", rule="10.2")
             a["def_result"] = res
             if m or s:
-                a["hit"] = new_hit(rules, a["att"], a["def_target"], group, m, s, _label(rules, a) + ".defence")
+                a["hit"] = new_hit(sc, a["att"], a["def_target"], group, m, s, _label(rules, a) + ".defence")
                 a["step"] = "def-hit"
             else:
                 a["step"] = "invalidate"
             continue
         if step == "def-hit":
-            if not run_hit(rules, a["hit"], ctx):
+            if not run_hit(sc, rules, a["hit"], ctx):
                 return
             a["att_retreated"] = sorted(set(a["att_retreated"]) | set(a["hit"]["retreaters"]))
             a["hit"] = None
             a["step"] = "invalidate"
             continue
         if step == "invalidate":
-            arts = [x for x in a["support"] if rules["units"][x]["status"] == "map"]
-            opts = keep_options(rules, a)
+            arts = [x for x in a["support"] if st.on_map(rules, x)]
+            opts = keep_options(sc, rules, a)
             if opts and len(opts[0]) == len(arts):
                 a["step"] = "att-roll"
                 continue
             if len(opts) == 1:
-                _invalidate(rules, a, sorted(set(arts) - set(opts[0])), ctx)
+                _invalidate(sc, rules, a, sorted(set(arts) - set(opts[0])), ctx)
                 continue
             return
         if step == "att-roll":
-            groups = firing_groups(rules, a)
+            groups = firing_groups(sc, rules, a)
             a["fired_groups"] = sorted(groups)
-            target = bd.units_in(rules, a["target"], a["def"])
-            arts = [x for x in a["support"] if rules["units"][x]["status"] == "map" and x not in a["invalid"]]
-            for x in a["support"] + [u for g in groups.values() for u in g if rules["units"][u]["cls"] == "artillery"]:
-                if rules["units"][x]["status"] == "map" and not rules["units"][x]["fired"]:
-                    rules["units"][x]["fired"] = True
+            target = bd.units_in(sc, rules, a["target"], a["def"])
+            arts = [x for x in a["support"] if st.on_map(rules, x) and x not in a["invalid"]]
+            for x in a["support"] + [u for g in groups.values() for u in g if sc.units[u].cls == "artillery"]:
+                if st.on_map(rules, x) and not st.marked(rules, "fired", x):
+                    st.mark(rules, "fired", x)
                     ctx.event("marker", f"Fired marker on {x} (9.8).", units=[x], marker="fired", rule="9.8")
             if not groups or not target:
                 ctx.event("offensive-fire", f"No offensive fire at attack {a['n']}: "
@@ -559,27 +560,27 @@ def run(rules: dict, ctx) -> None:
                 a["step"] = "finish"
                 continue
             firers = [u for g in groups.values() for u in g]
-            shifts = offensive_shifts(rules, a, groups, firers, target)
-            res, m, s = fire(rules, ctx, kind="offensive", n=a["n"], firers=firers, supports=arts,
+            shifts = offensive_shifts(sc, rules, a, groups, firers, target)
+            res, m, s = fire(sc, rules, ctx, kind="offensive", n=a["n"], firers=firers, supports=arts,
                              target_hex=a["target"], target=target, shifts=shifts,
                              label=_label(rules, a) + ".attack", side=a["att"])
             a["att_result"] = res
             a["M"] = m
             if m or s:
-                a["hit"] = new_hit(rules, a["def"], a["target"], target, m, s, _label(rules, a) + ".attack")
+                a["hit"] = new_hit(sc, a["def"], a["target"], target, m, s, _label(rules, a) + ".attack")
                 a["step"] = "att-hit"
             else:
                 a["step"] = "finish"
             continue
         if step == "att-hit":
-            if not run_hit(rules, a["hit"], ctx):
+            if not run_hit(sc, rules, a["hit"], ctx):
                 return
             hit = a["hit"]
             if hit.get("r_started"):
                 a["def_route"] = list(hit["path"])
             a["hit"] = None
-            left = bd.units_in(rules, a["target"], a["def"])
-            if not left and a["M"] > 0 and retreat.eligible(rules, a):
+            left = bd.units_in(sc, rules, a["target"], a["def"])
+            if not left and a["M"] > 0 and retreat.eligible(sc, rules, a):
                 ctx.event("advance-possible", f"{a['target']} is clear: the attackers may advance up to {a['M']} "
                           f"hex{'es' if a['M'] > 1 else ''} (9.11).", attack=a["n"], hexes=a["M"], rule="9.11")
                 a["step"] = "advance"
@@ -587,17 +588,17 @@ def run(rules: dict, ctx) -> None:
                 a["step"] = "finish"
             continue
         if step == "advance":
-            if len(retreat.options(rules, a)) <= 1:
+            if len(retreat.options(sc, rules, a)) <= 1:
                 a["step"] = "finish"
                 continue
             return
         if step == "finish":
-            finish(rules, a, ctx)
+            finish(sc, rules, a, ctx)
             rules["attack"] = None
             return
 
 
-def _invalidate(rules: dict, a: dict, arts: list[str], ctx) -> None:
+def _invalidate(sc: Scenario, rules: dict, a: dict, arts: list[str], ctx) -> None:
     a["invalid"] = sorted(arts)
     if arts:
         ctx.event("invalidated", f"Supporting artillery {', '.join(arts)} invalidated: fewer attacking groups can "
@@ -606,20 +607,19 @@ def _invalidate(rules: dict, a: dict, arts: list[str], ctx) -> None:
     a["step"] = "att-roll"
 
 
-def finish(rules: dict, a: dict, ctx) -> None:
+def finish(sc: Scenario, rules: dict, a: dict, ctx) -> None:
     """8.6, 9.12.1: after a concentrated attack the attackers move at half (Half Move marker)
     and may not make manoeuvre attacks; those that retreated from defensive fire may not move.
     After a manoeuvre attack the stack's movement is over (9.2)."""
-    attackers = [u for g in a["groups"].values() for u in g if rules["units"][u]["status"] == "map"]
+    attackers = [u for g in a["groups"].values() for u in g if st.on_map(rules, u)]
     if a["kind"] == "concentrated":
         halved = []
         for u in attackers:
-            unit = rules["units"][u]
             if u in a["att_retreated"]:
-                unit["no_move"] = True
-                unit["done"] = True
-            elif unit["cls"] != "artillery":
-                unit["half"] = True
+                st.mark(rules, "no-move", u)
+                st.mark(rules, "done", u)
+            elif sc.units[u].cls != "artillery":
+                st.mark(rules, "half", u)
                 halved.append(u)
         if halved:
             ctx.event("marker", f"Half Move markers on {', '.join(halved)} (8.6, 9.12.1).", units=halved,
@@ -635,7 +635,7 @@ def finish(rules: dict, a: dict, ctx) -> None:
 
 # --- decisions -------------------------------------------------------------------------------------
 
-def awaiting(rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
+def awaiting(sc: Scenario, rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
     """(side, kind, prompt, accepts, rule) of the decision the attack waits for."""
     a = rules["attack"]
     if a is None:
@@ -664,7 +664,7 @@ def awaiting(rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
         return (hit["side"], "morale", f"attack {a['n']}: morale damage {hit['M']}: retreat or take the morale test",
                 ("morale",), "9.9")
     if stage == "retreat":
-        if retreat.candidates(rules, hit)[0] == "may-stop":
+        if retreat.candidates(sc, rules, hit)[0] == "may-stop":
             return (hit["side"], "retreat", f"attack {a['n']}: the retreat has gone {hit['steps']} hex"
                     f"{'es' if hit['steps'] != 1 else ''} (morale damage {hit['M']}): end it here (to: null) or go "
                     "on to a next hex", ("retreat",), "9.10")
@@ -672,45 +672,45 @@ def awaiting(rules: dict) -> tuple[str, str, str, tuple[str, ...], str] | None:
     return None
 
 
-def legal(rules: dict, kind: str) -> list[dict]:
+def legal(sc: Scenario, rules: dict, kind: str) -> list[dict]:
     if kind == "stack-removal":
-        return removal.options(rules)
+        return removal.options(sc, rules)
     a = rules["attack"]
     if kind == "defensive-artillery":
-        return [{"type": "artillery", "unit": None}] + [{"type": "artillery", "unit": x} for x in def_support_options(rules, a)]
+        return [{"type": "artillery", "unit": None}] + [{"type": "artillery", "unit": x} for x in def_support_options(sc, rules, a)]
     if kind == "defensive-fire":
         # 9.4 "fire is optional": none, or at each group with every eligible unit; with 2 to
         # MAX_SINGLE_FIRERS eligible units also each unit alone (any other subset is legal too)
-        eligible = defensive_firers(rules, a)
+        eligible = defensive_firers(sc, rules, a)
         out = [{"type": "fire", "target": None}]
-        for h in live_groups(rules, a):
+        for h in live_groups(sc, rules, a):
             out.append({"type": "fire", "target": h})
             if 1 < len(eligible) <= MAX_SINGLE_FIRERS:
                 out.extend({"type": "fire", "target": h, "units": [u]} for u in eligible)
         return out
     if kind == "invalidate-artillery":
-        arts = [x for x in a["support"] if rules["units"][x]["status"] == "map"]
-        return [{"type": "invalidate", "units": sorted(set(arts) - set(keep))} for keep in keep_options(rules, a)]
+        arts = [x for x in a["support"] if st.on_map(rules, x)]
+        return [{"type": "invalidate", "units": sorted(set(arts) - set(keep))} for keep in keep_options(sc, rules, a)]
     if kind == "advance":
-        return retreat.options(rules, a)
+        return retreat.options(sc, rules, a)
     hit = a["hit"]
     if kind == "loss":
-        return [{"type": "loss", "unit": u} for u in loss_candidates(rules, hit)]
+        return [{"type": "loss", "unit": u} for u in loss_candidates(sc, rules, hit)]
     if kind == "morale":
         return [{"type": "morale", "choice": "retreat"}, {"type": "morale", "choice": "test"}]
     if kind == "retreat":
-        return retreat.retreat_options(rules, hit)
+        return retreat.retreat_options(sc, rules, hit)
     return []
 
 
-def answer(rules: dict, kind: str, order: dict, ctx) -> None:
+def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
     a = rules["attack"]
     by = "standing order" if ctx.chosen_by == "policy" else "player's order"
     if kind == "defensive-artillery":
         unit = order.get("unit")
-        opts = def_support_options(rules, a)
+        opts = def_support_options(sc, rules, a)
         if unit is not None and unit not in opts:
-            rule, why = artillery.why_not_support(rules, unit, bd.units_in(rules, a["target"], a["def"]), a["target"],
+            rule, why = artillery.why_not_support(sc, rules, unit, bd.units_in(sc, rules, a["target"], a["def"]), a["target"],
                                                   a["kind"]) or ("10.2", "it may not support this defence")
             raise IllegalOrder(rule, f"artillery {unit}: {why}", [None] + opts)
         a["def_support"] = unit
@@ -719,11 +719,11 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
         a["step"] = "def-fire"
     elif kind == "defensive-fire":
         target = order.get("target")
-        groups = live_groups(rules, a)
+        groups = live_groups(sc, rules, a)
         if target is not None and target not in groups:
             raise IllegalOrder("9.4", f"fire at {target}: the attacking groups are in {', '.join(groups)}",
-                               legal(rules, kind))
-        firers = _defensive_choice(rules, a, target, order.get("units"), kind)
+                               legal(sc, rules, kind))
+        firers = _defensive_choice(sc, rules, a, target, order.get("units"), kind)
         a["def_target"] = target
         a["def_units"] = firers
         sup = f" and supporting artillery {a['def_support']}" if target and a["def_support"] else ""
@@ -732,32 +732,32 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
                   units=firers, chosen_by=ctx.chosen_by, rule="9.4")
         a["step"] = "def-roll" if target else "invalidate"
     elif kind == "invalidate-artillery":
-        arts = [x for x in a["support"] if rules["units"][x]["status"] == "map"]
+        arts = [x for x in a["support"] if st.on_map(rules, x)]
         wanted = sorted(order.get("units") or [])
-        legal_sets = [sorted(set(arts) - set(k)) for k in keep_options(rules, a)]
+        legal_sets = [sorted(set(arts) - set(k)) for k in keep_options(sc, rules, a)]
         if wanted not in legal_sets:
             raise IllegalOrder("10.3", f"invalidate {','.join(wanted)}: legal choices are "
                                + "; ".join(",".join(s) for s in legal_sets), legal_sets)
-        _invalidate(rules, a, wanted, ctx)
+        _invalidate(sc, rules, a, wanted, ctx)
     elif kind == "advance":
         if order["type"] == "advance-end":
             ctx.event("advance-end", f"{a['att']} ends the advance after attack {a['n']} ({by}).", attack=a["n"],
                       chosen_by=ctx.chosen_by, rule="9.11")
             a["step"] = "finish"
         else:
-            retreat.advance(rules, a, order, ctx)
+            retreat.advance(sc, rules, a, order, ctx)
     elif kind == "loss":
         hit = a["hit"]
-        cands = loss_candidates(rules, hit)
+        cands = loss_candidates(sc, rules, hit)
         if order.get("unit") not in cands:
             raise IllegalOrder("9.8", f"loss on {order.get('unit')}: the next point must come off "
                                f"{' or '.join(cands)}", [{"type": "loss", "unit": u} for u in cands])
-        _take(rules, hit, order["unit"], ctx, by)
+        _take(sc, rules, hit, order["unit"], ctx, by)
     elif kind == "morale":
         hit = a["hit"]
         choice = order.get("choice")
-        alive = _alive(rules, hit)
-        if choice == "test" and not test_allowed(rules, hit):
+        alive = _alive(sc, rules, hit)
+        if choice == "test" and not test_allowed(sc, rules, hit):
             raise IllegalOrder("9.9", "morale test: the stack has less strength than the morale damage; it must retreat",
                                [{"type": "morale", "choice": "retreat"}])
         if choice not in ("retreat", "test"):
@@ -771,108 +771,108 @@ def answer(rules: dict, kind: str, order: dict, ctx) -> None:
             hit["retreaters"] = alive
             hit["stage"] = "retreat"
     elif kind == "retreat":
-        retreat.choose(rules, a["hit"], order, ctx)
-    run(rules, ctx)
+        retreat.choose(sc, rules, a["hit"], order, ctx)
+    run(sc, rules, ctx)
 
 
-def _defensive_choice(rules: dict, a: dict, target: str | None, units, kind: str) -> list[str]:
+def _defensive_choice(sc: Scenario, rules: dict, a: dict, target: str | None, units, kind: str) -> list[str]:
     """9.4: the defending units that fire: every eligible one unless the order names some."""
-    eligible = defensive_firers(rules, a)
+    eligible = defensive_firers(sc, rules, a)
     if target is None:
         if units:
-            raise IllegalOrder("9.4", "fire with no target: no unit fires, so name none", legal(rules, kind))
+            raise IllegalOrder("9.4", "fire with no target: no unit fires, so name none", legal(sc, rules, kind))
         return []
     if units is None:
         return eligible
     chosen = sorted(units)
     if len(set(chosen)) != len(chosen):
-        raise IllegalOrder("9.4", "fire: name each firing unit once", legal(rules, kind))
+        raise IllegalOrder("9.4", "fire: name each firing unit once", legal(sc, rules, kind))
     bad = [u for u in chosen if u not in eligible]
     if bad:
         raise IllegalOrder("9.4", f"fire: {', '.join(bad)} may not fire in defence at attack {a['n']}; the units that "
-                           f"may are {', '.join(eligible) or 'none'}", legal(rules, kind))
+                           f"may are {', '.join(eligible) or 'none'}", legal(sc, rules, kind))
     if not chosen:
         raise IllegalOrder("9.4", "fire: name at least one firing unit, or fire at null (no defensive fire)",
-                           legal(rules, kind))
+                           legal(sc, rules, kind))
     return chosen
 
 
-def policy(rules: dict, kind: str, pol: dict) -> dict | None:
+def policy(sc: Scenario, rules: dict, kind: str, pol: dict) -> dict | None:
     a = rules["attack"]
     if kind == "defensive-artillery":
         p = pol.get("defensive_artillery", "strongest")
         if p == "ask":
             return None
-        opts = def_support_options(rules, a)
+        opts = def_support_options(sc, rules, a)
         if p == "none" or not opts:
             return {"type": "artillery", "unit": None}
-        return {"type": "artillery", "unit": sorted(opts, key=lambda x: (-rules["units"][x]["str"], x))[0]}
+        return {"type": "artillery", "unit": sorted(opts, key=lambda x: (-st.strength(sc, rules, x), x))[0]}
     if kind == "defensive-fire":
         p = pol.get("defensive_fire", "strongest-group")
         if p == "ask":
             return None
-        groups = live_groups(rules, a)
+        groups = live_groups(sc, rules, a)
         if p == "none" or not groups:
             return {"type": "fire", "target": None}
-        tank_of = {h: any(rules["units"][u]["cls"] == "tank" for u in g) for h, g in groups.items()}
-        score = {h: fire_strength(rules, g, [], False)[0] for h, g in groups.items()}
+        tank_of = {h: any(sc.units[u].cls == "tank" for u in g) for h, g in groups.items()}
+        score = {h: fire_strength(sc, rules, g, [], False)[0] for h, g in groups.items()}
         if p == "weakest-group":
             return {"type": "fire", "target": sorted(groups, key=lambda h: (score[h], h))[0]}
         return {"type": "fire", "target": sorted(groups, key=lambda h: (-score[h], tank_of[h], h))[0]}
     if kind == "invalidate-artillery":
         if pol.get("invalidate", "weakest") == "ask":
             return None
-        opts = legal(rules, kind)
-        return sorted(opts, key=lambda o: (sum(rules["units"][u]["str"] for u in o["units"]), o["units"]))[0]
+        opts = legal(sc, rules, kind)
+        return sorted(opts, key=lambda o: (sum(st.strength(sc, rules, u) for u in o["units"]), o["units"]))[0]
     if kind == "advance":
         p = pol.get("advance", "vacated")
         if p == "ask":
             return None
         if p == "none":
             return {"type": "advance-end"}
-        return retreat.policy_advance(rules, a)
+        return retreat.policy_advance(sc, rules, a)
     hit = a["hit"]
     if kind == "loss":
         if pol.get("losses", "lowest-morale") == "ask":
             return None
-        cands = loss_candidates(rules, hit)
-        return {"type": "loss", "unit": sorted(cands, key=lambda u: (rules["units"][u]["morale"], u))[0]}
+        cands = loss_candidates(sc, rules, hit)
+        return {"type": "loss", "unit": sorted(cands, key=lambda u: (sc.units[u].morale, u))[0]}
     if kind == "morale":
         p = pol.get("morale", "test-if-allowed")
         if p == "ask":
             return None
-        if p == "retreat" or not test_allowed(rules, hit):
+        if p == "retreat" or not test_allowed(sc, rules, hit):
             return {"type": "morale", "choice": "retreat"}
         return {"type": "morale", "choice": "test"}
     if kind == "retreat":
         p = pol.get("retreat", "engine-priority")
         if p == "ask":
             return None
-        return retreat.policy_choice(rules, hit, p)
+        return retreat.policy_choice(sc, rules, hit, p)
     return None
 
 
 # --- legal attack declarations (for legal_orders) -------------------------------------------------
 
-def concentrated_options(rules: dict, side: str) -> list[dict]:
-    b = board(rules)
+def concentrated_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     ps = rules["ps"]
-    enemy = bd.stacks(rules, other(side))
-    mine = bd.stacks(rules, side)
+    enemy = bd.stacks(sc, rules, other(side))
+    mine = bd.stacks(sc, rules, side)
     out = []
     for target in sorted(enemy):
         if target in ps["targets"]:
             continue
         groups: dict[str, list[str]] = {}
-        for n in b.neigh[target]:
+        for n in sc.neigh[target]:
             for uid in mine.get(n, ()):
-                u = rules["units"][uid]
-                if uid in ps["eligible"] and not u["attacked"] and not (u["cls"] == "artillery" and (u["fired"] or u["conf"])):
+                if uid in ps["eligible"] and not st.marked(rules, "attacked", uid) \
+                        and not (sc.units[uid].cls == "artillery"
+                                 and (st.marked(rules, "fired", uid) or st.marked(rules, "confusion", uid))):
                     groups.setdefault(n, []).append(uid)
         for h in list(groups):
             g = groups[h]
-            if not any(bd.combat_arm(rules["units"][u]) for u in g):
-                g = [u for u in g if rules["units"][u]["cls"] != "anti-tank"]
+            if not any(sc.units[u].combat_arm for u in g):
+                g = [u for u in g if sc.units[u].cls != "anti-tank"]
             if g:
                 groups[h] = g
             else:
@@ -883,36 +883,35 @@ def concentrated_options(rules: dict, side: str) -> list[dict]:
         for combo in combos:
             units = sorted(u for g in combo.values() for u in g)
             out.append({"type": "attack", "target": target, "units": units, "support": []})
-            sup = artillery.best_support(rules, side, combo, target, "concentrated")
+            sup = artillery.best_support(sc, rules, side, combo, target, "concentrated")
             if sup:
                 out.append({"type": "attack", "target": target, "units": units, "support": sup})
     return out
 
 
-def manoeuvre_options(rules: dict, side: str) -> list[dict]:
-    b = board(rules)
+def manoeuvre_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     out = []
     stacks_to_try: list[list[str]] = []
     last = rules["ps"]["last_move"]
     if last is not None and last["may_attack"]:
         stacks_to_try.append(last["units"])
-    for h, us in bd.stacks(rules, side).items():
-        fresh = [u for u in us if not rules["units"][u]["moved"] and not rules["units"][u]["done"]
-                 and rules["units"][u]["cls"] in ("tank", "infantry")]
+    for h, us in bd.stacks(sc, rules, side).items():
+        fresh = [u for u in us if not st.moved(rules, u) and not st.marked(rules, "done", u)
+                 and sc.units[u].cls in ("tank", "infantry")]
         if fresh:
             stacks_to_try.append(fresh)
     seen = set()
-    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
+    enemy = bd.occupied(sc, rules, other(side))
     for uids in stacks_to_try:
         key = tuple(uids)
-        if key in seen or manoeuvre_block(rules, side, uids):
+        if key in seen or manoeuvre_block(sc, rules, side, uids):
             continue
         seen.add(key)
-        h = rules["units"][uids[0]]["hex"]
-        for target in b.neigh[h]:
+        h = st.hex_of(rules, uids[0])
+        for target in sc.neigh[h]:
             if target in enemy:
                 out.append({"type": "attack", "target": target, "units": uids, "support": []})
-                sup = artillery.best_support(rules, side, {h: uids}, target, "manoeuvre")
+                sup = artillery.best_support(sc, rules, side, {h: uids}, target, "manoeuvre")
                 if sup:
                     out.append({"type": "attack", "target": target, "units": uids, "support": sup})
     return out

@@ -18,7 +18,9 @@ from __future__ import annotations
 from ..base import IllegalOrder, Need
 from . import board as bd
 from . import combat, movement, recovery, removal, setup, victory
+from . import state as st
 from .orders import DEFAULT_POLICIES
+from .scenario import Scenario, other
 
 PHASE_RULES = {"setup": "3.0", "attack": "9.1", "movement": "8.0"}
 ACCEPTS = {"attack": ("attack", "end"), "movement": ("move", "enter", "attack", "end")}
@@ -36,16 +38,16 @@ class QuietContext:
         pass
 
 
-def setup_rules(doc: dict, options: dict) -> dict:
-    rules = setup.initial(doc, options)
+def setup_rules(sc: Scenario) -> dict:
+    rules = setup.initial(sc)
     if rules["phase"] in ("attack", "movement"):
-        start_phase(rules, rules["phase"], QuietContext())
+        start_phase(sc, rules, rules["phase"], QuietContext())
     return rules
 
 
 # --- the need ------------------------------------------------------------------------------------
 
-def next_step(rules: dict) -> Need | None:
+def next_step(sc: Scenario, rules: dict) -> Need | None:
     if rules["phase"] == "over":
         return None
     if rules["phase"] == "setup":
@@ -59,7 +61,7 @@ def next_step(rules: dict) -> Need | None:
     if r is not None:
         return Need(r["side"], "stack-removal", f"{r['hex']} is over the stacking limit after {r['why']}: remove "
                     f"units to comply", ("remove",), r["rule"], True)
-    waiting = combat.awaiting(rules)
+    waiting = combat.awaiting(sc, rules)
     if waiting is not None:
         side, kind, prompt, accepts, rule = waiting
         return Need(side, kind, prompt, accepts, rule, True)
@@ -69,33 +71,33 @@ def next_step(rules: dict) -> Need | None:
     return Need(side, f"{side}-{phase}", prompt, ACCEPTS[phase], PHASE_RULES[phase], False)
 
 
-def legal_orders(rules: dict, need: Need) -> list[dict]:
+def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if rules["phase"] == "over":
         return []
     if need.kind == "setup":
-        return setup.options(rules, need.side)
+        return setup.options(sc, rules, need.side)
     if need.decision:
-        return combat.legal(rules, need.kind)
+        return combat.legal(sc, rules, need.kind)
     side = need.side
     if rules["phase"] == "attack":
-        return combat.concentrated_options(rules, side) + [{"type": "end"}]
-    return movement.options(rules, side) + combat.manoeuvre_options(rules, side) + [{"type": "end"}]
+        return combat.concentrated_options(sc, rules, side) + [{"type": "end"}]
+    return movement.options(sc, rules, side) + combat.manoeuvre_options(sc, rules, side) + [{"type": "end"}]
 
 
-def policy(rules: dict, need: Need, policies: dict | None) -> dict | None:
+def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict | None:
     if not need.decision:
         return None
     pol = dict(DEFAULT_POLICIES)
     pol.update(policies or {})
     if need.kind == "stack-removal":
-        return removal.policy(rules, pol)
-    return combat.policy(rules, need.kind, pol)
+        return removal.policy(sc, rules, pol)
+    return combat.policy(sc, rules, need.kind, pol)
 
 
 # --- applying an order ------------------------------------------------------------------------------
 
-def apply(rules: dict, need: Need, order: dict, ctx) -> None:
-    current = next_step(rules)
+def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
+    current = next_step(sc, rules)
     if current is None:
         raise IllegalOrder("4.0", "the game is over; no order is legal", [])
     if (current.side, current.kind) != (need.side, need.kind):
@@ -108,41 +110,41 @@ def apply(rules: dict, need: Need, order: dict, ctx) -> None:
     side = current.side
     if current.kind == "setup":
         if kind == "place":
-            setup.apply_place(rules, side, order)
+            setup.apply_place(sc, rules, side, order)
             ctx.event("setup", f"{order['unit']} set up in {order['hex']}.", side=side, units=[f"{order['unit']}@{order['hex']}"],
                       chosen_by=ctx.chosen_by, rule=current.rule)
         else:
             _check_end(order, "setup")
-            setup.place_defaults(rules, side, ctx, "end of set-up")
+            setup.place_defaults(sc, rules, side, ctx, "end of set-up")
             if side == "german":
                 rules["player"] = "soviet"
                 ctx.event("phase", "The Soviet player sets up (3.3).", phase="setup", side="soviet", rule="3.3")
             else:
                 rules["player"] = "soviet"
                 rules["turn"] = 1
-                start_phase(rules, "attack", ctx)
+                start_phase(sc, rules, "attack", ctx)
         return
     if current.kind == "stack-removal":
-        removal.apply(rules, order, ctx)
+        removal.apply(sc, rules, order, ctx)
         if removal.pending(rules) is None and rules["attack"] is not None:
-            combat.run(rules, ctx)
+            combat.run(sc, rules, ctx)
         return
     if current.decision:
-        combat.answer(rules, current.kind, order, ctx)
+        combat.answer(sc, rules, current.kind, order, ctx)
         return
     phase = rules["phase"]
     if kind == "end":
         _check_end(order, phase)
-        end_phase(rules, ctx)
+        end_phase(sc, rules, ctx)
     elif kind == "attack":
         if phase == "attack":
-            combat.declare_concentrated(rules, side, order, ctx)
+            combat.declare_concentrated(sc, rules, side, order, ctx)
         else:
-            combat.declare_manoeuvre(rules, side, order, ctx)
+            combat.declare_manoeuvre(sc, rules, side, order, ctx)
     elif kind == "move":
-        movement.move(rules, side, order, ctx)
+        movement.move(sc, rules, side, order, ctx)
     elif kind == "enter":
-        movement.enter_reinforcements(rules, side, order, ctx)
+        movement.enter_reinforcements(sc, rules, side, order, ctx)
 
 
 def _check_end(order: dict, phase: str) -> None:
@@ -153,46 +155,46 @@ def _check_end(order: dict, phase: str) -> None:
 
 # --- phases (5.0) -------------------------------------------------------------------------------------
 
-def start_phase(rules: dict, phase: str, ctx) -> None:
+def start_phase(sc: Scenario, rules: dict, phase: str, ctx) -> None:
     side = rules["player"]
     rules["phase"] = phase
-    rules["ps"] = setup.fresh_ps()
+    rules["ps"] = st.fresh_ps()
     if phase == "attack":
         # 9.1: only units adjacent to an enemy unit at the start of the phase may attack
-        rules["ps"]["eligible"] = [u for u in bd.on_map(rules, side)
-                                   if bd.adjacent_enemy(rules, rules["units"][u]["hex"], side)]
+        enemy = bd.occupied(sc, rules, other(side))
+        rules["ps"]["eligible"] = [u for u in bd.on_map(sc, rules, side)
+                                   if any(n in enemy for n in sc.neigh[st.hex_of(rules, u)])]
     else:
-        for u in rules["units"].values():
-            if u["side"] == side:
-                u["moved"] = False
-                u["used"] = 0
-                u["mattacked"] = False
+        mine = [u for u in sc.unit_ids if sc.side_of[u] == side]
+        st.clear_moves(rules, mine)
+        for u in mine:
+            st.unmark(rules, "manoeuvre-attacked", u)
     ctx.event("phase", f"GT {rules['turn']}: {side} {'concentrated attack' if phase == 'attack' else 'movement'} "
               f"phase (5.0).", turn=rules["turn"], side=side, phase=phase, rule="5.0")
 
 
-def end_phase(rules: dict, ctx) -> None:
+def end_phase(sc: Scenario, rules: dict, ctx) -> None:
     side, phase = rules["player"], rules["phase"]
-    recovery.end_of_phase(rules, ctx)
-    bd.note_soviet_places(rules)  # 14.0: a place held by zone of control alone (3.3) counts too
-    if not victory.german_line(rules) and not rules["loc_ever_cut"]:
+    recovery.end_of_phase(sc, rules, ctx)
+    bd.note_soviet_places(sc, rules)  # 14.0: a place held by zone of control alone (3.3) counts too
+    if not victory.german_line(sc, rules) and not rules["loc_ever_cut"]:
         rules["loc_ever_cut"] = True
         ctx.event("line-cut", "The German line of communication to the Don is cut (4.3, 14.0).", rule="4.3")
     if phase == "attack":
-        start_phase(rules, "movement", ctx)
+        start_phase(sc, rules, "movement", ctx)
         return
-    recovery.recovery(rules, side, ctx)
+    recovery.recovery(sc, rules, side, ctx)
     if side == "soviet":
         rules["player"] = "german"
-        start_phase(rules, "attack", ctx)
+        start_phase(sc, rules, "attack", ctx)
         return
-    recovery.end_of_turn(rules, ctx)
-    if rules["turn"] >= rules["last_turn"]:
+    recovery.end_of_turn(sc, rules, ctx)
+    if rules["turn"] >= sc.last_turn:
         rules["phase"] = "over"
-        rules["ps"] = setup.fresh_ps()
-        victory.final(rules, ctx)
+        rules["ps"] = st.fresh_ps()
+        victory.final(sc, rules, ctx)
         return
     rules["turn"] += 1
     rules["player"] = "soviet"
     ctx.event("game-turn", f"Game turn {rules['turn']} begins (5.0).", turn=rules["turn"], rule="5.0")
-    start_phase(rules, "attack", ctx)
+    start_phase(sc, rules, "attack", ctx)

@@ -3,62 +3,65 @@
 from __future__ import annotations
 
 import heapq
+from weakref import WeakKeyDictionary
 
 from ..base import IllegalOrder
 from . import board as bd
 from . import removal
-from .scenario import board
+from . import state as st
+from .scenario import Scenario, other
 
 
-def budget(rules: dict, uid: str) -> int:
+def budget(sc: Scenario, rules: dict, uid: str) -> int:
     """Movement allowance in half MP. 8.6/9.12.1: a Half Move marker halves it (rounded down
     in whole MP); 8.7: a German self-propelled gun that has fired moves at half too."""
-    u = rules["units"][uid]
-    if u["half"] or (u["fired"] and u["sp"]):
-        return (u["mp"] // 2) * 2
-    return u["mp"] * 2
+    u = sc.units[uid]
+    if st.marked(rules, "half", uid) or (u.sp and st.marked(rules, "fired", uid)):
+        return (u.mp // 2) * 2
+    return u.mp * 2
 
 
-def why_not_move(rules: dict, uid: str, side: str) -> tuple[str, str] | None:
+def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, str] | None:
     """None if the unit may start a move now, else (rule, reason)."""
-    u = rules["units"].get(uid)
+    u = sc.units.get(uid) if isinstance(uid, str) else None
     if u is None:
         return "8.0", f"there is no unit {uid}"
-    if u["side"] != side:
+    if u.side != side:
         return "8.0", f"{uid} is not a {side} unit"
-    if u["status"] != "map":
+    if not st.on_map(rules, uid):
         return "8.0", f"{uid} is not on the map"
-    if u["moved"] or u["done"]:
+    if st.moved(rules, uid) or st.marked(rules, "done", uid):
         return "8.1", f"{uid} has completed its movement"
-    if u["no_move"]:
+    if st.marked(rules, "no-move", uid):
         return "8.6", f"{uid} retreated from defensive fire in its concentrated attack and may not move"
-    if u["conf"]:
+    if st.marked(rules, "confusion", uid):
         return "8.0", f"{uid} has a confusion marker and may not move"
-    if u["cls"] == "artillery" and u["fired"] and not (u["sp"] and u["side"] == "german"):
+    if u.cls == "artillery" and st.marked(rules, "fired", uid) and not (u.sp and u.side == "german"):
         return "8.7", f"{uid} is artillery with a fired marker and may not move"
     return None
 
 
-def step_cost(rules: dict, uid: str, a: str, c: str) -> int:
+def step_cost(sc: Scenario, uid: str, a: str, c: str) -> int:
     """8.3, 8.4: road cost along a road (bridges cancel rivers); else the terrain of the hex
     entered, plus the river hexside."""
-    return board(rules).cost["mot" if rules["units"][uid]["mot"] else "non"][a][c]
+    return sc.cost[sc.units[uid].move_class][a][c]
 
 
-_SEARCHES: dict = {}  # movement searches by everything they depend on (see destinations)
+# Movement searches of each scenario, by everything they depend on (see destinations): pure
+# functions of their inputs, remembered between calls; forgotten with their scenario.
+_SEARCHES: "WeakKeyDictionary[Scenario, dict]" = WeakKeyDictionary()
 MAX_SEARCHES = 20000
 
 
 class _View:
     """What a move needs to know about the board at its start (computed once per order)."""
 
-    def __init__(self, rules: dict, side: str):
-        self.rules = rules
+    def __init__(self, sc: Scenario, rules: dict, side: str):
+        self.sc = sc
         self.side = side
-        self.b = board(rules)
-        self.ezoc, self.tank_ezoc = bd.ezoc(rules, side)
-        self.enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
-        self.friends: dict[str, list[str]] = bd.stacks(rules, side)
+        self.ezoc, self.tank_ezoc = bd.ezoc(sc, rules, side)
+        self.enemy = bd.occupied(sc, rules, other(side))
+        self.friends: dict[str, list[str]] = bd.stacks(sc, rules, side)
         self.ezoc_fs = frozenset(self.ezoc)
         self.enemy_fs = frozenset(self.enemy)
         self._support_blocked: frozenset | None = None
@@ -66,26 +69,26 @@ class _View:
     def support_blocked(self) -> frozenset:
         """Hexes anti-tank and artillery moving without armour or infantry may not enter (8.1, 8.5.1)."""
         if self._support_blocked is None:
+            units = self.sc.units
             self._support_blocked = self.enemy_fs | frozenset(
-                h for h in self.ezoc if not any(bd.combat_arm(self.rules["units"][x]) for x in self.friends.get(h, [])))
+                h for h in self.ezoc if not any(units[x].combat_arm for x in self.friends.get(h, [])))
         return self._support_blocked
 
     def friendly_combat_arm(self, h: str, movers: list[str]) -> bool:
-        return any(bd.combat_arm(self.rules["units"][x]) for x in self.friends.get(h, []) if x not in movers)
+        return any(self.sc.units[x].combat_arm for x in self.friends.get(h, []) if x not in movers)
 
 
-def _support_only(rules: dict, uids: list[str]) -> bool:
-    return not any(bd.combat_arm(rules["units"][u]) for u in uids)
+def _support_only(sc: Scenario, uids: list[str]) -> bool:
+    return not any(sc.units[u].combat_arm for u in uids)
 
 
-def check_path(rules: dict, side: str, uids: list[str], start: str | None, path: list[str], *,
+def check_path(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, path: list[str], *,
                exit_map: bool = False, order_text: str = "move") -> dict:
     """Validate a move (or an entry when start is None) and return what it costs and whether
     it needs a tactical retreat die. Raises IllegalOrder."""
-    v = _View(rules, side)
-    b = v.b
+    v = _View(sc, rules, side)
     for h in path:
-        if h not in b:
+        if h not in sc:
             raise IllegalOrder("2.1", f"{order_text}: there is no hex {h} on the map", None)
     spent = {u: 0 for u in uids}
     prev = start
@@ -98,9 +101,9 @@ def check_path(rules: dict, side: str, uids: list[str], start: str | None, path:
         if prev is None:
             # 11.1: the first hex of an entry costs the normal (road) cost
             for u in uids:
-                spent[u] += b.st["road_cost"]["mot" if rules["units"][u]["mot"] else "non"]
+                spent[u] += sc.road_cost[sc.units[u].move_class]
         else:
-            if not b.grid.adjacent(prev, h):
+            if not sc.adjacent(prev, h):
                 raise IllegalOrder("8.1", f"{order_text}: {prev} and {h} are not adjacent", None)
             if prev in v.ezoc and i > 0:
                 raise IllegalOrder("8.5.1", f"{order_text}: the units entered an enemy zone of control in {prev} "
@@ -110,8 +113,8 @@ def check_path(rules: dict, side: str, uids: list[str], start: str | None, path:
                                    f"from another EZOC hex ({start}); only a hex with a friendly unit may be entered so",
                                    None)
             for u in uids:
-                spent[u] += step_cost(rules, u, prev, h)
-        if h in v.ezoc and _support_only(rules, uids) and not v.friendly_combat_arm(h, uids):
+                spent[u] += step_cost(sc, u, prev, h)
+        if h in v.ezoc and _support_only(sc, uids) and not v.friendly_combat_arm(h, uids):
             raise IllegalOrder("8.5.1", f"{order_text}: anti-tank and artillery units may enter the enemy zone of "
                                f"control in {h} only with an armoured or infantry unit", None)
         prev = h
@@ -119,46 +122,47 @@ def check_path(rules: dict, side: str, uids: list[str], start: str | None, path:
     if exit_map:
         if side != "soviet":
             raise IllegalOrder("4.4", f"{order_text}: German units may not leave the map", None)
-        if last not in b.exit:
+        if last not in sc.exit:
             raise IllegalOrder("4.4", f"{order_text}: units leave the map only from the south-edge road hex "
-                               f"{', '.join(sorted(b.exit))}", sorted(b.exit))
+                               f"{', '.join(sorted(sc.exit))}", sorted(sc.exit))
         if path and last in v.ezoc:
             raise IllegalOrder("8.5.1", f"{order_text}: {last} is in an enemy zone of control; the units stop there", None)
         for u in uids:
-            spent[u] += b.st["exit_cost"]
+            spent[u] += sc.exit_cost
     for u in uids:
-        if spent[u] > budget(rules, u):
-            raise IllegalOrder("8.1", f"{order_text}: {u} needs {spent[u] / 2:g} MP and has {budget(rules, u) / 2:g}",
+        if spent[u] > budget(sc, rules, u):
+            raise IllegalOrder("8.1", f"{order_text}: {u} needs {spent[u] / 2:g} MP and has {budget(sc, rules, u) / 2:g}",
                                None)
     return {"spent": spent, "tactical": tactical, "last": last,
             "tank_ezoc": start in v.tank_ezoc if start else False}
 
 
-def _check_stack(rules: dict, side: str, uids: list[str], order_text: str) -> str:
+def _check_stack(sc: Scenario, rules: dict, side: str, uids: list[str], order_text: str) -> str:
     if not uids or len(set(uids)) != len(uids):
         raise IllegalOrder("6.5", f"{order_text}: name each moving unit once", None)
     for u in uids:
-        reason = why_not_move(rules, u, side)
+        reason = why_not_move(sc, rules, u, side)
         if reason:
-            raise IllegalOrder(reason[0], f"{order_text}: {reason[1]}", movable(rules, side))
-    hexes = {rules["units"][u]["hex"] for u in uids}
+            raise IllegalOrder(reason[0], f"{order_text}: {reason[1]}", movable(sc, rules, side))
+    hexes = {st.hex_of(rules, u) for u in uids}
     if len(hexes) != 1:
         raise IllegalOrder("6.5", f"{order_text}: only units in the same hex may move together as a stack", None)
     return hexes.pop()
 
 
-def tactical_retreat(rules: dict, side: str, uids: list[str], start: str, tank_ezoc: bool, ctx, label: str) -> bool:
+def tactical_retreat(sc: Scenario, rules: dict, side: str, uids: list[str], start: str, tank_ezoc: bool, ctx,
+                     label: str) -> bool:
     """8.5.2: leaving an EZOC. Supported (a unit of the stack stays behind in the EZOC):
     automatic. Unsupported: one die for the stack, 1-3 succeeds, -1 if every unit is
     motorised and the EZOC is not a tank ZOC."""
-    staying = [u for u in bd.units_in(rules, start, side) if u not in uids]
+    staying = [u for u in bd.units_in(sc, rules, start, side) if u not in uids]
     if staying:
         ctx.event("tactical-retreat", f"{', '.join(uids)} leave the enemy zone of control in {start} with support "
                   f"({', '.join(staying)} stay): automatic success.", units=uids, hex=start, supported=True,
                   success=True, rule="8.5.2")
         return True
     die = ctx.d6(label)
-    mod = -1 if all(rules["units"][u]["mot"] for u in uids) and not tank_ezoc else 0
+    mod = -1 if all(sc.units[u].mot for u in uids) and not tank_ezoc else 0
     success = die + mod <= 3
     ctx.event("tactical-retreat", f"{', '.join(uids)} attempt a tactical retreat from {start} without support: "
               f"die {die}{' -1 (all motorised, not a tank ZOC)' if mod else ''} = {die + mod}: "
@@ -167,68 +171,63 @@ def tactical_retreat(rules: dict, side: str, uids: list[str], start: str, tank_e
     return success
 
 
-def move(rules: dict, side: str, order: dict, ctx) -> None:
+def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     uids = sorted(order.get("units") or [])
     path = list(order.get("path") or [])
     exit_map = bool(order.get("exit", False))
     text = f"move {','.join(uids)}"
-    start = _check_stack(rules, side, uids, text)
+    start = _check_stack(sc, rules, side, uids, text)
     if not path and not exit_map:
         raise IllegalOrder("8.1", f"{text}: give the hexes of the path (or exit: true)", None)
-    info = check_path(rules, side, uids, start, path, exit_map=exit_map, order_text=text)
+    info = check_path(sc, rules, side, uids, start, path, exit_map=exit_map, order_text=text)
     ps = rules["ps"]
     ps["moves"] += 1
     ps["last_move"] = None
     if info["tactical"]:
-        ok = tactical_retreat(rules, side, uids, start, info["tank_ezoc"], ctx,
+        ok = tactical_retreat(sc, rules, side, uids, start, info["tank_ezoc"], ctx,
                               f"t{rules['turn']}.{side}.movement.m{ps['moves']}.tactical")
         if not ok:
             for u in uids:
-                rules["units"][u]["moved"] = True
-                rules["units"][u]["done"] = True
+                st.set_moved(rules, u)
+                st.mark(rules, "done", u)
             return
-    _walk(rules, side, uids, start, path, info, ctx, exit_map)
+    _walk(sc, rules, side, uids, start, path, info, ctx, exit_map)
     ps["last_move"] = {"units": uids, "may_attack": not exit_map}
     if not exit_map:
-        _stacking(rules, side, uids, info["last"], "move", ctx)
+        _stacking(sc, rules, side, uids, info["last"], "move", ctx)
 
 
-def _walk(rules: dict, side: str, uids: list[str], start: str | None, path: list[str], info: dict, ctx,
+def _walk(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, path: list[str], info: dict, ctx,
           exit_map: bool) -> None:
     for h in path:
-        bd.enter(rules, h, side)
+        bd.enter(sc, rules, h, side)
     for u in uids:
-        unit = rules["units"][u]
-        unit["hex"] = info["last"]
-        unit["moved"] = True
-        unit["used"] = info["spent"][u]
-        unit["status"] = "map"
+        st.put(rules, u, info["last"])
+        st.set_moved(rules, u, info["spent"][u])
     where = " -> ".join(([start] if start else []) + path)
     ctx.event("move", f"{', '.join(uids)} move {where} ({max(info['spent'].values()) / 2:g} MP).",
               units=uids, path=([start] if start else []) + path, mp_halves=max(info["spent"].values()), rule="8.1")
     if exit_map:
-        exit_units(rules, uids, info["last"], ctx)
+        exit_units(sc, rules, uids, info["last"], ctx)
 
 
-def exit_units(rules: dict, uids: list[str], h: str, ctx) -> None:
+def exit_units(sc: Scenario, rules: dict, uids: list[str], h: str, ctx) -> None:
     """4.4: Soviet units leave by the south-edge road; their strength scores only if a line of
     communication runs from the exit to 4316 or 4323 avoiding German units and control."""
     from .victory import exit_line
 
-    line = exit_line(rules, h)
+    line = exit_line(sc, rules, h)
     for u in uids:
-        unit = rules["units"][u]
-        unit["status"] = "exited"
-        unit["exit_vp"] = unit["str"] * rules["board"]["victory"]["exit_vp_per_point"] if line else 0
-        unit["hex"] = None
-    total = sum(rules["units"][u]["exit_vp"] for u in uids)
+        rules["exit_vp"][u] = st.strength(sc, rules, u) * sc.victory["exit_vp_per_point"] if line else 0
+        st.remove(rules, u, "exited")
+    total = sum(rules["exit_vp"][u] for u in uids)
     ctx.event("exit", f"{', '.join(uids)} leave the map at {h}: "
-              + (f"line of communication to {'/'.join(rules['board']['exit_loc_to'])} open, {total} VP."
+              + (f"line of communication to {'/'.join(sc.exit_loc_to)} open, {total} VP."
                  if line else "no line of communication to the Soviet entry hexes, no VP."),
               units=uids, hex=h, line=line, vp=total, rule="4.4")
 
 
-def enter_reinforcements(rules: dict, side: str, order: dict, ctx) -> None:
+def enter_reinforcements(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     uids = sorted(order.get("units") or [])
     path = list(order.get("path") or [])
     text = f"enter {','.join(uids)}"
@@ -236,50 +235,51 @@ def enter_reinforcements(rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("11.1", f"{text}: name the units and the path starting at the entry hex", None)
     entries = set()
     for u in uids:
-        unit = rules["units"].get(u)
-        if unit is None or unit["side"] != side or unit["status"] != "pool" or unit["entry"] is None:
-            raise IllegalOrder("11.1", f"{text}: {u} is not a {side} reinforcement waiting to enter", waiting(rules, side))
-        if unit["entry"]["turn"] > rules["turn"]:
-            raise IllegalOrder("11.1", f"{text}: {u} enters on GT {unit['entry']['turn']}, not before", waiting(rules, side))
-        entries.add(unit["entry"]["hex"])
+        unit = sc.units.get(u) if isinstance(u, str) else None
+        if unit is None or unit.side != side or st.where(rules, u) != "pool" or unit.entry_hex is None:
+            raise IllegalOrder("11.1", f"{text}: {u} is not a {side} reinforcement waiting to enter",
+                               waiting(sc, rules, side))
+        if unit.entry_turn > rules["turn"]:
+            raise IllegalOrder("11.1", f"{text}: {u} enters on GT {unit.entry_turn}, not before", waiting(sc, rules, side))
+        entries.add(unit.entry_hex)
     if len(entries) != 1 or path[0] != next(iter(entries)):
         raise IllegalOrder("11.1", f"{text}: the units enter together at their entry hex "
                            f"{', '.join(sorted(entries))}", None)
     entry = path[0]
-    if bd.side_in(rules, entry) not in (None, side):
+    if bd.side_in(sc, rules, entry) not in (None, side):
         raise IllegalOrder("11.1", f"{text}: enemy units hold the entry hex {entry}; the reinforcements wait", None)
-    info = check_path(rules, side, uids, None, path, exit_map=bool(order.get("exit", False)), order_text=text)
+    info = check_path(sc, rules, side, uids, None, path, exit_map=bool(order.get("exit", False)), order_text=text)
     rules["ps"]["moves"] += 1
-    _walk(rules, side, uids, None, path, info, ctx, bool(order.get("exit", False)))
+    _walk(sc, rules, side, uids, None, path, info, ctx, bool(order.get("exit", False)))
     rules["ps"]["last_move"] = {"units": uids, "may_attack": not order.get("exit", False)}
     if not order.get("exit", False):
-        _stacking(rules, side, uids, info["last"], "entry", ctx)
+        _stacking(sc, rules, side, uids, info["last"], "entry", ctx)
 
 
-def _stacking(rules: dict, side: str, uids: list[str], h: str, what: str, ctx) -> None:
+def _stacking(sc: Scenario, rules: dict, side: str, uids: list[str], h: str, what: str, ctx) -> None:
     """6.4: the stacking limit applies at the end of the move (before a manoeuvre attack);
     a move may end over it, and the player then removes units of the hex to comply."""
-    removal.require(rules, h, side, bd.units_in(rules, h, side), "6.4", f"the {what} of {', '.join(uids)}", ctx)
+    removal.require(sc, rules, h, side, bd.units_in(sc, rules, h, side), "6.4", f"the {what} of {', '.join(uids)}", ctx)
 
 
-def waiting(rules: dict, side: str) -> list[str]:
-    return [u for u, x in sorted(rules["units"].items())
-            if x["side"] == side and x["status"] == "pool" and x["entry"] and x["entry"]["turn"] <= rules["turn"]]
+def waiting(sc: Scenario, rules: dict, side: str) -> list[str]:
+    return [u for u, x in sc.units.items()
+            if x.side == side and st.where(rules, u) == "pool" and x.entry_hex and x.entry_turn <= rules["turn"]]
 
 
-def movable(rules: dict, side: str) -> list[str]:
-    return [u for u in bd.on_map(rules, side) if why_not_move(rules, u, side) is None]
+def movable(sc: Scenario, rules: dict, side: str) -> list[str]:
+    return [u for u in bd.on_map(sc, rules, side) if why_not_move(sc, rules, u, side) is None]
 
 
 # --- legal options ---------------------------------------------------------------------------
 
-def _reach(b, origin: str, budget: int, table: dict, blocked: set, ezoc: set, first_block: set) -> dict:
+def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: set, first_block: set) -> dict:
     """Dijkstra from `origin` within `budget` (half MP): {hex: (cost, [origin, ..., hex])},
     sorted by hex. The same search, with the same tie-breaking, as
     pbem.core.geometry.paths.reachable_paths with EZOC hexes as stops: the frontier is ordered
     by (cost, hex) and of two equally cheap ways into a hex the one through the lower
     predecessor is kept. `blocked` hexes may not be entered; `first_block` not on the first step."""
-    neigh = b.neigh
+    neigh = sc.neigh
     best = {origin: 0}
     parent: dict[str, str] = {}
     settled: dict[str, int] = {}
@@ -311,35 +311,34 @@ def _reach(b, origin: str, budget: int, table: dict, blocked: set, ezoc: set, fi
     return {h: (settled[h], route[h]) for h in sorted(settled)}
 
 
-def search_key(rules: dict, uids: list[str], start: str | None, entry: str | None) -> tuple:
+def search_key(sc: Scenario, uids: list[str], start: str | None, entry: str | None) -> tuple:
     """What a group's search depends on besides its allowance (see destinations)."""
-    units = rules["units"]
-    classes = tuple(sorted({"mot" if units[u]["mot"] else "non" for u in uids}))
-    return (start if start is not None else entry, start is None, classes, _support_only(rules, uids))
+    classes = tuple(sorted({sc.units[u].move_class for u in uids}))
+    return (start if start is not None else entry, start is None, classes, _support_only(sc, uids))
 
 
-def destinations(rules: dict, side: str, uids: list[str], start: str | None, entry: str | None = None,
+def destinations(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, entry: str | None = None,
                  v: "_View | None" = None) -> dict[str, tuple[int, list[str]]]:
     """Cheapest legal path to every hex the group can reach (a conservative search: each
     step costs the dearest of the group's costs; the allowance is the smallest)."""
-    return {h: (c, p) for h, c, p in _destination_rows(rules, side, uids, start, entry, v or _View(rules, side), None)}
+    rows = _destination_rows(sc, rules, side, uids, start, entry, v or _View(sc, rules, side), None)
+    return {h: (c, p) for h, c, p in rows}
 
 
-def _destination_rows(rules: dict, side: str, uids: list[str], start: str | None, entry: str | None, v: "_View",
-                      cache: dict | None) -> list[tuple[str, int, list[str]]]:
+def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, entry: str | None,
+                      v: "_View", cache: dict | None) -> list[tuple[str, int, list[str]]]:
     """destinations() as [(hex, cost, path)] sorted by hex. `cache` (one options() call, one
     board view) shares searches and their paths between groups that move alike; the paths
     are then shared between the options of one call, as their unit lists are."""
-    b = v.b
-    units = rules["units"]
-    limit = min(budget(rules, u) for u in uids)
-    support_only = _support_only(rules, uids)
+    units = sc.units
+    limit = min(budget(sc, rules, u) for u in uids)
+    support_only = _support_only(sc, uids)
     origin = start if start is not None else entry
     tactical = start is not None and start in v.ezoc
-    classes = tuple(sorted({"mot" if units[u]["mot"] else "non" for u in uids}))
+    classes = tuple(sorted({units[u].move_class for u in uids}))
     first = 0
     if start is None:
-        first = max(b.st["road_cost"]["mot" if units[u]["mot"] else "non"] for u in uids)
+        first = max(sc.road_cost[units[u].move_class] for u in uids)
         if first > limit:
             return []
         if entry in v.ezoc:
@@ -355,7 +354,7 @@ def _destination_rows(rules: dict, side: str, uids: list[str], start: str | None
         reach = max(allowance, cache.get("need", {}).get(key, 0))
         hit = cache.get("found", {}).get(key)
         if hit is not None and hit[0] >= allowance:
-            found = hit[1]
+            reach, found = hit
     if found is None:
         blocked = v.enemy_fs
         if support_only:
@@ -363,16 +362,19 @@ def _destination_rows(rules: dict, side: str, uids: list[str], start: str | None
             # stands (the movers themselves are neither, so they need not be excluded)
             blocked = v.support_blocked()
         # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
-        first_block = frozenset(h for h in b.neigh[origin] if h in v.ezoc and not v.friends.get(h)) if tactical \
+        first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) if tactical \
             else frozenset()
         # the search is a pure function of these inputs: remembered between calls
-        memo_key = (rules["board_key"], origin, reach, classes, blocked, v.ezoc_fs, first_block)
-        found = _SEARCHES.get(memo_key)
+        memo = _SEARCHES.get(sc)
+        if memo is None:
+            memo = _SEARCHES[sc] = {}
+        memo_key = (origin, reach, classes, blocked, v.ezoc_fs, first_block)
+        found = memo.get(memo_key)
         if found is None:
-            if len(_SEARCHES) >= MAX_SEARCHES:
-                _SEARCHES.clear()
-            table = b.cost[classes[0]] if len(classes) == 1 else b.cost_max
-            found = _SEARCHES[memo_key] = _reach(b, origin, reach, table, blocked, v.ezoc, first_block)
+            if len(memo) >= MAX_SEARCHES:
+                memo.clear()
+            table = sc.cost[classes[0]] if len(classes) == 1 else sc.cost_max
+            found = memo[memo_key] = _reach(sc, origin, reach, table, blocked, v.ezoc, first_block)
         if cache is not None:
             cache.setdefault("found", {})[key] = (reach, found)
     sliced = cache.setdefault("rows", {}).get(key) if cache is not None else None
@@ -383,31 +385,32 @@ def _destination_rows(rules: dict, side: str, uids: list[str], start: str | None
             cache["rows"][key] = (found, rows)
     else:
         rows = sliced[1]
+    if not first and reach <= allowance:
+        return rows  # the search went no farther than this group may: every row is within reach
     return [(h, c + first, p) for h, c, p in rows if c <= allowance]
 
 
-def options(rules: dict, side: str) -> list[dict]:
+def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     """A finite, representative set of moves and entries: one cheapest path to every reachable
     hex for each stack and each of its units, ending within the stacking limit (apply also
     accepts paths not listed, and moves ending over the limit: 6.4 removal follows)."""
     out: list[dict] = []
     groups: list[list[str]] = []
     by_hex: dict[str, list[str]] = {}
-    for u in movable(rules, side):
-        by_hex.setdefault(rules["units"][u]["hex"], []).append(u)
+    for u in movable(sc, rules, side):
+        by_hex.setdefault(st.hex_of(rules, u), []).append(u)
     for h, us in sorted(by_hex.items()):
         groups.append(us)
         if len(us) > 1:
             groups.extend([[u] for u in us])
-    b = board(rules)
-    v = _View(rules, side)
+    v = _View(sc, rules, side)
     cache: dict = {}
 
     friends = v.friends
 
     def fitting(us: list[str]):
         """fits(dest): may `us` end a move in dest within the stacking limit (6.4)?"""
-        alone = bd.stacking_ok(rules, us)
+        alone = bd.stacking_ok(sc, us)
         memo: dict[str, bool] = {}
 
         def fits(dest: str) -> bool:
@@ -415,36 +418,43 @@ def options(rules: dict, side: str) -> list[dict]:
                 return alone
             ok = memo.get(dest)
             if ok is None:
-                ok = memo[dest] = bd.stacking_ok(rules, [x for x in friends[dest] if x not in us] + us)
+                ok = memo[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
             return ok
         return fits
 
     need: dict = {}
     for us in groups:
-        key = search_key(rules, us, rules["units"][us[0]]["hex"], None)
-        need[key] = max(need.get(key, 0), min(budget(rules, u) for u in us))
+        key = search_key(sc, us, st.hex_of(rules, us[0]), None)
+        need[key] = max(need.get(key, 0), min(budget(sc, rules, u) for u in us))
     cache["need"] = need
-    exits = b.exit if side == "soviet" else set()
+    exits = sc.exit if side == "soviet" else set()
+    append = out.append
     for us in groups:
-        start = rules["units"][us[0]]["hex"]
-        fits = fitting(us)
-        append = out.append
-        for dest, cost, path in _destination_rows(rules, side, us, start, None, v, cache):
-            if fits(dest):
+        start = st.hex_of(rules, us[0])
+        alone = bd.stacking_ok(sc, us)
+        crowded: dict[str, bool] = {}  # fitting() inlined: this loop runs for every reachable hex
+        for dest, cost, path in _destination_rows(sc, rules, side, us, start, None, v, cache):
+            if dest in friends:
+                ok = crowded.get(dest)
+                if ok is None:
+                    ok = crowded[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
+            else:
+                ok = alone
+            if ok:
                 append({"type": "move", "units": us, "path": path})
             if dest in exits and dest not in v.ezoc \
-                    and all(cost + b.st["exit_cost"] <= budget(rules, u) for u in us):
+                    and all(cost + sc.exit_cost <= budget(sc, rules, u) for u in us):
                 append({"type": "move", "units": us, "path": path, "exit": True})
     entries: dict[str, list[str]] = {}
-    for u in waiting(rules, side):
-        entries.setdefault(rules["units"][u]["entry"]["hex"], []).append(u)
+    for u in waiting(sc, rules, side):
+        entries.setdefault(sc.units[u].entry_hex, []).append(u)
     for entry, us in sorted(entries.items()):
-        if bd.side_in(rules, entry) not in (None, side):
+        if bd.side_in(sc, rules, entry) not in (None, side):
             continue
         sets = [us] + ([[u] for u in us] if len(us) > 1 else [])
         for group in sets:
             fits = fitting(group)
-            for dest, cost, path in _destination_rows(rules, side, group, None, entry, v, cache):
+            for dest, cost, path in _destination_rows(sc, rules, side, group, None, entry, v, cache):
                 if fits(dest):
                     out.append({"type": "enter", "units": group, "path": path})
     return out

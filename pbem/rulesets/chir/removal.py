@@ -19,15 +19,17 @@ from itertools import combinations
 
 from ..base import IllegalOrder
 from . import board as bd
+from . import state as st
+from .scenario import Scenario
 
 MAX_SET_OPTIONS = 40  # minimal complete sets listed in legal_orders (single units always are)
 
 
-def require(rules: dict, h: str, side: str, pool: list[str], rule: str, why: str, ctx) -> bool:
+def require(sc: Scenario, rules: dict, h: str, side: str, pool: list[str], rule: str, why: str, ctx) -> bool:
     """Open a removal decision if the side's units in `h` break the stacking limit; True if
     one was opened."""
-    there = bd.units_in(rules, h, side)
-    if bd.stacking_ok(rules, there):
+    there = bd.units_in(sc, rules, h, side)
+    if bd.stacking_ok(sc, there):
         return False
     pool = sorted(u for u in pool if u in there)
     rules["removal"] = {"side": side, "hex": h, "pool": pool, "rule": rule, "why": why}
@@ -41,30 +43,30 @@ def pending(rules: dict) -> dict | None:
     return rules.get("removal")
 
 
-def _pool(rules: dict, r: dict) -> list[str]:
-    return [u for u in r["pool"] if rules["units"][u]["status"] == "map" and rules["units"][u]["hex"] == r["hex"]]
+def _pool(sc: Scenario, rules: dict, r: dict) -> list[str]:
+    return [u for u in r["pool"] if st.on_map(rules, u) and st.hex_of(rules, u) == r["hex"]]
 
 
-def _superfluous(rules: dict, r: dict, chosen: list[str]) -> str | None:
+def _superfluous(sc: Scenario, rules: dict, r: dict, chosen: list[str]) -> str | None:
     """A unit of `chosen` whose removal is not needed (the hex breaks no limit with it kept)."""
-    rest = [u for u in bd.units_in(rules, r["hex"], r["side"]) if u not in chosen]
+    rest = [u for u in bd.units_in(sc, rules, r["hex"], r["side"]) if u not in chosen]
     for u in chosen:
-        if bd.stacking_ok(rules, rest + [u]):
+        if bd.stacking_ok(sc, rest + [u]):
             return u
     return None
 
 
-def options(rules: dict) -> list[dict]:
+def options(sc: Scenario, rules: dict) -> list[dict]:
     """Every minimal set of pool units whose removal makes the hex legal (smallest first, at
     most MAX_SET_OPTIONS), then each single unit of the pool (one at a time until legal)."""
     r = rules["removal"]
-    pool = _pool(rules, r)
-    there = bd.units_in(rules, r["hex"], r["side"])
+    pool = _pool(sc, rules, r)
+    there = bd.units_in(sc, rules, r["hex"], r["side"])
     out: list[dict] = []
     for size in range(1, len(pool) + 1):
         for combo in combinations(pool, size):
             chosen = list(combo)
-            if bd.stacking_ok(rules, [u for u in there if u not in chosen]) and _superfluous(rules, r, chosen) is None:
+            if bd.stacking_ok(sc, [u for u in there if u not in chosen]) and _superfluous(sc, rules, r, chosen) is None:
                 out.append({"type": "remove", "units": chosen})
                 if len(out) >= MAX_SET_OPTIONS:
                     break
@@ -74,43 +76,42 @@ def options(rules: dict) -> list[dict]:
     return out + [o for o in singles if o not in out]
 
 
-def policy(rules: dict, pol: dict) -> dict | None:
+def policy(sc: Scenario, rules: dict, pol: dict) -> dict | None:
     """weakest: one unit at a time, the weakest, then the lowest morale, then the lowest id."""
     if pol.get("stack_removal", "weakest") == "ask":
         return None
     r = rules["removal"]
-    units = rules["units"]
-    pool = sorted(_pool(rules, r), key=lambda u: (units[u]["str"], units[u]["morale"], u))
+    pool = sorted(_pool(sc, rules, r), key=lambda u: (st.strength(sc, rules, u), sc.units[u].morale, u))
     return {"type": "remove", "units": pool[:1]}
 
 
-def apply(rules: dict, order: dict, ctx) -> None:
+def apply(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     from .retreat import eliminate
 
     r = rules["removal"]
-    pool = _pool(rules, r)
+    pool = _pool(sc, rules, r)
     chosen = sorted(order.get("units") or [])
     if not chosen or len(set(chosen)) != len(chosen):
-        raise IllegalOrder(r["rule"], "remove: name each unit to remove once", options(rules))
+        raise IllegalOrder(r["rule"], "remove: name each unit to remove once", options(sc, rules))
     bad = [u for u in chosen if u not in pool]
     if bad:
         raise IllegalOrder(r["rule"], f"remove {', '.join(bad)}: only {', '.join(pool)} may be removed from "
-                           f"{r['hex']} ({r['rule']})", options(rules))
-    extra = _superfluous(rules, r, chosen)
+                           f"{r['hex']} ({r['rule']})", options(sc, rules))
+    extra = _superfluous(sc, rules, r, chosen)
     if extra is not None:
         raise IllegalOrder(r["rule"], f"remove {', '.join(chosen)}: {extra} need not be removed; only the units "
-                           f"necessary to comply with the stacking limit are removed", options(rules))
+                           f"necessary to comply with the stacking limit are removed", options(sc, rules))
     by = "standing order" if ctx.chosen_by == "policy" else "owner's choice"
     for u in chosen:
-        eliminate(rules, u, ctx, f"removed to comply with the stacking limit in {r['hex']}, {by}", r["rule"])
+        eliminate(sc, rules, u, ctx, f"removed to comply with the stacking limit in {r['hex']}, {by}", r["rule"])
     last = rules["ps"].get("last_move")
     if last is not None and any(u in last["units"] for u in chosen):
         # 6.6, 9.2: only the moved units still on the map may make the manoeuvre attack
         kept = [u for u in last["units"] if u not in chosen]
         rules["ps"]["last_move"] = dict(last, units=kept) if kept else None
-    left = bd.units_in(rules, r["hex"], r["side"])
+    left = bd.units_in(sc, rules, r["hex"], r["side"])
     ctx.event("stack-removal", f"{r['side']} removes {', '.join(chosen)} from {r['hex']} ({by}, {r['rule']})"
               + (f"; {', '.join(left)} stay." if left else "."), side=r["side"], hex=r["hex"], units=chosen,
               left=left, chosen_by=ctx.chosen_by, rule=r["rule"])
-    if bd.stacking_ok(rules, left):
+    if bd.stacking_ok(sc, left):
         rules["removal"] = None

@@ -5,94 +5,96 @@ from __future__ import annotations
 from ..base import IllegalOrder
 from . import board as bd
 from . import removal
-from .scenario import board, other
+from . import state as st
+from .scenario import Scenario, other
 
 
-def eliminate(rules: dict, uid: str, ctx, why: str, rule: str) -> None:
-    u = rules["units"][uid]
-    ctx.event("eliminated", f"{uid} is eliminated ({why}).", unit=uid, hex=u["hex"], rule=rule)
-    u["status"] = "gone"
-    u["lost_hex"] = u["hex"]
-    u["hex"] = None
+def eliminate(sc: Scenario, rules: dict, uid: str, ctx, why: str, rule: str) -> None:
+    ctx.event("eliminated", f"{uid} is eliminated ({why}).", unit=uid, hex=st.hex_of(rules, uid), rule=rule)
+    st.remove(rules, uid, "gone")
 
 
-def lose(rules: dict, uid: str, points: int, ctx, why: str, rule: str) -> None:
+def lose(sc: Scenario, rules: dict, uid: str, points: int, ctx, why: str, rule: str) -> None:
     """9.9.3: strength points come off one by one; at 0 the unit is removed."""
-    u = rules["units"][uid]
-    taken = min(points, u["str"])
-    u["str"] -= taken
-    ctx.event("loss", f"{uid} loses {taken} strength ({why}): {u['str']} left.", unit=uid, points=taken,
-              left=u["str"], rule=rule)
-    if u["str"] <= 0:
-        eliminate(rules, uid, ctx, "strength 0", "9.9.3")
+    before = st.strength(sc, rules, uid)
+    taken = min(points, before)
+    left = before - taken
+    st.set_strength(sc, rules, uid, left)
+    ctx.event("loss", f"{uid} loses {taken} strength ({why}): {left} left.", unit=uid, points=taken,
+              left=left, rule=rule)
+    if left <= 0:
+        eliminate(sc, rules, uid, ctx, "strength 0", "9.9.3")
 
 
 # --- 9.10 retreat ---------------------------------------------------------------------------------
 
-def start(rules: dict, hit: dict, ctx) -> None:
+def start(sc: Scenario, rules: dict, hit: dict, ctx) -> None:
     """Begin a retreat: 9.10.4 anti-tank and artillery units already confused are removed;
     every retreating unit gets a confusion marker (9.10, 7.1)."""
     for uid in sorted(hit["retreaters"]):
-        u = rules["units"][uid]
-        if u["status"] != "map":
+        if not st.on_map(rules, uid):
             continue
-        if u["cls"] in ("anti-tank", "artillery") and u["conf"]:
-            eliminate(rules, uid, ctx, "anti-tank or artillery unit with a confusion marker must retreat", "9.10.4")
+        if sc.units[uid].cls in ("anti-tank", "artillery") and st.marked(rules, "confusion", uid):
+            eliminate(sc, rules, uid, ctx, "anti-tank or artillery unit with a confusion marker must retreat", "9.10.4")
             continue
-        u["conf"] = True
+        st.mark(rules, "confusion", uid)
     hit["r_started"] = True
     hit["at"] = hit["hex"]
     hit["path"] = [hit["hex"]]
     hit["steps"] = 0
     hit["r_losses"] = []
-    alive = _alive(rules, hit)
+    alive = _alive(sc, rules, hit)
     if alive:
         ctx.event("marker", f"Confusion markers on {', '.join(alive)} (9.10).", units=alive, marker="confusion",
                   rule="9.10")
 
 
-def _alive(rules: dict, hit: dict) -> list[str]:
-    return [u for u in sorted(hit["retreaters"]) if rules["units"][u]["status"] == "map"]
+def _alive(sc: Scenario, rules: dict, hit: dict) -> list[str]:
+    return [u for u in sorted(hit["retreaters"]) if st.on_map(rules, u)]
 
 
-def candidates(rules: dict, hit: dict) -> tuple[str, list[str]]:
+def candidates(sc: Scenario, rules: dict, hit: dict) -> tuple[str, list[str]]:
     """What the retreat may do at its current hex, and the hexes tied at the best 9.10.1
     priority (not in an EZOC, then within stacking, then towards the own rear) for a next step:
     ('step', hexes) it must go on; ('may-stop', hexes) it has gone the morale damage or more
     and may end here, or go on (9.10: "equal to or greater"); ('stop', []) it ends here, with
     no hex to go on to; ('none', []) it must go on and cannot."""
-    b = board(rules)
     side = hit["side"]
-    alive = _alive(rules, hit)
+    alive = _alive(sc, rules, hit)
     cur = hit["at"]
-    zone, _ = bd.ezoc(rules, side)
-    may_stop = hit["steps"] >= hit["M"] and cur not in zone and bd.fits(rules, cur, alive)
-    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
-    opts = [n for n in b.neigh[cur] if n not in enemy and n not in hit["path"] and b.crossable(cur, n)]
+    zone, _ = bd.ezoc(sc, rules, side)
+    friends = bd.stacks(sc, rules, side)
+
+    def fits(h: str) -> bool:  # board.fits with the stacks at hand
+        return bd.stacking_ok(sc, [u for u in friends.get(h, ()) if u not in alive] + alive)
+
+    may_stop = hit["steps"] >= hit["M"] and cur not in zone and fits(cur)
+    enemy = bd.occupied(sc, rules, other(side))
+    opts = [n for n in sc.neigh[cur] if n not in enemy and n not in hit["path"] and sc.crossable(cur, n)]
     if not opts:
         return ("stop" if may_stop else "none"), []
-    keyed = sorted((n in zone, not bd.fits(rules, n, alive), not b.rearward(side, cur, n), n) for n in opts)
+    keyed = sorted((n in zone, not fits(n), not sc.rearward(side, cur, n), n) for n in opts)
     best = keyed[0][:3]
     return ("may-stop" if may_stop else "step"), [k[3] for k in keyed if k[:3] == best]
 
 
-def retreat_options(rules: dict, hit: dict) -> list[dict]:
+def retreat_options(sc: Scenario, rules: dict, hit: dict) -> list[dict]:
     """The retreat decision's legal answers: end here (`to: null`) where the retreat may end,
     and each of the tied next hexes (9.10, 9.10.1). A `path` answer strings such steps."""
-    kind, hexes = candidates(rules, hit)
+    kind, hexes = candidates(sc, rules, hit)
     return ([{"type": "retreat", "to": None}] if kind == "may-stop" else []) \
         + [{"type": "retreat", "to": h} for h in hexes]
 
 
-def step(rules: dict, hit: dict, to: str, ctx, chosen: str) -> None:
+def step(sc: Scenario, rules: dict, hit: dict, to: str, ctx, chosen: str) -> None:
     """Retreat one hex: 9.10.2 each unit entering an EZOC hex loses 1 (2 in a tank ZOC,
     unless it is itself a tank)."""
     side = hit["side"]
-    alive = _alive(rules, hit)
-    zone, tank_zone = bd.ezoc(rules, side)
+    alive = _alive(sc, rules, hit)
+    zone, tank_zone = bd.ezoc(sc, rules, side)
     for uid in alive:
-        rules["units"][uid]["hex"] = to
-    bd.enter(rules, to, side)
+        st.put(rules, uid, to)
+    bd.enter(sc, rules, to, side)
     hit["path"].append(to)
     hit["steps"] += 1
     hit["at"] = to
@@ -100,17 +102,17 @@ def step(rules: dict, hit: dict, to: str, ctx, chosen: str) -> None:
               units=alive, to=to, step=hit["steps"], ezoc=to in zone, chosen_by=chosen or "rule", rule="9.10.1")
     if to in zone:
         for uid in alive:
-            pts = 2 if to in tank_zone and rules["units"][uid]["cls"] != "tank" else 1
+            pts = 2 if to in tank_zone and sc.units[uid].cls != "tank" else 1
             hit["r_losses"].append({"unit": uid, "hex": to, "points": pts})
-            lose(rules, uid, pts, ctx, f"retreat into the enemy {'tank ' if pts == 2 else ''}zone of control in {to}",
+            lose(sc, rules, uid, pts, ctx, f"retreat into the enemy {'tank ' if pts == 2 else ''}zone of control in {to}",
                  "9.10.2")
 
 
-def finish(rules: dict, hit: dict, ctx, blocked: bool) -> None:
-    alive = _alive(rules, hit)
+def finish(sc: Scenario, rules: dict, hit: dict, ctx, blocked: bool) -> None:
+    alive = _alive(sc, rules, hit)
     if blocked:
         for uid in alive:
-            eliminate(rules, uid, ctx, "no hex to retreat to", "9.10")
+            eliminate(sc, rules, uid, ctx, "no hex to retreat to", "9.10")
         alive = []
     beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
     ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
@@ -121,37 +123,37 @@ def finish(rules: dict, hit: dict, ctx, blocked: bool) -> None:
               survivors=alive, rule="9.10")
 
 
-def run(rules: dict, hit: dict, ctx) -> bool:
+def run(sc: Scenario, rules: dict, hit: dict, ctx) -> bool:
     """Advance the retreat; True when it is over, False when the owner must choose a hex."""
     if not hit.get("r_started"):
-        start(rules, hit, ctx)
+        start(sc, rules, hit, ctx)
     while True:
-        if not _alive(rules, hit):
-            finish(rules, hit, ctx, False)
+        if not _alive(sc, rules, hit):
+            finish(sc, rules, hit, ctx, False)
             return True
-        kind, hexes = candidates(rules, hit)
+        kind, hexes = candidates(sc, rules, hit)
         if kind == "stop" or (kind == "may-stop" and hit.get("stop")):
-            finish(rules, hit, ctx, False)
+            finish(sc, rules, hit, ctx, False)
             return True
         if kind == "may-stop":
             return False  # 9.10: the owner may end the retreat here or go farther
         if kind == "none":
             cur = hit["at"]
-            zone, _ = bd.ezoc(rules, hit["side"])
+            zone, _ = bd.ezoc(sc, rules, hit["side"])
             if hit["steps"] >= hit["M"] and cur not in zone:
                 # 9.10.3: no hex left within the stacking limit: the owner removes retreated
                 # units to comply (decision stack-removal), then the retreat ends here
-                alive = _alive(rules, hit)
-                removal.require(rules, cur, hit["side"], alive, "9.10.3", f"the retreat of {', '.join(alive)}", ctx)
+                alive = _alive(sc, rules, hit)
+                removal.require(sc, rules, cur, hit["side"], alive, "9.10.3", f"the retreat of {', '.join(alive)}", ctx)
                 return False
-            finish(rules, hit, ctx, True)
+            finish(sc, rules, hit, ctx, True)
             return True
         if len(hexes) > 1:
             return False
-        step(rules, hit, hexes[0], ctx, "")
+        step(sc, rules, hit, hexes[0], ctx, "")
 
 
-def choose(rules: dict, hit: dict, order: dict, ctx) -> None:
+def choose(sc: Scenario, rules: dict, hit: dict, order: dict, ctx) -> None:
     """The owner's answer: the next hex (`to`), the end of the retreat (`to: null`, once it has
     gone the morale damage and may end, 9.10), or several steps at once (`path`), after which
     the retreat ends if it may (and otherwise goes on as usual)."""
@@ -159,50 +161,49 @@ def choose(rules: dict, hit: dict, order: dict, ctx) -> None:
     if "path" in order:
         path = list(order.get("path") or [])
         if not path:
-            raise IllegalOrder("9.10", "retreat: give the hexes of the path", retreat_options(rules, hit))
+            raise IllegalOrder("9.10", "retreat: give the hexes of the path", retreat_options(sc, rules, hit))
         for i, to in enumerate(path):
-            if not _alive(rules, hit):
+            if not _alive(sc, rules, hit):
                 break
-            kind, hexes = candidates(rules, hit)
+            kind, hexes = candidates(sc, rules, hit)
             if kind not in ("step", "may-stop") or to not in hexes:
                 raise IllegalOrder("9.10.1", f"retreat path {' '.join(path)}: hex {i + 1} ({to}) must be "
                                    f"{' or '.join(hexes) or 'none: the retreat cannot go on'} (priority: outside enemy "
-                                   f"ZOC, within stacking, towards the own rear)", retreat_options(rules, hit))
-            step(rules, hit, to, ctx, by)
-        if _alive(rules, hit) and candidates(rules, hit)[0] == "may-stop":
+                                   f"ZOC, within stacking, towards the own rear)", retreat_options(sc, rules, hit))
+            step(sc, rules, hit, to, ctx, by)
+        if _alive(sc, rules, hit) and candidates(sc, rules, hit)[0] == "may-stop":
             hit["stop"] = True
         return
     to = order.get("to")
-    kind, hexes = candidates(rules, hit)
+    kind, hexes = candidates(sc, rules, hit)
     if to is None:
         if kind != "may-stop":
-            zone, _ = bd.ezoc(rules, hit["side"])
+            zone, _ = bd.ezoc(sc, rules, hit["side"])
             rule, why = (("9.10", f"they have gone {hit['steps']} of the {hit['M']} hexes of the morale damage")
                          if hit["steps"] < hit["M"] else ("9.10.2", "it is in an enemy zone of control")
                          if hit["at"] in zone else ("9.10.3", "it is over the stacking limit"))
             raise IllegalOrder(rule, f"retreat: the units may not end the retreat in {hit['at']}: {why}",
-                               retreat_options(rules, hit))
+                               retreat_options(sc, rules, hit))
         hit["stop"] = True
         return
     if kind not in ("step", "may-stop") or to not in hexes:
         raise IllegalOrder("9.10.1", f"retreat to {to}: the retreat may go only to "
                            f"{', '.join(hexes) or 'nowhere'} (priority: outside enemy ZOC, within stacking, "
-                           f"towards the own rear)", retreat_options(rules, hit))
-    step(rules, hit, to, ctx, by)
+                           f"towards the own rear)", retreat_options(sc, rules, hit))
+    step(sc, rules, hit, to, ctx, by)
 
 
-def policy_choice(rules: dict, hit: dict, policy: str) -> dict:
+def policy_choice(sc: Scenario, rules: dict, hit: dict, policy: str) -> dict:
     """engine-priority: the tied hex farthest back, then the lowest id; end the retreat as soon
     as it may. break-contact: the same, but where the retreat may end next to an enemy unit it
     goes on while a next hex lies outside enemy ZOC and within the stacking limit."""
-    kind, hexes = candidates(rules, hit)
-    b = board(rules)
+    kind, hexes = candidates(sc, rules, hit)
     sign = -1 if hit["side"] == "german" else 1
-    best = sorted(hexes, key=lambda h: (-sign * b.offset(h)[0], -sign * b.offset(h)[1], h))
+    best = sorted(hexes, key=lambda h: (-sign * sc.offset(h)[0], -sign * sc.offset(h)[1], h))
     if kind == "may-stop":
-        zone, _ = bd.ezoc(rules, hit["side"])
-        safe = [h for h in best if h not in zone and bd.fits(rules, h, _alive(rules, hit))]
-        if policy != "break-contact" or not safe or not bd.adjacent_enemy(rules, hit["at"], hit["side"]):
+        zone, _ = bd.ezoc(sc, rules, hit["side"])
+        safe = [h for h in best if h not in zone and bd.fits(sc, rules, h, _alive(sc, rules, hit))]
+        if policy != "break-contact" or not safe or not bd.adjacent_enemy(sc, rules, hit["at"], hit["side"]):
             return {"type": "retreat", "to": None}
         return {"type": "retreat", "to": safe[0]}
     return {"type": "retreat", "to": best[0]}
@@ -210,7 +211,7 @@ def policy_choice(rules: dict, hit: dict, policy: str) -> dict:
 
 # --- 9.11 advance after combat --------------------------------------------------------------------
 
-def eligible(rules: dict, a: dict) -> list[str]:
+def eligible(sc: Scenario, rules: dict, a: dict) -> list[str]:
     """Attacking units that may still advance: not anti-tank or artillery (9.11), alive and in
     the hex they attacked from, not retreated, not yet advanced."""
     out = []
@@ -218,31 +219,29 @@ def eligible(rules: dict, a: dict) -> list[str]:
         if h not in a.get("fired_groups", []):
             continue
         for uid in group:
-            u = rules["units"][uid]
-            if u["status"] == "map" and u["hex"] == h and u["cls"] in ("tank", "infantry") \
+            if st.hex_of(rules, uid) == h and sc.units[uid].cls in ("tank", "infantry") \
                     and uid not in a["att_retreated"] and uid not in a["advanced"]:
                 out.append(uid)
     return out
 
 
-def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> tuple[str, str] | None:
+def check_path(sc: Scenario, rules: dict, a: dict, uids: list[str], path: list[str]) -> tuple[str, str] | None:
     """None if the advance along `path` is legal, else (rule, reason)."""
-    b = board(rules)
     side = a["att"]
     if not path or len(path) > a["M"]:
         return "9.11", f"an advance is 1 to {a['M']} hexes"
-    zone, _ = bd.ezoc(rules, side)
+    zone, _ = bd.ezoc(sc, rules, side)
     route = set(a.get("def_route", []))
-    enemy = {u["hex"] for u in rules["units"].values() if u["status"] == "map" and u["side"] != side}
-    cur = rules["units"][uids[0]]["hex"]
+    enemy = bd.occupied(sc, rules, other(side))
+    cur = st.hex_of(rules, uids[0])
     for i, h in enumerate(path):
-        if h not in b:
+        if h not in sc:
             return "9.11", f"there is no hex {h}"
-        if not b.grid.adjacent(cur, h):
+        if not sc.adjacent(cur, h):
             return "9.11", f"{cur} and {h} are not adjacent"
         if h in enemy:
             return "9.11", f"{h} holds enemy units"
-        if not b.crossable(cur, h) and not (i == 0 and h == a["target"]):
+        if not sc.crossable(cur, h) and not (i == 0 and h == a["target"]):
             return "9.11.1", f"no advance across the river between {cur} and {h} without a bridge"
         if i < len(path) - 1 and h in zone and h not in route:
             return "9.11.2", f"{h} is in an enemy zone of control off the defenders' retreat route: the advance stops there"
@@ -250,13 +249,12 @@ def check_path(rules: dict, a: dict, uids: list[str], path: list[str]) -> tuple[
     return None
 
 
-def options(rules: dict, a: dict) -> list[dict]:
-    b = board(rules)
-    elig = eligible(rules, a)
+def options(sc: Scenario, rules: dict, a: dict) -> list[dict]:
+    elig = eligible(sc, rules, a)
     by_hex: dict[str, list[str]] = {}
     for u in elig:
-        by_hex.setdefault(rules["units"][u]["hex"], []).append(u)
-    zone, _ = bd.ezoc(rules, a["att"])
+        by_hex.setdefault(st.hex_of(rules, u), []).append(u)
+    zone, _ = bd.ezoc(sc, rules, a["att"])
     route = set(a.get("def_route", []))
     out = []
     for h, us in sorted(by_hex.items()):
@@ -268,12 +266,12 @@ def options(rules: dict, a: dict) -> list[dict]:
                 nxt = []
                 for p in frontier:
                     cur = p[-1] if p else h
-                    for n in b.neigh[cur]:
+                    for n in sc.neigh[cur]:
                         if n in seen:
                             continue
                         cand = p + [n]
-                        if check_path(rules, a, group, cand) is None:
-                            if bd.fits(rules, n, group):
+                        if check_path(sc, rules, a, group, cand) is None:
+                            if bd.fits(sc, rules, n, group):
                                 out.append({"type": "advance", "units": group, "path": cand})
                             seen.add(n)
                             if not (n in zone and n not in route):
@@ -282,42 +280,42 @@ def options(rules: dict, a: dict) -> list[dict]:
     return out + [{"type": "advance-end"}]
 
 
-def advance(rules: dict, a: dict, order: dict, ctx) -> None:
+def advance(sc: Scenario, rules: dict, a: dict, order: dict, ctx) -> None:
     uids = sorted(order.get("units") or [])
     path = list(order.get("path") or [])
-    elig = eligible(rules, a)
+    elig = eligible(sc, rules, a)
     bad = [u for u in uids if u not in elig]
     if not uids or bad:
         raise IllegalOrder("9.11", f"advance: {', '.join(bad) or 'no unit'} may not advance "
                            f"(only attacking armoured and infantry units that have not yet advanced)", elig)
-    if len({rules["units"][u]["hex"] for u in uids}) != 1:
+    if len({st.hex_of(rules, u) for u in uids}) != 1:
         raise IllegalOrder("9.11", "advance: units advancing together must start in the same hex", elig)
-    why = check_path(rules, a, uids, path)
+    why = check_path(sc, rules, a, uids, path)
     if why:
         raise IllegalOrder(why[0], f"advance {','.join(uids)}: {why[1]}", None)
-    start = rules["units"][uids[0]]["hex"]
+    start = st.hex_of(rules, uids[0])
     for h in path:
-        bd.enter(rules, h, a["att"])
+        bd.enter(sc, rules, h, a["att"])
     for u in uids:
-        rules["units"][u]["hex"] = path[-1]
+        st.put(rules, u, path[-1])
         if a["kind"] == "manoeuvre":
-            rules["units"][u]["done"] = True  # 9.11: facing turned; 8.6 lets concentrated attackers move at half
+            st.mark(rules, "done", u)  # 9.11: facing turned; 8.6 lets concentrated attackers move at half
     a["advanced"] = sorted(a["advanced"] + uids)
     ctx.event("advance", f"{', '.join(uids)} advance {' -> '.join([start] + path)}"
               f" ({'standing order' if ctx.chosen_by == 'policy' else 'attacker’s choice'}).",
               units=uids, path=[start] + path, chosen_by=ctx.chosen_by, rule="9.11")
     # 6.4, 9.11: an advance may end over the stacking limit; the attacker then removes units
     end = path[-1]
-    removal.require(rules, end, a["att"], bd.units_in(rules, end, a["att"]), "6.4",
+    removal.require(sc, rules, end, a["att"], bd.units_in(sc, rules, end, a["att"]), "6.4",
                     f"the advance after combat of {', '.join(uids)}", ctx)
 
 
-def policy_advance(rules: dict, a: dict) -> dict:
+def policy_advance(sc: Scenario, rules: dict, a: dict) -> dict:
     """vacated: the first group (or else unit) that fits advances into the defender's hex."""
     target = a["target"]
-    if bd.units_in(rules, target, a["att"]) or bd.side_in(rules, target) == other(a["att"]):
+    if bd.units_in(sc, rules, target, a["att"]) or bd.side_in(sc, rules, target) == other(a["att"]):
         return {"type": "advance-end"}
-    for opt in options(rules, a):
+    for opt in options(sc, rules, a):
         if opt["type"] == "advance" and opt["path"] == [target]:
             return opt
     return {"type": "advance-end"}

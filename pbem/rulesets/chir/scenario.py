@@ -1,22 +1,31 @@
-"""The scenario: loading the bundled data, checking it, and the static board kept in state.
+"""The scenario: the bundled data, its check, and the scenario object built from it.
 
 The scenario document has five parts (map, terrain, crt, oob, victory: the files of
-`data/`) and an optional `position` (see README.md). `static(doc)` boils the document down
-to what play needs (a compact, JSON-like `board` stored in every state, so that a state
-file is complete); `board(rules)` turns it into a `Board` of fast lookups, built once per
-board content (keyed by its hash) and never mutated.
+`data/`) and an optional `position` (see README.md). `Scenario(doc, options)` turns it,
+once per process, into everything the genesis fixes: the board with its neighbours,
+hexsides, step costs, set-up areas and rears worked out in advance, the tables, the fixed
+attributes of every unit, the options, the victory parameters and the last turn. The core
+caches it and every game with that document and options shares it, so nothing ever changes
+it (its mappings are read-only views). The rules state (state.py) holds only what play
+changes.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from pbem.core.canonical import digest, load_file
-from pbem.core.geometry.hexgrid import HexIdFormat, HexMap
+from pbem.core.geometry.hexgrid import HEXSIDE_SEPARATOR, HexIdFormat, HexMap
 
 DATA = Path(__file__).resolve().parent / "data"
 PARTS = ("map", "terrain", "crt", "oob", "victory")
 SIDES = ("soviet", "german")
+CLASSES = ("mot", "non")  # movement classes (8.3): motorised, non-motorised
+SIZE_THIRDS = {"company": 1, "battalion": 3, "regiment": 9}  # 6.1: 3 companies = 1 battalion
 
 
 def load_historical() -> dict:
@@ -24,186 +33,323 @@ def load_historical() -> dict:
     return {part: load_file(DATA / f"{part}.yaml", f"chir/data/{part}.yaml") for part in PARTS}
 
 
+# The digest of the bundled data (`data_digest` of `load_historical()`), which
+# tests/test_chir_data.py checks against the schema: a document whose five parts are exactly
+# that data needs no second check at every start of pbem (about 50 ms); any other (an edited
+# data file, a document embedded in a genesis) is checked in full. After an edit of data/,
+# that test gives the new digest to put here.
+CHECKED_DATA = "fcd1f22acf5814e5445c44344036e0dfebebe7df007def98921ef193c69b43e0"
+
+
+def data_digest(doc: dict) -> str | None:
+    """SHA-256 of the canonical five parts of a document, or None if one is missing."""
+    if not isinstance(doc, dict) or any(part not in doc for part in PARTS):
+        return None
+    return digest(b"chir-data\n", {part: doc[part] for part in PARTS})
+
+
 def validate(doc: dict) -> None:
     from pbem.core import schema
 
-    problems = schema.errors(schema.load("chir-scenario.schema.json"), doc)
+    checks = _inlined(schema.load("chir-scenario.schema.json"))
+    if data_digest(doc) == CHECKED_DATA:  # the data is the data the tests checked: only the rest is left
+        checks = dict(checks, properties={**checks["properties"], **{part: True for part in PARTS}})
+    problems = schema.errors(checks, doc)
     if problems:
         raise ValueError(f"chir scenario: {problems[0]}")
+
+
+def _inlined(schema: dict) -> dict:
+    """The schema with each reference to its `$defs` replaced by the definition: the same
+    checks, but a check of the document (every hex, every unit) resolves no reference, which
+    halves its cost. The definitions refer to no reference cycle."""
+    defs = schema.get("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: inline(v) for k, v in node.items() if k != "$ref"}
+        ref = node.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+            return dict(out, **({"$ref": ref} if ref is not None else {}))
+        target = inline(defs[ref[len("#/$defs/"):]])
+        return target if not out else {"allOf": [target], **out}
+
+    return {k: inline(v) for k, v in schema.items() if k != "$defs"}
 
 
 def other(side: str) -> str:
     return "german" if side == "soviet" else "soviet"
 
 
-# --- the static board ------------------------------------------------------------------------
+def _frozen(mapping: dict) -> Mapping:
+    return MappingProxyType(mapping)
 
-def static(doc: dict) -> dict:
-    m, t, crt, v = doc["map"], doc["terrain"], doc["crt"], doc["victory"]
-    counts: dict[str, int] = {}
-    for kind in m["hexes"].values():
-        counts[kind] = counts.get(kind, 0) + 1
-    base = max(sorted(counts), key=lambda k: counts[k])
-    river = {}
-    for r in m["rivers"]:
-        for side in r["hexsides"]:
-            river[side] = r["name"]
-    setup = m["setup"]
-    return {
-        "layout": m["format"]["layout"],
-        "columns": list(m["bounds"]["columns"]), "rows": list(m["bounds"]["rows"]),
-        "edges": {k: dict(e) for k, e in sorted(m["edges"].items())},
-        "base_terrain": base,
-        "terrain": {h: k for h, k in sorted(m["hexes"].items()) if k != base},
-        "terrain_table": {k: {"mot": e["movement"]["motorised"], "non": e["movement"]["non_motorised"],
-                              "shift": e.get("defence_shift", 0)} for k, e in sorted(t["terrain"].items())},
-        "river": dict(sorted(river.items())),
-        "river_cost": {"mot": t["hexsides"]["river"]["movement_extra"]["motorised"],
-                       "non": t["hexsides"]["river"]["movement_extra"]["non_motorised"]},
-        "river_shift": t["hexsides"]["river"]["all_attackers_across_shift"],
-        "road_cost": {"mot": t["hexsides"]["road"]["movement"]["motorised"],
-                      "non": t["hexsides"]["road"]["movement"]["non_motorised"]},
-        "exit_cost": t["map_exit"]["cost"],
-        "roads": [list(r["hexes"]) for r in m["roads"]],
-        "bridges": sorted(b["hexside"] for b in m["bridges"]),
-        "entry": [{"hex": e["hex"], "side": e["side"]} for e in m["entry_hexes"]],
-        "exit": sorted(e["hex"] for e in m["exit_hexes"]),
-        "places": [{"name": p["name"], "hexes": list(p["hexes"]), "vp": p["vp"]} for p in v["places"]["list"]],
-        "loc_from": m["lines_of_communication"]["german"]["from"],
-        "loc_edges": list(m["lines_of_communication"]["german"]["to_edges"]),
-        "exit_loc_to": list(v["exits"]["requires_line_to"]),
-        "control_soviet": sorted(m["control_at_start"]["soviet"]),
-        "fronts": {"german": {g: list(f["front"]) for g, f in sorted(setup["german"].items())},
-                   "soviet": {g: list(f["front"]) for g, f in sorted(setup["soviet"].items()) if "front" in f}},
-        "cd_area": sorted(setup["soviet"].get("C,D", {}).get("area", [])),
-        "placements": [{"units": p["units"], "hexes": list(p["hexes"]), "radius": p.get("radius", 0),
-                        "not_on": p.get("not_on")} for p in setup.get("placements", [])],
-        "red_star": sorted(setup.get("red_star", {}).get("hexes", [])),
-        "field_divisions": sorted(k for k, a in doc["oob"]["affiliations"]["german"].items()
-                                  if a.get("kind") == "field-division"),
-        "crt": {"columns": [[c["label"], c["min"], c.get("max")] for c in crt["columns"]],
-                "results": {k: list(r) for k, r in sorted(crt["results"].items())}},
-        "weapons": {k: {"tank": list(e["tank"]), "not_tank": list(e["not_tank"])}
-                    for k, e in sorted(crt["weapon_effects"].items()) if isinstance(e, dict)},
-        "shifts": {s["id"]: s.get("shift", 0) for s in crt["shifts"]},
-        "victory": {
-            "turns": v["turns"],
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """The fixed attributes of a unit (2.x, `data/oob.yaml`)."""
+
+    id: str
+    side: str
+    name: str
+    aff: str                # affiliation: division colour (10.2), unit for stacking (6.1)
+    army: str | None        # 6.2, 10.2
+    arm: str                # arm of service (anti-aircraft: 3.2's exception)
+    cls: str                # fire class: tank, infantry, anti-tank, artillery
+    size: str               # company, battalion, regiment (6.x)
+    full: int               # printed strength
+    morale: int
+    mp: int                 # movement allowance in whole MP
+    mot: bool               # motorised (8.3)
+    light: int              # red circles of a light tank (9.7.4)
+    heavy: bool             # heavy tank (9.7.4)
+    range: int | None       # artillery range (10.1)
+    support: str | None     # whom artillery supports (10.2): any, own, 5TA
+    sp: bool                # self-propelled gun (8.7)
+    setup: str | None       # set-up group or placement (3.2, 3.3); None for a reinforcement
+    entry_turn: int | None  # reinforcements (11.x): game turn and hex of entry
+    entry_hex: str | None
+
+    @property
+    def move_class(self) -> str:
+        return "mot" if self.mot else "non"
+
+    @property
+    def thirds(self) -> int:
+        """Stacking size in thirds of a battalion (6.1)."""
+        return SIZE_THIRDS.get(self.size, 3)
+
+    @property
+    def combat_arm(self) -> bool:
+        """Armoured or infantry unit (7.2, 8.5.1, 9.1, 9.4.1)."""
+        return self.cls in ("tank", "infantry")
+
+    @property
+    def front_infantry(self) -> bool:
+        """3.2/3.3: infantry sets up on front hexes; anti-aircraft guns (blue frame) may also
+        set up behind the front (3.2 exception)."""
+        return self.cls == "infantry" and self.arm != "anti-aircraft"
+
+
+def _unit(u: dict, side: str) -> Unit:
+    setup = u.get("setup")
+    entry = setup if isinstance(setup, dict) else None
+    return Unit(
+        id=u["id"], side=side, name=u["name"], aff=u["affiliation"], army=u.get("army"), arm=u["arm"],
+        cls=u["class"], size=u["size"], full=u["strength"], morale=u["morale"], mp=u["movement"],
+        mot=bool(u["motorised"]), light=int(u.get("light", 0) or 0), heavy=bool(u.get("heavy", False)),
+        range=u.get("range"), support=u.get("support"), sp=bool(u.get("self_propelled", False)),
+        setup=None if entry else setup, entry_turn=entry["turn"] if entry else None,
+        entry_hex=entry["entry"] if entry else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A place of 4.2: its hexes and VP."""
+
+    name: str
+    hexes: tuple[str, ...]
+    vp: int
+
+
+class Scenario:
+    """The world of one scenario document and options, built once and never changed.
+
+    Board lookups take hex ids; every neighbour list, hexside, step cost, set-up area and
+    rear is worked out here, so that a step of play costs only what its orders cause."""
+
+    def __init__(self, doc: dict, options: dict):
+        validate(doc)
+        m, t, crt, v, oob = doc["map"], doc["terrain"], doc["crt"], doc["victory"], doc["oob"]
+        self.options: Mapping[str, Any] = _frozen(dict(sorted(options.items())))
+
+        # --- units (2.x)
+        units: dict[str, Unit] = {}
+        for side in ("german", "soviet"):
+            for group in oob[side]:
+                for u in group["units"]:
+                    if u["id"] in units:
+                        raise ValueError(f"chir scenario: unit id {u['id']} appears twice in the order of battle")
+                    units[u["id"]] = _unit(u, side)
+        self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
+        self.unit_ids: tuple[str, ...] = tuple(self.units)
+        self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
+        # each side's units with what they weigh in a zone of control (7.0): armour, printed strength
+        self.side_units: Mapping[str, tuple[tuple[str, bool, int], ...]] = _frozen(
+            {side: tuple((uid, u.cls == "tank", u.full) for uid, u in self.units.items() if u.side == side)
+             for side in ("german", "soviet")})
+        self.field_divisions = frozenset(k for k, a in oob["affiliations"]["german"].items()
+                                         if a.get("kind") == "field-division")
+
+        # --- the board
+        (c0, c1), (r0, r1) = m["bounds"]["columns"], m["bounds"]["rows"]
+        self.grid = HexMap.rectangle(HexIdFormat(m["format"]["layout"], 2), range(c0, c1 + 1), range(r0, r1 + 1))
+        self.ids: tuple[str, ...] = self.grid.ids
+        self.hexes = frozenset(self.ids)
+        self.hex_index: Mapping[str, int] = _frozen({h: i for i, h in enumerate(self.ids)})  # the order of ids
+        self.neigh: Mapping[str, tuple[str, ...]] = _frozen(
+            {h: tuple(sorted(self.grid.neighbours(h))) for h in self.ids})
+        self._neigh_set = {h: frozenset(n) for h, n in self.neigh.items()}
+        self._offset = {h: self.grid.offset(h) for h in self.ids}
+        self._axial = {h: (x.q, x.r) for h, x in ((h, self.grid.hex(h)) for h in self.ids)}
+        counts: dict[str, int] = {}
+        for kind in m["hexes"].values():
+            counts[kind] = counts.get(kind, 0) + 1
+        base = max(sorted(counts), key=lambda k: counts[k])
+        self._terrain = {h: k for h, k in m["hexes"].items() if k != base}
+        self.base_terrain = base
+        self.terrain_shift: Mapping[str, int] = _frozen(
+            {k: e.get("defence_shift", 0) for k, e in sorted(t["terrain"].items())})
+        self.edges: Mapping[str, Mapping] = _frozen({k: _frozen(dict(e)) for k, e in sorted(m["edges"].items())})
+
+        # hexsides (8.3, 8.4, 9.10, 9.11.1): a key names the two neighbours it lies between,
+        # lower id first (`HexMap.hexside`); a key that names no such pair lies on no step
+        def pair(key: str) -> tuple[str, str] | None:
+            a, _, b = key.partition(HEXSIDE_SEPARATOR)
+            return (a, b) if a < b and b in self._neigh_set.get(a, ()) else None
+
+        self._river_name: dict[str, dict[str, str]] = {h: {} for h in self.ids}  # a -> {b across a river: its name}
+        for r in m["rivers"]:
+            for key in r["hexsides"]:
+                ab = pair(key)
+                if ab:
+                    self._river_name[ab[0]][ab[1]] = self._river_name[ab[1]][ab[0]] = r["name"]
+        bridged: dict[str, set[str]] = {h: set() for h in self.ids}
+        for bridge in m["bridges"]:
+            ab = pair(bridge["hexside"])
+            if ab:
+                bridged[ab[0]].add(ab[1])
+                bridged[ab[1]].add(ab[0])
+        self._bridged = {h: frozenset(s) for h, s in bridged.items()}
+        road_to: dict[str, set[str]] = {h: set() for h in self.ids}
+        for r in m["roads"]:
+            for a, b in zip(r["hexes"], r["hexes"][1:]):
+                self.grid.hexside(a, b)  # consecutive road hexes must be neighbours
+                road_to[a].add(b)
+                road_to[b].add(a)
+        # 9.10, 9.11.1: neighbours across a river without a bridge
+        self._unbridged = {a: frozenset(b for b in self._river_name[a] if b not in self._bridged[a]) for a in self.ids}
+        road_next: dict[str, set[str]] = {}
+        for r in m["roads"]:
+            for x, y in zip(r["hexes"], r["hexes"][1:]):
+                road_next.setdefault(x, set()).add(y)
+                road_next.setdefault(y, set()).add(x)
+        self.road_next: Mapping[str, tuple[str, ...]] = _frozen({h: tuple(sorted(s)) for h, s in sorted(road_next.items())})
+
+        # 8.3, 8.4: the price of every step, by movement class, in half MP: the road cost
+        # along a road (bridges cancel rivers), else the terrain entered plus the river hexside
+        self.road_cost: Mapping[str, int] = _frozen({"mot": t["hexsides"]["road"]["movement"]["motorised"],
+                                                     "non": t["hexsides"]["road"]["movement"]["non_motorised"]})
+        river_cost = {"mot": t["hexsides"]["river"]["movement_extra"]["motorised"],
+                      "non": t["hexsides"]["river"]["movement_extra"]["non_motorised"]}
+        table = {k: {"mot": e["movement"]["motorised"], "non": e["movement"]["non_motorised"]}
+                 for k, e in t["terrain"].items()}
+        cost: dict[str, dict[str, Mapping[str, int]]] = {key: {} for key in CLASSES}
+        for key in CLASSES:
+            road, river_extra = self.road_cost[key], river_cost[key]
+            entering = {c: table[self.terrain(c)][key] for c in self.ids}
+            for a in self.ids:
+                roads, rivers = road_to[a], self._river_name[a]
+                cost[key][a] = _frozen({c: road if c in roads else entering[c] + (river_extra if c in rivers else 0)
+                                        for c in self.neigh[a]})
+        self.cost: Mapping[str, Mapping[str, Mapping[str, int]]] = _frozen({k: _frozen(v) for k, v in cost.items()})
+        # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
+        self.cost_max: Mapping[str, Mapping[str, int]] = _frozen(
+            {a: _frozen({c: max(cost["mot"][a][c], cost["non"][a][c]) for c in self.neigh[a]}) for a in self.ids})
+        self.exit_cost: int = t["map_exit"]["cost"]
+        self.river_shift: int = t["hexsides"]["river"]["all_attackers_across_shift"]
+
+        # --- places, lines of communication, entry and exit (4.x, 11.x)
+        self.exit = frozenset(e["hex"] for e in m["exit_hexes"])
+        self.places: tuple[Place, ...] = tuple(Place(p["name"], tuple(p["hexes"]), p["vp"]) for p in v["places"]["list"])
+        self.place_hexes = frozenset(h for p in self.places for h in p.hexes)
+        loc = m["lines_of_communication"]["german"]
+        self.loc_from: str = loc["from"]
+        self.loc_edges: tuple[str, ...] = tuple(loc["to_edges"])
+        self.loc_edge_hexes = frozenset(h for h in self.ids if any(self.on_edge(h, e) for e in self.loc_edges))
+        self.exit_loc_to: tuple[str, ...] = tuple(v["exits"]["requires_line_to"])
+        self.soviet_at_start = frozenset(m["control_at_start"]["soviet"])  # 3.3; every other hex German
+
+        # --- set-up (3.x)
+        setup = m["setup"]
+        self.fronts: Mapping[str, Mapping[str, tuple[str, ...]]] = _frozen({
+            "german": _frozen({g: tuple(f["front"]) for g, f in sorted(setup["german"].items())}),
+            "soviet": _frozen({g: tuple(f["front"]) for g, f in sorted(setup["soviet"].items()) if "front" in f})})
+        self.front_hexes: Mapping[str, frozenset[str]] = _frozen(
+            {side: frozenset(h for f in self.fronts[side].values() for h in f) for side in ("german", "soviet")})
+        self.cd_area: tuple[str, ...] = tuple(sorted(setup["soviet"].get("C,D", {}).get("area", [])))
+        self.placements = tuple((tuple(p["hexes"]), p.get("radius", 0)) for p in setup.get("placements", []))
+        self.red_star: tuple[str, ...] = tuple(sorted(setup.get("red_star", {}).get("hexes", [])))
+        self.setup_hexes: Mapping[str, frozenset[str]] = _frozen(
+            {side: self._setup_hexes(side) for side in ("german", "soviet")})
+        self.rears: Mapping[tuple[str, str], frozenset[str]] = _frozen(
+            {(side, g): self._rear(side, f) for side in ("german", "soviet") for g, f in self.fronts[side].items()})
+
+        # --- combat tables (9.5-9.7)
+        self.crt_columns: tuple[tuple[str, int, int | None], ...] = tuple(
+            (c["label"], c["min"], c.get("max")) for c in crt["columns"])
+        self.crt_results: Mapping[str, tuple[str, ...]] = _frozen({k: tuple(r) for k, r in sorted(crt["results"].items())})
+        self.weapons: Mapping[str, Mapping[str, tuple[int, int]]] = _frozen(
+            {k: _frozen({"tank": tuple(e["tank"]), "not_tank": tuple(e["not_tank"])})
+             for k, e in sorted(crt["weapon_effects"].items()) if isinstance(e, dict)})
+        self.shifts: Mapping[str, int] = _frozen({s["id"]: s.get("shift", 0) for s in crt["shifts"]})
+
+        # --- victory (4.x, 14.0)
+        optional = v.get("optional", {}).get("conditions", [])
+        self.victory: Mapping[str, Any] = _frozen({
             "lost_halves_per_point": v["strength_losses"]["lost_on_map_halves_per_point"],
             "elim_vp_per_point": v["strength_losses"]["eliminated_vp_per_point"],
             "loc_vp": v["line_of_communication"]["german_vp_if_cut"],
             "exit_vp_per_point": v["exits"]["soviet_vp_per_strength_point"],
-            "levels": [[lv["min"], lv.get("max"), lv["name"]] for lv in v["levels"]["list"]],
-            "multiplier": list(next((c["multiplier"] for c in v.get("optional", {}).get("conditions", [])
-                                     if c["id"] == "never_soviet_city_multiplier"), [3, 2])),
-            "never_cut_vp": next((c["german_vp_if_never_cut"] for c in v.get("optional", {}).get("conditions", [])
-                                  if c["id"] == "line_never_cut"), 10),
-        },
-    }
+            "levels": tuple((lv["min"], lv.get("max"), lv["name"]) for lv in v["levels"]["list"]),
+            "multiplier": tuple(next((c["multiplier"] for c in optional if c["id"] == "never_soviet_city_multiplier"),
+                                     [3, 2])),
+            "never_cut_vp": next((c["german_vp_if_never_cut"] for c in optional if c["id"] == "line_never_cut"), 10),
+        })
+        self.last_turn: int = v["turns"]
 
+        # --- a given starting position (README.md), read by setup.initial
+        self.position: dict | None = json.loads(json.dumps(doc["position"])) if "position" in doc else None
 
-def unit_record(u: dict, side: str) -> dict:
-    setup = u.get("setup")
-    entry = None
-    code = setup
-    if isinstance(setup, dict):
-        entry, code = {"turn": setup["turn"], "hex": setup["entry"]}, None
-    return {
-        "side": side, "name": u["name"], "aff": u["affiliation"], "army": u.get("army"),
-        "arm": u["arm"], "cls": u["class"], "size": u["size"], "full": u["strength"], "str": u["strength"],
-        "morale": u["morale"], "mp": u["movement"], "mot": bool(u["motorised"]),
-        "light": int(u.get("light", 0) or 0), "heavy": bool(u.get("heavy", False)),
-        "range": u.get("range"), "support": u.get("support"), "sp": bool(u.get("self_propelled", False)),
-        "setup": code, "entry": entry,
-        "hex": None, "status": "pool" if entry else "setup",
-        "conf": False, "fired": False, "half": False, "done": False,
-        "moved": False, "used": 0, "attacked": False, "no_move": False, "mattacked": False,
-    }
-
-
-def units(doc: dict) -> dict:
-    out = {}
-    for side in ("german", "soviet"):
-        for group in doc["oob"][side]:
-            for u in group["units"]:
-                if u["id"] in out:
-                    raise ValueError(f"chir scenario: unit id {u['id']} appears twice in the order of battle")
-                out[u["id"]] = unit_record(u, side)
-    return dict(sorted(out.items()))
-
-
-# --- fast lookups over the static board ---------------------------------------------------
-
-class Board:
-    """Read-only lookups over `rules["board"]` (never stored in state)."""
-
-    def __init__(self, st: dict):
-        self.st = st
-        c0, c1 = st["columns"]
-        r0, r1 = st["rows"]
-        self.grid = HexMap.rectangle(HexIdFormat(st["layout"], 2), range(c0, c1 + 1), range(r0, r1 + 1))
-        self.ids = self.grid.ids
-        self.neigh = {h: tuple(sorted(self.grid.neighbours(h))) for h in self.ids}
-        self.river = st["river"]
-        self.bridges = set(st["bridges"])
-        self.road_sides: set[str] = set()
-        for road in st["roads"]:
-            for a, b in zip(road, road[1:]):
-                self.road_sides.add(self.grid.hexside(a, b))
-        self.road_hexes = sorted({h for road in st["roads"] for h in road})
-        self.exit = set(st["exit"])
-        self.entry = {e["hex"]: e["side"] for e in st["entry"]}
-        self.place_hexes = {h for p in st["places"] for h in p["hexes"]}
-        # 8.3, 8.4: the price of every step, by movement class (half MP)
-        self.cost: dict[str, dict[str, dict[str, int]]] = {"mot": {}, "non": {}}
-        table = st["terrain_table"]
-        for a in self.ids:
-            for key in ("mot", "non"):
-                row = self.cost[key].setdefault(a, {})
-                for c in self.neigh[a]:
-                    side = self.grid.hexside(a, c)
-                    if side in self.road_sides:
-                        row[c] = st["road_cost"][key]
-                    else:
-                        row[c] = table[self.terrain(c)][key] + (st["river_cost"][key] if side in self.river else 0)
-        # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
-        self.cost_max = {a: {c: max(self.cost["mot"][a][c], self.cost["non"][a][c]) for c in self.neigh[a]}
-                         for a in self.ids}
-        # 3.2, 3.3: each side's set-up hexes, and the hexes behind each set-up group's front
-        self.setup_hexes = {side: self._setup_hexes(side) for side in ("german", "soviet")}
-        self.rears = {(side, g): self._rear(side, f) for side in ("german", "soviet")
-                      for g, f in sorted(st["fronts"][side].items())}
+    # --- board lookups -----------------------------------------------------------------------
 
     def __contains__(self, h: object) -> bool:
-        return h in self.grid
+        return h in self.hexes
 
     def terrain(self, h: str) -> str:
-        return self.st["terrain"].get(h, self.st["base_terrain"])
+        return self._terrain.get(h, self.base_terrain)
 
-    def side_key(self, a: str, b: str) -> str:
-        return self.grid.hexside(a, b)
+    def adjacent(self, a: str, b: str) -> bool:
+        near = self._neigh_set.get(a)
+        return b in near if near is not None else self.grid.adjacent(a, b)
 
     def is_river(self, a: str, b: str) -> bool:
-        return self.grid.hexside(a, b) in self.river
+        """Is the hexside between neighbours a and b a river hexside (bridged or not)?"""
+        return b in self._river_name[a]
 
-    def is_bridge(self, a: str, b: str) -> bool:
-        return self.grid.hexside(a, b) in self.bridges
-
-    def is_road(self, a: str, b: str) -> bool:
-        return self.grid.hexside(a, b) in self.road_sides
+    def river_name(self, a: str, b: str) -> str:
+        return self._river_name[a][b]
 
     def crossable(self, a: str, b: str) -> bool:
         """9.10, 9.11.1: a river hexside may be crossed in retreat or advance only by a bridge."""
-        key = self.grid.hexside(a, b)
-        return key not in self.river or key in self.bridges
+        return b not in self._unbridged[a]
 
     def offset(self, h: str) -> tuple[int, int]:
-        return self.grid.offset(h)
+        xy = self._offset.get(h)
+        return xy if xy is not None else self.grid.offset(h)
 
     def distance(self, a: str, b: str) -> int:
-        return self.grid.distance(a, b)
+        pa, pb = self._axial.get(a), self._axial.get(b)
+        if pa is None or pb is None:
+            return self.grid.distance(a, b)
+        dq, dr = pa[0] - pb[0], pa[1] - pb[1]
+        return max(abs(dq), abs(dr), abs(dq + dr))
 
     def on_edge(self, h: str, edge: str) -> bool:
-        spec = self.st["edges"][edge]
+        spec = self.edges[edge]
         col, row = self.offset(h)
         return ("column" in spec and col == spec["column"]) or ("row" in spec and row == spec["row"])
 
@@ -216,21 +362,26 @@ class Board:
             return dc < 0 or (dc == 0 and dr < 0)
         return dc > 0 or (dc == 0 and dr > 0)
 
+    def start_control(self, h: str) -> str:
+        """3.3: at the start 2832 is Soviet and every other hex German."""
+        return "soviet" if h in self.soviet_at_start else "german"
+
+    # --- set-up areas (3.2, 3.3) -------------------------------------------------------------
+
     def _setup_hexes(self, side: str) -> frozenset[str]:
         """The hexes 3.2/3.3 give a side's set-up: its fronts; for the Soviet side also the
         "C, D" area, the red-star hexes and the hexes of 3.3's placements (less German front
         hexes, where 3.3 puts no Soviet unit)."""
-        st = self.st
-        out = {h for f in st["fronts"][side].values() for h in f}
+        out = set(self.front_hexes[side])
         if side == "soviet":
-            out |= set(st["cd_area"]) | set(st["red_star"])
-            for p in st["placements"]:
-                for centre in p["hexes"]:
-                    out |= set(self.grid.within(centre, p["radius"]))
-            out -= {h for f in st["fronts"]["german"].values() for h in f}
+            out |= set(self.cd_area) | set(self.red_star)
+            for hexes, radius in self.placements:
+                for centre in hexes:
+                    out |= set(self.grid.within(centre, radius))
+            out -= self.front_hexes["german"]
         return frozenset(out)
 
-    def _rear(self, side: str, front: list[str]) -> frozenset[str]:
+    def _rear(self, side: str, front: tuple[str, ...]) -> frozenset[str]:
         """3.2/3.3 "further south or west" (German), "north or east" (Soviet), as read in
         data/README.md: walk from each front hex along its row away from the enemy (south:
         lower columns; north: higher) and along its column (west: lower rows; east: higher);
@@ -247,7 +398,7 @@ class Board:
                 cur, (cc, rr) = f, (c + dc, r + dr)
                 while True:
                     nxt = fmt.format_offset(cc, rr)
-                    if nxt not in self.grid or nxt in blocked or self.is_river(cur, nxt):
+                    if nxt not in self.hexes or nxt in blocked or self.is_river(cur, nxt):
                         break
                     out.add(nxt)
                     cur, cc, rr = nxt, cc + dc, rr + dr
@@ -263,7 +414,7 @@ class Board:
         sign = -1 if side == "german" else 1
         c, r = self.offset(h)
         fmt = self.grid.format
-        for f in self.st["fronts"][side][group]:
+        for f in self.fronts[side][group]:
             fc, fr = self.offset(f)
             if fr == r and sign * (c - fc) > 0:
                 line = [fmt.format_offset(x, r) for x in range(fc, c + sign, sign)]
@@ -273,25 +424,13 @@ class Board:
                 continue
             for a, b in zip(line, line[1:]):
                 if self.is_river(a, b):
-                    return f"{h} is across the {self.river[self.grid.hexside(a, b)]} from {f}"
+                    return f"{h} is across the {self.river_name(a, b)} from {f}"
                 if b in self.setup_hexes[other(side)] and b != h:
                     return f"the enemy's set-up hex {b} lies between {f} and {h}"
         towards = "south or west" if side == "german" else "north or east"
         return f"no hex of that front has {h} straight {towards} of it in its column or row"
 
 
-_BOARDS: dict[str, Board] = {}
-
-
-def board(rules: dict) -> Board:
-    key = rules["board_key"]
-    b = _BOARDS.get(key)
-    if b is None:
-        if len(_BOARDS) > 16:
-            _BOARDS.clear()
-        b = _BOARDS[key] = Board(rules["board"])
-    return b
-
-
-def board_key(st: dict) -> str:
-    return digest(b"chir-board-v1\n", st)
+def build(doc: dict, options: dict) -> Scenario:
+    """The scenario object of a document and options (Ruleset.scenario)."""
+    return Scenario(doc, options)
