@@ -762,30 +762,33 @@ def _flow_text(value: Any) -> str:
 
 
 def _fits(value: Any, room: int) -> str | None:
-    """`value` in flow style, if it takes at most `room` characters."""
-    if _size(value, room) > room:
-        return None
-    return _flow_text(value)
-
-
-def _size(value: Any, limit: int) -> int:
-    """A lower bound of the flow text's length, exact while it stays within `limit` (so
-    that a large collection is never written out just to be measured)."""
-    if isinstance(value, dict):
-        total = 2
-        for key in value:
-            total += len(key) + 4 + _size(value[key], limit - total)
-            if total > limit:
-                return total
-        return total
-    if isinstance(value, list):
-        total = 2
-        for item in value:
-            total += 2 + _size(item, limit - total)
-            if total > limit:
-                return total
-        return total
-    return len(scalar_text(value))
+    """`value` in flow style, if it takes at most `room` characters (built in one pass that
+    stops as soon as it is too long, so a large collection is never written out whole)."""
+    if not isinstance(value, (dict, list)):
+        return scalar_text(value)
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    room -= 2
+    parts = []
+    for key in (sorted(value) if isinstance(value, dict) else ()):
+        item = _fits(value[key], room)
+        if item is None:
+            return None
+        text = scalar_text(key) + ": " + item
+        room -= len(text) + 2
+        if room < -2:
+            return None
+        parts.append(text)
+    for element in (value if isinstance(value, list) else ()):
+        text = _fits(element, room)
+        if text is None:
+            return None
+        room -= len(text) + 2
+        if room < -2:
+            return None
+        parts.append(text)
+    joined = ", ".join(parts)
+    return "{" + joined + "}" if isinstance(value, dict) else "[" + joined + "]"
 
 
 def _emit(obj: Any, indent: int, lines: list[str]) -> None:
