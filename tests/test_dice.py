@@ -104,3 +104,29 @@ def test_chain_secret_v2_from_the_key_and_the_nonce_matches_the_vector():
     assert secret.hex() == v["secret_c_n"]
     length = v["chain_length"]
     assert [dice.chain_value(secret, length, i).hex() for i in range(3)] == [v["anchor_c_0"], v["c_1"], v["c_2"]]
+
+
+def test_a_uniform_pick_takes_4_bytes_big_endian_and_rejects_the_uneven_top(monkeypatch):
+    """§3.5: v from 4 bytes big-endian, rejected if v >= floor(2^32/n)*n, else v mod n."""
+    n = 3
+    limit = (2**32 // n) * n
+    top = (2**32 - 1).to_bytes(4, "big")                 # rejected: >= limit
+    ok = (limit - 1).to_bytes(4, "big")                  # accepted: (limit - 1) % 3 == 2
+    small = (7).to_bytes(4, "big")                       # 7 % 3 == 1
+    blocks = {0: top + ok + small + bytes(20)}
+    monkeypatch.setattr(dice, "stream_block", lambda seed, label, j: blocks[j])
+    stream = dice.Stream(b"s", "x")
+    assert stream.pick(n) == (limit - 1) % n and stream.position == 8
+    assert stream.pick(n) == 1 and stream.position == 12
+
+
+def test_picks_are_uniform_enough_and_follow_the_stream():
+    seed = bytes(32)
+    stream = dice.Stream(seed, "pool")
+    counts = [0] * 5
+    for _ in range(5000):
+        counts[stream.pick(5)] += 1
+    assert all(900 < c < 1100 for c in counts), counts
+    one, two = dice.Stream(seed, "pool"), dice.Stream(seed, "pool")
+    assert [one.pick(7) for _ in range(20)] == [two.pick(7) for _ in range(20)]
+    assert one.position == 80          # 4 bytes a pick, none rejected here

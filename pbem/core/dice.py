@@ -95,6 +95,18 @@ class Stream:
                 return 1 + b % 6
 
 
+    def pick(self, n: int) -> int:
+        """A uniform pick among n (0 .. n-1): the next 4 bytes as a big-endian v, skipped
+        if v >= floor(2^32 / n) * n (rejection sampling keeps it unbiased), else v mod n."""
+        if not 1 <= n <= 2**32:
+            raise ValueError(f"a pick is among 1 to 2^32 things, not {n}")
+        limit = (2**32 // n) * n
+        while True:
+            v = int.from_bytes(bytes(self._byte() for _ in range(4)), "big")
+            if v < limit:
+                return v % n
+
+
 def first_d6(seed: bytes, label: str, count: int) -> list[int]:
     stream = Stream(seed, label)
     return [stream.d6() for _ in range(count)]

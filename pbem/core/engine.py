@@ -143,22 +143,31 @@ class _Dice:
     def restore(self, snap: tuple) -> None:
         self.positions, self.counts, self.script_used = dict(snap[0]), dict(snap[1]), snap[2]
 
-    def roll(self, label: str) -> dict:
+    def roll(self, label: str, among: int | None = None) -> dict:
+        """A d6, or with `among` a uniform pick of 0 .. among-1 (a draw from a pool; a
+        script gives it as its die minus one, and must hold a die below `among` + 1)."""
         if self.script is not None:
             if self.script_used >= len(self.script):
                 raise DiceNotYet("the dice script is used up")
             value = self.script[self.script_used]
+            if among is not None:
+                value -= 1
+                if value >= among:
+                    raise ValueError(f"scripted die {self.script_used + 1} picks {value + 1} of only {among}")
             self.script_used += 1
             return {"value": value, "source": "script", "script_index": self.script_used - 1, "label": label}
         if self.seed is None:
             raise DiceNotYet("no dice segment is open yet")
         stream = dice.Stream(self.seed, label, self.positions.get(label, 0))
         byte = stream.position
-        value = stream.d6()
+        value = stream.d6() if among is None else stream.pick(among)
         index = self.counts.get(label, 0)
         self.positions[label] = stream.position
         self.counts[label] = index + 1
-        return {"value": value, "source": self.source, "segment": self.k, "label": label, "index": index, "byte": byte}
+        roll = {"value": value, "source": self.source, "segment": self.k, "label": label, "index": index, "byte": byte}
+        if among is not None:
+            roll["among"] = among
+        return roll
 
 
 class _Step:
@@ -171,15 +180,22 @@ class _Step:
         self.events: list[dict] = []
 
     def d6(self, label: str) -> int:
+        return self._roll(label, None)
+
+    def pick(self, label: str, among: int) -> int:
+        return self._roll(label, among)
+
+    def _roll(self, label: str, among: int | None) -> int:
         if not isinstance(label, str) or not label or len(label) > 200:
             raise ValueError(f"dice label {label!r} must be a short non-empty string")
         if not self._may_roll:
             # §3.6 c: packet k has taken effect; its sender knows segment k's dice.
             raise DiceNotYet("no die of this segment may be rolled once the packet has taken effect")
-        roll = self._dice.roll(label)
+        roll = self._dice.roll(label, among)
         where = (f"segment {roll['segment']}, {roll['label']} #{roll['index']}" if roll["source"] != "script"
                  else f"scripted die {roll['script_index'] + 1}")
-        self.events.append({"type": "roll", "text": f"Die: {roll['value']} ({where}).", **roll})
+        what = f"Die: {roll['value']}" if among is None else f"Draw: {roll['value'] + 1} of {among}"
+        self.events.append({"type": "roll", "text": f"{what} ({where}).", **roll})
         return roll["value"]
 
     def event(self, type: str, text: str, **fields: Any) -> None:

@@ -98,6 +98,12 @@ class Context(Protocol):
         returns the value; it may raise an exception the ruleset must let through
         (dice not yet available: the step is rolled back and retried later)."""
 
+    def pick(self, label: str, among: int) -> int:
+        """A uniform random pick of 0 .. among-1 from the labelled sub-stream (DESIGN §3.5):
+        a draw from a pool the rules make at this point (an untried unit's strength, a
+        random set-up selection), from the remaining pool, in the segment in which the
+        rules make it. Labels, events and rollbacks as for `d6`."""
+
     def event(self, type: str, text: str, **fields: Any) -> None:
         """Record a structured event for the after-action report. `text` is one
         human-readable sentence; `fields` are JSON-like values for machines. Cite the
