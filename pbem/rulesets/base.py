@@ -155,6 +155,12 @@ class Ruleset:
     render: Callable[[Any, dict], str]
     # scenario, rules, need -> YAML comment lines explaining the legal options (for `pbem orders`)
     describe_need: Callable[[Any, dict, Need], list[str]] = field(default=lambda scenario, rules, need: [])
+    # scenario, rules, events -> a scene of geometry-level primitives that core/render
+    # draws (DESIGN §4.2: no ruleset writes SVG); None while a ruleset has no picture
+    draw: Callable[[Any, dict, list[dict]], Any] | None = None
+    # the few heuristics the core's bots need to play this ruleset on purpose (what a good
+    # attack or a threatened area is; DESIGN §4.2); None: the bots know no heuristic
+    bot: Any = None
 
 
 def document_scenario(document: dict, options: dict) -> tuple[dict, dict]:
