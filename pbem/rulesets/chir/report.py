@@ -163,15 +163,17 @@ def render(sc: Scenario, rules: dict) -> str:
         stacks = bd.stacks(sc, rules, side)
         count = sum(len(us) for us in stacks.values())
         lines += ["", f"{side_name(side)} units on the map ({count}): hex, unit, arm and size, strength/printed, "
-                  "morale, markers"]
+                  "morale, markers" if count else f"{side_name(side)} units on the map: none"]
         for h, us in stacks.items():
             for i, uid in enumerate(us):
                 lines.append(f"  {h if i == 0 else '':4}  {_unit_row(sc, rules, uid, width)}")
     lines.append("")
-    for status, title in (("setup", "to set up (3.2, 3.3)"), ("pool", "waiting to enter (11.0)"),
+    for status, title in (("setup", "to set up"), ("pool", "waiting to enter (11.0)"),
                           ("gone", "eliminated (4.1)"), ("exited", "left the map (4.4)")):
         for side in SIDES:
             us = [u for u in sc.unit_ids if sc.side_of[u] == side and st.status(rules, u) == status]
+            if status == "setup":
+                title = f"to set up ({'3.2' if side == 'german' else '3.3'})"
             if us:
                 lines += wrap_list(f"{side_name(side)} units {title}:", [
                     f"{u}" + (f" (GT {sc.units[u].entry_turn} at {sc.units[u].entry_hex})" if status == "pool" else "")
@@ -233,7 +235,7 @@ def look_hex(sc: Scenario, rules: dict, h: str) -> list[str]:
     lines.append("Neighbours:")
     occupant = {n: bd.side_in(sc, rules, n) for n in sc.neigh[h]}
     for n in sc.neigh[h]:
-        notes = [sc.terrain(n)]
+        notes = [sc.terrain(n), f"{side_name(of(n))} control"]
         if sc.is_river(h, n):
             notes.append(f"across the {sc.river_name(h, n)}" + (" by a bridge" if sc.crossable(h, n) else ""))
         if n in sc.road_next.get(h, ()):
@@ -256,6 +258,12 @@ def look_hex(sc: Scenario, rules: dict, h: str) -> list[str]:
                      + ("" if bd.stacking_ok(sc, here) else "; over the stacking limit") + "):")
         width = max(len(u) for u in here)
         lines += [f"  {_unit_row(sc, rules, u, width)}" for u in here]
+        # 7.0: 3 or more strength project a zone of control, 3 or more of armour a tank ZOC;
+        # 7.1: units with a confusion marker count 0
+        counted = [u for u in here if not st.marked(rules, "confusion", u)]
+        if bd.strength(sc, rules, counted) >= 3:
+            tanks = bd.strength(sc, rules, [u for u in counted if sc.units[u].cls == "tank"]) >= 3
+            lines.append(f"They project a {'tank ' if tanks else ''}zone of control into the six hexes around (7.0).")
     return lines
 
 
