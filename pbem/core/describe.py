@@ -110,7 +110,7 @@ def status(folder: Any, you: str | None = None) -> dict:
 def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     summary, awaiting, you = info["summary"], info["awaiting"], info["you"]
     mode = "sandbox game (unsigned packets, no fair dice)" if state["mode"] == "sandbox" else "secure game"
-    lines = [f"{game.ruleset.title}: ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
+    lines = [f"{game.ruleset.title}. Ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
              f"state {state['seq']}."]
     now = summary.get("now") or ", ".join(f"{k} {summary[k]}" for k in ("turn", "phase") if summary.get(k) is not None)
     if now:
@@ -184,7 +184,7 @@ def changes(game: Any, before: dict, after: dict) -> list[dict]:
     out: list[dict] = []
     if a.get("now") != b.get("now"):
         out.append({"kind": "turn", "from": a.get("now"), "to": b.get("now"),
-                    "text": f"Now {b.get('now')}; it was {a.get('now')}."})
+                    "text": f"Now: {b.get('now')} (before: {a.get('now')})."})
     sides = list(game.sides)
     units = sorted(set(a["units"]) & set(b["units"]),
                    key=lambda u: (sides.index(b["units"][u]["side"]) if b["units"][u]["side"] in sides else len(sides), u))
@@ -242,7 +242,7 @@ def _control_changes(a: dict, b: dict) -> list[dict]:
     names = b.get("names", {})
     if b.get("places") == "areas":
         return [{"kind": "control", "places": [p], "to": after[p],
-                 "text": f"{names.get(p, p)} ({p}) passed to the {after[p]} side."} for p in changed]
+                 "text": f"{p} - {names.get(p, p)} passed to the {after[p]} side."} for p in changed]
     out = []
     for side in sorted({after[p] for p in changed}):
         places = [p for p in changed if after[p] == side]

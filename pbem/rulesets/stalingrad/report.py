@@ -131,8 +131,7 @@ def look(sc, rules: dict, what: str, ident: str) -> list[str]:
 
 def look_area(sc, rules: dict, area: str) -> list[str]:
     a = sc.areas[area]
-    lines = [f"Area {area}: {a.name}.", f"Controlled by the {side_name(rules['control'][area])} side (house 4); "
-             f"the {side_name(a.control)} side held it at the start."]
+    lines = [f"Area {area}: {a.name}.", f"Controlled by the {side_name(rules['control'][area])} side (house 4)."]
     if a.cover:
         lines.append(f"Cover {a.cover}: the defender here suffers {a.cover} loss point{'s' if a.cover > 1 else ''} "
                      "fewer unless the attacker has engineers here (house 6.3).")
@@ -169,7 +168,7 @@ def look_unit(sc, rules: dict, uid: str) -> list[str]:
     full, reduced = u.strength
     lines = [f"{uid}: {u.name}, {side_name(u.side)} {u.arm}.",
              f"Counter: strength {full} at full strength, {reduced} reduced (house 2.1); "
-             + ("on the map at the start" + (f" in {u.area}" if u.area else "") if u.turn == 0
+             + (f"on the map from the start (scenario set-up: {u.area})" if u.turn == 0
                 else f"enters on turn {u.turn} (11.1)")
              + (f"; black counter: leaves at the end of turn {sc.withdrawal_turn} (11.3)" if u.black else "") + "."]
     where = status(rules, uid)
@@ -178,8 +177,7 @@ def look_unit(sc, rules: dict, uid: str) -> list[str]:
         return lines
     area = rules["units"][uid]
     lines.append(f"Now: in {area} - {sc.areas[area].name} ({side_name(rules['control'][area])} control), "
-                 + ("reduced, strength " if uid in rules["reduced"] else "at full strength, ")
-                 + f"{unit_strength(sc, rules, uid)}.")
+                 f"strength {unit_strength(sc, rules, uid)} ({'reduced' if uid in rules['reduced'] else 'full strength'}).")
     marks = [m for m in _marks(sc, rules, uid) if m not in ("reduced", "black counter")]
     if marks:
         lines.append(f"This phase: {', '.join(marks)}.")
