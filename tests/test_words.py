@@ -450,3 +450,23 @@ def test_diff_says_the_end_of_the_game(chir_over):
 Changes from state 0 to state 1:
 - Now: Game over after game turn 12 of 12 (before: Game turn 12 of 12, German movement phase).
 """
+
+
+def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
+    """The test ruleset `blind`: both sides seal a plan; they open them in their next packets."""
+    m = Match(tmp_path, "blind", key_seed="words")
+    m.send("north", [{"type": "plan", "attack": "a", "guard": "a"}], seal=True)
+    out = lines(run("status", tmp_path / "south"))
+    assert out[2:] == [
+        "Awaited: south, for sealed orders: turn 1: seal your plan (attack one enemy post, guard one of yours) (B1).",
+        f"Awaited since packet 0001 from north {SENT}; south's last packet: none yet.",
+        "north sealed 1 item in packet 0001; its next packet opens them (§8)."]
+    m.send("south", [{"type": "plan", "attack": "a", "guard": "c"}], seal=True)
+    m.send("north", [])
+    m.send("south", [])
+    out = lines(run("status", tmp_path / "north"))
+    assert out[2:] == [
+        "Awaited: a packet from north; its reveal opens the dice that the next step needs (§7): south, turn 1: "
+        "open your sealed plan (B2).",
+        f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
+        "Queued orders (south 1) wait for the dice of the next packet."]
