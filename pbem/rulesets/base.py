@@ -149,7 +149,9 @@ class Ruleset:
     legal_orders: Callable[[Any, dict, Need], list[dict]]
     # scenario, rules, need, the side's policies -> the order a standing order gives, or None
     policy: Callable[[Any, dict, Need, dict], dict | None]
-    # scenario, rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status
+    # scenario, rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status;
+    # optional words for `pbem status` (core/describe.py): "now" (turn and phase as the rulebook
+    # says them), "score" (VP as the rulebook counts them), "decision" (the decision awaited)
     summary: Callable[[Any, dict], dict]
     # scenario, rules -> the board as plain text (for `pbem show`)
     render: Callable[[Any, dict], str]
@@ -161,6 +163,16 @@ class Ruleset:
     # the few heuristics the core's bots need to play this ruleset on purpose (what a good
     # attack or a threatened area is; DESIGN §4.2); None: the bots know no heuristic
     bot: Any = None
+    # `pbem show` beyond `render`, which only prints the whole board: a description of one
+    # thing and the changes between two states need the ruleset's knowledge of its board.
+    # scenario, rules -> the board as data (core/describe.py): {"units": {id: {"side", "where",
+    # "status", "strength", "full", "markers"}}, "control": {place: side}, "facts": [[label,
+    # value]], "statuses": {status: words}, "now": words}; None: `--diff` compares summaries only
+    view: Callable[[Any, dict], dict] | None = None
+    # scenario, rules, what ("unit", "hex", "area"), id -> lines telling everything about that
+    # one thing (`pbem show --unit/--hex/--area`); raises ValueError, one sentence, for an
+    # unknown id or a kind of thing the ruleset has not; None: the ruleset describes nothing alone
+    look: Callable[[Any, dict, str, str], list[str]] | None = None
 
 
 def document_scenario(document: dict, options: dict) -> tuple[dict, dict]:

@@ -31,4 +31,6 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    view=report.view,
+    look=report.look,
 )
