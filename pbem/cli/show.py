@@ -50,8 +50,8 @@ def command(game_dir: str, fmt: str, as_json: bool, seq: int | None, unit: str |
         else:
             echo("\n".join(lines))
     elif as_json:
-        board = folder.game.ruleset.view
+        board = folder.game.view(state["rules"])
         echo_json({"seq": state["seq"], "summary": folder.game.summary(state["rules"]), "rules": state["rules"],
-                   **({"board": board(folder.game.scenario, state["rules"])} if board else {})})
+                   **({"board": board} if board is not None else {})})
     else:
         echo(folder.game.render(state["rules"]), nl=False)

@@ -28,8 +28,7 @@ def wrap_list(head: str, items: list[str], width: int = 100) -> list[str]:
 
 
 def _view(game: Any, rules: dict) -> dict | None:
-    view = game.ruleset.view
-    return None if view is None else view(game.scenario, rules)
+    return game.view(rules)
 
 
 def state_at(folder: Any, seq: int | None) -> dict:
@@ -41,7 +40,7 @@ def state_at(folder: Any, seq: int | None) -> dict:
         return folder.state
     if not 0 <= seq < latest:
         raise UsageError(f"there is no state {seq}: the game is at state {latest} (states 0 to {latest})")
-    return game._load_state(folder.path, seq, folder.game)
+    return game.load_state(folder.path, seq, folder.game)
 
 
 # --- status -------------------------------------------------------------------------------------
@@ -160,11 +159,10 @@ def _packets_lines(game: Any, state: dict, info: dict) -> list[str]:
 # --- one thing looked at closely ------------------------------------------------------------------
 
 def look(game: Any, rules: dict, what: str, ident: str) -> list[str]:
-    look_ = game.ruleset.look
-    if look_ is None:
+    if game.ruleset.look is None:
         raise UsageError(f"the {game.ruleset.id} ruleset describes no single {what}; `pbem show` prints the board")
     try:
-        return look_(game.scenario, rules, what, ident)
+        return game.look(rules, what, ident)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
