@@ -192,19 +192,22 @@ class Grid:
         t = min(w / abs(dx) if dx else math.inf, h / abs(dy) if dy else math.inf)
         return x + dx * t, y + dy * t
 
-    def boundary(self, cells: list[str]) -> list[tuple[Point, Point]]:
-        """The sides between the cells of a set and the cells outside it (and the map's
-        edge), in the order of the set and of each outline: the outline of a region."""
+    def boundary(self, cells: list[str]) -> list[tuple[str, list[tuple[Point, Point]]]]:
+        """The outline of a region: each cell of the set that has sides towards cells
+        outside it (or the map's edge), with those sides, in the order of the set."""
         inside = set(cells)
         out = []
         for c in cells:
             pts = self.outline(c)
+            sides = []
             for i in range(len(pts)):
                 p, q = pts[i], pts[(i + 1) % len(pts)]
                 mid = ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
                 other = self._across(c, mid)
                 if other is None or other not in inside:
-                    out.append((p, q))
+                    sides.append((p, q))
+            if sides:
+                out.append((c, sides))
         return out
 
     def _across(self, cell: str, mid: Point) -> str | None:

@@ -52,17 +52,26 @@ def polygon_d(points: list[Point]) -> str:
 
 @dataclass
 class Picture:
-    """A drawn scene: its size, the head and tail of the SVG document, and its layers."""
+    """A drawn scene: its size, title and style rules, and its layers of pieces."""
 
     width: float
     height: float
-    head: str
+    title: str
+    css: list[str]
     layers: list[tuple[str, list[str]]]
-    tail: str = "</svg>\n"
+
+    def head(self, height: float | None = None, css: list[str] | None = None) -> str:
+        """The document's start: the svg element, its title, style rules and paper."""
+        h = self.height if height is None else height
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" height="{num(h)}" '
+                f'viewBox="0 0 {num(self.width)} {num(h)}" font-family="{FONT}" text-anchor="middle">\n'
+                f"<title>{text_of(self.title)}</title>\n"
+                f"<style>{''.join(self.css if css is None else css)}</style>\n"
+                f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n')
 
     def document(self) -> str:
         body = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers)
-        return self.head + body + self.tail
+        return self.head() + body + "</svg>\n"
 
 
 def to_svg(scene: dict, show: tuple[str, ...] = ()) -> str:
@@ -104,15 +113,11 @@ def draw(scene: dict, show: tuple[str, ...] = ()) -> Picture:
     layers["panel"] = panel
     width = panel_x + PANEL + MARGIN
     height = max(map_h + 2 * MARGIN, panel_h + 2 * MARGIN)
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(width)}" height="{num(height)}" '
-            f'viewBox="0 0 {num(width)} {num(height)}" font-family="{FONT}">\n'
-            f"<title>{text_of(scene.get('title', 'pbem'))}</title>\n"
-            f"<style>{_css(styles, sides)}</style>\n"
-            f'<rect width="{num(width)}" height="{num(height)}" fill="{PAPER}"/>\n')
-    return Picture(width, height, head, [(name, layers[name]) for name in LAYERS])
+    return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
+                   [(name, layers[name]) for name in LAYERS])
 
 
-def _css(styles: dict, sides: dict) -> str:
+def _css(styles: dict, sides: dict) -> list[str]:
     """One class per style (`s-NAME`) and per side (`side-NAME`): pieces name a class
     instead of repeating colours."""
     rules = []
@@ -135,7 +140,7 @@ def _css(styles: dict, sides: dict) -> str:
         rules.append(f".ink-{name}{{fill:{spec['ink']}}}")
     rules.append(".halo{paint-order:stroke;stroke:#ffffff;stroke-width:3px;stroke-linejoin:round}")
     rules.append(".ln{fill:none;stroke-linecap:round;stroke-linejoin:round}")
-    return "".join(rules)
+    return rules
 
 
 class _Painter:
@@ -156,9 +161,9 @@ class _Painter:
         return getattr(self, "_" + item["type"])(item)
 
     def _shade(self, item: dict) -> list[str]:
-        if not item["cells"]:
-            return []
-        return [self.cells(item.get("style", "shade"), item["cells"])]
+        # one piece per cell: the replay page stores a cell shaded in many states once
+        style = item.get("style", "shade")
+        return [self.cells(style, [c]) for c in item["cells"]]
 
     def _side(self, item: dict) -> list[str]:
         p, q = self.grid.side(item["a"], item["b"])
@@ -177,12 +182,14 @@ class _Painter:
             f"{num(x)} {num(y)}" for x, y in points) + '"/>']
 
     def _outline(self, item: dict) -> list[str]:
-        segments = self.grid.boundary(item["cells"])
-        if not segments:
-            return []
-        d = "".join(f"M{num(p[0] + self.ox)} {num(p[1] + self.oy)} L{num(q[0] + self.ox)} {num(q[1] + self.oy)}"
-                    for p, q in segments)
-        return [f'<path class="ln s-{item.get("style", "front")}" d="{d}"/>']
+        # one piece per cell on the edge of the region, with the sides it has on that edge
+        out = []
+        style = item.get("style", "front")
+        for cell, segments in self.grid.boundary(item["cells"]):
+            d = "".join(f"M{num(p[0] + self.ox)} {num(p[1] + self.oy)} L{num(q[0] + self.ox)} {num(q[1] + self.oy)}"
+                        for p, q in segments)
+            out.append(f'<path class="ln s-{style}" d="{d}"/>')
+        return out
 
     def _mark(self, item: dict) -> list[str]:
         x, y = self.centre(item["cell"])
@@ -280,10 +287,14 @@ class _Painter:
         style = item.get("style", "move")
         spec = self.styles.get(style, {})
         width = float(spec.get("width", 2.5))
-        points = [self.centre(c) for c in item["cells"]]
-        # the arrow ends short of the last centre, so that its head does not hide the counter's values
+        cells = item["cells"]
+        points = [self.centre(c) for c in cells]
         head = width * 3.2
-        points[-1] = _towards(points[-1], points[-2], min(self.grid.extent(item["cells"][-1])) * 0.35)
+        if self.grid.kind == "area":  # from box to box
+            points[0] = self.at(self.grid.rim(cells[0], self.grid.centre(cells[1])))
+            points[-1] = self.at(self.grid.rim(cells[-1], self.grid.centre(cells[-2])))
+        else:  # the head stops at the edge of a counter in the last cell, clear of its text
+            points[-1] = _towards(points[-1], points[-2], max(self.grid.extent(cells[-1])) * 0.62)
         tip = points[-1]
         base = _towards(tip, points[-2], head)
         line = points[:-1] + [base]
@@ -315,7 +326,8 @@ def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: boo
     weight = ' font-weight="bold"' if bold else ""
     colour = f' fill="{fill}"' if fill else ""
     klass = f' class="{cls}"' if cls else ""
-    return (f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}" text-anchor="{anchor}"'
+    align = "" if anchor == "middle" else f' text-anchor="{anchor}"'  # the svg element's default is middle
+    return (f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}"{align}'
             f"{weight}{klass}{colour}{extra}>{escape(s)}</text>")
 
 
