@@ -34,4 +34,5 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    draw=__import__(f"{__name__}.draw", fromlist=["draw"]).draw,  # the board as a scene for core/render
 )
