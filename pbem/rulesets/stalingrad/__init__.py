@@ -31,4 +31,5 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    draw=__import__(f"{__name__}.draw", fromlist=["draw"]).draw,  # the city as a scene for core/render
 )
