@@ -6,7 +6,7 @@ font. To stay small it draws what every state shares once (the terrain, rivers, 
 names, the legend) and keeps, per state, only the list of its other pieces (counters,
 arrows, control, caption) out of one table of distinct pieces, as the change from the
 state before: a stack that did not change between two states is stored once. Buttons, a slider and the keys ←/→, Home and End step
-through the states; the address's #N opens state N.
+through the states; the address's #N opens state N; a button fits the map to the window.
 """
 
 from __future__ import annotations
@@ -66,6 +66,10 @@ SCRIPT = r"""
   document.getElementById("next").onclick = function () { show(at + 1); };
   document.getElementById("last").onclick = function () { show(data.frames.length - 1); };
   slider.oninput = function () { show(Number(slider.value)); };
+  document.getElementById("fit").onclick = function () {
+    var fit = document.body.classList.toggle("fit");
+    this.textContent = fit ? "Full size" : "Fit to window";
+  };
   document.addEventListener("keydown", function (e) {
     var to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: data.frames.length - 1}[e.key];
     if (to !== undefined && e.target !== slider) { e.preventDefault(); show(to); }
@@ -82,6 +86,7 @@ html,body{margin:0;height:100%;background:#fbfaf5;color:#1d1d1d;font-family:"Dej
 body{display:flex}
 #map{flex:1 1 auto;overflow:auto;height:100%}
 #map svg{display:block}
+body.fit #map svg{width:100%;height:auto}
 #side{flex:0 0 34em;overflow:auto;height:100%;box-sizing:border-box;padding:0.8em 1em;border-left:1px solid #c4bea4;background:#ffffff}
 #controls{position:sticky;top:0;background:#ffffff;padding-bottom:0.5em;border-bottom:1px solid #e0dccb}
 #controls button{font-size:1em;min-width:2.6em;margin-right:0.2em}
@@ -142,7 +147,7 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         '<button id="prev" title="Previous state (&#8592;)">&#9664;</button>'
         '<button id="next" title="Next state (&#8594;)">&#9654;</button>'
         '<button id="last" title="Last state (End)">&#9654;|</button>'
-        '<span id="where"></span>'
+        '<span id="where"></span> <button id="fit" title="Scale the map to the window">Fit to window</button>'
         '<input id="slider" type="range" min="0" value="0" aria-label="State">'
         '<div class="keys">Keys: &#8592; &#8594; step, Home and End jump.</div></div>\n'
         f"<h1>{title}</h1>\n"

@@ -23,6 +23,7 @@ ITEM_LAYER = {"cell": "terrain", "shade": "shade", "side": "sides", "path": "pat
               "mark": "marks", "label": "labels", "stack": "stacks", "arrow": "arrows"}
 MARGIN = 24
 PANEL = 330
+CAPTION_LINES = 10  # the room of the caption (turn, phase, score) in the panel, in lines
 CHAR = 0.6  # the width of an average character of the font, in font sizes
 
 
@@ -460,8 +461,11 @@ def _panel(scene: dict, styles: dict, uses: dict, sides: dict, x: float, y: floa
     caption = scene.get("caption")
     if caption:
         y += 4
+        start = y
         pieces.append('<g id="caption">' + "".join(lines(c, 12, 44) for c in
                                                    (caption if isinstance(caption, list) else [caption])) + "</g>")
+        # a caption of any length takes the same room, so that the legend below it stays put
+        y = max(y, start + CAPTION_LINES * 12 * 1.3)
     north = scene.get("north")
     if north is not None:
         y += 10
