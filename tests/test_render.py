@@ -29,7 +29,7 @@ from pbem.core.render import frames, scene as scenes, svg
 ROOT = Path(__file__).resolve().parent.parent
 CHIR = ROOT / "examples" / "chir-demo"
 STALINGRAD = ROOT / "examples" / "stalingrad-demo"
-EXAMPLES = {"chir": CHIR, "stalingrad": STALINGRAD}
+EXAMPLES = {ruleset: ROOT / "examples" / f"{ruleset}-demo" for ruleset in rulesets.ids()}  # one per ruleset
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 needs_browser = pytest.mark.skipif(BROWSER is None, reason="no Chromium on this machine (.ci/run installs "
                                                            "Debian's chromium): the browser tests cannot run")

@@ -234,7 +234,8 @@ class _Painter:
             y = y + size * 0.35
         cls = f"i-{style}" + ("" if style == "cell-id" else " halo")
         bold = style != "cell-id"
-        limit = None if self.grid.kind == "area" or style != "cell-id" else w * 1.5
+        # an area's labels stay inside its box; a hex id inside its hex
+        limit = 2 * w - 8 if self.grid.kind == "area" else (w * 1.5 if style == "cell-id" else None)
         return [_text(x, y, item["text"], size, cls, bold=bold, fit=limit)]
 
     def _stack(self, item: dict) -> list[str]:

@@ -24,7 +24,7 @@ STYLES = {
     "bridge": {"stroke": "#3a2616", "width": 7, "label": "Bridge (8.4)"},
     "road": {"stroke": "#9a5b2b", "width": 2.5, "label": "Road (8.4)"},
     "soviet-control": {"fill": "#e8503a", "opacity": 0.13, "label": "Soviet-controlled hex (3.3); every other hex is German"},
-    "front": {"stroke": "#c0180c", "width": 2.2, "opacity": 0.8, "label": "Front: the edge of Soviet control"},
+    "front": {"stroke": "#e0503a", "width": 2, "dash": "7 3", "opacity": 0.9, "label": "Front: the edge of Soviet control"},
     "zoc-german": {"fill": "#2d5d8a", "opacity": 0.22, "label": "German zone of control (7.0)", "show": "zoc"},
     "zoc-soviet": {"fill": "#c0180c", "opacity": 0.22, "label": "Soviet zone of control (7.0)", "show": "zoc"},
     "setup-german": {"stroke": "#1f4f7a", "width": 3, "dash": "5 3", "label": "German set-up front (3.2)"},
