@@ -23,7 +23,6 @@ from click.testing import CliRunner
 
 from pbem import rulesets
 from pbem.cli import cli
-from pbem.core import game
 from pbem.core.render import frames, scene as scenes, svg
 
 ROOT = Path(__file__).resolve().parent.parent
