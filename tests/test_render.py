@@ -326,3 +326,33 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     shot = browser.screenshot()
     (tmp_path / f"{ruleset}-screen.png").write_bytes(shot)
     assert not_blank(shot) > 20
+
+
+# --- geometry the pictures need ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])
+def test_a_hexside_runs_between_two_corners_both_hexes_share(layout):
+    from pbem.core.geometry import hexgrid
+
+    a = hexgrid.Hex(2, 3)
+    for b in hexgrid.neighbours(a):
+        ends = hexgrid.side_ends(a, b, 10, layout)
+        for end in ends:
+            for h in (a, b):
+                assert min(abs(end[0] - x) + abs(end[1] - y) for x, y in hexgrid.corners(h, 10, layout)) < 1e-9
+        (ax, ay), (bx, by) = hexgrid.pixel(a, 10, layout), hexgrid.pixel(b, 10, layout)
+        assert abs(((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 - 10 * hexgrid.SQRT3) < 1e-9
+
+
+def test_the_schematic_plan_puts_sources_first_and_keeps_the_reading_order():
+    from pbem.core.geometry.areagraph import schematic
+
+    adjacency = {"n": ["m", "x1"], "m": ["n", "s", "w"], "s": ["m", "x2"], "w": ["m"], "x1": ["n"], "x2": ["s"]}
+    plan = schematic(["n", "m", "w", "s", "x1", "x2"], adjacency, ["x1", "x2"])
+    assert plan["x1"][0] == plan["x2"][0] == 0 and plan["n"][0] == plan["s"][0] == 1
+    assert plan["m"][0] == 2 and plan["w"][0] == 3
+    assert plan["n"][1] < plan["s"][1] and plan["x1"][1] < plan["x2"][1]
+    rows = {}
+    for area, (column, row) in plan.items():
+        assert row not in rows.get(column, set())
+        rows.setdefault(column, set()).add(row)
