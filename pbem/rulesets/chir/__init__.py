@@ -8,7 +8,7 @@ readings chosen where the text is ambiguous or contradicts itself.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import flow, report, scenario
+from . import draw, flow, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -36,4 +36,5 @@ RULESET = Ruleset(
     describe_need=report.describe_need,
     view=report.view,
     look=report.look,
+    draw=draw.draw,  # the board as a scene for core/render
 )

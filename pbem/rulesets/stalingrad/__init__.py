@@ -8,7 +8,7 @@ such in README.md, in code comments and with `house_rule=True` on events.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import flow, report, scenario
+from . import draw, flow, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -33,4 +33,5 @@ RULESET = Ruleset(
     describe_need=report.describe_need,
     view=report.view,
     look=report.look,
+    draw=draw.draw,  # the board as a scene for core/render
 )
