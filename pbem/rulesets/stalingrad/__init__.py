@@ -8,7 +8,7 @@ such in README.md, in code comments and with `house_rule=True` on events.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import flow, report, scenario
+from . import flow, heuristics, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -31,4 +31,5 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    bot=heuristics.HEURISTICS,
 )
