@@ -578,3 +578,16 @@ def test_render_and_describe_need():
     rules, _ = apply_one(rules, {"type": "end"})
     lines = RULESET.describe_need(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
     assert any(line.startswith("71id-191 in aerodromny: may move to") for line in lines)
+
+
+def test_11_2_3_a_unit_retreated_onto_a_crossing_may_shift_the_next_turn():
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
+        "crossing-62": {"control": "soviet", "units": ["13gd-34"]},
+        "crossing-central": {"control": "soviet"},
+        "mamayev-kurgan": {"control": "soviet", "units": ["71id-191", "112rd-416"]}}})
+    rules["crossing_arrivals"] = ["13gd-34"]   # it retreated there this turn (10.3)
+    after, _ = play(RULESET, rules, {"soviet": [{"type": "end"}]}, [])
+    assert "crossing_arrivals" not in after and after["turn"] == 3
+    after["phase"], after["phase_state"] = "soviet-reinforcement", {"open": True}
+    legal = RULESET.legal_orders(SCENARIO, after, RULESET.next_step(SCENARIO, after))
+    assert {"type": "shift", "unit": "13gd-34", "to": "crossing-central"} in legal

@@ -56,9 +56,11 @@ def places(sc, rules: dict, side: str) -> list[str]:
 
 
 def shiftable(sc, rules: dict) -> list[str]:
-    """11.2(3): Soviet units on a crossing since before this phase, not yet shifted."""
+    """11.2(3): Soviet units left on a crossing from the previous turn, not yet shifted:
+    not placed this phase, and not come onto a crossing this turn (by a retreat, 10.3;
+    `rules["crossing_arrivals"]`)."""
     ps = rules["phase_state"]
-    done = ps.get("placed", []) + ps.get("shifted", [])
+    done = set(ps.get("placed", []) + ps.get("shifted", []) + rules.get("crossing_arrivals", []))
     return [uid for uid in side_units(sc, rules, "soviet", "map")
             if sc.areas[rules["units"][uid]].crossing and uid not in done]
 
@@ -119,6 +121,9 @@ def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
             why = f"{uid} is not a Soviet unit"
         elif uid in ps.get("placed", []):
             why = f"{uid} entered this turn and was not on a crossing from the previous turn"
+        elif uid in rules.get("crossing_arrivals", []):
+            why = (f"{uid} came onto {rules['units'][uid]} this turn by a retreat and was not "
+                   f"left on a crossing from the previous turn")
         elif uid in ps.get("shifted", []):
             why = f"{uid} has already moved to another crossing this phase"
         else:
