@@ -258,6 +258,9 @@ def test_move_and_control_flip_house_rule():
     assert after["control"]["station-1"] == "german"
     flip = [e for e in events if e["type"] == "control"][0]
     assert flip["rule"] == "house 4.2" and flip["house_rule"] is True
+    assert flip["text"].endswith("(house 4.2).")
+    move = [e for e in events if e["type"] == "move"][0]
+    assert move["rule"] == "house 5.1" and move["text"].endswith("(house 5.1).")
     with pytest.raises(IllegalOrder) as info:
         apply_one(after, {"type": "move", "unit": "71id-191", "to": "fallen-fighters"})
     assert info.value.rule == "house 5.1" and "already moved" in info.value.message
@@ -428,7 +431,7 @@ def test_11_1_reinforcements_enter_on_their_turn_and_may_wait():
     with pytest.raises(IllegalOrder) as info:
         apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
     assert info.value.rule == "11.1" and "turn 2" in info.value.message
-    after, _ = apply_one(rules, {"type": "end"})  # 24pd-26pgr waits (house rule H8.1)
+    after, _ = apply_one(rules, {"type": "end"})  # 24pd-26pgr waits (house rule 8.1)
     assert where(after, "24pd-26pgr") == "pool"
     after["turn"], after["phase"] = 2, "german-reinforcement"
     after["phase_state"]["open"] = True
@@ -445,7 +448,9 @@ def test_11_2_german_placement_respects_stacking_limit():
                                          "minina": {"control": "german"}}})
     with pytest.raises(IllegalOrder) as info:
         apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
-    assert info.value.rule == "11.2" and "minina" in info.value.message
+    # the limit of 10.3(2) applied to placement is house 8.2, not the fragment's 11.2
+    assert info.value.rule == "house 8.2" and "minina" in info.value.message
+    assert "(house 8.2)" in info.value.message and "10.3(2)" in info.value.message
 
 
 def test_11_2_soviet_needs_a_soviet_controlled_crossing():
@@ -457,6 +462,26 @@ def test_11_2_soviet_needs_a_soviet_controlled_crossing():
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-central"},
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-skudri"},
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-tractor"}]
+
+
+def test_soviet_control_of_a_crossing_is_cited_as_house_8_3():
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-reinforcement", "pool": ["95rd-90"],
+                               "areas": {"crossing-62": {"control": "german"},
+                                         "crossing-central": {"control": "soviet", "units": ["13gd-34"]},
+                                         "crossing-skudri": {"control": "soviet"}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "95rd-90", "area": "crossing-62"})
+    assert info.value.rule == "house 8.3" and "(house 8.3)" in info.value.message
+    assert "11.2" not in info.value.message
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "95rd-90", "area": "station-1"})
+    assert info.value.rule == "11.2(2)" and "only on crossings" in info.value.message
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "shift", "unit": "13gd-34", "to": "crossing-62"})
+    assert info.value.rule == "house 8.3" and "not controlled by the Soviet side" in info.value.message
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "shift", "unit": "13gd-34", "to": "station-1"})
+    assert info.value.rule == "11.2(3)" and "not another crossing" in info.value.message
 
 
 def test_11_3_black_counters_not_yet_placed_and_substitute_options():
@@ -546,6 +571,7 @@ def test_random_legal_game_terminates_with_a_result():
         rule = e.get("rule") or ""
         assert (e.get("house_rule") is True) == rule.startswith("house"), e
         assert e["text"].endswith(".") or e["type"] == "roll"
+        assert not rule or f"({rule})" in e["text"], e   # the report names the rule it applies
     assert {e["type"] for e in events} >= {"phase", "move", "combat", "reinforce", "withdraw"}
 
 

@@ -16,9 +16,10 @@
     control is checked (house rule 4.3).
 7   Tactical cards (the fragment's note: they let a player distribute the loss points
     among the enemy's units himself, but not apply them). Each side has the supply given
-    in the scenario. A side that inflicts loss points on two or more enemy units may play
-    one card in that combat: it then distributes those points (6.4); the owner still
-    applies them (6.5). The attacker decides first, then the defender.
+    in the scenario. A side whose result inflicts loss points on an enemy with two or
+    more units in the area may play one card in that combat: it then distributes those
+    points (6.4); the owner still applies them (6.5). The attacker decides first, then
+    the defender.
 """
 
 from __future__ import annotations
