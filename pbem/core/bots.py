@@ -28,7 +28,11 @@ Kinds of bot (`pbem selfplay --bots A,B`):
 Self-play (`selfplay`) plays whole sandbox games between two bots in process, through the
 real engine (`engine.apply_packet`: every packet verified and applied as `pbem
 adjudicate` applies it, dice from a plain seed per game), and counts results, VP and
-losses per side.
+losses per side. A sandbox packet's orders meet the real dice at once, so an order the
+dice make impossible rejects the packet rather than being void; self-play then sends the
+orders planned before any imagined die, and the bot plans the rest again from the real
+result, as it would after a void order in a secure game. The clock only times the
+series (games per second); nothing of a game depends on it.
 """
 
 from __future__ import annotations
@@ -57,9 +61,11 @@ class _Imagined:
     def __init__(self, seed: bytes):
         self._seed = seed
         self._n = 0
+        self.rolled = False  # whether any imagined die has been rolled
 
     def _draw(self) -> int:
         self._n += 1
+        self.rolled = True
         return int.from_bytes(hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()[:4], "big")
 
     def d6(self, label: str) -> int:
@@ -142,13 +148,23 @@ def _number(value: Any) -> float:
         return 0.0
 
 
-def plan(game: engine.Game, state: dict, player: Bot) -> tuple[list[dict], dict | None]:
-    """The orders of `player`'s next packet and the standing orders to set in it (None:
-    those in force already). Its decisions are left to its standing orders, which the
+@dataclass
+class Plan:
+    """A bot's next packet: its orders, the standing orders to set in it (None: those in
+    force already), and how many of the orders were planned before any imagined die (the
+    real dice cannot make those impossible)."""
+
+    orders: list
+    policies: dict | None
+    sure: int
+
+
+def plan(game: engine.Game, state: dict, player: Bot) -> Plan:
+    """`player`'s next packet. Its decisions are left to its standing orders, which the
     plan applies as the engine will; the other side's, to that side's."""
     side = player.side
     if state["awaiting"]["waiting_for"] == "dice" or any(item["side"] == side for item in state["queue"]):
-        return [], None  # earlier orders are still waiting for their dice
+        return Plan([], None, 0)  # earlier orders are still waiting for their dice
     ruleset = game.ruleset
     wanted = player.policies(game)
     mine = engine.effective_policies(ruleset, state, side)
@@ -157,6 +173,7 @@ def plan(game: engine.Game, state: dict, player: Bot) -> tuple[list[dict], dict 
     rules = engine.clone(state["rules"])
     context = _Imagined(f"{player.seed}/{state['state_hash']}".encode())
     orders: list[dict] = []
+    sure = 0
     while len(orders) < MAX_ORDERS:
         need = game.next_step(rules)
         if need is None:
@@ -168,6 +185,7 @@ def plan(game: engine.Game, state: dict, player: Bot) -> tuple[list[dict], dict 
                 if need.side != side:
                     break  # the other side is asked: the flow passes to it
                 answer = player.choose(game, rules, need, game.legal_orders(rules, need), mine)
+                sure += not context.rolled
                 orders.append(answer)
             _apply(game, rules, need, answer, context)
             continue
@@ -179,9 +197,10 @@ def plan(game: engine.Game, state: dict, player: Bot) -> tuple[list[dict], dict 
         if not options:
             break
         order = player.choose(game, rules, need, options, mine)
+        sure += not context.rolled
         _apply(game, rules, need, order, context)
         orders.append(order)
-    return orders, setting
+    return Plan(orders, setting, sure)
 
 
 def _apply(game: engine.Game, rules: dict, need: Need, order: dict, context: _Imagined) -> None:
@@ -220,10 +239,20 @@ def play_game(ruleset: Any, kinds: dict[str, str], seed: str) -> Outcome:
         side = state["awaiting"]["packet_from"]
         if side is None:
             break
-        orders, policies = plan(g, state, players[side])
-        packet = games.build_packet(g, state, side, orders, policies, None, "")
+        planned = plan(g, state, players[side])
+        orders = planned.orders
         before = state["rules"]
-        state, events = engine.apply_packet(g, state, packet, f"(selfplay {seed}, packet {number})")
+        source = f"(selfplay {seed}, packet {number})"
+        try:
+            state, events = engine.apply_packet(g, state, games.build_packet(g, state, side, orders, planned.policies,
+                                                                             None, ""), source)
+        except RulesError:
+            # A sandbox packet's orders meet the real dice at once, and one the dice made
+            # impossible rejects the packet; in a secure game it would be void and the bot
+            # asked again. So: the orders the dice cannot touch now, the rest planned anew.
+            orders = orders[:planned.sure]
+            state, events = engine.apply_packet(g, state, games.build_packet(g, state, side, orders, planned.policies,
+                                                                             None, ""), source)
         for event in events:
             if event["type"] == "eliminated" and event.get("side") in eliminated:
                 eliminated[event["side"]] += 1
