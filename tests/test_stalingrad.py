@@ -157,7 +157,7 @@ def test_scenario_check_rejects_one_way_adjacency():
 # ---- 10.3 retreat ---------------------------------------------------------------------------
 
 RING = {  # station-1 and its five neighbours
-    "station-1": {"control": "soviet", "units": ["71id-191", {"id": "10nkvd-272", "steps": 1}]},
+    "station-1": {"control": "soviet", "units": ["71id-191", "10nkvd-272"]},
 }
 
 
@@ -193,15 +193,16 @@ def test_10_3_flip_control_and_eliminate():
                                                               "units": ["295id-517"]},
         "january-9-square": {"control": "german", "units": ["295id-518"]},
         "fallen-fighters": {"control": "german", "units": ["71id-211"]}})
+    # 2 loss points on a full unit: a step and a retreat (house 6.5)
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
-                         [3, 1])
+                         [6, 1])
     assert where(after, "10nkvd-272") == "dolgiy-ravine"
     assert after["control"]["dolgiy-ravine"] == "soviet"
     flip = [e for e in events if e["type"] == "control" and e["area"] == "dolgiy-ravine"]
     assert flip and flip[0]["rule"] == "10.3" and "house_rule" not in flip[0]
     rules["units"]["24pd-21pgr"] = "dolgiy-ravine"  # a German unit there too: no retreat
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
-                         [3, 1])
+                         [6, 1])
     assert where(after, "10nkvd-272") == "eliminated"
     assert [e["rule"] for e in events if e["type"] == "eliminated"] == ["10.3"]
 
@@ -210,15 +211,16 @@ def test_10_3_2_soviet_retreat_onto_crossing_has_no_limit():
     crowd = ["2mrb", "stz-militia", "115rb", "149rb", "112rd-385", "23tc-189tb",
              "112rd-524", "6gtb", "112rd-416", "10nkvd-269", "42rb"]
     rules = position(RULESET, {"turn": 2, "phase": "german-combat", "areas": {
-        "january-9-square": {"control": "soviet",
-                             "units": ["71id-191", {"id": "10nkvd-270", "steps": 1}]},
+        "january-9-square": {"control": "soviet", "units": ["71id-191", "10nkvd-270"]},
         "crossing-central": {"control": "soviet", "units": crowd},
         "dolgiy-ravine": {"control": "german", "units": ["71id-194"]},
         "station-1": {"control": "german", "units": ["295id-517"]},
         "fallen-fighters": {"control": "german", "units": ["295id-518"]},
         "central-landing": {"control": "german", "units": ["71id-211"]}}})
+    # a full unit takes its 1 loss point as a retreat by standing order (house 6.5)
     after, events = play(RULESET, rules, {"german": [{"type": "attack",
-                                                      "area": "january-9-square"}]}, [6, 1])
+                                                      "area": "january-9-square"}]}, [6, 1],
+                         {"soviet": {"apply_losses": "retreat"}})
     assert where(after, "10nkvd-270") == "crossing-central"
     assert not [e for e in events if e["type"] == "overstack"]
 
@@ -227,8 +229,7 @@ def test_10_3_2_tie_choice_of_a_full_area_goes_further():
     full = ["71id-191", "71id-194", "71id-211", "71id-pi171", "24pd-24pzr", "295id-516",
             "295id-517", "295id-518", "94id-267", "24pd-26pgr"]
     rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
-        "station-1": {"control": "soviet",
-                      "units": [{"id": "24pd-21pgr", "steps": 1}, "10nkvd-272", "10nkvd-269"]},
+        "station-1": {"control": "soviet", "units": ["24pd-21pgr", "10nkvd-272", "10nkvd-269"]},
         "aerodromny": {"control": "german", "units": full},
         "dolgiy-ravine": {"control": "german"},
         "mamayev-kurgan": {"control": "soviet", "units": ["112rd-416"]},
@@ -236,12 +237,13 @@ def test_10_3_2_tie_choice_of_a_full_area_goes_further():
         "fallen-fighters": {"control": "soviet", "units": ["10nkvd-271"]}}})
     orders = {"soviet": [{"type": "attack", "area": "station-1"}],
               "german": [{"type": "retreat", "unit": "24pd-21pgr", "to": "aerodromny"}]}
-    after, events = play(RULESET, rules, orders, [3, 1])
+    retreating = {"german": {"apply_losses": "retreat"}}  # a full unit's point as a retreat (house 6.5)
+    after, events = play(RULESET, rules, orders, [3, 1], retreating)
     # aerodromny is full: one area further, to razgulyayevka or station-2 (tie, policy)
     assert where(after, "24pd-21pgr") == "razgulyayevka"
     assert after["control"]["razgulyayevka"] == "german"
     # the standing order alone prefers the tied area with room: dolgiy-ravine
-    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1])
+    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1], retreating)
     assert where(after, "24pd-21pgr") == "dolgiy-ravine"
     assert after["control"]["dolgiy-ravine"] == "german"
 
