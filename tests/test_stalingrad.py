@@ -519,11 +519,13 @@ def test_sudden_death_when_germans_hold_every_crossing():
     assert "sudden-death" in RULESET.summary(SCENARIO, after)["result"]
 
 
-@pytest.mark.parametrize("held,winner", [
+@pytest.mark.parametrize("held,winner", [   # house 9.1 (1.2.0): German 4 or more, Soviet 2 or less
     (["mamayev-kurgan", "tractor-factory", "barrikady", "krasny-oktyabr", "central-landing"],
      "german"),
-    (["mamayev-kurgan", "tractor-factory", "barrikady"], None),
-    (["mamayev-kurgan"], "soviet")])
+    (["mamayev-kurgan", "station-1"], "german"),
+    (["mamayev-kurgan"], None),
+    (["tractor-factory"], "soviet"),
+    ([], "soviet")])
 def test_final_victory_levels(held, winner):
     rules = position(RULESET, {"turn": 6, "phase": "soviet-combat", "areas": {
         a: {"control": "german"} for a in held}})
@@ -535,6 +537,7 @@ def test_final_victory_levels(held, winner):
     assert after["result"]["winner"] == winner
     over = [e for e in events if e["type"] == "game-over"][0]
     assert over["rule"] == "house 9.1" and over["house_rule"] is True
+    assert "self-play" in over["reason"]
 
 
 # ---- the contract: random legal play, policies, determinism, reports ------------------------
