@@ -76,6 +76,7 @@ class _View:
             if unit.arm == "engineers":
                 self.engineers[where][unit.side] = True
         self.control = rules["control"]
+        self._memo: dict = {}
         self.reach = self._reach()
 
     def worth(self, area: str) -> float:
@@ -112,7 +113,14 @@ class _View:
                    if self.strength[n][side] == 0)
 
     def utility(self, area: str, strength: int, steps_: int, engineers: bool) -> float:
-        """What the side's strength (and steps) in `area` is worth to it."""
+        """What the side's strength (and steps) in `area` is worth to it (remembered)."""
+        key = (area, strength, steps_, engineers)
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = self._utility(area, strength, steps_, engineers)
+        return value
+
+    def _utility(self, area: str, strength: int, steps_: int, engineers: bool) -> float:
         sc, side, foe = self.sc, self.side, self.foe
         worth = self.worth(area)
         theirs = self.strength[area][foe]
