@@ -58,7 +58,22 @@ class _View:
         self.owner = {h: sc.side_of[us[0]] for h, us in self.stacks.items()}
         self.of = bd.control(sc, rules)
         self.goals = self._goals()
-        self.pull = self._pull()
+        self.pull = _pull(sc, self.goals)
+        self._danger: dict = {}
+        self.moves: dict = {}
+        self._strength: dict = {}
+        self._control: dict = {}
+
+    def strength_of(self, units: list[str]) -> int:
+        key = tuple(units)
+        if key not in self._strength:
+            self._strength[key] = bd.strength(self.sc, self.rules, units)
+        return self._strength[key]
+
+    def controller(self, h: str) -> str:
+        if h not in self._control:
+            self._control[h] = self.of(h)
+        return self._control[h]
 
     def _goals(self) -> dict:
         sc, side, foe = self.sc, self.side, self.foe
@@ -86,26 +101,41 @@ class _View:
                 add(h, float(self.strength[h]))
         return goals
 
-    def _pull(self) -> dict:
-        """Best goal worth discounted by distance (a Dijkstra on the product of discounts)."""
-        sc = self.sc
-        pull: dict[str, float] = {}
-        heap = [(-w, h) for h, w in sorted(self.goals.items())]
-        heapq.heapify(heap)
-        while heap:
-            w, h = heapq.heappop(heap)
-            if h in pull:
-                continue
-            pull[h] = -w
-            nxt = -w * PULL_DISCOUNT
-            for n in sc.neigh[h]:
-                if n not in pull and sc.crossable(h, n):
-                    heapq.heappush(heap, (-nxt, n))
-        return pull
-
     def danger(self, h: str, strength: int) -> float:
-        near = sum(self.strength[n] for n in self.sc.neigh[h] if self.owner.get(n) == self.foe)
-        return DANGER * max(0, near - strength)
+        key = (h, strength)
+        if key not in self._danger:
+            near = sum(self.strength[n] for n in self.sc.neigh[h] if self.owner.get(n) == self.foe)
+            self._danger[key] = DANGER * max(0, near - strength)
+        return self._danger[key]
+
+
+_PULLS: dict = {}
+
+
+def _pull(sc: Scenario, goals: dict) -> dict:
+    """Best goal worth discounted by distance (a Dijkstra on the product of discounts),
+    remembered for the last few sets of goals: they change only as control and the enemy's
+    stacks do."""
+    key = (id(sc), tuple(sorted(goals.items())))
+    pull = _PULLS.get(key)
+    if pull is not None:
+        return pull
+    pull = {}
+    heap = [(-w, h) for h, w in sorted(goals.items())]
+    heapq.heapify(heap)
+    while heap:
+        w, h = heapq.heappop(heap)
+        if h in pull:
+            continue
+        pull[h] = -w
+        nxt = -w * PULL_DISCOUNT
+        for n in sc.neigh[h]:
+            if n not in pull and sc.crossable(h, n):
+                heapq.heappush(heap, (-nxt, n))
+    if len(_PULLS) >= 16:
+        _PULLS.pop(next(iter(_PULLS)))
+    _PULLS[key] = pull
+    return pull
 
 
 _LOC: dict = {}
@@ -164,20 +194,28 @@ def _attack_value(view: _View, order: dict) -> float:
 
 
 def _move_value(view: _View, order: dict) -> float:
-    sc, rules = view.sc, view.rules
     units = order["units"]
-    strength = bd.strength(sc, rules, units)
     path = order.get("path") or []
-    start = path[0] if order["type"] == "enter" else st.hex_of(rules, units[0])
+    entering = order["type"] == "enter"
+    start = path[0] if entering else view.rules["units"][units[0]]
     end = path[-1] if path else start
-    if order.get("exit"):
+    key = (tuple(units), start, end, entering, bool(order.get("exit")))
+    value = view.moves.get(key)   # many paths end in the same hex
+    if value is None:
+        value = view.moves[key] = _stop_value(view, units, start, end, entering, key[-1])
+    return value
+
+
+def _stop_value(view: _View, units: list[str], start: str, end: str, entering: bool, leaving: bool) -> float:
+    strength = view.strength_of(units)
+    if leaving:
         return float(strength) if view.side == "soviet" else -1.0
     pull = view.pull
     gain = strength * (pull.get(end, 0.0) - pull.get(start, 0.0))
-    if end in view.goals and view.of(end) != view.side and view.owner.get(end) != view.foe:
+    if end in view.goals and view.controller(end) != view.side and view.owner.get(end) != view.foe:
         gain += view.goals[end]
     gain -= view.danger(end, strength)
-    if order["type"] == "enter":
+    if entering:
         gain += 1.0  # reinforcements come on
     return gain - MOVE_THRESHOLD
 
