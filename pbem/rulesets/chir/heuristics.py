@@ -117,9 +117,9 @@ def _pull(sc: Scenario, goals: dict) -> dict:
     remembered for the last few sets of goals: they change only as control and the enemy's
     stacks do."""
     key = (id(sc), tuple(sorted(goals.items())))
-    pull = _PULLS.get(key)
-    if pull is not None:
-        return pull
+    kept = _PULLS.get(key)
+    if kept is not None and kept[0] is sc:   # kept[0] holds the scenario, so its id stays its own
+        return kept[1]
     pull = {}
     heap = [(-w, h) for h, w in sorted(goals.items())]
     heapq.heapify(heap)
@@ -134,7 +134,7 @@ def _pull(sc: Scenario, goals: dict) -> dict:
                 heapq.heappush(heap, (-nxt, n))
     if len(_PULLS) >= 16:
         _PULLS.pop(next(iter(_PULLS)))
-    _PULLS[key] = pull
+    _PULLS[key] = (sc, pull)
     return pull
 
 
@@ -143,8 +143,8 @@ _LOC: dict = {}
 
 def _loc_road(sc: Scenario) -> tuple[str, ...]:
     """The road hexes reachable from the start of the German line (4.3), once per scenario."""
-    key = id(sc)
-    if key not in _LOC:
+    kept = _LOC.get(id(sc))
+    if kept is None or kept[0] is not sc:   # kept[0] holds the scenario, so its id stays its own
         seen, todo = {sc.loc_from}, [sc.loc_from]
         while todo:
             h = todo.pop()
@@ -152,8 +152,8 @@ def _loc_road(sc: Scenario) -> tuple[str, ...]:
                 if n not in seen:
                     seen.add(n)
                     todo.append(n)
-        _LOC[key] = tuple(sorted(seen))
-    return _LOC[key]
+        kept = _LOC[id(sc)] = (sc, tuple(sorted(seen)))
+    return kept[1]
 
 
 def _expected(sc: Scenario, strength: int, shift: int) -> tuple[float, float]:
