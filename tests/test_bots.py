@@ -33,7 +33,7 @@ def stalingrad_at(spec: dict):
 def choice(g, state, side: str, kind: str = "heuristic") -> dict:
     rules = state["rules"]
     need = g.next_step(rules)
-    return bots.Bot(kind, side, "t").choose(g, rules, need, g.legal_orders(rules, need), {})
+    return bots.Bot(kind, side, "t").choose(g, rules, need, g.legal_orders(rules, need))
 
 
 # ---- the record -------------------------------------------------------------------------------

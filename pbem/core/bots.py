@@ -89,7 +89,7 @@ class Bot:
     kind: str
     side: str
     seed: str = ""
-    _counter: list = field(default_factory=lambda: [0])
+    picks: int = 0     # choices made so far: each tie-break and imagined roll has its own tag
 
     def policies(self, game: engine.Game) -> dict:
         """The standing orders this bot plays with (set in its packets)."""
@@ -98,21 +98,22 @@ class Bot:
             return dict(heuristics.policies.get(self.side, {}))
         return {}
 
-    def choose(self, game: engine.Game, rules: dict, need: Need, options: list[dict], policies: dict) -> dict:
-        self._counter[0] += 1
+    def choose(self, game: engine.Game, rules: dict, need: Need, options: list[dict]) -> dict:
+        """The order this bot gives for `need` among its legal `options`."""
+        self.picks += 1
         heuristics = game.ruleset.bot
         if self.kind == "passive":
             return {"type": "end"} if {"type": "end"} in options else options[0]
         if self.kind == "random":
-            return random_bot.chooser(f"{self.seed}/{self._counter[0]}")(options)
+            return random_bot.chooser(f"{self.seed}/{self.picks}")(options)
         if self.kind == "heuristic" and heuristics is not None:
             values = heuristics.rank(game.scenario, rules, need, options, self.side)
             return options[max(range(len(options)), key=lambda i: (values[i], -i))]
-        return self._generic(game, rules, need, options, policies)
+        return self._generic(game, rules, need, options)
 
-    def _generic(self, game: engine.Game, rules: dict, need: Need, options: list[dict], policies: dict) -> dict:
+    def _generic(self, game: engine.Game, rules: dict, need: Need, options: list[dict]) -> dict:
         """One order ahead on the summary's VP lead; where nothing changes it, as the random planner."""
-        tag = f"{self.seed}/{self._counter[0]}"
+        tag = f"{self.seed}/{self.picks}"
         tries = options
         if len(options) > GENERIC_TRIES:
             tries = sorted(options, key=lambda o: _hash(tag, repr(sorted(o.items()))))[:GENERIC_TRIES]
@@ -184,7 +185,7 @@ def plan(game: engine.Game, state: dict, player: Bot) -> Plan:
             if answer is None:
                 if need.side != side:
                     break  # the other side is asked: the flow passes to it
-                answer = player.choose(game, rules, need, game.legal_orders(rules, need), mine)
+                answer = player.choose(game, rules, need, game.legal_orders(rules, need))
                 sure += not context.rolled
                 orders.append(answer)
             _apply(game, rules, need, answer, context)
@@ -196,7 +197,7 @@ def plan(game: engine.Game, state: dict, player: Bot) -> Plan:
         options = game.legal_orders(rules, need)
         if not options:
             break
-        order = player.choose(game, rules, need, options, mine)
+        order = player.choose(game, rules, need, options)
         sure += not context.rolled
         _apply(game, rules, need, order, context)
         orders.append(order)

@@ -6,7 +6,7 @@ combat is judged by the expected loss points of the loss table (house 6.2, 6.3).
 
 Each area is worth `worth` = its VP, plus CROSSING_WORTH on a crossing (the 62nd Army's
 lifeline, house 9.2), plus AREA_WORTH. A side values its strength in an area by what it
-does there (`_utility`):
+does there (`utility`):
 - contested (both sides there): the share of the enemy's steps its expected loss points
   would take, times the worth plus one; for the side holding the area also the share of
   the enemy's expected loss points its own steps can absorb (it keeps the area while a
@@ -16,11 +16,13 @@ does there (`_utility`):
   walk in (HOLD of the worth for any unit, the rest as its strength matches theirs); idle
   strength is worth next to nothing, so it moves on.
 A move, placement or shift is worth what it adds where the unit goes and takes away where
-it leaves, plus DRIFT times the gain in `reach`: the worth of the nearest goal, discounted
-by REACH_DISCOUNT for each area on the way (German: areas held by the Soviet side;
-Soviet: its areas under threat and the areas the German side took). Reinforcements always
-enter. An attack is worth the expected loss points it inflicts less those it suffers,
-plus the worth of the area times the share of the enemy's steps it should take.
+it leaves, plus DRIFT times the gain in `reach`: what one more unit of TYPICAL strength
+and steps would add in an area, or REACH_DISCOUNT of that one area further on, whichever
+is more (so units head for where they are wanted, over several turns). Reinforcements
+always enter. An attack is worth the expected loss points it inflicts less those it
+suffers, plus the worth of the area times the share of the enemy's steps it should take.
+The bots' standing orders: play a tactical card from two loss points on (house 7), and
+save units (a unit about to be eliminated retreats, house 6.5).
 """
 
 from __future__ import annotations
