@@ -1,8 +1,9 @@
 """stalingrad: the city fight of 1942, an area-movement game.
 
-The rules of the fragment (10.3 retreat, 11.0 reinforcements and withdrawal) are
-implemented exactly; everything else is a compact frame of pbem house rules, marked as
-such in README.md, in code comments and with `house_rule=True` on events.
+Every sentence of the fragment's rules (10.3 retreat, 11.0 reinforcements and withdrawal)
+is implemented, its silences read as house clarifications; everything else is a compact
+frame of pbem house rules, marked as such in README.md, in code comments and with
+`house_rule=True` on events.
 """
 
 from __future__ import annotations
