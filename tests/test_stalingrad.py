@@ -615,8 +615,12 @@ def test_11_2_3_a_unit_retreated_onto_a_crossing_may_shift_the_next_turn():
     rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
         "crossing-62": {"control": "soviet", "units": ["13gd-34"]},
         "crossing-central": {"control": "soviet"},
-        "mamayev-kurgan": {"control": "soviet", "units": ["71id-191", "112rd-416"]}}})
-    rules["crossing_arrivals"] = ["13gd-34"]   # it retreated there this turn (10.3)
+        "mamayev-kurgan": {"control": "soviet", "units": ["71id-191", "112rd-416"]}},
+        "crossing_arrivals": ["13gd-34"]})   # it retreated there this turn (10.3)
+    assert rules["crossing_arrivals"] == ["13gd-34"]
+    with pytest.raises(ValueError):
+        position(RULESET, {"areas": {"mamayev-kurgan": {"units": ["112rd-416"]}},
+                           "crossing_arrivals": ["112rd-416"]})
     after, _ = play(RULESET, rules, {"soviet": [{"type": "end"}]}, [])
     assert "crossing_arrivals" not in after and after["turn"] == 3
     after["phase"], after["phase_state"] = "soviet-reinforcement", {"open": True}
