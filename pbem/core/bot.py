@@ -2,6 +2,7 @@
 conformance tests and benchmarks. It plans a side's packet by simulating its orders on a
 private copy, rolling imagined dice (the real ones come later), so it writes several
 orders per packet as a person would; orders the real dice make impossible become void.
+The bots that play on purpose, and self-play, are in `pbem.core.bots`.
 """
 
 from __future__ import annotations
