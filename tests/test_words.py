@@ -214,7 +214,7 @@ def test_show_chir_lists_units_with_arm_strength_morale_markers_and_position(chi
 
 CITY_BOARD_0 = """\
 Stalingrad city fight. Turn 2 of 6, German movement phase.
-German VP if the game ended now: 0 of 19 (German victory at 11 or more, Soviet at 6 or less, house 9.1).
+German VP if the game ended now: 0 of 19 (German victory at 4 or more, Soviet at 2 or less, house 9.1).
 Tactical cards left: German 4, Soviet 4 (house 7).
 
 Areas from north to south [controller (house 4), cover (house 6.3), VP (house 9.1)], the areas
