@@ -10,7 +10,7 @@ from .scenario import Scenario, other
 from . import state as st
 
 _MEMO: dict = {}
-MEMO_SIZE = 24
+MEMO_SIZE = 160
 
 
 def memo(key, make):
@@ -34,16 +34,32 @@ def view(sc: Scenario, rules: dict) -> "Board":
     return memo(("board",) + board_key(sc, rules), lambda: Board(sc, rules))
 
 
+def half_view(sc: Scenario, rules: dict, side: str) -> "Board":
+    """A Board of one side's units only: what the other side's movement reads (its ZOC, the
+    hexes it blocks), shared while that side's units do not change."""
+    units = rules["units"]
+    places = [units[u] for u in sc.side_units[side]]
+    key = ("half", side, id(sc), hash(marshal.dumps((places, rules["disrupted"], rules["pt"]["withdrew"],
+                                                      rules["broken"]))))
+    return memo(key, lambda: Board(sc, rules, side))
+
+
 class Board:
-    def __init__(self, sc: Scenario, rules: dict):
+    def __init__(self, sc: Scenario, rules: dict, only: str | None = None):
         self.sc = sc
         occ: dict[int, list[str]] = {}
         where: dict[str, int] = {}
         idx = sc.idx
-        for uid, w in rules["units"].items():
-            if w not in st.OFF_MAP:
+        units = rules["units"]
+        off = st.OFF_MAP
+        for uid in (sc.unit_ids if only is None else sc.side_units[only]):
+            w = units[uid]
+            if w not in off:
                 i = idx[w]
-                occ.setdefault(i, []).append(uid)
+                if i in occ:
+                    occ[i].append(uid)
+                else:
+                    occ[i] = [uid]
                 where[uid] = i
         self.occ = occ       # hex -> units (in id order, as rules["units"] is)
         self.where = where

@@ -404,21 +404,20 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
 # --- defender's air, air supply and HQ ----------------------------------------------------------
 
 def _available_air(sc: Scenario, rules: dict, side: str, targets: list[int]) -> list[tuple[str, int]]:
-    board = view(sc, rules)
-    out = []
-    cands = [u for u, w in rules["units"].items() if sc.side_of[u] == side and sc.units[u].air and w not in st.OFF_MAP
-             and not st.has(rules["air_moved"], u)]
+    """Air units of `side` with Air Points left, not moved, in range of every target and in supply."""
+    cands = []
+    for uid, w in rules["units"].items():
+        u = sc.units[uid]
+        if u.side != side or not u.air or w in st.OFF_MAP or st.has(rules["air_moved"], uid):
+            continue
+        left = u.air_points - rules["air"].get(uid, 0)
+        i = sc.idx[w]
+        if left > 0 and all(sc.distance(i, t) <= u.air_range for t in targets):
+            cands.append((uid, left))
     if not cands:
         return []
-    sup = sp.supplied(sc, rules, board, side, cands)
-    for uid in sorted(cands):
-        left = sc.units[uid].air_points - rules["air"].get(uid, 0)
-        if left <= 0 or uid not in sup:
-            continue
-        i = sc.idx[st.hex_of(rules, uid)]
-        if all(sc.distance(i, t) <= sc.units[uid].air_range for t in targets):
-            out.append((uid, left))
-    return out
+    sup = sp.supplied(sc, rules, view(sc, rules), side, [u for u, _ in cands])
+    return sorted((u, left) for u, left in cands if u in sup)
 
 
 def _defender_air_possible(sc: Scenario, rules: dict, c: dict) -> bool:

@@ -27,7 +27,7 @@ from . import air, combat, directives, movement, reinforce, setup, victory
 from . import state as st
 from . import supply as sp
 from . import interphase
-from .board import view, Board, stack_count, stacking_ok
+from .board import half_view, stacking_ok, view
 from .orders import DEFAULT_POLICIES, decision_policy
 from .scenario import Scenario, other
 
@@ -104,10 +104,9 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
         return [{"type": "end"}]
     if phase in ("move", "mech"):
         opts = movement.options(sc, rules, side)
-        board = view(sc, rules)
-        stacks = movement.movers(sc, rules, side, board)
-        if stacks:
-            opts += combat.overrun_options(sc, rules, side, stacks[0], board)
+        first = next(movement.movers(sc, rules, side, half_view(sc, rules, side)), None)
+        if first:
+            opts += combat.overrun_options(sc, rules, side, first, view(sc, rules))
         return opts + [{"type": "end"}]
     if phase == "combat":
         return combat.attack_options(sc, rules, side) + [{"type": "end"}]

@@ -7,7 +7,7 @@ import heapq
 import marshal
 
 from ..base import IllegalOrder
-from .board import Board, board_key, memo, stacking_ok, view
+from .board import Board, half_view, memo, stacking_ok, view
 from .scenario import BLOCKED, DON, RAIL, VOLGA, Scenario, other
 from . import state as st
 
@@ -17,27 +17,47 @@ RETURN_DELAY = 3                           # 11.5, 12.38, 14.13
 
 
 def context(sc: Scenario, rules: dict, side: str) -> "Context":
-    """The movement Context of `side` on the rules as they stand (shared while they do not change)."""
-    key = ("move", side) + board_key(sc, rules) + (hash(marshal.dumps(
-        (rules["control"], rules["interdiction"][other(side)]))),)
-    return memo(key, lambda: Context(sc, rules, view(sc, rules), side))
+    """The movement Context of `side` on the rules as they stand. What the enemy's units
+    decide is shared while they do not move (a whole Movement Phase), what control decides
+    while control does not change."""
+    return Context(sc, rules, side)
+
+
+def _enemy_parts(sc: Scenario, rules: dict, side: str) -> tuple:
+    enemy = other(side)
+    half = half_view(sc, rules, enemy)
+
+    def make():
+        don_units = [i for i in half.side_hexes(enemy) if i in sc.don_hex]
+        return (half.blocking(side), half.zoc(enemy), frozenset(half.zoc_of_units(enemy, don_units)))
+    return memo(("enemy-parts", id(half)), make)
+
+
+def _friendly(sc: Scenario, rules: dict, side: str) -> bytearray:
+    from .supply import friendly_rail
+
+    return memo(("friendly", side, id(sc), hash(marshal.dumps(rules["control"]))),
+                lambda: friendly_rail(sc, rules["control"], side))
 
 
 class Context:
-    """What a move of `side` may do on the board as it stands: a value, never changed."""
+    """What a move of `side` may do on the board as it stands."""
 
-    def __init__(self, sc: Scenario, rules: dict, board: Board, side: str):
-        from .supply import friendly_rail
-
-        self.sc, self.board, self.side = sc, board, side
-        self.blocking = board.blocking(side)
-        self.ezoc = board.ezoc(side)
-        self.mine = board.side_hexes(side)
+    def __init__(self, sc: Scenario, rules: dict, side: str):
+        self.sc, self.side = sc, side
+        self.blocking, self.ezoc, self.don_zoc = _enemy_parts(sc, rules, side)   # 6.21, 8.0, 10.23 errata
+        self._rules = rules
+        self._mine = None
         self.interdicted = frozenset(sc.idx[h] for h in rules["interdiction"][other(side)])
-        enemy = other(side)
-        don_units = [i for i in board.side_hexes(enemy) if i in sc.don_hex]
-        self.don_zoc = frozenset(board.zoc_of_units(enemy, don_units))       # 10.23 errata
-        self.friendly = friendly_rail(sc, rules["control"], side)
+        self.friendly = _friendly(sc, rules, side)
+
+    @property
+    def mine(self) -> frozenset[int]:
+        """Hexes held by the mover's side (only the Don and Volga exceptions read it)."""
+        if self._mine is None:
+            units, idx, off = self._rules["units"], self.sc.idx, st.OFF_MAP
+            self._mine = frozenset(idx[units[u]] for u in self.sc.side_units[self.side] if units[u] not in off)
+        return self._mine
 
     def friendly_city(self, i: int) -> bool:
         return i in self.sc.city_of and bool(self.friendly[i])
@@ -223,7 +243,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
             raise IllegalOrder("18.1", "only the Soviet player makes strategic withdrawals", None)
         if rules["phase"] == "mech" and any(st.has(rules["pt"]["attacked"], u) for u in units):
             raise IllegalOrder("18.15", "a unit that attacked this player-turn may not make a strategic withdrawal", None)
-    board = view(sc, rules)
+    board = half_view(sc, rules, other(side))        # the enemy's units: whom the move may displace
     ctx_ = context(sc, rules, side)
     path = _hexes(sc, order.get("path") or [], "6.1")
     exiting = bool(order.get("exit"))
@@ -420,7 +440,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     if rules["rail_used"] + need > RAIL_LIMIT[side]:
         raise IllegalOrder("6.31", f"rail movement would count {rules['rail_used'] + need} units this Game-Turn, over "
                            f"the {side} limit of {RAIL_LIMIT[side]}", None)
-    board = view(sc, rules)
+    board = half_view(sc, rules, other(side))
     ctx_ = context(sc, rules, side)
     path = _hexes(sc, order.get("path") or [], "6.3")
     if not path:
@@ -573,28 +593,26 @@ def evacuate(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
 
 # --- legal moves, for the orders template and the bots ------------------------------------------------
 
-def movers(sc: Scenario, rules: dict, side: str, board: Board) -> list[list[str]]:
-    """Stacks (units that may still move together, 6.28), hex by hex in id order: the current
-    stack first."""
+def movers(sc: Scenario, rules: dict, side: str, board: Board):
+    """Stacks (units that may still move together, 6.28), the current stack first, then hex
+    by hex in id order (`board`: the side's units)."""
     ps = rules["ps"]
-    out = []
     cur = [u for u in ps["current"] if st.on_map(rules, u) and may_move(sc, rules, u) is None
            and not sc.units[u].air]
     if cur:
-        out.append(cur)
+        yield cur
+    moved = ps["moved"]
     for i in sorted(board.occ):
-        us = [u for u in board.occ[i] if sc.side_of[u] == side and u not in ps["moved"] and not sc.units[u].air
-              and may_move(sc, rules, u) is None]
+        us = [u for u in board.occ[i] if u not in moved and not sc.units[u].air and may_move(sc, rules, u) is None]
         if us:
-            out.append(us)
-    return out
+            yield us
 
 
 def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]:
     """A finite, representative set of legal movement orders: the next stack able to move
     with up to `limit` destinations (within the stacking limit), its rail moves, and the
     reinforcements' entries and evacuations."""
-    board = view(sc, rules)
+    board = half_view(sc, rules, side)
     ctx = context(sc, rules, side)
     out: list[dict] = []
     for stack in movers(sc, rules, side, board):
@@ -605,19 +623,20 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
         cls = _common_class(sc, stack)
         first_free = rules["phase"] == "move" and not any(u in rules["ps"]["moved"] for u in stack)
         reach, parent = search(ctx, start, cls, budget, first_step_free=first_free)
-        ends = [b for b in sorted(reach) if b != start and _fits(sc, rules, board, stack, b)]
+        ends = [b for b in sorted(reach) if b != start]
+        if len(ends) > limit:
+            ends = [ends[k * len(ends) // limit] for k in range(limit)]
+        ends = [b for b in ends if _fits(sc, rules, board, stack, b)]
         if not ends:
             continue
-        chosen = ends if len(ends) <= limit else [ends[k * len(ends) // limit] for k in range(limit)]
-        for b in chosen:
+        for b in ends:
             out.append({"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
         if rules["phase"] == "move" and start in sc.rail_hex and not any(u in rules["ps"]["moved"] for u in stack):
             need = sum(rail_units(sc, u) for u in stack)
             if rules["rail_used"] + need <= RAIL_LIMIT[side]:
                 reach, parent = rail_search(sc, rules, ctx, start)
-                far = [b for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start
-                       and _fits(sc, rules, board, stack, b)][:3]
-                for b in far:
+                far = [b for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start][:6]
+                for b in [b for b in far if _fits(sc, rules, board, stack, b)][:3]:
                     out.append({"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
         break
     if rules["phase"] == "move":
@@ -640,7 +659,8 @@ def _common_class(sc: Scenario, stack: list[str]) -> str:
 
 
 def _fits(sc: Scenario, rules: dict, board: Board, stack: list[str], b: int) -> bool:
-    there = [u for u in board.units_at(b) if sc.side_of[u] == sc.side_of[stack[0]]]
+    """`board` holds the mover's side (a half view) or both."""
+    there = [u for u in board.units_at(b) if sc.side_of[u] == sc.side_of[stack[0]] and u not in stack]
     return stacking_ok(sc, rules, there + stack)
 
 

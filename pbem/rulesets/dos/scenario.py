@@ -259,6 +259,13 @@ class Scenario:
         self.start_friendly: Mapping[str, bytes] = _frozen({
             "axis": bytes(1 if (i in self.rail_hex and i in self.axis_start) else 0 for i in range(n)),
             "soviet": bytes(1 if (i in self.rail_hex and i not in self.axis_start) else 0 for i in range(n))})
+        # 5.1: who holds each city at the start (19.21: Voronezh by its two hexes)
+        start = {}
+        for c in self.vp_cities:
+            hexes = doc["victory"]["special"]["voronezh"]["hexes"] if c.name == "Voronezh" else c.hexes
+            sides = {"axis" if self.idx[h] in self.axis_start else "soviet" for h in hexes}
+            start[c.name] = sides.pop() if len(sides) == 1 else None
+        self.city_start: Mapping[str, str | None] = _frozen(start)
         self.hexrow_label: tuple[str, ...] = tuple(h[:3] for h in self.ids)
         self.hexrow_n: tuple[int, ...] = tuple(int(h[1:3]) if h[0] == "N" else 0 for h in self.ids)  # north sheet row
 
@@ -319,6 +326,8 @@ class Scenario:
         self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
         self.unit_ids: tuple[str, ...] = tuple(self.units)
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
+        self.side_units: Mapping[str, tuple[str, ...]] = _frozen(
+            {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in SIDES})
         divisions: dict[str, list[str]] = {}
         for uid, u in self.units.items():
             if u.division:

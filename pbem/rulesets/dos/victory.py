@@ -34,10 +34,14 @@ def exited_divisions(sc: Scenario, rules: dict) -> int:
 
 def vp(sc: Scenario, rules: dict) -> dict[str, int]:
     """Each side's Victory Points: the cities it holds (19.2), the Axis bonuses (19.12) and
-    everything gained or lost otherwise (16.55, 16.63, 17.2, 18.14, 18.22, 19.17)."""
+    everything gained or lost otherwise (16.55, 16.63, 17.2, 18.14, 18.22, 19.17). Cities none
+    of whose hexes ever changed hands are held as at the start (5.1)."""
     total = {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()), "soviet": rules["vp"]["soviet"]}
+    touched = {sc.city_of[sc.idx[h]].name for h in rules["control"] if sc.idx[h] in sc.city_of}
+    if rules["exits"]:
+        touched.add("Astrakhan")
     for city in sc.vp_cities:
-        who = city_control(sc, rules, city.name)
+        who = city_control(sc, rules, city.name) if city.name in touched else sc.city_start[city.name]
         if who:
             total[who] += city.vp
     return total
