@@ -556,8 +556,8 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         _after_defender(sc, rules, c, ctx)
         return
     board = view(sc, rules)
-    att_sup = sp.supplied(sc, rules, board, c["att"], [u for u in c["units"] if sc.units[u].combat])
-    def_sup = sp.supplied(sc, rules, board, c["def"], c["defenders"])
+    att_sup = sp.supplied(sc, rules, board, c["att"], [u for u in c["units"] if sc.units[u].combat], mark=True)
+    def_sup = sp.supplied(sc, rules, board, c["def"], c["defenders"], mark=True)
     attack, a_parts = attack_strength(sc, rules, c, att_sup)
     defence, d_parts = defence_strength(sc, rules, c, def_sup)
     attack, defence = max(attack, 1), max(defence, 1)

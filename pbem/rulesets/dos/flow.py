@@ -268,7 +268,7 @@ def begin_phase(sc: Scenario, rules: dict, ctx, fresh_phase: bool = True) -> Non
     rules["ps"]["fresh"] = keep
     if phase in ("move", "mech"):
         board = view(sc, rules)
-        supplied, radius = sp.field(sc, rules, board, side)
+        supplied, radius = sp.field(sc, rules, board, side, mark=True)
         mine = [u for u, w in rules["units"].items() if sc.side_of[u] == side and w not in st.OFF_MAP]
         rules["ps"]["oos"] = sorted(u for u in mine if u not in supplied and not sc.units[u].air)
         if side == "soviet":

@@ -248,16 +248,47 @@ def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | Non
     return sorted(out)
 
 
-def field(sc: Scenario, rules: dict, board: Board, side: str) -> tuple[set[str], set[str]]:
+def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
+    """(index in rules["railheads"], hex) of the truck railheads that are Axis supply sources (12.33)."""
+    if side != "axis":
+        return []
+    return [(k, sc.idx[st.hex_of(rules, r["truck"])]) for k, r in enumerate(rules["railheads"])
+            if st.on_map(rules, r["truck"])]
+
+
+def _by_railhead(lines_: "Lines", rules: dict, heads: list[tuple[int, int]], i: int, bound: int, mark: bool,
+                 memo_: dict) -> bool:
+    """Is hex i supplied from a truck railhead? 12.33: a railhead that supplies a unit is used,
+    and goes in the Game-Turn Record Inter-Phase (marked only when the rules apply supply)."""
+    if i not in memo_:
+        memo_[i] = next((k for k, h in heads if lines_.reaches(i, {h}, bound)), None)
+    k = memo_[i]
+    if k is not None and mark:
+        rules["railheads"][k]["used"] = True
+    return k is not None
+
+
+def field(sc: Scenario, rules: dict, board: Board, side: str, mark: bool = False) -> tuple[set[str], set[str]]:
     """(supplied units, units within an HQ's Communications Radius) of `side`, every unit on
-    the map of that side judged as the board stands (12.0, 11.47)."""
+    the map of that side judged as the board stands (12.0, 11.47). With `mark`, railheads that
+    supply a unit no rail source reaches are marked used (12.33)."""
     lines_ = lines_of(sc, rules, side)
     bound = LENGTH[side]
     sources = lines_.sources()
     dist = lines_.distances(sources, bound)
-    railheads = [sc.idx[st.hex_of(rules, r["truck"])] for r in rules["railheads"]
-                 if side == "axis" and st.on_map(rules, r["truck"])]
-    rh_dist = lines_.distances(railheads, bound) if railheads else None
+    heads = _railheads(sc, rules, side)
+    rh_dist = lines_.distances([h for _, h in heads], bound) if heads else None
+    memo_: dict = {}
+
+    def reached(i: int) -> bool:
+        if dist[i] <= bound:
+            return True
+        if rh_dist is None or rh_dist[i] > bound:
+            return False
+        if mark:
+            _by_railhead(lines_, rules, heads, i, bound, mark, memo_)
+        return True
+
     supplied: set[str] = set()
     radius: set[str] = set()
     ok_hex = set()                                  # hexes reached by a line of a supplied HQ
@@ -266,22 +297,21 @@ def field(sc: Scenario, rules: dict, board: Board, side: str) -> tuple[set[str],
         u = sc.units[uid]
         reach = lines_.within(i, u.leadership)
         in_radius.setdefault(u.nation, set()).update(reach)
-        if dist[i] <= bound or (rh_dist is not None and rh_dist[i] <= bound):
+        if reached(i):
             ok_hex.update((h, u.nation) for h in reach)
     for i, us in board.occ.items():
         for uid in us:
             u = sc.units[uid]
             if u.side != side:
                 continue
-            if u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
-                good = dist[i] <= bound or (rh_dist is not None and rh_dist[i] <= bound)
-            else:
-                nation = u.nation
-                good = (i, nation) in ok_hex
-                if i in in_radius.get(nation, ()):
-                    radius.add(uid)
             if sc.mountain[i]:
                 good = False                        # 10.35, 12.11 note
+            elif u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
+                good = reached(i)
+            else:
+                good = (i, u.nation) in ok_hex
+            if not u.nation in DIRECT and i in in_radius.get(u.nation, ()):
+                radius.add(uid)
             if good:
                 supplied.add(uid)
     # 12.4: air supply bought this phase; 12.53: reinforcements in their first movement phase
@@ -293,7 +323,7 @@ def field(sc: Scenario, rules: dict, board: Board, side: str) -> tuple[set[str],
 
 
 def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str],
-             lines: Lines | None = None, cache: dict | None = None) -> set[str]:
+             lines: Lines | None = None, cache: dict | None = None, mark: bool = False) -> set[str]:
     """Which of `uids` (units of `side` on the map) are in supply now (12.0: at the instant of
     combat): searches from the units, stopping at the first source."""
     lines_ = lines or lines_of(sc, rules, side)
@@ -301,16 +331,23 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
     cache = {} if cache is None else cache
     bound = LENGTH[side]
     if "sources" not in cache:
-        srcs = set(lines.sources())
-        if side == "axis":
-            srcs.update(sc.idx[st.hex_of(rules, r["truck"])] for r in rules["railheads"] if st.on_map(rules, r["truck"]))
-        cache["sources"] = srcs
+        cache["sources"] = set(lines.sources())
+        cache["heads"] = _railheads(sc, rules, side)
+        cache["rh"] = {}
     sources = cache["sources"]
+    heads = cache["heads"]
 
     def source_near(i: int) -> bool:
         key = ("line", i)
         if key not in cache:
             cache[key] = lines.reaches(i, sources, bound)
+        if cache[key] or not heads:
+            return cache[key]
+        key = ("head", i)
+        if key not in cache:
+            cache[key] = lines.reaches(i, {h for _, h in heads}, bound)
+        if cache[key] and mark:
+            _by_railhead(lines, rules, heads, i, bound, mark, cache["rh"])
         return cache[key]
 
     out = set()

@@ -205,6 +205,8 @@ LIGHT_WOODS = [
 ]
 HEAVY_WOODS = [
     [(52.65, 41.2), (52.65, 41.7), (52.35, 41.7), (52.35, 41.2)],           # the deep Tsna forest
+    [(49.22, 37.35), (49.22, 37.95), (48.95, 37.95), (48.95, 37.35)],       # the old forests of the Donets at Sviatohirsk
+    [(51.05, 40.15), (51.05, 40.5), (50.85, 40.5), (50.85, 40.15)],         # the Shipov oak forest
     [(45.0, 37.35), (44.98, 38.6), (44.72, 39.6), (44.62, 40.45), (44.35, 41.0), (44.1, 41.0), (44.05, 39.2),
      (44.5, 38.3), (44.8, 37.6)],                                           # forests of the western Caucasus
 ]
@@ -284,7 +286,7 @@ RAIL = [
     ["Valuiki", "Alekseyevka", "Ostrogozhsk", "Svobody"],
     ["@N0140", "Gryazi", "Voronezh", "Svobody", "Rossosh", "Kantemirovka", "Chertkovo", "Millerovo", "Kamensk",
      "Likhovskoy", "Shakhty", "Novocherkassk", "Rostov"],
-    ["Svobody", "Talovaya", "Povorino", "Balashov", "Yelan", "Krasny Yar", "Petrov Val", "Kamyshin"],
+    ["Svobody", "Talovaya", "Povorino", "Balashov", "Yelan", "@N1419", "@N1616", "Petrov Val", "Kamyshin"],
     ["@N0136", "Gryazi", "Borisoglebsk", "Povorino", "Frolovo", "Ilovlya", "Kotluban", "Gumrak", "Stalingrad"],
     ["Tambov", "Rtishchevo", "Atkarsk", "Saratov"],
     ["Tambov", "Balashov"],
@@ -345,7 +347,7 @@ CITIES = [  # name, class, VP (19.2) -- the VP table and classes are reconstruct
     ("Atkarsk", "minor"), ("Engels", "minor"), ("Frolovo", "minor"), ("Kotelnikovo", "minor"), ("Morozovsk", "minor"),
     ("Armavir", "minor"), ("Kropotkin", "minor"), ("Stavropol", "minor"), ("Mineralnye Vody", "minor"),
     ("Pyatigorsk", "minor"), ("Nalchik", "minor"), ("Mozdok", "minor"), ("Ordzhonikidze", "minor"),
-    ("Kizlyar", "minor"), ("Yeysk", "minor"), ("Bataysk", "minor"), ("Valuiki", "minor"), ("Stary Oskol", "minor"),
+    ("Kizlyar", "minor"), ("Yeysk", "minor"), ("Valuiki", "minor"), ("Stary Oskol", "minor"),
     ("Kastornoye", "minor"), ("Gryazi", "minor"), ("Belorechenskaya", "minor"), ("Budyonnovsk", "minor"),
     ("Cherkessk", "minor"), ("Zimovniki", "minor"), ("Tatsinskaya", "minor"), ("Lozovaya", "minor"),
 ]
@@ -583,6 +585,18 @@ def check(built: dict) -> list[str]:
     for h in ("N3117", "N3217", "N0811", "N2013", "S1001"):
         need(any(side(h, n) == "Volga" for n in GRID.neighbours(h)), f"10.28/12.15: {h} is a city on the Volga")
     need(side("N0811", "N0911") == "Volga", "6.38: the N0811-N0911 rail link crosses the Volga")
+    line = next((ln for ln in built["rail"] if "N1419" in ln and "N1616" in ln), None)
+    need(line is not None, "10.43: a railroad connects N1616 and N1419")
+    if line:
+        a, b = sorted((line.index("N1419"), line.index("N1616")))
+        seg = line[a:b + 1]
+        need(len(seg) == 5, "10.43: N1616 to N1419 is four hexes along the railroad")
+        need(any(side(x, y) not in (None, "Don", "Volga") for x, y in zip(seg, seg[1:])),
+             "10.43: the railroad N1616-N1419 crosses a river (so following it saves Movement Points)")
+    for c in built["cities"]:
+        for other_c in built["cities"]:
+            if c is not other_c:
+                need(not set(c["hexes"]) & set(other_c["hexes"]), f"{c['name']} and {other_c['name']} share a hex")
     need(any(side("N3221", n) == "Don" for n in GRID.neighbours("N3221")), "Kalach N3221 lies on the Don")
     need(any(side("N1340", n) == "Don" for n in GRID.neighbours("N1340")), "Svobody N1340 lies on the Don")
     need(any(side("S0639", n) == "Don" for n in GRID.neighbours("S0639")), "Rostov S0639 lies on the Don")
