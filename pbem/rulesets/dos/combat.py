@@ -879,6 +879,13 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]
     return ok
 
 
+def can_all_retreat(sc: Scenario, rules: dict, c: dict, which: str) -> bool:
+    """Has every unit of the side a path of retreat for its part of the result (each alone)?"""
+    n = _steps_of(c["def_part"] if which == "def" else c["att_part"])
+    units = [u for u in _side_units(c, which) if st.on_map(rules, u) and u not in rules["pt"]["retreated"]]
+    return all(retreat_paths(sc, rules, u, n) for u in units)
+
+
 def retreat_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     uid = c["retreat"]["queue"][0]
     return [{"type": "retreat", "unit": uid, "path": [sc.ids[b] for b in p]}
@@ -925,10 +932,12 @@ def answer_retreat(sc: Scenario, rules: dict, order: dict, ctx) -> None:
 
 
 def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx, chosen: str) -> None:
+    from .movement import arrive
+
     side = sc.side_of[uid]
     start = st.hex_of(rules, uid)
     for b in path:
-        st.enter_hex(sc, rules, b, side)
+        arrive(sc, rules, None, side, b, ctx.event)                      # 10.45; 12.38, 14.13
     st.put(rules, uid, sc.ids[path[-1]])
     if any(u != uid and st.hex_of(rules, u) == sc.ids[path[-1]] and sc.side_of[u] == side for u in rules["units"]):
         rules["pt"]["retreated"][uid] = sc.ids[path[-1]]                # 9.75
@@ -1038,9 +1047,11 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     there = [u for u in board.units_at(path[-1]) if sc.side_of[u] == adv["side"]]
     if not stacking_ok(sc, rules, there + units):
         raise IllegalOrder("7.1", f"{sc.ids[path[-1]]} would hold more units than the stacking limit", None)
+    from .movement import arrive
+
     start = starts.pop()
     for b in path:
-        st.enter_hex(sc, rules, b, adv["side"])
+        arrive(sc, rules, None, adv["side"], b, ctx.event)               # 10.45; 12.38, 14.13
     for uid in units:
         st.put(rules, uid, sc.ids[path[-1]])
         adv["done"].append(uid)

@@ -59,10 +59,14 @@ class QuietContext:
 
 
 def setup_rules(sc: Scenario) -> dict:
+    return rules_for(sc, sc.position)
+
+
+def rules_for(sc: Scenario, pos: dict | None) -> dict:
+    """State 0: before the Soviet draw (5.21), or the given position (README.md)."""
     rules = st.fresh(sc)
     rules["stage"] = None
-    if sc.position is not None:
-        pos = sc.position
+    if pos is not None:
         rules["turn"], rules["player"], rules["phase"] = pos["turn"], pos["player"], pos["phase"]
         setup.position(sc, rules, pos)
         begin_phase(sc, rules, QuietContext(), fresh_phase=False)

@@ -492,12 +492,12 @@ def entry_hexes(sc: Scenario, rules: dict, side: str, uid: str, board: Board) ->
             ok = any(sc.side_of[u] == "axis" for u in board.units_at(i))
             return [], ([i] if ok else [])
         return [i for i in sorted(sc.edge["west"]) if i not in blocking], []     # 15.1
-    section = rules["ready_map"].get(uid) or ("north" if sc.units[uid].map != "south" else "south")
-    prefix = "N" if section == "north" else "S"
+    section = rules["ready_map"].get(uid) or sc.units[uid].map or "north"
+    prefixes = {"north": "N", "south": "S", "any": "NS"}[section]     # 11.5: an HQ returns on either section
     edges = sc.edge["north"] | sc.edge["east"] | sc.edge["south"]
     edge, cities = [], []
     for i in sc.rail_hex:                                                        # 15.3
-        if sc.ids[i][0] != prefix or i in blocking or st.control(sc, rules, i) != "soviet":
+        if sc.ids[i][0] not in prefixes or i in blocking or st.control(sc, rules, i) != "soviet":
             continue
         if i in sc.city_of:
             cities.append(i)

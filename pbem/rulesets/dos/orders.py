@@ -141,6 +141,13 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
     if kind == "hq-defence":
         return options[1] if value == "add" and len(options) > 1 else options[0]
     if kind in ("defender-result", "attacker-result"):
+        if value == "retreat":
+            # retreat when every unit of the side has a path of retreat (9.72, 9.73), else lose steps
+            from .combat import can_all_retreat
+            c = rules["combat"]
+            which = "def" if kind == "defender-result" else "att"
+            if not can_all_retreat(sc, rules, c, which):
+                return {"type": "result", "choice": "loss"}
         return {"type": "result", "choice": value}
     if kind == "double-losses":
         return {"type": "double", "choice": value}
