@@ -295,7 +295,8 @@ RAIL = [
     ["Pallasovka", "Krasny Kut", "Urbakh"],
     ["Baskunchak", "@S0601"],
     ["Stalingrad", "Chir", "Surovikino", "@N3326", "@N3426", "Morozovsk", "Tatsinskaya", "Likhovskoy"],
-    ["Stalingrad", "Krasnoarmeysk Volga", "Kotelnikovo", "Zimovniki", "Proletarskaya", "Salsk", "Tikhoretsk"],
+    ["Stalingrad", "@N3217", "@N3318", "@N3419", "@N3520", "Kotelnikovo", "Zimovniki", "Proletarskaya", "Salsk",
+     "Tikhoretsk"],
     ["Rostov", "Bataysk", "Kushchevskaya", "Tikhoretsk", "Kropotkin", "Armavir", "Nevinnomyssk", "Mineralnye Vody",
      "Georgiyevsk", "Prokhladnyy", "Beslan", "Groznyy", "Gudermes", "@S3801"],
     ["Bataysk", "Mechetinskaya", "Salsk"],
@@ -569,6 +570,7 @@ def check(built: dict) -> list[str]:
     for line in built["rail"]:
         for a, b in zip(line, line[1:]):
             rail.add(GRID.hexside(a, b))
+    rail = {tuple(k.split("/")) for k in rail}
 
     def side(a, b):
         return sides.get(GRID.hexside(a, b))
@@ -581,7 +583,7 @@ def check(built: dict) -> list[str]:
 
     need(side("N3028", "N3027") not in (None, "Don", "Volga"), "10.21: N3028/N3027 is a minor river hexside")
     need(side("N3426", "N3326") not in (None, "Don", "Volga"), "10.43: N3426/N3326 is a minor river hexside")
-    need(GRID.hexside("N3426", "N3326") in rail, "10.43: a railroad joins N3426 and N3326")
+    need(tuple(GRID.hexside("N3426", "N3326").split("/")) in rail, "10.43: a railroad joins N3426 and N3326")
     for h in ("N3117", "N3217", "N0811", "N2013", "S1001"):
         need(any(side(h, n) == "Volga" for n in GRID.neighbours(h)), f"10.28/12.15: {h} is a city on the Volga")
     need(side("N0811", "N0911") == "Volga", "6.38: the N0811-N0911 rail link crosses the Volga")
@@ -593,6 +595,8 @@ def check(built: dict) -> list[str]:
         need(len(seg) == 5, "10.43: N1616 to N1419 is four hexes along the railroad")
         need(any(side(x, y) not in (None, "Don", "Volga") for x, y in zip(seg, seg[1:])),
              "10.43: the railroad N1616-N1419 crosses a river (so following it saves Movement Points)")
+    for a, b in rail:
+        need(sides.get(f"{a}/{b}") != "Volga", f"6.39: the railroad {a}-{b} crosses the Volga, which only the links do")
     for c in built["cities"]:
         for other_c in built["cities"]:
             if c is not other_c:
