@@ -164,6 +164,8 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
         raise IllegalOrder(current.rule, f"the game waits for {current.kind} of {current.side}, not {need.kind}",
                            list(current.accepts))
     kind = order.get("type") if isinstance(order, dict) else None
+    if kind == "rail" and current.kind.endswith("-mech"):
+        raise IllegalOrder("6.34", "units may not move by rail in the Mechanized/Cavalry Movement Phase", None)
     if kind not in current.accepts:
         raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes "
                            f"{', '.join(current.accepts)}", list(current.accepts))

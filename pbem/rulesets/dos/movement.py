@@ -428,7 +428,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
         if why:
             rule_, _, text = why.partition(": ")
             raise IllegalOrder(rule_, f"{uid} may not move by rail: {text}", None)
-        if uid in rules["ps"]["moved"] and not (entering and rules["ps"]["moved"][uid] == 0):
+        if uid in rules["ps"]["moved"] and not entering:
             raise IllegalOrder("6.32", f"{uid} has moved already this phase: a unit moves by rail from the start of "
                                f"its Initial Movement Phase", None)
         u = sc.units[uid]
@@ -559,7 +559,7 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     begin(rules, units)
     arrive(sc, rules, None, side, entry, ctx.event)
     ctx.event("enter", f"{', '.join(units)} enter at {sc.ids[entry]} ({'15.1' if side == 'axis' else '15.3'}).",
-              side=side, units=units, hex=sc.ids[entry], rule="15.1" if side == "axis" else "15.3")
+              side=side, units=units, hex=sc.ids[entry], mp=costs, rule="15.1" if side == "axis" else "15.3")
     rest = [sc.ids[b] for b in path[1:]]
     if rest:
         if order.get("rail"):
