@@ -128,7 +128,7 @@ def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int,
             why.append(f"attacked across {'the Don' if kinds == {'don'} else 'a river'} x{river}")
     bonuses = [m for m in (hex_m, river) if m > 1]
     if not bonuses:
-        return 1, ""
+        return 1, ", ".join(why)
     m = max(bonuses) if len(bonuses) == 1 else sc.max_defence                 # 10.52
     m = min(m, sc.max_defence)
     return m, ", ".join(why) + (f": x{m} (10.52)" if len(bonuses) > 1 else "")

@@ -179,6 +179,10 @@ def may_move(sc: Scenario, rules: dict, uid: str, *, rail: bool = False) -> str 
 
 
 def _check_can_move(sc: Scenario, rules: dict, units: list[str], rule: str) -> None:
+    moved = [u for u in units if u in rules["ps"]["moved"]]
+    if moved and len(moved) != len(units):
+        raise IllegalOrder("6.28", "units move together only if they began the phase stacked together and stayed "
+                           f"together ({', '.join(moved)} moved already, the others not)", None)
     for uid in units:
         why = may_move(sc, rules, uid)
         if why:
