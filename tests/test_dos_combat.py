@@ -230,16 +230,16 @@ def test_9_81_to_9_85_advance_along_the_path_of_retreat_then_out_of_the_fight():
     assert all(o["path"] == path[:len(o["path"])] for o in opts if o["units"])
     play(rules, [{"type": "advance", "units": ["G/57"], "path": path[:-1]}, {"type": "advance", "units": []}],
          policies={"advance": "ask"})
-    assert st.hex_of(rules, "G/57") == path[-2]                                      # 9.83: through the ZOC
-    refused(rules, attack(["N2243"], ["G/57"]), "9.85")
+    assert st.hex_of(rules, "G/57") == path[-2] and st.has(rules["ps"]["advanced"], "G/57")   # 9.83: through the ZOC
 
 
 def test_9_87_the_defender_advances_when_the_attackers_give_way():
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246", "steps_lost": 3},
-                                      **HQ})
+                                      "G/75": {"hex": "N2247"}, **HQ})
     ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6], policies={"attacker_result": "retreat"})
     assert fight(ctx)["result"] in ("Ae", "A2") and st.hex_of(rules, "G/57") != "N2246"
     assert events_of(ctx, "advance") and st.hex_of(rules, "R/6") == "N2246"
+    refused(rules, attack(["N2246"], ["G/75"]), "9.85")                             # advanced: not attacked again
 
 
 # --- 10.x in combat -------------------------------------------------------------------------------------
