@@ -205,7 +205,13 @@ def default_axis(sc: Scenario, rules: dict) -> None:
         back = sorted((j for j in sc.axis_start if zone_ok(sc, zone, j) and not sc.mountain[j]),
                       key=lambda j: (-len([f for f in sc.nb[j] if f in sc.front_set]), sc.row[j], sc.pos[j]))
         for b in units:
-            for j in back:
+            spots = back
+            u = sc.units[b[0]]
+            if u.hq:                     # 11.31: as many of its nationality as can be inside its radius
+                own = [sc.idx[st.hex_of(rules, x)] for x, y in sc.units.items() if y.nation == u.nation
+                       and y.combat and st.on_map(rules, x)]
+                spots = sorted(back, key=lambda j: -sum(sc.distance(j, k) <= u.leadership for k in own))
+            for j in spots:
                 if _fits(sc, rules, b, j):
                     for x in b:
                         st.put(rules, x, sc.ids[j])
