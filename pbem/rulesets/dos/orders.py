@@ -123,11 +123,17 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
     if kind == "accelerate":
         return {"type": "accelerate", "choice": value}
     if kind == "stack":
+        from .board import stacking_ok
+
         def worth(o):
             uid = o["units"][0]
             a, d = (3, 3) if st.untried(sc, rules, uid) else st.strengths(sc, rules, uid)
             return (a + d, st.steps_left(sc, rules, uid), uid)
-        return min(options, key=worth)
+        # the weakest unit whose loss makes the stack legal; if none does, the weakest
+        here = [o["units"][0] for o in options]
+        mine = [u for u in rules["units"] if rules["units"][u] == rules["units"][here[0]] and sc.side_of[u] == sc.side_of[here[0]]]
+        enough = [o for o in options if stacking_ok(sc, rules, [u for u in mine if u != o["units"][0]])]
+        return min(enough or options, key=worth)
     if kind == "clear":
         if value == "none":
             return options[0]

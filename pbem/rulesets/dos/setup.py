@@ -248,12 +248,16 @@ def position(sc: Scenario, rules: dict, pos: dict) -> None:
                     st.mark(rules["pt"]["withdrew"], uid)
                 elif m == "attacked":
                     st.mark(rules["pt"]["attacked"], uid)
+                elif m == "fresh":                      # 12.53: entered this Initial Movement Phase
+                    st.mark(rules["ps"]["fresh"], uid)
         else:
             rules["units"][uid] = spec["status"]
             if spec["status"] == "ready":
                 rules["ready_map"][uid] = spec.get("map", "north")
             if spec["status"] == "due":
                 rules["due"][uid] = spec.get("turn", rules["turn"])
+            if spec["status"] == "exited":
+                rules["exits"].append(uid)                  # 19.22: left the map through S1001
     for h, side in pos.get("control", {}).items():
         rules["control"][h] = ("a" if side == "axis" else "s") + "0"
     rules["cleared"] = sorted(pos.get("cleared", []))
