@@ -94,7 +94,7 @@ def test_9_33_step_losses_doubled_in_a_major_city():
 
 # --- 9.6: steps --------------------------------------------------------------------------------------
 
-def test_9_61_to_9_63_steps_and_their_strengths():
+def test_9_6_9_61_to_9_63_steps_and_their_strengths():
     sc, rules = SC(), at(units={"G/57": {"hex": "N2246"}, "Jg/97": {"hex": "N2246"}, "6/3Pz": {"hex": "N2246"},
                                  "Ita/Celere": {"hex": "N2246"}, "HQ/2Hun": {"hex": "N2246"}})
     seen = []
@@ -130,7 +130,7 @@ def test_9_66_9_86_defenders_eliminated_and_an_advance_of_two_hexes():
     assert st.hex_of(rules, "G/57") == "N2244" and st.has(rules["ps"]["advanced"], "G/57")
 
 
-def test_9_67_one_step_in_all_or_every_unit_retreats():
+def test_9_13_9_67_one_step_in_all_or_every_unit_retreats():
     units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
              "R/63": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"},
              "G/79": {"hex": "N2146"}, "G/113": {"hex": "N2146"}, **HQ}
@@ -267,7 +267,7 @@ def test_10_27_no_attack_across_the_volga():
     refused(rules, attack(["N3117"], ["G/57"]), "10.27")
 
 
-def test_10_32_10_34_rough_doubles_mountains_triple_or_double():
+def test_9_31_9_32_10_32_10_34_rough_doubles_mountains_triple_or_double():
     r_from, r = find_step("rough", where=lambda sc, a, b: sc.ids[a].startswith("S2"))
     rules = at(phase="combat", units={"R/6": {"hex": r, "revealed": [2, 4]}, "G/57": {"hex": r_from}})
     d = fight(play(rules, [attack([r], ["G/57"])], dice=[6]))["defence"]
@@ -296,7 +296,7 @@ def test_10_46_a_minor_city_gives_nothing():
 
 # --- 11.4: HQs in combat --------------------------------------------------------------------------------
 
-def test_11_41_11_44_an_hq_alone_defends_with_its_rating_doubled_by_terrain():
+def test_11_1_11_41_11_44_an_hq_alone_defends_with_its_rating_doubled_by_terrain():
     rules = at(phase="combat", units={"A/21": {"hex": "N2245"}, "G/57": {"hex": "N2246"}})
     assert fight(play(rules, [attack(["N2245"], ["G/57"])], dice=[6]))["defence"] == 3
     rules = at(player="soviet", phase="combat", units={"HQ/2Hun": {"hex": "N2253"}, "R/6": {"hex": "N2252", "revealed": [2, 4]},
@@ -332,7 +332,7 @@ def test_11_46_11_47_6_53_hq_limits():
 
 # --- 6.5, 6.6: overrun and disruption ---------------------------------------------------------------------
 
-def test_6_51_6_52_6_56_overrun_from_a_zoc_then_on_or_stop():
+def test_6_5_6_51_6_52_6_56_overrun_from_a_zoc_then_on_or_stop():
     rules = at(units={"6/3Pz": {"hex": "N2246"}, "3/3Pz": {"hex": "N2246"}, "394/3Pz": {"hex": "N2246"},
                       "R/6": {"hex": "N2245", "revealed": [1, 1]}, **HQ})
     ctx = play(rules, [{"type": "overrun", "units": ["3/3Pz", "394/3Pz", "6/3Pz"], "target": "N2245"}], dice=[1])
@@ -342,6 +342,29 @@ def test_6_51_6_52_6_56_overrun_from_a_zoc_then_on_or_stop():
     play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}], dice=[1], policies={"attacker_result": "loss"})
     assert st.has(rules["ps"]["stopped"], "6/3Pz")                                   # 6.52
     refused(rules, {"type": "move", "units": ["6/3Pz"], "path": ["N2247"]}, "6.52")
+    rules = at(phase="combat", units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [1, 1]}, **HQ})
+    refused(rules, {"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}, "6.5")    # Movement Phases only
+
+
+def test_6_24_a_retreat_spends_no_movement_points():
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [3, 9]}, **HQ})
+    ctx = play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}], dice=[1],
+               policies={"attacker_result": "retreat"})
+    assert fight(ctx)["column"] == "1-3" and fight(ctx)["result"] == "A1"          # 2 against 9
+    assert st.hex_of(rules, "6/3Pz") != "N2246" and rules["ps"]["moved"]["6/3Pz"] == 3   # the overrun's 3 only
+
+
+def test_13_4_an_eliminated_untried_unit_never_returns():
+    from pbem.rulesets.dos import reinforce
+    from tests.test_dos_support import Ctx
+
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, "G/57": {"hex": "N2246"}, **HQ})
+    play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"advance": "none"})
+    assert st.status(rules, "R/6") == "gone"
+    rifle = SC().groups["rifle"]
+    rules["units"].update({u: "pool" for u in rifle[:3] if u != "R/6"})
+    drawn = reinforce.draw(SC(), rules, "rifle", 5, Ctx(), "t3.test", "ready")
+    assert "R/6" not in drawn and len(drawn) == len([u for u in rifle[:3] if u != "R/6"])
 
 
 def test_6_54_6_59_overrun_stacks_start_together_never_across_the_don():
@@ -378,7 +401,7 @@ def test_6_61_to_6_64_disruption():
 
 # --- 7.2: divisional integrity ---------------------------------------------------------------------------
 
-def test_7_21_7_23_a_whole_division_doubles_until_a_regiment_is_lost():
+def test_7_2_7_21_7_23_a_whole_division_doubles_until_a_regiment_is_lost():
     units = {"6/3Pz": {"hex": "N2245"}, "3/3Pz": {"hex": "N2245"}, "394/3Pz": {"hex": "N2245"},
              "R/6": {"hex": "N2244", "revealed": [6, 8]}, "A/21": {"hex": "N2244"}}
     rules = at(player="soviet", phase="combat", units=units)
@@ -390,7 +413,7 @@ def test_7_21_7_23_a_whole_division_doubles_until_a_regiment_is_lost():
 
 # --- 13.x: untried units ------------------------------------------------------------------------------------
 
-def test_13_1_13_2_revealed_at_the_instant_of_combat_from_the_remaining_pool():
+def test_13_0_13_1_13_2_revealed_at_the_instant_of_combat_from_the_remaining_pool():
     sc = SC()
     rules = at(phase="combat", units={"R/6": {"hex": "N2245"}, "G/57": {"hex": "N2246"}, **HQ})
     before = untried.remaining(sc, rules, "sov-rifle")
@@ -410,7 +433,7 @@ def test_13_3_a_no_strength_unit_is_removed_and_its_hex_is_empty():
 
 # --- 14.1-14.3: air points on combat ------------------------------------------------------------------------
 
-def test_14_11_14_14_supply_and_range_of_air_units():
+def test_14_11_14_14_14_15_supply_and_range_of_air_units():
     rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
                                                         "AA/2": {"hex": "N2230"}, "AA/4": {"hex": "N2245"}, **HQ})
     refused(rules, attack(["N2246"], ["R/6"], air={"units": ["AA/2"], "shift": -1}), "14.14")
@@ -421,7 +444,7 @@ def test_14_11_14_14_supply_and_range_of_air_units():
     refused(rules, attack(["N2246"], ["R/6"], air={"units": ["AA/4"], "shift": -1}), "14.11")
 
 
-def test_14_22_14_7_the_defender_answers_second_a_soviet_army_has_one_point():
+def test_14_21_14_22_14_7_the_defender_answers_second_a_soviet_army_has_one_point():
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
                                       "AA/4": {"hex": "N2143"}, **HQ})
     ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defence_air": "all"})

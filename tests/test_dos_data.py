@@ -136,7 +136,7 @@ def test_volga_cities_and_crossings():
     assert side_kind("N0811", "N0911") == "volga"                                 # 6.38's link crosses it
 
 
-def test_don_cities_and_the_voronezh():
+def test_10_2_don_cities_and_the_voronezh():
     for h in ("N3221", "N1340", "S0639"):
         assert any(sc().side_kind.get((i(h), j)) == "don" for j in sc().nb[i(h)]), h
     assert any(sc().river_name.get((i("N0840"), j)) == "Voronezh" for j in sc().nb[i("N0840")])
@@ -202,7 +202,7 @@ def _units(side: str, **match) -> list:
     return [u for u in sc().units.values() if u.side == side and all(getattr(u, k) == v for k, v in match.items())]
 
 
-def test_3_31_counter_values():
+def test_3_3_3_31_counter_values():
     types = doc()["oob"]["types"]
     assert types["ger-inf"]["steps"] == [9, 4, 2, 1] and types["ger-mtn"]["steps"] == [9, 4, 2, 1]
     assert types["ger-jg"]["steps"] == [6, 3] and types["ger-pz-rgt"]["steps"] == [4, 2]
@@ -240,7 +240,7 @@ def test_5_31_to_5_35_the_axis_set_up_with_the_errata():
     assert (count("5.35", "air-corps"), count("5.35", "truck")) == (2, 6)
 
 
-def test_5_21_the_soviet_initial_draw_and_the_groups():
+def test_5_21_20_2_the_soviet_initial_draw_and_the_groups():
     s = sc()
     init = s.initial
     assert (init["rifle"], init["cavalry"], init["guards"], init["mech"], init["hq"]) == (27, 6, 5, 2, 9)
@@ -310,7 +310,7 @@ def test_10_6_printed_rows_and_the_text_cases():
     assert t["cities"]["major"]["defence"] == 2 and t["max_defence_multiplier"] == 3
 
 
-def test_16_1_and_16_24_printed_rows():
+def test_16_1_16_22_16_24_printed_rows():
     s = sc()
     assert s.directive_rows[0] == ("B", "C", "D", "D", "D", "D", "D")
     assert s.directive_rows[1] == ("A", "C", "C", "D", "D", "D", "D")
@@ -323,3 +323,16 @@ def test_16_1_and_16_24_printed_rows():
     assert [c[x]["eleventh_army"] for x in "ABCDEF"] == [False, False, True, True, False, False]   # errata
     assert c["A"]["cities"]["Voronezh"] == 3                                               # 16.61
     assert any(v["cities"].get("Tuapse") == 16 for v in c.values())                       # 16.63
+
+
+def test_3_2_every_chart_is_data():
+    """3.2: the CRT, the turn track, the terrain chart and the Hitler Directive table are all
+    in data/, complete (a result for every column and die, a letter for every row and column)."""
+    s = sc()
+    assert sorted(s.crt) == [1, 2, 3, 4, 5, 6] and all(len(r) == 12 for r in s.crt.values())
+    assert s.last_turn == 25 and len(s.dates) == 25 and sorted(s.soviet_track) == list(range(1, 26))
+    t = doc()["terrain"]
+    assert set(t["terrain"]) == {"clear", "light-woods", "heavy-woods", "rough", "mountain"}
+    assert set(t["hexsides"]) >= {"minor", "don", "volga", "lake"} and set(t["cities"]) == {"major", "minor"}
+    assert all(len(r) == 7 and set(r) <= set("ABCDEF") for r in s.directive_rows.values())
+    assert set(x for r in s.directive_rows.values() for x in r) == set("ABCDEF")           # 16.21: all six letters

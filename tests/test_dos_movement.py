@@ -53,7 +53,7 @@ def test_6_13_10_31_10_51_costs_add_up():
     assert mp_of(ctx, "6/3Pz") == 3
 
 
-def test_6_14_one_hex_always_in_the_initial_phase_only():
+def test_6_14_6_27_one_hex_always_in_the_initial_phase_only():
     a, b = find_step("rough", where=lambda sc, a, b: sc.ids[a].startswith("S2"))
     rules = at(units={"RumCav/5": {"hex": a}})
     assert st.has(rules["ps"]["oos"], "RumCav/5")                    # out of supply: allowance 5 // 2 = 2
@@ -101,7 +101,7 @@ def test_6_28_one_unit_at_a_time_and_stacks_that_began_together():
 
 # --- 6.26, 10.23, 10.26: the major rivers ----------------------------------------------------------
 
-def test_10_23_crossing_the_don_costs_and_the_errata_zoc_rule():
+def test_6_26_10_23_crossing_the_don_costs_and_the_errata_zoc_rule():
     west, east = "N3121", "N3020"
     sc = SC()
     assert sc.side_kind[(sc.idx[west], sc.idx[east])] == "don"
@@ -140,7 +140,7 @@ def test_10_33_mountains():
     assert mp_of(play(rules, [{"type": "move", "units": ["Mt/1"], "path": [b]}]), "Mt/1") == 2
 
 
-def test_10_41_10_43_railroads_and_cities():
+def test_10_4_10_41_10_42_10_43_6_36_railroads_and_cities():
     sc = SC()
     # 10.43 example: N3426 to N3326 along the railroad across the Chir, N3326 Axis-controlled: 1 MP
     rules = at(units={"G/57": {"hex": "N3426"}}, control={"N3326": "axis", "N3426": "axis"})
@@ -306,17 +306,17 @@ def test_6_42_6_43_6_48_clearing_up_to_three_consecutive_hexes():
 
 # --- 7.1 at the end of the Movement Phase ------------------------------------------------------------
 
-def test_7_1_excess_eliminated_at_the_end_of_the_movement_phase():
+def test_7_1_11_23_excess_eliminated_at_the_end_of_the_movement_phase():
     rules = at(units={"G/57": {"hex": "N2245"}, "G/75": {"hex": "N2245"}, "G/79": {"hex": "N2246"},
                       "G/113": {"hex": "N2246", "steps_lost": 2}, "HQ/2Hun": {"hex": "N2246"},
                       "Tr/1": {"hex": "N2245"}, "AirK/4": {"hex": "N2245"}})
     play(rules, [{"type": "move", "units": ["G/79", "G/113", "HQ/2Hun"], "path": ["N2245"]}])
     ctx = play(rules, [{"type": "end"}])
-    assert events_of(ctx, "eliminated")[0]["units"] == ["HQ/2Hun"] and events_of(ctx, "eliminated")[0]["rule"] == "7.1"
-    ctx = play(rules, [])
+    # the standing order: the weakest unit whose loss makes the hex legal (3 divisions and the HQ)
+    assert [(e["units"], e["rule"]) for e in events_of(ctx, "eliminated")] == [(["G/113"], "7.1")]
     assert rules["phase"] == "combat"
     here = [u for u, w in rules["units"].items() if w == "N2245"]
-    assert sorted(here) == ["AirK/4", "G/113", "G/57", "G/75", "Tr/1"] or len([u for u in here if SC().units[u].combat]) == 3
+    assert sorted(here) == ["AirK/4", "G/57", "G/75", "G/79", "HQ/2Hun", "Tr/1"]      # trucks, air: not counted
 
 
 def test_7_22_three_whole_panzer_divisions_stack():
@@ -383,7 +383,7 @@ def test_14_12_air_units_move_by_rail_only_and_not_after_spending():
 
 # --- 18.1: strategic withdrawal -------------------------------------------------------------------------
 
-def test_18_11_18_13_east_only_ignoring_zoc_never_by_rail():
+def test_18_1_18_11_18_13_east_only_ignoring_zoc_never_by_rail():
     rules = at(player="soviet", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}})
     refused(rules, {"type": "move", "units": ["R/6"], "path": ["N2146"], "withdraw": True}, "18.11")
     play(rules, [{"type": "move", "units": ["R/6"], "path": ["N2145", "N2144"], "withdraw": True}])
@@ -427,3 +427,24 @@ def test_19_22_exit_from_s1001_and_return():
     refused(rules, {"type": "move", "units": ["G/75"], "path": [near], "exit": True}, "19.22", "only from S1001")
     play(rules, [{"type": "enter", "units": ["G/57"], "path": ["S1001"]}])          # back, an Axis unit being there
     assert st.hex_of(rules, "G/57") == "S1001" and rules["exits"] == []
+
+
+def test_10_44_10_45_control_follows_the_last_unit_through_a_hex():
+    path, first_east = kharkov_line()
+    sc = SC()
+    rules = at(units={"G/57": {"hex": path[0]}})
+    assert st.control(sc, rules, sc.idx[first_east]) == "soviet"                     # 10.44: east of the line
+    i = path.index(first_east)
+    play(rules, [{"type": "move", "units": ["G/57"], "path": path[1:i + 2]}])
+    assert st.control(sc, rules, sc.idx[first_east]) == "axis" and rules["control"][first_east] == "a3"   # 10.45
+    rules["player"] = "soviet"
+    st.enter_hex(sc, rules, sc.idx[first_east], "soviet")
+    assert st.control(sc, rules, sc.idx[first_east]) == "soviet"
+
+
+def test_14_42_markers_do_not_count_for_stacking():
+    rules = at(units={"G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, "G/79": {"hex": "N2246"}},
+               interdiction={"soviet": ["N2245"], "axis": ["N2245"]})
+    ctx = play(rules, [{"type": "move", "units": ["G/57", "G/75", "G/79"], "path": ["N2245"]}, {"type": "end"}])
+    assert not events_of(ctx, "eliminated") and rules["phase"] == "combat"
+

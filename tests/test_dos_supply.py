@@ -65,7 +65,7 @@ def test_12_12_12_13_lines_of_communications_and_tufanov():
     assert supplied(rules, "soviet") == set()                          # 12.13: never straight from a source
 
 
-def test_12_15_soviet_sources_rail_to_an_edge_or_the_volga_and_volga_towns():
+def test_10_49_12_15_soviet_sources_rail_to_an_edge_or_the_volga_and_volga_towns():
     sc = SC()
     rules = at()
     sources = set(sp.lines_of(sc, rules, "soviet").sources())
@@ -94,7 +94,7 @@ def test_12_22_a_german_unit_within_fourteen_mp():
     assert supplied(at(units={"G/57": {"hex": outside}}), "axis") == set()
 
 
-def test_12_21_an_axis_allied_hq_within_fourteen_mp():
+def test_12_2_12_21_an_axis_allied_hq_within_fourteen_mp():
     inside, outside = edge_of_reach(at(), "axis", 14)
     assert supplied(at(units={"HQ/2Hun": {"hex": inside}}), "axis") == {"HQ/2Hun"}
     assert supplied(at(units={"HQ/2Hun": {"hex": outside}}), "axis") == set()
@@ -177,17 +177,28 @@ def test_12_31_to_12_36_12_39_a_truck_chain_and_its_railhead():
     rules = at(units={"Tr/1": {"hex": inside}})
     assert interphase.chains(sc, rules) == [["Tr/1"]]                                  # 12.31: within 5 hexes
     far, _ = edge_of_reach(at(), "axis", 12)
-    rules = at(units={"Tr/1": {"hex": inside}, "G/57": {"hex": far}})
-    rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"], "used": False}]
-    beyond = next(sc.ids[j] for j in range(len(sc.ids)) if dist_from_sources(rules, "axis")[j] == 17
-                  and sc.terrain_of[j] == "clear" and sc.distance(j, sc.idx[inside]) <= 12)
+    lines = sp.lines_of(sc, at(), "axis")
+    near_truck = lines.within(sc.idx[inside], 14)
+    beyond = next(sc.ids[j] for j in sorted(near_truck) if dist_from_sources(at(), "axis")[j] == 17
+                  and sc.terrain_of[j] == "clear")
     rules = at(units={"Tr/1": {"hex": inside}, "G/57": {"hex": beyond}})
+    found, _ = sp.field(sc, rules, bd.Board(sc, rules), "axis")
+    assert "G/57" not in found                                                         # 17 MP: no railhead, none
     rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"], "used": False}]
     found, _ = sp.field(sc, rules, bd.Board(sc, rules), "axis", mark=True)
-    if "G/57" in found:                                                                # 12.33: supplied by it, it is used
-        assert rules["railheads"][0]["used"]
+    assert "G/57" in found and rules["railheads"][0]["used"]                           # 12.33: supplied by it, used
     play(rules, [{"type": "move", "units": ["Tr/1"], "path": [sc.ids[next(iter(sc.nb[sc.idx[inside]]))]]}])
     assert rules["railheads"] == []                                                    # 12.39
+
+
+def test_12_37_any_number_of_chains_from_any_source():
+    from pbem.rulesets.dos import interphase
+
+    sc = SC()
+    a, _ = edge_of_reach(at(), "axis", 3, where=lambda sc, i: sc.sheet[i] == "N" and sc.row[i] < 15)
+    b, _ = edge_of_reach(at(), "axis", 3, where=lambda sc, i: sc.sheet[i] == "S")
+    rules = at(units={"Tr/1": {"hex": a}, "Tr/2": {"hex": b}})
+    assert sorted(interphase.chains(sc, rules)) == [["Tr/1"], ["Tr/2"]]
 
 
 def test_12_38_trucks_have_no_combat_value_and_no_zoc():
@@ -198,7 +209,7 @@ def test_12_38_trucks_have_no_combat_value_and_no_zoc():
 
 # --- 12.4, 14.5: air supply ----------------------------------------------------------------------------------
 
-def test_12_41_12_42_12_47_14_52_an_air_point_supplies_five_steps_close_together():
+def test_12_4_12_41_12_42_12_47_14_52_an_air_point_supplies_five_steps_close_together():
     rules = at(units={"G/57": {"hex": "N2520"}, "Jg/97": {"hex": "N2521"}, "G/75": {"hex": "N2519"},
                       "AirK/4": {"hex": "N2538"}})
     assert st.has(rules["ps"]["oos"], "G/57")
@@ -218,7 +229,7 @@ def test_12_41_12_42_12_47_14_52_an_air_point_supplies_five_steps_close_together
     assert info.value.rule == "12.42"
 
 
-def test_12_43_12_44_12_46_who_when_and_the_air_unit_itself():
+def test_12_43_14_51_12_44_12_46_who_when_and_the_air_unit_itself():
     rules = at(player="soviet", units={"AA/2": {"hex": "N2245"}, "R/6": {"hex": "N2244", "revealed": [2, 4]}})
     with pytest.raises(IllegalOrder) as info:
         play(rules, [{"type": "air-supply", "air": "AA/2", "units": ["R/6"]}])
@@ -231,7 +242,7 @@ def test_12_43_12_44_12_46_who_when_and_the_air_unit_itself():
     assert {"AirK/4", "G/57"} <= set(rules["ps"]["air_supplied"])
 
 
-def test_12_44_german_defenders_supplied_in_the_soviet_combat_phase():
+def test_12_44_14_0_german_defenders_supplied_in_the_soviet_combat_phase():
     rules = at(player="soviet", phase="combat", units={"G/57": {"hex": "N2519"}, "AirK/4": {"hex": "N2538"},
                                                         "TC/1": {"hex": "N2520"}, "A/21": {"hex": "N2520"}})
     ctx = play(rules, [{"type": "attack", "targets": ["N2519"], "units": ["TC/1"]}], dice=[6])

@@ -72,7 +72,7 @@ def test_4_1_4_2_a_game_turn_phase_by_phase():
     assert rules["turn"] == 2 and [x for x in ctx.labels if "directive" in x] == ["t2.directive"]
 
 
-def test_4_2_a_no_directive_roll_on_game_turn_1():
+def test_2_0_4_2_a_no_directive_roll_on_game_turn_1():
     rules, ctx = started()
     assert not [x for x in ctx.labels if "directive" in x]
     assert rules["directive"] is None                                                      # 16.0
@@ -88,7 +88,7 @@ def test_4_2_phases_refuse_the_orders_of_other_phases():
     assert info.value.rule == "4.2"
 
 
-def test_4_2_d_the_record_inter_phase_in_its_order():
+def test_4_2_d_19_14_19_15_19_16_the_record_inter_phase_in_its_order():
     """17.2 (both sides), 18.22, 18.14, 16.63, 19.17, in this order (README)."""
     path = rail_path_to("N3217")
     rules = at(turn=5, player="soviet", phase="interdiction", units={"G/57": {"hex": "N3217"}},
@@ -169,7 +169,7 @@ def options(rules) -> list[list[str]]:
     return [o["units"] for o in flow.legal_orders(SC(), rules, need)]
 
 
-def test_15_21_15_23_15_25_the_named_unit_or_an_equivalent_back_at_full_strength():
+def test_15_2_15_21_15_23_15_25_the_named_unit_or_an_equivalent_back_at_full_strength():
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354", "steps_lost": 2},
                                "Jg/97": {"hex": "N2453"}})
     assert options(rules) == [["G/76"], ["G/9"], ["Jg/97"]]                              # named first (15.21)
@@ -275,7 +275,7 @@ def test_15_44_the_doubling_ends_below_100_soviet_vp():
 
 # --- 16.0, 16.1, 16.2: the directive roll -----------------------------------------------------------------
 
-def test_16_0_16_1_table_lookups():
+def test_16_0_16_1_16_21_table_lookups():
     sc = SC()
     assert directives.letter(sc, 30, 1, 4)[:2] == ("B", 0)                                # printed row 0
     assert directives.letter(sc, 100, 1, 10)[:2] == ("D", 0)
@@ -353,7 +353,7 @@ def test_16_4_german_mechanized_divisions_on_the_north_map():
 
 # --- 16.5: No Retreats ------------------------------------------------------------------------------------
 
-def test_16_51_16_52_16_55_the_easternmost_hex_in_axis_zoc_must_stay_in_it():
+def test_16_51_16_52_16_55_19_13_the_easternmost_hex_in_axis_zoc_must_stay_in_it():
     sc = SC()
     rules = at(units={"G/57": {"hex": "N2240"}, "G/75": {"hex": "N2340"}}, directive={"letter": "A", "obtained": 2})
     victory.record_zoc(sc, rules, "axis")
@@ -361,6 +361,8 @@ def test_16_51_16_52_16_55_the_easternmost_hex_in_axis_zoc_must_stay_in_it():
     ctx = play(rules, [{"type": "move", "units": ["G/57"], "path": ["N2241", "N2242"]},
                        {"type": "move", "units": ["G/75"], "path": ["N2339"]}] + END4)
     assert vp_events(ctx) == [("16.55", "soviet", 1)]                                      # N22 only, once
+    kinds = [(e["type"], e.get("side")) for e in ctx.events]
+    assert kinds.index(("vp", "soviet")) < kinds.index(("phase", "soviet"))              # 19.13: at the Axis end
 
 
 def test_16_54_not_south_of_hexrow_n36():
@@ -378,6 +380,18 @@ def test_16_53_ground_lost_in_the_axis_combat_phase_is_excused():
     victory.note_surrendered(sc, rules)
     ctx = play(rules, END4[:3])
     assert vp_events(ctx) == []
+
+
+def test_18_24_ground_lost_in_the_soviet_combat_phase_is_excused():
+    sc = SC()
+    i = next(i for i in sorted(sc.across_don) if sc.hexrow_n[i] > 10 and 5 <= sc.pos[i] <= 10
+             and not sc.mountain[i] and sc.terrain_of[i] == "clear")
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": sc.ids[i], "revealed": [2, 4]}})
+    victory.record_zoc(sc, rules, "soviet")
+    st.put(rules, "R/6", f"{sc.ids[i][:3]}{sc.pos[i] - 1:02d}")                # as a retreat after combat would
+    victory.note_surrendered(sc, rules)
+    ctx = play(rules, END4[:3], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "18.23"] == []
 
 
 def test_16_5_no_retreats_only_under_a_to_d():
@@ -457,7 +471,7 @@ def column_of_units(col: int, side: str, skip: int | None = None, start: int = 1
     return out
 
 
-def test_17_11_17_2_a_chain_from_the_north_edge_to_hexrow_n36():
+def test_17_0_17_11_17_2_a_chain_from_the_north_edge_to_hexrow_n36():
     sc = SC()
     rules = at(units=column_of_units(45, "axis"))
     board = view(sc, rules)

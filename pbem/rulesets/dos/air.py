@@ -24,7 +24,7 @@ def _air_unit(sc: Scenario, rules: dict, side: str, uid: str, rule: str, board: 
 
 def air_supply(sc: Scenario, rules: dict, side: str, order: dict, ctx, defenders: list[str] | None = None) -> None:
     """12.41-12.47: one Air Point puts five steps of German units in supply for this phase."""
-    if side != "axis":
+    if side != "axis":                                              # 12.43, 14.51
         raise IllegalOrder("12.43", "only the Axis player supplies units by air", None)
     if defenders is None and rules["phase"] not in ("move", "combat", "mech"):
         raise IllegalOrder("12.44", "air supply is bought in an Axis Movement or Combat Phase, or for German "
@@ -79,7 +79,7 @@ def interdict(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     _air_unit(sc, rules, side, uid, "14.41", board)
     if not 1 <= len(hexes) <= 2 or len(set(hexes)) != len(hexes):
         raise IllegalOrder("14.41", "one Air Point places one or two markers, in different hexes", None)
-    if uid not in sp.supplied(sc, rules, board, side, [uid]):
+    if uid not in sp.supplied(sc, rules, board, side, [uid]):       # 14.11, 14.15
         raise IllegalOrder("14.11", f"{uid} is out of supply and may spend no Air Points", None)
     mine = rules["interdiction"][side]
     air_i = sc.idx[st.hex_of(rules, uid)]

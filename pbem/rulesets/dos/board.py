@@ -124,7 +124,8 @@ class Board:
         return uid not in self.disrupted and uid not in self.withdrew
 
     def zoc(self, side: str) -> frozenset[int]:
-        """The hexes in the ZOC of `side`'s units: the six neighbours, not across the Don, the
+        """The hexes in the ZOC of `side`'s units (8.25: mutual; 8.26: a set, so several ZOCs on a
+        hex are one): the six neighbours, not across the Don, the
         Volga or a lake or sea hexside (8.11, 10.25), and not into mountains except the ZOC of
         mountain troops (8.13 errata)."""
         found = self._zoc.get(side)
@@ -192,6 +193,7 @@ def stack_count(sc: Scenario, rules: dict, units: list[str]) -> tuple[int, int]:
 
 
 def stacking_ok(sc: Scenario, rules: dict, units: list[str]) -> bool:
-    """7.1: at most three combat units, or four units of any kind with at least one HQ."""
+    """7.1: at most three combat units, or four units of any kind with at least one HQ (an HQ
+    may stack or stand alone, 11.23); markers (14.42), trucks and air units never count."""
     combat, hqs = stack_count(sc, rules, units)
     return combat <= 3 and combat + hqs <= 4

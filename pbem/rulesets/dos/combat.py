@@ -103,7 +103,8 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
 
 
 def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int, str]:
-    """9.3, 10.12, 10.22, 10.24, 10.32, 10.34, 10.47, 10.52, 14.24: the multiple of the hex."""
+    """9.31, 9.32, 10.12, 10.22, 10.24, 10.32, 10.34, 10.47, 10.52, 14.24: the multiple of the
+    hex, from the terrain chart (10.6; a railroad or Minor city adds nothing, 10.46)."""
     hex_m = sc.defence_of[i]
     why = []
     if sc.mountain[i]:
@@ -228,7 +229,9 @@ def _air_spend(sc: Scenario, rules: dict, side: str, air: dict | None, targets: 
 
 
 def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
-    """9.1, 9.2: an attack of the phasing player in his Combat Phase."""
+    """9.1, 9.2: an attack of the phasing player in his Combat Phase. 9.12, 9.22: only the
+    units the order names attack (a stack may split between attacks or stay out); 9.13: from
+    any of the six hexes around; 9.24: a unit is in one attack only (9.14's marks)."""
     targets = order.get("targets") or []
     units = order.get("units") or []
     hqs = order.get("hqs") or []
@@ -932,6 +935,8 @@ def answer_retreat(sc: Scenario, rules: dict, order: dict, ctx) -> None:
 
 
 def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx, chosen: str) -> None:
+    """One unit retreats along its path (6.24: no Movement Points; 9.74: through friendly
+    units without disturbing them)."""
     from .movement import arrive
 
     side = sc.side_of[uid]
@@ -943,8 +948,6 @@ def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx,
         rules["pt"]["retreated"][uid] = sc.ids[path[-1]]                # 9.75
     c["paths"][uid] = [start] + [sc.ids[b] for b in path]
     c["retreat"]["queue"].pop(0)
-    if c["kind"] == "overrun" or rules["phase"] in ("move", "mech"):
-        pass
     ctx.event("retreat", f"{uid} retreats {start} -> {sc.ids[path[-1]]} (path chosen by the {other(side)} player, "
               f"9.72).", unit=uid, path=c["paths"][uid], rule="9.72", chosen_by=chosen)
 
@@ -952,8 +955,9 @@ def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx,
 # --- advance after combat (9.8) -----------------------------------------------------------------------
 
 def _setup_advance(sc: Scenario, rules: dict, c: dict) -> None:
-    """Who may advance where: the attacker into the defenders' emptied hexes when it did not
-    retreat; the defender into the attackers' emptied hexes, never in a split result (9.68)."""
+    """Who may advance where (9.87): the attacker into the defenders' emptied hexes when it did
+    not retreat; the defender into the attackers' emptied hexes, never in a split result
+    (9.68); nobody after an overrun (9.88, 6.57: the overrun's own entry instead)."""
     c["advance"] = None
     if c["engaged"]:
         return
@@ -973,6 +977,8 @@ def _setup_advance(sc: Scenario, rules: dict, c: dict) -> None:
 
 
 def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str) -> list[list[int]]:
+    """9.81-9.84, 9.86: along the Path of Retreat, stopping in any hex of it (9.82), Enemy ZOC
+    ignored (9.83), or two hexes after an elimination."""
     adv = c["advance"]
     i = sc.idx[st.hex_of(rules, uid)]
     enemy_paths = [p for u, p in c.get("paths", {}).items() if sc.side_of[u] != adv["side"]]
@@ -1080,7 +1086,9 @@ def _finish(sc: Scenario, rules: dict, c: dict, ctx, fought: bool = True) -> Non
 # --- overrun (6.5) --------------------------------------------------------------------------------------
 
 def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
-    """6.51-6.59: the stack moves next to the target (path), pays 3 more MP and attacks it."""
+    """6.5, 6.51-6.59: in a Movement Phase, a stack that began the phase together (6.54) moves
+    next to the target (path), pays 3 more MP and attacks every unit in the one hex (HQs may be
+    overrun, never overrun, 6.53); units that hold stay where they are (6.58)."""
     from . import movement as mv
 
     if rules["phase"] not in ("move", "mech"):

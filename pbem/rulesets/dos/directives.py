@@ -1,4 +1,7 @@
-"""Hitler Directives (16.0-16.8)."""
+"""Hitler Directives (16.0-16.8). The table gives one of six letters, A-F (16.21); each letter's
+contents (data/directives.yaml, 16.24) combine up to five elements (16.22): a limit across the
+Don (16.3), a limit on German mechanized divisions in the north (16.4), No Retreats (16.5,
+victory.py), the 11th Army and extra trucks (16.7, 16.8) and city deadlines (16.6)."""
 
 from __future__ import annotations
 
@@ -100,7 +103,7 @@ def _division_key(sc: Scenario, uid: str) -> str:
 
 def excess(sc: Scenario, rules: dict) -> tuple[str, int, dict[str, list[str]]] | None:
     """(rule, units of the limit over, candidates: division -> units to remove) for the first
-    limit broken, or None."""
+    limit broken, or None. 16.32: no limit without a directive or under F (null in the data)."""
     d = rules["directive"]
     if not d:
         return None

@@ -2,8 +2,8 @@
 
     selection          the Soviet initial force drawn at random (5.21), the first die of the game
     setup              Soviet (5.2), then Axis (5.3): `place`, `end`
-    Game-Turn 1..25 (4.2):
-      A. Hitler Directive Inter-Phase (16.0): automatic, from Game-Turn 2
+    Game-Turn 1..25 (4.1, 4.2):
+      A. Hitler Directive Inter-Phase (16.0): automatic, from Game-Turn 2 (2.0's reading)
       B. Axis player-turn, C. Soviet player-turn, each:
          move          Initial Movement Phase: withdrawals, reinforcements, evacuation first;
                        `move`, `rail`, `overrun`, `enter`, `evacuate`, `air-supply`, `end`
@@ -166,6 +166,8 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
     kind = order.get("type") if isinstance(order, dict) else None
     if kind == "rail" and current.kind.endswith("-mech"):
         raise IllegalOrder("6.34", "units may not move by rail in the Mechanized/Cavalry Movement Phase", None)
+    if kind == "overrun" and not current.decision and current.kind.endswith(("-combat", "-interdiction")):
+        raise IllegalOrder("6.5", "overruns take place only in the Movement Phases", None)
     if kind not in current.accepts:
         raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes "
                            f"{', '.join(current.accepts)}", list(current.accepts))

@@ -130,7 +130,7 @@ def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
 def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     """12.31: trucks in chains, the first within five hexes of an Axis source, each next one
     within five of the one before, the route free of terrain closed to supply lines (and,
-    reading, of enemy units and Enemy ZOC)."""
+    reading, of enemy units and Enemy ZOC); any number of chains, from any sources (12.37)."""
     board = view(sc, rules)
     lines = sp.lines_of(sc, rules, "axis")
     sources = set(lines.sources())

@@ -1,5 +1,13 @@
 """Movement (6.0-6.4, 10.0-10.5), rail movement (6.3, 6.4), reinforcements entering (15.0,
-15.3), evacuation (11.5, 14.6), strategic withdrawal (18.1) and the exits of 19.22."""
+15.3), evacuation (11.5, 14.6), strategic withdrawal (18.1) and the exits of 19.22.
+
+6.11: only the phasing player's units move, any, some or none of them (a `move` order names
+them; the flow accepts movement orders from the phasing player only). 6.12, 6.13, 10.51: a
+step costs what `Scenario.steps` gives for the hex entered (1 for clear) plus its hexside,
+added up. 6.24: retreats and advances (combat.py) are not movement and spend no MP. 8.21: an
+Enemy ZOC costs nothing to enter; 8.23: the mover's own side's ZOC never matters (only
+`Context.ezoc` is read); 8.25, 8.26: ZOC is a set of hexes per side (board.py), mutual and
+never counted twice."""
 
 from __future__ import annotations
 
@@ -63,7 +71,8 @@ class Context:
         return i in self.sc.city_of and bool(self.friendly[i])
 
     def step_cost(self, a: int, b: int, c: int, flag: int) -> int | None:
-        """The MP to move from a into neighbour b (10.1-10.5, 14.44); None where no unit may."""
+        """The MP to move from a into neighbour b (10.11, 10.21, 10.23, 10.31, 10.33, 10.41: the
+        other terrain of a city or rail hex; 10.43, 14.44); None where no unit may."""
         if c == BLOCKED or b in self.blocking:
             return None
         if flag & VOLGA:
@@ -112,7 +121,7 @@ def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: 
         for b, c, flag in steps[a]:
             if b in settled:
                 continue
-            if withdraw and (not sc.east_of(a, b) or b in sc.across_don):
+            if withdraw and (not sc.east_of(a, b) or b in sc.across_don):     # 18.11, 18.26
                 continue
             cost = ctx.step_cost(a, b, c, flag)
             if cost is None:
@@ -241,7 +250,7 @@ def drop_railheads(rules: dict, uid: str, ctx_event) -> None:
 def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     units, start = _units(sc, rules, side, order, "6.1")
     _check_can_move(sc, rules, units, "6.1")
-    withdraw = bool(order.get("withdraw"))
+    withdraw = bool(order.get("withdraw"))          # 18.13: a `move` only (never `rail`), and only ZOC for moving
     if withdraw:
         if side != "soviet":
             raise IllegalOrder("18.1", "only the Soviet player makes strategic withdrawals", None)
@@ -284,7 +293,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
             left = remaining(sc, rules, uid)
             # 6.14: a unit not beginning the Initial Movement Phase in an Enemy ZOC may always move one hex
             first_free = n == 0 and initial and uid not in rules["ps"]["moved"] and start not in ctx_.ezoc
-            if costs[uid] > left and not first_free:
+            if costs[uid] > left and not first_free:                   # 6.23, 6.27
                 raise IllegalOrder("6.23", f"{uid} would spend {costs[uid]} MP reaching {sc.ids[b]}, and has {left} left",
                                    None)
         a = b
@@ -374,7 +383,9 @@ def rail_units(sc: Scenario, uid: str) -> int:
 
 
 def rail_hex_usable(sc: Scenario, rules: dict, side: str, i: int, friendly: bytearray) -> bool:
-    """6.41, 6.44-6.47: a rail hex this side may move through by rail."""
+    """6.41, 6.44-6.47: a rail hex this side may move through by rail. 6.45: an Axis-cleared hex
+    serves the Axis as long as an Axis unit was last there (control); 6.48: every cleared hex
+    is kept in `rules["cleared"]`, so no Railhead marker is needed to find them."""
     if i not in sc.rail_hex or not friendly[i]:
         return False
     h = sc.ids[i]
@@ -388,7 +399,8 @@ def rail_hex_usable(sc: Scenario, rules: dict, side: str, i: int, friendly: byte
 
 
 def rail_search(sc: Scenario, rules: dict, ctx: Context, start: int, budget: int = RAIL_MP) -> tuple[dict, dict]:
-    """Rail Movement Points to every rail hex reachable from `start` (6.32, 6.33, 6.37-6.39)."""
+    """Rail Movement Points to every rail hex reachable from `start` (6.32, 6.33, 6.37, 6.38,
+    6.39; 14.43: an interdicted rail hex costs 5 in all). 6.35: no supply or HQ radius is asked."""
     best = {start: 0}
     parent: dict[int, int] = {}
     settled: dict[int, int] = {}

@@ -48,7 +48,9 @@ def initial_selection(sc: Scenario, rules: dict, ctx) -> None:
 
 
 def soviet_turn(sc: Scenario, rules: dict, ctx, double: bool) -> None:
-    """15.3, 15.4: the Soviet reinforcements of this Game-Turn, drawn by group and map section."""
+    """15.3, 15.4: the Soviet reinforcements of this Game-Turn, drawn by group (20.2's units,
+    sorted into the five groups of 15.3) and map section; doubling multiplies the north map's
+    numbers only (15.42, 15.43)."""
     turn = rules["turn"]
     track = sc.soviet_track.get(turn, {})
     drawn = []

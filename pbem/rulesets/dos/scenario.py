@@ -7,7 +7,9 @@ into one grid of land hexes (integer indices inside, ids at the edges), every he
 the price of every step for each side and movement class, the rail net and its links, the
 cities, the front line and the areas the rules derive from it (the Axis ground of 10.44,
 the set-up bands of 5.31-5.34, the area across the Don of 16.31, the Don line of 18.21),
-the tables and the fixed attributes of every unit. The core caches it and every game with
+the tables (3.2: CRT, turn track, terrain chart, directive table) and the fixed attributes
+of every unit (3.3, 3.31: the counters; 20.1, 20.2: the orders of battle; 10.4, 10.42: every
+city hex a rail hex). The core caches it and every game with
 that document and options shares it, so nothing ever changes it. The rules state
 (state.py) holds only what play changes.
 """

@@ -165,7 +165,10 @@ def strengths(sc: Scenario, rules: dict, uid: str) -> tuple[int, int]:
 
 
 def take_step(sc: Scenario, rules: dict, uid: str) -> bool:
-    """One step lost (9.62-9.65); True when that eliminates the unit."""
+    """One step lost (9.6): one step for Axis-ally infantry and HQs (9.61, 11.42), two for
+    regiments, mechanized units and Guards (9.62), four for German infantry and mountain
+    divisions, two for Jaeger (9.63), one for every untried unit (9.64, 9.65 errata); True
+    when that eliminates the unit."""
     n = lost(rules, uid) + 1
     if n >= sc.units[uid].step_count:
         return True

@@ -10,8 +10,12 @@ friendly unit holds the hex (12.11, 8.24); interdiction has no effect (14.46). A
 A Line of Communications runs from a combat unit to an HQ of its nationality, no longer in
 hexes than the HQ's Leadership Rating (12.12), through the same hexes a supply line may use;
 a disrupted HQ coordinates nothing (6.64). Soviet, Hungarian, Italian and Rumanian combat
-units are supplied only through a supplied HQ (11.31, 12.13, 12.21); German units (and the
-Slovakian division, trucks and German air units: readings in README.md) trace directly.
+units are supplied only through a supplied HQ (11.31, 12.13, 12.21; 11.33: any supplied HQ
+of the nationality will do, 11.32: for any number of units); German units (and the
+Slovakian division, trucks and German air units: readings in README.md) trace directly
+(12.2). Sources (10.49): Soviet rail and Volga towns (12.15), Axis rail west of the Front
+Line, cleared rail and truck railheads (12.23). 12.54: out of supply is a state for the
+phase, never a loss by itself.
 
 `field` works out the supply of every unit of a side at once: one bucket search run back
 from all the sources (the state of the board then is all it needs). `supplied` answers for

@@ -1,6 +1,8 @@
 """Untried units (13.0): their true side is drawn when the rules reveal it (13.2), at random
 from the counters of their pool not yet revealed (13.1), with a pick of the dice of that
-moment (DESIGN §3.6: never from the genesis, so neither player knows it before)."""
+moment (DESIGN §3.6: never from the genesis, so neither player knows it before). Nothing is
+drawn at set-up (5.26, 5.37): untried units set up and enter with no value at all. 13.4 is
+omitted by the errata: an eliminated untried unit is gone for good, never back in a pool."""
 
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ from . import supply as sp
 
 def city_control(sc: Scenario, rules: dict, name: str, board: Board | None = None) -> str | None:
     """19.11: the player who was last in every hex of the city (19.21: Voronezh's two hexes;
-    19.22: Astrakhan needs three divisions exited and an Axis unit in S1001)."""
+    19.22: Astrakhan needs three divisions exited and an Axis unit in S1001). A directive's
+    city is captured when this gives the Axis (16.62)."""
     city = sc.city_by_name[name]
     if name == "Astrakhan":
         if exited_divisions(sc, rules) < sc.astrakhan["exits_needed"]:
@@ -35,7 +36,8 @@ def exited_divisions(sc: Scenario, rules: dict) -> int:
 def vp(sc: Scenario, rules: dict) -> dict[str, int]:
     """Each side's Victory Points: the cities it holds (19.2), the Axis bonuses (19.12) and
     everything gained or lost otherwise (16.55, 16.63, 17.2, 18.14, 18.22, 19.17). Cities none
-    of whose hexes ever changed hands are held as at the start (5.1)."""
+    of whose hexes ever changed hands are held as at the start (5.11, 5.12), which makes the
+    Axis 30 and the Soviet 175 of 5.13."""
     total = {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()), "soviet": rules["vp"]["soviet"]}
     touched = {sc.city_of[sc.idx[h]].name for h in rules["control"] if sc.idx[h] in sc.city_of}
     if rules["exits"]:
@@ -106,7 +108,7 @@ def award(rules: dict, side: str, points: int, text: str, ctx, rule: str) -> Non
 # --- 16.5 No Retreats and 18.23: the hexrows held at the start of a player-turn ----------------------
 
 def record_zoc(sc: Scenario, rules: dict, side: str) -> None:
-    """At the start of a player-turn: per hexrow, the easternmost hex in Axis ZOC (16.51, 16.54:
+    """At the start of a player-turn: per hexrow, the easternmost hex in Axis ZOC (16.51, 16.52, 16.54:
     hexrows N01-N36, while No Retreats is in force) or the westernmost in Soviet ZOC inside the
     area of 16.31 (18.23, 18.25)."""
     rules["pt"]["zoc"] = {}
@@ -145,7 +147,7 @@ def note_surrendered(sc: Scenario, rules: dict) -> None:
 
 def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
     """16.55 (Soviet VP at the end of the Axis player-turn) and 18.23 (Axis VP at the end of the
-    Soviet player-turn, the reading of 19.13): one VP per hexrow whose recorded hex is out of
+    Soviet player-turn, 19.13 and its reading): one VP per hexrow whose recorded hex is out of
     the side's ZOC with no hex further east (Axis) or west (Soviet) in it."""
     recorded = rules["pt"]["zoc"]
     if not recorded:
@@ -204,9 +206,9 @@ def don_line_failures(sc: Scenario, rules: dict, board: Board) -> list[str]:
 
 
 def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
-    """4.2 D in the order README.md fixes: continuous fronts (17.2), the Don line (18.22),
-    strategic withdrawal (18.14), directive deadlines (16.63), the Volga (19.17), Astrakhan
-    (19.22)."""
+    """4.2 D in the order README.md fixes: continuous fronts (17.2, 19.15), the Don line (18.22),
+    strategic withdrawal (18.14, 19.16), directive deadlines (16.63, 19.14), the Volga (19.17),
+    Astrakhan (19.22)."""
     board = view(sc, rules)
     turn = rules["turn"]
     for side in ("axis", "soviet"):
