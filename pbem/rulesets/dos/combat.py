@@ -316,6 +316,8 @@ def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], ta
     ctx.event("attack", f"{', '.join(units)}{' (+' + ', '.join(hqs) + ')' if hqs else ''} {what} "
               f"{', '.join(targets)}" + (f" with {len(air)} Air Point(s), {'+' if shift > 0 else '-'}1 each" if air else "")
               + ".", side=side, units=units, hqs=hqs or [], targets=targets, kind=kind, air=air or [],
+              # where the attackers stand, for the picture's arrows (draw.py)
+              hexes=sorted({rules["units"][u] for u in units + (hqs or []) if st.on_map(rules, u)}),
               rule="6.51" if kind == "overrun" else "9.1")
     run(sc, rules, ctx)
 
@@ -574,7 +576,8 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     c["def_part"], c["att_part"], c["engaged"] = d, a, eng
     ctx.event("combat", f"{attack} against {defence}: {col}; die {die}" + (f" {'+' if shift > 0 else ''}{shift} = {row}"
               if shift else "") + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
-              result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], rule="9.5")
+              result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], targets=list(c["targets"]),
+              rule="9.5")
     c["choices"] = {}
     if eng:
         c["def_choice"], c["att_choice"] = "loss", "loss"

@@ -31,6 +31,7 @@ SIDES = ("axis", "soviet")
 CLASSES = ("mech", "infantry", "mountain")
 TERRAIN_NAMES = {".": "clear", "l": "light-woods", "h": "heavy-woods", "r": "rough", "m": "mountain"}
 NOT_LAND = frozenset("~ox")
+WATER_NAMES = {"~": "sea", "o": "lake", "x": "off-limits"}
 BLOCKED = -1          # a step no unit may take
 
 
@@ -164,6 +165,8 @@ class Scenario:
             for pos, code in enumerate(row, start=1):
                 codes[f"{name}{pos:02d}"] = code
         land = sorted(h for h, c in codes.items() if c not in NOT_LAND)
+        # sea, lake and off-limits hexes: outside the playing area, drawn on the picture only
+        self.water: Mapping[str, str] = _frozen({h: WATER_NAMES[c] for h, c in sorted(codes.items()) if c in NOT_LAND})
         shift = {sh.prefix: sh.shift[0] for sh in sheets}
         self.ids: tuple[str, ...] = tuple(land)
         self.idx: Mapping[str, int] = _frozen({h: i for i, h in enumerate(self.ids)})
