@@ -10,7 +10,7 @@ reconstructed in data/ (see data/README.md).
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import draw, flow, report, scenario
+from . import draw, flow, report, scenario, words
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -35,5 +35,7 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    view=words.view,
+    look=words.look,
     draw=draw.draw,  # the game-map as a scene for core/render
 )

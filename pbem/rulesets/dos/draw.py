@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import report
+from . import report, words
 from . import state as st
 from .board import view
 from .scenario import Scenario
@@ -124,7 +124,7 @@ def _caption(sc: Scenario, rules: dict) -> list[str]:
     turn = s["turn"]
     date = sc.dates[turn - 1] if 0 < turn <= len(sc.dates) else ""
     out = [f"Game-Turn {turn} of {s['last_turn']}" + (f" ({date})" if date else "")
-           + f": {s['player']} {_PHASES.get(s['phase'], s['phase'])}" + (f", combat step {s['step']}" if s["step"] else ""),
+           + f": {s['player']} {words.PHASES[s['phase']]}" + (f", combat step {s['step']}" if s["step"] else ""),
            f"VP Axis {s['vp']['axis']}, Soviet {s['vp']['soviet']}; Hitler Directive {s['directive'] or 'none'}"]
     if s["result"]:
         out.append(s["result"])
@@ -137,10 +137,6 @@ def _caption(sc: Scenario, rules: dict) -> list[str]:
         out.append(f"Out of supply this phase (12.0): {len(rules['ps']['oos'])} {rules['player']} units")
     return out
 
-
-_PHASES = {"selection": "selection of the initial force (5.21)", "setup": "set-up (5.2)",
-           "move": "Initial Movement Phase", "combat": "Combat Phase", "mech": "Mechanized Movement Phase",
-           "interdiction": "Air Interdiction Phase", "over": "the game is over"}
 
 
 # --- the map: the same for every state of a scenario -----------------------------------------------

@@ -8,6 +8,7 @@ from .orders import KEY_OF, POLICY_SCHEMA
 from .scenario import Scenario
 from . import state as st
 from . import victory
+from . import words
 
 
 def summary(sc: Scenario, rules: dict) -> dict:
@@ -21,6 +22,8 @@ def summary(sc: Scenario, rules: dict) -> dict:
         "result": result["text"] if result else None,
         "winner": result["winner"] if result else None,
         "level": result["level"] if result else None,
+        "now": words.now_text(sc, rules),
+        "score": words.score_text(sc, rules, score),
     }
 
 
