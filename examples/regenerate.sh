@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuild the example game folders with `pbem demo` (fresh keys each time, so the games
 # differ from run to run): one player's folder of a signed game per ruleset, whole for
-# stalingrad, the first two game turns for chir (a whole chir game is about 50 MB).
+# stalingrad, the first two game turns for chir (a whole chir game is about 50 MB) and for
+# dos (about 1 MB a game turn).
 # Run after any change that alters states or reports on purpose; `pbem audit` must pass.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -9,6 +10,7 @@ for ruleset in "$@"; do
   tmp=$(mktemp -d)
   turns=""
   [ "$ruleset" = chir ] && turns="--turns 2"
+  [ "$ruleset" = dos ] && turns="--turns 2"
   pbem demo "$tmp/demo" --ruleset "$ruleset" $turns >/dev/null
   rm -rf "$ruleset-demo"
   mkdir "$ruleset-demo"

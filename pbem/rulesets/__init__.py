@@ -12,6 +12,7 @@ from pbem.rulesets.base import Ruleset
 
 REGISTRY: dict[str, str] = {
     "chir": "pbem.rulesets.chir",
+    "dos": "pbem.rulesets.dos",
     "stalingrad": "pbem.rulesets.stalingrad",
 }
 

@@ -351,6 +351,101 @@ class HexMap:
 
 
 # ---------------------------------------------------------------------------------------
+# Several mapsheets joined into one grid
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One printed mapsheet of a joined map: its id prefix (such as "N" or "S"), the
+    printed columns and rows its ids use (inclusive ranges), and the shift that takes its
+    printed (column, row) to the offset coordinates of the joined grid."""
+
+    prefix: str
+    columns: tuple[int, int]
+    rows: tuple[int, int]
+    shift: tuple[int, int] = (0, 0)
+
+    def holds(self, col: int, row: int) -> bool:
+        """Does this sheet's printed range hold the joined grid's offset (col, row)?"""
+        c, r = col - self.shift[0], row - self.shift[1]
+        return self.columns[0] <= c <= self.columns[1] and self.rows[0] <= r <= self.rows[1]
+
+
+class SheetedFormat:
+    """Ids such as "N3117" and "S0639" of mapsheets printed each with its own numbering
+    and joined into one grid (a game-map of two sheets, north and south).
+
+    Each sheet's printed numbering is the joined grid's offset layout shifted by the
+    sheet's `shift`, so a shift must keep the layout's parity: an even column shift for
+    the "q" layouts, an even row shift for the "r" layouts (otherwise the printed hexes
+    of that sheet would not meet their neighbours as the layout says). Offsets here are
+    those of the joined grid; `printed` gives a sheet's own numbers back. Sheets may
+    not overlap."""
+
+    def __init__(self, layout: str, digits: int, sheets: Iterable[Sheet]):
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown offset layout {layout!r}")
+        self.layout = layout
+        self.digits = digits
+        self.sheets: tuple[Sheet, ...] = tuple(sheets)
+        self._by_prefix = {}
+        axis = 0 if layout.endswith("q") else 1
+        for sheet in self.sheets:
+            if not sheet.prefix or sheet.prefix in self._by_prefix:
+                raise ValueError(f"sheet prefix {sheet.prefix!r} is empty or used twice")
+            if any(p.startswith(sheet.prefix) or sheet.prefix.startswith(p) for p in self._by_prefix):
+                raise ValueError(f"sheet prefix {sheet.prefix!r} is a prefix of another sheet's")
+            if sheet.shift[axis] % 2:
+                raise ValueError(f"sheet {sheet.prefix}: a shift of {sheet.shift} breaks the parity of the "
+                                 f"{layout} layout; shift the {'columns' if axis == 0 else 'rows'} by an even number")
+            self._by_prefix[sheet.prefix] = (sheet, HexIdFormat(layout, digits, sheet.prefix))
+        for i, a in enumerate(self.sheets):
+            for b in self.sheets[i + 1:]:
+                cols = (max(a.columns[0] + a.shift[0], b.columns[0] + b.shift[0]),
+                        min(a.columns[1] + a.shift[0], b.columns[1] + b.shift[0]))
+                rows = (max(a.rows[0] + a.shift[1], b.rows[0] + b.shift[1]),
+                        min(a.rows[1] + a.shift[1], b.rows[1] + b.shift[1]))
+                if cols[0] <= cols[1] and rows[0] <= rows[1]:
+                    raise ValueError(f"sheets {a.prefix} and {b.prefix} overlap")
+
+    def _sheet(self, hex_id: str) -> tuple[Sheet, HexIdFormat]:
+        if isinstance(hex_id, str):
+            for prefix, entry in self._by_prefix.items():
+                if hex_id.startswith(prefix):
+                    return entry
+        prefixes = "/".join(self._by_prefix)
+        raise ValueError(f"{hex_id!r} is not a hex id of the form ({prefixes}){'C' * self.digits}{'R' * self.digits}")
+
+    def printed(self, hex_id: str) -> tuple[str, int, int]:
+        """(prefix, column, row) as printed on the id's sheet."""
+        sheet, fmt = self._sheet(hex_id)
+        col, row = fmt.parse_offset(hex_id)
+        if not sheet.holds(col + sheet.shift[0], row + sheet.shift[1]):
+            raise ValueError(f"{hex_id!r} is outside sheet {sheet.prefix}'s numbering")
+        return sheet.prefix, col, row
+
+    def parse_offset(self, hex_id: str) -> tuple[int, int]:
+        """Offset (column, row) of the id in the joined grid."""
+        prefix, col, row = self.printed(hex_id)
+        sheet = self._by_prefix[prefix][0]
+        return col + sheet.shift[0], row + sheet.shift[1]
+
+    def parse(self, hex_id: str) -> Hex:
+        col, row = self.parse_offset(hex_id)
+        return offset_to_axial(col, row, self.layout)
+
+    def format_offset(self, col: int, row: int) -> str:
+        for sheet in self.sheets:
+            if sheet.holds(col, row):
+                return self._by_prefix[sheet.prefix][1].format_offset(col - sheet.shift[0], row - sheet.shift[1])
+        raise ValueError(f"offset ({col}, {row}) lies on no sheet")
+
+    def format(self, h: Hex) -> str:
+        col, row = axial_to_offset(h, self.layout)
+        return self.format_offset(col, row)
+
+
+# ---------------------------------------------------------------------------------------
 # Pixels, for pictures of a map (pbem.core.render): y grows downwards, as on a printed
 # sheet and in SVG. The "q" layouts draw flat-topped hexes, the "r" layouts pointy-topped
 # ones; `size` is the distance from a hex's centre to each of its corners.

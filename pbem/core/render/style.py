@@ -43,6 +43,9 @@ MARKERS: dict[str, tuple[str, str]] = {
     "no-move": ("N", "#c0c0c0"),
     "disrupted": ("D", "#ffd400"),
     "suppressed": ("S", "#ff8c1a"),
+    "out-of-supply": ("S", "#ff6a4d"),
+    "withdrew": ("W", "#c0c0c0"),
+    "air-supplied": ("A", "#5ec8f0"),
 }
 
 DEFAULT_SIDE = {"fill": "#d8d8d8", "ink": "#1d1d1d"}

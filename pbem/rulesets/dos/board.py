@@ -1,0 +1,199 @@
+"""The board as one player-turn sees it: stacks, zones of control (8.0), stacking (7.1),
+divisional integrity (7.2), who may enter where (6.21, 12.38, 14.13). A `Board` is built
+from the rules on demand (a pass over the units on the map) and read, never kept."""
+
+from __future__ import annotations
+
+import marshal
+
+from .scenario import Scenario, other
+from . import state as st
+
+_MEMO: dict = {}
+MEMO_SIZE = 160
+
+
+def memo(key, make):
+    """A small memo of views of the board: a view is a pure function of the parts of the rules
+    its key is made of, so rules of the same content (a planning copy, a replay) share it."""
+    found = _MEMO.get(key)
+    if found is None:
+        found = make()
+        if len(_MEMO) >= MEMO_SIZE:
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[key] = found
+    return found
+
+
+def board_key(sc: Scenario, rules: dict) -> tuple:
+    return (id(sc), hash(marshal.dumps((rules["units"], rules["disrupted"], rules["pt"]["withdrew"], rules["broken"]))))
+
+
+def view(sc: Scenario, rules: dict) -> "Board":
+    """The Board of the rules as they stand (shared while they do not change)."""
+    return memo(("board",) + board_key(sc, rules), lambda: Board(sc, rules))
+
+
+def half_view(sc: Scenario, rules: dict, side: str) -> "Board":
+    """A Board of one side's units only: what the other side's movement reads (its ZOC, the
+    hexes it blocks), shared while that side's units do not change."""
+    units = rules["units"]
+    places = [units[u] for u in sc.side_units[side]]
+    key = ("half", side, id(sc), hash(marshal.dumps((places, rules["disrupted"], rules["pt"]["withdrew"],
+                                                      rules["broken"]))))
+    return memo(key, lambda: Board(sc, rules, side))
+
+
+class Board:
+    def __init__(self, sc: Scenario, rules: dict, only: str | None = None):
+        self.sc = sc
+        occ: dict[int, list[str]] = {}
+        where: dict[str, int] = {}
+        idx = sc.idx
+        units = rules["units"]
+        off = st.OFF_MAP
+        for uid in (sc.unit_ids if only is None else sc.side_units[only]):
+            w = units[uid]
+            if w not in off:
+                i = idx[w]
+                if i in occ:
+                    occ[i].append(uid)
+                else:
+                    occ[i] = [uid]
+                where[uid] = i
+        self.occ = occ       # hex -> units (in id order, as rules["units"] is)
+        self.where = where
+        self.disrupted = frozenset(rules["disrupted"])
+        self.withdrew = frozenset(rules["pt"]["withdrew"])
+        self.broken = frozenset(rules["broken"])
+        self._zoc: dict[str, frozenset[int]] = {}
+        self._side_hexes: dict[str, frozenset[int]] = {}
+        self._blocking: dict[str, frozenset[int]] = {}
+
+    # --- who is where ------------------------------------------------------------------------------
+
+    def units_at(self, i: int) -> list[str]:
+        return self.occ.get(i, [])
+
+    def side_at(self, i: int) -> str | None:
+        us = self.occ.get(i)
+        return self.sc.side_of[us[0]] if us else None
+
+    def side_hexes(self, side: str) -> frozenset[int]:
+        """Hexes holding any unit of `side`."""
+        found = self._side_hexes.get(side)
+        if found is None:
+            so = self.sc.side_of
+            found = self._side_hexes[side] = frozenset(i for i, us in self.occ.items() if so[us[0]] == side)
+        return found
+
+    def blocking(self, mover: str) -> frozenset[int]:
+        """6.21: hexes a unit of `mover` may not enter: those with enemy units, except a hex
+        held only by enemy air units (14.13) or, for the Soviet player, only by Axis trucks and
+        air units (12.38)."""
+        found = self._blocking.get(mover)
+        if found is not None:
+            return found
+        sc = self.sc
+        out = set()
+        for i, us in self.occ.items():
+            if sc.side_of[us[0]] == mover:
+                continue
+            for uid in us:
+                u = sc.units[uid]
+                if u.air or (u.truck and mover == "soviet"):
+                    continue
+                out.add(i)
+                break
+        found = self._blocking[mover] = frozenset(out)
+        return found
+
+    def has_combat(self, i: int, side: str) -> bool:
+        """A combat unit or HQ of `side` in hex i (what can be attacked, 9.21; 17.12)."""
+        sc = self.sc
+        return any(sc.side_of[u] == side and (sc.units[u].combat or sc.units[u].hq) for u in self.occ.get(i, ()))
+
+    # --- zones of control (8.1) --------------------------------------------------------------------
+
+    def exerts(self, uid: str) -> bool:
+        """8.12, 12.38, 14.13, 18.16: every combat unit and HQ, unless disrupted or on a
+        strategic withdrawal this player-turn; never trucks or air units."""
+        u = self.sc.units[uid]
+        if not (u.combat or u.hq):
+            return False
+        return uid not in self.disrupted and uid not in self.withdrew
+
+    def zoc(self, side: str) -> frozenset[int]:
+        """The hexes in the ZOC of `side`'s units (8.25: mutual; 8.26: a set, so several ZOCs on a
+        hex are one): the six neighbours, not across the Don, the
+        Volga or a lake or sea hexside (8.11, 10.25), and not into mountains except the ZOC of
+        mountain troops (8.13 errata)."""
+        found = self._zoc.get(side)
+        if found is None:
+            sc = self.sc
+            out: set[int] = set()
+            for i, us in self.occ.items():
+                if sc.side_of[us[0]] != side:
+                    continue
+                exerting = [u for u in us if self.exerts(u)]
+                if not exerting:
+                    continue
+                mountain_troops = any(sc.units[u].mountain for u in exerting)
+                for j in sc.zoc_nb[i]:
+                    if not sc.mountain[j] or mountain_troops:
+                        out.add(j)
+            found = self._zoc[side] = frozenset(out)
+        return found
+
+    def ezoc(self, side: str) -> frozenset[int]:
+        """Enemy ZOC for `side`."""
+        return self.zoc(other(side))
+
+    def zoc_of_units(self, side: str, hexes) -> set[int]:
+        """The ZOC exerted by `side`'s units standing in `hexes` only."""
+        sc = self.sc
+        out: set[int] = set()
+        for i in hexes:
+            exerting = [u for u in self.occ.get(i, ()) if sc.side_of[u] == side and self.exerts(u)]
+            if exerting:
+                mountain_troops = any(sc.units[u].mountain for u in exerting)
+                out.update(j for j in sc.zoc_nb[i] if not sc.mountain[j] or mountain_troops)
+        return out
+
+    # --- stacking (7.1, 7.22) ------------------------------------------------------------------------
+
+    def intact(self, division: str, i: int) -> bool:
+        """7.21-7.23 (errata): every regiment of the division is in hex i and none was ever
+        eliminated."""
+        if division in self.broken:
+            return False
+        return all(self.where.get(r) == i for r in self.sc.divisions[division])
+
+
+
+def stack_count(sc: Scenario, rules: dict, units: list[str]) -> tuple[int, int]:
+    """(combat units, HQs) of units standing together, for 7.1: the regiments of a complete
+    division count as one combat unit (7.22); trucks and air units do not count (7.1 errata)."""
+    combat = hqs = 0
+    counted: set[str] = set()
+    broken = rules["broken"]
+    for uid in units:
+        u = sc.units[uid]
+        if u.hq:
+            hqs += 1
+        elif u.combat:
+            d = u.division
+            if d is not None:
+                if d in counted:
+                    continue
+                if d not in broken and all(r in units for r in sc.divisions[d]):
+                    counted.add(d)
+            combat += 1
+    return combat, hqs
+
+
+def stacking_ok(sc: Scenario, rules: dict, units: list[str]) -> bool:
+    """7.1: at most three combat units, or four units of any kind with at least one HQ (an HQ
+    may stack or stand alone, 11.23); markers (14.42), trucks and air units never count."""
+    combat, hqs = stack_count(sc, rules, units)
+    return combat <= 3 and combat + hqs <= 4

@@ -1,0 +1,1227 @@
+"""Combat (9.0-9.8) and overrun (6.5, 6.6), with the terrain (9.3, 10.x), HQs (11.4), untried
+units (13.2, 13.3), air points (14.2, 14.3) and air supply of defenders (12.44) that bear on it.
+
+An attack or overrun in progress is `rules["combat"]`, a small state machine whose `step`
+says what it waits for:
+
+    def-air       the defender's Air Points (14.22), a decision of the defender
+    def-supply    the Axis defender's air supply of German defenders (12.44)
+    hq-defence    the Axis defender's HQ addition (11.43)
+    roll          reveal untried units (13.2), supply at this instant (12.0), odds, die
+    def-choice    D1/D2: the defender loses steps or retreats (9.67)
+    att-choice    A1/A2: the attacker loses steps or retreats
+    double        9.33 (errata): the attacker may double every step loss in a Major city
+    def-loss / att-loss       which unit loses the next step (9.67: the owner's choice)
+    def-retreat / att-retreat the path of the next retreating unit (9.72: the opponent's choice)
+    advance       the victor's advance after combat (9.8)
+
+Dice labels come from the position in the flow only: t{turn}.{side}.{phase}.c{n} for the
+combat die, .../draw.{unit} for the reveal of an untried unit.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..base import IllegalOrder
+from .board import view, Board, stacking_ok
+from .scenario import Scenario, other
+from . import state as st
+from . import supply as sp
+from . import untried as ut
+
+AIR_RANGE_RULE = "14.14"
+
+
+def _parse(result: str) -> tuple[str | None, str | None, bool]:
+    """(defender's part, attacker's part, engaged) of a CRT result (9.66-9.69)."""
+    if result == "Eng":
+        return None, None, True
+    if "/" in result:
+        d, a = result.split("/")
+        return d, a, False
+    return (result, None, False) if result.startswith("D") else (None, result, False)
+
+
+def column(sc: Scenario, attack: int, defence: int) -> str:
+    """9.4: odds rounded in the defender's favour, 10-1 at most and 1-3 at least."""
+    if attack >= defence:
+        n = min(10, attack // defence)
+        return f"{n}-1"
+    n = -(-defence // attack)      # 9.4's reading: 5 against 9 is 1-2
+    return "1-2" if n <= 2 else "1-3"
+
+
+# --- strengths (9.3, 10.x, 11.43, 12.5, 6.55, 7.21) ----------------------------------------------
+
+def _unit_value(v: int, oos: bool, exact: bool):
+    if not oos:
+        return Fraction(v) if exact else v
+    if exact:
+        return max(Fraction(1), Fraction(v, 2))          # 6.55: fractions dropped only at the end
+    return max(1, v // 2)                                 # 12.51, 12.52
+
+
+def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> tuple[int, list[str]]:
+    exact = c["kind"] == "overrun"
+    parts: list[str] = []
+    total = Fraction(0)
+    units = [u for u in c["units"] if st.on_map(rules, u) and sc.units[u].combat]
+    by_division: dict[str, list[str]] = {}
+    plain = []
+    for uid in units:
+        d = sc.units[uid].division
+        if d and d not in rules["broken"] and all(r in units and st.hex_of(rules, r) == st.hex_of(rules, uid)
+                                                  for r in sc.divisions[d]):
+            by_division.setdefault(d, []).append(uid)
+        else:
+            plain.append(uid)
+    per_hex: dict[str, Fraction] = {}
+    for uid in plain:
+        v = _unit_value(st.strengths(sc, rules, uid)[0], uid not in supplied, exact)
+        total += v
+        per_hex[st.hex_of(rules, uid)] = per_hex.get(st.hex_of(rules, uid), 0) + v
+        parts.append(f"{uid} {v}{' (out of supply)' if uid not in supplied else ''}")
+    for d, regs in sorted(by_division.items()):
+        v = sum((_unit_value(st.strengths(sc, rules, r)[0], r not in supplied, exact) for r in regs), Fraction(0)) * 2
+        total += v
+        per_hex[st.hex_of(rules, regs[0])] = per_hex.get(st.hex_of(rules, regs[0]), 0) + v
+        parts.append(f"{d} x2 integrity = {v} (7.21)")
+    for hq in c.get("hqs", []):                                          # 11.43
+        if not st.on_map(rules, hq):
+            continue
+        h = st.hex_of(rules, hq)
+        add = min(Fraction(sc.units[hq].leadership), per_hex.get(h, Fraction(0)))
+        total += add
+        parts.append(f"{hq} +{add} (11.43)")
+    if exact:
+        value = int(total / 2)                                           # 6.51, 6.55
+        parts.append(f"overrun: {total} / 2 = {value} (6.55)")
+    else:
+        value = int(total)
+    return value, parts
+
+
+def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int, str]:
+    """9.31, 9.32, 10.12, 10.22, 10.24, 10.32, 10.34, 10.47, 10.52, 14.24: the multiple of the
+    hex, from the terrain chart (10.6; a railroad or Minor city adds nothing, 10.46)."""
+    hex_m = sc.defence_of[i]
+    why = []
+    if sc.mountain[i]:
+        att_mountain = any(sc.units[u].mountain for u in c["units"])
+        hex_m = sc.mountain_vs_mountain if att_mountain else hex_m
+        why.append(f"mountain x{hex_m}")
+    elif hex_m > 1:
+        why.append(f"{sc.terrain_of[i] if i not in sc.city_of or sc.city_of[i].cls != 'major' else 'Major city'} x{hex_m}")
+    river = 1
+    kinds = set()
+    for uid in c["units"]:
+        h = st.hex_of(rules, uid)
+        if h is None:
+            continue
+        kinds.add(sc.side_kind.get((sc.idx[h], i)))
+    if kinds and None not in kinds and kinds <= {"minor", "don"}:
+        river = sc.river_defence["don"] if kinds == {"don"} else sc.river_defence["minor"]
+        if len(c["air"]["att"]) > len(c["air"]["def"]):
+            why.append("river bonus negated by the attacker's Air Points (14.24)")
+            river = 1
+        else:
+            why.append(f"attacked across {'the Don' if kinds == {'don'} else 'a river'} x{river}")
+    bonuses = [m for m in (hex_m, river) if m > 1]
+    if not bonuses:
+        return 1, ", ".join(why)
+    m = max(bonuses) if len(bonuses) == 1 else sc.max_defence                 # 10.52
+    m = min(m, sc.max_defence)
+    return m, ", ".join(why) + (f": x{m} (10.52)" if len(bonuses) > 1 else "")
+
+
+def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> tuple[int, list[str]]:
+    total = 0
+    parts = []
+    retreated = rules["pt"]["retreated"]
+    for h in c["targets"]:
+        i = sc.idx[h]
+        here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == c["def"]]
+        combat = [u for u in here if sc.units[u].combat and u not in retreated]        # 9.75
+        mult, why = terrain_multiplier(sc, rules, c, i)
+        if combat:
+            value = 0
+            divs: dict[str, list[str]] = {}
+            for uid in combat:
+                d = sc.units[uid].division
+                if d and d not in rules["broken"] and all(st.hex_of(rules, r) == h for r in sc.divisions[d]):
+                    divs.setdefault(d, []).append(uid)
+                    continue
+                value += _unit_value(st.strengths(sc, rules, uid)[1], uid not in supplied, False)
+            for d, regs in divs.items():
+                value += 2 * sum(_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs)
+            value *= mult
+            text = f"{h}: {value}" + (f" ({why})" if why else "")
+            hq = c.get("hq_defence", {}).get(h)
+            if hq and st.hex_of(rules, hq) == h:                                          # 11.43
+                nation = sc.units[hq].nation
+                own = sum(_unit_value(st.strengths(sc, rules, u)[1], u not in supplied, False)
+                          for u in combat if sc.units[u].nation == nation) * mult
+                add = min(sc.units[hq].leadership // 2, own)
+                value += add
+                text += f" +{add} {hq} (11.43)"
+        else:
+            hqs = [u for u in here if sc.units[u].hq and u not in retreated]
+            value = sum(st.strengths(sc, rules, u)[1] for u in hqs) * mult                # 11.41, 11.44
+            text = f"{h}: HQ alone {value}" + (f" ({why})" if why else "")
+        total += value
+        parts.append(text)
+    return total, parts
+
+
+# --- declaring ------------------------------------------------------------------------------------
+
+def label(rules: dict) -> str:
+    ps = rules["ps"]
+    return f"t{rules['turn']}.{rules['player']}.{rules['phase']}.c{ps.get('combats', 0)}"
+
+
+def attackable(sc: Scenario, rules: dict, board: Board, side: str, h: str) -> str | None:
+    """Why hex h may not be attacked now (None: it may)."""
+    i = sc.idx[h]
+    enemy = other(side)
+    if not board.has_combat(i, enemy):
+        return "9.11: it holds no enemy combat unit or HQ"
+    here = [u for u in board.units_at(i) if sc.side_of[u] == enemy and (sc.units[u].combat or sc.units[u].hq)]
+    if any(st.has(rules["ps"]["advanced"], u) for u in here):
+        return "9.85: units that advanced after combat may not be attacked this phase"
+    if rules["phase"] == "combat" and all(st.has(rules["ps"]["targets"], u) for u in here):
+        return "9.14: every unit there has been attacked this phase"
+    return None
+
+
+def _air_spend(sc: Scenario, rules: dict, side: str, air: dict | None, targets: list[int], rule: str,
+               board: Board) -> list[str]:
+    """Check the Air Points a player spends on a combat: each point names its air unit (a German
+    air corps may name itself twice, 3.33). Returns the units, one per point."""
+    if not air:
+        return []
+    units = list(air.get("units") or [])
+    if not units:
+        return []
+    if air.get("shift") not in (1, -1):
+        raise IllegalOrder("14.23", "say whether the Air Points add 1 or subtract 1 (shift 1 or -1)", None)
+    counts: dict[str, int] = {}
+    for uid in units:
+        counts[uid] = counts.get(uid, 0) + 1
+    sup = None
+    for uid, n in counts.items():
+        u = sc.units.get(uid)
+        if u is None or not u.air or u.side != side or not st.on_map(rules, uid):
+            raise IllegalOrder(rule, f"{uid} is not a {side} air unit on the map", None)
+        if st.has(rules["air_moved"], uid):
+            raise IllegalOrder("14.12", f"{uid} moved this Game-Turn and may spend no Air Points", None)
+        if rules["air"].get(uid, 0) + n > u.air_points:
+            raise IllegalOrder("3.33", f"{uid} has {u.air_points - rules['air'].get(uid, 0)} Air Point(s) left this "
+                               f"Game-Turn", None)
+        i = sc.idx[st.hex_of(rules, uid)]
+        if any(sc.distance(i, t) > u.air_range for t in targets):
+            raise IllegalOrder(AIR_RANGE_RULE, f"{uid} is out of range ({u.air_range} hexes)", None)
+        sup = sup if sup is not None else sp.supplied(sc, rules, board, side, [x for x in counts])
+        if uid not in sup:
+            raise IllegalOrder("14.11", f"{uid} is out of supply and may spend no Air Points", None)
+    return sorted(units)
+
+
+def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
+    """9.1, 9.2: an attack of the phasing player in his Combat Phase. 9.12, 9.22: only the
+    units the order names attack (a stack may split between attacks or stay out); 9.13: from
+    any of the six hexes around; 9.24: a unit is in one attack only (9.14's marks)."""
+    targets = order.get("targets") or []
+    units = order.get("units") or []
+    hqs = order.get("hqs") or []
+    if not targets or len(set(targets)) != len(targets):
+        raise IllegalOrder("9.2", "name the hex or hexes attacked", None)
+    if not units or len(set(units)) != len(units):
+        raise IllegalOrder("9.1", "name the attacking units", None)
+    board = view(sc, rules)
+    for h in targets:
+        if h not in sc.idx:
+            raise IllegalOrder("9.1", f"{h} is not a hex of the playing area", None)
+        why = attackable(sc, rules, board, side, h)
+        if why:
+            rule, _, text = why.partition(": ")
+            raise IllegalOrder(rule, f"{h} may not be attacked: {text}", None)
+    tis = [sc.idx[h] for h in targets]
+    lines = sp.lines_of(sc, rules, side)
+    for uid in units:
+        _check_attacker(sc, rules, board, side, uid, tis, lines)
+    for hq in hqs:
+        u = sc.units.get(hq)
+        if side != "soviet" or u is None or not u.hq or sc.side_of[hq] != side or not st.on_map(rules, hq):
+            raise IllegalOrder("11.43", f"{hq} is not a Soviet HQ on the map (only Soviet HQs add to an attack)", None)
+        if st.has(rules["disrupted"], hq):
+            raise IllegalOrder("6.64", f"{hq} is disrupted and may not aid an attack", None)
+        if st.has(rules["ps"]["attacked"], hq):
+            raise IllegalOrder("9.14", f"{hq} has taken part in an attack this phase", None)
+        if not any(st.hex_of(rules, u) == st.hex_of(rules, hq) for u in units):
+            raise IllegalOrder("11.43", f"{hq} adds only to units attacking from its own hex", None)
+    if len({st.hex_of(rules, hq) for hq in hqs}) != len(hqs):
+        raise IllegalOrder("11.43", "one HQ adds to the units of its hex", None)
+    air = _air_spend(sc, rules, side, order.get("air"), tis, "14.21", board)
+    _start(sc, rules, "attack", side, sorted(units), sorted(targets), ctx, hqs=sorted(hqs),
+           air=air, shift=(order.get("air") or {}).get("shift", 0))
+
+
+def _check_attacker(sc: Scenario, rules: dict, board: Board, side: str, uid: str, targets: list[int],
+                    lines, overrun: bool = False) -> None:
+    u = sc.units.get(uid)
+    if u is None or u.side != side or not st.on_map(rules, uid):
+        raise IllegalOrder("9.1", f"{uid} is not a {side} unit on the map", None)
+    if not u.combat:
+        raise IllegalOrder("11.41" if u.hq else "9.1", f"{uid} has no Attack Strength", None)
+    if st.has(rules["disrupted"], uid):
+        raise IllegalOrder("6.62", f"{uid} is disrupted and may not attack", None)
+    if not overrun:
+        if st.has(rules["ps"]["attacked"], uid):
+            raise IllegalOrder("9.14", f"{uid} has attacked this phase", None)
+        if st.has(rules["ps"]["advanced"], uid):
+            raise IllegalOrder("9.85", f"{uid} advanced after combat and may not attack this phase", None)
+    if rules["turn"] == 1 and side == "axis" and u.setup in ("5.31", "5.32"):
+        raise IllegalOrder("5.38", f"{uid} may not attack on Game-Turn 1", None)
+    i = sc.idx[st.hex_of(rules, uid)]
+    for t in targets:
+        if not sc.adjacent(i, t):
+            raise IllegalOrder("9.23", f"{uid} is not next to {sc.ids[t]}", None)
+        kind = sc.side_kind.get((i, t))
+        if kind == "volga":
+            raise IllegalOrder("10.27", f"{uid} may not attack across the Volga", None)
+        if kind == "lake":
+            raise IllegalOrder("10.29", f"{uid} may not attack across an all-lake or all-sea hexside", None)
+        if u.motorised and sc.mountain[t]:
+            raise IllegalOrder("10.34", f"{uid} is mechanized or cavalry and may not attack into the mountains", None)
+    if not overrun and u.nation not in sp.DIRECT and not sp.in_radius(sc, rules, board, side, uid, lines):
+        raise IllegalOrder("11.47", f"{uid} is not within the Communications Radius of a {u.nation} HQ", None)
+
+
+def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], targets: list[str], ctx,
+           hqs: list[str] | None = None, air: list[str] | None = None, shift: int = 0, origin: str | None = None) -> None:
+    enemy = other(side)
+    defenders = sorted(u for u, w in rules["units"].items() if w in targets and sc.side_of[u] == enemy
+                       and (sc.units[u].combat or sc.units[u].hq))
+    rules["ps"]["combats"] = rules["ps"].get("combats", 0) + 1
+    for uid in air or []:
+        rules["air"][uid] = rules["air"].get(uid, 0) + 1
+    c = {"kind": kind, "att": side, "def": enemy, "units": units, "hqs": hqs or [], "targets": targets,
+         "defenders": defenders, "origin": origin, "air": {"att": air or [], "def": []},
+         "shift": {"att": shift if air else 0, "def": 0}, "step": "def-air", "label": label(rules),
+         "hq_defence": {}}
+    rules["combat"] = c
+    what = "overruns" if kind == "overrun" else "attack"
+    ctx.event("attack", f"{', '.join(units)}{' (+' + ', '.join(hqs) + ')' if hqs else ''} {what} "
+              f"{', '.join(targets)}" + (f" with {len(air)} Air Point(s), {'+' if shift > 0 else '-'}1 each" if air else "")
+              + ".", side=side, units=units, hqs=hqs or [], targets=targets, kind=kind, air=air or [],
+              # where the attackers stand, for the picture's arrows (draw.py)
+              hexes=sorted({rules["units"][u] for u in units + (hqs or []) if st.on_map(rules, u)}),
+              rule="6.51" if kind == "overrun" else "9.1")
+    run(sc, rules, ctx)
+
+
+# --- the state machine ---------------------------------------------------------------------------
+
+def awaiting(sc: Scenario, rules: dict) -> tuple[str, str, str, tuple, str] | None:
+    """(side, decision kind, prompt, order types, rule) of the decision the combat waits for."""
+    c = rules["combat"]
+    if c is None:
+        return None
+    step = c["step"]
+    targets = ", ".join(c["targets"])
+    if step == "def-air":
+        return c["def"], "air-defence", f"Air Points for the defence of {targets} (14.22)", ("air",), "14.22"
+    if step == "def-supply":
+        return "axis", "air-supply-defence", f"air supply for the German defenders of {targets} (12.44)", \
+            ("air-supply",), "12.44"
+    if step == "hq-defence":
+        return c["def"], "hq-defence", f"add an HQ's strength to the defence of {targets} (11.43)", ("hq",), "11.43"
+    if step == "def-choice":
+        return c["def"], "defender-result", f"{c['result']}: the defenders of {targets} lose steps or retreat (9.67)", \
+            ("result",), "9.67"
+    if step == "att-choice":
+        return c["att"], "attacker-result", f"{c['result']}: the attackers lose steps or retreat (9.67)", \
+            ("result",), "9.67"
+    if step == "double":
+        return c["att"], "double-losses", f"double every step loss in the Major city {targets} (9.33)", \
+            ("double",), "9.33"
+    if step in ("def-loss", "att-loss"):
+        owner = c["def"] if step == "def-loss" else c["att"]
+        return owner, "loss", f"the unit that loses the next step ({c['loss']['left']} to go, 9.67)", ("loss",), "9.67"
+    if step in ("def-retreat", "att-retreat"):
+        owner = c["def"] if step == "def-retreat" else c["att"]
+        uid = c["retreat"]["queue"][0]
+        return other(owner), "retreat", f"the path of retreat of {uid} ({c['retreat']['hexes']} hexes, 9.72)", \
+            ("retreat",), "9.72"
+    if step == "advance":
+        return c["advance"]["side"], "advance", f"advance after combat into {', '.join(c['advance']['hexes'])} (9.8)", \
+            ("advance",), "9.8"
+    return None
+
+
+def run(sc: Scenario, rules: dict, ctx) -> None:
+    """Advance the combat through the steps that need no decision."""
+    while rules["combat"] is not None:
+        c = rules["combat"]
+        step = c["step"]
+        if step == "def-air":
+            if not _defender_air_possible(sc, rules, c):
+                c["step"] = "def-supply"
+                continue
+            return
+        if step == "def-supply":
+            if not _defence_supply_possible(sc, rules, c):
+                c["step"] = "hq-defence"
+                continue
+            return
+        if step == "hq-defence":
+            if not _hq_defence_options(sc, rules, c):
+                c["step"] = "roll"
+                continue
+            return
+        if step == "roll":
+            _roll(sc, rules, c, ctx)
+            continue
+        if step == "apply":
+            _apply(sc, rules, c, ctx)
+            continue
+        if step in ("def-loss", "att-loss"):
+            if _auto_loss(sc, rules, c, ctx):
+                continue
+            return
+        if step in ("def-retreat", "att-retreat"):
+            if _auto_retreat(sc, rules, c, ctx):
+                continue
+            return
+        if step == "advance":
+            if not advance_options(sc, rules, c):
+                _finish(sc, rules, c, ctx)
+                continue
+            return
+        if step == "finish":
+            _finish(sc, rules, c, ctx)
+            continue
+        return
+
+
+# --- defender's air, air supply and HQ ----------------------------------------------------------
+
+def _available_air(sc: Scenario, rules: dict, side: str, targets: list[int]) -> list[tuple[str, int]]:
+    """Air units of `side` with Air Points left, not moved, in range of every target and in supply."""
+    cands = []
+    for uid, w in rules["units"].items():
+        u = sc.units[uid]
+        if u.side != side or not u.air or w in st.OFF_MAP or st.has(rules["air_moved"], uid):
+            continue
+        left = u.air_points - rules["air"].get(uid, 0)
+        i = sc.idx[w]
+        if left > 0 and all(sc.distance(i, t) <= u.air_range for t in targets):
+            cands.append((uid, left))
+    if not cands:
+        return []
+    sup = sp.supplied(sc, rules, view(sc, rules), side, [u for u, _ in cands])
+    return sorted((u, left) for u, left in cands if u in sup)
+
+
+def _defender_air_possible(sc: Scenario, rules: dict, c: dict) -> bool:
+    if c["kind"] == "overrun" and c["def"] == "soviet":
+        return False                                                     # 14.3
+    if c["kind"] == "overrun":
+        return False                                                     # 14.3: Axis air only on its own overruns
+    return bool(_available_air(sc, rules, c["def"], [sc.idx[h] for h in c["targets"]]))
+
+
+def air_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    avail = _available_air(sc, rules, c["def"], [sc.idx[h] for h in c["targets"]])
+    out = [{"type": "air", "units": []}]
+    for uid, left in avail:
+        out.append({"type": "air", "units": [uid], "shift": 1})
+    every = [uid for uid, left in avail for _ in range(left)]
+    if len(every) > 1:
+        out.append({"type": "air", "units": every, "shift": 1})
+    return out
+
+
+def answer_air(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    c = rules["combat"]
+    board = view(sc, rules)
+    air = _air_spend(sc, rules, c["def"], order, [sc.idx[h] for h in c["targets"]], "14.22", board)
+    for uid in air:
+        rules["air"][uid] = rules["air"].get(uid, 0) + 1
+    c["air"]["def"] = air
+    c["shift"]["def"] = order.get("shift", 0) if air else 0
+    if air:
+        ctx.event("air", f"The defence spends {len(air)} Air Point(s) ({', '.join(air)}), "
+                  f"{'+' if c['shift']['def'] > 0 else '-'}1 each (14.22).", side=c["def"], units=air, rule="14.22",
+                  chosen_by=ctx.chosen_by)
+    c["step"] = "def-supply"
+    run(sc, rules, ctx)
+
+
+def _unsupplied_germans(sc: Scenario, rules: dict, c: dict) -> list[str]:
+    board = view(sc, rules)
+    germans = [u for u in c["defenders"] if st.on_map(rules, u) and sc.units[u].nation == "german"
+               and sc.units[u].combat and not sc.mountain[sc.idx[st.hex_of(rules, u)]]]
+    if not germans:
+        return []
+    sup = sp.supplied(sc, rules, board, "axis", germans)
+    return [u for u in germans if u not in sup]
+
+
+def _defence_supply_possible(sc: Scenario, rules: dict, c: dict) -> bool:
+    if c["def"] != "axis" or c["kind"] != "attack":
+        return False
+    if not _unsupplied_germans(sc, rules, c):
+        return False
+    return bool(_available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]]))
+
+
+def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    out = [{"type": "air-supply", "air": None, "units": []}]
+    needy = _unsupplied_germans(sc, rules, c)
+    for uid, left in _available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]]):
+        chosen, steps = [], 0
+        for u in needy:
+            n = st.steps_left(sc, rules, u)
+            if steps + n <= 5:
+                chosen.append(u)
+                steps += n
+        if chosen:
+            out.append({"type": "air-supply", "air": uid, "units": chosen})
+    return out
+
+
+def answer_defence_supply(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    from . import air as airmod
+
+    c = rules["combat"]
+    if order.get("air"):
+        airmod.air_supply(sc, rules, "axis", order, ctx, defenders=c["defenders"])
+    c["step"] = "hq-defence"
+    run(sc, rules, ctx)
+
+
+def _hq_defence_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    """11.43: an Axis HQ stacked with defending combat units of its nationality may add
+    half its rating (never against an overrun, 11.46)."""
+    if c["def"] != "axis" or c["kind"] != "attack":
+        return []
+    out = []
+    for h in c["targets"]:
+        here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == "axis"]
+        for hq in here:
+            u = sc.units[hq]
+            if u.hq and not st.has(rules["disrupted"], hq) and any(
+                    sc.units[x].combat and sc.units[x].nation == u.nation for x in here):
+                out.append({"type": "hq", "hq": hq})
+    return out
+
+
+def hq_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    return [{"type": "hq", "hq": None}] + _hq_defence_options(sc, rules, c)
+
+
+def answer_hq(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    c = rules["combat"]
+    hq = order.get("hq")
+    if hq is not None:
+        if {"type": "hq", "hq": hq} not in _hq_defence_options(sc, rules, c):
+            raise IllegalOrder("11.43", f"{hq} may not add to this defence (an Axis HQ stacked with defending units of "
+                               f"its nationality, not disrupted)", [o["hq"] for o in _hq_defence_options(sc, rules, c)])
+        c["hq_defence"][st.hex_of(rules, hq)] = hq
+        ctx.event("hq", f"{hq} adds to the defence of {st.hex_of(rules, hq)} (11.43).", unit=hq, rule="11.43",
+                  chosen_by=ctx.chosen_by)
+    c["step"] = "roll"
+    run(sc, rules, ctx)
+
+
+# --- the roll (9.4, 9.5, 13.2) ---------------------------------------------------------------------
+
+def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    # 13.2: untried units are revealed at the instant of combat, before the die
+    involved = [u for u in c["units"] + c["defenders"] if st.on_map(rules, u)]
+    for uid in involved:
+        if st.untried(sc, rules, uid):
+            ut.reveal(sc, rules, uid, ctx, f"{c['label']}.draw.{uid}")
+    c["units"] = [u for u in c["units"] if st.on_map(rules, u)]
+    c["defenders"] = [u for u in c["defenders"] if st.on_map(rules, u)]
+    if not [u for u in c["units"] if sc.units[u].combat]:
+        ctx.event("combat", "No attacking unit is left after the reveal: the attack does not take place (13.3).",
+                  rule="13.3")
+        _finish(sc, rules, c, ctx, fought=False)
+        return
+    if not c["defenders"]:
+        ctx.event("combat", f"No defender is left in {', '.join(c['targets'])} after the reveal (13.3).", rule="13.3")
+        c["def_part"], c["att_part"], c["engaged"] = "De", None, False
+        c["result"] = "revealed"
+        c["vacated"] = list(c["targets"])
+        c["eliminated"] = list(c["targets"])
+        _after_defender(sc, rules, c, ctx)
+        return
+    board = view(sc, rules)
+    att_sup = sp.supplied(sc, rules, board, c["att"], [u for u in c["units"] if sc.units[u].combat], mark=True)
+    def_sup = sp.supplied(sc, rules, board, c["def"], c["defenders"], mark=True)
+    attack, a_parts = attack_strength(sc, rules, c, att_sup)
+    defence, d_parts = defence_strength(sc, rules, c, def_sup)
+    attack, defence = max(attack, 1), max(defence, 1)
+    col = column(sc, attack, defence)
+    die = ctx.d6(c["label"])
+    shift = c["shift"]["att"] * len(c["air"]["att"]) + c["shift"]["def"] * len(c["air"]["def"])
+    row = min(6, max(1, die + shift))
+    result = sc.crt[row][sc.crt_columns.index(col)]
+    c.update(result=result, die=die, row=row, column=col, attack=attack, defence=defence)
+    d, a, eng = _parse(result)
+    c["def_part"], c["att_part"], c["engaged"] = d, a, eng
+    ctx.event("combat", f"{attack} against {defence}: {col}; die {die}" + (f" {'+' if shift > 0 else ''}{shift} = {row}"
+              if shift else "") + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
+              result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], targets=list(c["targets"]),
+              rule="9.5")
+    c["choices"] = {}
+    if eng:
+        c["def_choice"], c["att_choice"] = "loss", "loss"
+        c["step"] = "double" if _double_possible(sc, rules, c) else "apply"
+    elif d in ("D1", "D2"):
+        c["step"] = "def-choice"
+    elif a in ("A1", "A2"):
+        c["def_choice"] = None
+        c["step"] = "att-choice"
+    else:
+        c["step"] = "apply"
+
+
+def _double_possible(sc: Scenario, rules: dict, c: dict) -> bool:
+    """9.33 (errata): an attack (not an overrun) on a Major city where both stand and the
+    defender loses steps."""
+    if c["kind"] != "attack":
+        return False
+    if not any(sc.idx[h] in sc.city_of and sc.city_of[sc.idx[h]].cls == "major" for h in c["targets"]):
+        return False
+    if c.get("def_choice") == "retreat" or c.get("att_choice") == "retreat":
+        return False
+    return c["engaged"] or c["def_part"] in ("D1", "D2")
+
+
+def choice_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    return [{"type": "result", "choice": "retreat"}, {"type": "result", "choice": "loss"}]
+
+
+def answer_choice(sc: Scenario, rules: dict, which: str, order: dict, ctx) -> None:
+    c = rules["combat"]
+    choice = order.get("choice")
+    if choice not in ("loss", "retreat"):
+        raise IllegalOrder("9.67", "choose loss or retreat", ["loss", "retreat"])
+    side = c["def"] if which == "def" else c["att"]
+    part = c["def_part"] if which == "def" else c["att_part"]
+    c[f"{which}_choice"] = choice
+    ctx.event("choice", f"The {'defender' if which == 'def' else 'attacker'} answers {part} with "
+              f"{'a retreat' if choice == 'retreat' else 'step losses'} (9.67).", side=side, choice=choice, rule="9.67",
+              chosen_by=ctx.chosen_by)
+    if which == "def" and c["att_part"] in ("A1", "A2"):
+        c["step"] = "att-choice"
+    else:
+        c["step"] = "double" if _double_possible(sc, rules, c) else "apply"
+    run(sc, rules, ctx)
+
+
+def answer_double(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    c = rules["combat"]
+    choice = order.get("choice")
+    if choice not in ("yes", "no"):
+        raise IllegalOrder("9.33", "answer yes or no", ["yes", "no"])
+    c["double"] = choice == "yes"
+    if c["double"]:
+        ctx.event("double", "The attacker doubles every step loss of this combat in the Major city (9.33).",
+                  rule="9.33", chosen_by=ctx.chosen_by)
+    c["step"] = "apply"
+    run(sc, rules, ctx)
+
+
+# --- applying the result (9.6-9.8) -----------------------------------------------------------------
+
+def _steps_of(part: str | None) -> int:
+    return {"D1": 1, "D2": 2, "A1": 1, "A2": 2}.get(part or "", 0)
+
+
+def _apply(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    """The defender's part first (9.68), then the attacker's."""
+    if c.get("phase2"):
+        _attacker_part(sc, rules, c, ctx)
+        return
+    c["phase2"] = True
+    d = c["def_part"]
+    factor = 2 if c.get("double") else 1
+    if c["engaged"]:
+        _begin_loss(sc, rules, c, "def", 1 * factor, ctx)
+        return
+    if d == "De":
+        _eliminate(sc, rules, c["defenders"], ctx, "9.66")
+        c["vacated"] = [h for h in c["targets"] if not _holds(sc, rules, h, c["def"])]
+        c["eliminated"] = list(c["vacated"])
+        _after_defender(sc, rules, c, ctx)
+        return
+    if d in ("D1", "D2"):
+        if c.get("def_choice") == "retreat":
+            _begin_retreat(sc, rules, c, "def", _steps_of(d), ctx)
+        else:
+            _begin_loss(sc, rules, c, "def", _steps_of(d) * factor, ctx)
+        return
+    _attacker_part(sc, rules, c, ctx)
+
+
+def _holds(sc: Scenario, rules: dict, h: str, side: str) -> bool:
+    return any(w == h and sc.side_of[u] == side and (sc.units[u].combat or sc.units[u].hq)
+               for u, w in rules["units"].items())
+
+
+def _eliminate(sc: Scenario, rules: dict, units: list[str], ctx, rule: str) -> None:
+    gone = [u for u in units if st.on_map(rules, u)]
+    for uid in gone:
+        eliminate(sc, rules, uid)
+    if gone:
+        ctx.event("eliminated", f"{', '.join(gone)} eliminated ({rule}).", units=gone, rule=rule)
+
+
+def eliminate(sc: Scenario, rules: dict, uid: str) -> None:
+    """A unit leaves the game; a German regiment takes its division's integrity with it (7.23)."""
+    d = sc.units[uid].division
+    if d:
+        st.mark(rules["broken"], d)
+    st.remove(rules, uid, "gone")
+    rules["pt"]["retreated"].pop(uid, None)
+
+
+def _side_units(c: dict, which: str) -> list[str]:
+    return c["defenders"] if which == "def" else c["units"] + c.get("hqs", [])
+
+
+def _begin_loss(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) -> None:
+    units = [u for u in _side_units(c, which) if st.on_map(rules, u)]
+    retreated = rules["pt"]["retreated"]
+    if which == "def":                                                   # 9.75: retreated units die, count for nothing
+        dead = [u for u in units if u in retreated]
+        if dead:
+            _eliminate(sc, rules, dead, ctx, "9.75")
+        units = [u for u in units if u not in retreated]
+    c["loss"] = {"which": which, "left": n, "units": units}
+    c["step"] = f"{which}-loss"
+
+
+def loss_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    return [{"type": "loss", "unit": u} for u in c["loss"]["units"] if st.on_map(rules, u)]
+
+
+def _auto_loss(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
+    """Take the losses that need no choice; True when the step moved on."""
+    loss = c["loss"]
+    units = [u for u in loss["units"] if st.on_map(rules, u)]
+    loss["units"] = units
+    total = sum(st.steps_left(sc, rules, u) for u in units)
+    if loss["left"] <= 0 or not units:
+        _loss_done(sc, rules, c, ctx)
+        return True
+    if total <= loss["left"]:
+        _eliminate(sc, rules, units, ctx, "9.67")
+        loss["left"] = 0
+        _loss_done(sc, rules, c, ctx)
+        return True
+    if len(units) == 1:
+        _take(sc, rules, c, units[0], ctx)
+        return True
+    return False
+
+
+def _take(sc: Scenario, rules: dict, c: dict, uid: str, ctx) -> None:
+    loss = c["loss"]
+    dead = st.take_step(sc, rules, uid)
+    if dead:
+        eliminate(sc, rules, uid)
+        ctx.event("eliminated", f"{uid} loses its last step and is eliminated (9.6).", units=[uid], rule="9.6")
+    else:
+        ctx.event("step", f"{uid} loses a step (9.6).", unit=uid, rule="9.6")
+    loss["left"] -= 1
+
+
+def answer_loss(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    c = rules["combat"]
+    uid = order.get("unit")
+    if uid not in c["loss"]["units"] or not st.on_map(rules, uid):
+        raise IllegalOrder("9.67", f"{uid} is not one of the units that may lose the step",
+                           [o["unit"] for o in loss_options(sc, rules, c)])
+    _take(sc, rules, c, uid, ctx)
+    run(sc, rules, ctx)
+
+
+def _loss_done(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    which = c["loss"]["which"]
+    c["loss"] = None
+    if which == "def":
+        c["vacated"] = [h for h in c["targets"] if not _holds(sc, rules, h, c["def"])]
+        c["eliminated"] = list(c["vacated"])
+        _after_defender(sc, rules, c, ctx)
+    else:
+        _after_attacker(sc, rules, c, ctx)
+
+
+def _after_defender(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    """The defender's part is done; disruption (6.61); then the attacker's part."""
+    if c["kind"] == "overrun" and (c["def_part"] or c["engaged"]):
+        survivors = [u for u in c["defenders"] if st.on_map(rules, u)]
+        for uid in survivors:
+            st.mark(rules["disrupted"], uid)
+        if survivors:
+            ctx.event("disrupted", f"{', '.join(survivors)} disrupted by the overrun (6.61).", units=survivors, rule="6.61")
+    c["step"] = "apply"
+    c["phase2"] = True
+    run_after = c["engaged"] or c["att_part"]
+    if run_after:
+        _attacker_part(sc, rules, c, ctx)
+    else:
+        _after_attacker(sc, rules, c, ctx)
+
+
+def _attacker_part(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    a = c["att_part"]
+    factor = 2 if c.get("double") else 1
+    if c.get("att_done"):
+        _after_attacker(sc, rules, c, ctx)
+        return
+    c["att_done"] = True
+    if c["engaged"]:
+        _begin_loss(sc, rules, c, "att", 1 * factor, ctx)
+        return
+    if a == "Ae":
+        origins = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
+        _eliminate(sc, rules, c["units"] + c.get("hqs", []), ctx, "9.66")
+        c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
+        c["att_eliminated"] = list(c["att_vacated"])
+        _after_attacker(sc, rules, c, ctx)
+        return
+    if a in ("A1", "A2"):
+        if c.get("att_choice") == "retreat":
+            c["att_origins"] = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
+            _begin_retreat(sc, rules, c, "att", _steps_of(a), ctx)
+        else:
+            _begin_loss(sc, rules, c, "att", _steps_of(a) * factor, ctx)
+        return
+    _after_attacker(sc, rules, c, ctx)
+
+
+def _after_attacker(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    if c["att_part"] == "A1" or c["att_part"] == "A2":
+        if c.get("att_choice") == "retreat" and "att_vacated" not in c:
+            origins = c.get("att_origins", [])
+            c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
+    if c["kind"] == "overrun":
+        _overrun_outcome(sc, rules, c, ctx)
+        return
+    _setup_advance(sc, rules, c)
+    c["step"] = "advance" if c.get("advance") else "finish"
+
+
+# --- retreats (9.7) -----------------------------------------------------------------------------------
+
+def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) -> None:
+    units = [u for u in _side_units(c, which) if st.on_map(rules, u)]
+    retreated = rules["pt"]["retreated"]
+    if which == "def":
+        dead = [u for u in units if u in retreated]
+        if dead:
+            _eliminate(sc, rules, dead, ctx, "9.75")
+        units = [u for u in units if u not in retreated]
+    else:
+        # 11.45: an HQ not in the attack whose hex's combat units all retreat goes with them
+        origins = {st.hex_of(rules, u) for u in units}
+        for h in sorted(origins):
+            here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == c["att"]]
+            if all(u in units or not sc.units[u].combat for u in here):
+                units += [u for u in here if sc.units[u].hq and u not in units]
+    # 9.73 reading: the strongest units retreat first, so the owner keeps the most
+    units.sort(key=lambda u: (-(st.strengths(sc, rules, u)[0] + st.strengths(sc, rules, u)[1]), u))
+    c["retreat"] = {"which": which, "hexes": n, "queue": units}
+    c.setdefault("paths", {})
+    c["step"] = f"{which}-retreat"
+
+
+def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]]:
+    """9.71-9.73 (errata 9.72): every path of exactly n hexes ending n hexes away, not into
+    enemy units, Enemy ZOC (unless a friendly unit holds the hex, 8.24), terrain or hexsides
+    the unit could not move through, or a Major river hexside; through vacant hexes if any
+    such path exists, else through friendly hexes within the stacking limit."""
+    side = sc.side_of[uid]
+    board = view(sc, rules)
+    start = sc.idx[st.hex_of(rules, uid)]
+    mine = board.side_hexes(side)
+    ezoc = board.ezoc(side)
+    blocking = board.blocking(side)
+    steps = sc.steps(side, sc.units[uid].move_class)
+    found: list[list[int]] = []
+
+    def walk(path: list[int]) -> None:
+        a = path[-1]
+        if len(path) - 1 == n:
+            if sc.distance(start, a) == n:
+                found.append(path[1:])
+            return
+        for b, c, flag in steps[a]:
+            if b in path or c < 0 or b in blocking:
+                continue
+            kind = sc.side_kind.get((a, b))
+            if kind in ("don", "volga", "lake"):
+                continue
+            if b in ezoc and b not in mine:
+                continue
+            walk(path + [b])
+
+    walk([start])
+    vacant = [p for p in found if all(not board.units_at(b) for b in p)]
+    if vacant:
+        return vacant
+    ok = []
+    for p in found:
+        if all(stacking_ok(sc, rules, [u for u in board.units_at(b) if sc.side_of[u] == side] + [uid]) for b in p):
+            ok.append(p)
+    return ok
+
+
+def can_all_retreat(sc: Scenario, rules: dict, c: dict, which: str) -> bool:
+    """Has every unit of the side a path of retreat for its part of the result (each alone)?"""
+    n = _steps_of(c["def_part"] if which == "def" else c["att_part"])
+    units = [u for u in _side_units(c, which) if st.on_map(rules, u) and u not in rules["pt"]["retreated"]]
+    return all(retreat_paths(sc, rules, u, n) for u in units)
+
+
+def retreat_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    uid = c["retreat"]["queue"][0]
+    return [{"type": "retreat", "unit": uid, "path": [sc.ids[b] for b in p]}
+            for p in retreat_paths(sc, rules, uid, c["retreat"]["hexes"])]
+
+
+def _auto_retreat(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
+    r = c["retreat"]
+    r["queue"] = [u for u in r["queue"] if st.on_map(rules, u)]
+    if not r["queue"]:
+        c["retreat"] = None
+        if r["which"] == "def":
+            c["vacated"] = [h for h in c["targets"] if not _holds(sc, rules, h, c["def"])]
+            c["eliminated"] = []
+            _after_defender(sc, rules, c, ctx)
+        else:
+            _after_attacker(sc, rules, c, ctx)
+        return True
+    uid = r["queue"][0]
+    paths = retreat_paths(sc, rules, uid, r["hexes"])
+    if not paths:
+        eliminate(sc, rules, uid)
+        ctx.event("eliminated", f"{uid} has no path of retreat and is eliminated (9.73).", units=[uid], rule="9.73")
+        r["queue"].pop(0)
+        return True
+    if len(paths) == 1:
+        _retreat(sc, rules, c, uid, paths[0], ctx, chosen="only path")
+        return True
+    return False
+
+
+def answer_retreat(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    c = rules["combat"]
+    uid = c["retreat"]["queue"][0]
+    if order.get("unit", uid) != uid:
+        raise IllegalOrder("9.72", f"the retreat now decided is {uid}'s", None)
+    paths = retreat_paths(sc, rules, uid, c["retreat"]["hexes"])
+    want = [sc.idx.get(h, -1) for h in order.get("path") or []]
+    if want not in paths:
+        raise IllegalOrder("9.72", f"that is not a legal path of retreat for {uid}",
+                           [[sc.ids[b] for b in p] for p in paths[:12]])
+    _retreat(sc, rules, c, uid, want, ctx, chosen=ctx.chosen_by)
+    run(sc, rules, ctx)
+
+
+def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx, chosen: str) -> None:
+    """One unit retreats along its path (6.24: no Movement Points; 9.74: through friendly
+    units without disturbing them)."""
+    from .movement import arrive
+
+    side = sc.side_of[uid]
+    start = st.hex_of(rules, uid)
+    for b in path:
+        arrive(sc, rules, None, side, b, ctx.event)                      # 10.45; 12.38, 14.13
+    st.put(rules, uid, sc.ids[path[-1]])
+    if any(u != uid and st.hex_of(rules, u) == sc.ids[path[-1]] and sc.side_of[u] == side for u in rules["units"]):
+        rules["pt"]["retreated"][uid] = sc.ids[path[-1]]                # 9.75
+    c["paths"][uid] = [start] + [sc.ids[b] for b in path]
+    c["retreat"]["queue"].pop(0)
+    ctx.event("retreat", f"{uid} retreats {start} -> {sc.ids[path[-1]]} (path chosen by the {other(side)} player, "
+              f"9.72).", unit=uid, path=c["paths"][uid], rule="9.72", chosen_by=chosen)
+
+
+# --- advance after combat (9.8) -----------------------------------------------------------------------
+
+def _setup_advance(sc: Scenario, rules: dict, c: dict) -> None:
+    """Who may advance where (9.87): the attacker into the defenders' emptied hexes when it did
+    not retreat; the defender into the attackers' emptied hexes, never in a split result
+    (9.68); nobody after an overrun (9.88, 6.57: the overrun's own entry instead)."""
+    c["advance"] = None
+    if c["engaged"]:
+        return
+    if c.get("vacated") and c.get("att_choice") != "retreat" and c["att_part"] != "Ae":
+        units = [u for u in c["units"] + c.get("hqs", []) if st.on_map(rules, u)
+                 and st.hex_of(rules, u) not in c["targets"]]
+        if units:
+            c["advance"] = {"side": c["att"], "units": units, "hexes": list(c["vacated"]),
+                            "two": list(c.get("eliminated", [])), "done": []}
+            return
+    split = c["def_part"] is not None and c["att_part"] is not None
+    if c.get("att_vacated") and not split and c["def_part"] is None:
+        units = [u for u in c["defenders"] if st.on_map(rules, u) and st.hex_of(rules, u) in c["targets"]]
+        if units:
+            c["advance"] = {"side": c["def"], "units": units, "hexes": list(c["att_vacated"]),
+                            "two": list(c.get("att_eliminated", [])), "done": []}
+
+
+def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str) -> list[list[int]]:
+    """9.81-9.84, 9.86: along the Path of Retreat, stopping in any hex of it (9.82), Enemy ZOC
+    ignored (9.83), or two hexes after an elimination."""
+    adv = c["advance"]
+    i = sc.idx[st.hex_of(rules, uid)]
+    enemy_paths = [p for u, p in c.get("paths", {}).items() if sc.side_of[u] != adv["side"]]
+    board = view(sc, rules)
+    blocking = board.blocking(adv["side"])
+    cls = sc.units[uid].move_class
+    out: list[list[int]] = []
+    for h in adv["hexes"]:
+        v = sc.idx[h]
+        if not sc.adjacent(i, v) or v in blocking:
+            continue
+        kind = sc.side_kind.get((i, v))
+        if kind in ("volga", "lake") or (cls == "mech" and sc.mountain[v]):
+            continue
+        out.append([v])
+        if h in adv["two"]:                                               # 9.86: a second hex, any empty one
+            for w in sc.nb[v]:
+                if w == i or board.units_at(w) or sc.side_kind.get((v, w)) in ("volga", "lake") \
+                        or (cls == "mech" and sc.mountain[w]):
+                    continue
+                out.append([v, w])
+        for p in enemy_paths:                                             # 9.81, 9.84: along the Path of Retreat
+            if p[0] != h:
+                continue
+            trail = [v]
+            for x in p[1:]:
+                xi = sc.idx[x]
+                if xi in blocking or board.units_at(xi) and board.side_at(xi) != adv["side"]:
+                    break
+                trail = trail + [xi]
+                if trail not in out:
+                    out.append(list(trail))
+    return out
+
+
+def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    adv = c.get("advance")
+    if not adv:
+        return []
+    out: list[dict] = []
+    board = view(sc, rules)
+    left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
+    for uid in left:
+        for p in _advance_paths(sc, rules, c, uid):
+            there = [u for u in board.units_at(p[-1]) if sc.side_of[u] == adv["side"]]
+            if stacking_ok(sc, rules, there + [uid]):
+                out.append({"type": "advance", "units": [uid], "path": [sc.ids[b] for b in p]})
+    if not out:
+        return []
+    return [{"type": "advance", "units": []}] + out
+
+
+def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    c = rules["combat"]
+    adv = c["advance"]
+    units = order.get("units") or []
+    if not units:
+        ctx.event("advance", "No further advance after combat (9.85).", side=adv["side"], rule="9.85",
+                  chosen_by=ctx.chosen_by)
+        _finish(sc, rules, c, ctx)
+        run(sc, rules, ctx)
+        return
+    path = [sc.idx.get(h, -1) for h in order.get("path") or []]
+    starts = {st.hex_of(rules, u) for u in units}
+    if len(starts) != 1 or any(u not in adv["units"] or u in adv["done"] or not st.on_map(rules, u) for u in units):
+        raise IllegalOrder("9.81", "advance victorious units of the combat that have not advanced, from one hex", None)
+    for uid in units:
+        if path not in _advance_paths(sc, rules, c, uid):
+            raise IllegalOrder("9.84", f"{uid} may not advance along that path (into the emptied hex, then along the "
+                               f"Path of Retreat, or one more empty hex after eliminated defenders, 9.86)", None)
+    board = view(sc, rules)
+    there = [u for u in board.units_at(path[-1]) if sc.side_of[u] == adv["side"]]
+    if not stacking_ok(sc, rules, there + units):
+        raise IllegalOrder("7.1", f"{sc.ids[path[-1]]} would hold more units than the stacking limit", None)
+    from .movement import arrive
+
+    start = starts.pop()
+    for b in path:
+        arrive(sc, rules, None, adv["side"], b, ctx.event)               # 10.45; 12.38, 14.13
+    for uid in units:
+        st.put(rules, uid, sc.ids[path[-1]])
+        adv["done"].append(uid)
+        st.mark(rules["ps"]["advanced"], uid)
+    ctx.event("advance", f"{', '.join(units)} advance {start} -> {' -> '.join(sc.ids[b] for b in path)} (9.8).",
+              side=adv["side"], units=units, path=[start] + [sc.ids[b] for b in path], rule="9.8",
+              chosen_by=ctx.chosen_by)
+    run(sc, rules, ctx)
+
+
+# --- finishing ----------------------------------------------------------------------------------------
+
+def _finish(sc: Scenario, rules: dict, c: dict, ctx, fought: bool = True) -> None:
+    if c["kind"] == "attack":
+        for uid in c["units"] + c.get("hqs", []):
+            st.mark(rules["ps"]["attacked"], uid)
+            st.mark(rules["pt"]["attacked"], uid)
+        for uid in c["defenders"]:
+            st.mark(rules["ps"]["targets"], uid)
+    rules["combat"] = None
+    from . import victory
+
+    victory.note_surrendered(sc, rules)
+
+
+# --- overrun (6.5) --------------------------------------------------------------------------------------
+
+def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
+    """6.5, 6.51-6.59: in a Movement Phase, a stack that began the phase together (6.54) moves
+    next to the target (path), pays 3 more MP and attacks every unit in the one hex (HQs may be
+    overrun, never overrun, 6.53); units that hold stay where they are (6.58)."""
+    from . import movement as mv
+
+    if rules["phase"] not in ("move", "mech"):
+        raise IllegalOrder("6.5", "overruns take place in the Movement Phases", None)
+    target = order.get("target")
+    if target not in sc.idx:
+        raise IllegalOrder("6.51", f"{target} is not a hex of the playing area", None)
+    units, start = mv._units(sc, rules, side, order, "6.51")
+    mv._check_can_move(sc, rules, units, "6.51")
+    for uid in units:
+        u = sc.units[uid]
+        if u.hq:
+            raise IllegalOrder("11.46", f"{uid}: HQ units take no part in overruns", None)
+        if not u.combat:
+            raise IllegalOrder("6.51", f"{uid} cannot overrun", None)
+        if st.has(rules["ps"]["no_overrun"], uid):
+            raise IllegalOrder("6.55", f"{uid} began the phase beyond the Communications Radius of every HQ and may "
+                               f"not overrun", None)
+    path = order.get("path") or []
+    if path:
+        mv.move(sc, rules, side, {"type": "move", "units": units, "path": path}, ctx)
+    board = view(sc, rules)
+    here = sc.idx[st.hex_of(rules, units[0])]
+    t = sc.idx[target]
+    if not sc.adjacent(here, t):
+        raise IllegalOrder("6.51", f"{target} is not next to {sc.ids[here]}", None)
+    kind = sc.side_kind.get((here, t))
+    if kind in ("don", "volga"):
+        raise IllegalOrder("6.59", "no overrun across the Don or the Volga", None)
+    if kind == "lake":
+        raise IllegalOrder("10.29", "no attack across an all-lake or all-sea hexside", None)
+    if not board.has_combat(t, other(side)):
+        raise IllegalOrder("6.51", f"{target} holds no enemy unit to overrun", None)
+    lines = sp.lines_of(sc, rules, side)
+    for uid in units:
+        _check_attacker(sc, rules, board, side, uid, [t], lines, overrun=True)
+        if mv.remaining(sc, rules, uid) < 3:
+            raise IllegalOrder("6.51", f"{uid} has {mv.remaining(sc, rules, uid)} MP left; an overrun costs 3", None)
+    air = order.get("air")
+    if air and side != "axis":
+        raise IllegalOrder("14.3", "the Soviet player never spends Air Points on overruns", None)
+    air_units = _air_spend(sc, rules, side, air, [t], "14.3", board)
+    mv.begin(rules, units)
+    for uid in units:
+        rules["ps"]["moved"][uid] = rules["ps"]["moved"].get(uid, 0) + 3
+    _start(sc, rules, "overrun", side, units, [target], ctx, air=air_units, shift=(air or {}).get("shift", 0),
+           origin=sc.ids[here])
+
+
+def _overrun_outcome(sc: Scenario, rules: dict, c: dict, ctx) -> None:
+    """6.51, 6.52, 6.56, 6.57, 9.69: into the emptied hex, or movement over for the phase."""
+    from . import movement as mv
+
+    units = [u for u in c["units"] if st.on_map(rules, u)]
+    vacated = c.get("vacated") or []
+    split = c["def_part"] is not None and c["att_part"] is not None
+    attacker_hit = c["att_part"] is not None or c["engaged"]
+    if vacated and not split and not attacker_hit and units:
+        t = sc.idx[c["targets"][0]]
+        board = view(sc, rules)
+        mv.arrive(sc, rules, board, c["att"], t, ctx.event)
+        for uid in units:
+            st.put(rules, uid, c["targets"][0])
+        ctx.event("overrun", f"{', '.join(units)} move into {c['targets'][0]} (6.51).", units=units,
+                  hex=c["targets"][0], rule="6.51")
+    else:
+        st.add_all(rules["ps"]["stopped"], units)
+        if units:
+            ctx.event("overrun", f"{', '.join(units)} may move no further this phase (6.52).", units=units,
+                      rule="6.52")
+    rules["combat"] = None
+    from . import victory
+
+    victory.note_surrendered(sc, rules)
+
+
+# --- legal attacks, for the orders template and the bots --------------------------------------------
+
+def attack_options(sc: Scenario, rules: dict, side: str, limit: int = 30) -> list[dict]:
+    """Every enemy hex next to units that may attack it, attacked by all of them."""
+    board = view(sc, rules)
+    lines = sp.lines_of(sc, rules, side)
+    enemy = other(side)
+    able: dict[str, bool] = {}
+
+    def may(uid: str) -> bool:
+        if uid not in able:
+            u = sc.units[uid]
+            able[uid] = (u.combat and not st.has(rules["disrupted"], uid) and not st.has(rules["ps"]["attacked"], uid)
+                         and not st.has(rules["ps"]["advanced"], uid)
+                         and not (rules["turn"] == 1 and side == "axis" and u.setup in ("5.31", "5.32"))
+                         and (u.nation in sp.DIRECT or sp.in_radius(sc, rules, board, side, uid, lines)))
+        return able[uid]
+
+    out: list[dict] = []
+    for i in sorted(board.side_hexes(enemy)):
+        h = sc.ids[i]
+        if attackable(sc, rules, board, side, h):
+            continue
+        attackers = []
+        for j in sc.nb[i]:
+            if sc.side_kind.get((j, i)) in ("volga", "lake"):
+                continue
+            for uid in board.units_at(j):
+                u = sc.units[uid]
+                if u.side == side and may(uid) and not (u.motorised and sc.mountain[i]):
+                    attackers.append(uid)
+        if attackers:
+            out.append({"type": "attack", "targets": [h], "units": sorted(attackers)})
+            if len(out) >= limit:
+                break
+    return out
+
+
+def overrun_options(sc: Scenario, rules: dict, side: str, stack: list[str], board: Board) -> list[dict]:
+    """Overruns the stack could make from where it stands (no approach path)."""
+    from . import movement as mv
+
+    if any(sc.units[u].hq or not sc.units[u].combat or st.has(rules["ps"]["no_overrun"], u) for u in stack):
+        return []
+    if any(mv.remaining(sc, rules, u) < 3 for u in stack):
+        return []
+    i = sc.idx[st.hex_of(rules, stack[0])]
+    out = []
+    for t in sc.nb[i]:
+        if not board.has_combat(t, other(side)):
+            continue
+        if sc.side_kind.get((i, t)) in ("don", "volga", "lake"):
+            continue
+        if any(sc.units[u].motorised for u in stack) and sc.mountain[t]:
+            continue
+        out.append({"type": "overrun", "units": stack, "target": sc.ids[t]})
+    return out

@@ -1,0 +1,426 @@
+"""The sequence of play (4.2) as an explicit state machine kept in `rules`.
+
+    selection          the Soviet initial force drawn at random (5.21), the first die of the game
+    setup              Soviet (5.2), then Axis (5.3): `place`, `end`
+    Game-Turn 1..25 (4.1, 4.2):
+      A. Hitler Directive Inter-Phase (16.0): automatic, from Game-Turn 2 (2.0's reading)
+      B. Axis player-turn, C. Soviet player-turn, each:
+         move          Initial Movement Phase: withdrawals, reinforcements, evacuation first;
+                       `move`, `rail`, `overrun`, `enter`, `evacuate`, `air-supply`, `end`
+         combat        `attack`, `air-supply`, `end`
+         mech          Mechanized/Cavalry Movement Phase: `move`, `overrun`, `air-supply`, `end`
+         (Disruption Removal Phase: automatic)
+         interdiction  Air Interdiction Phase: `interdict`, `end`
+      D. Game-Turn Record Inter-Phase: automatic, with the Axis decisions of 6.42 and 12.32
+    over
+
+Between phases the flow runs automatic stages (`rules["stage"]`); a stage that needs a
+player's decision puts it in `rules["pending"]` and the flow resumes once it is answered.
+An attack or overrun in progress (`rules["combat"]`) suspends the phase. The game can stop
+at any of these points and resume from the state file alone.
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder, Need
+from . import air, combat, directives, movement, reinforce, setup, victory
+from . import state as st
+from . import supply as sp
+from . import interphase
+from .board import half_view, stacking_ok, view
+from .orders import DEFAULT_POLICIES, decision_policy
+from .scenario import Scenario, other
+
+PHASE_RULES = {"move": "6.0", "combat": "9.0", "mech": "6.0", "interdiction": "14.4"}
+ACCEPTS = {
+    "move": ("move", "rail", "overrun", "enter", "evacuate", "air-supply", "end"),
+    "combat": ("attack", "air-supply", "end"),
+    "mech": ("move", "overrun", "air-supply", "end"),
+    "interdiction": ("interdict", "end"),
+}
+PHASE_NAMES = {"move": "Initial Movement Phase", "combat": "Combat Phase", "mech": "Mechanized/Cavalry Movement Phase",
+               "interdiction": "Air Interdiction Phase"}
+NEXT = {"move": "combat", "combat": "mech", "mech": "interdiction"}
+
+
+class QuietContext:
+    """A context for the set-up of state 0, which rolls nothing and reports nothing."""
+
+    chosen_by = "order"
+
+    def d6(self, label: str) -> int:  # pragma: no cover - never called
+        raise RuntimeError("no dice in state 0")
+
+    def pick(self, label: str, among: int) -> int:  # pragma: no cover - never called
+        raise RuntimeError("no dice in state 0")
+
+    def event(self, type: str, text: str, **fields) -> None:
+        pass
+
+
+def setup_rules(sc: Scenario) -> dict:
+    return rules_for(sc, sc.position)
+
+
+def rules_for(sc: Scenario, pos: dict | None) -> dict:
+    """State 0: before the Soviet draw (5.21), or the given position (README.md)."""
+    rules = st.fresh(sc)
+    rules["stage"] = None
+    if pos is not None:
+        rules["turn"], rules["player"], rules["phase"] = pos["turn"], pos["player"], pos["phase"]
+        setup.position(sc, rules, pos)
+        begin_phase(sc, rules, QuietContext(), fresh_phase=False)
+    return rules
+
+
+# --- the need --------------------------------------------------------------------------------------
+
+def next_step(sc: Scenario, rules: dict) -> Need | None:
+    if rules["phase"] == "over":
+        return None
+    if rules["pending"]:
+        p = rules["pending"][0]
+        return Need(p["side"], p["kind"], p["prompt"], tuple(p["accepts"]), p["rule"], True)
+    waiting = combat.awaiting(sc, rules)
+    if waiting is not None:
+        side, kind, prompt, accepts, rule = waiting
+        return Need(side, kind, prompt, accepts, rule, True)
+    phase, side = rules["phase"], rules["player"]
+    if phase == "selection":
+        return Need("soviet", "selection", "draw the Soviet initial force at random (5.21)", ("draw",), "5.21", True)
+    if phase == "setup":
+        return Need(side, "setup", f"set up the {side} units ({'5.2' if side == 'soviet' else '5.3'}): place, or end to "
+                    "place the rest by the default placement", ("place", "end"), "5.2" if side == "soviet" else "5.3")
+    return Need(side, f"{side}-{phase}", f"Game-Turn {rules['turn']}, {side} {PHASE_NAMES[phase]}: "
+                + ", ".join(a for a in ACCEPTS[phase] if a != "end") + ", then end", ACCEPTS[phase], PHASE_RULES[phase])
+
+
+def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
+    if rules["phase"] == "over":
+        return []
+    if need.decision:
+        return decision_options(sc, rules, need.kind)
+    side = need.side
+    phase = rules["phase"]
+    if phase == "setup":
+        # a placement by hand may leave the rest no legal room; the default placement always
+        # has (tests/test_dos_setup.py), so `end` alone is offered
+        return [{"type": "end"}]
+    if phase in ("move", "mech"):
+        opts = movement.options(sc, rules, side)
+        first = next(movement.movers(sc, rules, side, half_view(sc, rules, side)), None)
+        if first:
+            opts += combat.overrun_options(sc, rules, side, first, view(sc, rules))
+        return opts + [{"type": "end"}]
+    if phase == "combat":
+        return combat.attack_options(sc, rules, side) + [{"type": "end"}]
+    if phase == "interdiction":
+        return air.interdiction_options(sc, rules, side) + [{"type": "end"}]
+    return [{"type": "end"}]
+
+
+# --- decisions ------------------------------------------------------------------------------------
+
+def decision_options(sc: Scenario, rules: dict, kind: str) -> list[dict]:
+    c = rules["combat"]
+    if rules["pending"]:
+        return interphase.pending_options(sc, rules, rules["pending"][0])
+    if kind == "selection":
+        return [{"type": "draw"}]
+    if kind == "air-defence":
+        return combat.air_options(sc, rules, c)
+    if kind == "air-supply-defence":
+        return combat.defence_supply_options(sc, rules, c)
+    if kind == "hq-defence":
+        return combat.hq_options(sc, rules, c)
+    if kind in ("defender-result", "attacker-result"):
+        return combat.choice_options(sc, rules, c)
+    if kind == "double-losses":
+        return [{"type": "double", "choice": "no"}, {"type": "double", "choice": "yes"}]
+    if kind == "loss":
+        return combat.loss_options(sc, rules, c)
+    if kind == "retreat":
+        return combat.retreat_options(sc, rules, c)
+    if kind == "advance":
+        return combat.advance_options(sc, rules, c)
+    return []
+
+
+def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict | None:
+    if not need.decision:
+        return None
+    pol = dict(DEFAULT_POLICIES)
+    pol.update(policies or {})
+    return decision_policy(sc, rules, need.kind, pol, decision_options(sc, rules, need.kind))
+
+
+# --- applying an order -------------------------------------------------------------------------------
+
+def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
+    current = next_step(sc, rules)
+    if current is None:
+        raise IllegalOrder("19.0", "the game is over; no order is legal", [])
+    if (current.side, current.kind) != (need.side, need.kind):
+        raise IllegalOrder(current.rule, f"the game waits for {current.kind} of {current.side}, not {need.kind}",
+                           list(current.accepts))
+    kind = order.get("type") if isinstance(order, dict) else None
+    if kind == "rail" and current.kind.endswith("-mech"):
+        raise IllegalOrder("6.34", "units may not move by rail in the Mechanized/Cavalry Movement Phase", None)
+    if kind == "overrun" and not current.decision and current.kind.endswith(("-combat", "-interdiction")):
+        raise IllegalOrder("6.5", "overruns take place only in the Movement Phases", None)
+    if kind not in current.accepts:
+        raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes "
+                           f"{', '.join(current.accepts)}", list(current.accepts))
+    side = current.side
+    if current.decision:
+        _answer(sc, rules, current, order, ctx)
+    elif rules["phase"] == "setup":
+        _setup_order(sc, rules, side, order, ctx)
+    else:
+        _phase_order(sc, rules, side, kind, order, ctx)
+    proceed(sc, rules, ctx)
+    victory.after_order(sc, rules, ctx)
+
+
+def _answer(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
+    if rules["pending"]:
+        interphase.answer(sc, rules, rules["pending"][0], order, ctx)
+        return
+    kind = need.kind
+    if kind == "selection":
+        reinforce.initial_selection(sc, rules, ctx)
+        rules["phase"], rules["player"] = "setup", "soviet"
+        ctx.event("phase", "The Soviet player sets up (5.2).", phase="setup", side="soviet", rule="5.2")
+        return
+    handlers = {"air-defence": combat.answer_air, "air-supply-defence": combat.answer_defence_supply,
+                "hq-defence": combat.answer_hq, "double-losses": combat.answer_double, "loss": combat.answer_loss,
+                "retreat": combat.answer_retreat, "advance": combat.answer_advance}
+    if kind in ("defender-result", "attacker-result"):
+        combat.answer_choice(sc, rules, "def" if kind == "defender-result" else "att", order, ctx)
+    else:
+        handlers[kind](sc, rules, order, ctx)
+
+
+def _setup_order(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
+    if order["type"] == "place":
+        setup.place(sc, rules, side, order)
+        ctx.event("setup", f"{order['unit']} set up in {order['hex']}.", side=side, unit=order["unit"], hex=order["hex"],
+                  chosen_by=ctx.chosen_by, rule="5.2" if side == "soviet" else "5.3")
+        return
+    _check_end(order, "setup")
+    if side == "soviet":
+        setup.default_soviet(sc, rules)
+    else:
+        setup.default_axis(sc, rules)
+    setup.check(sc, rules, side)
+    left = setup.to_set_up(sc, rules, side)
+    if left:
+        raise IllegalOrder("5.2" if side == "soviet" else "5.3", f"no room was found for {', '.join(left[:6])}: place "
+                           f"them first", None)
+    ctx.event("setup", f"The {side} set-up is complete: " + ", ".join(f"{u}@{st.hex_of(rules, u)}"
+              for u in setup.placed(sc, rules, side)) + ".", side=side, rule="5.2" if side == "soviet" else "5.3")
+    if side == "soviet":
+        rules["player"] = "axis"
+        ctx.event("phase", "The Axis player sets up (5.3).", phase="setup", side="axis", rule="5.3")
+    else:
+        rules["turn"], rules["player"] = 1, "axis"
+        rules["stage"] = "directive"
+
+
+def _check_end(order: dict, phase: str) -> None:
+    if order.get("phase", phase) != phase:
+        raise IllegalOrder("4.2", f"end names phase {order['phase']}, but the game is in the {phase} phase",
+                           [{"type": "end", "phase": phase}])
+
+
+def _phase_order(sc: Scenario, rules: dict, side: str, kind: str, order: dict, ctx) -> None:
+    phase = rules["phase"]
+    if kind == "end":
+        _check_end(order, phase)
+        rules["stage"] = f"end-{phase}"
+        return
+    if kind != "evacuate":
+        rules["ps"]["evacuate"] = False
+    if kind == "move":
+        movement.move(sc, rules, side, order, ctx)
+    elif kind == "rail":
+        movement.rail(sc, rules, side, order, ctx)
+    elif kind == "enter":
+        movement.enter(sc, rules, side, order, ctx)
+    elif kind == "evacuate":
+        movement.evacuate(sc, rules, side, order, ctx)
+    elif kind == "overrun":
+        combat.overrun(sc, rules, side, order, ctx)
+    elif kind == "attack":
+        combat.declare(sc, rules, side, order, ctx)
+    elif kind == "air-supply":
+        air.air_supply(sc, rules, side, order, ctx)
+    elif kind == "interdict":
+        air.interdict(sc, rules, side, order, ctx)
+
+
+# --- the automatic stages between phases ---------------------------------------------------------------
+
+def proceed(sc: Scenario, rules: dict, ctx) -> None:
+    """Run the automatic stages until a decision is pending, a phase waits for orders, or the game ends."""
+    while rules["stage"] and not rules["pending"] and rules["combat"] is None and rules["phase"] != "over":
+        stage = rules["stage"]
+        STAGES[stage](sc, rules, ctx)
+
+
+def begin_phase(sc: Scenario, rules: dict, ctx, fresh_phase: bool = True) -> None:
+    """The start of a phase: supply for movement (12.0), 6.55's radius, the markers of 14.45."""
+    side, phase = rules["player"], rules["phase"]
+    keep = rules["ps"]["fresh"] if (phase == "move" and not fresh_phase) else []
+    rules["ps"] = st.fresh_ps()
+    rules["ps"]["fresh"] = keep
+    if phase in ("move", "mech"):
+        board = view(sc, rules)
+        supplied, radius = sp.field(sc, rules, board, side, mark=True)
+        mine = [u for u, w in rules["units"].items() if sc.side_of[u] == side and w not in st.OFF_MAP]
+        rules["ps"]["oos"] = sorted(u for u in mine if u not in supplied and not sc.units[u].air)
+        if side == "soviet":
+            rules["ps"]["no_overrun"] = sorted(u for u in mine if sc.units[u].combat and u not in radius)
+        rules["ps"]["evacuate"] = phase == "move"
+    if phase == "interdiction":
+        air.start_interdiction_phase(rules, side, ctx)
+    ctx.event("phase", f"Game-Turn {rules['turn']}: {side} {PHASE_NAMES[phase]}"
+              + (f"; out of supply: {', '.join(rules['ps']['oos'])}" if rules["ps"]["oos"] else "") + " (4.2).",
+              turn=rules["turn"], side=side, phase=phase, oos=list(rules["ps"]["oos"]), rule="4.2")
+
+
+def _start(sc: Scenario, rules: dict, phase: str, ctx) -> None:
+    rules["phase"] = phase
+    rules["stage"] = None
+    begin_phase(sc, rules, ctx)
+
+
+def _overstacked(sc: Scenario, rules: dict, side: str) -> list[str]:
+    board = view(sc, rules)
+    out = []
+    for i, us in sorted(board.occ.items()):
+        mine = [u for u in us if sc.side_of[u] == side]
+        if mine and not stacking_ok(sc, rules, mine):
+            out.append(sc.ids[i])
+    return out
+
+
+def _end_movement(sc: Scenario, rules: dict, ctx, then: str) -> None:
+    """7.1: the excess of a stack is eliminated at the end of the Movement Phase (owner's
+    choice); 18.12 (errata): units that withdrew strategically and stand in an Enemy ZOC die."""
+    side = rules["player"]
+    over = _overstacked(sc, rules, side)
+    if over:
+        rules["pending"].append(interphase.pending("stack", side, hex=over[0]))
+        return
+    if side == "soviet" and rules["pt"]["withdrew"]:
+        ezoc = view(sc, rules).ezoc("soviet")
+        dead = [u for u in rules["pt"]["withdrew"] if st.on_map(rules, u) and sc.idx[st.hex_of(rules, u)] in ezoc]
+        if dead:
+            for uid in dead:
+                combat.eliminate(sc, rules, uid)
+            ctx.event("eliminated", f"{', '.join(dead)} made a strategic withdrawal and end the phase in an Enemy ZOC: "
+                      f"eliminated (18.12).", units=dead, rule="18.12")
+    rules["stage"] = then
+
+
+def _stage_end_move(sc, rules, ctx):
+    _end_movement(sc, rules, ctx, "start-combat")
+
+
+def _stage_start_combat(sc, rules, ctx):
+    fresh = rules["ps"]["fresh"]
+    _start(sc, rules, "combat", ctx)
+    del fresh                        # 12.53 errata: supplied for their first Movement Phase only
+
+
+def _stage_end_combat(sc, rules, ctx):
+    over = _overstacked(sc, rules, rules["player"])
+    if over:
+        rules["pending"].append(interphase.pending("stack", rules["player"], hex=over[0]))
+        return
+    _start(sc, rules, "mech", ctx)
+
+
+def _stage_end_mech(sc, rules, ctx):
+    _end_movement(sc, rules, ctx, "disruption")
+
+
+def _stage_disruption(sc, rules, ctx):
+    """4.2 B4/C4, 6.63: the phasing player's Disruption markers come off."""
+    side = rules["player"]
+    mine = [u for u in rules["disrupted"] if sc.side_of[u] == side]
+    for uid in mine:
+        st.unmark(rules["disrupted"], uid)
+    if mine:
+        ctx.event("disruption", f"Disruption markers removed from {', '.join(mine)} (6.63).", units=mine, rule="6.63")
+    _start(sc, rules, "interdiction", ctx)
+
+
+def _stage_end_interdiction(sc, rules, ctx):
+    rules["stage"] = "axis-end" if rules["player"] == "axis" else "soviet-end"
+
+
+def _stage_axis_end(sc, rules, ctx):
+    """16.33, 16.4: excess divisions leave; 16.55: No Retreats."""
+    if directives.excess(sc, rules):
+        rules["pending"].append(interphase.pending("directive-removal", "axis"))
+        return
+    victory.check_zoc(sc, rules, "axis", ctx)
+    rules["pt"] = st.fresh_pt()
+    rules["player"] = "soviet"
+    rules["stage"] = "soviet-start"
+
+
+def _stage_soviet_start(sc, rules, ctx):
+    """15.4: the option to double the north-map reinforcements is asked first."""
+    if rules["accel"] == "on" and rules["turn"] >= 2 and "double" not in rules["ps"]:
+        rules["pending"].append(interphase.pending("accelerate", "soviet"))
+        return
+    rules["stage"] = "soviet-draw"
+
+
+def _stage_soviet_draw(sc, rules, ctx):
+    double = bool(rules["ps"].get("double"))
+    reinforce.soviet_turn(sc, rules, ctx, double)
+    rules["phase"] = "move"
+    rules["stage"] = None
+    victory.record_zoc(sc, rules, "soviet")
+    begin_phase(sc, rules, ctx)
+
+
+def _stage_soviet_end(sc, rules, ctx):
+    victory.check_zoc(sc, rules, "soviet", ctx)
+    rules["pt"] = st.fresh_pt()
+    rules["stage"] = "interphase"
+
+
+def _stage_directive(sc, rules, ctx):
+    directives.interphase(sc, rules, ctx)
+    rules["stage"] = "axis-start"
+    rules["ps"] = st.fresh_ps()
+    rules["ps"]["withdrawals"] = 0
+
+
+def _stage_axis_start(sc, rules, ctx):
+    """15.21: withdrawals before any unit moves; then the Axis reinforcements."""
+    due = reinforce.due_withdrawals(sc, rules)
+    k = rules["ps"].get("withdrawals", 0)
+    if k < len(due):
+        rules["pending"].append(interphase.pending("withdrawal", "axis", index=sc.withdrawals.index(due[k])))
+        return
+    reinforce.axis_turn(sc, rules, ctx)
+    rules["phase"] = "move"
+    rules["player"] = "axis"
+    rules["stage"] = None
+    victory.record_zoc(sc, rules, "axis")
+    begin_phase(sc, rules, ctx)
+
+
+STAGES = {
+    "end-move": _stage_end_move, "start-combat": _stage_start_combat, "end-combat": _stage_end_combat,
+    "end-mech": _stage_end_mech, "disruption": _stage_disruption, "end-interdiction": _stage_end_interdiction,
+    "axis-end": _stage_axis_end, "soviet-start": _stage_soviet_start, "soviet-draw": _stage_soviet_draw,
+    "soviet-end": _stage_soviet_end, "interphase": interphase.stage_interphase,
+    "interphase-vp": interphase.stage_vp, "directive": _stage_directive, "axis-start": _stage_axis_start,
+}

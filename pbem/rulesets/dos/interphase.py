@@ -1,0 +1,240 @@
+"""Decisions outside combat (`rules["pending"]`) and the Game-Turn Record Inter-Phase (4.2 D):
+withdrawals (15.2), the north-map doubling (15.4), excess stacks (7.1), the directive limits
+(16.33, 16.4), Axis rail clearing (6.42, 6.43) and truck railheads (12.3)."""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from .board import view, Board, stacking_ok
+from .scenario import Scenario
+from . import air, combat, directives, reinforce, victory
+from . import state as st
+from . import supply as sp
+
+CLEAR_PER_TURN = 3        # 6.42 (errata)
+TRUCK_REACH = 5           # 12.31
+
+KINDS = {
+    "withdrawal": ("withdraw", "15.2", "withdraw the unit the track orders, or an equivalent (15.2)"),
+    "accelerate": ("accelerate", "15.42", "double the Soviet reinforcements on the north map this turn (15.42)"),
+    "stack": ("eliminate", "7.1", "eliminate units of an over-stacked hex (7.1)"),
+    "directive-removal": ("remove", "16.33", "remove divisions over the directive's limit (16.33, 16.4)"),
+    "clear": ("clear", "6.42", "clear up to three rail hexes (6.42, 6.43)"),
+    "railhead": ("railheads", "12.32", "place or move truck railheads (12.32-12.35)"),
+}
+
+
+def pending(kind: str, side: str, **fields) -> dict:
+    accepts, rule, prompt = KINDS[kind]
+    if kind == "stack":
+        prompt = f"{fields['hex']} is over the stacking limit: eliminate units (7.1)"
+    return {"kind": kind, "side": side, "accepts": [accepts], "rule": rule, "prompt": prompt, **fields}
+
+
+def pending_options(sc: Scenario, rules: dict, p: dict) -> list[dict]:
+    kind = p["kind"]
+    if kind == "withdrawal":
+        return reinforce.withdrawal_options(sc, rules, sc.withdrawals[p["index"]]) or [{"type": "withdraw", "units": []}]
+    if kind == "accelerate":
+        return [{"type": "accelerate", "choice": "double"}, {"type": "accelerate", "choice": "normal"}]
+    if kind == "stack":
+        h = p["hex"]
+        mine = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == p["side"]
+                and (sc.units[u].combat or sc.units[u].hq)]
+        return [{"type": "eliminate", "units": [u]} for u in mine]
+    if kind == "directive-removal":
+        return directives.removal_options(sc, rules)
+    if kind == "clear":
+        return [{"type": "clear", "hexes": []}] + [{"type": "clear", "hexes": c} for c in clear_chains(sc, rules)]
+    if kind == "railhead":
+        auto = railhead_plan(sc, rules)
+        return [{"type": "railheads", "place": [], "advance": []}] + (
+            [{"type": "railheads", **auto}] if auto["place"] or auto["advance"] else [])
+    return []
+
+
+def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
+    kind = p["kind"]
+    options = pending_options(sc, rules, p)
+    if kind == "withdrawal":
+        reinforce.apply_withdrawal(sc, rules, sc.withdrawals[p["index"]], order, ctx)
+        rules["ps"]["withdrawals"] = rules["ps"].get("withdrawals", 0) + 1
+    elif kind == "accelerate":
+        if order.get("choice") not in ("double", "normal"):
+            raise IllegalOrder("15.42", "answer double or normal", ["double", "normal"])
+        rules["ps"]["double"] = order["choice"] == "double"
+        ctx.event("acceleration", f"The Soviet player {'doubles' if rules['ps']['double'] else 'does not double'} his "
+                  f"north-map reinforcements this Game-Turn (15.42).", rule="15.42", chosen_by=ctx.chosen_by)
+    elif kind == "stack":
+        units = order.get("units") or []
+        if {"type": "eliminate", "units": units} not in options:
+            raise IllegalOrder("7.1", f"eliminate one unit of {p['hex']} at a time", [o["units"] for o in options])
+        for uid in units:
+            combat.eliminate(sc, rules, uid)
+        ctx.event("eliminated", f"{', '.join(units)} eliminated: {p['hex']} was over the stacking limit (7.1).",
+                  units=units, rule="7.1", chosen_by=ctx.chosen_by)
+    elif kind == "directive-removal":
+        directives.apply_removal(sc, rules, order, ctx)
+    elif kind == "clear":
+        hexes = order.get("hexes") or []
+        if {"type": "clear", "hexes": hexes} not in options:
+            raise IllegalOrder("6.43", "clear up to three consecutive rail hexes last passed by an Axis unit, the chain "
+                               "starting next to an Axis-cleared rail hex or rail west of the front line", None)
+        st.add_all(rules["cleared"], hexes)
+        if hexes:
+            ctx.event("clear", f"The Axis player clears {', '.join(hexes)} (6.42).", hexes=hexes, rule="6.42",
+                      chosen_by=ctx.chosen_by)
+        rules["ps"]["cleared_done"] = True
+    elif kind == "railhead":
+        _apply_railheads(sc, rules, order, options, ctx)
+        rules["ps"]["railheads_done"] = True
+    rules["pending"].pop(0)
+
+
+# --- 6.42, 6.43: clearing rail hexes -----------------------------------------------------------------
+
+def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
+    """Every chain of one to three rail hexes, each last passed by an Axis unit and not yet
+    cleared, the first one next (along the line) to an Axis-cleared hex or to rail west of
+    the Front Line; consecutive hexes connected by the railroad."""
+    cleared = set(rules["cleared"])
+
+    def clearable(i: int) -> bool:
+        return (i not in sc.axis_start and sc.ids[i] not in cleared and st.control(sc, rules, i) == "axis")
+
+    def base(i: int) -> bool:
+        return i in sc.axis_start or sc.ids[i] in cleared
+
+    starts = sorted(i for i in sc.rail_hex if clearable(i) and any(base(j) for j in sc.rail_nb[i]))
+    out: list[list[str]] = []
+
+    def grow(chain: list[int]) -> None:
+        out.append([sc.ids[x] for x in chain])
+        if len(chain) == CLEAR_PER_TURN:
+            return
+        for j in sorted(sc.rail_nb[chain[-1]]):
+            if j not in chain and clearable(j):
+                grow(chain + [j])
+
+    for i in starts:
+        grow([i])
+    unique = []
+    for c in out:
+        if sorted(c) not in [sorted(x) for x in unique]:
+            unique.append(c)
+    return unique[:50]
+
+
+# --- 12.3: truck supply chains and their railheads -------------------------------------------------------
+
+def chains(sc: Scenario, rules: dict) -> list[list[str]]:
+    """12.31: trucks in chains, the first within five hexes of an Axis source, each next one
+    within five of the one before, the route free of terrain closed to supply lines (and,
+    reading, of enemy units and Enemy ZOC); any number of chains, from any sources (12.37)."""
+    board = view(sc, rules)
+    lines = sp.lines_of(sc, rules, "axis")
+    sources = set(lines.sources())
+    trucks = sorted(u for u, w in rules["units"].items() if sc.units[u].truck and w not in st.OFF_MAP)
+    where = {u: sc.idx[st.hex_of(rules, u)] for u in trucks}
+    reach = {u: lines.within(where[u], TRUCK_REACH) for u in trucks}
+    used: set[str] = set()
+    out = []
+    for first in trucks:
+        if first in used or not any(h in sources for h in reach[first]):
+            continue
+        chain = [first]
+        used.add(first)
+        while True:
+            nxt = next((u for u in trucks if u not in used and where[u] in reach[chain[-1]]), None)
+            if nxt is None:
+                break
+            chain.append(nxt)
+            used.add(nxt)
+        out.append(chain)
+    return out
+
+
+def railhead_plan(sc: Scenario, rules: dict) -> dict:
+    """12.32-12.35: a railhead on the first truck of each chain that has none (unless one was
+    used on it this turn, 12.36); an unused railhead moves on to the next truck of its chain."""
+    place, advance = [], []
+    held = {r["truck"]: r for r in rules["railheads"]}
+    for chain in chains(sc, rules):
+        mine = [r for r in rules["railheads"] if r["truck"] in chain]
+        if mine:
+            r = mine[0]
+            k = chain.index(r["truck"])
+            if not r["used"] and k + 1 < len(chain):
+                advance.append(r["truck"])
+        elif chain[0] not in held and chain[0] not in rules["railhead_blocked"]:
+            place.append(chain[0])
+    return {"place": place, "advance": advance}
+
+
+def _apply_railheads(sc: Scenario, rules: dict, order: dict, options: list[dict], ctx) -> None:
+    want = {"type": "railheads", "place": order.get("place") or [], "advance": order.get("advance") or []}
+    plan = railhead_plan(sc, rules)
+    if not set(want["place"]) <= set(plan["place"]) or not set(want["advance"]) <= set(plan["advance"]):
+        raise IllegalOrder("12.32", "place railheads on the first truck of chains without one, or move unused ones "
+                           "to the next truck of their chain", [plan])
+    chs = {c[0]: c for c in chains(sc, rules)}
+    for truck in want["place"]:
+        rules["railheads"].append({"truck": truck, "chain": chs.get(truck, [truck]), "used": False})
+        ctx.event("railhead", f"An Axis railhead on truck {truck} at {st.hex_of(rules, truck)} (12.32).", truck=truck,
+                  rule="12.32", chosen_by=ctx.chosen_by)
+    for r in rules["railheads"]:
+        if r["truck"] in want["advance"]:
+            chain = next((c for c in chains(sc, rules) if r["truck"] in c), r["chain"])
+            k = chain.index(r["truck"])
+            r["truck"] = chain[k + 1]
+            r["chain"] = chain
+            ctx.event("railhead", f"The unused railhead moves on to truck {r['truck']} (12.34).", truck=r["truck"],
+                      rule="12.34", chosen_by=ctx.chosen_by)
+    rules["railheads"].sort(key=lambda r: r["truck"])
+
+
+# --- 4.2 D: the Game-Turn Record Inter-Phase ---------------------------------------------------------------
+
+def stage_interphase(sc: Scenario, rules: dict, ctx) -> None:
+    """Air units back to 0 (14.7); used railheads go (12.33, 12.36); the Axis clears rail (6.42)
+    and places or moves railheads (12.32-12.35); then the VP of the inter-phase."""
+    ps = rules["ps"]
+    if not ps.get("interphase_begun"):
+        ps["interphase_begun"] = True
+        air.reset(rules)
+        used = [r for r in rules["railheads"] if r["used"]]
+        if used:
+            rules["railheads"] = [r for r in rules["railheads"] if not r["used"]]
+            rules["railhead_blocked"] = sorted(r["chain"][0] for r in used)
+            ctx.event("railhead", f"Railheads used for supply this Game-Turn are removed: "
+                      f"{', '.join(r['truck'] for r in used)} (12.33, 12.36).", rule="12.36")
+        else:
+            rules["railhead_blocked"] = []
+        ctx.event("phase", f"Game-Turn {rules['turn']}: Game-Turn Record Inter-Phase (4.2 D).", turn=rules["turn"],
+                  phase="interphase", rule="4.2")
+    if not ps.get("cleared_done"):
+        if clear_chains(sc, rules):
+            rules["pending"].append(pending("clear", "axis"))
+            return
+        ps["cleared_done"] = True
+    if not ps.get("railheads_done"):
+        plan = railhead_plan(sc, rules)
+        if plan["place"] or plan["advance"]:
+            rules["pending"].append(pending("railhead", "axis"))
+            return
+        ps["railheads_done"] = True
+    rules["stage"] = "interphase-vp"
+
+
+def stage_vp(sc: Scenario, rules: dict, ctx) -> None:
+    victory.interphase_vp(sc, rules, ctx)
+    if rules["turn"] >= sc.last_turn:
+        rules["stage"] = None
+        victory.final(sc, rules, ctx)
+        return
+    rules["turn"] += 1
+    rules["player"] = "axis"
+    rules["rail_used"] = 0
+    ctx.event("game-turn", f"Game-Turn {rules['turn']} begins ({sc.dates[rules['turn'] - 1]} 1942).",
+              turn=rules["turn"], rule="4.2")
+    rules["stage"] = "directive"

@@ -1,0 +1,185 @@
+"""Order and standing-order schemas, the default standing orders, and how a standing order
+answers each decision.
+
+`schemas/dos-orders.schema.json` is ORDER_SCHEMA written out as JSON (a test checks that
+they are equal). Ids are strings of a safe alphabet: an id that names no unit or hex is an
+illegal order with its rule, not a malformed packet."""
+
+from __future__ import annotations
+
+from ..base import standing_orders
+from . import state as st
+
+_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9/._-]{0,39}$"
+_ID = {"type": "string", "pattern": _ID_PATTERN}
+_MAYBE = {"type": ["string", "null"], "pattern": _ID_PATTERN}
+_IDS = {"type": "array", "items": _ID, "maxItems": 60}
+_HEXES = {"type": "array", "items": _ID, "maxItems": 200}
+_AIR = {"type": "object", "properties": {"units": {"type": "array", "items": _ID, "maxItems": 12},
+                                         "shift": {"enum": [1, -1]}},
+        "required": ["units"], "additionalProperties": False}
+
+
+def _order(type_: str, title: str, required: list[str], **props) -> dict:
+    properties = {"type": {"const": type_}}
+    properties.update(props)
+    return {"title": title, "type": "object", "properties": properties,
+            "required": ["type"] + required, "additionalProperties": False}
+
+
+ORDER_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "dos: one order",
+    "description": "An order of the dos ruleset (Drive on Stalingrad): a phase action, `end`, or the answer to a "
+                   "decision.",
+    "type": "object",
+    "required": ["type"],
+    "oneOf": [
+        _order("end", "Close the current phase or set-up (optionally naming it, as a check).", [],
+               phase={"enum": ["setup", "move", "combat", "mech", "interdiction"]}),
+        _order("draw", "5.21: draw the Soviet initial force at random.", []),
+        _order("place", "5.2/5.3: set up a unit.", ["unit", "hex"], unit=_ID, hex=_ID),
+        _order("move", "6.1: move a unit or stack along a path; `withdraw` for a Soviet strategic withdrawal (18.1), "
+               "`exit` to leave the map from S1001 (19.22).", ["units"], units=_IDS, path=_HEXES,
+               withdraw={"type": "boolean"}, exit={"type": "boolean"}),
+        _order("rail", "6.3: move a unit or stack by rail along a path.", ["units", "path"], units=_IDS, path=_HEXES),
+        _order("overrun", "6.5: move a stack next to the target (path) and overrun it; Axis Air Points (14.3).",
+               ["units", "target"], units=_IDS, path=_HEXES, target=_ID, air=_AIR),
+        _order("enter", "15.1/15.3: reinforcements enter at a hex (the path's first) and may move on, by rail too.",
+               ["units", "path"], units=_IDS, path=_HEXES, rail={"type": "boolean"}),
+        _order("evacuate", "11.5/14.6: remove Soviet HQs or air units, back three Game-Turns later.", ["units"],
+               units=_IDS),
+        _order("attack", "9.1: attack hexes with units; Soviet HQs add their rating (11.43); Air Points (14.21).",
+               ["targets", "units"], targets=_IDS, units=_IDS, hqs=_IDS, air=_AIR),
+        _order("air-supply", "12.4: an Air Point supplies up to five steps of German units for this phase "
+               "(`air` null: none).", ["air", "units"], air=_MAYBE, units=_IDS),
+        _order("interdict", "14.41: an Air Point places one or two Air Interdiction markers.", ["air", "hexes"],
+               air=_ID, hexes={"type": "array", "items": _ID, "maxItems": 2}),
+        _order("air", "14.22: the defender's Air Points on a combat.", ["units"],
+               units={"type": "array", "items": _ID, "maxItems": 12}, shift={"enum": [1, -1]}),
+        _order("hq", "11.43: the Axis HQ that adds to the defence (null: none).", ["hq"], hq=_MAYBE),
+        _order("result", "9.67: answer a D1/D2 or A1/A2 result with step losses or a retreat.", ["choice"],
+               choice={"enum": ["loss", "retreat"]}),
+        _order("double", "9.33: double every step loss of the combat in a Major city.", ["choice"],
+               choice={"enum": ["yes", "no"]}),
+        _order("loss", "9.67: the unit that loses the next step.", ["unit"], unit=_ID),
+        _order("retreat", "9.72: the path of retreat of an enemy unit.", ["path"], unit=_ID, path=_HEXES),
+        _order("advance", "9.8: advance units after combat along a path (no units: no further advance).", ["units"],
+               units=_IDS, path=_HEXES),
+        _order("withdraw", "15.2: the units withdrawn for the track's order.", ["units"], units=_IDS),
+        _order("accelerate", "15.42: double the north-map reinforcements this turn, or not.", ["choice"],
+               choice={"enum": ["double", "normal"]}),
+        _order("eliminate", "7.1: a unit of an over-stacked hex eliminated.", ["units"], units=_IDS),
+        _order("remove", "16.33/16.4: a division over the directive's limit leaves the game.", ["units"], units=_IDS),
+        _order("clear", "6.42: the rail hexes the Axis player clears.", ["hexes"],
+               hexes={"type": "array", "items": _ID, "maxItems": 3}),
+        _order("railheads", "12.32-12.35: trucks that get a railhead, and railheads moved on.", ["place", "advance"],
+               place=_IDS, advance=_IDS),
+    ],
+}
+
+POLICY_CHOICES = {
+    "selection": ["draw"],
+    "withdrawal": ["named", "ask"],
+    "acceleration": ["double", "normal", "ask"],
+    "overstack": ["weakest", "ask"],
+    "directive_removal": ["weakest", "ask"],
+    "rail_clearing": ["longest", "none", "ask"],
+    "truck_railheads": ["auto", "none", "ask"],
+    "defence_air": ["none", "all", "ask"],
+    "defence_air_supply": ["when-needed", "none", "ask"],
+    "hq_defence": ["add", "none", "ask"],
+    "defender_result": ["retreat", "loss", "ask"],
+    "attacker_result": ["loss", "retreat", "ask"],
+    "major_city_double": ["no", "yes", "ask"],
+    "losses": ["least-strength", "most-steps", "ask"],
+    "retreat_paths": ["first", "ask"],
+    "advance": ["one", "all", "none", "ask"],
+}
+POLICY_SCHEMA, DEFAULT_POLICIES = standing_orders("dos", POLICY_CHOICES)
+
+# which standing order answers which decision
+KEY_OF = {
+    "selection": "selection", "withdrawal": "withdrawal", "accelerate": "acceleration", "stack": "overstack",
+    "directive-removal": "directive_removal", "clear": "rail_clearing", "railhead": "truck_railheads",
+    "air-defence": "defence_air", "air-supply-defence": "defence_air_supply", "hq-defence": "hq_defence",
+    "defender-result": "defender_result", "attacker-result": "attacker_result", "double-losses": "major_city_double",
+    "loss": "losses", "retreat": "retreat_paths", "advance": "advance",
+}
+
+
+def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) -> dict | None:
+    """The answer a standing order gives, from the decision's legal options (None: ask)."""
+    value = pol.get(KEY_OF.get(kind, ""), "ask")
+    if value == "ask" or not options:
+        return None
+    if kind == "selection":
+        return {"type": "draw"}
+    if kind == "directive-removal":
+        from .directives import weakest_removal
+        return weakest_removal(sc, rules)
+    if kind == "withdrawal":
+        return options[0]
+    if kind == "accelerate":
+        return {"type": "accelerate", "choice": value}
+    if kind == "stack":
+        from .board import stacking_ok
+
+        def worth(o):
+            uid = o["units"][0]
+            a, d = (3, 3) if st.untried(sc, rules, uid) else st.strengths(sc, rules, uid)
+            return (a + d, st.steps_left(sc, rules, uid), uid)
+        # the weakest unit whose loss makes the stack legal; if none does, the weakest
+        here = [o["units"][0] for o in options]
+        mine = [u for u in rules["units"] if rules["units"][u] == rules["units"][here[0]] and sc.side_of[u] == sc.side_of[here[0]]]
+        enough = [o for o in options if stacking_ok(sc, rules, [u for u in mine if u != o["units"][0]])]
+        return min(enough or options, key=worth)
+    if kind == "clear":
+        if value == "none":
+            return options[0]
+        return max(options, key=lambda o: (len(o["hexes"]), [-len(h) for h in o["hexes"]]))
+    if kind == "railhead":
+        return options[-1] if value == "auto" else options[0]
+    if kind == "air-defence":
+        return options[-1] if value == "all" else options[0]
+    if kind == "air-supply-defence":
+        return options[1] if value == "when-needed" and len(options) > 1 else options[0]
+    if kind == "hq-defence":
+        return options[1] if value == "add" and len(options) > 1 else options[0]
+    if kind in ("defender-result", "attacker-result"):
+        if value == "retreat":
+            # retreat when every unit of the side has a path of retreat (9.72, 9.73), else lose steps
+            from .combat import can_all_retreat
+            c = rules["combat"]
+            which = "def" if kind == "defender-result" else "att"
+            if not can_all_retreat(sc, rules, c, which):
+                return {"type": "result", "choice": "loss"}
+        return {"type": "result", "choice": value}
+    if kind == "double-losses":
+        return {"type": "double", "choice": value}
+    if kind == "loss":
+        def cost(o):
+            uid = o["unit"]
+            a, d = st.strengths(sc, rules, uid)
+            if value == "most-steps":
+                return (-st.steps_left(sc, rules, uid), a + d, uid)
+            hq = sc.units[uid].hq
+            return (hq, a + d, uid)
+        return min(options, key=cost)
+    if kind == "retreat":
+        return options[0]
+    if kind == "advance":
+        c = rules["combat"]
+        moves = [o for o in options if o["units"]]
+        if value == "none" or not moves:
+            return options[0]
+        if value == "one" and c["advance"]["done"]:
+            return options[0]
+        first_hex = [o for o in moves if len(o["path"]) == 1] or moves
+
+        def strength(o):
+            uid = o["units"][0]
+            a, d = st.strengths(sc, rules, uid) if not st.untried(sc, rules, uid) else (0, 0)
+            return (-(a + d), uid, o["path"])
+        return min(first_hex, key=strength)
+    return options[0]

@@ -1,0 +1,96 @@
+"""Status summary, the plain-text board and the comments of `pbem orders`."""
+
+from __future__ import annotations
+
+from ..base import Need
+from .board import view, Board
+from .orders import KEY_OF, POLICY_SCHEMA
+from .scenario import Scenario
+from . import state as st
+from . import victory
+from . import words
+
+
+def summary(sc: Scenario, rules: dict) -> dict:
+    score = victory.vp(sc, rules) if rules["phase"] not in ("selection",) else dict(sc.start_vp)
+    result = rules["result"]
+    d = rules["directive"]
+    return {
+        "turn": rules["turn"], "last_turn": sc.last_turn, "player": rules["player"], "phase": rules["phase"],
+        "step": rules["combat"]["step"] if rules["combat"] else None,
+        "vp": score, "directive": d["letter"] if d else None,
+        "result": result["text"] if result else None,
+        "winner": result["winner"] if result else None,
+        "level": result["level"] if result else None,
+        "now": words.now_text(sc, rules),
+        "score": words.score_text(sc, rules, score),
+    }
+
+
+def unit_text(sc: Scenario, rules: dict, uid: str) -> str:
+    u = sc.units[uid]
+    if st.untried(sc, rules, uid):
+        text = f"{uid} U-{u.ma}"
+    elif u.hq:
+        text = f"{uid} ({u.leadership}){u.ma}"
+    elif u.air:
+        text = f"{uid} air {u.air_points - rules['air'].get(uid, 0)}/{u.air_points}"
+    elif u.truck:
+        text = f"{uid} truck"
+    else:
+        a, d = st.strengths(sc, rules, uid)
+        text = f"{uid} {a}-{d}-{u.ma}" if u.side == "soviet" else f"{uid} {a}-{u.ma}"
+    marks = []
+    if st.has(rules["disrupted"], uid):
+        marks.append("disrupted")
+    if st.has(rules["ps"]["oos"], uid):
+        marks.append("out of supply")
+    return text + (f" [{', '.join(marks)}]" if marks else "")
+
+
+def render(sc: Scenario, rules: dict) -> str:
+    s = summary(sc, rules)
+    head = (f"Drive on Stalingrad (dos): Game-Turn {s['turn']} of {s['last_turn']}, {s['player']} {s['phase']}"
+            + (f", combat step {s['step']}" if s["step"] else "")
+            + f"; VP Axis {s['vp']['axis']}, Soviet {s['vp']['soviet']}; Hitler Directive {s['directive'] or 'none'}.")
+    lines = [head]
+    if s["result"]:
+        lines.append(s["result"])
+    board = view(sc, rules)
+    for i in sorted(board.occ):
+        us = board.occ[i]
+        lines.append(f"{sc.ids[i]} {sc.side_of[us[0]]:6}: " + ", ".join(unit_text(sc, rules, u) for u in us))
+    for city in sc.vp_cities:
+        lines.append(f"{city.name} ({city.vp} VP): {victory.city_control(sc, rules, city.name, board) or 'nobody'}")
+    for status, title in (("ready", "ready to enter"), ("setup", "to set up"), ("due", "due back"), ("gone", "eliminated")):
+        for side in ("axis", "soviet"):
+            us = [u for u, w in rules["units"].items() if sc.side_of[u] == side and w == status]
+            if us:
+                lines.append(f"{side} {title}: " + ", ".join(us))
+    if rules["cleared"]:
+        lines.append("Axis-cleared rail: " + ", ".join(rules["cleared"]))
+    for side in ("axis", "soviet"):
+        if rules["interdiction"][side]:
+            lines.append(f"{side} Air Interdiction markers: " + ", ".join(rules["interdiction"][side]))
+    return "\n".join(lines) + "\n"
+
+
+def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
+    lines = [f"{need.side}: {need.prompt} (rule {need.rule})."]
+    if need.kind == "setup":
+        lines.append("place: {type: place, unit: ID, hex: N0101}; end: set up every unit left by the default placement.")
+    elif need.decision:
+        lines.append(f"standing order key for this decision: {KEY_OF.get(need.kind, need.kind)}")
+    elif need.kind.endswith("-move") or need.kind.endswith("-mech"):
+        lines.append("move: {type: move, units: [IDs in one hex], path: [hexes entered], withdraw: false}; rail: "
+                     "{type: rail, units, path}; overrun: {type: overrun, units, path, target, air: {units, shift}}; "
+                     "enter: {type: enter, units, path: [entry hex, ...], rail: false}; evacuate: {type: evacuate, "
+                     "units}; air-supply: {type: air-supply, air, units}; end.")
+    elif need.kind.endswith("-combat"):
+        lines.append("attack: {type: attack, targets: [hexes], units: [IDs next to every target], hqs: [Soviet HQ], "
+                     "air: {units: [air unit per point], shift: -1}}; end.")
+    elif need.kind.endswith("-interdiction"):
+        lines.append("interdict: {type: interdict, air: ID, hexes: [one or two hexes]}; end.")
+    lines.append("standing orders: " + "; ".join(f"{k}: {'|'.join(v['enum'])}"
+                                                 for k, v in POLICY_SCHEMA["properties"].items()))
+    return lines

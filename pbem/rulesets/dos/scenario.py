@@ -1,0 +1,475 @@
+"""The scenario: the bundled data, its check, and the scenario object built from it.
+
+The scenario document has eight parts (the files of `data/`): map, terrain, crt, oob,
+untried, schedule, directives, victory; and an optional `position` (README.md). `Scenario`
+turns it, once per process, into everything the genesis fixes: the two mapsheets joined
+into one grid of land hexes (integer indices inside, ids at the edges), every hexside and
+the price of every step for each side and movement class, the rail net and its links, the
+cities, the front line and the areas the rules derive from it (the Axis ground of 10.44,
+the set-up bands of 5.31-5.34, the area across the Don of 16.31, the Don line of 18.21),
+the tables (3.2: CRT, turn track, terrain chart, directive table) and the fixed attributes
+of every unit (3.3, 3.31: the counters; 20.1, 20.2: the orders of battle; 10.4, 10.42: every
+city hex a rail hex). The core caches it and every game with
+that document and options shares it, so nothing ever changes it. The rules state
+(state.py) holds only what play changes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from pbem.core.canonical import digest, load_file
+from pbem.core.geometry.hexgrid import DIRECTIONS, Hex, Sheet, SheetedFormat, offset_to_axial
+
+DATA = Path(__file__).resolve().parent / "data"
+PARTS = ("map", "terrain", "crt", "oob", "untried", "schedule", "directives", "victory")
+SIDES = ("axis", "soviet")
+CLASSES = ("mech", "infantry", "mountain")
+TERRAIN_NAMES = {".": "clear", "l": "light-woods", "h": "heavy-woods", "r": "rough", "m": "mountain"}
+NOT_LAND = frozenset("~ox")
+WATER_NAMES = {"~": "sea", "o": "lake", "x": "off-limits"}
+BLOCKED = -1          # a step no unit may take
+
+
+def load_historical() -> dict:
+    """The bundled scenario: the eight data files, strictly parsed (DESIGN §2.1)."""
+    return {part: load_file(DATA / f"{part}.yaml", f"dos/data/{part}.yaml") for part in PARTS}
+
+
+# The digest of the bundled data, checked against the schema by tests/test_dos_data.py: a
+# document whose eight parts are exactly that data is not checked again at every start of
+# pbem; any other (an edited file, a document embedded in a genesis) is checked in full.
+# After an edit of data/, that test gives the new digest to put here.
+CHECKED_DATA = "be6e8e6725c1fbe384c5f4b491a12ab25a3cd486c88c459672dad0a84171c5bf"
+
+
+def data_digest(doc: dict) -> str | None:
+    if not isinstance(doc, dict) or any(part not in doc for part in PARTS):
+        return None
+    return digest(b"dos-data\n", {part: doc[part] for part in PARTS})
+
+
+def validate(doc: dict) -> None:
+    from pbem.core import schema
+
+    checks = schema.load("dos-scenario.schema.json")
+    if data_digest(doc) == CHECKED_DATA:
+        checks = dict(checks, properties={**checks["properties"], **{part: True for part in PARTS}})
+    problems = schema.errors(checks, doc)
+    if problems:
+        raise ValueError(f"dos scenario: {problems[0]}")
+
+
+def other(side: str) -> str:
+    return "soviet" if side == "axis" else "axis"
+
+
+def _frozen(mapping: dict) -> Mapping:
+    return MappingProxyType(mapping)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """The fixed attributes of a counter (3.31, data/oob.yaml)."""
+
+    id: str
+    side: str
+    name: str
+    kind: str               # the type in oob.yaml
+    nation: str             # german, italian, hungarian, rumanian, slovak, soviet
+    arm: str                # infantry, mech, cavalry, hq, truck, air
+    mountain: bool          # mountain troops (10.33, 10.34, 8.13)
+    steps: tuple            # strength of each step, full first (Soviet: (attack, defense) pairs)
+    untried: str | None     # the pool of its hidden side (13.0)
+    ma: int
+    leadership: int         # HQs (11.1)
+    air_points: int         # air units (3.33)
+    air_range: int          # air units (14.14)
+    division: str | None    # German Panzer / Panzergrenadier regiments (7.2)
+    setup: str | None       # set-up zone (5.21, 5.31-5.35)
+    turn: int | None        # arrival Game-Turn (15.5)
+    by: str | None          # arrives only by a Hitler Directive (16.7, 16.8)
+    group: str | None       # Soviet group (5.2, 15.3)
+    map: str | None         # map section of an air army's arrival
+
+    @property
+    def combat(self) -> bool:
+        """A combat unit for stacking and the step rules (7.1, 9.6): not an HQ, truck or air unit."""
+        return self.arm in ("infantry", "mech", "cavalry")
+
+    @property
+    def hq(self) -> bool:
+        return self.arm == "hq"
+
+    @property
+    def air(self) -> bool:
+        return self.arm == "air"
+
+    @property
+    def truck(self) -> bool:
+        return self.arm == "truck"
+
+    @property
+    def move_class(self) -> str:
+        """10.11, 10.33, 11.21: mechanized and cavalry pay as `mech`, HQs as infantry."""
+        if self.arm in ("mech", "cavalry", "truck"):
+            return "mech"
+        return "mountain" if self.mountain else "infantry"
+
+    @property
+    def mech_phase(self) -> bool:
+        """4.2, 6.0, 11.21: who moves in the Mechanized/Cavalry Movement Phase."""
+        return self.arm in ("mech", "cavalry", "truck", "hq")
+
+    @property
+    def motorised(self) -> bool:
+        """10.34: mechanized and cavalry units cannot attack into mountains."""
+        return self.arm in ("mech", "cavalry")
+
+    @property
+    def step_count(self) -> int:
+        if self.untried:
+            return 1
+        if self.hq:
+            return 1
+        return len(self.steps)
+
+
+@dataclass(frozen=True, slots=True)
+class City:
+    name: str
+    cls: str                # major, minor
+    hexes: tuple[str, ...]
+    vp: int
+    bonus_turn: int | None
+    volga: bool             # a hex of it has a Volga hexside (10.28, 12.15)
+
+
+class Scenario:
+    """The world of one scenario document and options, built once and never changed."""
+
+    def __init__(self, doc: dict, options: dict):
+        validate(doc)
+        m, t = doc["map"], doc["terrain"]
+        self.options: Mapping[str, Any] = _frozen(dict(sorted(options.items())))
+
+        # --- the grid (3.1): two sheets joined; only land hexes are part of the playing area
+        sheets = [Sheet(s["prefix"], tuple(s["hexrows"]), tuple(s["positions"]), (s["shift"], 0)) for s in m["sheets"]]
+        self.format = SheetedFormat(m["layout"], m["digits"], sheets)
+        codes: dict[str, str] = {}
+        for name, row in m["hexrows"].items():
+            for pos, code in enumerate(row, start=1):
+                codes[f"{name}{pos:02d}"] = code
+        land = sorted(h for h, c in codes.items() if c not in NOT_LAND)
+        # sea, lake and off-limits hexes: outside the playing area, drawn on the picture only
+        self.water: Mapping[str, str] = _frozen({h: WATER_NAMES[c] for h, c in sorted(codes.items()) if c in NOT_LAND})
+        shift = {sh.prefix: sh.shift[0] for sh in sheets}
+        self.ids: tuple[str, ...] = tuple(land)
+        self.idx: Mapping[str, int] = _frozen({h: i for i, h in enumerate(self.ids)})
+        self.hexes = frozenset(self.ids)
+        n = len(self.ids)
+        self.terrain_of: tuple[str, ...] = tuple(TERRAIN_NAMES[codes[h]] for h in self.ids)
+        self.mountain: tuple[bool, ...] = tuple(tr == "mountain" for tr in self.terrain_of)
+        self.row: tuple[int, ...] = tuple(int(h[1:3]) + shift[h[0]] for h in self.ids)     # hexrow of the joined grid
+        self.pos: tuple[int, ...] = tuple(int(h[3:5]) for h in self.ids)
+        self.sheet: tuple[str, ...] = tuple(h[0] for h in self.ids)
+        # east-west coordinate in half hexes: odd hexrows sit half a hex further east (even-q)
+        self.x2: tuple[int, ...] = tuple(2 * self.pos[i] - (self.row[i] % 2) for i in range(n))
+        self.axial: tuple[Hex, ...] = tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"]) for i in range(n))
+        at = {a: i for i, a in enumerate(self.axial)}
+        self.nb: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted(j for j in (at.get(Hex(a.q + d.q, a.r + d.r)) for d in DIRECTIONS) if j is not None))
+            for a in self.axial)
+        self._nbset = tuple(frozenset(s) for s in self.nb)
+
+        # --- hexsides (10.2): rivers by kind, the Voronezh-Don system, all-lake hexsides
+        side_kind: dict[tuple[int, int], str] = {}
+        system: set[tuple[int, int]] = set()
+        self.river_name: dict[tuple[int, int], str] = {}
+        for r in m["rivers"]:
+            for key in r["hexsides"]:
+                ab = self._pair(key)
+                if ab is None:
+                    continue
+                side_kind[ab] = side_kind[ab[::-1]] = r["kind"]
+                self.river_name[ab] = self.river_name[ab[::-1]] = r["name"]
+                if r["name"] in ("Don", "Voronezh"):
+                    system.add(ab)
+                    system.add(ab[::-1])
+        for lake in m["lakes"]:
+            for key in lake["hexsides"]:
+                ab = self._pair(key)
+                if ab is not None:
+                    side_kind[ab] = side_kind[ab[::-1]] = "lake"
+        self.side_kind: Mapping[tuple[int, int], str] = _frozen(side_kind)
+        self.don_system = frozenset(system)
+        self.don_hex = frozenset(a for (a, b), k in side_kind.items() if k == "don")      # 10.23 errata
+        self.volga_hex = frozenset(a for (a, b), k in side_kind.items() if k == "volga")  # 19.17
+
+        # 8.11, 10.25: ZOC does not cross the Don, the Volga or lake/sea hexsides
+        self.zoc_nb: tuple[tuple[int, ...], ...] = tuple(
+            tuple(j for j in self.nb[i] if side_kind.get((i, j)) not in ("don", "volga", "lake")) for i in range(n))
+
+        # --- cities (10.4, 19.2) and the rail net (6.3, 10.4)
+        vp = {c["name"]: c for c in doc["victory"]["cities"]}
+        cities = []
+        for c in m["cities"]:
+            v = vp.get(c["name"], {})
+            hexes = tuple(c["hexes"])
+            volga = any(self.idx[h] in self.volga_hex for h in hexes if h in self.idx)
+            cities.append(City(c["name"], c["class"], hexes, v.get("vp", 0), v.get("bonus_turn"), volga))
+        self.cities: tuple[City, ...] = tuple(cities)
+        self.city_of: Mapping[int, City] = _frozen({self.idx[h]: c for c in cities for h in c.hexes})
+        self.city_by_name: Mapping[str, City] = _frozen({c.name: c for c in cities})
+        self.vp_cities: tuple[City, ...] = tuple(c for c in cities if c.vp)
+        rail_nb: dict[int, set[int]] = {}
+        for line in m["rail"]:
+            for a, b in zip(line, line[1:]):
+                ia, ib = self.idx[a], self.idx[b]
+                if ib not in self._nbset[ia]:
+                    raise ValueError(f"dos scenario: rail hexes {a} and {b} are not neighbours")
+                rail_nb.setdefault(ia, set()).add(ib)
+                rail_nb.setdefault(ib, set()).add(ia)
+        self.rail_hex = frozenset(set(rail_nb) | set(self.city_of))                      # 10.4, 6.36
+        self.rail_nb: tuple[frozenset[int], ...] = tuple(frozenset(rail_nb.get(i, ())) for i in range(n))
+        links: dict[int, dict[int, int]] = {}
+        for link in m["rail_links"]:
+            a, b = (self.idx[h] for h in link["hexes"])
+            links.setdefault(a, {})[b] = link["cost"]
+            links.setdefault(b, {})[a] = link["cost"]
+        self.rail_links: Mapping[int, Mapping[int, int]] = _frozen({a: _frozen(v) for a, v in sorted(links.items())})
+        self.rail_next: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted(set(self.rail_nb[i]) | set(links.get(i, ())))) for i in range(n))
+
+        # --- map edges (15.1, 15.3, 12.15, 17.11, 19.22)
+        edges = m["edges"]
+        self.edge: Mapping[str, frozenset[int]] = _frozen({
+            "north": frozenset(i for i, h in enumerate(self.ids)
+                               if h[0] == edges["north"]["sheet"] and int(h[1:3]) == edges["north"]["hexrow"]),
+            "south": frozenset(i for i, h in enumerate(self.ids)
+                               if h[0] == edges["south"]["sheet"] and int(h[1:3]) == edges["south"]["hexrow"]),
+            "east": frozenset(i for i, h in enumerate(self.ids) if int(h[3:5]) == edges["east"]["position"]),
+            "west": frozenset(i for i, h in enumerate(self.ids) if int(h[3:5]) == edges["west"]["position"]),
+        })
+
+        # --- the 28 June 1942 front line and the ground it divides (5.22, 5.36, 10.44)
+        self.front: tuple[int, ...] = tuple(self.idx[h] for h in m["front_line"])
+        self.front_set = frozenset(self.front)
+        self.axis_start = self._flood({self.idx["N2154"]}, lambda a, b: b not in self.front_set)
+        # 10.44: who holds each rail and city hex at the start (1 = that side)
+        self.start_friendly: Mapping[str, bytes] = _frozen({
+            "axis": bytes(1 if (i in self.rail_hex and i in self.axis_start) else 0 for i in range(n)),
+            "soviet": bytes(1 if (i in self.rail_hex and i not in self.axis_start) else 0 for i in range(n))})
+        # 5.1: who holds each city at the start (19.21: Voronezh by its two hexes)
+        start = {}
+        for c in self.vp_cities:
+            hexes = doc["victory"]["special"]["voronezh"]["hexes"] if c.name == "Voronezh" else c.hexes
+            sides = {"axis" if self.idx[h] in self.axis_start else "soviet" for h in hexes}
+            start[c.name] = sides.pop() if len(sides) == 1 else None
+        self.city_start: Mapping[str, str | None] = _frozen(start)
+        self.hexrow_label: tuple[str, ...] = tuple(h[:3] for h in self.ids)
+        self.hexrow_n: tuple[int, ...] = tuple(int(h[1:3]) if h[0] == "N" else 0 for h in self.ids)  # north sheet row
+
+        # --- 16.31: across the Don (east of the Voronezh-Don system, north sheet hexrows 01-27)
+        def east_step(a: int, b: int) -> bool:
+            return (a, b) not in self.don_system and 1 <= self.hexrow_n[b] <= 27
+        seeds = {i for i in self.edge["east"] if 1 <= self.hexrow_n[i] <= 27}
+        self.across_don = self._flood(seeds, east_step)
+        # 18.21: the east-bank hexes on a Don or Voronezh hexside, north edge to hexrow N27
+        self.don_line: tuple[int, ...] = tuple(sorted(
+            i for i in self.across_don if any((i, j) in self.don_system for j in self.nb[i])))
+        # 18.22: the hexes west of the Don in those hexrows
+        west_seeds = {i for i in self.edge["west"] if 1 <= self.hexrow_n[i] <= 27}
+        self.west_of_don = self._flood(west_seeds, lambda a, b: (a, b) not in self.don_system
+                                       and 1 <= self.hexrow_n[b] <= 27)
+        self.accel_hexes = frozenset(self.idx[h] for h in ("N0139", "N0840", "N1340"))   # 15.41
+
+        # --- the price of every step (10.1-10.5): static part per side and movement class
+        tt = t["terrain"]
+        hs = t["hexsides"]
+        self._enter = {cls: tuple((tt[self.terrain_of[i]]["movement"][cls] if tt[self.terrain_of[i]]["movement"][cls]
+                                   is not None else BLOCKED) for i in range(n)) for cls in CLASSES}
+        self._extra = {side: {k: hs[k]["movement"][side] for k in ("minor", "don", "volga")} for side in SIDES}
+        self.interdiction_extra: int = t["interdiction"]["movement_extra"]
+        self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
+        self._steps: dict[tuple[str, str], tuple] = {}
+        self._back: dict[str, tuple] = {}
+        self.defence_of: tuple[int, ...] = tuple(tt[self.terrain_of[i]]["defence"] for i in range(n))
+        for i, c in self.city_of.items():
+            if c.cls == "major":
+                self.defence_of = self.defence_of[:i] + (max(self.defence_of[i], t["cities"]["major"]["defence"]),) \
+                    + self.defence_of[i + 1:]
+        self.mountain_vs_mountain: int = tt["mountain"]["defence_against_mountain_troops"]
+        self.river_defence: Mapping[str, int] = _frozen({k: hs[k]["defence"] for k in ("minor", "don")})
+        self.max_defence: int = t["max_defence_multiplier"]
+
+        # --- combat results (9.5)
+        crt = doc["crt"]
+        self.crt_columns: tuple[str, ...] = tuple(crt["columns"])
+        self.crt: Mapping[int, tuple[str, ...]] = _frozen({int(k): tuple(r["results"]) for k, r in crt["rows"].items()})
+
+        # --- units (3.31, 20.0)
+        oob = doc["oob"]
+        types = oob["types"]
+        units: dict[str, Unit] = {}
+        for side in SIDES:
+            for u in oob["units"][side]:
+                if u["id"] in units:
+                    raise ValueError(f"dos scenario: unit id {u['id']} appears twice in the order of battle")
+                ty = types[u["type"]]
+                steps_ = tuple(tuple(s) if isinstance(s, list) else s for s in ty.get("steps", []))
+                units[u["id"]] = Unit(
+                    id=u["id"], side=side, name=u["name"], kind=u["type"], nation=u.get("nation", ty["nation"]),
+                    arm=ty["arm"], mountain=bool(ty.get("mountain", False)), steps=steps_, untried=ty.get("untried"),
+                    ma=ty["ma"], leadership=u.get("leadership", ty.get("leadership", 0)),
+                    air_points=ty.get("air_points", 0), air_range=ty.get("range", 0), division=u.get("division"),
+                    setup=u.get("setup"), turn=u.get("turn"), by=u.get("by"), group=u.get("group"), map=u.get("map"))
+        self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
+        self.unit_ids: tuple[str, ...] = tuple(self.units)
+        self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
+        self.side_units: Mapping[str, tuple[str, ...]] = _frozen(
+            {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in SIDES})
+        divisions: dict[str, list[str]] = {}
+        for uid, u in self.units.items():
+            if u.division:
+                divisions.setdefault(u.division, []).append(uid)
+        self.divisions: Mapping[str, tuple[str, ...]] = _frozen({d: tuple(sorted(v)) for d, v in sorted(divisions.items())})
+        self.groups: Mapping[str, tuple[str, ...]] = _frozen({
+            g: tuple(uid for uid, u in self.units.items() if u.group == g)
+            for g in ("rifle", "cavalry", "guards", "mech", "hq")})
+        pools: dict[str, tuple[tuple[Any, int], ...]] = {}
+        for name, entries in doc["untried"]["pools"].items():
+            pools[name] = tuple((tuple(e["strength"]) if isinstance(e["strength"], list) else e["strength"], e["count"])
+                                for e in entries)
+            kinds = [u for u in self.units.values() if u.untried == name]
+            if sum(c for _, c in pools[name]) != len(kinds):
+                raise ValueError(f"dos scenario: untried pool {name} has {sum(c for _, c in pools[name])} counters "
+                                 f"for {len(kinds)} units")
+        self.pools: Mapping[str, tuple] = _frozen(pools)
+        for uid, u in self.units.items():
+            if u.untried and u.untried not in pools:
+                raise ValueError(f"dos scenario: unit {uid} draws from unknown untried pool {u.untried}")
+
+        # --- the track (15.5), directives (16.x), victory (19.x)
+        sched = doc["schedule"]
+        self.last_turn: int = sched["last_turn"]
+        self.dates: tuple[str, ...] = tuple(sched["dates"]["turns"])
+        self.withdrawals: tuple[dict, ...] = tuple(sched["axis"]["withdrawals"])
+        self.returns: tuple[dict, ...] = tuple(sched["axis"]["returns"])
+        self.soviet_track: Mapping[int, Mapping[str, tuple[int, int]]] = _frozen({
+            int(k): _frozen({g: tuple(v[g]) for g in sched["soviet"]["groups"] if g in v})
+            for k, v in sched["soviet"]["turns"].items()})
+        self.initial: Mapping[str, Any] = _frozen(dict(sched["soviet"]["initial"]))
+        d = doc["directives"]
+        self.directive_columns: tuple[tuple[int, int, int], ...] = tuple(
+            (c["vp"][0], c["vp"][1], c["bonus"]) for c in d["table"]["columns"])
+        self.directive_rows: Mapping[int, tuple[str, ...]] = _frozen(
+            {r["adjusted"]: tuple(r["letters"]) for r in d["table"]["rows"]})
+        self.directive_contents: Mapping[str, Mapping] = _frozen(
+            {k: _frozen(dict(v, cities=_frozen(dict(v["cities"])))) for k, v in d["contents"].items()})
+        self.eleventh_army: Mapping[str, Any] = _frozen(dict(d["eleventh_army"]))
+        self.extra_trucks: Mapping[str, Any] = _frozen(dict(d["extra_trucks"]))
+        v = doc["victory"]
+        self.start_vp: Mapping[str, int] = _frozen({"axis": v["start"]["axis"], "soviet": v["start"]["soviet"]})
+        self.auto_ratio: int = v["automatic"]["ratio"]
+        self.voronezh_counts: tuple[str, ...] = tuple(v["special"]["voronezh"]["hexes"])
+        self.astrakhan: Mapping[str, Any] = _frozen(dict(v["special"]["astrakhan"]))
+        self.volga_vp: int = v["volga_vp"]["axis"]
+
+        # --- a given starting position (README.md), read by setup.initial
+        self.position: dict | None = json.loads(json.dumps(doc["position"])) if "position" in doc else None
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    def _pair(self, key: str) -> tuple[int, int] | None:
+        a, _, b = key.partition("/")
+        ia, ib = self.idx.get(a), self.idx.get(b)
+        if ia is None or ib is None or ib not in self._nbset[ia]:
+            return None
+        return ia, ib
+
+    def _flood(self, seeds: set[int], ok) -> frozenset[int]:
+        seen = set(seeds)
+        todo = sorted(seeds)
+        while todo:
+            a = todo.pop()
+            for b in self.nb[a]:
+                if b not in seen and ok(a, b):
+                    seen.add(b)
+                    todo.append(b)
+        return frozenset(seen)
+
+    def steps(self, side: str, cls: str) -> tuple:
+        """For each hex, its steps (b, cost, flags) for a unit of `side` and movement class `cls`
+        (10.1-10.5): the cost of the hex entered plus the hexside; BLOCKED where no unit may go;
+        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Built on first use."""
+        table = self._steps.get((side, cls))
+        if table is None:
+            enter, extra, kinds, rail = self._enter[cls], self._extra[side], self.side_kind, self.rail_nb
+            mountain, mech = self.mountain, cls == "mech"
+            rows = []
+            for a, near in enumerate(self.nb):
+                row = []
+                for b in near:
+                    kind = kinds.get((a, b))
+                    c = enter[b]
+                    flag = 0
+                    if kind is not None:
+                        if kind == "lake":
+                            c = BLOCKED
+                        else:
+                            if c != BLOCKED:
+                                c += extra[kind]
+                            flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
+                    if b in rail[a] and kind != "volga" and kind != "lake" and not (mech and mountain[b]):
+                        flag |= RAIL
+                    row.append((b, c, flag))
+                rows.append(tuple(row))
+            table = self._steps[(side, cls)] = tuple(rows)
+        return table
+
+    def back(self, side: str) -> tuple:
+        """For each hex b, the steps (a, cost a->b, flags) of a mechanized unit of `side` into
+        it: supply lines traced backwards from the sources (12.14)."""
+        table = self._back.get(side)
+        if table is None:
+            rows: list[list] = [[] for _ in self.ids]
+            for a, row in enumerate(self.steps(side, "mech")):
+                for b, c, flag in row:
+                    if c != BLOCKED:
+                        rows[b].append((a, c, flag))
+            table = self._back[side] = tuple(tuple(r) for r in rows)
+        return table
+
+    def __contains__(self, h: object) -> bool:
+        return h in self.idx
+
+    def adjacent(self, a: int, b: int) -> bool:
+        return b in self._nbset[a]
+
+    def distance(self, a: int, b: int) -> int:
+        pa, pb = self.axial[a], self.axial[b]
+        dq, dr = pa.q - pb.q, pa.r - pb.r
+        return max(abs(dq), abs(dr), abs(dq + dr))
+
+    def east_of(self, a: int, b: int) -> bool:
+        """18.11 (errata): b lies to the east, north-east or south-east of neighbour a."""
+        return self.x2[b] < self.x2[a]
+
+    def crossing(self, a: int, b: int) -> str | None:
+        """The river or lake of the hexside between neighbours a and b: minor, don, volga, lake."""
+        return self.side_kind.get((a, b))
+
+
+VOLGA = 1     # step flags: across a Volga hexside (10.26)
+DON = 2       # across a Don hexside (10.23)
+RAIL = 4      # along a railroad: costs 1 into a Friendly-controlled hex (10.43)
+
+
+def build(doc: dict, options: dict) -> Scenario:
+    """The scenario object of a document and options (Ruleset.scenario)."""
+    return Scenario(doc, options)

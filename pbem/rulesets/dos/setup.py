@@ -1,0 +1,275 @@
+"""Setting up (5.0-5.3): the placements and their checks, a deterministic legal placement of
+whatever a player leaves unplaced, and a given starting position (README.md)."""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from .board import view, Board, stacking_ok
+from .scenario import Scenario
+from . import state as st
+from . import supply as sp
+
+ZONES = {"5.31": (37, 80), "5.32": (29, 36), "5.33": (15, 28), "5.34": (1, 14)}   # joined hexrows
+
+
+def zone_ok(sc: Scenario, zone: str | None, i: int) -> bool:
+    """5.31-5.35 with 5.36: the Axis zone bands, all west of the 28 June 1942 Front Line."""
+    if i not in sc.axis_start:
+        return False
+    if zone in ZONES:
+        lo, hi = ZONES[zone]
+        return lo <= sc.row[i] <= hi
+    return True
+
+
+def line_band(sc: Scenario) -> frozenset[int]:
+    """5.22: the Front Line hexes and the hexes next to them that are not west of it."""
+    out = set(sc.front)
+    for i in sc.front:
+        out.update(j for j in sc.nb[i] if j not in sc.axis_start)
+    return frozenset(out)
+
+
+def to_set_up(sc: Scenario, rules: dict, side: str) -> list[str]:
+    return sorted(u for u, w in rules["units"].items() if sc.side_of[u] == side and w == "setup")
+
+
+def placed(sc: Scenario, rules: dict, side: str) -> list[str]:
+    return sorted(u for u, w in rules["units"].items() if sc.side_of[u] == side and w not in st.OFF_MAP)
+
+
+def place(sc: Scenario, rules: dict, side: str, order: dict) -> None:
+    uid, h = order.get("unit"), order.get("hex")
+    rule = "5.2" if side == "soviet" else "5.3"
+    if uid not in sc.units or sc.side_of[uid] != side:
+        raise IllegalOrder(rule, f"{uid} is not a {side} unit", None)
+    if rules["units"][uid] == "setup" or st.on_map(rules, uid):
+        pass
+    else:
+        raise IllegalOrder("5.21" if side == "soviet" else "5.3", f"{uid} is not one of the units that set up", None)
+    if h not in sc.idx:
+        raise IllegalOrder(rule, f"{h} is not a hex of the playing area", None)
+    i = sc.idx[h]
+    if side == "soviet":
+        if i in sc.axis_start:
+            raise IllegalOrder("5.22", f"{h} is west of the 28 June 1942 Front Line", None)
+    elif not zone_ok(sc, sc.units[uid].setup, i):
+        raise IllegalOrder("5.36" if i not in sc.axis_start else sc.units[uid].setup,
+                           f"{uid} sets up {'west of the Front Line' if i not in sc.axis_start else 'in the band of ' + sc.units[uid].setup}",
+                           None)
+    if sc.mountain[i] and sc.units[uid].move_class == "mech":
+        raise IllegalOrder("10.33", f"{uid} may not stand in a mountain hex", None)
+    there = [u for u, w in rules["units"].items() if w == h and u != uid]
+    if any(sc.side_of[u] != side for u in there):
+        raise IllegalOrder("6.21", f"{h} holds enemy units", None)
+    if not stacking_ok(sc, rules, [u for u in there] + [uid]):
+        raise IllegalOrder("7.1", f"{h} would hold more than the stacking limit", None)
+    st.put(rules, uid, h)
+
+
+def check(sc: Scenario, rules: dict, side: str) -> None:
+    """The set-up as a whole: 5.22-5.25 for the Soviet player, 5.3 and 5.36 for the Axis."""
+    board = view(sc, rules)
+    if side == "soviet":
+        band = line_band(sc)
+        mine = placed(sc, rules, "soviet")
+        near = [u for u in mine if sc.idx[st.hex_of(rules, u)] in band]
+        if len(mine) - len(near) > 14:
+            raise IllegalOrder("5.24", f"{len(mine) - len(near)} units set up away from the Front Line; at most 14 "
+                               f"may (errata)", None)
+        zoc = board.zoc("soviet")
+        open_ = [sc.ids[i] for i in sc.front if i not in zoc and not board.has_combat(i, "soviet")]
+        if open_:
+            raise IllegalOrder("5.23", f"Front Line hexes neither held nor in Soviet ZOC: {', '.join(open_[:8])}", None)
+        supplied, _ = sp.field(sc, rules, board, "soviet")
+        out = [u for u in mine if u not in supplied]
+        if out:
+            raise IllegalOrder("5.25", f"units out of supply: {', '.join(out[:8])}", None)
+        return
+    for d, regs in sc.divisions.items():
+        where = {st.hex_of(rules, r) for r in regs if st.on_map(rules, r)}
+        if len(where) > 1:
+            raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex (README reading)", None)
+    zoc = board.zoc("axis")
+    open_ = [sc.ids[i] for i in sc.front if i not in zoc]
+    if open_:
+        raise IllegalOrder("5.36", f"Front Line hexes not in the ZOC of an Axis unit: {', '.join(open_[:8])}", None)
+
+
+# --- the default placements -----------------------------------------------------------------------
+
+def _fits(sc: Scenario, rules: dict, units: list[str], i: int) -> bool:
+    h = sc.ids[i]
+    there = [u for u, w in rules["units"].items() if w == h]
+    return stacking_ok(sc, rules, there + units)
+
+
+def default_soviet(sc: Scenario, rules: dict) -> None:
+    """A legal placement of every Soviet unit left: HQs spaced along the Front Line so that
+    their radii cover it (5.25), a combat unit wherever a line hex is not yet held or in Soviet
+    ZOC (5.23), the rest on the line within an HQ's radius (5.22), air armies with the HQs."""
+    left = to_set_up(sc, rules, "soviet")
+    front = list(sc.front)
+    new_hqs = sorted((u for u in left if sc.units[u].hq), key=lambda u: (-sc.units[u].leadership, u))
+    combat = sorted((u for u in left if sc.units[u].combat), key=lambda u: (sc.units[u].arm == "mech", u))
+    air = [u for u in left if sc.units[u].air]
+
+    def anchors() -> list[tuple[int, int]]:
+        return [(sc.idx[w], sc.units[u].leadership) for u, w in sorted(rules["units"].items())
+                if sc.side_of[u] == "soviet" and sc.units[u].hq and w not in st.OFF_MAP]
+
+    def covered(q: int) -> bool:
+        return any(sc.distance(front[q], i) <= L for i, L in anchors())
+
+    for hq in new_hqs:                                   # the first front hex not yet in any radius, plus L
+        L = sc.units[hq].leadership
+        gap = next((q for q in range(len(front)) if not covered(q)), None)
+        q = min(len(front) - 1, (gap if gap is not None else (len(anchors()) * 5) % len(front)) + L)
+        for cand in [q] + [q - d for d in range(1, 6)] + [q + d for d in range(1, 6)]:
+            if 0 <= cand < len(front) and _fits(sc, rules, [hq], front[cand]):
+                st.put(rules, hq, sc.ids[front[cand]])
+                break
+
+    def in_radius(i: int) -> bool:
+        return any(sc.distance(i, a) <= L for a, L in anchors())
+
+    for q in range(len(front)):                          # 5.23
+        if not combat:
+            break
+        board = view(sc, rules)
+        if front[q] in board.zoc("soviet") or board.has_combat(front[q], "soviet"):
+            continue
+        for cand in (q + 1, q, q - 1):
+            if 0 <= cand < len(front) and in_radius(front[cand]) and _fits(sc, rules, [combat[0]], front[cand]):
+                st.put(rules, combat.pop(0), sc.ids[front[cand]])
+                break
+    band = sorted(line_band(sc), key=lambda i: (sc.row[i], sc.pos[i]))
+    spots = [i for i in band if in_radius(i)] or band
+    k = 0
+    while combat:                                        # 5.22: the rest on or next to the line
+        for _ in range(len(spots)):
+            i = spots[k % len(spots)]
+            k += 1
+            if _fits(sc, rules, [combat[0]], i):
+                st.put(rules, combat.pop(0), sc.ids[i])
+                break
+        else:
+            break
+    homes = [sc.ids[i] for i, _ in anchors()] or [sc.ids[front[0]]]
+    for n, uid in enumerate(air):
+        st.put(rules, uid, homes[n % len(homes)])
+    for uid in combat:                                   # 5.24: the few left, anywhere near an HQ
+        for a, L in anchors():
+            near = sorted(sc.grid_within(a, L) if hasattr(sc, "grid_within") else
+                          [j for j in range(len(sc.ids)) if sc.distance(a, j) <= L], key=lambda j: (sc.row[j], sc.pos[j]))
+            spot = next((j for j in near if j not in sc.axis_start and _fits(sc, rules, [uid], j)), None)
+            if spot is not None:
+                st.put(rules, uid, sc.ids[spot])
+                break
+
+
+def default_axis(sc: Scenario, rules: dict) -> None:
+    """A legal placement of every Axis unit left: in each band, units next to the Front Line
+    hexes of the band until every one is in Axis ZOC (5.36), then the rest beside them, each
+    Panzer and Panzergrenadier division in one hex (5.3); trucks and air units on rail hexes."""
+    left = to_set_up(sc, rules, "axis")
+    blocks: dict[str, list[list[str]]] = {}
+    done = set()
+    for uid in left:
+        if uid in done:
+            continue
+        u = sc.units[uid]
+        block = [r for r in sc.divisions[u.division] if r in left] if u.division else [uid]
+        done.update(block)
+        blocks.setdefault(u.setup, []).append(block)
+    for zone in ("5.34", "5.33", "5.32", "5.31"):
+        units = blocks.get(zone, [])
+        units.sort(key=lambda b: (len(b) > 1, sc.units[b[0]].hq, b[0]))
+        lo, hi = ZONES[zone]
+        line = [i for i in sc.front if lo <= sc.row[i] <= hi or (zone == "5.31" and sc.row[i] >= lo)]
+        cands = sorted({j for i in line for j in sc.nb[i] if zone_ok(sc, zone, j) and not sc.mountain[j]},
+                       key=lambda j: (sc.row[j], sc.pos[j]))
+        board = view(sc, rules)
+        for i in line:
+            if i in board.zoc("axis"):
+                continue
+            best = [j for j in cands if sc.adjacent(i, j)]
+            for j in best:
+                fitting = next((b for b in units if not sc.units[b[0]].hq and _fits(sc, rules, b, j)), None)
+                if fitting:
+                    for x in fitting:
+                        st.put(rules, x, sc.ids[j])
+                    units.remove(fitting)
+                    board = view(sc, rules)
+                    break
+        back = sorted((j for j in sc.axis_start if zone_ok(sc, zone, j) and not sc.mountain[j]),
+                      key=lambda j: (-len([f for f in sc.nb[j] if f in sc.front_set]), sc.row[j], sc.pos[j]))
+        for b in units:
+            spots = back
+            u = sc.units[b[0]]
+            if u.hq:                     # 11.31: as many of its nationality as can be inside its radius
+                own = [sc.idx[st.hex_of(rules, x)] for x, y in sc.units.items() if y.nation == u.nation
+                       and y.combat and st.on_map(rules, x)]
+                spots = sorted(back, key=lambda j: -sum(sc.distance(j, k) <= u.leadership for k in own))
+            for j in spots:
+                if _fits(sc, rules, b, j):
+                    for x in b:
+                        st.put(rules, x, sc.ids[j])
+                    break
+    rail = sorted((i for i in sc.rail_hex if i in sc.axis_start), key=lambda i: (sc.row[i], sc.pos[i]))
+    for k, b in enumerate(blocks.get("5.35", [])):
+        for x in b:
+            st.put(rules, x, sc.ids[rail[(k * 7) % len(rail)]])
+
+
+# --- a given position (README.md) -------------------------------------------------------------------
+
+def position(sc: Scenario, rules: dict, pos: dict) -> None:
+    rest = pos.get("rest", "out")
+    for uid in rules["units"]:
+        rules["units"][uid] = "pool" if rest == "pool" and (sc.units[uid].group or sc.units[uid].turn
+                                                             or sc.units[uid].by) else "out"
+    for uid, spec in pos["units"].items():
+        if uid not in sc.units:
+            raise ValueError(f"dos scenario: position names unknown unit {uid}")
+        if isinstance(spec, str):
+            rules["units"][uid] = spec
+            continue
+        if "hex" in spec:
+            rules["units"][uid] = spec["hex"]
+            if spec.get("steps_lost"):
+                rules["lost"][uid] = spec["steps_lost"]
+            if "revealed" in spec:
+                rules["revealed"][uid] = spec["revealed"]
+            for m in spec.get("markers", []):
+                if m == "disrupted":
+                    st.mark(rules["disrupted"], uid)
+                elif m == "withdrew":
+                    st.mark(rules["pt"]["withdrew"], uid)
+                elif m == "attacked":
+                    st.mark(rules["pt"]["attacked"], uid)
+                elif m == "fresh":                      # 12.53: entered this Initial Movement Phase
+                    st.mark(rules["ps"]["fresh"], uid)
+        else:
+            rules["units"][uid] = spec["status"]
+            if spec["status"] == "ready":
+                rules["ready_map"][uid] = spec.get("map", "north")
+            if spec["status"] == "due":
+                rules["due"][uid] = spec.get("turn", rules["turn"])
+            if spec["status"] == "exited":
+                rules["exits"].append(uid)                  # 19.22: left the map through S1001
+    for h, side in pos.get("control", {}).items():
+        rules["control"][h] = ("a" if side == "axis" else "s") + "0"
+    rules["cleared"] = sorted(pos.get("cleared", []))
+    rules["vp"].update(pos.get("vp_adjust", {}))
+    rules["directive"] = pos.get("directive")
+    if rules["directive"] is not None:
+        d = rules["directive"]
+        d.setdefault("deadlines", {c: max(t, d["obtained"] + 2)
+                                   for c, t in sc.directive_contents[d["letter"]]["cities"].items()})
+    rules["interdiction"].update({k: sorted(v) for k, v in pos.get("interdiction", {}).items()})
+    rules["air"] = dict(pos.get("air_spent", {}))
+    rules["rail_used"] = pos.get("rail_used", 0)
+    rules["penalty"] = dict(pos.get("penalties", {}))
+    if pos.get("accelerated"):
+        rules["accel"] = "on"

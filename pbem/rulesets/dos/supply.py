@@ -1,0 +1,402 @@
+"""Supply (12.0-12.5) and the HQ lines of communications (11.3, 11.47).
+
+A Line of Supply is what a mechanized unit would pay to move to a Supply Source (12.14):
+the terrain and hexsides of its side (10.6), 1 along a Friendly-controlled railroad (10.43,
+10.48), never into mountains (10.35), across lake or sea hexsides (10.29) or across the
+Volga except at a Friendly city (10.28), never through enemy units or Enemy ZOC unless a
+friendly unit holds the hex (12.11, 8.24); interdiction has no effect (14.46). At most
+12 MP for Soviet HQs (12.14), 14 for German units and Axis-allied HQs (12.21, 12.22).
+
+A Line of Communications runs from a combat unit to an HQ of its nationality, no longer in
+hexes than the HQ's Leadership Rating (12.12), through the same hexes a supply line may use;
+a disrupted HQ coordinates nothing (6.64). Soviet, Hungarian, Italian and Rumanian combat
+units are supplied only through a supplied HQ (11.31, 12.13, 12.21; 11.33: any supplied HQ
+of the nationality will do, 11.32: for any number of units); German units (and the
+Slovakian division, trucks and German air units: readings in README.md) trace directly
+(12.2). Sources (10.49): Soviet rail and Volga towns (12.15), Axis rail west of the Front
+Line, cleared rail and truck railheads (12.23). 12.54: out of supply is a state for the
+phase, never a loss by itself.
+
+`field` works out the supply of every unit of a side at once: one bucket search run back
+from all the sources (the state of the board then is all it needs). `supplied` answers for
+a few units at the instant of combat (12.0) with searches from the units that stop at the
+first source; both follow the same steps and agree (tests/test_dos_supply.py).
+"""
+
+from __future__ import annotations
+
+import marshal
+
+from .board import Board, board_key, memo, view
+from .scenario import BLOCKED, RAIL, VOLGA, Scenario, other
+from . import state as st
+
+LENGTH = {"soviet": 12, "axis": 14}      # 12.14; 12.21, 12.22
+DIRECT = ("german", "slovak")            # nationalities that trace supply straight to a source
+
+
+def friendly_rail(sc: Scenario, control: dict, side: str) -> bytearray:
+    """1 for each rail and city hex whose last unit was `side`'s (10.44, 10.45)."""
+    out = bytearray(sc.start_friendly[side])
+    mine = "a" if side == "axis" else "s"
+    idx = sc.idx
+    for h, entry in control.items():
+        out[idx[h]] = 1 if entry[0] == mine else 0
+    return out
+
+
+def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
+    """The Lines of `side` on the rules as they stand (shared while they do not change)."""
+    key = ("lines", side) + board_key(sc, rules) + (hash(marshal.dumps(
+        (rules["control"], rules["cleared"], rules["turn"]))),)
+    return memo(key, lambda: Lines(sc, rules, view(sc, rules), side))
+
+
+class Lines:
+    """What lines of supply and communication of one side may pass, on one board: a value
+    built from the rules once and never changed."""
+
+    def __init__(self, sc: Scenario, rules: dict, board: Board, side: str):
+        self.sc, self.board, self.side = sc, board, side
+        self.cleared = frozenset(rules["cleared"])
+        self.control = dict(rules["control"])
+        self.turn = rules["turn"]
+        self._sources = None
+        n = len(sc.ids)
+        mine = board.side_hexes(side)
+        enemy = board.side_hexes(other(side))
+        ezoc = board.ezoc(side)
+        blocked = bytearray(n)
+        for i in ezoc:
+            if i not in mine:
+                blocked[i] = 1
+        for i in enemy:
+            if board.has_combat(i, other(side)):
+                blocked[i] = 1
+        self.blocked = blocked
+        # Friendly rail: last unit there friendly (10.48); Friendly cities for the Volga (10.28)
+        self.friendly = friendly_rail(sc, self.control, side)
+
+    def passable(self, a: int, b: int, flag: int) -> bool:
+        """May a line step from a into b (b not the start)?"""
+        if self.blocked[b]:
+            return False
+        if flag & VOLGA:
+            sc = self.sc
+            return (a in sc.city_of and self.friendly[a]) or (b in sc.city_of and self.friendly[b])
+        return True
+
+    def cost(self, a: int, b: int, c: int, flag: int) -> int:
+        return 1 if (flag & RAIL and self.friendly[b]) else c
+
+    # --- sources (12.15, 12.23, 12.3) ------------------------------------------------------------
+
+    def rail_usable(self, i: int) -> bool:
+        """6.44-6.47: may this side use rail hex i for rail movement and supply?"""
+        sc = self.sc
+        if not self.friendly[i]:
+            return False
+        h = sc.ids[i]
+        cleared = h in self.cleared
+        if self.side == "axis":
+            return i in sc.axis_start or cleared
+        if cleared:
+            return False
+        entry = self.control.get(h)
+        return entry is None or int(entry[1:]) < self.turn
+
+    def sources(self) -> list[int]:
+        if self._sources is None:
+            self._sources = self._find_sources()
+        return self._sources
+
+    def _find_sources(self) -> list[int]:
+        sc = self.sc
+        if self.side == "soviet":
+            # 12.15: Soviet rail connected to the east, north or south edge or the Volga,
+            # and every Soviet-controlled town on the Volga
+            anchors = [i for i in sc.rail_hex if self.rail_usable(i) and (
+                i in sc.edge["north"] or i in sc.edge["east"] or i in sc.edge["south"] or i in sc.volga_hex)]
+            found = self._rail_flood(anchors, self.rail_usable)
+            for c in sc.cities:
+                if c.volga:
+                    for h in c.hexes:
+                        i = sc.idx[h]
+                        if self.rail_usable(i):
+                            found.add(i)
+            return sorted(found)
+        # 12.23: rail west of the front line; cleared rail connected back to it, free of EZOC
+        # and enemy units; truck railheads (12.3) are added by the caller
+        west = [i for i in sc.rail_hex if i in sc.axis_start and self.friendly[i]]
+
+        def cleared_ok(i: int) -> bool:
+            return self.friendly[i] and not self.blocked[i] and sc.ids[i] in self.cleared
+        found = self._rail_flood(west, lambda i: i in sc.axis_start and self.friendly[i] or cleared_ok(i))
+        return sorted(found)
+
+    def _rail_flood(self, seeds: list[int], ok) -> set[int]:
+        sc = self.sc
+        seen = set(seeds)
+        todo = list(seeds)
+        while todo:
+            a = todo.pop()
+            for b in sc.rail_next[a]:
+                if b not in seen and ok(b):
+                    seen.add(b)
+                    todo.append(b)
+        return seen
+
+    # --- searches ---------------------------------------------------------------------------------
+
+    def distances(self, sources: list[int], bound: int) -> list[int]:
+        """Dial's search run back from the sources: for every hex, the cost of the cheapest
+        line from it to a source (bound + 1 where none is within `bound`)."""
+        sc = self.sc
+        back = sc.back(self.side)
+        far = bound + 1
+        dist = [far] * len(sc.ids)
+        buckets: list[list[int]] = [[] for _ in range(far)]
+        blocked, friendly, city = self.blocked, self.friendly, sc.city_of
+        for s in sources:
+            if not blocked[s]:
+                dist[s] = 0
+                buckets[0].append(s)
+        for d in range(far):
+            bucket = buckets[d]
+            while bucket:
+                b = bucket.pop()
+                if dist[b] != d or (d and blocked[b]):
+                    continue
+                for a, c, flag in back[b]:
+                    if flag & RAIL and friendly[b]:
+                        c = 1
+                    nd = d + c
+                    if nd < dist[a]:
+                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
+                            continue
+                        dist[a] = nd
+                        if nd < far:
+                            buckets[nd].append(a)
+        return dist
+
+    def reaches(self, start: int, targets, bound: int) -> bool:
+        """Forward search from `start`: is a hex of `targets` within `bound`?"""
+        sc = self.sc
+        if start in targets:
+            return not sc.mountain[start]
+        steps = sc.steps(self.side, "mech")
+        far = bound + 1
+        dist = {start: 0}
+        buckets: list[list[int]] = [[] for _ in range(far)]
+        buckets[0].append(start)
+        blocked, friendly, city = self.blocked, self.friendly, sc.city_of
+        for d in range(far):
+            bucket = buckets[d]
+            while bucket:
+                a = bucket.pop()
+                if dist[a] != d:
+                    continue
+                if a in targets:
+                    return True
+                if a != start and blocked[a]:
+                    continue
+                for b, c, flag in steps[a]:
+                    if c == BLOCKED or blocked[b]:
+                        continue
+                    if flag & RAIL and friendly[b]:
+                        c = 1
+                    nd = d + c
+                    if nd < far and nd < dist.get(b, far):
+                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
+                            continue
+                        dist[b] = nd
+                        buckets[nd].append(b)
+        return False
+
+    def within(self, start: int, radius: int) -> dict[int, int]:
+        """Hexes a Line of Communications from `start` reaches in at most `radius` hexes
+        (12.12), with the number of hexes."""
+        sc = self.sc
+        steps = sc.steps(self.side, "mech")
+        dist = {start: 0}
+        frontier = [start]
+        blocked, friendly, city = self.blocked, self.friendly, sc.city_of
+        for d in range(1, radius + 1):
+            nxt = []
+            for a in frontier:
+                if a != start and blocked[a]:
+                    continue
+                for b, c, flag in steps[a]:
+                    if b in dist or blocked[b] or sc.side_kind.get((a, b)) == "lake":
+                        continue
+                    if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
+                        continue
+                    dist[b] = d
+                    if not sc.mountain[b]:      # 10.35: a line may end in a mountain hex, never pass one
+                        nxt.append(b)
+            frontier = nxt
+        return dist
+
+
+# --- the supply of every unit of a side (12.0: at the start of each movement phase) ---------------
+
+def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | None = None) -> list[tuple[str, int]]:
+    """The side's HQs on the map that function (not disrupted, 6.64), with their hex."""
+    out = []
+    for i, us in board.occ.items():
+        for uid in us:
+            u = sc.units[uid]
+            if u.hq and u.side == side and (nation is None or u.nation == nation) \
+                    and not st.has(rules["disrupted"], uid):
+                out.append((uid, i))
+    return sorted(out)
+
+
+def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
+    """(index in rules["railheads"], hex) of the truck railheads that are Axis supply sources (12.33)."""
+    if side != "axis":
+        return []
+    return [(k, sc.idx[st.hex_of(rules, r["truck"])]) for k, r in enumerate(rules["railheads"])
+            if st.on_map(rules, r["truck"])]
+
+
+def _by_railhead(lines_: "Lines", rules: dict, heads: list[tuple[int, int]], i: int, bound: int, mark: bool,
+                 memo_: dict) -> bool:
+    """Is hex i supplied from a truck railhead? 12.33: a railhead that supplies a unit is used,
+    and goes in the Game-Turn Record Inter-Phase (marked only when the rules apply supply)."""
+    if i not in memo_:
+        memo_[i] = next((k for k, h in heads if lines_.reaches(i, {h}, bound)), None)
+    k = memo_[i]
+    if k is not None and mark:
+        rules["railheads"][k]["used"] = True
+    return k is not None
+
+
+def field(sc: Scenario, rules: dict, board: Board, side: str, mark: bool = False) -> tuple[set[str], set[str]]:
+    """(supplied units, units within an HQ's Communications Radius) of `side`, every unit on
+    the map of that side judged as the board stands (12.0, 11.47). With `mark`, railheads that
+    supply a unit no rail source reaches are marked used (12.33)."""
+    lines_ = lines_of(sc, rules, side)
+    bound = LENGTH[side]
+    sources = lines_.sources()
+    dist = lines_.distances(sources, bound)
+    heads = _railheads(sc, rules, side)
+    rh_dist = lines_.distances([h for _, h in heads], bound) if heads else None
+    memo_: dict = {}
+
+    def reached(i: int) -> bool:
+        if dist[i] <= bound:
+            return True
+        if rh_dist is None or rh_dist[i] > bound:
+            return False
+        if mark:
+            _by_railhead(lines_, rules, heads, i, bound, mark, memo_)
+        return True
+
+    supplied: set[str] = set()
+    radius: set[str] = set()
+    ok_hex = set()                                  # hexes reached by a line of a supplied HQ
+    in_radius: dict[str, set[int]] = {}             # nationality -> hexes in some HQ's radius
+    for uid, i in hqs_of(sc, rules, board, side):
+        u = sc.units[uid]
+        reach = lines_.within(i, u.leadership)
+        in_radius.setdefault(u.nation, set()).update(reach)
+        if reached(i):
+            ok_hex.update((h, u.nation) for h in reach)
+    for i, us in board.occ.items():
+        for uid in us:
+            u = sc.units[uid]
+            if u.side != side:
+                continue
+            if sc.mountain[i]:
+                good = False                        # 10.35, 12.11 note
+            elif u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
+                good = reached(i)
+            else:
+                good = (i, u.nation) in ok_hex
+            if not u.nation in DIRECT and i in in_radius.get(u.nation, ()):
+                radius.add(uid)
+            if good:
+                supplied.add(uid)
+    # 12.4: air supply bought this phase; 12.53: reinforcements in their first movement phase
+    for uid in rules["ps"]["air_supplied"] + rules["ps"]["fresh"]:
+        h = st.hex_of(rules, uid)
+        if h is not None and sc.side_of[uid] == side and not sc.mountain[sc.idx[h]]:
+            supplied.add(uid)
+    return supplied, radius
+
+
+def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str],
+             lines: Lines | None = None, cache: dict | None = None, mark: bool = False) -> set[str]:
+    """Which of `uids` (units of `side` on the map) are in supply now (12.0: at the instant of
+    combat): searches from the units, stopping at the first source."""
+    lines_ = lines or lines_of(sc, rules, side)
+    lines = lines_
+    cache = {} if cache is None else cache
+    bound = LENGTH[side]
+    if "sources" not in cache:
+        cache["sources"] = set(lines.sources())
+        cache["heads"] = _railheads(sc, rules, side)
+        cache["rh"] = {}
+    sources = cache["sources"]
+    heads = cache["heads"]
+
+    def source_near(i: int) -> bool:
+        key = ("line", i)
+        if key not in cache:
+            cache[key] = lines.reaches(i, sources, bound)
+        if cache[key] or not heads:
+            return cache[key]
+        key = ("head", i)
+        if key not in cache:
+            cache[key] = lines.reaches(i, {h for _, h in heads}, bound)
+        if cache[key] and mark:
+            _by_railhead(lines, rules, heads, i, bound, mark, cache["rh"])
+        return cache[key]
+
+    out = set()
+    extra = set(rules["ps"]["air_supplied"]) | set(rules["ps"]["fresh"])
+    for uid in uids:
+        h = st.hex_of(rules, uid)
+        if h is None:
+            continue
+        i = sc.idx[h]
+        u = sc.units[uid]
+        if sc.mountain[i]:
+            continue
+        if uid in extra:
+            out.add(uid)
+            continue
+        if u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
+            if source_near(i):
+                out.add(uid)
+            continue
+        key = ("loc", i, u.nation)
+        if key not in cache:
+            # a line of communications passes the same hexes traced from either end
+            near = lines.within(i, 5)
+            cache[key] = any(near.get(j, 99) <= sc.units[hq].leadership and source_near(j)
+                             for hq, j in hqs_of(sc, rules, lines.board, side, u.nation))
+        if cache[key]:
+            out.add(uid)
+    return out
+
+
+def in_radius(sc: Scenario, rules: dict, board: Board, side: str, uid: str, lines: Lines | None = None) -> bool:
+    """11.47, 6.55: is the unit within the Communications Radius of a functioning HQ of its
+    nationality? (German units need none.)"""
+    u = sc.units[uid]
+    if u.nation in DIRECT:
+        return True
+    h = st.hex_of(rules, uid)
+    if h is None:
+        return False
+    i = sc.idx[h]
+    lines = lines or lines_of(sc, rules, side)
+    near = None
+    for hq, j in hqs_of(sc, rules, board, side, u.nation):
+        if sc.distance(i, j) <= sc.units[hq].leadership:
+            near = near if near is not None else lines.within(i, 5)
+            if near.get(j, 99) <= sc.units[hq].leadership:
+                return True
+    return False

@@ -1,0 +1,257 @@
+"""Victory Points and victory (19.0-19.2), and the checks that award them: No Retreats
+(16.5), directive deadlines (16.6), the continuous front (17.0), the Don line and Soviet
+retreats (18.2), strategic withdrawal (18.14), the Volga (19.17) and Astrakhan (19.22)."""
+
+from __future__ import annotations
+
+from .board import view, Board
+from .scenario import Scenario, other
+from . import state as st
+from . import supply as sp
+
+
+# --- cities and VP (19.1, 19.2) ----------------------------------------------------------------------
+
+def city_control(sc: Scenario, rules: dict, name: str, board: Board | None = None) -> str | None:
+    """19.11: the player who was last in every hex of the city (19.21: Voronezh's two hexes;
+    19.22: Astrakhan needs three divisions exited and an Axis unit in S1001). A directive's
+    city is captured when this gives the Axis (16.62)."""
+    city = sc.city_by_name[name]
+    if name == "Astrakhan":
+        if exited_divisions(sc, rules) < sc.astrakhan["exits_needed"]:
+            return "soviet"
+        i = sc.idx[sc.astrakhan["hex"]]
+        board = board or view(sc, rules)
+        return "axis" if any(sc.side_of[u] == "axis" for u in board.units_at(i)) else "soviet"
+    hexes = sc.voronezh_counts if name == "Voronezh" else city.hexes
+    sides = {st.control(sc, rules, sc.idx[h]) for h in hexes}
+    return sides.pop() if len(sides) == 1 else None
+
+
+def exited_divisions(sc: Scenario, rules: dict) -> int:
+    """19.22 reading: divisions counted as in 16.34 (a regiment stands for its division)."""
+    return len({sc.units[u].division or u for u in rules["exits"]})
+
+
+def vp(sc: Scenario, rules: dict) -> dict[str, int]:
+    """Each side's Victory Points: the cities it holds (19.2), the Axis bonuses (19.12) and
+    everything gained or lost otherwise (16.55, 16.63, 17.2, 18.14, 18.22, 19.17). Cities none
+    of whose hexes ever changed hands are held as at the start (5.11, 5.12), which makes the
+    Axis 30 and the Soviet 175 of 5.13."""
+    total = {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()), "soviet": rules["vp"]["soviet"]}
+    touched = {sc.city_of[sc.idx[h]].name for h in rules["control"] if sc.idx[h] in sc.city_of}
+    if rules["exits"]:
+        touched.add("Astrakhan")
+    for city in sc.vp_cities:
+        who = city_control(sc, rules, city.name) if city.name in touched else sc.city_start[city.name]
+        if who:
+            total[who] += city.vp
+    return total
+
+
+def after_order(sc: Scenario, rules: dict, ctx) -> None:
+    """What is judged at every moment: the Axis capture bonuses (19.12), the 15.4 acceleration,
+    and the automatic victory (19.0)."""
+    if rules["result"] is not None or rules["phase"] in ("selection", "setup"):
+        return
+    board = None
+    for city in sc.vp_cities:
+        if city.bonus_turn and city.name not in rules["bonus"] and rules["turn"] <= city.bonus_turn:
+            board = board or view(sc, rules)
+            if city_control(sc, rules, city.name, board) == "axis":
+                rules["bonus"][city.name] = city.vp
+                ctx.event("vp", f"The Axis takes {city.name} by Game-Turn {city.bonus_turn}: a bonus of {city.vp} VP, "
+                          f"never lost (19.12).", side="axis", vp=city.vp, city=city.name, rule="19.12")
+    score = vp(sc, rules)
+    if rules["accel"] is None and rules["accel_met"] and score["soviet"] >= 100:
+        rules["accel"] = "on"
+        ctx.event("acceleration", "An Axis unit has reached N0139, N0840 or N1340 while the Soviet player holds 100 or "
+                  "more VP: he may double his reinforcements on the north map (15.41).", rule="15.41")
+    elif rules["accel"] == "on" and score["soviet"] < 100:
+        rules["accel"] = "over"
+        ctx.event("acceleration", "The Soviet VP are below 100: the doubled north-map reinforcements end (15.44).",
+                  rule="15.44")
+    if score["axis"] >= sc.auto_ratio * score["soviet"]:
+        rules["result"] = {"winner": "axis", "level": "Decisive Axis Victory", "vp": score, "automatic": True,
+                           "text": f"Decisive Axis Victory: {score['axis']} VP against {score['soviet']}, 3:1 or better "
+                                   f"(19.0)."}
+        rules["phase"] = "over"
+        rules["combat"] = None
+        rules["pending"] = []
+        ctx.event("victory", rules["result"]["text"], result=rules["result"], rule="19.0")
+
+
+def final(sc: Scenario, rules: dict, ctx) -> None:
+    """19.0: after Game-Turn 25, by the ratio of Axis to Soviet VP."""
+    score = vp(sc, rules)
+    a, s = score["axis"], score["soviet"]
+    if a >= 3 * s:
+        level, winner = "Decisive Axis Victory", "axis"
+    elif a >= 2 * s:
+        level, winner = "Marginal Axis Victory", "axis"
+    elif a > s:
+        level, winner = "Marginal Soviet Victory", "soviet"
+    else:
+        level, winner = "Decisive Soviet Victory", "soviet"
+    rules["result"] = {"winner": winner, "level": level, "vp": score, "automatic": False,
+                       "text": f"{level}: Axis {a} VP, Soviet {s} VP after Game-Turn {rules['turn']} (19.0)."}
+    rules["phase"] = "over"
+    ctx.event("victory", rules["result"]["text"], result=rules["result"], rule="19.0")
+
+
+def award(rules: dict, side: str, points: int, text: str, ctx, rule: str) -> None:
+    if points:
+        rules["vp"][side] += points
+        ctx.event("vp", text, side=side, vp=points, rule=rule)
+
+
+# --- 16.5 No Retreats and 18.23: the hexrows held at the start of a player-turn ----------------------
+
+def record_zoc(sc: Scenario, rules: dict, side: str) -> None:
+    """At the start of a player-turn: per hexrow, the easternmost hex in Axis ZOC (16.51, 16.52, 16.54:
+    hexrows N01-N36, while No Retreats is in force) or the westernmost in Soviet ZOC inside the
+    area of 16.31 (18.23, 18.25)."""
+    rules["pt"]["zoc"] = {}
+    if side == "axis":
+        d = rules["directive"]
+        if not d or not sc.directive_contents[d["letter"]]["no_retreats"]:
+            return
+        zoc = view(sc, rules).zoc("axis")
+        best: dict[str, int] = {}
+        for i in zoc:
+            if 1 <= sc.hexrow_n[i] <= 36:
+                row = sc.hexrow_label[i]
+                if row not in best or sc.x2[i] < sc.x2[best[row]]:
+                    best[row] = i
+    else:
+        zoc = view(sc, rules).zoc("soviet")
+        best = {}
+        for i in zoc:
+            if i in sc.across_don:
+                row = sc.hexrow_label[i]
+                if row not in best or sc.x2[i] > sc.x2[best[row]]:
+                    best[row] = i
+    rules["pt"]["zoc"] = {row: sc.ids[i] for row, i in sorted(best.items())}
+
+
+def note_surrendered(sc: Scenario, rules: dict) -> None:
+    """16.53, 18.24: a recorded hex that leaves the phasing side's ZOC in its Combat Phase is excused."""
+    recorded = rules["pt"]["zoc"]
+    if not recorded or rules["phase"] != "combat":
+        return
+    zoc = view(sc, rules).zoc(rules["player"])
+    for row, h in recorded.items():
+        if sc.idx[h] not in zoc:
+            st.mark(rules["pt"]["surrendered"], h)
+
+
+def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
+    """16.55 (Soviet VP at the end of the Axis player-turn) and 18.23 (Axis VP at the end of the
+    Soviet player-turn, 19.13 and its reading): one VP per hexrow whose recorded hex is out of
+    the side's ZOC with no hex further east (Axis) or west (Soviet) in it."""
+    recorded = rules["pt"]["zoc"]
+    if not recorded:
+        return
+    zoc = view(sc, rules).zoc(side)
+    failed = []
+    for row, h in recorded.items():
+        i = sc.idx[h]
+        if i in zoc or st.has(rules["pt"]["surrendered"], h):
+            continue
+        if side == "axis":
+            ok = any(sc.hexrow_label[j] == row and sc.x2[j] < sc.x2[i] for j in zoc)
+        else:
+            ok = any(sc.hexrow_label[j] == row and sc.x2[j] > sc.x2[i] and j in sc.across_don for j in zoc)
+        if not ok:
+            failed.append(h)
+    if failed:
+        gainer = other(side)
+        rule = "16.55" if side == "axis" else "18.23"
+        award(rules, gainer, len(failed), f"The {side} player gave up ground he had to hold ({', '.join(failed)}): "
+              f"{len(failed)} VP to the {gainer} player ({rule}).", ctx, rule)
+
+
+# --- the Game-Turn Record Inter-Phase (4.2 D) ----------------------------------------------------------
+
+def continuous_front(sc: Scenario, rules: dict, side: str, board: Board) -> bool:
+    """17.11 (reading): a chain of adjacent hexes from the north edge to hexrow N36, each held
+    by a friendly combat unit or HQ, or in friendly ZOC, and none holding an enemy unit."""
+    zoc = board.zoc(side)
+    held = {i for i in board.occ if board.has_combat(i, side)}
+    enemy = {i for i in board.occ if board.has_combat(i, other(side))}
+    ok = (zoc | held) - enemy
+    todo = [i for i in sc.edge["north"] if i in ok]
+    seen = set(todo)
+    while todo:
+        a = todo.pop()
+        if sc.hexrow_n[a] == 36:
+            return True
+        for b in sc.nb[a]:
+            if b in ok and b not in seen:
+                seen.add(b)
+                todo.append(b)
+    return False
+
+
+def don_line_failures(sc: Scenario, rules: dict, board: Board) -> list[str]:
+    """18.21, 18.22: east-bank hexes of the Voronezh-Don line neither held by a Soviet combat
+    unit nor in Soviet ZOC, except in hexrows where a hex west of the Don holds Soviet units
+    or ZOC; none at all while an Axis unit is across the Don (16.31)."""
+    if any(i in sc.across_don and board.has_combat(i, "axis") for i in board.occ):
+        return []
+    zoc = board.zoc("soviet")
+    held = {i for i in board.occ if any(sc.side_of[u] == "soviet" and sc.units[u].combat for u in board.occ[i])}
+    west_rows = {sc.hexrow_label[i] for i in sc.west_of_don if i in zoc or i in held}
+    return [sc.ids[i] for i in sc.don_line if i not in zoc and i not in held and sc.hexrow_label[i] not in west_rows]
+
+
+def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
+    """4.2 D in the order README.md fixes: continuous fronts (17.2, 19.15), the Don line (18.22),
+    strategic withdrawal (18.14, 19.16), directive deadlines (16.63, 19.14), the Volga (19.17),
+    Astrakhan (19.22)."""
+    board = view(sc, rules)
+    turn = rules["turn"]
+    for side in ("axis", "soviet"):
+        if not continuous_front(sc, rules, side, board):
+            award(rules, other(side), 1, f"The {side} player has no continuous front: 1 VP to the {other(side)} player "
+                  f"(17.2).", ctx, "17.2")
+    if turn >= 4:
+        failed = don_line_failures(sc, rules, board)
+        award(rules, "axis", len(failed), f"Don line hexes neither held nor in Soviet ZOC ({', '.join(failed)}): "
+              f"{len(failed)} VP to the Axis (18.22).", ctx, "18.22")
+    if rules["strategic"]:
+        lost = turn // 2
+        award(rules, "soviet", -lost, f"Strategic withdrawal on Game-Turn {turn}: the Soviet player loses {lost} VP "
+              f"(18.14).", ctx, "18.14")
+        rules["strategic"] = False
+    d = rules["directive"]
+    if d:
+        for city, due in sorted(d["deadlines"].items()):
+            if turn < due or city_control(sc, rules, city, board) == "axis":
+                continue
+            value = sc.city_by_name[city].vp
+            paid = rules["penalty"].get(city, 0)
+            points = min(2, value - paid)
+            if points > 0:
+                rules["penalty"][city] = paid + points
+                award(rules, "soviet", points, f"Directive {d['letter']} ordered {city} taken by Game-Turn {due}: "
+                      f"{points} VP to the Soviet player ({paid + points} of {value} in all, 16.63).", ctx, "16.63")
+    volga = [u for i, us in board.occ.items() if i in sc.volga_hex for u in us
+             if sc.side_of[u] == "axis" and sc.units[u].combat]
+    if volga and sp.supplied(sc, rules, board, "axis", volga):
+        award(rules, "axis", sc.volga_vp, "A supplied Axis combat unit stands on the Volga: 1 VP (19.17).", ctx, "19.17")
+    if rules["exits"]:
+        i = sc.idx[sc.astrakhan["hex"]]
+        if any(sc.side_of[u] == "axis" for u in board.units_at(i)):
+            rules["lapse"] = 0
+        else:
+            rules["lapse"] += 1
+            if rules["lapse"] >= sc.astrakhan["lapse_interphases"]:
+                gone = list(rules["exits"])
+                for uid in gone:
+                    st.remove(rules, uid, "gone")
+                rules["exits"] = []
+                rules["lapse"] = 0
+                ctx.event("eliminated", f"No Axis unit in {sc.astrakhan['hex']} for three Game-Turn Record Inter-Phases: "
+                          f"the units that left the map ({', '.join(gone)}) are eliminated (19.22).", units=gone,
+                          rule="19.22")

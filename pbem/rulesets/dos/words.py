@@ -1,0 +1,180 @@
+"""The game in words for `pbem status` and `pbem show` (pbem.core.describe): where the game
+stands, the board as data (`view`, what `pbem show --diff` compares) and one hex or unit
+looked at closely (`look`)."""
+
+from __future__ import annotations
+
+from . import state as st
+from . import victory
+from .board import view as board_view
+from .scenario import Scenario, other
+
+PHASES = {"selection": "selection of the Soviet initial force (5.21)", "setup": "set-up (5.2, 5.3)",
+          "move": "Initial Movement Phase", "combat": "Combat Phase", "mech": "Mechanized/Cavalry Movement Phase",
+          "interdiction": "Air Interdiction Phase", "over": "the game is over"}
+STATUS_WORDS = {"setup": "to be set up (5.2, 5.3)", "pool": "not in play yet (15.0)",
+                "ready": "ready to enter as a reinforcement (15.1, 15.3)", "due": "off the map, due back (15.25)",
+                "gone": "eliminated (9.6)", "out": "out of the game (15.2, 16.4)",
+                "exited": "exited the map (19.22)", "map": "on the map"}
+MARKERS = (("oos", "out of supply this phase (12.0)"), ("air_supplied", "supplied by air this phase (12.4)"),
+           ("fresh", "a reinforcement, in supply this phase (12.53)"),
+           ("no_overrun", "beyond every HQ's radius: may not overrun (6.55)"))
+ARMS = {"infantry": "infantry", "mech": "mechanized", "cavalry": "cavalry", "hq": "HQ", "truck": "truck",
+        "air": "air unit"}
+
+
+def date(sc: Scenario, turn: int) -> str:
+    return sc.dates[turn - 1] if 0 < turn <= len(sc.dates) else ""
+
+
+def now_text(sc: Scenario, rules: dict) -> str:
+    phase, side = rules["phase"], rules["player"]
+    if phase == "over":
+        return f"Game over after Game-Turn {rules['turn']} of {sc.last_turn}"
+    turn = rules["turn"]
+    text = f"Game-Turn {turn} of {sc.last_turn} ({date(sc, turn)}), {side} {PHASES[phase]}"
+    if rules["combat"]:
+        text += f", {rules['combat']['kind']} on {', '.join(rules['combat']['targets'])} in progress"
+    return text
+
+
+def score_text(sc: Scenario, rules: dict, score: dict) -> str:
+    when = "at the end (19.0)" if rules["phase"] == "over" else "as they stand (19.1)"
+    d = rules["directive"]
+    return (f"VP {when}: Axis {score['axis']}, Soviet {score['soviet']}; Hitler Directive in force (16.0): "
+            + (d["letter"] if d else "none"))
+
+
+def markers_of(sc: Scenario, rules: dict, uid: str) -> list[str]:
+    out = [words for key, words in MARKERS if st.has(rules["ps"][key], uid)]
+    if st.has(rules["disrupted"], uid):
+        out.append("disrupted (6.6)")
+    if st.has(rules["pt"]["withdrew"], uid):
+        out.append("on a strategic withdrawal (18.1)")
+    return out
+
+
+def view(sc: Scenario, rules: dict) -> dict:
+    """The board as data: every unit (strength counted in steps, 9.6), who controls each rail
+    and city hex (10.44, 10.45), the VP and the markers on the map."""
+    units = {}
+    for uid in sc.unit_ids:
+        status = st.status(rules, uid)
+        units[uid] = {"side": sc.side_of[uid], "where": rules["units"][uid], "status": status,
+                      "strength": 0 if status == "gone" else st.steps_left(sc, rules, uid),
+                      "full": sc.units[uid].step_count,
+                      "markers": markers_of(sc, rules, uid) if status == "map" else []}
+    score = victory.vp(sc, rules) if rules["phase"] != "selection" else dict(sc.start_vp)
+    d = rules["directive"]
+    return {
+        "now": now_text(sc, rules),
+        "units": units,
+        "statuses": {k: v for k, v in STATUS_WORDS.items() if k != "map"},
+        "control": {sc.ids[i]: st.control(sc, rules, i) for i in sorted(sc.rail_hex)},
+        "places": "hexes",
+        "facts": [["Axis VP (19.1)", score["axis"]], ["Soviet VP (19.1)", score["soviet"]],
+                  ["Hitler Directive (16.0)", d["letter"] if d else "none"],
+                  ["Axis-cleared rail hexes (6.42)", len(rules["cleared"])],
+                  ["Axis Air Interdiction markers (14.4)", ", ".join(rules["interdiction"]["axis"]) or "none"],
+                  ["Soviet Air Interdiction markers (14.4)", ", ".join(rules["interdiction"]["soviet"]) or "none"]],
+    }
+
+
+def look(sc: Scenario, rules: dict, what: str, ident: str) -> list[str]:
+    if what == "hex":
+        if ident not in sc.idx:
+            if ident in sc.water:
+                raise ValueError(f"{ident} is a {sc.water[ident]} hex: not part of the playing area (10.29)")
+            raise ValueError(f"there is no hex {ident} on the dos map (sheet N or S, hexrow and position: N3117)")
+        return look_hex(sc, rules, ident)
+    if what == "unit":
+        if ident not in sc.units:
+            raise ValueError(f"there is no unit {ident} in the dos orders of battle (ids such as G/57, R/6, A/21)")
+        return look_unit(sc, rules, ident)
+    raise ValueError(f"the dos map is made of hexes, not {what}s: use --hex N3117 or --unit ID")
+
+
+def _unit_text(sc: Scenario, rules: dict, uid: str) -> str:
+    from .report import unit_text
+    return unit_text(sc, rules, uid)
+
+
+def look_hex(sc: Scenario, rules: dict, h: str) -> list[str]:
+    i = sc.idx[h]
+    board = board_view(sc, rules)
+    lines = [f"Hex {h}: {sc.terrain_of[i]} (10.1), mapsheet {'north' if h[0] == 'N' else 'south'}."]
+    city = sc.city_of.get(i)
+    if city:
+        held = victory.city_control(sc, rules, city.name, board) if city.vp else None
+        lines.append(f"{'Major' if city.cls == 'major' else 'Minor'} city: {city.name} ({', '.join(city.hexes)})"
+                     + (f", {city.vp} VP (19.2), held by {held or 'nobody'}" if city.vp else "") + ".")
+    if i in sc.rail_hex:
+        turn = st.control_turn(rules, h)
+        lines.append(f"Rail hex, {st.control(sc, rules, i)} controlled (10.44, 10.45)"
+                     + (f", since Game-Turn {turn}" if turn else "") + "."
+                     + (" Axis-cleared (6.42)." if st.has(rules["cleared"], h) else ""))
+    if i in sc.front_set:
+        lines.append("On the Front Line of 28 June 1942 (5.22, 10.44).")
+    for side in ("axis", "soviet"):
+        if h in rules["interdiction"][side]:
+            lines.append(f"A {side} Air Interdiction marker is here (14.4).")
+    zones = [side for side in ("axis", "soviet") if i in board.zoc(side)]
+    lines.append("Zones of control (8.0): " + (", ".join(zones) if zones else "none") + ".")
+    lines.append("Neighbours:")
+    for j in sc.nb[i]:
+        notes = [sc.terrain_of[j]]
+        kind = sc.crossing(i, j)
+        if kind:
+            notes.append("across an all-lake hexside" if kind == "lake"
+                         else f"across the {sc.river_name[(i, j)]}" + (" (minor river)" if kind == "minor" else ""))
+        if j in sc.rail_nb[i]:
+            notes.append("railroad")
+        if j in sc.city_of:
+            notes.append(sc.city_of[j].name)
+        side = board.side_at(j)
+        if side:
+            notes.append(f"{side} units")
+        lines.append(f"  {sc.ids[j]}: {', '.join(notes)}")
+    here = board.units_at(i)
+    lines.append("Units: " + ("; ".join(_unit_text(sc, rules, u) for u in here) if here else "none") + ".")
+    return lines
+
+
+def look_unit(sc: Scenario, rules: dict, uid: str) -> list[str]:
+    u = sc.units[uid]
+    lines = [f"{uid}: {u.name}, {u.nation} {ARMS.get(u.arm, u.arm)}" + (" (mountain troops)" if u.mountain else "")
+             + f", {u.side} side."]
+    counter = [f"movement allowance {u.ma}"]
+    if u.hq:
+        counter.append(f"Leadership Rating {u.leadership} (11.1)")
+    if u.air:
+        counter.append(f"{u.air_points} Air Points, range {u.air_range} (14.1)")
+    if u.untried:
+        counter.append(f"untried, drawn from the {u.untried} pool (13.0)")
+    elif u.steps:
+        counter.append("steps " + ", ".join("-".join(map(str, s)) if isinstance(s, tuple) else str(s) for s in u.steps)
+                       + " (9.6)")
+    if u.division:
+        counter.append(f"a regiment of {u.division} (7.2)")
+    lines.append("Counter: " + "; ".join(counter) + ".")
+    if u.turn:
+        lines.append(f"Arrives on Game-Turn {u.turn} (15.5)" + (f", by {u.by}" if u.by else "") + ".")
+    status = st.status(rules, uid)
+    if status != "map":
+        lines.append(f"Now: {STATUS_WORDS[status]}"
+                     + (f" on Game-Turn {rules['due'][uid]}" if status == "due" and uid in rules["due"] else "") + ".")
+        return lines
+    h = st.hex_of(rules, uid)
+    lost = st.lost(rules, uid)
+    lines.append(f"Now: in {h} ({sc.terrain_of[sc.idx[h]]}): {_unit_text(sc, rules, uid)}"
+                 + (f", {lost} step{'s' if lost > 1 else ''} lost (9.6)" if lost else "") + ".")
+    if st.untried(sc, rules, uid):
+        lines.append("Untried: its strength is revealed when it first fights (13.2).")
+    marks = markers_of(sc, rules, uid)
+    lines.append("Markers: " + ("; ".join(marks) if marks else "none") + ".")
+    if uid in rules["ps"]["moved"]:
+        lines.append(f"Moved this phase: {rules['ps']['moved'][uid]} MP spent (6.1).")
+    enemy = other(u.side)
+    if sc.idx[h] in board_view(sc, rules).zoc(enemy):
+        lines.append(f"In a {enemy} zone of control (8.0).")
+    return lines

@@ -1,0 +1,472 @@
+"""dos combat: 9.0-9.8, overrun and disruption (6.5, 6.6), divisional integrity (7.2), the
+terrain in combat (10.x), HQs in combat (11.4), untried units (13.x) and air points (14.2,
+14.3). Most fights are on the open steppe about N2245, where both sides are in supply (the
+Soviet units through the 21st Army HQ at N2143).
+
+Test names begin with the case they test. The CRT (data/crt.yaml) read by these tests:
+row 1 = A1 D1/A1 D1 D2 D2 D2 D2 De/A1 De De De De; row 2 = A1 Eng D1/A1 D1 D2 ...;
+row 3 = A2 A1 Eng D1/A1 D1 D2 ...; row 4 = A2 A2 A1 Eng D1/A1 D1 ...; row 6 = Ae Ae A2 A2 A1 Eng."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.rulesets.dos import board as bd
+from pbem.rulesets.dos import combat
+from pbem.rulesets.dos import state as st
+from pbem.rulesets.dos import untried
+from tests.test_dos_support import SC, IllegalOrder, at, events_of, find_step, play
+
+HQ = {"A/21": {"hex": "N2143"}}          # the Soviet HQ that supplies the Soviet units about N2245
+
+
+def fight(ctx) -> dict:
+    return events_of(ctx, "combat")[-1]
+
+
+def attack(targets, units, **extra) -> dict:
+    return {"type": "attack", "targets": targets, "units": units, **extra}
+
+
+def refused(rules, order, rule, text=""):
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [order])
+    assert info.value.rule == rule, (info.value.rule, info.value.message)
+    assert text in info.value.message, info.value.message
+
+
+# --- 9.1-9.5 ---------------------------------------------------------------------------------------
+
+def test_9_4_odds_rounded_for_the_defender_and_capped():
+    c = lambda a, d: combat.column(SC(), a, d)
+    assert c(26, 9) == "2-1" and c(9, 9) == "1-1" and c(8, 9) == "1-2" and c(5, 9) == "1-2"
+    assert c(3, 9) == "1-3" and c(1, 9) == "1-3" and c(100, 1) == "10-1" and c(99, 10) == "9-1"
+
+
+def test_9_11_9_23_attackers_next_to_every_hex_attacked():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2246", "revealed": [2, 4]},
+                                      "G/57": {"hex": "N2146"}, "G/75": {"hex": "N2247"}, **HQ})
+    refused(rules, attack(["N2245"], ["G/75"]), "9.23")
+    ctx = play(rules, [attack(["N2245", "N2246"], ["G/57"])], dice=[6])            # 9.23: two hexes at once
+    assert len(fight(ctx)["defence_parts"]) == 2 and sorted(events_of(ctx, "attack")[0]["targets"]) == ["N2245", "N2246"]
+
+
+def test_9_12_9_14_9_22_9_24_voluntary_once_each_and_bystanders_untouched():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2144", "revealed": [2, 4]},
+                                      "G/57": {"hex": "N2146"}, "G/75": {"hex": "N2146"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6])                     # 1 loses? 9 vs 4 = 2-1, die 6: A2
+    assert fight(ctx)["result"] == "A2" and st.lost(rules, "G/75") == 0             # 9.12: G/75 did not attack
+    assert st.lost(rules, "G/57") == 2
+    refused(rules, attack(["N2245"], ["G/75"]), "9.14", "every unit there has been attacked")
+    refused(rules, attack(["N2245"], ["G/57"]), "9.14")
+
+
+def test_9_21_every_unit_in_the_hex_defends_together():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [1, 3]},
+                                      "A/9": {"hex": "N2245"}, "G/57": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6])
+    assert fight(ctx)["defence"] == 7                                               # 4 + 3; the HQ adds nothing (11.41)
+
+
+def test_9_5_14_23_a_die_modified_beyond_the_table_reads_its_edge():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                      "AirK/4": {"hex": "N2250"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"], air={"units": ["AirK/4", "AirK/4"], "shift": -1})], dice=[1])
+    assert fight(ctx)["row"] == 1 and fight(ctx)["result"] == "D2"                  # 9 against 4: 2-1
+    assert rules["air"]["AirK/4"] == 2                                              # 3.33: two points a turn
+
+
+# --- 9.33 (errata) -------------------------------------------------------------------------------------
+
+def test_9_33_step_losses_doubled_in_a_major_city():
+    units = {"TC/1": {"hex": "N2252"}, "TC/4": {"hex": "N2252"}, "GR/9": {"hex": "N2252"}, "A/21": {"hex": "N2252"},
+             "G/57": {"hex": "N2253"}}
+    rules = at(player="soviet", phase="combat", units=units)
+    ctx = play(rules, [attack(["N2253"], ["TC/1", "TC/4", "GR/9"])], dice=[1],
+               policies={"defender_result": "loss", "major_city_double": "yes"})
+    assert fight(ctx)["column"] == "1-1" and fight(ctx)["result"] == "D1"           # 24 against 9 x2 (10.47)
+    assert events_of(ctx, "double") and st.lost(rules, "G/57") == 2                 # one step, doubled
+    rules = at(player="soviet", phase="combat", units=units)
+    play(rules, [attack(["N2253"], ["TC/1", "TC/4", "GR/9"])], dice=[1],
+         policies={"defender_result": "retreat", "major_city_double": "yes"})
+    assert st.lost(rules, "G/57") == 0                                              # a retreat: as printed
+
+
+# --- 9.6: steps --------------------------------------------------------------------------------------
+
+def test_9_6_9_61_to_9_63_steps_and_their_strengths():
+    sc, rules = SC(), at(units={"G/57": {"hex": "N2246"}, "Jg/97": {"hex": "N2246"}, "6/3Pz": {"hex": "N2246"},
+                                 "Ita/Celere": {"hex": "N2246"}, "HQ/2Hun": {"hex": "N2246"}})
+    seen = []
+    while not st.take_step(sc, rules, "G/57"):
+        seen.append(st.strengths(sc, rules, "G/57")[0])
+    assert seen == [4, 2, 1]                                                        # 9.63: 9-9, 4-9, 2-9, 1-9
+    assert not st.take_step(sc, rules, "Jg/97") and st.strengths(sc, rules, "Jg/97")[0] == 3 and st.take_step(sc, rules, "Jg/97")
+    assert not st.take_step(sc, rules, "6/3Pz") and st.strengths(sc, rules, "6/3Pz")[0] == 2   # 9.62
+    assert not st.take_step(sc, rules, "Ita/Celere") and st.take_step(sc, rules, "Ita/Celere")
+    assert st.take_step(sc, rules, "HQ/2Hun")                                       # 11.42: one step
+    assert SC().units["Hun/6"].step_count == 1 and SC().units["R/6"].step_count == 1          # 9.61, 9.65 errata
+
+
+def test_9_64_9_65_an_untried_unit_has_one_step_whatever_its_defence():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [6, 8]}, "G/57": {"hex": "N2246"},
+                                      "G/75": {"hex": "N2246"}, "G/79": {"hex": "N2146"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75", "G/79"])], dice=[2], policies={"defender_result": "loss"})
+    assert fight(ctx)["column"] == "3-1" and fight(ctx)["result"] == "D2"
+    assert st.status(rules, "R/6") == "gone"
+
+
+# --- 9.66-9.69: results ---------------------------------------------------------------------------------
+
+def test_9_66_9_86_defenders_eliminated_and_an_advance_of_two_hexes():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, "G/57": {"hex": "N2246"},
+                                      "G/75": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[1], policies={"advance": "ask"})
+    assert fight(ctx)["result"] == "De" and st.status(rules, "R/6") == "gone"
+    opts = combat.advance_options(SC(), rules, rules["combat"])
+    assert {"type": "advance", "units": ["G/57"], "path": ["N2245", "N2244"]} in opts        # 9.86: a second hex
+    play(rules, [{"type": "advance", "units": ["G/57"], "path": ["N2245", "N2244"]}, {"type": "advance", "units": []}],
+         policies={"advance": "ask"})
+    assert st.hex_of(rules, "G/57") == "N2244" and st.has(rules["ps"]["advanced"], "G/57")
+
+
+def test_9_13_9_67_one_step_in_all_or_every_unit_retreats():
+    units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
+             "R/63": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"},
+             "G/79": {"hex": "N2146"}, "G/113": {"hex": "N2146"}, **HQ}
+    attackers = ["G/57", "G/75", "G/79", "G/113"]
+    rules = at(phase="combat", units=units)
+    ctx = play(rules, [attack(["N2245"], attackers)], dice=[4], policies={"defender_result": "loss"})
+    assert fight(ctx)["column"] == "3-1" and fight(ctx)["result"] == "D1/A1"
+    assert sum(st.status(rules, u) == "gone" for u in ("R/6", "R/38", "R/63")) == 1
+    rules = at(phase="combat", units=units)
+    ctx = play(rules, [attack(["N2245"], attackers)], dice=[4], policies={"defender_result": "retreat"})
+    assert len(events_of(ctx, "retreat")) == 3 and all(st.hex_of(rules, u) != "N2245" for u in ("R/6", "R/38", "R/63"))
+
+
+def test_9_68_split_result_defender_first_then_attacker():
+    units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, **HQ}
+    rules = at(phase="combat", units=units)
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defender_result": "retreat"})
+    # 9 against 4 is 2-1: die 1 D2 -- take die 5 on 1-1 for the split result
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[2], policies={"defender_result": "retreat"})
+    assert fight(ctx)["column"] == "1-1" and fight(ctx)["result"] == "D1/A1"
+    kinds = [e["type"] for e in ctx.events if e["type"] in ("retreat", "step", "advance")]
+    assert kinds[:2] == ["retreat", "step"]                                         # defender first
+    assert st.hex_of(rules, "G/57") == "N2245"                                      # took its loss: may advance
+
+
+def test_9_69_engaged_both_lose_a_step_nobody_moves():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [3, 9]}, "GR/9": {"hex": "N2245"},
+                                      "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[3])
+    assert fight(ctx)["column"] == "1-1" and fight(ctx)["result"] == "Eng"
+    assert not events_of(ctx, "retreat") and not events_of(ctx, "advance")
+    assert st.lost(rules, "G/57") + st.lost(rules, "G/75") == 1
+
+
+# --- 9.7: retreats --------------------------------------------------------------------------------------
+
+def test_9_71_9_72_the_opponent_picks_a_path_ending_as_far_as_the_result():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                      "G/75": {"hex": "N2246"}, "G/79": {"hex": "N2247"}, **HQ})
+    play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[1], policies={"retreat_paths": "ask"})
+    need = __import__("pbem.rulesets.dos.flow", fromlist=["x"]).next_step(SC(), rules)
+    assert need.kind == "retreat" and need.side == "axis" and need.rule == "9.72"
+    paths = combat.retreat_options(SC(), rules, rules["combat"])
+    sc = SC()
+    assert paths and all(sc.distance(sc.idx["N2245"], sc.idx[o["path"][-1]]) == 2 for o in paths)
+    ezoc = bd.Board(sc, rules).ezoc("soviet")
+    assert all(sc.idx[h] not in ezoc for o in paths for h in o["path"])             # 9.71
+
+
+def test_9_73_9_74_vacant_hexes_first_and_never_over_the_stacking_limit():
+    sc = SC()
+    blockers = {f"R/{n}": {"hex": h, "revealed": [1, 1]} for n, h in zip((38, 63, 77), ("N2144", "N2144", "N2144"))}
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                      "G/75": {"hex": "N2146"}, "G/79": {"hex": "N2346"}, **blockers, **HQ})
+    opts = None
+    play(rules, [attack(["N2245"], ["G/57", "G/75", "G/79"])], dice=[4], policies={"retreat_paths": "ask"})
+    opts = combat.retreat_options(sc, rules, rules["combat"])
+    assert opts and all(not bd.Board(sc, rules).units_at(sc.idx[o["path"][0]]) for o in opts)    # vacant first
+
+
+def test_9_73_no_path_of_retreat_means_elimination():
+    surround = {"G/57": {"hex": "N2246"}, "G/75": {"hex": "N2146"}, "G/79": {"hex": "N2145"}, "G/113": {"hex": "N2244"},
+                "G/168": {"hex": "N2345"}, "G/294": {"hex": "N2346"}}
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, **surround, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defender_result": "retreat"})
+    assert fight(ctx)["result"] in ("D2", "D1")
+    assert st.status(rules, "R/6") == "gone"
+
+
+def test_9_75_a_unit_retreated_into_a_friendly_hex_dies_with_it():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2244", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
+                                      "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2145"}, "G/79": {"hex": "N2143"},
+                                      "G/113": {"hex": "N2343"}, **HQ})
+    rules["pt"]["retreated"] = {"R/38": "N2245"}
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[6], policies={"defender_result": "loss"})
+    assert fight(ctx)["defence"] == 1 or fight(ctx)["defence"] == 4
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
+                                      "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2146"}, **HQ})
+    rules["pt"]["retreated"] = {"R/38": "N2245"}
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[2], policies={"defender_result": "loss"})
+    assert fight(ctx)["defence"] == 4                                               # R/38 adds nothing
+    assert st.status(rules, "R/38") == "gone" and events_of(ctx, "eliminated")[0]["rule"] == "9.75"
+
+
+# --- 9.8: advance after combat -------------------------------------------------------------------------
+
+def test_9_81_to_9_85_advance_along_the_path_of_retreat_then_out_of_the_fight():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2243", "revealed": [2, 4]},
+                                      "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[1], policies={"advance": "ask"})
+    path = events_of(ctx, "retreat")[0]["path"]
+    opts = combat.advance_options(SC(), rules, rules["combat"])
+    # 9.81, 9.82, 9.84: into the emptied hex, then along the path of retreat, short of the unit at its end
+    assert {"type": "advance", "units": ["G/57"], "path": path[:1]} in opts
+    assert {"type": "advance", "units": ["G/57"], "path": path[:-1]} in opts
+    assert all(o["path"] == path[:len(o["path"])] for o in opts if o["units"])
+    play(rules, [{"type": "advance", "units": ["G/57"], "path": path[:-1]}, {"type": "advance", "units": []}],
+         policies={"advance": "ask"})
+    assert st.hex_of(rules, "G/57") == path[-2] and st.has(rules["ps"]["advanced"], "G/57")   # 9.83: through the ZOC
+
+
+def test_9_87_the_defender_advances_when_the_attackers_give_way():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246", "steps_lost": 3},
+                                      "G/75": {"hex": "N2247"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6], policies={"attacker_result": "retreat"})
+    assert fight(ctx)["result"] in ("Ae", "A2") and st.hex_of(rules, "G/57") != "N2246"
+    assert events_of(ctx, "advance") and st.hex_of(rules, "R/6") == "N2246"
+    refused(rules, attack(["N2246"], ["G/75"]), "9.85")                             # advanced: not attacked again
+
+
+# --- 10.x in combat -------------------------------------------------------------------------------------
+
+def test_10_22_a_river_doubles_only_when_every_attacker_crosses_it():
+    a, b = "N3028", "N3027"
+    sc = SC()
+    other = next(sc.ids[j] for j in sc.nb[sc.idx[b]] if sc.side_kind.get((j, sc.idx[b])) is None and sc.ids[j] != a
+                 and sc.terrain_of[j] == "clear")
+    rules = at(phase="combat", units={"R/6": {"hex": b, "revealed": [2, 4]}, "A/21": {"hex": b}, "G/57": {"hex": a}})
+    assert fight(play(rules, [attack([b], ["G/57"])], dice=[6]))["defence"] == 8
+    rules = at(phase="combat", units={"R/6": {"hex": b, "revealed": [2, 4]}, "A/21": {"hex": b}, "G/57": {"hex": a},
+                                      "G/75": {"hex": other}})
+    assert fight(play(rules, [attack([b], ["G/57", "G/75"])], dice=[6]))["defence"] == 4
+
+
+def test_10_24_the_don_triples():
+    rules = at(phase="combat", units={"R/6": {"hex": "N3020", "revealed": [2, 4]}, "A/21": {"hex": "N3020"},
+                                      "G/57": {"hex": "N3121"}})
+    assert fight(play(rules, [attack(["N3020"], ["G/57"])], dice=[6]))["defence"] == 12
+
+
+def test_10_27_no_attack_across_the_volga():
+    rules = at(phase="combat", units={"R/6": {"hex": "N3117", "revealed": [2, 4]}, "G/57": {"hex": "N3116"}})
+    refused(rules, attack(["N3117"], ["G/57"]), "10.27")
+
+
+def test_9_31_9_32_10_32_10_34_rough_doubles_mountains_triple_or_double():
+    r_from, r = find_step("rough", where=lambda sc, a, b: sc.ids[a].startswith("S2"))
+    rules = at(phase="combat", units={"R/6": {"hex": r, "revealed": [2, 4]}, "G/57": {"hex": r_from}})
+    d = fight(play(rules, [attack([r], ["G/57"])], dice=[6]))["defence"]
+    assert d in (4, 8) and "rough x2" in fight(play(at(phase="combat", units={"R/6": {"hex": r, "revealed": [2, 4]},
+                                                                                 "G/57": {"hex": r_from}}),
+                                                      [attack([r], ["G/57"])], dice=[6]))["defence_parts"][0]
+    m_from, m = find_step("mountain", frm="rough")
+    rules = at(phase="combat", units={"R/6": {"hex": m, "revealed": [2, 4]}, "G/57": {"hex": m_from}})
+    assert "mountain x3" in fight(play(rules, [attack([m], ["G/57"])], dice=[6]))["defence_parts"][0]
+    rules = at(phase="combat", units={"R/6": {"hex": m, "revealed": [2, 4]}, "Mt/1": {"hex": m_from}})
+    assert "mountain x2" in fight(play(rules, [attack([m], ["Mt/1"])], dice=[6]))["defence_parts"][0]
+    rules = at(phase="combat", units={"R/6": {"hex": m, "revealed": [2, 4]}, "6/3Pz": {"hex": m_from}})
+    refused(rules, attack([m], ["6/3Pz"]), "10.34")
+
+
+def test_10_46_a_minor_city_gives_nothing():
+    sc = SC()
+    city = next(h for c in sc.cities if c.cls == "minor" for h in c.hexes
+                if sc.terrain_of[sc.idx[h]] == "clear" and sc.idx[h] not in sc.axis_start
+                and any(sc.side_kind.get((sc.idx[h], j)) is None and sc.terrain_of[j] == "clear" for j in sc.nb[sc.idx[h]]))
+    frm = next(sc.ids[j] for j in sc.nb[sc.idx[city]] if sc.side_kind.get((sc.idx[city], j)) is None)
+    rules = at(phase="combat", units={"GR/9": {"hex": city}, "A/21": {"hex": city}, "G/57": {"hex": frm}})
+    d = fight(play(rules, [attack([city], ["G/57"])], dice=[6]))
+    assert d["defence"] in (9, 4) and "x" not in d["defence_parts"][0]
+
+
+# --- 11.4: HQs in combat --------------------------------------------------------------------------------
+
+def test_11_1_11_41_11_44_an_hq_alone_defends_with_its_rating_doubled_by_terrain():
+    rules = at(phase="combat", units={"A/21": {"hex": "N2245"}, "G/57": {"hex": "N2246"}})
+    assert fight(play(rules, [attack(["N2245"], ["G/57"])], dice=[6]))["defence"] == 3
+    rules = at(player="soviet", phase="combat", units={"HQ/2Hun": {"hex": "N2253"}, "R/6": {"hex": "N2252", "revealed": [2, 4]},
+                                                        "A/21": {"hex": "N2252"}})
+    assert fight(play(rules, [attack(["N2253"], ["R/6"])], dice=[6]))["defence"] == 4   # 5 // 2, x2 in Kharkov
+
+
+def test_11_42_an_hq_may_take_the_step_loss():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "A/9": {"hex": "N2245"},
+                                      "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, **HQ})
+    play(rules, [attack(["N2245"], ["G/57", "G/75"]), {"type": "loss", "unit": "A/9"}], dice=[4],
+         policies={"defender_result": "loss", "losses": "ask"})
+    assert st.status(rules, "A/9") == "gone" and st.status(rules, "R/6") == "map"
+
+
+def test_11_44_11_45_hqs_retreat_with_their_stack():
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, "A/21": {"hex": "N2245"},
+                                                        "A/9": {"hex": "N2245"}, "G/57": {"hex": "N2246"}})
+    ctx = play(rules, [attack(["N2246"], ["R/6"], hqs=["A/21"])], dice=[3], policies={"attacker_result": "retreat"})
+    assert fight(ctx)["result"] == "A2"
+    moved = {e["unit"] for e in events_of(ctx, "retreat")}
+    assert moved == {"R/6", "A/21", "A/9"}                                          # A/9 was not in the attack
+
+
+def test_11_46_11_47_6_53_hq_limits():
+    rules = at(player="soviet", units={"A/21": {"hex": "N2245"}, "G/57": {"hex": "N2246"}})
+    refused(rules, {"type": "overrun", "units": ["A/21"], "target": "N2246"}, "11.46")
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}})
+    refused(rules, attack(["N2246"], ["R/6"]), "11.47")                              # no HQ in reach
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, **HQ})
+    play(rules, [attack(["N2245"], ["G/57"])], dice=[6])                           # German units need none
+
+
+# --- 6.5, 6.6: overrun and disruption ---------------------------------------------------------------------
+
+def test_6_5_6_51_6_52_6_56_overrun_from_a_zoc_then_on_or_stop():
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "3/3Pz": {"hex": "N2246"}, "394/3Pz": {"hex": "N2246"},
+                      "R/6": {"hex": "N2245", "revealed": [1, 1]}, **HQ})
+    ctx = play(rules, [{"type": "overrun", "units": ["3/3Pz", "394/3Pz", "6/3Pz"], "target": "N2245"}], dice=[1])
+    assert fight(ctx)["attack"] == 8 and st.hex_of(rules, "6/3Pz") == "N2245"      # 16 / 2; in the emptied hex
+    play(rules, [{"type": "move", "units": ["3/3Pz", "394/3Pz", "6/3Pz"], "path": ["N2244"]}])    # and on
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [3, 9]}, **HQ})
+    play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}], dice=[1], policies={"attacker_result": "loss"})
+    assert st.has(rules["ps"]["stopped"], "6/3Pz")                                   # 6.52
+    refused(rules, {"type": "move", "units": ["6/3Pz"], "path": ["N2247"]}, "6.52")
+    rules = at(phase="combat", units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [1, 1]}, **HQ})
+    refused(rules, {"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}, "6.5")    # Movement Phases only
+
+
+def test_6_24_a_retreat_spends_no_movement_points():
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [3, 9]}, **HQ})
+    ctx = play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}], dice=[1],
+               policies={"attacker_result": "retreat"})
+    assert fight(ctx)["column"] == "1-3" and fight(ctx)["result"] == "A1"          # 2 against 9
+    assert st.hex_of(rules, "6/3Pz") != "N2246" and rules["ps"]["moved"]["6/3Pz"] == 3   # the overrun's 3 only
+
+
+def test_13_4_an_eliminated_untried_unit_never_returns():
+    from pbem.rulesets.dos import reinforce
+    from tests.test_dos_support import Ctx
+
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, "G/57": {"hex": "N2246"}, **HQ})
+    play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"advance": "none"})
+    assert st.status(rules, "R/6") == "gone"
+    rifle = SC().groups["rifle"]
+    rules["units"].update({u: "pool" for u in rifle[:3] if u != "R/6"})
+    drawn = reinforce.draw(SC(), rules, "rifle", 5, Ctx(), "t3.test", "ready")
+    assert "R/6" not in drawn and len(drawn) == len([u for u in rifle[:3] if u != "R/6"])
+
+
+def test_6_54_6_59_overrun_stacks_start_together_never_across_the_don():
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "3/3Pz": {"hex": "N2247"}, "R/6": {"hex": "N2245", "revealed": [1, 1]}, **HQ})
+    play(rules, [{"type": "move", "units": ["3/3Pz"], "path": ["N2246"]}])
+    refused(rules, {"type": "overrun", "units": ["3/3Pz", "6/3Pz"], "target": "N2245"}, "6.28")
+    rules = at(units={"6/3Pz": {"hex": "N3121"}, "R/6": {"hex": "N3020", "revealed": [1, 1]}, **HQ})
+    refused(rules, {"type": "overrun", "units": ["6/3Pz"], "target": "N3020"}, "6.59")
+
+
+def test_6_57_6_58_9_88_no_advance_after_an_overrun():
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [1, 1]}, **HQ})
+    ctx = play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245"}], dice=[1],
+               policies={"defender_result": "retreat"})
+    assert not events_of(ctx, "advance") and events_of(ctx, "overrun")[-1]["rule"] == "6.51"
+
+
+def test_6_61_to_6_64_disruption():
+    sc = SC()
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "3/3Pz": {"hex": "N2246"}, "394/3Pz": {"hex": "N2246"},
+                      "R/6": {"hex": "N2245", "revealed": [3, 5]}, "A/21": {"hex": "N2245"}})
+    ctx = play(rules, [{"type": "overrun", "units": ["3/3Pz", "394/3Pz", "6/3Pz"], "target": "N2245"}], dice=[3],
+               policies={"defender_result": "loss", "losses": "least-strength"})
+    assert events_of(ctx, "disrupted") and st.has(rules["disrupted"], "R/6") or st.has(rules["disrupted"], "A/21")
+    assert bd.Board(sc, rules).zoc("soviet") == frozenset()                       # 6.62: no ZOC
+    hq_rules = at(player="soviet", units={"A/21": {"hex": "N2245", "markers": ["disrupted"]},
+                                          "R/6": {"hex": "N2245", "revealed": [2, 4]}})
+    assert st.has(hq_rules["ps"]["oos"], "R/6")                                      # 6.64: a disrupted HQ supplies none
+    with pytest.raises(IllegalOrder):
+        play(hq_rules, [{"type": "move", "units": ["A/21"], "path": ["N2244"]}])     # 6.62
+    play(hq_rules, [{"type": "end"}, {"type": "end"}, {"type": "end"}])
+    assert not st.has(hq_rules["disrupted"], "A/21")                                 # 6.63
+
+
+# --- 7.2: divisional integrity ---------------------------------------------------------------------------
+
+def test_7_2_7_21_7_23_a_whole_division_doubles_until_a_regiment_is_lost():
+    units = {"6/3Pz": {"hex": "N2245"}, "3/3Pz": {"hex": "N2245"}, "394/3Pz": {"hex": "N2245"},
+             "R/6": {"hex": "N2244", "revealed": [6, 8]}, "A/21": {"hex": "N2244"}}
+    rules = at(player="soviet", phase="combat", units=units)
+    assert fight(play(rules, [attack(["N2245"], ["R/6"], hqs=["A/21"])], dice=[6]))["defence"] == 16
+    rules = at(player="soviet", phase="combat", units=units)
+    rules["broken"] = ["3Pz"]
+    assert fight(play(rules, [attack(["N2245"], ["R/6"], hqs=["A/21"])], dice=[6]))["defence"] == 8
+
+
+# --- 13.x: untried units ------------------------------------------------------------------------------------
+
+def test_13_0_13_1_13_2_revealed_at_the_instant_of_combat_from_the_remaining_pool():
+    sc = SC()
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245"}, "G/57": {"hex": "N2246"}, **HQ})
+    before = untried.remaining(sc, rules, "sov-rifle")
+    assert st.untried(sc, rules, "R/6")
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6], picks=[len(before) - 1])
+    assert rules["revealed"]["R/6"] == list(before[-1]) and events_of(ctx, "reveal")[0]["rule"] == "13.2"
+    assert len(untried.remaining(sc, rules, "sov-rifle")) == len(before) - 1
+    assert ctx.labels[0].endswith(".draw.R/6")                                       # drawn before the die
+
+
+def test_13_3_a_no_strength_unit_is_removed_and_its_hex_is_empty():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245"}, "G/57": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], picks=[0])                    # the pool's first counter: 0-0
+    assert st.status(rules, "R/6") == "gone" and events_of(ctx, "eliminated")[0]["rule"] == "13.3"
+    assert not events_of(ctx, "combat") or fight(ctx).get("result") is None
+
+
+# --- 14.1-14.3: air points on combat ------------------------------------------------------------------------
+
+def test_14_11_14_14_14_15_supply_and_range_of_air_units():
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                                        "AA/2": {"hex": "N2230"}, "AA/4": {"hex": "N2245"}, **HQ})
+    refused(rules, attack(["N2246"], ["R/6"], air={"units": ["AA/2"], "shift": -1}), "14.14")
+    ctx = play(rules, [attack(["N2246"], ["R/6"], air={"units": ["AA/4"], "shift": -1})], dice=[2])
+    assert fight(ctx)["row"] == 1
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                                        "AA/4": {"hex": "N2250"}, **HQ})
+    refused(rules, attack(["N2246"], ["R/6"], air={"units": ["AA/4"], "shift": -1}), "14.11")
+
+
+def test_14_21_14_22_14_7_the_defender_answers_second_a_soviet_army_has_one_point():
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                      "AA/4": {"hex": "N2143"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defence_air": "all"})
+    assert events_of(ctx, "air")[0]["units"] == ["AA/4"] and fight(ctx)["row"] == 2
+    assert rules["air"] == {"AA/4": 1}
+    assert combat._available_air(SC(), rules, "soviet", [SC().idx["N2245"]]) == []   # its one point is spent
+
+
+def test_14_24_more_attacking_air_points_cancel_the_river():
+    a, b = "N3028", "N3027"
+    sc = SC()
+    base = next(sc.ids[i] for i in sorted(sc.axis_start) if sc.distance(i, sc.idx[b]) <= 20)
+    rules = at(phase="combat", units={"R/6": {"hex": b, "revealed": [2, 4]}, "A/21": {"hex": b}, "G/57": {"hex": a},
+                                      "AirK/4": {"hex": base}})
+    ctx = play(rules, [attack([b], ["G/57"], air={"units": ["AirK/4"], "shift": -1})], dice=[6])
+    assert fight(ctx)["defence"] == 4 and "negated" in fight(ctx)["defence_parts"][0]
+
+
+def test_14_3_air_points_on_overruns_axis_only():
+    rules = at(player="soviet", units={"TC/1": {"hex": "N2245"}, "G/57": {"hex": "N2246"}, "AA/4": {"hex": "N2245"}, **HQ})
+    refused(rules, {"type": "overrun", "units": ["TC/1"], "target": "N2246", "air": {"units": ["AA/4"], "shift": -1}}, "14.3")
+    rules = at(units={"6/3Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [1, 1]}, "AirK/8": {"hex": "N2250"}, **HQ})
+    ctx = play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245", "air": {"units": ["AirK/8"], "shift": -1}}],
+               dice=[2])
+    assert fight(ctx)["row"] == 1 and rules["air"] == {"AirK/8": 1}

@@ -1,0 +1,630 @@
+"""dos sequence of play and everything judged between phases: 4.1-4.2 (the phases in order,
+the inter-phases), 14.4 and 14.7 (interdiction, Air Points reset), 15.0-15.4 (reinforcements,
+withdrawals, substitutes, returns, the doubled north-map rate), 16.0-16.8 (Hitler Directives),
+17.0 (continuous front), 18.2 (the Don line and 18.23), 19.0-19.2 (VP and victory).
+
+Test names begin with the case they test."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from pbem.rulesets.dos import directives, flow, victory
+from pbem.rulesets.dos import scenario as scn
+from pbem.rulesets.dos import state as st
+from pbem.rulesets.dos.board import view
+from tests.test_dos_support import SC, Ctx, IllegalOrder, at, events_of, play
+
+END4 = [{"type": "end"}] * 4
+
+
+def vp_events(ctx: Ctx) -> list[tuple[str, str, int]]:
+    return [(e["rule"], e["side"], e["vp"]) for e in events_of(ctx, "vp")]
+
+
+def rail_path_to(target: str) -> list[str]:
+    """The rail hexes from the nearest rail hex west of the Front Line to `target` (exclusive
+    of the first): cleared and Axis-controlled, they make `target` a supply source (12.23)."""
+    sc = SC()
+    start = [j for j in sc.rail_hex if j in sc.axis_start]
+    prev = {j: None for j in start}
+    todo = deque(start)
+    while todo:
+        a = todo.popleft()
+        for b in sorted(sc.rail_nb[a]):
+            if b not in prev:
+                prev[b] = a
+                todo.append(b)
+    path, x = [], sc.idx[target]
+    while x not in sc.axis_start:
+        path.append(sc.ids[x])
+        x = prev[x]
+    return path[::-1]
+
+
+def started() -> tuple[dict, Ctx]:
+    rules = flow.setup_rules(SC())
+    ctx = Ctx()
+    play(rules, [{"type": "draw"}, {"type": "end"}, {"type": "end"}], ctx=ctx)
+    return rules, ctx
+
+
+# --- 4.1, 4.2: the sequence of play ------------------------------------------------------------------
+
+def test_4_1_4_2_a_game_turn_phase_by_phase():
+    rules, ctx = started()
+    assert (rules["turn"], rules["player"], rules["phase"]) == (1, "axis", "move")
+    ctx.events.clear()
+    ctx.dice = [2]
+    play(rules, [{"type": "end"}] * 8, ctx=ctx)
+    phases = [(e.get("side"), e["phase"]) for e in events_of(ctx, "phase")]
+    assert phases == [("axis", "combat"), ("axis", "mech"), ("axis", "interdiction"),
+                      ("soviet", "move"), ("soviet", "combat"), ("soviet", "mech"), ("soviet", "interdiction"),
+                      (None, "interphase"), ("axis", "move")]
+    kinds = [e["type"] for e in ctx.events]
+    # C: the Soviet reinforcements come at the start of his player-turn; D, then A of turn 2,
+    # then the withdrawal of 15.21 and the Axis reinforcements, before the Axis moves
+    assert kinds.index("reinforcements") < kinds.index("phase", 3)
+    t2 = kinds.index("game-turn")
+    assert kinds[t2:t2 + 4] == ["game-turn", "directive", "withdrawal", "reinforcements"]
+    assert rules["turn"] == 2 and [x for x in ctx.labels if "directive" in x] == ["t2.directive"]
+
+
+def test_2_0_4_2_a_no_directive_roll_on_game_turn_1():
+    rules, ctx = started()
+    assert not [x for x in ctx.labels if "directive" in x]
+    assert rules["directive"] is None                                                      # 16.0
+
+
+def test_4_2_phases_refuse_the_orders_of_other_phases():
+    rules = at(phase="combat")
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [{"type": "move", "units": [], "path": []}])
+    assert info.value.rule == "9.0"
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [{"type": "end", "phase": "move"}])
+    assert info.value.rule == "4.2"
+
+
+def test_4_2_d_19_14_19_15_19_16_the_record_inter_phase_in_its_order():
+    """17.2 (both sides), 18.22, 18.14, 16.63, 19.17, in this order (README)."""
+    path = rail_path_to("N3217")
+    rules = at(turn=5, player="soviet", phase="interdiction", units={"G/57": {"hex": "N3217"}},
+               cleared=path, control=dict.fromkeys(path, "axis"), directive={"letter": "C", "obtained": 2, "deadlines": {"Maykop": 5}})
+    rules["strategic"] = True
+    ctx = play(rules, [{"type": "end"}], dice=[2], policies={"rail_clearing": "none", "truck_railheads": "none"})
+    got = [r for r, _, _ in vp_events(ctx)]
+    assert got == ["17.2", "17.2", "18.22", "18.14", "16.63", "19.17"], got
+    assert vp_events(ctx)[2][2] == len(SC().don_line)           # no Soviet unit: every Don-line hex fails
+    assert vp_events(ctx)[3] == ("18.14", "soviet", -2)
+    assert rules["turn"] == 6
+
+
+# --- 14.4, 14.7: air interdiction and the Air Point markers -----------------------------------------
+
+def test_14_7_air_points_are_reset_in_the_record_inter_phase():
+    rules = at(turn=5, player="soviet", phase="interdiction", units={"AirK/4": {"hex": "N2154"}},
+               air_spent={"AirK/4": 2})
+    play(rules, [{"type": "end"}], dice=[2])
+    assert rules["air"] == {} and rules["turn"] == 6
+
+
+def test_14_41_14_47_two_markers_per_air_point_within_range_on_any_hex():
+    sc = SC()
+    rules = at(phase="interdiction", units={"AirK/4": {"hex": "N2154"}, "R/6": {"hex": "N2140", "revealed": [2, 4]}})
+    far = next(sc.ids[j] for j in range(len(sc.ids)) if sc.distance(j, sc.idx["N2154"]) == 21)
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": [far]}])
+    assert info.value.rule == "14.41" and "range" in info.value.message                 # 14.14: 20 hexes
+    ctx = play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": ["N2140", "N2141"]}])  # 14.47: on R/6
+    assert rules["interdiction"]["axis"] == ["N2140", "N2141"] and rules["air"] == {"AirK/4": 1}
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": ["N2141"]}])
+    assert info.value.rule == "14.45"                                                    # one marker a hex
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": ["N2142", "N2143", "N2144"]}])
+    assert info.value.rule == "14.41"
+    play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": ["N2142"]}])
+    with pytest.raises(IllegalOrder) as info:                                            # 3.33: two points a turn
+        play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": ["N2143"]}])
+    assert info.value.rule == "3.33"
+    assert events_of(ctx, "interdiction")[0]["rule"] == "14.41"
+
+
+def test_14_14_a_soviet_air_army_reaches_twelve_hexes():
+    sc = SC()
+    rules = at(player="soviet", phase="interdiction", units={"AA/2": {"hex": "N1001"}, "A/21": {"hex": "N1002"}})
+    near = next(sc.ids[j] for j in range(len(sc.ids)) if sc.distance(j, sc.idx["N1001"]) == 12)
+    far = next(sc.ids[j] for j in range(len(sc.ids)) if sc.distance(j, sc.idx["N1001"]) == 13)
+    with pytest.raises(IllegalOrder):
+        play(rules, [{"type": "interdict", "air": "AA/2", "hexes": [far]}])
+    play(rules, [{"type": "interdict", "air": "AA/2", "hexes": [near]}])
+    assert rules["interdiction"]["soviet"] == [near]
+
+
+def test_14_45_markers_last_through_the_enemy_player_turn():
+    rules = at(phase="interdiction", units={"AirK/4": {"hex": "N2154"}})
+    play(rules, [{"type": "interdict", "air": "AirK/4", "hexes": ["N2140", "N2141"]}, {"type": "end"}])
+    assert rules["player"] == "soviet" and rules["interdiction"]["axis"] == ["N2140", "N2141"]
+    ctx = play(rules, [{"type": "end"}] * 3)                                             # to the Soviet phase
+    assert rules["phase"] == "interdiction" and rules["interdiction"]["axis"] == []
+    assert events_of(ctx, "interdiction")[0]["rule"] == "14.45"
+
+
+# --- 15.2: withdrawals ----------------------------------------------------------------------------------
+
+def withdrawal_due(turn: int, units: dict) -> dict:
+    """The state at the withdrawal of `turn` (15.21), the standing order set to ask."""
+    rules = at(turn=turn - 1, player="soviet", phase="interdiction", units=units)
+    play(rules, [{"type": "end"}], dice=[2], policies={"withdrawal": "ask", "rail_clearing": "none",
+                                                       "truck_railheads": "none"})
+    assert rules["pending"] and rules["pending"][0]["kind"] == "withdrawal"
+    return rules
+
+
+def options(rules) -> list[list[str]]:
+    need = flow.next_step(SC(), rules)
+    return [o["units"] for o in flow.legal_orders(SC(), rules, need)]
+
+
+def test_15_2_15_21_15_23_15_25_the_named_unit_or_an_equivalent_back_at_full_strength():
+    rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354", "steps_lost": 2},
+                               "Jg/97": {"hex": "N2453"}})
+    assert options(rules) == [["G/76"], ["G/9"], ["Jg/97"]]                              # named first (15.21)
+    ctx = play(rules, [{"type": "withdraw", "units": ["G/9"]}])
+    assert st.status(rules, "G/9") == "due" and rules["due"]["G/9"] == 20 and "G/9" not in rules["lost"]
+    assert events_of(ctx, "withdrawal")[0]["rule"] == "15.23"
+    assert rules["phase"] == "move" and st.on_map(rules, "G/76")
+
+
+def test_15_22_in_an_enemy_zoc_or_broken_means_unavailable():
+    rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"},
+                               "R/6": {"hex": "N2153", "revealed": [2, 4]}})
+    assert options(rules) == [["G/9"]]                                                  # 15.22 (d)
+    rules = withdrawal_due(4, {"Fus/GD": {"hex": "N2354"}, "Gren/GD": {"hex": "N2354"},
+                               "6/3Pz": {"hex": "N2454"}, "3/3Pz": {"hex": "N2454"}, "394/3Pz": {"hex": "N2454"},
+                               "201/23Pz": {"hex": "N2554"}, "126/23Pz": {"hex": "N2554"}})
+    assert options(rules) == [["Fus/GD", "Gren/GD"], ["3/3Pz", "394/3Pz", "6/3Pz"]]   # 23 Pz lost a regiment
+
+
+def test_15_24_without_an_equivalent_the_steps_of_the_named_unit():
+    rules = withdrawal_due(2, {"G/9": {"hex": "N2354", "steps_lost": 2}, "Jg/97": {"hex": "N2352"},
+                               "R/6": {"hex": "N2353", "revealed": [2, 4]}})
+    opts = options(rules)
+    assert ["G/9", "Jg/97"] in opts                                                       # 2 + 2 = 4 steps of 9-9
+    play(rules, [{"type": "withdraw", "units": ["G/9", "Jg/97"]}])
+    assert st.status(rules, "G/9") == "due" and st.status(rules, "Jg/97") == "due"
+
+
+def test_15_25_returns_come_back_on_their_turn():
+    rules = at(turn=19, player="soviet", phase="interdiction", units={"G/76": {"status": "due", "turn": 20}})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert st.status(rules, "G/76") == "ready" and "G/76" in events_of(ctx, "reinforcements")[0]["units"]
+
+
+# --- 15.1, 15.3, 15.4: reinforcements ----------------------------------------------------------------
+
+def test_15_1_15_5_axis_arrivals_of_the_track():
+    sc = SC()
+    rules = at(turn=2, player="soviet", phase="interdiction", units={}, rest="pool")
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    arrived = set(events_of(ctx, "reinforcements")[0]["units"])
+    assert arrived == {u for u, x in sc.units.items() if x.side == "axis" and x.turn == 3}
+    assert {"G/73", "G/125"} <= arrived                                                   # 20.1
+
+
+def test_15_3_15_5_soviet_draws_by_group_and_map_section():
+    sc = SC()
+    rules = at(turn=1, player="axis", phase="interdiction", units={}, rest="pool")
+    ctx = play(rules, [{"type": "end"}])
+    labels = [x for x in ctx.labels if x.startswith("t1.reinforce.")]
+    counts = {}
+    for x in labels:
+        key = x.rsplit(".", 1)[0][len("t1.reinforce."):]
+        counts[key] = counts.get(key, 0) + 1
+    assert counts == {"rifle.n": 22, "rifle.s": 1, "cavalry.n": 5, "cavalry.s": 1, "guards.n": 1, "mech.n": 4,
+                      "hq.n": 2}
+    ready = [u for u, w in rules["units"].items() if w == "ready" and sc.side_of[u] == "soviet"]
+    assert sum(rules["ready_map"][u] == "south" for u in ready) == 2
+
+
+def accelerated(vp_adjust=None) -> dict:
+    rules = at(turn=4, units={"G/57": {"hex": "N0940"}}, rest="pool", vp_adjust=vp_adjust or {})
+    return rules
+
+
+def test_15_41_an_axis_unit_at_n0840_with_100_soviet_vp():
+    rules = accelerated()
+    ctx = play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840"]}])
+    assert rules["accel"] == "on" and events_of(ctx, "acceleration")[0]["rule"] == "15.41"
+
+
+def test_15_42_15_43_twice_the_north_map_units_the_south_unchanged():
+    rules = accelerated()
+    ctx = play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840"]}] + END4,
+               policies={"acceleration": "double"})
+    assert rules["player"] == "soviet" and events_of(ctx, "acceleration")[-1]["rule"] == "15.42"
+    got = [x for x in ctx.labels if x.startswith("t4.reinforce.")]
+    assert len([x for x in got if ".rifle.n." in x]) == 10 and len([x for x in got if ".mech.n." in x]) == 4  # 5n, 2n
+    assert len([x for x in got if ".rifle.s." in x]) == 1                                # 1s: not doubled
+
+
+def test_15_41_never_on_game_turn_1():
+    rules = at(turn=1, rest="pool")
+    rules["accel"] = "on"
+    ctx = play(rules, END4, policies={"acceleration": "double"})
+    assert len([x for x in ctx.labels if x.startswith("t1.reinforce.rifle.n.")]) == 22
+    assert not events_of(ctx, "acceleration")
+
+
+def test_15_44_the_doubling_ends_below_100_soviet_vp():
+    rules = accelerated({"soviet": -80})
+    play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840"]}])
+    assert rules["accel"] is None                                                         # 95 VP: not met
+    rules = accelerated()
+    play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840"]}])
+    rules["vp"]["soviet"] -= 80
+    ctx = play(rules, [{"type": "end"}])
+    assert rules["accel"] == "over" and events_of(ctx, "acceleration")[0]["rule"] == "15.44"
+    rules["vp"]["soviet"] += 80
+    play(rules, [{"type": "end"}])
+    assert rules["accel"] == "over"                                                       # it does not return
+
+
+# --- 16.0, 16.1, 16.2: the directive roll -----------------------------------------------------------------
+
+def test_16_0_16_1_16_21_table_lookups():
+    sc = SC()
+    assert directives.letter(sc, 30, 1, 4)[:2] == ("B", 0)                                # printed row 0
+    assert directives.letter(sc, 100, 1, 10)[:2] == ("D", 0)
+    assert directives.letter(sc, 45, 2, 5)[:2] == ("B", 2) and directives.letter(sc, 35, 2, 4)[:2] == ("A", 1)
+    assert directives.letter(sc, 75, 4, 7)[1:] == (4, 2)                                  # the errata example
+    assert directives.letter(sc, 20, 3, 3) == directives.letter(sc, 35, 3, 3)             # below 30: 30-39
+    assert directives.column(sc, 250) == len(sc.directive_columns) - 1
+    assert [b for _, _, b in sc.directive_columns] == [3, 5, 7, 9, 11, 13, 15]
+
+
+def test_16_0_an_even_die_leaves_the_table_alone():
+    rules = at(turn=4, player="soviet", phase="interdiction")
+    ctx = play(rules, [{"type": "end"}], dice=[4])
+    assert rules["directive"] is None and [x for x in ctx.labels if "directive" in x] == ["t5.directive"]
+
+
+def test_16_0_the_option_drops_the_directives():
+    sc = scn.Scenario(scn.load_historical(), {"hitler_directives": False})
+    rules = flow.rules_for(sc, {"turn": 4, "player": "soviet", "phase": "interdiction", "units": {}})
+    ctx = Ctx()
+    while rules["turn"] == 4:
+        flow.apply(sc, rules, flow.next_step(sc, rules), {"type": "end"}, ctx)
+    assert not [x for x in ctx.labels if "directive" in x] and rules["directive"] is None
+
+
+def test_16_23_16_61_a_new_letter_replaces_the_old_the_same_one_stays():
+    rules = at(turn=1, player="soviet", phase="interdiction", vp_adjust={"axis": 0})
+    # turn 2, Axis 30 VP: die 1 (odd), table die 1: 1 + 3 - 2 = 2 -> A (printed row 2)
+    ctx = play(rules, [{"type": "end"}], dice=[1, 1])
+    assert rules["directive"] == {"letter": "A", "obtained": 2, "deadlines": {"Rostov": 6, "Voronezh": 4}}  # 16.61
+    rules["turn"], rules["player"], rules["phase"] = 3, "soviet", "interdiction"
+    rules["ps"] = st.fresh_ps()
+    ctx = play(rules, [{"type": "end"}], dice=[1, 2])                                     # 2 + 3 - 4 = 1 -> A
+    assert rules["directive"]["obtained"] == 2 and events_of(ctx, "directive")[-1]["rule"] == "16.23"
+    rules["turn"], rules["player"], rules["phase"] = 4, "soviet", "interdiction"
+    ctx = play(rules, [{"type": "end"}], dice=[1, 5])                                     # 5 + 3 - 5 = 3
+    assert rules["directive"]["letter"] != "A" and rules["directive"]["obtained"] == 5
+
+
+# --- 16.3, 16.4: divisions across the Don, mechanized divisions in the north -----------------------------
+
+def across(n=1) -> list[str]:
+    sc = SC()
+    return [sc.ids[i] for i in sorted(sc.across_don) if not sc.mountain[i] and sc.hexrow_n[i] > 10][:n]
+
+
+def test_16_33_16_34_divisions_across_the_don_over_the_limit_leave_for_leningrad():
+    h1, h2 = across(2)
+    rules = at(phase="interdiction", units={"G/57": {"hex": h1}, "6/3Pz": {"hex": h2}, "G/75": {"hex": "N2154"}},
+               directive={"letter": "B", "obtained": 2})
+    play(rules, [{"type": "end"}], policies={"directive_removal": "ask"})
+    need = flow.next_step(SC(), rules)
+    assert need.kind == "directive-removal" and need.rule == "16.33"
+    assert [o["units"] for o in flow.legal_orders(SC(), rules, need)] == [["6/3Pz"], ["G/57"]]   # a regiment = its division
+    ctx = play(rules, [{"type": "remove", "units": ["G/57"]}, {"type": "remove", "units": ["6/3Pz"]}])
+    assert st.status(rules, "G/57") == "out" and st.status(rules, "6/3Pz") == "out" and rules["player"] == "soviet"
+    assert events_of(ctx, "removed")[0]["rule"] == "16.33"
+
+
+def test_16_32_no_limit_under_f_or_without_a_directive():
+    h1, = across(1)
+    for d in (None, {"letter": "F", "obtained": 2}):
+        rules = at(phase="interdiction", units={"G/57": {"hex": h1}}, directive=d)
+        play(rules, [{"type": "end"}], policies={"directive_removal": "ask"})
+        assert rules["player"] == "soviet" and st.on_map(rules, "G/57")
+
+
+def test_16_4_german_mechanized_divisions_on_the_north_map():
+    units = {r: {"hex": h} for d, h in (("3Pz", "N2154"), ("23Pz", "N2254"), ("29Pg", "N2354")) for r in SC().divisions[d]}
+    rules = at(phase="interdiction", units=units, directive={"letter": "C", "obtained": 2})       # C: 2 in the north
+    ctx = play(rules, [{"type": "end"}])
+    assert [e["rule"] for e in events_of(ctx, "removed")] == ["16.4"]
+    assert sum(all(st.on_map(rules, r) for r in SC().divisions[d]) for d in ("3Pz", "23Pz", "29Pg")) == 2
+
+
+# --- 16.5: No Retreats ------------------------------------------------------------------------------------
+
+def test_16_51_16_52_16_55_19_13_the_easternmost_hex_in_axis_zoc_must_stay_in_it():
+    sc = SC()
+    rules = at(units={"G/57": {"hex": "N2240"}, "G/75": {"hex": "N2340"}}, directive={"letter": "A", "obtained": 2})
+    victory.record_zoc(sc, rules, "axis")
+    assert rules["pt"]["zoc"]["N22"] == "N2239" and rules["pt"]["zoc"]["N23"] == "N2339"
+    ctx = play(rules, [{"type": "move", "units": ["G/57"], "path": ["N2241", "N2242"]},
+                       {"type": "move", "units": ["G/75"], "path": ["N2339"]}] + END4)
+    assert vp_events(ctx) == [("16.55", "soviet", 1)]                                      # N22 only, once
+    kinds = [(e["type"], e.get("side")) for e in ctx.events]
+    assert kinds.index(("vp", "soviet")) < kinds.index(("phase", "soviet"))              # 19.13: at the Axis end
+
+
+def test_16_54_not_south_of_hexrow_n36():
+    sc = SC()
+    rules = at(units={"G/57": {"hex": "N3740"}}, directive={"letter": "A", "obtained": 2})
+    victory.record_zoc(sc, rules, "axis")
+    assert "N37" not in rules["pt"]["zoc"] and "N36" in rules["pt"]["zoc"]
+
+
+def test_16_53_ground_lost_in_the_axis_combat_phase_is_excused():
+    sc = SC()
+    rules = at(phase="combat", units={"G/57": {"hex": "N2240"}}, directive={"letter": "A", "obtained": 2})
+    victory.record_zoc(sc, rules, "axis")
+    st.put(rules, "G/57", "N2242")                       # as a retreat after combat would
+    victory.note_surrendered(sc, rules)
+    ctx = play(rules, END4[:3])
+    assert vp_events(ctx) == []
+
+
+def test_18_24_ground_lost_in_the_soviet_combat_phase_is_excused():
+    sc = SC()
+    i = next(i for i in sorted(sc.across_don) if sc.hexrow_n[i] > 10 and 5 <= sc.pos[i] <= 10
+             and not sc.mountain[i] and sc.terrain_of[i] == "clear")
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": sc.ids[i], "revealed": [2, 4]}})
+    victory.record_zoc(sc, rules, "soviet")
+    st.put(rules, "R/6", f"{sc.ids[i][:3]}{sc.pos[i] - 1:02d}")                # as a retreat after combat would
+    victory.note_surrendered(sc, rules)
+    ctx = play(rules, END4[:3], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "18.23"] == []
+
+
+def test_16_5_no_retreats_only_under_a_to_d():
+    sc = SC()
+    rules = at(units={"G/57": {"hex": "N2240"}}, directive={"letter": "E", "obtained": 2})
+    victory.record_zoc(sc, rules, "axis")
+    assert rules["pt"]["zoc"] == {}
+
+
+# --- 16.6: city deadlines ---------------------------------------------------------------------------------
+
+def test_16_63_16_64_never_more_than_the_city_is_worth_over_the_whole_game():
+    rules = at(turn=16, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
+                                                                         "deadlines": {"Tuapse": 16}},
+               penalties={"Tuapse": 4})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert vp_events(ctx)[-1] == ("16.63", "soviet", 1) and rules["penalty"] == {"Tuapse": 5}
+
+
+def test_16_62_a_captured_city_pays_nothing():
+    rules = at(turn=16, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
+                                                                         "deadlines": {"Tuapse": 16}},
+               control={h: "axis" for h in SC().city_by_name["Tuapse"].hexes})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == []
+
+
+def test_16_64_only_while_the_directive_is_in_force():
+    rules = at(turn=16, player="soviet", phase="interdiction", directive=None)
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == []
+
+
+# --- 16.7, 16.8: the Eleventh Army and extra trucks -------------------------------------------------------
+
+def test_16_7_the_eleventh_army_under_c_or_d_in_turns_3_to_5():
+    sc = SC()
+    rules = at(turn=2, player="soviet", phase="interdiction", rest="pool", directive={"letter": "C", "obtained": 2})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    eleventh = sorted(u for u, x in sc.units.items() if x.by == "16.7")
+    assert rules["eleventh"] and all(st.status(rules, u) == "ready" for u in eleventh)
+    assert sorted(events_of(ctx, "reinforcements")[0]["units"]) == eleventh
+    assert len(eleventh) == 6
+    rules = at(turn=5, player="soviet", phase="interdiction", rest="pool", directive={"letter": "C", "obtained": 2})
+    play(rules, [{"type": "end"}], dice=[2])
+    assert not rules["eleventh"]                                                          # turn 6: too late
+    rules = at(turn=2, player="soviet", phase="interdiction", rest="pool", directive={"letter": "A", "obtained": 2})
+    play(rules, [{"type": "end"}], dice=[2])
+    assert not rules["eleventh"]
+
+
+def test_16_8_a_truck_on_even_turns_under_c_or_d_six_at_most():
+    rules = at(turn=3, player="soviet", phase="interdiction", rest="pool", directive={"letter": "D", "obtained": 2})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert rules["trucks"] == 1 and [e["rule"] for e in events_of(ctx, "reinforcements")].count("16.8") == 1
+    rules["turn"], rules["player"], rules["phase"] = 4, "soviet", "interdiction"          # turn 5: odd
+    play(rules, [{"type": "end"}], dice=[2])
+    assert rules["trucks"] == 1
+    rules["trucks"] = 6
+    rules["turn"], rules["player"], rules["phase"] = 5, "soviet", "interdiction"
+    play(rules, [{"type": "end"}], dice=[2])
+    assert rules["trucks"] == 6
+
+
+# --- 17.0: the continuous front ---------------------------------------------------------------------------
+
+def column_of_units(col: int, side: str, skip: int | None = None, start: int = 1) -> dict:
+    """Units every second hexrow from N01 to N36 at position `col` (their ZOCs join up)."""
+    sc = SC()
+    pool = sorted(u for u, x in sc.units.items() if x.side == side and x.combat and not x.untried
+                  and x.move_class == "infantry")
+    out = {}
+    for k, row in enumerate(range(start, 37, 2)):
+        if row == skip:
+            continue
+        out[pool[k]] = {"hex": f"N{row:02d}{col:02d}"}
+    return out
+
+
+def test_17_0_17_11_17_2_a_chain_from_the_north_edge_to_hexrow_n36():
+    sc = SC()
+    rules = at(units=column_of_units(45, "axis"))
+    board = view(sc, rules)
+    assert victory.continuous_front(sc, rules, "axis", board)
+    rules = at(units=column_of_units(45, "axis", skip=19))
+    assert not victory.continuous_front(sc, rules, "axis", view(sc, rules))
+
+
+def test_17_11_an_enemy_unit_breaks_the_chain_17_12_air_units_do_not_count():
+    sc = SC()
+    units = column_of_units(45, "axis")
+    units["R/6"] = {"hex": "N1945", "revealed": [2, 4]}
+    gap = [u for u, w in units.items() if w["hex"] == "N1945" and u != "R/6"]
+    del units[gap[0]]
+    rules = at(units=units)
+    assert not victory.continuous_front(sc, rules, "axis", view(sc, rules))
+    units = column_of_units(45, "axis", skip=19)
+    units["AirK/4"] = {"hex": "N1945"}
+    units["Tr/1"] = {"hex": "N1944"}
+    rules = at(units=units)
+    assert not victory.continuous_front(sc, rules, "axis", view(sc, rules))
+
+
+def test_17_2_one_vp_to_the_other_side_for_each_broken_front():
+    rules = at(turn=3, player="soviet", phase="interdiction", units=column_of_units(45, "axis"))
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "17.2"] == [("17.2", "axis", 1)]         # the Soviet front only
+
+
+# --- 18.2: the Don line ------------------------------------------------------------------------------------
+
+def test_18_21_18_22_from_game_turn_4_one_vp_a_don_line_hex():
+    sc = SC()
+    rules = at(turn=3, player="soviet", phase="interdiction")
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "18.22"] == []                            # turn 3: not yet
+    rules = at(turn=4, player="soviet", phase="interdiction")
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "18.22"] == [("18.22", "axis", len(sc.don_line))]
+
+
+def test_18_22_no_vp_while_an_axis_unit_is_across_the_don():
+    h, = across(1)
+    rules = at(turn=4, player="soviet", phase="interdiction", units={"G/57": {"hex": h}})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "18.22"] == []
+
+
+def test_18_22_no_vp_for_a_hexrow_held_west_of_the_don():
+    sc = SC()
+    line = sc.don_line[5]
+    row = sc.hexrow_label[line]
+    west = next(i for i in sorted(sc.west_of_don) if sc.hexrow_label[i] == row and sc.pos[i] > sc.pos[line] + 3)
+    rules = at(turn=4, player="soviet", phase="interdiction",
+               units={"R/6": {"hex": sc.ids[west], "revealed": [2, 4]}})
+    board = view(sc, rules)
+    failed = victory.don_line_failures(sc, rules, board)
+    assert sc.ids[line] not in failed and len(failed) < len(sc.don_line)
+
+
+def test_18_23_18_25_soviet_ground_across_the_don_held_or_the_axis_scores():
+    sc = SC()
+    i = next(i for i in sorted(sc.across_don) if sc.hexrow_n[i] > 10 and 5 <= sc.pos[i] <= 10
+             and not sc.mountain[i] and sc.terrain_of[i] == "clear")
+    east = sc.idx[f"{sc.ids[i][:3]}{sc.pos[i] - 1:02d}"]                     # lower positions lie east
+    rules = at(player="soviet", units={"R/6": {"hex": sc.ids[i], "revealed": [2, 4]}})
+    victory.record_zoc(sc, rules, "soviet")
+    row = sc.hexrow_label[i]
+    assert rules["pt"]["zoc"][row] == f"{row}{sc.pos[i] + 1:02d}"               # the westernmost hex in its ZOC
+    ctx = play(rules, [{"type": "move", "units": ["R/6"], "path": [sc.ids[east]]}] + END4, dice=[2])
+    assert ("18.23", "axis", 3) in vp_events(ctx)            # its hexrow and the two it touches
+    outside = next(j for j in sorted(sc.west_of_don) if sc.hexrow_n[j] == 20 and not sc.mountain[j]
+                   and all(k not in sc.across_don for k in sc.nb[j]))
+    rules = at(player="soviet", units={"R/6": {"hex": sc.ids[outside], "revealed": [2, 4]}})
+    victory.record_zoc(sc, rules, "soviet")
+    assert rules["pt"]["zoc"] == {}                                                     # 18.25
+
+
+# --- 19.0-19.2: VP and victory ------------------------------------------------------------------------------
+
+def test_19_0_automatic_victory_at_three_to_one_at_any_moment():
+    rules = at(vp_adjust={"axis": 495})                    # 525 against 175
+    ctx = play(rules, [{"type": "end"}])
+    assert rules["phase"] == "over" and rules["result"]["automatic"] and rules["result"]["winner"] == "axis"
+    assert events_of(ctx, "victory")[0]["rule"] == "19.0"
+
+
+@pytest.mark.parametrize("axis, soviet, level", [
+    (300, 100, "Decisive Axis Victory"), (299, 100, "Marginal Axis Victory"), (200, 100, "Marginal Axis Victory"),
+    (199, 100, "Marginal Soviet Victory"), (101, 100, "Marginal Soviet Victory"),
+    (100, 100, "Decisive Soviet Victory"), (50, 100, "Decisive Soviet Victory")])
+def test_19_0_levels_after_game_turn_25(axis, soviet, level):
+    sc = SC()
+    rules = at(turn=25)
+    base = victory.vp(sc, rules)
+    rules["vp"] = {"axis": axis - base["axis"], "soviet": soviet - base["soviet"]}
+    ctx = Ctx()
+    victory.final(sc, rules, ctx)
+    assert rules["result"]["level"] == level and rules["phase"] == "over"
+
+
+def test_19_0_the_game_ends_after_game_turn_25():
+    rules = at(turn=25, player="soviet", phase="interdiction")
+    ctx = play(rules, [{"type": "end"}])
+    assert rules["phase"] == "over" and events_of(ctx, "victory")[0]["result"]["automatic"] is False
+    assert flow.next_step(SC(), rules) is None
+
+
+def test_19_11_a_city_lost_hex_by_hex_19_12_the_bonus_stays():
+    sc = SC()
+    kalach = sc.city_by_name["Kalach"]
+    rules = at(turn=4, units={"G/57": {"hex": "N3222"}})
+    before = victory.vp(sc, rules)
+    ctx = play(rules, [{"type": "move", "units": ["G/57"], "path": [kalach.hexes[0]]}])
+    after = victory.vp(sc, rules)
+    assert after["axis"] == before["axis"] + 10 and after["soviet"] == before["soviet"] - 5   # 5 + bonus 5
+    assert events_of(ctx, "vp")[0]["rule"] == "19.12"
+    rules["control"][kalach.hexes[0]] = "s4"                                                # retaken
+    assert victory.vp(sc, rules)["axis"] == before["axis"] + 5                               # the bonus stays
+
+
+def test_19_12_no_bonus_after_the_deadline():
+    sc = SC()
+    rules = at(turn=5, units={"G/57": {"hex": "N3222"}})
+    before = victory.vp(sc, rules)
+    play(rules, [{"type": "move", "units": ["G/57"], "path": ["N3221"]}])
+    assert victory.vp(sc, rules)["axis"] == before["axis"] + 5 and rules["bonus"] == {}
+
+
+def test_19_21_voronezh_by_two_hexes():
+    sc = SC()
+    rules = at(control={"N0741": "axis", "N0841": "axis"})
+    assert victory.city_control(sc, rules, "Voronezh") == "axis"
+    rules = at(control={"N0741": "axis", "N0840": "axis"})
+    assert victory.city_control(sc, rules, "Voronezh") is None
+
+
+def test_19_22_three_inter_phases_without_a_unit_in_s1001():
+    rules = at(turn=10, player="soviet", phase="interdiction", units={"G/57": "exited", "G/75": "exited",
+                                                                      "G/79": "exited"})
+    rules["exits"] = ["G/57", "G/75", "G/79"]
+    rules["lapse"] = 2
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert st.status(rules, "G/57") == "gone" and rules["exits"] == []
+    assert events_of(ctx, "eliminated")[0]["rule"] == "19.22"
+
+
+def test_19_17_one_vp_a_turn_for_supplied_axis_units_on_the_volga():
+    path = rail_path_to("N3217")
+    rules = at(turn=12, player="soviet", phase="interdiction", cleared=path, control=dict.fromkeys(path, "axis"),
+               units={"G/57": {"hex": "N3217"}, "G/75": {"hex": "N3117"}})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "19.17"] == [("19.17", "axis", 1)]
+    rules = at(turn=12, player="soviet", phase="interdiction", units={"G/57": {"hex": "N3217"}})
+    ctx = play(rules, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "19.17"] == []                             # out of supply

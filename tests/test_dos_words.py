@@ -1,0 +1,56 @@
+"""dos in words (words.py): `pbem status` and `pbem show` of the example game, one hex and one
+unit looked at closely, and what changed between two states."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.rulesets.dos import words
+from tests.test_dos_support import SC, at
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
+
+
+def pbem(*args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, [*args])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def test_status_and_show_of_the_example_game():
+    text = pbem("status", str(EXAMPLE))
+    assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
+    assert "VP as they stand (19.1): Axis 32, Soviet 179; Hitler Directive in force (16.0): A." in text
+    board = pbem("show", str(EXAMPLE))
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N3048 axis" in board
+    assert '"board"' in pbem("show", "--json", str(EXAMPLE))
+
+
+def test_show_one_hex_and_one_unit():
+    city = pbem("show", "--hex", "N3117", str(EXAMPLE)).splitlines()
+    assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
+    assert "  N3016: clear, across the Volga" in city
+    front = pbem("show", "--hex", "N3048", str(EXAMPLE))
+    assert "On the Front Line of 28 June 1942" in front and "G/297 9-9" in front
+    unit = pbem("show", "--unit", "R/51", str(EXAMPLE))
+    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/51 U-8" in unit
+    assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
+    assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
+
+
+def test_show_diff_names_moves_and_the_turn():
+    text = pbem("show", "--diff", "59", "61", str(EXAMPLE))
+    assert "- G/44 (axis) moved from N3145 to N3244." in text
+    assert "Now: Game-Turn 3 of 25" in text
+
+
+def test_view_counts_steps_and_marks_a_unit_out_of_supply():
+    sc = SC()
+    rules = at(units={"G/57": {"hex": "N0505"}, "G/75": {"hex": "N2146", "steps_lost": 1}})
+    board = words.view(sc, rules)
+    assert board["units"]["G/57"]["markers"] == ["out of supply this phase (12.0)"]
+    assert (board["units"]["G/75"]["strength"], board["units"]["G/75"]["full"]) == (3, 4)
+    assert board["control"]["N2154"] == "axis" and board["control"]["N3117"] == "soviet"
