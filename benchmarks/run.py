@@ -4,7 +4,7 @@ machine changes the figures little. Prints figures, asserts nothing about speed
 (DESIGN §7), but fails loudly when an input it needs is not what it claims to be (a
 "busy" turn with few orders, a game that did not end).
 
-    python benchmarks/run.py [--repeat 7] [--only help,adjudicate,audit,size]
+    python benchmarks/run.py [--repeat 7] [--only help,adjudicate,audit,size,dos]
 
 Measure an installed pbem, as a user has it (bytecode compiled at install):
 
@@ -17,12 +17,16 @@ anew on every command, which is not what a user's commands cost.) The figures:
 - `pbem --help` and `pbem --version`;
 - `pbem adjudicate` of a busy chir player-turn: the whole Soviet game turn 1 of a seeded
   sandbox game, every attack and move the engine allows, in one packet (at least 50
-  orders, or the benchmark stops);
+  orders, every one consumed, or the benchmark stops);
 - `pbem audit` of a whole secure chir game and of a whole secure stalingrad game, net of
   start-up: (packets - 1) / (wall of auditing the whole folder - wall of auditing the
   same folder cut after its first packet), so interpreter, imports and scenario loading
   cancel out;
-- the size of chir's state files over that 12-turn game, and of its folder.
+- the size of chir's state files over that 12-turn game, and of its folder;
+- dos: `pbem adjudicate` of a busy Axis player-turn (game turn 2 of a seeded sandbox game,
+  as for chir), and, in process, supply of every unit of both sides on the full map
+  (`supply.field` for each side on the mid-game position of `tests/cases/dos/`, the board
+  views built cold each time; median of 30).
 """
 
 from __future__ import annotations
@@ -80,20 +84,44 @@ def startup(exe: list[str], repeat: int) -> None:
         row(f"pbem {args[0]}", f"{ratio:.2f}x", f"({wa * 1000:.0f} ms; python -c pass {wb * 1000:.0f} ms)")
 
 
-def busy_turn(directory: Path, exe: list[str], repeat: int) -> None:
-    """The Soviet game turn 1 of chir in one packet: set-ups by their default placement,
-    then every attack the engine allows first, moves next, planned with the game's own
-    seeded dice so that every order is consumed when it is adjudicated."""
+def busy_turn(directory: Path, exe: list[str], repeat: int, ruleset_id: str, side: str, kind: str, turn: int) -> None:
+    """`side`'s whole player-turn in one packet, from the first need of `kind` in game turn
+    `turn` of a seeded sandbox game: every attack the engine allows first, moves next,
+    planned with the game's own seeded dice so that every order is consumed when it is
+    adjudicated. The turns before go by quickly: each side ends each phase at once (set-ups
+    by their default placement)."""
     import collections
 
     from pbem import rulesets
     from pbem.core import bot, engine, game, genesis
+    from pbem.core.errors import RulesError
 
-    ruleset = rulesets.get("chir")
-    folder = game.create(directory / "busy", genesis.sandbox(ruleset, {"seed": "busy"}, created="bench"))
-    for side in ("german", "soviet"):   # 3.2, 3.3: each side's set-up by the default placement
-        packet = game.build_packet(folder.game, folder.state, side, [{"type": "end"}], None, None, "")
-        game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"{side} set-up")
+    ruleset = rulesets.get(ruleset_id)
+    folder = game.create(directory / f"busy-{ruleset_id}", genesis.sandbox(ruleset, {"seed": "busy"}, created="bench"))
+
+    def seeded_plan(sender: str, choose) -> list[dict]:
+        seeded = engine._Dice(folder.game, folder.state, folder.state["seq"] + 1, None, None)
+        return bot.plan(folder.game, folder.state, sender, choose,
+                        roll=lambda label, among=None: seeded.roll(label, among)["value"])
+
+    def send(sender: str, orders: list[dict]) -> None:
+        packet = game.build_packet(folder.game, folder.state, sender, orders, None, None, "")
+        game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"{sender} packet")
+
+    def first_end(options: list[dict]) -> dict:
+        return next((o for o in options if o["type"] == "end"), options[0])
+
+    for _ in range(1000):
+        awaiting, rules = folder.state["awaiting"], folder.state["rules"]
+        if awaiting["packet_from"] == side and (awaiting["need"] or {}).get("kind") == kind and rules.get("turn") == turn:
+            break
+        sender = awaiting["packet_from"]
+        if sender is None:
+            raise SystemExit(f"benchmark input broken: the {ruleset_id} game ended before {side}'s {kind} of turn {turn}")
+        try:   # one order a packet, so that the loop stops where the busy turn begins
+            send(sender, seeded_plan(sender, first_end)[:1])
+        except RulesError:   # a standing order answered first what the plan answered again
+            send(sender, [])
     rank = {"attack": 0, "move": 1, "enter": 1, "end": 3}
     count = [0]
 
@@ -103,25 +131,24 @@ def busy_turn(directory: Path, exe: list[str], repeat: int) -> None:
         pool = [o for o in options if rank.get(o["type"], 2) == best]
         return pool[(count[0] * 7919) % len(pool)]
 
-    seeded = engine._Dice(folder.game, folder.state, folder.state["seq"] + 1, None, None)
-    orders = bot.plan(folder.game, folder.state, "soviet", choose, roll=lambda label: seeded.roll(label)["value"])
+    orders = seeded_plan(side, choose)
     kinds = collections.Counter(o["type"] for o in orders)
     if len(orders) < MIN_BUSY_ORDERS:
-        raise SystemExit(f"benchmark input broken: the busy chir player-turn has {len(orders)} orders "
+        raise SystemExit(f"benchmark input broken: the busy {ruleset_id} player-turn has {len(orders)} orders "
                          f"({dict(kinds)}), fewer than {MIN_BUSY_ORDERS}")
-    packet = game.build_packet(folder.game, folder.state, "soviet", orders, None, None, "")
-    path = directory / "busy-packet.yaml"
+    packet = game.build_packet(folder.game, folder.state, side, orders, None, None, "")
+    path = directory / f"busy-{ruleset_id}-packet.yaml"
     path.write_text(game.packet_yaml(packet))
-    copy = directory / "busy-copy"
+    copy = directory / f"busy-{ruleset_id}-copy"
     script = ("import shutil, subprocess, sys; shutil.rmtree(sys.argv[2], ignore_errors=True); "
               "shutil.copytree(sys.argv[1], sys.argv[2])")
     fresh = [sys.executable, "-c", script, str(folder.path), str(copy)]
     subprocess.run(fresh, check=True)
     subprocess.run(exe + ["adjudicate", str(copy), str(path)], check=True, capture_output=True)
     report = (copy / "aar" / f"{packet['seq']:04d}.md").read_text()
-    consumed = report.count("soviet order ")
-    if consumed < MIN_BUSY_ORDERS:
-        raise SystemExit(f"benchmark input broken: only {consumed} of the busy turn's orders were consumed")
+    consumed = report.count(f"{side} order ")
+    if consumed < len(orders):
+        raise SystemExit(f"benchmark input broken: only {consumed} of the busy turn's {len(orders)} orders were consumed")
     walls, ratios, python = [], [], [sys.executable, "-c", "pass"]
     for _ in range(repeat):
         subprocess.run(fresh, check=True)
@@ -129,9 +156,9 @@ def busy_turn(directory: Path, exe: list[str], repeat: int) -> None:
         wb = timed(python)
         walls.append(wa)
         ratios.append(wa / wb)
-    row("pbem adjudicate, busy chir player-turn", f"{statistics.median(ratios):.2f}x",
-        f"({statistics.median(walls) * 1000:.0f} ms; {len(orders)} orders: {kinds['attack']} attacks, "
-        f"{kinds['move'] + kinds['enter']} moves; {report.count('Die: ')} dice)")
+    row(f"pbem adjudicate, busy {ruleset_id} player-turn", f"{statistics.median(ratios):.2f}x",
+        f"({statistics.median(walls) * 1000:.0f} ms; {side}, turn {turn}: {len(orders)} orders: {kinds['attack']} "
+        f"attacks, {kinds['move'] + kinds['enter']} moves; {report.count('Die: ')} dice)")
 
 
 def play(directory: Path, ruleset_id: str) -> Path:
@@ -183,10 +210,32 @@ def sizes(folder: Path) -> None:
     row("chir game folder", f"{total / 1024 / 1024:.2f} MB", "(one player's folder)")
 
 
+def dos_supply() -> None:
+    import json
+
+    from pbem.rulesets.dos import board, scenario, supply
+
+    sc = scenario.Scenario(scenario.load_historical(), {})
+    rules = json.loads((ROOT / "tests" / "cases" / "dos" / "midgame-rules.json").read_text())
+    on_map = sum(1 for where in rules["units"].values() if where[:1] in ("N", "S"))   # a hex of either sheet
+    if on_map < 100:
+        raise SystemExit(f"benchmark input broken: the dos mid-game position has {on_map} units on the map")
+    times = []
+    for _ in range(30):
+        board._MEMO.clear()
+        start = time.perf_counter()
+        view = board.view(sc, rules)
+        supply.field(sc, rules, view, "axis")
+        supply.field(sc, rules, view, "soviet")
+        times.append(time.perf_counter() - start)
+    row("dos supply of both sides, full map (in process)", f"{statistics.median(times) * 1000:.1f} ms",
+        f"({on_map} units on the map; best {min(times) * 1000:.1f} ms of 30)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--only", default="help,adjudicate,audit,size")
+    parser.add_argument("--only", default="help,adjudicate,audit,size,dos")
     args = parser.parse_args()
     only = set(args.only.split(","))
     exe = pbem_exe()
@@ -197,7 +246,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         if "adjudicate" in only:
-            busy_turn(tmp_path, exe, args.repeat)
+            busy_turn(tmp_path, exe, args.repeat, "chir", "soviet", "soviet-attack", 1)
         if only & {"audit", "size"}:
             chir = play(tmp_path / "chir", "chir")
             if "size" in only:
@@ -205,6 +254,9 @@ def main() -> None:
             if "audit" in only:
                 audit_rate(chir, exe, args.repeat, "a 12-turn chir game")
                 audit_rate(play(tmp_path / "stalingrad", "stalingrad"), exe, args.repeat, "a stalingrad game")
+        if "dos" in only:
+            busy_turn(tmp_path, exe, args.repeat, "dos", "axis", "axis-move", 2)
+            dos_supply()
 
 
 if __name__ == "__main__":

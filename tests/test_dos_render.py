@@ -6,7 +6,6 @@ supply and control markers of a constructed position, and the last packet's atta
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -107,15 +106,6 @@ def test_the_last_packets_attack_is_an_arrow_with_its_result():
     assert [a["cells"] for a in arrows] == [["N2146", "N2245"]]
     fight = [e for e in ctx.events if e["type"] == "combat"][-1]
     assert arrows[0]["text"] == f"{fight['column']} die 6: {fight['result']}"
-
-
-def test_a_state_draws_well_under_a_second():
-    sc = SC()
-    rules = at(units={"G/57": {"hex": "N2146"}})
-    draw.draw(sc, rules, [])                       # the map part is built once per scenario
-    start = time.process_time()
-    text = svg.to_svg(draw.draw(sc, rules, []))
-    assert time.process_time() - start < 1.0 and text.endswith("</svg>\n")
 
 
 def test_pbem_render_draws_the_example_game(tmp_path):

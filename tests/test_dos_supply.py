@@ -7,7 +7,6 @@ Test names begin with the case they test."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -277,19 +276,3 @@ def test_the_field_and_the_instant_of_combat_agree():
         found, _ = sp.field(sc, rules, board, side)
         mine = [u for u in sc.side_units[side] if st.on_map(rules, u)]
         assert sp.supplied(sc, rules, board, side, mine) == found & set(mine), side
-
-
-def test_supply_of_both_sides_on_the_full_map_is_quick():
-    """Measured here for the README (the figures of benchmarks are never asserted exactly):
-    a generous ceiling only catches a search gone quadratic."""
-    sc = SC()
-    rules = _midgame()
-    best = 1e9
-    for _ in range(5):
-        bd._MEMO.clear()
-        t = time.perf_counter()
-        board = bd.view(sc, rules)
-        sp.field(sc, rules, board, "axis")
-        sp.field(sc, rules, board, "soviet")
-        best = min(best, time.perf_counter() - t)
-    assert best < 0.5, best

@@ -17,27 +17,35 @@ MAX_ORDERS = 200
 
 
 class _Imagined:
-    """A Context with made-up dice: only for planning, never for a state that is kept."""
+    """A Context with made-up dice: only for planning, never for a state that is kept.
+    `roll(label)` gives a die and `roll(label, among)` a draw where they are known in
+    advance (a seeded sandbox)."""
 
     chosen_by = "order"
 
-    def __init__(self, seed: bytes, roll: Callable[[str], int] | None = None):
+    def __init__(self, seed: bytes, roll: Callable[..., int] | None = None):
         self._seed = seed
         self._n = 0
         self._roll = roll
 
-    def d6(self, label: str) -> int:
-        if self._roll is not None:
-            return self._roll(label)
+    def _digest(self) -> bytes:
         self._n += 1
-        return 1 + hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()[0] % 6
+        return hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()
+
+    def d6(self, label: str) -> int:
+        return self._roll(label) if self._roll is not None else 1 + self._digest()[0] % 6
+
+    def pick(self, label: str, among: int) -> int:
+        if self._roll is not None:
+            return self._roll(label, among)
+        return int.from_bytes(self._digest()[:4], "big") % among
 
     def event(self, type: str, text: str, **fields: Any) -> None:
         pass
 
 
 def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict],
-         roll: Callable[[str], int] | None = None) -> list[dict]:
+         roll: Callable[..., int] | None = None) -> list[dict]:
     """Orders for `side`'s next packet (see `plan_packet`), when they are not to be sealed."""
     orders, seal = plan_packet(game, state, side, choose, roll)
     if seal:
@@ -46,13 +54,13 @@ def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]
 
 
 def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict],
-                roll: Callable[[str], int] | None = None) -> tuple[list[dict], bool]:
+                roll: Callable[..., int] | None = None) -> tuple[list[dict], bool]:
     """Orders for `side`'s next packet and whether they are to be sealed: choices for each
     need of that side, in turn, until the flow passes to the other side or the game ends
     (answering by hand any decision too). Where the rules ask for sealed orders, one legal
     item is chosen and sealed, and the packet ends there (the sealer's next packet opens
-    it, and gives nothing else). `roll` gives the dice by label where they are known in
-    advance (a seeded sandbox)."""
+    it, and gives nothing else). `roll(label)` gives the dice and `roll(label, among)` the
+    draws by label where they are known in advance (a seeded sandbox)."""
     ruleset = game.ruleset
     if state["awaiting"]["waiting_for"] == "dice" or any(item["side"] == side for item in state["queue"]):
         return [], False  # earlier orders are still waiting for their dice

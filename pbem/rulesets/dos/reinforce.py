@@ -8,7 +8,6 @@ from ..base import IllegalOrder
 from .board import view, Board
 from .scenario import Scenario
 from . import state as st
-from .untried import pick
 
 INFANTRY = ("ger-inf", "ger-mtn", "ger-jg")        # 15.23: the infantry type
 
@@ -22,7 +21,7 @@ def draw(sc: Scenario, rules: dict, group: str, count: int, ctx, label: str, whe
         pool = [u for u in sc.groups[group] if rules["units"][u] == "pool" and (only is None or only(u))]
         if not pool:
             break
-        uid = pool[pick(ctx, f"{label}.{k}", len(pool))]
+        uid = pool[ctx.pick(f"{label}.{k}", len(pool))]
         rules["units"][uid] = where
         if section:
             rules["ready_map"][uid] = section

@@ -24,27 +24,11 @@ def remaining(sc: Scenario, rules: dict, pool: str) -> list[tuple]:
     return out
 
 
-def pick(ctx, label: str, among: int) -> int:
-    """A uniform draw of 0 .. among-1 (DESIGN §3.5). A planning context that offers dice but
-    no draws (the core's imagined dice for bots) gets one built from its dice."""
-    draw = getattr(ctx, "pick", None)
-    if draw is not None:
-        return draw(label, among)
-    value = 0
-    while True:         # rejection sampling over base-6 digits: uniform, as a real pick is
-        span, value = 1, 0
-        while span < among:
-            value = value * 6 + ctx.d6(label) - 1
-            span *= 6
-        if value < span - span % among:
-            return value % among
-
-
 def reveal(sc: Scenario, rules: dict, uid: str, ctx, label: str) -> None:
     """13.2: turn the unit over; 13.3: a no-strength unit is removed at once."""
     pool = sc.units[uid].untried
     left = remaining(sc, rules, pool)
-    k = pick(ctx, label, len(left))
+    k = ctx.pick(label, len(left))   # a uniform draw from what is left (DESIGN §3.5)
     value = left[k]
     rules["revealed"][uid] = list(value) if isinstance(value, tuple) else value
     shown = "-".join(str(x) for x in value) if isinstance(value, tuple) else str(value)
