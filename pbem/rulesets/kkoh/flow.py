@@ -50,6 +50,7 @@ class QuietContext:
 
 def setup_rules(sc: Scenario) -> dict:
     rules = initial(sc)
+    check_morale(sc, Board(sc, rules), QuietContext())     # a position may start with a formation below half
     pos = sc.position
     if pos and pos["step"] != "turn":
         rules["ap"] = pos["ap"]

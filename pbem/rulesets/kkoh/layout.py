@@ -244,7 +244,7 @@ def defence_levels(sc: Scenario, board: Board, target: str, source: str, side: s
     levels: list[list[list[str]]] = []
     for how in ("front", "flank", "rear"):
         found = [b for b in free if exposure(rules["pieces"][b[0]]["f"], entry) == how]
-        if found and how != "front":
+        if found:
             near = min(min(_nearness(rules["pieces"][p]["cell"], entry) for p in b) for b in found)
             found = [b for b in found if min(_nearness(rules["pieces"][p]["cell"], entry) for p in b) == near]
         levels.append(found)

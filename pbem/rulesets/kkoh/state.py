@@ -83,6 +83,10 @@ def initial(sc: Scenario) -> dict:
         rules["air"][aid] = dict(status)
     for pid, how in (pos.get("moved") or {}).items():
         rules["ts"]["moved"][pid] = how
+    for pid in pos.get("gone") or []:
+        del rules["pieces"][pid]
+        rules["gone"].append(pid)
+    rules["gone"].sort()
     return rules
 
 
