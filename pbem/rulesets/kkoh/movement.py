@@ -346,7 +346,7 @@ def change_mode(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int)
             rules["pieces"][u]["mode"] = old[u]
         raise IllegalOrder("K-TER-5", f"{kind}: {why}", None)
     for u in units:
-        mark(rules, "ps", "mounted", u)
+        mark(rules, "ps", "mounted", f"{u}:{kind}")
     rule = {"dismount": "K-INF-4", "mount": "K-INF-5", "limber": "K-ART-7", "unlimber": "K-ART-7"}[kind]
     ctx.event(kind, f"{', '.join(units)} {kind}{'s' if len(units) == 1 else ''} in {square} ({rule}).", side=side,
               units=units, square=square, rule=rule)
@@ -356,8 +356,8 @@ def mode_block(sc: Scenario, board: Board, pid: str, kind: str, ap: int) -> str 
     rules = board.rules
     rec = rules["pieces"][pid]
     piece = sc.pieces[pid]
-    if pid in rules["ps"]["gg"] or pid in rules["ps"]["mounted"]:
-        return f"{pid} has given ground or changed mode in this Action Phase"
+    if pid in rules["ps"]["gg"] or f"{pid}:{kind}" in rules["ps"]["mounted"]:
+        return f"{pid} has given ground, or already {kind}ed in this Action Phase"
     if any(pid in a["units"] for a in rules["assaults"]):
         return f"{pid} is making a Close Assault"
     if kind in ("dismount", "mount"):
