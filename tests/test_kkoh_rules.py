@@ -331,8 +331,9 @@ def table(units, columns=10, rows=10, **spec):
     """A 10 x 10 open table with the test lists: blue NATO, red Soviet, both brigade/division HQs
     (unlimited range, so every unit is In Command)."""
     spec.setdefault("commands", HQS)
-    return make(units, armies=ARMIES, blue={"army": "test-nato"}, red={"army": "test-soviet"},
-                columns=columns, rows=rows, **spec)
+    spec["blue"] = {"army": "test-nato", **spec.get("blue", {})}
+    spec["red"] = {"army": "test-soviet", **spec.get("red", {})}
+    return make(units, armies=ARMIES, columns=columns, rows=rows, **spec)
 
 
 POS_FIRE = {"turn": 1, "ap": 2, "step": "fire", "initiative": "red"}
@@ -783,3 +784,282 @@ def test_minelets_two_to_four_per_vehicle_then_real_or_dummy():
     ctx = Ctx([3, 2])                   # no vehicle, no roll
     movement.after_step(sc, board, "B3", "0205", "0206", ctx, "t")
     assert ctx.dice == [3, 2]
+
+
+# --- Indirect Fire (K-IF, K-SFX-2, K-SFX-4) ---------------------------------------------------------
+
+@pytest.mark.parametrize("level, needed", [("battery", [5, 4, 3, 2]), ("bn-bde", [6, 5, 4, 3]),
+                                           ("div-corps", [None, 6, 5, 4])])
+def test_artillery_availability_by_level_and_phase(level, needed):
+    """K-IF-5: the table read from L89-L97 (the Battery column reconstructed)."""
+    from pbem.rulesets.kkoh import artillery
+
+    sc, rules = table([U("B1", "blue", "sp", "0101", "01", "N", level=level)], position=POS_AP(1))
+    found = []
+    for ap in range(1, 5):
+        rules["ap"] = ap
+        found.append(artillery.needed(sc, rules, "B1"))
+    assert found == needed
+
+
+def _assault_table(units, **spec):
+    sc, rules = table(units, position=POS_AP(2), **spec)
+    rules["assaults"] = [{"n": 1, "side": "blue", "units": ["B1"], "from": "0505", "target": "0506", "dismount": False,
+                          "hqs": []}]
+    return sc, rules
+
+
+def test_call_modifiers_range_and_arc():
+    """K-IF-6 (majority Inferior -1, a single unit -1, Out of Command -1, FA or FD +1), K-IF-2
+    (range counting diagonals, the target square included), K-IF-3 (the rows ahead)."""
+    from pbem.rulesets.kkoh import artillery
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "FA", quality="I"),
+             U("B2", "blue", "tank", "0405", "01", "N", "HA", group="g"), U("B3", "blue", "tank", "0405", "00", "N", "HA", group="g"),
+             U("BA", "blue", "sp", "0500", "01", "N", level="bn-bde"), U("BB", "blue", "sp", "0507", "01", "N", level="bn-bde"),
+             U("R1", "red", "tank", "0506", "21", "S")]
+    sc, rules = _assault_table(units)
+    board = st.Board(sc, rules)
+    assert artillery.call_modifiers(sc, board, "B1") == {"majority_inferior": -1, "single_unit": -1, "fa_or_fd": 1}
+    assert artillery.call_modifiers(sc, board, "B2") == {}
+    rules["ooc"] = ["B-HQ"]
+    assert artillery.call_modifiers(sc, board, "B2") == {"out_of_command": -1}
+    assert artillery.in_reach(sc, board, "BA", "0506")            # 6 rows ahead, range 10
+    assert not artillery.in_reach(sc, board, "BB", "0506")        # behind its facing
+    rules["pieces"]["BA"]["sq"] = "0590" if False else "0100"
+    assert artillery.in_reach(sc, board, "BA", "0506")            # 6 squares, diagonals counting one
+    with pytest.raises(IllegalOrder, match="out of BB's range"):
+        artillery.check_call(sc, rules, "blue", {"type": "bombard", "unit": "BB", "assault": 1, "support": "B1"})
+
+
+def test_who_may_bombard():
+    """K-IF-4 (once a phase; not after Direct Fire; not after moving unless self-propelled;
+    rockets once a turn; not when engaged in a Close Assault), K-ART-7 (limbered guns do not
+    fire), K-CA-9 (dedicated to a unit in that assault), K-IF-1 (only for a Close Assault)."""
+    from pbem.rulesets.kkoh import artillery
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BA", "blue", "sp", "0502", "01", "N", level="bn-bde"),
+             U("BT", "blue", "towed", "0402", "01", "N", level="battery"), U("BR", "blue", "rocket", "0302", "01", "N", level="div-corps"),
+             U("BM", "blue", "mortar", "0503", "01", "N", level="battery"), U("R1", "red", "tank", "0506", "21", "S")]
+    sc, rules = _assault_table(units)
+    call = lambda u, s="B1": artillery.check_call(sc, rules, "blue", {"type": "bombard", "unit": u, "assault": 1, "support": s})  # noqa: E731
+    with pytest.raises(IllegalOrder, match="no Close Assault 2"):
+        artillery.check_call(sc, rules, "blue", {"type": "bombard", "unit": "BA", "assault": 2, "support": "B1"})
+    assert call("BA")["unit"] == "BA"
+    with pytest.raises(IllegalOrder, match="dedicated to one of your units"):
+        call("BA", "BM")
+    rules["ps"]["fired"] = ["BA"]
+    with pytest.raises(IllegalOrder, match="has fired or been called"):
+        call("BA")
+    rules["ps"]["left"] = ["BT"]
+    with pytest.raises(IllegalOrder, match="not self-propelled"):
+        call("BT")
+    rules["ps"]["left"] = ["BM"]
+    assert call("BM")["unit"] == "BM"                             # self-propelled: it may move and bombard
+    rules["ts"]["rockets"] = ["BR"]
+    with pytest.raises(IllegalOrder, match="fired this turn"):
+        call("BR")
+    rules["pieces"]["BT"]["mode"] = "limbered"
+    rules["ps"]["left"] = []
+    with pytest.raises(IllegalOrder, match="limbered"):
+        call("BT")
+    rules["ps"]["engaged"] = ["BM"]
+    with pytest.raises(IllegalOrder, match="engaged"):
+        call("BM")
+
+
+def test_availability_rolls_and_counter_battery_results():
+    """K-IF-5/6 (the availability roll), K-IF-10 (counter-battery first: the target drawn by a
+    die among enemy batteries bombarding in range; effect modifiers; 0-2 no effect, 3
+    cancelled, 4 cancelled and Give Ground, 5+ also a loss), K-SFX-2 (+2 with assets)."""
+    from pbem.rulesets.kkoh import artillery
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA", group="g"), U("B2", "blue", "tank", "0505", "00", "N", "HA", group="g"),
+             U("BA", "blue", "sp", "0502", "01", "N", level="battery"), U("BB", "blue", "sp", "0402", "01", "N", level="battery"),
+             U("R1", "red", "tank", "0506", "21", "S"), U("RA", "red", "sp-h", "0509", "21", "S", level="bn-bde")]
+    sc, rules = _assault_table(units, blue={"specials": {"counter_battery": 1}})
+    rules["assaults"][0]["units"] = ["B1", "B2"]
+    ctx = Ctx()
+    artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BA", "assault": 1, "support": "B1"}, ctx)
+    artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BB", "assault": 1, "support": "B1"}, ctx)
+    artillery.add_call(sc, rules, "red", {"type": "counter-battery", "unit": "RA", "assets": False}, ctx)
+    # phase 2: bn-bde needs 5; RA fires (5), picks BB (die 4 of two: the second), effect 3 +1 heavy = 4
+    ctx = Ctx([5, 4, 3, 4])
+    artillery.resolve(sc, rules, ctx)
+    cb = ctx.of("counter-battery")[0]
+    assert (cb["target"], cb["score"], cb["effect"]) == ("BB", 4, "cancelled-give-ground")
+    assert rules["pieces"]["BB"]["sq"] == "0401" and ctx.of("arty-cancelled")[0]["unit"] == "BB"
+    rolls = ctx.of("arty-roll")
+    assert [(r["unit"], r.get("needed"), r.get("success")) for r in rolls] == [("RA", 5, True), ("BA", 4, True)]
+    assert rules["assaults"][0]["fire"] == {"blue": [{"unit": "BA", "support": "B1"}]}
+    assert rules["ps"]["rolled"] == ["BA", "BB", "RA"]
+
+
+@pytest.mark.parametrize("die, assets, effect", [(1, False, "none"), (2, False, "none"), (3, False, "cancelled"),
+                                                 (4, False, "cancelled-give-ground"), (5, False, "cancelled-give-ground-loss"),
+                                                 (1, True, "cancelled"), (3, True, "cancelled-give-ground-loss")])
+def test_counter_battery_result_rows(die, assets, effect):
+    """K-IF-10 bands, K-SFX-2: a heavy CB battery (+1) at a towed target (+1) on HD3 (-1) with
+    losses (-1): die + 0; assets +2."""
+    from pbem.rulesets.kkoh import artillery
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BT", "blue", "towed", "0502", "01", "N", "HD3", level="battery"),
+             U("R1", "red", "tank", "0506", "21", "S"), U("RA", "red", "sp-h", "0509", "21", "S", level="battery", losses=1)]
+    sc, rules = _assault_table(units, red={"specials": {"counter_battery": 1}})
+    ctx = Ctx()
+    artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BT", "assault": 1, "support": "B1"}, ctx)
+    artillery.add_call(sc, rules, "red", {"type": "counter-battery", "unit": "RA", "assets": assets}, ctx)
+    ctx = Ctx([6, die] + [6] * 3)
+    artillery.resolve(sc, rules, ctx)
+    cb = ctx.of("counter-battery")[0]
+    assert cb["modifiers"] == {"heavy_or_rocket": 1, "target_towed": 1, "target_hd3_or_lower": -1, "firer_losses": -1,
+                               **({"cb_assets": 2} if assets else {})}
+    assert cb["effect"] == effect
+    assert rules["pieces"]["BT"].get("hits", 0) == (1 if effect.endswith("loss") else 0)
+    assert rules["pieces"]["BT"]["sq"] == ("0501" if "give-ground" in effect else "0502")
+    assert bool(rules["assaults"][0].get("fire")) == (effect == "none")
+    assert rules["used"]["red"].get("counter_battery", 0) == (1 if assets else 0)
+
+
+def test_bombardment_factors_and_chemical_attack():
+    """K-CAF-1 (L143-L147: one battery more +2, each further +1; fewer -2, -1; heavy +1/-1,
+    rocket +1/-1), K-IF-9 (only fire dedicated to an engaged unit counts), K-SFX-4 (+2)."""
+    from pbem.rulesets.kkoh import artillery
+
+    sc, rules = _assault_table([U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0506", "21", "S"),
+                                U("BA", "blue", "sp", "0100", "01", "N", level="battery"),
+                                U("BB", "blue", "sp-h", "0200", "01", "N", level="battery"),
+                                U("BC", "blue", "rocket", "0300", "01", "N", level="battery"),
+                                U("RA", "red", "sp", "0909", "01", "S", level="battery")])
+    board = st.Board(sc, rules)
+    a = rules["assaults"][0]
+    engaged = {"blue": ["B1"], "red": ["R1"]}
+    a["fire"] = {"blue": [{"unit": "BA", "support": "B1"}]}
+    assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 2}
+    a["fire"]["blue"] += [{"unit": "BB", "support": "B1"}, {"unit": "BC", "support": "B1"}]
+    assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 4, "attacker_heavy_artillery": 1,
+                                                            "attacker_rocket": 1}
+    a["fire"] = {"red": [{"unit": "RA", "support": "R1"}], "blue": []}
+    a["chemical"] = ["blue"]
+    assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": -2, "chemical": 2}
+    a["fire"]["red"].append({"unit": "BB", "support": "R9"})          # fire for a unit not engaged does not count
+    assert artillery.bombardment(sc, board, a, engaged)["bombardment"] == -2
+
+
+def test_chemical_attack_needs_your_bombardment_and_is_spent_anyway():
+    """K-SFX-4: declared with your bombardment of that assault, one per assault, at most as bought."""
+    from pbem.rulesets.kkoh import artillery
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BA", "blue", "sp", "0502", "01", "N", level="bn-bde"),
+             U("R1", "red", "tank", "0506", "21", "S")]
+    sc, rules = _assault_table(units, blue={"specials": {"chemical": 1}})
+    with pytest.raises(IllegalOrder, match="only with your bombarding artillery"):
+        artillery.check_call(sc, rules, "blue", {"type": "chemical", "assault": 1})
+    ctx = Ctx()
+    artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BA", "assault": 1, "support": "B1"}, ctx)
+    artillery.add_call(sc, rules, "blue", {"type": "chemical", "assault": 1}, ctx)
+    with pytest.raises(IllegalOrder, match="no chemical attack left"):
+        artillery.check_call(sc, rules, "blue", {"type": "chemical", "assault": 1})
+    artillery.resolve(sc, rules, Ctx([1]))                          # the battery fails: the attack is still made
+    assert rules["assaults"][0]["chemical"] == ["blue"] and "fire" not in rules["assaults"][0]
+
+
+# --- Close Assault factors (K-CAF-1, K-CAO-1, K-INF-7/8, K-CA-10) -----------------------------------
+
+def _factors(units, attackers, defenders, body=None, source="0505", target="0506", **spec):
+    from pbem.rulesets.kkoh import assault
+
+    spec.setdefault("position", POS_AP(2))
+    sc, rules = table(units, **spec)
+    board = st.Board(sc, rules)
+    a = {"n": 1, "side": sc.pieces[attackers[0]].side, "units": attackers, "from": source, "target": target}
+    return assault.factors(sc, board, a, attackers, defenders, body or defenders)
+
+
+def test_assault_factors_numbers_losses_quality_and_command():
+    """K-CAF-1 (L121 and its mirror L139)."""
+    units = [U("B1", "blue", "tank", "0505", "00", "N", "HA", group="g", quality="S", losses=1),
+             U("B2", "blue", "tank", "0505", "01", "N", "HA", group="g", quality="S"),
+             U("B3", "blue", "tank", "0505", "02", "N", "HA", group="g"),
+             U("R1", "red", "tank", "0506", "20", "S", "HA", quality="I"), U("R2", "red", "tank", "0506", "21", "S", "HA")]
+    f = _factors(units, ["B1", "B2", "B3"], ["R1", "R2"], ["R1"])
+    assert f == {"units_more": 1, "attackers_more_losses": -1, "attackers_superior": 1, "orders": 1}
+    f = _factors(units, ["R1", "R2"], ["B1", "B2", "B3"], source="0506", target="0505")
+    assert f == {"units_fewer": -1, "defenders_more_losses": 1, "defenders_superior": -1, "orders": 1}
+    units[3]["quality"] = "I"
+    units[4]["quality"] = "I"
+    f = _factors(units, ["R1", "R2"], ["B3"], source="0506", target="0505",
+                 commands=[HQS[0], dict(HQS[1], square="0909")])
+    assert f["attackers_inferior"] == -1 and f["units_more"] == 1
+    f = _factors(units, ["B1", "B2", "B3"], ["R1", "R2"], ["R1", "R2"], position={**POS_AP(2), "out_of_command": ["B-HQ", "R-HQ"]})
+    assert f["attacking_group_out_of_command"] == -1 and f["defending_group_out_of_command"] == 1
+
+
+def test_assault_factors_arms_infantry_against_armour():
+    """K-CAF-1 (L125-L129), K-INF-2, K-INF-7 (mounted armoured infantry counts as armour and as
+    infantry), K-INF-8, K-CA-10 (dismounted from AIFVs)."""
+    units = [U("B1", "blue", "gi", "0505", "01", "N", "HA"),
+             U("B2", "blue", "ri", "0406", "12", "E", "HA", carrier="aifv", mounted=False),
+             U("B3", "blue", "mi", "0606", "10", "W", "HA"),
+             U("B4", "blue", "ri", "0507", "21", "S", "HA", carrier="aifv", mounted=True),
+             U("R1", "red", "tank", "0506", "21", "S", "HA"), U("R2", "red", "gi", "0508", "21", "S", "HA"),
+             U("R3", "red", "mi", "0407", "21", "S", "HA")]
+    assert _factors(units, ["B1"], ["R1"]) == {"attackers_solely_gi_vs_armour": -1, "orders": 1}
+    found = _factors(units, ["B2"], ["R1"], source="0406", target="0506")
+    assert {k: found[k] for k in ("attackers_ri_vs_armour", "attackers_dismounted_from_aifv")} == {
+        "attackers_ri_vs_armour": 1, "attackers_dismounted_from_aifv": 1}
+    assert "attackers_armour_and_infantry" not in found          # dismounted: not armour (K-CA-10)
+    found = _factors(units, ["B3"], ["R1"], source="0606", target="0506")
+    assert found["attackers_mi_vs_armour"] == 2 and "attackers_ri_vs_armour" not in found
+    assert _factors(units, ["B4"], ["R2"], source="0507", target="0508") == {
+        "attackers_armour_and_infantry": 1, "defenders_solely_gi_vs_armour": 1, "orders": 1}
+    assert _factors(units, ["B4"], ["R3"], source="0507", target="0407") == {
+        "attackers_armour_and_infantry": 1, "defenders_mi": -2, "flank": 2, "orders": 1}
+
+
+def test_assault_factors_terrain_artillery_vulnerable_flank_and_rear():
+    """K-CAF-1 (L131-L141), K-TER-4 (upslope), K-TER-6/7 (-2), K-TER-8/9 (infantry only),
+    K-TER-2 (a linear feature), K-TER-11, K-CA-8."""
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("B2", "blue", "tank", "0305", "01", "N", "HA"),
+             U("B3", "blue", "truck", "0705", "01", "N", "HA"),
+             U("R1", "red", "tank", "0506", "21", "S", "HA"), U("R2", "red", "ri", "0306", "21", "E", "HA"),
+             U("R3", "red", "sp", "0706", "21", "N", "HA", level="battery"), U("R4", "red", "truck", "0806", "21", "S", "HA")]
+    area = {"0506": "woods", "0306": "marsh", "0706": "ridge"}
+    assert _factors(units, ["B1"], ["R1"], area=area) == {"defensive_terrain": -2, "orders": 1}
+    assert _factors(units, ["B2"], ["R2"], source="0305", target="0306", area=area) == {
+        "defenders_ri_vs_armour": -1, "defensive_terrain": -1, "flank": 2, "orders": 1}
+    assert _factors(units, ["B3"], ["R3"], source="0705", target="0706", area=area) == {
+        "defensive_terrain": -1, "defenders_solely_artillery": 2, "attackers_vulnerable": -2, "rear": 3, "orders": 1}
+    assert _factors(units, ["B1"], ["R4"], source="0805", target="0806", edges={"0805/0806": "stream"}) == {
+        "defenders_vulnerable": 2, "defensive_terrain": -1, "orders": 1}
+    units[5] = U("R3", "red", "sp", "0706", "21", "N", "HA", level="battery")
+    assert "defensive_terrain" not in _factors(units, ["B3"], ["R3"], source="0705", target="0706",
+                                               area={"0706": "ridge", "0705": "ridge"})   # not upslope
+
+
+@pytest.mark.parametrize("attacker", ["FA", "PA", "HA", "M"])
+@pytest.mark.parametrize("defender", ["FD", "PD", "HD3", "HD2", "HD1", "HD", "HA", "M", "PA", "FA"])
+def test_orders_comparison_every_cell(attacker, defender):
+    """K-CAO-1: each cell of the matrix read from L151-L169 enters the final factor."""
+    units = [U("B1", "blue", "tank", "0505", "01", "N", attacker), U("R1", "red", "tank", "0506", "21", "S", defender)]
+    sc, _ = table(units)
+    expected = sc.tables["orders_comparison"]["defender"][defender][["FA", "PA", "HA", "M"].index(attacker)]
+    found = _factors(units, ["B1"], ["R1"]).get("orders", 0)
+    assert found == expected
+    assert found == {"FD": [-3, -4, -5, -6], "PD": [-1, -2, -3, -4], "HD3": [0, -1, -2, -3], "HD2": [1, 0, -1, -2],
+                     "HD1": [2, 1, 0, -2], "HD": [2, 1, 0, -2], "HA": [3, 2, 1, -1], "M": [4, 3, 2, 0],
+                     "PA": [4, 3, 2, 0], "FA": [5, 4, 2, 0]}[defender][["FA", "PA", "HA", "M"].index(attacker)]
+
+
+@pytest.mark.parametrize("factor", [9, 8, 7, 6, 5, 4, 3, 2, 1, 0, -1, -2, -3, -4, -5])
+@pytest.mark.parametrize("die", [1, 2, 3, 4, 5, 6])
+def test_result_table_every_cell(factor, die):
+    """K-CAT-1: the table read from L173-L185, +8 or more and -4 or worse at the ends."""
+    from pbem.rulesets.kkoh import assault
+
+    sc, _ = table([U("B1", "blue", "tank", "0505", "01", "N")])
+    rows = {1: "DR+2 DR+1 DR+1 DR DR DF DF AR AR AR+1 AR+1 AR+2 AR+2", 2: "DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR AR AR+1 AR+1 AR+2",
+            3: "DR+3 DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR AR AR+1 AR+1", 4: "DR+3 DR+3 DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR AR AR+1",
+            5: "DR+4 DR+3 DR+3 DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR AR", 6: "DR+4 DR+4 DR+3 DR+3 DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR"}
+    column = 8 - max(-4, min(8, factor))
+    assert assault.result_of(sc, factor, die) == rows[die].split()[column]

@@ -376,11 +376,39 @@ class SquareMap:
 
 # --- the inside of a square ---------------------------------------------------------------
 
+_TABLES: dict[int, dict] = {}
+
+
+def _interior_tables(n: int) -> dict:
+    """Rank, file, depth and contact of every cell for every facing, worked out once."""
+    if n not in _TABLES:
+        cells = [f"{r}{c}" for r in range(n) for c in range(n)]
+        cell_of = {}
+        for f in EDGES:
+            for rank in range(1, n + 1):
+                for file in range(1, n + 1):
+                    r, c = {"N": (rank - 1, file - 1), "S": (n - rank, n - file),
+                            "E": (file - 1, n - rank), "W": (n - file, rank - 1)}[f]
+                    cell_of[(f, rank, file)] = f"{r}{c}"
+        rank_of = {(f, cell): rank for (f, rank, file), cell in cell_of.items()}
+        file_of = {(f, cell): file for (f, rank, file), cell in cell_of.items()}
+        depth = {}
+        for cell in cells:
+            r, c = int(cell[0]), int(cell[1])
+            depth.update({(cell, "N"): r, (cell, "S"): n - 1 - r, (cell, "W"): c, (cell, "E"): n - 1 - c})
+        _TABLES[n] = {"cells": tuple(cells), "cell": cell_of, "rank": rank_of, "file": file_of, "depth": depth}
+    return _TABLES[n]
+
+
 @dataclass(frozen=True)
 class Interior:
     """The cells inside a square: `size` x `size`, placed by facing edge, rank and file."""
 
     size: int = 3
+
+    @property
+    def _t(self) -> dict:
+        return _interior_tables(self.size)
 
     @property
     def cells(self) -> tuple[str, ...]:
@@ -396,27 +424,30 @@ class Interior:
     def cell(self, facing: str, rank: int, file: int) -> str:
         """The cell at `rank` (1 = touching the faced edge) and `file` (1 = leftmost, looking
         out through the edge) for something facing `facing`."""
-        n = self.size
-        if not (1 <= rank <= n and 1 <= file <= n):
-            raise ValueError(f"rank {rank} and file {file} must be 1 to {n}")
-        r, c = {"N": (rank - 1, file - 1), "S": (n - rank, n - file),
-                "E": (file - 1, n - rank), "W": (n - file, rank - 1)}[facing]
-        return f"{r}{c}"
+        found = self._t["cell"].get((facing, rank, file))
+        if found is None:
+            raise ValueError(f"rank {rank} and file {file} must be 1 to {self.size}")
+        return found
 
     def rank(self, facing: str, cell: str) -> int:
         """1 for the row touching the faced edge, 2 behind it, ..."""
-        return self.depth(cell, facing) + 1
+        found = self._t["rank"].get((facing, cell))
+        if found is None:
+            self.parse(cell)
+        return found
 
     def file(self, facing: str, cell: str) -> int:
-        r, c = self.parse(cell)
-        n = self.size
-        return {"N": c + 1, "S": n - c, "E": r + 1, "W": n - r}[facing]
+        found = self._t["file"].get((facing, cell))
+        if found is None:
+            self.parse(cell)
+        return found
 
     def depth(self, cell: str, edge: str) -> int:
         """How many cells lie between `cell` and `edge` (0 for a cell touching it)."""
-        r, c = self.parse(cell)
-        n = self.size
-        return {"N": r, "S": n - 1 - r, "W": c, "E": n - 1 - c}[edge]
+        found = self._t["depth"].get((cell, edge))
+        if found is None:
+            self.parse(cell)
+        return found
 
     def corner_depth(self, cell: str, corner: str) -> int:
         """Cells to walk from `cell` to the cell in `corner` through cell sides."""
@@ -426,13 +457,15 @@ class Interior:
     def in_front(self, facing: str, cell: str) -> str | None:
         """The cell one rank nearer the faced edge, or None in the front rank."""
         rank = self.rank(facing, cell)
-        return None if rank == 1 else self.cell(facing, rank - 1, self.file(facing, cell))
+        return None if rank == 1 else self._t["cell"][(facing, rank - 1, self._t["file"][(facing, cell)])]
 
     def behind(self, facing: str, cell: str) -> str | None:
         rank = self.rank(facing, cell)
         return None if rank == self.size else self.cell(facing, rank + 1, self.file(facing, cell))
 
     def edge_contact(self, a: str, b: str) -> bool:
+        if a in self._t["cells"] and b in self._t["cells"]:
+            return abs(ord(a[0]) - ord(b[0])) + abs(ord(a[1]) - ord(b[1])) == 1
         (ra, ca), (rb, cb) = self.parse(a), self.parse(b)
         return abs(ra - rb) + abs(ca - cb) == 1
 

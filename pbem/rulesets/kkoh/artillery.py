@@ -201,6 +201,8 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
                 ctx.event("arty-roll", f"{pid} counter-battery: die {die}, {need} needed: no fire (K-IF-5).", unit=pid,
                           die=die, needed=need, success=False, rule="K-IF-10")
                 continue
+            ctx.event("arty-roll", f"{pid} counter-battery: die {die}, {need} needed: it fires (K-IF-5, K-IF-10).",
+                      unit=pid, die=die, needed=need, success=True, rule="K-IF-10")
             mark(rules, "ps", "ifired", pid)
             if sc.pieces[pid].rocket:
                 mark(rules, "ts", "rockets", pid)
@@ -208,8 +210,8 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
                              and board.alive(c["unit"]) and sc.grid.distance(board.piece(pid)["sq"],
                                                                              board.piece(c["unit"])["sq"]) <= sc.pieces[pid].if_range)
             if not targets:
-                ctx.event("arty-roll", f"{pid} counter-battery: die {die}: it fires, but no enemy battery trying to "
-                          f"bombard is in range (K-IF-10).", unit=pid, die=die, needed=need, success=True, rule="K-IF-10")
+                ctx.event("counter-battery", f"{pid} finds no enemy battery trying to bombard in range (K-IF-10).",
+                          unit=pid, target=None, effect="none", rule="K-IF-10")
                 continue
             target = targets[dice_choice(ctx, f"{label}.cb.{pid}.target", len(targets))]
             mods: dict[str, int] = {}

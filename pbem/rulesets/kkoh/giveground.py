@@ -29,10 +29,12 @@ def routes(sc: Scenario, board: Board, pid: str, here: str, source: str, fire: b
     """The squares a unit in `here` may Give Ground to, away from `source`, priority by
     priority (K-GG-2): each a list of open squares."""
     h, s = sc.grid.square(here), sc.grid.square(source)
-    vx, vy = _sign(h.x - s.x), _sign(h.y - s.y)
-    if not fire and vx and vy:
-        # an assault never comes diagonally (K-CA-5); keep the dominant axis
-        if abs(h.x - s.x) >= abs(h.y - s.y):
+    dx, dy = h.x - s.x, h.y - s.y
+    vx, vy = _sign(dx), _sign(dy)
+    if vx and vy and (not fire or abs(dx) != abs(dy)):
+        # away along the main direction; a diagonal only for fire from a diagonal (an assault
+        # never comes diagonally, K-CA-5)
+        if abs(dx) > abs(dy):
             vy = 0
         else:
             vx = 0
