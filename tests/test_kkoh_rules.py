@@ -1063,3 +1063,144 @@ def test_result_table_every_cell(factor, die):
             5: "DR+4 DR+3 DR+3 DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR AR", 6: "DR+4 DR+4 DR+3 DR+3 DR+2 DR+2 DR+1 DR+1 DR DR DF DF AR"}
     column = 8 - max(-4, min(8, factor))
     assert assault.result_of(sc, factor, die) == rows[die].split()[column]
+
+
+# --- Close Assault declarations (K-CA-2..5, K-CAO-1, K-TER-5) ---------------------------------------
+
+def test_who_may_assault_and_how():
+    """K-CA-2 (attacker types), K-CA-3 (a group only if it started the phase as one), K-CA-5
+    (never diagonally), K-CAO-1 (HD or lower cannot assault), K-CA-10 (dismounting in the
+    assault), K-CA-11 (limbered guns add nothing: they cannot attack)."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("B2", "blue", "aa-gun", "0405", "01", "N", "HA"),
+             U("B3", "blue", "sp", "0605", "01", "N", "HA", level="battery"), U("B4", "blue", "jaguar", "0704", "01", "N", "HA"),
+             U("B5", "blue", "ri", "0305", "01", "N", "HA", carrier="truck", mounted=True),
+             U("B6", "blue", "tank", "0205", "01", "N", "HD"), U("B7", "blue", "towed", "0805", "01", "N", "HA", level="battery",
+                                                                 limbered=True),
+             U("R1", "red", "tank", "0506", "21", "S"), U("R2", "red", "tank", "0406", "21", "S"), U("R3", "red", "tank", "0606", "21", "S"),
+             U("R4", "red", "tank", "0705", "21", "S"), U("R5", "red", "tank", "0306", "21", "S"), U("R6", "red", "tank", "0206", "21", "S"),
+             U("R7", "red", "tank", "0806", "21", "S")]
+    sc, rules = table(units, position=POS_AP(3))
+    declare = lambda u, t, **kw: assault.check_declare(sc, rules, "blue", {"type": "assault", "units": u, "target": t, **kw}, 3)  # noqa: E731
+    assert declare(["B1"], "0506")["target"] == "0506"
+    with pytest.raises(IllegalOrder, match="never a diagonal"):
+        declare(["B1"], "0406")
+    with pytest.raises(IllegalOrder, match="may not attack"):
+        declare(["B2"], "0406")                                 # AA never (K-ART-4)
+    assert declare(["B3"], "0606")                               # mechanised armoured SP artillery may
+    with pytest.raises(IllegalOrder, match="may not attack"):
+        declare(["B4"], "0705")                                 # a specialist ATGW vehicle may not (K-ART-2)
+    assert declare(["B5"], "0306", dismount=True)["dismount"]   # infantry in vehicles may assault and dismount
+    with pytest.raises(IllegalOrder, match="only within its square"):
+        declare(["B6"], "0206")                                 # HD: no move, so no assault (K-ORD-5)
+    rules["pieces"]["B6"]["o"] = "HA"
+    rules["pieces"]["B6"]["o"] = "HD3"
+    rules["pieces"]["B6"]["sq"] = "0205"
+    with pytest.raises(IllegalOrder, match="may not attack"):
+        declare(["B7"], "0806")
+
+
+def test_a_group_assaults_only_if_it_started_the_phase_as_one():
+    """K-CA-3, K-ORD-8."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA", group="g"), U("B2", "blue", "tank", "0505", "00", "N", "HA", group="g"),
+             U("B3", "blue", "tank", "0505", "02", "N", "HA"), U("R1", "red", "tank", "0506", "21", "S")]
+    sc, rules = table(units, position=POS_AP(3))
+    flow._start_ap(sc, rules, 3, Ctx())
+    assert assault.check_declare(sc, rules, "blue", {"type": "assault", "units": ["B1", "B2"], "target": "0506"}, 3)
+    rules["pieces"]["B3"]["g"] = rules["pieces"]["B1"]["g"]      # joined during the phase
+    with pytest.raises(IllegalOrder, match="started the phase as one"):
+        assault.check_declare(sc, rules, "blue", {"type": "assault", "units": ["B1", "B2", "B3"], "target": "0506"}, 3)
+
+
+# --- Aircraft and air defence (K-AIR, K-SFX-3) ---------------------------------------------------------
+
+def _air(units, air_units, **spec):
+    from pbem.rulesets.kkoh import air
+
+    spec.setdefault("position", {"turn": 1, "ap": 4, "step": "move", "mover": "first", "initiative": "blue"})
+    sc, rules = table(units, **spec)
+    for side, entries in air_units.items():
+        sc.doc["sides"][side]["air"] = entries
+    doc = dict(sc.doc)
+    for side, entries in air_units.items():
+        doc["sides"] = {**doc["sides"], side: {**doc["sides"][side], "air": entries}}
+    sc = RULESET.scenario(doc, {})
+    rules = RULESET.setup(sc)
+    rules["step"] = "air"
+    air.begin(sc, rules)
+    return sc, rules
+
+
+def test_fixed_wing_arrives_on_four_picks_a_square_by_die_and_hits_on_five():
+    """K-AIR-1 (arrival as Div/Corps artillery in phase 4: 4, +2 Air Support, K-SFX-3), K-AIR-2
+    (a die among the target square and the eight around it holding units), K-AIR-3 (5-6 a loss,
+    a re-roll on 4, +1 against unarmoured vehicles, no Give Ground), K-AIR-6 (AA: 6 drives off,
+    5 aborts)."""
+    from pbem.rulesets.kkoh import air
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N"), U("B2", "blue", "truck", "0506", "01", "N"),
+             U("R1", "red", "tank", "0909", "01", "S")]
+    sc, rules = _air(units, {"red": [{"id": "R-AIR", "kind": "fixed"}]}, red={"specials": {"air_support": 1}})
+    ctx = Ctx([2, 4, 3, 4])     # with Air Support 2+2 = 4 arrives; a die of 4 picks the second square; 3+1 = 4: re-roll; 4+1
+    air.run(sc, rules, ctx)
+    assert air.decision(sc, rules)[1] == "air-support"
+    air.answer(sc, rules, "air-support", {"type": "air-support", "use": True}, ctx)
+    assert air.decision(sc, rules)[1] == "air-target"
+    air.answer(sc, rules, "air-target", air.default(sc, rules, "air-target"), ctx)
+    assert ctx.of("air-arrival")[0]["success"] and ctx.of("air-strike")[0]["options"] == ["0505", "0506"]
+    assert ctx.of("air-strike")[0]["square"] == "0506"
+    air.answer(sc, rules, "air-unit", {"type": "air-unit", "unit": "B2"}, ctx)
+    hit = ctx.of("air-attack")[0]
+    assert hit["dice"] == [3, 4] and hit["bonus"] == 1 and hit["loss"]
+    assert rules["pieces"]["B2"]["hits"] == 1 and rules["pieces"]["B2"]["sq"] == "0506"
+    assert rules["air"]["R-AIR"]["state"] == "active" and rules["used"]["red"]["air_support"] == 1
+
+
+def test_air_defence_drives_off_or_aborts():
+    """K-AIR-6: one die per strength point of each enemy AA unit in range."""
+    from pbem.rulesets.kkoh import air
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N"), U("BA", "blue", "aa-gun", "0405", "01", "N", losses=1),
+             U("BS", "blue", "aa-sam", "0105", "01", "N"), U("R1", "red", "tank", "0909", "01", "S")]
+    sc, rules = _air(units, {"red": [{"id": "R-AIR", "kind": "fixed"}]})
+    ctx = Ctx([4, 5])           # arrives (4); BA (one point left) rolls 5: this run aborts; BS is out of range (6? 4 squares: in)
+    air.run(sc, rules, ctx)
+    air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505"}, ctx)
+    assert [(e["unit"], e["dice"], e["effect"]) for e in ctx.of("air-defence")] == [("BA", [5], "aborted")]
+    assert rules["air"]["R-AIR"]["state"] == "active"           # the run is lost, the unit not
+    sc, rules = _air(units, {"red": [{"id": "R-AIR", "kind": "fixed"}]})
+    ctx = Ctx([6, 1, 2, 6])
+    air.run(sc, rules, ctx)
+    air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505"}, ctx)
+    assert [(e["unit"], e["effect"]) for e in ctx.of("air-defence")] == [("BA", "none"), ("BS", "driven-off")]
+    assert rules["air"]["R-AIR"]["state"] == "gone"
+
+
+def test_rotary_wing_places_within_two_of_friends_fires_two_and_attacks_twice():
+    """K-AIR-5, K-AIR-4 (two attacks in consecutive turns, then it leaves)."""
+    from pbem.rulesets.kkoh import air
+
+    units = [U("B1", "blue", "tank", "0101", "01", "N"), U("R1", "red", "tank", "0505", "01", "S")]
+    sc, rules = _air(units, {"blue": [{"id": "B-HELO", "kind": "rotary"}]})
+    ctx = Ctx([4, 5])
+    air.run(sc, rules, ctx)
+    options = air.legal(sc, rules, "air-target")
+    assert all(sc.grid.distance(o["from"], "0101") <= 2 and sc.grid.distance(o["from"], o["square"]) <= 2 for o in options)
+    assert {"type": "air-target", "square": "0505", "from": "0303"} in options
+    air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505", "from": "0303"}, ctx)
+    air.answer(sc, rules, "air-unit", {"type": "air-unit", "unit": "R1"}, ctx)
+    assert rules["pieces"]["R1"]["hits"] == 1 and rules["air"]["B-HELO"] == {"state": "active", "turn": 1, "sq": "0303"}
+    rules["turn"] = 2
+    air.begin(sc, rules)
+    ctx = Ctx([6])
+    air.run(sc, rules, ctx)                                     # no arrival roll for the second attack
+    assert not ctx.of("air-arrival")
+    assert all(sc.grid.distance(o["from"], "0303") <= 4 for o in air.legal(sc, rules, "air-target"))
+    air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505", "from": "0404"}, ctx)
+    air.answer(sc, rules, "air-unit", {"type": "air-unit", "unit": "R1"}, ctx)
+    assert "R1" in rules["gone"] and rules["air"]["B-HELO"]["state"] == "gone"
+    rules["turn"] = 3
+    assert air.queue(sc, rules) == []
