@@ -1204,3 +1204,76 @@ def test_rotary_wing_places_within_two_of_friends_fires_two_and_attacks_twice():
     assert "R1" in rules["gone"] and rules["air"]["B-HELO"]["state"] == "gone"
     rules["turn"] = 3
     assert air.queue(sc, rules) == []
+
+
+# --- the record, the state, the bundled scenario ------------------------------------------------
+
+def test_ruleset_record_and_schemas():
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    assert RULESET.id == "kkoh" and RULESET.sides == ("blue", "red")
+    on_disk = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "kkoh-orders.schema.json").read_text())
+    assert on_disk == RULESET.order_schema
+    jsonschema.Draft202012Validator.check_schema(RULESET.order_schema)
+    assert RULESET.default_policies["on_void"] == "stop" and RULESET.default_policies["breakthrough"] == "decline"
+
+
+def test_bundled_scenario_state_is_small_json_and_legal():
+    """K-BTF-1 (an 18 x 12 table), K-LST-1, K-LST-3 (every unit from the printed lists), K-GM-1..5."""
+    sc = RULESET.scenario(RULESET.scenarios["pz-brigade"](), {})
+    rules = RULESET.setup(sc)
+
+    def walk(x):
+        assert not isinstance(x, (float, tuple, set))
+        if isinstance(x, dict):
+            assert all(isinstance(k, str) for k in x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(rules)
+    assert len(sc.grid) == 18 * 12 and sc.doc["reconstructed"] is True and sc.doc["map"]["reconstructed"] is True
+    board = st.Board(sc, rules)
+    assert all(layout.check_square(sc, board, s) is None for s in board.squares())
+    assert {p.side for p in sc.pieces.values()} == {"blue", "red"}
+    assert sc.victory["house_rule"] is True and sc.last_turn == 8
+    assert sum(1 for p in sc.pieces.values() if p.side == "blue") == 20
+    assert sum(1 for p in sc.pieces.values() if p.side == "red") == 83
+    assert all(command.piece_in_command(sc, board, p) for p in rules["pieces"])
+
+
+def test_reading_the_rules_never_changes_them(tmp_path):
+    """next_step, legal_orders, policy, summary, render and describe_need are read only: at
+    every state of a random game they leave the rules as they were (two folders of one game
+    must agree byte for byte)."""
+    import json
+    import random
+
+    from pbem.core import bot
+    from tests.support.games import Match
+
+    match = Match(tmp_path, "kkoh", chain_length=4096, key_seed="read-only")
+    rng = random.Random("read-only")
+    g = match.game
+    for _ in range(45):
+        state = match.state()
+        sender = state["awaiting"]["packet_from"]
+        if sender is None:
+            break
+        rules = state["rules"]
+        before = json.dumps(rules, sort_keys=True)
+        need = g.next_step(rules)
+        if need is not None:
+            g.legal_orders(rules, need)
+            g.policy(rules, need, dict(RULESET.default_policies))
+            g.describe_need(rules, need)
+        g.summary(rules)
+        g.render(rules)
+        assert json.dumps(rules, sort_keys=True) == before, need
+        match.send(sender, bot.plan(g, match.state(sender), sender, rng.choice))
+        assert match.state("blue")["state_hash"] == match.state("red")["state_hash"]

@@ -12,6 +12,7 @@ from pbem.rulesets.base import Ruleset
 
 REGISTRY: dict[str, str] = {
     "chir": "pbem.rulesets.chir",
+    "kkoh": "pbem.rulesets.kkoh",
     "stalingrad": "pbem.rulesets.stalingrad",
 }
 

@@ -144,7 +144,7 @@ def _arrive(sc: Scenario, rules: dict, now: dict, ctx) -> None:
 def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
     options = legal(sc, rules, kind)
     if order not in options:
-        raise IllegalOrder("K-AIR-2", f"{kind}: {order} is not one of the legal answers", options[:12])
+        raise IllegalOrder("K-AIR-2", f"{kind}: that answer is not one of the legal ones now", options[:12])
     now = rules["plans"]["air"]["now"]
     aid = now["id"]
     side = sc.air[aid]["side"]

@@ -22,7 +22,8 @@ CALL_TYPES = ("bombard", "counter-battery", "chemical")
 
 
 def calls(rules: dict, side: str) -> list[dict]:
-    return rules["plans"].setdefault("calls", {}).setdefault(side, [])
+    """The calls made so far by a side in this step (read only: never creates them)."""
+    return rules["plans"].get("calls", {}).get(side, [])
 
 
 def battery_block(sc: Scenario, board: Board, pid: str) -> str | None:
@@ -110,7 +111,7 @@ def check_call(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
 
 def add_call(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     call = check_call(sc, rules, side, order)
-    calls(rules, side).append(call)
+    rules["plans"].setdefault("calls", {}).setdefault(side, []).append(call)
     if call["type"] == "chemical":
         rules["used"][side]["chemical"] = rules["used"][side].get("chemical", 0) + 1
         ctx.event("chemical", f"{side} declares a chemical attack on Close Assault {call['assault']} (K-SFX-4).", side=side,

@@ -402,7 +402,7 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
     """Apply the answer to an assault decision, then run on."""
     options = legal(sc, rules, kind)
     if order not in options:
-        raise IllegalOrder("K-CA-7", f"{kind}: {order} is not one of the legal answers", options[:12])
+        raise IllegalOrder("K-CA-7", f"{kind}: that answer is not one of the legal ones now", options[:12])
     board = Board(sc, rules)
     if kind == "assault-next":
         a = next(x for x in rules["assaults"] if x["n"] == order["assault"])

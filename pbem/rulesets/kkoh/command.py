@@ -195,7 +195,7 @@ def check_chit(sc: Scenario, rules: dict, side: str, order: dict) -> list[str]:
     if board.members(units[0]) != units:
         raise IllegalOrder("K-ORD-1", f"chit: each battle group or lone unit carries one order chit; {', '.join(units)} "
                            f"is not one (the group of {units[0]} is {', '.join(board.members(units[0]))})", None)
-    planned = rules["plans"].setdefault("chits", {}).setdefault(side, [])
+    planned = rules["plans"].get("chits", {}).get(side, [])
     if any(set(units) & set(p["units"]) for p in planned):
         raise IllegalOrder("K-ORD-1", f"chit: {', '.join(units)} already has its chit for this turn", None)
     target = order.get("order")

@@ -19,7 +19,8 @@ from .state import Board, mark
 
 
 def plan(rules: dict, side: str) -> list[dict]:
-    return rules["plans"].setdefault("fire", {}).setdefault(side, [])
+    """A side's fire plan so far (read only: never creates it)."""
+    return rules["plans"].get("fire", {}).get(side, [])
 
 
 def firer_block(sc: Scenario, board: Board, pid: str) -> str | None:
@@ -124,7 +125,7 @@ def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
 
 def add_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     shot = check_fire(sc, rules, side, order)
-    plan(rules, side).append(shot)
+    rules["plans"].setdefault("fire", {}).setdefault(side, []).append(shot)
     return shot
 
 
@@ -293,13 +294,13 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
 
 def soviet_choices(sc: Scenario, rules: dict) -> list[str]:
     """Targets of Soviet doctrine that must Give Ground: each may take a loss instead (K-DOC-3)."""
-    done = rules["plans"].setdefault("held", [])
+    done = rules["plans"].get("held", [])
     return [t for t, r in rules["plans"].get("fire_results", {}).items()
             if r["gg"] and sc.pieces[t].doctrine == "soviet" and t not in done and t in rules["pieces"]]
 
 
 def hold(sc: Scenario, rules: dict, pid: str, convert: bool, ctx) -> None:
-    rules["plans"]["held"].append(pid)
+    rules["plans"].setdefault("held", []).append(pid)
     if convert:
         r = rules["plans"]["fire_results"][pid]
         r["gg"] = False

@@ -46,10 +46,15 @@ def classes(sc: Scenario, board: Board, pid: str) -> set[str]:
 
 
 def phase_classes(sc: Scenario, ap: int) -> set[str]:
-    out: set[str] = set()
-    for n in range(1, ap + 1):
-        out.update(sc.tables["movement"]["phases"][str(n)])
-    return out
+    """The rows of the movement table open in Action Phase `ap` (each phase adds to the last)."""
+    key = ("phases", ap)
+    found = sc.memo.get(key)
+    if found is None:
+        found = set()
+        for n in range(1, ap + 1):
+            found.update(sc.tables["movement"]["phases"][str(n)])
+        sc.memo[key] = found = frozenset(found)
+    return found
 
 
 def may_move(sc: Scenario, board: Board, pid: str, ap: int) -> bool:
@@ -96,20 +101,15 @@ def _crossed_features(sc: Scenario, a: str, b: str):
     return [(sc.edges[k], False) for k in _corner_edges(sc, a, b) if k in sc.edges]
 
 
-_TERRAIN: dict = {}
-
-
 def terrain_block(sc: Scenario, prof: Profile, a: str, b: str) -> str | None:
-    """Why terrain stops a unit of this profile stepping from a to b, or None (remembered per
-    scenario, kind of unit and step: terrain never changes)."""
+    """Why terrain stops a unit of this profile stepping from a to b, or None (remembered in the
+    scenario per kind of unit and step: terrain never changes)."""
     if a == b:
         return None
-    key = (id(sc), prof.vehicle, a, b)
-    found = _TERRAIN.get(key, False)
+    key = ("terrain", prof.vehicle, a, b)
+    found = sc.memo.get(key, False)
     if found is False:
-        if len(_TERRAIN) > 200000:
-            _TERRAIN.clear()
-        found = _TERRAIN[key] = _terrain_block(sc, prof, a, b)
+        found = sc.memo[key] = _terrain_block(sc, prof, a, b)
     return found
 
 
@@ -493,6 +493,46 @@ def _real(rules: dict, marker: dict, ctx, label: str) -> bool:
 
 # --- legal moves ------------------------------------------------------------------------------------
 
+def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: str, facing: str, ap: int):
+    """The legal moves of one body, each as `plan_move` would accept it (its checks, shared
+    for all destinations)."""
+    rules = board.rules
+    leave = not any(unit_may_move(sc, board, u, ap, True) for u in body)
+    grouped = len(body) > 1 and len({rules["pieces"][u]["o"] for u in body}) == 1
+    if len(body) > 1 and not grouped:
+        return
+    rest_ok = True
+    if leave:
+        rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in body}
+        _drop_broken_groups(sc, rest)
+        rest_ok = layout.check_entries(sc, here, rest) is None
+    targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
+    for to in targets:
+        if to != here:
+            if any(step_block(sc, board, side, board.profile(u), here, to) for u in body):
+                continue
+            if any(slowed(sc, board.profile(u), here, to) and (rules["ts"]["moved"].get(u) or first_ap(sc, board, u) != ap)
+                   for u in body):
+                continue
+        facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
+        for f in facings:
+            cells = layout.place_cells(sc, board, to, body, f, grouped)
+            if cells is None:
+                continue
+            entries = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in body}
+            for p, cell in zip(body, cells):
+                entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=f)
+                entries[p].pop("g", None)
+                if grouped:
+                    entries[p]["g"] = "new"
+            for p in list(entries):
+                g = entries[p].get("g")
+                if g and g != "new" and sum(1 for q in entries if entries[q].get("g") == g) < 2:
+                    entries[p].pop("g", None)
+            if layout.check_entries(sc, to, entries) is None:
+                yield {"type": "move", "units": body, "to": to, "facing": f}
+
+
 def _travel_facing(sc: Scenario, here: str, to: str, current: str) -> str:
     d = sc.grid.direction(here, to)
     if d is None:
@@ -514,26 +554,15 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
     for body in board.movers(side):
         here = rules["pieces"][body[0]]["sq"]
         facing = rules["pieces"][body[0]]["f"]
-        if any(u in rules["ps"]["moved"] for u in body) and all(u in rules["ps"]["moved"] for u in body):
+        if all(u in rules["ps"]["moved"] for u in body):
             continue
-        if any(unit_may_move(sc, board, u, ap, False) for u in body):
-            singles = [u for u in body if unit_may_move(sc, board, u, ap, False) is None]
-            bodies = [[u] for u in singles] if len(body) > 1 else []
+        stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
+        if any(stay.values()):
+            bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []
         else:
             bodies = [body]
         for b in bodies:
-            leave = not any(unit_may_move(sc, board, u, ap, True) for u in b)
-            targets = [here] + (list(sc.neighbours[here]) if leave else [])
-            for to in targets:
-                facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else \
-                    [_travel_facing(sc, here, to, facing)]
-                for f in facings:
-                    order = {"type": "move", "units": b, "to": to, "facing": f}
-                    try:
-                        plan_move(sc, board, side, order, ap)
-                    except IllegalOrder:
-                        continue
-                    yield order
+            yield from _body_moves(sc, board, side, b, here, facing, ap)
         for u in body:
             for kind in ("dismount", "mount", "limber", "unlimber"):
                 if mode_block(sc, board, u, kind, ap) is None:

@@ -229,6 +229,9 @@ class Scenario:
         self.last_turn = self.victory["turns"]
         self.position = doc.get("position")
         self._check_doctrine()
+        # answers that depend only on the scenario (terrain of a step, the movement table of a
+        # phase), remembered as they are first asked: they never change
+        self.memo: dict = {}
 
     # --- document checks ------------------------------------------------------------------
 
@@ -444,9 +447,6 @@ def _replace(profile: Profile, **changes: Any) -> Profile:
     values = {name: getattr(profile, name) for name in Profile.__slots__}
     values.update(changes)
     return Profile(**values)
-
-
-_CACHE: dict = {}
 
 
 def build(doc: dict, options: dict) -> Scenario:
