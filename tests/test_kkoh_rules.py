@@ -1277,3 +1277,151 @@ def test_reading_the_rules_never_changes_them(tmp_path):
         assert json.dumps(rules, sort_keys=True) == before, need
         match.send(sender, bot.plan(g, match.state(sender), sender, rng.choice))
         assert match.state("blue")["state_hash"] == match.state("red")["state_hash"]
+
+
+# --- further rules: pairs, markers, road squares, occupation, breakthroughs, aircraft ----------------
+
+def test_infantry_in_transports_is_one_piece_vulnerable_in_unarmoured_ones():
+    """K-INF-3 (Vulnerable in unarmoured transports), K-INF-6 (one of the two on the table),
+    K-DF-10 (the infantry aboard shares its transports' losses: one piece)."""
+    units = [U("B1", "blue", "ri", "0505", "01", "N", carrier="truck", mounted=True),
+             U("B2", "blue", "ri", "0405", "01", "N", carrier="aifv", mounted=True)]
+    sc, rules = table(units)
+    board = st.Board(sc, rules)
+    assert board.profile("B1").vulnerable and board.profile("B1").vehicle and board.profile("B1").infantry == "RI"
+    assert not board.profile("B2").vulnerable and board.profile("B2").armour == "L"
+    rules["pieces"]["B1"]["mode"] = "dismounted"
+    assert not board.profile("B1").vehicle and board.profile("B1").target == "M"
+    assert sc.pieces["B1"].points == 2 and sc.pieces["B1"].paired
+
+
+def test_command_markers_are_not_units():
+    """K-CMK-1, K-CMK-3 (never shot at), K-CMK-6 (no stacking, no chit): six units and a marker share a square."""
+    commands = HQS + [{"id": "B-BN", "side": "blue", "row": "bn", "level": "battalion", "superior": "B-HQ", "square": "0505"}]
+    six = [U(f"B{i}", "blue", "tank", "0505", c, "N") for i, c in enumerate(["00", "01", "02", "10", "11", "12"])]
+    sc, rules = table(six + [U("R1", "red", "tank", "0506", "21", "S")], commands=commands, position=POS_FIRE)
+    board = st.Board(sc, rules)
+    assert layout.check_square(sc, board, "0505") is None and board.hqs_at("0505") == ["B-BN"]
+    targets, _ = layout.fire_targets(sc, board, "0505", "0506", "blue")
+    assert "B-BN" not in targets and "B-BN" not in rules["pieces"]
+
+
+def test_a_marker_goes_back_with_its_units_or_is_destroyed_with_them():
+    """K-CMK-4: a marker shares the result of the units fighting in its square."""
+    from pbem.rulesets.kkoh import assault
+
+    commands = HQS + [{"id": "R-BN", "side": "red", "row": "bn", "level": "battalion", "superior": "R-HQ", "square": "0506"}]
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0506", "21", "S", "HA")]
+    sc, rules = table(units, commands=commands, position=POS_AP(2))
+    a = {"n": 1, "side": "blue", "units": ["B1"], "from": "0505", "target": "0506"}
+    rules["assaults"] = [a]
+    rules["ca"] = {"n": 1, "att": ["B1"], "def": ["R1"], "body": ["R1"], "round": 1, "steps": []}
+    ctx = Ctx()
+    assault._defenders_retreat(sc, st.Board(sc, rules), a, ctx)
+    assert rules["pieces"]["R1"]["sq"] == "0507" and rules["hqs"]["R-BN"] == {"sq": "0507"}
+
+
+def test_road_squares_one_vehicle_a_face_fires_or_assaults():
+    """K-TER-5: from (or into) a steep ridge, wood or built-up square, one vehicle unit of a side
+    per face uses Direct Fire or Close Assault; a vehicle group assaults into one only one by one."""
+    from pbem.rulesets.kkoh import assault, fire
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("B2", "blue", "tank", "0505", "11", "N", "HA"),
+             U("R1", "red", "tank", "0506", "20", "S"), U("R2", "red", "tank", "0506", "21", "S"),
+             U("B3", "blue", "tank", "0305", "01", "N", "HA", group="g"), U("B4", "blue", "tank", "0305", "00", "N", "HA", group="g"),
+             U("R3", "red", "ri", "0306", "21", "S")]
+    sc, rules = table(units, area={"0505": "bua", "0306": "woods"}, roads=["0305/0306"], position=POS_FIRE)
+    rules["pieces"]["B2"]["cell"] = "02"
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
+    with pytest.raises(IllegalOrder, match="one vehicle unit only fires through each face"):
+        shot(sc, rules, "blue", "B2", "R2")
+    sc, rules = table(units, area={"0306": "woods"}, roads=["0305/0306"], position=POS_AP(2))
+    flow._start_ap(sc, rules, 2, Ctx())
+    with pytest.raises(IllegalOrder, match="only one\\s+vehicle unit of a side may assault"):
+        assault.check_declare(sc, rules, "blue", {"type": "assault", "units": ["B3", "B4"], "target": "0306"}, 2)
+    assault.declare(sc, rules, "blue", {"type": "assault", "units": ["B3"], "target": "0306"}, Ctx(), 2)
+    with pytest.raises(IllegalOrder, match="may assault"):
+        assault.check_declare(sc, rules, "blue", {"type": "assault", "units": ["B4"], "target": "0306"}, 2)
+
+
+def test_light_woods_help_only_infantry_and_deployed_guns():
+    """K-TER-9 (per scenario: the bundled data gives light woods the marsh's effects)."""
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "ri", "0506", "21", "S", "HA"),
+             U("B2", "blue", "tank", "0405", "01", "N", "HA"), U("R2", "red", "tank", "0406", "21", "S", "HA")]
+    area = {"0506": "light-woods", "0406": "light-woods"}
+    assert _factors(units, ["B1"], ["R1"], area=area)["defensive_terrain"] == -1
+    assert "defensive_terrain" not in _factors(units, ["B2"], ["R2"], source="0405", target="0406", area=area)
+
+
+def test_units_give_ground_after_an_assault_slowest_first():
+    """K-GG-6: after a Close Assault the slowest units Give Ground first (they take the places)."""
+    from pbem.rulesets.kkoh import giveground
+
+    units = [U("R1", "red", "tank", "0506", "21", "S"), U("R2", "red", "ri", "0506", "20", "S"),
+             U("B1", "blue", "tank", "0505", "01", "N")]
+    sc, rules = table(units, position=POS_AP(2))
+    ctx = Ctx()
+    giveground.give_ground(sc, st.Board(sc, rules), ["R1", "R2"], "0505", ctx, "t", fire=False)
+    assert [e["unit"] for e in ctx.of("give-ground")] == ["R2", "R1"]
+
+
+def test_occupying_attackers_choose_facing_and_grouping():
+    """K-CA-17: any legal facing; the group may split into single units."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U("B1", "blue", "tank", "0506", "01", "N", "HD", group="g"), U("B2", "blue", "tank", "0506", "00", "N", "HD", group="g")]
+    sc, rules = table(units, position=POS_AP(2))
+    step = {"do": "face", "units": ["B1", "B2"]}
+    options = assault.facing_options(sc, rules, step)
+    assert options[0] == {"type": "face", "facing": "N", "group": True} and len(options) == 8
+    assault._reface(sc, st.Board(sc, rules), ["B1", "B2"], "E", False, Ctx())
+    assert [rules["pieces"][u]["f"] for u in ("B1", "B2")] == ["E", "E"] and not rules["pieces"]["B1"].get("g")
+
+
+def test_a_loss_that_demoralises_cancels_the_breakthrough():
+    """K-CA-20, K-MOR-4: a unit Demoralised by a loss in its first assault makes no Breakthrough."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA", losses=1), U("R1", "red", "tank", "0506", "21", "S"),
+             U("R2", "red", "tank", "0506", "01", "N")]
+    sc, rules = table(units, position=POS_AP(2))
+    a = {"n": 1, "side": "blue", "units": ["B1"], "from": "0505", "target": "0506", "won": True, "done": True}
+    rules["assaults"] = [a]
+    rules["demoralised"] = ["b"]
+    ctx = Ctx()
+    assault.answer(sc, rules, "breakthrough", {"type": "breakthrough", "assault": 1, "take": True}, ctx)
+    assert ctx.of("breakthrough-cancelled") and not ctx.of("breakthrough") and rules["ca"] is None
+
+
+def test_occupation_when_the_winners_would_overfill_the_square():
+    """K-CA-15 (the attackers who fought and won first, the owner choosing among them), K-CA-16
+    (the rest stay back)."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U(f"B{i}", "blue", "tank", "0505", c, "N", "HA") for i, c in enumerate(["00", "01", "02"])] + \
+        [U(f"C{i}", "blue", "tank", "0506", c, "N", "HD") for i, c in enumerate(["00", "01", "02", "10"])]
+    sc, rules = table(units + [U("R1", "red", "tank", "0909", "01", "S")], position=POS_AP(2))
+    a = {"n": 1, "side": "blue", "units": ["B0", "B1", "B2"], "from": "0505", "target": "0506"}
+    rules["assaults"] = [a]
+    rules["ca"] = {"n": 1, "att": ["B0", "B1", "B2"], "def": [], "body": [], "round": 1, "steps": [{"do": "occupy", "fought": True}]}
+    ctx = Ctx()
+    assault.run(sc, rules, ctx)
+    assert assault.decision(sc, rules)[1] == "occupy"
+    assert assault.legal(sc, rules, "occupy")[:3] == [{"type": "occupy", "unit": u} for u in ("B0", "B1", "B2")]
+    assault.answer(sc, rules, "occupy", {"type": "occupy", "unit": "B2"}, ctx)
+    assault.answer(sc, rules, "occupy", {"type": "occupy", "unit": "B0"}, ctx)
+    assert rules["pieces"]["B2"]["sq"] == "0506" and rules["pieces"]["B0"]["sq"] == "0506"
+    assert rules["pieces"]["B1"]["sq"] == "0505" and ctx.of("pull-back")[0]["units"] == ["B1"]
+
+
+def test_an_aircraft_that_strikes_a_friendly_square_attacks_it_as_the_enemy_would():
+    """K-AIR-2."""
+    from pbem.rulesets.kkoh import air
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N"), U("R1", "red", "tank", "0506", "21", "S")]
+    sc, rules = _air(units, {"red": [{"id": "R-AIR", "kind": "fixed"}]})
+    ctx = Ctx([5, 4])          # arrives; among 0505 and 0506 the die (4: the second) picks 0506, red's own
+    air.run(sc, rules, ctx)
+    air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505"}, ctx)
+    assert rules["plans"]["air"]["now"]["square"] == "0506"
+    assert air.decision(sc, rules)[0] == "blue"                  # blue chooses as if the aircraft were its own

@@ -24,7 +24,7 @@ from .state import Board, mark
 
 ATTACK_ORDERS = ("FA", "PA", "HA", "M")
 DECISIONS = ("assault-next", "ca-defence", "ca-loss", "attrition", "counter-attack", "withdraw", "occupy",
-             "breakthrough")
+             "occupy-facing", "breakthrough")
 
 
 # --- declaring (K-CA-2 to K-CA-5) --------------------------------------------------------------
@@ -319,6 +319,9 @@ def decision(sc: Scenario, rules: dict) -> tuple[str, str, str] | None:
         return defender, "withdraw", f"Close Assault {a['n']}: may an unengaged unit in {a['target']} give ground (K-CAR-1)?"
     if do == "occupy" and step.get("choose"):
         return attacker, "occupy", f"Close Assault {a['n']}: which attacker occupies {a['target']} next (K-CA-15)"
+    if do == "face" and facing_options(sc, rules, step):
+        return attacker, "occupy-facing", (f"Close Assault {a['n']}: the facing of the units that occupied {a['target']}, "
+                                           f"and whether they stay one battle group (K-CA-17)")
     return None
 
 
@@ -345,7 +348,38 @@ def legal(sc: Scenario, rules: dict, kind: str) -> list[dict]:
         return [{"type": "withdraw", "unit": p, "go": False}, {"type": "withdraw", "unit": p, "go": True}]
     if kind == "occupy":
         return [{"type": "occupy", "unit": p} for p in step["choose"]] + [{"type": "occupy", "unit": None}]
+    if kind == "occupy-facing":
+        return facing_options(sc, rules, step)
     return []
+
+
+def facing_options(sc: Scenario, rules: dict, step: dict) -> list[dict]:
+    """K-CA-17: every legal facing of the occupiers, as one group or as single units; the
+    facing they came in with first."""
+    board = Board(sc, rules)
+    units = [u for u in step["units"] if board.alive(u)]
+    if not units:
+        return []
+    square = rules["pieces"][units[0]]["sq"]
+    first = rules["pieces"][units[0]]["f"]
+    out = []
+    for f in [first] + [e for e in ("N", "E", "S", "W") if e != first]:
+        for grouped in ((True, False) if len(units) > 1 else (False,)):
+            if grouped and not (all(layout.can_group(sc, units[0], p) for p in units[1:])
+                                and len({board.order(p) for p in units}) == 1):
+                continue
+            cells = layout.place_cells(sc, board, square, units, f, grouped)
+            if cells is None:
+                continue
+            entries = {p: dict(rules["pieces"][p]) for p in board.at(square) if p not in units}
+            for p, cell in zip(units, cells):
+                entries[p] = dict(rules["pieces"][p], cell=cell, f=f)
+                entries[p].pop("g", None)
+                if grouped:
+                    entries[p]["g"] = "new"
+            if layout.check_entries(sc, square, entries) is None:
+                out.append({"type": "face", "facing": f, "group": grouped})
+    return out
 
 
 def defence_options(sc: Scenario, board: Board, rules: dict) -> list[dict]:
@@ -454,6 +488,9 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
             ca.setdefault("withdrawn", []).append(order["unit"])
             if order["go"]:
                 _withdraw(sc, board, a, order["unit"], ctx)
+        elif kind == "occupy-facing":
+            ca["steps"].pop(0)
+            _reface(sc, board, step["units"], order["facing"], order["group"], ctx)
         elif kind == "occupy":
             if order["unit"] is None:
                 step["choose"] = []
@@ -461,6 +498,8 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
             else:
                 step["order"] = step.get("order", []) + [order["unit"]]
                 step["choose"] = [p for p in step["choose"] if p != order["unit"]]
+                if len(step["order"]) >= step["room"]:
+                    step["choose"] = []
     run(sc, rules, ctx)
 
 
@@ -525,6 +564,8 @@ def _do(sc: Scenario, rules: dict, step: dict, ctx) -> None:
         _win(sc, board, a, ctx)
     elif do == "occupy":
         _occupy(sc, board, a, step, ctx)
+    elif do == "face":
+        pass   # no other legal facing: they keep the one they came in with
     elif do == "back":
         _back(sc, board, a, [u for u in ca["att"] if board.alive(u)], step.get("to"), ctx, step.get("rule", "K-CAR-5"))
     elif do == "refight":
@@ -733,16 +774,11 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
     side = a["side"]
     facing = sc.grid.direction(a["from"], a["target"])
     room = layout.MAX_UNITS - len(board.at(a["target"], side))
-    chosen = list(step.get("order", []))
-    if len(att) > room and not step.get("stop") and len(chosen) < room and "choose" not in step:
-        step["choose"] = [u for u in att if u not in chosen]
+    if len(att) > room and room > 0 and "choose" not in step:
+        step.update(choose=list(att), order=[], room=room)     # the owner chooses who goes in (K-CA-15)
         rules["ca"]["steps"].insert(0, step)
         return
-    if len(att) > room and not step.get("stop") and len(chosen) < room and step.get("choose"):
-        rules["ca"]["steps"].insert(0, step)
-        return
-    entering = chosen if len(att) > room else att
-    entering = entering[:room]
+    entering = step["order"] if "choose" in step else att[:max(room, 0)]
     placed = []
     group = None
     cells = layout.place_cells(sc, board, a["target"], entering, facing, len(entering) > 1)
@@ -773,6 +809,7 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
             rules["held"][a["target"]] = side
         ctx.event("occupy", f"{', '.join(placed)} occupy {a['target']}, facing {facing} (K-CA-14, K-CA-17).", side=side,
                   assault=a["n"], units=placed, square=a["target"], rule="K-CA-14")
+        rules["ca"]["steps"].insert(0, {"do": "face", "units": placed})
         for p in placed:
             movement.after_step(sc, board, p, a["from"], a["target"], ctx,
                                 f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.mines.{p}")
@@ -780,6 +817,23 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
     if stay:
         ctx.event("pull-back", f"{', '.join(stay)} stay in {a['from']}: no room in {a['target']} (K-CA-16).", units=stay,
                   rule="K-CA-16")
+
+
+def _reface(sc: Scenario, board: Board, units: list[str], facing: str, grouped: bool, ctx) -> None:
+    """K-CA-17: the occupiers take the facing chosen, as one group or as single units."""
+    units = [u for u in units if board.alive(u)]
+    square = board.piece(units[0])["sq"]
+    cells = layout.place_cells(sc, board, square, units, facing, grouped)
+    for u in units:
+        board.leave_group(u)
+    group = board.new_group() if grouped else None
+    for u, cell in zip(units, cells):
+        board.place(u, square, cell, facing)
+        if group:
+            board.piece(u)["g"] = group
+    ctx.event("occupy-facing", f"{', '.join(units)} face {facing} in {square}"
+              + (" as one battle group" if grouped else (" as single units" if len(units) > 1 else "")) + " (K-CA-17).",
+              units=units, facing=facing, group=grouped, chosen_by=ctx.chosen_by, rule="K-CA-17")
 
 
 def _back(sc: Scenario, board: Board, a: dict, att: list[str], to: str | None, ctx, rule: str) -> None:

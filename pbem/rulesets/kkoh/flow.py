@@ -120,7 +120,8 @@ def next_step(sc: Scenario, rules: dict) -> Need | None:
     if step in ("assault1", "assault2"):
         side, kind, prompt = assault.decision(sc, rules)
         kinds = {"assault-next": "next", "breakthrough": "breakthrough", "ca-defence": "defend", "ca-loss": "loss",
-                 "attrition": "test", "counter-attack": "counter", "withdraw": "withdraw", "occupy": "occupy"}
+                 "attrition": "test", "counter-attack": "counter", "withdraw": "withdraw", "occupy": "occupy",
+                 "occupy-facing": "face"}
         return Need(side, kind, f"{where}: {prompt}", (kinds[kind],), "K-CA-1", decision=True)
     raise RuntimeError(f"kkoh: no need at step {step!r}")   # advance() never stops elsewhere
 
@@ -383,7 +384,7 @@ def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict
            "air-support": "air_support", "air-target": "air_target", "air-unit": "air_target",
            "assault-next": "assault_order", "ca-defence": "ca_defence", "ca-loss": "losses", "attrition": "attrition",
            "counter-attack": "counter_attack", "withdraw": "withdraw", "occupy": "occupy",
-           "breakthrough": "breakthrough"}[kind]
+           "occupy-facing": "occupy_facing", "breakthrough": "breakthrough"}[kind]
     choice = pol[key]
     if choice == "ask":
         return None
@@ -409,7 +410,7 @@ def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict
         return options[1] if choice == "try" else options[0]
     if kind == "withdraw":
         return options[1] if choice == "withdraw" else options[0]
-    if kind == "occupy":
+    if kind in ("occupy", "occupy-facing"):
         return options[0]
     if kind == "ca-defence":
         if choice == "alone":

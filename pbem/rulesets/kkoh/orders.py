@@ -79,6 +79,8 @@ ORDER_SCHEMA = {
                unit=_ID, go={"type": "boolean"}),
         _order("occupy", "K-CA-15: the next successful attacker to occupy the square (null: no more).", ["unit"],
                unit={"type": ["string", "null"], "pattern": _ID_PATTERN}),
+        _order("face", "K-CA-17: the facing of the units that occupied a square, and whether they stay one group.",
+               ["facing", "group"], facing=_EDGE, group={"type": "boolean"}),
         _order("breakthrough", "K-CA-20: take or decline a Breakthrough Close Assault.", ["assault", "take"],
                assault=_N, take={"type": "boolean"}),
     ],
@@ -101,6 +103,7 @@ POLICY_CHOICES = {
     "counter_attack": ["never", "try", "ask"],
     "withdraw": ["stay", "withdraw", "ask"],
     "occupy": ["listed", "ask"],
+    "occupy_facing": ["forward", "ask"],
     "breakthrough": ["decline", "take", "ask"],
 }
 
