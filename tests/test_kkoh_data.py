@@ -55,7 +55,8 @@ def _body(line: str, head: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(LISTS))
 def test_each_list_rebuilds_its_flattened_lines(name):
-    """K-LST-1..3: the rows, in order, print exactly the flattened lines (blank cells dropped)."""
+    """K-LST-1, K-LST-2, K-LST-3: the rows, in order, print exactly the flattened lines (blank
+    cells dropped); the British list is another nation's, as data (K-DOC-4)."""
     army = LISTS[name]
     rows, printed = army["rows"], army["printed_lines"]
     assert _body(printed["type"], "Unit Type") == " ".join(_type(r) for r in rows)
@@ -69,7 +70,7 @@ def test_each_list_rebuilds_its_flattened_lines(name):
 
 @pytest.mark.parametrize("name", sorted(LISTS))
 def test_points_system_reproduces_every_printed_cost(name):
-    """K-PTS-1..3: the formula gives each printed price; the one misprint is recorded."""
+    """K-PTS-1, K-PTS-2, K-PTS-3: the formula gives each printed price; the one misprint is recorded."""
     army, table = LISTS[name], TABLES["points"]
     for row in army["rows"]:
         computed = points.cost(row, table, army["doctrine"])

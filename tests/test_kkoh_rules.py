@@ -53,7 +53,8 @@ POS_MOVE = {"turn": 1, "ap": 2, "step": "move", "mover": "first", "initiative": 
 # --- Game Mechanism, Basic Concepts (K-GM, K-BAS, K-TRP-4, K-BG, K-DOC) --------------------------
 
 def test_a_square_holds_six_units_three_wide_three_deep_each_closest_to_its_edge():
-    """K-GM-1, K-BAS-1, K-TRP-4, K-GM-2, K-GM-3: layout checks on planned square contents."""
+    """K-GM-1, K-BAS-1, K-TRP-4, K-GM-2, K-GM-3, K-GM-4 (six lone units, none touching another,
+    are legal): layout checks on planned square contents."""
     sc, rules = make([U("B1", "blue", "tank-1", "0202", "00", "N")])
     full = {f"P{i}": {"cell": c, "f": "N", "o": "HD"} for i, c in enumerate(["00", "01", "02", "10", "11", "12", "20"])}
     doc_ids = {}
@@ -72,7 +73,7 @@ def test_a_square_holds_six_units_three_wide_three_deep_each_closest_to_its_edge
 
 
 def test_battle_groups_edge_contact_one_chit_doctrine_and_three_a_square():
-    """K-GM-5, K-BG-1, K-BG-2, K-DOC-1, K-DOC-2, K-LST-3."""
+    """K-GM-5, K-GM-6 (grouping is not automatic), K-BG-1, K-BG-2, K-DOC-1, K-DOC-2, K-LST-3."""
     units = [U("B1", "blue", "tank-1", "0202", "00", "N", group="a"), U("B2", "blue", "tank-1", "0202", "01", "N", group="a"),
              U("BA", "blue", "arty", "0303", "00", "N", level="bn-bde"),
              U("BM", "blue", "mortar", "0303", "01", "N", level="battery"),
@@ -125,7 +126,7 @@ def test_incoming_fire_priorities_of_the_cover_picture():
 
 def test_initiative_factors_and_the_re_roll_dropping_factors_cumulatively():
     """K-INI-1, K-INI-2: red (Inferior leader in command, majority Inferior) against blue
-    (Average leader, Average troops). Roll 1: blue 3, red 5-2 = 3, a draw; roll 2: red drops
+    (Average leader, Average troops; qualities K-TRP-6). Roll 1: blue 3, red 5-2 = 3, a draw; roll 2: red drops
     the leader's factor: blue 2, red 3-1 = 2; roll 3: red drops both: blue 4 beats red 3."""
     units = [U("B1", "blue", "tank-1", "0100", "00", "N"), U("R1", "red", "tr1-tank", "0505", "00", "S"),
              U("R2", "red", "tr1-tank", "0505", "01", "S")]
@@ -348,7 +349,8 @@ def shot(sc, rules, side, unit, target):
 # --- Direct Fire (K-DF, K-GM-8/9, K-INT-3, K-TNK-2) ---------------------------------------------
 
 def test_direct_fire_modifiers_each_as_printed():
-    """K-DF-6 (the reading of L75/L77), K-TNK-2, K-INF-1, K-TER-11."""
+    """K-DF-6 (the reading of L75/L77), K-TNK-1 (gun and target classes), K-TNK-2, K-INF-1, K-TER-11,
+    K-GM-11 (Vulnerable: an unarmoured vehicle)."""
     from pbem.rulesets.kkoh import fire
 
     units = [U("B1", "blue", "tank", "0202", "01", "N", "HD"), U("B2", "blue", "jaguar", "0302", "01", "N", "HD"),
@@ -386,7 +388,8 @@ def test_a_rear_shot_adds_one_and_vulnerable_targets_do_not_add_it_again():
 
 
 def test_fire_results_exactly():
-    """K-DF-5, K-DF-7, K-DF-9, K-GG-7: three shots at three targets, then the results."""
+    """K-DF-5, K-DF-7, K-DF-9, K-TRP-2 (two strength points: a loss marked, the second
+    destroys), K-GG-7: three shots at three targets, then the results."""
     from pbem.rulesets.kkoh import fire
 
     units = [U("B1", "blue", "tank", "0202", "00", "N", "HD"), U("B2", "blue", "tank", "0202", "01", "N", "HD"),
@@ -410,8 +413,9 @@ def test_fire_results_exactly():
 
 
 def test_fire_is_spread_evenly_one_shot_a_diagonal_and_one_second_rank_shooter():
-    """K-DF-5 (evenly), K-GM-8 (one unit per front diagonal per edge), K-GM-9 (one second-rank
-    unit of a group per edge), K-DF-3 (only the front rank otherwise)."""
+    """K-DF-5 (evenly), K-GM-8 and K-BAS-2 (one unit per front diagonal per edge), K-GM-9 (one
+    second-rank unit of a group per edge), K-DF-3 and K-BG-3 (a unit outside a group: only from
+    the front rank)."""
     units = [U("B1", "blue", "tank", "0202", "00", "N", group="a"), U("B2", "blue", "tank", "0202", "01", "N", group="a"),
              U("B3", "blue", "tank", "0202", "10", "N", group="a"), U("B4", "blue", "tank", "0202", "11", "N", group="a"),
              U("B5", "blue", "tank", "0202", "12", "N"), U("B6", "blue", "tank", "0202", "02", "N"),
@@ -460,7 +464,8 @@ def test_range_arc_and_lines_of_fire():
 
 def test_who_may_not_fire():
     """K-DF-4 (mortars not at vehicles), K-ART-7 (limbered guns do not fire), K-INF-1 (infantry
-    without ATGW does not fire), K-ART-4 (missile-armed AA does not fire at the ground)."""
+    without ATGW does not fire), K-ART-4 (missile-armed AA does not fire at the ground), K-ART-5
+    (field artillery over open sights at infantry)."""
     units = [U("B1", "blue", "mortar", "0202", "01", "N", level="battery"), U("B2", "blue", "towed", "0302", "01", "N",
              level="battery", limbered=True), U("B3", "blue", "ri", "0402", "01", "N"), U("B4", "blue", "aa-sam", "0502", "01", "N"),
              U("B5", "blue", "aa-gun", "0602", "01", "N"),
@@ -608,7 +613,7 @@ def mv(sc, rules, units, to, facing, ap, side="blue", **extra):
     ("ri", "HA", None, [4], [4]), ("towed", "HA", "limbered", [3, 4], [3, 4]), ("towed", "HA", "deployed", [4], []),
 ])
 def test_who_moves_in_which_action_phase(row, order, mode, moves, leaves):
-    """K-MOV-4 (the reading of L85: phase 1 mechanised on M and recce; 2 all mechanised and
+    """K-MOV-4 (the reading of L85: phase 1 mechanised on M and recce (K-REC-1); 2 all mechanised and
     motorised on M; 3 motorised; 4 units on foot and deployed guns within their square),
     K-REC-4, K-ART-7 (limbered guns as motorised), K-ORD-5 (HD and lower only within the square)."""
     from pbem.rulesets.kkoh import movement
@@ -632,7 +637,8 @@ def test_mounted_infantry_on_pa_moves_from_phase_three():
 
 
 def test_one_square_a_phase_diagonals_not_past_an_enemy_corner():
-    """K-MOV-8, K-MOV-2, K-GM-7, K-MOV-3 (re-facing within the square)."""
+    """K-MOV-8, K-MOV-2, K-GM-7, K-MOV-3 (re-facing within the square), K-MOV-5 (no square left
+    over-full: a move into a full square is refused)."""
     units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0606", "21", "S"),
              U("R2", "red", "tank", "0706", "21", "S")]
     sc, rules = table(units, position=POS_AP(2))
@@ -659,9 +665,10 @@ def test_hd_and_lower_move_only_within_their_square():
 
 
 def test_terrain_roads_woods_rivers_marsh_and_impassable():
-    """K-TER-3 (roads through area features), K-TER-5/6/7 (vehicles only by road, through a
-    face), K-TER-2 (a river closed to vehicles, bridged by a road), K-TER-8 (marsh: one Action
-    Phase a turn, the first it may move in, K-MOV-7), K-TER-10 (impassable)."""
+    """K-TER-1 (area and linear features), K-TER-3 (roads through area features), K-TER-5,
+    K-TER-6, K-TER-7 (vehicles only by road, through a face), K-TER-2 (a river closed to
+    vehicles, bridged by a road), K-TER-8 (marsh: one Action Phase a turn, the first it may move
+    in, K-MOV-7), K-TER-10 (impassable), K-BTF-3 (the feature of a square applies to all in it)."""
     units = [U("B1", "blue", "tank", "0505", "01", "N", "M"), U("B2", "blue", "tank", "0305", "01", "N", "M"),
              U("B3", "blue", "tank", "0705", "01", "N", "M"), U("B4", "blue", "ri", "0105", "01", "N", "M"),
              U("B5", "blue", "tank", "0905", "01", "N", "HA"), U("B6", "blue", "tank", "0405", "01", "N", "M")]
@@ -834,8 +841,9 @@ def test_call_modifiers_range_and_arc():
 
 def test_who_may_bombard():
     """K-IF-4 (once a phase; not after Direct Fire; not after moving unless self-propelled;
-    rockets once a turn; not when engaged in a Close Assault), K-ART-7 (limbered guns do not
-    fire), K-CA-9 (dedicated to a unit in that assault), K-IF-1 (only for a Close Assault)."""
+    rockets once a turn, K-ART-6; not when engaged in a Close Assault), K-ART-1 (field, rocket
+    and mortar units bombard), K-ART-7 (limbered guns do not fire), K-CA-9 (dedicated to a unit
+    in that assault), K-IF-1 (only for a Close Assault)."""
     from pbem.rulesets.kkoh import artillery
 
     units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BA", "blue", "sp", "0502", "01", "N", level="bn-bde"),
@@ -1222,7 +1230,10 @@ def test_ruleset_record_and_schemas():
 
 
 def test_bundled_scenario_state_is_small_json_and_legal():
-    """K-BTF-1 (an 18 x 12 table), K-LST-1, K-LST-3 (every unit from the printed lists), K-GM-1..5."""
+    """K-BTF-1 and K-INT-1 (an 18 x 12 table of 1 km squares; companies as units, K-TRP-1), K-LST-1,
+    K-LST-3 (every unit from the printed lists), K-TRP-5 (battalions as formations), the
+    layout rules, K-PRE-3 (terrain, objectives and victory set by the scenario, as house rules),
+    K-REF-1 and K-REF-2 (its length within the 20-turn track)."""
     sc = RULESET.scenario(RULESET.scenarios["pz-brigade"](), {})
     rules = RULESET.setup(sc)
 
@@ -1245,6 +1256,8 @@ def test_bundled_scenario_state_is_small_json_and_legal():
     assert sum(1 for p in sc.pieces.values() if p.side == "blue") == 20
     assert sum(1 for p in sc.pieces.values() if p.side == "red") == 83
     assert all(command.piece_in_command(sc, board, p) for p in rules["pieces"])
+    assert sc.last_turn <= sc.tables["turn_track"]["turns"] == 20 and len(sc.objectives) == 3
+    assert all(sc.pieces[p].formation in sc.formations for p in sc.pieces)
 
 
 def test_reading_the_rules_never_changes_them(tmp_path):
@@ -1395,7 +1408,7 @@ def test_a_loss_that_demoralises_cancels_the_breakthrough():
 
 def test_occupation_when_the_winners_would_overfill_the_square():
     """K-CA-15 (the attackers who fought and won first, the owner choosing among them), K-CA-16
-    (the rest stay back)."""
+    (the rest stay back), K-CA-12 (no square is left over-full once the results apply)."""
     from pbem.rulesets.kkoh import assault
 
     units = [U(f"B{i}", "blue", "tank", "0505", c, "N", "HA") for i, c in enumerate(["00", "01", "02"])] + \
@@ -1425,3 +1438,90 @@ def test_an_aircraft_that_strikes_a_friendly_square_attacks_it_as_the_enemy_woul
     air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505"}, ctx)
     assert rules["plans"]["air"]["now"]["square"] == "0506"
     assert air.decision(sc, rules)[0] == "blue"                  # blue chooses as if the aircraft were its own
+
+
+def test_random_choices_are_made_with_six_sided_dice_uniformly():
+    """K-INT-4: every random choice (a route, a square, a target) is made with d6 only."""
+    from pbem.rulesets.kkoh.common import dice_choice
+
+    for among in range(2, 37):
+        counts = [0] * among
+        for first in range(1, 7):
+            for second in range(1, 7):
+                dice = [first, second] if among > 6 else [first]
+                try:
+                    counts[dice_choice(Ctx(dice), "x", among)] += 1
+                except AssertionError:      # a re-roll: the value was rejected
+                    pass
+        assert len(set(counts)) == 1, (among, counts)
+    assert dice_choice(Ctx([]), "x", 1) == 0
+
+
+def test_a_reduced_unit_has_one_strength_point_and_counts_as_damaged():
+    """K-TRP-3, K-PTS-3: fielded at half strength, it starts with a loss: one more destroys it."""
+    from pbem.rulesets.kkoh.common import lose
+
+    sc, rules = table([U("B1", "blue", "recce", "0505", "01", "N", reduced=True)])
+    board = st.Board(sc, rules)
+    assert sc.pieces["B1"].points == 1 and board.damaged("B1") and sc.pieces["B1"].reduced
+    assert lose(sc, board, "B1", 1, Ctx(), "K-DF-7", "test") and "B1" in rules["gone"]
+
+
+def test_field_artillery_needs_the_level_it_works_at():
+    """K-PRE-1: forces are listed with the level their artillery works at (K-IF-5)."""
+    with pytest.raises(ValueError, match="needs the level it works at"):
+        table([U("B1", "blue", "sp", "0505", "01", "N")])
+
+
+def test_a_unit_that_has_given_ground_is_no_target_and_shields_nobody():
+    """K-DF-8: it may not be shot at again that phase and cannot shield others."""
+    units = [U("B1", "blue", "tank", "0505", "01", "N"), U("R1", "red", "tank", "0506", "21", "S"),
+             U("R2", "red", "tank", "0506", "11", "S")]
+    sc, rules = table(units, position=POS_FIRE)
+    rules["ps"]["gg"] = ["R1"]
+    with pytest.raises(IllegalOrder, match="only R2 may"):
+        shot(sc, rules, "blue", "B1", "R1")
+    assert shot(sc, rules, "blue", "B1", "R2")["target"] == "R2"
+
+
+def test_give_ground_away_from_the_first_shot_that_caused_it():
+    """K-GG-11 reading: fire from several squares: away from the first resolved shot's square."""
+    from pbem.rulesets.kkoh import fire
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N"), U("B2", "blue", "tank", "0606", "10", "W"),
+             U("R1", "red", "tank", "0506", "21", "S")]
+    sc, rules = table(units, position=POS_FIRE)
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B2", "target": "R1"})
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
+    ctx = Ctx([4, 5])                # B2 (first): 5, Give Ground; B1: 6, a loss
+    fire.resolve(sc, rules, ctx)
+    assert rules["plans"]["fire_results"]["R1"] == {"losses": 1, "gg": True, "source": "0606"}
+    fire.apply_results(sc, rules, ctx)
+    assert rules["pieces"]["R1"]["sq"] == "0406"        # straight away from 0606, not from 0505 (K-GG-2)
+
+
+def test_the_morale_phase_ends_the_turn_and_the_next_begins():
+    """K-SEQ-3, K-MOV-6 (a side need not move: it ends its step), K-SEQ-1."""
+    units = [U("B1", "blue", "tank", "0101", "01", "N", "HA"), U("R1", "red", "tank", "0808", "21", "S", "HA")]
+    sc, rules = table(units, position={"turn": 1, "ap": 4, "step": "move", "mover": "second", "initiative": "blue"})
+    ctx = Ctx()
+    RULESET.apply(sc, rules, RULESET.next_step(sc, rules), {"type": "end"}, ctx)
+    kinds = [e["type"] for e in ctx.events]
+    assert kinds.index("morale-phase") < kinds.index("game-turn") and rules["turn"] == 2
+    assert RULESET.next_step(sc, rules).kind == "initiative"
+
+
+def test_a_demoralised_defender_may_still_counter_attack():
+    """K-CA-19, K-CAR-3."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0506", "21", "S", "HA")]
+    sc, rules = table(units, position=POS_AP(2))
+    a = {"n": 1, "side": "blue", "units": ["B1"], "from": "0505", "target": "0506"}
+    rules["assaults"] = [a]
+    rules["demoralised"] = ["r"]
+    rules["ca"] = {"n": 1, "att": ["B1"], "def": ["R1"], "body": ["R1"], "round": 1, "steps": [{"do": "counter"}]}
+    assert assault.decision(sc, rules)[1] == "counter-attack"
+    ctx = Ctx([4, 6, 6])
+    assault.answer(sc, rules, "counter-attack", {"type": "counter", "attempt": True}, ctx)
+    assert ctx.of("counter-attack")[0]["success"] and rules["pieces"]["R1"]["sq"] == "0506"

@@ -10,6 +10,10 @@ and occupy; a retreating attacker is back there (K-CA-18).
 A fight runs as a queue of steps kept in `rules["ca"]` (nominate, fight, loss, attrition,
 counter attack, retreat, withdraw, win, occupy, back, refight); a step that is a player's
 choice stops the queue as a decision (flow.py) until its answer or standing order comes.
+A square may be assaulted by as many assaults as are legal (K-CA-6); as attackers stay in
+their own square until they occupy, no square is ever over-full, during an assault or after
+(K-CA-12). Only units roll attrition, never command markers (K-CMK-5, K-ATR-4). The
+rulebook's example (K-EX-1, K-EX-2, K-EX-3) is case close-assault-example.yaml.
 """
 
 from __future__ import annotations
@@ -648,7 +652,8 @@ def _take_loss(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
 
 
 def _test(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
-    """One attrition roll: a loss on 1, on 1-2 if exposed; at most one loss a round (K-ATR-1/3)."""
+    """One attrition roll of an Engaged unit (K-CA-13): a loss on 1, on 1-2 if exposed
+    (K-ATR-1); at most one loss a round (K-ATR-3)."""
     rules = board.rules
     table = sc.tables["attrition"]
     step["tested"].append(pid)
@@ -667,7 +672,8 @@ def _test(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
 
 
 def _counter(sc: Scenario, board: Board, a: dict, attempt: bool, ctx) -> None:
-    """K-CAR-3: on a DR the defender may try an orders test to Counter Attack."""
+    """K-CAR-3: on a DR the defender may try an orders test to Counter Attack; a Counter Attack is
+    not a Close Assault, so Demoralised units may make it (K-CA-19)."""
     rules = board.rules
     ca = rules["ca"]
     dfn = [p for p in ca["def"] if board.alive(p)]

@@ -1,7 +1,7 @@
 """The Command Phase: initiative (K-INI), order chits (K-ORD), command and electronic warfare
 (K-CMD, K-CMK, K-SFX-1), and the command status every other rule reads.
 
-A command marker is In Command unless an EW attack put it Out of Command (K-CMD-3; it lasts
+A command marker is either In Command or Out of Command (K-CMD-1). It is In Command unless an EW attack put it Out of Command (K-CMD-3; it lasts
 to the next turn's Issuing Orders, K-CMD-4), another marker in its square is In Command
 (one per square, K-CMD-2, K-CMK-7: the most senior, reading), or the chain above it is broken:
 its superior is Out of Command, destroyed, or out of the superior's command range (K-CMD-10).
@@ -24,7 +24,8 @@ LEVELS = ("division", "brigade", "regiment", "battalion")
 # --- command status ---------------------------------------------------------------------------
 
 def command_range(sc: Scenario, hid: str) -> int | None:
-    """The squares a marker commands to (None: unlimited), by doctrine and level (K-CMD-7/8)."""
+    """The squares a marker commands to (None: unlimited), by doctrine and level (K-CMD-7,
+    K-CMD-8), counted with diagonals as one (K-CMD-9: squaregrid.distance)."""
     c = sc.commands[hid]
     return sc.tables["command"]["ranges"][c.doctrine].get(c.level)
 
@@ -291,8 +292,8 @@ def ew_special_left(sc: Scenario, rules: dict, side: str) -> int:
 
 
 def ew_attack(sc: Scenario, rules: dict, attacker: str, special: bool, ctx) -> None:
-    """The attacker rolls 2D6 against each enemy marker: 2-4 puts it Out of Command (2-6 with
-    the EW special effect, K-SFX-1 reading)."""
+    """The attacker rolls 2D6 against each enemy marker, once a turn (K-CMD-6): 2-4 puts it Out
+    of Command (2-6 with the EW special effect, K-SFX-1 reading)."""
     table = sc.tables["command"]
     low, high = table["ew_special_success"] if special else table["ew_success"]
     if special:

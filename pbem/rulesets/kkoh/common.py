@@ -9,7 +9,8 @@ from .state import Board
 
 def dice_choice(ctx, label: str, among: int) -> int:
     """A choice among `among` made by dice, uniform: one die for up to six (re-rolled above
-    the largest multiple), two dice read as 1-36 for more. 0 .. among-1; no roll for one."""
+    the largest multiple), two dice read as 1-36 for more. 0 .. among-1; no roll for one. Every
+    random choice of the rules is made with six-sided dice (K-INT-4)."""
     if among <= 1:
         return 0
     if among <= 6:
@@ -72,7 +73,8 @@ def demoralised(sc: Scenario, board: Board, pid: str) -> bool:
 
 
 def check_morale(sc: Scenario, board: Board, ctx, phase: bool = False) -> None:
-    """Tested after every loss and in the Morale Phase (K-MOR-4 reading)."""
+    """Tested after every loss and in the Morale Phase (K-MOR-4 reading; K-MOR-3 and the
+    rulebook's example, K-EX-4, are case morale-example.yaml)."""
     rules = board.rules
     for f in sorted(sc.formations):
         if f in rules["demoralised"] or sc.morale_start[f] == 0:

@@ -2,7 +2,9 @@
 
 A square's inside is a grid of 3 x 3 cells (pbem.core.geometry.squaregrid.Interior): a unit
 stands in one cell facing one edge, so a frontage and a depth of three follow from the grid
-(K-GM-3). The rules of the layout:
+(K-GM-3, K-TRP-4). Units need not touch: each may act alone (K-GM-4); a unit outside a group
+fights alone, with no second-rank fire and no group assault (K-BG-3). Command markers are
+not units: they take no cell and count for no limit (K-CMK-6). The rules of the layout:
 
 - at most six units of one army in a square at the end of any phase (K-GM-1, K-BAS-1);
 - a unit facing an edge stands closest to it: any unit behind the front rank has a friendly
@@ -33,7 +35,8 @@ PLACES = {f: tuple(cell for rank in INSIDE.ranks(f) for cell in (rank[1], rank[0
 
 
 def can_group(sc: Scenario, a: str, b: str) -> bool:
-    """May two pieces be in one battle group (K-BG-2, K-DOC-1, K-DOC-2, K-LST-3)? Same
+    """May two pieces be in one battle group (K-GM-6: grouping is not automatic; K-BG-2,
+    K-DOC-1, K-DOC-2, K-LST-3)? Same
     commanding marker (their formation's, or the one they are attached to); AA never with
     others; NATO field and rocket artillery only with artillery; Soviet reconnaissance, field
     and rocket artillery only with their own type."""
@@ -205,7 +208,8 @@ def fire_targets(sc: Scenario, board: Board, target: str, source: str, side: str
                  skip: set[str] = frozenset()) -> tuple[list[str], str]:
     """The units of `side` in `target` that fire from `source` may hit (K-GM-10, K-DF-3): the
     front rank of units facing it; else the nearest flank; else the nearest rear. Units in
-    `skip` (that have Given Ground, K-DF-8) neither count nor shield. Returns them and how
+    `skip` (that have Given Ground, K-DF-8) neither count nor shield; command markers are never
+    targets (K-CMK-3). Returns them and how
     the shot takes them (front, flank, rear)."""
     entry = incoming(sc, target, source)
     rules = board.rules

@@ -7,7 +7,9 @@ units on HD or a lower order only within their square (K-ORD-5). Moving units ma
 new battle group if they share an order chit (K-ORD-8). A diagonal move may not pass the
 corner of an enemy-held square (K-MOV-2). Terrain may close a square or an edge to vehicles
 or infantry, or allow a move only as the unit's one move of the turn, in the first Action
-Phase it may move (K-TER-8, K-MOV-7).
+Phase it may move (K-TER-8, K-MOV-7). A unit need not move in a phase it may (K-MOV-6):
+its side ends the step. Moves are of one square, so no move passes through a square, and no
+move may leave a square over-full (K-MOV-5 is met at every step, not only at the end).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def classes(sc: Scenario, board: Board, pid: str) -> set[str]:
         return {"mounted-pa"}          # mounted infantry on PA moves from phase 3 (reading)
     found = set()
     if prof.move == "recce":
-        found.add("recce")
+        found.add("recce")          # specialist reconnaissance: from phase 1 (K-REC-1, K-REC-4)
     elif prof.move in ("mechanised", "motorised"):
         found.add(prof.move)
         if order == "M":
@@ -336,20 +338,28 @@ def change_mode(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int)
         why = mode_block(sc, board, u, kind, ap)
         if why:
             raise IllegalOrder("K-INF-4" if kind in ("dismount", "mount") else "K-ART-7", f"{kind}: {why}", None)
-    old = {u: rules["pieces"][u].get("mode") for u in units}
+    why = _mode_layout(sc, board, units, want[1])
+    if why:
+        raise IllegalOrder("K-TER-5", f"{kind}: {why}", None)
+    square = rules["pieces"][units[0]]["sq"]
     for u in units:
         rules["pieces"][u]["mode"] = want[1]
-    square = rules["pieces"][units[0]]["sq"]
-    why = layout.check_square(sc, board, square)
-    if why:
-        for u in units:
-            rules["pieces"][u]["mode"] = old[u]
-        raise IllegalOrder("K-TER-5", f"{kind}: {why}", None)
     for u in units:
         mark(rules, "ps", "mounted", f"{u}:{kind}")
     rule = {"dismount": "K-INF-4", "mount": "K-INF-5", "limber": "K-ART-7", "unlimber": "K-ART-7"}[kind]
     ctx.event(kind, f"{', '.join(units)} {kind}{'s' if len(units) == 1 else ''} in {square} ({rule}).", side=side,
               units=units, square=square, rule=rule)
+
+
+def _mode_layout(sc: Scenario, board: Board, units: list[str], mode: str) -> str | None:
+    """Why the square would break the layout rules with these units in `mode` (vehicles on a
+    road square, K-TER-5), or None."""
+    rules = board.rules
+    square = rules["pieces"][units[0]]["sq"]
+    entries = {p: dict(rules["pieces"][p]) for p in board.at(square)}
+    for u in units:
+        entries[u]["mode"] = mode
+    return layout.check_entries(sc, square, entries)
 
 
 def mode_block(sc: Scenario, board: Board, pid: str, kind: str, ap: int) -> str | None:
@@ -564,8 +574,9 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
         for b in bodies:
             yield from _body_moves(sc, board, side, b, here, facing, ap)
         for u in body:
-            for kind in ("dismount", "mount", "limber", "unlimber"):
-                if mode_block(sc, board, u, kind, ap) is None:
+            for kind, mode in (("dismount", "dismounted"), ("mount", "mounted"), ("limber", "limbered"),
+                               ("unlimber", "deployed")):
+                if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
                     yield {"type": kind, "units": [u]}
     for hid in sorted(h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side):
         if hid in rules["ps"]["moved"] or not hq_may_move(sc, rules, hid, ap):

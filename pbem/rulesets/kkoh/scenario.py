@@ -91,8 +91,10 @@ class Profile:
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """The fixed attributes of a unit on the table (one base; an infantry unit and its
-    transports are one piece, K-INF-6; a towed gun and its prime movers are one, K-ART-7)."""
+    """The fixed attributes of a unit on the table: one base, a company or squadron with its
+    organic sub-units (K-INT-1, K-TRP-1), of one battalion or battlegroup (K-TRP-5); an infantry
+    unit and its transports are one piece (K-INF-6), a towed gun and its prime movers one
+    (K-ART-7)."""
 
     id: str
     side: str
@@ -135,7 +137,8 @@ class Piece:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A command marker (K-CMK): not a unit; it never shoots nor is shot at."""
+    """A command marker (K-CMK-1): not a unit; it never shoots nor is shot at (K-CMK-3), counts
+    for no stacking and carries no order chit (K-CMK-6)."""
 
     id: str
     side: str
@@ -172,10 +175,13 @@ class Scenario:
         self.options = MappingProxyType(dict(options))
         self.tables = doc["tables"]
         m = doc["map"]
+        # K-BTF-1, K-INT-1: rows and columns of 1 km squares, fixed for the game
         self.grid = SquareMap.rectangle(range(m["columns"]), range(m["rows"]))
         self.open_terrain = bool(m.get("open_terrain", False))
         self.features = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["area"].items()}
         self.linear = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["linear"].items()}
+        # K-TER-1, K-BTF-2, K-BTF-3: area features fill a square (every square without one is open
+        # ground, of no effect), linear features lie along edges, roads cross edges (K-TER-3)
         area = dict(m.get("area") or {})
         for square_id in area:
             self._square(square_id, "map.area")
@@ -225,8 +231,8 @@ class Scenario:
                 if count > maxima[name]["max"]:
                     raise ValueError(f"kkoh scenario: sides.{side}.specials.{name}: {count} is more than the "
                                      f"{maxima[name]['max']} the rules allow (K-SFX)")
-        self.victory = doc["victory"]
-        self.last_turn = self.victory["turns"]
+        self.victory = doc["victory"]              # house rules of the scenario (K-PRE-3)
+        self.last_turn = self.victory["turns"]     # at most the 20 of the turn track (K-REF-1, K-REF-2)
         self.position = doc.get("position")
         self._check_doctrine()
         # answers that depend only on the scenario (terrain of a step, the movement table of a
@@ -296,7 +302,7 @@ class Scenario:
         cls = max(weapons, key=CLASS_RANK.get) if weapons else None
         mobility = row["mobility"]
         vehicle = mobility != "infantry" and kind != "infantry"
-        # K-DF-4, K-ART-4/5, K-INF-1: who may use Direct Fire
+        # K-DF-4, K-ART-4, K-ART-5, K-INF-1, K-TNK-1: who may use Direct Fire, with which class
         if kind in ("armour", "atgw", "at-arty"):
             df = cls
         elif kind == "aa-arty":
@@ -317,7 +323,8 @@ class Scenario:
             move = "motorised"             # K-ART-7: limbered towed guns move as Motorised
         if mode == "deployed":
             move = "guns"
-        artillery = kind in ARTILLERY_TYPES
+        artillery = kind in ARTILLERY_TYPES       # K-ART-1: anti-tank (ATGW included), AA, field and rocket
+        # K-CA-2, K-ART-2, K-ART-5: who may attack in a Close Assault
         assault = (kind == "armour" or kind == "infantry" or row["mobility"] == "recce"
                    or (kind == "fd-arty" and row.get("sp", False) and mobility == "mechanised" and armour is not None)
                    or (kind == "at-arty" and mobility == "mechanised" and armour is not None))
@@ -376,7 +383,7 @@ class Scenario:
                 modes = {"normal": self._profile(row, "normal")}
                 aifv = bool(row.get("aifv"))
             level = entry.get("level")
-            if row["type"] == "fd-arty" and level is None:
+            if row["type"] == "fd-arty" and level is None:      # K-PRE-1
                 raise ValueError(f"kkoh scenario: units.{uid}: field artillery needs the level it works at "
                                  "(battery, bn-bde or div-corps; K-IF-5, K-PRE-1)")
             weapon = row.get("gun") or row.get("missile")

@@ -7,6 +7,8 @@ command markers, formations) is the scenario (scenario.py) and is never stored. 
     turn, ap, step        where the game stands: ap 0 is the Command Phase, 1-4 the Action
                           Phases, 5 the Morale Phase; `step` the step inside it (flow.py)
     initiative            the side with the initiative this turn (K-INI)
+    (K-MRK-1: order chits are `o`, loss markers `hits`, destroyed units `gone`, bombarding-fire
+    markers the `fire` of an assault, Out of Command markers `ooc` and the command status.)
     pieces: {id: {...}}   every piece on the table: `sq` square, `cell` inside it ("rc"), `f`
                           facing (N E S W), `o` order chit, and only when they apply: `g` its
                           battle group, `hits` 1 (a loss, K-TRP-2), `mode` (mounted/dismounted,

@@ -1,5 +1,5 @@
 """Victory: house rules of the scenario (the book sets no victory conditions or game length,
-K-PRE-3, K-REF-2). The bundled scenario's, marked `house_rule: true` in its data: the game
+K-PRE-3, K-REF-2; a turn is about 20 minutes, K-INT-2, so the bundled 8 turns are about 2 h 40). The bundled scenario's, marked `house_rule: true` in its data: the game
 lasts `turns` game turns (at most the 20 of the turn track, K-REF-1); each side scores the
 points cost (K-PTS) of the enemy units it has destroyed and `objective_points` for each
 objective square it holds at the end; a square is held by the last side to have had units
