@@ -57,8 +57,6 @@ def test_a_square_holds_six_units_three_wide_three_deep_each_closest_to_its_edge
     are legal): layout checks on planned square contents."""
     sc, rules = make([U("B1", "blue", "tank-1", "0202", "00", "N")])
     full = {f"P{i}": {"cell": c, "f": "N", "o": "HD"} for i, c in enumerate(["00", "01", "02", "10", "11", "12", "20"])}
-    doc_ids = {}
-    del doc_ids
     assert "at most 6" in layout.check_entries(sc, "0202", {**{k: dict(v) for k, v in list(full.items())[:7]}})
     six = dict(list(full.items())[:6])
     assert layout.check_entries(sc, "0202", six) is None
@@ -833,7 +831,7 @@ def test_call_modifiers_range_and_arc():
     assert artillery.call_modifiers(sc, board, "B2") == {"out_of_command": -1}
     assert artillery.in_reach(sc, board, "BA", "0506")            # 6 rows ahead, range 10
     assert not artillery.in_reach(sc, board, "BB", "0506")        # behind its facing
-    rules["pieces"]["BA"]["sq"] = "0590" if False else "0100"
+    rules["pieces"]["BA"]["sq"] = "0100"
     assert artillery.in_reach(sc, board, "BA", "0506")            # 6 squares, diagonals counting one
     with pytest.raises(IllegalOrder, match="out of BB's range"):
         artillery.check_call(sc, rules, "blue", {"type": "bombard", "unit": "BB", "assault": 1, "support": "B1"})
@@ -1102,9 +1100,6 @@ def test_who_may_assault_and_how():
     assert declare(["B5"], "0306", dismount=True)["dismount"]   # infantry in vehicles may assault and dismount
     with pytest.raises(IllegalOrder, match="only within its square"):
         declare(["B6"], "0206")                                 # HD: no move, so no assault (K-ORD-5)
-    rules["pieces"]["B6"]["o"] = "HA"
-    rules["pieces"]["B6"]["o"] = "HD3"
-    rules["pieces"]["B6"]["sq"] = "0205"
     with pytest.raises(IllegalOrder, match="may not attack"):
         declare(["B7"], "0806")
 
@@ -1525,3 +1520,17 @@ def test_a_demoralised_defender_may_still_counter_attack():
     ctx = Ctx([4, 6, 6])
     assault.answer(sc, rules, "counter-attack", {"type": "counter", "attempt": True}, ctx)
     assert ctx.of("counter-attack")[0]["success"] and rules["pieces"]["R1"]["sq"] == "0506"
+
+
+def test_open_ground_has_no_effect():
+    """K-BTF-2: open farmland, scattered woods and small settlements have no effect: every square
+    without a feature is open, with no modifier to fire or assault and no limit to movement."""
+    from pbem.rulesets.kkoh import fire, movement
+
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "M"), U("R1", "red", "tank", "0506", "21", "S", "HD")]
+    sc, rules = table(units, position=POS_FIRE)
+    assert sc.area["0506"].name == "open" and sc.area["0506"].ca_defence == 0
+    board = st.Board(sc, rules)
+    assert "target_pd_or_cover" not in fire.modifiers(sc, board, shot(sc, rules, "blue", "B1", "R1"))
+    assert "defensive_terrain" not in _factors(units, ["B1"], ["R1"])
+    assert movement.terrain_block(sc, board.profile("B1"), "0505", "0405") is None
