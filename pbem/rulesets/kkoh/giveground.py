@@ -122,6 +122,8 @@ def give_ground(sc: Scenario, board: Board, pids: list[str], source: str, ctx, l
                   + (f" by {', '.join(path)}" if len(path) > 1 else "") + f" ({rule}).", unit=pid,
                   side=sc.pieces[pid].side, origin=start, to=result[pid], path=path, rule=rule)
         movement.after_step(sc, board, pid, start, result[pid], ctx, f"{label}.{n + 1}.mines")
+        if not board.alive(pid):
+            result[pid] = None          # the minelets on its way destroyed it
     _regroup(sc, board, order, result)
     return result
 
@@ -169,7 +171,7 @@ def _regroup(sc: Scenario, board: Board, moved: list[str], result: dict[str, str
     """No new groups form by Giving Ground (K-GG-4); a group stays one where its units landed
     together in contact (K-CA-18); a unit cut off from it leaves it."""
     rules = board.rules
-    for g in sorted({board.group(p) for p in moved if result.get(p) and board.group(p)}):
+    for g in sorted({board.group(p) for p in moved if result.get(p) and board.alive(p) and board.group(p)}):
         everyone = sorted(p for p in rules["pieces"] if rules["pieces"][p].get("g") == g)
         by_square: dict[str, list[str]] = {}
         for p in everyone:
@@ -181,5 +183,5 @@ def _regroup(sc: Scenario, board: Board, moved: list[str], result: dict[str, str
     for square in sorted({sq for sq in result.values() if sq}):
         if layout.check_square(sc, board, square) is not None:
             for p in moved:
-                if result.get(p) == square:
+                if result.get(p) == square and board.alive(p):
                     board.leave_group(p)
