@@ -144,3 +144,32 @@ def test_a_seal_where_no_sealed_orders_are_asked_is_refused(tmp_path):
     sender = state["awaiting"]["packet_from"]
     with pytest.raises(RulesError, match="rules ask for no sealed orders"):
         match.send(sender, [{"type": "end"}], seal=True)
+
+
+def test_both_fire_plans_are_sealed_and_every_die_comes_after_both_are_open(tmp_path):
+    """K-DF-5: fire is simultaneous: each side seals its plan before seeing the other's; all the
+    dice of both plans come from one later segment, rolled before any result applies."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    doc = scenario_doc({"columns": 6, "rows": 6, "units": [
+        {"id": "B1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "M"},
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "21", "facing": "S", "order": "M"}]})
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="fire", scenario_doc=doc)
+    first = drive_to(match, "fire")
+    second = "red" if first.side == "blue" else "blue"
+    assert first.sealed
+    mine = match.game.legal_orders(match.state()["rules"], first)
+    match.send(first.side, [o for o in mine if o["type"] == "fire"] + [{"type": "end"}], seal=True)
+    assert "fire" not in match.state(second)["rules"]["plans"]           # the second side sees only a seal
+    theirs = match.game.legal_orders(match.state()["rules"], need(match))
+    match.send(second, [o for o in theirs if o["type"] == "fire"] + [{"type": "end"}], seal=True)
+    match.send(first.side, [])
+    opened = match.send(second, [])
+    assert not [e for e in opened.events if e["type"] == "fire"]
+    after = match.send(first.side, [])
+    shots = [e for e in after.events if e["type"] == "fire"]
+    assert sorted(e["unit"] for e in shots) == ["B1", "R1"]
+    kinds = [e["type"] for e in after.events]
+    assert max(i for i, k in enumerate(kinds) if k == "fire") < min(
+        [i for i, k in enumerate(kinds) if k in ("loss", "give-ground", "destroyed")] or [len(kinds)])
+    assert {e["segment"] for e in after.events if e["type"] == "roll" and ".fire." in e["label"]} == {after.state["seq"]}
