@@ -89,7 +89,6 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int) ->
 
 def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
     plan = check_declare(sc, rules, side, order, ap)
-    board = Board(sc, rules)
     n = 1 + max([a["n"] for a in rules["assaults"]] or [0])
     if plan["dismount"]:
         for u in plan["units"]:
@@ -105,7 +104,6 @@ def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> 
     ctx.event("assault-declared", f"Close Assault {n}: {', '.join(plan['units'])} from {plan['from']} into "
               f"{plan['target']}" + (" (dismounting)" if plan["dismount"] else "") + " (K-CA-5).", side=side, assault=n,
               units=plan["units"], origin=plan["from"], target=plan["target"], rule="K-CA-5")
-    del board
 
 
 def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:

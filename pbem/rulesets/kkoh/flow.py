@@ -585,7 +585,6 @@ def _lay_minelets(sc: Scenario, rules: dict, need: Need, order: dict) -> None:
 def _place_second_minelets(sc: Scenario, rules: dict, ctx) -> None:
     """The second marker of each pair goes into a square next to the first, drawn by a die
     (K-SFX-5: the four edge neighbours, reading); which is real stays unknown."""
-    placed = {m["pair"] for m in rules["minelets"]}
     for m in list(rules["minelets"]):
         if sum(1 for x in rules["minelets"] if x["pair"] == m["pair"]) > 1:
             continue
@@ -595,4 +594,3 @@ def _place_second_minelets(sc: Scenario, rules: dict, ctx) -> None:
         ctx.event("minelets", f"{m['side']} lays minelet pair {m['pair']} in {m['square']} and {square}; which is real "
                   f"is unknown to both (K-SFX-5).", side=m["side"], pair=m["pair"], squares=[m["square"], square],
                   rule="K-SFX-5")
-    del placed

@@ -24,7 +24,7 @@ def render(sc: Scenario, rules: dict) -> str:
     board = Board(sc, rules)
     status = command.marker_status(sc, board)
     s = summary(sc, rules)
-    lines = [f"Kalt Krieg ohne Hass - {sc.doc['name']}", f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; "
+    lines = [sc.doc["name"], f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; "
              f"initiative: {s['initiative'] or '-'}; score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)"]
     for side in SIDES:
         lines.append(f"{side}: {sc.side_info[side]['name']}")
@@ -58,6 +58,9 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                 "Order chits are kept by each group or lone unit (K-ORD-1); a change is tested after both sides have"
                 " fixed theirs (K-ORD-3)." if need.kind == "orders" else
                 "One fire order per firing unit, spread evenly over the targets (K-DF-5); all dice after both plans."]
+    if need.kind.endswith("-open"):
+        return ["`pbem submit` opens the items you sealed in this packet for you: they take effect in the order sealed;",
+                "an opened item the rules refuse now is void (K-ORD-2, K-DF-5)."]
     if need.kind == "move":
         return ["One move per unit or group this Action Phase: to a square next to it, or within its square; a Close",
                 "Assault moves a group that started the phase as one into an enemy square through an edge (K-CA-5)."]
