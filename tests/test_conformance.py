@@ -27,7 +27,7 @@ def random_chooser(seed: int):
     return choose
 
 
-@pytest.mark.parametrize("ruleset_id", rulesets.ids() + ["duel"])
+@pytest.mark.parametrize("ruleset_id", sorted(set(rulesets.ids()) | {"duel", "blind"}))
 @pytest.mark.parametrize("game_number", range(GAMES_PER_RULESET))
 def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
     match = Match(tmp_path, ruleset_id, chain_length=MAX_PACKETS, key_seed=f"conformance-{game_number}")
@@ -38,7 +38,8 @@ def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
         sender = state["awaiting"]["packet_from"]
         if sender is None:
             break
-        applied = match.send(sender, bot.plan(match.game, match.state(sender), sender, choose))
+        orders, seal = bot.plan_packet(match.game, match.state(sender), sender, choose)
+        applied = match.send(sender, orders, seal=seal)
         seq = applied.state["seq"]
         stored = load_mapping(match.folders[first].path / "states" / f"{seq:04d}.yaml")
         assert stored == applied.state

@@ -266,3 +266,27 @@ def test_we_verify_ssh_keygen_signature(tmp_path):
         keys.sshsig_verify(public, MESSAGE + b" ", blob, NS)
     with pytest.raises(VerificationError, match="namespace"):
         keys.sshsig_verify(public, MESSAGE, blob, "git")
+
+
+# canonical signatures and weak keys (DESIGN §2.3, attack 25)
+
+def test_a_signature_with_an_unreduced_scalar_is_refused():
+    key = keys.generate()
+    blob = keys.sshsig_sign(key, MESSAGE, NS)
+    raw = blob[-64:]
+    s = int.from_bytes(raw[32:], "little") + keys._ED25519_L
+    assert s < 2**256
+    twin = blob[:-32] + s.to_bytes(32, "little")
+    with pytest.raises(VerificationError, match="not reduced"):
+        keys.sshsig_verify(key.public, MESSAGE, twin, NS)
+
+
+@pytest.mark.parametrize("y", [0, 1, 2**255 - 20, 2**255 - 19, 2**255 - 18])
+def test_small_order_and_unreduced_public_keys_are_refused(y):
+    import base64
+    import struct
+
+    raw = y.to_bytes(32, "little")
+    wire = struct.pack(">I", 11) + b"ssh-ed25519" + struct.pack(">I", 32) + raw
+    with pytest.raises(VerificationError, match="weak Ed25519 key"):
+        keys.load_public_key("ssh-ed25519 " + base64.b64encode(wire).decode())

@@ -157,7 +157,7 @@ def test_scenario_check_rejects_one_way_adjacency():
 # ---- 10.3 retreat ---------------------------------------------------------------------------
 
 RING = {  # station-1 and its five neighbours
-    "station-1": {"control": "soviet", "units": ["71id-191", {"id": "10nkvd-272", "steps": 1}]},
+    "station-1": {"control": "soviet", "units": ["71id-191", "10nkvd-272"]},
 }
 
 
@@ -193,15 +193,16 @@ def test_10_3_flip_control_and_eliminate():
                                                               "units": ["295id-517"]},
         "january-9-square": {"control": "german", "units": ["295id-518"]},
         "fallen-fighters": {"control": "german", "units": ["71id-211"]}})
+    # 2 loss points on a full unit: a step and a retreat (house 6.5)
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
-                         [3, 1])
+                         [6, 1])
     assert where(after, "10nkvd-272") == "dolgiy-ravine"
     assert after["control"]["dolgiy-ravine"] == "soviet"
     flip = [e for e in events if e["type"] == "control" and e["area"] == "dolgiy-ravine"]
     assert flip and flip[0]["rule"] == "10.3" and "house_rule" not in flip[0]
     rules["units"]["24pd-21pgr"] = "dolgiy-ravine"  # a German unit there too: no retreat
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},
-                         [3, 1])
+                         [6, 1])
     assert where(after, "10nkvd-272") == "eliminated"
     assert [e["rule"] for e in events if e["type"] == "eliminated"] == ["10.3"]
 
@@ -210,15 +211,16 @@ def test_10_3_2_soviet_retreat_onto_crossing_has_no_limit():
     crowd = ["2mrb", "stz-militia", "115rb", "149rb", "112rd-385", "23tc-189tb",
              "112rd-524", "6gtb", "112rd-416", "10nkvd-269", "42rb"]
     rules = position(RULESET, {"turn": 2, "phase": "german-combat", "areas": {
-        "january-9-square": {"control": "soviet",
-                             "units": ["71id-191", {"id": "10nkvd-270", "steps": 1}]},
+        "january-9-square": {"control": "soviet", "units": ["71id-191", "10nkvd-270"]},
         "crossing-central": {"control": "soviet", "units": crowd},
         "dolgiy-ravine": {"control": "german", "units": ["71id-194"]},
         "station-1": {"control": "german", "units": ["295id-517"]},
         "fallen-fighters": {"control": "german", "units": ["295id-518"]},
         "central-landing": {"control": "german", "units": ["71id-211"]}}})
+    # a full unit takes its 1 loss point as a retreat by standing order (house 6.5)
     after, events = play(RULESET, rules, {"german": [{"type": "attack",
-                                                      "area": "january-9-square"}]}, [6, 1])
+                                                      "area": "january-9-square"}]}, [6, 1],
+                         {"soviet": {"apply_losses": "retreat"}})
     assert where(after, "10nkvd-270") == "crossing-central"
     assert not [e for e in events if e["type"] == "overstack"]
 
@@ -227,8 +229,7 @@ def test_10_3_2_tie_choice_of_a_full_area_goes_further():
     full = ["71id-191", "71id-194", "71id-211", "71id-pi171", "24pd-24pzr", "295id-516",
             "295id-517", "295id-518", "94id-267", "24pd-26pgr"]
     rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
-        "station-1": {"control": "soviet",
-                      "units": [{"id": "24pd-21pgr", "steps": 1}, "10nkvd-272", "10nkvd-269"]},
+        "station-1": {"control": "soviet", "units": ["24pd-21pgr", "10nkvd-272", "10nkvd-269"]},
         "aerodromny": {"control": "german", "units": full},
         "dolgiy-ravine": {"control": "german"},
         "mamayev-kurgan": {"control": "soviet", "units": ["112rd-416"]},
@@ -236,12 +237,13 @@ def test_10_3_2_tie_choice_of_a_full_area_goes_further():
         "fallen-fighters": {"control": "soviet", "units": ["10nkvd-271"]}}})
     orders = {"soviet": [{"type": "attack", "area": "station-1"}],
               "german": [{"type": "retreat", "unit": "24pd-21pgr", "to": "aerodromny"}]}
-    after, events = play(RULESET, rules, orders, [3, 1])
+    retreating = {"german": {"apply_losses": "retreat"}}  # a full unit's point as a retreat (house 6.5)
+    after, events = play(RULESET, rules, orders, [3, 1], retreating)
     # aerodromny is full: one area further, to razgulyayevka or station-2 (tie, policy)
     assert where(after, "24pd-21pgr") == "razgulyayevka"
     assert after["control"]["razgulyayevka"] == "german"
     # the standing order alone prefers the tied area with room: dolgiy-ravine
-    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1])
+    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1], retreating)
     assert where(after, "24pd-21pgr") == "dolgiy-ravine"
     assert after["control"]["dolgiy-ravine"] == "german"
 
@@ -258,6 +260,9 @@ def test_move_and_control_flip_house_rule():
     assert after["control"]["station-1"] == "german"
     flip = [e for e in events if e["type"] == "control"][0]
     assert flip["rule"] == "house 4.2" and flip["house_rule"] is True
+    assert flip["text"].endswith("(house 4.2).")
+    move = [e for e in events if e["type"] == "move"][0]
+    assert move["rule"] == "house 5.1" and move["text"].endswith("(house 5.1).")
     with pytest.raises(IllegalOrder) as info:
         apply_one(after, {"type": "move", "unit": "71id-191", "to": "fallen-fighters"})
     assert info.value.rule == "house 5.1" and "already moved" in info.value.message
@@ -428,7 +433,7 @@ def test_11_1_reinforcements_enter_on_their_turn_and_may_wait():
     with pytest.raises(IllegalOrder) as info:
         apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
     assert info.value.rule == "11.1" and "turn 2" in info.value.message
-    after, _ = apply_one(rules, {"type": "end"})  # 24pd-26pgr waits (house rule H8.1)
+    after, _ = apply_one(rules, {"type": "end"})  # 24pd-26pgr waits (house rule 8.1)
     assert where(after, "24pd-26pgr") == "pool"
     after["turn"], after["phase"] = 2, "german-reinforcement"
     after["phase_state"]["open"] = True
@@ -445,7 +450,9 @@ def test_11_2_german_placement_respects_stacking_limit():
                                          "minina": {"control": "german"}}})
     with pytest.raises(IllegalOrder) as info:
         apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
-    assert info.value.rule == "11.2" and "minina" in info.value.message
+    # the limit of 10.3(2) applied to placement is house 8.2, not the fragment's 11.2
+    assert info.value.rule == "house 8.2" and "minina" in info.value.message
+    assert "(house 8.2)" in info.value.message and "10.3(2)" in info.value.message
 
 
 def test_11_2_soviet_needs_a_soviet_controlled_crossing():
@@ -457,6 +464,26 @@ def test_11_2_soviet_needs_a_soviet_controlled_crossing():
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-central"},
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-skudri"},
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-tractor"}]
+
+
+def test_soviet_control_of_a_crossing_is_cited_as_house_8_3():
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-reinforcement", "pool": ["95rd-90"],
+                               "areas": {"crossing-62": {"control": "german"},
+                                         "crossing-central": {"control": "soviet", "units": ["13gd-34"]},
+                                         "crossing-skudri": {"control": "soviet"}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "95rd-90", "area": "crossing-62"})
+    assert info.value.rule == "house 8.3" and "(house 8.3)" in info.value.message
+    assert "11.2" not in info.value.message
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "95rd-90", "area": "station-1"})
+    assert info.value.rule == "11.2(2)" and "only on crossings" in info.value.message
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "shift", "unit": "13gd-34", "to": "crossing-62"})
+    assert info.value.rule == "house 8.3" and "not controlled by the Soviet side" in info.value.message
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "shift", "unit": "13gd-34", "to": "station-1"})
+    assert info.value.rule == "11.2(3)" and "not another crossing" in info.value.message
 
 
 def test_11_3_black_counters_not_yet_placed_and_substitute_options():
@@ -492,11 +519,13 @@ def test_sudden_death_when_germans_hold_every_crossing():
     assert "sudden-death" in RULESET.summary(SCENARIO, after)["result"]
 
 
-@pytest.mark.parametrize("held,winner", [
+@pytest.mark.parametrize("held,winner", [   # house 9.1 (1.2.0): German 4 or more, Soviet 2 or less
     (["mamayev-kurgan", "tractor-factory", "barrikady", "krasny-oktyabr", "central-landing"],
      "german"),
-    (["mamayev-kurgan", "tractor-factory", "barrikady"], None),
-    (["mamayev-kurgan"], "soviet")])
+    (["mamayev-kurgan", "station-1"], "german"),
+    (["mamayev-kurgan"], None),
+    (["tractor-factory"], "soviet"),
+    ([], "soviet")])
 def test_final_victory_levels(held, winner):
     rules = position(RULESET, {"turn": 6, "phase": "soviet-combat", "areas": {
         a: {"control": "german"} for a in held}})
@@ -508,6 +537,7 @@ def test_final_victory_levels(held, winner):
     assert after["result"]["winner"] == winner
     over = [e for e in events if e["type"] == "game-over"][0]
     assert over["rule"] == "house 9.1" and over["house_rule"] is True
+    assert "self-play" in over["reason"]
 
 
 # ---- the contract: random legal play, policies, determinism, reports ------------------------
@@ -546,6 +576,7 @@ def test_random_legal_game_terminates_with_a_result():
         rule = e.get("rule") or ""
         assert (e.get("house_rule") is True) == rule.startswith("house"), e
         assert e["text"].endswith(".") or e["type"] == "roll"
+        assert not rule or f"({rule})" in e["text"], e   # the report names the rule it applies
     assert {e["type"] for e in events} >= {"phase", "move", "combat", "reinforce", "withdraw"}
 
 
@@ -578,3 +609,20 @@ def test_render_and_describe_need():
     rules, _ = apply_one(rules, {"type": "end"})
     lines = RULESET.describe_need(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
     assert any(line.startswith("71id-191 in aerodromny: may move to") for line in lines)
+
+
+def test_11_2_3_a_unit_retreated_onto_a_crossing_may_shift_the_next_turn():
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-combat", "areas": {
+        "crossing-62": {"control": "soviet", "units": ["13gd-34"]},
+        "crossing-central": {"control": "soviet"},
+        "mamayev-kurgan": {"control": "soviet", "units": ["71id-191", "112rd-416"]}},
+        "crossing_arrivals": ["13gd-34"]})   # it retreated there this turn (10.3)
+    assert rules["crossing_arrivals"] == ["13gd-34"]
+    with pytest.raises(ValueError):
+        position(RULESET, {"areas": {"mamayev-kurgan": {"units": ["112rd-416"]}},
+                           "crossing_arrivals": ["112rd-416"]})
+    after, _ = play(RULESET, rules, {"soviet": [{"type": "end"}]}, [])
+    assert "crossing_arrivals" not in after and after["turn"] == 3
+    after["phase"], after["phase_state"] = "soviet-reinforcement", {"open": True}
+    legal = RULESET.legal_orders(SCENARIO, after, RULESET.next_step(SCENARIO, after))
+    assert {"type": "shift", "unit": "13gd-34", "to": "crossing-central"} in legal

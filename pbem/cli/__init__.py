@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from pbem import __version__
-from pbem.cli import adjudicate, audit, canonical, demo, join, keygen, new, orders, show, status, submit
+from pbem.cli import adjudicate, audit, canonical, demo, join, keygen, new, orders, render, replay, selfplay, show, status, submit
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "terminal_width": 100})
@@ -31,7 +31,7 @@ def cli() -> None:
     failure (signature, chain, hash, sequence), 4 file or I/O error."""
 
 
-for module in (keygen, new, join, status, orders, submit, adjudicate, audit, show, canonical, demo):
+for module in (keygen, new, join, status, orders, submit, adjudicate, audit, show, render, replay, canonical, demo, selfplay):
     cli.add_command(module.command)
 
 

@@ -2,6 +2,7 @@
 conformance tests and benchmarks. It plans a side's packet by simulating its orders on a
 private copy, rolling imagined dice (the real ones come later), so it writes several
 orders per packet as a person would; orders the real dice make impossible become void.
+The bots that play on purpose, and self-play, are in `pbem.core.bots`.
 """
 
 from __future__ import annotations
@@ -37,12 +38,26 @@ class _Imagined:
 
 def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict],
          roll: Callable[[str], int] | None = None) -> list[dict]:
-    """Orders for `side`'s next packet: choices for each need of that side, in turn, until the
-    flow passes to the other side or the game ends (answering by hand any decision too).
-    `roll` gives the dice by label where they are known in advance (a seeded sandbox)."""
+    """Orders for `side`'s next packet (see `plan_packet`), when they are not to be sealed."""
+    orders, seal = plan_packet(game, state, side, choose, roll)
+    if seal:
+        raise ValueError(f"{side}'s next packet must seal its orders: use plan_packet")
+    return orders
+
+
+def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]], dict],
+                roll: Callable[[str], int] | None = None) -> tuple[list[dict], bool]:
+    """Orders for `side`'s next packet and whether they are to be sealed: choices for each
+    need of that side, in turn, until the flow passes to the other side or the game ends
+    (answering by hand any decision too). Where the rules ask for sealed orders, one legal
+    item is chosen and sealed, and the packet ends there (the sealer's next packet opens
+    it, and gives nothing else). `roll` gives the dice by label where they are known in
+    advance (a seeded sandbox)."""
     ruleset = game.ruleset
     if state["awaiting"]["waiting_for"] == "dice" or any(item["side"] == side for item in state["queue"]):
-        return []  # earlier orders are still waiting for their dice
+        return [], False  # earlier orders are still waiting for their dice
+    if state["sealed"].get(side):
+        return [], False  # this packet opens what the side sealed; the items answer the needs
     rules = engine.clone(state["rules"])
     context = _Imagined(state["state_hash"].encode(), roll)
     orders: list[dict] = []
@@ -61,12 +76,16 @@ def plan(game: engine.Game, state: dict, side: str, choose: Callable[[list[dict]
         if not options:
             break
         order = choose(options)
+        if need.sealed:
+            if orders:
+                break  # the seal comes in a packet of its own
+            return [order], True
         try:
             game.apply(rules, need, order, context)
         except IllegalOrder as exc:  # legal_orders offered it: a ruleset bug worth knowing
             raise AssertionError(f"{ruleset.id}: legal_orders offered {order}, which apply rejects: {exc.message} ({exc.rule})")
         orders.append(order)
-    return orders
+    return orders, False
 
 
 def chooser(seed: str) -> Callable[[list[dict]], dict]:

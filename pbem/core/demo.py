@@ -61,8 +61,9 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
         if sender is None or (turns is not None and folders[ruleset.sides[0]].game.summary(state["rules"]).get("turn", 0) > turns):
             break
         mine = folders[sender]
-        orders = bot.plan(mine.game, mine.state, sender, choose)
-        applied = submit_orders(mine, orders, None, key=private[sender], sent=created, source=f"{sender}'s orders")
+        orders, seal = bot.plan_packet(mine.game, mine.state, sender, choose)
+        applied = submit_orders(mine, orders, None, key=private[sender], sent=created, source=f"{sender}'s orders",
+                                seal=seal)
         packets += 1
         for side, folder in folders.items():
             if side != sender:

@@ -97,6 +97,16 @@ class Game:
     def describe_need(self, rules: dict, need: Need) -> list[str]:
         return self.ruleset.describe_need(self.scenario, rules, need)
 
+    def view(self, rules: dict) -> dict | None:
+        """The board as data (what `pbem show --diff` compares), if the ruleset gives one."""
+        view = self.ruleset.view
+        return None if view is None else view(self.scenario, rules)
+
+    def look(self, rules: dict, what: str, ident: str) -> list[str] | None:
+        """One hex, area or unit described, if the ruleset describes single things."""
+        look = self.ruleset.look
+        return None if look is None else look(self.scenario, rules, what, ident)
+
     @property
     def sides(self) -> list[str]:
         return [side["name"] for side in self.genesis["sides"]]

@@ -148,8 +148,8 @@ def open_folder(folder: Path) -> Folder:
     latest = numbers[-1]
     if latest == 0:
         return Folder(folder, game, zero)
-    state = _load_state(folder, latest, game)
-    before = zero["state_hash"] if latest == 1 else _load_state(folder, latest - 1, game)["state_hash"]
+    state = load_state(folder, latest, game)
+    before = zero["state_hash"] if latest == 1 else load_state(folder, latest - 1, game)["state_hash"]
     rel = f"states/{latest:04d}.yaml"
     if state["prev_state"] != before:
         raise VerificationError(f"{rel}: its `prev_state` is not the hash of states/{latest - 1:04d}.yaml: the states "
@@ -178,7 +178,8 @@ def _check_stored(folder: Path, zero: dict) -> None:
                                 "from game.yaml; the file was altered)")
 
 
-def _load_state(folder: Path, seq: int, game: engine.Game) -> dict:
+def load_state(folder: Path, seq: int, game: engine.Game) -> dict:
+    """State `seq` of a folder, checked against its own hash, game and number."""
     rel = f"states/{seq:04d}.yaml"
     state = loads(read_bounded(folder / rel, rel), rel)
     if not isinstance(state, dict) or state.get("state_hash") != engine.state_hash(state) \

@@ -149,7 +149,9 @@ class Ruleset:
     legal_orders: Callable[[Any, dict, Need], list[dict]]
     # scenario, rules, need, the side's policies -> the order a standing order gives, or None
     policy: Callable[[Any, dict, Need, dict], dict | None]
-    # scenario, rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status
+    # scenario, rules -> {"turn": .., "phase": .., "vp": {...}, "result": str|None, ...} for status;
+    # optional words for `pbem status` (core/describe.py): "now" (turn and phase as the rulebook
+    # says them), "score" (VP as the rulebook counts them), "decision" (the decision awaited)
     summary: Callable[[Any, dict], dict]
     # scenario, rules -> the board as plain text (for `pbem show`)
     render: Callable[[Any, dict], str]
@@ -159,8 +161,40 @@ class Ruleset:
     # draws (DESIGN §4.2: no ruleset writes SVG); None while a ruleset has no picture
     draw: Callable[[Any, dict, list[dict]], Any] | None = None
     # the few heuristics the core's bots need to play this ruleset on purpose (what a good
-    # attack or a threatened area is; DESIGN §4.2); None: the bots know no heuristic
+    # attack or a threatened area is; DESIGN §4.2): a `Heuristics` record; None: the core's
+    # bots fall back to their generic heuristic (pbem.core.bots)
     bot: Any = None
+    # `pbem show` beyond `render`, which only prints the whole board: a description of one
+    # thing and the changes between two states need the ruleset's knowledge of its board.
+    # scenario, rules -> the board as data (core/describe.py): {"units": {id: {"side", "where",
+    # "status", "strength", "full", "markers"}}, "control": {place: side}, "facts": [[label,
+    # value]], "statuses": {status: words}, "now": words}; None: `--diff` compares summaries only
+    view: Callable[[Any, dict], dict] | None = None
+    # scenario, rules, what ("unit", "hex", "area"), id -> lines telling everything about that
+    # one thing (`pbem show --unit/--hex/--area`); raises ValueError, one sentence, for an
+    # unknown id or a kind of thing the ruleset has not; None: the ruleset describes nothing alone
+    look: Callable[[Any, dict, str, str], list[str]] | None = None
+
+
+@dataclass(frozen=True)
+class Heuristics:
+    """What a ruleset tells the core's bots (pbem.core.bots) so that they play on purpose.
+    The search, the planning of whole packets and self-play are the core's; a ruleset gives
+    only judgements of its own game."""
+
+    # one line for players and designers: what the heuristic does
+    about: str
+    # scenario, rules, need, the need's legal orders, the bot's side -> one value per order;
+    # the bot gives the order of the highest value (the first of equals), so a phase ends
+    # when `end` is worth most. It sees the state, never future dice: expected values only.
+    rank: Callable[[Any, dict, Need, list[dict], str], list[float]]
+    # the standing orders a bot of each side sets (side -> {key: choice}); its decisions are
+    # answered by them, as a player relying on standing orders has them answered
+    policies: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # scenario, rules -> the figures of a finished game for self-play, any of "winner",
+    # "level", "vp" {side: number}, "lost" {side: units lost}; None, or a figure left out:
+    # the summary's `winner`, `level` and `vp`, and the `eliminated` events by `side`
+    outcome: Callable[[Any, dict], dict] | None = None
 
 
 def document_scenario(document: dict, options: dict) -> tuple[dict, dict]:

@@ -37,8 +37,7 @@ def next_step(scenario: tuple, rules: dict) -> Need | None:
 
 
 def legal_orders(scenario: tuple, rules: dict, need: Need) -> list[dict]:
-    if need.sealed:
-        return []
+    """The plans a side may seal, or open: the same nine either way (one item a packet)."""
     return [{"type": "plan", "attack": a, "guard": g} for a in POSTS for g in POSTS]
 
 

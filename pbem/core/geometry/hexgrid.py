@@ -24,6 +24,7 @@ documented fixed order.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Iterator
@@ -347,3 +348,49 @@ class HexMap:
     def line(self, a: str, b: str) -> list[str]:
         """Ids on the straight line from a to b (off-map hexes included if they occur)."""
         return [self.id(h) for h in line(self.hex(a), self.hex(b))]
+
+
+# ---------------------------------------------------------------------------------------
+# Pixels, for pictures of a map (pbem.core.render): y grows downwards, as on a printed
+# sheet and in SVG. The "q" layouts draw flat-topped hexes, the "r" layouts pointy-topped
+# ones; `size` is the distance from a hex's centre to each of its corners.
+
+SQRT3 = math.sqrt(3)
+
+
+def flat(layout: str) -> bool:
+    """True for the layouts of flat-topped hexes (vertical columns)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown offset layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    return layout.endswith("-q")
+
+
+def pixel(h: Hex, size: float, layout: str) -> tuple[float, float]:
+    """The centre of `h` in pixels, the centre of Hex(0, 0) at the origin."""
+    if flat(layout):
+        return size * 1.5 * h.q, size * SQRT3 * (h.r + h.q / 2)
+    return size * SQRT3 * (h.q + h.r / 2), size * 1.5 * h.r
+
+
+def corners(h: Hex, size: float, layout: str) -> list[tuple[float, float]]:
+    """The six corners of `h`, clockwise on the screen, starting with the rightmost (flat
+    tops) or the upper right one (pointy tops)."""
+    cx, cy = pixel(h, size, layout)
+    start = 0 if flat(layout) else -30
+    out = []
+    for i in range(6):
+        a = math.radians(start + 60 * i)
+        out.append((cx + size * math.cos(a), cy + size * math.sin(a)))
+    return out
+
+
+def side_ends(a: Hex, b: Hex, size: float, layout: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The two end points of the hexside between adjacent `a` and `b`, in pixels."""
+    if not is_adjacent(a, b):
+        raise ValueError(f"{a} and {b} are not adjacent: they share no hexside")
+    (ax, ay), (bx, by) = pixel(a, size, layout), pixel(b, size, layout)
+    mx, my = (ax + bx) / 2, (ay + by) / 2
+    dx, dy = bx - ax, by - ay
+    k = size / 2 / (dx * dx + dy * dy) ** 0.5  # the side is as long as the radius, across the line of centres
+    return (mx - dy * k, my + dx * k), (mx + dy * k, my - dx * k)
+

@@ -8,7 +8,7 @@ readings chosen where the text is ambiguous or contradicts itself.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import flow, report, scenario
+from . import draw, flow, heuristics, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -34,4 +34,8 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    view=report.view,
+    look=report.look,
+    draw=draw.draw,  # the board as a scene for core/render
+    bot=heuristics.HEURISTICS,
 )

@@ -1,19 +1,20 @@
 """stalingrad: the city fight of 1942, an area-movement game.
 
-The rules of the fragment (10.3 retreat, 11.0 reinforcements and withdrawal) are
-implemented exactly; everything else is a compact frame of pbem house rules, marked as
-such in README.md, in code comments and with `house_rule=True` on events.
+Every sentence of the fragment's rules (10.3 retreat, 11.0 reinforcements and withdrawal)
+is implemented, its silences read as house clarifications; everything else is a compact
+frame of pbem house rules, marked as such in README.md, in code comments and with
+`house_rule=True` on events.
 """
 
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import flow, report, scenario
+from . import draw, flow, heuristics, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="stalingrad",
-    version="1.1.0",
+    version="1.2.0",
     title="Stalingrad city fight (area movement; rules fragment 10.3 and 11.0 with house rules)",
     sides=("german", "soviet"),
     scenarios={"city-1942": scenario.load_city_1942},
@@ -31,4 +32,8 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    view=report.view,
+    look=report.look,
+    draw=draw.draw,  # the board as a scene for core/render
+    bot=heuristics.HEURISTICS,
 )

@@ -107,7 +107,7 @@ def set_control(sc, rules: dict, area: str, side: str, ctx, rule: str, why: str,
     fields = {"area": area, "side": side, "rule": rule}
     if house_rule:
         fields["house_rule"] = True
-    ctx.event("control", f"{name(sc, area)} passes to the {side} side: {why}.", **fields)
+    ctx.event("control", f"{name(sc, area)} passes to the {side} side: {why} ({rule}).", **fields)
 
 
 def update_control(sc, rules: dict, ctx) -> None:

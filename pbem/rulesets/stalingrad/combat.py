@@ -11,22 +11,26 @@
 6.4 Loss points are distributed among the suffering side's units one point at a time; a
     unit takes at most as many points as it has steps; points beyond that are lost.
 6.5 The owner applies each of its units' points: all as step losses (full -> reduced ->
-    eliminated), or one as a retreat (10.3) and the rest as step losses.
+    eliminated), or, for a unit at full strength, one as a retreat (10.3) and the rest as
+    step losses; a reduced unit takes its point as a step and is eliminated (revised in
+    1.2.0: before, a reduced unit could shed its point by retreating, so a unit that could
+    retreat never died and combat wore nothing down).
 6.6 The defender's losses are distributed and applied first, then the attacker's; then
     control is checked (house rule 4.3).
 7   Tactical cards (the fragment's note: they let a player distribute the loss points
     among the enemy's units himself, but not apply them). Each side has the supply given
-    in the scenario. A side that inflicts loss points on two or more enemy units may play
-    one card in that combat: it then distributes those points (6.4); the owner still
-    applies them (6.5). The attacker decides first, then the defender.
+    in the scenario. A side whose result inflicts loss points on an enemy with two or
+    more units in the area may play one card in that combat: it then distributes those
+    points (6.4); the owner still applies them (6.5). The attacker decides first, then
+    the defender.
 """
 
 from __future__ import annotations
 
 from ..base import IllegalOrder, Need
 from . import retreat
-from .areas import (describe, enemy, known_area, known_unit, listing, name, occupancy, place,
-                    reduce, steps, unit_strength, units_in, update_control)
+from .areas import (FULL_STEPS, describe, enemy, known_area, known_unit, listing, name,
+                    occupancy, place, reduce, steps, unit_strength, units_in, update_control)
 
 STAGES = ("card-attacker", "card-defender", "losses-defender", "losses-attacker")
 
@@ -165,10 +169,23 @@ def decision(sc, rules: dict) -> Need | None:
         return None
     if c.get("apply_queue"):
         uid = c["apply_queue"][0]
+        if not may_retreat(rules, uid):
+            return None  # a reduced unit takes its point as a step: no choice (house 6.5)
         return Need(suffering(c), "apply-loss",
                     f"Apply the {c['alloc'][uid]} loss points of {uid}: as steps, or one as a "
                     f"retreat.", ("apply",), "house 6.5", True)
     return None
+
+
+# Why house 6.5 was revised (1.2.0), for the events it decides alone and the README.
+ATTRITION = ("house 6.5 revised in 1.2.0: a reduced unit may no longer shed its loss point by "
+             "retreating, so that units die in sustained fighting")
+
+
+def may_retreat(rules: dict, uid: str) -> bool:
+    """House 6.5 (revised in 1.2.0): only a unit at full strength may take a loss point as
+    a retreat; a reduced unit takes its point as a step and is eliminated."""
+    return steps(rules, uid) == FULL_STEPS
 
 
 def _start_losses(sc, rules: dict, c: dict, stage: str, ctx) -> None:
@@ -226,6 +243,12 @@ def step(sc, rules: dict, ctx) -> bool:
             if n:
                 _put(sc, c, uid, n, ctx, "the only possible distribution")
         return True
+    if c.get("apply_queue"):  # a reduced unit: its point is a step (house 6.5)
+        uid = c["apply_queue"].pop(0)
+        _put_field(c, "apply_queue", c["apply_queue"])
+        _apply_points(sc, rules, c, uid, "step", ctx, " (a reduced unit cannot take its point as a retreat)",
+                      ATTRITION)
+        return True
     if st == "losses-defender":
         _start_losses(sc, rules, c, "losses-attacker", ctx)
         return True
@@ -281,28 +304,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
                                legal_decision(sc, rules, need))
         queue.pop(0)
         _put_field(c, "apply_queue", queue)
-        points = c["alloc"][uid]
-        unit = sc.units[uid]
-        note = _policy_note(ctx, "apply_losses")
-        lost = points if how == "step" else points - 1
-        if lost:
-            left = steps(rules, uid) - lost
-            if left <= 0:
-                here = rules["units"][uid]
-                place(rules, uid, "eliminated")
-                ctx.event("eliminated", f"{unit.name} ({uid}) takes {lost} step losses in "
-                          f"{name(sc, here)} and is eliminated{note} (house 6.5).", unit=uid,
-                          side=unit.side, origin=here, rule="house 6.5", house_rule=True)
-                return
-            reduce(rules, uid)
-            ctx.event("step-loss", f"{unit.name} ({uid}) is reduced{note} (house 6.5).",
-                      unit=uid, side=unit.side, steps=left, rule="house 6.5",
-                      house_rule=True)
-        if how == "retreat":
-            ctx.event("retreat-order", f"{unit.name} ({uid}) takes one loss point as a "
-                      f"retreat{note} (house 6.5).", unit=uid, side=unit.side,
-                      rule="house 6.5", house_rule=True)
-            _put_field(c, "retreat", retreat.start(sc, rules, uid, ctx))
+        _apply_points(sc, rules, c, uid, how, ctx, _policy_note(ctx, "apply_losses"))
         return
     if kind == "retreat":
         p = c["retreat"]
@@ -319,6 +321,34 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
         _put_field(c, "retreat", retreat.choose(sc, rules, p, to, ctx))
         return
     raise AssertionError(kind)
+
+
+def _apply_points(sc, rules: dict, c: dict, uid: str, how: str, ctx, note: str,
+                  reason: str | None = None) -> None:
+    """House 6.5: the unit's points as step losses, or one as a retreat (10.3) and the rest
+    as steps. `reason`: why the rule decided alone (an event field)."""
+    points = c["alloc"][uid]
+    unit = sc.units[uid]
+    lost = points if how == "step" else points - 1
+    if lost:
+        left = steps(rules, uid) - lost
+        if left <= 0:
+            here = rules["units"][uid]
+            place(rules, uid, "eliminated")
+            fields = {"reason": reason} if reason else {}
+            ctx.event("eliminated", f"{unit.name} ({uid}) takes {lost} step "
+                      f"loss{'es' if lost > 1 else ''} in {name(sc, here)} and is "
+                      f"eliminated{note} (house 6.5).", unit=uid, side=unit.side, origin=here,
+                      rule="house 6.5", house_rule=True, **fields)
+            return
+        reduce(rules, uid)
+        ctx.event("step-loss", f"{unit.name} ({uid}) is reduced{note} (house 6.5).",
+                  unit=uid, side=unit.side, steps=left, rule="house 6.5", house_rule=True)
+    if how == "retreat":
+        ctx.event("retreat-order", f"{unit.name} ({uid}) takes one loss point as a "
+                  f"retreat{note} (house 6.5).", unit=uid, side=unit.side,
+                  rule="house 6.5", house_rule=True)
+        _put_field(c, "retreat", retreat.start(sc, rules, uid, ctx))
 
 
 def legal_decision(sc, rules: dict, need: Need) -> list[dict]:

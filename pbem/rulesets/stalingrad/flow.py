@@ -208,6 +208,7 @@ def end_phase(sc, rules: dict, ctx) -> None:
             rules["phase"] = "game-over"
             return
         rules["turn"] += 1
+        rules.pop("crossing_arrivals", None)  # 11.2(3): from now on they are from the previous turn
         enter_phase(sc, rules, PHASES[0], ctx)
         return
     enter_phase(sc, rules, PHASES[PHASES.index(phase) + 1], ctx)

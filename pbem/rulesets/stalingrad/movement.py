@@ -81,7 +81,7 @@ def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
     rules["units"][uid] = to
     rules["phase_state"]["moved"] = sorted(moved + [uid])
     ctx.event("move", f"{unit.name} ({uid}) moves from {name(sc, here)} to "
-              f"{name(sc, to)}.", unit=uid, side=side, origin=here, to=to,
+              f"{name(sc, to)} (house 5.1).", unit=uid, side=side, origin=here, to=to,
               rule="house 5.1", house_rule=True)
     if rules["control"][to] != side and count(sc, rules, to, enemy(side)) == 0:
         set_control(sc, rules, to, side, ctx, "house 4.2",

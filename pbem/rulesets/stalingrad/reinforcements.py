@@ -12,15 +12,15 @@
      withdrawal and refilled with reinforcements at once stays German-controlled.
 
 House rules (NOT from the fragment):
-H8.1 Reinforcements not placed in their phase wait off the map and may be placed in any
-     later reinforcement phase of their side.
-H8.2 The stacking limit (10.3(2)) applies to placement, except Soviet units on crossings.
-H8.3 Soviet units may be placed on, and shifted to, crossings the Soviet side controls.
-H8.4 The withdrawal is carried out in a "german-withdrawal" phase at the end of turn 3:
-     the black counters on the map leave first, then substitutions (11.3(1)-(2)) are
-     chosen, then the German places his turn-4 reinforcements (11.3(3)); control is
-     checked (house rule 4.3) only when the phase ends, so an area emptied and refilled
-     at once never changes hands.
+8.1 Reinforcements not placed in their phase wait off the map and may be placed in any
+    later reinforcement phase of their side.
+8.2 The stacking limit (10.3(2)) applies to placement, except Soviet units on crossings.
+8.3 Soviet units may be placed on, and shifted to, crossings the Soviet side controls.
+8.4 The withdrawal is carried out in a "german-withdrawal" phase at the end of turn 3:
+    the black counters on the map leave first, then substitutions (11.3(1)-(2)) are
+    chosen, then the German places his turn-4 reinforcements (11.3(3)); control is
+    checked (house rule 4.3) only when the phase ends, so an area emptied and refilled
+    at once never changes hands.
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ def entry_turn(rules: dict) -> int:
 
 
 def available(sc, rules: dict, side: str) -> list[str]:
-    """11.1 and H8.1: units of `side` due by now and not yet placed."""
+    """11.1 and house 8.1: units of `side` due by now and not yet placed."""
     due = entry_turn(rules)
     return [uid for uid in side_units(sc, rules, side, "pool") if sc.units[uid].turn <= due]
 
 
 def places(sc, rules: dict, side: str) -> list[str]:
-    """11.2(1) German: any German-controlled area (H8.2 stacking);
-    11.2(2) Soviet: only crossings (H8.3 Soviet-controlled), no stacking limit."""
+    """11.2(1) German: any German-controlled area (house 8.2: stacking);
+    11.2(2) Soviet: only crossings (house 8.3: Soviet-controlled), no stacking limit (11.2(3))."""
     control = rules["control"]
     out = []
     for area in (sc.crossings if side == "soviet" else sc.area_ids):
@@ -56,9 +56,11 @@ def places(sc, rules: dict, side: str) -> list[str]:
 
 
 def shiftable(sc, rules: dict) -> list[str]:
-    """11.2(3): Soviet units on a crossing since before this phase, not yet shifted."""
+    """11.2(3): Soviet units left on a crossing from the previous turn, not yet shifted:
+    not placed this phase, and not come onto a crossing this turn (by a retreat, 10.3;
+    `rules["crossing_arrivals"]`)."""
     ps = rules["phase_state"]
-    done = ps.get("placed", []) + ps.get("shifted", [])
+    done = set(ps.get("placed", []) + ps.get("shifted", []) + rules.get("crossing_arrivals", []))
     return [uid for uid in side_units(sc, rules, "soviet", "map")
             if sc.areas[rules["units"][uid]].crossing and uid not in done]
 
@@ -94,9 +96,12 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
             why, rule = "Soviet reinforcements may be placed only on crossings", "11.2(2)"
         elif rules["control"][area] != side:
             why = f"{area} is not controlled by the {side} side"
-            rule = "11.2(1)" if side == "german" else "11.2(2)"
+            # the fragment asks German control (11.2(1)); Soviet control of a crossing is house 8.3
+            rule = "11.2(1)" if side == "german" else "house 8.3"
         else:
-            why, rule = f"{area} already holds {sc.stacking_limit} {side} units", "11.2"
+            why = (f"{area} already holds {sc.stacking_limit} {side} units (the stacking limit "
+                   f"of 10.3(2), applied to placement)")
+            rule = "house 8.2"
         raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); legal areas: "
                            f"{listing(spots)}.", [{"type": "reinforce", "unit": uid, "area": a}
                                                   for a in spots])
@@ -119,6 +124,9 @@ def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
             why = f"{uid} is not a Soviet unit"
         elif uid in ps.get("placed", []):
             why = f"{uid} entered this turn and was not on a crossing from the previous turn"
+        elif uid in rules.get("crossing_arrivals", []):
+            why = (f"{uid} came onto {rules['units'][uid]} this turn by a retreat and was not "
+                   f"left on a crossing from the previous turn")
         elif uid in ps.get("shifted", []):
             why = f"{uid} has already moved to another crossing this phase"
         else:
@@ -128,8 +136,11 @@ def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
     here = rules["units"][uid]
     spots = [a for a in places(sc, rules, "soviet") if a != here]
     if to not in spots:
-        raise IllegalOrder("11.2(3)", f"Order '{text}': {to} is not another Soviet-controlled "
-                           f"crossing (11.2(3)); legal: {listing(spots)}.",
+        if sc.areas[to].crossing and to != here:
+            why, rule = f"{to} is not controlled by the Soviet side", "house 8.3"
+        else:
+            why, rule = f"{to} is not another crossing", "11.2(3)"
+        raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); legal: {listing(spots)}.",
                            [{"type": "shift", "unit": uid, "to": a} for a in spots])
     place(rules, uid, to)
     ps["shifted"] = sorted(ps.get("shifted", []) + [uid])

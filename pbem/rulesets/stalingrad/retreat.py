@@ -55,6 +55,9 @@ def _place(sc, rules: dict, uid: str, to: str, ctx, rule: str, via: str | None) 
     unit = sc.units[uid]
     side, here = unit.side, rules["units"][uid]
     place(rules, uid, to)
+    if side == "soviet" and sc.areas[to].crossing:
+        # 11.2(3): a unit that comes onto a crossing now is not one left there from the previous turn
+        rules["crossing_arrivals"] = sorted(set(rules.get("crossing_arrivals", [])) | {uid})
     path = f"through {name(sc, via)} " if via else ""
     ctx.event("retreat", f"{unit.name} ({uid}) retreats from {name(sc, here)} {path}to "
               f"{name(sc, to)} ({rule}).", unit=uid, side=side, origin=here, via=via,

@@ -174,7 +174,8 @@ def apply_position(sc: Scenario, spec: Mapping) -> dict:
     """Start from a given position instead of the historical set-up: `turn`, `phase`,
     `areas` ({area: {control, units: [ids or {id, steps}]}}), `pool`, `eliminated`,
     `withdrawn` (unit ids), `cards`, `phase_state` ({moved, attacked, placed, shifted:
-    [ids], open}). Units not named anywhere are taken out of the game. A referee re-runs a
+    [ids], open}), `crossing_arrivals` (Soviet units that came onto a crossing this turn,
+    11.2(3)). Units not named anywhere are taken out of the game. A referee re-runs a
     disputed fight this way in a sandbox game (scenario document with a `position`, dice
     rolled at the table), and the rulebook cases run this way through the real engine."""
     control = {a: sc.areas[a].control for a in sc.area_ids}
@@ -203,7 +204,12 @@ def apply_position(sc: Scenario, spec: Mapping) -> dict:
     phase_state = {key: sorted(given[key]) for key in PHASE_STATE_KEYS if key != "open" and given.get(key)}
     if given.get("open", True):
         phase_state["open"] = True
-    return {
+    arrivals = sorted(spec.get("crossing_arrivals", ()))
+    for uid in arrivals:
+        if uid not in named or sc.units[uid].side != "soviet" or named[uid] not in sc.crossings:
+            raise ValueError(f"stalingrad position: crossing_arrivals names {uid}, which is not a Soviet "
+                             f"unit on a crossing.")
+    rules = {
         "turn": spec.get("turn", 1),
         "phase": spec.get("phase", "german-movement"),
         "control": control,
@@ -212,3 +218,6 @@ def apply_position(sc: Scenario, spec: Mapping) -> dict:
         "cards": {side: spec.get("cards", {}).get(side, sc.cards[side]) for side in SIDES},
         "phase_state": phase_state,
     }
+    if arrivals:
+        rules["crossing_arrivals"] = arrivals  # 11.2(3): not left there from the previous turn
+    return rules

@@ -2,7 +2,9 @@
 
 9.1 Each area has a victory-point value (scenario data). At the end of the last turn the
     German side scores the VP of the areas it controls: at or above `german_victory` it
-    wins, at or below `soviet_victory` the Soviet side wins, otherwise a draw.
+    wins, at or below `soviet_victory` the Soviet side wins, otherwise a draw. (Revised in
+    1.2.0: the levels, 4 and 2 in the scenario, are set by self-play between the bots so
+    that the game is a contest; they were 11 and 6, which no German player reached.)
 9.2 Sudden death: if the German side controls every crossing at the end of any turn, the
     62nd Army is cut off from the east bank and the German side wins at once.
 """
@@ -19,10 +21,15 @@ def vp(sc, rules: dict) -> dict:
     return out
 
 
+LEVELS = ("house 9.1 revised in 1.2.0: victory levels set by self-play between the bots, "
+          "so that the game is a contest")
+
+
 def _finish(sc, rules: dict, ctx, winner: str | None, level: str, text: str, rule: str) -> None:
     rules["result"] = {"winner": winner, "level": level, "text": text}
+    fields = {"reason": LEVELS} if rule == "house 9.1" else {}
     ctx.event("game-over", text, winner=winner, level=level, vp=vp(sc, rules), rule=rule,
-              house_rule=True)
+              house_rule=True, **fields)
 
 
 def end_of_turn(sc, rules: dict, ctx) -> None:

@@ -1,0 +1,266 @@
+"""The game in words, for `pbem status` and `pbem show`: who is awaited and for what, since
+when; one thing on the board looked at closely; what changed between two states.
+
+The ruleset supplies the words that need its rules: the summary's `now`, `score` and
+`decision`, `look` (one unit, hex or area) and `view` (the board as data, which the
+changes between two states are read from). Everything here is game-agnostic and
+deterministic: sorted iteration, no clock."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from pbem.core.errors import UsageError
+
+
+def wrap_list(head: str, items: list[str], width: int = 100) -> list[str]:
+    """`head` and the items, comma-separated, in lines of at most `width` characters (longer
+    only for one long item), broken between items only; later lines indented by two."""
+    lines, line = [], head + " "
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else "")
+        if len(line) + len(piece) > width and line.strip() and line != head + " ":
+            lines.append(line.rstrip())
+            line = "  "
+        line += piece + " "
+    return lines + [line.rstrip()]
+
+
+def _view(game: Any, rules: dict) -> dict | None:
+    return game.view(rules)
+
+
+def state_at(folder: Any, seq: int | None) -> dict:
+    """State `seq` of a folder (the latest if None), checked against its own hash and game."""
+    from pbem.core import game
+
+    latest = folder.state["seq"]
+    if seq is None or seq == latest:
+        return folder.state
+    if not 0 <= seq < latest:
+        raise UsageError(f"there is no state {seq}: the game is at state {latest} (states 0 to {latest})")
+    return game.load_state(folder.path, seq, folder.game)
+
+
+# --- status -------------------------------------------------------------------------------------
+
+def _packet(seq: int) -> str:
+    return f"{seq:04d}"
+
+
+def _sent(entry: dict) -> str:
+    return f"(sent {entry['sent']})" if entry.get("sent") else "(no sending time given)"
+
+
+def _who(side: str | None, you: str | None) -> str:
+    return f"{side} (you)" if side is not None and side == you else str(side)
+
+
+def _with_rule(text: str, rule: str) -> str:
+    text = text.rstrip(".")
+    return f"{text} ({rule})" if rule and rule not in text else text
+
+
+def _what(awaiting: dict, summary: dict) -> str:
+    """What the awaited side must give, in its words: orders of a phase, or a decision."""
+    need = awaiting["need"]
+    if awaiting["waiting_for"] == "decision":
+        text = _with_rule(summary.get("decision") or need["prompt"], need["rule"])
+        total = awaiting.get("options_total")
+        legal = f"; {total} legal answer{'s' if total != 1 else ''} (`pbem orders` lists them)" if total else ""
+        return f"a decision: {awaiting['decision']}, {text}{legal}"
+    kind = "sealed orders" if need["sealed"] else "orders"
+    return f"{kind}: {_with_rule(need['prompt'], need['rule'])}"
+
+
+def _awaited(awaiting: dict, summary: dict, you: str | None) -> str:
+    need, sender = awaiting["need"], awaiting["packet_from"]
+    if awaiting["waiting_for"] == "dice":
+        return (f"Awaited: a packet from {_who(sender, you)}; its reveal opens the dice that the next step needs "
+                f"(§7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")
+    what = _what(awaiting, summary)
+    if sender == need["side"]:
+        return f"Awaited: {_who(sender, you)}, for {what}."
+    return (f"Awaited: a packet from {_who(sender, you)}, who has nothing to decide now (a packet without orders "
+            f"reveals its next dice value); then {_who(need['side'], you)}, for {what}.")
+
+
+def status(folder: Any, you: str | None = None) -> dict:
+    """The status as data (the `--json` form) with `text`, its lines in words."""
+    game, state = folder.game, folder.state
+    summary = game.summary(state["rules"])
+    awaiting, last = state["awaiting"], state["last_packet"]
+    latest = next(({"side": side, **entry} for side, entry in sorted(last.items()) if entry["seq"] == state["seq"]),
+                  None)
+    queued: dict[str, int] = {}
+    for item in state["queue"]:
+        queued[item["side"]] = queued.get(item["side"], 0) + 1
+    sealed = {side: {"seq": s["seq"], "items": len(s["hashes"])} for side, s in sorted(state["sealed"].items())}
+    info = {
+        "game": game.game_id, "ruleset": game.ruleset.id, "mode": state["mode"], "seq": state["seq"],
+        "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
+        "you": you, "since": latest, "queued": queued, "sealed": sealed,
+    }
+    info["text"] = _status_lines(game, state, info)
+    return info
+
+
+def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
+    summary, awaiting, you = info["summary"], info["awaiting"], info["you"]
+    mode = "sandbox game (unsigned packets, no fair dice)" if state["mode"] == "sandbox" else "secure game"
+    lines = [f"{game.ruleset.title}. Ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
+             f"state {state['seq']}."]
+    now = summary.get("now") or ", ".join(f"{k} {summary[k]}" for k in ("turn", "phase") if summary.get(k) is not None)
+    if now:
+        lines.append(now[0].upper() + now[1:] + ".")
+    if summary.get("result"):
+        lines.append(f"Result: {summary['result'].rstrip('.')}.")
+    if awaiting["need"] is None:
+        lines.append("The game is over: no packet is awaited.")
+    else:
+        lines.append(_awaited(awaiting, summary, you))
+    lines += _packets_lines(game, state, info)
+    for side, s in info["sealed"].items():
+        lines.append(f"{side} sealed {s['items']} item{'s' if s['items'] != 1 else ''} in packet {_packet(s['seq'])}; "
+                     f"its next packet opens them (§8).")
+    if info["queued"]:
+        per = ", ".join(f"{side} {n}" for side, n in sorted(info["queued"].items(), key=lambda kv: game.sides.index(kv[0])))
+        when = "wait for the dice of the next packet" if awaiting["waiting_for"] == "dice" else \
+            "are applied as the game reaches them"
+        lines.append(f"Queued orders ({per}) {when}.")
+    score = summary.get("score")
+    if score:
+        lines.append(score[0].upper() + score[1:] + ".")
+    elif isinstance(summary.get("vp"), dict):
+        lines.append("VP: " + ", ".join(f"{side} {summary['vp'][side]}" for side in game.sides if side in summary["vp"]) + ".")
+    if you is not None and awaiting["need"] is not None:
+        lines.append(f"You play {you}: " + ("the next packet is yours (`pbem orders` writes a template of it, "
+                                            "`pbem submit` signs and sends it)." if awaiting["packet_from"] == you
+                                            else f"the next packet is {awaiting['packet_from']}'s."))
+    elif you is not None:
+        lines.append(f"You played {you}.")
+    return lines
+
+
+def _packets_lines(game: Any, state: dict, info: dict) -> list[str]:
+    last, since, awaiting = state["last_packet"], info["since"], state["awaiting"]
+    if since is None:
+        return [f"No packet yet: {awaiting['packet_from']} sends packet 1."] if awaiting["need"] else []
+    sender = awaiting["packet_from"]
+    head = (f"Awaited since packet {_packet(since['seq'])} from {since['side']} {_sent(since)}"
+            if awaiting["need"] is not None and sender != since["side"]
+            else f"Last packet: {_packet(since['seq'])} from {since['side']} {_sent(since)}")
+    others = [f"{side}'s last packet: " + (f"{_packet(last[side]['seq'])} {_sent(last[side])}" if side in last else "none yet")
+              for side in game.sides if side != since["side"]]
+    return [head + "; " + "; ".join(others) + "."]
+
+
+# --- one thing looked at closely ------------------------------------------------------------------
+
+def look(game: Any, rules: dict, what: str, ident: str) -> list[str]:
+    if game.ruleset.look is None:
+        raise UsageError(f"the {game.ruleset.id} ruleset describes no single {what}; `pbem show` prints the board")
+    try:
+        return game.look(rules, what, ident)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# --- what changed between two states --------------------------------------------------------------
+
+ORDER = ("turn", "move", "enter", "loss", "gain", "leave", "markers", "control", "fact")
+
+
+def changes(game: Any, before: dict, after: dict) -> list[dict]:
+    """What changed from state `before` to state `after`, as sentences with their data,
+    ordered by kind (turn, moves, entries, losses, units leaving the map, markers,
+    control, the ruleset's facts such as VP) and within a kind by side and unit."""
+    a, b = _view(game, before["rules"]), _view(game, after["rules"])
+    if a is None or b is None:
+        return _summary_changes(game.summary(before["rules"]), game.summary(after["rules"]))
+    out: list[dict] = []
+    if a.get("now") != b.get("now"):
+        out.append({"kind": "turn", "from": a.get("now"), "to": b.get("now"),
+                    "text": f"Now: {b.get('now')} (before: {a.get('now')})."})
+    sides = list(game.sides)
+    units = sorted(set(a["units"]) & set(b["units"]),
+                   key=lambda u: (sides.index(b["units"][u]["side"]) if b["units"][u]["side"] in sides else len(sides), u))
+    for uid in units:
+        out += _unit_changes(uid, a["units"][uid], b["units"][uid], a.get("statuses", {}), b.get("statuses", {}))
+    out += _control_changes(a, b)
+    before_facts = dict((label, value) for label, value in a.get("facts", []))
+    for label, value in b.get("facts", []):
+        if before_facts.get(label) != value:
+            out.append({"kind": "fact", "label": label, "from": before_facts.get(label), "to": value,
+                        "text": f"{label}: {before_facts.get(label)}, now {value}."})
+    out.sort(key=lambda change: ORDER.index(change["kind"]))  # stable: the order above within a kind
+    return out
+
+
+def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict) -> list[dict]:
+    label = f"{uid} ({y['side']})"
+    out = []
+    on_x, on_y = x["status"] == "map", y["status"] == "map"
+    if on_x and on_y and x["where"] != y["where"]:
+        out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"],
+                    "text": f"{label} moved from {x['where']} to {y['where']}."})
+    elif not on_x and on_y:
+        out.append({"kind": "enter", "unit": uid, "from": x["status"], "to": y["where"],
+                    "text": f"{label} is now in {y['where']}; it was {words_x.get(x['status'], x['status'])}."})
+    elif on_x and not on_y:
+        out.append({"kind": "leave", "unit": uid, "from": x["where"], "to": y["status"],
+                    "text": f"{label} is now {words_y.get(y['status'], y['status'])}; it was in {x['where']}."})
+    elif x["status"] != y["status"]:
+        out.append({"kind": "leave", "unit": uid, "from": x["status"], "to": y["status"],
+                    "text": f"{label} is now {words_y.get(y['status'], y['status'])}; "
+                            f"it was {words_x.get(x['status'], x['status'])}."})
+    if on_y and x["strength"] != y["strength"]:
+        d = y["strength"] - x["strength"]
+        kind = "loss" if d < 0 else "gain"
+        verb = "lost" if d < 0 else "gained"
+        out.append({"kind": kind, "unit": uid, "from": x["strength"], "to": y["strength"],
+                    "text": f"{label} {verb} {abs(d)} strength point{'s' if abs(d) != 1 else ''}: "
+                            f"{y['strength']} of {y['full']} left."})
+    if on_x and on_y and x["markers"] != y["markers"]:
+        placed = [m for m in y["markers"] if m not in x["markers"]]
+        removed = [m for m in x["markers"] if m not in y["markers"]]
+        parts = [f"{', '.join(ms)} marker{'s' if len(ms) > 1 else ''} {verb}"
+                 for ms, verb in ((placed, "placed"), (removed, "removed")) if ms]
+        out.append({"kind": "markers", "unit": uid, "placed": placed, "removed": removed,
+                    "text": f"{label}: {'; '.join(parts)}."})
+    return out
+
+
+def _control_changes(a: dict, b: dict) -> list[dict]:
+    before, after = a.get("control", {}), b.get("control", {})
+    changed = [p for p in after if before.get(p) != after[p]]
+    if not changed:
+        return []
+    names = b.get("names", {})
+    if b.get("places") == "areas":
+        return [{"kind": "control", "places": [p], "to": after[p],
+                 "text": f"{p} - {names.get(p, p)} passed to the {after[p]} side."} for p in changed]
+    out = []
+    for side in sorted({after[p] for p in changed}):
+        places = [p for p in changed if after[p] == side]
+        noun = ("hex" if len(places) == 1 else "hexes") if b.get("places") == "hexes" else "places"
+        out.append({"kind": "control", "places": places, "to": side,
+                    "text": f"{len(places)} {noun} passed to {side} control: {', '.join(places)}."})
+    return out
+
+
+def _summary_changes(x: dict, y: dict) -> list[dict]:
+    """Without a ruleset view: what differs in the summaries."""
+    return [{"kind": "fact", "label": key, "from": x.get(key), "to": y.get(key),
+             "text": f"{key}: {x.get(key)}, now {y.get(key)}."}
+            for key in sorted(set(x) | set(y)) if x.get(key) != y.get(key)]
+
+
+def changes_text(game: Any, before: dict, after: dict) -> list[str]:
+    found = changes(game, before, after)
+    head = f"Changes from state {before['seq']} to state {after['seq']}:"
+    lines = [head]
+    for change in found:
+        lines += textwrap.wrap(f"- {change['text']}", width=100, subsequent_indent="  ", break_on_hyphens=False)
+    return lines if found else lines + ["- nothing changed on the board."]

@@ -1,0 +1,112 @@
+"""The states of a game folder with the events that made them, for pictures.
+
+A state file holds no events: the events of state N are those of packet N applied to
+state N-1, so they are recomputed here by the pure adjudication step, and the result
+must be the stored state N (its hash), as `pbem audit` would find. A folder whose states
+do not follow from its packets is refused with the audit's advice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from pbem.core import engine, game
+from pbem.core.canonical import loads, read_bounded
+from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
+from pbem.core.packet import packet_id
+
+
+@dataclass
+class Frame:
+    """One state of the game with the events of the packet that made it (none for state 0)."""
+
+    seq: int
+    state: dict
+    events: list[dict]
+    side: str | None  # who sent the packet
+
+
+def open_game(path: Path) -> game.Folder:
+    folder = game.open_folder(Path(path))
+    if folder.game.ruleset.draw is None:
+        raise RulesError(f"ruleset {folder.game.ruleset.id} draws no picture yet (its Ruleset record has no draw)")
+    return folder
+
+
+def frame(folder: game.Folder, seq: int | None = None) -> Frame:
+    """State `seq` (the latest if None) and the events of its packet."""
+    latest = folder.state["seq"]
+    seq = latest if seq is None else seq
+    if not 0 <= seq <= latest:
+        raise UsageError(f"--seq {seq}: the game has states 0 to {latest}")
+    if seq == 0:
+        return Frame(0, game.initial_state(folder.game), [], None)
+    before = game.initial_state(folder.game) if seq == 1 else _stored(folder, seq - 1)
+    stored = folder.state if seq == latest else _stored(folder, seq)
+    return _step(folder, before, stored)
+
+
+def frames(folder: game.Folder) -> Iterator[Frame]:
+    """Every state of the game from state 0, each with its packet's events."""
+    state = game.initial_state(folder.game)
+    yield Frame(0, state, [], None)
+    for seq in range(1, folder.state["seq"] + 1):
+        stored = folder.state if seq == folder.state["seq"] else _stored(folder, seq)
+        made = _step(folder, state, stored)
+        state = made.state
+        yield made
+
+
+def _step(folder: game.Folder, before: dict, stored: dict) -> Frame:
+    seq = stored["seq"]
+    packet = _packet(folder, seq, stored["packet"])
+    rel = f"packets/{seq:04d}-{packet['side']}.yaml"
+    state, events = engine.apply_packet(folder.game, before, packet, rel)
+    if state["state_hash"] != stored["state_hash"]:
+        raise VerificationError(f"states/{seq:04d}.yaml is not the state packet {seq} gives; run `pbem audit {folder.path}`")
+    return Frame(seq, state, events, packet["side"])
+
+
+def _packet(folder: game.Folder, seq: int, wanted: str) -> dict:
+    for n, path in game.packet_files(folder.path):
+        if n == seq:
+            packet, _ = game.read_packet(path, f"packets/{path.name}")
+            if packet_id(packet) == wanted:
+                return packet
+    raise FileError(f"{folder.path}: no file in packets/ is packet {seq} of states/{seq:04d}.yaml; "
+                    f"run `pbem audit {folder.path}`")
+
+
+def _stored(folder: game.Folder, seq: int) -> dict:
+    rel = f"states/{seq:04d}.yaml"
+    state = loads(read_bounded(folder.path / rel, rel), rel)
+    if not isinstance(state, dict) or state.get("state_hash") != engine.state_hash(state) \
+            or state.get("game") != folder.game.game_id or state.get("seq") != seq:
+        raise VerificationError(f"{rel}: the state file has been altered (its content does not match its state_hash, "
+                                f"game or number); run `pbem audit {folder.path}`")
+    return state
+
+
+def scene(folder: game.Folder, fr: Frame) -> Any:
+    """The ruleset's scene of a frame."""
+    g = folder.game
+    return g.ruleset.draw(g.scenario, fr.state["rules"], fr.events)
+
+
+def write(path: Path, data: bytes) -> None:
+    """Write a picture or page: a temporary file beside it, then a rename over the target."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise FileError(f"{path}: cannot be written ({exc.strerror})") from None

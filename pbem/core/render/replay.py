@@ -1,0 +1,182 @@
+"""`pbem replay`: one self-contained HTML page that steps through a whole game.
+
+The page holds the map of every state, the after-action report of every packet and the
+dice each one rolled, and needs nothing else: no network, no external script, style or
+font. To stay small it draws what every state shares once (the terrain, rivers, roads,
+names, the legend) and keeps, per state, only the list of its other pieces (counters,
+arrows, control, caption) out of one table of distinct pieces, as the change from the
+state before: a stack that did not change between two states is stored once. Buttons, a slider and the keys ←/→, Home and End step
+through the states; the address's #N opens state N; a button fits the map to the window.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pbem.core import report
+from pbem.core.text import shown
+
+from . import frames, svg
+
+SCRIPT = r"""
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("replay-data").textContent);
+  var groups = data.layers.map(function (name) { return document.querySelector("#" + name + " > .steps"); });
+  var slider = document.getElementById("slider");
+  var at = -1;
+  // every state's pieces, layer by layer, from the changes the page stores (in table order)
+  var current = data.layers.map(function () { return []; });
+  data.frames.forEach(function (f) {
+    current = current.map(function (ids, k) {
+      var gone = {};
+      f.change[k][0].forEach(function (j) { gone[j] = true; });
+      return ids.filter(function (j) { return !gone[j]; }).concat(f.change[k][1]).sort(function (a, b) { return a - b; });
+    });
+    f.layers = current;
+  });
+  slider.max = String(data.frames.length - 1);
+  function cell(row, text) { var td = document.createElement("td"); td.textContent = text; row.appendChild(td); }
+  function show(i) {
+    i = Math.max(0, Math.min(data.frames.length - 1, i));
+    if (i === at) { return; }
+    at = i;
+    var f = data.frames[i];
+    f.layers.forEach(function (ids, k) {
+      groups[k].innerHTML = ids.map(function (j) { return data.pieces[j]; }).join("");
+    });
+    document.getElementById("where").textContent = "State " + f.seq + " of " + data.frames[data.frames.length - 1].seq;
+    document.getElementById("heading").textContent = f.heading;
+    document.getElementById("report").textContent = f.report;
+    var dice = document.getElementById("dice");
+    dice.textContent = "";
+    f.dice.forEach(function (d) {
+      var row = document.createElement("tr");
+      cell(row, d.value); cell(row, d.label); cell(row, d.decides);
+      dice.appendChild(row);
+    });
+    document.getElementById("no-dice").hidden = f.dice.length > 0;
+    slider.value = String(i);
+    document.body.setAttribute("data-seq", String(f.seq));
+    if (history.replaceState) { history.replaceState(null, "", "#" + f.seq); }
+  }
+  document.getElementById("first").onclick = function () { show(0); };
+  document.getElementById("prev").onclick = function () { show(at - 1); };
+  document.getElementById("next").onclick = function () { show(at + 1); };
+  document.getElementById("last").onclick = function () { show(data.frames.length - 1); };
+  slider.oninput = function () { show(Number(slider.value)); };
+  document.getElementById("fit").onclick = function () {
+    var fit = document.body.classList.toggle("fit");
+    this.textContent = fit ? "Full size" : "Fit to window";
+  };
+  document.addEventListener("keydown", function (e) {
+    var to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: data.frames.length - 1}[e.key];
+    if (to !== undefined && e.target !== slider) { e.preventDefault(); show(to); }
+  });
+  var wanted = Number((location.hash || "#0").slice(1));
+  var start = 0;
+  data.frames.forEach(function (f, k) { if (f.seq === wanted) { start = k; } });
+  show(start);
+})();
+"""
+
+CSS = """
+html,body{margin:0;height:100%;background:#fbfaf5;color:#1d1d1d;font-family:"DejaVu Sans",Verdana,Arial,sans-serif}
+body{display:flex}
+#map{flex:1 1 auto;overflow:auto;height:100%}
+#map svg{display:block}
+body.fit #map svg{width:100%;height:auto}
+#side{flex:0 0 34em;overflow:auto;height:100%;box-sizing:border-box;padding:0.8em 1em;border-left:1px solid #c4bea4;background:#ffffff}
+#controls{position:sticky;top:0;background:#ffffff;padding-bottom:0.5em;border-bottom:1px solid #e0dccb}
+#controls button{font-size:1em;min-width:2.6em;margin-right:0.2em}
+#controls input{width:100%;margin-top:0.4em}
+#where{font-weight:bold;margin-left:0.5em}
+h1{font-size:1.1em;margin:0 0 0.5em 0}
+h2{font-size:1em;margin:0.8em 0 0.3em 0}
+h3{font-size:0.95em;margin:0.8em 0 0.3em 0}
+pre{white-space:pre-wrap;font-size:0.85em;line-height:1.35}
+table{border-collapse:collapse;font-size:0.85em}
+td{border:1px solid #e0dccb;padding:0.15em 0.4em;vertical-align:top}
+td:first-child{font-weight:bold;text-align:center}
+.keys{font-size:0.8em;color:#6b6457}
+"""
+
+
+def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
+    """The page of a whole game and the number of states in it."""
+    g = folder.game
+    pictures: list[svg.Picture] = []
+    meta: list[dict] = []
+    for fr in frames.frames(folder):
+        pictures.append(svg.draw(frames.scene(folder, fr), show))
+        meta.append(_step(g, fr))
+    names = [name for name, _ in pictures[0].layers]
+    fixed: list[list[str]] = []
+    for k in range(len(names)):
+        common = set(pictures[0].layers[k][1])
+        for pic in pictures[1:]:
+            common &= set(pic.layers[k][1])
+        fixed.append([p for p in dict.fromkeys(pictures[0].layers[k][1]) if p in common])
+    table: dict[str, int] = {}
+    steps = []
+    before: list[set[int]] = [set() for _ in names]
+    for pic, info in zip(pictures, meta):
+        # each state's pieces as the change from the state before: what goes, what comes
+        change = []
+        for k, (_, pieces) in enumerate(pic.layers):
+            shared = set(fixed[k])
+            now = {table.setdefault(p, len(table)) for p in pieces if p not in shared}
+            change.append([sorted(before[k] - now), sorted(now - before[k])])
+            before[k] = now
+        steps.append({**info, "change": change})
+    css = list(dict.fromkeys(rule for pic in pictures for rule in pic.css))
+    first = pictures[0]
+    body = "".join(f'<g id="{name}"><g class="fixed">' + "".join(fixed[k]) + '</g><g class="steps"></g></g>\n'
+                   for k, name in enumerate(names))
+    picture = first.head(max(p.height for p in pictures), css) + body + "</svg>"
+    data = {"layers": names, "pieces": list(table), "frames": steps}
+    title = svg.text_of(f"{first.title}: replay of game {g.game_id}")
+    html = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f'<div id="map">\n{picture}\n</div>\n'
+        '<div id="side">\n<div id="controls">'
+        '<button id="first" title="First state (Home)">|&#9664;</button>'
+        '<button id="prev" title="Previous state (&#8592;)">&#9664;</button>'
+        '<button id="next" title="Next state (&#8594;)">&#9654;</button>'
+        '<button id="last" title="Last state (End)">&#9654;|</button>'
+        '<span id="where"></span> <button id="fit" title="Scale the map to the window">Fit to window</button>'
+        '<input id="slider" type="range" min="0" value="0" aria-label="State">'
+        '<div class="keys">Keys: &#8592; &#8594; step, Home and End jump.</div></div>\n'
+        f"<h1>{title}</h1>\n"
+        '<h2 id="heading"></h2>\n'
+        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table><tbody id="dice"></tbody></table>\n'
+        '<h3>Report</h3><pre id="report"></pre>\n</div>\n'
+        f'<script type="application/json" id="replay-data">{_json(data)}</script>\n'
+        f"<script>{SCRIPT}</script>\n</body>\n</html>\n")
+    return html, len(steps)
+
+
+def _step(g: Any, fr: frames.Frame) -> dict:
+    if fr.seq == 0:
+        heading = "State 0: the set-up the genesis gives"
+        text = "State 0: the game as the genesis sets it up, before any packet.\n\n" + g.render(fr.state["rules"])
+    else:
+        heading = f"State {fr.seq}: after packet {fr.seq} from {shown(str(fr.side))}"
+        text = report.render(g, fr.state, fr.events, fmt="text")
+    dice = []
+    for i, e in enumerate(fr.events):
+        if e["type"] != "roll":
+            continue
+        decides = next((x["text"] for x in fr.events[i + 1:] if x["type"] != "roll"), "")
+        value = e["value"] + 1 if e.get("among") else e["value"]
+        dice.append({"value": str(value), "label": shown(str(e.get("label", ""))), "decides": shown(decides)})
+    return {"seq": fr.seq, "heading": heading, "report": text, "dice": dice}
+
+
+def _json(data: Any) -> str:
+    """JSON that is safe inside a script element: no "<", ">" or "&" in it."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), sort_keys=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

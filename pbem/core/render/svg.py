@@ -1,0 +1,549 @@
+"""A scene drawn as SVG, with the standard library only.
+
+The picture is a map (the grid's box) with a panel on its right: title, caption (turn and
+phase), legend and notes. Everything is drawn in a fixed order of layers, each a list of
+pieces (one SVG element each); `pbem replay` shares the pieces that every state has in
+common and keeps only the others per state. Numbers are written with one decimal and
+every text is escaped, so the same scene always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from xml.sax.saxutils import escape, quoteattr
+
+from pbem.core.text import shown
+
+from .scene import Grid, Point, check
+from .style import DEFAULT_SIDE, DEFAULT_STYLES, FONT, INK, MARKERS, PAPER
+
+LAYERS = ("terrain", "shade", "sides", "paths", "outlines", "marks", "labels", "stacks", "arrows", "panel")
+ITEM_LAYER = {"cell": "terrain", "shade": "shade", "side": "sides", "path": "paths", "outline": "outlines",
+              "mark": "marks", "label": "labels", "stack": "stacks", "arrow": "arrows"}
+MARGIN = 24
+PANEL = 330
+CAPTION_LINES = 10  # the room of the caption (turn, phase, score) in the panel, in lines
+CHAR = 0.6  # the width of an average character of the font, in font sizes
+
+
+def num(v: float) -> str:
+    """A coordinate with at most one decimal, the same on every machine."""
+    text = f"{v:.1f}"
+    if text.endswith(".0"):
+        text = text[:-2]
+    return "0" if text == "-0" else text
+
+
+def text_of(value: object) -> str:
+    return escape(shown(str(value)))
+
+
+def attr(value: object) -> str:
+    return quoteattr(shown(str(value)))
+
+
+def pts(points: list[Point]) -> str:
+    return " ".join(f"{num(x)},{num(y)}" for x, y in points)
+
+
+def polygon_d(points: list[Point]) -> str:
+    return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in points) + "Z"
+
+
+@dataclass
+class Picture:
+    """A drawn scene: its size, title and style rules, and its layers of pieces."""
+
+    width: float
+    height: float
+    title: str
+    css: list[str]
+    layers: list[tuple[str, list[str]]]
+
+    def head(self, height: float | None = None, css: list[str] | None = None) -> str:
+        """The document's start: the svg element, its title, style rules and paper."""
+        h = self.height if height is None else height
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" height="{num(h)}" '
+                f'viewBox="0 0 {num(self.width)} {num(h)}" font-family="{FONT}" text-anchor="middle">\n'
+                f"<title>{text_of(self.title)}</title>\n"
+                f"<style>{''.join(self.css if css is None else css)}</style>\n"
+                f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n')
+
+    def document(self) -> str:
+        body = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers)
+        return self.head() + body + "</svg>\n"
+
+
+def to_svg(scene: dict, show: tuple[str, ...] = ()) -> str:
+    """The scene as one SVG document, with the optional items named in `show` ("zoc")."""
+    return draw(scene, show).document()
+
+
+def draw(scene: dict, show: tuple[str, ...] = ()) -> Picture:
+    """The scene's picture. Items and legend entries with a `show` name are drawn only
+    when `show` names it (zones of control on request, set-up areas in the set-up)."""
+    check(scene)
+    grid = Grid(scene["grid"])
+    styles = {name: spec for name, spec in {**DEFAULT_STYLES, **(scene.get("styles") or {})}.items()
+              if spec.get("show") is None or spec["show"] in show}
+    sides = {name: {**DEFAULT_SIDE, **spec} for name, spec in (scene.get("sides") or {}).items()}
+    x0, y0, x1, y1 = grid.box
+    ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
+    map_w, map_h = x1 - x0, y1 - y0
+    painter = _Painter(grid, styles, sides, ox, oy)
+    layers: dict[str, list[str]] = {name: [] for name in LAYERS}
+    items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
+    # cells of one style share one path: a map of a thousand hexes stays small
+    by_style: dict[str, list[str]] = {}
+    for item in items:
+        if item["type"] == "cell":
+            by_style.setdefault(item.get("style", "clear"), []).append(item["cell"])
+    for style, cells in by_style.items():
+        layers["terrain"].append(painter.cells(style, cells))
+    for item in items:
+        if item["type"] != "cell":
+            layers[ITEM_LAYER[item["type"]]].extend(painter.item(item))
+    panel_x = MARGIN * 2 + map_w
+    legend = {name: styles[name] for name in (scene.get("styles") or {}) if name in styles}
+    uses = {}
+    for item in items:
+        if "style" in item and item["style"] not in uses:
+            uses[item["style"]] = item.get("symbol", item["type"])
+    panel, panel_h = _panel(scene, legend, uses, sides, panel_x, MARGIN)
+    layers["panel"] = panel
+    width = panel_x + PANEL + MARGIN
+    height = max(map_h + 2 * MARGIN, panel_h + 2 * MARGIN)
+    return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
+                   [(name, layers[name]) for name in LAYERS])
+
+
+def _css(styles: dict, sides: dict) -> list[str]:
+    """One class per style (`s-NAME`) and per side (`side-NAME`): pieces name a class
+    instead of repeating colours."""
+    rules = []
+    for name, spec in styles.items():
+        props = []
+        if "fill" in spec:
+            props.append(f"fill:{spec['fill']}")
+        if "stroke" in spec:
+            props.append(f"stroke:{spec['stroke']};stroke-width:{num(spec.get('width', 1))}")
+        if "dash" in spec:
+            props.append(f"stroke-dasharray:{spec['dash']}")
+        if "opacity" in spec:
+            props.append(f"opacity:{num(spec['opacity']) if spec['opacity'] >= 0.1 else spec['opacity']}")
+        if props:
+            rules.append(f".s-{name}{{{';'.join(props)}}}")
+        if "ink" in spec:
+            rules.append(f".i-{name}{{fill:{spec['ink']}}}")
+    for name, spec in sides.items():
+        rules.append(f".side-{name}{{fill:{spec['fill']};stroke:{INK};stroke-width:0.8}}")
+        rules.append(f".ink-{name}{{fill:{spec['ink']}}}")
+    rules.append(".halo{paint-order:stroke;stroke:#ffffff;stroke-width:3px;stroke-linejoin:round}")
+    rules.append(".ln{fill:none;stroke-linecap:round;stroke-linejoin:round}")
+    return rules
+
+
+class _Painter:
+    def __init__(self, grid: Grid, styles: dict, sides: dict, ox: float, oy: float):
+        self.grid, self.styles, self.sides, self.ox, self.oy = grid, styles, sides, ox, oy
+
+    def at(self, p: Point) -> Point:
+        return p[0] + self.ox, p[1] + self.oy
+
+    def centre(self, cell: str) -> Point:
+        return self.at(self.grid.centre(cell))
+
+    def cells(self, style: str, cells: list[str]) -> str:
+        d = "".join(polygon_d([self.at(p) for p in self.grid.outline(c)]) for c in cells)
+        return f'<path class="s-{style}" d="{d}"/>'
+
+    def item(self, item: dict) -> list[str]:
+        return getattr(self, "_" + item["type"])(item)
+
+    def _shade(self, item: dict) -> list[str]:
+        # one piece per cell: the replay page stores a cell shaded in many states once
+        style = item.get("style", "shade")
+        return [self.cells(style, [c]) for c in item["cells"]]
+
+    def _side(self, item: dict) -> list[str]:
+        p, q = self.grid.side(item["a"], item["b"])
+        style = item.get("style", "river")
+        if style == "bridge" or self.styles.get(style, {}).get("width", 1) >= 6:
+            # a bridge: a short bar across the middle of the side
+            p, q = _shrink(p, q, 0.45)
+        p, q = self.at(p), self.at(q)
+        return [f'<path class="ln s-{style}" d="M{num(p[0])} {num(p[1])} L{num(q[0])} {num(q[1])}"/>']
+
+    def _path(self, item: dict) -> list[str]:
+        points = [self.centre(c) for c in item["cells"]]
+        if len(points) < 2:
+            return []
+        return [f'<path class="ln s-{item.get("style", "road")}" d="M' + " L".join(
+            f"{num(x)} {num(y)}" for x, y in points) + '"/>']
+
+    def _outline(self, item: dict) -> list[str]:
+        # one piece per cell on the edge of the region, with the sides it has on that edge
+        out = []
+        style = item.get("style", "front")
+        for cell, segments in self.grid.boundary(item["cells"]):
+            d = "".join(f"M{num(p[0] + self.ox)} {num(p[1] + self.oy)} L{num(q[0] + self.ox)} {num(q[1] + self.oy)}"
+                        for p, q in segments)
+            out.append(f'<path class="ln s-{style}" d="{d}"/>')
+        return out
+
+    def _mark(self, item: dict) -> list[str]:
+        x, y = self.centre(item["cell"])
+        w, h = self.grid.extent(item["cell"])
+        r = min(w, h) * 0.26
+        style = f's-{item.get("style", "mark")}'
+        symbol = item["symbol"]
+        # marks sit at the left of the cell, clear of the counters in its middle
+        mx, my = x - w * 0.97, y - h * 0.1
+        if symbol == "star":
+            shape = f'<polygon class="{style}" points="{pts(_star(mx, my, r))}"/>'
+        elif symbol == "circle":
+            shape = f'<circle class="{style}" cx="{num(mx)}" cy="{num(my)}" r="{num(r * 0.8)}"/>'
+        elif symbol == "dot":
+            shape = f'<circle class="{style}" cx="{num(mx)}" cy="{num(my)}" r="{num(r * 0.45)}"/>'
+        elif symbol == "square":
+            shape = f'<rect class="{style}" x="{num(mx - r * 0.7)}" y="{num(my - r * 0.7)}" width="{num(r * 1.4)}" height="{num(r * 1.4)}"/>'
+        elif symbol == "flag":
+            shape = (f'<path class="ln" stroke="{INK}" stroke-width="1.5" d="M{num(mx - r * 0.5)} {num(my + r)} L{num(mx - r * 0.5)} {num(my - r)}"/>'
+                     f'<polygon class="{style}" points="{pts([(mx - r * 0.5, my - r), (mx + r * 0.9, my - r * 0.55), (mx - r * 0.5, my - r * 0.1)])}"/>')
+        else:  # "in" and "out": an arrow head pointing into the map or off it
+            sign = 1 if symbol == "in" else -1
+            shape = f'<polygon class="{style}" points="{pts([(mx - sign * r * 0.8, my - r * 0.8), (mx + sign * r * 0.8, my), (mx - sign * r * 0.8, my + r * 0.8)])}"/>'
+        out = shape
+        if item.get("text"):
+            out += _text(mx, my + r + 8, item["text"], 8, "i-name halo", bold=True)
+        return [f"<g>{out}</g>"]
+
+    def _label(self, item: dict) -> list[str]:
+        x, y = self.centre(item["cell"])
+        w, h = self.grid.extent(item["cell"])
+        style = item.get("style", "name")
+        spec = self.styles.get(style, {})
+        size = float(spec.get("width", 8 if style == "cell-id" else 10))
+        at = item.get("at", "center")
+        if at == "top":
+            y = y - h + size * 0.95
+        elif at == "bottom":
+            y = y + h - size * 0.3
+        else:
+            y = y + size * 0.35
+        cls = f"i-{style}" + ("" if style == "cell-id" else " halo")
+        bold = style != "cell-id"
+        # an area's labels stay inside its box; a hex id inside its hex
+        limit = 2 * w - 8 if self.grid.kind == "area" else (w * 1.5 if style == "cell-id" else None)
+        return [_text(x, y, item["text"], size, cls, bold=bold, fit=limit)]
+
+    def _stack(self, item: dict) -> list[str]:
+        counters = item["counters"]
+        if not counters:
+            return []
+        x, y = self.centre(item["cell"])
+        w, h = self.grid.extent(item["cell"])
+        places = _places(len(counters), x, y, w, h, self.grid.kind, self.grid.size)
+        body = []
+        for counter, (cx, cy, c) in zip(counters, places):
+            body.append(self.counter(counter, cx, cy, c))
+        if len(counters) > len(places):
+            cx, cy, c = places[-1]
+            more = len(counters) - len(places) + 1
+            body[-1] = (f'<g><rect x="{num(cx - c / 2)}" y="{num(cy - c / 2)}" width="{num(c)}" height="{num(c)}" '
+                        f'rx="2" fill="#ffffff" stroke="{INK}"/>'
+                        + _text(cx, cy + c * 0.12, f"+{more}", c * 0.38, "", bold=True) + "</g>")
+        ids = " ".join(str(k["unit"]) for k in counters)
+        return [f'<g class="stack" data-cell={attr(item["cell"])} data-units={attr(ids)}>' + "".join(body) + "</g>"]
+
+    def counter(self, k: dict, cx: float, cy: float, c: float) -> str:
+        side = str(k["side"])
+        x, y = cx - c / 2, cy - c / 2
+        out = [f'<g class="counter" data-unit={attr(k["unit"])}>',
+               f'<rect class="side-{side}" x="{num(x)}" y="{num(y)}" width="{num(c)}" height="{num(c)}" rx="{num(c * 0.08)}"/>']
+        ink = f"ink-{side}"
+        small = c < 34  # a counter of a big stack: larger type, a smaller symbol
+        fs = c * (0.25 if small else 0.2)
+        vs = c * (0.36 if small else 0.3)
+        out.append(_text(cx, y + fs * 1.02, k["unit"], fs, ink, fit=c * 0.94))
+        out.append(_symbol(k.get("symbol"), cx, y + fs * 1.25 + (c - fs * 1.25 - vs) / 2, c * 0.46,
+                           (c - fs * 1.25 - vs) * 0.72, side))
+        values = k.get("values")
+        if values:
+            out.append(_text(cx, y + c - vs * 0.22, values, vs, ink, bold=True, fit=c * 0.94,
+                             fill="#b00000" if k.get("reduced") else None))
+        if k.get("reduced"):
+            out.append(f'<rect x="{num(x)}" y="{num(y + c - c * 0.07)}" width="{num(c)}" height="{num(c * 0.07)}" fill="#b00000"/>')
+        tab = c * 0.27
+        for i, marker in enumerate(k.get("markers") or []):
+            letter, colour = MARKERS.get(marker, (str(marker)[:1].upper(), "#ffffff"))
+            tx, ty = x + c - tab - 0.8, y + fs * 1.2 + i * (tab + 0.8)
+            out.append(f'<rect x="{num(tx)}" y="{num(ty)}" width="{num(tab)}" height="{num(tab)}" fill="{colour}" '
+                       f'stroke="{INK}" stroke-width="0.6"/>'
+                       + _text(tx + tab / 2, ty + tab * 0.8, letter, tab * 0.85, "", bold=True))
+        out.append("</g>")
+        return "".join(out)
+
+    def _arrow(self, item: dict) -> list[str]:
+        style = item.get("style", "move")
+        spec = self.styles.get(style, {})
+        width = float(spec.get("width", 2.5))
+        cells = item["cells"]
+        points = [self.centre(c) for c in cells]
+        head = width * 3.2
+        if self.grid.kind == "area":  # from box to box
+            points[0] = self.at(self.grid.rim(cells[0], self.grid.centre(cells[1])))
+            points[-1] = self.at(self.grid.rim(cells[-1], self.grid.centre(cells[-2])))
+        else:  # the head stops at the edge of a counter in the last cell, clear of its text
+            points[-1] = _towards(points[-1], points[-2], max(self.grid.extent(cells[-1])) * 0.62)
+        tip = points[-1]
+        base = _towards(tip, points[-2], head)
+        line = points[:-1] + [base]
+        colour = spec.get("stroke", INK)
+        d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in line)
+        out = [f'<g class="arrow" data-style="{style}">',
+               f'<path class="ln" stroke="#ffffff" stroke-width="{num(width + 2.5)}" opacity="0.8" d="{d}"/>',
+               f'<path class="ln s-{style}" d="{d}"/>',
+               f'<polygon fill="{colour}" stroke="#ffffff" stroke-width="0.8" points="{pts(_head(tip, base, head))}"/>']
+        if item.get("text"):
+            size = 10
+            tx, ty = tip[0], tip[1] - head - 4
+            label = str(item["text"])
+            bw = len(label) * size * CHAR + 6
+            out.append(f'<rect x="{num(tx - bw / 2)}" y="{num(ty - size)}" width="{num(bw)}" height="{num(size * 1.35)}" '
+                       f'rx="2" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>')
+            out.append(_text(tx, ty, label, size, "", bold=True, fill=colour))
+        out.append("</g>")
+        return ["".join(out)]
+
+
+def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: bool = False,
+          fit: float | None = None, fill: str | None = None, anchor: str = "middle") -> str:
+    """A line of text centred on x; squeezed to `fit` pixels when it would be wider."""
+    s = shown(str(value))
+    extra = ""
+    if fit is not None and len(s) * size * CHAR * (1.08 if bold else 1) > fit:
+        extra = f' textLength="{num(fit)}" lengthAdjust="spacingAndGlyphs"'
+    weight = ' font-weight="bold"' if bold else ""
+    colour = f' fill="{fill}"' if fill else ""
+    klass = f' class="{cls}"' if cls else ""
+    align = "" if anchor == "middle" else f' text-anchor="{anchor}"'  # the svg element's default is middle
+    return (f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}"{align}'
+            f"{weight}{klass}{colour}{extra}>{escape(s)}</text>")
+
+
+def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: float) -> list[tuple[float, float, float]]:
+    """Where the counters of a stack of n go in a cell: (centre x, centre y, side).
+    A hex or square holds 1, 2, 4 or 9 in a block below its id; an area fills rows
+    below its name."""
+    if kind == "area":
+        c = size
+        gap = 3
+        per_row = max(1, int((2 * w - gap) // (c + gap)))
+        top = y - h + 22
+        out = []
+        for i in range(n):
+            row, col = divmod(i, per_row)
+            out.append((x - w + gap + c / 2 + col * (c + gap), top + c / 2 + row * (c + gap), c))
+        return out
+    # a hex or square: one counter, two side by side, or blocks of 2 x 2 and 3 x 3, below the cell id
+    cy = y + h * 0.14
+    m = max(w, h)
+    if n == 1:
+        return [(x, cy, m * 1.2)]
+    if n == 2:
+        c = m * 1.04
+        return [(x - c / 2 - 0.75, cy, c), (x + c / 2 + 0.75, cy, c)]
+    k = 2 if n <= 4 else 3
+    gap = 1.5
+    c = (m * 1.76 - gap * (k - 1)) / k
+    count = min(n, k * k)
+    rows = (count + k - 1) // k
+    out = []
+    for i in range(count):
+        row, col = divmod(i, k)
+        out.append((x + (col - (k - 1) / 2) * (c + gap), cy + (row - (rows - 1) / 2) * (c + gap), c))
+    return out
+
+
+def _symbol(kind: object, x: float, y: float, w: float, h: float, side: str) -> str:
+    """A small unit-type symbol in the NATO manner."""
+    if not kind:
+        return ""
+    x0, y0, x1, y1 = x - w / 2, y - h / 2, x + w / 2, y + h / 2
+    box = f'<rect x="{num(x0)}" y="{num(y0)}" width="{num(w)}" height="{num(h)}" fill="none" stroke="{INK}" stroke-width="0.8"/>'
+    line = f' stroke="{INK}" stroke-width="0.8" fill="none"'
+    cross = f'<path d="M{num(x0)} {num(y0)} L{num(x1)} {num(y1)} M{num(x0)} {num(y1)} L{num(x1)} {num(y0)}"{line}/>'
+    oval = f'<ellipse cx="{num(x)}" cy="{num(y)}" rx="{num(w * 0.33)}" ry="{num(h * 0.3)}"{line}/>'
+    if kind == "infantry":
+        inner = cross
+    elif kind in ("tank", "armour"):
+        inner = oval
+    elif kind in ("mechanised", "motorised"):
+        inner = cross + oval
+    elif kind == "artillery":
+        inner = f'<circle cx="{num(x)}" cy="{num(y)}" r="{num(h * 0.18)}" fill="{INK}"/>'
+    elif kind == "anti-tank":
+        inner = f'<path d="M{num(x0)} {num(y1)} L{num(x)} {num(y0)} L{num(x1)} {num(y1)}"{line}/>'
+    elif kind == "anti-aircraft":
+        inner = f'<path d="M{num(x0 + w * 0.1)} {num(y1)} Q{num(x)} {num(y0 - h * 0.2)} {num(x1 - w * 0.1)} {num(y1)}"{line}/>'
+    elif kind == "cavalry":
+        inner = f'<path d="M{num(x0)} {num(y1)} L{num(x1)} {num(y0)}"{line}/>'
+    elif kind == "engineers":
+        inner = (f'<path d="M{num(x - w * 0.25)} {num(y + h * 0.2)} L{num(x - w * 0.25)} {num(y - h * 0.15)} '
+                 f'L{num(x + w * 0.25)} {num(y - h * 0.15)} L{num(x + w * 0.25)} {num(y + h * 0.2)} '
+                 f'M{num(x)} {num(y - h * 0.15)} L{num(x)} {num(y + h * 0.2)}"{line}/>')
+    else:
+        inner = ""
+    return box + inner
+
+
+def _towards(p: Point, q: Point, d: float) -> Point:
+    """The point d pixels from p towards q (p itself if they coincide)."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length = math.hypot(dx, dy)
+    if length == 0:
+        return p
+    d = min(d, length * 0.45)
+    return p[0] + dx / length * d, p[1] + dy / length * d
+
+
+def _head(tip: Point, base: Point, length: float) -> list[Point]:
+    dx, dy = tip[0] - base[0], tip[1] - base[1]
+    n = math.hypot(dx, dy) or 1.0
+    px, py = -dy / n * length * 0.55, dx / n * length * 0.55
+    return [tip, (base[0] + px, base[1] + py), (base[0] - px, base[1] - py)]
+
+
+def _shrink(p: Point, q: Point, keep: float) -> tuple[Point, Point]:
+    mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+    return (mx + (p[0] - mx) * keep, my + (p[1] - my) * keep), (mx + (q[0] - mx) * keep, my + (q[1] - my) * keep)
+
+
+def _star(x: float, y: float, r: float) -> list[Point]:
+    out = []
+    for i in range(10):
+        a = math.radians(-90 + 36 * i)
+        rr = r if i % 2 == 0 else r * 0.45
+        out.append((x + rr * math.cos(a), y + rr * math.sin(a)))
+    return out
+
+
+# --- the panel ---------------------------------------------------------------------------------
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, line = shown(text).split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return lines
+
+
+def _panel(scene: dict, styles: dict, uses: dict, sides: dict, x: float, y: float) -> tuple[list[str], float]:
+    """Title, caption, compass, legend and notes, one piece each, from the top down."""
+    pieces = []
+    top = y
+
+    def lines(text: str, size: float, width: int, *, bold: bool = False, fill: str = INK) -> str:
+        nonlocal y
+        out = []
+        for line in _wrap(text, width):
+            y += size * 1.3
+            out.append(_text(x, y, line, size, "", bold=bold, fill=fill, anchor="start"))
+        return "".join(out)
+
+    pieces.append("<g>" + lines(scene.get("title", ""), 15, 34, bold=True) + "</g>")
+    caption = scene.get("caption")
+    if caption:
+        y += 4
+        start = y
+        pieces.append('<g id="caption">' + "".join(lines(c, 12, 44) for c in
+                                                   (caption if isinstance(caption, list) else [caption])) + "</g>")
+        # a caption of any length takes the same room, so that the legend below it stays put
+        y = max(y, start + CAPTION_LINES * 12 * 1.3)
+    north = scene.get("north")
+    if north is not None:
+        y += 10
+        cx, cy = x + 22, y + 22
+        a = math.radians(north)
+        tip = (cx + 18 * math.sin(a), cy - 18 * math.cos(a))
+        tail = (cx - 14 * math.sin(a), cy + 14 * math.cos(a))
+        pieces.append(f'<g><circle cx="{num(cx)}" cy="{num(cy)}" r="20" fill="#ffffff" stroke="{INK}"/>'
+                      f'<path class="ln" stroke="{INK}" stroke-width="2" d="M{num(tail[0])} {num(tail[1])} L{num(tip[0])} {num(tip[1])}"/>'
+                      f'<polygon fill="{INK}" points="{pts(_head(tip, _towards(tip, tail, 8), 8))}"/>'
+                      + _text(cx + 34, cy + 5, "N", 14, "", bold=True, anchor="start")
+                      + _text(cx + 50, cy + 5, "north " + _bearing(north), 11, "", anchor="start") + "</g>")
+        y += 46
+    y += 8
+    entries = []
+    for name, spec in sides.items():
+        label = spec.get("label", name)
+        entries.append(("side", name, label))
+    for name, spec in styles.items():
+        if spec.get("label"):
+            entries.append(("style", name, spec["label"]))
+    if entries:
+        y += 4
+        pieces.append(_text(x, y + 13, "Legend", 13, "", bold=True, anchor="start"))
+        y += 20
+    for what, name, label in entries:
+        sy = y + 3
+        if what == "side":
+            swatch = f'<rect class="side-{name}" x="{num(x)}" y="{num(sy)}" width="18" height="18" rx="1.5"/>'
+        else:
+            swatch = _swatch(name, styles[name], uses.get(name), x, sy)
+        text_lines = _wrap(label, 40)
+        body = "".join(_text(x + 28, sy + 13 + i * 13, line, 11, "", anchor="start") for i, line in enumerate(text_lines))
+        pieces.append(f"<g>{swatch}{body}</g>")
+        y += max(24, 13 * len(text_lines) + 10)
+    for line in scene.get("legend") or []:
+        pieces.append("<g>" + lines(line, 11, 46) + "</g>")
+    notes = scene.get("notes") or []
+    if notes:
+        y += 10
+        start = y
+        body = "".join(lines(note, 11, 44, fill="#7a2000") for note in notes)
+        pieces.append(f'<g class="notes"><rect x="{num(x - 6)}" y="{num(start)}" width="{num(PANEL - 10)}" '
+                      f'height="{num(y - start + 8)}" fill="#fff3d6" stroke="#c08a2a"/>{body}</g>')
+        y += 8
+    return pieces, y - top
+
+
+def _bearing(north: float) -> str:
+    names = {0: "up", 90: "to the right", 180: "down", 270: "to the left"}
+    return names.get(int(north) % 360, f"at {num(north)}°")
+
+
+def _swatch(name: str, spec: dict, use: str | None, x: float, y: float) -> str:
+    """A legend's sample of a style, drawn as the scene uses it."""
+    cls = f"s-{name}"
+    if use in ("star", "circle", "square", "flag", "in", "out", "dot"):
+        r = 8
+        mx, my = x + 10, y + 9
+        if use == "star":
+            return f'<polygon class="{cls}" points="{pts(_star(mx, my, r))}"/>'
+        if use == "flag":
+            return (f'<path class="ln" stroke="{INK}" stroke-width="1.5" d="M{num(mx - 4)} {num(my + r)} L{num(mx - 4)} {num(my - r)}"/>'
+                    f'<polygon class="{cls}" points="{pts([(mx - 4, my - r), (mx + 7, my - 4), (mx - 4, my)])}"/>')
+        if use in ("in", "out"):
+            sign = 1 if use == "in" else -1
+            return f'<polygon class="{cls}" points="{pts([(mx - sign * 7, my - 7), (mx + sign * 7, my), (mx - sign * 7, my + 7)])}"/>'
+        return f'<circle class="{cls}" cx="{num(mx)}" cy="{num(my)}" r="{num(r * 0.8)}"/>'
+    if use == "arrow":
+        colour = spec.get("stroke", INK)
+        return (f'<path class="ln {cls}" d="M{num(x)} {num(y + 9)} L{num(x + 13)} {num(y + 9)}"/>'
+                f'<polygon fill="{colour}" points="{pts([(x + 21, y + 9), (x + 12, y + 4), (x + 12, y + 14)])}"/>')
+    if use == "side" and spec.get("width", 1) >= 6:  # a bridge over a river
+        return (f'<path class="ln s-river" d="M{num(x)} {num(y + 9)} L{num(x + 20)} {num(y + 9)}"/>'
+                f'<path class="ln {cls}" d="M{num(x + 10)} {num(y + 4)} L{num(x + 10)} {num(y + 14)}"/>')
+    if "stroke" in spec and "fill" not in spec:
+        return f'<path class="ln {cls}" d="M{num(x)} {num(y + 9)} L{num(x + 20)} {num(y + 9)}"/>'
+    if "ink" in spec and "fill" not in spec:
+        return _text(x + 10, y + 14, "Aa", 11, f"i-{name}", bold=True)
+    return f'<rect class="{cls}" x="{num(x)}" y="{num(y)}" width="20" height="18" stroke="{INK}" stroke-width="0.5"/>'

@@ -1,0 +1,204 @@
+"""The board as a scene for pbem.core.render (DESIGN §4.2): terrain, rivers, bridges, roads,
+places, hex ids, entry and exit hexes, the line of communication's start, control and the
+front, zones of control (shown on request), every stack of counters, and the last packet's
+moves, attacks, fire, retreats and advances. No SVG here: only the primitives of the scene
+format (docs/scene.md)."""
+
+from __future__ import annotations
+
+from . import board as bd
+from . import report
+from . import state as st
+from .scenario import Scenario
+
+SIDES = {
+    "german": {"label": "German unit (counter colour)", "fill": "#a9bfd3", "ink": "#0c1a26"},
+    "soviet": {"label": "Soviet unit (counter colour)", "fill": "#e6a384", "ink": "#2a0c00"},
+}
+STYLES = {
+    "clear": {"fill": "#f4f0dc", "stroke": "#c4bea4", "width": 0.6, "label": "Clear"},
+    "boggy": {"fill": "#bfd8cf", "stroke": "#c4bea4", "width": 0.6, "label": "Boggy (8.3)"},
+    "woods": {"fill": "#a5c98c", "stroke": "#c4bea4", "width": 0.6, "label": "Woods"},
+    "town": {"fill": "#d9b48e", "stroke": "#c4bea4", "width": 0.6, "label": "Town: a place of 4.2, its name and VP"},
+    "river": {"stroke": "#2f6fd0", "width": 4.5, "label": "River hexside: Chir, Don (8.3, 9.7.3)"},
+    "bridge": {"stroke": "#3a2616", "width": 7, "label": "Bridge (8.4)"},
+    "road": {"stroke": "#9a5b2b", "width": 2.5, "label": "Road (8.4)"},
+    "soviet-control": {"fill": "#e8503a", "opacity": 0.13, "label": "Soviet-controlled hex (3.3); every other hex is German"},
+    "front": {"stroke": "#e0503a", "width": 2, "dash": "7 3", "opacity": 0.9, "label": "Front: the edge of Soviet control"},
+    "zoc-german": {"fill": "#2d5d8a", "opacity": 0.22, "label": "German zone of control (7.0)", "show": "zoc"},
+    "zoc-soviet": {"fill": "#c0180c", "opacity": 0.22, "label": "Soviet zone of control (7.0)", "show": "zoc"},
+    "setup-german": {"stroke": "#1f4f7a", "width": 3, "dash": "5 3", "label": "German set-up front (3.2)"},
+    "setup-soviet": {"stroke": "#9a1a0c", "width": 3, "dash": "5 3", "label": "Soviet set-up front and area (3.3)"},
+    "entry-german": {"fill": "#5c86ad", "stroke": "#0c1a26", "width": 1, "label": "German entry hex, with its game turns (11.2)"},
+    "entry-soviet": {"fill": "#d05a3a", "stroke": "#2a0c00", "width": 1, "label": "Soviet entry hex, with its game turns (11.3)"},
+    "exit": {"fill": "#ffffff", "stroke": "#2a0c00", "width": 1.2, "label": "Soviet exit hex (4.4)"},
+    "loc": {"fill": "#5c86ad", "stroke": "#0c1a26", "width": 1, "label": "Start of the German line of communication (4.3)"},
+    "red-star": {"fill": "#d01c1c", "stroke": "#5a0000", "width": 0.8, "label": "Red-star set-up hex (3.3)"},
+    "move-german": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "label": "Last packet: German move"},
+    "move-soviet": {"stroke": "#7a1400", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
+    "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9, "label": "Last packet: attack, with the offensive fire's result and die"},
+    "defensive-fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "label": "Last packet: defensive fire, result and die"},
+    "retreat": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "label": "Last packet: retreat"},
+    "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9, "label": "Last packet: advance after combat"},
+    "cell-id": {"ink": "#8a8470", "width": 7.5},
+    "name": {"ink": "#1d1d1d", "width": 10},
+}
+SETUP_STYLES = ("setup-german", "setup-soviet", "red-star")
+LEGEND = [
+    "Counter: unit id; type (X infantry, oval tank, dot artillery, ^ anti-tank, arc flak); strength-morale. "
+    "Red strength and bar: below printed strength (2.4).",
+    "Markers: C confusion (7.1), F fired (10.2), ½ Half Move (8.6), N may not move (8.6).",
+]
+NOTE = ("Map reconstructed: the rulebook has no map, so terrain, rivers, roads, bridges, fronts and the "
+        "positions of its places are rebuilt from its text (pbem/rulesets/chir/data/README.md).")
+SYMBOL = {"tank": "tank", "infantry": "infantry", "artillery": "artillery", "anti-tank": "anti-tank"}
+MARKERS = (("confusion", "confused"), ("fired", "fired"), ("half", "half"), ("no-move", "no-move"))
+
+
+def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
+    s = report.summary(sc, rules)
+    caption = [f"Game turn {s['turn']} of {s['last_turn']}: {s['player']} {s['phase']} phase"
+               + (f", attack step {s['step']}" if s["step"] else ""),
+               f"VP Soviet {s['vp']['soviet']}, German {s['vp']['german']}; "
+               f"German line to the Don {s['line_of_communication']}"]
+    if s["result"]:
+        caption.append(s["result"])
+    caption.extend(_off_map(sc, rules))
+    items: list[dict] = []
+    items += [{"type": "cell", "cell": h, "style": sc.terrain(h)} for h in sc.ids]
+    items += _control(sc, rules)
+    items += _ground(sc)
+    if rules["phase"] == "setup":
+        items += _setup(sc)
+    items += _specials(sc)
+    items += [{"type": "label", "cell": h, "text": h, "style": "cell-id", "at": "top"} for h in sc.ids]
+    for place in sc.places:
+        items.append({"type": "label", "cell": place.hexes[0], "text": f"{place.name} {place.vp} VP", "style": "name",
+                      "at": "bottom"})
+    items += _stacks(sc, rules)
+    items += _arrows(sc, events)
+    return {
+        "title": "48th Panzer Korps: Battles on the River Chir (December 1942)",
+        "caption": caption,
+        "notes": [NOTE],
+        "legend": LEGEND,
+        "north": 90,  # north is increasing column (data/README.md): to the right on the sheet
+        "grid": {"kind": "hex", "layout": sc.grid.format.layout, "size": 40,
+                 "cells": {h: list(sc.offset(h)) for h in sc.ids}},
+        "sides": SIDES,
+        # the set-up areas are drawn, and explained, only while the sides set up
+        "styles": {k: v for k, v in STYLES.items() if rules["phase"] == "setup" or k not in SETUP_STYLES},
+        "items": items,
+    }
+
+
+def _off_map(sc: Scenario, rules: dict) -> list[str]:
+    out = []
+    for status, what in (("pool", "to enter"), ("gone", "eliminated"), ("exited", "left the map")):
+        counts = {side: sum(1 for u, x in sc.units.items() if x.side == side and st.status(rules, u) == status)
+                  for side in ("german", "soviet")}
+        if any(counts.values()):
+            out.append(f"Units {what}: German {counts['german']}, Soviet {counts['soviet']}")
+    return out
+
+
+def _ground(sc: Scenario) -> list[dict]:
+    items = []
+    bridges = []
+    for a in sc.ids:
+        for b in sc.neigh[a]:
+            if a < b and sc.is_river(a, b):
+                items.append({"type": "side", "a": a, "b": b, "style": "river"})
+                if sc.crossable(a, b):  # a bridged river hexside
+                    bridges.append({"type": "side", "a": a, "b": b, "style": "bridge"})
+    for a, nexts in sc.road_next.items():
+        for b in nexts:
+            if a < b:
+                items.append({"type": "path", "cells": [a, b], "style": "road"})
+    return items + bridges
+
+
+def _control(sc: Scenario, rules: dict) -> list[dict]:
+    of = bd.control(sc, rules)
+    soviet = [h for h in sc.ids if of(h) == "soviet"]
+    items = [{"type": "shade", "cells": soviet, "style": "soviet-control"},
+             {"type": "outline", "cells": soviet, "style": "front"}]
+    for side in ("german", "soviet"):
+        zone, _ = bd.zoc(sc, rules, side)
+        items.append({"type": "shade", "cells": sorted(zone), "style": f"zoc-{side}", "show": "zoc"})
+    return items
+
+
+def _setup(sc: Scenario) -> list[dict]:
+    items = []
+    for side in ("german", "soviet"):
+        for group, front in sc.fronts[side].items():
+            items.append({"type": "outline", "cells": list(front), "style": f"setup-{side}"})
+            items.append({"type": "label", "cell": front[len(front) // 2], "text": f"{side[:3].capitalize()} {group}",
+                          "style": "name", "at": "center"})
+    if sc.cd_area:
+        items.append({"type": "outline", "cells": list(sc.cd_area), "style": "setup-soviet"})
+    items += [{"type": "mark", "cell": h, "symbol": "star", "style": "red-star"} for h in sc.red_star]
+    return items
+
+
+def _specials(sc: Scenario) -> list[dict]:
+    entries: dict[tuple[str, str], set[int]] = {}
+    for u in sc.units.values():
+        if u.entry_hex:
+            entries.setdefault((u.entry_hex, u.side), set()).add(u.entry_turn)
+    items = [{"type": "mark", "cell": h, "symbol": "in", "style": f"entry-{side}",
+              "text": "GT " + ",".join(str(t) for t in sorted(turns))}
+             for (h, side), turns in sorted(entries.items())]
+    items += [{"type": "mark", "cell": h, "symbol": "out", "style": "exit", "text": "exit"}
+              for h in sorted(sc.exit) if (h, "german") not in entries]
+    items.append({"type": "mark", "cell": sc.loc_from, "symbol": "flag", "style": "loc", "text": "LOC"})
+    return items
+
+
+def _stacks(sc: Scenario, rules: dict) -> list[dict]:
+    items = []
+    for h, uids in bd.stacks(sc, rules).items():
+        counters = []
+        for uid in uids:
+            u = sc.units[uid]
+            now = st.strength(sc, rules, uid)
+            symbol = "anti-aircraft" if u.arm == "anti-aircraft" else SYMBOL.get(u.cls)
+            counters.append({"unit": uid, "side": u.side, "symbol": symbol, "values": f"{now}-{u.morale}",
+                             "markers": [name for marker, name in MARKERS if st.marked(rules, marker, uid)],
+                             "reduced": now < u.full})
+        items.append({"type": "stack", "cell": h, "counters": counters})
+    return items
+
+
+def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
+    """The last packet's moves, attacks, fire, retreats and advances, from its events."""
+    fires = {(e.get("attack"), e.get("fire")): e for e in events if e["type"] == "fire"}
+    items = []
+    for e in events:
+        kind = e["type"]
+        if kind == "move" and len(e.get("path", ())) >= 2:
+            side = sc.side_of[e["units"][0]]
+            items.append({"type": "arrow", "cells": _on_map(sc, e["path"]), "style": f"move-{side}", "side": side})
+        elif kind in ("retreat", "advance") and len(e.get("path", ())) >= 2:
+            items.append({"type": "arrow", "cells": _on_map(sc, e["path"]), "style": kind})
+        elif kind == "attack":
+            fire = fires.get((e["attack"], "offensive"))
+            for i, h in enumerate(sorted(e["groups"])):
+                arrow = {"type": "arrow", "cells": [h, e["target"]], "style": "attack"}
+                if i == 0 and fire:
+                    arrow["text"] = _result(fire)
+                items.append(arrow)
+            back = fires.get((e["attack"], "defensive"))
+            if back and back.get("target_hex") in sc.hexes and back["target_hex"] != e["target"]:
+                items.append({"type": "arrow", "cells": [e["target"], back["target_hex"]], "style": "defensive-fire",
+                              "text": _result(back)})
+    return [a for a in items if len(a["cells"]) >= 2]
+
+
+def _on_map(sc: Scenario, path: list[str]) -> list[str]:
+    return [h for h in path if h in sc.hexes]
+
+
+def _result(fire: dict) -> str:
+    return fire["result"] + (f" (die {fire['die']})" if fire.get("die") else "")

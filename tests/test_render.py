@@ -1,0 +1,358 @@
+"""Pictures of the board: the scene format, SVG and PNG of every registered ruleset, and the
+SVG as a real browser shows it (headless Chromium, driven over the DevTools protocol).
+
+The browser is Debian's `chromium`, which `.ci/run` installs; it is driven through
+`--remote-debugging-pipe` with the standard library alone (no driver binary, no WebSocket
+client). Without a browser the browser tests are skipped with the reason."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem import rulesets
+from pbem.cli import cli
+from pbem.core.render import frames, scene as scenes, svg
+
+ROOT = Path(__file__).resolve().parent.parent
+CHIR = ROOT / "examples" / "chir-demo"
+STALINGRAD = ROOT / "examples" / "stalingrad-demo"
+EXAMPLES = {ruleset: ROOT / "examples" / f"{ruleset}-demo" for ruleset in rulesets.ids()}  # one per ruleset
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+needs_browser = pytest.mark.skipif(BROWSER is None, reason="no Chromium on this machine (.ci/run installs "
+                                                           "Debian's chromium): the browser tests cannot run")
+
+
+class Chromium:
+    """Headless Chromium over the DevTools protocol on a pipe: JSON messages ended by NUL,
+    written to the browser's fd 3 and read from its fd 4."""
+
+    FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--remote-debugging-pipe",
+             "--hide-scrollbars", "--mute-audio"]
+
+    def __init__(self):
+        self.profile = tempfile.mkdtemp(prefix="pbem-chromium-")
+        to_browser, self._in = os.pipe()
+        self._out, from_browser = os.pipe()
+
+        def fds():
+            os.dup2(to_browser, 3)
+            os.dup2(from_browser, 4)
+
+        self.proc = subprocess.Popen([BROWSER, *self.FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
+                                     preexec_fn=fds, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_browser)
+        os.close(from_browser)
+        self._buffer = b""
+        self._id = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable", session=True)
+        self.call("Runtime.enable", session=True)
+
+    def call(self, method: str, session: bool = False, **params) -> dict:
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self._in, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def _read(self, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        while b"\0" not in self._buffer:
+            if time.monotonic() > deadline:
+                raise TimeoutError("Chromium did not answer")
+            chunk = os.read(self._out, 1 << 20)
+            if not chunk:
+                raise RuntimeError("Chromium closed its pipe")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(line)
+
+    def open(self, path: Path, width: int = 1400, height: int = 1000) -> None:
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+        self.events.clear()
+        self.call("Page.navigate", session=True, url=Path(path).resolve().as_uri())
+        deadline = time.monotonic() + 60
+        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{path} did not load")
+            self.events.append(self._read())
+
+    def js(self, expression: str):
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def key(self, key: str, code: int) -> None:
+        for kind in ("keyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", session=True, type=kind, key=key, code=key,
+                      windowsVirtualKeyCode=code, nativeVirtualKeyCode=code)
+
+    def click(self, selector: str) -> None:
+        self.js(f"document.querySelector({json.dumps(selector)}).click()")
+
+    def screenshot(self) -> bytes:
+        return base64.b64decode(self.call("Page.captureScreenshot", session=True, format="png")["data"])
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+        except (RuntimeError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._in)
+        os.close(self._out)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if BROWSER is None:
+        pytest.skip("no Chromium on this machine (.ci/run installs Debian's chromium)")
+    b = Chromium()
+    yield b
+    b.close()
+
+
+def image(data: bytes):
+    from PIL import Image
+
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def not_blank(data: bytes) -> int:
+    """The number of distinct colours in a screenshot; a blank page has one or two."""
+    colours = image(data).getcolors(maxcolors=1 << 16)
+    return len(colours) if colours is not None else 1 << 16
+
+
+def run(*args, code: int = 0):
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output + result.stderr
+    return result
+
+
+def units_on_board(folder: Path, seq: int) -> set[str]:
+    """The ids of the units the scene puts on the board in state seq."""
+    f = frames.open_game(folder)
+    sc = frames.scene(f, frames.frame(f, seq))
+    return {c["unit"] for item in sc["items"] if item["type"] == "stack" for c in item["counters"]}
+
+
+# --- the scene and the SVG ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("ruleset", rulesets.ids())
+def test_every_registered_ruleset_draws_a_valid_scene(ruleset):
+    folder = EXAMPLES[ruleset]
+    f = frames.open_game(folder)
+    for seq in (0, f.state["seq"] // 2, f.state["seq"]):
+        fr = frames.frame(f, seq)
+        sc = frames.scene(f, fr)
+        scenes.check(sc)
+        assert sc["caption"] and sc["notes"], "a picture says the turn and phase, and that its map is reconstructed"
+        text = svg.to_svg(sc)
+        assert text.startswith("<svg") and text.endswith("</svg>\n")
+        on_board = units_on_board(folder, seq)
+        assert set(re.findall(r'data-unit="([^"]+)"', text)) == on_board
+
+
+def test_svg_is_the_same_bytes_every_time(tmp_path):
+    run("render", CHIR, "--seq", 7, "-o", tmp_path / "a.svg")
+    run("render", CHIR, "--seq", 7, "-o", tmp_path / "b.svg")
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
+def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
+    run("render", CHIR, "--seq", 7, "-o", tmp_path / "m.svg")
+    text = (tmp_path / "m.svg").read_text()
+    for needed in ("Oblivskaya", "Surovikino", "Nizhne-Chirskaya", ">2541<", ">LOC<", "Map reconstructed",
+                   "Game turn", 'class="ln s-river"', 'class="ln s-bridge"', 'class="ln s-road"'):
+        assert needed in text, needed
+    f = frames.open_game(CHIR)
+    events = frames.frame(f, 7).events
+    moves = [e for e in events if e["type"] == "move"]
+    attacks = [e for e in events if e["type"] == "attack"]
+    assert moves and attacks
+    assert text.count('data-style="move-') == len(moves)
+    assert text.count('data-style="attack"') == sum(len(e["groups"]) for e in attacks)
+    fire = next(e for e in events if e["type"] == "fire" and e["fire"] == "offensive")
+    assert f"{fire['result']} (die {fire['die']})" in text
+
+
+def test_zones_of_control_only_on_request(tmp_path):
+    run("render", CHIR, "-o", tmp_path / "plain.svg")
+    run("render", CHIR, "--zoc", "-o", tmp_path / "zoc.svg")
+    assert "s-zoc-german" not in (tmp_path / "plain.svg").read_text()
+    zoc = (tmp_path / "zoc.svg").read_text()
+    assert zoc.count('class="s-zoc-german"') > 10 and zoc.count('class="s-zoc-soviet"') > 10
+
+
+def test_setup_areas_are_drawn_while_the_sides_set_up(tmp_path):
+    run("render", CHIR, "--seq", 0, "-o", tmp_path / "setup.svg")
+    run("render", CHIR, "--seq", 5, "-o", tmp_path / "play.svg")
+    assert "s-setup-german" in (tmp_path / "setup.svg").read_text()
+    assert "s-setup-german" not in (tmp_path / "play.svg").read_text()
+
+
+def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
+    run("render", STALINGRAD, "-o", tmp_path / "city.svg")
+    text = (tmp_path / "city.svg").read_text()
+    f = frames.open_game(STALINGRAD)
+    for area in f.game.scenario.areas.values():
+        assert svg.text_of(area.name) in text
+    sides = re.search(r'<g id="sides">(.*?)</g>', text).group(1)
+    assert "V O L G A" in text
+    assert sides.count('class="ln s-link"') == sum(len(a.adjacent) for a in f.game.scenario.areas.values()) // 2
+
+
+def test_render_refuses_what_it_cannot_do(tmp_path):
+    result = run("render", CHIR, "-o", tmp_path / "map.gif", code=2)
+    assert "must end in .svg or .png" in result.stderr
+    result = run("render", CHIR, "--seq", 999, "-o", tmp_path / "map.svg", code=2)
+    assert "has states 0 to" in result.stderr
+    assert not (tmp_path / "map.svg").exists()
+
+
+def test_render_refuses_a_state_its_packet_does_not_give(tmp_path):
+    folder = tmp_path / "game"
+    shutil.copytree(CHIR, folder)
+    path = folder / "states" / "0003.yaml"
+    path.write_text(path.read_text().replace("turn: 1", "turn: 2", 1))
+    result = run("render", folder, "--seq", 3, "-o", tmp_path / "map.svg", code=3)
+    assert "pbem audit" in result.stderr
+
+
+def test_scene_check_names_a_broken_item():
+    grid = {"kind": "square", "size": 40, "cells": {"a1": [0, 0], "a2": [0, 1]}}
+    scenes.check({"grid": grid, "items": [{"type": "side", "a": "a1", "b": "a2", "style": "river"}]})
+    with pytest.raises(scenes.SceneError, match="names cell 'b9'"):
+        scenes.check({"grid": grid, "items": [{"type": "cell", "cell": "b9"}]})
+    with pytest.raises(scenes.SceneError, match="not a colour"):
+        scenes.check({"grid": grid, "styles": {"x": {"fill": "red;stroke:url(http://x)"}}, "items": []})
+
+
+def test_a_square_grid_draws_with_the_same_primitives():
+    grid = {"kind": "square", "size": 40, "cells": {f"{c}{r}": [c, r] for c in range(3) for r in range(3)}}
+    scene = {"title": "squares", "grid": grid, "sides": {"red": {"fill": "#ff0000"}},
+             "items": [{"type": "cell", "cell": "00", "style": "woods"},
+                       {"type": "side", "a": "00", "b": "01", "style": "river"},
+                       {"type": "stack", "cell": "11", "counters": [{"unit": "r1", "side": "red", "values": "4-4"}]},
+                       {"type": "arrow", "cells": ["00", "11"], "style": "move"}]}
+    text = svg.to_svg(scene)
+    assert 'data-unit="r1"' in text and "s-river" in text
+    # the river lies on the side between (0, 0) and (0, 1): horizontal, at y = 20 from the centres
+    assert re.search(r'class="ln s-river" d="M(\S+) (\S+) L(\S+) (\S+)"', text).group(2) == \
+        re.search(r'class="ln s-river" d="M(\S+) (\S+) L(\S+) (\S+)"', text).group(4)
+
+
+# --- PNG -------------------------------------------------------------------------------------------
+
+def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_belong(tmp_path):
+    out = tmp_path / "map.png"
+    run("render", CHIR, "--seq", 7, "-o", out)
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    f = frames.open_game(CHIR)
+    sc = frames.scene(f, frames.frame(f, 7))
+    picture = svg.draw(sc)
+    grid = scenes.Grid(sc["grid"])
+    ox, oy = svg.MARGIN - grid.box[0], svg.MARGIN - grid.box[1]
+    img = image(data)
+    assert img.size == (round(picture.width), round(picture.height))
+
+    def near(xy, colour, tolerance=40):
+        got = img.getpixel((round(xy[0] + ox), round(xy[1] + oy)))
+        want = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        assert sum(abs(a - b) for a, b in zip(got, want)) <= tolerance, (xy, got, colour)
+
+    # a river hexside of the Don in the south-west, away from counters, roads and the front
+    p, q = grid.side("1133", "1233")
+    near(((p[0] + q[0]) / 2, (p[1] + q[1]) / 2), "#2f6fd0")
+    # a German unit alone in its hex: its counter's colour inside the counter's left edge
+    stacks = {i["cell"]: i["counters"] for i in sc["items"] if i["type"] == "stack"}
+    hex_, counters = next((h, c) for h, c in stacks.items() if len(c) == 1 and c[0]["side"] == "german")
+    x, y = grid.centre(hex_)
+    w, h = grid.extent(hex_)
+    size = max(w, h) * 1.2
+    near((x - size / 2 + 3, y + h * 0.14), "#a9bfd3")
+    # clear terrain far from everything: the corner hex's middle, above its counters' place
+    near(grid.centre("1044"), "#f4f0dc")
+
+
+# --- in a browser ------------------------------------------------------------------------------------
+
+@needs_browser
+@pytest.mark.parametrize("ruleset", ["chir", "stalingrad"])
+def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
+    folder = EXAMPLES[ruleset]
+    seq = 7 if ruleset == "chir" else 20
+    out = tmp_path / f"{ruleset}.svg"
+    run("render", folder, "--seq", seq, "-o", out)
+    browser.open(out)
+    assert browser.js("document.documentElement.tagName") == "svg"
+    in_dom = set(browser.js("Array.from(document.querySelectorAll('[data-unit]')).map(e => e.getAttribute('data-unit'))"))
+    assert in_dom == units_on_board(folder, seq)
+    # every counter has a box the browser lays out on the picture
+    sizes = browser.js("Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(r => r.getBBox().width)")
+    assert len(sizes) == len(in_dom) and min(sizes) > 20
+    shot = browser.screenshot()
+    (tmp_path / f"{ruleset}-screen.png").write_bytes(shot)
+    assert not_blank(shot) > 20
+
+
+# --- geometry the pictures need ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])
+def test_a_hexside_runs_between_two_corners_both_hexes_share(layout):
+    from pbem.core.geometry import hexgrid
+
+    a = hexgrid.Hex(2, 3)
+    for b in hexgrid.neighbours(a):
+        ends = hexgrid.side_ends(a, b, 10, layout)
+        for end in ends:
+            for h in (a, b):
+                assert min(abs(end[0] - x) + abs(end[1] - y) for x, y in hexgrid.corners(h, 10, layout)) < 1e-9
+        (ax, ay), (bx, by) = hexgrid.pixel(a, 10, layout), hexgrid.pixel(b, 10, layout)
+        assert abs(((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 - 10 * hexgrid.SQRT3) < 1e-9
+
+
+def test_the_schematic_plan_puts_sources_first_and_keeps_the_reading_order():
+    from pbem.core.geometry.areagraph import schematic
+
+    adjacency = {"n": ["m", "x1"], "m": ["n", "s", "w"], "s": ["m", "x2"], "w": ["m"], "x1": ["n"], "x2": ["s"]}
+    plan = schematic(["n", "m", "w", "s", "x1", "x2"], adjacency, ["x1", "x2"])
+    assert plan["x1"][0] == plan["x2"][0] == 0 and plan["n"][0] == plan["s"][0] == 1
+    assert plan["m"][0] == 2 and plan["w"][0] == 3
+    assert plan["n"][1] < plan["s"][1] and plan["x1"][1] < plan["x2"][1]
+    rows = {}
+    for area, (column, row) in plan.items():
+        assert row not in rows.get(column, set())
+        rows.setdefault(column, set()).add(row)

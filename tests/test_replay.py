@@ -1,0 +1,132 @@
+"""`pbem replay`: the one-page replay of a whole game, read as a file and stepped through in
+headless Chromium (the DevTools client of test_render)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from pbem.core.render import frames
+from tests.test_render import CHIR, STALINGRAD, browser, needs_browser, not_blank, run, units_on_board  # noqa: F401
+
+
+@pytest.fixture(scope="module")
+def chir_page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("replay") / "chir.html"
+    run("replay", CHIR, "-o", out)
+    return out
+
+
+def data_of(page: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S).group(1))
+
+
+def test_the_page_needs_nothing_from_outside(chir_page):
+    page = chir_page.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    outside = re.findall(r'(?:src|href)\s*=\s*["\'](?!#)[^"\']*|@import|url\(|https?://(?!www\.w3\.org/2000/svg")', page)
+    assert outside == []
+    assert page.count("<script") == 2 and "<link" not in page
+
+
+def test_the_page_holds_every_state_once_and_shares_the_terrain(chir_page):
+    page = chir_page.read_text()
+    data = data_of(page)
+    f = frames.open_game(CHIR)
+    assert [s["seq"] for s in data["frames"]] == list(range(f.state["seq"] + 1))
+    # the terrain, rivers and roads are drawn once, outside the per-state data
+    assert page.count('class="s-boggy" d=') == 1 and "s-boggy" not in "".join(data["pieces"])
+    assert "s-river" not in "".join(data["pieces"])
+    assert len(page) < 1_500_000  # 25 states of chir; a whole game of 157 states is about 3.6 MB
+
+
+def test_every_step_carries_its_report_and_dice():
+    f = frames.open_game(CHIR)
+    from pbem.core.render import replay
+
+    page, count = replay.page(f)
+    data = data_of(page)
+    assert count == len(data["frames"])
+    for fr, step in zip(frames.frames(f), data["frames"]):
+        rolls = [e for e in fr.events if e["type"] == "roll"]
+        assert [d["value"] for d in step["dice"]] == [str(e["value"]) for e in rolls]
+        if fr.seq:
+            assert (CHIR / "aar" / f"{fr.seq:04d}.md").read_text().splitlines()[0].endswith(f"packet {fr.seq}")
+            assert f"after-action report, packet {fr.seq}" in step["report"]
+
+
+def test_the_replay_is_the_same_bytes_every_time(tmp_path):
+    run("replay", STALINGRAD, "-o", tmp_path / "a.html")
+    run("replay", STALINGRAD, "-o", tmp_path / "b.html")
+    assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+
+
+def test_report_text_is_escaped_in_the_page(tmp_path):
+    """A report line cannot open markup in the page: the data is JSON with <, > and &
+    escaped, and the page puts it in as text."""
+    page = (tmp_path / "x.html")
+    run("replay", STALINGRAD, "-o", page)
+    blob = re.search(r'id="replay-data">(.*?)</script>', page.read_text(), re.S).group(1)
+    assert "<" not in blob and ">" not in blob and "&" not in blob
+
+
+def units_in_dom(b) -> set[str]:
+    return set(b.js("Array.from(document.querySelectorAll('#stacks [data-unit]')).map(e => e.getAttribute('data-unit'))"))
+
+
+@needs_browser
+def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
+    browser.open(chir_page, 1600, 1000)
+    f = frames.open_game(CHIR)
+    last = f.state["seq"]
+    assert browser.js("document.body.getAttribute('data-seq')") == "0"
+    assert "State 0 of" in browser.js("document.getElementById('where').textContent")
+    first_shot = browser.screenshot()
+    assert not_blank(first_shot) > 20
+
+    browser.key("End", 35)
+    assert browser.js("document.body.getAttribute('data-seq')") == str(last)
+    assert units_in_dom(browser) == units_on_board(CHIR, last)
+    report_last = browser.js("document.getElementById('report').textContent")
+    assert f"after-action report, packet {last}" in report_last
+    shot_last = browser.screenshot()
+
+    browser.key("ArrowLeft", 37)
+    assert browser.js("document.body.getAttribute('data-seq')") == str(last - 1)
+    assert units_in_dom(browser) == units_on_board(CHIR, last - 1)
+    assert browser.js("document.getElementById('report').textContent") != report_last
+    assert browser.screenshot() != shot_last
+
+    # a state whose packet rolled dice shows them, one row per die
+    rolled = next(fr for fr in frames.frames(f) if any(e["type"] == "roll" for e in fr.events))
+    browser.key("Home", 36)
+    for _ in range(rolled.seq):
+        browser.key("ArrowRight", 39)
+    assert browser.js("document.body.getAttribute('data-seq')") == str(rolled.seq)
+    assert browser.js("document.querySelectorAll('#dice tr').length") == sum(
+        1 for e in rolled.events if e["type"] == "roll")
+    assert units_in_dom(browser) == units_on_board(CHIR, rolled.seq)
+
+    browser.click("#first")
+    assert browser.js("document.body.getAttribute('data-seq')") == "0"
+    browser.click("#next")
+    assert browser.js("document.body.getAttribute('data-seq')") == "1"
+    browser.click("#last")
+    assert browser.js("document.body.getAttribute('data-seq')") == str(last)
+
+
+@needs_browser
+def test_the_address_opens_a_state(browser, tmp_path):  # noqa: F811
+    page = tmp_path / "city.html"
+    run("replay", STALINGRAD, "-o", page)
+    browser.open(page.with_name("city.html"))
+    browser.js("location.hash = '#20'; location.reload()")
+    import time
+
+    deadline = time.monotonic() + 30
+    while browser.js("document.body && document.body.getAttribute('data-seq')") != "20":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert units_in_dom(browser) == units_on_board(STALINGRAD, 20)

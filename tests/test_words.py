@@ -1,0 +1,472 @@
+"""`pbem status` and `pbem show` in words: the exact text for representative states of both
+rulesets, built through the real engine (secure games between fixed keys, so the dice and
+the game ids are the same on every run)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core import keys
+from pbem.rulesets import chir, stalingrad
+from tests.support.games import Match
+
+SENT = "(sent 2026-11-29T10:00:00Z)"
+
+# chir: the 13.0 situation: LW/I in 3320, three Soviet rifle regiments next to it and their
+# artillery; the Soviet concentrated attack phase of GT 1.
+CHIR_POSITION = {
+    "turn": 1, "player": "soviet", "phase": "attack",
+    "units": {"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}, "333/1118": {"hex": "3321"},
+              "333/1120": {"hex": "3420"}, "333/Art": {"hex": "3522"}},
+}
+ATTACK = {"type": "attack", "target": "3320", "units": ["333/1116", "333/1118", "333/1120"], "support": ["333/Art"]}
+# The last German movement phase of the game: its `end` ends the game (4.0).
+CHIR_LAST = {"turn": 12, "player": "german", "phase": "movement",
+             "units": {"LW/I": {"hex": "3320", "strength": 2}, "333/1116": {"hex": "3220"},
+                       "CC/55b": {"status": "gone"}}}
+STALINGRAD_POSITION = {
+    "turn": 2, "phase": "german-movement",
+    "areas": {"aerodromny": {"units": ["71id-191", {"id": "71id-194", "steps": 1}]}, "station-1": {"units": ["13gd-34"]}},
+    "pool": ["13gd-39"], "eliminated": ["112rd-416"],
+}
+
+
+def run(*args, code=0) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output + result.stderr
+    return result.output if code == 0 else result.stderr
+
+
+def lines(text: str) -> list[str]:
+    return text.splitlines()
+
+
+def match(root: Path, ruleset, scenario: str, position: dict) -> Match:
+    doc = ruleset.scenarios[scenario]()
+    doc["position"] = position
+    m = Match(root, ruleset.id, key_seed="words", scenario_doc=doc)
+    for side, key in m.keys.items():
+        (root / f"{side}-key.pub").write_text(key.public.line() + "\n")
+        fd = os.open(root / f"{side}-key", os.O_WRONLY | os.O_CREAT, 0o600)
+        os.write(fd, keys.private_key_bytes(key))
+        os.close(fd)
+    return m
+
+
+def head(m: Match, seq: int) -> str:
+    r = m.ruleset
+    return f"{r.title}. Ruleset {r.id} {r.version}, secure game {m.game.game_id}, state {seq}."
+
+
+@pytest.fixture(scope="module")
+def chir_fresh(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chir-fresh")
+    return match(root, chir.RULESET, "historical", CHIR_POSITION), root
+
+
+@pytest.fixture(scope="module")
+def chir_decision(tmp_path_factory):
+    """The German player asks to choose his retreats; the Soviet attack on 3320 makes LW/I
+    lose a point and retreat: after one step, the game waits for his decision."""
+    root = tmp_path_factory.mktemp("chir-decision")
+    m = match(root, chir.RULESET, "historical", CHIR_POSITION)
+    m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
+    m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
+    m.send("german", [])
+    return m, root
+
+
+@pytest.fixture(scope="module")
+def chir_over(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chir-over")
+    m = match(root, chir.RULESET, "historical", CHIR_LAST)
+    m.send("german", [{"type": "end"}])
+    return m, root
+
+
+@pytest.fixture(scope="module")
+def city(tmp_path_factory):
+    """71id-191 moves into Mamayev Kurgan, empty and Soviet: it takes it (house 4.2)."""
+    root = tmp_path_factory.mktemp("city")
+    m = match(root, stalingrad.RULESET, "city-1942", STALINGRAD_POSITION)
+    m.send("german", [{"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"}])
+    return m, root
+
+
+# --- status -----------------------------------------------------------------------------------------
+
+CHIR_FRESH_AWAITED = ("a packet from german{you}, who has nothing to decide now (a packet without orders reveals its next "
+                      "dice value); then soviet, for orders: GT 1, soviet concentrated attack phase: attack orders, "
+                      "then end (9.1).")
+
+
+def test_status_of_a_fresh_game(chir_fresh):
+    m, root = chir_fresh
+    common = [head(m, 0), "Game turn 1 of 12, Soviet concentrated attack phase.",
+              "Awaited: " + CHIR_FRESH_AWAITED.format(you=""), "No packet yet: german sends packet 1.",
+              "VP if the game ended now (4.0): Soviet 5, German 40; the German line of communication to the Don is "
+              "open (4.3)."]
+    assert lines(run("status", root / "german")) == common
+    mine = run("status", root / "german", "--key", root / "german-key.pub")
+    assert lines(mine) == [*common[:2], "Awaited: " + CHIR_FRESH_AWAITED.format(you=" (you)"), *common[3:],
+                           "You play german: the next packet is yours (`pbem orders` writes a template of it, "
+                           "`pbem submit` signs and sends it)."]
+    theirs = run("status", root / "soviet", "--key", root / "soviet-key")  # the private key works too
+    assert lines(theirs)[-1] == "You play soviet: the next packet is german's."
+
+
+def test_status_of_a_game_awaiting_a_decision(chir_decision):
+    m, root = chir_decision
+    decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1); 2 legal "
+                "answers (`pbem orders` lists them).")
+    expected = [head(m, 3), "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
+                "Awaited: a packet from soviet, who has nothing to decide now (a packet without orders reveals its "
+                f"next dice value); then german, for {decision}",
+                f"Awaited since packet 0003 from german {SENT}; soviet's last packet: 0002 {SENT}.",
+                "Queued orders (soviet 1) are applied as the game reaches them.",
+                "VP if the game ended now (4.0): Soviet 5.5, German 40; the German line of communication to the Don "
+                "is open (4.3)."]
+    assert lines(run("status", root / "german")) == expected
+    mine = lines(run("status", root / "german", "--key", root / "german-key"))
+    assert mine[2] == expected[2].replace("then german,", "then german (you),")
+    assert mine[3:] == expected[3:] + ["You play german: the next packet is soviet's."]
+    theirs = lines(run("status", root / "soviet", "--key", root / "soviet-key.pub"))
+    assert theirs[2] == expected[2].replace("from soviet,", "from soviet (you),")
+    assert theirs[-1].startswith("You play soviet: the next packet is yours")
+    data = json.loads(run("status", root / "german", "--key", root / "german-key.pub", "--json"))
+    assert data["awaiting"]["decision"] == "2.1/retreat" and data["you"] == "german"
+    assert data["since"] == {"side": "german", "seq": 3, "sent": "2026-11-29T10:00:00Z", "packet": data["since"]["packet"]}
+    assert data["queued"] == {"soviet": 1} and data["queued_orders"] == 1 and data["sealed"] == {}
+    assert data["summary"]["vp"] == {"soviet": "5.5", "german": "40"} and data["summary"]["vp_halves"] == {"soviet": 11, "german": 80}
+    assert data["summary"]["decision"] == "where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1)"
+    assert data["text"] == mine
+
+
+def test_status_of_a_finished_game(chir_over):
+    m, root = chir_over
+    expected = [head(m, 1), "Game over after game turn 12 of 12.",
+                "Result: Game over after GT 12: Soviet 5.5 VP, German 42 VP; difference 36: german Brilliant victory.",
+                "The game is over: no packet is awaited.",
+                f"Last packet: 0001 from german {SENT}; soviet's last packet: none yet.",
+                "VP at the end (4.0): Soviet 5.5, German 42; the German line of communication to the Don is open (4.3)."]
+    assert lines(run("status", root / "soviet")) == expected
+    assert lines(run("status", root / "soviet", "--key", root / "soviet-key.pub")) == expected + ["You played soviet."]
+
+
+def test_status_refuses_a_key_of_no_side(chir_fresh, tmp_path):
+    m, root = chir_fresh
+    stranger = tmp_path / "stranger.pub"
+    stranger.write_text(keys.generate().public.line() + "\n")
+    assert "is not the key of any side of this game" in run("status", root / "german", "--key", stranger, code=3)
+
+
+# --- show: the board --------------------------------------------------------------------------------
+
+CHIR_BOARD_3 = """\
+48th Panzer Korps: Battles on the River Chir. Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.
+VP if the game ended now (4.0): Soviet 5.5, German 40; the German line of communication to the Don is open (4.3).
+  Soviet 0.5 VP: LW/I lost 1 (4.1)
+  Soviet 5 VP: Novomaksimovskiy (4.2)
+  German 5 VP: Oblivskaya (4.2)
+  German 5 VP: Surovikino (4.2)
+  German 10 VP: Verkhne-Aksenovskiy (4.2)
+  German 10 VP: Nizhne-Chirskaya (4.2)
+  German 10 VP: Verkhne-Solonovskiy (4.2)
+
+Places (4.2):
+  Oblivskaya (3203, 3204): German, 5 VP
+  Surovikino (3719, 3818): German, 5 VP
+  Novomaksimovskiy (2832): Soviet, 5 VP
+  Verkhne-Aksenovskiy (1918): German, 10 VP
+  Nizhne-Chirskaya (1930): German, 10 VP
+  Verkhne-Solonovskiy (1709): German, 10 VP
+
+Soviet units on the map (4): hex, unit, arm and size, strength/printed, morale, markers
+  3220  333/1116    rifle regiment                    6/6  morale 4
+  3321  333/1118    rifle regiment                    6/6  morale 4
+  3420  333/1120    rifle regiment                    6/6  morale 4
+  3522  333/Art     artillery regiment                4/4  morale 4  [fired]
+
+German units on the map (1): hex, unit, arm and size, strength/printed, morale, markers
+  3319  LW/I        infantry battalion                2/3  morale 3  [confusion]
+
+Soviet-controlled hexes (3.3; every other hex is German): 2832, 3120-3121, 3219-3221, 3320-3322,
+  3419-3422, 3520-3521, 3523, 3621-3622
+"""
+
+
+def test_show_chir_lists_units_with_arm_strength_morale_markers_and_position(chir_decision):
+    m, root = chir_decision
+    assert run("show", root / "german") == CHIR_BOARD_3
+    before = run("show", root / "german", "--state", "0")
+    assert "  3320  LW/I        infantry battalion                3/3  morale 3\n" in before
+    board = json.loads(run("show", root / "german", "--json"))["board"]
+    assert board["units"]["LW/I"] == {"side": "german", "where": "3319", "status": "map", "strength": 2, "full": 3,
+                                      "markers": ["confusion"]}
+    assert board["units"]["CC/55b"]["status"] == "out" and board["control"]["3320"] == "soviet"
+
+
+CITY_BOARD_0 = """\
+Stalingrad city fight. Turn 2 of 6, German movement phase.
+German VP if the game ended now: 0 of 19 (German victory at 4 or more, Soviet at 2 or less, house 9.1).
+Tactical cards left: German 4, Soviet 4 (house 7).
+
+Areas from north to south [controller (house 4), cover (house 6.3), VP (house 9.1)], the areas
+next to them and the units in them: side, unit, arm, strength/full, markers.
+tractor-factory - Tractor Factory (STZ) [soviet, cover 1, 2 VP]
+    next to: barrikady, crossing-tractor, dzerzhinsky-square
+dzerzhinsky-square - Dzerzhinsky Square [soviet]
+    next to: barrikady, mechetka, silikat, tractor-factory
+mechetka - Mokraya Mechetka [german]
+    next to: dzerzhinsky-square, vishnevaya
+barrikady - Barrikady Gun Factory [soviet, cover 1, 2 VP]
+    next to: crossing-62, dzerzhinsky-square, krasny-oktyabr, silikat, tractor-factory
+silikat - Silikat Plant and Barrikady settlement [soviet]
+    next to: barrikady, dzerzhinsky-square, ko-settlement, vishnevaya
+vishnevaya - Vishnevaya Balka [german]
+    next to: mechetka, razgulyayevka, silikat
+krasny-oktyabr - Krasny Oktyabr Steel Works [soviet, cover 1, 2 VP]
+    next to: banny-ravine, barrikady, crossing-62, ko-settlement
+ko-settlement - Krasny Oktyabr settlement [soviet]
+    next to: krasny-oktyabr, mamayev-kurgan, razgulyayevka, silikat
+razgulyayevka - Razgulyayevka station [german]
+    next to: aerodromny, ko-settlement, vishnevaya
+banny-ravine - Banny ravine [soviet]
+    next to: crossing-skudri, dolgiy-ravine, krasny-oktyabr, mamayev-kurgan
+mamayev-kurgan - Mamayev Kurgan (Hill 102.0) [soviet, cover 1, 3 VP]
+    next to: aerodromny, banny-ravine, dolgiy-ravine, ko-settlement, station-1
+aerodromny - Aerodromny settlement [german]
+    next to: mamayev-kurgan, razgulyayevka, station-1, station-2
+    German  71id-191      infantry   4/4
+    German  71id-194      infantry   2/4  [reduced]
+dolgiy-ravine - Dolgiy and Krutoy ravines [soviet]
+    next to: banny-ravine, crossing-skudri, january-9-square, mamayev-kurgan, station-1
+station-1 - Railway Station No. 1 [soviet, 1 VP]
+    next to: aerodromny, dolgiy-ravine, fallen-fighters, january-9-square, mamayev-kurgan
+    Soviet  13gd-34       infantry   3/3
+january-9-square - 9 January Square (Pavlov's House) [soviet, cover 1, 1 VP]
+    next to: central-landing, crossing-central, dolgiy-ravine, fallen-fighters, station-1
+fallen-fighters - Square of the Fallen Fighters (Univermag) [soviet, 1 VP]
+    next to: central-landing, january-9-square, station-1, station-2, tsaritsa-gorge
+central-landing - Central Landing Stage [soviet, 2 VP]
+    next to: crossing-central, fallen-fighters, january-9-square, tsaritsa-gorge
+tsaritsa-gorge - Tsaritsa gorge [soviet, cover 1]
+    next to: central-landing, fallen-fighters, grain-elevator, kuporosnoye, station-2
+station-2 - Railway Station No. 2 [german]
+    next to: aerodromny, fallen-fighters, grain-elevator, minina, tsaritsa-gorge
+grain-elevator - Grain Elevator [soviet, cover 1, 1 VP]
+    next to: kuporosnoye, minina, station-2, tsaritsa-gorge
+minina - Minina suburb (Dar Gora) [german]
+    next to: grain-elevator, kuporosnoye, station-2
+kuporosnoye - Kuporosnoye [german]
+    next to: grain-elevator, minina, tsaritsa-gorge
+crossing-tractor - Tractor Factory crossing [soviet, crossing, 1 VP]
+    next to: tractor-factory
+crossing-62 - Crossing No. 62 (Krasny Oktyabr landing) [soviet, crossing, 1 VP]
+    next to: barrikady, krasny-oktyabr
+crossing-skudri - Skudri crossing [soviet, crossing, 1 VP]
+    next to: banny-ravine, dolgiy-ravine
+crossing-central - Central crossing [soviet, crossing, 1 VP]
+    next to: central-landing, january-9-square
+
+Soviet units waiting to enter (11.1): 13gd-39 (turn 1)
+Soviet units eliminated: 112rd-416
+"""
+
+
+def test_show_stalingrad_lists_each_areas_neighbours_control_and_units(city):
+    m, root = city
+    assert run("show", root / "german", "--state", "0") == CITY_BOARD_0
+
+
+# --- show: one thing ---------------------------------------------------------------------------------
+
+def test_show_hex(chir_decision):
+    m, root = chir_decision
+    assert lines(run("show", root / "german", "--hex", "3319")) == [
+        "Hex 3319: clear; controlled by the German side (3.3).",
+        "Entering it costs 1 MP motorised, 1 MP non-motorised (8.3), less along a road (8.4).",
+        "Neighbours:",
+        "  3218: clear, German control",
+        "  3219: clear, Soviet control",
+        "  3318: clear, German control",
+        "  3320: clear, Soviet control",
+        "  3418: clear, German control",
+        "  3419: clear, Soviet control",
+        "Zones of control (7.0): none.",
+        "German units here (strength 2):",
+        "  LW/I  infantry battalion                2/3  morale 3  [confusion]",
+    ]
+    town = lines(run("show", root / "german", "--hex", "3818"))
+    assert town[:3] == ["Hex 3818: town (defender's column shift -1, 9.7.3); controlled by the German side (3.3).",
+                        "Entering it costs 1 MP motorised, 1 MP non-motorised (8.3), less along a road (8.4).",
+                        "Town: Surovikino (3719, 3818), 5 VP to the side that controls every hex at the end (4.2)."]
+    assert "  3918: clear, German control, across the Chir by a bridge, road" in town
+    assert "  3919: clear, German control, across the Chir" in town
+    zoc = lines(run("show", root / "german", "--hex", "3221"))
+    assert "Zones of control (7.0): Soviet ZOC." in zoc and "No unit is here." in zoc
+    assert lines(run("show", root / "german", "--hex", "3220"))[-3:] == [
+        "Soviet units here (strength 6):", "  333/1116  rifle regiment                    6/6  morale 4",
+        "They project a zone of control into the six hexes around (7.0)."]
+
+
+def test_show_unit(chir_decision):
+    m, root = chir_decision
+    assert lines(run("show", root / "german", "--unit", "LW/I")) == [
+        "LW/I: German infantry battalion I of LW.",
+        "Counter: fire class infantry (9.6); printed strength 3; morale 3; movement 4 MP, non-motorised (8.2).",
+        "Set-up code: C (2.3.9).",
+        "Now: in 3319 (clear, German control), strength 2 of 3, 1 lost (0.5 VP to the Soviet side, 4.1).",
+        "Markers: confusion (7.1: no ZOC; retreated).",
+        "Not in an enemy zone of control (7.0).",
+    ]
+    assert lines(run("show", root / "german", "--unit", "333/Art")) == [
+        "333/Art: Soviet artillery regiment Art of 333, army 5TA.",
+        "Counter: fire class artillery (9.6); printed strength 4; morale 4; movement 3 MP, non-motorised (8.2); "
+        "artillery range 4 hexes (10.1); supports 333 units only (10.2).",
+        "Set-up code: D (2.3.9).",
+        "Now: in 3522 (clear, German control), strength 4 of 4.",
+        "Markers: fired (10.2: has fired).",
+        "Not in an enemy zone of control (7.0).",
+    ]
+    assert lines(run("show", root / "german", "--unit", "8GT/a"))[-2:] == [
+        "Reinforcement: enters on GT 8 at 4323 (11.0).", "Now: out of play."]
+
+
+def test_show_area_and_unit_of_an_area_map(city):
+    m, root = city
+    assert lines(run("show", root / "german", "--area", "mamayev-kurgan")) == [
+        "Area mamayev-kurgan: Mamayev Kurgan (Hill 102.0).",
+        "Controlled by the German side (house 4).",
+        "Cover 1: the defender here suffers 1 loss point fewer unless the attacker has engineers here (house 6.3).",
+        "3 VP to the German side if it controls it at the end (house 9.1).",
+        "Next to:",
+        "  aerodromny - Aerodromny settlement: German; units: 1 German",
+        "  banny-ravine - Banny ravine: Soviet; no units",
+        "  dolgiy-ravine - Dolgiy and Krutoy ravines: Soviet; no units",
+        "  ko-settlement - Krasny Oktyabr settlement: Soviet; no units",
+        "  station-1 - Railway Station No. 1: Soviet; units: 1 Soviet",
+        "Units here (stacking limit: 10 own units, 10.3(2), house 2.2):",
+        "  German  71id-191      infantry   4/4  [moved]  191st Infantry Regiment (71st Inf.)",
+    ]
+    crossing = lines(run("show", root / "german", "--area", "crossing-62"))
+    assert crossing[3].startswith("A Volga crossing: Soviet reinforcements enter only on crossings")
+    assert lines(run("show", root / "german", "--unit", "71id-194")) == [
+        "71id-194: 194th Infantry Regiment (71st Inf.), German infantry.",
+        "Counter: strength 4 at full strength, 2 reduced (house 2.1); on the map from the start (scenario set-up: "
+        "aerodromny).",
+        "Now: in aerodromny - Aerodromny settlement (German control), strength 2 (reduced).",
+    ]
+    assert lines(run("show", root / "german", "--unit", "13gd-39"))[-1] == "Now: waiting to enter (11.1)."
+    data = json.loads(run("show", root / "german", "--area", "station-1", "--json"))
+    assert data["area"] == "station-1" and data["text"][0] == "Area station-1: Railway Station No. 1."
+
+
+def test_show_refuses_what_the_map_has_not_and_unknown_ids(chir_decision, city):
+    chir_root, city_root = chir_decision[1], city[1]
+    assert run("show", city_root / "german", "--hex", "3320", code=2) == \
+        "pbem: the stalingrad map is made of areas, not hexes: use --area ID or --unit ID\n"
+    assert run("show", chir_root / "german", "--area", "x", code=2) == \
+        "pbem: the chir map is made of hexes, not areas: use --hex CCRR or --unit ID\n"
+    assert "there is no hex 9999 on the chir map" in run("show", chir_root / "german", "--hex", "9999", code=2)
+    assert "there is no unit XX in the stalingrad order of battle" in run("show", city_root / "german", "--unit", "XX", code=2)
+    assert run("show", chir_root / "german", "--unit", "LW/I", "--hex", "3320", code=2) == \
+        "pbem: show one thing at a time: --unit, --hex, --area or --diff\n"
+    assert run("show", chir_root / "german", "--diff", "0", "9", code=2) == \
+        "pbem: there is no state 9: the game is at state 3 (states 0 to 3)\n"
+
+
+def test_show_escapes_what_it_prints(chir_decision):
+    """An id a player typed reaches the terminal escaped (DESIGN §5)."""
+    out = run("show", chir_decision[1] / "german", "--unit", "LW\x1b[31m", code=2)
+    assert "\x1b" not in out and "LW\\x1b[31m" in out
+
+
+# --- show --diff --------------------------------------------------------------------------------------
+
+def test_diff_says_the_move_the_loss_the_markers_control_and_vp(chir_decision):
+    m, root = chir_decision
+    assert run("show", root / "german", "--diff", "0", "3") == """\
+Changes from state 0 to state 3:
+- Now: Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress (before:
+  Game turn 1 of 12, Soviet concentrated attack phase).
+- LW/I (german) moved from 3320 to 3319.
+- LW/I (german) lost 1 strength point: 2 of 3 left.
+- LW/I (german): confusion marker placed.
+- 333/Art (soviet): fired marker placed.
+- 6 hexes passed to soviet control: 3219, 3220, 3320, 3321, 3419, 3420.
+- Soviet VP (4.0): 5, now 5.5.
+"""
+    data = json.loads(run("show", root / "german", "--diff", "0", "3", "--json"))
+    assert (data["from"], data["to"]) == (0, 3)
+    assert [c for c in data["changes"] if c["kind"] in ("move", "loss")] == [
+        {"kind": "move", "unit": "LW/I", "from": "3320", "to": "3319", "text": "LW/I (german) moved from 3320 to 3319."},
+        {"kind": "loss", "unit": "LW/I", "from": 3, "to": 2, "text": "LW/I (german) lost 1 strength point: 2 of 3 left."}]
+    assert run("show", root / "german", "--diff", "3", "3") == "Changes from state 3 to state 3:\n- nothing changed on the board.\n"
+
+
+def test_diff_on_an_area_map_names_the_area_that_changed_hands(city):
+    m, root = city
+    assert run("show", root / "german", "--diff", "0", "1") == """\
+Changes from state 0 to state 1:
+- 71id-191 (german) moved from aerodromny to mamayev-kurgan.
+- mamayev-kurgan - Mamayev Kurgan (Hill 102.0) passed to the german side.
+- German VP (house 9.1): 0, now 3.
+"""
+
+
+def test_diff_says_an_elimination_an_advance_and_the_markers_of_an_attack(tmp_path):
+    """LW/I, at 1 point left, does not survive the attack; 333/1116 advances into 3320."""
+    position = dict(CHIR_POSITION, units={**CHIR_POSITION["units"], "LW/I": {"hex": "3320", "strength": 1}})
+    m = match(tmp_path, chir.RULESET, "historical", position)
+    m.send("german", [])
+    m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
+    m.send("german", [])
+    assert run("show", tmp_path / "soviet", "--diff", "0", "3") == """\
+Changes from state 0 to state 3:
+- Now: Game turn 1 of 12, Soviet movement phase (before: Game turn 1 of 12, Soviet concentrated
+  attack phase).
+- 333/1116 (soviet) moved from 3220 to 3320.
+- LW/I (german) is now eliminated; it was in 3320.
+- 333/1116 (soviet): Half Move marker placed.
+- 333/1118 (soviet): Half Move marker placed.
+- 333/1120 (soviet): Half Move marker placed.
+- 333/Art (soviet): fired marker placed.
+- 2 hexes passed to german control: 3120, 3121.
+- 2 hexes passed to soviet control: 3319, 3320.
+- Soviet VP (4.0): 6, now 8.
+"""
+
+
+def test_diff_says_the_end_of_the_game(chir_over):
+    m, root = chir_over
+    assert run("show", root / "german", "--diff", "0", "1") == """\
+Changes from state 0 to state 1:
+- Now: Game over after game turn 12 of 12 (before: Game turn 12 of 12, German movement phase).
+"""
+
+
+def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
+    """The test ruleset `blind`: both sides seal a plan; they open them in their next packets."""
+    m = Match(tmp_path, "blind", key_seed="words")
+    m.send("north", [{"type": "plan", "attack": "a", "guard": "a"}], seal=True)
+    out = lines(run("status", tmp_path / "south"))
+    assert out[2:] == [
+        "Awaited: south, for sealed orders: turn 1: seal your plan (attack one enemy post, guard one of yours) (B1).",
+        f"Awaited since packet 0001 from north {SENT}; south's last packet: none yet.",
+        "north sealed 1 item in packet 0001; its next packet opens them (§8)."]
+    m.send("south", [{"type": "plan", "attack": "a", "guard": "c"}], seal=True)
+    m.send("north", [])
+    m.send("south", [])
+    out = lines(run("status", tmp_path / "north"))
+    assert out[2:] == [
+        "Awaited: a packet from north; its reveal opens the dice that the next step needs (§7): south, turn 1: "
+        "open your sealed plan (B2).",
+        f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
+        "Queued orders (south 1) wait for the dice of the next packet."]
