@@ -1283,7 +1283,8 @@ def test_reading_the_rules_never_changes_them(tmp_path):
         g.summary(rules)
         g.render(rules)
         assert json.dumps(rules, sort_keys=True) == before, need
-        match.send(sender, bot.plan(g, match.state(sender), sender, rng.choice))
+        orders, seal = bot.plan_packet(g, match.state(sender), sender, rng.choice)
+        match.send(sender, orders, seal=seal)
         assert match.state("blue")["state_hash"] == match.state("red")["state_hash"]
 
 

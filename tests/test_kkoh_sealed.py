@@ -122,7 +122,8 @@ def test_a_sealer_cannot_change_or_hold_back_its_chits_after_seeing_the_others(t
 
 
 def test_orders_may_also_be_given_openly_and_the_other_side_still_seals(tmp_path):
-    """A planner that cannot seal gives its chits openly (they are then public): the game goes on."""
+    """A side may give its chits openly where the rules let it seal them (they are then public): the
+    game goes on, and the other side still seals."""
     match = Match(tmp_path, "kkoh", chain_length=512, key_seed="open")
     first = drive_to(match, "orders", turn=2)
     second = "red" if first.side == "blue" else "blue"
