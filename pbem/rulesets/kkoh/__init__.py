@@ -9,7 +9,7 @@ and standing order.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import flow, report, scenario
+from . import draw, flow, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -33,4 +33,5 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    draw=draw.draw,
 )
