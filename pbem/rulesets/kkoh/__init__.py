@@ -9,7 +9,7 @@ and standing order.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import draw, flow, report, scenario
+from . import draw, flow, report, scenario, words
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -34,4 +34,6 @@ RULESET = Ruleset(
     render=report.render,
     describe_need=report.describe_need,
     draw=draw.draw,
+    view=words.view,
+    look=words.look,
 )

@@ -16,8 +16,14 @@ STEP_NAMES = {"replace": "replacing command markers", "minelets": "laying minele
 
 def summary(sc: Scenario, rules: dict) -> dict:
     phase = "Command Phase" if rules["ap"] == 0 else ("Morale Phase" if rules["ap"] == 5 else f"Action Phase {rules['ap']}")
-    return {"turn": rules["turn"], "phase": f"{phase}: {STEP_NAMES.get(rules['step'], rules['step'])}",
-            "initiative": rules["initiative"], "vp": victory.scores(sc, rules), "result": rules["result"]}
+    phase = f"{phase}: {STEP_NAMES.get(rules['step'], rules['step'])}"
+    score = victory.scores(sc, rules)
+    return {"turn": rules["turn"], "phase": phase, "initiative": rules["initiative"], "vp": score,
+            "result": rules["result"],
+            # words for `pbem status` (core/describe.py)
+            "now": f"turn {rules['turn']} of {sc.last_turn}, {phase}",
+            "score": f"score: blue {score['blue']}, red {score['red']} (house rule of the scenario: the points of the "
+                     f"enemy units destroyed, {sc.victory.get('objective_points', 0)} for each objective held)"}
 
 
 def render(sc: Scenario, rules: dict) -> str:
