@@ -257,6 +257,9 @@ def test_scene_check_names_a_broken_item():
         scenes.check({"grid": grid, "items": [{"type": "cell", "cell": "b9"}]})
     with pytest.raises(scenes.SceneError, match="not a colour"):
         scenes.check({"grid": grid, "styles": {"x": {"fill": "red;stroke:url(http://x)"}}, "items": []})
+    with pytest.raises(scenes.SceneError, match="facing must be degrees"):
+        scenes.check({"grid": grid, "items": [{"type": "stack", "cell": "a1",
+                                               "counters": [{"unit": "r1", "side": "red", "facing": "N"}]}]})
 
 
 def test_a_square_grid_draws_with_the_same_primitives():
@@ -268,6 +271,7 @@ def test_a_square_grid_draws_with_the_same_primitives():
                        {"type": "arrow", "cells": ["00", "11"], "style": "move"}]}
     text = svg.to_svg(scene)
     assert 'data-unit="r1"' in text and "s-river" in text
+    assert 'class="facing"' not in text   # a counter that faces no way has no facing mark
     # the river lies on the side between (0, 0) and (0, 1): horizontal, at y = 20 from the centres
     assert re.search(r'class="ln s-river" d="M(\S+) (\S+) L(\S+) (\S+)"', text).group(2) == \
         re.search(r'class="ln s-river" d="M(\S+) (\S+) L(\S+) (\S+)"', text).group(4)
@@ -310,10 +314,10 @@ def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_bel
 # --- in a browser ------------------------------------------------------------------------------------
 
 @needs_browser
-@pytest.mark.parametrize("ruleset", ["chir", "stalingrad"])
+@pytest.mark.parametrize("ruleset", ["chir", "stalingrad", "kkoh"])
 def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     folder = EXAMPLES[ruleset]
-    seq = 7 if ruleset == "chir" else 20
+    seq = {"chir": 7, "stalingrad": 20, "kkoh": 60}[ruleset]
     out = tmp_path / f"{ruleset}.svg"
     run("render", folder, "--seq", seq, "-o", out)
     browser.open(out)

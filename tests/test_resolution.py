@@ -15,7 +15,7 @@ import random
 import pytest
 
 from pbem import rulesets
-from pbem.core import bot, engine, game, genesis
+from pbem.core import bot, engine, game, genesis, sealing
 from pbem.core.errors import PbemError
 from tests.support.games import fixed_key, nonce
 
@@ -41,6 +41,19 @@ def _decided(events: list[dict], k: int) -> tuple[list, list]:
             break
         before.append(event)
     return before, [e for e in events if e["type"] == "roll" and e.get("segment") == k]
+
+
+def _seal(g: engine.Game, state: dict, sender: str, orders: list, seal: bool, key, kept: dict) -> dict:
+    """The packet's `sealed` or `opens`, as `pbem submit` makes them: where the rules ask
+    for sealed orders the planned items are sealed, and the sealer's next packet opens them."""
+    seq = state["seq"] + 1
+    if state["sealed"].get(sender):
+        return {"opens": kept.pop(sender)}
+    if seal:
+        salts = sealing.salts(g, seq, sender, key, len(orders))
+        kept[sender] = [{"salt": salt.hex(), "item": item} for salt, item in zip(salts, orders)]
+        return {"sealed": [engine.seal_hash(g.game_id, seq, sender, salt, item) for salt, item in zip(salts, orders)]}
+    return {}
 
 
 def _alternatives(g: engine.Game, state: dict, sender: str, orders: list, rng: random.Random) -> list[tuple[list, dict]]:
@@ -73,19 +86,23 @@ def test_what_segment_k_decides_depends_on_state_k_minus_1_and_v_k_alone(ruleset
         return rng.choice(acting) if acting and rng.random() < 0.8 else rng.choice(options)
 
     compared = segments_with_rolls = played = 0
+    kept: dict = {}  # each side's sealed items, until its next packet opens them
     for _ in range(packets):
         sender = state["awaiting"]["packet_from"]
         if sender is None:
             break
         k = state["seq"] + 1
-        orders = bot.plan(g, state, sender, choose)
+        orders, seal = bot.plan_packet(g, state, sender, choose)
+        extra = _seal(g, state, sender, orders, seal, keys[sender], kept)
+        if seal:
+            orders = []  # the items travel as hashes; the other packets k seal the same ones
         policies = {"on_void": "skip"} if rng.random() < 0.2 else None
-        real = game.build_packet(g, state, sender, orders, policies, keys[sender], "")
+        real = game.build_packet(g, state, sender, orders, policies, keys[sender], "", extra)
         new, events = engine.apply_packet(g, state, real, f"packet {k}")
         decided = _decided(events, k)
         segments_with_rolls += bool(decided[1])
         for alt_orders, alt_policies in _alternatives(g, state, sender, orders, rng):
-            other = game.build_packet(g, state, sender, engine.clone(alt_orders), alt_policies, keys[sender], "")
+            other = game.build_packet(g, state, sender, engine.clone(alt_orders), alt_policies, keys[sender], "", extra)
             assert other["reveal"] == real["reveal"]
             try:
                 _, alt_events = engine.apply_packet(g, state, other, f"alternative packet {k}")

@@ -81,7 +81,8 @@ def _samples() -> list:
                 need = match.game.next_step(state["rules"])
                 if need is not None:
                     docs += rng.sample(legal := match.game.legal_orders(state["rules"], need), min(8, len(legal)))
-                applied = match.send(sender, bot.plan(match.game, match.state(sender), sender, rng.choice))
+                orders, seal = bot.plan_packet(match.game, match.state(sender), sender, rng.choice)
+                applied = match.send(sender, orders, seal=seal)   # kkoh seals its order chits and fire plans
                 docs.append(load_mapping(applied.packet_path))
                 docs.append(applied.state)
     return docs

@@ -2,7 +2,7 @@
 when; one thing on the board looked at closely; what changed between two states.
 
 The ruleset supplies the words that need its rules: the summary's `now`, `score` and
-`decision`, `look` (one unit, hex or area) and `view` (the board as data, which the
+`decision`, `look` (one unit, hex, area or square) and `view` (the board as data, which the
 changes between two states are read from). Everything here is game-agnostic and
 deterministic: sorted iteration, no clock."""
 

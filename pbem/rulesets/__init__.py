@@ -13,6 +13,7 @@ from pbem.rulesets.base import Ruleset
 REGISTRY: dict[str, str] = {
     "chir": "pbem.rulesets.chir",
     "dos": "pbem.rulesets.dos",
+    "kkoh": "pbem.rulesets.kkoh",
     "stalingrad": "pbem.rulesets.stalingrad",
 }
 

@@ -170,8 +170,8 @@ class Ruleset:
     # "status", "strength", "full", "markers"}}, "control": {place: side}, "facts": [[label,
     # value]], "statuses": {status: words}, "now": words}; None: `--diff` compares summaries only
     view: Callable[[Any, dict], dict] | None = None
-    # scenario, rules, what ("unit", "hex", "area"), id -> lines telling everything about that
-    # one thing (`pbem show --unit/--hex/--area`); raises ValueError, one sentence, for an
+    # scenario, rules, what ("unit", "hex", "area", "square"), id -> lines telling everything about
+    # that one thing (`pbem show --unit/--hex/--area/--square`); raises ValueError, one sentence, for an
     # unknown id or a kind of thing the ruleset has not; None: the ruleset describes nothing alone
     look: Callable[[Any, dict, str, str], list[str]] | None = None
 

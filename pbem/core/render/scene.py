@@ -38,7 +38,7 @@ ITEM_FIELDS = {
     "stack": {"cell", "counters"},
     "arrow": {"cells", "style", "text", "side"},
 }
-COUNTER_FIELDS = {"unit", "side", "symbol", "values", "markers", "reduced"}
+COUNTER_FIELDS = {"unit", "side", "symbol", "values", "markers", "reduced", "label", "facing"}
 STYLE_FIELDS = {"fill", "stroke", "width", "dash", "opacity", "label", "ink", "show"}
 AT = ("center", "top", "bottom")
 
@@ -88,6 +88,8 @@ def check(scene: Any) -> None:
             if extra or "unit" not in counter or "side" not in counter:
                 raise SceneError(f"scene item {i} (stack) has a counter without unit and side, or with "
                                  f"unknown field {sorted(extra)[0] if extra else ''}")
+            if "facing" in counter and (isinstance(counter["facing"], bool) or not isinstance(counter["facing"], (int, float))):
+                raise SceneError(f"scene item {i} (stack): counter {counter['unit']}'s facing must be degrees clockwise from up")
 
 
 def _style(name: Any, spec: Any) -> None:

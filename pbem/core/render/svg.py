@@ -260,13 +260,15 @@ class _Painter:
     def counter(self, k: dict, cx: float, cy: float, c: float) -> str:
         side = str(k["side"])
         x, y = cx - c / 2, cy - c / 2
-        out = [f'<g class="counter" data-unit={attr(k["unit"])}>',
+        facing = k.get("facing")
+        out = [f'<g class="counter" data-unit={attr(k["unit"])}'
+               + ("" if facing is None else f' data-facing="{num(facing)}"') + '>',
                f'<rect class="side-{side}" x="{num(x)}" y="{num(y)}" width="{num(c)}" height="{num(c)}" rx="{num(c * 0.08)}"/>']
         ink = f"ink-{side}"
         small = c < 34  # a counter of a big stack: larger type, a smaller symbol
         fs = c * (0.25 if small else 0.2)
         vs = c * (0.36 if small else 0.3)
-        out.append(_text(cx, y + fs * 1.02, k["unit"], fs, ink, fit=c * 0.94))
+        out.append(_text(cx, y + fs * 1.02, k.get("label", k["unit"]), fs, ink, fit=c * 0.94))
         out.append(_symbol(k.get("symbol"), cx, y + fs * 1.25 + (c - fs * 1.25 - vs) / 2, c * 0.46,
                            (c - fs * 1.25 - vs) * 0.72, side))
         values = k.get("values")
@@ -282,6 +284,8 @@ class _Painter:
             out.append(f'<rect x="{num(tx)}" y="{num(ty)}" width="{num(tab)}" height="{num(tab)}" fill="{colour}" '
                        f'stroke="{INK}" stroke-width="0.6"/>'
                        + _text(tx + tab / 2, ty + tab * 0.8, letter, tab * 0.85, "", bold=True))
+        if facing is not None:
+            out.append(_facing(cx, cy, c, facing))
         out.append("</g>")
         return "".join(out)
 
@@ -397,6 +401,21 @@ def _symbol(kind: object, x: float, y: float, w: float, h: float, side: str) -> 
     else:
         inner = ""
     return box + inner
+
+
+def _facing(cx: float, cy: float, c: float, degrees: float) -> str:
+    """The way a counter faces (degrees clockwise from up): a bar along that side of the
+    counter and a wedge pointing out of it."""
+    a = math.radians(degrees)
+    dx, dy = math.sin(a), -math.cos(a)  # outwards
+    px, py = -dy, dx  # along the side
+    ex, ey = cx + dx * c / 2, cy + dy * c / 2
+    bar = c * 0.42
+    tip = (ex + dx * c * 0.22, ey + dy * c * 0.22)
+    wedge = [tip, (ex + px * c * 0.2, ey + py * c * 0.2), (ex - px * c * 0.2, ey - py * c * 0.2)]
+    return (f'<path class="ln" stroke="{INK}" stroke-width="{num(c * 0.08)}" d="M{num(ex + px * bar)} '
+            f'{num(ey + py * bar)} L{num(ex - px * bar)} {num(ey - py * bar)}"/>'
+            f'<polygon class="facing" fill="{INK}" stroke="#ffffff" stroke-width="0.8" points="{pts(wedge)}"/>')
 
 
 def _towards(p: Point, q: Point, d: float) -> Point:

@@ -1,0 +1,850 @@
+"""Close Assault (K-CA-1 to K-CA-20), its factors (K-CAF-1), the orders comparison (K-CAO-1),
+the Result Table (K-CAT-1), the results (K-CAR-1 to K-CAR-6) and attrition (K-ATR-1 to K-ATR-4).
+
+A moving side declares its assaults as moves of its eligible units or groups that started
+the phase as groups, partly into an orthogonally adjacent enemy square (K-CA-3, K-CA-5).
+After the bombardment calls they are fought one at a time in the order the attacker
+chooses (K-CA-1, K-CA-4). The attackers stay in the square they came from until they win
+and occupy; a retreating attacker is back there (K-CA-18).
+
+A fight runs as a queue of steps kept in `rules["ca"]` (nominate, fight, loss, attrition,
+counter attack, retreat, withdraw, win, occupy, back, refight); a step that is a player's
+choice stops the queue as a decision (flow.py) until its answer or standing order comes.
+A square may be assaulted by as many assaults as are legal (K-CA-6); as attackers stay in
+their own square until they occupy, no square is ever over-full, during an assault or after
+(K-CA-12). Only units roll attrition, never command markers (K-CMK-5, K-ATR-4). The
+rulebook's example (K-EX-1, K-EX-2, K-EX-3) is case close-assault-example.yaml.
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from . import artillery, layout, movement
+from .command import change_modifiers, force_order, group_in_command, majority
+from .common import demoralised, lose
+from .giveground import displace_markers, give_ground
+from .scenario import Scenario, other
+from .state import Board, mark
+
+ATTACK_ORDERS = ("FA", "PA", "HA", "M")
+DECISIONS = ("assault-next", "ca-defence", "ca-loss", "attrition", "counter-attack", "withdraw", "occupy",
+             "occupy-facing", "breakthrough")
+
+
+# --- declaring (K-CA-2 to K-CA-5) --------------------------------------------------------------
+
+def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int) -> dict:
+    board = Board(sc, rules)
+    units = movement.check_body(sc, board, side, order.get("units"), "assault")
+    here = rules["pieces"][units[0]]["sq"]
+    target = order.get("target")
+    if target not in sc.grid or sc.grid.orthogonal_distance(here, target) != 1:
+        raise IllegalOrder("K-CA-5", f"assault: {target!r} is not next to {here} through an edge: an assault is never "
+                           f"a diagonal move (K-CA-5, K-MOV-2)", None)
+    enemies = board.at(target, other(side))
+    markers = [h for h in board.hqs_at(target) if sc.commands[h].side == other(side)]
+    if not enemies and not markers:
+        raise IllegalOrder("K-CA-6", f"assault: there is no enemy in {target} to assault", None)
+    if len(units) > 1:
+        start = rules["ps"]["groups"]
+        g = start.get(units[0])
+        started = sorted(p for p, grp in start.items() if grp == g) if g else []
+        if g is None or started != units or board.members(units[0]) != units:
+            raise IllegalOrder("K-CA-3", f"assault: units assault together only as a battle group that started the phase "
+                               f"as one ({', '.join(units)} did not); each may assault alone (K-CA-3, K-ORD-8)", None)
+    dismount = bool(order.get("dismount", False))
+    for u in units:
+        why = movement.unit_may_move(sc, board, u, ap, True)
+        if why and not (dismount and "may not move" in why and board.piece(u).get("mode") == "mounted"):
+            raise IllegalOrder("K-CA-5", f"assault: {why}", None)
+        if board.order(u) not in ATTACK_ORDERS:
+            raise IllegalOrder("K-CAO-1", f"assault: {u} is on {board.order(u)}: only units on FA, PA, HA or M may "
+                               f"assault (K-CAO-1, K-ORD-5)", None)
+        mode = board.piece(u).get("mode")
+        if dismount and mode != "mounted":
+            raise IllegalOrder("K-CA-10", f"assault: {u} is not mounted and cannot dismount", None)
+        prof = sc.profile(u, "dismounted" if dismount else mode)
+        if not prof.assault:
+            raise IllegalOrder("K-CA-2", f"assault: {u} may not attack in a Close Assault (only armour, mechanised "
+                               f"armoured self-propelled artillery, reconnaissance and infantry, K-CA-2, K-CA-11)", None)
+        if demoralised(sc, board, u):
+            raise IllegalOrder("K-MOR-1", f"assault: {u}'s formation is Demoralised and may launch no Close Assault "
+                               f"(K-MOR-1)", None)
+        why = movement.terrain_block(sc, board.profile(u), here, target)
+        if why:
+            raise IllegalOrder("K-TER-5", f"assault: {why}", None)
+    vehicles = [u for u in units if sc.profile(u, "dismounted" if dismount else board.piece(u).get("mode")).vehicle]
+    for square in (here, target):
+        if layout.road_square(sc, square) and vehicles:
+            face = f"{square}:{sc.grid.direction(square, target if square == here else here)}:{side}"
+            if len(vehicles) > 1 or face in rules["ps"]["faces"]:
+                raise IllegalOrder("K-TER-5", f"assault: through each face of {square} ({sc.area[square].name}) only one "
+                                   f"vehicle unit of a side may assault (K-TER-5)", None)
+    hqs = sorted(order.get("hqs") or [])
+    for h in hqs:
+        if h not in sc.commands or sc.commands[h].side != side or rules["hqs"].get(h, {}).get("sq") != here:
+            raise IllegalOrder("K-CA-2", f"assault: {h!r} is not a command marker of {side} in {here}", None)
+    return {"units": units, "from": here, "target": target, "dismount": dismount, "hqs": hqs, "vehicles": vehicles}
+
+
+def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
+    plan = check_declare(sc, rules, side, order, ap)
+    n = 1 + max([a["n"] for a in rules["assaults"]] or [0])
+    if plan["dismount"]:
+        for u in plan["units"]:
+            rules["pieces"][u]["mode"] = "dismounted"
+    for u in plan["units"]:
+        mark(rules, "ps", "moved", u)
+    for square in (plan["from"], plan["target"]):
+        if layout.road_square(sc, square) and plan["vehicles"]:
+            other_sq = plan["target"] if square == plan["from"] else plan["from"]
+            mark(rules, "ps", "faces", f"{square}:{sc.grid.direction(square, other_sq)}:{side}")
+    rules["assaults"].append({"n": n, "side": side, "units": plan["units"], "from": plan["from"],
+                              "target": plan["target"], "dismount": plan["dismount"], "hqs": plan["hqs"]})
+    ctx.event("assault-declared", f"Close Assault {n}: {', '.join(plan['units'])} from {plan['from']} into "
+              f"{plan['target']}" + (" (dismounting)" if plan["dismount"] else "") + " (K-CA-5).", side=side, assault=n,
+              units=plan["units"], origin=plan["from"], target=plan["target"], rule="K-CA-5")
+
+
+def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
+    return list(iter_options(sc, rules, side, ap))
+
+
+def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
+    board = Board(sc, rules)
+    for body in board.movers(side):
+        if any(u in rules["ps"]["moved"] for u in body):
+            continue
+        here = rules["pieces"][body[0]]["sq"]
+        for target in sc.grid.neighbours(here):
+            if board.occupied_by(target) != other(side) and not any(
+                    sc.commands[h].side == other(side) for h in board.hqs_at(target)):
+                continue
+            bodies = [body] + ([[u] for u in body] if len(body) > 1 else [])
+            for b in bodies:
+                order = {"type": "assault", "units": b, "target": target}
+                try:
+                    check_declare(sc, rules, side, order, ap)
+                except IllegalOrder:
+                    continue
+                yield order
+
+
+# --- the fight --------------------------------------------------------------------------------
+
+def exposed(sc: Scenario, board: Board, pid: str, enemy_armour: bool) -> bool:
+    """Loses on 1 or 2 in attrition: a Vulnerable Target, deployed artillery, or infantry on foot
+    engaged by armour (K-ATR-1)."""
+    prof = board.profile(pid)
+    return prof.vulnerable or prof.unlimbered or (enemy_armour and prof.infantry is not None and not prof.vehicle)
+
+
+def is_armour(board: Board, pid: str) -> bool:
+    prof = board.profile(pid)
+    return prof.vehicle and prof.armour is not None
+
+
+def _current(rules: dict) -> dict:
+    ca = rules["ca"]
+    return next(a for a in rules["assaults"] if a["n"] == ca["n"])
+
+
+def participants(board: Board, rules: dict) -> dict[str, list[str]]:
+    ca = rules["ca"]
+    a = _current(rules)
+    att = [u for u in ca["att"] if board.alive(u)]
+    dfn = [u for u in ca["def"] if board.alive(u)]
+    return {a["side"]: att, other(a["side"]): dfn}
+
+
+def factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str], body: list[str]) -> dict[str, int]:
+    """The attacker's final factor, part by part (K-CAF-1, K-CAO-1, K-SFX-4)."""
+    f = sc.tables["assault"]["factors"]
+    out: dict[str, int] = {}
+    diff = len(att) - len(dfn)
+    if diff > 0:
+        out["units_more"] = diff * f["per_unit_more"]
+    elif diff < 0:
+        out["units_fewer"] = -diff * f["per_unit_fewer"]
+    att_hurt = sum(1 for p in att if board.damaged(p))
+    def_hurt = sum(1 for p in dfn if board.damaged(p))
+    if att_hurt > def_hurt:
+        out["attackers_more_losses"] = f["attackers_more_losses"]
+    elif def_hurt > att_hurt:
+        out["defenders_more_losses"] = f["defenders_more_losses"]
+    for who, units, sign in (("attackers", att, 1), ("defenders", dfn, -1)):
+        if majority(sc, units, "S"):
+            out[f"{who}_superior"] = f[f"{who}_superior"]
+        if majority(sc, units, "I"):
+            out[f"{who}_inferior"] = f[f"{who}_inferior"]
+    if len(att) > 1 and not group_in_command(sc, board, att):
+        out["attacking_group_out_of_command"] = f["attacking_group_out_of_command"]
+    if len(body) > 1 and not group_in_command(sc, board, [p for p in body if board.alive(p)]):
+        out["defending_group_out_of_command"] = f["defending_group_out_of_command"]
+    # arms (K-CAF-1, K-INF-7, K-CA-10): a mounted armoured infantry unit counts as armour and as infantry
+    arms = {}
+    for who, units in (("attackers", att), ("defenders", dfn)):
+        infantry = {board.profile(p).infantry for p in units} - {None}
+        arms[who] = {"armour": any(is_armour(board, p) for p in units), "infantry": infantry,
+                     "only_gi": bool(units) and all(board.profile(p).infantry == "GI" and not is_armour(board, p)
+                                                    for p in units),
+                     "aifv": any(sc.pieces[p].aifv and board.piece(p).get("mode") == "dismounted" for p in units)}
+    for who, foe in (("attackers", "defenders"), ("defenders", "attackers")):
+        mine, theirs = arms[who], arms[foe]
+        if theirs["armour"]:
+            if mine["only_gi"]:
+                out[f"{who}_solely_gi_vs_armour"] = f[f"{who}_solely_gi_vs_armour"]
+            elif "MI" in mine["infantry"]:
+                out[f"{who}_mi" if who == "defenders" else "attackers_mi_vs_armour"] = \
+                    f["defenders_mi" if who == "defenders" else "attackers_mi_vs_armour"]
+            elif "RI" in mine["infantry"]:
+                out[f"{who}_ri_vs_armour"] = f[f"{who}_ri_vs_armour"]
+        if mine["armour"] and mine["infantry"]:
+            out[f"{who}_armour_and_infantry"] = f[f"{who}_armour_and_infantry"]
+        if mine["aifv"]:
+            out[f"{who}_dismounted_from_aifv"] = f[f"{who}_dismounted_from_aifv"]
+    terrain = defensive_terrain(sc, board, a, dfn)
+    if terrain:
+        out["defensive_terrain"] = terrain
+    if dfn and all(board.profile(p).artillery for p in dfn):
+        out["defenders_solely_artillery"] = f["defenders_solely_artillery"]
+    if att and 2 * sum(1 for p in att if board.profile(p).vulnerable) > len(att):
+        out["attackers_vulnerable"] = f["attackers_vulnerable"]
+    if dfn and 2 * sum(1 for p in dfn if board.profile(p).vulnerable) > len(dfn):
+        out["defenders_vulnerable"] = f["defenders_vulnerable"]
+    live_body = [p for p in body if board.alive(p)]
+    if live_body:
+        how = layout.exposure(board.piece(live_body[0])["f"], sc.grid.direction(a["target"], a["from"]))
+        if how == "flank":
+            out["flank"] = f["flank"]
+        elif how == "rear":
+            out["rear"] = f["rear"]
+    if not a.get("breakthrough"):
+        out.update(artillery.bombardment(sc, board, a, {a["side"]: att, other(a["side"]): dfn}))
+    # K-CAO-1: the attacker's order against the defending unit or group's
+    if att and live_body:
+        mine = board.order(att[0])
+        theirs = board.order(live_body[0])
+        table = sc.tables["orders_comparison"]
+        if mine in table["attacker"] and theirs in table["defender"]:
+            value = table["defender"][theirs][table["attacker"].index(mine)]
+            if value:
+                out["orders"] = value
+    return out
+
+
+def defensive_terrain(sc: Scenario, board: Board, a: dict, dfn: list[str]) -> int:
+    """'Assault against defensive terrain' -1 or -2 (K-CAF-1, K-TER-2..9, K-TER-11): the
+    defenders' area feature (ridges only upslope; marsh and light woods only for infantry and
+    deployed guns) or a linear feature on the edge crossed; the stronger one."""
+    values = [0]
+    feature = sc.area[a["target"]]
+    if feature.ca_defence:
+        if feature.ca_for == "all":
+            values.append(feature.ca_defence)
+        elif feature.ca_for == "upslope" and not sc.area[a["from"]].high:
+            values.append(feature.ca_defence)
+        elif feature.ca_for == "foot" and dfn and all(not board.profile(p).vehicle or board.profile(p).unlimbered
+                                                      for p in dfn):
+            values.append(feature.ca_defence)
+    edge = sc.edge_feature(a["from"], a["target"])
+    if edge is not None and edge.ca_defence:
+        values.append(edge.ca_defence)
+    return min(values)
+
+
+def result_of(sc: Scenario, factor: int, die: int) -> str:
+    table = sc.tables["results"]
+    column = max(min(factor, table["columns"][0]), table["columns"][-1])
+    return table["rows"][str(die)][table["columns"].index(column)]
+
+
+# --- running the assault step -------------------------------------------------------------------
+
+def pending(rules: dict) -> list[dict]:
+    return [a for a in rules["assaults"] if not a.get("done")]
+
+
+def start(sc: Scenario, rules: dict, a: dict, ctx) -> None:
+    board = Board(sc, rules)
+    att = [u for u in a["units"] if board.alive(u)]
+    rules["ca"] = {"n": a["n"], "att": att, "def": [], "body": [], "round": 1, "steps": []}
+    side = a["side"]
+    kind = "Breakthrough Close Assault" if a.get("breakthrough") else "Close Assault"
+    if not att:
+        ctx.event("assault-void", f"{kind} {a['n']}: no attacker is left.", assault=a["n"], rule="K-CA-4")
+        rules["ca"]["steps"] = []
+        return
+    enemies = board.at(a["target"], other(side))
+    if not enemies:
+        markers = [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == other(side)]
+        for h in markers:
+            board.move_hq(h, None)
+            ctx.event("hq-destroyed", f"{h}, alone in {a['target']}, is destroyed by Close Assault {a['n']} with no loss "
+                      f"to the attacker (K-CMK-4).", hq=h, assault=a["n"], rule="K-CMK-4")
+        rules["ca"]["steps"] = [{"do": "occupy", "fought": bool(markers)}]
+        if not markers:
+            ctx.event("assault-unopposed", f"{kind} {a['n']}: {a['target']} is clear of the enemy; the attackers did not "
+                      f"have to fight (K-CA-14).", assault=a["n"], rule="K-CA-14")
+        return
+    rules["ca"]["steps"] = [{"do": "nominate"}, {"do": "fight"}]
+
+
+def decision(sc: Scenario, rules: dict) -> tuple[str, str, str] | None:
+    """The decision the assault step waits for: (side, kind, prompt), or None."""
+    ca = rules["ca"]
+    if ca is None:
+        live = pending(rules)
+        if len(live) > 1:
+            return live[0]["side"], "assault-next", "choose which Close Assault is fought next (K-CA-1)"
+        if not live:
+            bt = breakthrough_candidate(sc, rules)
+            if bt is not None:
+                return bt["side"], "breakthrough", (f"Close Assault {bt['n']} won: take a Breakthrough Close Assault into "
+                                                    f"{bt['target']}, or give ground (K-CA-20)")
+        return None
+    if not ca["steps"]:
+        return None
+    step = ca["steps"][0]
+    a = _current(rules)
+    attacker, defender = a["side"], other(a["side"])
+    do = step["do"]
+    if do == "nominate":
+        return defender, "ca-defence", f"Close Assault {a['n']} into {a['target']}: name the defending unit or group and a supporting unit (K-CA-7)"
+    if do == "loss" and len(loss_options(sc, rules, step)) > 1:
+        return step["side"], "ca-loss", f"Close Assault {a['n']}: which engaged unit takes the next loss (K-CAR-1, K-CAR-6)"
+    if do == "attr" and len(attrition_options(sc, rules, step)) > 1:
+        return step["side"], "attrition", f"Close Assault {a['n']}: which unit tests attrition next (most vulnerable first, K-ATR-2)"
+    if do == "counter":
+        return defender, "counter-attack", f"Close Assault {a['n']}: try a Counter Attack (orders test at -1, K-CAR-3)?"
+    if do == "withdraw" and withdraw_candidates(sc, rules):
+        return defender, "withdraw", f"Close Assault {a['n']}: may an unengaged unit in {a['target']} give ground (K-CAR-1)?"
+    if do == "occupy" and step.get("choose"):
+        return attacker, "occupy", f"Close Assault {a['n']}: which attacker occupies {a['target']} next (K-CA-15)"
+    if do == "face" and facing_options(sc, rules, step):
+        return attacker, "occupy-facing", (f"Close Assault {a['n']}: the facing of the units that occupied {a['target']}, "
+                                           f"and whether they stay one battle group (K-CA-17)")
+    return None
+
+
+def legal(sc: Scenario, rules: dict, kind: str) -> list[dict]:
+    board = Board(sc, rules)
+    if kind == "assault-next":
+        return [{"type": "next", "assault": a["n"]} for a in pending(rules)]
+    if kind == "breakthrough":
+        bt = breakthrough_candidate(sc, rules)
+        return [{"type": "breakthrough", "assault": bt["n"], "take": False},
+                {"type": "breakthrough", "assault": bt["n"], "take": True}]
+    ca = rules["ca"]
+    step = ca["steps"][0]
+    if kind == "ca-defence":
+        return defence_options(sc, board, rules)
+    if kind == "ca-loss":
+        return [{"type": "loss", "unit": p} for p in loss_options(sc, rules, step)]
+    if kind == "attrition":
+        return [{"type": "test", "unit": p} for p in attrition_options(sc, rules, step)]
+    if kind == "counter-attack":
+        return [{"type": "counter", "attempt": False}, {"type": "counter", "attempt": True}]
+    if kind == "withdraw":
+        p = withdraw_candidates(sc, rules)[0]
+        return [{"type": "withdraw", "unit": p, "go": False}, {"type": "withdraw", "unit": p, "go": True}]
+    if kind == "occupy":
+        return [{"type": "occupy", "unit": p} for p in step["choose"]] + [{"type": "occupy", "unit": None}]
+    if kind == "occupy-facing":
+        return facing_options(sc, rules, step)
+    return []
+
+
+def facing_options(sc: Scenario, rules: dict, step: dict) -> list[dict]:
+    """K-CA-17: every legal facing of the occupiers, as one group or as single units; the
+    facing they came in with first."""
+    board = Board(sc, rules)
+    units = [u for u in step["units"] if board.alive(u)]
+    if not units:
+        return []
+    square = rules["pieces"][units[0]]["sq"]
+    first = rules["pieces"][units[0]]["f"]
+    out = []
+    for f in [first] + [e for e in ("N", "E", "S", "W") if e != first]:
+        for grouped in ((True, False) if len(units) > 1 else (False,)):
+            if grouped and not (all(layout.can_group(sc, units[0], p) for p in units[1:])
+                                and len({board.order(p) for p in units}) == 1):
+                continue
+            cells = layout.place_cells(sc, board, square, units, f, grouped)
+            if cells is None:
+                continue
+            entries = {p: dict(rules["pieces"][p]) for p in board.at(square) if p not in units}
+            for p, cell in zip(units, cells):
+                entries[p] = dict(rules["pieces"][p], cell=cell, f=f)
+                entries[p].pop("g", None)
+                if grouped:
+                    entries[p]["g"] = "new"
+            if layout.check_entries(sc, square, entries) is None:
+                out.append({"type": "face", "facing": f, "group": grouped})
+    return out
+
+
+def defence_options(sc: Scenario, board: Board, rules: dict) -> list[dict]:
+    a = _current(rules)
+    side = other(a["side"])
+    engaged = set(rules["ps"].get("defended", []))
+    levels = layout.defence_levels(sc, board, a["target"], a["from"], side, engaged)
+    level = next((lv for lv in levels if lv), [])
+    out = []
+    for body in level:
+        supports = [None] + [p for p in board.at(a["target"], side) if p not in body and p not in rules["ps"]["gg"]
+                             and p not in engaged]
+        for s in supports:
+            out.append({"type": "defend", "units": body, "support": s})
+    return out
+
+
+def loss_options(sc: Scenario, rules: dict, step: dict) -> list[str]:
+    board = Board(sc, rules)
+    return participants(board, rules)[step["side"]]
+
+
+def attrition_options(sc: Scenario, rules: dict, step: dict) -> list[str]:
+    """The untested units that may test next: the most vulnerable first (K-ATR-2)."""
+    board = Board(sc, rules)
+    units = step.get("units") or participants(board, rules)[step["side"]]
+    left = [p for p in units if board.alive(p) and p not in step["tested"]]
+    if not left:
+        return []
+    worst = [p for p in left if exposed(sc, board, p, step["armour"])]
+    return worst or left
+
+
+def withdraw_candidates(sc: Scenario, rules: dict) -> list[str]:
+    a = _current(rules)
+    board = Board(sc, rules)
+    ca = rules["ca"]
+    done = ca.get("withdrawn", [])
+    return [p for p in board.at(a["target"], other(a["side"])) if p not in ca["def"] and p not in done]
+
+
+def breakthrough_candidate(sc: Scenario, rules: dict) -> dict | None:
+    board = Board(sc, rules)
+    for a in rules["assaults"]:
+        if not a.get("won") or a.get("bt_done"):
+            continue
+        if not board.at(a["target"], other(a["side"])):
+            continue
+        return a
+    return None
+
+
+def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
+    """Apply the answer to an assault decision, then run on."""
+    options = legal(sc, rules, kind)
+    if order not in options:
+        raise IllegalOrder("K-CA-7", f"{kind}: that answer is not one of the legal ones now", options[:12])
+    board = Board(sc, rules)
+    if kind == "assault-next":
+        a = next(x for x in rules["assaults"] if x["n"] == order["assault"])
+        start(sc, rules, a, ctx)
+    elif kind == "breakthrough":
+        a = next(x for x in rules["assaults"] if x["n"] == order["assault"])
+        a["bt_done"] = True
+        att = [u for u in a["units"] if board.alive(u)]
+        if order["take"]:
+            if any(demoralised(sc, board, u) for u in att):
+                ctx.event("breakthrough-cancelled", f"Close Assault {a['n']}: a loss has Demoralised the attackers; no "
+                          f"Breakthrough (K-CA-20).", assault=a["n"], rule="K-CA-20")
+                _back(sc, board, a, att, None, ctx, "K-CA-20")
+            else:
+                n = 1 + max(x["n"] for x in rules["assaults"])
+                bt = {"n": n, "side": a["side"], "units": att, "from": a["from"], "target": a["target"],
+                      "dismount": False, "hqs": a.get("hqs", []), "breakthrough": True}
+                rules["assaults"].append(bt)
+                ctx.event("breakthrough", f"Breakthrough Close Assault {n}: {', '.join(att)} go on into {a['target']} "
+                          f"(no bombardment, one round of Desperate Fighting, K-CA-20).", side=a["side"], assault=n,
+                          units=att, target=a["target"], rule="K-CA-20")
+                start(sc, rules, bt, ctx)
+        else:
+            ctx.event("breakthrough-declined", f"Close Assault {a['n']}: no Breakthrough; the attackers give ground to "
+                      f"{a['from']} (K-CA-20).", assault=a["n"], rule="K-CA-20")
+            _back(sc, board, a, att, None, ctx, "K-CA-20")
+    else:
+        ca = rules["ca"]
+        step = ca["steps"][0]
+        a = _current(rules)
+        if kind == "ca-defence":
+            ca["body"] = list(order["units"])
+            ca["def"] = list(order["units"]) + ([order["support"]] if order["support"] else [])
+            for p in ca["def"]:
+                mark(rules, "ps", "defended", p)
+            ctx.event("defence", f"Close Assault {a['n']}: {', '.join(order['units'])} defend"
+                      + (f", supported by {order['support']}" if order["support"] else "") + " (K-CA-7).",
+                      side=other(a["side"]), assault=a["n"], units=order["units"], support=order["support"],
+                      chosen_by=ctx.chosen_by, rule="K-CA-7")
+            ca["steps"].pop(0)
+        elif kind == "ca-loss":
+            _take_loss(sc, board, step, order["unit"], ctx)
+        elif kind == "attrition":
+            _test(sc, board, step, order["unit"], ctx)
+        elif kind == "counter-attack":
+            ca["steps"].pop(0)
+            _counter(sc, board, a, order["attempt"], ctx)
+        elif kind == "withdraw":
+            ca.setdefault("withdrawn", []).append(order["unit"])
+            if order["go"]:
+                _withdraw(sc, board, a, order["unit"], ctx)
+        elif kind == "occupy-facing":
+            ca["steps"].pop(0)
+            _reface(sc, board, step["units"], order["facing"], order["group"], ctx)
+        elif kind == "occupy":
+            if order["unit"] is None:
+                step["choose"] = []
+                step["stop"] = True
+            else:
+                step["order"] = step.get("order", []) + [order["unit"]]
+                step["choose"] = [p for p in step["choose"] if p != order["unit"]]
+                if len(step["order"]) >= step["room"]:
+                    step["choose"] = []
+    run(sc, rules, ctx)
+
+
+def run(sc: Scenario, rules: dict, ctx) -> None:
+    """Run the assault step until it waits for a decision or has no assault left."""
+    while True:
+        ca = rules["ca"]
+        if ca is None:
+            live = pending(rules)
+            if len(live) == 1:
+                start(sc, rules, live[0], ctx)
+                continue
+            return
+        if decision(sc, rules) is not None:
+            return
+        if not ca["steps"]:
+            a = _current(rules)
+            a["done"] = True
+            rules["ca"] = None
+            continue
+        _do(sc, rules, ca["steps"][0], ctx)
+
+
+def _do(sc: Scenario, rules: dict, step: dict, ctx) -> None:
+    ca = rules["ca"]
+    board = Board(sc, rules)
+    a = _current(rules)
+    do = step["do"]
+    if do == "nominate":      # only one legal answer would have been asked too; here none is left
+        options = defence_options(sc, board, rules)
+        if not options:
+            ca["steps"] = [{"do": "win"}]
+            return
+        choice = options[0]
+        ca["body"], ca["def"] = list(choice["units"]), list(choice["units"])
+        ca["steps"].pop(0)
+        return
+    if do == "fight":
+        ca["steps"].pop(0)
+        _fight(sc, board, a, ctx)
+        return
+    if do == "loss":
+        options = loss_options(sc, rules, step)
+        if not options:
+            ca["steps"].pop(0)
+            return
+        _take_loss(sc, board, step, options[0], ctx)
+        return
+    if do == "attr":
+        options = attrition_options(sc, rules, step)
+        if not options or step["count"] <= len(step["tested"]) or step.get("hit"):
+            ca["steps"].pop(0)
+            return
+        _test(sc, board, step, options[0], ctx)
+        return
+    ca["steps"].pop(0)
+    if do == "retreat":
+        _defenders_retreat(sc, board, a, ctx)
+    elif do == "withdraw":
+        pass   # no unengaged defender is left to choose
+    elif do == "win":
+        _win(sc, board, a, ctx)
+    elif do == "occupy":
+        _occupy(sc, board, a, step, ctx)
+    elif do == "face":
+        pass   # no other legal facing: they keep the one they came in with
+    elif do == "back":
+        _back(sc, board, a, [u for u in ca["att"] if board.alive(u)], step.get("to"), ctx, step.get("rule", "K-CAR-5"))
+    elif do == "refight":
+        ca["round"] += 1
+        ca["steps"].insert(0, {"do": "fight"})
+
+
+def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
+    rules = board.rules
+    ca = rules["ca"]
+    att = [u for u in ca["att"] if board.alive(u)]
+    dfn = [u for u in ca["def"] if board.alive(u)]
+    if not att:
+        ctx.event("assault-over", f"Close Assault {a['n']}: no attacker is left; the defenders hold.", assault=a["n"])
+        ca["steps"] = []
+        return
+    if not dfn:
+        ca["steps"] = [{"do": "win"}]
+        return
+    for p in att + dfn:
+        if board.profile(p).artillery:
+            mark(rules, "ps", "engaged", p)
+    if ca["round"] == 1:
+        ctx.event("orders-revealed", f"Close Assault {a['n']}: the chits are revealed: "
+                  + ", ".join(f"{p} {board.order(p)}" for p in att + dfn) + " (K-ORD-6).",
+                  orders={p: board.order(p) for p in att + dfn}, rule="K-ORD-6")
+    parts = factors(sc, board, a, att, dfn, ca["body"])
+    total = sum(parts.values())
+    die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.{ca['round']}")
+    result = result_of(sc, total, die)
+    ca["result"] = result
+    column = "EVENS" if total == 0 else f"{total:+d}"
+    ctx.event("assault", f"Close Assault {a['n']} ({', '.join(att)} against {', '.join(dfn)}): final factor {column} ("
+              + (", ".join(f"{k.replace('_', ' ')} {v:+d}" for k, v in parts.items()) or "no factor") + f"), die {die}: "
+              f"{result} (K-CAF-1, K-CAT-1).", side=a["side"], assault=a["n"], attackers=att, defenders=dfn,
+              factors=parts, factor=total, die=die, result=result, round=ca["round"],
+              breakthrough=bool(a.get("breakthrough")), rule="K-CAT-1")
+    n_att, n_def = len(att), len(dfn)
+    smaller = min(n_att, n_def)
+    def_armour = any(is_armour(board, p) for p in dfn)
+    att_armour = any(is_armour(board, p) for p in att)
+    attacker, defender = a["side"], other(a["side"])
+
+    def attr(side: str, count: int, enemy_armour: bool, units: list[str] | None = None, why: str = "K-ATR-1") -> dict:
+        return {"do": "attr", "side": side, "count": count, "armour": enemy_armour, "tested": [],
+                "units": units, "rule": why}
+
+    steps: list[dict] = []
+    if result.startswith("DR"):
+        extra = int(result[3:]) if "+" in result else 0
+        if extra:
+            steps.append({"do": "loss", "side": defender, "n": extra, "rule": "K-CAR-1"})
+        steps += [attr(defender, min(n_def, n_att), att_armour), attr(attacker, min(n_att, n_def), def_armour)]
+        if extra:
+            steps += [{"do": "retreat"}, {"do": "withdraw"}, {"do": "win"}]
+        else:
+            steps += [{"do": "counter"}]
+    elif result == "DF":
+        steps += [attr(defender, smaller, att_armour, why="K-CAR-4"), attr(attacker, smaller, def_armour, why="K-CAR-4")]
+        if ca["round"] == 1 and not a.get("breakthrough"):
+            steps.append({"do": "refight"})
+            ctx.event("desperate-fighting", f"Close Assault {a['n']}: Desperate Fighting; after attrition the assault is "
+                      f"fought again (K-CAR-4).", assault=a["n"], rule="K-CAR-4")
+        else:
+            steps.append({"do": "back", "to": None, "rule": "K-CAR-4"})
+    else:   # AR, AR+n
+        extra = int(result[3:]) if "+" in result else 0
+        if extra:
+            steps.append({"do": "loss", "side": attacker, "n": extra, "rule": "K-CAR-6"})
+        steps += [{"do": "back", "to": "HD" if extra else "HA", "rule": "K-CAR-6" if extra else "K-CAR-5"},
+                  attr(attacker, min(n_att, n_def), def_armour), attr(defender, min(n_def, n_att), att_armour)]
+    ca["steps"] = steps + ca["steps"]
+
+
+def _take_loss(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
+    lose(sc, board, pid, 1, ctx, step.get("rule", "K-CAR-1"), f"Close Assault {board.rules['ca']['n']}")
+    step["n"] -= 1
+    if step["n"] <= 0:
+        board.rules["ca"]["steps"].pop(0)
+
+
+def _test(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
+    """One attrition roll of an Engaged unit (K-CA-13): a loss on 1, on 1-2 if exposed
+    (K-ATR-1); at most one loss a round (K-ATR-3)."""
+    rules = board.rules
+    table = sc.tables["attrition"]
+    step["tested"].append(pid)
+    need = table["exposed_loss_on"] if exposed(sc, board, pid, step["armour"]) else table["loss_on"]
+    die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{rules['ca']['n']}.attrition.{pid}.{len(rules['ca'].get('rounds', [])) + 1}")
+    rules["ca"].setdefault("rounds", []).append(pid)
+    hit = die <= need
+    ctx.event("attrition", f"{pid} tests attrition: die {die}, a loss on {need} or less: "
+              + ("a loss" if hit else "no loss") + " (K-ATR-1).", unit=pid, side=sc.pieces[pid].side, die=die,
+              needed=need, loss=hit, rule=step.get("rule", "K-ATR-1"))
+    if hit:
+        lose(sc, board, pid, 1, ctx, "K-ATR-1", "attrition")
+        step["hit"] = True
+    if hit or len(step["tested"]) >= step["count"] or not attrition_options(sc, rules, step):
+        rules["ca"]["steps"].pop(0)
+
+
+def _counter(sc: Scenario, board: Board, a: dict, attempt: bool, ctx) -> None:
+    """K-CAR-3: on a DR the defender may try an orders test to Counter Attack; a Counter Attack is
+    not a Close Assault, so Demoralised units may make it (K-CA-19)."""
+    rules = board.rules
+    ca = rules["ca"]
+    dfn = [p for p in ca["def"] if board.alive(p)]
+    att = [p for p in ca["att"] if board.alive(p)]
+    if not attempt or not dfn:
+        ca["steps"] = [{"do": "retreat"}, {"do": "withdraw"}, {"do": "win"}] + ca["steps"]
+        return
+    mods = change_modifiers(sc, board, dfn, None, counter_attack=True)
+    die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.counter")
+    score = die + sum(mods.values())
+    ok = score >= sc.tables["order_change"]["target"]
+    ctx.event("counter-attack", f"Close Assault {a['n']}: {', '.join(dfn)} try a Counter Attack: die {die}" + "".join(
+        f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: "
+        + ("they hold and the assault becomes an AR" if ok else "it fails; they retreat") + " (K-CAR-3).",
+        side=other(a["side"]), assault=a["n"], die=die, modifiers=mods, score=score, success=ok, rule="K-CAR-3")
+    att_armour = any(is_armour(board, p) for p in att)
+    def_armour = any(is_armour(board, p) for p in dfn)
+    if ok:
+        ca["result"] = "AR"
+        ca["steps"] = [{"do": "attr", "side": other(a["side"]), "count": len(dfn), "armour": att_armour, "tested": [],
+                        "units": None, "rule": "K-CAR-3"},
+                       {"do": "attr", "side": a["side"], "count": len(dfn), "armour": def_armour, "tested": [],
+                        "units": None, "rule": "K-CAR-3"},
+                       {"do": "back", "to": "HA", "rule": "K-CAR-3"}] + ca["steps"]
+    else:
+        ca["steps"] = [{"do": "attr", "side": other(a["side"]), "count": len(dfn), "armour": att_armour, "tested": [],
+                        "units": None, "rule": "K-CAR-3"},
+                       {"do": "retreat"}, {"do": "withdraw"}, {"do": "win"}] + ca["steps"]
+
+
+def _defenders_retreat(sc: Scenario, board: Board, a: dict, ctx) -> None:
+    """The engaged defenders Give Ground away from the assault, slowest first; their orders
+    become HD (K-CAR-1, K-CAR-2, K-GG-6); command markers share their fate (K-CMK-4)."""
+    rules = board.rules
+    ca = rules["ca"]
+    dfn = [p for p in ca["def"] if board.alive(p)]
+    if not dfn:
+        return
+    force_order(board, dfn, "HD", "K-CAR-1", ctx)
+    moved = give_ground(sc, board, dfn, a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.gg", fire=False,
+                        rule="K-CAR-1")
+    _markers_follow(sc, board, a, moved, ctx)
+
+
+def _markers_follow(sc: Scenario, board: Board, a: dict, moved: dict[str, str | None], ctx) -> None:
+    side = other(a["side"])
+    if board.at(a["target"], side):
+        return
+    markers = [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == side]
+    landed = sorted(s for s in moved.values() if s)
+    for h in markers:
+        if landed:
+            board.move_hq(h, landed[0])
+            ctx.event("hq-retreats", f"{h} goes back with its units to {landed[0]} (K-CMK-4).", hq=h, to=landed[0],
+                      rule="K-CMK-4")
+        else:
+            board.move_hq(h, None)
+            ctx.event("hq-destroyed", f"{h} is destroyed with the units in {a['target']} (K-CMK-4).", hq=h, rule="K-CMK-4")
+
+
+def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:
+    """An unengaged defender gives ground voluntarily, rolling attrition as a loser (K-CAR-1)."""
+    rules = board.rules
+    att_armour = any(is_armour(board, p) for p in rules["ca"]["att"] if board.alive(p))
+    step = {"do": "attr", "side": sc.pieces[pid].side, "count": 1, "armour": att_armour, "tested": [],
+            "units": [pid], "rule": "K-CAR-1"}
+    rules["ca"]["steps"].insert(0, step)
+    _test(sc, board, step, pid, ctx)
+    if board.alive(pid):
+        force_order(board, [pid], "HD", "K-CAR-1", ctx)
+        moved = give_ground(sc, board, [pid], a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.withdraw.{pid}",
+                            fire=False, rule="K-CAR-1")
+        _markers_follow(sc, board, a, moved, ctx)
+
+
+def _win(sc: Scenario, board: Board, a: dict, ctx) -> None:
+    rules = board.rules
+    a["fought"] = True
+    if board.at(a["target"], other(a["side"])):
+        a["won"] = True
+        if a.get("breakthrough"):
+            att = [u for u in rules["ca"]["att"] if board.alive(u)]
+            ctx.event("breakthrough-held", f"Breakthrough Close Assault {a['n']} won, but enemy units remain in "
+                      f"{a['target']}: the attackers give ground to {a['from']} (K-CA-20).", assault=a["n"], rule="K-CA-20")
+            _back(sc, board, a, att, None, ctx, "K-CA-20")
+            a["won"] = False
+        else:
+            ctx.event("assault-won", f"Close Assault {a['n']} won; enemy units remain in {a['target']}: the attackers may "
+                      f"make a Breakthrough Close Assault when the phase's assaults are done (K-CAR-1, K-CA-20).",
+                      assault=a["n"], rule="K-CAR-1")
+        return
+    markers = [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == other(a["side"])]
+    for h in markers:
+        board.move_hq(h, None)
+        ctx.event("hq-destroyed", f"{h} is destroyed in {a['target']} (K-CMK-4).", hq=h, rule="K-CMK-4")
+    rules["ca"]["steps"].insert(0, {"do": "occupy", "fought": True})
+
+
+def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
+    """K-CA-14/15/17: successful attackers occupy the cleared square, those who fought and won
+    first, the owner choosing among them; the rest stay back (K-CA-16)."""
+    rules = board.rules
+    att = [u for u in rules["ca"]["att"] if board.alive(u)]
+    side = a["side"]
+    facing = sc.grid.direction(a["from"], a["target"])
+    room = layout.MAX_UNITS - len(board.at(a["target"], side))
+    if len(att) > room and room > 0 and "choose" not in step:
+        step.update(choose=list(att), order=[], room=room)     # the owner chooses who goes in (K-CA-15)
+        rules["ca"]["steps"].insert(0, step)
+        return
+    entering = step["order"] if "choose" in step else att[:max(room, 0)]
+    placed = []
+    group = None
+    cells = layout.place_cells(sc, board, a["target"], entering, facing, len(entering) > 1)
+    while entering and cells is None:
+        entering = entering[:-1]
+        cells = layout.place_cells(sc, board, a["target"], entering, facing, len(entering) > 1) if entering else None
+    if entering and cells:
+        for p in entering:
+            board.leave_group(p)
+        if len(entering) > 1 and all(layout.can_group(sc, entering[0], p) for p in entering[1:]) and \
+                len({board.order(p) for p in entering}) == 1:
+            group = board.new_group()
+        for p, cell in zip(entering, cells):
+            board.place(p, a["target"], cell, facing)
+            if group:
+                board.piece(p)["g"] = group
+            placed.append(p)
+            mark(rules, "ps", "left", p)
+            rules["ts"]["moved"][p] = "vehicle" if board.profile(p).vehicle else "foot"
+        if layout.check_square(sc, board, a["target"]) is not None and group:
+            board.set_group(placed, None)
+        force_order(board, placed, "HD", "K-CAR-1", ctx, when=("FA", "PA"))
+        for h in a.get("hqs", []):
+            if rules["hqs"].get(h, {}).get("sq") == a["from"]:
+                board.move_hq(h, a["target"])
+        displace_markers(sc, board, a["target"], side)
+        if a["target"] in rules["held"]:
+            rules["held"][a["target"]] = side
+        ctx.event("occupy", f"{', '.join(placed)} occupy {a['target']}, facing {facing} (K-CA-14, K-CA-17).", side=side,
+                  assault=a["n"], units=placed, square=a["target"], rule="K-CA-14")
+        rules["ca"]["steps"].insert(0, {"do": "face", "units": placed})
+        for p in placed:
+            movement.after_step(sc, board, p, a["from"], a["target"], ctx,
+                                f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.mines.{p}")
+    stay = [u for u in att if u not in placed]
+    if stay:
+        ctx.event("pull-back", f"{', '.join(stay)} stay in {a['from']}: no room in {a['target']} (K-CA-16).", units=stay,
+                  rule="K-CA-16")
+
+
+def _reface(sc: Scenario, board: Board, units: list[str], facing: str, grouped: bool, ctx) -> None:
+    """K-CA-17: the occupiers take the facing chosen, as one group or as single units."""
+    units = [u for u in units if board.alive(u)]
+    square = board.piece(units[0])["sq"]
+    cells = layout.place_cells(sc, board, square, units, facing, grouped)
+    for u in units:
+        board.leave_group(u)
+    group = board.new_group() if grouped else None
+    for u, cell in zip(units, cells):
+        board.place(u, square, cell, facing)
+        if group:
+            board.piece(u)["g"] = group
+    ctx.event("occupy-facing", f"{', '.join(units)} face {facing} in {square}"
+              + (" as one battle group" if grouped else (" as single units" if len(units) > 1 else "")) + " (K-CA-17).",
+              units=units, facing=facing, group=grouped, chosen_by=ctx.chosen_by, rule="K-CA-17")
+
+
+def _back(sc: Scenario, board: Board, a: dict, att: list[str], to: str | None, ctx, rule: str) -> None:
+    """The attackers Give Ground to the square they came from, keeping facing and grouping
+    (K-CA-18): they are back where they stood; FA or PA drop as the result says."""
+    if to is not None:
+        force_order(board, att, to, rule, ctx, when=("FA", "PA"))
+    if att:
+        ctx.event("attackers-back", f"{', '.join(att)} give ground back to {a['from']}, still facing "
+                  f"{board.piece(att[0])['f']} ({rule}, K-CA-18).", side=a["side"], units=att, square=a["from"], rule=rule)

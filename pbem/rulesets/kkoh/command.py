@@ -1,0 +1,349 @@
+"""The Command Phase: initiative (K-INI), order chits (K-ORD), command and electronic warfare
+(K-CMD, K-CMK, K-SFX-1), and the command status every other rule reads.
+
+A command marker is either In Command or Out of Command (K-CMD-1). It is In Command unless an EW attack put it Out of Command (K-CMD-3; it lasts
+to the next turn's Issuing Orders, K-CMD-4), another marker in its square is In Command
+(one per square, K-CMD-2, K-CMK-7: the most senior, reading), or the chain above it is broken:
+its superior is Out of Command, destroyed, or out of the superior's command range (K-CMD-10).
+A unit is In Command when it is self-ordering (K-REC-3) or its commanding marker is In
+Command and within that marker's range (K-CMD-7/8/9; beyond range it is Out of Command:
+K-CMD-10 reading).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..base import IllegalOrder
+from .scenario import SIDES, Scenario, other
+from .state import Board
+
+LEVELS = ("division", "brigade", "regiment", "battalion")
+
+
+# --- command status ---------------------------------------------------------------------------
+
+def command_range(sc: Scenario, hid: str) -> int | None:
+    """The squares a marker commands to (None: unlimited), by doctrine and level (K-CMD-7,
+    K-CMD-8), counted with diagonals as one (K-CMD-9: squaregrid.distance)."""
+    c = sc.commands[hid]
+    return sc.tables["command"]["ranges"][c.doctrine].get(c.level)
+
+
+def marker_status(sc: Scenario, board: Board) -> dict[str, bool]:
+    """In Command (True) or not, for every marker on the table."""
+    rules = board.rules
+    present = {h: rec["sq"] for h, rec in rules["hqs"].items() if "sq" in rec}
+    ew = set(rules["ooc"])
+    # one In Command marker per square: the most senior, then by id (K-CMD-2, K-CMK-7)
+    first: dict[str, str] = {}
+    for hid in sorted(present, key=lambda h: (LEVELS.index(sc.commands[h].level), h)):
+        if hid not in ew:
+            first.setdefault(present[hid], hid)
+    status: dict[str, bool] = {}
+
+    def ok(hid: str) -> bool:
+        if hid in status:
+            return status[hid]
+        status[hid] = False   # guards a cycle (none in a checked scenario)
+        good = hid in present and hid not in ew and first.get(present[hid]) == hid
+        sup = sc.commands[hid].superior
+        if good and sup is not None:
+            reach = command_range(sc, sup)
+            good = ok(sup) and (reach is None or sc.grid.distance(present[sup], present[hid]) <= reach)
+        status[hid] = good
+        return good
+
+    for hid in sorted(sc.commands):
+        ok(hid)
+    return status
+
+
+def piece_in_command(sc: Scenario, board: Board, pid: str, status: dict[str, bool] | None = None) -> bool:
+    piece = sc.pieces[pid]
+    if piece.self_ordering:
+        return True            # K-REC-3: never Out of Command
+    status = status if status is not None else marker_status(sc, board)
+    if not status.get(piece.hq):
+        return False
+    reach = command_range(sc, piece.hq)
+    return reach is None or sc.grid.distance(board.rules["hqs"][piece.hq]["sq"], board.piece(pid)["sq"]) <= reach
+
+
+def group_in_command(sc: Scenario, board: Board, pids: Iterable[str], status: dict[str, bool] | None = None) -> bool:
+    status = status if status is not None else marker_status(sc, board)
+    return all(piece_in_command(sc, board, p, status) for p in pids)
+
+
+def majority(sc: Scenario, pids: Iterable[str], quality: str) -> bool:
+    """More than half of them of that quality (K-INI-1, K-ORD-3, K-IF-6, K-CAF-1)."""
+    found = list(pids)
+    return bool(found) and 2 * sum(1 for p in found if sc.pieces[p].quality == quality) > len(found)
+
+
+# --- initiative (K-INI-1, K-INI-2) ----------------------------------------------------------
+
+def initiative_factors(sc: Scenario, board: Board, side: str) -> list[tuple[str, int]]:
+    """The side's factors in the table's drop order: leader first, then the troops."""
+    table = sc.tables["initiative"]
+    chief = sc.chief(side)
+    status = marker_status(sc, board)
+    found: dict[str, int] = {}
+    quality = sc.commands[chief].quality
+    if status.get(chief) and quality == "S":
+        found["superior_leader"] = table["factors"]["superior_leader"]
+    if status.get(chief) and quality == "I":
+        found["inferior_leader"] = table["factors"]["inferior_leader"]
+    troops = [p for p in sc.side_pieces[side] if board.alive(p)]
+    if majority(sc, troops, "S"):
+        found["majority_superior"] = table["factors"]["majority_superior"]
+    if majority(sc, troops, "I"):
+        found["majority_inferior"] = table["factors"]["majority_inferior"]
+    return [(name, found[name]) for name in table["drop_order"] if name in found]
+
+
+def roll_initiative(sc: Scenario, rules: dict, ctx) -> str:
+    board = Board(sc, rules)
+    factors = {side: initiative_factors(sc, board, side) for side in SIDES}
+    attempt = 0
+    while True:
+        scores = {}
+        for side in SIDES:
+            kept = factors[side][attempt:]   # K-INI-2: one more factor dropped per re-roll, cumulatively
+            die = ctx.d6(f"t{rules['turn']}.initiative.{side}.{attempt + 1}")
+            scores[side] = die + sum(v for _, v in kept)
+            ctx.event("initiative-roll", f"{side}: die {die}" + "".join(f", {name.replace('_', ' ')} {v:+d}" for name, v in kept)
+                      + f" = {scores[side]} (K-INI-1).", side=side, die=die, factors=dict(kept), score=scores[side],
+                      attempt=attempt + 1, rule="K-INI-1")
+        if scores["blue"] != scores["red"]:
+            winner = max(SIDES, key=lambda s: scores[s])
+            rules["initiative"] = winner
+            ctx.event("initiative", f"Turn {rules['turn']}: {winner} takes the initiative ({scores['blue']} to "
+                      f"{scores['red']}); {other(winner)} issues orders first, {winner} moves first (K-INI-1, K-INI-3).",
+                      side=winner, turn=rules["turn"], rule="K-INI-1")
+            return winner
+        attempt += 1
+        ctx.event("initiative-tie", f"Drawn at {scores['blue']}: both re-roll, each dropping one more factor (K-INI-2).",
+                  rule="K-INI-2")
+
+
+# --- order chits (K-ORD) ------------------------------------------------------------------
+
+def block_of(sc: Scenario, order: str) -> int:
+    for i, block in enumerate(sc.tables["orders"]["blocks"]):
+        if order in block:
+            return i
+    raise KeyError(order)
+
+
+def voluntary_targets(sc: Scenario, current: str) -> list[str]:
+    """The orders a chit may be changed to by choice (K-ORD-2, K-ORD-7): down the list one line
+    (M not counted: HA may go to M or past it to HD); up one block, to any order in it; never to
+    FA or FD; the same chit again as a bluff (K-ORD-4)."""
+    table = sc.tables["orders"]
+    listed, skip = table["list"], table["not_counted"]
+    out = {current}
+    counted = [o for o in listed if o != skip]
+    if current == skip:
+        i = listed.index(skip)
+        below = [o for o in listed[i + 1:]]
+        if below:
+            out.add(below[0])
+    else:
+        i = counted.index(current)
+        if i + 1 < len(counted):
+            out.add(counted[i + 1])
+            if listed.index(counted[i + 1]) - listed.index(current) == 2:   # M lies between: not counted
+                out.add(skip)
+    b = block_of(sc, current)
+    if b > 0:
+        out.update(table["blocks"][b - 1])
+    out -= set(table["scenario_only"]) - {current}
+    return [o for o in listed if o in out]
+
+
+def change_modifiers(sc: Scenario, board: Board, pids: list[str], target: str | None,
+                     counter_attack: bool = False) -> dict[str, int]:
+    table = sc.tables["order_change"]["modifiers"]
+    mods: dict[str, int] = {}
+    if majority(sc, pids, "S"):
+        mods["majority_superior"] = table["majority_superior"]
+    if majority(sc, pids, "I"):
+        mods["majority_inferior"] = table["majority_inferior"]
+    if not group_in_command(sc, board, pids):
+        mods["out_of_command"] = table["out_of_command"]
+    if target == "PA":
+        mods["to_pa"] = table["to_pa"]
+    if counter_attack:
+        mods["counter_attack"] = table["counter_attack"]
+    return mods
+
+
+def bodies(board: Board, side: str) -> list[list[str]]:
+    """Each battle group and lone unit of the side: each carries one order chit (K-ORD-1)."""
+    return board.movers(side)
+
+
+def check_chit(sc: Scenario, rules: dict, side: str, order: dict) -> list[str]:
+    """A chit order of the Issuing Orders step: the units of one group or one lone unit, and
+    an order it may be given now. Returns the units."""
+    board = Board(sc, rules)
+    units = sorted(order.get("units") or [])
+    unknown = [u for u in units if u not in rules["pieces"] or sc.pieces[u].side != side]
+    if not units or unknown:
+        raise IllegalOrder("K-ORD-1", f"chit: {', '.join(unknown) or 'no unit'} is not a unit of {side} on the table",
+                           None)
+    if board.members(units[0]) != units:
+        raise IllegalOrder("K-ORD-1", f"chit: each battle group or lone unit carries one order chit; {', '.join(units)} "
+                           f"is not one (the group of {units[0]} is {', '.join(board.members(units[0]))})", None)
+    planned = rules["plans"].get("chits", {}).get(side, [])
+    if any(set(units) & set(p["units"]) for p in planned):
+        raise IllegalOrder("K-ORD-1", f"chit: {', '.join(units)} already has its chit for this turn", None)
+    target = order.get("order")
+    current = board.order(units[0])
+    first = rules["turn"] == 1 and not sc.position
+    legal = ([o for o in sc.tables["orders"]["list"] if o not in sc.tables["orders"]["scenario_only"] or o == current]
+             if first else voluntary_targets(sc, current))
+    if target not in legal:
+        raise IllegalOrder("K-ORD-2", f"chit: {', '.join(units)} on {current} may be given {', '.join(legal)}, not "
+                           f"{target} (down one line, M not counted; up one block; never FA or FD)", legal)
+    return units
+
+
+def chit_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
+    board = Board(sc, rules)
+    planned = {u for p in rules["plans"].get("chits", {}).get(side, []) for u in p["units"]}
+    first = rules["turn"] == 1 and not sc.position
+    out = []
+    for body in bodies(board, side):
+        if set(body) & planned:
+            continue
+        current = board.order(body[0])
+        legal = ([o for o in sc.tables["orders"]["list"] if o not in sc.tables["orders"]["scenario_only"]]
+                 if first else voluntary_targets(sc, current))
+        out += [{"type": "chit", "units": body, "order": o} for o in legal if o != current]
+    return out
+
+
+def resolve_chits(sc: Scenario, rules: dict, ctx) -> None:
+    """Every chit change tested at once, after both sides have fixed theirs (K-ORD-3/4): the
+    side without initiative first, each in the order given."""
+    board = Board(sc, rules)
+    first = rules["turn"] == 1 and not sc.position
+    n = 0
+    for side in (other(rules["initiative"]), rules["initiative"]):
+        for plan in rules["plans"].get("chits", {}).get(side, []):
+            units = [u for u in plan["units"] if board.alive(u)]
+            if not units:
+                continue
+            current = board.order(units[0])
+            target = plan["order"]
+            if first:
+                for u in units:
+                    board.piece(u)["o"] = target
+                ctx.event("chit", f"{', '.join(units)}: order chit {target} at deployment (K-ORD-1).", side=side,
+                          units=units, order=target, rule="K-ORD-1")
+                continue
+            n += 1
+            mods = change_modifiers(sc, board, units, target)
+            die = ctx.d6(f"t{rules['turn']}.orders.{n}")
+            score = die + sum(mods.values())
+            ok = score >= sc.tables["order_change"]["target"]
+            if ok:
+                for u in units:
+                    board.piece(u)["o"] = target
+            what = ("keeps " + current + " (a bluff)" if target == current else
+                    (f"changes {current} to {target}" if ok else f"fails to change {current} to {target}"))
+            ctx.event("chit-change", f"{', '.join(units)}: die {die}" + "".join(f", {k.replace('_', ' ')} {v:+d}"
+                      for k, v in mods.items()) + f" = {score}: {what} (3 or more needed, K-ORD-3).", side=side,
+                      units=units, die=die, modifiers=mods, score=score, success=ok, order=board.order(units[0]),
+                      rule="K-ORD-3")
+    rules["plans"].pop("chits", None)
+
+
+def force_order(board: Board, pids: Iterable[str], to: str, rule: str, ctx, when: Iterable[str] | None = None) -> None:
+    """A forced change of chit, no test (K-ORD-9); only from the orders in `when` if given."""
+    changed = []
+    for p in pids:
+        if board.alive(p) and (when is None or board.order(p) in when) and board.order(p) != to:
+            board.piece(p)["o"] = to
+            changed.append(p)
+    if changed:
+        ctx.event("chit-forced", f"{', '.join(changed)}: order chit now {to} ({rule}).", units=changed, order=to,
+                  rule=rule)
+
+
+def below(sc: Scenario, order: str, bound: str) -> bool:
+    """`order` is `bound` or lower in the list (K-ORD-5 "HD and below")."""
+    listed = sc.tables["orders"]["list"]
+    return listed.index(order) >= listed.index(bound)
+
+
+# --- electronic warfare (K-CMD-3..6, K-SFX-1) -------------------------------------------------
+
+def ew_targets(sc: Scenario, rules: dict, side: str) -> list[str]:
+    """The side's markers on the table, most senior first (K-CMD-5)."""
+    return sorted((h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side),
+                  key=lambda h: (LEVELS.index(sc.commands[h].level), h))
+
+
+def ew_special_left(sc: Scenario, rules: dict, side: str) -> int:
+    return sc.specials[side].get("ew", 0) - rules["used"][side].get("ew", 0)
+
+
+def ew_attack(sc: Scenario, rules: dict, attacker: str, special: bool, ctx) -> None:
+    """The attacker rolls 2D6 against each enemy marker, once a turn (K-CMD-6): 2-4 puts it Out
+    of Command (2-6 with the EW special effect, K-SFX-1 reading)."""
+    table = sc.tables["command"]
+    low, high = table["ew_special_success"] if special else table["ew_success"]
+    if special:
+        rules["used"][attacker]["ew"] = rules["used"][attacker].get("ew", 0) + 1
+        ctx.event("ew-special", f"{attacker} uses its EW unit this turn: Out of Command on {low} to {high} (K-SFX-1).",
+                  side=attacker, rule="K-SFX-1")
+    for hid in ew_targets(sc, rules, other(attacker)):
+        a = ctx.d6(f"t{rules['turn']}.ew.{hid}.1")
+        b = ctx.d6(f"t{rules['turn']}.ew.{hid}.2")
+        hit = low <= a + b <= high
+        if hit and hid not in rules["ooc"]:
+            rules["ooc"].append(hid)
+            rules["ooc"].sort()
+        ctx.event("ew", f"EW attack on {hid}: {a}+{b} = {a + b}: " + ("Out of Command" if hit else "no effect")
+                  + f" ({low} to {high} succeeds, K-CMD-3).", side=attacker, hq=hid, dice=[a, b], success=hit,
+                  rule="K-SFX-1" if special else "K-CMD-3")
+
+
+# --- replacement of destroyed markers (K-CMD-11) -----------------------------------------------
+
+def replacements_due(sc: Scenario, rules: dict) -> list[str]:
+    return sorted(h for h, rec in rules["hqs"].items() if "lost" in rec and rules["turn"] >= rec["lost"] +
+                  sc.tables["command"]["replacement_turns"])
+
+
+def replace_options(sc: Scenario, rules: dict, hid: str) -> list[dict]:
+    board = Board(sc, rules)
+    side = sc.commands[hid].side
+    squares = [s for s in sc.grid.ids if board.occupied_by(s) in (None, side)]
+    return [{"type": "replace", "hq": hid, "square": s} for s in squares] + [{"type": "replace", "hq": hid, "square": None}]
+
+
+def replace_default(sc: Scenario, rules: dict, hid: str) -> dict:
+    """The standing order: the square holding most of the units it commands (then the lowest
+    id); with none left, its superior's square, else the commander-in-chief's."""
+    board = Board(sc, rules)
+    count: dict[str, int] = {}
+    for p, rec in rules["pieces"].items():
+        if sc.pieces[p].hq == hid:
+            count[rec["sq"]] = count.get(rec["sq"], 0) + 1
+    if count:
+        square = min(count, key=lambda s: (-count[s], s))
+    else:
+        side = sc.commands[hid].side
+        square = None
+        for h in (sc.commands[hid].superior, sc.chief(side)):
+            if h and "sq" in rules["hqs"].get(h, {}):
+                square = rules["hqs"][h]["sq"]
+                break
+        if square is None:
+            squares = board.squares(side)
+            square = squares[0] if squares else None
+    return {"type": "replace", "hq": hid, "square": square}

@@ -1,0 +1,274 @@
+"""The table as a scene for pbem.core.render (DESIGN §4.2): the 1 km squares with their ids,
+area terrain (woods, light woods, built-up areas, marsh, ridges, impassable), streams along
+square edges and the bridge where a road crosses one, roads, objectives and who holds them;
+every unit in its cell of its square, facing the edge it faces, so its rank and file show
+(K-GM-1 to K-GM-3); battle groups; command markers; minelets; and the last packet's moves,
+Close Assaults, Direct Fire and Give Ground. No SVG here: only the primitives of the scene
+format (docs/scene.md).
+
+A square is drawn as its 3 x 3 cells (layout.py): the scene's grid is the cells, named
+"SQUARE.rc" (r rows from the north edge, c columns from the west edge, as in
+squaregrid.Interior), with north up.
+"""
+
+from __future__ import annotations
+
+from pbem.core.geometry import squaregrid as sg
+
+from . import command, report
+from .scenario import INSIDE, SIDES, Scenario
+from .state import Board
+
+N = INSIDE.size   # cells a side of a square
+CELL = 56          # pixels a side of a cell
+SIDE_STYLES = {
+    "blue": {"label": "Blue: West German unit (counter colour)", "fill": "#9fc0e0", "ink": "#0c1a26"},
+    "red": {"label": "Red: Soviet unit (counter colour)", "fill": "#eba08c", "ink": "#2a0c00"},
+}
+TERRAIN = {   # area features (K-TER-1): a fill without lines (3 x 3 stroked cells a square would double the PNG's time)
+    "open": {"fill": "#f4f0dc", "label": "Open ground"},
+    "woods": {"fill": "#9fc787", "label": "Woods (K-TER-5)"},
+    "light-woods": {"fill": "#cde2b4", "label": "Light woods"},
+    "bua": {"fill": "#d3ad88", "label": "Built-up area, a road to every face (K-TER-6)"},
+    "marsh": {"fill": "#b9d6d2", "label": "Marsh"},
+    "ridge": {"fill": "#e6d2a2", "label": "Ridge: high ground"},
+    "steep-ridge": {"fill": "#caa468", "label": "Steep ridge: high ground, vehicles by road"},
+    "impassable": {"fill": "#8f8f8f", "label": "Impassable"},
+}
+LINEAR = {   # linear features along square edges (K-TER-1, K-TER-3)
+    "river": {"stroke": "#2f6fd0", "width": 6, "label": "River along a square edge"},
+    "stream": {"stroke": "#3f86e0", "width": 3.5, "label": "Stream along a square edge"},
+    "wadi": {"stroke": "#b08850", "width": 3.5, "dash": "6 3", "label": "Wadi along a square edge"},
+    "ditch": {"stroke": "#6a5a3a", "width": 3, "dash": "3 2", "label": "Ditch along a square edge"},
+}
+STYLES = {
+    **TERRAIN,
+    **LINEAR,
+    "bridge": {"stroke": "#3a2616", "width": 7, "label": "Bridge: a road across the edge"},
+    "road": {"stroke": "#9a5b2b", "width": 3, "label": "Road between square centres (K-TER-3)"},
+    "square": {"stroke": "#5e5848", "width": 1.3, "label": "1 km square (K-BTF-1); its id CCRR at the top"},
+    "objective": {"stroke": "#d4a000", "width": 4, "opacity": 0.9, "label": "Objective village, and who holds it"},
+    "group-blue": {"stroke": "#1f4f7a", "width": 1.6, "dash": "4 3", "label": "Blue battle group (K-BG-1)"},
+    "group-red": {"stroke": "#9a1a0c", "width": 1.6, "dash": "4 3", "label": "Red battle group (K-BG-1)"},
+    "hq-blue": {"fill": "#2d5d8a", "stroke": "#0c1a26", "width": 1, "label": "Blue command marker (K-CMK-1)"},
+    "hq-red": {"fill": "#c0301c", "stroke": "#2a0c00", "width": 1, "label": "Red command marker"},
+    "hq-out": {"fill": "#ffffff", "stroke": "#1d1d1d", "width": 1.2, "label": "Command marker Out of Command (K-CMD-3)"},
+    "minelet": {"fill": "#6b6b6b", "stroke": "#1d1d1d", "width": 1, "label": "Minelet marker, real or dummy (K-SFX-5)"},
+    "move-blue": {"stroke": "#0f3a63", "width": 2.5, "opacity": 0.85, "label": "Last packet: blue move"},
+    "move-red": {"stroke": "#7a1400", "width": 2.5, "opacity": 0.85, "label": "Last packet: red move"},
+    "assault": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9, "label": "Last packet: Close Assault declared"},
+    "fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "label": "Last packet: Direct Fire, with its result"},
+    "give-ground": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "label": "Last packet: Give Ground"},
+    "cell-id": {"ink": "#5e5848", "width": 9},
+    "name": {"ink": "#1d1d1d", "width": 10},
+}
+LEGEND = [
+    "A square holds 3 x 3 cells; a unit stands in one, facing an edge: the bar and wedge on its counter. "
+    "Rank 1 is the row touching the edge it faces (K-GM-2, K-GM-3).",
+    "Counter: unit id (without B- or R-); type (X infantry, X and oval infantry mounted, oval armour, "
+    "^ anti-tank and ATGW, dot artillery, arc air defence, / reconnaissance, bare box transport); its order chit.",
+    "Markers: H a loss (K-TRP-2), ½ fielded at half strength (K-TRP-3), L limbered, D infantry dismounted.",
+]
+SYMBOL = {"armour": "tank", "atgw": "anti-tank", "at-arty": "anti-tank", "aa-arty": "anti-aircraft",
+          "fd-arty": "artillery", "transport": "box"}
+# where a marker goes in a square, first choice first: its flag sits on the cell's west side,
+# between the middle and the east column, clear of a square's usual front ranks
+MARKER_CELLS = ("02", "12", "22", "01", "21", "11", "00", "10", "20")
+# the cell of a square on its side towards a neighbour: where an arrow to that neighbour starts
+TOWARDS = {"N": "01", "S": "21", "E": "12", "W": "10", "NE": "02", "NW": "00", "SE": "22", "SW": "20"}
+
+
+def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
+    board = Board(sc, rules)
+    rows = sc.doc["map"]["rows"]
+    cells = {}
+    for square in sc.grid.ids:
+        s = sc.grid.square(square)
+        for cell in INSIDE.cells:
+            r, c = INSIDE.parse(cell)
+            cells[f"{square}.{cell}"] = [s.x * N + c, (rows - 1 - s.y) * N + r]
+    items: list[dict] = []
+    items += [{"type": "cell", "cell": f"{square}.{cell}", "style": sc.area[square].name}
+              for square in sc.grid.ids for cell in INSIDE.cells]
+    items += [{"type": "outline", "cells": _inside(square), "style": "square"} for square in sc.grid.ids]
+    items += _ground(sc)
+    items += _objectives(sc, rules)
+    items += [{"type": "label", "cell": f"{square}.01", "text": square, "style": "cell-id", "at": "top"}
+              for square in sc.grid.ids]
+    items += _groups(sc, rules)
+    items += _markers(sc, rules, board)
+    items += _stacks(sc, rules)
+    items += _arrows(sc, rules, events)
+    present = {i.get("style") for i in items}
+    styles = {k: v for k, v in STYLES.items()
+              if k in present or k in ("square", "group-blue", "group-red", "hq-blue", "hq-red")}
+    return {
+        "title": "Kalt Krieg ohne Hass: " + sc.doc["name"].split(": ", 1)[-1],
+        "caption": _caption(sc, rules),
+        "notes": [_note(sc)],
+        "legend": LEGEND,
+        "north": 0,
+        "grid": {"kind": "square", "size": CELL, "cells": cells},
+        "sides": SIDE_STYLES,
+        "styles": styles,
+        "items": items,
+    }
+
+
+def _inside(square: str) -> list[str]:
+    return [f"{square}.{cell}" for cell in INSIDE.cells]
+
+
+def _note(sc: Scenario) -> str:
+    m = sc.doc["map"]
+    what = f"{m['columns']} x {m['rows']} table of 1 km squares"
+    if m.get("reconstructed") or sc.doc.get("reconstructed"):
+        return (f"Table reconstructed: the rulebook prints army lists but no map or scenario, so this {what}, its "
+                f"terrain, roads, stream, objectives and deployment are rebuilt for the bundled scenario "
+                f"(pbem/rulesets/kkoh/README.md).")
+    return f"The scenario's {what}."
+
+
+def _caption(sc: Scenario, rules: dict) -> list[str]:
+    s = report.summary(sc, rules)
+    lines = [f"Turn {s['turn']} of {sc.last_turn}: {s['phase']}",
+             f"Initiative: {s['initiative'] or 'not yet rolled'}; score blue {s['vp']['blue']}, red {s['vp']['red']}"]
+    if s["result"]:
+        lines.append(f"Result: {s['result']}")
+    lost = {side: sum(1 for p in rules["gone"] if sc.pieces[p].side == side) for side in SIDES}
+    if any(lost.values()):
+        lines.append(f"Units destroyed: blue {lost['blue']}, red {lost['red']}")
+    if rules["demoralised"]:
+        lines.append("Demoralised: " + ", ".join(rules["demoralised"]))
+    return lines
+
+
+def _ground(sc: Scenario) -> list[dict]:
+    """Streams and rivers on the square edges (a side between each of the three pairs of
+    cells along the edge), roads from square centre to square centre, and a bridge where
+    a road crosses a linear feature."""
+    items, bridges = [], []
+    for key, feature in sc.edges.items():
+        a, b = sc.grid.parse_edge(key)
+        pairs = _edge_cells(sc, a, b)
+        items += [{"type": "side", "a": x, "b": y, "style": feature.name} for x, y in pairs]
+        if key in sc.roads:
+            x, y = pairs[1]
+            bridges.append({"type": "side", "a": x, "b": y, "style": "bridge"})
+    for key in sorted(sc.grid.edge_key(*key.split("/")) for key in sc.doc["map"].get("roads") or ()):
+        # the roads of the map; a built-up area's road to every face (K-TER-6) is in its legend
+        a, b = sc.grid.parse_edge(key)
+        items.append({"type": "path", "cells": [f"{a}.11", f"{b}.11"], "style": "road"})
+    return items + bridges
+
+
+def _edge_cells(sc: Scenario, a: str, b: str) -> list[tuple[str, str]]:
+    """The three pairs of cells that face each other across the edge between squares a and b."""
+    edge = sc.grid.direction(a, b)
+    across = sg.opposite(edge)
+    mine = [INSIDE.cell(edge, 1, f) for f in range(1, N + 1)]
+    theirs = [INSIDE.cell(across, 1, f) for f in range(N, 0, -1)]   # files run the other way from the far side
+    return [(f"{a}.{x}", f"{b}.{y}") for x, y in zip(mine, theirs)]
+
+
+def _objectives(sc: Scenario, rules: dict) -> list[dict]:
+    items = []
+    for square in sc.objectives:
+        items.append({"type": "outline", "cells": _inside(square), "style": "objective"})
+        items.append({"type": "label", "cell": f"{square}.21", "text": f"objective: {rules['held'][square]}",
+                      "style": "name", "at": "bottom"})
+    return items
+
+
+def _groups(sc: Scenario, rules: dict) -> list[dict]:
+    members: dict[tuple[str, str], list[str]] = {}
+    for pid, rec in sorted(rules["pieces"].items()):
+        if rec.get("g"):
+            members.setdefault((rec["g"], sc.pieces[pid].side), []).append(f"{rec['sq']}.{rec['cell']}")
+    return [{"type": "outline", "cells": sorted(set(c)), "style": f"group-{side}"}
+            for (_, side), c in sorted(members.items()) if len(c) > 1]
+
+
+def _markers(sc: Scenario, rules: dict, board: Board) -> list[dict]:
+    """Command markers and minelets: not units, they take no cell (K-CMK-6), so each is
+    drawn in a cell of its square that no unit and no other marker uses, if there is one."""
+    taken = {f"{rec['sq']}.{rec['cell']}" for rec in rules["pieces"].values()}
+    status = command.marker_status(sc, board)
+    items = []
+
+    def place(square: str) -> str:
+        free = [c for c in MARKER_CELLS if f"{square}.{c}" not in taken]
+        cell = f"{square}.{(free or MARKER_CELLS)[0]}"
+        taken.add(cell)
+        return cell
+
+    for hid in sorted(rules["hqs"]):
+        rec = rules["hqs"][hid]
+        if "sq" not in rec:
+            continue
+        side = sc.commands[hid].side
+        items.append({"type": "mark", "cell": place(rec["sq"]), "symbol": "flag",
+                      "style": f"hq-{side}" if status.get(hid) else "hq-out", "text": _short(hid)})
+    for m in rules["minelets"]:
+        items.append({"type": "mark", "cell": place(m["square"]), "symbol": "circle", "style": "minelet",
+                      "text": f"mines {m['pair']}" + ("" if m.get("real") is None else (" real" if m["real"] else " dummy"))})
+    return items
+
+
+def _short(ident: str) -> str:
+    """An id without its side's letter: the counter's colour says the side."""
+    return ident[2:] if ident[:2] in ("B-", "R-") else ident
+
+
+def _stacks(sc: Scenario, rules: dict) -> list[dict]:
+    at: dict[str, list[str]] = {}
+    for pid, rec in sorted(rules["pieces"].items()):
+        at.setdefault(f"{rec['sq']}.{rec['cell']}", []).append(pid)
+    return [{"type": "stack", "cell": cell, "counters": [_counter(sc, rules, pid) for pid in pids]}
+            for cell, pids in sorted(at.items())]
+
+
+def _counter(sc: Scenario, rules: dict, pid: str) -> dict:
+    piece, rec = sc.pieces[pid], rules["pieces"][pid]
+    mode = rec.get("mode")
+    if piece.recce:
+        symbol = "cavalry"
+    elif piece.kind == "infantry":
+        symbol = "mechanised" if mode == "mounted" else "infantry"
+    else:
+        symbol = SYMBOL.get(piece.kind)
+    markers = (["hit"] if rec.get("hits") else []) + (["half"] if piece.reduced else []) \
+        + (["limbered"] if mode == "limbered" else []) + (["dismounted"] if mode == "dismounted" else [])
+    return {"unit": pid, "label": _short(pid), "side": piece.side, "symbol": symbol, "values": rec["o"],
+            "markers": markers, "reduced": bool(rec.get("hits")), "facing": sg.EDGES.index(rec["f"]) * 90}
+
+
+def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
+    """The last packet's moves, Close Assaults, Direct Fire and Give Ground, from its events.
+    Moves, assaults and Give Ground start at the side of the square they leave by (so two
+    moves out of one square in opposite ways stay two arrows) and end in the middle of the
+    square they reach; fire goes from the firer's cell to its target's, while both are on
+    the table."""
+    pieces = rules["pieces"]
+    items = []
+
+    def route(squares: list[str]) -> list[str]:
+        return [f"{squares[0]}.{TOWARDS[sc.grid.heading(squares[0], squares[1])]}"] + [f"{s}.11" for s in squares[1:]]
+
+    for e in events:
+        kind = e["type"]
+        if kind == "move" and e.get("origin") != e.get("to"):
+            side = sc.pieces[e["units"][0]].side
+            items.append({"type": "arrow", "cells": route([e["origin"], e["to"]]), "style": f"move-{side}"})
+        elif kind == "assault-declared":
+            items.append({"type": "arrow", "cells": route([e["origin"], e["target"]]), "style": "assault",
+                          "text": f"CA {e['assault']}"})
+        elif kind == "give-ground" and e.get("origin") != e.get("to"):
+            path = [e["origin"]] + [s for s in e.get("path") or [e["to"]] if s != e["origin"]]
+            items.append({"type": "arrow", "cells": route(path), "style": "give-ground"})
+        elif kind == "fire" and e["unit"] in pieces and e["target"] in pieces:
+            a, b = pieces[e["unit"]], pieces[e["target"]]
+            if (a["sq"], a["cell"]) != (b["sq"], b["cell"]):
+                items.append({"type": "arrow", "cells": [f"{a['sq']}.{a['cell']}", f"{b['sq']}.{b['cell']}"],
+                              "style": "fire", "text": f"{e['effect']} ({e['die']})"})
+    return items

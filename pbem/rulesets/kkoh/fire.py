@@ -1,0 +1,326 @@
+"""Direct Fire (K-DF-1 to K-DF-10, K-GM-8 to K-GM-10, K-BAS-2/3, K-REC-2, K-DOC-3).
+
+Both sides plan their fire at once (sealed where both can fire: flow.py), one order per firing
+unit naming its target; then every die is rolled before any result is applied (K-DF-5). A
+unit fires through the edge it faces: into the square ahead, or, at most one unit per
+diagonal per faced edge, into a front diagonal (K-GM-8); heavy ATGW also into the three
+squares beyond (K-DF-1). Only the front rank fires, and in a battle group one unit of the
+second rank per edge (K-GM-9, K-DF-3). Targets are the nearest rank of the enemy by the
+priorities of K-GM-10; fire is spread as evenly as possible over them (K-DF-5).
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from . import layout
+from .common import lose
+from .scenario import CLASS_RANK, INSIDE, Scenario, other
+from .state import Board, mark
+
+
+def plan(rules: dict, side: str) -> list[dict]:
+    """A side's fire plan so far (read only: never creates it)."""
+    return rules["plans"].get("fire", {}).get(side, [])
+
+
+def firer_block(sc: Scenario, board: Board, pid: str) -> str | None:
+    """Why a unit may not fire at all now, or None (K-DF-3, K-DF-4, K-GM-9)."""
+    rules = board.rules
+    prof = board.profile(pid)
+    if prof.df is None:
+        return f"{pid} has no Direct Fire weapon (K-INF-1, K-ART-4, K-ART-7)"
+    ps = rules["ps"]
+    if pid in ps["fired"] or pid in ps["ifired"] or pid in ps["gg"] or pid in ps["evaded"]:
+        return f"{pid} has fired, given ground or bombarded in this Action Phase (K-DF-4, K-DF-5)"
+    rec = rules["pieces"][pid]
+    rank = INSIDE.rank(rec["f"], rec["cell"])
+    if rank == 1:
+        return None
+    if rank == 2 and rec.get("g"):
+        front = INSIDE.in_front(rec["f"], rec["cell"])
+        ahead = [p for p in board.at(rec["sq"]) if rules["pieces"][p]["cell"] == front]
+        if ahead and rules["pieces"][ahead[0]].get("g") == rec["g"]:
+            return None
+    return (f"{pid} is not in the front rank facing {rec['f']} (only the front rank fires, and one second-rank unit of a "
+            f"battle group per edge, K-GM-9, K-DF-3)")
+
+
+def arc(sc: Scenario, board: Board, pid: str) -> list[tuple[str, int, int]]:
+    """The squares the unit may fire into: (square, ahead, right) (K-DF-1, K-GM-8, K-INT-3)."""
+    rec = board.piece(pid)
+    reach = sc.range_df(board.profile(pid).heavy_atgw)
+    out = []
+    for ahead in range(1, reach + 1):
+        for right in (0, -1, 1):
+            square = sc.grid.from_relative(rec["sq"], rec["f"], ahead, right)
+            if square is not None:
+                out.append((square, ahead, right))
+    return out
+
+
+def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int, right: int) -> str | None:
+    """K-DF-2: a diagonal shot may not pass between the corners of two occupied squares; no
+    shot beyond one square passes a square of sight-blocking area terrain (K-TER-4..7)."""
+    squares, corners = sc.grid.crossed(origin, target)
+    if right:
+        for a, b in corners:
+            if a in sc.grid and b in sc.grid and board.occupied_by(a) and board.occupied_by(b):
+                return f"the shot would pass between the corners of occupied {a} and {b} (K-DF-2)"
+    if ahead > 1:
+        for s in squares:
+            if s in sc.grid and sc.area[s].sight:
+                return f"{s} ({sc.area[s].name}) blocks the line of sight (K-DF-2, K-TER-4)"
+    return None
+
+
+def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
+    """Check one fire order against the plan so far; return the shot to add."""
+    board = Board(sc, rules)
+    pid, target = order.get("unit"), order.get("target")
+    if pid not in rules["pieces"] or sc.pieces[pid].side != side:
+        raise IllegalOrder("K-DF-3", f"fire: {pid!r} is not a unit of {side} on the table", None)
+    shots = plan(rules, side)
+    if any(s["unit"] == pid for s in shots):
+        raise IllegalOrder("K-DF-5", f"fire: {pid} already has its target this Action Phase", None)
+    why = firer_block(sc, board, pid)
+    if why:
+        raise IllegalOrder("K-DF-3", f"fire: {why}", None)
+    if target not in rules["pieces"] or sc.pieces[target].side != other(side):
+        raise IllegalOrder("K-DF-1", f"fire: {target!r} is not an enemy unit on the table", None)
+    rec = rules["pieces"][pid]
+    square = rules["pieces"][target]["sq"]
+    found = [(s, a, r) for s, a, r in arc(sc, board, pid) if s == square]
+    if not found:
+        raise IllegalOrder("K-DF-1", f"fire: {target} in {square} is not in {pid}'s arc of fire from {rec['sq']} facing "
+                           f"{rec['f']} (K-DF-1, K-GM-8)", None)
+    _, ahead, right = found[0]
+    why = line_block(sc, board, rec["sq"], square, ahead, right)
+    if why:
+        raise IllegalOrder("K-DF-2", f"fire: {why}", None)
+    edge = (rec["sq"], rec["f"])
+    mine = [s for s in shots if (s["from"], s["edge"]) == edge]
+    if right and any(s["right"] == right for s in mine):
+        raise IllegalOrder("K-GM-8", f"fire: one unit only fires into each front diagonal through an edge "
+                           f"({rec['sq']} {rec['f']})", None)
+    if INSIDE.rank(rec["f"], rec["cell"]) == 2 and any(s["rank"] == 2 for s in mine):
+        raise IllegalOrder("K-GM-9", f"fire: one second-rank unit only fires through an edge ({rec['sq']} {rec['f']})", None)
+    if layout.road_square(sc, rec["sq"]) and board.profile(pid).vehicle and any(s["vehicle"] for s in mine):
+        raise IllegalOrder("K-TER-5", f"fire: from {rec['sq']} ({sc.area[rec['sq']].name}) one vehicle unit only fires "
+                           f"through each face", None)
+    targets, how = layout.fire_targets(sc, board, square, rec["sq"], other(side), set(rules["ps"]["gg"]))
+    if board.profile(pid).mortar:
+        targets = [t for t in targets if not board.profile(t).vehicle]
+    if target not in targets:
+        raise IllegalOrder("K-GM-10", f"fire: from {rec['sq']} into {square} only {', '.join(targets) or 'no unit'} may "
+                           f"be fired at (the nearest rank: facing units, else flank, else rear; mortars not at vehicles, "
+                           f"K-GM-10, K-DF-4)", None)
+    counts = {t: sum(1 for s in shots if s["target"] == t) for t in targets}
+    least = min(counts.values())
+    if counts[target] > least:
+        raise IllegalOrder("K-DF-5", f"fire: fire is spread as evenly as possible: {', '.join(t for t in targets if counts[t] == least)} "
+                           f"must be fired at before {target} again (K-DF-5)", None)
+    return {"unit": pid, "target": target, "sq": square, "from": rec["sq"], "edge": rec["f"], "ahead": ahead,
+            "right": right, "rank": INSIDE.rank(rec["f"], rec["cell"]), "vehicle": board.profile(pid).vehicle}
+
+
+def add_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
+    shot = check_fire(sc, rules, side, order)
+    rules["plans"].setdefault("fire", {}).setdefault(side, []).append(shot)
+    return shot
+
+
+def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
+    """Every fire order legal now for the side (one per firer and target)."""
+    board = Board(sc, rules)
+    out = []
+    for pid in sc.side_pieces[side]:
+        if pid not in rules["pieces"] or firer_block(sc, board, pid) is not None:
+            continue
+        if any(s["unit"] == pid for s in plan(rules, side)):
+            continue
+        for square, ahead, right in arc(sc, board, pid):
+            if board.occupied_by(square) != other(side):
+                continue
+            for target in board.at(square, other(side)):
+                order = {"type": "fire", "unit": pid, "target": target}
+                try:
+                    check_fire(sc, rules, side, order)
+                except IllegalOrder:
+                    continue
+                out.append(order)
+    return out
+
+
+def can_fire(sc: Scenario, rules: dict, side: str) -> bool:
+    board = Board(sc, rules)
+    for pid in sc.side_pieces[side]:
+        if pid in rules["pieces"] and firer_block(sc, board, pid) is None:
+            for square, _, _ in arc(sc, board, pid):
+                if board.occupied_by(square) == other(side):
+                    return True
+    return False
+
+
+# --- recce evading (K-REC-2) ----------------------------------------------------------------
+
+def evaders(sc: Scenario, rules: dict) -> list[str]:
+    """Lone specialist reconnaissance units fired at, not on HD or a more defensive order,
+    that have not fired themselves: each may Give Ground to avoid all incoming fire (K-REC-2)."""
+    from .command import below
+
+    board = Board(sc, rules)
+    fired = {s["unit"] for side in ("blue", "red") for s in plan(rules, side)}
+    targeted = sorted({s["target"] for side in ("blue", "red") for s in plan(rules, side)})
+    out = []
+    for t in targeted:
+        if not board.alive(t) or not sc.pieces[t].recce or t in fired or t in rules["ps"]["evaded"]:
+            continue
+        if below(sc, board.order(t), "HD") or len(board.at(board.piece(t)["sq"])) != 1:
+            continue
+        if t in rules["ps"]["decided"]:
+            continue
+        out.append(t)
+    return out
+
+
+def evade(sc: Scenario, rules: dict, pid: str, go: bool, ctx) -> None:
+    from .giveground import give_ground
+
+    mark(rules, "ps", "decided", pid)
+    if not go:
+        ctx.event("recce-stands", f"{pid} stands its ground under fire (K-REC-2).", unit=pid, rule="K-REC-2")
+        return
+    board = Board(sc, rules)
+    side = sc.pieces[pid].side
+    first = next(s for s in sorted_shots(rules) if s["target"] == pid)
+    mark(rules, "ps", "evaded", pid)
+    ctx.event("recce-evades", f"{pid} gives ground to avoid the fire aimed at it; every shot at it is spent, and its "
+              f"own (K-REC-2).", unit=pid, side=side, rule="K-REC-2")
+    give_ground(sc, board, [pid], first["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.evade.{pid}", fire=True,
+                rule="K-REC-2")
+
+
+def sorted_shots(rules: dict) -> list[dict]:
+    """Every planned shot in the order of resolution: the side without initiative first."""
+    first = other(rules["initiative"])
+    return plan(rules, first) + plan(rules, other(first))
+
+
+# --- resolution (K-DF-5 to K-DF-10) ------------------------------------------------------------
+
+def defensive_terrain(sc: Scenario, board: Board, target: str, source: str) -> bool:
+    """K-TER-11 reading: the target's square gives it a Close Assault advantage against fire
+    from `source` (ridges only upslope; marsh and light woods only to units on foot or
+    deployed guns)."""
+    feature = sc.area[board.piece(target)["sq"]]
+    if feature.ca_defence >= 0:
+        return False
+    if feature.ca_for == "upslope":
+        return not sc.area[source].high
+    if feature.ca_for == "foot":
+        prof = board.profile(target)
+        return not prof.vehicle or prof.unlimbered
+    return True
+
+
+def modifiers(sc: Scenario, board: Board, shot: dict) -> dict[str, int]:
+    m = sc.tables["direct_fire"]["modifiers"]
+    firer, target = shot["unit"], shot["target"]
+    fp, tp = board.profile(firer), board.profile(target)
+    out: dict[str, int] = {}
+    if board.damaged(firer):
+        out["firer_losses"] = m["firer_losses"]
+    if fp.heavy_atgw and shot["ahead"] > sc.range_df(False):
+        out["heavy_atgw_long_range"] = m["heavy_atgw_long_range"]
+    diff = CLASS_RANK[fp.df] - CLASS_RANK[tp.target]
+    if diff > 0:
+        out["class"] = diff * m["per_class_above"]
+    elif diff < 0:
+        out["class"] = -diff * m["per_class_below"]
+    if fp.ir:
+        out["firer_ir"] = m["firer_ir"]
+    if tp.ia and tp.armour:
+        out["target_ia"] = m["target_ia"]
+    if board.order(target) == "M":
+        out["target_m"] = m["target_m"]
+    if board.order(firer) == "M":
+        out["firer_m"] = m["firer_m"]
+    if board.order(target) == "FD":
+        out["target_fd"] = m["target_fd"]
+    elif board.order(target) == "PD" or defensive_terrain(sc, board, target, shot["from"]):
+        out["target_pd_or_cover"] = m["target_pd_or_cover"]
+    _, how = layout.fire_targets(sc, board, shot["sq"], shot["from"], sc.pieces[target].side, set(board.rules["ps"]["gg"]))
+    if tp.vulnerable:
+        out["vulnerable"] = m["vulnerable"]
+    elif how == "rear" and shot["right"] == 0:
+        out["rear"] = m["rear"]
+    return out
+
+
+def resolve(sc: Scenario, rules: dict, ctx) -> None:
+    """Roll every shot, then apply every result (K-DF-5): losses first, then Give Ground."""
+    board = Board(sc, rules)
+    table = sc.tables["direct_fire"]
+    results: dict[str, dict] = {}
+    n = 0
+    for shot in sorted_shots(rules):
+        firer, target = shot["unit"], shot["target"]
+        mark(rules, "ps", "fired", firer)
+        if target in rules["ps"]["evaded"]:
+            ctx.event("fire-spent", f"{firer}'s shot at {target} is spent: {target} gave ground (K-REC-2).", unit=firer,
+                      target=target, rule="K-REC-2")
+            continue
+        n += 1
+        mods = modifiers(sc, board, shot)
+        die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.fire.{n}")
+        score = die + sum(mods.values())
+        effect = ("loss" if score >= table["loss_and_give_ground"] else
+                  "give-ground" if score >= table["give_ground"] else "none")
+        ctx.event("fire", f"{firer} fires at {target} in {shot['sq']}: die {die}" + "".join(
+            f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: "
+            + {"loss": "a loss and Give Ground", "give-ground": "Give Ground", "none": "no effect"}[effect] + " (K-DF-6, K-DF-7).",
+            side=sc.pieces[firer].side, unit=firer, target=target, die=die, modifiers=mods, score=score, effect=effect,
+            rule="K-DF-7")
+        r = results.setdefault(target, {"losses": 0, "gg": False, "source": None})
+        if effect == "loss":
+            r["losses"] += 1
+        if effect != "none":
+            r["gg"] = True
+            if r["source"] is None:
+                r["source"] = shot["from"]
+    rules["plans"]["fire_results"] = {t: r for t, r in sorted(results.items()) if r["losses"] or r["gg"]}
+    rules["plans"].pop("fire", None)
+
+
+def soviet_choices(sc: Scenario, rules: dict) -> list[str]:
+    """Targets of Soviet doctrine that must Give Ground: each may take a loss instead (K-DOC-3)."""
+    done = rules["plans"].get("held", [])
+    return [t for t, r in rules["plans"].get("fire_results", {}).items()
+            if r["gg"] and sc.pieces[t].doctrine == "soviet" and t not in done and t in rules["pieces"]]
+
+
+def hold(sc: Scenario, rules: dict, pid: str, convert: bool, ctx) -> None:
+    rules["plans"].setdefault("held", []).append(pid)
+    if convert:
+        r = rules["plans"]["fire_results"][pid]
+        r["gg"] = False
+        r["losses"] += 1
+        ctx.event("soviet-hold", f"{pid} stands: its Give Ground becomes a loss (Soviet doctrine, K-DOC-3).", unit=pid,
+                  rule="K-DOC-3")
+
+
+def apply_results(sc: Scenario, rules: dict, ctx) -> None:
+    from .giveground import give_ground
+
+    board = Board(sc, rules)
+    results = rules["plans"].pop("fire_results", {})
+    rules["plans"].pop("held", None)
+    for t, r in results.items():
+        if r["losses"]:
+            lose(sc, board, t, r["losses"], ctx, "K-DF-7", "Direct Fire")
+    for t, r in results.items():
+        if r["gg"] and board.alive(t):
+            from .command import force_order
+            force_order(board, [t], "HD", "K-GG-7", ctx, when=("HD1", "HD2", "HD3", "PD", "FD"))
+            give_ground(sc, board, [t], r["source"], ctx, f"t{rules['turn']}.ap{rules['ap']}.gg.{t}", fire=True,
+                        rule="K-DF-7")

@@ -1,0 +1,596 @@
+"""The Game Turn Sequence (K-SEQ-1 to K-SEQ-3) as an explicit state machine kept in `rules`.
+
+    Command Phase (ap 0)
+      start        new turn: destroyed markers due back are replaced (K-CMD-11); on turn 1
+                   minelets are laid (K-SFX-5)
+      initiative   both sides roll (K-INI) - an automatic step, answered by a standing order
+      orders       Issuing Orders, sealed: the side without initiative seals its chits, then
+                   the side with it; each then opens them (§3 sealed orders, K-ORD); then every
+                   change is tested (K-ORD-3) and last turn's EW effects end (K-CMD-4)
+      ew           EW attacks on the side without initiative's markers, then on the other's
+                   (K-CMD-3, K-SEQ-1)
+    Action Phases 1 to 4
+      fire         Direct Fire, simultaneous: both plans sealed when both sides can fire; then
+                   recce evasion (K-REC-2), every die, Soviet holds (K-DOC-3), the results
+      air          (phase 4) aircraft and air defence (K-AIR)
+      move1        the side with initiative moves and declares Close Assaults (K-MOV-1, K-CA-5)
+      calls1       bombardment calls, the side that did not move first (K-SEQ-2), then rolled
+      assault1     Close Assaults, then Breakthrough Close Assaults (K-CA-1, K-CA-20)
+      move2, calls2, assault2   the same for the side without initiative
+    Morale Phase (ap 5): demoralisation (K-MOR); after the last turn, victory (house rules)
+
+A step that needs no player waits for nothing: `advance` runs it at once (rolling its dice)
+and moves on until a step needs an order or a decision.
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder, Need
+from . import air, artillery, assault, command, fire, movement, victory
+from .common import check_morale, dice_choice
+from .orders import DEFAULT_POLICIES, ORDER_TYPES
+from .scenario import SIDES, Scenario, other
+from .state import Board, fresh_ps, fresh_ts, initial
+
+ROLLER = SIDES[1]       # the automatic initiative roll is a decision of the second side (see README)
+MOVE_ACCEPTS = movement.MOVE_TYPES + ("assault", "end")
+
+
+class QuietContext:
+    """A context for steps that roll no dice and report nothing (state 0)."""
+
+    chosen_by = "order"
+
+    def d6(self, label: str) -> int:  # pragma: no cover - state 0 never reaches a die
+        raise RuntimeError("no dice at the set-up")
+
+    def event(self, type: str, text: str, **fields) -> None:
+        pass
+
+
+def setup_rules(sc: Scenario) -> dict:
+    rules = initial(sc)
+    check_morale(sc, Board(sc, rules), QuietContext())     # a position may start with a formation below half
+    pos = sc.position
+    if pos and pos["step"] != "turn":
+        rules["ap"] = pos["ap"]
+        rules["initiative"] = pos.get("initiative") or SIDES[0]
+        if pos["step"] == "orders":
+            rules["ap"] = 0
+            _start_exchange(sc, rules, "orders")
+            rules["step"] = "orders"
+        elif pos["step"] == "fire":
+            _start_ap(sc, rules, pos["ap"], QuietContext(), enter=False)
+            rules["step"] = "fire-begin"
+        else:
+            _start_ap(sc, rules, pos["ap"], QuietContext(), enter=False)
+            rules["step"] = "move1" if pos.get("mover", "first") == "first" else "move2"
+    advance(sc, rules, QuietContext())
+    return rules
+
+
+# --- the need -------------------------------------------------------------------------------
+
+def mover(rules: dict, step: str) -> str:
+    return rules["initiative"] if step.endswith("1") else other(rules["initiative"])
+
+
+def next_step(sc: Scenario, rules: dict) -> Need | None:
+    step = rules["step"]
+    if step == "over":
+        return None
+    turn, ap = rules["turn"], rules["ap"]
+    where = f"turn {turn}" + (f", Action Phase {ap}" if 1 <= ap <= 4 else "")
+    if step == "replace":
+        hid = command.replacements_due(sc, rules)[0]
+        return Need(sc.commands[hid].side, "replace-hq", f"{where}: where {hid} comes back (K-CMD-11)", ("replace",),
+                    "K-CMD-11", decision=True)
+    if step == "minelets":
+        side, pair = _minelets_due(sc, rules)
+        return Need(side, "minelets", f"{where}: the square of minelet pair {pair}'s first marker (K-SFX-5)",
+                    ("minelets",), "K-SFX-5", decision=True)
+    if step == "initiative":
+        return Need(ROLLER, "initiative", f"{where}: roll for initiative (automatic; the standing order rolls, K-INI-1)",
+                    ("roll",), "K-INI-1", decision=True)
+    if step in ("orders", "fire"):
+        return _exchange_need(sc, rules, where)
+    if step == "ew":
+        attacker = rules["plans"]["ew"][0]
+        return Need(attacker, "ew", f"{where}: use your EW unit for this turn's attacks (K-SFX-1)?", ("ew",), "K-SFX-1",
+                    decision=True)
+    if step == "evade":
+        pid = fire.evaders(sc, rules)[0]
+        return Need(sc.pieces[pid].side, "evade", f"{where}: {pid} is fired at: give ground to avoid the fire (K-REC-2)?",
+                    ("evade",), "K-REC-2", decision=True)
+    if step == "hold":
+        pid = fire.soviet_choices(sc, rules)[0]
+        return Need(sc.pieces[pid].side, "hold", f"{where}: {pid} must give ground: take a loss instead (K-DOC-3)?",
+                    ("hold",), "K-DOC-3", decision=True)
+    if step == "air":
+        side, kind, prompt = air.decision(sc, rules)
+        return Need(side, kind, f"{where}: {prompt}", (kind,), "K-AIR-2", decision=True)
+    if step in ("move1", "move2"):
+        side = mover(rules, step)
+        return Need(side, "move", f"{where}: {side} moves (move, assault, dismount, mount, limber, unlimber, hq), then "
+                    f"end (K-MOV-1)", MOVE_ACCEPTS, "K-MOV-4")
+    if step in ("calls1", "calls2"):
+        side = rules["plans"]["callers"][0]
+        return Need(side, "calls", f"{where}: {side} calls for bombardment (bombard, counter-battery, chemical), then "
+                    f"end (K-IF-5)", artillery.CALL_TYPES + ("end",), "K-IF-5")
+    if step in ("assault1", "assault2"):
+        side, kind, prompt = assault.decision(sc, rules)
+        kinds = {"assault-next": "next", "breakthrough": "breakthrough", "ca-defence": "defend", "ca-loss": "loss",
+                 "attrition": "test", "counter-attack": "counter", "withdraw": "withdraw", "occupy": "occupy",
+                 "occupy-facing": "face"}
+        return Need(side, kind, f"{where}: {prompt}", (kinds[kind],), "K-CA-1", decision=True)
+    raise RuntimeError(f"kkoh: no need at step {step!r}")   # advance() never stops elsewhere
+
+
+def _exchange_need(sc: Scenario, rules: dict, where: str) -> Need:
+    xc = rules["plans"]["xc"]
+    kind = xc["kind"]
+    item = "chit" if kind == "orders" else "fire"
+    what = "order chits" if kind == "orders" else "Direct Fire plan"
+    rule = "K-ORD-1" if kind == "orders" else "K-DF-5"
+    if xc["i"] < len(xc["sides"]):
+        side = xc["sides"][xc["i"]]
+        sealed = len(xc["sides"]) == 2
+        prompt = (f"{where}: seal your {what} ({item} orders, then end; `pbem submit --seal`), or give them openly"
+                  if sealed else f"{where}: your {what} ({item} orders, then end)")
+        return Need(side, kind, prompt, (("sealed",) if sealed else ()) + (item, "end"), rule, sealed=sealed)
+    side = xc["open"][0]
+    return Need(side, f"{kind}-open", f"{where}: open the {what} you sealed", ORDER_TYPES, rule)
+
+
+# --- advancing -------------------------------------------------------------------------------
+
+def advance(sc: Scenario, rules: dict, ctx) -> None:
+    """Run every step that needs no player, until one does (or the game is over)."""
+    for _ in range(10000):
+        step = rules["step"]
+        if step == "over":
+            return
+        if step == "start":
+            _start_turn(sc, rules, ctx)
+        elif step == "replace":
+            if command.replacements_due(sc, rules):
+                return
+            rules["step"] = "minelets"
+        elif step == "minelets":
+            if _minelets_due(sc, rules) is not None:
+                return
+            rules["step"] = "initiative"
+        elif step == "initiative":
+            return
+        elif step in ("orders", "fire"):
+            xc = rules["plans"]["xc"]
+            if xc["i"] < len(xc["sides"]) or xc["open"]:
+                return
+            rules["plans"].pop("xc")
+            if step == "orders":
+                command.resolve_chits(sc, rules, ctx)
+                if rules["ooc"]:
+                    ctx.event("in-command", "The markers put Out of Command by last turn's EW are In Command again "
+                              "(K-CMD-4): " + ", ".join(rules["ooc"]) + ".", hqs=list(rules["ooc"]), rule="K-CMD-4")
+                rules["ooc"] = []
+                rules["plans"]["ew"] = [rules["initiative"], other(rules["initiative"])]
+                rules["step"] = "ew"
+            else:
+                rules["step"] = "evade"
+        elif step == "ew":
+            todo = rules["plans"]["ew"]
+            if not todo:
+                rules["plans"].pop("ew")
+                _start_ap(sc, rules, 1, ctx)
+                continue
+            if command.ew_special_left(sc, rules, todo[0]) > 0:
+                return
+            command.ew_attack(sc, rules, todo.pop(0), False, ctx)
+        elif step == "fire-begin":
+            _begin_fire(sc, rules, ctx)
+        elif step == "evade":
+            if fire.evaders(sc, rules):
+                return
+            fire.resolve(sc, rules, ctx)
+            rules["step"] = "hold"
+        elif step == "hold":
+            if fire.soviet_choices(sc, rules):
+                return
+            fire.apply_results(sc, rules, ctx)
+            if rules["ap"] == 4 and sc.air:
+                air.begin(sc, rules)
+                rules["step"] = "air"
+            else:
+                rules["step"] = "move1"
+        elif step == "air":
+            air.run(sc, rules, ctx)
+            if air.decision(sc, rules) is not None:
+                return
+            rules["plans"].pop("air", None)
+            rules["step"] = "move1"
+        elif step in ("move1", "move2"):
+            side = mover(rules, step)
+            if _can_act(sc, rules, side):
+                return
+            ctx.event("no-move", f"{side} has nothing to move in Action Phase {rules['ap']}.", side=side, rule="K-MOV-4")
+            _end_move(sc, rules, ctx)
+        elif step in ("calls1", "calls2"):
+            callers = rules["plans"]["callers"]
+            while callers and not artillery.can_call(sc, rules, callers[0]):
+                callers.pop(0)
+            if callers:
+                return
+            rules["plans"].pop("callers")
+            if any(artillery.calls(rules, s) for s in SIDES):
+                artillery.resolve(sc, rules, ctx)
+            rules["plans"].pop("calls", None)
+            rules["step"] = "assault" + step[-1]
+        elif step in ("assault1", "assault2"):
+            assault.run(sc, rules, ctx)
+            if assault.decision(sc, rules) is not None:
+                return
+            rules["assaults"] = []
+            rules["ps"]["defended"] = []
+            if step == "assault1":
+                rules["step"] = "move2"
+            else:
+                _end_ap(sc, rules, ctx)
+        elif step == "morale":
+            _morale(sc, rules, ctx)
+        else:
+            raise RuntimeError(f"kkoh: unknown step {step!r}")
+    raise RuntimeError("kkoh: the flow does not settle")
+
+
+def _start_turn(sc: Scenario, rules: dict, ctx) -> None:
+    rules["ap"] = 0
+    rules["ts"] = fresh_ts()
+    rules["ps"] = fresh_ps()
+    ctx.event("game-turn", f"Game turn {rules['turn']} begins: the Command Phase (K-SEQ-1).", turn=rules["turn"],
+              rule="K-SEQ-1")
+    rules["step"] = "replace"
+
+
+def _minelets_due(sc: Scenario, rules: dict) -> tuple[str, str] | None:
+    if rules["turn"] != 1 or sc.position:
+        return None
+    for side in SIDES:
+        bought = sc.specials[side].get("minelets", 0)
+        laid = {m["pair"] for m in rules["minelets"] if m["side"] == side}
+        for k in range(1, bought + 1):
+            pair = f"{side}-{k}"
+            if pair not in laid:
+                return side, pair
+    return None
+
+
+def _start_exchange(sc: Scenario, rules: dict, kind: str) -> None:
+    if kind == "orders":
+        sides = [other(rules["initiative"]), rules["initiative"]]
+    else:
+        sides = [s for s in (other(rules["initiative"]), rules["initiative"]) if fire.can_fire(sc, rules, s)]
+    rules["plans"]["xc"] = {"kind": kind, "sides": sides, "i": 0, "sealed": {}, "open": [], "left": 0}
+
+
+def _start_ap(sc: Scenario, rules: dict, ap: int, ctx, enter: bool = True) -> None:
+    rules["ap"] = ap
+    rules["ps"] = fresh_ps()
+    rules["ps"]["groups"] = {p: rec["g"] for p, rec in sorted(rules["pieces"].items()) if rec.get("g")}
+    ctx.event("action-phase", f"Turn {rules['turn']}, Action Phase {ap} (K-SEQ-2).", turn=rules["turn"], ap=ap,
+              rule="K-SEQ-2")
+    if enter:
+        rules["step"] = "fire-begin"
+
+
+def _begin_fire(sc: Scenario, rules: dict, ctx) -> None:
+    _start_exchange(sc, rules, "fire")
+    if not rules["plans"]["xc"]["sides"]:
+        rules["plans"].pop("xc")
+        ctx.event("no-fire", f"No unit can fire in Action Phase {rules['ap']} (K-DF-1).", rule="K-DF-1")
+        rules["step"] = "evade"
+    else:
+        rules["step"] = "fire"
+
+
+def _can_act(sc: Scenario, rules: dict, side: str) -> bool:
+    ap = rules["ap"]
+    for _ in movement.iter_options(sc, rules, side, ap):
+        return True
+    for _ in assault.iter_options(sc, rules, side, ap):
+        return True
+    return False
+
+
+def _end_move(sc: Scenario, rules: dict, ctx) -> None:
+    step = rules["step"]
+    side = mover(rules, step)
+    if rules["assaults"]:
+        rules["plans"]["callers"] = [other(side), side]
+        rules["step"] = "calls" + step[-1]
+    elif step == "move1":
+        rules["step"] = "move2"
+    else:
+        _end_ap(sc, rules, ctx)
+
+
+def _end_ap(sc: Scenario, rules: dict, ctx) -> None:
+    victory.update_held(sc, rules)
+    if rules["ap"] < 4:
+        _start_ap(sc, rules, rules["ap"] + 1, ctx)
+    else:
+        rules["ap"] = 5
+        rules["step"] = "morale"
+
+
+def _morale(sc: Scenario, rules: dict, ctx) -> None:
+    board = Board(sc, rules)
+    ctx.event("morale-phase", f"Turn {rules['turn']}: the Morale Phase (K-SEQ-3).", turn=rules["turn"], rule="K-SEQ-3")
+    check_morale(sc, board, ctx, phase=True)
+    victory.update_held(sc, rules)
+    if rules["turn"] >= sc.last_turn or any(not board.squares(s) for s in SIDES):
+        rules["step"] = "over"
+        victory.final(sc, rules, ctx)
+        return
+    rules["turn"] += 1
+    rules["step"] = "start"
+
+
+# --- legal orders and standing orders ----------------------------------------------------------
+
+def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
+    if rules["step"] == "over":
+        return []
+    kind = need.kind
+    side = need.side
+    if kind in ("orders", "orders-open"):
+        return command.chit_options(sc, rules, side) + [{"type": "end"}]
+    if kind in ("fire", "fire-open"):
+        return fire.options(sc, rules, side) + [{"type": "end"}]
+    if kind == "move":
+        return movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"]) + [{"type": "end"}]
+    if kind == "calls":
+        return artillery.options(sc, rules, side) + [{"type": "end"}]
+    if kind == "initiative":
+        return [{"type": "roll"}]
+    if kind == "replace-hq":
+        return command.replace_options(sc, rules, command.replacements_due(sc, rules)[0])
+    if kind == "minelets":
+        side, pair = _minelets_due(sc, rules)
+        return [{"type": "minelets", "pair": pair, "square": s} for s in sc.grid.ids]
+    if kind == "ew":
+        return [{"type": "ew", "use": True}, {"type": "ew", "use": False}]
+    if kind == "evade":
+        pid = fire.evaders(sc, rules)[0]
+        return [{"type": "evade", "unit": pid, "go": True}, {"type": "evade", "unit": pid, "go": False}]
+    if kind == "hold":
+        pid = fire.soviet_choices(sc, rules)[0]
+        return [{"type": "hold", "unit": pid, "convert": False}, {"type": "hold", "unit": pid, "convert": True}]
+    if kind in air.DECISIONS:
+        return air.legal(sc, rules, kind)
+    if kind in assault.DECISIONS:
+        return assault.legal(sc, rules, kind)
+    return []
+
+
+def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict | None:
+    if not need.decision:
+        return None
+    pol = dict(DEFAULT_POLICIES)
+    pol.update(policies or {})
+    kind = need.kind
+    if kind == "initiative":
+        return {"type": "roll"}
+    key = {"replace-hq": "replace_hq", "minelets": "minelets", "ew": "ew", "evade": "recce_evade", "hold": "soviet_hold",
+           "air-support": "air_support", "air-target": "air_target", "air-unit": "air_target",
+           "assault-next": "assault_order", "ca-defence": "ca_defence", "ca-loss": "losses", "attrition": "attrition",
+           "counter-attack": "counter_attack", "withdraw": "withdraw", "occupy": "occupy",
+           "occupy-facing": "occupy_facing", "breakthrough": "breakthrough"}[kind]
+    choice = pol[key]
+    if choice == "ask":
+        return None
+    options = legal_orders(sc, rules, need)
+    board = Board(sc, rules)
+    if kind == "replace-hq":
+        return command.replace_default(sc, rules, command.replacements_due(sc, rules)[0])
+    if kind == "minelets":
+        return _minelet_default(sc, rules, options)
+    if kind in ("ew", "air-support"):
+        return options[0] if choice == "use" else options[1]
+    if kind == "evade":
+        return options[0] if choice == "evade" else options[1]
+    if kind == "hold":
+        return options[1] if choice == "take-loss" else options[0]
+    if kind in air.DECISIONS:
+        return air.default(sc, rules, kind)
+    if kind == "assault-next":
+        return options[0]
+    if kind == "breakthrough":
+        return options[1] if choice == "take" else options[0]
+    if kind == "counter-attack":
+        return options[1] if choice == "try" else options[0]
+    if kind == "withdraw":
+        return options[1] if choice == "withdraw" else options[0]
+    if kind in ("occupy", "occupy-facing"):
+        return options[0]
+    if kind == "ca-defence":
+        if choice == "alone":
+            return next(o for o in options if o["support"] is None)
+        supported = [o for o in options if o["support"] is not None]
+        if not supported:
+            return options[0]
+        first_body = supported[0]["units"]
+        pool = [o for o in supported if o["units"] == first_body]
+        return max(pool, key=lambda o: (board.points_left(o["support"]), [-ord(c) for c in o["support"]]))
+    if kind in ("ca-loss", "attrition"):
+        undamaged = [o for o in options if not board.damaged(o["unit"])]
+        damaged = [o for o in options if board.damaged(o["unit"])]
+        first = undamaged if choice in ("spread", "undamaged-first") else damaged
+        return (first or options)[0]
+    return None
+
+
+def _minelet_default(sc: Scenario, rules: dict, options: list[dict]) -> dict:
+    """The standing order: the empty square next to the most enemy units (then lowest id)."""
+    board = Board(sc, rules)
+    side, _ = _minelets_due(sc, rules)
+    enemy = board.squares(other(side))
+
+    def near(square: str) -> tuple:
+        return (-sum(len(board.at(s)) for s in enemy if sc.grid.distance(square, s) == 1), square)
+
+    empty = [o for o in options if not board.at(o["square"])]
+    return min(empty or options, key=lambda o: near(o["square"]))
+
+
+# --- applying an order -----------------------------------------------------------------------
+
+def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
+    current = next_step(sc, rules)
+    if current is None:
+        raise IllegalOrder("K-REF-2", "the game is over; no order is legal", [])
+    if (current.side, current.kind) != (need.side, need.kind):
+        raise IllegalOrder(current.rule, f"the game waits for {current.kind} of {current.side}, not {need.kind}",
+                           list(current.accepts))
+    kind = order.get("type") if isinstance(order, dict) else None
+    if kind not in current.accepts:
+        raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes {', '.join(current.accepts)}",
+                           list(current.accepts))
+    side = current.side
+    step = rules["step"]
+    if step in ("orders", "fire"):
+        _apply_exchange(sc, rules, current, order, ctx)
+    elif step == "replace":
+        _replace(sc, rules, order, ctx)
+    elif step == "minelets":
+        _lay_minelets(sc, rules, current, order)
+    elif step == "initiative":
+        _place_second_minelets(sc, rules, ctx)
+        command.roll_initiative(sc, rules, ctx)
+        _start_exchange(sc, rules, "orders")
+        rules["step"] = "orders"
+    elif step == "ew":
+        if order not in legal_orders(sc, rules, current):
+            raise IllegalOrder("K-SFX-1", "ew: answer use true or false", legal_orders(sc, rules, current))
+        command.ew_attack(sc, rules, rules["plans"]["ew"].pop(0), order["use"], ctx)
+    elif step == "evade":
+        if order not in legal_orders(sc, rules, current):
+            raise IllegalOrder("K-REC-2", "evade: not a legal answer", legal_orders(sc, rules, current))
+        fire.evade(sc, rules, order["unit"], order["go"], ctx)
+    elif step == "hold":
+        if order not in legal_orders(sc, rules, current):
+            raise IllegalOrder("K-DOC-3", "hold: not a legal answer", legal_orders(sc, rules, current))
+        fire.hold(sc, rules, order["unit"], order["convert"], ctx)
+    elif step == "air":
+        air.answer(sc, rules, current.kind, order, ctx)
+    elif step in ("move1", "move2"):
+        ap = rules["ap"]
+        if kind == "end":
+            ctx.event("end", f"{side} ends its movement in Action Phase {ap}.", side=side)
+            _end_move(sc, rules, ctx)
+        elif kind == "move":
+            movement.move(sc, rules, side, order, ctx, ap)
+        elif kind == "assault":
+            assault.declare(sc, rules, side, order, ctx, ap)
+        elif kind == "hq":
+            movement.move_hq(sc, rules, side, order, ctx, ap)
+        else:
+            movement.change_mode(sc, rules, side, order, ctx, ap)
+    elif step in ("calls1", "calls2"):
+        if kind == "end":
+            rules["plans"]["callers"].pop(0)
+        else:
+            artillery.add_call(sc, rules, side, order, ctx)
+    elif step in ("assault1", "assault2"):
+        assault.answer(sc, rules, current.kind, order, ctx)
+    advance(sc, rules, ctx)
+
+
+def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
+    xc = rules["plans"]["xc"]
+    side = need.side
+    kind = order["type"]
+    opening = need.kind.endswith("-open")
+    item = "chit" if xc["kind"] == "orders" else "fire"
+    if not opening:
+        if kind == "sealed":
+            n = order.get("items")
+            if not isinstance(n, int) or n < 1:
+                raise IllegalOrder(need.rule, "sealed orders are one or more items", None)
+            xc["sealed"][side] = n
+            ctx.event("sealed-orders", f"{side} has sealed its {'order chits' if item == 'chit' else 'fire plan'} "
+                      f"({n} item{'s' if n > 1 else ''}).", side=side, items=n, rule=need.rule)
+            xc["i"] += 1
+            if xc["i"] == len(xc["sides"]):
+                xc["open"] = [s for s in xc["sides"] if s in xc["sealed"]]
+                if xc["open"]:
+                    xc["left"] = xc["sealed"][xc["open"][0]]
+        elif kind == "end":
+            xc["i"] += 1
+            if xc["i"] == len(xc["sides"]):
+                xc["open"] = [s for s in xc["sides"] if s in xc["sealed"]]
+                if xc["open"]:
+                    xc["left"] = xc["sealed"][xc["open"][0]]
+        else:
+            _item(sc, rules, side, order, ctx)
+        return
+    # opening: each opened item counts, legal or not; an illegal one is void (it cannot be resent)
+    xc["left"] -= 1
+    if kind == item:
+        try:
+            _item(sc, rules, side, order, ctx)
+        except IllegalOrder as exc:
+            ctx.event("void", f"{side}'s sealed {kind} is void: {exc.message} ({exc.rule}).", side=side, order=order,
+                      rule=exc.rule)
+    elif kind != "end":
+        ctx.event("void", f"{side}'s sealed item of type {kind} is void: the step takes {item} and end.", side=side,
+                  order=order, rule=need.rule)
+    if kind == "end" or xc["left"] <= 0:
+        xc["open"].pop(0)
+        xc["left"] = xc["sealed"][xc["open"][0]] if xc["open"] else 0
+
+
+def _item(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
+    if order["type"] == "chit":
+        units = command.check_chit(sc, rules, side, order)
+        rules["plans"].setdefault("chits", {}).setdefault(side, []).append({"units": units, "order": order["order"]})
+        ctx.event("chit-given", f"{side} gives {', '.join(units)} an order chit.", side=side, units=units, rule="K-ORD-1")
+    else:
+        shot = fire.add_fire(sc, rules, side, order)
+        ctx.event("fire-planned", f"{side}: {shot['unit']} will fire at {shot['target']} in {shot['sq']}.", side=side,
+                  unit=shot["unit"], target=shot["target"], rule="K-DF-5")
+
+
+def _replace(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    hid = command.replacements_due(sc, rules)[0]
+    if order not in command.replace_options(sc, rules, hid):
+        raise IllegalOrder("K-CMD-11", f"replace: {hid} comes back on any square not held by the enemy, or not yet (null)",
+                           None)
+    board = Board(sc, rules)
+    if order["square"] is None:
+        rules["hqs"][hid] = {"lost": rules["turn"] - sc.tables["command"]["replacement_turns"] + 1}
+        ctx.event("hq-waits", f"{hid} is not replaced this turn (K-CMD-11).", hq=hid, rule="K-CMD-11")
+        return
+    board.move_hq(hid, order["square"])
+    ctx.event("hq-replaced", f"{hid} is replaced in {order['square']} (K-CMD-11).", hq=hid, square=order["square"],
+              chosen_by=ctx.chosen_by, rule="K-CMD-11")
+
+
+def _lay_minelets(sc: Scenario, rules: dict, need: Need, order: dict) -> None:
+    side, pair = _minelets_due(sc, rules)
+    if order.get("pair") != pair or order.get("square") not in sc.grid:
+        raise IllegalOrder("K-SFX-5", f"minelets: name pair {pair} and a square of the table", None)
+    rules["minelets"].append({"pair": pair, "side": side, "square": order["square"], "real": None})
+
+
+def _place_second_minelets(sc: Scenario, rules: dict, ctx) -> None:
+    """The second marker of each pair goes into a square next to the first, drawn by a die
+    (K-SFX-5: the four edge neighbours, reading); which is real stays unknown."""
+    for m in list(rules["minelets"]):
+        if sum(1 for x in rules["minelets"] if x["pair"] == m["pair"]) > 1:
+            continue
+        around = sc.grid.neighbours(m["square"])
+        square = around[dice_choice(ctx, f"t1.minelets.{m['pair']}", len(around))]
+        rules["minelets"].append({"pair": m["pair"], "side": m["side"], "square": square, "real": None})
+        ctx.event("minelets", f"{m['side']} lays minelet pair {m['pair']} in {m['square']} and {square}; which is real "
+                  f"is unknown to both (K-SFX-5).", side=m["side"], pair=m["pair"], squares=[m["square"], square],
+                  rule="K-SFX-5")

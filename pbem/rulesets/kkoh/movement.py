@@ -1,0 +1,588 @@
+"""Movement (K-MOV-1 to K-MOV-8), terrain limits (K-TER), mounting and dismounting (K-INF-3
+to K-INF-8), limbering (K-ART-7), command markers (K-CMK-2), minelets (K-SFX-5).
+
+In each Action Phase the units the table of K-MOV-4 lets move may each make one move of one
+square (edge or corner), or reposition and re-face within their square (K-MOV-3, K-MOV-8);
+units on HD or a lower order only within their square (K-ORD-5). Moving units may form a
+new battle group if they share an order chit (K-ORD-8). A diagonal move may not pass the
+corner of an enemy-held square (K-MOV-2). Terrain may close a square or an edge to vehicles
+or infantry, or allow a move only as the unit's one move of the turn, in the first Action
+Phase it may move (K-TER-8, K-MOV-7). A unit need not move in a phase it may (K-MOV-6):
+its side ends the step. Moves are of one square, so no move passes through a square, and no
+move may leave a square over-full (K-MOV-5 is met at every step, not only at the end).
+"""
+
+from __future__ import annotations
+
+from ..base import IllegalOrder
+from . import layout
+from .command import below
+from .common import lose
+from .scenario import Profile, Scenario, other
+from .state import Board, mark
+
+MOVE_TYPES = ("move", "dismount", "mount", "limber", "unlimber", "hq")
+
+
+# --- who may move (K-MOV-4) ---------------------------------------------------------------------
+
+def classes(sc: Scenario, board: Board, pid: str) -> set[str]:
+    """The rows of the movement table (K-MOV-4) a piece belongs to now."""
+    rec = board.piece(pid)
+    prof = board.profile(pid)
+    order = rec["o"]
+    if rec.get("mode") == "mounted" and order == "PA":
+        return {"mounted-pa"}          # mounted infantry on PA moves from phase 3 (reading)
+    found = set()
+    if prof.move == "recce":
+        found.add("recce")          # specialist reconnaissance: from phase 1 (K-REC-1, K-REC-4)
+    elif prof.move in ("mechanised", "motorised"):
+        found.add(prof.move)
+        if order == "M":
+            found.add(prof.move + "-m")
+    elif prof.move == "foot":
+        found.add("foot")
+    elif prof.move == "guns":
+        found.add("guns-in-square")
+    return found
+
+
+def phase_classes(sc: Scenario, ap: int) -> set[str]:
+    """The rows of the movement table open in Action Phase `ap` (each phase adds to the last)."""
+    key = ("phases", ap)
+    found = sc.memo.get(key)
+    if found is None:
+        found = set()
+        for n in range(1, ap + 1):
+            found.update(sc.tables["movement"]["phases"][str(n)])
+        sc.memo[key] = found = frozenset(found)
+    return found
+
+
+def may_move(sc: Scenario, board: Board, pid: str, ap: int) -> bool:
+    return bool(classes(sc, board, pid) & phase_classes(sc, ap))
+
+
+def first_ap(sc: Scenario, board: Board, pid: str) -> int | None:
+    for ap in range(1, 5):
+        if may_move(sc, board, pid, ap):
+            return ap
+    return None
+
+
+def in_square_only(sc: Scenario, board: Board, pid: str) -> bool:
+    """HD and lower orders move only within their square (K-ORD-5); so do deployed guns
+    (K-MOV-4 "unlimbered artillery within a square")."""
+    return below(sc, board.order(pid), "HD") or board.profile(pid).move == "guns"
+
+
+def hq_may_move(sc: Scenario, rules: dict, hid: str, ap: int) -> bool:
+    """A command marker moves like its troops (its own mobility) or like infantry (K-CMK-2)."""
+    c = sc.commands[hid]
+    move = {"recce": "recce", "mechanised": "mechanised", "motorised": "motorised", "infantry": "foot"}[c.move]
+    return ap == 4 or move in phase_classes(sc, ap)
+
+
+# --- terrain (K-TER, K-MOV-2, K-MOV-7) ---------------------------------------------------------
+
+def _corner_edges(sc: Scenario, a: str, b: str) -> list[str]:
+    c1, c2 = sc.grid.corner_squares(a, b)
+    keys = []
+    for x, y in ((a, c1), (a, c2), (c1, b), (c2, b)):
+        if x in sc.grid and y in sc.grid:
+            keys.append(sc.grid.edge_key(x, y))
+    return keys
+
+
+def _crossed_features(sc: Scenario, a: str, b: str):
+    if a == b:
+        return []
+    if sc.grid.orthogonal_distance(a, b) == 1:
+        feature = sc.edge_feature(a, b)
+        return [(feature, sc.road(a, b))] if feature else []
+    return [(sc.edges[k], False) for k in _corner_edges(sc, a, b) if k in sc.edges]
+
+
+def terrain_block(sc: Scenario, prof: Profile, a: str, b: str) -> str | None:
+    """Why terrain stops a unit of this profile stepping from a to b, or None (remembered in the
+    scenario per kind of unit and step: terrain never changes)."""
+    if a == b:
+        return None
+    key = ("terrain", prof.vehicle, a, b)
+    found = sc.memo.get(key, False)
+    if found is False:
+        found = sc.memo[key] = _terrain_block(sc, prof, a, b)
+    return found
+
+
+def _terrain_block(sc: Scenario, prof: Profile, a: str, b: str) -> str | None:
+    diagonal = sc.grid.orthogonal_distance(a, b) == 2
+    fa, fb = sc.area[a], sc.area[b]
+    road = not diagonal and sc.road(a, b)
+    if prof.vehicle:
+        if fb.vehicles == "no":
+            return f"{b} ({fb.name}) is impassable to vehicles (K-TER-10)"
+        if fb.vehicles == "road" and not road:
+            return f"vehicles enter {b} ({fb.name}) only by a road, through a face (K-TER-5, K-TER-6, K-TER-7)"
+        if fa.vehicles == "road" and not road:
+            return f"vehicles leave {a} ({fa.name}) only by a road, through a face (K-TER-5, K-GM-7)"
+    elif fb.infantry == "no":
+        return f"{b} ({fb.name}) is impassable to units on foot (K-TER-10)"
+    for feature, bridged in _crossed_features(sc, a, b):
+        rule = "vehicles" if prof.vehicle else "infantry"
+        if getattr(feature, rule) == "no" and not bridged:
+            return f"the {feature.name} between {a} and {b} is impassable to {'vehicles' if prof.vehicle else 'units on foot'} (K-TER-2)"
+    return None
+
+
+def slowed(sc: Scenario, prof: Profile, a: str, b: str) -> bool:
+    """The step is the unit's one move of the turn (K-TER-8, K-TER-9, K-TER-2, K-MOV-7)."""
+    rule = "vehicles" if prof.vehicle else "infantry"
+    if a != b and (getattr(sc.area[a], rule) == "one-phase" or getattr(sc.area[b], rule) == "one-phase"):
+        return True
+    return any(getattr(f, rule) == "one-phase" and not bridged for f, bridged in _crossed_features(sc, a, b))
+
+
+def step_block(sc: Scenario, board: Board, side: str, prof: Profile, a: str, b: str) -> str | None:
+    """Why a move from a to b is not allowed (enemy, corners, terrain), or None."""
+    if a == b:
+        return None
+    if b not in sc.grid or sc.grid.distance(a, b) != 1:
+        return f"{b} is not next to {a}: a move is one square (K-MOV-8)"
+    if board.occupied_by(b) == other(side):
+        return f"{b} is held by the enemy: only a Close Assault goes there (K-CA-5)"
+    if sc.grid.orthogonal_distance(a, b) == 2:
+        for c in sc.grid.corner_squares(a, b):
+            if c in sc.grid and board.occupied_by(c) == other(side):
+                return f"a diagonal move from {a} to {b} may not pass the corner of enemy-held {c} (K-MOV-2, K-GM-7)"
+    return terrain_block(sc, prof, a, b)
+
+
+# --- moves ------------------------------------------------------------------------------------
+
+def check_body(sc: Scenario, board: Board, side: str, units: list, what: str) -> list[str]:
+    rules = board.rules
+    if not isinstance(units, list) or not units:
+        raise IllegalOrder("K-MOV-4", f"{what} names no unit", None)
+    bad = [u for u in units if u not in rules["pieces"] or sc.pieces[u].side != side]
+    if bad:
+        raise IllegalOrder("K-MOV-4", f"{what}: {bad[0]} is not a unit of {side} on the table", None)
+    if len(set(units)) != len(units):
+        raise IllegalOrder("K-MOV-4", f"{what} names a unit twice", None)
+    squares = {rules["pieces"][u]["sq"] for u in units}
+    if len(squares) > 1:
+        raise IllegalOrder("K-ORD-8", f"{what}: units that move together start in one square", None)
+    return sorted(units)
+
+
+def unit_may_move(sc: Scenario, board: Board, pid: str, ap: int, leave: bool) -> str | None:
+    """Why the unit may not move now (or leave its square, with `leave`), or None."""
+    rules = board.rules
+    ps, ts = rules["ps"], rules["ts"]
+    if pid in ps["moved"] or pid in ps["gg"] or pid in ps["evaded"]:
+        return f"{pid} has already moved or given ground in this Action Phase (K-MOV-8, K-GG-9)"
+    if any(pid in a["units"] for a in rules["assaults"]):
+        return f"{pid} is making a Close Assault (K-CA-5)"
+    if not may_move(sc, board, pid, ap):
+        return f"{pid} may not move in Action Phase {ap} (K-MOV-4)"
+    prof = board.profile(pid)
+    if prof.move == "foot" and ts["moved"].get(pid) == "vehicle":
+        return f"{pid} has moved in its vehicles this turn: it may not move again on foot (K-INF-4)"
+    if pid in ts["locked"]:
+        return f"{pid} has made its one move of the turn in difficult terrain (K-MOV-7)"
+    if leave:
+        if in_square_only(sc, board, pid):
+            what = "deployed guns" if prof.move == "guns" else f"on {board.order(pid)}"
+            return f"{pid} ({what}) may move only within its square (K-ORD-5, K-MOV-4)"
+        if sc.pieces[pid].is_towed and pid in ps["fired"]:
+            return f"{pid} fired in this Action Phase: towed guns may not also move out of their square (K-DF-4)"
+    return None
+
+
+def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> dict:
+    """Check a move order without changing anything; returns the plan (cells, group)."""
+    units = check_body(sc, board, side, order.get("units"), "move")
+    rules = board.rules
+    here = rules["pieces"][units[0]]["sq"]
+    to = order.get("to", here)
+    facing = order.get("facing")
+    if facing not in ("N", "E", "S", "W"):
+        raise IllegalOrder("K-GM-2", f"move: facing must be N, E, S or W, not {facing!r}", ["N", "E", "S", "W"])
+    if to not in sc.grid:
+        raise IllegalOrder("K-BTF-1", f"move: {to!r} is not a square of the table", None)
+    leave = to != here
+    for u in units:
+        why = unit_may_move(sc, board, u, ap, leave)
+        if why:
+            raise IllegalOrder("K-MOV-4", f"move: {why}", None)
+    for u in units:
+        why = step_block(sc, board, side, board.profile(u), here, to)
+        if why:
+            raise IllegalOrder("K-MOV-2", f"move: {why}", None)
+        if leave and slowed(sc, board.profile(u), here, to):
+            if rules["ts"]["moved"].get(u) or first_ap(sc, board, u) != ap:
+                raise IllegalOrder("K-MOV-7", f"move: {u} crosses terrain that allows one move a turn, made in the first "
+                                   f"Action Phase it may move ({first_ap(sc, board, u)}), and only if it has not moved "
+                                   f"this turn", None)
+    join = sorted(order.get("join") or [])
+    for j in join:
+        if j not in rules["pieces"] or sc.pieces[j].side != side or rules["pieces"][j]["sq"] != to or j in units:
+            raise IllegalOrder("K-ORD-8", f"move: join names {j}, which is not another of {side}'s units in {to}", None)
+        why = unit_may_move(sc, board, j, ap, False)
+        if why:
+            raise IllegalOrder("K-ORD-8", f"move: {j} cannot join the group: {why}", None)
+    grouped = len(units) + len(join) > 1
+    if grouped and order.get("group", True):
+        chits = {rules["pieces"][u]["o"] for u in units + join}
+        if len(chits) > 1:
+            raise IllegalOrder("K-ORD-8", f"move: a group forms on the move only from units with the same order chit "
+                               f"({', '.join(sorted(chits))})", None)
+    else:
+        grouped = False
+    movers = units + join
+    cells = order.get("cells")
+    if cells is not None:
+        if not isinstance(cells, list) or len(cells) != len(movers):
+            raise IllegalOrder("K-GM-2", f"move: give one cell for each unit placed ({', '.join(movers)})", None)
+    else:
+        cells = layout.place_cells(sc, board, to, movers, facing, grouped)
+        if cells is None:
+            raise IllegalOrder("K-GM-1", f"move: there is no room for {', '.join(movers)} facing {facing} in {to} (at "
+                               "most six units, three deep and three wide, each closest to its edge, K-GM-1/2/3)", None)
+    group = None
+    if grouped:
+        group = "new"
+    entries = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in movers}
+    for p, cell in zip(movers, cells):
+        entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=facing)
+        entries[p].pop("g", None)
+        if group:
+            entries[p]["g"] = group
+    # what is left of the movers' old groups, where they stood
+    for p in list(entries):
+        g = entries[p].get("g")
+        if g and g != "new" and p not in movers:
+            left = [q for q in entries if entries[q].get("g") == g]
+            if len(left) < 2:
+                entries[p].pop("g", None)
+    why = layout.check_entries(sc, to, entries)
+    if why:
+        raise IllegalOrder("K-GM-2", f"move: {why}", None)
+    if leave:
+        rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in units}
+        _drop_broken_groups(sc, rest)
+        why = layout.check_entries(sc, here, rest)
+        if why:
+            raise IllegalOrder("K-GM-5", f"move: what stays behind in {here}: {why}", None)
+    return {"units": units, "join": join, "from": here, "to": to, "facing": facing, "cells": cells, "grouped": grouped}
+
+
+def _drop_broken_groups(sc: Scenario, entries: dict[str, dict]) -> list[str]:
+    """Groups left with fewer than two units, or out of contact, are groups no more."""
+    dropped = []
+    groups: dict[str, list[str]] = {}
+    for p, rec in entries.items():
+        if rec.get("g"):
+            groups.setdefault(rec["g"], []).append(p)
+    for g, members in groups.items():
+        if len(members) < 2 or layout._check_group(sc, sorted(members), entries) is not None:
+            for p in members:
+                entries[p].pop("g", None)
+                dropped.append(p)
+    return dropped
+
+
+def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
+    board = Board(sc, rules)
+    plan = plan_move(sc, board, side, order, ap)
+    movers = plan["units"] + plan["join"]
+    here, to = plan["from"], plan["to"]
+    for p in movers:
+        board.leave_group(p)
+    group = board.new_group() if plan["grouped"] else None
+    for p, cell in zip(movers, plan["cells"]):
+        board.place(p, to, cell, plan["facing"])
+        if group:
+            board.piece(p)["g"] = group
+    rest = {p: rules["pieces"][p] for p in board.at(here)}
+    for p in _drop_broken_groups(sc, {p: dict(r) for p, r in rest.items()}):
+        rules["pieces"][p].pop("g", None)
+    for p in plan["units"]:
+        mark(rules, "ps", "moved", p)
+        prof = board.profile(p)
+        if here != to:
+            mark(rules, "ps", "left", p)
+            rules["ts"]["moved"][p] = "vehicle" if prof.vehicle else "foot"
+            if slowed(sc, prof, here, to):
+                mark(rules, "ts", "locked", p)
+    for p in plan["join"]:
+        mark(rules, "ps", "moved", p)
+    what = "moves to" if here != to else "re-forms in"
+    ctx.event("move", f"{', '.join(plan['units'])} {what} {to}, facing {plan['facing']}"
+              + (f", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
+              + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
+              rule="K-MOV-8" if here != to else "K-MOV-3")
+    for n, p in enumerate(plan["units"]):
+        after_step(sc, board, p, here, to, ctx, f"t{rules['turn']}.ap{ap}.mines.{p}")
+
+
+# --- dismount, mount, limber (K-INF-4/5, K-ART-7) ------------------------------------------------
+
+def change_mode(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
+    board = Board(sc, rules)
+    kind = order["type"]
+    units = check_body(sc, board, side, order.get("units"), kind)
+    want = {"dismount": ("mounted", "dismounted"), "mount": ("dismounted", "mounted"),
+            "limber": ("deployed", "limbered"), "unlimber": ("limbered", "deployed")}[kind]
+    for u in units:
+        why = mode_block(sc, board, u, kind, ap)
+        if why:
+            raise IllegalOrder("K-INF-4" if kind in ("dismount", "mount") else "K-ART-7", f"{kind}: {why}", None)
+    why = _mode_layout(sc, board, units, want[1])
+    if why:
+        raise IllegalOrder("K-TER-5", f"{kind}: {why}", None)
+    square = rules["pieces"][units[0]]["sq"]
+    for u in units:
+        rules["pieces"][u]["mode"] = want[1]
+    for u in units:
+        mark(rules, "ps", "mounted", f"{u}:{kind}")
+    rule = {"dismount": "K-INF-4", "mount": "K-INF-5", "limber": "K-ART-7", "unlimber": "K-ART-7"}[kind]
+    ctx.event(kind, f"{', '.join(units)} {kind}{'s' if len(units) == 1 else ''} in {square} ({rule}).", side=side,
+              units=units, square=square, rule=rule)
+
+
+def _mode_layout(sc: Scenario, board: Board, units: list[str], mode: str) -> str | None:
+    """Why the square would break the layout rules with these units in `mode` (vehicles on a
+    road square, K-TER-5), or None."""
+    rules = board.rules
+    square = rules["pieces"][units[0]]["sq"]
+    entries = {p: dict(rules["pieces"][p]) for p in board.at(square)}
+    for u in units:
+        entries[u]["mode"] = mode
+    return layout.check_entries(sc, square, entries)
+
+
+def mode_block(sc: Scenario, board: Board, pid: str, kind: str, ap: int) -> str | None:
+    rules = board.rules
+    rec = rules["pieces"][pid]
+    piece = sc.pieces[pid]
+    if pid in rules["ps"]["gg"] or f"{pid}:{kind}" in rules["ps"]["mounted"]:
+        return f"{pid} has given ground, or already {kind}ed in this Action Phase"
+    if any(pid in a["units"] for a in rules["assaults"]):
+        return f"{pid} is making a Close Assault"
+    if kind in ("dismount", "mount"):
+        if not piece.paired:
+            return f"{pid} has no transports (K-INF-3)"
+        if kind == "dismount":
+            if rec.get("mode") != "mounted":
+                return f"{pid} is not mounted"
+            if not may_move(sc, board, pid, ap):
+                return f"{pid} dismounts only in an Action Phase in which it may move in its vehicles (K-INF-4)"
+        else:
+            if rec.get("mode") != "dismounted":
+                return f"{pid} is not dismounted"
+            if ap != 4:
+                return f"infantry remounts only in Action Phase 4 (K-INF-5)"
+        return None
+    if not piece.is_towed:
+        return f"{pid} is not a towed gun (K-ART-7)"
+    if kind == "limber":
+        if rec.get("mode") != "deployed":
+            return f"{pid} is not deployed"
+        limbered = sc.profile(pid, "limbered")
+        eligible = ap == 4 or ("motorised" in phase_classes(sc, ap)) or (rec["o"] == "M" and ap >= 2)
+        if not eligible or limbered is None:
+            return f"{pid} limbers only in an Action Phase in which it may move (K-ART-7)"
+        return None
+    if rec.get("mode") != "limbered":
+        return f"{pid} is not limbered"
+    if not may_move(sc, board, pid, ap) and pid not in rules["ps"]["moved"]:
+        return f"{pid} unlimbers only in an Action Phase in which it may move (K-ART-7)"
+    return None
+
+
+# --- command markers (K-CMK-2) ------------------------------------------------------------------
+
+def move_hq(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
+    board = Board(sc, rules)
+    hid = order.get("hq")
+    if hid not in sc.commands or sc.commands[hid].side != side or "sq" not in rules["hqs"].get(hid, {}):
+        raise IllegalOrder("K-CMK-2", f"hq: {hid!r} is not a command marker of {side} on the table", None)
+    if hid in rules["ps"]["moved"]:
+        raise IllegalOrder("K-CMK-2", f"hq: {hid} has already moved in this Action Phase", None)
+    if not hq_may_move(sc, rules, hid, ap):
+        raise IllegalOrder("K-CMK-2", f"hq: {hid} moves like its troops ({sc.commands[hid].move}) or like infantry "
+                           f"(Action Phase 4), not in Action Phase {ap}", None)
+    here = rules["hqs"][hid]["sq"]
+    to = order.get("to")
+    if to not in sc.grid:
+        raise IllegalOrder("K-BTF-1", f"hq: {to!r} is not a square of the table", None)
+    prof = _marker_profile(sc, hid, ap)
+    why = step_block(sc, board, side, prof, here, to)
+    if why or to == here:
+        raise IllegalOrder("K-CMK-2", f"hq: {why or 'the marker must move to another square'}", None)
+    board.move_hq(hid, to)
+    mark(rules, "ps", "moved", hid)
+    ctx.event("hq-move", f"{hid} moves to {to} (K-CMK-2).", side=side, hq=hid, origin=here, to=to, rule="K-CMK-2")
+    if prof.vehicle:
+        mines_for_marker(sc, board, hid, here, to, ctx, f"t{rules['turn']}.ap{ap}.mines.{hid}")
+
+
+def _marker_profile(sc: Scenario, hid: str, ap: int) -> Profile:
+    c = sc.commands[hid]
+    vehicle = c.vehicle and (c.move != "mechanised" or ap >= 2)
+    return Profile(vehicle=vehicle, armour=None, ia=False, df=None, ir=False, heavy_atgw=False, mortar=False,
+                   target="M", vulnerable=False, infantry=None, artillery=False, unlimbered=False,
+                   move="mechanised" if vehicle else "foot", assault=False)
+
+
+# --- minelets (K-SFX-5) ---------------------------------------------------------------------------
+
+def mines_in(rules: dict, square: str) -> list[dict]:
+    return [m for m in rules["minelets"] if m["square"] == square]
+
+
+def after_step(sc: Scenario, board: Board, pid: str, here: str, to: str, ctx, label: str) -> None:
+    """A vehicle moving within, into or out of a minelet square rolls 2D6: a loss on 2-4, one
+    more for each marker beyond the first; only then is the marker found real or a dummy
+    (K-SFX-5)."""
+    if not board.alive(pid) or not board.profile(pid).vehicle:
+        return
+    for square in sorted({here, to}):
+        markers = mines_in(board.rules, square)
+        if not markers:
+            continue
+        table = sc.tables["specials"]["minelets"]
+        top = table["loss_to"] + table["per_extra_marker"] * (len(markers) - 1)
+        a, b = ctx.d6(f"{label}.{square}.1"), ctx.d6(f"{label}.{square}.2")
+        hit = table["loss_from"] <= a + b <= top
+        if not hit:
+            ctx.event("minelets", f"{pid} crosses the minelets in {square}: {a}+{b} = {a + b}, no loss "
+                      f"({table['loss_from']} to {top}, K-SFX-5).", unit=pid, square=square, dice=[a, b], rule="K-SFX-5")
+            continue
+        if not any(_real(board.rules, m, ctx, f"{label}.{square}.real") for m in markers):
+            ctx.event("minelets", f"{pid} in {square}: {a}+{b} = {a + b} would be a loss, but the minelets there are "
+                      f"dummies (K-SFX-5).", unit=pid, square=square, dice=[a, b], rule="K-SFX-5")
+            continue
+        lose(sc, board, pid, 1, ctx, "K-SFX-5", f"minelets in {square}, {a}+{b} = {a + b}")
+        if not board.alive(pid):
+            return
+
+
+def mines_for_marker(sc: Scenario, board: Board, hid: str, here: str, to: str, ctx, label: str) -> None:
+    """A command marker in vehicles is hit like a vehicle; a loss destroys it (K-SFX-5 reading)."""
+    for square in sorted({here, to}):
+        markers = mines_in(board.rules, square)
+        if not markers or "sq" not in board.rules["hqs"][hid]:
+            continue
+        table = sc.tables["specials"]["minelets"]
+        top = table["loss_to"] + table["per_extra_marker"] * (len(markers) - 1)
+        a, b = ctx.d6(f"{label}.{square}.1"), ctx.d6(f"{label}.{square}.2")
+        if table["loss_from"] <= a + b <= top and any(_real(board.rules, m, ctx, f"{label}.{square}.real") for m in markers):
+            board.move_hq(hid, None)
+            ctx.event("hq-destroyed", f"{hid} is destroyed by the minelets in {square} ({a}+{b}, K-SFX-5).", hq=hid,
+                      rule="K-SFX-5")
+        else:
+            ctx.event("minelets", f"{hid} crosses the minelets in {square}: {a}+{b}, no loss (K-SFX-5).", hq=hid,
+                      square=square, dice=[a, b], rule="K-SFX-5")
+
+
+def _real(rules: dict, marker: dict, ctx, label: str) -> bool:
+    """Whether a minelet marker is the real minefield of its pair: unknown to both players until
+    first checked, then drawn by a die (1-3 the real one) and known for the pair (K-SFX-5)."""
+    if marker.get("real") is not None:
+        return marker["real"]
+    real = ctx.d6(label) <= 3
+    for m in rules["minelets"]:
+        if m["pair"] == marker["pair"]:
+            m["real"] = real if m is marker else not real
+    ctx.event("minelets-revealed", f"The minelet marker in {marker['square']} is {'the real minefield' if real else 'a dummy'}"
+              f" (K-SFX-5).", pair=marker["pair"], square=marker["square"], real=real, rule="K-SFX-5")
+    return real
+
+
+# --- legal moves ------------------------------------------------------------------------------------
+
+def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: str, facing: str, ap: int):
+    """The legal moves of one body, each as `plan_move` would accept it (its checks, shared
+    for all destinations)."""
+    rules = board.rules
+    leave = not any(unit_may_move(sc, board, u, ap, True) for u in body)
+    grouped = len(body) > 1 and len({rules["pieces"][u]["o"] for u in body}) == 1
+    if len(body) > 1 and not grouped:
+        return
+    rest_ok = True
+    if leave:
+        rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in body}
+        _drop_broken_groups(sc, rest)
+        rest_ok = layout.check_entries(sc, here, rest) is None
+    targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
+    for to in targets:
+        if to != here:
+            if any(step_block(sc, board, side, board.profile(u), here, to) for u in body):
+                continue
+            if any(slowed(sc, board.profile(u), here, to) and (rules["ts"]["moved"].get(u) or first_ap(sc, board, u) != ap)
+                   for u in body):
+                continue
+        facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
+        for f in facings:
+            cells = layout.place_cells(sc, board, to, body, f, grouped)
+            if cells is None:
+                continue
+            entries = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in body}
+            for p, cell in zip(body, cells):
+                entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=f)
+                entries[p].pop("g", None)
+                if grouped:
+                    entries[p]["g"] = "new"
+            for p in list(entries):
+                g = entries[p].get("g")
+                if g and g != "new" and sum(1 for q in entries if entries[q].get("g") == g) < 2:
+                    entries[p].pop("g", None)
+            if layout.check_entries(sc, to, entries) is None:
+                yield {"type": "move", "units": body, "to": to, "facing": f}
+
+
+def _travel_facing(sc: Scenario, here: str, to: str, current: str) -> str:
+    d = sc.grid.direction(here, to)
+    if d is None:
+        return current
+    if len(d) == 1:
+        return d
+    return d[0] if current not in d else current
+
+
+def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
+    """A finite, representative set of legal movement orders: each battle group or lone unit
+    to each square it may enter, facing the way it goes (or, in its own square, each other
+    facing); dismounting, remounting, limbering; command markers."""
+    return list(iter_options(sc, rules, side, ap))
+
+
+def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
+    board = Board(sc, rules)
+    for body in board.movers(side):
+        here = rules["pieces"][body[0]]["sq"]
+        facing = rules["pieces"][body[0]]["f"]
+        if all(u in rules["ps"]["moved"] for u in body):
+            continue
+        stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
+        if any(stay.values()):
+            bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []
+        else:
+            bodies = [body]
+        for b in bodies:
+            yield from _body_moves(sc, board, side, b, here, facing, ap)
+        for u in body:
+            for kind, mode in (("dismount", "dismounted"), ("mount", "mounted"), ("limber", "limbered"),
+                               ("unlimber", "deployed")):
+                if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
+                    yield {"type": kind, "units": [u]}
+    for hid in sorted(h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side):
+        if hid in rules["ps"]["moved"] or not hq_may_move(sc, rules, hid, ap):
+            continue
+        here = rules["hqs"][hid]["sq"]
+        prof = _marker_profile(sc, hid, ap)
+        for to in sc.neighbours[here]:
+            if step_block(sc, board, side, prof, here, to) is None:
+                yield {"type": "hq", "hq": hid, "to": to}

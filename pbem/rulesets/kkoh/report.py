@@ -1,0 +1,75 @@
+"""What `pbem status`, `pbem show` and `pbem orders` print for kkoh."""
+
+from __future__ import annotations
+
+from ..base import Need
+from . import command, victory
+from .scenario import SIDES, Scenario
+from .state import Board
+
+STEP_NAMES = {"replace": "replacing command markers", "minelets": "laying minelets", "initiative": "initiative",
+              "orders": "issuing orders", "ew": "electronic warfare", "fire": "Direct Fire", "evade": "Direct Fire",
+              "hold": "Direct Fire", "air": "aircraft", "move1": "first movement", "calls1": "bombardment calls",
+              "assault1": "Close Assaults", "move2": "second movement", "calls2": "bombardment calls",
+              "assault2": "Close Assaults", "morale": "Morale Phase", "over": "over"}
+
+
+def summary(sc: Scenario, rules: dict) -> dict:
+    phase = "Command Phase" if rules["ap"] == 0 else ("Morale Phase" if rules["ap"] == 5 else f"Action Phase {rules['ap']}")
+    phase = f"{phase}: {STEP_NAMES.get(rules['step'], rules['step'])}"
+    score = victory.scores(sc, rules)
+    return {"turn": rules["turn"], "phase": phase, "initiative": rules["initiative"], "vp": score,
+            "result": rules["result"],
+            # words for `pbem status` (core/describe.py)
+            "now": f"turn {rules['turn']} of {sc.last_turn}, {phase}",
+            "score": f"score: blue {score['blue']}, red {score['red']} (house rule of the scenario: the points of the "
+                     f"enemy units destroyed, {sc.victory.get('objective_points', 0)} for each objective held)"}
+
+
+def render(sc: Scenario, rules: dict) -> str:
+    board = Board(sc, rules)
+    status = command.marker_status(sc, board)
+    s = summary(sc, rules)
+    lines = [sc.doc["name"], f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; "
+             f"initiative: {s['initiative'] or '-'}; score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)"]
+    for side in SIDES:
+        lines.append(f"{side}: {sc.side_info[side]['name']}")
+        for square in board.squares(side):
+            units = []
+            for p in board.at(square):
+                rec = rules["pieces"][p]
+                units.append(f"{p}[{rec['cell']}{rec['f']}{' ' + rec['g'] if rec.get('g') else ''}"
+                             f"{' hit' if rec.get('hits') else ''}{' ' + rec['mode'] if rec.get('mode') else ''}]")
+            markers = [f"{h}{'' if status.get(h) else ' (out of command)'}" for h in board.hqs_at(square)
+                       if sc.commands[h].side == side]
+            lines.append(f"  {square} {sc.area[square].name}: " + " ".join(units)
+                         + (f"; HQ {', '.join(markers)}" if markers else ""))
+        alone = sorted({rules["hqs"][h]["sq"] for h in rules["hqs"] if "sq" in rules["hqs"][h]
+                        and sc.commands[h].side == side and not board.at(rules["hqs"][h]["sq"])})
+        for square in alone:
+            lines.append(f"  {square}: HQ " + ", ".join(h for h in board.hqs_at(square) if sc.commands[h].side == side))
+    if rules["gone"]:
+        lines.append("destroyed: " + ", ".join(rules["gone"]))
+    if rules["demoralised"]:
+        lines.append("demoralised: " + ", ".join(rules["demoralised"]))
+    if rules["result"]:
+        lines.append(f"result: {rules['result']}")
+    return "\n".join(lines) + "\n"
+
+
+def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
+    if need.sealed:
+        return [f"These orders are sealed (§3): `pbem submit --seal` sends only their hashes; your next packet opens",
+                f"them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
+                "Order chits are kept by each group or lone unit (K-ORD-1); a change is tested after both sides have"
+                " fixed theirs (K-ORD-3)." if need.kind == "orders" else
+                "One fire order per firing unit, spread evenly over the targets (K-DF-5); all dice after both plans."]
+    if need.kind.endswith("-open"):
+        return ["`pbem submit` opens the items you sealed in this packet for you: they take effect in the order sealed;",
+                "an opened item the rules refuse now is void (K-ORD-2, K-DF-5)."]
+    if need.kind == "move":
+        return ["One move per unit or group this Action Phase: to a square next to it, or within its square; a Close",
+                "Assault moves a group that started the phase as one into an enemy square through an edge (K-CA-5)."]
+    if need.kind == "calls":
+        return ["Each battery bombards one Close Assault for one of your units in it, or fires counter-battery (K-IF)."]
+    return []

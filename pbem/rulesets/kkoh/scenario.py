@@ -1,0 +1,460 @@
+"""The scenario: the bundled documents, their check, and the scenario object built from them.
+
+A kkoh scenario document has these parts (schemas/kkoh-scenario.schema.json):
+
+    tables     the rebuilt tables of the rulebook (data/tables.yaml)
+    armies     the army lists the forces are drawn from (data/armies.yaml)
+    map        the table: its size, area features by square, linear features by edge,
+               roads by edge, objectives, and `open_terrain` (K-INT-3)
+    sides      per side (blue, red): its name, army list, commander-in-chief, special
+               effects bought (K-SFX), aircraft (K-AIR)
+    commands   the command markers: level, superior, quality and mobility (from a list row),
+               the square each starts in
+    formations the battalions and battlegroups (K-MOR: each is a morale body) and their HQ
+    units      every unit (piece) on the table: its list row (and a carrier's row for
+               infantry in transports), formation, attachment, the artillery level it works
+               at, and where it stands (square, cell, facing, order chit, group, losses,
+               mounted or limbered)
+    victory    the house rules of the scenario: game length, objectives, scoring (the book
+               sets none, K-PRE-3)
+    position   (optional) where play starts, for cases and refereed positions: turn, Action
+               Phase and step, initiative, In Command state, markers
+
+`Scenario(doc, options)` turns it, once per process, into everything the genesis fixes: the
+table with its neighbours, terrain and roads worked out per square and edge, the tables, the
+fixed attributes of every piece in each of its modes (`Profile`), the command tree, the
+morale bodies with their starting strength. The core caches it; nothing changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from pbem.core.canonical import load_file
+from pbem.core.geometry.squaregrid import EDGES, Interior, SquareMap
+
+DATA = Path(__file__).resolve().parent / "data"
+SIDES = ("blue", "red")
+QUALITY = ("S", "A", "I")
+CLASS_RANK = {"L": 1, "M": 2, "H": 3}
+INSIDE = Interior(3)
+SPEED = {"foot": 0, "guns": 0, "motorised": 1, "mechanised": 2, "recce": 3}   # slowest first (K-GG-6)
+ARTILLERY_TYPES = ("fd-arty", "aa-arty", "at-arty", "atgw")
+
+
+def other(side: str) -> str:
+    return SIDES[1 - SIDES.index(side)]
+
+
+def load_historical() -> dict:
+    """The bundled scenario (README "The bundled scenario"): its own file plus the tables and
+    army lists it plays with."""
+    doc = load_file(DATA / "scenario-pz-brigade.yaml", "kkoh/data/scenario-pz-brigade.yaml")
+    doc["tables"] = load_file(DATA / "tables.yaml", "kkoh/data/tables.yaml")
+    doc["armies"] = load_file(DATA / "armies.yaml", "kkoh/data/armies.yaml")
+    return doc
+
+
+def validate(doc: dict) -> None:
+    from pbem.core import schema
+
+    problems = schema.errors(schema.load("kkoh-scenario.schema.json"), doc)
+    if problems:
+        raise ValueError(f"kkoh scenario: {problems[0]}")
+
+
+# --- fixed attributes ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What a piece is in one of its modes (a pair mounted or dismounted, a towed gun
+    limbered or deployed): everything fire, assault and movement read."""
+
+    vehicle: bool                 # on or in vehicles (minelets, terrain limits for vehicles)
+    armour: str | None            # armour class L/M/H of an armoured vehicle (K-TNK-1)
+    ia: bool                      # improved armour (K-TNK-2)
+    df: str | None                # Direct Fire class L/M/H, None if it cannot fire (K-DF-4, K-INF-1)
+    ir: bool                      # improved ranging (K-TNK-2)
+    heavy_atgw: bool              # fires at two squares (K-ART-3)
+    mortar: bool                  # no Direct Fire at vehicles (K-DF-4)
+    target: str                   # class when fired at (K-DF-6, K-INF-1)
+    vulnerable: bool              # unarmoured vehicle, limbered horse-drawn gun, cavalry (K-GM-11)
+    infantry: str | None          # GI / RI / MI of the infantry present or aboard (K-INF-2)
+    artillery: bool               # an artillery unit in this mode (K-CAF-1 "solely artillery")
+    unlimbered: bool              # deployed artillery (K-ATR-1, K-MOV-4)
+    move: str                     # mechanised, motorised, recce, foot or guns (K-MOV-4)
+    assault: bool                 # may attack in a Close Assault (K-CA-2)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """The fixed attributes of a unit on the table: one base, a company or squadron with its
+    organic sub-units (K-INT-1, K-TRP-1), of one battalion or battlegroup (K-TRP-5); an infantry
+    unit and its transports are one piece (K-INF-6), a towed gun and its prime movers one
+    (K-ART-7)."""
+
+    id: str
+    side: str
+    name: str
+    row: str                      # army list row
+    carrier: str | None           # the transport's row for infantry in transports
+    quality: str                  # S, A, I (K-TRP-6)
+    kind: str                     # the list type: armour, atgw, infantry, transport, fd-arty, aa-arty, at-arty
+    formation: str                # its battalion or battlegroup (K-BG-2, K-MOR-1)
+    hq: str                       # the command marker it answers to (its formation's, or the one it is attached to)
+    attached: bool                # attached from elsewhere (K-DOC-1/2, K-MOR-2)
+    doctrine: str                 # nato or soviet (K-DOC)
+    self_ordering: bool           # specialist reconnaissance (K-REC-3)
+    recce: bool                   # specialist reconnaissance (K-REC-1)
+    aifv: bool                    # carried by (or is) an AIFV (K-INF-8)
+    reduced: bool                 # fielded at half strength (K-TRP-3)
+    modes: Mapping[str, Profile]  # "normal", or "mounted"/"dismounted", or "limbered"/"deployed"
+    if_class: str | None          # Indirect Fire class L/M/H (field artillery, K-IF-2)
+    if_range: int | None
+    rocket: bool                  # K-ART-6
+    sp: bool                      # self-propelled (K-DF-4, K-IF-4)
+    towed: bool
+    level: str | None             # battery, bn-bde or div-corps (K-IF-5, K-PRE-1)
+    aa_range: int | None          # air defence range (K-AIR-6)
+    cost: int                     # points (K-PTS)
+
+    @property
+    def points(self) -> int:
+        """Strength points when full (K-TRP-2): 2; 1 for a unit fielded with a loss."""
+        return 1 if self.reduced else 2
+
+    @property
+    def paired(self) -> bool:
+        return "mounted" in self.modes
+
+    @property
+    def is_towed(self) -> bool:
+        return "limbered" in self.modes
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command marker (K-CMK-1): not a unit; it never shoots nor is shot at (K-CMK-3), counts
+    for no stacking and carries no order chit (K-CMK-6)."""
+
+    id: str
+    side: str
+    name: str
+    level: str                    # division, brigade, regiment, battalion
+    superior: str | None
+    doctrine: str
+    quality: str
+    move: str                     # mobility class (K-CMK-2)
+    vehicle: bool
+    cost: int
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    """An area or linear terrain feature (K-TER)."""
+
+    name: str
+    sight: bool = False           # blocks line of sight
+    high: bool = False            # a ridge
+    ca_defence: int = 0           # the Close Assault factor against its defenders
+    ca_for: str = "all"           # all, upslope, foot
+    vehicles: str = "yes"         # yes, road, no, one-phase
+    infantry: str = "yes"         # yes, no, one-phase
+    roads: str | None = None      # "all": a road to every face (built-up areas)
+
+
+class Scenario:
+    """Everything the genesis fixes (DESIGN §2.4): never changed, never stored."""
+
+    def __init__(self, doc: dict, options: dict):
+        validate(doc)
+        self.doc = doc
+        self.options = MappingProxyType(dict(options))
+        self.tables = doc["tables"]
+        m = doc["map"]
+        # K-BTF-1, K-INT-1: rows and columns of 1 km squares, fixed for the game
+        self.grid = SquareMap.rectangle(range(m["columns"]), range(m["rows"]))
+        self.open_terrain = bool(m.get("open_terrain", False))
+        self.features = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["area"].items()}
+        self.linear = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["linear"].items()}
+        # K-TER-1, K-BTF-2, K-BTF-3: area features fill a square (every square without one is open
+        # ground, of no effect), linear features lie along edges, roads cross edges (K-TER-3)
+        area = dict(m.get("area") or {})
+        for square_id in area:
+            self._square(square_id, "map.area")
+            if area[square_id] not in self.features:
+                raise ValueError(f"kkoh scenario: map.area.{square_id}: unknown area feature {area[square_id]!r}")
+        self.area: Mapping[str, Feature] = MappingProxyType(
+            {s: self.features[area.get(s, "open")] for s in self.grid.ids})
+        self.edges: Mapping[str, Feature] = MappingProxyType({self._edge(k, "map.edges"): self.linear[v]
+                                                              for k, v in sorted((m.get("edges") or {}).items())})
+        unknown = sorted(v for v in (m.get("edges") or {}).values() if v not in self.linear)
+        if unknown:
+            raise ValueError(f"kkoh scenario: map.edges: unknown linear feature {unknown[0]!r}")
+        roads = {self._edge(k, "map.roads") for k in m.get("roads") or []}
+        for s in self.grid.ids:   # K-TER-6: a built-up area has a road to every face
+            if self.area[s].roads == "all":
+                roads.update(self.grid.edge_key(s, n) for n in self.grid.neighbours(s))
+        self.roads = frozenset(roads)
+        self.neighbours = MappingProxyType({s: tuple(self.grid.neighbours(s, diagonal=True)) for s in self.grid.ids})
+        self.objectives = tuple(m.get("objectives") or ())
+        for s in self.objectives:
+            self._square(s, "map.objectives")
+        self.turn_track = self.tables["turn_track"]["turns"]
+
+        self.side_info = MappingProxyType({side: doc["sides"][side] for side in SIDES})
+        rows = {}
+        for list_id, army in doc["armies"]["lists"].items():
+            for row in army["rows"]:
+                rows[(list_id, row["id"])] = (row, army["doctrine"])
+        self._rows = rows
+        self.commands = self._commands(doc)
+        self.formations = self._formations(doc)
+        self.pieces = self._pieces(doc)
+        self.piece_ids = tuple(sorted(self.pieces))
+        self.command_ids = tuple(sorted(self.commands))
+        self.side_pieces = MappingProxyType({side: tuple(p for p in self.piece_ids if self.pieces[p].side == side)
+                                             for side in SIDES})
+        self.subordinates = self._subordinates()
+        self.morale_start = MappingProxyType({f: sum(self.pieces[p].points for p in self.body(f))
+                                              for f in sorted(self.formations)})
+        self.air = MappingProxyType({a["id"]: dict(a, side=side) for side in SIDES
+                                     for a in doc["sides"][side].get("air") or []})
+        self.specials = MappingProxyType({side: MappingProxyType(dict(doc["sides"][side].get("specials") or {}))
+                                          for side in SIDES})
+        maxima = self.tables["specials"]
+        for side in SIDES:
+            for name, count in self.specials[side].items():
+                if count > maxima[name]["max"]:
+                    raise ValueError(f"kkoh scenario: sides.{side}.specials.{name}: {count} is more than the "
+                                     f"{maxima[name]['max']} the rules allow (K-SFX)")
+        self.victory = doc["victory"]              # house rules of the scenario (K-PRE-3)
+        self.last_turn = self.victory["turns"]     # at most the 20 of the turn track (K-REF-1, K-REF-2)
+        self.position = doc.get("position")
+        self._check_doctrine()
+        # answers that depend only on the scenario (terrain of a step, the movement table of a
+        # phase), remembered as they are first asked: they never change
+        self.memo: dict = {}
+
+    # --- document checks ------------------------------------------------------------------
+
+    def _square(self, square_id: str, where: str) -> str:
+        if square_id not in self.grid:
+            raise ValueError(f"kkoh scenario: {where}: {square_id!r} is not a square of the table")
+        return square_id
+
+    def _edge(self, key: str, where: str) -> str:
+        try:
+            a, b = self.grid.parse_edge(key)
+        except ValueError as exc:
+            raise ValueError(f"kkoh scenario: {where}: {exc}") from None
+        self._square(a, where)
+        self._square(b, where)
+        return key
+
+    def _row(self, side: str, row_id: str, where: str) -> tuple[dict, str]:
+        army = self.doc["sides"][side]["army"]
+        found = self._rows.get((army, row_id))
+        if found is None:
+            raise ValueError(f"kkoh scenario: {where}: {row_id!r} is not a row of army list {army!r}")
+        return found
+
+    def _commands(self, doc: dict) -> Mapping[str, Command]:
+        out = {}
+        for entry in doc["commands"]:
+            row, doctrine = self._row(entry["side"], entry["row"], f"commands.{entry['id']}")
+            if row["type"] != "command":
+                raise ValueError(f"kkoh scenario: commands.{entry['id']}: row {row['id']!r} is not a command marker")
+            from . import points
+            out[entry["id"]] = Command(entry["id"], entry["side"], entry.get("name", row["unit"]), entry["level"],
+                                       entry.get("superior"), doctrine, row["quality"], row["mobility"],
+                                       row["mobility"] != "infantry",
+                                       points.cost(row, self.tables["points"], doctrine))
+        for c in out.values():
+            if c.superior is not None and (c.superior not in out or out[c.superior].side != c.side):
+                raise ValueError(f"kkoh scenario: commands.{c.id}: superior {c.superior!r} is not a marker of its side")
+        for side in SIDES:
+            top = [c for c in out.values() if c.side == side and c.superior is None]
+            chief = doc["sides"][side]["commander"]
+            if chief not in out or out[chief].superior is not None or out[chief].side != side:
+                raise ValueError(f"kkoh scenario: sides.{side}.commander: {chief!r} must be a marker of that side "
+                                 "with no superior (the commander-in-chief, K-INI-1)")
+            if len(top) != 1:
+                raise ValueError(f"kkoh scenario: {side} must have exactly one command marker without a superior")
+        return MappingProxyType(out)
+
+    def _formations(self, doc: dict) -> Mapping[str, dict]:
+        out = {}
+        for fid, entry in sorted(doc["formations"].items()):
+            if entry["hq"] not in self.commands:
+                raise ValueError(f"kkoh scenario: formations.{fid}: hq {entry['hq']!r} is not a command marker")
+            out[fid] = MappingProxyType(dict(entry, side=self.commands[entry["hq"]].side))
+        return MappingProxyType(out)
+
+    def _profile(self, row: dict, mode: str) -> Profile:
+        kind = row["type"]
+        armour = row.get("armour")
+        gun, missile = row.get("gun"), row.get("missile")
+        weapons = [c for c in (gun, missile) if c]
+        cls = max(weapons, key=CLASS_RANK.get) if weapons else None
+        mobility = row["mobility"]
+        vehicle = mobility != "infantry" and kind != "infantry"
+        # K-DF-4, K-ART-4, K-ART-5, K-INF-1, K-TNK-1: who may use Direct Fire, with which class
+        if kind in ("armour", "atgw", "at-arty"):
+            df = cls
+        elif kind == "aa-arty":
+            df = gun                       # only gun-armed AA (K-ART-4)
+        elif kind == "fd-arty":
+            df = None if row.get("rocket") else gun
+        else:
+            df = None
+        if mode in ("limbered",):
+            df = None                      # only unlimbered guns may shoot (K-ART-7)
+        unarmoured_vehicle = vehicle and armour is None
+        if kind == "infantry" or (mobility == "infantry" and armour is None) or mode == "deployed":
+            target = "M"                   # men on the ground count as a Medium target (K-INF-1)
+        else:
+            target = armour or "L"
+        move = {"recce": "recce", "mechanised": "mechanised", "motorised": "motorised", "infantry": "foot"}[mobility]
+        if mode == "limbered":
+            move = "motorised"             # K-ART-7: limbered towed guns move as Motorised
+        if mode == "deployed":
+            move = "guns"
+        artillery = kind in ARTILLERY_TYPES       # K-ART-1: anti-tank (ATGW included), AA, field and rocket
+        # K-CA-2, K-ART-2, K-ART-5: who may attack in a Close Assault
+        assault = (kind == "armour" or kind == "infantry" or row["mobility"] == "recce"
+                   or (kind == "fd-arty" and row.get("sp", False) and mobility == "mechanised" and armour is not None)
+                   or (kind == "at-arty" and mobility == "mechanised" and armour is not None))
+        if kind in ("armour", "transport") and not gun and not missile:
+            assault = False                # a transport does not fight; the infantry aboard does (K-CA-10)
+        return Profile(vehicle=vehicle and mode != "deployed", armour=armour if mode != "deployed" else None,
+                       ia=bool(row.get("ia")), df=df, ir=bool(row.get("ir")),
+                       heavy_atgw=row.get("atgw") == "H" and df == "H",
+                       mortar=bool(row.get("mortar")), target=target,
+                       vulnerable=unarmoured_vehicle and mode != "deployed",
+                       infantry=row.get("infantry") if kind == "infantry" else None,
+                       artillery=artillery, unlimbered=mode == "deployed",
+                       move=move, assault=assault)
+
+    def _pieces(self, doc: dict) -> Mapping[str, Piece]:
+        from . import points
+
+        out = {}
+        table = self.tables["points"]
+        for entry in doc["units"]:
+            uid = entry["id"]
+            if uid in out or uid in self.commands:
+                raise ValueError(f"kkoh scenario: units: {uid!r} is given twice")
+            side = entry["side"]
+            row, doctrine = self._row(side, entry["row"], f"units.{uid}")
+            if row["type"] == "command":
+                raise ValueError(f"kkoh scenario: units.{uid}: a command marker is not a unit (K-CMK-1)")
+            formation = entry["formation"]
+            if formation not in self.formations or self.formations[formation]["side"] != side:
+                raise ValueError(f"kkoh scenario: units.{uid}: formation {formation!r} is not a formation of {side}")
+            attached_to = entry.get("attached_to")
+            if attached_to is not None and (attached_to not in self.commands or self.commands[attached_to].side != side):
+                raise ValueError(f"kkoh scenario: units.{uid}: attached_to {attached_to!r} is not a marker of {side}")
+            hq = attached_to or self.formations[formation]["hq"]
+            reduced = entry.get("reduced", row.get("reduced", False))
+            cost = points.cost(row, table, doctrine, reduced_strength=reduced)
+            carrier_id = entry.get("carrier")
+            if carrier_id is not None:
+                carrier, _ = self._row(side, carrier_id, f"units.{uid}.carrier")
+                if row["type"] not in ("infantry", "aa-arty", "atgw") or row["mobility"] != "infantry":
+                    raise ValueError(f"kkoh scenario: units.{uid}: only units on foot ride in transports (K-INF-3)")
+                if carrier["type"] not in ("armour", "transport") or carrier.get("gun") is None and carrier["type"] == "armour" \
+                        and carrier.get("armour") is None:
+                    raise ValueError(f"kkoh scenario: units.{uid}: {carrier_id!r} is not a transport")
+                foot = self._profile(row, "dismounted")
+                aboard = self._profile(carrier, "mounted")
+                # the infantry aboard fights with its transports (K-INF-7, K-CA-10)
+                aboard = _replace(aboard, infantry=foot.infantry, assault=foot.assault, artillery=foot.artillery)
+                modes = {"mounted": aboard, "dismounted": foot}
+                cost += points.cost(carrier, table, doctrine, reduced_strength=entry.get("reduced", carrier.get("reduced", False)))
+                aifv = bool(carrier.get("aifv"))
+            elif row.get("towed"):
+                modes = {"limbered": self._profile(row, "limbered"), "deployed": self._profile(row, "deployed")}
+                aifv = False
+            else:
+                modes = {"normal": self._profile(row, "normal")}
+                aifv = bool(row.get("aifv"))
+            level = entry.get("level")
+            if row["type"] == "fd-arty" and level is None:      # K-PRE-1
+                raise ValueError(f"kkoh scenario: units.{uid}: field artillery needs the level it works at "
+                                 "(battery, bn-bde or div-corps; K-IF-5, K-PRE-1)")
+            weapon = row.get("gun") or row.get("missile")
+            if_class = weapon if row["type"] == "fd-arty" else None
+            if_range = None
+            if if_class:
+                if_range = row.get("range") or self.tables["artillery"]["ranges"][if_class]
+            out[uid] = Piece(
+                id=uid, side=side, name=entry.get("name", row["unit"]), row=row["id"], carrier=carrier_id,
+                quality=entry.get("quality", row["quality"]), kind=row["type"], formation=formation, hq=hq,
+                attached=attached_to is not None or bool(entry.get("attached", False)), doctrine=doctrine,
+                self_ordering=bool(row.get("self_ordering")), recce=row["mobility"] == "recce", aifv=aifv,
+                reduced=reduced, modes=MappingProxyType(modes), if_class=if_class, if_range=if_range,
+                rocket=bool(row.get("rocket")), sp=bool(row.get("sp")), towed=bool(row.get("towed")),
+                level=level, aa_range=row.get("range") if row["type"] == "aa-arty" else None, cost=cost)
+        return MappingProxyType(out)
+
+    def _subordinates(self) -> Mapping[str, tuple[str, ...]]:
+        subs: dict[str, list[str]] = {c: [] for c in self.commands}
+        for c in self.commands.values():
+            if c.superior:
+                subs[c.superior].append(c.id)
+        return MappingProxyType({k: tuple(sorted(v)) for k, v in subs.items()})
+
+    def _check_doctrine(self) -> None:
+        """K-DOC-1: a NATO battalion takes in and gives away at most two units."""
+        given: dict[str, int] = {}
+        taken: dict[str, int] = {}
+        for p in self.pieces.values():
+            if p.doctrine != "nato" or not p.attached:
+                continue
+            home = self.formations[p.formation]["hq"]
+            if self.commands[home].level == "battalion":
+                given[home] = given.get(home, 0) + 1
+            if self.commands[p.hq].level == "battalion":
+                taken[p.hq] = taken.get(p.hq, 0) + 1
+        for hq, n in sorted(given.items()) + sorted(taken.items()):
+            if n > 2:
+                raise ValueError(f"kkoh scenario: battalion {hq} attaches or detaches {n} units; NATO doctrine allows "
+                                 "two (K-DOC-1)")
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def body(self, formation: str) -> list[str]:
+        """The pieces that count for a formation's morale (K-MOR-1/2): its own, not attached."""
+        return [p for p in self.piece_ids if self.pieces[p].formation == formation and not self.pieces[p].attached]
+
+    def profile(self, pid: str, mode: str | None) -> Profile:
+        modes = self.pieces[pid].modes
+        return modes[mode] if mode else modes["normal"]
+
+    def road(self, a: str, b: str) -> bool:
+        return self.grid.edge_key(a, b) in self.roads
+
+    def edge_feature(self, a: str, b: str) -> Feature | None:
+        return self.edges.get(self.grid.edge_key(a, b))
+
+    def range_df(self, heavy: bool) -> int:
+        table = self.tables["direct_fire"]
+        base = table["heavy_atgw_range"] if heavy else table["range"]
+        return base * (table["open_terrain_multiplier"] if self.open_terrain else 1)
+
+    def chief(self, side: str) -> str:
+        return self.doc["sides"][side]["commander"]
+
+
+def _replace(profile: Profile, **changes: Any) -> Profile:
+    values = {name: getattr(profile, name) for name in Profile.__slots__}
+    values.update(changes)
+    return Profile(**values)
+
+
+def build(doc: dict, options: dict) -> Scenario:
+    return Scenario(doc, options)

@@ -1,0 +1,126 @@
+"""kkoh's picture (pbem render): the table of 1 km squares, terrain along and inside them, and
+each unit in its cell of its square, drawn facing the edge it faces (K-GM-2, K-GM-3), in a
+position built for the test and through the real SVG writer."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core.render import frames, scene as scenes, svg
+from pbem.rulesets.kkoh import RULESET
+from tests.test_kkoh_cases import scenario_doc
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kkoh-demo"
+
+
+def position():
+    units = [
+        # a blue tank company in rank 1 of 0202 facing north, a second behind it (rank 2)
+        {"id": "B-N1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "HD"},
+        {"id": "B-N2", "side": "blue", "row": "tank-1", "square": "0202", "cell": "11", "facing": "N", "order": "HD"},
+        # a red tank company in 0402 facing west: the west column, the middle file
+        {"id": "R-W1", "side": "red", "row": "tr1-tank", "square": "0402", "cell": "10", "facing": "W", "order": "HA"},
+    ]
+    doc = scenario_doc({"units": units, "columns": 6, "rows": 6, "area": {"0303": "woods", "0103": "bua"},
+                        "edges": {"0302/0402": "stream"}, "roads": ["0302/0402", "0202/0302"],
+                        "objectives": ["0103"]})
+    sc = RULESET.scenario(doc, {})
+    return sc, RULESET.setup(sc)
+
+
+def counter_box(text: str, unit: str) -> tuple[float, float, float, str, list[tuple[float, float]]]:
+    """The counter of a unit in the SVG: its centre, side, facing and the wedge's points."""
+    m = re.search(rf'<g class="counter" data-unit="{unit}" data-facing="(\d+)"><rect class="side-\w+" '
+                  rf'x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)"', text)
+    assert m, unit
+    facing, x, y, c = m.group(1), float(m.group(2)), float(m.group(3)), float(m.group(4))
+    rest = text[m.end():text.index("</g>", m.end())]
+    wedge = re.search(r'<polygon class="facing" [^>]*points="([^"]+)"', rest).group(1)
+    points = [tuple(float(v) for v in p.split(",")) for p in wedge.split()]
+    return x + c / 2, y + c / 2, c, facing, points
+
+
+def square_box(sc_scene: dict, square: str) -> tuple[float, float, float, float]:
+    grid = scenes.Grid(sc_scene["grid"])
+    ox, oy = svg.MARGIN - grid.box[0], svg.MARGIN - grid.box[1]
+    xs, ys = [], []
+    for cell in grid.cells:
+        if cell.startswith(square + "."):
+            for px, py in grid.outline(cell):
+                xs.append(px + ox)
+                ys.append(py + oy)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def test_a_unit_facing_north_stands_on_the_north_edge_of_its_square_with_its_mark_pointing_north():
+    sc, rules = position()
+    picture = RULESET.draw(sc, rules, [])
+    scenes.check(picture)
+    text = svg.to_svg(picture)
+    x0, y0, x1, y1 = square_box(picture, "0202")
+    assert round(x1 - x0) == round(y1 - y0) == 3 * 56   # a square of 3 x 3 cells
+    assert square_box(picture, "0203")[3] == y0 and square_box(picture, "0302")[0] == x1   # north up, east right
+    cx, cy, c, facing, wedge = counter_box(text, "B-N1")
+    assert facing == "0"
+    assert x0 < cx < x1 and y0 < cy < y0 + (y1 - y0) / 3          # the top row: rank 1 facing north
+    assert abs(cx - (x0 + x1) / 2) < 1                             # the middle file
+    tip = min(wedge, key=lambda p: p[1])
+    assert tip[1] < cy - c / 2 and abs(tip[0] - cx) < 0.5         # the wedge points up, out of the counter
+    assert all(p[1] <= cy - c / 2 + 0.5 for p in wedge)            # on the north side, nowhere else
+    bx, by, _, _, _ = counter_box(text, "B-N2")
+    assert abs(bx - cx) < 1 and y0 + (y1 - y0) / 3 < by < y0 + 2 * (y1 - y0) / 3   # rank 2, behind it
+    # red faces west: the west column of 0402, its wedge to the left
+    x0, y0, x1, y1 = square_box(picture, "0402")
+    rx, ry, c, facing, wedge = counter_box(text, "R-W1")
+    assert facing == "270" and x0 < rx < x0 + (x1 - x0) / 3 and abs(ry - (y0 + y1) / 2) < 1 + c * 0.15
+    assert min(p[0] for p in wedge) < rx - c / 2 and all(p[0] <= rx - c / 2 + 0.5 for p in wedge)
+
+
+def test_the_table_shows_its_squares_terrain_stream_bridge_road_objective_and_markers():
+    sc, rules = position()
+    picture = RULESET.draw(sc, rules, [])
+    items = picture["items"]
+    assert {i["text"] for i in items if i["type"] == "label" and i.get("style") == "cell-id"} == set(sc.grid.ids)
+    assert {i["cell"] for i in items if i["type"] == "cell" and i["style"] == "woods"} == {f"0303.{c}" for c in
+                                                                                         "00 01 02 10 11 12 20 21 22".split()}
+    # the stream runs along the whole edge between 0302 and 0402: the three pairs of cells facing across it
+    stream = sorted((i["a"], i["b"]) for i in items if i["type"] == "side" and i["style"] == "stream")
+    assert stream == [("0302.02", "0402.00"), ("0302.12", "0402.10"), ("0302.22", "0402.20")]
+    assert [(i["a"], i["b"]) for i in items if i["type"] == "side" and i["style"] == "bridge"] == [("0302.12", "0402.10")]
+    assert sorted(i["cells"] for i in items if i["type"] == "path") == [["0202.11", "0302.11"], ["0302.11", "0402.11"]]
+    assert any(i["type"] == "outline" and i["style"] == "objective" and "0103.11" in i["cells"] for i in items)
+    flags = sorted((i["cell"], i["style"], i["text"]) for i in items if i["type"] == "mark" and i["symbol"] == "flag")
+    assert flags == [("0000.02", "hq-blue", "HQ"), ("0505.02", "hq-red", "HQ")]   # B-HQ and R-HQ, In Command
+    assert picture["notes"] and "Turn 1 of 2" in picture["caption"][0]
+    text = svg.to_svg(picture)
+    assert 'class="ln s-stream"' in text and 'class="ln s-bridge"' in text and 'class="ln s-road"' in text
+
+
+def test_the_last_packets_moves_start_at_the_side_they_leave_by():
+    sc, rules = position()
+    events = [{"type": "move", "units": ["B-N1"], "origin": "0202", "to": "0203"},
+              {"type": "move", "units": ["B-N2"], "origin": "0202", "to": "0201"},
+              {"type": "move", "units": ["R-W1"], "origin": "0402", "to": "0402"}]
+    arrows = [i for i in RULESET.draw(sc, rules, events)["items"] if i["type"] == "arrow"]
+    assert [a["cells"] for a in arrows] == [["0202.01", "0203.11"], ["0202.21", "0201.11"]]
+    assert [a["style"] for a in arrows] == ["move-blue", "move-blue"]
+
+
+def test_the_example_renders_fast_and_every_unit_faces_as_in_its_state(tmp_path):
+    f = frames.open_game(EXAMPLE)
+    fr = frames.frame(f)
+    start = time.perf_counter()
+    picture = frames.scene(f, fr)
+    text = svg.to_svg(picture)
+    assert time.perf_counter() - start < 0.5
+    faced = dict(re.findall(r'data-unit="([^"]+)" data-facing="(\d+)"', text))
+    pieces = fr.state["rules"]["pieces"]
+    assert faced == {pid: str("NESW".index(rec["f"]) * 90) for pid, rec in pieces.items()}
+    result = CliRunner().invoke(cli, ["render", str(EXAMPLE), "-o", str(tmp_path / "table.png")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "table.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,100 @@
+"""kkoh in words: `pbem status` and `pbem show` (one unit, command marker or square, and the
+changes between two states) on a position built for the test and on the example game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core import describe
+from pbem.core.game import open_folder
+from pbem.rulesets.kkoh import RULESET, words
+from tests.test_kkoh_cases import scenario_doc
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kkoh-demo"
+
+
+def run(*args, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output + result.stderr
+    return result.output if code == 0 else result.stderr
+
+
+def position():
+    units = [
+        {"id": "B-N1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "HD",
+         "group": "a"},
+        {"id": "B-N2", "side": "blue", "row": "tank-1", "square": "0202", "cell": "00", "facing": "N", "order": "HD",
+         "group": "a"},
+        {"id": "R-W1", "side": "red", "row": "tr1-tank", "square": "0402", "cell": "10", "facing": "W", "order": "HA",
+         "losses": 1},
+    ]
+    doc = scenario_doc({"units": units, "columns": 6, "rows": 6, "area": {"0402": "woods", "0103": "bua"},
+                        "edges": {"0302/0402": "stream"}, "roads": ["0302/0402"], "objectives": ["0103"]})
+    sc = RULESET.scenario(doc, {})
+    return sc, RULESET.setup(sc)
+
+
+def test_one_unit_says_where_it_stands_its_rank_file_and_facing_its_chit_and_group():
+    sc, rules = position()
+    assert words.look(sc, rules, "unit", "B-N1")[2:] == [
+        "In 0202 (open ground), cell 01, facing north: rank 1, file 2 (K-GM-2, K-GM-3).",
+        "Order chit HD; 2 of 2 strength points.",
+        "In battle group g1 with B-N2 (K-BG-1).",
+    ]
+    red = words.look(sc, rules, "unit", "R-W1")
+    assert red[2:] == ["In 0402 (woods), cell 10, facing west: rank 1, file 2 (K-GM-2, K-GM-3).",
+                       "Order chit HA; 1 of 2 strength points; 1 loss marker.",
+                       "Not in a battle group: it acts alone (K-GM-4)."]
+    assert red[0].startswith("R-W1 (red): ") and "Soviet doctrine" in red[0]
+
+
+def test_one_square_says_its_terrain_edges_roads_and_who_is_where():
+    sc, rules = position()
+    assert words.look(sc, rules, "square", "0402") == [
+        "0402: woods.",
+        "Edges: stream on the west edge (to 0302).",
+        "Roads to the west (to 0302) (K-TER-3).",
+        "red: R-W1 in cell 10 facing W.",
+    ]
+    assert words.look(sc, rules, "square", "0103")[0] == "0103: built-up area (an objective, held by blue)."
+    assert words.look(sc, rules, "square", "0000")[-1] == "Command markers: B-HQ."
+    with pytest.raises(ValueError, match="not hexes: use --square CCRR"):
+        words.look(sc, rules, "hex", "0402")
+    with pytest.raises(ValueError, match="0606 is no square of the table"):
+        words.look(sc, rules, "square", "0606")
+
+
+def test_the_view_gives_every_unit_its_place_and_a_destroyed_one_its_status():
+    sc, rules = position()
+    before = words.view(sc, rules)
+    assert before["units"]["B-N1"]["where"] == "0202 cell 01 facing N"
+    after_rules = {**rules, "pieces": {k: v for k, v in rules["pieces"].items() if k != "R-W1"}, "gone": ["R-W1"]}
+    after = words.view(sc, after_rules)
+    assert after["units"]["R-W1"]["status"] == "destroyed"
+    game = type("G", (), {"view": lambda self, r: words.view(sc, r), "summary": lambda self, r: RULESET.summary(sc, r),
+                          "sides": ["blue", "red"]})()
+    texts = [c["text"] for c in describe.changes(game, {"rules": rules}, {"rules": after_rules})]
+    assert "R-W1 (red) is now destroyed; it was in 0402 cell 10 facing W." in texts
+
+
+def test_status_and_show_speak_of_the_example_in_words():
+    folder = open_folder(EXAMPLE)
+    rules = folder.state["rules"]
+    summary = folder.game.summary(rules)
+    status = run("status", EXAMPLE)
+    assert f"Turn {rules['turn']} of 8, {summary['phase']}." in status
+    assert f"Score: blue {summary['vp']['blue']}, red {summary['vp']['red']} (house rule of the scenario" in status
+    board = run("show", EXAMPLE)
+    assert board.startswith("Kalt Krieg ohne Hass")
+    pid, rec = sorted(rules["pieces"].items())[0]
+    unit = run("show", EXAMPLE, "--unit", pid)
+    assert f"In {rec['sq']} (" in unit and f"cell {rec['cell']}, facing" in unit
+    square = run("show", EXAMPLE, "--square", rec["sq"])
+    assert f"{pid} in cell {rec['cell']} facing {rec['f']}" in square
+    assert run("show", EXAMPLE, "--hex", rec["sq"], code=2) == "pbem: kkoh's table has 1 km squares, not hexes: use --square CCRR\n"
+    diff = run("show", EXAMPLE, "--diff", 0, folder.state["seq"])
+    assert "Now: turn" in diff and "moved from" in diff
