@@ -354,7 +354,7 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         reach = max(allowance, cache.get("need", {}).get(key, 0))
         hit = cache.get("found", {}).get(key)
         if hit is not None and hit[0] >= allowance:
-            reach, found = hit
+            reach, found, sliced = hit
     if found is None:
         blocked = v.enemy_fs
         if support_only:
@@ -364,27 +364,25 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
         first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) if tactical \
             else frozenset()
-        # the search is a pure function of these inputs: remembered between calls
+        # the search is a pure function of these inputs: remembered between calls, with the
+        # rows made of it (the paths are shared by every caller: none may change them)
         memo = _SEARCHES.get(sc)
         if memo is None:
             memo = _SEARCHES[sc] = {}
         memo_key = (origin, reach, classes, blocked, v.ezoc_fs, first_block)
-        found = memo.get(memo_key)
-        if found is None:
+        held = memo.get(memo_key)
+        if held is None:
             if len(memo) >= MAX_SEARCHES:
                 memo.clear()
             table = sc.cost[classes[0]] if len(classes) == 1 else sc.cost_max
-            found = memo[memo_key] = _reach(sc, origin, reach, table, blocked, v.ezoc, first_block)
+            held = memo[memo_key] = (_reach(sc, origin, reach, table, blocked, v.ezoc, first_block), {})
+        found, sliced = held
         if cache is not None:
-            cache.setdefault("found", {})[key] = (reach, found)
-    sliced = cache.setdefault("rows", {}).get(key) if cache is not None else None
-    if sliced is None or sliced[0] is not found:
-        rows = [(h, c, p[1:] if start is not None else list(p)) for h, (c, p) in found.items()
-                if start is None or h != start]
-        if cache is not None:
-            cache["rows"][key] = (found, rows)
-    else:
-        rows = sliced[1]
+            cache.setdefault("found", {})[key] = (reach, found, sliced)
+    rows = sliced.get(start is None)
+    if rows is None:
+        rows = sliced[start is None] = [(h, c, p[1:] if start is not None else list(p)) for h, (c, p) in found.items()
+                                        if start is None or h != start]
     if not first and reach <= allowance:
         return rows  # the search went no farther than this group may: every row is within reach
     return [(h, c + first, p) for h, c, p in rows if c <= allowance]
