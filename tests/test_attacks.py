@@ -1055,6 +1055,21 @@ def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tm
     ok(run("audit", south))
 
 
+@pytest.mark.parametrize("item, words", [
+    ("{type: plan, attack: z, guard: a}", ("order 1", "attack")),        # no such place: the schema refuses it
+    ("{type: plan, attack: c}", ("order 1", "guard")),                   # a field missing
+    ("{type: plan, attack: c, guard: a, decision: nonsense}", ("order 1", "decision")),
+])
+def test_23_submit_seal_refuses_an_item_that_could_never_be_opened(blind, tmp_path, item, words):
+    """An item the orders schema refuses would be refused when opened, and an opening must
+    equal its seal: the sealer could never open it, and the game would be stuck. `--seal`
+    checks every item first, and seals and signs nothing if one fails."""
+    plan = blind.post(f"orders:\n  - {item}\n", "plan.yaml")
+    first = rejected(blind.dirs["north"], ["submit", blind.dirs["north"], plan, "--key", blind.key_files["north"],
+                                           "--seal", "--out", tmp_path / "p1.yaml"], 1, *words, "nothing was sealed")
+    assert first.startswith("pbem: ") and not (tmp_path / "p1.yaml").exists()
+
+
 # --- 24. a rematch never reuses a chain --------------------------------------------------------------
 
 def test_24_the_same_proposal_arguments_make_a_new_game_with_new_chains(table, tmp_path):

@@ -74,9 +74,16 @@ def _alternatives(g: engine.Game, state: dict, sender: str, orders: list, rng: r
     return alternatives
 
 
-@pytest.mark.parametrize("ruleset_id, packets, seed", [
-    ("duel", 200, "a"), ("duel", 200, "b"), ("stalingrad", 120, "a"), ("chir", 45, "a"),
-])
+PACKETS = {"duel": 200, "blind": 120, "stalingrad": 120, "chir": 45, "dos": 40, "kkoh": 60}   # enough for 3 segments with rolls
+
+
+def _cases() -> list[tuple[str, int, str]]:
+    """Every registered ruleset and the test rulesets, the quick duel with two seeds."""
+    ids = sorted(set(rulesets.ids()) | {"duel", "blind"})
+    return [(r, PACKETS.get(r, 60), seed) for r in ids for seed in (("a", "b") if r == "duel" else ("a",))]
+
+
+@pytest.mark.parametrize("ruleset_id, packets, seed", _cases())
 def test_what_segment_k_decides_depends_on_state_k_minus_1_and_v_k_alone(ruleset_id, packets, seed):
     g, state, keys = _secure_game(ruleset_id, seed)
     rng = random.Random(f"{ruleset_id}-{seed}")  # test-side choices only; nothing in pbem uses random

@@ -379,11 +379,12 @@ def _check_dice(values: list, source: str) -> None:
             raise VerificationError(f"{source}: scripted dice must be integers 1 to 6, not {value!r}")
 
 
-def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str) -> None:
-    """Check the packet's orders by schema and add them to the queue as orders of packet k."""
+def check_orders(game: Game, orders: list, k: int, source: str) -> list[tuple[dict, str | None]]:
+    """Each order of packet k checked by the orders schema, with the decision it names
+    split off: [(order, decision key or None)]. Raises RulesError naming the first fault."""
     from pbem.core.schema import order_errors
 
-    queue = state["queue"]
+    checked = []
     for index, order in enumerate(orders, start=1):
         key = None
         if isinstance(order, dict) and "decision" in order:
@@ -399,6 +400,14 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
             error = errors[0]
             where = "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in error.path)
             raise RulesError(f"{source}: order {index} (orders[{index - 1}]{where}): {shown(error.message)}")
+        checked.append((order, key))
+    return checked
+
+
+def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str) -> None:
+    """Check the packet's orders by schema and add them to the queue as orders of packet k."""
+    queue = state["queue"]
+    for index, (order, key) in enumerate(check_orders(game, orders, k, source), start=1):
         item = {"seq": k, "side": side, "index": index, "order": order}
         if key is not None:
             # A later answer to the same decision replaces the earlier one (§4.3).

@@ -82,6 +82,10 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if seal:
         if not orders:
             raise UsageError(f"{source}: --seal seals the orders of the file, and it gives none")
+        try:   # an item the schema refuses could never be opened: the game would be stuck
+            engine.check_orders(g, orders, seq, source)
+        except RulesError as exc:
+            raise RulesError(f"{exc.message}; nothing was sealed or signed") from None
         sealed_items, orders = orders, []
         salts = sealing.salts(g, seq, side, key, len(sealed_items))
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
