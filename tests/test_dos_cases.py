@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 from pbem.core.canonical import load_mapping
-from pbem.core.errors import RulesError
 
 from pbem.rulesets.dos import RULESET, victory
 from pbem.rulesets.dos import state as st
-from tests.support.cases import check_events, check_need, matches, run_case
+from tests.support.cases import check_events, check_need, matches, play_case
 
 CASES = sorted((Path(__file__).parent / "cases" / "dos").glob("*.yaml"))
 
@@ -50,17 +49,10 @@ def test_case(tmp_path: Path, path: Path) -> None:
         assert key in case, f"{path.name}: missing {key}"
     doc = RULESET.scenarios["historical"]()
     doc["position"] = case["position"]
-    rejected = case["expect"].get("rejected")
-    if rejected:
-        with pytest.raises(RulesError) as info:
-            run_case(tmp_path, "dos", doc, case["packets"], case["dice"], case.get("options"))
-        assert f"is illegal: {rejected['message']} ({rejected['rule']})." in str(info.value), str(info.value)
-        assert f"case packet {len(case['packets'])}:" in str(info.value)
+    played = play_case(tmp_path, "dos", case, doc, case.get("options"))
+    if played is None:
         return
-    folder, events = run_case(tmp_path, "dos", doc, case["packets"], case["dice"], case.get("options"))
-    rolls = [e for e in events if e["type"] == "roll"]
-    assert len(rolls) == len(case["dice"]), "every scripted die is used, and no other: " + ", ".join(
-        e["text"] for e in events if e["type"] in ("roll", "combat"))
+    folder, events = played
     _check(folder.game, folder.state["rules"], events, case["expect"])
 
 

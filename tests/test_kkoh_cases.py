@@ -18,8 +18,7 @@ import pytest
 
 from pbem import rulesets
 from pbem.core.canonical import load_file, load_mapping
-from pbem.core.errors import RulesError
-from tests.support.cases import check_events, check_need, run_case
+from tests.support.cases import check_events, check_need, play_case
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "pbem" / "rulesets" / "kkoh" / "data"
@@ -119,17 +118,10 @@ def test_case(tmp_path: Path, path: Path, case: dict) -> None:
     for key in ("case", "rules", "description", "scenario", "packets", "dice", "expect"):
         assert key in case, f"{path.name}: missing {key}"
     doc = scenario_doc(case["scenario"])
-    rejected = case["expect"].get("rejected")
-    if rejected:
-        with pytest.raises(RulesError) as info:
-            run_case(tmp_path, "kkoh", doc, case["packets"], case["dice"])
-        assert f"is illegal: {rejected['message']}" in str(info.value) and f"({rejected['rule']})" in str(info.value), \
-            str(info.value)
+    played = play_case(tmp_path, "kkoh", case, doc)
+    if played is None:
         return
-    folder, events = run_case(tmp_path, "kkoh", doc, case["packets"], case["dice"])
-    rolls = [e for e in events if e["type"] == "roll"]
-    assert len(rolls) == len(case["dice"]), (f"{len(rolls)} dice rolled, {len(case['dice'])} scripted:\n"
-                                             + "\n".join(e["text"] for e in events if e["type"] not in ("order",)))
+    folder, events = played
     rules = folder.state["rules"]
     check_events(events, case["expect"])
     check_units(folder.game, rules, case["expect"])

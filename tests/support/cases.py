@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pbem.core import game, genesis
+from pbem.core.errors import RulesError
 
 
 def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], dice: list[int],
@@ -26,6 +29,26 @@ def run_case(root: Path, ruleset_id: str, scenario: dict, packets: list[dict], d
                                    entry.get("policies"), None, "")
         applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), f"case packet {number}")
         events.extend(applied.events)
+    return folder, events
+
+
+def play_case(root: Path, ruleset_id: str, case: dict, scenario: dict,
+              options: dict | None = None) -> tuple[game.Folder, list[dict]] | None:
+    """Play a case file's packets with its dice. Where the case expects a rejection, check
+    that its last packet is refused with that message and rule, and return None; otherwise
+    check that every scripted die was rolled, and no other, and return (folder, events)."""
+    rejected = case["expect"].get("rejected")
+    if rejected:
+        with pytest.raises(RulesError) as info:
+            run_case(root, ruleset_id, scenario, case["packets"], case["dice"], options)
+        text = str(info.value)
+        assert f"is illegal: {rejected['message']} ({rejected['rule']})" in text, text
+        assert f"case packet {len(case['packets'])}:" in text, text
+        return None
+    folder, events = run_case(root, ruleset_id, scenario, case["packets"], case["dice"], options)
+    rolls = [e for e in events if e["type"] == "roll"]
+    assert len(rolls) == len(case["dice"]), (f"{len(rolls)} dice rolled, {len(case['dice'])} scripted:\n"
+                                             + "\n".join(e["text"] for e in events if e["type"] != "order"))
     return folder, events
 
 
