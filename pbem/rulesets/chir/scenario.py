@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from pbem.core.canonical import digest, load_file
+from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import HEXSIDE_SEPARATOR, HexIdFormat, HexMap
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -28,35 +28,16 @@ CLASSES = ("mot", "non")  # movement classes (8.3): motorised, non-motorised
 SIZE_THIRDS = {"company": 1, "battalion": 3, "regiment": 9}  # 6.1: 3 companies = 1 battalion
 
 
-def load_historical() -> dict:
-    """The bundled scenario: the five data files, strictly parsed (DESIGN §2.1)."""
-    return {part: load_file(DATA / f"{part}.yaml", f"chir/data/{part}.yaml") for part in PARTS}
-
-
-# The digest of the bundled data (`data_digest` of `load_historical()`), which
-# tests/test_chir_data.py checks against the schema: a document whose five parts are exactly
-# that data needs no second check at every start of pbem (about 50 ms); any other (an edited
-# data file, a document embedded in a genesis) is checked in full. After an edit of data/,
-# that test gives the new digest to put here.
-CHECKED_DATA = "fcd1f22acf5814e5445c44344036e0dfebebe7df007def98921ef193c69b43e0"
-
-
-def data_digest(doc: dict) -> str | None:
-    """SHA-256 of the canonical five parts of a document, or None if one is missing."""
-    if not isinstance(doc, dict) or any(part not in doc for part in PARTS):
-        return None
-    return digest(b"chir-data\n", {part: doc[part] for part in PARTS})
-
-
-def validate(doc: dict) -> None:
-    from pbem.core import schema
-
-    checks = _inlined(schema.load("chir-scenario.schema.json"))
-    if data_digest(doc) == CHECKED_DATA:  # the data is the data the tests checked: only the rest is left
-        checks = dict(checks, properties={**checks["properties"], **{part: True for part in PARTS}})
-    problems = schema.errors(checks, doc)
-    if problems:
-        raise ValueError(f"chir scenario: {problems[0]}")
+# The bundled scenario: its data files, strictly parsed, and the digest of that data, which
+# tests/test_chir_data.py checks against the schema (see pbem.core.bundled). After an edit of
+# data/, that test gives the new digest to put here.
+BUNDLED = Bundled("chir", DATA, PARTS, "chir-scenario.schema.json",
+                  checked="fcd1f22acf5814e5445c44344036e0dfebebe7df007def98921ef193c69b43e0",
+                  prepare=lambda schema: _inlined(schema))   # _inlined: below
+CHECKED_DATA = BUNDLED.checked
+load_historical = BUNDLED.load
+data_digest = BUNDLED.digest
+validate = BUNDLED.validate
 
 
 def _inlined(schema: dict) -> dict:

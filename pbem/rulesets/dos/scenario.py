@@ -22,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from pbem.core.canonical import digest, load_file
+from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import DIRECTIONS, Hex, Sheet, SheetedFormat, offset_to_axial
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -35,33 +35,15 @@ WATER_NAMES = {"~": "sea", "o": "lake", "x": "off-limits"}
 BLOCKED = -1          # a step no unit may take
 
 
-def load_historical() -> dict:
-    """The bundled scenario: the eight data files, strictly parsed (DESIGN §2.1)."""
-    return {part: load_file(DATA / f"{part}.yaml", f"dos/data/{part}.yaml") for part in PARTS}
-
-
-# The digest of the bundled data, checked against the schema by tests/test_dos_data.py: a
-# document whose eight parts are exactly that data is not checked again at every start of
-# pbem; any other (an edited file, a document embedded in a genesis) is checked in full.
-# After an edit of data/, that test gives the new digest to put here.
-CHECKED_DATA = "be6e8e6725c1fbe384c5f4b491a12ab25a3cd486c88c459672dad0a84171c5bf"
-
-
-def data_digest(doc: dict) -> str | None:
-    if not isinstance(doc, dict) or any(part not in doc for part in PARTS):
-        return None
-    return digest(b"dos-data\n", {part: doc[part] for part in PARTS})
-
-
-def validate(doc: dict) -> None:
-    from pbem.core import schema
-
-    checks = schema.load("dos-scenario.schema.json")
-    if data_digest(doc) == CHECKED_DATA:
-        checks = dict(checks, properties={**checks["properties"], **{part: True for part in PARTS}})
-    problems = schema.errors(checks, doc)
-    if problems:
-        raise ValueError(f"dos scenario: {problems[0]}")
+# The bundled scenario: its data files, strictly parsed, and the digest of that data, which
+# tests/test_dos_data.py checks against the schema (see pbem.core.bundled). After an edit of
+# data/, that test gives the new digest to put here.
+BUNDLED = Bundled("dos", DATA, PARTS, "dos-scenario.schema.json",
+                  checked="be6e8e6725c1fbe384c5f4b491a12ab25a3cd486c88c459672dad0a84171c5bf")
+CHECKED_DATA = BUNDLED.checked
+load_historical = BUNDLED.load
+data_digest = BUNDLED.digest
+validate = BUNDLED.validate
 
 
 def other(side: str) -> str:
