@@ -12,7 +12,7 @@ from pbem.rulesets.dos.orders import KEY_OF, POLICY_CHOICES
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "pbem" / "rulesets" / "dos" / "README.md"
-CHECKLIST = Path("/work/shared/acceptance/dos-rules.md")      # outside the repository; used when present
+CHECKLIST = ROOT.parent / "shared" / "acceptance" / "dos-rules.md"   # beside the repository, where present
 ROW = re.compile(r"^\| \[(\d+\.\d+)\] \| (done|n/a) \| ([^|]*) \| (.*) \|$")
 
 
