@@ -314,10 +314,11 @@ def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_bel
 # --- in a browser ------------------------------------------------------------------------------------
 
 @needs_browser
-@pytest.mark.parametrize("ruleset", ["chir", "stalingrad", "kkoh"])
+@pytest.mark.parametrize("ruleset", ["chir", "dos", "kkoh", "stalingrad"])
 def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     folder = EXAMPLES[ruleset]
-    seq = {"chir": 7, "stalingrad": 20, "kkoh": 60}[ruleset]
+    seq = {"chir": 7, "dos": 40, "stalingrad": 20, "kkoh": 60}[ruleset]
+    smallest = 12 if ruleset == "dos" else 20   # dos's stacks of five and more: counters of 16 units
     out = tmp_path / f"{ruleset}.svg"
     run("render", folder, "--seq", seq, "-o", out)
     browser.open(out)
@@ -326,7 +327,7 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     assert in_dom == units_on_board(folder, seq)
     # every counter has a box the browser lays out on the picture
     sizes = browser.js("Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(r => r.getBBox().width)")
-    assert len(sizes) == len(in_dom) and min(sizes) > 20
+    assert len(sizes) == len(in_dom) and min(sizes) > smallest
     shot = browser.screenshot()
     (tmp_path / f"{ruleset}-screen.png").write_bytes(shot)
     assert not_blank(shot) > 20
