@@ -162,9 +162,10 @@ class Scenario:
         # east-west coordinate in half hexes: odd hexrows sit half a hex further east (even-q)
         self.x2: tuple[int, ...] = tuple(2 * self.pos[i] - (self.row[i] % 2) for i in range(n))
         self.axial: tuple[Hex, ...] = tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"]) for i in range(n))
-        at = {a: i for i, a in enumerate(self.axial)}
+        at = {(a.q, a.r): i for i, a in enumerate(self.axial)}     # plain pairs: 4,000 hexes built at every start
+        steps = [(d.q, d.r) for d in DIRECTIONS]
         self.nb: tuple[tuple[int, ...], ...] = tuple(
-            tuple(sorted(j for j in (at.get(Hex(a.q + d.q, a.r + d.r)) for d in DIRECTIONS) if j is not None))
+            tuple(sorted(j for j in (at.get((a.q + dq, a.r + dr)) for dq, dr in steps) if j is not None))
             for a in self.axial)
         self._nbset = tuple(frozenset(s) for s in self.nb)
 
