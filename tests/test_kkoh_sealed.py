@@ -96,7 +96,7 @@ def test_a_sealer_cannot_change_or_hold_back_its_chits_after_seeing_the_others(t
     from pbem.core import sealing
 
     pending = state["sealed"][first.side]
-    honest = sealing.opening(folder, first.side, pending)
+    honest = sealing.opening(folder, first.side, pending["due"])
     key = match.keys[first.side]
     # 1. not opening (holding the chits back) is refused
     quiet = game.build_packet(g, state, first.side, [], None, key, "")

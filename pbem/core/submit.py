@@ -75,9 +75,9 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if sent is None:
         sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     extra: dict = {}
-    pending = state["sealed"].get(side)
-    if pending is not None:
-        extra["opens"] = sealing.opening(folder, side, pending)
+    due = state["sealed"].get(side, {}).get("due", [])
+    if due:
+        extra["opens"] = sealing.opening(folder, side, due)
     sealed_items = None
     if seal:
         if not orders:
@@ -97,8 +97,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
     if sealed_items is not None:
         sealing.keep(folder, seq, side, sealed_items, salts)
-    if pending is not None:
-        sealing.forget(folder, pending["seq"], side)  # opened: public now
+    if due:
+        sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
     applied.warnings = foresee(g, applied.state, side)
