@@ -7,7 +7,7 @@ reveal north's plan, then south's, and only those: the attacks then roll one die
 hit on 4 or more, on 6 against a guarded post). At the end of the turn the rules reveal
 the decoys, north's then south's, so that no side seals again over an unopened seal;
 with the option `reveal_rest: false` they never do, and a side that sealed decoys cannot
-seal again. Two turns; the side with more strength left wins.
+seal again. Three turns; the side with more strength left wins.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pbem.rulesets.base import IllegalOrder, Need, Ruleset, document_scenario
 
 SIDES = ("north", "south")
 POSTS = ("a", "b", "c")
-TURNS = 2
+TURNS = 3
 
 
 def setup(scenario: tuple) -> dict:
