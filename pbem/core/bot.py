@@ -81,13 +81,15 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
                 break
             game.apply(rules, need, answer, context)
             continue
+        if need.sealed and orders:
+            break  # the seal comes in a packet of its own
+        if need.sealed and game.ruleset.seal_items is not None:
+            return game.seal_items(engine.clone(rules), need, _plan_step(game, rules, need, choose, context)), True
         options = game.legal_orders(rules, need)
         if not options:
             break
         order = choose(options)
         if need.sealed:
-            if orders:
-                break  # the seal comes in a packet of its own
             return [order], True
         try:
             game.apply(rules, need, order, context)
@@ -95,6 +97,24 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
             raise AssertionError(f"{ruleset.id}: legal_orders offered {order}, which apply rejects: {exc.message} ({exc.rule})")
         orders.append(order)
     return orders, False
+
+
+def _plan_step(game: engine.Game, rules: dict, need: Any, choose: Callable[[list[dict]], dict],
+               context: _Imagined) -> list[dict]:
+    """The orders a side gives openly for one need, until the flow passes on: what it seals
+    there, as the ruleset arranges them."""
+    planned: list[dict] = []
+    while len(planned) < MAX_ORDERS:
+        now = game.next_step(rules)
+        if now is None or (now.side, now.kind) != (need.side, need.kind):
+            break
+        options = [o for o in game.legal_orders(rules, now) if o.get("type") != "sealed"]
+        if not options:
+            break
+        order = choose(options)
+        game.apply(rules, now, order, context)
+        planned.append(order)
+    return planned
 
 
 def chooser(seed: str) -> Callable[[list[dict]], dict]:

@@ -102,6 +102,11 @@ class Game:
     def describe_need(self, rules: dict, need: Need) -> list[str]:
         return self.ruleset.describe_need(self.scenario, rules, need)
 
+    def seal_items(self, rules: dict, need: Need, orders: list[dict]) -> list[dict]:
+        """The items a side seals for `orders` where the rules ask it for sealed orders."""
+        arrange = self.ruleset.seal_items
+        return list(orders) if arrange is None else arrange(self.scenario, rules, need, orders)
+
     def view(self, rules: dict) -> dict | None:
         """The board as data (what `pbem show --diff` compares), if the ruleset gives one."""
         view = self.ruleset.view
@@ -712,16 +717,6 @@ class _Run:
             # §8: a side cannot seal again over an unopened seal of the same orders
             raise RulesError(f"{self.source}: {side} seals its {need.kind} again while item(s) {', '.join(over)} it "
                              f"sealed before are unopened; a side cannot seal again over an unopened seal (§8)")
-        step = _Step(self.dice, False, "order")
-        work = clone(self.state["rules"])
-        order = {"type": "sealed", "items": len(hashes)}
-        if need.reveal == "asked":
-            order["seq"] = self.k
-        try:
-            self.game.apply(work, need, order, step)
-        except IllegalOrder as exc:
-            raise RulesError(f"{self.source}: the seal is illegal: {shown(exc.message)} ({exc.rule})") from None
-        self.state["rules"] = work
         names = [seal_id(self.k, n) for n in range(1, len(hashes) + 1)]
         record["items"] += [{"id": name, "hash": value, "kind": need.kind, "reveal": need.reveal}
                             for name, value in zip(names, hashes)]
@@ -729,7 +724,15 @@ class _Run:
                 else "each to be opened when the rules reveal it")
         self.events.append({"type": "sealed", "text": f"{side} seals {len(hashes)} item(s) ({', '.join(names)}), "
                             f"{when}.", "side": side, "items": len(hashes), "ids": names})
-        self.events.extend(step.events)
+        # The ruleset learns of the seal as the side's next order, so that a step it starts
+        # and that needs dice waits for them like any other (§7 part 3).
+        order = {"type": "sealed", "items": len(hashes)}
+        if need.reveal == "asked":
+            order["seq"] = self.k
+        queue = self.state["queue"]
+        index = 1 + max([q["index"] for q in queue if q["seq"] == self.k and q["side"] == side] or [0])
+        queue.insert(next((i for i, q in enumerate(queue) if q["side"] == side), len(queue)),
+                     {"seq": self.k, "side": side, "index": index, "order": order})
 
     def refuse_answers_for_others(self, side: str) -> None:
         """Answers in packet k apply only to decisions of its own side (§3.6): one named for

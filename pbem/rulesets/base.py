@@ -191,6 +191,11 @@ class Ruleset:
     # that one thing (`pbem show --unit/--hex/--area/--square`); raises ValueError, one sentence, for an
     # unknown id or a kind of thing the ruleset has not; None: the ruleset describes nothing alone
     look: Callable[[Any, dict, str, str], list[str]] | None = None
+    # scenario, rules, the sealed need, the orders a side means to seal -> the items it seals
+    # (`pbem submit --seal` and the random planner): where each item is to be revealed alone,
+    # the ruleset arranges them (kkoh: one order chit for each group, in order); raises
+    # IllegalOrder for orders it cannot arrange; None: the orders are the items
+    seal_items: Callable[[Any, dict, Need, list[dict]], list[dict]] | None = None
 
 
 @dataclass(frozen=True)
