@@ -4,9 +4,10 @@
       start        new turn: destroyed markers due back are replaced (K-CMD-11); on turn 1
                    minelets are laid (K-SFX-5)
       initiative   both sides roll (K-INI) - an automatic step, answered by a standing order
-      orders       Issuing Orders, sealed: the side without initiative seals its chits, then
-                   the side with it; each then opens them (§3 sealed orders, K-ORD); then every
-                   change is tested (K-ORD-3) and last turn's EW effects end (K-CMD-4)
+      orders       Issuing Orders, sealed: the side without initiative seals its chits (one for
+                   each group), then the side with it (§8 sealed orders, K-ORD); then every
+                   change is tested (K-ORD-3) and last turn's EW effects end (K-CMD-4); a
+                   sealed chit stays sealed until the rules reveal it (`reveal`, below)
       ew           EW attacks on the side without initiative's markers, then on the other's
                    (K-CMD-3, K-SEQ-1)
     Action Phases 1 to 4
@@ -17,7 +18,11 @@
       calls1       bombardment calls, the side that did not move first (K-SEQ-2), then rolled
       assault1     Close Assaults, then Breakthrough Close Assaults (K-CA-1, K-CA-20)
       move2, calls2, assault2   the same for the side without initiative
-    Morale Phase (ap 5): demoralisation (K-MOR); after the last turn, victory (house rules)
+    Morale Phase (ap 5): the chits still sealed are revealed; demoralisation (K-MOR); after
+                 the last turn, victory (house rules)
+    reveal         at any step: the sealed chits the rules reveal now (Direct Fire, Close
+                   Assault, bombardment, a `show`, the end of the turn; K-ORD-6), opened by
+                   their owners one side at a time, before the step goes on
 
 A step that needs no player waits for nothing: `advance` runs it at once (rolling its dice)
 and moves on until a step needs an order or a decision.
