@@ -4,7 +4,7 @@
 # stalingrad, the first two game turns for chir (a whole chir game is about 3 MB) and for
 # dos (about 1 MB a game turn), the first three for kkoh.
 # Where the rules ask a side for sealed orders (kkoh's order chits and fire plans), `pbem demo`
-# seals them (`bot.plan_packet`) and the side's next packet opens them, as a player would.
+# seals them (`bot.plan_packet`) and the side opens each item when it is due, as a player would.
 # Run after any change that alters states or reports on purpose; `pbem audit` must pass.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from pbem import rulesets
 from pbem.cli import cli
 from pbem.core import canonical, demo, dice, engine, game, keys
-from pbem.core.errors import FileError, VerificationError
+from pbem.core.errors import FileError, RulesError, VerificationError
 from pbem.core.packet import sign
 from pbem.core.submit import submit_orders
 from tests.support.games import fixed_key, nonce
@@ -1415,3 +1415,118 @@ def test_33_a_scalar_read_differently_elsewhere_is_refused_in_a_packet(table, li
     text = _packet_text(table) + line
     first = rejected(blue, ["adjudicate", blue, table.post(text)], 4, *words)
     assert ", line " in first
+
+
+# --- 36. sealed items opened when the rules reveal them, and only then (§8) ----------------------------------
+
+DECOY = {"type": "plan", "attack": "c", "guard": "c"}
+SALTS = [bytes.fromhex(f"{n}{n}" * 32) for n in (6, 7)]
+
+
+@pytest.fixture
+def veiled(tmp_path):
+    return Table(tmp_path, ruleset="veiled", key_seed="veiled")
+
+
+def _veiled(table: Table) -> Path:
+    """North seals its plan and a decoy in packet 1, south its plan in packet 2; the rules now
+    reveal north's plan (1.1), and only that. South's folder."""
+    items = [seal_of(table, 1, "north", salt, item) for salt, item in zip(SALTS, (PLAN, DECOY))]
+    sealed = table.post(table.packet("north", extra={"sealed": items}))
+    table.deliver(sealed, "north")
+    table.deliver(sealed, "south")
+    packet_2 = table.post(table.packet("south", extra={"sealed": [seal_of(table, 2, "south", SALT, PLAN)]}))
+    table.deliver(packet_2, "south")
+    table.deliver(packet_2, "north")
+    return table.dirs["south"]
+
+
+def _open(name: str, salt: bytes = SALTS[0], item: dict = PLAN) -> dict:
+    return {"seal": name, "salt": salt.hex(), "item": item}
+
+
+@pytest.mark.parametrize("opens, words", [
+    (None, ["north must open its sealed item(s) 1.1 in this packet: the rules reveal them now"]),
+    ([_open("1.2", SALTS[1], DECOY)], ["opens item 1.2, which the rules have not revealed", "opens 1.1 now"]),
+    ([_open("1.1"), _open("1.2", SALTS[1], DECOY)], ["opens item 1.2, which the rules have not revealed"]),
+    ([_open("1.1"), _open("1.1")], ["opens item 1.1 twice"]),
+    ([_open("1.1", SALTS[1])], ["opened item 1 or its salt differs from what north sealed in packet 1"]),
+    ([_open("1.1", item=DECOY)], ["opened item 1 or its salt differs"]),
+    ([_open("2.1")], ["opens item 2.1, which north has not sealed"]),
+])
+def test_36_a_packet_opens_exactly_the_items_the_rules_reveal(veiled, opens, words):
+    south = _veiled(veiled)
+    packet = veiled.packet("north", extra={"opens": opens} if opens else None)
+    rejected(south, ["adjudicate", south, veiled.post(packet)], 3, *words)
+
+
+def test_36_the_item_revealed_is_opened_and_the_others_stay_sealed_until_revealed(veiled):
+    south, north = _veiled(veiled), veiled.dirs["north"]
+    opening = veiled.post(veiled.packet("north", extra={"opens": [_open("1.1")]}))
+    ok(run("adjudicate", south, opening))
+    veiled.deliver(opening, "north")
+    state = game.open_folder(south).state
+    assert state["sealed"]["north"] == {"items": [{"id": "1.2", "hash": seal_of(veiled, 1, "north", SALTS[1], DECOY),
+                                                   "kind": "plan", "reveal": "asked"}], "due": []}
+    assert [q["opened"] for q in state["queue"] if q["side"] == "north"] == []     # applied: the plan is recorded
+    assert state["rules"]["plans"] == {"north": {"attack": "a", "guard": "b"}}
+    assert "attack: c" not in "".join(p.read_text() for p in south.rglob("*.yaml")) + "".join(
+        p.read_text() for p in south.rglob("*.md"))                                 # the decoy is nowhere
+    # south's plan is due now: its packet must open it, and the decoy of north is not yet due
+    assert state["sealed"]["south"]["due"] == ["2.1"]
+    withheld = veiled.post(veiled.packet("south", state=state))
+    rejected(north, ["adjudicate", north, withheld], 3, "south must open its sealed item(s) 2.1")
+    packet_4 = veiled.post(veiled.packet("south", state=state, extra={"opens": [_open("2.1", SALT)]}))
+    veiled.deliver(packet_4, "south")
+    veiled.deliver(packet_4, "north")
+    assert "Die:" not in (south / "aar" / "0004.md").read_text()       # south knows segment 4: no die of it
+    veiled.send("north")                                              # packet 5 rolls the attacks ...
+    state = game.open_folder(north).state
+    assert state["sealed"]["north"]["due"] == ["1.2"]                 # ... and the turn's end reveals the decoy
+    assert "segment 5, t1.north.attack #0" in (south / "aar" / "0005.md").read_text()
+    veiled.send("south")
+    early = veiled.packet("north", state=game.open_folder(south).state, extra={"opens": [_open("1.2", SALTS[1], DECOY)]})
+    path = veiled.post(early)
+    veiled.deliver(path, "south")
+    veiled.deliver(path, "north")
+    assert "north's item 1.2 was a decoy" in (south / "aar" / "0007.md").read_text()
+    assert "north" not in game.open_folder(south).state["sealed"]
+    ok(run("audit", south))
+
+
+def test_36_a_side_cannot_seal_again_over_unopened_items(tmp_path):
+    from tests.support.games import Match
+
+    match = Match(tmp_path, "veiled", options={"reveal_rest": False}, key_seed="reseal")
+    match.send("north", [PLAN, DECOY], seal=True)
+    match.send("south", [PLAN], seal=True)
+    match.send("north", [])                         # opens 1.1 (pbem submit opens what is due)
+    match.send("south", [])                         # opens 2.1
+    match.send("north", [])                         # the attacks roll; the turn ends with 1.2 unopened
+    state = match.state("south")
+    assert (state["rules"]["turn"], state["sealed"]["north"]["items"][0]["id"], state["sealed"]["north"]["due"]) == (
+        2, "1.2", [])
+    match.send("south", [])
+    with pytest.raises(RulesError, match=r"north seals its plan again while item\(s\) 1.2 it sealed before are "
+                                         r"unopened; a side cannot seal again over an unopened seal"):
+        match.send("north", [PLAN], seal=True)
+
+
+def test_36_submit_opens_the_items_due_names_them_and_status_says_which(veiled, tmp_path):
+    north, south = veiled.dirs["north"], veiled.dirs["south"]
+    plans = veiled.post("orders:\n  - {type: plan, attack: a, guard: b}\n  - {type: plan, attack: c, guard: c}\n",
+                        "plans.yaml")
+    ok(run("submit", north, plans, "--key", veiled.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
+    ok(run("adjudicate", south, tmp_path / "p1.yaml"))
+    ok(run("submit", south, plans, "--key", veiled.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
+    ok(run("adjudicate", north, tmp_path / "p2.yaml"))
+    status = ok(run("status", north)).output
+    assert "north has 2 sealed items: its next packet opens 1.1; 1.2 stays sealed until the rules reveal it (§8)." in status
+    assert "Your sealed item(s) 1.1 are due" in ok(run("orders", north, "--side", "north")).output
+    empty = veiled.post("orders: []\n", "empty.yaml")
+    ok(run("submit", north, empty, "--key", veiled.key_files["north"], "--out", tmp_path / "p3.yaml"))
+    opens = canonical.load_mapping(tmp_path / "p3.yaml")["opens"]
+    assert [(o["seal"], o["item"]) for o in opens] == [("1.1", PLAN)]
+    assert (north / "private" / "seal-0001-north.yaml").exists()     # 1.2 is still sealed: kept
+    ok(run("adjudicate", south, tmp_path / "p3.yaml"))
+    ok(run("audit", south))

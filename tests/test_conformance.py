@@ -27,7 +27,7 @@ def random_chooser(seed: int):
     return choose
 
 
-@pytest.mark.parametrize("ruleset_id", sorted(set(rulesets.ids()) | {"duel", "blind"}))
+@pytest.mark.parametrize("ruleset_id", sorted(set(rulesets.ids()) | {"duel", "blind", "veiled"}))
 @pytest.mark.parametrize("game_number", range(GAMES_PER_RULESET))
 def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
     match = Match(tmp_path, ruleset_id, chain_length=MAX_PACKETS, key_seed=f"conformance-{game_number}")

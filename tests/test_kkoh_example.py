@@ -1,5 +1,6 @@
 """examples/kkoh-demo: a signed kkoh game of at least three full turns, its order chits and
-fire plans sealed and opened as the rules ask (examples/regenerate.sh kkoh), auditing clean."""
+fire plans sealed and opened as the rules ask - each chit when the rules reveal it - (examples/regenerate.sh
+kkoh), auditing clean."""
 
 from pathlib import Path
 
@@ -16,12 +17,17 @@ def test_the_kkoh_example_has_three_full_turns_of_sealed_orders_and_audits_clean
     assert result.signatures == result.packets >= 40
     assert open_folder(FOLDER).state["rules"]["turn"] >= 4
     packets = [load_mapping(p) for p in sorted((FOLDER / "packets").glob("*.yaml"))]
-    sealing = [p["seq"] for p in packets if "sealed" in p]
-    opening = [p["seq"] for p in packets if "opens" in p]
-    assert len(sealing) >= 6 and len(opening) == len(sealing)
-    for p in packets:            # each seal is opened by the sealer's next packet (two later)
-        if "sealed" in p:
-            assert p["seq"] + 2 in opening
+    sealed = {f"{p['seq']}.{n}": p["seq"] for p in packets for n in range(1, len(p.get("sealed", [])) + 1)}
+    opened = [(e["seal"], p["seq"]) for p in packets for e in p.get("opens", [])]
+    assert len({seq for seq in sealed.values()}) >= 6 and len(opened) == len({name for name, _ in opened})
+    state = open_folder(FOLDER).state
+    unopened = {item["id"] for record in state["sealed"].values() for item in record["items"]}
+    assert set(sealed) == {name for name, _ in opened} | unopened          # every item opened once, or still sealed
+    seals = {}
+    for name, seq in opened:
+        seals.setdefault(sealed[name], set()).add(seq)
+    assert any(len(seqs) > 1 for seqs in seals.values())                   # chits opened one by one, when revealed
     reports = "".join(p.read_text() for p in sorted((FOLDER / "aar").glob("*.md")))
     assert "has sealed its order chits" in reports and "has sealed its fire plan" in reports
+    assert "revealed (item" in reports and "a sealed order chit; its test die is" in reports
     assert not (FOLDER / "private").exists()

@@ -1,15 +1,16 @@
-"""kkoh's hidden orders through the real engine (DESIGN §3 sealed orders; K-ORD-1, K-MRK-1,
-K-DF-5): each side's order chits are sealed, so neither sees the other's before its own are
-fixed; the sealer must open exactly what it sealed in its next packet, so it can neither
-change nor hold back its chits after seeing the other side's; every die the chits roll comes
-from a segment after both were opened."""
+"""kkoh's hidden orders through the real engine (docs/protocol.md §8; K-ORD-1, K-ORD-4, K-ORD-6,
+K-MRK-1, K-DF-5): each side seals one order chit for each battle group and lone unit; a chit
+stays sealed - in no state, report or packet of the opponent - until the rules reveal it
+(Direct Fire, Close Assault, a `show` before the group moves, the end of the turn); the sealer
+must then open exactly what it sealed, so it can neither change nor hold back a chit after
+seeing the other side's; every die a chit rolls comes from a segment after both were sealed."""
 
 from __future__ import annotations
 
 import pytest
 
 from pbem import rulesets
-from pbem.core import engine, game
+from pbem.core import engine, game, sealing
 from pbem.core.audit import audit
 from pbem.core.errors import PbemError, RulesError, VerificationError
 from tests.support.games import Match
@@ -24,16 +25,27 @@ def need(match: Match):
     return match.game.next_step(match.state()["rules"])
 
 
-def drive_to(match: Match, kind: str, turn: int = 1, limit: int = 200):
-    """Send acknowledgements (and `end` for every step of the sender's) until the game waits
-    for `kind` in game turn `turn` and the side it waits for sends next."""
+def step(match: Match, seal_orders: bool = True):
+    """The sender's packet: `end` for a step of its own (sealed where the rules ask for
+    sealed orders: one chit kept for each group), else an acknowledgement; `pbem submit`
+    opens what is due."""
+    n, state = need(match), match.state()
+    sender = state["awaiting"]["packet_from"]
+    mine = n is not None and n.side == sender and not n.decision and not n.opens
+    if state["sealed"].get(sender, {}).get("due"):
+        return match.send(sender, [])
+    return match.send(sender, [{"type": "end"}] if mine else [], seal=bool(mine and n.sealed and seal_orders))
+
+
+def drive_to(match: Match, kind: str, turn: int = 1, limit: int = 300, seal_orders: bool = True):
+    """Play `step`s until the game waits for `kind` in game turn `turn` and the side it waits
+    for sends next."""
     for _ in range(limit):
         n = need(match)
         state = match.state()
-        sender = state["awaiting"]["packet_from"]
-        if n is not None and n.kind == kind and state["rules"]["turn"] == turn and n.side == sender:
+        if n is not None and n.kind == kind and state["rules"]["turn"] == turn and n.side == state["awaiting"]["packet_from"]:
             return n
-        match.send(sender, [{"type": "end"}] if n is not None and n.side == sender and not n.decision else [])
+        step(match, seal_orders)
     raise AssertionError(f"the game never waited for {kind}")
 
 
@@ -48,82 +60,174 @@ def chits_for(match: Match, side: str, n: int = 2) -> list[dict]:
     return chosen + [{"type": "end"}]
 
 
-def test_order_chits_are_sealed_opened_in_order_and_rolled_after_both_are_fixed(tmp_path):
+def folder_text(match: Match, side: str) -> str:
+    root = match.folders[side].path
+    return "".join(p.read_text() for kind in ("states", "aar", "packets") for p in sorted((root / kind).glob("*")))
+
+
+def sealed_chits(match: Match, side: str) -> list[dict]:
+    """The items `side` keeps in its private folder (its own, unopened chits)."""
+    kept = sorted((match.folders[side].path / "private").glob(f"seal-*-{side}.yaml"))
+    from pbem.core.canonical import load_mapping
+
+    return [item for path in kept for item in load_mapping(path)["items"]]
+
+
+def test_chits_are_sealed_one_per_group_tested_at_once_and_hidden_from_the_opponent(tmp_path):
     match = Match(tmp_path, "kkoh", chain_length=512, key_seed="sealed")
     first = drive_to(match, "orders", turn=2)
-    assert first.sealed and "sealed" in first.accepts
+    assert first.sealed and first.reveal == "asked" and "sealed" in first.accepts
     second = "red" if first.side == "blue" else "blue"
-    rules = match.state()["rules"]
-    assert rules["initiative"] == second        # the side without initiative issues orders first (K-SEQ-1)
+    assert match.state()["rules"]["initiative"] == second      # the side without initiative issues orders first (K-SEQ-1)
+    groups = match.game.legal_orders(match.state()["rules"], first)
+    bodies = len({tuple(o["units"]) for o in groups if o["type"] == "chit"})
     mine = chits_for(match, first.side)
-    sealing = match.send(first.side, mine, seal=True)
-    assert [e["type"] for e in sealing.events if e["type"] in ("sealed", "sealed-orders")] == ["sealed", "sealed-orders"]
-    # the other side sees a seal, never the chits (K-ORD-1, K-MRK-1)
-    seen = match.state(second)["rules"]
-    assert "chits" not in seen["plans"] and seen["plans"]["xc"]["sealed"] == {first.side: len(mine)}
-    assert not any(o for o in match.state(second)["queue"] if o["side"] == first.side)
-    n2 = need(match)
-    assert (n2.side, n2.kind, n2.sealed) == (second, "orders", True)
-    theirs = chits_for(match, second, 1)
-    match.send(second, theirs, seal=True)
-    # the first side's next packet must open exactly what it sealed
-    opened = match.send(first.side, [])
-    rules = match.state(second)["rules"]
-    assert [p["units"] for p in rules["plans"]["chits"][first.side]] == [o["units"] for o in mine[:-1]]
-    assert not [e for e in opened.events if e["type"] == "roll"]
-    resolved = match.send(second, [])                       # opens the second side's; the tests wait for dice
-    assert not [e for e in resolved.events if e["type"] == "chit-change"]
-    after = match.send(first.side, [])
-    tests = [e for e in after.events if e["type"] == "chit-change"]
-    assert len(tests) == len(mine) - 1 + len(theirs) - 1
-    rolls = [e for e in after.events if e["type"] == "roll" and "orders" in e["label"]]
-    assert rolls and {e["segment"] for e in rolls} == {after.state["seq"]}
-    assert [t["side"] for t in tests] == [first.side] * (len(mine) - 1) + [second] * (len(theirs) - 1)
+    sealing_packet = match.send(first.side, mine, seal=True)
+    items = sealed_chits(match, first.side)
+    assert len(items) == len(game.read_packet(sealing_packet.packet_path)[0]["sealed"]) >= bodies
+    changed = {tuple(o["units"]): o["order"] for o in mine[:-1]}
+    assert [i["order"] for i in items if tuple(i["units"]) in changed] == list(changed.values())
+    match.send(second, chits_for(match, second, 1), seal=True)
+    tested = step(match)                                         # the tests roll: one die for every sealed group
+    tests = [e for e in tested.events if e["type"] == "chit-test"]
+    assert len(tests) == len(items) + len(sealed_chits(match, second))
+    assert {e["segment"] for e in tested.events if e["type"] == "roll" and ".orders." in e["label"]} == {tested.state["seq"]}
+    # the opponent knows a die for each group, never the chit: it is in no state, report or packet
+    seal_seq = game.read_packet(sealing_packet.packet_path)[0]["seq"]
+    state = match.state(second)
+    for item in items:
+        assert all(state["rules"]["pieces"][u]["o"] is None for u in item["units"] if u in state["rules"]["pieces"])
+    text = folder_text(match, second)
+    assert f"(item {seal_seq}." not in text and f'seal: "{seal_seq}.' not in text
+    assert not any(e["type"] == "chit-change" for e in tested.events)
+    assert (match.folders[first.side].path / "private").is_dir()
+    assert not list((match.folders[second].path / "private").glob(f"seal-*-{first.side}.yaml"))
+
+
+def test_the_end_of_the_turn_reveals_every_chit_the_turn_did_not(tmp_path):
+    """§8: the next turn's chit is a change from this one, so the chits the turn kept hidden
+    are revealed at its end, and the core refuses a new seal over unopened ones."""
+    match = Match(tmp_path, "kkoh", chain_length=1024, key_seed="turn-end")
+    drive_to(match, "orders", turn=2)
+    assert match.state()["sealed"] == {}                         # every chit of turn 1 is open
+    rules = match.state()["rules"]
+    assert all(rec["o"] is not None for rec in rules["pieces"].values()) and "hidden" not in rules
+    reports = folder_text(match, "blue")
+    assert "revealed (item" in reports
     for folder in match.folders.values():
         assert audit(folder.path).ok
 
 
-def test_a_sealer_cannot_change_or_hold_back_its_chits_after_seeing_the_others(tmp_path):
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="cheat")
-    first = drive_to(match, "orders")
-    second = "red" if first.side == "blue" else "blue"
-    mine = chits_for(match, first.side)
-    match.send(first.side, mine, seal=True)
-    match.send(second, chits_for(match, second, 1), seal=True)
-    folder = match.folders[first.side]
-    state = folder.state
-    g = folder.game
-    from pbem.core import sealing
-
-    pending = state["sealed"][first.side]
-    honest = sealing.opening(folder, first.side, pending)
-    key = match.keys[first.side]
-    # 1. not opening (holding the chits back) is refused
-    quiet = game.build_packet(g, state, first.side, [], None, key, "")
-    with pytest.raises(VerificationError, match="must open the 3 item"):
+def test_a_sealer_cannot_change_or_hold_back_a_chit_the_rules_reveal(tmp_path):
+    match = Match(tmp_path, "kkoh", chain_length=1024, key_seed="cheat")
+    for _ in range(300):
+        n, state = need(match), match.state()
+        if n is not None and n.opens and state["awaiting"]["packet_from"] == n.side:
+            break
+        step(match)
+    else:
+        raise AssertionError("the rules never revealed a chit")
+    side = n.side
+    folder = match.folders[side]
+    state, g, key = folder.state, folder.game, match.keys[side]
+    due = state["sealed"][side]["due"]
+    assert list(n.opens) == due
+    honest = sealing.opening(folder, side, due)
+    # 1. holding the chits back is refused
+    quiet = game.build_packet(g, state, side, [], None, key, "")
+    with pytest.raises(VerificationError, match=f"must open its sealed item\\(s\\) {due[0]}"):
         engine.apply_packet(g, state, quiet, "quiet")
-    # 2. opening other chits than were sealed is refused
+    # 2. opening another chit than was sealed is refused
     changed = [dict(o) for o in honest]
-    changed[0] = {"salt": changed[0]["salt"], "item": dict(changed[0]["item"], order="HA" if changed[0]["item"]["order"] != "HA" else "HD")}
-    altered = game.build_packet(g, state, first.side, [], None, key, "", {"opens": changed})
+    other_order = "HD" if changed[0]["item"]["order"] != "HD" else "HA"
+    changed[0] = dict(changed[0], item=dict(changed[0]["item"], order=other_order))
     with pytest.raises(VerificationError, match="differs from what"):
-        engine.apply_packet(g, state, altered, "altered")
-    # 3. dropping a sealed item is refused too
-    fewer = game.build_packet(g, state, first.side, [], None, key, "", {"opens": honest[:-1]})
-    with pytest.raises(VerificationError, match="sealed 3 item"):
-        engine.apply_packet(g, state, fewer, "fewer")
-    # 4. sealing again instead of opening is refused
-    again = game.build_packet(g, state, first.side, [], None, key, "", {"opens": honest, "sealed": ["ab" * 32]})
-    with pytest.raises(PbemError):
-        engine.apply_packet(g, state, again, "again")
-    # the honest opening goes through
-    match.send(first.side, [])
-    assert [p["order"] for p in match.state(second)["rules"]["plans"]["chits"][first.side]] == [o["order"] for o in mine[:-1]]
+        engine.apply_packet(g, state, game.build_packet(g, state, side, [], None, key, "", {"opens": changed}), "altered")
+    # 3. opening a chit the rules have not revealed is refused
+    kept = [item["id"] for item in state["sealed"][side]["items"] if item["id"] not in due]
+    if kept:
+        seq, number = (int(x) for x in kept[0].split("."))
+        salt = sealing.salts(g, seq, side, key, number)[-1].hex()
+        early = honest + [{"seal": kept[0], "salt": salt, "item": {"type": "end"}}]
+        with pytest.raises(VerificationError, match=f"opens item {kept[0]}, which the rules have not revealed"):
+            engine.apply_packet(g, state, game.build_packet(g, state, side, [], None, key, "", {"opens": early}), "early")
+    # the honest opening goes through and reveals the chit
+    applied = match.send(side, [])
+    revealed = [e for e in applied.events if e["type"] == "chit-revealed"]
+    assert [e["item"] for e in revealed] == due
+
+
+def test_direct_fire_reveals_the_firers_and_targets_chits_before_its_dice(tmp_path):
+    """K-ORD-6: a chit is revealed when it may change a Direct Fire roll; pbem opens the chits of
+    every firer and target (it cannot tell without opening whether one changes the roll), and
+    the fire dice come from a segment after both openings (K-DF-5)."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    doc = scenario_doc({"columns": 6, "rows": 6, "units": [
+        {"id": "B1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "M"},
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "21", "facing": "S", "order": "M"}]})
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="fire", scenario_doc=doc)
+    first = drive_to(match, "fire")
+    second = "red" if first.side == "blue" else "blue"
+    assert match.state()["rules"]["pieces"]["B1"]["o"] is None and match.state()["rules"]["pieces"]["R1"]["o"] is None
+    mine = match.game.legal_orders(match.state()["rules"], first)
+    match.send(first.side, [o for o in mine if o["type"] == "fire"] + [{"type": "end"}], seal=True)
+    theirs = match.game.legal_orders(match.state()["rules"], need(match))
+    match.send(second, [o for o in theirs if o["type"] == "fire"] + [{"type": "end"}], seal=True)
+    events, openings = [], []
+    for _ in range(12):
+        applied = step(match)
+        events += [dict(e, packet=applied.state["seq"]) for e in applied.events]
+        if "opens" in game.read_packet(applied.packet_path)[0]:
+            openings.append(applied.state["seq"])
+        if any(e["type"] == "fire" for e in applied.events):
+            break
+    kinds = [e["type"] for e in events]
+    revealed = [e for e in events if e["type"] == "chit-revealed"]
+    assert sorted(u for e in revealed for u in e["units"]) == ["B1", "R1"]
+    assert max(kinds.index("chit-revealed"), len(kinds) - 1 - kinds[::-1].index("chit-revealed")) < kinds.index("fire")
+    shots = [e for e in events if e["type"] == "fire"]
+    assert sorted(e["unit"] for e in shots) == ["B1", "R1"]
+    assert {e["segment"] for e in events if e["type"] == "roll" and ".fire." in e["label"]} == {shots[0]["packet"]}
+    assert len(openings) >= 2 and shots[0]["packet"] > max(openings)      # the chits' openings, then the fire plans'
+    for e in revealed:
+        assert e["order"] == "M"          # the scenario's chits, kept at deployment (no chit was given)
+    for folder in match.folders.values():
+        assert audit(folder.path).ok
+
+
+def test_a_group_with_a_sealed_chit_shows_it_before_it_moves(tmp_path):
+    """pbem checks a move against the chit (K-ORD-5, K-MOV-4): a move of a group whose chit is
+    sealed is refused until a `show` has revealed it; then it moves."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    doc = scenario_doc({"columns": 6, "rows": 6, "units": [
+        {"id": "B1", "side": "blue", "row": "tank-1", "square": "0101", "cell": "01", "facing": "N", "order": "M"},
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0505", "cell": "21", "facing": "S", "order": "HA"}]})
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="show", scenario_doc=doc)
+    n = drive_to(match, "move")
+    side = n.side
+    unit = "B1" if side == "blue" else "R1"
+    options = match.game.legal_orders(match.state()["rules"], n)
+    assert {"type": "show", "units": [unit]} in options and not any(o["type"] == "move" for o in options)
+    square = match.state()["rules"]["pieces"][unit]["sq"]
+    move = {"type": "move", "units": [unit], "to": square, "facing": "E"}
+    with pytest.raises(RulesError, match=f"move: the order chit of {unit} is sealed: show it first"):
+        match.send(side, [move])
+    match.send(side, [{"type": "show", "units": [unit]}])
+    assert need(match).opens and need(match).side == side
+    step(match)                                                   # the other side acknowledges
+    opened = match.send(side, [])                                 # submit opens the chit
+    assert [e["units"] for e in opened.events if e["type"] == "chit-revealed"] == [[unit]]
+    assert match.state()["rules"]["pieces"][unit]["o"] is not None
+    step(match)
+    moved = match.send(side, [move, {"type": "end"}])
+    assert match.state()["rules"]["pieces"][unit]["f"] == "E", [e["text"] for e in moved.events]
 
 
 def test_orders_may_also_be_given_openly_and_the_other_side_still_seals(tmp_path):
-    """A side may give its chits openly where the rules let it seal them (they are then public): the
-    game goes on, and the other side still seals."""
+    """A side may give its chits openly where the rules let it seal them (they are then public and
+    tested at once): the game goes on, and the other side's stay sealed."""
     match = Match(tmp_path, "kkoh", chain_length=512, key_seed="open")
     first = drive_to(match, "orders", turn=2)
     second = "red" if first.side == "blue" else "blue"
@@ -133,10 +237,9 @@ def test_orders_may_also_be_given_openly_and_the_other_side_still_seals(tmp_path
     n = need(match)
     assert (n.side, n.kind, n.sealed) == (second, "orders", True)
     match.send(second, chits_for(match, second, 1), seal=True)
-    match.send(first.side, [])
-    match.send(second, [])                # opens; the tests wait for the next segment
-    after = match.send(first.side, [])
-    assert [e["side"] for e in after.events if e["type"] == "chit-change"] == [first.side] * 2 + [second]
+    after = step(match)
+    assert [e["side"] for e in after.events if e["type"] == "chit-change"] == [first.side] * 2
+    assert {e["side"] for e in after.events if e["type"] == "chit-test"} == {second}
 
 
 def test_a_seal_where_no_sealed_orders_are_asked_is_refused(tmp_path):
@@ -147,30 +250,49 @@ def test_a_seal_where_no_sealed_orders_are_asked_is_refused(tmp_path):
         match.send(sender, [{"type": "end"}], seal=True)
 
 
-def test_both_fire_plans_are_sealed_and_every_die_comes_after_both_are_open(tmp_path):
-    """K-DF-5: fire is simultaneous: each side seals its plan before seeing the other's; all the
-    dice of both plans come from one later segment, rolled before any result applies."""
+def test_a_seal_of_the_wrong_number_of_chits_is_refused(tmp_path):
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="count")
+    first = drive_to(match, "orders")
+    folder = match.folders[first.side]
+    state, g, key = folder.state, folder.game, match.keys[first.side]
+    packet = game.build_packet(g, state, first.side, [], None, key, "", {"sealed": ["ab" * 32]})
+    with pytest.raises(PbemError, match="seal one order chit for each of your"):
+        engine.apply_packet(g, state, packet, "one")
+
+
+def test_a_close_assault_reveals_the_defenders_chits_before_the_fight(tmp_path):
+    """K-ORD-6: the chits of everyone engaged are revealed in a Close Assault (here the
+    defender's, which no fire revealed: neither unit faces the other), before its dice."""
     from tests.test_kkoh_cases import scenario_doc
 
     doc = scenario_doc({"columns": 6, "rows": 6, "units": [
         {"id": "B1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "M"},
-        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "21", "facing": "S", "order": "M"}]})
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="fire", scenario_doc=doc)
-    first = drive_to(match, "fire")
-    second = "red" if first.side == "blue" else "blue"
-    assert first.sealed
-    mine = match.game.legal_orders(match.state()["rules"], first)
-    match.send(first.side, [o for o in mine if o["type"] == "fire"] + [{"type": "end"}], seal=True)
-    assert "fire" not in match.state(second)["rules"]["plans"]           # the second side sees only a seal
-    theirs = match.game.legal_orders(match.state()["rules"], need(match))
-    match.send(second, [o for o in theirs if o["type"] == "fire"] + [{"type": "end"}], seal=True)
-    match.send(first.side, [])
-    opened = match.send(second, [])
-    assert not [e for e in opened.events if e["type"] == "fire"]
-    after = match.send(first.side, [])
-    shots = [e for e in after.events if e["type"] == "fire"]
-    assert sorted(e["unit"] for e in shots) == ["B1", "R1"]
-    kinds = [e["type"] for e in after.events]
-    assert max(i for i, k in enumerate(kinds) if k == "fire") < min(
-        [i for i, k in enumerate(kinds) if k in ("loss", "give-ground", "destroyed")] or [len(kinds)])
-    assert {e["segment"] for e in after.events if e["type"] == "roll" and ".fire." in e["label"]} == {after.state["seq"]}
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "01", "facing": "N", "order": "HD"}]})
+    match = Match(tmp_path, "kkoh", chain_length=512, key_seed="assault", scenario_doc=doc)
+    for _ in range(100):
+        n = drive_to(match, "move")
+        if n.side == "blue":
+            break
+        step(match)
+    match.send("blue", [{"type": "show", "units": ["B1"]}])
+    step(match)
+    match.send("blue", [])                                        # opens B1's chit
+    step(match)
+    assert match.state()["rules"]["pieces"]["R1"]["o"] is None    # the defender's chit is still sealed
+    options = match.game.legal_orders(match.state()["rules"], need(match))
+    attack = next(o for o in options if o["type"] == "assault" and o["target"] == "0203")
+    match.send("blue", [attack, {"type": "end"}])
+    events = []
+    for _ in range(20):
+        applied = step(match)
+        events += applied.events
+        if any(e["type"] == "orders-revealed" for e in applied.events):
+            break
+    kinds = [e["type"] for e in events]
+    revealed = [e for e in events if e["type"] == "chit-revealed"]
+    assert [e["units"] for e in revealed] == [["R1"]] and revealed[0]["order"] == "HD"
+    assert kinds.index("chit-revealed") < kinds.index("orders-revealed")
+    shown = next(e for e in events if e["type"] == "orders-revealed")
+    assert shown["orders"] == {"B1": "M", "R1": "HD"}
+    for folder in match.folders.values():
+        assert audit(folder.path).ok

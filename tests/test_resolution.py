@@ -45,13 +45,16 @@ def _decided(events: list[dict], k: int) -> tuple[list, list]:
 
 def _seal(g: engine.Game, state: dict, sender: str, orders: list, seal: bool, key, kept: dict) -> dict:
     """The packet's `sealed` or `opens`, as `pbem submit` makes them: where the rules ask
-    for sealed orders the planned items are sealed, and the sealer's next packet opens them."""
+    for sealed orders the planned items are sealed, and each is opened when it is due."""
     seq = state["seq"] + 1
-    if state["sealed"].get(sender):
-        return {"opens": kept.pop(sender)}
+    due = state["sealed"].get(sender, {}).get("due")
+    if due:
+        return {"opens": [kept[sender].pop(name) for name in due]}
     if seal:
         salts = sealing.salts(g, seq, sender, key, len(orders))
-        kept[sender] = [{"salt": salt.hex(), "item": item} for salt, item in zip(salts, orders)]
+        kept.setdefault(sender, {}).update({engine.seal_id(seq, n): {"seal": engine.seal_id(seq, n), "salt": salt.hex(),
+                                                                     "item": item}
+                                            for n, (salt, item) in enumerate(zip(salts, orders), start=1)})
         return {"sealed": [engine.seal_hash(g.game_id, seq, sender, salt, item) for salt, item in zip(salts, orders)]}
     return {}
 
@@ -74,12 +77,12 @@ def _alternatives(g: engine.Game, state: dict, sender: str, orders: list, rng: r
     return alternatives
 
 
-PACKETS = {"duel": 200, "blind": 120, "stalingrad": 120, "chir": 45, "dos": 40, "kkoh": 60}   # enough for 3 segments with rolls
+PACKETS = {"duel": 200, "blind": 120, "veiled": 120, "stalingrad": 120, "chir": 45, "dos": 40, "kkoh": 90}   # enough for 3 segments with rolls
 
 
 def _cases() -> list[tuple[str, int, str]]:
     """Every registered ruleset and the test rulesets, the quick duel with two seeds."""
-    ids = sorted(set(rulesets.ids()) | {"duel", "blind"})
+    ids = sorted(set(rulesets.ids()) | {"duel", "blind", "veiled"})
     return [(r, PACKETS.get(r, 60), seed) for r in ids for seed in (("a", "b") if r == "duel" else ("a",))]
 
 

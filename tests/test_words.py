@@ -460,7 +460,7 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     assert out[2:] == [
         "Awaited: south, for sealed orders: turn 1: seal your plan (attack one enemy post, guard one of yours) (B1).",
         f"Awaited since packet 0001 from north {SENT}; south's last packet: none yet.",
-        "north sealed 1 item in packet 0001; its next packet opens them (§8)."]
+        "north has 1 sealed item: its next packet opens 1.1 (§8)."]
     m.send("south", [{"type": "plan", "attack": "a", "guard": "c"}], seal=True)
     m.send("north", [])
     m.send("south", [])

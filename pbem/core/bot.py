@@ -22,6 +22,7 @@ class _Imagined:
     advance (a seeded sandbox)."""
 
     chosen_by = "order"
+    opened = None
 
     def __init__(self, seed: bytes, roll: Callable[..., int] | None = None):
         self._seed = seed
@@ -58,21 +59,21 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
     """Orders for `side`'s next packet and whether they are to be sealed: choices for each
     need of that side, in turn, until the flow passes to the other side or the game ends
     (answering by hand any decision too). Where the rules ask for sealed orders, one legal
-    item is chosen and sealed, and the packet ends there (the sealer's next packet opens
-    it, and gives nothing else). `roll(label)` gives the dice and `roll(label, among)` the
+    item is chosen and sealed, and the packet ends there; a packet that opens items due
+    gives nothing else, and planning stops where the rules reveal sealed items. `roll(label)` gives the dice and `roll(label, among)` the
     draws by label where they are known in advance (a seeded sandbox)."""
     ruleset = game.ruleset
     if state["awaiting"]["waiting_for"] == "dice" or any(item["side"] == side for item in state["queue"]):
         return [], False  # earlier orders are still waiting for their dice
-    if state["sealed"].get(side):
-        return [], False  # this packet opens what the side sealed; the items answer the needs
+    if state["sealed"].get(side, {}).get("due"):
+        return [], False  # this packet opens the side's items due; they answer the needs
     rules = engine.clone(state["rules"])
     context = _Imagined(state["state_hash"].encode(), roll)
     orders: list[dict] = []
     while len(orders) < MAX_ORDERS:
         need = game.next_step(rules)
-        if need is None:
-            break
+        if need is None or need.opens:
+            break  # over, or sealed items the rules reveal: they are opened in a packet of their own
         if need.side != side:
             # The opponent's standing orders answer its decisions, as the engine will.
             answer = game.policy(rules, need, engine.effective_policies(ruleset, state, need.side)) if need.decision else None
@@ -80,13 +81,15 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
                 break
             game.apply(rules, need, answer, context)
             continue
+        if need.sealed and orders:
+            break  # the seal comes in a packet of its own
+        if need.sealed and game.ruleset.seal_items is not None:
+            return game.seal_items(engine.clone(rules), need, _plan_step(game, rules, need, choose, context)), True
         options = game.legal_orders(rules, need)
         if not options:
             break
         order = choose(options)
         if need.sealed:
-            if orders:
-                break  # the seal comes in a packet of its own
             return [order], True
         try:
             game.apply(rules, need, order, context)
@@ -94,6 +97,24 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
             raise AssertionError(f"{ruleset.id}: legal_orders offered {order}, which apply rejects: {exc.message} ({exc.rule})")
         orders.append(order)
     return orders, False
+
+
+def _plan_step(game: engine.Game, rules: dict, need: Any, choose: Callable[[list[dict]], dict],
+               context: _Imagined) -> list[dict]:
+    """The orders a side gives openly for one need, until the flow passes on: what it seals
+    there, as the ruleset arranges them."""
+    planned: list[dict] = []
+    while len(planned) < MAX_ORDERS:
+        now = game.next_step(rules)
+        if now is None or (now.side, now.kind) != (need.side, need.kind):
+            break
+        options = [o for o in game.legal_orders(rules, now) if o.get("type") != "sealed"]
+        if not options:
+            break
+        order = choose(options)
+        game.apply(rules, now, order, context)
+        planned.append(order)
+    return planned
 
 
 def chooser(seed: str) -> Callable[[list[dict]], dict]:

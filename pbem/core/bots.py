@@ -177,8 +177,8 @@ def plan(game: engine.Game, state: dict, player: Bot) -> Plan:
     sure = 0
     while len(orders) < MAX_ORDERS:
         need = game.next_step(rules)
-        if need is None:
-            break
+        if need is None or need.opens:
+            break  # over, or sealed items the rules reveal: they are opened in a packet of their own
         if need.decision:
             policies = mine if need.side == side else engine.effective_policies(ruleset, state, need.side)
             answer = game.policy(rules, need, policies)

@@ -70,6 +70,8 @@ def _what(awaiting: dict, summary: dict) -> str:
         total = awaiting.get("options_total")
         legal = f"; {total} legal answer{'s' if total != 1 else ''} (`pbem orders` lists them)" if total else ""
         return f"a decision: {awaiting['decision']}, {text}{legal}"
+    if awaiting["waiting_for"] == "openings":
+        return f"the opening of sealed item(s) {', '.join(need['opens'])}: {_with_rule(need['prompt'], need['rule'])}"
     kind = "sealed orders" if need["sealed"] else "orders"
     return f"{kind}: {_with_rule(need['prompt'], need['rule'])}"
 
@@ -96,7 +98,8 @@ def status(folder: Any, you: str | None = None) -> dict:
     queued: dict[str, int] = {}
     for item in state["queue"]:
         queued[item["side"]] = queued.get(item["side"], 0) + 1
-    sealed = {side: {"seq": s["seq"], "items": len(s["hashes"])} for side, s in sorted(state["sealed"].items())}
+    sealed = {side: {"items": [item["id"] for item in s["items"]], "due": list(s["due"])}
+              for side, s in sorted(state["sealed"].items())}
     info = {
         "game": game.game_id, "ruleset": game.ruleset.id, "mode": state["mode"], "seq": state["seq"],
         "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
@@ -122,8 +125,15 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         lines.append(_awaited(awaiting, summary, you))
     lines += _packets_lines(game, state, info)
     for side, s in info["sealed"].items():
-        lines.append(f"{side} sealed {s['items']} item{'s' if s['items'] != 1 else ''} in packet {_packet(s['seq'])}; "
-                     f"its next packet opens them (§8).")
+        kept = [name for name in s["items"] if name not in s["due"]]
+        parts = []
+        if s["due"]:
+            parts.append(f"its next packet opens {', '.join(s['due'])}")
+        if kept:
+            parts.append(f"{', '.join(kept)} stay{'s' if len(kept) == 1 else ''} sealed until the rules reveal "
+                         f"{'it' if len(kept) == 1 else 'them'}")
+        lines.append(f"{side} has {len(s['items'])} sealed item{'s' if len(s['items']) != 1 else ''}: "
+                     + "; ".join(parts) + " (§8).")
     if info["queued"]:
         per = ", ".join(f"{side} {n}" for side, n in sorted(info["queued"].items(), key=lambda kv: game.sides.index(kv[0])))
         when = "wait for the dice of the next packet" if awaiting["waiting_for"] == "dice" else \

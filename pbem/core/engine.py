@@ -58,6 +58,11 @@ def state_hash(state: dict) -> str:
     return digest(DOMAIN_STATE, {k: v for k, v in state.items() if k != "state_hash"})
 
 
+def seal_id(seq: int, n: int) -> str:
+    """The name of the n-th item (from 1) sealed in packet `seq`: "SEQ.N" (§8)."""
+    return f"{seq}.{n}"
+
+
 def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
     """SHA-256(b"pbem-seal-v1\\n" + game_id + seq (8 bytes BE) + side + 0x00 + salt + canonical(item))."""
     data = SEAL_DOMAIN + bytes.fromhex(game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00" + salt + canonical(item)
@@ -96,6 +101,11 @@ class Game:
 
     def describe_need(self, rules: dict, need: Need) -> list[str]:
         return self.ruleset.describe_need(self.scenario, rules, need)
+
+    def seal_items(self, rules: dict, need: Need, orders: list[dict]) -> list[dict]:
+        """The items a side seals for `orders` where the rules ask it for sealed orders."""
+        arrange = self.ruleset.seal_items
+        return list(orders) if arrange is None else arrange(self.scenario, rules, need, orders)
 
     def view(self, rules: dict) -> dict | None:
         """The board as data (what `pbem show --diff` compares), if the ruleset gives one."""
@@ -183,10 +193,11 @@ class _Dice:
 class _Step:
     """The Context a ruleset sees while one order is applied (pbem.rulesets.base.Context)."""
 
-    def __init__(self, dice_source: _Dice, may_roll: bool, chosen_by: str):
+    def __init__(self, dice_source: _Dice, may_roll: bool, chosen_by: str, opened: str | None = None):
         self._dice = dice_source
         self._may_roll = may_roll
         self.chosen_by = chosen_by
+        self.opened = opened
         self.events: list[dict] = []
 
     def d6(self, label: str) -> int:
@@ -286,23 +297,59 @@ def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
 
 
 def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
-    """The sealer's next packet opens every item it sealed, exactly (§3, sealed orders)."""
+    """The sender opens exactly the items due (§8): every item of a seal it made in its last
+    packet that opens in the next one, and the items the rules reveal now; nothing else,
+    each once, in the order they are due, each equal to its seal."""
     side, opens = packet["side"], packet.get("opens")
-    pending = state["sealed"].get(side)
-    if pending is None:
-        if opens is not None:
+    record = state["sealed"].get(side)
+    due = record["due"] if record else []
+    if not due:
+        if opens is None:
+            return
+        if record is None:
             raise VerificationError(f"{source}: `opens` opens sealed orders, but {side} has none sealed")
-        return
+        named = next((entry["seal"] for entry in opens if "seal" in entry), None)
+        raise VerificationError(f"{source}: `opens` opens {'item ' + named if named else 'sealed items'}, but the rules "
+                                f"reveal none of {side}'s sealed items now; an item is opened only when the rules reveal "
+                                f"it (§8)")
+    items = {item["id"]: item for item in record["items"]}
+    by_next = items[due[0]]["reveal"] == "next"
     if opens is None:
-        raise VerificationError(f"{source}: {side} must open the {len(pending['hashes'])} item(s) it sealed in packet "
-                                f"{pending['seq']} in this packet, its next one (§3)")
-    if len(opens) != len(pending["hashes"]):
-        raise VerificationError(f"{source}: {side} sealed {len(pending['hashes'])} item(s) in packet {pending['seq']} "
-                                f"and opens {len(opens)}")
-    for number, (entry, expected) in enumerate(zip(opens, pending["hashes"]), start=1):
-        if seal_hash(game.game_id, pending["seq"], side, bytes.fromhex(entry["salt"]), entry["item"]) != expected:
-            raise VerificationError(f"{source}: opened item {number} or its salt differs from what {side} sealed in "
-                                    f"packet {pending['seq']}")
+        if by_next:
+            first = items[due[0]]["id"].split(".")[0]
+            raise VerificationError(f"{source}: {side} must open the {len(due)} item(s) it sealed in packet {first} in "
+                                    f"this packet, its next one (§3)")
+        raise VerificationError(f"{source}: {side} must open its sealed item(s) {', '.join(due)} in this packet: the "
+                                f"rules reveal them now (§8)")
+    seen: set[str] = set()
+    for entry in opens:
+        name = entry.get("seal")
+        if name is None:
+            continue
+        if name in seen:
+            raise VerificationError(f"{source}: `opens` opens item {name} twice")
+        seen.add(name)
+        if name not in items:
+            raise VerificationError(f"{source}: `opens` opens item {name}, which {side} has not sealed, or has opened "
+                                    f"already")
+        if name not in due:
+            raise VerificationError(f"{source}: `opens` opens item {name}, which the rules have not revealed; {side} "
+                                    f"opens {', '.join(due)} now, and nothing else (§8)")
+    if len(opens) != len(due):
+        if by_next:
+            first = due[0].split(".")[0]
+            raise VerificationError(f"{source}: {side} sealed {len(due)} item(s) in packet {first} and opens {len(opens)}")
+        missing = [name for name in due if name not in seen] if seen else due[len(opens):]
+        raise VerificationError(f"{source}: {side} withholds sealed item(s) {', '.join(missing)}, which the rules reveal "
+                                f"now: it must open {', '.join(due)} in this packet (§8)")
+    for entry, name in zip(opens, due):
+        if entry.get("seal", name) != name:
+            raise VerificationError(f"{source}: `opens` lists item {entry['seal']} where item {name} is due: it lists "
+                                    f"the items in the order the rules reveal them ({', '.join(due)})")
+        seq, n = name.split(".")
+        if seal_hash(game.game_id, int(seq), side, bytes.fromhex(entry["salt"]), entry["item"]) != items[name]["hash"]:
+            raise VerificationError(f"{source}: opened item {n} or its salt differs from what {side} sealed in "
+                                    f"packet {seq}")
 
 
 # --- applying a packet -----------------------------------------------------------------------
@@ -342,10 +389,12 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     if "policies" in packet:
         _set_policies(game.ruleset, new, side, k, packet["policies"], source)
     items = [entry["item"] for entry in packet.get("opens", [])]
+    opened: list[str] = []
     if items:
-        del new["sealed"][side]
-        events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed.", "side": side})
-    _queue_orders(game, new, side, k, items + packet["orders"], source)
+        opened = _open(new, side, len(items))
+        events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed: "
+                       f"{', '.join(opened)}.", "side": side, "items": opened})
+    _queue_orders(game, new, side, k, items + packet["orders"], source, opened)
     run.refuse_answers_for_others(side)
     run.resolve(rolls=not game.secure)
     if "sealed" in packet:
@@ -360,9 +409,45 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     new["prev_state"] = state["state_hash"]
     new["packet"] = packet_id(packet)
     new["last_packet"][side] = {"seq": k, "sent": packet.get("sent"), "packet": new["packet"]}
+    _set_due(game, new)
     new["awaiting"] = _awaiting(game, new, k, run.status)
     new["state_hash"] = state_hash(new)
     return new, events
+
+
+def _open(state: dict, side: str, count: int) -> list[str]:
+    """The first `count` items due of `side` are opened (verified): no longer sealed."""
+    record = state["sealed"][side]
+    opened = record["due"][:count]
+    record["items"] = [item for item in record["items"] if item["id"] not in opened]
+    record["due"] = record["due"][count:]
+    if not record["items"]:
+        del state["sealed"][side]
+    return opened
+
+
+def _set_due(game: Game, state: dict) -> None:
+    """What each side's next packet must open (§8): every item of a seal that opens in the
+    sealer's next packet, and the items the need the game waits for reveals."""
+    need = game.next_step(state["rules"])
+    for side, record in state["sealed"].items():
+        unopened = {item["id"]: item for item in record["items"]}
+        due = [item["id"] for item in record["items"] if item["reveal"] == "next"]
+        if need is not None and need.opens and need.side == side:
+            queued = {q.get("opened") for q in state["queue"] if q["side"] == side}
+            for name in need.opens:
+                if name in unopened and unopened[name]["reveal"] == "asked":
+                    if name not in due:
+                        due.append(name)
+                elif name not in queued:
+                    raise RuntimeError(f"{game.ruleset.id}: the rules reveal {side}'s item {name}, which is not "
+                                       f"among its sealed items")
+        record["due"] = due
+    if need is not None and need.opens and need.side not in state["sealed"]:
+        queued = {q.get("opened") for q in state["queue"] if q["side"] == need.side}
+        if not set(need.opens) <= queued:
+            raise RuntimeError(f"{game.ruleset.id}: the rules reveal {need.side}'s items {', '.join(need.opens)}, but "
+                               f"{need.side} has none sealed")
 
 
 def _awaited_decision(state: dict, side: str) -> dict | None:
@@ -404,11 +489,15 @@ def check_orders(game: Game, orders: list, k: int, source: str) -> list[tuple[di
     return checked
 
 
-def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str) -> None:
-    """Check the packet's orders by schema and add them to the queue as orders of packet k."""
+def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str,
+                  opened: list[str] = ()) -> None:
+    """Check the packet's orders by schema and add them to the queue as orders of packet k
+    (the first ones are the items it opens, each marked with the item's name)."""
     queue = state["queue"]
     for index, (order, key) in enumerate(check_orders(game, orders, k, source), start=1):
         item = {"seq": k, "side": side, "index": index, "order": order}
+        if index <= len(opened):
+            item["opened"] = opened[index - 1]
         if key is not None:
             # A later answer to the same decision replaces the earlier one (§4.3).
             queue[:] = [q for q in queue if not (q["side"] == side and q.get("decision") == key)]
@@ -463,6 +552,16 @@ class _Run:
             if need is None:
                 self.status = None
                 return
+            if need.opens:
+                # §8: a need that reveals sealed items takes those items, opened, and nothing else
+                item = next((q for q in state["queue"] if q["side"] == need.side and q.get("opened") == need.opens[0]),
+                            None)
+                if item is None:
+                    self.status = {"waiting_for": "openings", "need": need}
+                    return
+                if not self._step(need, None, item, item["order"], "order", rolls):
+                    return
+                continue
             key = decision_key(state, need) if need.decision else None
             item = self._find(need, key)
             if item is not None and "decision" in item and item["order"].get("type") not in need.accepts:
@@ -491,7 +590,7 @@ class _Run:
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""
         state = self.state
-        step = _Step(self.dice, rolls, chosen_by)
+        step = _Step(self.dice, rolls, chosen_by, item.get("opened") if item is not None else None)
         snapshot = self.dice.snapshot()
         # The ruleset works on the rules in place; their bytes are kept to put them back
         # should the step fail (marshal: the fastest exact serialiser in the stdlib).
@@ -609,17 +708,31 @@ class _Run:
             asked = "nothing" if need is None else f"{need.side}'s {need.kind}"
             raise RulesError(f"{self.source}: the packet seals {len(hashes)} item(s), but the rules ask for no sealed "
                              f"orders from {side} now (the game waits for {asked})")
-        step = _Step(self.dice, False, "order")
-        work = clone(self.state["rules"])
-        try:
-            self.game.apply(work, need, {"type": "sealed", "items": len(hashes)}, step)
-        except IllegalOrder as exc:
-            raise RulesError(f"{self.source}: the seal is illegal: {shown(exc.message)} ({exc.rule})") from None
-        self.state["rules"] = work
-        self.state["sealed"][side] = {"seq": self.k, "hashes": list(hashes)}
-        self.events.append({"type": "sealed", "text": f"{side} seals {len(hashes)} item(s), to be opened in its next "
-                            f"packet.", "side": side, "items": len(hashes)})
-        self.events.extend(step.events)
+        if need.reveal not in ("next", "asked"):
+            raise RuntimeError(f"{self.game.ruleset.id}: a sealed need reveals its items \"next\" or \"asked\", "
+                               f"not {need.reveal!r}")
+        record = self.state["sealed"].setdefault(side, {"items": [], "due": []})
+        over = [item["id"] for item in record["items"] if item["kind"] == need.kind]
+        if over:
+            # §8: a side cannot seal again over an unopened seal of the same orders
+            raise RulesError(f"{self.source}: {side} seals its {need.kind} again while item(s) {', '.join(over)} it "
+                             f"sealed before are unopened; a side cannot seal again over an unopened seal (§8)")
+        names = [seal_id(self.k, n) for n in range(1, len(hashes) + 1)]
+        record["items"] += [{"id": name, "hash": value, "kind": need.kind, "reveal": need.reveal}
+                            for name, value in zip(names, hashes)]
+        when = ("to be opened in its next packet" if need.reveal == "next"
+                else "each to be opened when the rules reveal it")
+        self.events.append({"type": "sealed", "text": f"{side} seals {len(hashes)} item(s) ({', '.join(names)}), "
+                            f"{when}.", "side": side, "items": len(hashes), "ids": names})
+        # The ruleset learns of the seal as the side's next order, so that a step it starts
+        # and that needs dice waits for them like any other (§7 part 3).
+        order = {"type": "sealed", "items": len(hashes)}
+        if need.reveal == "asked":
+            order["seq"] = self.k
+        queue = self.state["queue"]
+        index = 1 + max([q["index"] for q in queue if q["seq"] == self.k and q["side"] == side] or [0])
+        queue.insert(next((i for i, q in enumerate(queue) if q["side"] == side), len(queue)),
+                     {"seq": self.k, "side": side, "index": index, "order": order})
 
     def refuse_answers_for_others(self, side: str) -> None:
         """Answers in packet k apply only to decisions of its own side (§3.6): one named for
@@ -681,7 +794,8 @@ def _awaiting(game: Game, state: dict, k: int, status: dict | None) -> dict:
     if status is not None:
         waiting_for = status["waiting_for"]
     else:
-        waiting_for = "decision" if need.decision else ("sealed orders" if need.sealed else "orders")
+        waiting_for = ("openings" if need.opens else "decision" if need.decision
+                       else "sealed orders" if need.sealed else "orders")
     awaiting = {"packet_from": packet_from, "waiting_for": waiting_for, "need": need.as_dict()}
     if need.decision:
         awaiting["decision"] = decision_key(state, need)

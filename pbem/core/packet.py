@@ -21,6 +21,7 @@ NAMESPACE = "pbem-packet-v1"
 PROTOCOL = 2
 MAX_ORDERS = 1000
 HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+SEAL_ID = re.compile(r"[1-9][0-9]{0,8}\.[1-9][0-9]{0,3}\Z")   # a sealed item: SEQ.N (§8)
 SIDE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
 RFC3339 = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
                      r"(\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])\Z")
@@ -86,10 +87,11 @@ def check_envelope(packet: Any, source: str) -> dict:
     opens = packet.get("opens")
     if opens is not None:
         if not 1 <= len(opens) <= MAX_ORDERS or not all(
-                isinstance(e, dict) and set(e) == {"salt", "item"} and isinstance(e["salt"], str)
-                and HEX64.match(e["salt"]) for e in opens):
+                isinstance(e, dict) and {"salt", "item"} <= set(e) <= {"salt", "item", "seal"}
+                and isinstance(e["salt"], str) and HEX64.match(e["salt"])
+                and ("seal" not in e or isinstance(e["seal"], str) and SEAL_ID.match(e["seal"])) for e in opens):
             raise VerificationError(f"{source}: `opens` must be a list of {{salt: <64 lower-case hex digits>, item: "
-                                    f"<the order sealed>}}")
+                                    f"<the order sealed>, seal: <SEQ.N, optional>}}")
         if len(opens) + len(packet["orders"]) > MAX_ORDERS:
             raise VerificationError(f"{source}: the packet opens and gives more than {MAX_ORDERS} orders")
     signature = packet.get("signature")

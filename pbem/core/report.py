@@ -30,7 +30,7 @@ def _awaiting_line(state: dict) -> str:
         return "The game is over."
     need = awaiting["need"]
     why = {"dice": "the dice of the next reveal", "orders": "orders", "decision": "a decision",
-           "sealed orders": "sealed orders"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
+           "sealed orders": "sealed orders", "openings": "the opening of sealed items"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
     key = f" (decision {awaiting['decision']})" if awaiting.get("decision") and awaiting["waiting_for"] == "decision" else ""
     return (f"Next packet: from {awaiting['packet_from']}. The game waits for {why}: "
             f"{need_text(need)}{key}.")

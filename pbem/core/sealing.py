@@ -1,12 +1,12 @@
 """Sealed orders on the sender's side (DESIGN §3): salts, and the items kept until opened.
 
 A sealed item is sent as SHA-256(b"pbem-seal-v1\\n" + game_id + seq + side + 0x00 + salt +
-canonical(item)) and opened in the sealer's next packet as {salt, item}. In a secure game
+canonical(item)) and opened as {seal: "SEQ.N", salt, item} when it is due (§8). In a secure game
 each salt is derived from the player's key, like the dice chain: the hash of the key's
 Ed25519 signature over a public message, which only the key can make, so a lost item can
 be retyped and opened without any stored secret. The items are kept, until they are
 opened, in `private/seal-NNNN-SIDE.yaml` of the sealer's own folder (mode 600), so that
-the next `pbem submit` opens them without retyping. (They are written once the sealing
+`pbem submit` opens each when it is due without retyping. (They are written once the sealing
 packet is applied; should that fail, the items can be given again, since the salts can
 be recomputed.)
 """
@@ -62,11 +62,26 @@ def forget(folder: Any, seq: int, side: str) -> None:
         pass
 
 
-def opening(folder: Any, side: str, pending: dict) -> list[dict]:
-    """The `opens` of the sealer's next packet, from what it kept."""
-    source = path(folder, pending["seq"], side)
-    if not source.is_file():
-        raise FileError(f"{side} sealed {len(pending['hashes'])} item(s) in packet {pending['seq']} and must open them "
-                        f"now, but {source} (where pbem kept them) is missing")
-    kept = load_mapping(source, str(source))
-    return [{"salt": salt, "item": item} for salt, item in zip(kept["salts"], kept["items"])]
+def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
+    """The `opens` of the sealer's packet: the items due ("SEQ.N"), in order, each named,
+    from what it kept."""
+    kept: dict[int, dict] = {}
+    entries = []
+    for name in due:
+        seq, n = (int(part) for part in name.split("."))
+        if seq not in kept:
+            source = path(folder, seq, side)
+            if not source.is_file():
+                raise FileError(f"{side} must open item {name}, sealed in packet {seq}, now, but {source} (where pbem "
+                                f"kept it) is missing")
+            kept[seq] = load_mapping(source, str(source))
+        entries.append({"seal": name, "salt": kept[seq]["salts"][n - 1], "item": kept[seq]["items"][n - 1]})
+    return entries
+
+
+def forget_opened(folder: Any, side: str, opened: list[str], state: dict) -> None:
+    """Forget a kept seal once every item of it is open (public now)."""
+    left = {item["id"].split(".")[0] for item in state["sealed"].get(side, {}).get("items", [])}
+    for seq in sorted({name.split(".")[0] for name in opened}):
+        if seq not in left:
+            forget(folder, int(seq), side)

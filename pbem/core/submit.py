@@ -75,13 +75,14 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if sent is None:
         sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     extra: dict = {}
-    pending = state["sealed"].get(side)
-    if pending is not None:
-        extra["opens"] = sealing.opening(folder, side, pending)
+    due = state["sealed"].get(side, {}).get("due", [])
+    if due:
+        extra["opens"] = sealing.opening(folder, side, due)
     sealed_items = None
     if seal:
         if not orders:
             raise UsageError(f"{source}: --seal seals the orders of the file, and it gives none")
+        orders = arrange(g, state, side, key, sent, extra, policies, orders, source)
         try:   # an item the schema refuses could never be opened: the game would be stuck
             engine.check_orders(g, orders, seq, source)
         except RulesError as exc:
@@ -97,12 +98,35 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
     if sealed_items is not None:
         sealing.keep(folder, seq, side, sealed_items, salts)
-    if pending is not None:
-        sealing.forget(folder, pending["seq"], side)  # opened: public now
+    if due:
+        sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
     applied.warnings = foresee(g, applied.state, side)
     return applied
+
+
+def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
+            orders: list, source: str) -> list:
+    """The items to seal for `orders`, as the ruleset arranges them at the sealed need this
+    packet meets (after what is queued resolves and its openings take effect)."""
+    if g.ruleset.seal_items is None:
+        return orders
+    from pbem.rulesets.base import IllegalOrder
+
+    probe = game.build_packet(g, state, side, [], policies, key, sent, extra)
+    try:
+        after, _ = engine.apply_packet(g, state, probe, source, verify=False)
+    except (RulesError, VerificationError):
+        return orders   # the real packet will say what is wrong
+    need = g.next_step(after["rules"])
+    if need is None or not need.sealed or need.side != side:
+        return orders   # refused when applied: the rules ask for no sealed orders
+    try:
+        return g.seal_items(after["rules"], need, orders)
+    except IllegalOrder as exc:
+        raise RulesError(f"{source}: the orders cannot be sealed: {exc.message} ({exc.rule}); nothing was sealed or "
+                         f"signed") from None
 
 
 def foresee(g: engine.Game, state: dict, side: str) -> list[str]:

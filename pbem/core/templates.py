@@ -35,18 +35,24 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     if awaiting["need"] is None:
         lines.append("# The game is over; there is nothing to send.")
         return "\n".join(lines) + "\n"
-    need = Need(**{**awaiting["need"], "accepts": tuple(awaiting["need"]["accepts"])})
+    need = Need(**{**awaiting["need"], "accepts": tuple(awaiting["need"]["accepts"]),
+                   "opens": tuple(awaiting["need"].get("opens", ()))})
     sender = awaiting["packet_from"]
     if sender != side:
         lines.append(f"# Not your packet yet: the next packet comes from {sender}.")
     lines.append(f"# The game waits for {awaiting['waiting_for']}: {need_text(awaiting['need'])}.")
-    pending = state["sealed"].get(side)
-    if pending:
-        lines.append(f"# Your packet {pending['seq']} sealed {len(pending['hashes'])} item(s): `pbem submit` opens them "
-                     "in this packet for you.")
+    record = state["sealed"].get(side)
+    if record and record["due"]:
+        lines.append(f"# Your sealed item(s) {', '.join(record['due'])} are due: `pbem submit` opens them in this packet")
+        lines.append("# for you, from private/ (§8).")
+    kept = [item["id"] for item in record["items"] if item["id"] not in record["due"]] if record else []
+    if kept:
+        lines.append(f"# Your sealed item(s) {', '.join(kept)} stay sealed until the rules reveal them.")
     if need.side == side and need.sealed:
         lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
-        lines.append("# your opponent sees only their seals until your next packet opens them.")
+        lines.append("# your opponent sees only their seals until your next packet opens them."
+                     if need.reveal == "next" else
+                     "# your opponent sees only their seals; each item is opened when the rules reveal it.")
     orders: list[dict] = []
     if need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]

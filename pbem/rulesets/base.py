@@ -74,10 +74,17 @@ class Need:
     decision: bool = False    # True for a decision a standing order may answer
     sealed: bool = False      # True where the rules ask this side for sealed orders (§3):
                               # its packet seals them and the core applies {"type": "sealed",
-                              # "items": n}; its next packet opens them as ordinary orders
+                              # "items": n} (with "seq": the sealing packet, when `reveal` is
+                              # "asked", so that the ruleset can name each item "SEQ.N")
+    reveal: str = "next"      # of a sealed need: "next": the sealer's next packet opens every
+                              # item, queued as ordinary orders; "asked": each item stays sealed
+                              # until a need names it in `opens`
+    opens: tuple[str, ...] = ()  # the side's sealed items ("SEQ.N") the rules reveal now: its next
+                              # packet must open exactly these, and the core answers this need
+                              # with them, one at a time, in this order (`ctx.opened` names each)
 
     def as_dict(self) -> dict:
-        return {
+        need = {
             "side": self.side,
             "kind": self.kind,
             "prompt": self.prompt,
@@ -86,6 +93,11 @@ class Need:
             "decision": self.decision,
             "sealed": self.sealed,
         }
+        if self.reveal != "next":
+            need["reveal"] = self.reveal
+        if self.opens:
+            need["opens"] = list(self.opens)
+        return need
 
 
 class Context(Protocol):
@@ -113,6 +125,11 @@ class Context(Protocol):
     def chosen_by(self) -> str:
         """"order" if a player's queued order is being applied, "policy" if a standing
         order answered the decision (so the AAR can say which)."""
+
+    @property
+    def opened(self) -> str | None:
+        """The sealed item ("SEQ.N") whose opening is being applied, or None for any other
+        order: only the core sets it, so a ruleset knows an item is the one that was sealed."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +191,11 @@ class Ruleset:
     # that one thing (`pbem show --unit/--hex/--area/--square`); raises ValueError, one sentence, for an
     # unknown id or a kind of thing the ruleset has not; None: the ruleset describes nothing alone
     look: Callable[[Any, dict, str, str], list[str]] | None = None
+    # scenario, rules, the sealed need, the orders a side means to seal -> the items it seals
+    # (`pbem submit --seal` and the random planner): where each item is to be revealed alone,
+    # the ruleset arranges them (kkoh: one order chit for each group, in order); raises
+    # IllegalOrder for orders it cannot arrange; None: the orders are the items
+    seal_items: Callable[[Any, dict, Need, list[dict]], list[dict]] | None = None
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ and standing order.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import draw, flow, report, scenario, words
+from . import command, draw, flow, report, scenario, words
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="kkoh",
-    version="1.0.0",
+    version="1.1.0",
     title="Kalt Krieg ohne Hass",
     # blue sends packet 1; red answers the automatic initiative decision of state 0 (README)
     sides=scenario.SIDES,
@@ -36,4 +36,5 @@ RULESET = Ruleset(
     draw=draw.draw,
     view=words.view,
     look=words.look,
+    seal_items=command.seal_items,
 )

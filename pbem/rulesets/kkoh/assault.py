@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..base import IllegalOrder
 from . import artillery, layout, movement
-from .command import change_modifiers, force_order, group_in_command, majority
+from .command import ask_reveal, change_modifiers, force_order, group_in_command, majority
 from .common import demoralised, lose
 from .giveground import displace_markers, give_ground
 from .scenario import Scenario, other
@@ -113,8 +113,8 @@ def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
 def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
     board = Board(sc, rules)
     for body in board.movers(side):
-        if any(u in rules["ps"]["moved"] for u in body):
-            continue
+        if any(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
+            continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
         here = rules["pieces"][body[0]]["sq"]
         for target in sc.grid.neighbours(here):
             if board.occupied_by(target) != other(side) and not any(
@@ -517,6 +517,8 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             return
         if decision(sc, rules) is not None:
             return
+        if ca["steps"] and ca["steps"][0]["do"] == "fight" and ask_reveal(rules, ca["att"] + ca["def"] + ca["body"]):
+            return      # K-ORD-6: the chits of everyone engaged are revealed before the fight
         if not ca["steps"]:
             a = _current(rules)
             a["done"] = True

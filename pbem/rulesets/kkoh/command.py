@@ -225,13 +225,17 @@ def chit_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     return out
 
 
-def resolve_chits(sc: Scenario, rules: dict, ctx) -> None:
+def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) -> None:
     """Every chit change tested at once, after both sides have fixed theirs (K-ORD-3/4): the
-    side without initiative first, each in the order given."""
+    side without initiative first, each in the order given; the chits a side sealed (`sealed`:
+    side -> the packet that sealed them) stay sealed, each tested all the same (`hide`)."""
     board = Board(sc, rules)
     first = rules["turn"] == 1 and not sc.position
     n = 0
     for side in (other(rules["initiative"]), rules["initiative"]):
+        if side in (sealed or {}):
+            n = hide(sc, rules, side, sealed[side], n, ctx)
+            continue
         for plan in rules["plans"].get("chits", {}).get(side, []):
             units = [u for u in plan["units"] if board.alive(u)]
             if not units:
@@ -259,6 +263,155 @@ def resolve_chits(sc: Scenario, rules: dict, ctx) -> None:
                       units=units, die=die, modifiers=mods, score=score, success=ok, order=board.order(units[0]),
                       rule="K-ORD-3")
     rules["plans"].pop("chits", None)
+
+
+# --- sealed order chits (K-ORD-1, K-ORD-4, K-ORD-6, K-MRK-1; docs/protocol.md §8) ----------------------
+#
+# A side that seals its chits seals one item for each battle group and lone unit, in the order
+# of `bodies` (item n of the seal is the chit of group n), each the chit the group is to carry
+# (its own again to keep it, K-ORD-4). The chit stays sealed - `o` is None in the state - until
+# the rules reveal it: a Close Assault (everyone engaged), Direct Fire (every firer and target),
+# a bombardment (the unit it supports, and every bombarding battery when counter-battery fire
+# is called), its owner's `show` before the group moves, and the end of the turn. The test
+# die of every sealed group is rolled at Issuing Orders, as for an open chit (so a test shows
+# nothing); whether the change holds is worked out at the opening (Changing to PA -1).
+
+def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict]:
+    """The items a side seals at Issuing Orders for its chit orders: one chit for each group
+    in order, the group's own chit again for a group given none. Fire plans are sealed as given."""
+    if need.kind != "orders":
+        return list(orders)
+    board = Board(sc, rules)
+    given: dict[tuple, str] = {}
+    for order in orders:
+        kind = order.get("type")
+        if kind == "end":
+            continue
+        if kind != "chit":
+            raise IllegalOrder("K-ORD-1", f"{kind}: only order chits (and end) are sealed at Issuing Orders", None)
+        units = tuple(check_chit(sc, rules, need.side, order))
+        if units in given:
+            raise IllegalOrder("K-ORD-1", f"chit: {', '.join(units)} is given two chits", None)
+        given[units] = order["order"]
+    return [{"type": "chit", "units": body, "order": given.get(tuple(body), board.order(body[0]))}
+            for body in bodies(board, need.side)]
+
+
+def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx) -> int:
+    """The sealed chits of `side` (sealed in packet `seq`) at Issuing Orders: each group's chit
+    is unknown until revealed; its test die is rolled now. Returns the test count so far."""
+    board = Board(sc, rules)
+    first = rules["turn"] == 1 and not sc.position
+    entries = []
+    for i, body in enumerate(bodies(board, side), start=1):
+        entry = {"units": body, "item": f"{seq}.{i}", "was": board.order(body[0])}
+        if not first:
+            n += 1
+            entry["mods"] = change_modifiers(sc, board, body, None)
+            entry["die"] = ctx.d6(f"t{rules['turn']}.orders.{n}")
+            ctx.event("chit-test", f"{', '.join(body)}: a sealed order chit; its test die is {entry['die']} (K-ORD-3); "
+                      f"whether it changes shows when the chit is revealed (K-ORD-4, K-ORD-6).", side=side, units=body,
+                      die=entry["die"], modifiers=entry["mods"], rule="K-ORD-3")
+        for u in body:
+            board.piece(u)["o"] = None
+        entries.append(entry)
+    if entries:
+        rules.setdefault("hidden", {})[side] = entries
+    return n
+
+
+def ask_reveal(rules: dict, pids) -> bool:
+    """The rules reveal the sealed chits of these pieces (K-ORD-6): their items are due. True
+    while any reveal waits for its opening."""
+    want = set(pids)
+    pending = rules.get("reveal", {})
+    for side, entries in sorted(rules.get("hidden", {}).items()):
+        for entry in entries:
+            if set(entry["units"]) & want and entry["item"] not in pending.get(side, []):
+                pending.setdefault(side, []).append(entry["item"])
+    if pending:
+        rules["reveal"] = pending
+    return bool(pending)
+
+
+def hidden_units(rules: dict) -> list[str]:
+    return sorted(u for entries in rules.get("hidden", {}).values() for e in entries for u in e["units"])
+
+
+def reveal(sc: Scenario, rules: dict, side: str, item: str, order: dict, ctx) -> None:
+    """A sealed chit opened where the rules reveal it: the group's chit is the one sealed if it
+    was a legal change that passed its test, else the one it had; an item that is not a legal
+    chit of its group is void (it keeps its chit)."""
+    entries = rules["hidden"][side]
+    entry = next(e for e in entries if e["item"] == item)
+    entries.remove(entry)
+    if not entries:
+        rules["hidden"].pop(side)
+        if not rules["hidden"]:
+            rules.pop("hidden")
+    rules["reveal"][side].remove(item)
+    if not rules["reveal"][side]:
+        rules["reveal"].pop(side)
+        if not rules["reveal"]:
+            rules.pop("reveal")
+    board = Board(sc, rules)
+    units, was = entry["units"], entry["was"]
+    tested = "die" in entry
+    legal = voluntary_targets(sc, was) if tested else [
+        o for o in sc.tables["orders"]["list"] if o not in sc.tables["orders"]["scenario_only"] or o == was]
+    target = order.get("order") if order.get("type") == "chit" and sorted(order.get("units") or []) == units else None
+    now, fields = was, {}
+    if target is None or target not in legal:
+        what = (f"is void: it is not a chit of {', '.join(units)}" if target is None else
+                f"is void: {target} is not a change {was} may make ({', '.join(legal)}, K-ORD-2)")
+        text = f"{side}'s sealed order chit {item} {what}; they keep {was}"
+        fields["void"] = True
+    elif not tested or target == was:
+        now = target
+        text = f"{', '.join(units)}: order chit {now}" + (" at deployment" if not tested else " kept")
+    else:
+        mods = dict(entry["mods"])
+        if target == "PA":
+            mods["to_pa"] = sc.tables["order_change"]["modifiers"]["to_pa"]
+        score = entry["die"] + sum(mods.values())
+        ok = score >= sc.tables["order_change"]["target"]
+        now = target if ok else was
+        text = (f"{', '.join(units)}: die {entry['die']}" + "".join(f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items())
+                + f" = {score}: " + (f"changes {was} to {target}" if ok else f"fails to change {was} to {target}")
+                + " (3 or more needed, K-ORD-3)")
+        fields.update(die=entry["die"], modifiers=mods, score=score, success=ok)
+    for u in units:
+        if board.alive(u):
+            board.piece(u)["o"] = now
+    ctx.event("chit-revealed", f"{text}: revealed (item {item}, K-ORD-6).", side=side, units=units, item=item,
+              order=now, rule="K-ORD-6", **fields)
+
+
+def show(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
+    """`show`: a side reveals the sealed chits of the groups these units belong to, so that
+    they may move (K-ORD-6 reading: pbem checks every move against the chit, K-ORD-5, K-MOV-4,
+    K-ORD-8); one `show` reveals them all at once."""
+    board = Board(sc, rules)
+    units = sorted(order.get("units") or [])
+    wrong = [u for u in units if u not in rules["pieces"] or sc.pieces[u].side != side or not board.hidden(u)]
+    if not units or wrong:
+        raise IllegalOrder("K-ORD-6", f"show: {', '.join(wrong) or 'no unit'} is not one of {side}'s units with a "
+                           f"sealed order chit", show_options(sc, rules, side))
+    ask_reveal(rules, units)
+    ctx.event("show", f"{side} shows the order chits of {', '.join(units)} (K-ORD-6).", side=side, units=units,
+              rule="K-ORD-6")
+
+
+def show_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
+    """One `show` of every sealed group that could move in this Action Phase on some chit (a
+    representative order: a player may name fewer units)."""
+    from .movement import may_move
+
+    board = Board(sc, rules)
+    ap = rules["ap"]
+    groups = [body for body in bodies(board, side) if board.hidden(body[0])
+              and any(may_move(sc, board, u, ap, chit) for u in body for chit in ("M", "PA"))]
+    return [{"type": "show", "units": sorted(u for body in groups for u in body)}] if groups else []
 
 
 def force_order(board: Board, pids: Iterable[str], to: str, rule: str, ctx, when: Iterable[str] | None = None) -> None:

@@ -4,9 +4,10 @@
       start        new turn: destroyed markers due back are replaced (K-CMD-11); on turn 1
                    minelets are laid (K-SFX-5)
       initiative   both sides roll (K-INI) - an automatic step, answered by a standing order
-      orders       Issuing Orders, sealed: the side without initiative seals its chits, then
-                   the side with it; each then opens them (§3 sealed orders, K-ORD); then every
-                   change is tested (K-ORD-3) and last turn's EW effects end (K-CMD-4)
+      orders       Issuing Orders, sealed: the side without initiative seals its chits (one for
+                   each group), then the side with it (§8 sealed orders, K-ORD); then every
+                   change is tested (K-ORD-3) and last turn's EW effects end (K-CMD-4); a
+                   sealed chit stays sealed until the rules reveal it (`reveal`, below)
       ew           EW attacks on the side without initiative's markers, then on the other's
                    (K-CMD-3, K-SEQ-1)
     Action Phases 1 to 4
@@ -17,7 +18,11 @@
       calls1       bombardment calls, the side that did not move first (K-SEQ-2), then rolled
       assault1     Close Assaults, then Breakthrough Close Assaults (K-CA-1, K-CA-20)
       move2, calls2, assault2   the same for the side without initiative
-    Morale Phase (ap 5): demoralisation (K-MOR); after the last turn, victory (house rules)
+    Morale Phase (ap 5): the chits still sealed are revealed; demoralisation (K-MOR); after
+                 the last turn, victory (house rules)
+    reveal         at any step: the sealed chits the rules reveal now (Direct Fire, Close
+                   Assault, bombardment, a `show`, the end of the turn; K-ORD-6), opened by
+                   their owners one side at a time, before the step goes on
 
 A step that needs no player waits for nothing: `advance` runs it at once (rolling its dice)
 and moves on until a step needs an order or a decision.
@@ -33,7 +38,7 @@ from .scenario import SIDES, Scenario, other
 from .state import Board, fresh_ps, fresh_ts, initial
 
 ROLLER = SIDES[1]       # the automatic initiative roll is a decision of the second side (see README)
-MOVE_ACCEPTS = movement.MOVE_TYPES + ("assault", "end")
+MOVE_ACCEPTS = movement.MOVE_TYPES + ("assault", "show", "end")
 
 
 class QuietContext:
@@ -81,6 +86,12 @@ def next_step(sc: Scenario, rules: dict) -> Need | None:
         return None
     turn, ap = rules["turn"], rules["ap"]
     where = f"turn {turn}" + (f", Action Phase {ap}" if 1 <= ap <= 4 else "")
+    pending = rules.get("reveal")
+    if pending:     # K-ORD-6: sealed chits the rules reveal now, one side at a time
+        side = next(s for s in SIDES if pending.get(s))
+        groups = [", ".join(e["units"]) for e in rules["hidden"][side] if e["item"] in pending[side]]
+        return Need(side, "reveal", f"{where}: the rules reveal the order chits of {'; '.join(groups)} (K-ORD-6): "
+                    f"open them ({', '.join(pending[side])})", ORDER_TYPES, "K-ORD-6", opens=tuple(pending[side]))
     if step == "replace":
         hid = command.replacements_due(sc, rules)[0]
         return Need(sc.commands[hid].side, "replace-hq", f"{where}: where {hid} comes back (K-CMD-11)", ("replace",),
@@ -137,7 +148,11 @@ def _exchange_need(sc: Scenario, rules: dict, where: str) -> Need:
         sealed = len(xc["sides"]) == 2
         prompt = (f"{where}: seal your {what} ({item} orders, then end; `pbem submit --seal`), or give them openly"
                   if sealed else f"{where}: your {what} ({item} orders, then end)")
-        return Need(side, kind, prompt, (("sealed",) if sealed else ()) + (item, "end"), rule, sealed=sealed)
+        if sealed and kind == "orders":
+            prompt = (f"{where}: seal your order chits, one for each battle group and lone unit (chit orders for those "
+                      f"that change, then end; `pbem submit --seal` seals one for each), or give them openly")
+        return Need(side, kind, prompt, (("sealed",) if sealed else ()) + (item, "end"), rule, sealed=sealed,
+                    reveal="asked" if kind == "orders" else "next")
     side = xc["open"][0]
     return Need(side, f"{kind}-open", f"{where}: open the {what} you sealed", ORDER_TYPES, rule)
 
@@ -148,8 +163,8 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
     """Run every step that needs no player, until one does (or the game is over)."""
     for _ in range(10000):
         step = rules["step"]
-        if step == "over":
-            return
+        if step == "over" or rules.get("reveal"):
+            return      # a reveal waits for its opening (K-ORD-6)
         if step == "start":
             _start_turn(sc, rules, ctx)
         elif step == "replace":
@@ -166,9 +181,9 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             xc = rules["plans"]["xc"]
             if xc["i"] < len(xc["sides"]) or xc["open"]:
                 return
-            rules["plans"].pop("xc")
+            sealed = rules["plans"].pop("xc").get("seqs", {})
             if step == "orders":
-                command.resolve_chits(sc, rules, ctx)
+                command.resolve_chits(sc, rules, ctx, sealed)
                 if rules["ooc"]:
                     ctx.event("in-command", "The markers put Out of Command by last turn's EW are In Command again "
                               "(K-CMD-4): " + ", ".join(rules["ooc"]) + ".", hqs=list(rules["ooc"]), rule="K-CMD-4")
@@ -189,6 +204,9 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
         elif step == "fire-begin":
             _begin_fire(sc, rules, ctx)
         elif step == "evade":
+            shots = [s for side in SIDES for s in fire.plan(rules, side)]
+            if command.ask_reveal(rules, [s["unit"] for s in shots] + [s["target"] for s in shots]):
+                return      # K-ORD-6: Direct Fire reveals the firers' and the targets' chits
             if fire.evaders(sc, rules):
                 return
             fire.resolve(sc, rules, ctx)
@@ -220,6 +238,11 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
                 callers.pop(0)
             if callers:
                 return
+            made = [c for s in SIDES for c in artillery.calls(rules, s)]
+            counter = any(c["type"] == "counter-battery" for c in made)
+            if command.ask_reveal(rules, [c["support"] for c in made if c.get("support")] +
+                                  [c["unit"] for c in made if c["type"] == "bombard" and counter]):
+                return      # the supported units' chits (K-IF-6) and the batteries counter-battery may hit (K-IF-10)
             rules["plans"].pop("callers")
             if any(artillery.calls(rules, s) for s in SIDES):
                 artillery.resolve(sc, rules, ctx)
@@ -227,7 +250,7 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             rules["step"] = "assault" + step[-1]
         elif step in ("assault1", "assault2"):
             assault.run(sc, rules, ctx)
-            if assault.decision(sc, rules) is not None:
+            if rules.get("reveal") or assault.decision(sc, rules) is not None:
                 return
             rules["assaults"] = []
             rules["ps"]["defended"] = []
@@ -236,6 +259,8 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             else:
                 _end_ap(sc, rules, ctx)
         elif step == "morale":
+            if command.ask_reveal(rules, command.hidden_units(rules)):
+                return      # §8: the chits the turn did not reveal are revealed at its end
             _morale(sc, rules, ctx)
         else:
             raise RuntimeError(f"kkoh: unknown step {step!r}")
@@ -294,6 +319,8 @@ def _begin_fire(sc: Scenario, rules: dict, ctx) -> None:
 
 def _can_act(sc: Scenario, rules: dict, side: str) -> bool:
     ap = rules["ap"]
+    if command.show_options(sc, rules, side):
+        return True     # a group with a sealed chit may show it, then move
     for _ in movement.iter_options(sc, rules, side, ap):
         return True
     for _ in assault.iter_options(sc, rules, side, ap):
@@ -347,7 +374,8 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if kind in ("fire", "fire-open"):
         return fire.options(sc, rules, side) + [{"type": "end"}]
     if kind == "move":
-        return movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"]) + [{"type": "end"}]
+        return (movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"])
+                + command.show_options(sc, rules, side) + [{"type": "end"}])
     if kind == "calls":
         return artillery.options(sc, rules, side) + [{"type": "end"}]
     if kind == "initiative":
@@ -457,7 +485,13 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
                            list(current.accepts))
     side = current.side
     step = rules["step"]
-    if step in ("orders", "fire"):
+    if current.kind == "reveal":
+        opened = getattr(ctx, "opened", None)
+        if opened != current.opens[0]:
+            raise IllegalOrder("K-ORD-6", f"the rules reveal {side}'s sealed chit {current.opens[0]}: only its opening "
+                               f"answers", None)
+        command.reveal(sc, rules, side, opened, order, ctx)
+    elif step in ("orders", "fire"):
         _apply_exchange(sc, rules, current, order, ctx)
     elif step == "replace":
         _replace(sc, rules, order, ctx)
@@ -484,7 +518,15 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
         air.answer(sc, rules, current.kind, order, ctx)
     elif step in ("move1", "move2"):
         ap = rules["ap"]
-        if kind == "end":
+        named = [u for u in list(order.get("units") or []) + list(order.get("join") or []) if u in rules["pieces"]]
+        sealed = [u for u in named if rules["pieces"][u]["o"] is None]
+        if sealed and kind != "show":
+            raise IllegalOrder("K-ORD-6", f"{kind}: the order chit of {', '.join(sealed)} is sealed: show it first "
+                               f"(a `show` order; pbem checks every move against the chit, K-ORD-5, K-MOV-4, K-ORD-8)",
+                               command.show_options(sc, rules, side))
+        if kind == "show":
+            command.show(sc, rules, side, order, ctx)
+        elif kind == "end":
             ctx.event("end", f"{side} ends its movement in Action Phase {ap}.", side=side)
             _end_move(sc, rules, ctx)
         elif kind == "move":
@@ -516,18 +558,25 @@ def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> 
             n = order.get("items")
             if not isinstance(n, int) or n < 1:
                 raise IllegalOrder(need.rule, "sealed orders are one or more items", None)
+            if xc["kind"] == "orders":
+                count = len(command.bodies(Board(sc, rules), side))
+                if n != count or not isinstance(order.get("seq"), int):
+                    raise IllegalOrder("K-ORD-1", f"seal one order chit for each of your {count} battle groups and lone "
+                                       f"units, in the order `pbem orders` lists them (`pbem submit --seal` does), not {n}",
+                                       None)
+                xc.setdefault("seqs", {})[side] = order["seq"]
             xc["sealed"][side] = n
             ctx.event("sealed-orders", f"{side} has sealed its {'order chits' if item == 'chit' else 'fire plan'} "
                       f"({n} item{'s' if n > 1 else ''}).", side=side, items=n, rule=need.rule)
             xc["i"] += 1
             if xc["i"] == len(xc["sides"]):
-                xc["open"] = [s for s in xc["sides"] if s in xc["sealed"]]
+                xc["open"] = [s for s in xc["sides"] if s in xc["sealed"] and s not in xc.get("seqs", {})]
                 if xc["open"]:
                     xc["left"] = xc["sealed"][xc["open"][0]]
         elif kind == "end":
             xc["i"] += 1
             if xc["i"] == len(xc["sides"]):
-                xc["open"] = [s for s in xc["sides"] if s in xc["sealed"]]
+                xc["open"] = [s for s in xc["sides"] if s in xc["sealed"] and s not in xc.get("seqs", {})]
                 if xc["open"]:
                     xc["left"] = xc["sealed"][xc["open"][0]]
         else:

@@ -26,11 +26,11 @@ MOVE_TYPES = ("move", "dismount", "mount", "limber", "unlimber", "hq")
 
 # --- who may move (K-MOV-4) ---------------------------------------------------------------------
 
-def classes(sc: Scenario, board: Board, pid: str) -> set[str]:
-    """The rows of the movement table (K-MOV-4) a piece belongs to now."""
+def classes(sc: Scenario, board: Board, pid: str, order: str | None = None) -> set[str]:
+    """The rows of the movement table (K-MOV-4) a piece belongs to now (or on `order`)."""
     rec = board.piece(pid)
     prof = board.profile(pid)
-    order = rec["o"]
+    order = order or rec["o"]
     if rec.get("mode") == "mounted" and order == "PA":
         return {"mounted-pa"}          # mounted infantry on PA moves from phase 3 (reading)
     found = set()
@@ -59,8 +59,8 @@ def phase_classes(sc: Scenario, ap: int) -> set[str]:
     return found
 
 
-def may_move(sc: Scenario, board: Board, pid: str, ap: int) -> bool:
-    return bool(classes(sc, board, pid) & phase_classes(sc, ap))
+def may_move(sc: Scenario, board: Board, pid: str, ap: int, order: str | None = None) -> bool:
+    return bool(classes(sc, board, pid, order) & phase_classes(sc, ap))
 
 
 def first_ap(sc: Scenario, board: Board, pid: str) -> int | None:
@@ -564,8 +564,8 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
     for body in board.movers(side):
         here = rules["pieces"][body[0]]["sq"]
         facing = rules["pieces"][body[0]]["f"]
-        if all(u in rules["ps"]["moved"] for u in body):
-            continue
+        if all(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
+            continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
         stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
         if any(stay.values()):
             bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []

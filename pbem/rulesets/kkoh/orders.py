@@ -50,6 +50,9 @@ ORDER_SCHEMA = {
         _order("limber", "K-ART-7: towed guns limber up.", ["units"], units=_IDS),
         _order("unlimber", "K-ART-7: towed guns deploy.", ["units"], units=_IDS),
         _order("hq", "K-CMK-2: move a command marker one square.", ["hq", "to"], hq=_ID, to=_SQUARE),
+        _order("show", "K-ORD-6 (reading): show the sealed order chits of the battle groups and lone units these units "
+               "belong to, so that they may move, change mode or assault.", ["units"],
+               units={"type": "array", "items": _ID, "minItems": 1, "maxItems": 400}),
         _order("bombard", "K-IF: call a battery to bombard in support of a Close Assault, dedicated to one of your "
                "units in it.", ["unit", "assault", "support"], unit=_ID, assault=_N, support=_ID),
         _order("counter-battery", "K-IF-10: task a battery to counter-battery fire (with counter-battery assets, K-SFX-2).",

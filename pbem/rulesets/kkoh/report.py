@@ -58,18 +58,25 @@ def render(sc: Scenario, rules: dict) -> str:
 
 
 def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
+    if need.sealed and need.kind == "orders":
+        return ["These chits are sealed (§8): give a chit order for each group that changes, then end; `pbem submit",
+                "--seal` seals one chit for every group (the others keep theirs) and sends only their hashes. Each",
+                "stays sealed until the rules reveal it: Direct Fire, a Close Assault, your `show` before the group",
+                "moves, the end of the turn (K-ORD-6). Every group's test is rolled now (K-ORD-3); whether it changes",
+                "shows when its chit is revealed. Giving them openly is allowed too."]
     if need.sealed:
-        return [f"These orders are sealed (§3): `pbem submit --seal` sends only their hashes; your next packet opens",
-                f"them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
-                "Order chits are kept by each group or lone unit (K-ORD-1); a change is tested after both sides have"
-                " fixed theirs (K-ORD-3)." if need.kind == "orders" else
+        return ["These orders are sealed (§8): `pbem submit --seal` sends only their hashes; your next packet opens",
+                "them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
                 "One fire order per firing unit, spread evenly over the targets (K-DF-5); all dice after both plans."]
+    if need.opens:
+        return ["The rules reveal these sealed chits now (K-ORD-6): `pbem submit` opens them for you from private/."]
     if need.kind.endswith("-open"):
         return ["`pbem submit` opens the items you sealed in this packet for you: they take effect in the order sealed;",
                 "an opened item the rules refuse now is void (K-ORD-2, K-DF-5)."]
     if need.kind == "move":
         return ["One move per unit or group this Action Phase: to a square next to it, or within its square; a Close",
-                "Assault moves a group that started the phase as one into an enemy square through an edge (K-CA-5)."]
+                "Assault moves a group that started the phase as one into an enemy square through an edge (K-CA-5).",
+                "A group whose chit is sealed shows it first (`show`: one order for every group you will move)."]
     if need.kind == "calls":
         return ["Each battery bombards one Close Assault for one of your units in it, or fires counter-battery (K-IF)."]
     return []

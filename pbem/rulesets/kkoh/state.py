@@ -177,7 +177,14 @@ class Board:
         return out
 
     def order(self, pid: str) -> str:
-        return self.rules["pieces"][pid]["o"]
+        order = self.rules["pieces"][pid]["o"]
+        if order is None:     # a rule read a chit the rules have not revealed: a bug, never a guess
+            raise RuntimeError(f"kkoh: the order chit of {pid} is sealed and was read before it was revealed")
+        return order
+
+    def hidden(self, pid: str) -> bool:
+        """The piece's order chit is sealed: known to its owner only (K-ORD-6, K-MRK-1)."""
+        return self.rules["pieces"][pid]["o"] is None
 
     def cells(self, square: str, exclude: Iterable[str] = ()) -> dict[str, str]:
         """cell -> piece in a square."""

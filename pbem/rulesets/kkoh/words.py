@@ -33,7 +33,7 @@ def view(sc: Scenario, rules: dict) -> dict:
             units[pid] = {"side": piece.side, "where": None, "status": "destroyed", "strength": 0, "full": 2,
                           "markers": []}
             continue
-        markers = [f"order {rec['o']}"] + (["loss"] if rec.get("hits") else []) + ([rec["mode"]] if rec.get("mode") else [])
+        markers = [f"order {rec['o'] or 'sealed'}"] + (["loss"] if rec.get("hits") else []) + ([rec["mode"]] if rec.get("mode") else [])
         units[pid] = {"side": piece.side, "where": _where(rec), "status": "map",
                       "strength": piece.points - rec.get("hits", 0), "full": 2, "markers": markers}
     score = victory.scores(sc, rules)
@@ -83,7 +83,7 @@ def _unit(sc: Scenario, rules: dict, pid: str) -> list[str]:
                  f"{INSIDE.rank(facing, cell)}, file {INSIDE.file(facing, cell)} (K-GM-2, K-GM-3).")
     hits = rec.get("hits", 0)
     strength = f"{piece.points - hits} of 2 strength points" + (" (fielded with a loss, K-TRP-3)" if piece.reduced else "")
-    lines.append(f"Order chit {rec['o']}; {strength}" + (f"; {hits} loss marker" if hits else "")
+    lines.append(f"Order chit {rec['o'] or 'sealed (K-ORD-6)'}; {strength}" + (f"; {hits} loss marker" if hits else "")
                  + (f"; {rec['mode']}" if rec.get("mode") else "") + ".")
     members = [p for p in board.members(pid) if p != pid] if rec.get("g") else []
     lines.append(f"In battle group {rec['g']} with {', '.join(members)} (K-BG-1)." if members else
