@@ -167,6 +167,20 @@ def place_cells(sc: Scenario, board: Board, square: str, movers: list[str], faci
     return None
 
 
+def places(sc: Scenario, board: Board, square: str, facing: str) -> list[str]:
+    """Every place one more unit facing `facing` may take in `square`, front-most first (rank by
+    rank, the middle file first): a free cell in the front rank, or behind a unit facing the
+    same way (K-GM-2)."""
+    rules = board.rules
+    taken = {rules["pieces"][p]["cell"]: rules["pieces"][p]["f"] for p in board.at(square)}
+    out = []
+    for cell in PLACES[facing]:
+        front = INSIDE.in_front(facing, cell)
+        if cell not in taken and (front is None or taken.get(front) == facing):
+            out.append(cell)
+    return out
+
+
 def free_cell(board: Board, square: str, facing: str) -> str | None:
     """The front-most place a single unit facing `facing` may take in `square`."""
     cells = place_cells(board.sc, board, square, ["?"], facing, False)
