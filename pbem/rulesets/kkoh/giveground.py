@@ -164,7 +164,7 @@ def answer(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     if order not in legal:
         raise IllegalOrder("K-GG-5", f"place: {wait['unit']} gives ground into {wait['sq']} and may take only "
                            f"{', '.join(wait['cells'])}: a free place of its facing that does not block other incoming "
-                           f"Direct Fire into the square (K-GG-5)", legal)
+                           f"Direct Fire into the square", legal)
     board = Board(sc, rules)
     job = rules["gg"]
     del job["wait"]
@@ -191,10 +191,10 @@ def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: 
     mark(rules, "ps", "gg", pid)
     mark(rules, "ps", "moved", pid)
     mark(rules, "ps", "left", pid)
-    how = ("its only legal place" if offered is None else
-           f"chosen by {'its standing order' if ctx.chosen_by == 'policy' else 'order'} of {', '.join(offered)}")
+    how = ("the only place open to it" if offered is None else
+           f"of {', '.join(offered)}, by {'its standing order' if ctx.chosen_by == 'policy' else 'its owner'}")
     ctx.event("give-ground", f"{pid} gives ground from {start} to {square}" + (f" by {', '.join(path)}" if len(path) > 1
-              else "") + f", place {cell} ({how}, K-GG-5) ({job['rule']}).", unit=pid, side=side, origin=start,
+              else "") + f", to place {cell}, {how} ({job['rule']}, K-GG-5).", unit=pid, side=side, origin=start,
               to=square, path=path, cell=cell, places=offered or [cell], rule=job["rule"],
               **({"chosen_by": ctx.chosen_by} if offered else {}))
     movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines")
