@@ -214,19 +214,14 @@ def options(sc: Scenario, board: Board, pid: str, square: str) -> list[str]:
     (K-GM-2) in a legal square (K-GG-8: none if over-full), that do not block other incoming
     Direct Fire into the square (`blocks`). If every free place would block, the unit takes
     any of them (K-GG-5 reading: the rule limits its choice, not the room)."""
+    rules = board.rules
     side = sc.pieces[pid].side
     if len(board.at(square, side)) >= layout.MAX_UNITS:
         return []
-    facing = board.piece(pid)["f"]
-    old = dict(board.piece(pid))
-    free = []
-    try:
-        for cell in layout.places(sc, board, square, facing):
-            board.place(pid, square, cell, facing)
-            if layout.check_square(sc, board, square, groups=False) is None:
-                free.append(cell)
-    finally:
-        board.place(pid, old["sq"], old["cell"], old["f"])
+    there = {p: rules["pieces"][p] for p in board.at(square)}
+    rec = rules["pieces"][pid]
+    free = [c for c in layout.places(sc, board, square, rec["f"])
+            if layout.check_entries(sc, square, {**there, pid: dict(rec, cell=c)}, groups=False) is None]
     clear = [c for c in free if not blocks(sc, board, pid, square, c)]
     return clear or free
 
@@ -243,20 +238,18 @@ def blocks(sc: Scenario, board: Board, pid: str, square: str, cell: str) -> bool
     """K-GG-5 (L81 "not so as to prevent other incoming Direct Fire into that new square"; L79
     "cannot be placed so as to shield other units"): standing in `cell` the unit would be hit,
     by the priorities of incoming fire (K-GM-10), in place of a friendly unit that enemy fire
-    into the square this Action Phase reaches without it."""
+    into the square this Action Phase reaches without it. Units that have given ground in the
+    phase are neither reached nor shielded (K-DF-8)."""
     rules = board.rules
     side = sc.pieces[pid].side
     sources = incoming(rules, square, side)
     if not sources:
         return False
-    skip = set(rules["ps"]["gg"]) - {pid}
-    before = {s: set(layout.fire_targets(sc, board, square, s, side, skip | {pid})[0]) for s in sources}
-    old = dict(board.piece(pid))
-    board.place(pid, square, cell, old["f"])
-    try:
-        return any(before[s] - set(layout.fire_targets(sc, board, square, s, side, skip)[0]) for s in sources)
-    finally:
-        board.place(pid, old["sq"], old["cell"], old["f"])
+    gave = set(rules["ps"]["gg"])
+    without = {p: rules["pieces"][p] for p in board.at(square, side) if p not in gave and p != pid}
+    with_it = {**without, pid: dict(rules["pieces"][pid], cell=cell)}
+    return any(set(layout.targets_among(sc, without, square, s)[0]) - set(layout.targets_among(sc, with_it, square, s)[0])
+               for s in sources)
 
 
 def displace_markers(sc: Scenario, board: Board, square: str, side: str) -> None:
