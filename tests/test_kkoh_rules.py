@@ -1497,6 +1497,41 @@ def test_a_unit_that_has_given_ground_is_no_target_and_shields_nobody():
     assert shot(sc, rules, "blue", "B1", "R2")["target"] == "R2"
 
 
+def test_fire_results_stop_for_each_place_and_go_on_exactly():
+    """K-GG-5: after every die, losses and Give Ground are applied target by target; a unit with
+    more than one place waits for its owner (the decision give-ground-place), the next target
+    has not moved yet, and the results go on from there; an answer naming another unit or a
+    cell not offered is refused citing K-GG-5."""
+    from pbem.rulesets.kkoh import fire, giveground
+
+    units = [U("B1", "blue", "tank", "0202", "01", "N"), U("B2", "blue", "tank", "0402", "01", "N"),
+             U("R1", "red", "tank", "0203", "21", "S"), U("R2", "red", "tank", "0403", "21", "S")]
+    sc, rules = table(units, position=POS_FIRE)
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B2", "target": "R2"})
+    ctx = Ctx([4, 4])                     # each 4 +1 IR = 5: Give Ground
+    fire.resolve(sc, rules, ctx)
+    assert fire.apply_results(sc, rules, ctx) is False
+    assert giveground.waiting(rules) == {"unit": "R1", "sq": "0204", "path": ["0204"], "start": "0203",
+                                         "cells": ["21", "22", "20"]}
+    assert rules["pieces"]["R1"]["sq"] == "0203" and rules["plans"]["gg_due"] == [["R2", "0402"]]
+    need = flow.next_step(sc, rules)
+    assert (need.side, need.kind, need.accepts, need.decision) == ("red", "give-ground-place", ("place",), True)
+    assert flow.policy(sc, rules, need, {}) == {"type": "place", "unit": "R1", "cell": "21"}      # front-most
+    assert flow.policy(sc, rules, need, {"give_ground_place": "ask"}) is None
+    for bad in ({"type": "place", "unit": "R2", "cell": "21"}, {"type": "place", "unit": "R1", "cell": "11"}):
+        with pytest.raises(IllegalOrder) as info:
+            giveground.answer(sc, rules, bad, ctx)
+        assert info.value.rule == "K-GG-5"
+    giveground.answer(sc, rules, {"type": "place", "unit": "R1", "cell": "20"}, ctx)
+    assert rules["pieces"]["R1"]["sq"] == "0204" and rules["pieces"]["R1"]["cell"] == "20"
+    assert "gg" not in rules and rules["pieces"]["R2"]["sq"] == "0403"
+    assert fire.apply_results(sc, rules, ctx) is False and giveground.waiting(rules)["unit"] == "R2"
+    settle(sc, rules, ctx, lambda: fire.apply_results(sc, rules, ctx))
+    assert (rules["pieces"]["R2"]["sq"], rules["pieces"]["R2"]["cell"]) == ("0404", "21")
+    assert "gg_due" not in rules["plans"] and [e["cell"] for e in ctx.of("give-ground")] == ["20", "21"]
+
+
 def test_give_ground_away_from_the_first_shot_that_caused_it():
     """K-GG-11 reading: fire from several squares: away from the first resolved shot's square."""
     from pbem.rulesets.kkoh import fire
