@@ -6,7 +6,8 @@ A case file holds one case, or `cases:` (a list) sharing the file's keys. Each c
 table: size, terrain, extra army lists, command markers, formations, units and a starting
 `position`; `scenario_doc` fills in the rest), `packets`, `dice` (every scripted die, all
 used) and `expect`: `events` (in order), `absent_events`, `units` (square, cell, facing,
-hits, order, mode, group: true/false, gone: true), `hqs`, `need` and, for a refused order,
+hits, order, mode, group: true/false, gone: true), `hqs`, `need`, `awaiting` (what the state
+says it waits for: the decision's key and its legal options) and, for a refused order,
 `rejected` ({rule, message})."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 
 from pbem import rulesets
 from pbem.core.canonical import load_file, load_mapping
-from tests.support.cases import check_events, check_need, play_case
+from tests.support.cases import check_events, check_need, matches, play_case
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "pbem" / "rulesets" / "kkoh" / "data"
@@ -126,6 +127,8 @@ def test_case(tmp_path: Path, path: Path, case: dict) -> None:
     check_events(events, case["expect"])
     check_units(folder.game, rules, case["expect"])
     check_need(folder.game, rules, case["expect"])
+    if "awaiting" in case["expect"]:
+        assert matches(folder.state["awaiting"], case["expect"]["awaiting"]), folder.state["awaiting"]
 
 
 def test_cases_cover_the_examples():

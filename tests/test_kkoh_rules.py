@@ -338,6 +338,19 @@ def table(units, columns=10, rows=10, **spec):
 POS_FIRE = {"turn": 1, "ap": 2, "step": "fire", "initiative": "red"}
 
 
+def settle(sc, rules, ctx, step=None) -> None:
+    """Answers every unit giving ground that waits for its place with the default standing
+    order, the front-most legal place (K-GG-5), and runs `step` (a resolution that returns
+    False while one waits) again until it is done."""
+    from pbem.rulesets.kkoh import giveground
+
+    while True:
+        while giveground.waiting(rules):
+            giveground.answer(sc, rules, giveground.legal_places(rules)[0], ctx)
+        if step is None or step():
+            return
+
+
 def shot(sc, rules, side, unit, target):
     from pbem.rulesets.kkoh import fire
 
@@ -404,7 +417,7 @@ def test_fire_results_exactly():
     assert scores == {("B1", "R1"): (6, "loss"), ("B2", "R2"): (5, "give-ground"), ("B3", "R3"): (4, "none"),
                       ("R1", "B2"): (1, "none")}        # R1 has losses -1, IR +1
     assert [e["unit"] for e in ctx.of("fire")][:3] == ["B1", "B2", "B3"]   # blue (without initiative) first
-    fire.apply_results(sc, rules, ctx)
+    settle(sc, rules, ctx, lambda: fire.apply_results(sc, rules, ctx))
     assert "R1" in rules["gone"]                                   # its second loss (K-DF-9)
     assert rules["pieces"]["R2"]["sq"] == "0204" and rules["pieces"]["R2"]["o"] == "HD"   # K-GG-7: HD1 becomes HD
     assert rules["pieces"]["R3"]["sq"] == "0203"
@@ -493,6 +506,7 @@ def _gg(units, unit, source, dice=(), fire=True, **spec):
     sc, rules = table(units, position=POS_FIRE, **spec)
     ctx = Ctx(dice)
     giveground.give_ground(sc, st.Board(sc, rules), [unit], source, ctx, "t", fire=fire)
+    settle(sc, rules, ctx)
     return sc, rules, ctx
 
 
@@ -568,6 +582,7 @@ def test_recce_alone_may_evade_all_fire_and_loses_its_shot():
     assert fire.evaders(sc, rules) == ["R1"]
     ctx = Ctx()
     fire.evade(sc, rules, "R1", True, ctx)
+    settle(sc, rules, ctx)
     assert rules["pieces"]["R1"]["sq"] == "0507" and "R1" in rules["ps"]["evaded"]
     fire.resolve(sc, rules, ctx)
     assert len(ctx.of("fire-spent")) == 2 and not ctx.of("fire")
@@ -586,7 +601,7 @@ def test_soviet_doctrine_turns_give_ground_into_a_loss():
     fire.resolve(sc, rules, ctx)
     assert fire.soviet_choices(sc, rules) == ["R1"]
     fire.hold(sc, rules, "R1", True, ctx)
-    fire.apply_results(sc, rules, ctx)
+    settle(sc, rules, ctx, lambda: fire.apply_results(sc, rules, ctx))
     assert rules["pieces"]["R1"] == {"sq": "0506", "cell": "21", "f": "S", "o": "HD", "hits": 1}
     assert ctx.of("soviet-hold")[0]["rule"] == "K-DOC-3"
 
@@ -891,7 +906,7 @@ def test_availability_rolls_and_counter_battery_results():
     artillery.add_call(sc, rules, "red", {"type": "counter-battery", "unit": "RA", "assets": False}, ctx)
     # phase 2: bn-bde needs 5; RA fires (5), picks BB (die 4 of two: the second), effect 3 +1 heavy = 4
     ctx = Ctx([5, 4, 3, 4])
-    artillery.resolve(sc, rules, ctx)
+    settle(sc, rules, ctx, lambda: artillery.resolve(sc, rules, ctx))
     cb = ctx.of("counter-battery")[0]
     assert (cb["target"], cb["score"], cb["effect"]) == ("BB", 4, "cancelled-give-ground")
     assert rules["pieces"]["BB"]["sq"] == "0401" and ctx.of("arty-cancelled")[0]["unit"] == "BB"
@@ -916,7 +931,7 @@ def test_counter_battery_result_rows(die, assets, effect):
     artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BT", "assault": 1, "support": "B1"}, ctx)
     artillery.add_call(sc, rules, "red", {"type": "counter-battery", "unit": "RA", "assets": assets}, ctx)
     ctx = Ctx([6, die] + [6] * 3)
-    artillery.resolve(sc, rules, ctx)
+    settle(sc, rules, ctx, lambda: artillery.resolve(sc, rules, ctx))
     cb = ctx.of("counter-battery")[0]
     assert cb["modifiers"] == {"heavy_or_rocket": 1, "target_towed": 1, "target_hd3_or_lower": -1, "firer_losses": -1,
                                **({"cb_assets": 2} if assets else {})}
@@ -1327,6 +1342,7 @@ def test_a_marker_goes_back_with_its_units_or_is_destroyed_with_them():
     rules["ca"] = {"n": 1, "att": ["B1"], "def": ["R1"], "body": ["R1"], "round": 1, "steps": []}
     ctx = Ctx()
     assault._defenders_retreat(sc, st.Board(sc, rules), a, ctx)
+    settle(sc, rules, ctx, lambda: assault.run(sc, rules, ctx) or True)
     assert rules["pieces"]["R1"]["sq"] == "0507" and rules["hqs"]["R-BN"] == {"sq": "0507"}
 
 
@@ -1371,6 +1387,7 @@ def test_units_give_ground_after_an_assault_slowest_first():
     sc, rules = table(units, position=POS_AP(2))
     ctx = Ctx()
     giveground.give_ground(sc, st.Board(sc, rules), ["R1", "R2"], "0505", ctx, "t", fire=False)
+    settle(sc, rules, ctx)
     assert [e["unit"] for e in ctx.of("give-ground")] == ["R2", "R1"]
 
 
@@ -1480,6 +1497,41 @@ def test_a_unit_that_has_given_ground_is_no_target_and_shields_nobody():
     assert shot(sc, rules, "blue", "B1", "R2")["target"] == "R2"
 
 
+def test_fire_results_stop_for_each_place_and_go_on_exactly():
+    """K-GG-5: after every die, losses and Give Ground are applied target by target; a unit with
+    more than one place waits for its owner (the decision give-ground-place), the next target
+    has not moved yet, and the results go on from there; an answer naming another unit or a
+    cell not offered is refused citing K-GG-5."""
+    from pbem.rulesets.kkoh import fire, giveground
+
+    units = [U("B1", "blue", "tank", "0202", "01", "N"), U("B2", "blue", "tank", "0402", "01", "N"),
+             U("R1", "red", "tank", "0203", "21", "S"), U("R2", "red", "tank", "0403", "21", "S")]
+    sc, rules = table(units, position=POS_FIRE)
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
+    fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B2", "target": "R2"})
+    ctx = Ctx([4, 4])                     # each 4 +1 IR = 5: Give Ground
+    fire.resolve(sc, rules, ctx)
+    assert fire.apply_results(sc, rules, ctx) is False
+    assert giveground.waiting(rules) == {"unit": "R1", "sq": "0204", "path": ["0204"], "start": "0203",
+                                         "cells": ["21", "22", "20"]}
+    assert rules["pieces"]["R1"]["sq"] == "0203" and rules["plans"]["gg_due"] == [["R2", "0402"]]
+    need = flow.next_step(sc, rules)
+    assert (need.side, need.kind, need.accepts, need.decision) == ("red", "give-ground-place", ("place",), True)
+    assert flow.policy(sc, rules, need, {}) == {"type": "place", "unit": "R1", "cell": "21"}      # front-most
+    assert flow.policy(sc, rules, need, {"give_ground_place": "ask"}) is None
+    for bad in ({"type": "place", "unit": "R2", "cell": "21"}, {"type": "place", "unit": "R1", "cell": "11"}):
+        with pytest.raises(IllegalOrder) as info:
+            giveground.answer(sc, rules, bad, ctx)
+        assert info.value.rule == "K-GG-5"
+    giveground.answer(sc, rules, {"type": "place", "unit": "R1", "cell": "20"}, ctx)
+    assert rules["pieces"]["R1"]["sq"] == "0204" and rules["pieces"]["R1"]["cell"] == "20"
+    assert "gg" not in rules and rules["pieces"]["R2"]["sq"] == "0403"
+    assert fire.apply_results(sc, rules, ctx) is False and giveground.waiting(rules)["unit"] == "R2"
+    settle(sc, rules, ctx, lambda: fire.apply_results(sc, rules, ctx))
+    assert (rules["pieces"]["R2"]["sq"], rules["pieces"]["R2"]["cell"]) == ("0404", "21")
+    assert "gg_due" not in rules["plans"] and [e["cell"] for e in ctx.of("give-ground")] == ["20", "21"]
+
+
 def test_give_ground_away_from_the_first_shot_that_caused_it():
     """K-GG-11 reading: fire from several squares: away from the first resolved shot's square."""
     from pbem.rulesets.kkoh import fire
@@ -1492,7 +1544,7 @@ def test_give_ground_away_from_the_first_shot_that_caused_it():
     ctx = Ctx([4, 5])                # B2 (first): 5, Give Ground; B1: 6, a loss
     fire.resolve(sc, rules, ctx)
     assert rules["plans"]["fire_results"]["R1"] == {"losses": 1, "gg": True, "source": "0606"}
-    fire.apply_results(sc, rules, ctx)
+    settle(sc, rules, ctx, lambda: fire.apply_results(sc, rules, ctx))
     assert rules["pieces"]["R1"]["sq"] == "0406"        # straight away from 0606, not from 0505 (K-GG-2)
 
 

@@ -178,16 +178,21 @@ def call_modifiers(sc: Scenario, board: Board, support: str) -> dict[str, int]:
     return out
 
 
-def resolve(sc: Scenario, rules: dict, ctx) -> None:
-    """Roll every call of the step: counter-battery first, then availability (K-IF-5..10)."""
+def resolve(sc: Scenario, rules: dict, ctx) -> bool:
+    """Roll every call of the step: counter-battery first, then availability (K-IF-5..10).
+    False while a battery that Gives Ground waits for its owner's choice of place (K-GG-5):
+    called again, it goes on with the next counter-battery call (each is marked `done`)."""
+    from .giveground import give_ground, waiting
+
     board = Board(sc, rules)
     mover = rules["assaults"][0]["side"] if rules["assaults"] else rules["initiative"]
     order = (other(mover), mover)
-    cancelled: set[str] = set()
+    cancelled: list[str] = rules["plans"].setdefault("cancelled", [])
     cb = sc.tables["counter_battery"]
     label = f"t{rules['turn']}.ap{rules['ap']}.arty"
     for side in order:
-        for call in [c for c in calls(rules, side) if c["type"] == "counter-battery"]:
+        for call in [c for c in calls(rules, side) if c["type"] == "counter-battery" and not c.get("done")]:
+            call["done"] = True
             pid = call["unit"]
             mark(rules, "ps", "rolled", pid)
             if call.get("assets"):
@@ -235,14 +240,16 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
                 f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: {effect.replace('-', ', ')} "
                 f"(K-IF-10).", unit=pid, target=target, die=effect_die, modifiers=mods, score=score, effect=effect,
                 rule="K-IF-10")
-            if effect != "none":
-                cancelled.add(target)
+            if effect != "none" and target not in cancelled:
+                cancelled.append(target)
+                cancelled.sort()
             if "loss" in effect:
                 lose(sc, board, target, 1, ctx, "K-IF-10", "counter-battery fire")
             if "give-ground" in effect and board.alive(target):
-                from .giveground import give_ground
                 give_ground(sc, board, [target], board.piece(pid)["sq"], ctx, f"{label}.cb.{pid}.gg", fire=True,
                             rule="K-IF-10")
+                if waiting(rules):
+                    return False
     for side in order:
         for call in [c for c in calls(rules, side) if c["type"] == "bombard"]:
             pid, a = call["unit"], _assault(rules, call["assault"])
@@ -275,6 +282,8 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
                 if a is not None:
                     a.setdefault("chemical", []).append(side)
     rules["plans"].pop("calls", None)
+    rules["plans"].pop("cancelled", None)
+    return True
 
 
 def bombardment(sc: Scenario, board: Board, a: dict, engaged: dict[str, list[str]]) -> dict[str, int]:

@@ -22,7 +22,7 @@ from ..base import IllegalOrder
 from . import artillery, layout, movement
 from .command import ask_reveal, change_modifiers, force_order, group_in_command, majority
 from .common import demoralised, lose
-from .giveground import displace_markers, give_ground
+from .giveground import displace_markers, give_ground, waiting
 from .scenario import Scenario, other
 from .state import Board, mark
 
@@ -508,6 +508,8 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
 def run(sc: Scenario, rules: dict, ctx) -> None:
     """Run the assault step until it waits for a decision or has no assault left."""
     while True:
+        if waiting(rules):
+            return      # a unit giving ground waits for its owner's choice of place (K-GG-5)
         ca = rules["ca"]
         if ca is None:
             live = pending(rules)
@@ -570,6 +572,8 @@ def _do(sc: Scenario, rules: dict, step: dict, ctx) -> None:
         _occupy(sc, board, a, step, ctx)
     elif do == "face":
         pass   # no other legal facing: they keep the one they came in with
+    elif do == "follow":
+        _markers_follow(sc, board, a, step["units"], ctx)
     elif do == "back":
         _back(sc, board, a, [u for u in ca["att"] if board.alive(u)], step.get("to"), ctx, step.get("rule", "K-CAR-5"))
     elif do == "refight":
@@ -713,17 +717,19 @@ def _defenders_retreat(sc: Scenario, board: Board, a: dict, ctx) -> None:
     if not dfn:
         return
     force_order(board, dfn, "HD", "K-CAR-1", ctx)
-    moved = give_ground(sc, board, dfn, a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.gg", fire=False,
-                        rule="K-CAR-1")
-    _markers_follow(sc, board, a, moved, ctx)
+    ca["steps"].insert(0, {"do": "follow", "units": dfn})     # once they have all given ground (K-GG-5 may wait)
+    give_ground(sc, board, dfn, a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.gg", fire=False,
+                rule="K-CAR-1")
 
 
-def _markers_follow(sc: Scenario, board: Board, a: dict, moved: dict[str, str | None], ctx) -> None:
+def _markers_follow(sc: Scenario, board: Board, a: dict, units: list[str], ctx) -> None:
+    """Command markers left alone in the square go back with the units that gave ground from
+    it (the lowest square they reached), or are destroyed with them (K-CMK-4)."""
     side = other(a["side"])
     if board.at(a["target"], side):
         return
     markers = [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == side]
-    landed = sorted(s for s in moved.values() if s)
+    landed = sorted({board.piece(p)["sq"] for p in units if board.alive(p)})
     for h in markers:
         if landed:
             board.move_hq(h, landed[0])
@@ -744,9 +750,9 @@ def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:
     _test(sc, board, step, pid, ctx)
     if board.alive(pid):
         force_order(board, [pid], "HD", "K-CAR-1", ctx)
-        moved = give_ground(sc, board, [pid], a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.withdraw.{pid}",
-                            fire=False, rule="K-CAR-1")
-        _markers_follow(sc, board, a, moved, ctx)
+        rules["ca"]["steps"].insert(0, {"do": "follow", "units": [pid]})
+        give_ground(sc, board, [pid], a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.withdraw.{pid}",
+                    fire=False, rule="K-CAR-1")
 
 
 def _win(sc: Scenario, board: Board, a: dict, ctx) -> None:

@@ -266,6 +266,10 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
     for shot in sorted_shots(rules):
         firer, target = shot["unit"], shot["target"]
         mark(rules, "ps", "fired", firer)
+        seen = rules["ps"].setdefault("fire_in", [])     # incoming fire no unit may block by giving ground (K-GG-5)
+        if [shot["sq"], shot["from"], sc.pieces[firer].side] not in seen:
+            seen.append([shot["sq"], shot["from"], sc.pieces[firer].side])
+            seen.sort()
         if target in rules["ps"]["evaded"]:
             ctx.event("fire-spent", f"{firer}'s shot at {target} is spent: {target} gave ground (K-REC-2).", unit=firer,
                       target=target, rule="K-REC-2")
@@ -309,18 +313,30 @@ def hold(sc: Scenario, rules: dict, pid: str, convert: bool, ctx) -> None:
                   rule="K-DOC-3")
 
 
-def apply_results(sc: Scenario, rules: dict, ctx) -> None:
-    from .giveground import give_ground
+def apply_results(sc: Scenario, rules: dict, ctx) -> bool:
+    """Every loss, then every Give Ground, target by target (K-DF-7). False while a unit
+    waits for its owner's choice of place (K-GG-5): called again, it goes on where it stopped
+    (the targets still to Give Ground are `plans["gg_due"]`)."""
+    from .command import force_order
+    from .giveground import give_ground, waiting
 
     board = Board(sc, rules)
-    results = rules["plans"].pop("fire_results", {})
-    rules["plans"].pop("held", None)
-    for t, r in results.items():
-        if r["losses"]:
-            lose(sc, board, t, r["losses"], ctx, "K-DF-7", "Direct Fire")
-    for t, r in results.items():
-        if r["gg"] and board.alive(t):
-            from .command import force_order
+    plans = rules["plans"]
+    if "fire_results" in plans:
+        results = plans.pop("fire_results")
+        plans.pop("held", None)
+        for t, r in results.items():
+            if r["losses"]:
+                lose(sc, board, t, r["losses"], ctx, "K-DF-7", "Direct Fire")
+        plans["gg_due"] = [[t, r["source"]] for t, r in results.items() if r["gg"]]
+    due = plans.get("gg_due", [])
+    while due and not waiting(rules):
+        t, source = due.pop(0)
+        if board.alive(t):
             force_order(board, [t], "HD", "K-GG-7", ctx, when=("HD1", "HD2", "HD3", "PD", "FD"))
-            give_ground(sc, board, [t], r["source"], ctx, f"t{rules['turn']}.ap{rules['ap']}.gg.{t}", fire=True,
+            give_ground(sc, board, [t], source, ctx, f"t{rules['turn']}.ap{rules['ap']}.gg.{t}", fire=True,
                         rule="K-DF-7")
+    if waiting(rules):
+        return False
+    plans.pop("gg_due", None)
+    return True

@@ -31,7 +31,7 @@ and moves on until a step needs an order or a decision.
 from __future__ import annotations
 
 from ..base import IllegalOrder, Need
-from . import air, artillery, assault, command, fire, movement, victory
+from . import air, artillery, assault, command, fire, giveground, movement, victory
 from .common import check_morale, dice_choice
 from .orders import DEFAULT_POLICIES, ORDER_TYPES
 from .scenario import SIDES, Scenario, other
@@ -86,6 +86,11 @@ def next_step(sc: Scenario, rules: dict) -> Need | None:
         return None
     turn, ap = rules["turn"], rules["ap"]
     where = f"turn {turn}" + (f", Action Phase {ap}" if 1 <= ap <= 4 else "")
+    wait = giveground.waiting(rules)
+    if wait:        # K-GG-5: the owner chooses the place of a unit giving ground, in the middle of a resolution
+        return Need(sc.pieces[wait["unit"]].side, "give-ground-place",
+                    f"{where}: {wait['unit']} gives ground into {wait['sq']} facing {rules['pieces'][wait['unit']]['f']}: "
+                    f"choose its place ({', '.join(wait['cells'])}; K-GG-5)", ("place",), "K-GG-5", decision=True)
     pending = rules.get("reveal")
     if pending:     # K-ORD-6: sealed chits the rules reveal now, one side at a time
         side = next(s for s in SIDES if pending.get(s))
@@ -163,8 +168,8 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
     """Run every step that needs no player, until one does (or the game is over)."""
     for _ in range(10000):
         step = rules["step"]
-        if step == "over" or rules.get("reveal"):
-            return      # a reveal waits for its opening (K-ORD-6)
+        if step == "over" or rules.get("reveal") or giveground.waiting(rules):
+            return      # a reveal waits for its opening (K-ORD-6), a unit giving ground for its place (K-GG-5)
         if step == "start":
             _start_turn(sc, rules, ctx)
         elif step == "replace":
@@ -214,7 +219,8 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
         elif step == "hold":
             if fire.soviet_choices(sc, rules):
                 return
-            fire.apply_results(sc, rules, ctx)
+            if not fire.apply_results(sc, rules, ctx):
+                return      # a unit giving ground waits for its place (K-GG-5)
             if rules["ap"] == 4 and sc.air:
                 air.begin(sc, rules)
                 rules["step"] = "air"
@@ -233,7 +239,7 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             ctx.event("no-move", f"{side} has nothing to move in Action Phase {rules['ap']}.", side=side, rule="K-MOV-4")
             _end_move(sc, rules, ctx)
         elif step in ("calls1", "calls2"):
-            callers = rules["plans"]["callers"]
+            callers = rules["plans"].get("callers", [])
             while callers and not artillery.can_call(sc, rules, callers[0]):
                 callers.pop(0)
             if callers:
@@ -243,14 +249,14 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             if command.ask_reveal(rules, [c["support"] for c in made if c.get("support")] +
                                   [c["unit"] for c in made if c["type"] == "bombard" and counter]):
                 return      # the supported units' chits (K-IF-6) and the batteries counter-battery may hit (K-IF-10)
-            rules["plans"].pop("callers")
-            if any(artillery.calls(rules, s) for s in SIDES):
-                artillery.resolve(sc, rules, ctx)
+            rules["plans"].pop("callers", None)
+            if any(artillery.calls(rules, s) for s in SIDES) and not artillery.resolve(sc, rules, ctx):
+                return      # a battery giving ground waits for its place (K-GG-5)
             rules["plans"].pop("calls", None)
             rules["step"] = "assault" + step[-1]
         elif step in ("assault1", "assault2"):
             assault.run(sc, rules, ctx)
-            if rules.get("reveal") or assault.decision(sc, rules) is not None:
+            if rules.get("reveal") or giveground.waiting(rules) or assault.decision(sc, rules) is not None:
                 return
             rules["assaults"] = []
             rules["ps"]["defended"] = []
@@ -393,6 +399,8 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if kind == "hold":
         pid = fire.soviet_choices(sc, rules)[0]
         return [{"type": "hold", "unit": pid, "convert": False}, {"type": "hold", "unit": pid, "convert": True}]
+    if kind == "give-ground-place":
+        return giveground.legal_places(rules)
     if kind in air.DECISIONS:
         return air.legal(sc, rules, kind)
     if kind in assault.DECISIONS:
@@ -412,7 +420,8 @@ def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict
            "air-support": "air_support", "air-target": "air_target", "air-unit": "air_target",
            "assault-next": "assault_order", "ca-defence": "ca_defence", "ca-loss": "losses", "attrition": "attrition",
            "counter-attack": "counter_attack", "withdraw": "withdraw", "occupy": "occupy",
-           "occupy-facing": "occupy_facing", "breakthrough": "breakthrough"}[kind]
+           "occupy-facing": "occupy_facing", "breakthrough": "breakthrough",
+           "give-ground-place": "give_ground_place"}[kind]
     choice = pol[key]
     if choice == "ask":
         return None
@@ -438,8 +447,8 @@ def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict
         return options[1] if choice == "try" else options[0]
     if kind == "withdraw":
         return options[1] if choice == "withdraw" else options[0]
-    if kind in ("occupy", "occupy-facing"):
-        return options[0]
+    if kind in ("occupy", "occupy-facing", "give-ground-place"):
+        return options[0]       # listed first: declared order, the way they came, the front-most place
     if kind == "ca-defence":
         if choice == "alone":
             return next(o for o in options if o["support"] is None)
@@ -485,7 +494,9 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
                            list(current.accepts))
     side = current.side
     step = rules["step"]
-    if current.kind == "reveal":
+    if current.kind == "give-ground-place":
+        giveground.answer(sc, rules, order, ctx)
+    elif current.kind == "reveal":
         opened = getattr(ctx, "opened", None)
         if opened != current.opens[0]:
             raise IllegalOrder("K-ORD-6", f"the rules reveal {side}'s sealed chit {current.opens[0]}: only its opening "

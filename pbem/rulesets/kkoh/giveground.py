@@ -8,13 +8,19 @@ routes (K-GG-3). If the square reached is over-full it goes on, the same way, un
 room, filling every place on the way (K-GG-8); a unit that finds no route, the table edge
 included, is destroyed (K-GG-10). Markers hold no square: one met on the way is displaced
 (K-GG-2). "Away" from fire arriving from several squares is away from the square of the
-first shot that caused the result (K-GG-11 reading).
+first shot that caused the result (K-GG-11 reading). In the square it reaches the unit takes
+the place its owner chooses, facing unchanged, but not one that would shield a friendly unit
+from other enemy Direct Fire into that square this Action Phase (K-GG-5): with more than one
+such place the Give Ground waits for the decision `give-ground-place`, answered by a `place`
+order or the standing order `give_ground_place` (front-most first), and then goes on exactly
+where it stopped (`rules["gg"]`, README "Decision points").
 """
 
 from __future__ import annotations
 
 from pbem.core.geometry.squaregrid import Square
 
+from ..base import IllegalOrder
 from . import layout, movement
 from .common import dice_choice, lose
 from .scenario import Scenario, other
@@ -71,61 +77,129 @@ def routes(sc: Scenario, board: Board, pid: str, here: str, source: str, fire: b
 
 
 def give_ground(sc: Scenario, board: Board, pids: list[str], source: str, ctx, label: str, *, fire: bool,
-                rule: str = "K-GG-2") -> dict[str, str | None]:
+                rule: str = "K-GG-2") -> None:
     """The pieces (one unit, or the engaged units of one side in an assault, slowest first,
-    K-GG-6) Give Ground away from `source`. A group that lands together stays a group where it
-    can (K-CA-18). Returns where each went (None: destroyed)."""
+    K-GG-6) Give Ground away from `source`: one after another, each by the priorities of
+    K-GG-2 to the first square with room (K-GG-8), then to the place its owner chooses there
+    (K-GG-5). Where a unit has more than one legal place the Give Ground waits, kept in
+    `rules["gg"]`, for the decision `give-ground-place` (`waiting`, `answer`); the caller
+    goes on once `waiting` is None. A group that lands together stays a group where it can
+    (K-CA-18)."""
     rules = board.rules
-    order = sorted((p for p in pids if board.alive(p)),
-                   key=lambda p: (layout_speed(sc, board, p), p))
-    result: dict[str, str | None] = {}
-    chosen_route: dict[str, str] = {}
+    assert not rules.get("gg"), "one Give Ground at a time"
+    order = sorted((p for p in pids if board.alive(p)), key=lambda p: (layout_speed(sc, board, p), p))
     if fire:
         for pid in order:
             board.leave_group(pid)     # under Direct Fire each unit Gives Ground alone (K-GG-4)
-    for n, pid in enumerate(order):
+    rules["gg"] = {"units": order, "k": 0, "from": source, "label": label, "fire": fire, "rule": rule, "to": {},
+                   "routes": {}}
+    _go_on(sc, board, ctx)
+
+
+def waiting(rules: dict) -> dict | None:
+    """The unit waiting for its owner's choice of place, if any: {unit, sq, path, start, cells}."""
+    job = rules.get("gg")
+    return job.get("wait") if job else None
+
+
+def _go_on(sc: Scenario, board: Board, ctx) -> None:
+    """Give Ground unit by unit until one waits for its place or all are done (K-GG-4, K-GG-6)."""
+    rules = board.rules
+    job = rules["gg"]
+    while job["k"] < len(job["units"]):
+        n = job["k"]
+        pid = job["units"][n]
+        if not board.alive(pid):
+            job["k"] += 1
+            continue
         start = board.piece(pid)["sq"]
-        facing = board.piece(pid)["f"]
-        group = board.group(pid)
-        current, away_from, path, placed = start, source, [], False
-        while len(path) <= len(sc.grid):
-            level = next((o for o in routes(sc, board, pid, current, away_from, fire) if o), None)
-            if level is None:
-                break
-            key = f"{current}:{group}" if group else None
-            if key and key in chosen_route and chosen_route[key] in level:
-                nxt = chosen_route[key]
-            else:
-                nxt = level[dice_choice(ctx, f"{label}.{n + 1}.{len(path) + 1}", len(level))]
-                if len(level) > 1:
-                    ctx.event("give-ground-choice", f"{pid}: routes {', '.join(level)} are open; the die picks {nxt} "
-                              f"(K-GG-3).", unit=pid, options=level, chosen=nxt, rule="K-GG-3")
-                if key:
-                    chosen_route[key] = nxt
-            path.append(nxt)
-            mates = [p for p, where in result.items() if where == nxt and group is not None and board.alive(p)
-                     and board.group(p) == group]
-            if _place(sc, board, pid, nxt, facing, mates) is not None:
-                placed = True
-                break
-            away_from, current = current, nxt      # over-full: on again, the same way (K-GG-8)
-        if not placed:
+        square, path = _route(sc, board, pid, job, n, ctx)
+        if square is None:
             lose(sc, board, pid, board.points_left(pid), ctx, "K-GG-10",
                  "it cannot Give Ground" if not path else "it finds no room to Give Ground into")
-            result[pid] = None
+            job["to"][pid] = None
+            job["k"] += 1
             continue
-        result[pid] = board.piece(pid)["sq"]
-        mark(rules, "ps", "gg", pid)
-        mark(rules, "ps", "moved", pid)
-        mark(rules, "ps", "left", pid)
-        ctx.event("give-ground", f"{pid} gives ground from {start} to {result[pid]}"
-                  + (f" by {', '.join(path)}" if len(path) > 1 else "") + f" ({rule}).", unit=pid,
-                  side=sc.pieces[pid].side, origin=start, to=result[pid], path=path, rule=rule)
-        movement.after_step(sc, board, pid, start, result[pid], ctx, f"{label}.{n + 1}.mines")
-        if not board.alive(pid):
-            result[pid] = None          # the minelets on its way destroyed it
-    _regroup(sc, board, order, result)
-    return result
+        cells = options(sc, board, pid, square)
+        if len(cells) > 1:     # the owner's choice (K-GG-5): a decision
+            job["wait"] = {"unit": pid, "sq": square, "path": path, "start": start, "cells": cells}
+            return
+        _settle(sc, board, pid, square, cells[0], path, start, ctx, None)
+        job["k"] += 1
+    _regroup(sc, board, job["units"], job["to"])
+    del rules["gg"]
+
+
+def _route(sc: Scenario, board: Board, pid: str, job: dict, n: int, ctx) -> tuple[str | None, list[str]]:
+    """The square where the unit stops, and the squares it crosses: by the priorities, a die
+    choosing among equals (K-GG-2, K-GG-3), on while over-full, the same way (K-GG-8). None:
+    no route, or no room on any (K-GG-10)."""
+    group = board.group(pid)
+    current, away_from, path = board.piece(pid)["sq"], job["from"], []
+    while len(path) <= len(sc.grid):
+        level = next((o for o in routes(sc, board, pid, current, away_from, job["fire"]) if o), None)
+        if level is None:
+            return None, path
+        key = f"{current}:{group}" if group else None
+        if key and key in job["routes"] and job["routes"][key] in level:
+            nxt = job["routes"][key]
+        else:
+            nxt = level[dice_choice(ctx, f"{job['label']}.{n + 1}.{len(path) + 1}", len(level))]
+            if len(level) > 1:
+                ctx.event("give-ground-choice", f"{pid}: routes {', '.join(level)} are open; the die picks {nxt} "
+                          f"(K-GG-3).", unit=pid, options=level, chosen=nxt, rule="K-GG-3")
+            if key:
+                job["routes"][key] = nxt
+        path.append(nxt)
+        if options(sc, board, pid, nxt):
+            return nxt, path
+        away_from, current = current, nxt      # over-full: on again, the same way (K-GG-8)
+    return None, path
+
+
+def answer(sc: Scenario, rules: dict, order: dict, ctx) -> None:
+    """The owner's place for the waiting unit (K-GG-5); then the Give Ground goes on."""
+    wait = waiting(rules)
+    legal = legal_places(rules)
+    if order not in legal:
+        raise IllegalOrder("K-GG-5", f"place: {wait['unit']} gives ground into {wait['sq']} and may take only "
+                           f"{', '.join(wait['cells'])}: a free place of its facing that does not block other incoming "
+                           f"Direct Fire into the square", legal)
+    board = Board(sc, rules)
+    job = rules["gg"]
+    del job["wait"]
+    _settle(sc, board, order["unit"], wait["sq"], order["cell"], wait["path"], wait["start"], ctx, wait["cells"])
+    job["k"] += 1
+    _go_on(sc, board, ctx)
+
+
+def legal_places(rules: dict) -> list[dict]:
+    wait = waiting(rules)
+    return [{"type": "place", "unit": wait["unit"], "cell": c} for c in wait["cells"]] if wait else []
+
+
+def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: list[str], start: str, ctx,
+            offered: list[str] | None) -> None:
+    """The unit takes its place, facing unchanged (K-GG-5); enemy markers there are displaced
+    (K-GG-2); its movement is over for the phase (K-GG-9)."""
+    rules = board.rules
+    job = rules["gg"]
+    side = sc.pieces[pid].side
+    board.place(pid, square, cell, board.piece(pid)["f"])
+    displace_markers(sc, board, square, side)
+    job["to"][pid] = square
+    mark(rules, "ps", "gg", pid)
+    mark(rules, "ps", "moved", pid)
+    mark(rules, "ps", "left", pid)
+    how = ("the only place open to it" if offered is None else
+           f"of {', '.join(offered)}, by {'its standing order' if ctx.chosen_by == 'policy' else 'its owner'}")
+    ctx.event("give-ground", f"{pid} gives ground from {start} to {square}" + (f" by {', '.join(path)}" if len(path) > 1
+              else "") + f", to place {cell}, {how} ({job['rule']}, K-GG-5).", unit=pid, side=side, origin=start,
+              to=square, path=path, cell=cell, places=offered or [cell], rule=job["rule"],
+              **({"chosen_by": ctx.chosen_by} if offered else {}))
+    movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines")
+    if not board.alive(pid):
+        job["to"][pid] = None          # the minelets on its way destroyed it
 
 
 def layout_speed(sc: Scenario, board: Board, pid: str) -> int:
@@ -134,23 +208,48 @@ def layout_speed(sc: Scenario, board: Board, pid: str) -> int:
     return SPEED[board.profile(pid).move]
 
 
-def _place(sc: Scenario, board: Board, pid: str, square: str, facing: str, mates: list[str]) -> str | None:
-    """Put the piece in the front-most free place of its facing in `square` (K-GG-5), if the
-    square has room for it (K-GG-8); displace enemy markers there (K-GG-2). Groups are
-    settled once every unit has moved (`_regroup`)."""
+def options(sc: Scenario, board: Board, pid: str, square: str) -> list[str]:
+    """The places the unit may take in `square`, front-most first (rank by rank, the middle
+    file first), facing unchanged (K-GG-5): free cells where it stands closest to its edge
+    (K-GM-2) in a legal square (K-GG-8: none if over-full), that do not block other incoming
+    Direct Fire into the square (`blocks`). If every free place would block, the unit takes
+    any of them (K-GG-5 reading: the rule limits its choice, not the room)."""
+    rules = board.rules
     side = sc.pieces[pid].side
     if len(board.at(square, side)) >= layout.MAX_UNITS:
-        return None
-    cells = layout.place_cells(sc, board, square, [pid], facing, False)
-    if not cells:
-        return None
-    old = dict(board.piece(pid))
-    board.place(pid, square, cells[0], facing)
-    if layout.check_square(sc, board, square, groups=False) is not None:
-        board.place(pid, old["sq"], old["cell"], old["f"])
-        return None
-    displace_markers(sc, board, square, side)
-    return cells[0]
+        return []
+    there = {p: rules["pieces"][p] for p in board.at(square)}
+    rec = rules["pieces"][pid]
+    free = [c for c in layout.places(sc, board, square, rec["f"])
+            if layout.check_entries(sc, square, {**there, pid: dict(rec, cell=c)}, groups=False) is None]
+    clear = [c for c in free if not blocks(sc, board, pid, square, c)]
+    return clear or free
+
+
+def incoming(rules: dict, square: str, side: str) -> list[str]:
+    """The squares enemy Direct Fire came into `square` from this Action Phase (planned shots
+    still to be rolled, and those rolled), at `side`'s units (K-GG-5)."""
+    found = {s["from"] for s in rules["plans"].get("fire", {}).get(other(side), []) if s["sq"] == square}
+    found |= {src for sq, src, by in rules["ps"].get("fire_in", []) if sq == square and by == other(side)}
+    return sorted(found)
+
+
+def blocks(sc: Scenario, board: Board, pid: str, square: str, cell: str) -> bool:
+    """K-GG-5 (L81 "not so as to prevent other incoming Direct Fire into that new square"; L79
+    "cannot be placed so as to shield other units"): standing in `cell` the unit would be hit,
+    by the priorities of incoming fire (K-GM-10), in place of a friendly unit that enemy fire
+    into the square this Action Phase reaches without it. Units that have given ground in the
+    phase are neither reached nor shielded (K-DF-8)."""
+    rules = board.rules
+    side = sc.pieces[pid].side
+    sources = incoming(rules, square, side)
+    if not sources:
+        return False
+    gave = set(rules["ps"]["gg"])
+    without = {p: rules["pieces"][p] for p in board.at(square, side) if p not in gave and p != pid}
+    with_it = {**without, pid: dict(rules["pieces"][pid], cell=cell)}
+    return any(set(layout.targets_among(sc, without, square, s)[0]) - set(layout.targets_among(sc, with_it, square, s)[0])
+               for s in sources)
 
 
 def displace_markers(sc: Scenario, board: Board, square: str, side: str) -> None:

@@ -167,6 +167,20 @@ def place_cells(sc: Scenario, board: Board, square: str, movers: list[str], faci
     return None
 
 
+def places(sc: Scenario, board: Board, square: str, facing: str) -> list[str]:
+    """Every place one more unit facing `facing` may take in `square`, front-most first (rank by
+    rank, the middle file first): a free cell in the front rank, or behind a unit facing the
+    same way (K-GM-2)."""
+    rules = board.rules
+    taken = {rules["pieces"][p]["cell"]: rules["pieces"][p]["f"] for p in board.at(square)}
+    out = []
+    for cell in PLACES[facing]:
+        front = INSIDE.in_front(facing, cell)
+        if cell not in taken and (front is None or taken.get(front) == facing):
+            out.append(cell)
+    return out
+
+
 def free_cell(board: Board, square: str, facing: str) -> str | None:
     """The front-most place a single unit facing `facing` may take in `square`."""
     cells = place_cells(board.sc, board, square, ["?"], facing, False)
@@ -211,21 +225,23 @@ def fire_targets(sc: Scenario, board: Board, target: str, source: str, side: str
     `skip` (that have Given Ground, K-DF-8) neither count nor shield; command markers are never
     targets (K-CMK-3). Returns them and how
     the shot takes them (front, flank, rear)."""
-    entry = incoming(sc, target, source)
     rules = board.rules
-    pieces = [p for p in board.at(target, side) if p not in skip]
+    return targets_among(sc, {p: rules["pieces"][p] for p in board.at(target, side) if p not in skip}, target, source)
+
+
+def targets_among(sc: Scenario, entries: dict[str, dict], target: str, source: str) -> tuple[list[str], str]:
+    """`fire_targets` among `entries` (piece -> its record: cell, f), real or planned."""
+    entry = incoming(sc, target, source)
     classes: dict[str, list[str]] = {"front": [], "flank": [], "rear": []}
-    for p in pieces:
-        rec = rules["pieces"][p]
-        classes[exposure(rec["f"], entry)].append(p)
+    for p in sorted(entries):
+        classes[exposure(entries[p]["f"], entry)].append(p)
     if classes["front"]:
-        front = [p for p in classes["front"] if INSIDE.rank(rules["pieces"][p]["f"], rules["pieces"][p]["cell"]) ==
-                 min(INSIDE.rank(rules["pieces"][q]["f"], rules["pieces"][q]["cell"]) for q in classes["front"])]
-        return sorted(front), "front"
+        nearest = min(INSIDE.rank(entries[q]["f"], entries[q]["cell"]) for q in classes["front"])
+        return [p for p in classes["front"] if INSIDE.rank(entries[p]["f"], entries[p]["cell"]) == nearest], "front"
     for how in ("flank", "rear"):
         if classes[how]:
-            near = min(_nearness(rules["pieces"][p]["cell"], entry) for p in classes[how])
-            return sorted(p for p in classes[how] if _nearness(rules["pieces"][p]["cell"], entry) == near), how
+            near = min(_nearness(entries[p]["cell"], entry) for p in classes[how])
+            return [p for p in classes[how] if _nearness(entries[p]["cell"], entry) == near], how
     return [], "front"
 
 

@@ -84,6 +84,8 @@ ORDER_SCHEMA = {
                unit={"type": ["string", "null"], "pattern": _ID_PATTERN}),
         _order("face", "K-CA-17: the facing of the units that occupied a square, and whether they stay one group.",
                ["facing", "group"], facing=_EDGE, group={"type": "boolean"}),
+        _order("place", "K-GG-5: the place a unit giving ground takes in its new square (its facing unchanged).",
+               ["unit", "cell"], unit=_ID, cell=_CELL),
         _order("breakthrough", "K-CA-20: take or decline a Breakthrough Close Assault.", ["assault", "take"],
                assault=_N, take={"type": "boolean"}),
     ],
@@ -108,6 +110,7 @@ POLICY_CHOICES = {
     "occupy": ["listed", "ask"],
     "occupy_facing": ["forward", "ask"],
     "breakthrough": ["decline", "take", "ask"],
+    "give_ground_place": ["front-most", "ask"],
 }
 
 # The first choice of each is the default: with them a player sends only the orders of each step.

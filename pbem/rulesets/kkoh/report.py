@@ -77,6 +77,10 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
         return ["One move per unit or group this Action Phase: to a square next to it, or within its square; a Close",
                 "Assault moves a group that started the phase as one into an enemy square through an edge (K-CA-5).",
                 "A group whose chit is sealed shows it first (`show`: one order for every group you will move)."]
+    if need.kind == "give-ground-place":
+        return ["Cells are \"rc\": row from the north edge, column from the west edge. The unit keeps its facing; each",
+                "place listed is free, closest to its edge (K-GM-2) and, where the square allows, blocks no other",
+                "incoming Direct Fire into it (K-GG-5)."]
     if need.kind == "calls":
         return ["Each battery bombards one Close Assault for one of your units in it, or fires counter-battery (K-IF)."]
     return []
