@@ -460,15 +460,20 @@ def seal_of(table: Table, seq: int, side: str, salt: bytes, item: dict) -> str:
 SALT = bytes.fromhex("5a" * 32)
 
 
-def _sealed(table: Table, item: dict = PLAN) -> Path:
-    """North seals `item` in packet 1, south seals its plan in packet 2; south's folder."""
-    sealed = table.post(table.packet("north", extra={"sealed": [seal_of(table, 1, "north", SALT, item)]}))
+def _seal_round(table: Table, north_seals: list[str]) -> Path:
+    """North seals in packet 1, south seals its plan in packet 2; south's folder."""
+    sealed = table.post(table.packet("north", extra={"sealed": north_seals}))
     table.deliver(sealed, "north")
     table.deliver(sealed, "south")
     packet_2 = table.post(table.packet("south", extra={"sealed": [seal_of(table, 2, "south", SALT, PLAN)]}))
     table.deliver(packet_2, "south")
     table.deliver(packet_2, "north")
     return table.dirs["south"]
+
+
+def _sealed(table: Table, item: dict = PLAN) -> Path:
+    """North seals `item` in packet 1, south seals its plan in packet 2; south's folder."""
+    return _seal_round(table, [seal_of(table, 1, "north", SALT, item)])
 
 
 def _opening(table: Table, *entries: dict) -> Path:
@@ -1431,14 +1436,7 @@ def veiled(tmp_path):
 def _veiled(table: Table) -> Path:
     """North seals its plan and a decoy in packet 1, south its plan in packet 2; the rules now
     reveal north's plan (1.1), and only that. South's folder."""
-    items = [seal_of(table, 1, "north", salt, item) for salt, item in zip(SALTS, (PLAN, DECOY))]
-    sealed = table.post(table.packet("north", extra={"sealed": items}))
-    table.deliver(sealed, "north")
-    table.deliver(sealed, "south")
-    packet_2 = table.post(table.packet("south", extra={"sealed": [seal_of(table, 2, "south", SALT, PLAN)]}))
-    table.deliver(packet_2, "south")
-    table.deliver(packet_2, "north")
-    return table.dirs["south"]
+    return _seal_round(table, [seal_of(table, 1, "north", salt, item) for salt, item in zip(SALTS, (PLAN, DECOY))])
 
 
 def _open(name: str, salt: bytes = SALTS[0], item: dict = PLAN) -> dict:

@@ -13,10 +13,7 @@ seal again. Three turns; the side with more strength left wins.
 from __future__ import annotations
 
 from pbem.rulesets.base import IllegalOrder, Need, Ruleset, document_scenario
-
-SIDES = ("north", "south")
-POSTS = ("a", "b", "c")
-TURNS = 3
+from tests.support.blind import POSTS, SIDES, TURNS, policy, render, summary   # the same posts and score
 
 
 def setup(scenario: tuple) -> dict:
@@ -91,22 +88,6 @@ def _after_rest(scenario: tuple, rules: dict, done: str | None) -> None:
     rules["turn"] += 1
     rules["step"] = "north-plan"
     rules["over"] = rules["turn"] > TURNS
-
-
-def policy(scenario: tuple, rules: dict, need: Need, policies: dict) -> dict | None:
-    return None
-
-
-def summary(scenario: tuple, rules: dict) -> dict:
-    strength = {side: sum(rules["posts"][side].values()) for side in SIDES}
-    result = None
-    if rules["over"]:
-        result = "draw" if strength["north"] == strength["south"] else max(strength, key=strength.get) + " wins"
-    return {"turn": rules["turn"], "phase": rules["step"], "strength": strength, "result": result}
-
-
-def render(scenario: tuple, rules: dict) -> str:
-    return "".join(f"{side} {post} {value}\n" for side in SIDES for post, value in rules["posts"][side].items())
 
 
 RULESET = Ruleset(
