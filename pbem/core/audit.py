@@ -13,6 +13,7 @@ import json
 import os
 import re
 import signal
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,11 +94,13 @@ def _divergence_of(exc: PbemError) -> Divergence:
 
 
 def _jobs(jobs: int | None) -> int:
+    """Processes for the replay: the cores this process may use, on Linux only (a forked
+    child is safe there; macOS warns against fork once system libraries are loaded)."""
     if jobs is not None:
         return max(1, jobs)
-    if not hasattr(os, "fork"):
+    if not sys.platform.startswith("linux") or not hasattr(os, "sched_getaffinity"):
         return 1
-    return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, MAX_JOBS)
+    return min(len(os.sched_getaffinity(0)), MAX_JOBS)
 
 
 def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
