@@ -11,7 +11,7 @@ import pytest
 from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import movement as mv
 from pbem.rulesets.dos import state as st
-from tests.test_dos_support import SC, IllegalOrder, at, events_of, find_step, play
+from tests.test_dos_support import rail_chain, SC, IllegalOrder, at, events_of, find_step, play
 
 
 def mp_of(ctx, uid):
@@ -284,17 +284,7 @@ def test_6_42_6_43_6_48_clearing_up_to_three_consecutive_hexes():
 
     sc = SC()
 
-    def chain_from(w):
-        out, cur, seen = [], w, {w}
-        while len(out) < 5:
-            nxt = next((j for j in sorted(sc.rail_nb[cur]) if j not in seen and j not in sc.axis_start), None)
-            if nxt is None:
-                break
-            out.append(sc.ids[nxt])
-            seen.add(nxt)
-            cur = nxt
-        return out
-    east = max((chain_from(w) for w in sorted(sc.rail_hex & sc.axis_start)), key=len)
+    east = rail_chain(sc, 5)
     assert len(east) >= 4
     rules = at(control={h: "axis" for h in east})
     chains = interphase.clear_chains(sc, rules)

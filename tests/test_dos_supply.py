@@ -14,7 +14,7 @@ import pytest
 from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import supply as sp
-from tests.test_dos_support import SC, IllegalOrder, at, events_of, find_step, play
+from tests.test_dos_support import rail_chain, SC, IllegalOrder, at, events_of, find_step, play
 
 
 def supplied(rules, side, uids=None):
@@ -102,17 +102,7 @@ def test_12_2_12_21_an_axis_allied_hq_within_fourteen_mp():
 def test_12_23_cleared_rail_free_of_enemy_zoc_is_a_source():
     sc = SC()
 
-    def chain_from(w):
-        out, cur, seen = [], w, {w}
-        while len(out) < 4:
-            nxt = next((j for j in sorted(sc.rail_nb[cur]) if j not in seen and j not in sc.axis_start), None)
-            if nxt is None:
-                break
-            out.append(sc.ids[nxt])
-            seen.add(nxt)
-            cur = nxt
-        return out
-    chain = max((chain_from(w) for w in sorted(sc.rail_hex & sc.axis_start)), key=len)
+    chain = rail_chain(sc, 4)
     rules = at(control={h: "axis" for h in chain}, cleared=chain)
     assert sc.idx[chain[-1]] in set(sp.lines_of(sc, rules, "axis").sources())
     enemy = next(sc.ids[j] for j in sc.nb[sc.idx[chain[1]]] if sc.ids[j] not in chain and j not in sc.rail_hex)

@@ -92,3 +92,19 @@ def find_step(to: str, frm: str = "clear", kind=None, where=lambda sc, a, b: Tru
                     and where(sc, a, b):
                 return sc.ids[a], sc.ids[b]
     raise AssertionError(f"no {frm} hex next to a {to} hex across {kind}")
+
+
+def rail_chain(sc, length: int) -> list[str]:
+    """The longest chain of up to `length` rail hexes leading out of the Axis start area, hex
+    by hex (the first neighbour in id order at each step): track for clearing and supply."""
+    def chain_from(w):
+        out, cur, seen = [], w, {w}
+        while len(out) < length:
+            nxt = next((j for j in sorted(sc.rail_nb[cur]) if j not in seen and j not in sc.axis_start), None)
+            if nxt is None:
+                break
+            out.append(sc.ids[nxt])
+            seen.add(nxt)
+            cur = nxt
+        return out
+    return max((chain_from(w) for w in sorted(sc.rail_hex & sc.axis_start)), key=len)
