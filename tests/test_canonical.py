@@ -179,6 +179,21 @@ def test_not_utf8_is_rejected():
         loads(b"a: \xff\xfe", "p.yaml")
 
 
+# YAML 1.2's printable characters less U+0085, U+2028, U+2029 and U+FEFF (the file's first
+# character aside): what the loader reads in any position of a text.
+PRINTABLE = [(0x09, 0x0A), (0x20, 0x7E), (0xA0, 0x2027), (0x202A, 0xD7FF), (0xE000, 0xFEFE), (0xFF00, 0xFFFD),
+             (0x10000, 0x10FFFF)]
+
+
+def test_the_characters_refused_are_exactly_those_outside_the_printable_set():
+    from pbem.core.canonical import _BAD_CHAR
+
+    edges = {c + d for lo, hi in PRINTABLE for c in (lo, hi) for d in (-1, 0, 1)} | {0x85, 0x2028, 0x2029, 0xFEFF, 0xD800}
+    for point in sorted(p for p in edges if 0 <= p <= 0x10FFFF):
+        printable = any(lo <= point <= hi for lo, hi in PRINTABLE)
+        assert (_BAD_CHAR.search(chr(point)) is None) == printable, hex(point)
+
+
 def test_utf8_bom_is_accepted():
     assert loads("\ufeffa: 1".encode()) == {"a": 1}
 

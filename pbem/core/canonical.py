@@ -133,7 +133,9 @@ def is_plain_string(value: str) -> bool:
 # YAML's printable characters less U+0085, U+2028 and U+2029, which YAML 1.1 readers
 # (LibYAML among them) take for line breaks and YAML 1.2 readers for text, and less
 # U+FEFF, which may only open the file.
-_BAD_CHAR = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Written as the complement of the printable set, which compiles in a tenth of a millisecond
+# where the negated printable class costs about 8 ms at every start of pbem.
+_BAD_CHAR = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
 # What only the positions of the parsed scalars tell apart: a tab outside scalars and
 # comments, a '?' that is an explicit-key indicator, a '#' glued to the token before it.

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
 
@@ -116,17 +118,20 @@ def _cube_round(q: Fraction, r: Fraction) -> Hex:
 
 
 # A small fixed nudge keeps a line that runs exactly along hexsides on one side of it
-# (Red Blob's epsilon, exact here so that every machine agrees).
-_NUDGE = Fraction(1, 1_000_000)
+# (Red Blob's epsilon, exact here so that every machine agrees): 1/1,000,000.
+_NUDGE = (1, 1_000_000)
 
 
 def line(a: Hex, b: Hex) -> list[Hex]:
     """The hexes on the straight line from `a` to `b`, both included, `distance + 1` of them."""
+    from fractions import Fraction   # here, not at import: `fractions` costs every start of pbem ~3 ms
+
     n = distance(a, b)
     if n == 0:
         return [a]
-    aq, ar = Fraction(a.q) + _NUDGE, Fraction(a.r) + _NUDGE
-    bq, br = Fraction(b.q) + _NUDGE, Fraction(b.r) + _NUDGE
+    nudge = Fraction(*_NUDGE)
+    aq, ar = Fraction(a.q) + nudge, Fraction(a.r) + nudge
+    bq, br = Fraction(b.q) + nudge, Fraction(b.r) + nudge
     out = []
     for i in range(n + 1):
         t = Fraction(i, n)
