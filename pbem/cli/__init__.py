@@ -1,17 +1,37 @@
 """The `pbem` command line: a click group with one module per command (STYLE 8).
 
 Command modules import only click at the top; the core, cryptography and jsonschema are
-imported inside the commands, so `pbem --help` and `pbem --version` stay fast."""
+imported inside the commands, so `pbem --help` and `pbem --version` stay fast. A command's
+module is imported only when that command runs (click's lazily loaded subcommands), so
+`pbem adjudicate` does not pay for the imports of `pbem demo` or `pbem render`."""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from pbem import __version__
-from pbem.cli import adjudicate, audit, canonical, demo, join, keygen, new, orders, render, replay, selfplay, show, status, submit
+
+# every command: name -> its module of pbem.cli (`pbem --help` lists them by name)
+COMMANDS = {"keygen": "keygen", "new": "new", "join": "join", "status": "status", "orders": "orders",
+            "submit": "submit", "adjudicate": "adjudicate", "audit": "audit", "show": "show", "render": "render",
+            "replay": "replay", "canonical": "canonical", "demo": "demo", "selfplay": "selfplay"}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "terminal_width": 100})
+class LazyGroup(click.Group):
+    """A group whose commands are imported when they are used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        return importlib.import_module(f"pbem.cli.{COMMANDS[name]}").command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "terminal_width": 100})
 @click.version_option(__version__, prog_name="pbem")
 def cli() -> None:
     """Play board wargames by email: signed turn files, fair dice committed by hash,
@@ -30,9 +50,6 @@ def cli() -> None:
     Exit codes: 0 success, 1 illegal orders or a rules error, 2 usage, 3 verification
     failure (signature, chain, hash, sequence), 4 file or I/O error."""
 
-
-for module in (keygen, new, join, status, orders, submit, adjudicate, audit, show, render, replay, canonical, demo, selfplay):
-    cli.add_command(module.command)
 
 
 def main() -> None:
