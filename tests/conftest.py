@@ -11,3 +11,12 @@ def test_rulesets_registered(monkeypatch):
     monkeypatch.setitem(rulesets.REGISTRY, "duel", "tests.support.duel")
     monkeypatch.setitem(rulesets.REGISTRY, "blind", "tests.support.blind")
     monkeypatch.setitem(rulesets.REGISTRY, "veiled", "tests.support.veiled")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def scenario_cache_of_the_session(tmp_path_factory):
+    """pbem's cache of built scenarios (core/cache.py) lives in a directory of the test
+    session, for the tests and every pbem process they start, never in the user's own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PBEM_CACHE_DIR", str(tmp_path_factory.mktemp("pbem-cache")))
+        yield

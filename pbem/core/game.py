@@ -50,9 +50,10 @@ def scenario_document(ruleset: Any, scenario: dict) -> dict:
     return document
 
 
-def open_genesis(document: dict, source: str = GENESIS) -> engine.Game:
+def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> engine.Game:
     """The game of a genesis: its schema, and for a secure game every key, chain and
-    signature of the handshake (DESIGN §2.2); with the ruleset's scenario built."""
+    signature of the handshake (DESIGN §2.2); with the ruleset's scenario built, or loaded
+    from pbem's cache of built scenarios unless `kept` is False (core/cache.py)."""
     public = genesis.check(document, source)
     ruleset = rulesets.get(document["ruleset"])
     if document["ruleset_version"] != ruleset.version:
@@ -66,19 +67,28 @@ def open_genesis(document: dict, source: str = GENESIS) -> engine.Game:
     if unknown:
         raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
     options.update(document.get("options", {}))
-    world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode())
+    world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
     return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public,
                        scenario=world)
 
 
 @functools.lru_cache(maxsize=8)
-def _scenario(ruleset_id: str, entry: str, options: str) -> Any:
-    """The ruleset's scenario object, built once per process for each scenario and options."""
+def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True) -> Any:
+    """The ruleset's scenario object, made once per process for each scenario and options:
+    built, or loaded from the cache of built scenarios when `kept`."""
     ruleset = rulesets.get(ruleset_id)
-    try:
-        return ruleset.scenario(scenario_document(ruleset, json.loads(entry)), json.loads(options))
-    except ValueError as exc:  # a scenario document the ruleset cannot set up
-        raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
+
+    def build() -> Any:
+        try:
+            return ruleset.scenario(scenario_document(ruleset, json.loads(entry)), json.loads(options))
+        except ValueError as exc:  # a scenario document the ruleset cannot set up
+            raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
+
+    if not kept:
+        return build()
+    from pbem.core import cache
+
+    return cache.scenario(ruleset.id, ruleset.version, entry, options, build)
 
 
 def initial_state(game: engine.Game) -> dict:

@@ -1,0 +1,174 @@
+"""The cache of built scenarios (core/cache.py): a command that loads a kept scenario computes
+exactly what a command that builds it computes; a damaged, foreign or outdated entry is never
+used; `pbem audit` never reads the cache."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pbem import rulesets
+from pbem.core import cache, game
+from tests.support.games import sandbox
+
+
+def _same(a, b, where="scenario", depth=0) -> None:
+    """Assert that two objects are equal: by their own equality where their class has one
+    (mappings, sets, tuples, dataclasses), else attribute by attribute."""
+    assert depth < 20 and type(a) is type(b), where
+    if a is None or type(a).__eq__ is not object.__eq__:
+        if a != b and isinstance(a, (dict, tuple, list)) and len(a) == len(b):
+            pairs = zip(sorted(a), sorted(b)) if isinstance(a, dict) else zip(a, b)
+            for x, y in pairs:   # tell where: objects inside may compare only attribute by attribute
+                _same(a[x] if isinstance(a, dict) else x, b[y] if isinstance(b, dict) else y, f"{where}/{x!r}"[:200],
+                      depth + 1)
+            return
+        assert a == b, where
+        return
+    names = list(vars(a)) if hasattr(a, "__dict__") else [n for k in type(a).__mro__ for n in getattr(k, "__slots__", ())]
+    assert names and (not hasattr(a, "__dict__") or vars(a).keys() == vars(b).keys()), where
+    for name in names:
+        _same(getattr(a, name), getattr(b, name), f"{where}.{name}", depth + 1)
+
+
+def _entries(directory: Path) -> list[Path]:
+    return sorted(directory.glob("scenario-*.pickle"))
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("PBEM_CACHE_DIR", str(directory))
+    return directory
+
+
+def _built(ruleset_id: str):
+    ruleset = rulesets.get(ruleset_id)
+    return ruleset, lambda: ruleset.scenario(ruleset.scenarios[ruleset.default_scenario](), dict(ruleset.options))
+
+
+@pytest.mark.parametrize("ruleset_id", rulesets.ids())
+def test_a_kept_scenario_is_the_built_one_and_is_not_built_again(cache_dir, ruleset_id):
+    ruleset, build = _built(ruleset_id)
+    builds = []
+
+    def counted():
+        builds.append(1)
+        return build()
+
+    first = cache.scenario(ruleset.id, ruleset.version, '{"name":"x"}', "{}", counted)
+    assert len(_entries(cache_dir)) == 1 and len(builds) == 1
+    again = cache.scenario(ruleset.id, ruleset.version, '{"name":"x"}', "{}", counted)
+    assert len(builds) == 1, "the second command built the scenario again"
+    assert again is not first
+    _same(again, first)
+
+
+def test_the_key_changes_with_every_input(monkeypatch):
+    base = cache.key("chir", "1.2.0", '{"name":"historical"}', "{}")
+    assert base == cache.key("chir", "1.2.0", '{"name":"historical"}', "{}")
+    assert len({base, cache.key("dos", "1.2.0", '{"name":"historical"}', "{}"),
+                cache.key("chir", "1.2.1", '{"name":"historical"}', "{}"),
+                cache.key("chir", "1.2.0", '{"name":"other"}', "{}"),
+                cache.key("chir", "1.2.0", '{"name":"historical"}', '{"line_never_cut":true}')}) == 5
+    monkeypatch.setattr(cache, "_stamp", lambda: b"another installation of pbem")
+    assert cache.key("chir", "1.2.0", '{"name":"historical"}', "{}") != base
+
+
+def test_the_stamp_covers_every_file_pbem_runs_from_and_reads():
+    import pbem
+
+    stamp = cache._stamp().decode()
+    package = Path(pbem.__file__).resolve().parent
+    for path in (package / "core" / "engine.py", package / "rulesets" / "chir" / "scenario.py",
+                 package / "rulesets" / "chir" / "data" / "map.yaml"):
+        info = path.stat()
+        assert f"{path}\0{info.st_size}\0{info.st_mtime_ns}" in stamp.split("\n"), path
+
+
+def test_a_damaged_entry_is_rebuilt_and_replaced(cache_dir):
+    ruleset, build = _built("stalingrad")
+    cache.scenario(ruleset.id, ruleset.version, "{}", "{}", build)
+    [entry] = _entries(cache_dir)
+    entry.write_bytes(entry.read_bytes()[:100])   # torn
+    builds = []
+    world = cache.scenario(ruleset.id, ruleset.version, "{}", "{}", lambda: builds.append(1) or build())
+    assert builds == [1]
+    assert pickle.dumps(world) == pickle.dumps(build())
+    assert pickle.loads(entry.read_bytes()) is not None   # whole again
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="file ownership is POSIX")
+def test_an_entry_others_could_have_written_is_never_loaded(cache_dir):
+    ruleset, build = _built("stalingrad")
+    cache.scenario(ruleset.id, ruleset.version, "{}", "{}", build)
+    [entry] = _entries(cache_dir)
+    entry.write_bytes(pickle.dumps("a planted object"))
+    os.chmod(entry, 0o666)
+    assert cache.scenario(ruleset.id, ruleset.version, "{}", "{}", build) != "a planted object"
+    os.chmod(entry, 0o600)
+    entry.write_bytes(pickle.dumps("a planted object"))
+    os.chmod(cache_dir, 0o777)   # a directory others may write to: neither read nor written
+    assert cache.scenario(ruleset.id, ruleset.version, "{}", "{}", build) != "a planted object"
+
+
+def test_off_builds_every_time_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("PBEM_CACHE_DIR", "off")
+    ruleset, build = _built("stalingrad")
+    builds = []
+    for _ in range(2):
+        cache.scenario(ruleset.id, ruleset.version, "{}", "{}", lambda: builds.append(1) or build())
+    assert builds == [1, 1]
+
+
+def test_audit_rebuilds_the_scenario_from_the_genesis(tmp_path, monkeypatch):
+    from pbem.core.audit import audit
+
+    folder = sandbox(tmp_path / "g", "stalingrad", seed="audit")
+    game._scenario.cache_clear()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("audit read the cache of built scenarios")
+
+    monkeypatch.setattr(cache, "scenario", refuse)
+    result = audit(folder.path)
+    assert result.ok, result.divergence.sentence()
+
+
+def test_commands_compute_the_same_bytes_with_a_cold_a_warm_and_no_cache(tmp_path):
+    """The Soviet attacks of chir's turn 1, adjudicated by `pbem` in fresh processes:
+    building the scenario, loading it from the cache, and with the cache off give the same
+    state and report, byte for byte."""
+    from pbem.core import bot, engine
+
+    folder = sandbox(tmp_path / "g", "chir", seed="cache")
+    while folder.state["awaiting"]["need"]["kind"] != "soviet-attack":   # set-ups by their defaults
+        sender = folder.state["awaiting"]["packet_from"]
+        packet = game.build_packet(folder.game, folder.state, sender, [{"type": "end"}], None, None, "")
+        game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "set-up")
+    seeded = engine._Dice(folder.game, folder.state, folder.state["seq"] + 1, None, None)   # the dice it will meet
+    orders = bot.plan(folder.game, folder.state, "soviet",
+                      lambda options: next((o for o in options if o["type"] == "attack"), options[-1]),
+                      roll=lambda label, among=None: seeded.roll(label, among)["value"])
+    packet = game.build_packet(folder.game, folder.state, "soviet", orders, None, None, "")
+    path = tmp_path / "busy.yaml"
+    path.write_text(game.packet_yaml(packet))
+    seq = f"{packet['seq']:04d}"
+    results = {}
+    for mode in ("cold", "warm", "off"):
+        copy = tmp_path / mode
+        shutil.copytree(folder.path, copy)
+        env = dict(os.environ, PBEM_CACHE_DIR="off" if mode == "off" else str(tmp_path / "c"))
+        done = subprocess.run([sys.executable, "-m", "pbem.cli", "adjudicate", str(copy), str(path)],
+                              capture_output=True, env=env)
+        assert done.returncode == 0, done.stderr.decode()
+        assert len(_entries(tmp_path / "c")) == 1, f"{mode}: the cold run kept no scenario"
+        results[mode] = ((copy / "states" / f"{seq}.yaml").read_bytes(), (copy / "aar" / f"{seq}.md").read_bytes())
+    assert results["cold"][1].count(b"Concentrated attack") >= 5
+    assert results["cold"] == results["warm"] == results["off"]
