@@ -172,3 +172,16 @@ def test_commands_compute_the_same_bytes_with_a_cold_a_warm_and_no_cache(tmp_pat
         results[mode] = ((copy / "states" / f"{seq}.yaml").read_bytes(), (copy / "aar" / f"{seq}.md").read_bytes())
     assert results["cold"][1].count(b"Concentrated attack") >= 5
     assert results["cold"] == results["warm"] == results["off"]
+
+
+def test_only_the_newest_entries_are_kept(cache_dir):
+    ruleset, build = _built("stalingrad")
+
+    def entry(n):
+        name = cache.key(ruleset.id, ruleset.version, '{"n":%d}' % n, "{}")
+        return cache_dir / f"scenario-{name}.pickle"
+
+    for n in range(cache.KEEP + 3):
+        cache.scenario(ruleset.id, ruleset.version, '{"n":%d}' % n, "{}", build)
+        os.utime(entry(n), ns=(10**9 * (n + 1), 10**9 * (n + 1)))   # written in this order
+    assert _entries(cache_dir) == sorted(entry(n) for n in range(3, cache.KEEP + 3))

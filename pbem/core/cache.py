@@ -48,6 +48,43 @@ def _proxy(mapping: dict) -> types.MappingProxyType:
 copyreg.pickle(types.MappingProxyType, lambda view: (_proxy, (dict(view),)))
 
 
+class _Pickler(pickle.Pickler):
+    """Pickles a dataclass as a call of its constructor with its fields, which loads about
+    three times faster than the default state of a frozen, slotted dataclass (a chir map
+    holds some 1,500 of them)."""
+
+    _plain: dict[type, tuple[str, ...] | None] = {}
+
+    def reducer_override(self, obj: Any) -> Any:
+        kind = type(obj)
+        names = self._plain.get(kind, ())
+        if names == ():
+            names = self._plain[kind] = _constructor_fields(kind)
+        if names is None:
+            return NotImplemented
+        return kind, tuple(getattr(obj, name) for name in names)
+
+
+def _constructor_fields(kind: type) -> tuple[str, ...] | None:
+    """The fields a dataclass's constructor takes, if calling it with them rebuilds it."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(kind) or hasattr(kind, "__post_init__"):
+        return None
+    fields = dataclasses.fields(kind)
+    if not all(f.init and not f.kw_only for f in fields):
+        return None
+    return tuple(f.name for f in fields)
+
+
+def _dumps(world: Any) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(world)
+    return buffer.getvalue()
+
+
 def directory() -> Path | None:
     configured = os.environ.get("PBEM_CACHE_DIR")
     if configured == "off":
@@ -114,16 +151,28 @@ def scenario(ruleset_id: str, ruleset_version: str, entry: str, options: str, bu
     return world
 
 
+KEEP = 16   # entries: a few games' scenarios under a few versions of pbem
+
+
+def _prune(where: Path) -> None:
+    """Remove all but the KEEP most recently written entries (older pbem versions leave
+    entries nothing reads again)."""
+    entries = sorted(where.glob("scenario-*.pickle"), key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    for old in entries[KEEP:]:
+        old.unlink(missing_ok=True)
+
+
 def _store(where: Path, path: Path, world: Any) -> None:
     """Write the entry atomically; a cache that cannot be written is no error."""
     try:
-        data = pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
+        data = _dumps(world)
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = where / f".{path.name}.{os.getpid()}"
         with open(temporary, "wb") as handle:
             handle.write(data)
         os.chmod(temporary, 0o600)
         os.replace(temporary, path)
+        _prune(where)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         try:
             os.unlink(temporary)   # type: ignore[possibly-undefined]
