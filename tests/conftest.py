@@ -20,3 +20,17 @@ def scenario_cache_of_the_session(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PBEM_CACHE_DIR", str(tmp_path_factory.mktemp("pbem-cache")))
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_waiting_for_the_disk():
+    """pbem syncs every file it writes to the disk before linking it into place, so that a
+    power cut leaves the old state or the complete new one. No test cuts the power: the
+    crash tests fail the sync itself (tests/test_attacks.py, attack 20), which still sees
+    every call. Syncing each of the suite's tens of thousands of files would only make the
+    tests wait for the disk."""
+    import os
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "fsync", lambda fd: None)
+        yield
