@@ -1207,7 +1207,8 @@ def attack_options(sc: Scenario, rules: dict, side: str, limit: int = 30) -> lis
 
 
 def overrun_options(sc: Scenario, rules: dict, side: str, stack: list[str], board: Board) -> list[dict]:
-    """Overruns the stack could make from where it stands (no approach path)."""
+    """Overruns the stack could make from where it stands (no approach path); `board` holds
+    the enemy's units (a half view) or both."""
     from . import movement as mv
 
     if any(sc.units[u].hq or not sc.units[u].combat or st.has(rules["ps"]["no_overrun"], u) for u in stack):

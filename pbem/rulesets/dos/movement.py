@@ -12,7 +12,6 @@ never counted twice."""
 from __future__ import annotations
 
 import heapq
-import marshal
 
 from ..base import IllegalOrder
 from .board import Board, half_view, memo, stacking_ok, view
@@ -34,17 +33,18 @@ def context(sc: Scenario, rules: dict, side: str) -> "Context":
 def _enemy_parts(sc: Scenario, rules: dict, side: str) -> tuple:
     enemy = other(side)
     half = half_view(sc, rules, enemy)
-
-    def make():
+    found = half.derived.get("enemy-parts")
+    if found is None:
         don_units = [i for i in half.side_hexes(enemy) if i in sc.don_hex]
-        return (half.blocking(side), half.zoc(enemy), frozenset(half.zoc_of_units(enemy, don_units)))
-    return memo(("enemy-parts", id(half)), make)
+        found = half.derived["enemy-parts"] = (half.blocking(side), half.zoc(enemy),
+                                               frozenset(half.zoc_of_units(enemy, don_units)))
+    return found
 
 
 def _friendly(sc: Scenario, rules: dict, side: str) -> bytearray:
     from .supply import friendly_rail
 
-    return memo(("friendly", side, id(sc), hash(marshal.dumps(rules["control"]))),
+    return memo(("friendly", side, id(sc), tuple(rules["control"].items())),
                 lambda: friendly_rail(sc, rules["control"], side))
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import DIRECTIONS, Hex, Sheet, SheetedFormat, offset_to_axial
@@ -52,6 +53,13 @@ def other(side: str) -> str:
 
 def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
+
+
+def _getter(keys: tuple) -> Callable[[dict], tuple]:
+    """The values of `keys` in a dict, as a tuple in that order."""
+    if len(keys) == 1:
+        return lambda d: (d[keys[0]],)
+    return itemgetter(*keys) if keys else (lambda d: ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +216,7 @@ class Scenario:
         self.cities: tuple[City, ...] = tuple(cities)
         self.city_of: Mapping[int, City] = _frozen({self.idx[h]: c for c in cities for h in c.hexes})
         self.city_by_name: Mapping[str, City] = _frozen({c.name: c for c in cities})
+        self.city_hex_ids = frozenset(h for c in cities for h in c.hexes)
         self.vp_cities: tuple[City, ...] = tuple(c for c in cities if c.vp)
         rail_nb: dict[int, set[int]] = {}
         for line in m["rail"]:
@@ -316,6 +325,7 @@ class Scenario:
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
         self.side_units: Mapping[str, tuple[str, ...]] = _frozen(
             {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in SIDES})
+        self._places = {side: _getter(self.side_units[side] if side else self.unit_ids) for side in (None,) + SIDES}
         divisions: dict[str, list[str]] = {}
         for uid, u in self.units.items():
             if u.division:
@@ -427,6 +437,10 @@ class Scenario:
                         rows[b].append((a, c, flag))
             table = self._back[side] = tuple(tuple(r) for r in rows)
         return table
+
+    def places(self, units: dict, side: str | None = None) -> tuple:
+        """Where each unit (of `side`, or every unit) is, in unit id order: `units` of the rules."""
+        return self._places[side](units)
 
     def __contains__(self, h: object) -> bool:
         return h in self.idx

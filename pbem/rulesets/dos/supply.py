@@ -25,9 +25,7 @@ first source; both follow the same steps and agree (tests/test_dos_supply.py).
 
 from __future__ import annotations
 
-import marshal
-
-from .board import Board, board_key, memo, view
+from .board import Board, view
 from .scenario import BLOCKED, RAIL, VOLGA, Scenario, other
 from . import state as st
 
@@ -47,9 +45,12 @@ def friendly_rail(sc: Scenario, control: dict, side: str) -> bytearray:
 
 def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
     """The Lines of `side` on the rules as they stand (shared while they do not change)."""
-    key = ("lines", side) + board_key(sc, rules) + (hash(marshal.dumps(
-        (rules["control"], rules["cleared"], rules["turn"]))),)
-    return memo(key, lambda: Lines(sc, rules, view(sc, rules), side))
+    board = view(sc, rules)
+    key = ("lines", side, tuple(rules["control"].items()), tuple(rules["cleared"]), rules["turn"])
+    found = board.derived.get(key)
+    if found is None:
+        found = board.derived[key] = Lines(sc, rules, board, side)
+    return found
 
 
 class Lines:
