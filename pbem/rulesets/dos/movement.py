@@ -107,33 +107,47 @@ def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: 
     area of 16.31 (18.26)."""
     sc = ctx.sc
     steps = sc.steps(ctx.side, cls)
+    # Context.step_cost, written out: this loop is where legal moves spend their time
+    blocking, ezoc, don_zoc, friendly, interdicted = ctx.blocking, ctx.ezoc, ctx.don_zoc, ctx.friendly, ctx.interdicted
+    extra = sc.interdiction_extra
     best = {start: 0}
     parent: dict[int, int] = {}
     settled: dict[int, int] = {}
     frontier = [(0, start)]
+    pop, push = heapq.heappop, heapq.heappush
     while frontier:
-        d, a = heapq.heappop(frontier)
+        d, a = pop(frontier)
         if a in settled:
             continue
         settled[a] = d
-        if a != start and a in ctx.ezoc and not withdraw:
+        if a != start and a in ezoc and not withdraw:
             continue
+        limit = None if (first_step_free and a == start) else budget - d
         for b, c, flag in steps[a]:
-            if b in settled:
+            if b in settled or c == BLOCKED or b in blocking:
                 continue
             if withdraw and (not sc.east_of(a, b) or b in sc.across_don):     # 18.11, 18.26
                 continue
-            cost = ctx.step_cost(a, b, c, flag)
-            if cost is None:
+            if flag:
+                if flag & VOLGA:
+                    if not (ctx.friendly_city(a) or ctx.friendly_city(b)):
+                        continue                                              # 10.26
+                    if b in ezoc and b not in ctx.mine:
+                        continue                                              # 10.26 exception, 6.26
+                elif flag & DON and b in don_zoc and b not in ctx.mine:
+                    continue                                                  # 10.23 errata
+                if flag & RAIL and friendly[b]:
+                    c = 1                                                     # 10.43
+            if b in interdicted:
+                c += extra                                                    # 14.44
+            if limit is not None and c > limit:
                 continue
-            total = d + cost
-            if total > budget and not (first_step_free and a == start):
-                continue
+            total = d + c
             old = best.get(b)
             if old is None or total < old or (total == old and a < parent[b]):
                 best[b] = total
                 parent[b] = a
-                heapq.heappush(frontier, (total, b))
+                push(frontier, (total, b))
     return settled, parent
 
 
