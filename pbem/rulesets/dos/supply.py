@@ -63,6 +63,7 @@ class Lines:
         self.control = dict(rules["control"])
         self.turn = rules["turn"]
         self._sources = None
+        self._distances: dict[tuple, list[int]] = {}
         n = len(sc.ids)
         mine = board.side_hexes(side)
         enemy = board.side_hexes(other(side))
@@ -151,7 +152,15 @@ class Lines:
 
     def distances(self, sources: list[int], bound: int) -> list[int]:
         """Dial's search run back from the sources: for every hex, the cost of the cheapest
-        line from it to a source (bound + 1 where none is within `bound`)."""
+        line from it to a source (bound + 1 where none is within `bound`). Kept with the Lines:
+        the same search asked again (a replay, a planning copy) is not run again."""
+        key = (tuple(sources), bound)
+        found = self._distances.get(key)
+        if found is None:
+            found = self._distances[key] = self._search_back(sources, bound)
+        return list(found)
+
+    def _search_back(self, sources: list[int], bound: int) -> list[int]:
         sc = self.sc
         back = sc.back(self.side)
         far = bound + 1
@@ -168,16 +177,17 @@ class Lines:
                 b = bucket.pop()
                 if dist[b] != d or (d and blocked[b]):
                     continue
+                rail = friendly[b]          # 10.43: 1 along a railroad into a Friendly hex
                 for a, c, flag in back[b]:
-                    if flag & RAIL and friendly[b]:
-                        c = 1
+                    if flag:
+                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and rail)):
+                            continue
+                        if flag & RAIL and rail:
+                            c = 1
                     nd = d + c
                     if nd < dist[a]:
-                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
-                            continue
                         dist[a] = nd
-                        if nd < far:
-                            buckets[nd].append(a)
+                        buckets[nd].append(a)     # nd <= bound: dist never holds more than far
         return dist
 
     def reaches(self, start: int, targets, bound: int) -> bool:
