@@ -289,6 +289,11 @@ class Scenario:
         self.interdiction_extra: int = t["interdiction"]["movement_extra"]
         self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
         self._steps: dict[tuple[str, str], tuple] = {}
+        # the rows of the step tables that differ between the sides (a river hexside: 10.2) and
+        # between infantry and mountain troops (next to a hex they enter at different prices)
+        self._river_rows = tuple(sorted({a for (a, b), k in side_kind.items() if k != "lake"}))
+        foot = self._enter["infantry"], self._enter["mountain"]
+        self._foot_rows = tuple(sorted({a for b in range(n) if foot[0][b] != foot[1][b] for a in self.nb[b]}))
         self._back: dict[str, tuple] = {}
         self.defence_of: tuple[int, ...] = tuple(tt[self.terrain_of[i]]["defence"] for i in range(n))
         for i, c in self.city_of.items():
@@ -399,31 +404,46 @@ class Scenario:
     def steps(self, side: str, cls: str) -> tuple:
         """For each hex, its steps (b, cost, flags) for a unit of `side` and movement class `cls`
         (10.1-10.5): the cost of the hex entered plus the hexside; BLOCKED where no unit may go;
-        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Built on first use."""
+        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Built on first use, from
+        a table already built where one differs only in a few rows: the other side's of the same
+        class (only rows with a river hexside, whose price is the side's), or infantry's and
+        mountain troops' (only rows next to a hex they enter at different prices)."""
         table = self._steps.get((side, cls))
         if table is None:
-            enter, extra, kinds, rail = self._enter[cls], self._extra[side], self.side_kind, self.rail_nb
-            mountain, mech = self.mountain, cls == "mech"
-            rows = []
-            for a, near in enumerate(self.nb):
-                row = []
-                for b in near:
-                    kind = kinds.get((a, b))
-                    c = enter[b]
-                    flag = 0
-                    if kind is not None:
-                        if kind == "lake":
-                            c = BLOCKED
-                        else:
-                            if c != BLOCKED:
-                                c += extra[kind]
-                            flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
-                    if b in rail[a] and kind != "volga" and kind != "lake" and not (mech and mountain[b]):
-                        flag |= RAIL
-                    row.append((b, c, flag))
-                rows.append(tuple(row))
-            table = self._steps[(side, cls)] = tuple(rows)
+            twin = self._steps.get((other(side), cls))
+            redo = self._river_rows
+            if twin is None and cls != "mech":
+                twin = self._steps.get((side, "mountain" if cls == "infantry" else "infantry"))
+                redo = self._foot_rows
+            if twin is None:
+                table = tuple(self._step_row(a, side, cls) for a in range(len(self.ids)))
+            else:
+                rows = list(twin)
+                for a in redo:
+                    rows[a] = self._step_row(a, side, cls)
+                table = tuple(rows)
+            self._steps[(side, cls)] = table
         return table
+
+    def _step_row(self, a: int, side: str, cls: str) -> tuple:
+        enter, extra, kinds, rail = self._enter[cls], self._extra[side], self.side_kind, self.rail_nb[a]
+        mountain, mech = self.mountain, cls == "mech"
+        row = []
+        for b in self.nb[a]:
+            kind = kinds.get((a, b))
+            c = enter[b]
+            flag = 0
+            if kind is not None:
+                if kind == "lake":
+                    c = BLOCKED
+                else:
+                    if c != BLOCKED:
+                        c += extra[kind]
+                    flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
+            if b in rail and kind != "volga" and kind != "lake" and not (mech and mountain[b]):
+                flag |= RAIL
+            row.append((b, c, flag))
+        return tuple(row)
 
     def back(self, side: str) -> tuple:
         """For each hex b, the steps (a, cost a->b, flags) of a mechanized unit of `side` into
