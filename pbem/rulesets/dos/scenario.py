@@ -292,6 +292,7 @@ class Scenario:
         # the rows of the step tables that differ between the sides (a river hexside: 10.2) and
         # between infantry and mountain troops (next to a hex they enter at different prices)
         self._river_rows = tuple(sorted({a for (a, b), k in side_kind.items() if k != "lake"}))
+        self._river_set = frozenset(a for a, b in side_kind)
         foot = self._enter["infantry"], self._enter["mountain"]
         self._foot_rows = tuple(sorted({a for b in range(n) if foot[0][b] != foot[1][b] for a in self.nb[b]}))
         self._back: dict[str, tuple] = {}
@@ -426,7 +427,10 @@ class Scenario:
         return table
 
     def _step_row(self, a: int, side: str, cls: str) -> tuple:
-        enter, extra, kinds, rail = self._enter[cls], self._extra[side], self.side_kind, self.rail_nb[a]
+        enter, rail = self._enter[cls], self.rail_nb[a]
+        if not rail and a not in self._river_set:
+            return tuple([(b, enter[b], 0) for b in self.nb[a]])      # most hexes: the price of the hex entered
+        extra, kinds = self._extra[side], self.side_kind
         mountain, mech = self.mountain, cls == "mech"
         row = []
         for b in self.nb[a]:
@@ -447,14 +451,21 @@ class Scenario:
 
     def back(self, side: str) -> tuple:
         """For each hex b, the steps (a, cost a->b, flags) of a mechanized unit of `side` into
-        it: supply lines traced backwards from the sources (12.14)."""
+        it: supply lines traced backwards from the sources (12.14). The other side's table, where
+        built, differs only in the rows by rivers."""
         table = self._back.get(side)
         if table is None:
-            rows: list[list] = [[] for _ in self.ids]
-            for a, row in enumerate(self.steps(side, "mech")):
-                for b, c, flag in row:
-                    if c != BLOCKED:
-                        rows[b].append((a, c, flag))
+            steps, twin = self.steps(side, "mech"), self._back.get(other(side))
+            if twin is None:
+                rows: list = [[] for _ in self.ids]
+                for a, row in enumerate(steps):
+                    for b, c, flag in row:
+                        if c != BLOCKED:
+                            rows[b].append((a, c, flag))
+            else:
+                rows = list(twin)
+                for b in self._river_rows:
+                    rows[b] = [(a, c, flag) for a in self.nb[b] for to, c, flag in steps[a] if to == b and c != BLOCKED]
             table = self._back[side] = tuple(tuple(r) for r in rows)
         return table
 
