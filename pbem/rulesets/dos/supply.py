@@ -25,7 +25,7 @@ first source; both follow the same steps and agree (tests/test_dos_supply.py).
 
 from __future__ import annotations
 
-from .board import Board, view
+from .board import Board, memo, view
 from .scenario import BLOCKED, RAIL, VOLGA, Scenario, other
 from . import state as st
 
@@ -49,7 +49,7 @@ def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
     key = ("lines", side, tuple(rules["control"].items()), tuple(rules["cleared"]), rules["turn"])
     found = board.derived.get(key)
     if found is None:
-        found = board.derived[key] = Lines(sc, rules, board, side)
+        found = board.derived[key] = Lines(sc, rules, board, side, key)
     return found
 
 
@@ -57,8 +57,9 @@ class Lines:
     """What lines of supply and communication of one side may pass, on one board: a value
     built from the rules once and never changed."""
 
-    def __init__(self, sc: Scenario, rules: dict, board: Board, side: str):
+    def __init__(self, sc: Scenario, rules: dict, board: Board, side: str, key: tuple | None = None):
         self.sc, self.board, self.side = sc, board, side
+        self._key = key         # what lines_of knows them by: side, control, cleared hexes, Game-Turn
         self.cleared = frozenset(rules["cleared"])
         self.control = dict(rules["control"])
         self.turn = rules["turn"]
@@ -108,8 +109,16 @@ class Lines:
         return entry is None or int(entry[1:]) < self.turn
 
     def sources(self) -> list[int]:
+        """The side's Supply Sources. They depend on control, the cleared hexes and the Game-Turn,
+        and on the board only where a cleared hex is blocked (12.23): shared between the Lines of
+        boards that differ in nothing else."""
         if self._sources is None:
-            self._sources = self._find_sources()
+            if self._key is None:
+                self._sources = self._find_sources()
+            else:
+                sc = self.sc
+                cut = tuple(self.blocked[sc.idx[h]] for h in self._key[3]) if self.side == "axis" else ()
+                self._sources = memo(("sources", id(sc)) + self._key + (cut,), self._find_sources)
         return self._sources
 
     def _find_sources(self) -> list[int]:
