@@ -523,17 +523,9 @@ def entry_hexes(sc: Scenario, rules: dict, side: str, uid: str, board: Board) ->
             return [], ([i] if ok else [])
         return [i for i in sorted(sc.edge["west"]) if i not in blocking], []     # 15.1
     section = rules["ready_map"].get(uid) or sc.units[uid].map or "north"
-    prefixes = {"north": "N", "south": "S", "any": "NS"}[section]     # 11.5: an HQ returns on either section
-    edges = sc.edge["north"] | sc.edge["east"] | sc.edge["south"]
-    edge, cities = [], []
-    for i in sc.rail_hex:                                                        # 15.3
-        if sc.ids[i][0] not in prefixes or i in blocking or st.control(sc, rules, i) != "soviet":
-            continue
-        if i in sc.city_of:
-            cities.append(i)
-        elif i in edges:
-            edge.append(i)
-    return sorted(edge), sorted(cities)
+    edge, cities = sc.soviet_entry[section]                                      # 15.3; 11.5: "any"
+    return ([i for i in edge if i not in blocking and st.control(sc, rules, i) == "soviet"],
+            [i for i in cities if i not in blocking and st.control(sc, rules, i) == "soviet"])
 
 
 def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
@@ -695,7 +687,7 @@ def _fits(sc: Scenario, rules: dict, board: Board, stack: list[str], b: int) -> 
 
 
 def _entries(sc: Scenario, rules: dict, side: str, board: Board) -> list[dict]:
-    ready = sorted(u for u, w in rules["units"].items() if w in ("ready",) and sc.side_of[u] == side)
+    ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]   # in id order
     out = []
     for uid in ready[:1]:
         edge, cities = entry_hexes(sc, rules, side, uid, board)

@@ -248,6 +248,16 @@ class Scenario:
             "west": frozenset(i for i, h in enumerate(self.ids) if int(h[3:5]) == edges["west"]["position"]),
         })
 
+        # 15.3: where a Soviet reinforcement may enter, by its map section (11.5: an HQ either):
+        # rail hexes on the north, east or south edge, and the cities (all rail hexes, 10.42)
+        far = self.edge["north"] | self.edge["east"] | self.edge["south"]
+        entry = {}
+        for section, prefixes in (("north", "N"), ("south", "S"), ("any", "NS")):
+            rail = sorted(i for i in self.rail_hex if self.ids[i][0] in prefixes)
+            entry[section] = (tuple(i for i in rail if i not in self.city_of and i in far),
+                              tuple(i for i in rail if i in self.city_of))
+        self.soviet_entry: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]] = _frozen(entry)
+
         # --- the 28 June 1942 front line and the ground it divides (5.22, 5.36, 10.44)
         self.front: tuple[int, ...] = tuple(self.idx[h] for h in m["front_line"])
         self.front_set = frozenset(self.front)
