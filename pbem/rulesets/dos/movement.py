@@ -648,7 +648,8 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
         ends = [b for b in sorted(reach) if b != start]
         if len(ends) > limit:
             ends = [ends[k * len(ends) // limit] for k in range(limit)]
-        ends = [b for b in ends if _fits(sc, rules, board, stack, b)]
+        alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
+        ends = [b for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
         if not ends:
             continue
         for b in ends:
@@ -664,7 +665,8 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
     if rules["phase"] == "move":
         out += _entries(sc, rules, side, board)
         if rules["ps"]["evacuate"]:
-            for uid in sorted(u for u in rules["units"] if sc.side_of[u] == side and st.on_map(rules, u)):
+            on_map = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w not in st.OFF_MAP]
+            for uid in on_map:                                              # in id order
                 u = sc.units[uid]
                 if (u.air or (u.hq and side == "soviet")) and not st.has(rules["disrupted"], uid) \
                         and uid not in rules["ps"]["moved"]:
