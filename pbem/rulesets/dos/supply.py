@@ -65,6 +65,7 @@ class Lines:
         self.turn = rules["turn"]
         self._sources = None
         self._distances: dict[tuple, list[int]] = {}
+        self._within: dict[tuple[int, int], dict[int, int]] = {}
         n = len(sc.ids)
         mine = board.side_hexes(side)
         enemy = board.side_hexes(other(side))
@@ -235,7 +236,14 @@ class Lines:
 
     def within(self, start: int, radius: int) -> dict[int, int]:
         """Hexes a Line of Communications from `start` reaches in at most `radius` hexes
-        (12.12), with the number of hexes."""
+        (12.12), with the number of hexes (kept with the Lines: asked again for every unit of a
+        hex and every check of the phase)."""
+        found = self._within.get((start, radius))
+        if found is None:
+            found = self._within[(start, radius)] = self._search_within(start, radius)
+        return dict(found)
+
+    def _search_within(self, start: int, radius: int) -> dict[int, int]:
         sc = self.sc
         steps = sc.steps(self.side, "mech")
         dist = {start: 0}
@@ -261,15 +269,20 @@ class Lines:
 # --- the supply of every unit of a side (12.0: at the start of each movement phase) ---------------
 
 def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | None = None) -> list[tuple[str, int]]:
-    """The side's HQs on the map that function (not disrupted, 6.64), with their hex."""
-    out = []
-    for i, us in board.occ.items():
-        for uid in us:
-            u = sc.units[uid]
-            if u.hq and u.side == side and (nation is None or u.nation == nation) \
-                    and not st.has(rules["disrupted"], uid):
-                out.append((uid, i))
-    return sorted(out)
+    """The side's HQs on the map that function (not disrupted, 6.64), with their hex (kept with
+    the board)."""
+    key = ("hqs", side, nation, tuple(rules["disrupted"]))
+    found = board.derived.get(key)
+    if found is None:
+        out = []
+        for i, us in board.occ.items():
+            for uid in us:
+                u = sc.units[uid]
+                if u.hq and u.side == side and (nation is None or u.nation == nation) \
+                        and not st.has(rules["disrupted"], uid):
+                    out.append((uid, i))
+        found = board.derived[key] = sorted(out)
+    return list(found)
 
 
 def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
