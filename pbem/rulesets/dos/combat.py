@@ -1187,7 +1187,10 @@ def attack_options(sc: Scenario, rules: dict, side: str, limit: int = 30) -> lis
         return able[uid]
 
     out: list[dict] = []
+    own = board.side_hexes(side)
     for i in sorted(board.side_hexes(enemy)):
+        if own.isdisjoint(sc.nb[i]):
+            continue                                        # 9.13: none of the side's units next to it
         h = sc.ids[i]
         if attackable(sc, rules, board, side, h):
             continue
