@@ -17,7 +17,7 @@ that document and options shares it, so nothing ever changes it. The rules state
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
@@ -85,23 +85,16 @@ class Unit:
     by: str | None          # arrives only by a Hitler Directive (16.7, 16.8)
     group: str | None       # Soviet group (5.2, 15.3)
     map: str | None         # map section of an air army's arrival
+    # what its arm makes of it, read at every turn of the rules, so worked out once:
+    combat: bool = field(init=False, repr=False, compare=False)  # for stacking and steps (7.1, 9.6): not HQ, truck, air
+    hq: bool = field(init=False, repr=False, compare=False)
+    air: bool = field(init=False, repr=False, compare=False)
+    truck: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def combat(self) -> bool:
-        """A combat unit for stacking and the step rules (7.1, 9.6): not an HQ, truck or air unit."""
-        return self.arm in ("infantry", "mech", "cavalry")
-
-    @property
-    def hq(self) -> bool:
-        return self.arm == "hq"
-
-    @property
-    def air(self) -> bool:
-        return self.arm == "air"
-
-    @property
-    def truck(self) -> bool:
-        return self.arm == "truck"
+    def __post_init__(self) -> None:
+        for name, value in (("combat", self.arm in ("infantry", "mech", "cavalry")), ("hq", self.arm == "hq"),
+                            ("air", self.arm == "air"), ("truck", self.arm == "truck")):
+            object.__setattr__(self, name, value)
 
     @property
     def move_class(self) -> str:
