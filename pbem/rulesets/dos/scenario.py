@@ -165,9 +165,11 @@ class Scenario:
         self.axial: tuple[Hex, ...] = tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"]) for i in range(n))
         at = {(a.q, a.r): i for i, a in enumerate(self.axial)}     # plain pairs: 4,000 hexes built at every start
         steps = [(d.q, d.r) for d in DIRECTIONS]
-        self.nb: tuple[tuple[int, ...], ...] = tuple(
-            tuple(sorted(j for j in (at.get((a.q + dq, a.r + dr)) for dq, dr in steps) if j is not None))
-            for a in self.axial)
+
+        def around(q: int, r: int) -> tuple[int, ...]:
+            found = [at.get((q + dq, r + dr)) for dq, dr in steps]
+            return tuple(sorted([j for j in found if j is not None]))
+        self.nb: tuple[tuple[int, ...], ...] = tuple(around(a.q, a.r) for a in self.axial)
         self._nbset = tuple(frozenset(s) for s in self.nb)
 
         # --- hexsides (10.2): rivers by kind, the Voronezh-Don system, all-lake hexsides
@@ -195,8 +197,10 @@ class Scenario:
         self.volga_hex = frozenset(a for (a, b), k in side_kind.items() if k == "volga")  # 19.17
 
         # 8.11, 10.25: ZOC does not cross the Don, the Volga or lake/sea hexsides
+        self._river_set = frozenset(a for a, b in side_kind)        # hexes with a river or lake hexside
         self.zoc_nb: tuple[tuple[int, ...], ...] = tuple(
-            tuple(j for j in self.nb[i] if side_kind.get((i, j)) not in ("don", "volga", "lake")) for i in range(n))
+            tuple(j for j in self.nb[i] if side_kind.get((i, j)) not in ("don", "volga", "lake"))
+            if i in self._river_set else self.nb[i] for i in range(n))
 
         # --- cities (10.4, 19.2) and the rail net (6.3, 10.4)
         vp = {c["name"]: c for c in doc["victory"]["cities"]}
@@ -295,7 +299,6 @@ class Scenario:
         # the rows of the step tables that differ between the sides (a river hexside: 10.2) and
         # between infantry and mountain troops (next to a hex they enter at different prices)
         self._river_rows = tuple(sorted({a for (a, b), k in side_kind.items() if k != "lake"}))
-        self._river_set = frozenset(a for a, b in side_kind)
         foot = self._enter["infantry"], self._enter["mountain"]
         self._foot_rows = tuple(sorted({a for b in range(n) if foot[0][b] != foot[1][b] for a in self.nb[b]}))
         self._back: dict[str, tuple] = {}
