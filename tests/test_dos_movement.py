@@ -44,6 +44,22 @@ def test_6_12_10_11_11_21_costs_by_movement_class():
     assert mp_of(ctx, "HQ/2Hun") == 1                                 # 11.21: HQs as infantry
 
 
+def test_10_1_10_5_step_prices_alike_whichever_table_is_built_first():
+    """A step table built from one already built (the other side's of its class, or infantry's
+    for mountain troops and back) equals the same table priced hex by hex; so do the backward
+    tables of supply, whichever side's is built first."""
+    from pbem.rulesets.dos import scenario
+
+    for order in ([("axis", "mech"), ("soviet", "mech")],
+                  [("soviet", "infantry"), ("soviet", "mountain"), ("axis", "mountain"), ("axis", "infantry")]):
+        sc = scenario.Scenario(scenario.load_historical(), {})
+        for side, cls in order:
+            assert sc.steps(side, cls) == tuple(sc._step_row(a, side, cls) for a in range(len(sc.ids))), (side, cls)
+    one, two = scenario.Scenario(scenario.load_historical(), {}), scenario.Scenario(scenario.load_historical(), {})
+    one.back("axis"), two.back("soviet")                      # the supply tables (12.14), each side built first once
+    assert one.back("soviet") == two.back("soviet") and one.back("axis") == two.back("axis")
+
+
 def test_6_13_10_31_10_51_costs_add_up():
     a, b = find_step("rough", where=lambda sc, a, b: sc.ids[a].startswith("S2"))
     rules = at(units={"6/3Pz": {"hex": a}, "G/57": {"hex": a}})

@@ -3,6 +3,8 @@ bookkeeping (14.7). Air Points on combat are in combat.py (14.2, 14.3)."""
 
 from __future__ import annotations
 
+from itertools import islice
+
 from ..base import IllegalOrder
 from .board import view, Board
 from .scenario import Scenario, other
@@ -107,8 +109,9 @@ def interdiction_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         if st.has(rules["air_moved"], uid) or rules["air"].get(uid, 0) >= sc.units[uid].air_points:
             continue
         i = sc.idx[st.hex_of(rules, uid)]
-        near = [sc.ids[j] for j in enemy_rail if sc.distance(i, j) <= sc.units[uid].air_range and sc.ids[j] not in mine]
-        if len(near) >= 2:
+        reach = sc.units[uid].air_range
+        near = list(islice((sc.ids[j] for j in enemy_rail if sc.distance(i, j) <= reach and sc.ids[j] not in mine), 2))
+        if len(near) == 2:
             if uid in sp.supplied(sc, rules, board, side, [uid]):
                 out.append({"type": "interdict", "air": uid, "hexes": near[:2]})
     return out

@@ -4,8 +4,6 @@ from the rules on demand (a pass over the units on the map) and read, never kept
 
 from __future__ import annotations
 
-import marshal
-
 from .scenario import Scenario, other
 from . import state as st
 
@@ -25,23 +23,22 @@ def memo(key, make):
     return found
 
 
-def board_key(sc: Scenario, rules: dict) -> tuple:
-    return (id(sc), hash(marshal.dumps((rules["units"], rules["disrupted"], rules["pt"]["withdrew"], rules["broken"]))))
+def board_key(sc: Scenario, rules: dict, side: str | None = None) -> tuple:
+    """What a Board (of one side's units, or of all) is made of, exactly: where the units are,
+    the disrupted units, the strategic withdrawals and the broken divisions."""
+    return (id(sc), side, sc.places(rules["units"], side), tuple(rules["disrupted"]), tuple(rules["pt"]["withdrew"]),
+            tuple(rules["broken"]))
 
 
 def view(sc: Scenario, rules: dict) -> "Board":
     """The Board of the rules as they stand (shared while they do not change)."""
-    return memo(("board",) + board_key(sc, rules), lambda: Board(sc, rules))
+    return memo(board_key(sc, rules), lambda: Board(sc, rules))
 
 
 def half_view(sc: Scenario, rules: dict, side: str) -> "Board":
     """A Board of one side's units only: what the other side's movement reads (its ZOC, the
     hexes it blocks), shared while that side's units do not change."""
-    units = rules["units"]
-    places = [units[u] for u in sc.side_units[side]]
-    key = ("half", side, id(sc), hash(marshal.dumps((places, rules["disrupted"], rules["pt"]["withdrew"],
-                                                      rules["broken"]))))
-    return memo(key, lambda: Board(sc, rules, side))
+    return memo(board_key(sc, rules, side), lambda: Board(sc, rules, side))
 
 
 class Board:
@@ -50,10 +47,8 @@ class Board:
         occ: dict[int, list[str]] = {}
         where: dict[str, int] = {}
         idx = sc.idx
-        units = rules["units"]
         off = st.OFF_MAP
-        for uid in (sc.unit_ids if only is None else sc.side_units[only]):
-            w = units[uid]
+        for uid, w in zip(sc.unit_ids if only is None else sc.side_units[only], sc.places(rules["units"], only)):
             if w not in off:
                 i = idx[w]
                 if i in occ:
@@ -69,6 +64,7 @@ class Board:
         self._zoc: dict[str, frozenset[int]] = {}
         self._side_hexes: dict[str, frozenset[int]] = {}
         self._blocking: dict[str, frozenset[int]] = {}
+        self.derived: dict = {}   # what other rule areas work out from this board alone, kept with it
 
     # --- who is where ------------------------------------------------------------------------------
 

@@ -1187,7 +1187,10 @@ def attack_options(sc: Scenario, rules: dict, side: str, limit: int = 30) -> lis
         return able[uid]
 
     out: list[dict] = []
+    own = board.side_hexes(side)
     for i in sorted(board.side_hexes(enemy)):
+        if own.isdisjoint(sc.nb[i]):
+            continue                                        # 9.13: none of the side's units next to it
         h = sc.ids[i]
         if attackable(sc, rules, board, side, h):
             continue
@@ -1207,7 +1210,8 @@ def attack_options(sc: Scenario, rules: dict, side: str, limit: int = 30) -> lis
 
 
 def overrun_options(sc: Scenario, rules: dict, side: str, stack: list[str], board: Board) -> list[dict]:
-    """Overruns the stack could make from where it stands (no approach path)."""
+    """Overruns the stack could make from where it stands (no approach path); `board` holds
+    the enemy's units (a half view) or both."""
     from . import movement as mv
 
     if any(sc.units[u].hq or not sc.units[u].combat or st.has(rules["ps"]["no_overrun"], u) for u in stack):

@@ -109,8 +109,8 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if phase in ("move", "mech"):
         opts = movement.options(sc, rules, side)
         first = next(movement.movers(sc, rules, side, half_view(sc, rules, side)), None)
-        if first:
-            opts += combat.overrun_options(sc, rules, side, first, view(sc, rules))
+        if first:    # overruns read only the enemy's units: his half of the board
+            opts += combat.overrun_options(sc, rules, side, first, half_view(sc, rules, other(side)))
         return opts + [{"type": "end"}]
     if phase == "combat":
         return combat.attack_options(sc, rules, side) + [{"type": "end"}]

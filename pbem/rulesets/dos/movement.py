@@ -12,7 +12,6 @@ never counted twice."""
 from __future__ import annotations
 
 import heapq
-import marshal
 
 from ..base import IllegalOrder
 from .board import Board, half_view, memo, stacking_ok, view
@@ -34,17 +33,18 @@ def context(sc: Scenario, rules: dict, side: str) -> "Context":
 def _enemy_parts(sc: Scenario, rules: dict, side: str) -> tuple:
     enemy = other(side)
     half = half_view(sc, rules, enemy)
-
-    def make():
+    found = half.derived.get("enemy-parts")
+    if found is None:
         don_units = [i for i in half.side_hexes(enemy) if i in sc.don_hex]
-        return (half.blocking(side), half.zoc(enemy), frozenset(half.zoc_of_units(enemy, don_units)))
-    return memo(("enemy-parts", id(half)), make)
+        found = half.derived["enemy-parts"] = (half.blocking(side), half.zoc(enemy),
+                                               frozenset(half.zoc_of_units(enemy, don_units)))
+    return found
 
 
 def _friendly(sc: Scenario, rules: dict, side: str) -> bytearray:
     from .supply import friendly_rail
 
-    return memo(("friendly", side, id(sc), hash(marshal.dumps(rules["control"]))),
+    return memo(("friendly", side, id(sc), tuple(rules["control"].items())),
                 lambda: friendly_rail(sc, rules["control"], side))
 
 
@@ -107,33 +107,47 @@ def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: 
     area of 16.31 (18.26)."""
     sc = ctx.sc
     steps = sc.steps(ctx.side, cls)
+    # Context.step_cost, written out: this loop is where legal moves spend their time
+    blocking, ezoc, don_zoc, friendly, interdicted = ctx.blocking, ctx.ezoc, ctx.don_zoc, ctx.friendly, ctx.interdicted
+    extra = sc.interdiction_extra
     best = {start: 0}
     parent: dict[int, int] = {}
     settled: dict[int, int] = {}
     frontier = [(0, start)]
+    pop, push = heapq.heappop, heapq.heappush
     while frontier:
-        d, a = heapq.heappop(frontier)
+        d, a = pop(frontier)
         if a in settled:
             continue
         settled[a] = d
-        if a != start and a in ctx.ezoc and not withdraw:
+        if a != start and a in ezoc and not withdraw:
             continue
+        limit = None if (first_step_free and a == start) else budget - d
         for b, c, flag in steps[a]:
-            if b in settled:
+            if b in settled or c == BLOCKED or b in blocking:
                 continue
             if withdraw and (not sc.east_of(a, b) or b in sc.across_don):     # 18.11, 18.26
                 continue
-            cost = ctx.step_cost(a, b, c, flag)
-            if cost is None:
+            if flag:
+                if flag & VOLGA:
+                    if not (ctx.friendly_city(a) or ctx.friendly_city(b)):
+                        continue                                              # 10.26
+                    if b in ezoc and b not in ctx.mine:
+                        continue                                              # 10.26 exception, 6.26
+                elif flag & DON and b in don_zoc and b not in ctx.mine:
+                    continue                                                  # 10.23 errata
+                if flag & RAIL and friendly[b]:
+                    c = 1                                                     # 10.43
+            if b in interdicted:
+                c += extra                                                    # 14.44
+            if limit is not None and c > limit:
                 continue
-            total = d + cost
-            if total > budget and not (first_step_free and a == start):
-                continue
+            total = d + c
             old = best.get(b)
             if old is None or total < old or (total == old and a < parent[b]):
                 best[b] = total
                 parent[b] = a
-                heapq.heappush(frontier, (total, b))
+                push(frontier, (total, b))
     return settled, parent
 
 
@@ -509,17 +523,9 @@ def entry_hexes(sc: Scenario, rules: dict, side: str, uid: str, board: Board) ->
             return [], ([i] if ok else [])
         return [i for i in sorted(sc.edge["west"]) if i not in blocking], []     # 15.1
     section = rules["ready_map"].get(uid) or sc.units[uid].map or "north"
-    prefixes = {"north": "N", "south": "S", "any": "NS"}[section]     # 11.5: an HQ returns on either section
-    edges = sc.edge["north"] | sc.edge["east"] | sc.edge["south"]
-    edge, cities = [], []
-    for i in sc.rail_hex:                                                        # 15.3
-        if sc.ids[i][0] not in prefixes or i in blocking or st.control(sc, rules, i) != "soviet":
-            continue
-        if i in sc.city_of:
-            cities.append(i)
-        elif i in edges:
-            edge.append(i)
-    return sorted(edge), sorted(cities)
+    edge, cities = sc.soviet_entry[section]                                      # 15.3; 11.5: "any"
+    return ([i for i in edge if i not in blocking and st.control(sc, rules, i) == "soviet"],
+            [i for i in cities if i not in blocking and st.control(sc, rules, i) == "soviet"])
 
 
 def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
@@ -642,7 +648,8 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
         ends = [b for b in sorted(reach) if b != start]
         if len(ends) > limit:
             ends = [ends[k * len(ends) // limit] for k in range(limit)]
-        ends = [b for b in ends if _fits(sc, rules, board, stack, b)]
+        alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
+        ends = [b for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
         if not ends:
             continue
         for b in ends:
@@ -658,7 +665,8 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
     if rules["phase"] == "move":
         out += _entries(sc, rules, side, board)
         if rules["ps"]["evacuate"]:
-            for uid in sorted(u for u in rules["units"] if sc.side_of[u] == side and st.on_map(rules, u)):
+            on_map = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w not in st.OFF_MAP]
+            for uid in on_map:                                              # in id order
                 u = sc.units[uid]
                 if (u.air or (u.hq and side == "soviet")) and not st.has(rules["disrupted"], uid) \
                         and uid not in rules["ps"]["moved"]:
@@ -681,7 +689,7 @@ def _fits(sc: Scenario, rules: dict, board: Board, stack: list[str], b: int) -> 
 
 
 def _entries(sc: Scenario, rules: dict, side: str, board: Board) -> list[dict]:
-    ready = sorted(u for u, w in rules["units"].items() if w in ("ready",) and sc.side_of[u] == side)
+    ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]   # in id order
     out = []
     for uid in ready[:1]:
         edge, cities = entry_hexes(sc, rules, side, uid, board)

@@ -17,10 +17,11 @@ that document and options shares it, so nothing ever changes it. The rules state
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import DIRECTIONS, Hex, Sheet, SheetedFormat, offset_to_axial
@@ -54,6 +55,13 @@ def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
 
 
+def _getter(keys: tuple) -> Callable[[dict], tuple]:
+    """The values of `keys` in a dict, as a tuple in that order."""
+    if len(keys) == 1:
+        return lambda d: (d[keys[0]],)
+    return itemgetter(*keys) if keys else (lambda d: ())
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     """The fixed attributes of a counter (3.31, data/oob.yaml)."""
@@ -77,23 +85,16 @@ class Unit:
     by: str | None          # arrives only by a Hitler Directive (16.7, 16.8)
     group: str | None       # Soviet group (5.2, 15.3)
     map: str | None         # map section of an air army's arrival
+    # what its arm makes of it, read at every turn of the rules, so worked out once:
+    combat: bool = field(init=False, repr=False, compare=False)  # for stacking and steps (7.1, 9.6): not HQ, truck, air
+    hq: bool = field(init=False, repr=False, compare=False)
+    air: bool = field(init=False, repr=False, compare=False)
+    truck: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def combat(self) -> bool:
-        """A combat unit for stacking and the step rules (7.1, 9.6): not an HQ, truck or air unit."""
-        return self.arm in ("infantry", "mech", "cavalry")
-
-    @property
-    def hq(self) -> bool:
-        return self.arm == "hq"
-
-    @property
-    def air(self) -> bool:
-        return self.arm == "air"
-
-    @property
-    def truck(self) -> bool:
-        return self.arm == "truck"
+    def __post_init__(self) -> None:
+        for name, value in (("combat", self.arm in ("infantry", "mech", "cavalry")), ("hq", self.arm == "hq"),
+                            ("air", self.arm == "air"), ("truck", self.arm == "truck")):
+            object.__setattr__(self, name, value)
 
     @property
     def move_class(self) -> str:
@@ -164,9 +165,11 @@ class Scenario:
         self.axial: tuple[Hex, ...] = tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"]) for i in range(n))
         at = {(a.q, a.r): i for i, a in enumerate(self.axial)}     # plain pairs: 4,000 hexes built at every start
         steps = [(d.q, d.r) for d in DIRECTIONS]
-        self.nb: tuple[tuple[int, ...], ...] = tuple(
-            tuple(sorted(j for j in (at.get((a.q + dq, a.r + dr)) for dq, dr in steps) if j is not None))
-            for a in self.axial)
+
+        def around(q: int, r: int) -> tuple[int, ...]:
+            found = [at.get((q + dq, r + dr)) for dq, dr in steps]
+            return tuple(sorted([j for j in found if j is not None]))
+        self.nb: tuple[tuple[int, ...], ...] = tuple(around(a.q, a.r) for a in self.axial)
         self._nbset = tuple(frozenset(s) for s in self.nb)
 
         # --- hexsides (10.2): rivers by kind, the Voronezh-Don system, all-lake hexsides
@@ -194,8 +197,10 @@ class Scenario:
         self.volga_hex = frozenset(a for (a, b), k in side_kind.items() if k == "volga")  # 19.17
 
         # 8.11, 10.25: ZOC does not cross the Don, the Volga or lake/sea hexsides
+        self._river_set = frozenset(a for a, b in side_kind)        # hexes with a river or lake hexside
         self.zoc_nb: tuple[tuple[int, ...], ...] = tuple(
-            tuple(j for j in self.nb[i] if side_kind.get((i, j)) not in ("don", "volga", "lake")) for i in range(n))
+            tuple(j for j in self.nb[i] if side_kind.get((i, j)) not in ("don", "volga", "lake"))
+            if i in self._river_set else self.nb[i] for i in range(n))
 
         # --- cities (10.4, 19.2) and the rail net (6.3, 10.4)
         vp = {c["name"]: c for c in doc["victory"]["cities"]}
@@ -208,6 +213,7 @@ class Scenario:
         self.cities: tuple[City, ...] = tuple(cities)
         self.city_of: Mapping[int, City] = _frozen({self.idx[h]: c for c in cities for h in c.hexes})
         self.city_by_name: Mapping[str, City] = _frozen({c.name: c for c in cities})
+        self.city_hex_ids = frozenset(h for c in cities for h in c.hexes)
         self.vp_cities: tuple[City, ...] = tuple(c for c in cities if c.vp)
         rail_nb: dict[int, set[int]] = {}
         for line in m["rail"]:
@@ -238,6 +244,16 @@ class Scenario:
             "east": frozenset(i for i, h in enumerate(self.ids) if int(h[3:5]) == edges["east"]["position"]),
             "west": frozenset(i for i, h in enumerate(self.ids) if int(h[3:5]) == edges["west"]["position"]),
         })
+
+        # 15.3: where a Soviet reinforcement may enter, by its map section (11.5: an HQ either):
+        # rail hexes on the north, east or south edge, and the cities (all rail hexes, 10.42)
+        far = self.edge["north"] | self.edge["east"] | self.edge["south"]
+        entry = {}
+        for section, prefixes in (("north", "N"), ("south", "S"), ("any", "NS")):
+            rail = sorted(i for i in self.rail_hex if self.ids[i][0] in prefixes)
+            entry[section] = (tuple(i for i in rail if i not in self.city_of and i in far),
+                              tuple(i for i in rail if i in self.city_of))
+        self.soviet_entry: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]] = _frozen(entry)
 
         # --- the 28 June 1942 front line and the ground it divides (5.22, 5.36, 10.44)
         self.front: tuple[int, ...] = tuple(self.idx[h] for h in m["front_line"])
@@ -280,6 +296,11 @@ class Scenario:
         self.interdiction_extra: int = t["interdiction"]["movement_extra"]
         self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
         self._steps: dict[tuple[str, str], tuple] = {}
+        # the rows of the step tables that differ between the sides (a river hexside: 10.2) and
+        # between infantry and mountain troops (next to a hex they enter at different prices)
+        self._river_rows = tuple(sorted({a for (a, b), k in side_kind.items() if k != "lake"}))
+        foot = self._enter["infantry"], self._enter["mountain"]
+        self._foot_rows = tuple(sorted({a for b in range(n) if foot[0][b] != foot[1][b] for a in self.nb[b]}))
         self._back: dict[str, tuple] = {}
         self.defence_of: tuple[int, ...] = tuple(tt[self.terrain_of[i]]["defence"] for i in range(n))
         for i, c in self.city_of.items():
@@ -316,6 +337,7 @@ class Scenario:
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
         self.side_units: Mapping[str, tuple[str, ...]] = _frozen(
             {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in SIDES})
+        self._places = {side: _getter(self.side_units[side] if side else self.unit_ids) for side in (None,) + SIDES}
         divisions: dict[str, list[str]] = {}
         for uid, u in self.units.items():
             if u.division:
@@ -389,44 +411,73 @@ class Scenario:
     def steps(self, side: str, cls: str) -> tuple:
         """For each hex, its steps (b, cost, flags) for a unit of `side` and movement class `cls`
         (10.1-10.5): the cost of the hex entered plus the hexside; BLOCKED where no unit may go;
-        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Built on first use."""
+        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Built on first use, from
+        a table already built where one differs only in a few rows: the other side's of the same
+        class (only rows with a river hexside, whose price is the side's), or infantry's and
+        mountain troops' (only rows next to a hex they enter at different prices)."""
         table = self._steps.get((side, cls))
         if table is None:
-            enter, extra, kinds, rail = self._enter[cls], self._extra[side], self.side_kind, self.rail_nb
-            mountain, mech = self.mountain, cls == "mech"
-            rows = []
-            for a, near in enumerate(self.nb):
-                row = []
-                for b in near:
-                    kind = kinds.get((a, b))
-                    c = enter[b]
-                    flag = 0
-                    if kind is not None:
-                        if kind == "lake":
-                            c = BLOCKED
-                        else:
-                            if c != BLOCKED:
-                                c += extra[kind]
-                            flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
-                    if b in rail[a] and kind != "volga" and kind != "lake" and not (mech and mountain[b]):
-                        flag |= RAIL
-                    row.append((b, c, flag))
-                rows.append(tuple(row))
-            table = self._steps[(side, cls)] = tuple(rows)
+            twin = self._steps.get((other(side), cls))
+            redo = self._river_rows
+            if twin is None and cls != "mech":
+                twin = self._steps.get((side, "mountain" if cls == "infantry" else "infantry"))
+                redo = self._foot_rows
+            if twin is None:
+                table = tuple(self._step_row(a, side, cls) for a in range(len(self.ids)))
+            else:
+                rows = list(twin)
+                for a in redo:
+                    rows[a] = self._step_row(a, side, cls)
+                table = tuple(rows)
+            self._steps[(side, cls)] = table
         return table
+
+    def _step_row(self, a: int, side: str, cls: str) -> tuple:
+        enter, rail = self._enter[cls], self.rail_nb[a]
+        if not rail and a not in self._river_set:
+            return tuple([(b, enter[b], 0) for b in self.nb[a]])      # most hexes: the price of the hex entered
+        extra, kinds = self._extra[side], self.side_kind
+        mountain, mech = self.mountain, cls == "mech"
+        row = []
+        for b in self.nb[a]:
+            kind = kinds.get((a, b))
+            c = enter[b]
+            flag = 0
+            if kind is not None:
+                if kind == "lake":
+                    c = BLOCKED
+                else:
+                    if c != BLOCKED:
+                        c += extra[kind]
+                    flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
+            if b in rail and kind != "volga" and kind != "lake" and not (mech and mountain[b]):
+                flag |= RAIL
+            row.append((b, c, flag))
+        return tuple(row)
 
     def back(self, side: str) -> tuple:
         """For each hex b, the steps (a, cost a->b, flags) of a mechanized unit of `side` into
-        it: supply lines traced backwards from the sources (12.14)."""
+        it: supply lines traced backwards from the sources (12.14). The other side's table, where
+        built, differs only in the rows by rivers."""
         table = self._back.get(side)
         if table is None:
-            rows: list[list] = [[] for _ in self.ids]
-            for a, row in enumerate(self.steps(side, "mech")):
-                for b, c, flag in row:
-                    if c != BLOCKED:
-                        rows[b].append((a, c, flag))
+            steps, twin = self.steps(side, "mech"), self._back.get(other(side))
+            if twin is None:
+                rows: list = [[] for _ in self.ids]
+                for a, row in enumerate(steps):
+                    for b, c, flag in row:
+                        if c != BLOCKED:
+                            rows[b].append((a, c, flag))
+            else:
+                rows = list(twin)
+                for b in self._river_rows:
+                    rows[b] = [(a, c, flag) for a in self.nb[b] for to, c, flag in steps[a] if to == b and c != BLOCKED]
             table = self._back[side] = tuple(tuple(r) for r in rows)
         return table
+
+    def places(self, units: dict, side: str | None = None) -> tuple:
+        """Where each unit (of `side`, or every unit) is, in unit id order: `units` of the rules."""
+        return self._places[side](units)
 
     def __contains__(self, h: object) -> bool:
         return h in self.idx

@@ -25,9 +25,7 @@ first source; both follow the same steps and agree (tests/test_dos_supply.py).
 
 from __future__ import annotations
 
-import marshal
-
-from .board import Board, board_key, memo, view
+from .board import Board, memo, view
 from .scenario import BLOCKED, RAIL, VOLGA, Scenario, other
 from . import state as st
 
@@ -47,21 +45,27 @@ def friendly_rail(sc: Scenario, control: dict, side: str) -> bytearray:
 
 def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
     """The Lines of `side` on the rules as they stand (shared while they do not change)."""
-    key = ("lines", side) + board_key(sc, rules) + (hash(marshal.dumps(
-        (rules["control"], rules["cleared"], rules["turn"]))),)
-    return memo(key, lambda: Lines(sc, rules, view(sc, rules), side))
+    board = view(sc, rules)
+    key = ("lines", side, tuple(rules["control"].items()), tuple(rules["cleared"]), rules["turn"])
+    found = board.derived.get(key)
+    if found is None:
+        found = board.derived[key] = Lines(sc, rules, board, side, key)
+    return found
 
 
 class Lines:
     """What lines of supply and communication of one side may pass, on one board: a value
     built from the rules once and never changed."""
 
-    def __init__(self, sc: Scenario, rules: dict, board: Board, side: str):
+    def __init__(self, sc: Scenario, rules: dict, board: Board, side: str, key: tuple | None = None):
         self.sc, self.board, self.side = sc, board, side
+        self._key = key         # what lines_of knows them by: side, control, cleared hexes, Game-Turn
         self.cleared = frozenset(rules["cleared"])
         self.control = dict(rules["control"])
         self.turn = rules["turn"]
         self._sources = None
+        self._distances: dict[tuple, list[int]] = {}
+        self._within: dict[tuple[int, int], dict[int, int]] = {}
         n = len(sc.ids)
         mine = board.side_hexes(side)
         enemy = board.side_hexes(other(side))
@@ -106,8 +110,16 @@ class Lines:
         return entry is None or int(entry[1:]) < self.turn
 
     def sources(self) -> list[int]:
+        """The side's Supply Sources. They depend on control, the cleared hexes and the Game-Turn,
+        and on the board only where a cleared hex is blocked (12.23): shared between the Lines of
+        boards that differ in nothing else."""
         if self._sources is None:
-            self._sources = self._find_sources()
+            if self._key is None:
+                self._sources = self._find_sources()
+            else:
+                sc = self.sc
+                cut = tuple(self.blocked[sc.idx[h]] for h in self._key[3]) if self.side == "axis" else ()
+                self._sources = memo(("sources", id(sc)) + self._key + (cut,), self._find_sources)
         return self._sources
 
     def _find_sources(self) -> list[int]:
@@ -150,7 +162,15 @@ class Lines:
 
     def distances(self, sources: list[int], bound: int) -> list[int]:
         """Dial's search run back from the sources: for every hex, the cost of the cheapest
-        line from it to a source (bound + 1 where none is within `bound`)."""
+        line from it to a source (bound + 1 where none is within `bound`). Kept with the Lines:
+        the same search asked again (a replay, a planning copy) is not run again."""
+        key = (tuple(sources), bound)
+        found = self._distances.get(key)
+        if found is None:
+            found = self._distances[key] = self._search_back(sources, bound)
+        return list(found)
+
+    def _search_back(self, sources: list[int], bound: int) -> list[int]:
         sc = self.sc
         back = sc.back(self.side)
         far = bound + 1
@@ -167,16 +187,17 @@ class Lines:
                 b = bucket.pop()
                 if dist[b] != d or (d and blocked[b]):
                     continue
+                rail = friendly[b]          # 10.43: 1 along a railroad into a Friendly hex
                 for a, c, flag in back[b]:
-                    if flag & RAIL and friendly[b]:
-                        c = 1
+                    if flag:
+                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and rail)):
+                            continue
+                        if flag & RAIL and rail:
+                            c = 1
                     nd = d + c
                     if nd < dist[a]:
-                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
-                            continue
                         dist[a] = nd
-                        if nd < far:
-                            buckets[nd].append(a)
+                        buckets[nd].append(a)     # nd <= bound: dist never holds more than far
         return dist
 
     def reaches(self, start: int, targets, bound: int) -> bool:
@@ -215,7 +236,14 @@ class Lines:
 
     def within(self, start: int, radius: int) -> dict[int, int]:
         """Hexes a Line of Communications from `start` reaches in at most `radius` hexes
-        (12.12), with the number of hexes."""
+        (12.12), with the number of hexes (kept with the Lines: asked again for every unit of a
+        hex and every check of the phase)."""
+        found = self._within.get((start, radius))
+        if found is None:
+            found = self._within[(start, radius)] = self._search_within(start, radius)
+        return dict(found)
+
+    def _search_within(self, start: int, radius: int) -> dict[int, int]:
         sc = self.sc
         steps = sc.steps(self.side, "mech")
         dist = {start: 0}
@@ -241,15 +269,20 @@ class Lines:
 # --- the supply of every unit of a side (12.0: at the start of each movement phase) ---------------
 
 def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | None = None) -> list[tuple[str, int]]:
-    """The side's HQs on the map that function (not disrupted, 6.64), with their hex."""
-    out = []
-    for i, us in board.occ.items():
-        for uid in us:
-            u = sc.units[uid]
-            if u.hq and u.side == side and (nation is None or u.nation == nation) \
-                    and not st.has(rules["disrupted"], uid):
-                out.append((uid, i))
-    return sorted(out)
+    """The side's HQs on the map that function (not disrupted, 6.64), with their hex (kept with
+    the board)."""
+    key = ("hqs", side, nation, tuple(rules["disrupted"]))
+    found = board.derived.get(key)
+    if found is None:
+        out = []
+        for i, us in board.occ.items():
+            for uid in us:
+                u = sc.units[uid]
+                if u.hq and u.side == side and (nation is None or u.nation == nation) \
+                        and not st.has(rules["disrupted"], uid):
+                    out.append((uid, i))
+        found = board.derived[key] = sorted(out)
+    return list(found)
 
 
 def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:

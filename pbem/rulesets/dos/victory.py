@@ -39,7 +39,7 @@ def vp(sc: Scenario, rules: dict) -> dict[str, int]:
     of whose hexes ever changed hands are held as at the start (5.11, 5.12), which makes the
     Axis 30 and the Soviet 175 of 5.13."""
     total = {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()), "soviet": rules["vp"]["soviet"]}
-    touched = {sc.city_of[sc.idx[h]].name for h in rules["control"] if sc.idx[h] in sc.city_of}
+    touched = {sc.city_of[sc.idx[h]].name for h in sc.city_hex_ids.intersection(rules["control"])}
     if rules["exits"]:
         touched.add("Astrakhan")
     for city in sc.vp_cities:
@@ -54,11 +54,9 @@ def after_order(sc: Scenario, rules: dict, ctx) -> None:
     and the automatic victory (19.0)."""
     if rules["result"] is not None or rules["phase"] in ("selection", "setup"):
         return
-    board = None
     for city in sc.vp_cities:
         if city.bonus_turn and city.name not in rules["bonus"] and rules["turn"] <= city.bonus_turn:
-            board = board or view(sc, rules)
-            if city_control(sc, rules, city.name, board) == "axis":
+            if city_control(sc, rules, city.name) == "axis":
                 rules["bonus"][city.name] = city.vp
                 ctx.event("vp", f"The Axis takes {city.name} by Game-Turn {city.bonus_turn}: a bonus of {city.vp} VP, "
                           f"never lost (19.12).", side="axis", vp=city.vp, city=city.name, rule="19.12")
