@@ -136,7 +136,16 @@ def _terrain_block(sc: Scenario, prof: Profile, a: str, b: str) -> str | None:
 
 
 def slowed(sc: Scenario, prof: Profile, a: str, b: str) -> bool:
-    """The step is the unit's one move of the turn (K-TER-8, K-TER-9, K-TER-2, K-MOV-7)."""
+    """The step is the unit's one move of the turn (K-TER-8, K-TER-9, K-TER-2, K-MOV-7);
+    remembered in the scenario like `terrain_block`."""
+    key = ("slowed", prof.vehicle, a, b)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = _slowed(sc, prof, a, b)
+    return found
+
+
+def _slowed(sc: Scenario, prof: Profile, a: str, b: str) -> bool:
     rule = "vehicles" if prof.vehicle else "infantry"
     if a != b and (getattr(sc.area[a], rule) == "one-phase" or getattr(sc.area[b], rule) == "one-phase"):
         return True
@@ -147,14 +156,15 @@ def step_block(sc: Scenario, board: Board, side: str, prof: Profile, a: str, b: 
     """Why a move from a to b is not allowed (enemy, corners, terrain), or None."""
     if a == b:
         return None
-    if b not in sc.grid or sc.grid.distance(a, b) != 1:
+    corners = sc.steps.get((a, b))
+    if corners is None:
         return f"{b} is not next to {a}: a move is one square (K-MOV-8)"
-    if board.occupied_by(b) == other(side):
+    enemy = other(side)
+    if board.occupied_by(b) == enemy:
         return f"{b} is held by the enemy: only a Close Assault goes there (K-CA-5)"
-    if sc.grid.orthogonal_distance(a, b) == 2:
-        for c in sc.grid.corner_squares(a, b):
-            if c in sc.grid and board.occupied_by(c) == other(side):
-                return f"a diagonal move from {a} to {b} may not pass the corner of enemy-held {c} (K-MOV-2, K-GM-7)"
+    for c in corners:
+        if board.occupied_by(c) == enemy:
+            return f"a diagonal move from {a} to {b} may not pass the corner of enemy-held {c} (K-MOV-2, K-GM-7)"
     return terrain_block(sc, prof, a, b)
 
 
