@@ -181,18 +181,14 @@ def place_cells(sc: Scenario, board: Board, square: str, movers: list[str], faci
     if len(free) < len(movers):
         return None
     for chosen in combinations(free, len(movers)):
-        placed = dict(facings)
-        placed.update({c: facing for c in chosen})
-        ok = True
+        # each stands in the front rank, or behind a mover or a unit there facing the same way
         for c in chosen:
-            front = in_front(facing, c)
-            if front is not None and placed.get(front) != facing:
-                ok = False
+            front = FRONT[(facing, c)]
+            if front is not None and front not in chosen and facings.get(front) != facing:
                 break
-        if ok and grouped and len(chosen) > 1 and not connected(chosen):
-            ok = False
-        if ok:
-            return list(chosen)
+        else:
+            if not grouped or len(chosen) < 2 or connected(chosen):
+                return list(chosen)
     return None
 
 

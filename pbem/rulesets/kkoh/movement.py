@@ -517,38 +517,45 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
     """The legal moves of one body, each as `plan_move` would accept it (its checks, shared
     for all destinations)."""
     rules = board.rules
+    pieces = rules["pieces"]
     leave = not any(unit_may_move(sc, board, u, ap, True) for u in body)
-    grouped = len(body) > 1 and len({rules["pieces"][u]["o"] for u in body}) == 1
+    grouped = len(body) > 1 and len({pieces[u]["o"] for u in body}) == 1
     if len(body) > 1 and not grouped:
         return
     rest_ok = True
     if leave:
-        rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in body}
+        rest = {p: dict(pieces[p]) for p in board.at(here) if p not in body}
         _drop_broken_groups(sc, rest)
         rest_ok = layout.check_entries(sc, here, rest) is None
     targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
+    profiles = [board.profile(u) for u in body]
+    # step_block reads a unit's profile only for terrain, which asks only whether it is a vehicle
+    kinds = list({prof.vehicle: prof for prof in profiles}.values())
+    moved = rules["ts"]["moved"]
     for to in targets:
         if to != here:
-            if any(step_block(sc, board, side, board.profile(u), here, to) for u in body):
+            if any(step_block(sc, board, side, prof, here, to) for prof in kinds):
                 continue
-            if any(slowed(sc, board.profile(u), here, to) and (rules["ts"]["moved"].get(u) or first_ap(sc, board, u) != ap)
-                   for u in body):
+            if any(slowed(sc, prof, here, to) and (moved.get(u) or first_ap(sc, board, u) != ap)
+                   for u, prof in zip(body, profiles)):
                 continue
         facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
+        others = {p: dict(pieces[p], sq=to) for p in board.at(to) if p not in body}
+        # what is left of the groups already there (the body's own are new, or none)
+        for p in list(others):
+            g = others[p].get("g")
+            if g and g != "new" and sum(1 for q in others if others[q].get("g") == g) < 2:
+                others[p].pop("g", None)
         for f in facings:
             cells = layout.place_cells(sc, board, to, body, f, grouped)
             if cells is None:
                 continue
-            entries = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in body}
+            entries = dict(others)
             for p, cell in zip(body, cells):
-                entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=f)
+                entries[p] = dict(pieces[p], sq=to, cell=cell, f=f)
                 entries[p].pop("g", None)
                 if grouped:
                     entries[p]["g"] = "new"
-            for p in list(entries):
-                g = entries[p].get("g")
-                if g and g != "new" and sum(1 for q in entries if entries[q].get("g") == g) < 2:
-                    entries[p].pop("g", None)
             if layout.check_entries(sc, to, entries) is None:
                 yield {"type": "move", "units": body, "to": to, "facing": f}
 
@@ -569,6 +576,12 @@ def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
     return list(iter_options(sc, rules, side, ap))
 
 
+# the changes of mode `mode_block` may allow a piece: with transports, or a towed gun, or none
+_MODE_CHANGES = {(paired, towed): (((("dismount", "dismounted"), ("mount", "mounted")) if paired else ())
+                                   + ((("limber", "limbered"), ("unlimber", "deployed")) if towed else ()))
+                 for paired in (False, True) for towed in (False, True)}
+
+
 def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
     board = Board(sc, rules)
     for body in board.movers(side):
@@ -584,8 +597,7 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
         for b in bodies:
             yield from _body_moves(sc, board, side, b, here, facing, ap)
         for u in body:
-            for kind, mode in (("dismount", "dismounted"), ("mount", "mounted"), ("limber", "limbered"),
-                               ("unlimber", "deployed")):
+            for kind, mode in _MODE_CHANGES[sc.pieces[u].paired, sc.pieces[u].is_towed]:
                 if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
                     yield {"type": kind, "units": [u]}
     for hid in sorted(h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side):
