@@ -116,7 +116,7 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
         if any(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
             continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
         here = rules["pieces"][body[0]]["sq"]
-        for target in sc.grid.neighbours(here):
+        for target in sc.faces[here]:
             if board.occupied_by(target) != other(side) and not any(
                     sc.commands[h].side == other(side) for h in board.hqs_at(target)):
                 continue

@@ -407,6 +407,9 @@ def show_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     representative order: a player may name fewer units)."""
     from .movement import may_move
 
+    pieces = rules["pieces"]
+    if all(pieces[p]["o"] is not None for p in sc.side_pieces[side] if p in pieces):
+        return []       # nothing sealed: the usual case once the turn's chits are revealed
     board = Board(sc, rules)
     ap = rules["ap"]
     groups = [body for body in bodies(board, side) if board.hidden(body[0])
