@@ -14,6 +14,8 @@ move may leave a square over-full (K-MOV-5 is met at every step, not only at the
 
 from __future__ import annotations
 
+import itertools
+
 from ..base import IllegalOrder
 from . import layout
 from .command import below
@@ -576,6 +578,81 @@ def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
     return list(iter_options(sc, rules, side, ap))
 
 
+def _body_options(sc: Scenario, board: Board, side: str, body: list[str], ap: int):
+    """The legal moves and changes of mode of one battle group or lone unit."""
+    rec = board.piece(body[0])
+    here, facing = rec["sq"], rec["f"]
+    stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
+    if any(stay.values()):
+        bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []
+    else:
+        bodies = [body]
+    for b in bodies:
+        yield from _body_moves(sc, board, side, b, here, facing, ap)
+    for u in body:
+        for kind, mode in _MODE_CHANGES[sc.pieces[u].paired, sc.pieces[u].is_towed]:
+            if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
+                yield {"type": kind, "units": [u]}
+
+
+class MovesMemo:
+    """The options of a body (`_body_options`), remembered by everything they read: the side,
+    the Action Phase, the body, the pieces in its square and the eight around it (where they
+    stand, facing, chit, group, mode) and what the phase and the turn record of its units.
+    Successive positions of a movement step differ in a few squares, so most bodies are found
+    here. The contents of a square are keyed by a number (never given twice); when full, the
+    memo starts again."""
+
+    LIMIT = 50_000
+
+    def __init__(self):
+        self.moves: dict[tuple, list[dict]] = {}
+        self.contents: dict[tuple, int] = {}
+        self.numbers = itertools.count()
+
+    def number(self, content: tuple) -> int:
+        n = self.contents.get(content)
+        if n is None:
+            if len(self.moves) > self.LIMIT:
+                self.moves.clear()
+                self.contents.clear()
+            n = self.contents[content] = next(self.numbers)
+        return n
+
+
+class _Position:
+    """The keys of `MovesMemo` for the bodies of one position."""
+
+    def __init__(self, sc: Scenario, board: Board, side: str, ap: int):
+        memo = sc.memo.get("moves")
+        if memo is None:
+            memo = sc.memo["moves"] = MovesMemo()
+        self.memo, self.sc, self.board, self.side, self.ap = memo, sc, board, side, ap
+        rules = board.rules
+        ps, ts = rules["ps"], rules["ts"]
+        self.marks = [set(ps[k]) for k in ("moved", "gg", "evaded", "fired")] + [set(ts["locked"])]
+        self.changed = set(ps["mounted"])
+        self.assaulting = {u for a in rules["assaults"] for u in a["units"]}
+        self.turn_moves = ts["moved"]
+        self.squares: dict[str, int] = {}
+
+    def _square(self, square: str) -> int:
+        n = self.squares.get(square)
+        if n is None:
+            pieces = self.board.rules["pieces"]
+            content = tuple((p, tuple(pieces[p].items())) for p in self.board.at(square))
+            n = self.squares[square] = self.memo.number(content)
+        return n
+
+    def key(self, body: list[str]) -> tuple:
+        here = self.board.piece(body[0])["sq"]
+        units = tuple((u in self.assaulting, self.turn_moves.get(u), *(u in m for m in self.marks),
+                       *(f"{u}:{kind}" in self.changed for kind in _KINDS)) for u in body)
+        return (self.side, self.ap, tuple(body), self._square(here),
+                tuple(self._square(s) for s in self.sc.neighbours[here]), units)
+
+
+_KINDS = ("dismount", "mount", "limber", "unlimber")
 # the changes of mode `mode_block` may allow a piece: with transports, or a towed gun, or none
 _MODE_CHANGES = {(paired, towed): (((("dismount", "dismounted"), ("mount", "mounted")) if paired else ())
                                    + ((("limber", "limbered"), ("unlimber", "deployed")) if towed else ()))
@@ -584,22 +661,16 @@ _MODE_CHANGES = {(paired, towed): (((("dismount", "dismounted"), ("mount", "moun
 
 def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
     board = Board(sc, rules)
+    position = _Position(sc, board, side, ap)
     for body in board.movers(side):
-        here = rules["pieces"][body[0]]["sq"]
-        facing = rules["pieces"][body[0]]["f"]
         if all(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
             continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
-        stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
-        if any(stay.values()):
-            bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []
-        else:
-            bodies = [body]
-        for b in bodies:
-            yield from _body_moves(sc, board, side, b, here, facing, ap)
-        for u in body:
-            for kind, mode in _MODE_CHANGES[sc.pieces[u].paired, sc.pieces[u].is_towed]:
-                if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
-                    yield {"type": kind, "units": [u]}
+        key = position.key(body)
+        found = position.memo.moves.get(key)
+        if found is None:
+            found = position.memo.moves[key] = list(_body_options(sc, board, side, body, ap))
+        for option in found:
+            yield dict(option, units=list(option["units"]))
     for hid in sorted(h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side):
         if hid in rules["ps"]["moved"] or not hq_may_move(sc, rules, hid, ap):
             continue
