@@ -167,23 +167,22 @@ class Board:
         return [p for p in self.at(sq) if self.rules["pieces"][p].get("g") == g]
 
     def movers(self, side: str) -> list[list[str]]:
-        """Each battle group and lone piece of a side, as a sorted list (K-BG-1): `members` of
-        each piece, the groups gathered in one pass over the table."""
+        """Each battle group and lone piece of a side, as a sorted list (K-BG-1): `members`
+        of each piece, read from the square index."""
         pieces = self.rules["pieces"]
-        groups: dict[tuple[str, str], list[str]] = {}
-        for pid in self.sc.piece_ids:
-            rec = pieces.get(pid)
-            if rec is not None and rec.get("g") is not None:
-                groups.setdefault((rec["sq"], rec["g"]), []).append(pid)
         seen: set[str] = set()
         out = []
         for pid in self.sc.side_pieces[side]:
             rec = pieces.get(pid)
-            if rec is not None and pid not in seen:
-                g = rec.get("g")
-                m = [pid] if g is None else groups[(rec["sq"], g)]
-                seen.update(m)
-                out.append(m)
+            if rec is None or pid in seen:
+                continue
+            g = rec.get("g")
+            if g is None:
+                out.append([pid])
+                continue
+            m = [p for p in self.at(rec["sq"]) if pieces[p].get("g") == g]
+            seen.update(m)
+            out.append(m)
         return out
 
     def order(self, pid: str) -> str:
