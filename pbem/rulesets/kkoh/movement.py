@@ -62,7 +62,15 @@ def phase_classes(sc: Scenario, ap: int) -> set[str]:
 
 
 def may_move(sc: Scenario, board: Board, pid: str, ap: int, order: str | None = None) -> bool:
-    return bool(classes(sc, board, pid, order) & phase_classes(sc, ap))
+    """Whether the piece may move in Action Phase `ap` (on `order`, or its own chit): remembered
+    in the scenario by what `classes` reads (movement class, mounted, chit) and the phase."""
+    rec = board.piece(pid)
+    order = order or rec["o"]
+    key = ("may-move", board.profile(pid).move, rec.get("mode") == "mounted", order, ap)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = bool(classes(sc, board, pid, order) & phase_classes(sc, ap))
+    return found
 
 
 def first_ap(sc: Scenario, board: Board, pid: str) -> int | None:
@@ -634,22 +642,22 @@ class _Position:
         self.changed = set(ps["mounted"])
         self.assaulting = {u for a in rules["assaults"] for u in a["units"]}
         self.turn_moves = ts["moved"]
-        self.squares: dict[str, int] = {}
+        self.around: dict[str, tuple[int, ...]] = {}
 
-    def _square(self, square: str) -> int:
-        n = self.squares.get(square)
-        if n is None:
+    def _around(self, here: str) -> tuple[int, ...]:
+        """The numbers of the contents of `here` and the squares around it."""
+        found = self.around.get(here)
+        if found is None:
             pieces = self.board.rules["pieces"]
-            content = tuple((p, tuple(pieces[p].items())) for p in self.board.at(square))
-            n = self.squares[square] = self.memo.number(content)
-        return n
+            found = self.around[here] = tuple(
+                self.memo.number(tuple((p, tuple(pieces[p].items())) for p in self.board.at(s)))
+                for s in (here, *self.sc.neighbours[here]))
+        return found
 
     def key(self, body: list[str]) -> tuple:
-        here = self.board.piece(body[0])["sq"]
         units = tuple((u in self.assaulting, self.turn_moves.get(u), *(u in m for m in self.marks),
                        *(f"{u}:{kind}" in self.changed for kind in _KINDS)) for u in body)
-        return (self.side, self.ap, tuple(body), self._square(here),
-                tuple(self._square(s) for s in self.sc.neighbours[here]), units)
+        return self.side, self.ap, tuple(body), self._around(self.board.piece(body[0])["sq"]), units
 
 
 _KINDS = ("dismount", "mount", "limber", "unlimber")
