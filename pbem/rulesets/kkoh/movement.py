@@ -667,8 +667,8 @@ _MODE_CHANGES = {(paired, towed): (((("dismount", "dismounted"), ("mount", "moun
                  for paired in (False, True) for towed in (False, True)}
 
 
-def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
-    board = Board(sc, rules)
+def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | None = None):
+    board = board or Board(sc, rules)
     position = _Position(sc, board, side, ap)
     for body in board.movers(side):
         if all(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
