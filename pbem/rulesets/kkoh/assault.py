@@ -112,13 +112,16 @@ def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
 
 def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
     board = Board(sc, rules)
+    enemy = other(side)
+    # the squares an assault may go into: held by the enemy's units or markers (K-CA-5)
+    held = set(board.squares(enemy)) | {rec["sq"] for h, rec in rules["hqs"].items()
+                                        if "sq" in rec and sc.commands[h].side == enemy}
     for body in board.movers(side):
         if any(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
             continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
         here = rules["pieces"][body[0]]["sq"]
-        for target in sc.grid.neighbours(here):
-            if board.occupied_by(target) != other(side) and not any(
-                    sc.commands[h].side == other(side) for h in board.hqs_at(target)):
+        for target in sc.faces[here]:
+            if target not in held:
                 continue
             bodies = [body] + ([[u] for u in body] if len(body) > 1 else [])
             for b in bodies:

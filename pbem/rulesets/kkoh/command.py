@@ -402,12 +402,15 @@ def show(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
               rule="K-ORD-6")
 
 
-def show_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
+def show_options(sc: Scenario, rules: dict, side: str, board: Board | None = None) -> list[dict]:
     """One `show` of every sealed group that could move in this Action Phase on some chit (a
-    representative order: a player may name fewer units)."""
+    representative order: a player may name fewer units); `board`: a view of `rules` to share."""
     from .movement import may_move
 
-    board = Board(sc, rules)
+    pieces = rules["pieces"]
+    if all(pieces[p]["o"] is not None for p in sc.side_pieces[side] if p in pieces):
+        return []       # nothing sealed: the usual case once the turn's chits are revealed
+    board = board or Board(sc, rules)
     ap = rules["ap"]
     groups = [body for body in bodies(board, side) if board.hidden(body[0])
               and any(may_move(sc, board, u, ap, chit) for u in body for chit in ("M", "PA"))]

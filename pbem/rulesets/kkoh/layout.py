@@ -32,6 +32,26 @@ MAX_UNITS = 6          # K-GM-1
 MAX_GROUPS = 3         # K-GM-5
 # the places a unit facing each edge takes, front-most first: rank by rank, the middle file first
 PLACES = {f: tuple(cell for rank in INSIDE.ranks(f) for cell in (rank[1], rank[0], rank[2])) for f in sg.EDGES}
+# the inside of a square never changes: the cell in front of each cell for each facing, and
+# whether each set of cells is in edge contact, worked out once
+FRONT = {(f, cell): INSIDE.in_front(f, cell) for f in sg.EDGES for cell in INSIDE.cells}
+CONNECTED = {frozenset(chosen): INSIDE.connected(chosen)
+             for n in range(len(INSIDE.cells) + 1) for chosen in combinations(INSIDE.cells, n)}
+
+
+def in_front(facing: str, cell: str) -> str | None:
+    """`INSIDE.in_front`, from the table."""
+    try:
+        return FRONT[(facing, cell)]
+    except KeyError:
+        return INSIDE.in_front(facing, cell)
+
+
+def connected(cells) -> bool:
+    """`INSIDE.connected` (through cell sides), from the table."""
+    chosen = frozenset(cells)
+    found = CONNECTED.get(chosen)
+    return INSIDE.connected(chosen) if found is None else found
 
 
 def can_group(sc: Scenario, a: str, b: str) -> bool:
@@ -39,7 +59,16 @@ def can_group(sc: Scenario, a: str, b: str) -> bool:
     K-DOC-1, K-DOC-2, K-LST-3)? Same
     commanding marker (their formation's, or the one they are attached to); AA never with
     others; NATO field and rocket artillery only with artillery; Soviet reconnaissance, field
-    and rocket artillery only with their own type."""
+    and rocket artillery only with their own type. Remembered in the scenario: it depends on
+    nothing that play changes."""
+    key = ("group", a, b)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = _can_group(sc, a, b)
+    return found
+
+
+def _can_group(sc: Scenario, a: str, b: str) -> bool:
     pa, pb = sc.pieces[a], sc.pieces[b]
     if pa.side != pb.side or pa.hq != pb.hq:
         return False
@@ -84,7 +113,7 @@ def check_entries(sc: Scenario, square: str, entries: dict[str, dict], groups: b
         by_cell[cell] = p
     for p in pieces:
         rec = entries[p]
-        front = INSIDE.in_front(rec["f"], rec["cell"])
+        front = in_front(rec["f"], rec["cell"])
         if front is not None:
             ahead = by_cell.get(front)
             if ahead is None or entries[ahead]["f"] != rec["f"]:
@@ -128,7 +157,7 @@ def _check_group(sc: Scenario, members: list[str], entries: dict[str, dict]) -> 
             return f"a battle group has one order chit ({members[0]} {first['o']}, {p} {rec['o']}) (K-GM-5, K-ORD-8)"
         if not can_group(sc, members[0], p):
             return f"{members[0]} and {p} may not battle group (formation or national doctrine, K-BG-2, K-DOC)"
-    if not INSIDE.connected(entries[p]["cell"] for p in members):
+    if not connected(entries[p]["cell"] for p in members):
         return f"a battle group is in edge contact: {', '.join(members)} are not (K-GM-5)"
     square = first.get("sq")
     if square is not None and road_square(sc, square):
@@ -152,18 +181,14 @@ def place_cells(sc: Scenario, board: Board, square: str, movers: list[str], faci
     if len(free) < len(movers):
         return None
     for chosen in combinations(free, len(movers)):
-        placed = dict(facings)
-        placed.update({c: facing for c in chosen})
-        ok = True
+        # each stands in the front rank, or behind a mover or a unit there facing the same way
         for c in chosen:
-            front = INSIDE.in_front(facing, c)
-            if front is not None and placed.get(front) != facing:
-                ok = False
+            front = FRONT[(facing, c)]
+            if front is not None and front not in chosen and facings.get(front) != facing:
                 break
-        if ok and grouped and len(chosen) > 1 and not INSIDE.connected(chosen):
-            ok = False
-        if ok:
-            return list(chosen)
+        else:
+            if not grouped or len(chosen) < 2 or connected(chosen):
+                return list(chosen)
     return None
 
 
@@ -175,7 +200,7 @@ def places(sc: Scenario, board: Board, square: str, facing: str) -> list[str]:
     taken = {rules["pieces"][p]["cell"]: rules["pieces"][p]["f"] for p in board.at(square)}
     out = []
     for cell in PLACES[facing]:
-        front = INSIDE.in_front(facing, cell)
+        front = in_front(facing, cell)
         if cell not in taken and (front is None or taken.get(front) == facing):
             out.append(cell)
     return out

@@ -14,6 +14,8 @@ move may leave a square over-full (K-MOV-5 is met at every step, not only at the
 
 from __future__ import annotations
 
+import itertools
+
 from ..base import IllegalOrder
 from . import layout
 from .command import below
@@ -60,7 +62,15 @@ def phase_classes(sc: Scenario, ap: int) -> set[str]:
 
 
 def may_move(sc: Scenario, board: Board, pid: str, ap: int, order: str | None = None) -> bool:
-    return bool(classes(sc, board, pid, order) & phase_classes(sc, ap))
+    """Whether the piece may move in Action Phase `ap` (on `order`, or its own chit): remembered
+    in the scenario by what `classes` reads (movement class, mounted, chit) and the phase."""
+    rec = board.piece(pid)
+    order = order or rec["o"]
+    key = ("may-move", board.profile(pid).move, rec.get("mode") == "mounted", order, ap)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = bool(classes(sc, board, pid, order) & phase_classes(sc, ap))
+    return found
 
 
 def first_ap(sc: Scenario, board: Board, pid: str) -> int | None:
@@ -136,7 +146,16 @@ def _terrain_block(sc: Scenario, prof: Profile, a: str, b: str) -> str | None:
 
 
 def slowed(sc: Scenario, prof: Profile, a: str, b: str) -> bool:
-    """The step is the unit's one move of the turn (K-TER-8, K-TER-9, K-TER-2, K-MOV-7)."""
+    """The step is the unit's one move of the turn (K-TER-8, K-TER-9, K-TER-2, K-MOV-7);
+    remembered in the scenario like `terrain_block`."""
+    key = ("slowed", prof.vehicle, a, b)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = _slowed(sc, prof, a, b)
+    return found
+
+
+def _slowed(sc: Scenario, prof: Profile, a: str, b: str) -> bool:
     rule = "vehicles" if prof.vehicle else "infantry"
     if a != b and (getattr(sc.area[a], rule) == "one-phase" or getattr(sc.area[b], rule) == "one-phase"):
         return True
@@ -147,14 +166,15 @@ def step_block(sc: Scenario, board: Board, side: str, prof: Profile, a: str, b: 
     """Why a move from a to b is not allowed (enemy, corners, terrain), or None."""
     if a == b:
         return None
-    if b not in sc.grid or sc.grid.distance(a, b) != 1:
+    corners = sc.steps.get((a, b))
+    if corners is None:
         return f"{b} is not next to {a}: a move is one square (K-MOV-8)"
-    if board.occupied_by(b) == other(side):
+    enemy = other(side)
+    if board.occupied_by(b) == enemy:
         return f"{b} is held by the enemy: only a Close Assault goes there (K-CA-5)"
-    if sc.grid.orthogonal_distance(a, b) == 2:
-        for c in sc.grid.corner_squares(a, b):
-            if c in sc.grid and board.occupied_by(c) == other(side):
-                return f"a diagonal move from {a} to {b} may not pass the corner of enemy-held {c} (K-MOV-2, K-GM-7)"
+    for c in corners:
+        if board.occupied_by(c) == enemy:
+            return f"a diagonal move from {a} to {b} may not pass the corner of enemy-held {c} (K-MOV-2, K-GM-7)"
     return terrain_block(sc, prof, a, b)
 
 
@@ -507,38 +527,45 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
     """The legal moves of one body, each as `plan_move` would accept it (its checks, shared
     for all destinations)."""
     rules = board.rules
+    pieces = rules["pieces"]
     leave = not any(unit_may_move(sc, board, u, ap, True) for u in body)
-    grouped = len(body) > 1 and len({rules["pieces"][u]["o"] for u in body}) == 1
+    grouped = len(body) > 1 and len({pieces[u]["o"] for u in body}) == 1
     if len(body) > 1 and not grouped:
         return
     rest_ok = True
     if leave:
-        rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in body}
+        rest = {p: dict(pieces[p]) for p in board.at(here) if p not in body}
         _drop_broken_groups(sc, rest)
         rest_ok = layout.check_entries(sc, here, rest) is None
     targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
+    profiles = [board.profile(u) for u in body]
+    # step_block reads a unit's profile only for terrain, which asks only whether it is a vehicle
+    kinds = list({prof.vehicle: prof for prof in profiles}.values())
+    moved = rules["ts"]["moved"]
     for to in targets:
         if to != here:
-            if any(step_block(sc, board, side, board.profile(u), here, to) for u in body):
+            if any(step_block(sc, board, side, prof, here, to) for prof in kinds):
                 continue
-            if any(slowed(sc, board.profile(u), here, to) and (rules["ts"]["moved"].get(u) or first_ap(sc, board, u) != ap)
-                   for u in body):
+            if any(slowed(sc, prof, here, to) and (moved.get(u) or first_ap(sc, board, u) != ap)
+                   for u, prof in zip(body, profiles)):
                 continue
         facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
+        others = {p: dict(pieces[p], sq=to) for p in board.at(to) if p not in body}
+        # what is left of the groups already there (the body's own are new, or none)
+        for p in list(others):
+            g = others[p].get("g")
+            if g and g != "new" and sum(1 for q in others if others[q].get("g") == g) < 2:
+                others[p].pop("g", None)
         for f in facings:
             cells = layout.place_cells(sc, board, to, body, f, grouped)
             if cells is None:
                 continue
-            entries = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in body}
+            entries = dict(others)
             for p, cell in zip(body, cells):
-                entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=f)
+                entries[p] = dict(pieces[p], sq=to, cell=cell, f=f)
                 entries[p].pop("g", None)
                 if grouped:
                     entries[p]["g"] = "new"
-            for p in list(entries):
-                g = entries[p].get("g")
-                if g and g != "new" and sum(1 for q in entries if entries[q].get("g") == g) < 2:
-                    entries[p].pop("g", None)
             if layout.check_entries(sc, to, entries) is None:
                 yield {"type": "move", "units": body, "to": to, "facing": f}
 
@@ -559,25 +586,99 @@ def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
     return list(iter_options(sc, rules, side, ap))
 
 
-def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
-    board = Board(sc, rules)
+def _body_options(sc: Scenario, board: Board, side: str, body: list[str], ap: int):
+    """The legal moves and changes of mode of one battle group or lone unit."""
+    rec = board.piece(body[0])
+    here, facing = rec["sq"], rec["f"]
+    stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
+    if any(stay.values()):
+        bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []
+    else:
+        bodies = [body]
+    for b in bodies:
+        yield from _body_moves(sc, board, side, b, here, facing, ap)
+    for u in body:
+        for kind, mode in _MODE_CHANGES[sc.pieces[u].paired, sc.pieces[u].is_towed]:
+            if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
+                yield {"type": kind, "units": [u]}
+
+
+class MovesMemo:
+    """The options of a body (`_body_options`), remembered by everything they read: the side,
+    the Action Phase, the body, the pieces in its square and the eight around it (where they
+    stand, facing, chit, group, mode) and what the phase and the turn record of its units.
+    Successive positions of a movement step differ in a few squares, so most bodies are found
+    here. The contents of a square are keyed by a number (never given twice); when full, the
+    memo starts again."""
+
+    LIMIT = 50_000
+
+    def __init__(self):
+        self.moves: dict[tuple, list[dict]] = {}
+        self.contents: dict[tuple, int] = {}
+        self.numbers = itertools.count()
+
+    def number(self, content: tuple) -> int:
+        n = self.contents.get(content)
+        if n is None:
+            if len(self.moves) > self.LIMIT:
+                self.moves.clear()
+                self.contents.clear()
+            n = self.contents[content] = next(self.numbers)
+        return n
+
+
+class _Position:
+    """The keys of `MovesMemo` for the bodies of one position."""
+
+    def __init__(self, sc: Scenario, board: Board, side: str, ap: int):
+        memo = sc.memo.get("moves")
+        if memo is None:
+            memo = sc.memo["moves"] = MovesMemo()
+        self.memo, self.sc, self.board, self.side, self.ap = memo, sc, board, side, ap
+        rules = board.rules
+        ps, ts = rules["ps"], rules["ts"]
+        self.marks = [set(ps[k]) for k in ("moved", "gg", "evaded", "fired")] + [set(ts["locked"])]
+        self.changed = set(ps["mounted"])
+        self.assaulting = {u for a in rules["assaults"] for u in a["units"]}
+        self.turn_moves = ts["moved"]
+        self.around: dict[str, tuple[int, ...]] = {}
+
+    def _around(self, here: str) -> tuple[int, ...]:
+        """The numbers of the contents of `here` and the squares around it."""
+        found = self.around.get(here)
+        if found is None:
+            pieces = self.board.rules["pieces"]
+            found = self.around[here] = tuple(
+                self.memo.number(tuple((p, tuple(pieces[p].items())) for p in self.board.at(s)))
+                for s in (here, *self.sc.neighbours[here]))
+        return found
+
+    def key(self, body: list[str]) -> tuple:
+        units = tuple((u in self.assaulting, self.turn_moves.get(u), *(u in m for m in self.marks),
+                       *(f"{u}:{kind}" in self.changed for kind in _KINDS)) for u in body)
+        return self.side, self.ap, tuple(body), self._around(self.board.piece(body[0])["sq"]), units
+
+
+_KINDS = ("dismount", "mount", "limber", "unlimber")
+# the changes of mode `mode_block` may allow a piece: with transports, or a towed gun, or none
+_MODE_CHANGES = {(paired, towed): (((("dismount", "dismounted"), ("mount", "mounted")) if paired else ())
+                                   + ((("limber", "limbered"), ("unlimber", "deployed")) if towed else ()))
+                 for paired in (False, True) for towed in (False, True)}
+
+
+def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | None = None):
+    board = board or Board(sc, rules)
+    position = _Position(sc, board, side, ap)
     for body in board.movers(side):
-        here = rules["pieces"][body[0]]["sq"]
-        facing = rules["pieces"][body[0]]["f"]
         if all(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
             continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
-        stay = {u: unit_may_move(sc, board, u, ap, False) for u in body}
-        if any(stay.values()):
-            bodies = [[u] for u in body if stay[u] is None] if len(body) > 1 else []
-        else:
-            bodies = [body]
-        for b in bodies:
-            yield from _body_moves(sc, board, side, b, here, facing, ap)
-        for u in body:
-            for kind, mode in (("dismount", "dismounted"), ("mount", "mounted"), ("limber", "limbered"),
-                               ("unlimber", "deployed")):
-                if mode_block(sc, board, u, kind, ap) is None and _mode_layout(sc, board, [u], mode) is None:
-                    yield {"type": kind, "units": [u]}
+        key = position.key(body)
+        found = position.memo.moves.get(key)
+        if found is None:
+            found = position.memo.moves[key] = list(_body_options(sc, board, side, body, ap))
+        for option in found:
+            yield dict(option, units=list(option["units"]))
     for hid in sorted(h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side):
         if hid in rules["ps"]["moved"] or not hq_may_move(sc, rules, hid, ap):
             continue

@@ -200,6 +200,13 @@ class Scenario:
                 roads.update(self.grid.edge_key(s, n) for n in self.grid.neighbours(s))
         self.roads = frozenset(roads)
         self.neighbours = MappingProxyType({s: tuple(self.grid.neighbours(s, diagonal=True)) for s in self.grid.ids})
+        self.faces = MappingProxyType({s: tuple(self.grid.neighbours(s)) for s in self.grid.ids})   # through an edge
+        # K-MOV-2, K-MOV-8: each one-square step, with the on-table squares at the corner a
+        # diagonal step passes (none for a step through an edge)
+        self.steps = MappingProxyType({
+            (a, b): tuple(c for c in self.grid.corner_squares(a, b) if c in self.grid)
+            if self.grid.orthogonal_distance(a, b) == 2 else ()
+            for a in self.grid.ids for b in self.neighbours[a]})
         self.objectives = tuple(m.get("objectives") or ())
         for s in self.objectives:
             self._square(s, "map.objectives")

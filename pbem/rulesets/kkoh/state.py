@@ -114,12 +114,12 @@ class Board:
 
     def at(self, square: str, side: str | None = None) -> list[str]:
         """The pieces in a square (sorted), of one side if given."""
-        found = self._index().get(square, [])
+        found = (self._at if self._at is not None else self._index()).get(square, [])
         return found if side is None else [p for p in found if self.sc.pieces[p].side == side]
 
     def occupied_by(self, square: str) -> str | None:
         """The side holding a square with its pieces (markers hold no square, K-GG-2)."""
-        found = self._index().get(square)
+        found = (self._at if self._at is not None else self._index()).get(square)
         return self.sc.pieces[found[0]].side if found else None
 
     def squares(self, side: str | None = None) -> list[str]:
@@ -142,7 +142,8 @@ class Board:
         return pid in self.rules["pieces"]
 
     def profile(self, pid: str):
-        return self.sc.profile(pid, self.rules["pieces"][pid].get("mode"))
+        mode = self.rules["pieces"][pid].get("mode")
+        return self.sc.pieces[pid].modes[mode or "normal"]
 
     def hits(self, pid: str) -> int:
         return self.rules["pieces"][pid].get("hits", 0)
@@ -166,14 +167,22 @@ class Board:
         return [p for p in self.at(sq) if self.rules["pieces"][p].get("g") == g]
 
     def movers(self, side: str) -> list[list[str]]:
-        """Each battle group and lone piece of a side, as a sorted list (K-BG-1)."""
+        """Each battle group and lone piece of a side, as a sorted list (K-BG-1): `members`
+        of each piece, read from the square index."""
+        pieces = self.rules["pieces"]
         seen: set[str] = set()
         out = []
         for pid in self.sc.side_pieces[side]:
-            if pid in self.rules["pieces"] and pid not in seen:
-                m = self.members(pid)
-                seen.update(m)
-                out.append(m)
+            rec = pieces.get(pid)
+            if rec is None or pid in seen:
+                continue
+            g = rec.get("g")
+            if g is None:
+                out.append([pid])
+                continue
+            m = [p for p in self.at(rec["sq"]) if pieces[p].get("g") == g]
+            seen.update(m)
+            out.append(m)
         return out
 
     def order(self, pid: str) -> str:
