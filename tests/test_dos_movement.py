@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from pbem.rulesets.dos import flow
 from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import movement as mv
 from pbem.rulesets.dos import state as st
@@ -454,3 +455,20 @@ def test_14_42_markers_do_not_count_for_stacking():
     ctx = play(rules, [{"type": "move", "units": ["G/57", "G/75", "G/79"], "path": ["N2245"]}, {"type": "end"}])
     assert not events_of(ctx, "eliminated") and rules["phase"] == "combat"
 
+
+
+def test_15_3_6_21_no_entry_is_offered_into_a_hex_the_enemy_holds():
+    """The entries offered in the Initial Movement Phase leave out every hex enemy units
+    hold (6.21), as applying the order would refuse them."""
+    sc = SC()
+    edge, cities = sc.soviet_entry["north"]
+    held = [h for h in list(cities) + list(edge) if sc.terrain_of[h] != "mountain"][:12]
+    axis = [u for u in sc.side_units["axis"] if sc.units[u].arm == "infantry"][:len(held)]   # not air (14.13)
+    units = {"R/1": {"status": "ready", "map": "north"}}
+    units.update({uid: {"hex": sc.ids[h]} for uid, h in zip(axis, held)})
+    rules = at(player="soviet", units=units)
+    need = flow.next_step(sc, rules)
+    offered = [o["path"][0] for o in flow.legal_orders(sc, rules, need) if o["type"] == "enter"]
+    assert offered and not set(offered) & {sc.ids[h] for h in held}
+    for entry in offered:   # and every one offered applies
+        play(at(player="soviet", units=units), [{"type": "enter", "units": ["R/1"], "path": [entry]}])

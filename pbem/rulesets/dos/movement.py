@@ -691,9 +691,10 @@ def _fits(sc: Scenario, rules: dict, board: Board, stack: list[str], b: int) -> 
 def _entries(sc: Scenario, rules: dict, side: str, board: Board) -> list[dict]:
     ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]   # in id order
     out = []
+    held = _enemy_parts(sc, rules, side)[0]   # 6.21: `board` may show the mover's side only
     for uid in ready[:1]:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
-        cands = cities + edge
+        cands = [i for i in cities + edge if i not in held]
         placed = rules["ps"].get("placed", {})
         ok = []
         for i in cands:
