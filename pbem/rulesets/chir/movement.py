@@ -21,6 +21,14 @@ def budget(sc: Scenario, rules: dict, uid: str) -> int:
     return u.mp * 2
 
 
+def _budgets(sc: Scenario, rules: dict, uids: list[str]) -> dict[str, int]:
+    """budget() of each of these units, reading each marker list once."""
+    marks = rules["markers"]
+    slowed = set(marks["half"]).union(u for u in marks["fired"] if sc.units[u].sp)
+    units = sc.units
+    return {u: (units[u].mp // 2) * 2 if u in slowed else units[u].mp * 2 for u in uids}
+
+
 def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, str] | None:
     """None if the unit may start a move now, else (rule, reason)."""
     u = sc.units.get(uid) if isinstance(uid, str) else None
@@ -65,21 +73,47 @@ class _View:
         self.ezoc_fs = frozenset(self.ezoc)
         self.enemy_fs = frozenset(self.enemy)
         self._support_blocked: frozenset | None = None
+        self._loads: dict[str, tuple] = {}
 
     def support_blocked(self) -> frozenset:
         """Hexes anti-tank and artillery moving without armour or infantry may not enter (8.1, 8.5.1)."""
         if self._support_blocked is None:
-            units = self.sc.units
+            arms = self.sc.combat_arms
             self._support_blocked = self.enemy_fs | frozenset(
-                h for h in self.ezoc if not any(units[x].combat_arm for x in self.friends.get(h, [])))
+                h for h in self.ezoc if not any(x in arms for x in self.friends.get(h, ())))
         return self._support_blocked
 
     def friendly_combat_arm(self, h: str, movers: list[str]) -> bool:
-        return any(self.sc.units[x].combat_arm for x in self.friends.get(h, []) if x not in movers)
+        arms = self.sc.combat_arms
+        return any(x in arms for x in self.friends.get(h, []) if x not in movers)
+
+    def fitting(self, movers: list[str]):
+        """fits(dest): may `movers` (none of them in a friendly stack) end a move in dest
+        within the stacking limit (6.4)? Each friendly stack is added up once per view."""
+        sc, side, friends, loads = self.sc, self.side, self.friends, self._loads
+        mine = bd.stack_load(sc, movers)
+        alone = len(movers) <= 1 or bd.loads_fit(side, mine, bd.NO_LOAD)
+        memo: dict[str, bool] = {}
+
+        def fits(dest: str) -> bool:
+            ok = memo.get(dest)
+            if ok is None:
+                there = friends.get(dest)
+                if there is None:
+                    ok = alone
+                else:
+                    load = loads.get(dest)
+                    if load is None:
+                        load = loads[dest] = bd.stack_load(sc, there)
+                    ok = bd.loads_fit(side, load, mine)
+                memo[dest] = ok
+            return ok
+        return fits, alone
 
 
 def _support_only(sc: Scenario, uids: list[str]) -> bool:
-    return not any(sc.units[u].combat_arm for u in uids)
+    arms = sc.combat_arms
+    return not any(u in arms for u in uids)
 
 
 def check_path(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, path: list[str], *,
@@ -268,7 +302,19 @@ def waiting(sc: Scenario, rules: dict, side: str) -> list[str]:
 
 
 def movable(sc: Scenario, rules: dict, side: str) -> list[str]:
-    return [u for u in bd.on_map(sc, rules, side) if why_not_move(sc, rules, u, side) is None]
+    """The units of `side` that may start a move now (why_not_move gives None), sorted."""
+    stopped = _stopped(sc, rules, side)
+    return [u for u in bd.on_map(sc, rules, side) if u not in stopped]
+
+
+def _stopped(sc: Scenario, rules: dict, side: str) -> set[str]:
+    """The units whose markers forbid a move now (why_not_move's reasons after the first three)."""
+    marks = rules["markers"]
+    units = sc.units
+    stopped = set(rules["moved"]).union(marks["done"], marks["no-move"], marks["confusion"])
+    stopped.update(u for u in marks["fired"]
+                   if units[u].cls == "artillery" and not (units[u].sp and units[u].side == "german"))
+    return stopped
 
 
 # --- legal options ---------------------------------------------------------------------------
@@ -311,12 +357,6 @@ def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: se
     return {h: (settled[h], route[h]) for h in sorted(settled)}
 
 
-def search_key(sc: Scenario, uids: list[str], start: str | None, entry: str | None) -> tuple:
-    """What a group's search depends on besides its allowance (see destinations)."""
-    classes = tuple(sorted({sc.units[u].move_class for u in uids}))
-    return (start if start is not None else entry, start is None, classes, _support_only(sc, uids))
-
-
 def destinations(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, entry: str | None = None,
                  v: "_View | None" = None) -> dict[str, tuple[int, list[str]]]:
     """Cheapest legal path to every hex the group can reach (a conservative search: each
@@ -325,26 +365,43 @@ def destinations(sc: Scenario, rules: dict, side: str, uids: list[str], start: s
     return {h: (c, p) for h, c, p in rows}
 
 
+def _kind(sc: Scenario, uids: list[str]) -> tuple[tuple[str, ...], bool]:
+    """What a group's search depends on besides its origin and allowance: its movement
+    classes, and whether it is anti-tank and artillery only (8.5.1)."""
+    move_class = sc.move_class_of
+    return tuple(sorted({move_class[u] for u in uids})), _support_only(sc, uids)
+
+
 def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, entry: str | None,
                       v: "_View", cache: dict | None) -> list[tuple[str, int, list[str]]]:
-    """destinations() as [(hex, cost, path)] sorted by hex. `cache` (one options() call, one
-    board view) shares searches and their paths between groups that move alike; the paths
-    are then shared between the options of one call, as their unit lists are."""
-    units = sc.units
-    limit = min(budget(sc, rules, u) for u in uids)
-    support_only = _support_only(sc, uids)
-    origin = start if start is not None else entry
-    tactical = start is not None and start in v.ezoc
-    classes = tuple(sorted({units[u].move_class for u in uids}))
+    """destinations() as [(hex, cost, path)] sorted by hex (see _search for `cache`)."""
+    limit = min(_budgets(sc, rules, uids).values())
+    classes, support_only = _kind(sc, uids)
     first = 0
     if start is None:
-        first = max(sc.road_cost[units[u].move_class] for u in uids)
+        first = max(sc.road_cost[c] for c in classes)
         if first > limit:
             return []
         if entry in v.ezoc:
             return [(entry, first, [entry])]
     allowance = limit - first
-    key = (origin, start is None, classes, support_only)
+    reach, _, rows = _search(sc, v, start if start is not None else entry, start is None, classes, support_only,
+                             allowance, cache)
+    if not first and reach <= allowance:
+        return rows  # the search went no farther than this group may: every row is within reach
+    return [(h, c + first, p) for h, c, p in rows if c <= allowance]
+
+
+def _search(sc: Scenario, v: "_View", origin: str, entering: bool, classes: tuple[str, ...], support_only: bool,
+            allowance: int, cache: dict | None) -> tuple[int, dict, list[tuple[str, int, list[str]]]]:
+    """The search of a kind of mover from `origin` (a move's start, or the entry hex when
+    `entering`) for at least `allowance` half MP: (reach: the allowance it ran with, found:
+    {hex: (cost, path)}, rows: [(hex, cost, path)] sorted by hex, the paths after a move's
+    start, which is no row, or from the entry hex). Rows farther than `allowance` are left
+    for the caller to drop. `cache` (one options() call, one board view) shares searches
+    and their paths between groups that move alike; the paths are then shared between the
+    options of one call, as their unit lists are."""
+    key = (origin, entering, classes, support_only)
     found = None
     reach = allowance
     if cache is not None:
@@ -362,8 +419,8 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
             # stands (the movers themselves are neither, so they need not be excluded)
             blocked = v.support_blocked()
         # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
-        first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) if tactical \
-            else frozenset()
+        first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) \
+            if not entering and origin in v.ezoc else frozenset()
         # the search is a pure function of these inputs: remembered between calls, with the
         # rows made of it (the paths are shared by every caller: none may change them)
         memo = _SEARCHES.get(sc)
@@ -379,79 +436,66 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         found, sliced = held
         if cache is not None:
             cache.setdefault("found", {})[key] = (reach, found, sliced)
-    rows = sliced.get(start is None)
+    rows = sliced.get(entering)
     if rows is None:
-        rows = sliced[start is None] = [(h, c, p[1:] if start is not None else list(p)) for h, (c, p) in found.items()
-                                        if start is None or h != start]
-    if not first and reach <= allowance:
-        return rows  # the search went no farther than this group may: every row is within reach
-    return [(h, c + first, p) for h, c, p in rows if c <= allowance]
+        rows = sliced[entering] = [(h, c, list(p)) for h, (c, p) in found.items()] if entering \
+            else [(h, c, p[1:]) for h, (c, p) in found.items() if h != origin]
+    return reach, found, rows
 
 
 def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     """A finite, representative set of moves and entries: one cheapest path to every reachable
     hex for each stack and each of its units, ending within the stacking limit (apply also
     accepts paths not listed, and moves ending over the limit: 6.4 removal follows)."""
-    out: list[dict] = []
-    groups: list[list[str]] = []
-    by_hex: dict[str, list[str]] = {}
-    for u in movable(sc, rules, side):
-        by_hex.setdefault(st.hex_of(rules, u), []).append(u)
-    for h, us in sorted(by_hex.items()):
-        groups.append(us)
-        if len(us) > 1:
-            groups.extend([[u] for u in us])
     v = _View(sc, rules, side)
-    cache: dict = {}
-
     friends = v.friends
-
-    def fitting(us: list[str]):
-        """fits(dest): may `us` end a move in dest within the stacking limit (6.4)?"""
-        alone = bd.stacking_ok(sc, us)
-        memo: dict[str, bool] = {}
-
-        def fits(dest: str) -> bool:
-            if dest not in friends:
-                return alone
-            ok = memo.get(dest)
-            if ok is None:
-                ok = memo[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
-            return ok
-        return fits
-
+    stopped = _stopped(sc, rules, side)
+    groups: list[tuple[str, list[str]]] = []  # each stack of movable units, then each of its units
+    for h, here in friends.items():
+        us = [u for u in here if u not in stopped]
+        if us:
+            groups.append((h, us))
+            if len(us) > 1:
+                groups.extend((h, [u]) for u in us)
+    budgets = _budgets(sc, rules, [u for _, us in groups for u in us])
+    plans = []
     need: dict = {}
-    for us in groups:
-        key = search_key(sc, us, st.hex_of(rules, us[0]), None)
-        need[key] = max(need.get(key, 0), min(budget(sc, rules, u) for u in us))
-    cache["need"] = need
-    exits = sc.exit if side == "soviet" else set()
-    append = out.append
-    for us in groups:
-        start = st.hex_of(rules, us[0])
-        alone = bd.stacking_ok(sc, us)
-        crowded: dict[str, bool] = {}  # fitting() inlined: this loop runs for every reachable hex
-        for dest, cost, path in _destination_rows(sc, rules, side, us, start, None, v, cache):
-            if dest in friends:
-                ok = crowded.get(dest)
-                if ok is None:
-                    ok = crowded[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
-            else:
-                ok = alone
-            if ok:
-                append({"type": "move", "units": us, "path": path})
-            if dest in exits and dest not in v.ezoc \
-                    and all(cost + sc.exit_cost <= budget(sc, rules, u) for u in us):
-                append({"type": "move", "units": us, "path": path, "exit": True})
+    for start, us in groups:
+        limit = min(budgets[u] for u in us)
+        classes, support_only = _kind(sc, us)
+        key = (start, False, classes, support_only)
+        need[key] = max(need.get(key, 0), limit)
+        plans.append((start, us, limit, classes, support_only))
+    cache: dict = {"need": need}
+    exits = sc.exit if side == "soviet" else frozenset()
+    out: list[dict] = []
+    for start, us, limit, classes, support_only in plans:
+        _, found, rows = _search(sc, v, start, False, classes, support_only, limit, cache)
+        fits, alone = v.fitting(us)
+        if any(e != start and e in found and found[e][0] <= limit for e in exits):
+            for dest, cost, path in rows:
+                if cost > limit:
+                    continue
+                if fits(dest):
+                    out.append({"type": "move", "units": us, "path": path})
+                # 4.4: Soviet units leave the map from the south-edge road hex
+                if dest in exits and dest not in v.ezoc and cost + sc.exit_cost <= limit:
+                    out.append({"type": "move", "units": us, "path": path, "exit": True})
+        elif alone:  # the rows of this loop are most of what a movement phase offers
+            out += [{"type": "move", "units": us, "path": p} for h, c, p in rows
+                    if c <= limit and (h not in friends or fits(h))]
+        else:
+            out += [{"type": "move", "units": us, "path": p} for h, c, p in rows
+                    if c <= limit and h in friends and fits(h)]
     entries: dict[str, list[str]] = {}
     for u in waiting(sc, rules, side):
         entries.setdefault(sc.units[u].entry_hex, []).append(u)
     for entry, us in sorted(entries.items()):
-        if bd.side_in(sc, rules, entry) not in (None, side):
+        if entry in v.enemy and bd.side_in(sc, rules, entry) not in (None, side):
             continue
         sets = [us] + ([[u] for u in us] if len(us) > 1 else [])
         for group in sets:
-            fits = fitting(group)
+            fits, _ = v.fitting(group)
             for dest, cost, path in _destination_rows(sc, rules, side, group, None, entry, v, cache):
                 if fits(dest):
                     out.append({"type": "enter", "units": group, "path": path})
