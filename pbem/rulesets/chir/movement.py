@@ -55,10 +55,45 @@ def step_cost(sc: Scenario, uid: str, a: str, c: str) -> int:
     return sc.cost[sc.units[uid].move_class][a][c]
 
 
-# Movement searches of each scenario, by everything they depend on (see destinations): pure
-# functions of their inputs, remembered between calls; forgotten with their scenario.
+# Movement searches of each scenario, by everything they depend on (see _search): pure
+# functions of their inputs, remembered between calls (the most recently used MAX_SEARCHES:
+# a search is wanted again while the board around its start stays as it was, within a few
+# moves); forgotten with their scenario.
 _SEARCHES: "WeakKeyDictionary[Scenario, dict]" = WeakKeyDictionary()
-MAX_SEARCHES = 20000
+MAX_SEARCHES = 1024
+
+
+class _Search:
+    """One search and what is made of it: its rows, as a move and as an entry, and the move
+    options of each group of units that used it. Shared by every caller: read-only."""
+
+    __slots__ = ("found", "rows", "moves")
+
+    def __init__(self, found: dict[str, tuple[int, list[str]]]):
+        self.found = found  # {hex: (cost, path after the origin)}, sorted by hex
+        self.rows: dict[bool, list[tuple[str, int, list[str]]]] = {}
+        self.moves: dict[tuple[str, ...], tuple[list[tuple[str, int, dict]], list[dict]]] = {}
+
+    def rows_from(self, origin: str, entering: bool) -> list[tuple[str, int, list[str]]]:
+        """[(hex, cost, path)] sorted by hex: a move's path after its start (which is no row),
+        an entry's from the entry hex."""
+        rows = self.rows.get(entering)
+        if rows is None:
+            found = self.found
+            rows = self.rows[entering] = [(h, c, [origin] + p) for h, (c, p) in found.items()] if entering \
+                else [(h, c, p) for h, (c, p) in found.items() if h != origin]
+        return rows
+
+    def move_options(self, origin: str, units: list[str]) -> tuple[list[tuple[str, int, dict]], list[dict]]:
+        """The move orders of these units from `origin`, one for each row: [(hex, cost, order)]
+        and the orders alone."""
+        key = tuple(units)
+        made = self.moves.get(key)
+        if made is None:
+            rows = [(h, c, {"type": "move", "units": units, "path": p}) for h, (c, p) in self.found.items()
+                    if h != origin]
+            made = self.moves[key] = (rows, [order for _, _, order in rows])
+        return made
 
 
 class _View:
@@ -320,8 +355,8 @@ def _stopped(sc: Scenario, rules: dict, side: str) -> set[str]:
 # --- legal options ---------------------------------------------------------------------------
 
 def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: set, first_block: set) -> dict:
-    """Dijkstra from `origin` within `budget` (half MP): {hex: (cost, [origin, ..., hex])},
-    sorted by hex. The same search, with the same tie-breaking, as
+    """Dijkstra from `origin` within `budget` (half MP): {hex: (cost, path)}, sorted by hex,
+    each path the hexes entered after the origin. The same search, with the same tie-breaking, as
     pbem.core.geometry.paths.reachable_paths with EZOC hexes as stops: the frontier is ordered
     by (cost, hex) and of two equally cheap ways into a hex the one through the lower
     predecessor is kept. `blocked` hexes may not be entered; `first_block` not on the first step."""
@@ -336,11 +371,12 @@ def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: se
         if node in settled:
             continue
         settled[node] = c
-        if node != origin and node in ezoc:
+        if node in ezoc and node != origin:
             continue
         row = table[node]
+        barred = first_block if node == origin else ()
         for nxt in neigh[node]:
-            if nxt in settled or nxt in blocked or (node == origin and nxt in first_block):
+            if nxt in settled or nxt in blocked or nxt in barred:
                 continue
             total = c + row[nxt]
             if total > budget:
@@ -350,7 +386,7 @@ def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: se
                 best[nxt] = total
                 parent[nxt] = node
                 push(frontier, (total, nxt))
-    route = {origin: [origin]}
+    route: dict[str, list[str]] = {origin: []}
     for node in settled:
         if node != origin:
             route[node] = route[parent[node]] + [node]
@@ -385,24 +421,21 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         if entry in v.ezoc:
             return [(entry, first, [entry])]
     allowance = limit - first
-    reach, _, rows = _search(sc, v, start if start is not None else entry, start is None, classes, support_only,
-                             allowance, cache)
+    origin = start if start is not None else entry
+    reach, search = _search(sc, v, origin, start is None, classes, support_only, allowance, cache)
+    rows = search.rows_from(origin, start is None)
     if not first and reach <= allowance:
         return rows  # the search went no farther than this group may: every row is within reach
     return [(h, c + first, p) for h, c, p in rows if c <= allowance]
 
 
 def _search(sc: Scenario, v: "_View", origin: str, entering: bool, classes: tuple[str, ...], support_only: bool,
-            allowance: int, cache: dict | None) -> tuple[int, dict, list[tuple[str, int, list[str]]]]:
+            allowance: int, cache: dict | None) -> tuple[int, _Search]:
     """The search of a kind of mover from `origin` (a move's start, or the entry hex when
-    `entering`) for at least `allowance` half MP: (reach: the allowance it ran with, found:
-    {hex: (cost, path)}, rows: [(hex, cost, path)] sorted by hex, the paths after a move's
-    start, which is no row, or from the entry hex). Rows farther than `allowance` are left
-    for the caller to drop. `cache` (one options() call, one board view) shares searches
-    and their paths between groups that move alike; the paths are then shared between the
-    options of one call, as their unit lists are."""
+    `entering`) for at least `allowance` half MP, and the allowance it ran with: the caller
+    drops the rows beyond its own. `cache` (one options() call, one board view) shares
+    searches between groups that move alike."""
     key = (origin, entering, classes, support_only)
-    found = None
     reach = allowance
     if cache is not None:
         # one search per origin and kind of mover, run with the largest allowance any group
@@ -411,42 +444,39 @@ def _search(sc: Scenario, v: "_View", origin: str, entering: bool, classes: tupl
         reach = max(allowance, cache.get("need", {}).get(key, 0))
         hit = cache.get("found", {}).get(key)
         if hit is not None and hit[0] >= allowance:
-            reach, found, sliced = hit
-    if found is None:
-        blocked = v.enemy_fs
-        if support_only:
-            # 8.5.1: anti-tank and artillery enter an EZOC only where friendly armour or infantry
-            # stands (the movers themselves are neither, so they need not be excluded)
-            blocked = v.support_blocked()
-        # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
-        first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) \
-            if not entering and origin in v.ezoc else frozenset()
-        # the search is a pure function of these inputs: remembered between calls, with the
-        # rows made of it (the paths are shared by every caller: none may change them)
-        memo = _SEARCHES.get(sc)
-        if memo is None:
-            memo = _SEARCHES[sc] = {}
-        memo_key = (origin, reach, classes, blocked, v.ezoc_fs, first_block)
-        held = memo.get(memo_key)
-        if held is None:
-            if len(memo) >= MAX_SEARCHES:
-                memo.clear()
-            table = sc.cost[classes[0]] if len(classes) == 1 else sc.cost_max
-            held = memo[memo_key] = (_reach(sc, origin, reach, table, blocked, v.ezoc, first_block), {})
-        found, sliced = held
-        if cache is not None:
-            cache.setdefault("found", {})[key] = (reach, found, sliced)
-    rows = sliced.get(entering)
-    if rows is None:
-        rows = sliced[entering] = [(h, c, list(p)) for h, (c, p) in found.items()] if entering \
-            else [(h, c, p[1:]) for h, (c, p) in found.items() if h != origin]
-    return reach, found, rows
+            return hit
+    blocked = v.enemy_fs
+    if support_only:
+        # 8.5.1: anti-tank and artillery enter an EZOC only where friendly armour or infantry
+        # stands (the movers themselves are neither, so they need not be excluded)
+        blocked = v.support_blocked()
+    # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
+    first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) \
+        if not entering and origin in v.ezoc else frozenset()
+    # the search is a pure function of these inputs: remembered between calls, with the
+    # rows and options made of it (shared by every caller: none may change them)
+    memo = _SEARCHES.get(sc)
+    if memo is None:
+        memo = _SEARCHES[sc] = {}
+    memo_key = (origin, reach, classes, blocked, v.ezoc_fs, first_block)
+    held = memo.pop(memo_key, None)
+    if held is None:
+        if len(memo) >= MAX_SEARCHES:
+            del memo[next(iter(memo))]  # the least recently used
+        table = sc.cost[classes[0]] if len(classes) == 1 else sc.cost_max
+        held = _Search(_reach(sc, origin, reach, table, blocked, v.ezoc, first_block))
+    memo[memo_key] = held
+    if cache is not None:
+        cache.setdefault("found", {})[key] = (reach, held)
+    return reach, held
 
 
 def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     """A finite, representative set of moves and entries: one cheapest path to every reachable
     hex for each stack and each of its units, ending within the stacking limit (apply also
-    accepts paths not listed, and moves ending over the limit: 6.4 removal follows)."""
+    accepts paths not listed, and moves ending over the limit: 6.4 removal follows). The
+    move orders, their unit lists and paths are remembered with their search and handed to
+    every caller again: read them, never change them."""
     v = _View(sc, rules, side)
     friends = v.friends
     stopped = _stopped(sc, rules, side)
@@ -470,23 +500,35 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     exits = sc.exit if side == "soviet" else frozenset()
     out: list[dict] = []
     for start, us, limit, classes, support_only in plans:
-        _, found, rows = _search(sc, v, start, False, classes, support_only, limit, cache)
+        reach, search = _search(sc, v, start, False, classes, support_only, limit, cache)
+        moves, orders = search.move_options(start, us)
         fits, alone = v.fitting(us)
+        found = search.found
         if any(e != start and e in found and found[e][0] <= limit for e in exits):
-            for dest, cost, path in rows:
+            for dest, cost, order in moves:
                 if cost > limit:
                     continue
                 if fits(dest):
-                    out.append({"type": "move", "units": us, "path": path})
+                    out.append(order)
                 # 4.4: Soviet units leave the map from the south-edge road hex
                 if dest in exits and dest not in v.ezoc and cost + sc.exit_cost <= limit:
-                    out.append({"type": "move", "units": us, "path": path, "exit": True})
-        elif alone:  # the rows of this loop are most of what a movement phase offers
-            out += [{"type": "move", "units": us, "path": p} for h, c, p in rows
-                    if c <= limit and (h not in friends or fits(h))]
+                    out.append({"type": "move", "units": order["units"], "path": order["path"], "exit": True})
+            continue
+        # the orders of these loops are most of what a movement phase offers: each friendly
+        # stack within reach is checked once, and a group that may end anywhere it reaches
+        # takes the search's orders whole
+        crowded = [h for h in found.keys() & friends.keys() if h != start]
+        if alone:
+            over = {h for h in crowded if not fits(h)}
+            if over:
+                out += [order for h, c, order in moves if c <= limit and h not in over]
+            elif reach > limit:
+                out += [order for h, c, order in moves if c <= limit]
+            else:
+                out += orders
         else:
-            out += [{"type": "move", "units": us, "path": p} for h, c, p in rows
-                    if c <= limit and h in friends and fits(h)]
+            room = {h for h in crowded if fits(h)}
+            out += [order for h, c, order in moves if c <= limit and h in room]
     entries: dict[str, list[str]] = {}
     for u in waiting(sc, rules, side):
         entries.setdefault(sc.units[u].entry_hex, []).append(u)
