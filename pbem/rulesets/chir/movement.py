@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+from functools import cached_property
 from weakref import WeakKeyDictionary
 
 from ..base import IllegalOrder
@@ -65,14 +66,15 @@ MAX_SEARCHES = 1024
 
 class _Search:
     """One search and what is made of it: its rows, as a move and as an entry, and the move
-    options of each group of units that used it. Shared by every caller: read-only."""
+    orders of each group of units that used it. Shared by every caller: read-only."""
 
-    __slots__ = ("found", "rows", "moves")
+    __slots__ = ("found", "rows", "orders", "moves")
 
     def __init__(self, found: dict[str, tuple[int, list[str]]]):
         self.found = found  # {hex: (cost, path after the origin)}, sorted by hex
         self.rows: dict[bool, list[tuple[str, int, list[str]]]] = {}
-        self.moves: dict[tuple[str, ...], tuple[list[tuple[str, int, dict]], list[dict]]] = {}
+        self.orders: dict[tuple[str, ...], list[tuple[str, int, dict]]] = {}
+        self.moves: dict[tuple[tuple[str, ...], int], tuple[list[tuple[str, dict]], list[dict]]] = {}
 
     def rows_from(self, origin: str, entering: bool) -> list[tuple[str, int, list[str]]]:
         """[(hex, cost, path)] sorted by hex: a move's path after its start (which is no row),
@@ -84,65 +86,71 @@ class _Search:
                 else [(h, c, p) for h, (c, p) in found.items() if h != origin]
         return rows
 
-    def move_options(self, origin: str, units: list[str]) -> tuple[list[tuple[str, int, dict]], list[dict]]:
-        """The move orders of these units from `origin`, one for each row: [(hex, cost, order)]
-        and the orders alone."""
+    def move_options(self, origin: str, units: list[str], limit: int) -> tuple[list[tuple[str, dict]], list[dict]]:
+        """The orders moving these units from `origin` to each hex within `limit` half MP, in
+        the order of the rows: [(hex, order)] and the orders alone."""
         key = tuple(units)
-        made = self.moves.get(key)
+        made = self.moves.get((key, limit))
         if made is None:
-            rows = [(h, c, {"type": "move", "units": units, "path": p}) for h, (c, p) in self.found.items()
-                    if h != origin]
-            made = self.moves[key] = (rows, [order for _, _, order in rows])
+            every = self.orders.get(key)
+            if every is None:
+                every = self.orders[key] = [(h, c, {"type": "move", "units": units, "path": p})
+                                            for h, (c, p) in self.found.items() if h != origin]
+            pairs = [(h, order) for h, c, order in every if c <= limit]
+            made = self.moves[key, limit] = (pairs, [order for _, order in pairs])
         return made
 
 
 class _View:
-    """What a move needs to know about the board at its start (computed once per order)."""
+    """What a move needs to know about the board at its start (computed once per order,
+    the rest when first asked, before the state changes)."""
 
     def __init__(self, sc: Scenario, rules: dict, side: str):
         self.sc = sc
+        self.rules = rules
         self.side = side
         self.ezoc, self.tank_ezoc = bd.ezoc(sc, rules, side)
         self.enemy = bd.occupied(sc, rules, other(side))
-        self.friends: dict[str, list[str]] = bd.stacks(sc, rules, side)
-        self.ezoc_fs = frozenset(self.ezoc)
-        self.enemy_fs = frozenset(self.enemy)
-        self._support_blocked: frozenset | None = None
-        self._loads: dict[str, tuple] = {}
 
+    @cached_property
+    def friends(self) -> dict[str, list[str]]:
+        return bd.stacks(self.sc, self.rules, self.side)
+
+    @cached_property
+    def ezoc_fs(self) -> frozenset:
+        return frozenset(self.ezoc)
+
+    @cached_property
+    def enemy_fs(self) -> frozenset:
+        return frozenset(self.enemy)
+
+    @cached_property
     def support_blocked(self) -> frozenset:
         """Hexes anti-tank and artillery moving without armour or infantry may not enter (8.1, 8.5.1)."""
-        if self._support_blocked is None:
-            arms = self.sc.combat_arms
-            self._support_blocked = self.enemy_fs | frozenset(
-                h for h in self.ezoc if not any(x in arms for x in self.friends.get(h, ())))
-        return self._support_blocked
+        arms, friends = self.sc.combat_arms, self.friends
+        escorted = {h for h in self.ezoc.intersection(friends) if any(x in arms for x in friends[h])}
+        return self.enemy_fs | frozenset(self.ezoc.difference(escorted))
+
+    @cached_property
+    def loads(self) -> dict[str, tuple]:
+        """Each friendly stack's board.stack_load."""
+        sc = self.sc
+        return {h: bd.stack_load(sc, us) for h, us in self.friends.items()}
 
     def friendly_combat_arm(self, h: str, movers: list[str]) -> bool:
         arms = self.sc.combat_arms
         return any(x in arms for x in self.friends.get(h, []) if x not in movers)
 
     def fitting(self, movers: list[str]):
-        """fits(dest): may `movers` (none of them in a friendly stack) end a move in dest
-        within the stacking limit (6.4)? Each friendly stack is added up once per view."""
-        sc, side, friends, loads = self.sc, self.side, self.friends, self._loads
-        mine = bd.stack_load(sc, movers)
+        """(fits, alone): may `movers` (none of them in a friendly stack) end a move in a
+        hex within the stacking limit (6.4): fits(hex), and alone in an empty hex?"""
+        side, loads = self.side, self.loads
+        mine = bd.stack_load(self.sc, movers)
         alone = len(movers) <= 1 or bd.loads_fit(side, mine, bd.NO_LOAD)
-        memo: dict[str, bool] = {}
 
         def fits(dest: str) -> bool:
-            ok = memo.get(dest)
-            if ok is None:
-                there = friends.get(dest)
-                if there is None:
-                    ok = alone
-                else:
-                    load = loads.get(dest)
-                    if load is None:
-                        load = loads[dest] = bd.stack_load(sc, there)
-                    ok = bd.loads_fit(side, load, mine)
-                memo[dest] = ok
-            return ok
+            load = loads.get(dest)
+            return alone if load is None else bd.loads_fit(side, load, mine)
         return fits, alone
 
 
@@ -405,6 +413,8 @@ def _kind(sc: Scenario, uids: list[str]) -> tuple[tuple[str, ...], bool]:
     """What a group's search depends on besides its origin and allowance: its movement
     classes, and whether it is anti-tank and artillery only (8.5.1)."""
     move_class = sc.move_class_of
+    if len(uids) == 1:
+        return (move_class[uids[0]],), uids[0] not in sc.combat_arms
     return tuple(sorted({move_class[u] for u in uids})), _support_only(sc, uids)
 
 
@@ -449,7 +459,7 @@ def _search(sc: Scenario, v: "_View", origin: str, entering: bool, classes: tupl
     if support_only:
         # 8.5.1: anti-tank and artillery enter an EZOC only where friendly armour or infantry
         # stands (the movers themselves are neither, so they need not be excluded)
-        blocked = v.support_blocked()
+        blocked = v.support_blocked
     # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
     first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) \
         if not entering and origin in v.ezoc else frozenset()
@@ -499,36 +509,31 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     cache: dict = {"need": need}
     exits = sc.exit if side == "soviet" else frozenset()
     out: list[dict] = []
+    side_loads = v.loads
     for start, us, limit, classes, support_only in plans:
-        reach, search = _search(sc, v, start, False, classes, support_only, limit, cache)
-        moves, orders = search.move_options(start, us)
+        _, search = _search(sc, v, start, False, classes, support_only, limit, cache)
+        moves, orders = search.move_options(start, us, limit)
         fits, alone = v.fitting(us)
         found = search.found
         if any(e != start and e in found and found[e][0] <= limit for e in exits):
-            for dest, cost, order in moves:
-                if cost > limit:
-                    continue
+            for dest, order in moves:
                 if fits(dest):
                     out.append(order)
                 # 4.4: Soviet units leave the map from the south-edge road hex
-                if dest in exits and dest not in v.ezoc and cost + sc.exit_cost <= limit:
+                if dest in exits and dest not in v.ezoc and found[dest][0] + sc.exit_cost <= limit:
                     out.append({"type": "move", "units": order["units"], "path": order["path"], "exit": True})
             continue
         # the orders of these loops are most of what a movement phase offers: each friendly
         # stack within reach is checked once, and a group that may end anywhere it reaches
-        # takes the search's orders whole
-        crowded = [h for h in found.keys() & friends.keys() if h != start]
+        # takes the remembered orders whole
+        crowded = found.keys() & side_loads.keys()
+        crowded.discard(start)
         if alone:
             over = {h for h in crowded if not fits(h)}
-            if over:
-                out += [order for h, c, order in moves if c <= limit and h not in over]
-            elif reach > limit:
-                out += [order for h, c, order in moves if c <= limit]
-            else:
-                out += orders
+            out += [order for h, order in moves if h not in over] if over else orders
         else:
             room = {h for h in crowded if fits(h)}
-            out += [order for h, c, order in moves if c <= limit and h in room]
+            out += [order for h, order in moves if h in room]
     entries: dict[str, list[str]] = {}
     for u in waiting(sc, rules, side):
         entries.setdefault(sc.units[u].entry_hex, []).append(u)
