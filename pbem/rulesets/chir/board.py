@@ -115,18 +115,11 @@ def stack_load(sc: Scenario, uids) -> tuple[int, frozenset, bool, frozenset]:
     """What the stacking limit (6.x) reads of a group of units: their size in thirds of a
     battalion, the units they belong to (6.1; field-division units belong to none), whether
     one is a regiment (6.3) and their armies (6.2)."""
-    thirds, regiment = 0, False
-    affs: set[str] = set()
-    armies: set[str | None] = set()
-    weight = sc.stack_weight
-    for uid in uids:
-        t, aff, reg, army = weight[uid]
-        thirds += t
-        regiment = regiment or reg
-        if aff is not None:
-            affs.add(aff)
-        armies.add(army)
-    return thirds, frozenset(affs), regiment, frozenset(armies)
+    loads = [sc.unit_load[uid] for uid in uids]
+    if len(loads) == 1:
+        return loads[0]
+    return (sum(x[0] for x in loads), frozenset().union(*(x[1] for x in loads)), any(x[2] for x in loads),
+            frozenset().union(*(x[3] for x in loads)))
 
 
 NO_LOAD = (0, frozenset(), False, frozenset())  # the stack_load of no unit

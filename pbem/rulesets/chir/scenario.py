@@ -167,11 +167,12 @@ class Scenario:
         self.field_divisions = frozenset(k for k, a in oob["affiliations"]["german"].items()
                                          if a.get("kind") == "field-division")
         # what move generation reads of every unit, looked up once: the movement class (8.3),
-        # armour or infantry (8.5.1), and what the unit weighs in a stack (board.stack_load)
+        # armour or infantry (8.5.1), and the unit's board.stack_load (6.x)
         self.move_class_of: Mapping[str, str] = _frozen({uid: u.move_class for uid, u in self.units.items()})
         self.combat_arms = frozenset(uid for uid, u in self.units.items() if u.combat_arm)
-        self.stack_weight: Mapping[str, tuple[int, str | None, bool, str | None]] = _frozen(
-            {uid: (u.thirds, None if u.aff in self.field_divisions else u.aff, u.size == "regiment", u.army)
+        self.unit_load: Mapping[str, tuple[int, frozenset[str], bool, frozenset[str | None]]] = _frozen(
+            {uid: (u.thirds, frozenset(() if u.aff in self.field_divisions else (u.aff,)), u.size == "regiment",
+                   frozenset((u.army,)))
              for uid, u in self.units.items()})
 
         # --- the board
