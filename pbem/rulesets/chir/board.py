@@ -50,8 +50,7 @@ def side_in(sc: Scenario, rules: dict, h: str) -> str | None:
 
 def occupied(sc: Scenario, rules: dict, side: str) -> set[str]:
     """The hexes holding units of `side`."""
-    units = rules["units"]
-    hexes = {units[uid] for uid, _, _ in sc.side_units[side]}
+    hexes = set(map(rules["units"].__getitem__, sc.side_ids[side]))
     hexes.difference_update(OFF_MAP)
     return hexes
 
