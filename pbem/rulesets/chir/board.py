@@ -8,24 +8,35 @@ from .state import OFF_MAP
 
 
 def on_map(sc: Scenario, rules: dict, side: str | None = None) -> list[str]:
-    side_of = sc.side_of
-    return sorted(uid for uid, w in rules["units"].items() if w not in OFF_MAP and (side is None or side_of[uid] == side))
+    """The units on the map (of `side`), sorted: the state lists every unit of the scenario."""
+    units = rules["units"]
+    ids = sc.unit_ids if side is None else sc.side_ids[side]
+    return [uid for uid in ids if units[uid] not in OFF_MAP]
 
 
 def stacks(sc: Scenario, rules: dict, side: str | None = None) -> dict[str, list[str]]:
     """hex -> units there (sorted), for units on the map."""
     units = rules["units"]
     out: dict[str, list[str]] = {}
-    for uid in on_map(sc, rules, side):
-        out.setdefault(units[uid], []).append(uid)
+    for uid in sc.unit_ids if side is None else sc.side_ids[side]:
+        h = units[uid]
+        if h not in OFF_MAP:
+            here = out.get(h)
+            if here is None:
+                out[h] = [uid]
+            else:
+                here.append(uid)
     return dict(sorted(out.items()))
 
 
 def units_in(sc: Scenario, rules: dict, h: str, side: str | None = None) -> list[str]:
     if h in OFF_MAP:
         return []
-    side_of = sc.side_of
-    return sorted(uid for uid, w in rules["units"].items() if w == h and (side is None or side_of[uid] == side))
+    there = [uid for uid, w in rules["units"].items() if w == h]
+    if side is not None:
+        side_of = sc.side_of
+        there = [uid for uid in there if side_of[uid] == side]
+    return sorted(there)
 
 
 def side_in(sc: Scenario, rules: dict, h: str) -> str | None:
@@ -39,8 +50,7 @@ def side_in(sc: Scenario, rules: dict, h: str) -> str | None:
 
 def occupied(sc: Scenario, rules: dict, side: str) -> set[str]:
     """The hexes holding units of `side`."""
-    units = rules["units"]
-    hexes = {units[uid] for uid, _, _ in sc.side_units[side]}
+    hexes = set(map(rules["units"].__getitem__, sc.side_ids[side]))
     hexes.difference_update(OFF_MAP)
     return hexes
 
@@ -97,19 +107,32 @@ def stacking_ok(sc: Scenario, uids: list[str]) -> bool:
     6.2/6.3 Soviet: one regiment alone, or 2 battalions, or 3 of one army."""
     if len(uids) <= 1:
         return True
-    units = [sc.units[u] for u in uids]
-    side = units[0].side
-    thirds = sum(u.thirds for u in units)
+    return loads_fit(sc.side_of[uids[0]], stack_load(sc, uids), NO_LOAD)
+
+
+def stack_load(sc: Scenario, uids) -> tuple[int, frozenset, bool, frozenset]:
+    """What the stacking limit (6.x) reads of a group of units: their size in thirds of a
+    battalion, the units they belong to (6.1; field-division units belong to none), whether
+    one is a regiment (6.3) and their armies (6.2)."""
+    loads = [sc.unit_load[uid] for uid in uids]
+    if len(loads) == 1:
+        return loads[0]
+    return (sum(x[0] for x in loads), frozenset().union(*(x[1] for x in loads)), any(x[2] for x in loads),
+            frozenset().union(*(x[3] for x in loads)))
+
+
+NO_LOAD = (0, frozenset(), False, frozenset())  # the stack_load of no unit
+
+
+def loads_fit(side: str, a: tuple[int, frozenset, bool, frozenset], b: tuple[int, frozenset, bool, frozenset]) -> bool:
+    """stacking_ok of two groups of units of `side` together, two units or more in all, from
+    their stack_load: the check of a move's end (6.4) without adding up the hex again."""
+    thirds = a[0] + b[0]
     if side == "german":
-        if thirds <= 9:
-            return True
-        affs = {u.aff for u in units if u.aff not in sc.field_divisions}
-        return thirds <= 12 and len(affs) <= 1
-    if any(u.size == "regiment" for u in units):
+        return thirds <= 9 or (thirds <= 12 and len(a[1] | b[1]) <= 1)
+    if a[2] or b[2]:
         return False
-    if thirds <= 6:
-        return True
-    return thirds <= 9 and len({u.army for u in units}) == 1
+    return thirds <= 6 or (thirds <= 9 and len(a[3] | b[3]) == 1)
 
 
 def stacking_rule(sc: Scenario, uids: list[str]) -> str:

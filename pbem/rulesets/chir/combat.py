@@ -904,10 +904,12 @@ def manoeuvre_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     enemy = bd.occupied(sc, rules, other(side))
     for uids in stacks_to_try:
         key = tuple(uids)
-        if key in seen or manoeuvre_block(sc, rules, side, uids):
+        h = st.hex_of(rules, uids[0]) if uids else None
+        # a stack next to no enemy has no target (and one off the map is blocked): skip the checks
+        if key in seen or h is None or not any(n in enemy for n in sc.neigh[h]) \
+                or manoeuvre_block(sc, rules, side, uids):
             continue
         seen.add(key)
-        h = st.hex_of(rules, uids[0])
         for target in sc.neigh[h]:
             if target in enemy:
                 out.append({"type": "attack", "target": target, "units": uids, "support": []})

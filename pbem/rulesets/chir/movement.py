@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+from functools import cached_property
 from weakref import WeakKeyDictionary
 
 from ..base import IllegalOrder
@@ -19,6 +20,14 @@ def budget(sc: Scenario, rules: dict, uid: str) -> int:
     if st.marked(rules, "half", uid) or (u.sp and st.marked(rules, "fired", uid)):
         return (u.mp // 2) * 2
     return u.mp * 2
+
+
+def _budgets(sc: Scenario, rules: dict, uids: list[str]) -> dict[str, int]:
+    """budget() of each of these units, reading each marker list once."""
+    marks = rules["markers"]
+    slowed = set(marks["half"]).union(u for u in marks["fired"] if sc.units[u].sp)
+    units = sc.units
+    return {u: (units[u].mp // 2) * 2 if u in slowed else units[u].mp * 2 for u in uids}
 
 
 def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, str] | None:
@@ -47,39 +56,107 @@ def step_cost(sc: Scenario, uid: str, a: str, c: str) -> int:
     return sc.cost[sc.units[uid].move_class][a][c]
 
 
-# Movement searches of each scenario, by everything they depend on (see destinations): pure
-# functions of their inputs, remembered between calls; forgotten with their scenario.
+# Movement searches of each scenario, by everything they depend on (see _search): pure
+# functions of their inputs, remembered between calls (the most recently used MAX_SEARCHES:
+# a search is wanted again while the board around its start stays as it was, within a few
+# moves); forgotten with their scenario.
 _SEARCHES: "WeakKeyDictionary[Scenario, dict]" = WeakKeyDictionary()
-MAX_SEARCHES = 20000
+MAX_SEARCHES = 1024
+
+
+class _Search:
+    """One search and what is made of it: its rows, as a move and as an entry, and the move
+    orders of each group of units that used it. Shared by every caller: read-only."""
+
+    __slots__ = ("found", "rows", "orders", "moves")
+
+    def __init__(self, found: dict[str, tuple[int, list[str]]]):
+        self.found = found  # {hex: (cost, path after the origin)}, sorted by hex
+        self.rows: dict[bool, list[tuple[str, int, list[str]]]] = {}
+        self.orders: dict[tuple[str, ...], list[tuple[str, int, dict]]] = {}
+        self.moves: dict[tuple[tuple[str, ...], int], tuple[list[tuple[str, dict]], list[dict]]] = {}
+
+    def rows_from(self, origin: str, entering: bool) -> list[tuple[str, int, list[str]]]:
+        """[(hex, cost, path)] sorted by hex: a move's path after its start (which is no row),
+        an entry's from the entry hex."""
+        rows = self.rows.get(entering)
+        if rows is None:
+            found = self.found
+            rows = self.rows[entering] = [(h, c, [origin] + p) for h, (c, p) in found.items()] if entering \
+                else [(h, c, p) for h, (c, p) in found.items() if h != origin]
+        return rows
+
+    def move_options(self, origin: str, units: list[str], limit: int) -> tuple[list[tuple[str, dict]], list[dict]]:
+        """The orders moving these units from `origin` to each hex within `limit` half MP, in
+        the order of the rows: [(hex, order)] and the orders alone."""
+        key = tuple(units)
+        made = self.moves.get((key, limit))
+        if made is None:
+            every = self.orders.get(key)
+            if every is None:
+                every = self.orders[key] = [(h, c, {"type": "move", "units": units, "path": p})
+                                            for h, (c, p) in self.found.items() if h != origin]
+            pairs = [(h, order) for h, c, order in every if c <= limit]
+            made = self.moves[key, limit] = (pairs, [order for _, order in pairs])
+        return made
 
 
 class _View:
-    """What a move needs to know about the board at its start (computed once per order)."""
+    """What a move needs to know about the board at its start (computed once per order,
+    the rest when first asked, before the state changes)."""
 
     def __init__(self, sc: Scenario, rules: dict, side: str):
         self.sc = sc
+        self.rules = rules
         self.side = side
         self.ezoc, self.tank_ezoc = bd.ezoc(sc, rules, side)
         self.enemy = bd.occupied(sc, rules, other(side))
-        self.friends: dict[str, list[str]] = bd.stacks(sc, rules, side)
-        self.ezoc_fs = frozenset(self.ezoc)
-        self.enemy_fs = frozenset(self.enemy)
-        self._support_blocked: frozenset | None = None
 
+    @cached_property
+    def friends(self) -> dict[str, list[str]]:
+        return bd.stacks(self.sc, self.rules, self.side)
+
+    @cached_property
+    def ezoc_fs(self) -> frozenset:
+        return frozenset(self.ezoc)
+
+    @cached_property
+    def enemy_fs(self) -> frozenset:
+        return frozenset(self.enemy)
+
+    @cached_property
     def support_blocked(self) -> frozenset:
         """Hexes anti-tank and artillery moving without armour or infantry may not enter (8.1, 8.5.1)."""
-        if self._support_blocked is None:
-            units = self.sc.units
-            self._support_blocked = self.enemy_fs | frozenset(
-                h for h in self.ezoc if not any(units[x].combat_arm for x in self.friends.get(h, [])))
-        return self._support_blocked
+        arms, friends = self.sc.combat_arms, self.friends
+        escorted = {h for h in self.ezoc.intersection(friends) if any(x in arms for x in friends[h])}
+        return self.enemy_fs | frozenset(self.ezoc.difference(escorted))
+
+    @cached_property
+    def loads(self) -> dict[str, tuple]:
+        """Each friendly stack's board.stack_load."""
+        sc = self.sc
+        return {h: bd.stack_load(sc, us) for h, us in self.friends.items()}
 
     def friendly_combat_arm(self, h: str, movers: list[str]) -> bool:
-        return any(self.sc.units[x].combat_arm for x in self.friends.get(h, []) if x not in movers)
+        arms = self.sc.combat_arms
+        return any(x in arms for x in self.friends.get(h, []) if x not in movers)
+
+    def fitting(self, movers: list[str]):
+        """(fits, alone): may `movers` (none of them in a friendly stack) end a move in a
+        hex within the stacking limit (6.4): fits(hex), and alone in an empty hex?"""
+        side, loads = self.side, self.loads
+        mine = bd.stack_load(self.sc, movers)
+        alone = len(movers) <= 1 or bd.loads_fit(side, mine, bd.NO_LOAD)
+
+        def fits(dest: str) -> bool:
+            load = loads.get(dest)
+            return alone if load is None else bd.loads_fit(side, load, mine)
+        return fits, alone
 
 
 def _support_only(sc: Scenario, uids: list[str]) -> bool:
-    return not any(sc.units[u].combat_arm for u in uids)
+    arms = sc.combat_arms
+    return not any(u in arms for u in uids)
 
 
 def check_path(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, path: list[str], *,
@@ -268,14 +345,26 @@ def waiting(sc: Scenario, rules: dict, side: str) -> list[str]:
 
 
 def movable(sc: Scenario, rules: dict, side: str) -> list[str]:
-    return [u for u in bd.on_map(sc, rules, side) if why_not_move(sc, rules, u, side) is None]
+    """The units of `side` that may start a move now (why_not_move gives None), sorted."""
+    stopped = _stopped(sc, rules, side)
+    return [u for u in bd.on_map(sc, rules, side) if u not in stopped]
+
+
+def _stopped(sc: Scenario, rules: dict, side: str) -> set[str]:
+    """The units whose markers forbid a move now (why_not_move's reasons after the first three)."""
+    marks = rules["markers"]
+    units = sc.units
+    stopped = set(rules["moved"]).union(marks["done"], marks["no-move"], marks["confusion"])
+    stopped.update(u for u in marks["fired"]
+                   if units[u].cls == "artillery" and not (units[u].sp and units[u].side == "german"))
+    return stopped
 
 
 # --- legal options ---------------------------------------------------------------------------
 
 def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: set, first_block: set) -> dict:
-    """Dijkstra from `origin` within `budget` (half MP): {hex: (cost, [origin, ..., hex])},
-    sorted by hex. The same search, with the same tie-breaking, as
+    """Dijkstra from `origin` within `budget` (half MP): {hex: (cost, path)}, sorted by hex,
+    each path the hexes entered after the origin. The same search, with the same tie-breaking, as
     pbem.core.geometry.paths.reachable_paths with EZOC hexes as stops: the frontier is ordered
     by (cost, hex) and of two equally cheap ways into a hex the one through the lower
     predecessor is kept. `blocked` hexes may not be entered; `first_block` not on the first step."""
@@ -290,11 +379,12 @@ def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: se
         if node in settled:
             continue
         settled[node] = c
-        if node != origin and node in ezoc:
+        if node in ezoc and node != origin:
             continue
         row = table[node]
+        barred = first_block if node == origin else ()
         for nxt in neigh[node]:
-            if nxt in settled or nxt in blocked or (node == origin and nxt in first_block):
+            if nxt in settled or nxt in blocked or nxt in barred:
                 continue
             total = c + row[nxt]
             if total > budget:
@@ -304,17 +394,11 @@ def _reach(sc: Scenario, origin: str, budget: int, table, blocked: set, ezoc: se
                 best[nxt] = total
                 parent[nxt] = node
                 push(frontier, (total, nxt))
-    route = {origin: [origin]}
+    route: dict[str, list[str]] = {origin: []}
     for node in settled:
         if node != origin:
             route[node] = route[parent[node]] + [node]
     return {h: (settled[h], route[h]) for h in sorted(settled)}
-
-
-def search_key(sc: Scenario, uids: list[str], start: str | None, entry: str | None) -> tuple:
-    """What a group's search depends on besides its allowance (see destinations)."""
-    classes = tuple(sorted({sc.units[u].move_class for u in uids}))
-    return (start if start is not None else entry, start is None, classes, _support_only(sc, uids))
 
 
 def destinations(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, entry: str | None = None,
@@ -325,27 +409,43 @@ def destinations(sc: Scenario, rules: dict, side: str, uids: list[str], start: s
     return {h: (c, p) for h, c, p in rows}
 
 
+def _kind(sc: Scenario, uids: list[str]) -> tuple[tuple[str, ...], bool]:
+    """What a group's search depends on besides its origin and allowance: its movement
+    classes, and whether it is anti-tank and artillery only (8.5.1)."""
+    move_class = sc.move_class_of
+    if len(uids) == 1:
+        return (move_class[uids[0]],), uids[0] not in sc.combat_arms
+    return tuple(sorted({move_class[u] for u in uids})), _support_only(sc, uids)
+
+
 def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | None, entry: str | None,
                       v: "_View", cache: dict | None) -> list[tuple[str, int, list[str]]]:
-    """destinations() as [(hex, cost, path)] sorted by hex. `cache` (one options() call, one
-    board view) shares searches and their paths between groups that move alike; the paths
-    are then shared between the options of one call, as their unit lists are."""
-    units = sc.units
-    limit = min(budget(sc, rules, u) for u in uids)
-    support_only = _support_only(sc, uids)
-    origin = start if start is not None else entry
-    tactical = start is not None and start in v.ezoc
-    classes = tuple(sorted({units[u].move_class for u in uids}))
+    """destinations() as [(hex, cost, path)] sorted by hex (see _search for `cache`)."""
+    limit = min(_budgets(sc, rules, uids).values())
+    classes, support_only = _kind(sc, uids)
     first = 0
     if start is None:
-        first = max(sc.road_cost[units[u].move_class] for u in uids)
+        first = max(sc.road_cost[c] for c in classes)
         if first > limit:
             return []
         if entry in v.ezoc:
             return [(entry, first, [entry])]
     allowance = limit - first
-    key = (origin, start is None, classes, support_only)
-    found = None
+    origin = start if start is not None else entry
+    reach, search = _search(sc, v, origin, start is None, classes, support_only, allowance, cache)
+    rows = search.rows_from(origin, start is None)
+    if not first and reach <= allowance:
+        return rows  # the search went no farther than this group may: every row is within reach
+    return [(h, c + first, p) for h, c, p in rows if c <= allowance]
+
+
+def _search(sc: Scenario, v: "_View", origin: str, entering: bool, classes: tuple[str, ...], support_only: bool,
+            allowance: int, cache: dict | None) -> tuple[int, _Search]:
+    """The search of a kind of mover from `origin` (a move's start, or the entry hex when
+    `entering`) for at least `allowance` half MP, and the allowance it ran with: the caller
+    drops the rows beyond its own. `cache` (one options() call, one board view) shares
+    searches between groups that move alike."""
+    key = (origin, entering, classes, support_only)
     reach = allowance
     if cache is not None:
         # one search per origin and kind of mover, run with the largest allowance any group
@@ -354,104 +454,95 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         reach = max(allowance, cache.get("need", {}).get(key, 0))
         hit = cache.get("found", {}).get(key)
         if hit is not None and hit[0] >= allowance:
-            reach, found, sliced = hit
-    if found is None:
-        blocked = v.enemy_fs
-        if support_only:
-            # 8.5.1: anti-tank and artillery enter an EZOC only where friendly armour or infantry
-            # stands (the movers themselves are neither, so they need not be excluded)
-            blocked = v.support_blocked()
-        # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
-        first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) if tactical \
-            else frozenset()
-        # the search is a pure function of these inputs: remembered between calls, with the
-        # rows made of it (the paths are shared by every caller: none may change them)
-        memo = _SEARCHES.get(sc)
-        if memo is None:
-            memo = _SEARCHES[sc] = {}
-        memo_key = (origin, reach, classes, blocked, v.ezoc_fs, first_block)
-        held = memo.get(memo_key)
-        if held is None:
-            if len(memo) >= MAX_SEARCHES:
-                memo.clear()
-            table = sc.cost[classes[0]] if len(classes) == 1 else sc.cost_max
-            held = memo[memo_key] = (_reach(sc, origin, reach, table, blocked, v.ezoc, first_block), {})
-        found, sliced = held
-        if cache is not None:
-            cache.setdefault("found", {})[key] = (reach, found, sliced)
-    rows = sliced.get(start is None)
-    if rows is None:
-        rows = sliced[start is None] = [(h, c, p[1:] if start is not None else list(p)) for h, (c, p) in found.items()
-                                        if start is None or h != start]
-    if not first and reach <= allowance:
-        return rows  # the search went no farther than this group may: every row is within reach
-    return [(h, c + first, p) for h, c, p in rows if c <= allowance]
+            return hit
+    blocked = v.enemy_fs
+    if support_only:
+        # 8.5.1: anti-tank and artillery enter an EZOC only where friendly armour or infantry
+        # stands (the movers themselves are neither, so they need not be excluded)
+        blocked = v.support_blocked
+    # 8.5.3: from an EZOC hex not straight into another, unless a friendly unit is there
+    first_block = frozenset(h for h in sc.neigh[origin] if h in v.ezoc and not v.friends.get(h)) \
+        if not entering and origin in v.ezoc else frozenset()
+    # the search is a pure function of these inputs: remembered between calls, with the
+    # rows and options made of it (shared by every caller: none may change them)
+    memo = _SEARCHES.get(sc)
+    if memo is None:
+        memo = _SEARCHES[sc] = {}
+    memo_key = (origin, reach, classes, blocked, v.ezoc_fs, first_block)
+    held = memo.pop(memo_key, None)
+    if held is None:
+        if len(memo) >= MAX_SEARCHES:
+            del memo[next(iter(memo))]  # the least recently used
+        table = sc.cost[classes[0]] if len(classes) == 1 else sc.cost_max
+        held = _Search(_reach(sc, origin, reach, table, blocked, v.ezoc, first_block))
+    memo[memo_key] = held
+    if cache is not None:
+        cache.setdefault("found", {})[key] = (reach, held)
+    return reach, held
 
 
 def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     """A finite, representative set of moves and entries: one cheapest path to every reachable
     hex for each stack and each of its units, ending within the stacking limit (apply also
-    accepts paths not listed, and moves ending over the limit: 6.4 removal follows)."""
-    out: list[dict] = []
-    groups: list[list[str]] = []
-    by_hex: dict[str, list[str]] = {}
-    for u in movable(sc, rules, side):
-        by_hex.setdefault(st.hex_of(rules, u), []).append(u)
-    for h, us in sorted(by_hex.items()):
-        groups.append(us)
-        if len(us) > 1:
-            groups.extend([[u] for u in us])
+    accepts paths not listed, and moves ending over the limit: 6.4 removal follows). The
+    move orders, their unit lists and paths are remembered with their search and handed to
+    every caller again: read them, never change them."""
     v = _View(sc, rules, side)
-    cache: dict = {}
-
     friends = v.friends
-
-    def fitting(us: list[str]):
-        """fits(dest): may `us` end a move in dest within the stacking limit (6.4)?"""
-        alone = bd.stacking_ok(sc, us)
-        memo: dict[str, bool] = {}
-
-        def fits(dest: str) -> bool:
-            if dest not in friends:
-                return alone
-            ok = memo.get(dest)
-            if ok is None:
-                ok = memo[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
-            return ok
-        return fits
-
+    stopped = _stopped(sc, rules, side)
+    groups: list[tuple[str, list[str]]] = []  # each stack of movable units, then each of its units
+    for h, here in friends.items():
+        us = [u for u in here if u not in stopped]
+        if us:
+            groups.append((h, us))
+            if len(us) > 1:
+                groups.extend((h, [u]) for u in us)
+    budgets = _budgets(sc, rules, [u for _, us in groups for u in us])
+    plans = []
     need: dict = {}
-    for us in groups:
-        key = search_key(sc, us, st.hex_of(rules, us[0]), None)
-        need[key] = max(need.get(key, 0), min(budget(sc, rules, u) for u in us))
-    cache["need"] = need
-    exits = sc.exit if side == "soviet" else set()
-    append = out.append
-    for us in groups:
-        start = st.hex_of(rules, us[0])
-        alone = bd.stacking_ok(sc, us)
-        crowded: dict[str, bool] = {}  # fitting() inlined: this loop runs for every reachable hex
-        for dest, cost, path in _destination_rows(sc, rules, side, us, start, None, v, cache):
-            if dest in friends:
-                ok = crowded.get(dest)
-                if ok is None:
-                    ok = crowded[dest] = bd.stacking_ok(sc, [x for x in friends[dest] if x not in us] + us)
-            else:
-                ok = alone
-            if ok:
-                append({"type": "move", "units": us, "path": path})
-            if dest in exits and dest not in v.ezoc \
-                    and all(cost + sc.exit_cost <= budget(sc, rules, u) for u in us):
-                append({"type": "move", "units": us, "path": path, "exit": True})
+    for start, us in groups:
+        limit = min(budgets[u] for u in us)
+        classes, support_only = _kind(sc, us)
+        key = (start, False, classes, support_only)
+        need[key] = max(need.get(key, 0), limit)
+        plans.append((start, us, limit, classes, support_only))
+    cache: dict = {"need": need}
+    exits = sc.exit if side == "soviet" else frozenset()
+    out: list[dict] = []
+    side_loads = v.loads
+    for start, us, limit, classes, support_only in plans:
+        _, search = _search(sc, v, start, False, classes, support_only, limit, cache)
+        moves, orders = search.move_options(start, us, limit)
+        fits, alone = v.fitting(us)
+        found = search.found
+        if any(e != start and e in found and found[e][0] <= limit for e in exits):
+            for dest, order in moves:
+                if fits(dest):
+                    out.append(order)
+                # 4.4: Soviet units leave the map from the south-edge road hex
+                if dest in exits and dest not in v.ezoc and found[dest][0] + sc.exit_cost <= limit:
+                    out.append({"type": "move", "units": order["units"], "path": order["path"], "exit": True})
+            continue
+        # the orders of these loops are most of what a movement phase offers: each friendly
+        # stack within reach is checked once, and a group that may end anywhere it reaches
+        # takes the remembered orders whole
+        crowded = found.keys() & side_loads.keys()
+        crowded.discard(start)
+        if alone:
+            over = {h for h in crowded if not fits(h)}
+            out += [order for h, order in moves if h not in over] if over else orders
+        else:
+            room = {h for h in crowded if fits(h)}
+            out += [order for h, order in moves if h in room]
     entries: dict[str, list[str]] = {}
     for u in waiting(sc, rules, side):
         entries.setdefault(sc.units[u].entry_hex, []).append(u)
     for entry, us in sorted(entries.items()):
-        if bd.side_in(sc, rules, entry) not in (None, side):
+        if entry in v.enemy and bd.side_in(sc, rules, entry) not in (None, side):
             continue
         sets = [us] + ([[u] for u in us] if len(us) > 1 else [])
         for group in sets:
-            fits = fitting(group)
+            fits, _ = v.fitting(group)
             for dest, cost, path in _destination_rows(sc, rules, side, group, None, entry, v, cache):
                 if fits(dest):
                     out.append({"type": "enter", "units": group, "path": path})

@@ -157,6 +157,8 @@ class Scenario:
                     units[u["id"]] = _unit(u, side)
         self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
         self.unit_ids: tuple[str, ...] = tuple(self.units)
+        self.side_ids: Mapping[str, tuple[str, ...]] = _frozen(
+            {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in ("german", "soviet")})
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
         # each side's units with what they weigh in a zone of control (7.0): armour, printed strength
         self.side_units: Mapping[str, tuple[tuple[str, bool, int], ...]] = _frozen(
@@ -164,6 +166,14 @@ class Scenario:
              for side in ("german", "soviet")})
         self.field_divisions = frozenset(k for k, a in oob["affiliations"]["german"].items()
                                          if a.get("kind") == "field-division")
+        # what move generation reads of every unit, looked up once: the movement class (8.3),
+        # armour or infantry (8.5.1), and the unit's board.stack_load (6.x)
+        self.move_class_of: Mapping[str, str] = _frozen({uid: u.move_class for uid, u in self.units.items()})
+        self.combat_arms = frozenset(uid for uid, u in self.units.items() if u.combat_arm)
+        self.unit_load: Mapping[str, tuple[int, frozenset[str], bool, frozenset[str | None]]] = _frozen(
+            {uid: (u.thirds, frozenset(() if u.aff in self.field_divisions else (u.aff,)), u.size == "regiment",
+                   frozenset((u.army,)))
+             for uid, u in self.units.items()})
 
         # --- the board
         (c0, c1), (r0, r1) = m["bounds"]["columns"], m["bounds"]["rows"]

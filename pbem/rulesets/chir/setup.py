@@ -9,15 +9,34 @@ from . import state as st
 from .scenario import Scenario, other
 
 
-def placement_error(sc: Scenario, rules: dict, uid: str, h: str) -> tuple[str, str] | None:
+class _Board:
+    """The units on the map, looked up once for the many placements options() checks (the
+    state does not change between them)."""
+
+    def __init__(self, sc: Scenario, rules: dict):
+        self.stacks = bd.stacks(sc, rules)
+        self.holder = {h: bd.side_in(sc, rules, h) for h in self.stacks}
+        self.side_of = sc.side_of
+
+    def side_in(self, h: str) -> str | None:
+        """board.side_in of a map hex."""
+        return self.holder.get(h)
+
+    def units_in(self, h: str, side: str) -> list[str]:
+        """board.units_in of a map hex."""
+        side_of = self.side_of
+        return [x for x in self.stacks.get(h, ()) if side_of[x] == side]
+
+
+def placement_error(sc: Scenario, rules: dict, uid: str, h: str, board: _Board | None = None) -> tuple[str, str] | None:
     """None if `uid` may be set up in `h` now, else (rule, reason): 3.2 German, 3.3 Soviet,
-    6.0-6.3 stacking (3.0's note)."""
+    6.0-6.3 stacking (3.0's note). `board`: the units on the map, if already looked up."""
     u = sc.units[uid]
     side = u.side
     rule = "3.2" if side == "german" else "3.3"
     if h not in sc:
         return rule, f"there is no hex {h}"
-    if bd.side_in(sc, rules, h) == other(side):
+    if (board.side_in(h) if board else bd.side_in(sc, rules, h)) == other(side):
         return "6.0", f"{h} holds enemy units, and enemy units never share a hex"
     code = u.setup
     if code is None:
@@ -28,7 +47,8 @@ def placement_error(sc: Scenario, rules: dict, uid: str, h: str) -> tuple[str, s
     if code == "red-star":
         if h not in sc.red_star:
             return rule, f"{uid} sets up on a red-star hex: {', '.join(sc.red_star)}"
-        if any(sc.units[x].setup == "red-star" for x in bd.units_in(sc, rules, h, side)):
+        if any(sc.units[x].setup == "red-star"
+               for x in (board.units_in(h, side) if board else bd.units_in(sc, rules, h, side))):
             return rule, "each red-star unit takes its own red-star hex"
     elif code == "C,D":
         if h not in sc.cd_area:
@@ -51,8 +71,8 @@ def placement_error(sc: Scenario, rules: dict, uid: str, h: str) -> tuple[str, s
             return rule, f"Soviet non-infantry never sets up on front hexes, and {h} is one"
         elif not sc.behind(h, side, code):
             return rule, f"{uid} sets up north or east of the front of group {code}: {sc.why_not_behind(h, side, code)}"
-    if not bd.fits(sc, rules, h, [uid]):
-        there = bd.units_in(sc, rules, h, side)
+    there = board.units_in(h, side) if board else bd.units_in(sc, rules, h, side)
+    if not bd.stacking_ok(sc, [x for x in there if x != uid] + [uid]):  # board.fits
         return bd.stacking_rule(sc, there + [uid]), f"{uid} would break the stacking limit in {h} with {', '.join(there)}"
     return None
 
@@ -134,9 +154,10 @@ def place_defaults(sc: Scenario, rules: dict, side: str, ctx, by: str) -> None:
 
 def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     out = []
+    board = _Board(sc, rules)
     for uid in to_place(sc, rules, side):
         for h in candidate_hexes(sc, uid):
-            if placement_error(sc, rules, uid, h) is None:
+            if placement_error(sc, rules, uid, h, board) is None:
                 out.append({"type": "place", "unit": uid, "hex": h})
     return out + [{"type": "end"}]
 
