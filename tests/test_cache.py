@@ -20,11 +20,12 @@ from tests.support.games import sandbox
 
 def _same(a, b, where="scenario", depth=0) -> None:
     """Assert that two objects are equal: by their own equality where their class has one
-    (mappings, sets, tuples, dataclasses), else attribute by attribute."""
+    (mappings, sets, tuples, dataclasses), else attribute by attribute, else (a built-in object
+    such as an `operator.itemgetter`) by what pickling it keeps."""
     assert depth < 20 and type(a) is type(b), where
     if a is None or type(a).__eq__ is not object.__eq__:
         if a != b and isinstance(a, (dict, tuple, list)) and len(a) == len(b):
-            pairs = zip(sorted(a), sorted(b)) if isinstance(a, dict) else zip(a, b)
+            pairs = zip(sorted(a, key=repr), sorted(b, key=repr)) if isinstance(a, dict) else zip(a, b)
             for x, y in pairs:   # tell where: objects inside may compare only attribute by attribute
                 _same(a[x] if isinstance(a, dict) else x, b[y] if isinstance(b, dict) else y, f"{where}/{x!r}"[:200],
                       depth + 1)
@@ -32,6 +33,9 @@ def _same(a, b, where="scenario", depth=0) -> None:
         assert a == b, where
         return
     names = list(vars(a)) if hasattr(a, "__dict__") else [n for k in type(a).__mro__ for n in getattr(k, "__slots__", ())]
+    if not names and not hasattr(a, "__dict__"):
+        assert a.__reduce__() == b.__reduce__(), where
+        return
     assert names and (not hasattr(a, "__dict__") or vars(a).keys() == vars(b).keys()), where
     for name in names:
         _same(getattr(a, name), getattr(b, name), f"{where}.{name}", depth + 1)
