@@ -47,19 +47,41 @@ JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4)
                                                                     inner, max_size=4)), max_leaves=12)
 
 
-def _all_schemas() -> list[dict]:
+@functools.cache
+def _all_schemas() -> tuple[dict, ...]:
     found = [json.loads(p.read_text()) for p in SCHEMAS]
     for ruleset_id in sorted(set(rulesets.ids()) | {"duel", "blind"}):
         ruleset = rulesets.get(ruleset_id)
         found += [ruleset.order_schema, ruleset.policy_schema]
         found += list(ruleset.order_schema.get("oneOf", []))
-    return found
+    return tuple(found)
 
 
 @functools.cache
+def _checkers() -> tuple[tuple, ...]:
+    """(fast check, jsonschema validator) of every schema, compiled once per process."""
+    return tuple((fastcheck.compile_schema(schema), schemas.validator(schema)) for schema in _all_schemas())
+
+
+@pytest.fixture(scope="session")
+def samples(tmp_path_factory, worker_id):
+    """The documents of `_samples`, played once for the whole run: the first worker of a
+    parallel run to need them writes them to the run's shared directory, under a lock."""
+    if worker_id == "master":
+        return _samples()
+    import fcntl
+
+    shared = tmp_path_factory.getbasetemp().parent / "schema-samples.json"
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not shared.is_file():
+            shared.write_text(json.dumps(_samples()))
+        return json.loads(shared.read_text())
+
+
 def _samples() -> list:
     """Real documents: the genesis, packets and states of short games of every ruleset, and
-    the legal orders offered along the way."""
+    the legal orders offered along the way, each once."""
     import random
     import tempfile
 
@@ -85,7 +107,8 @@ def _samples() -> list:
                 applied = match.send(sender, orders, seal=seal)   # kkoh seals its order chits and fire plans
                 docs.append(load_mapping(applied.packet_path))
                 docs.append(applied.state)
-    return docs
+    unique = {json.dumps(doc, sort_keys=True): doc for doc in reversed(docs)}   # the first of equals stays
+    return list(reversed(unique.values()))
 
 
 def _mutate(doc, data):
@@ -119,29 +142,30 @@ def test_the_fast_check_covers_every_schema_pbem_ships():
         fastcheck.compile_schema(schema)   # raises Unsupported for an unknown keyword
 
 
-@functools.cache
-def _valid_pairs() -> list[tuple[int, int]]:
+_VALID_PAIRS: list = []
+
+
+def _valid_pairs(samples: list) -> list[tuple[int, int]]:
     """(schema, sample) pairs where the sample is valid: mutations of them probe the edges.
     The fast check picks the candidates and jsonschema confirms them; that the two agree on
     every pair is the test below, so no valid pair is missed unnoticed."""
-    pairs = []
-    for i, schema in enumerate(_all_schemas()):
-        check, reference = fastcheck.compile_schema(schema), schemas.validator(schema)
-        pairs += [(i, j) for j, doc in enumerate(_samples()) if check(doc) and reference.is_valid(doc)]
-    return pairs
+    if not _VALID_PAIRS:
+        for i, (check, reference) in enumerate(_checkers()):
+            _VALID_PAIRS.extend((i, j) for j, doc in enumerate(samples) if check(doc) and reference.is_valid(doc))
+    return _VALID_PAIRS
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.data())
-def test_the_fast_check_agrees_with_jsonschema(data):
-    i, j = data.draw(st.sampled_from(_valid_pairs()))
-    schema, seed = _all_schemas()[i], _samples()[j]
+@given(data=st.data())
+def test_the_fast_check_agrees_with_jsonschema(samples, data):
+    i, j = data.draw(st.sampled_from(_valid_pairs(samples)))
+    (check, reference), seed = _checkers()[i], samples[j]
     doc = _mutate(seed, data) if data.draw(st.integers(0, 19)) else data.draw(JSON)
-    assert fastcheck.compile_schema(schema)(doc) == schemas.validator(schema).is_valid(doc), (schema.get("title"), doc)
+    assert check(doc) == reference.is_valid(doc), (_all_schemas()[i].get("title"), doc)
 
 
-def test_the_fast_check_agrees_on_every_sample():
-    for schema in _all_schemas():
-        check, reference = fastcheck.compile_schema(schema), schemas.validator(schema)
-        for doc in _samples():
-            assert check(doc) == reference.is_valid(doc)
+def test_the_fast_check_agrees_on_every_sample(samples):
+    assert len(samples) > 300   # every ruleset's games were played
+    for schema, (check, reference) in zip(_all_schemas(), _checkers()):
+        for doc in samples:
+            assert check(doc) == reference.is_valid(doc), (schema.get("title"), doc)
