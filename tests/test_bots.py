@@ -129,7 +129,8 @@ def test_selfplay_is_deterministic_and_counts_every_game():
     assert a.level in ("victory", "draw", "sudden death") and sum(a.vp.values()) == 19
     table = bots.selfplay("stalingrad", 2, ["heuristic", "passive"], "count")
     lines = table.lines()
-    assert lines[0].startswith("stalingrad 1.2.0 self-play: 2 games, german heuristic, soviet passive")
+    assert lines[0].startswith(f"stalingrad {rulesets.get('stalingrad').version} self-play: 2 games, german heuristic, "
+                               "soviet passive")
     wins = sum(1 for o in table.outcomes if o.winner)
     assert wins + sum(1 for o in table.outcomes if o.winner is None) == 2
 

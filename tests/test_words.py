@@ -470,3 +470,50 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
         "open your sealed plan (B2).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet."]
+
+
+# --- a need's rule is named once -----------------------------------------------------------------
+
+from pbem.core import report
+
+
+@pytest.mark.parametrize("prompt, rule, cited", [
+    ("turn 1: roll for initiative (automatic; the standing order rolls, K-INI-1)", "K-INI-1", True),
+    ("place or move truck railheads (12.32-12.35)", "12.32", True),
+    ("remove divisions over the directive's limit (16.33, 16.4)", "16.33", True),
+    ("shift units between crossings (11.2(2)-(3)), then end.", "11.2(2)", True),
+    ("retreat (9.10)", "9.10", True),
+    ("retreat (19.1)", "9.1", False),
+    ("retreat (9.10)", "9.1", False),
+    ("roll (K-INI-12)", "K-INI-1", False),
+    ("end the phase", "house 3", False),
+])
+def test_a_need_names_its_rule_once(prompt, rule, cited):
+    assert report.cites(prompt, rule) is cited
+    text = report.need_text({"side": "red", "prompt": prompt, "rule": rule})
+    assert text == f"red, {prompt.rstrip('.')}" + ("" if cited else f" ({rule})")
+
+
+def test_every_report_of_the_examples_names_a_need_rule_once():
+    import re
+
+    for aar in sorted(Path(__file__).resolve().parents[1].glob("examples/*/aar/*.md")):
+        for line in aar.read_text().splitlines():
+            if line.startswith("Next packet:"):
+                assert not re.search(r"\b([\w.-]+\d)\)? \(\1\)", line), (aar, line)
+
+
+def test_stalingrad_speaks_of_phases_as_players_do():
+    """Prompts, phase events, the report's heading and the picture say "German movement
+    phase", never the phase id "german-movement" (house 3)."""
+    from pbem.rulesets.stalingrad import flow
+
+    assert flow.phase_words("soviet-reinforcement") == "Soviet reinforcement phase"
+    assert flow.phase_words(flow.WITHDRAWAL) == "German withdrawal phase (11.3)"
+    reports = sorted(Path(__file__).resolve().parents[1].glob("examples/stalingrad-demo/aar/*.md"))
+    assert len(reports) > 40
+    text = "\n".join(aar.read_text() for aar in reports)
+    for phase in flow.PHASES + (flow.WITHDRAWAL,):
+        assert phase not in text
+        assert flow.phase_words(phase) in text
+    assert "Now: turn 1, phase German combat." in text

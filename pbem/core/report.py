@@ -36,10 +36,18 @@ def _awaiting_line(state: dict) -> str:
             f"{need_text(need)}{key}.")
 
 
+def cites(text: str, rule: str) -> bool:
+    """Whether `text` names `rule` itself: "K-INI-1" in "(automatic, K-INI-1)", but
+    neither "9.1" in "19.1" or "9.10" nor "K-INI-1" in "K-INI-12"."""
+    import re
+
+    return re.search(rf"(?<![\w.]){re.escape(rule)}(?!\w|\.\d)", text) is not None
+
+
 def need_text(need: dict) -> str:
     """"side, prompt (rule)" without repeating a rule the prompt already cites."""
     rule = need.get("rule")
-    note = f" ({rule})" if rule and f"({rule})" not in need["prompt"] else ""
+    note = f" ({rule})" if rule and not cites(need["prompt"], rule) else ""
     return f"{need['side']}, {need['prompt'].rstrip('.')}{note}"
 
 

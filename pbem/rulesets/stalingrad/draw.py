@@ -10,6 +10,7 @@ from __future__ import annotations
 from pbem.core.geometry.areagraph import schematic
 
 from .areas import SIDES, status, unit_strength, units_in
+from .flow import phase_words
 from .report import summary
 
 BOX_W, BOX_H, GAP_X, GAP_Y = 250, 150, 70, 26
@@ -45,7 +46,7 @@ ARM = {"infantry": "infantry", "armour": "tank", "engineers": "engineers"}
 
 def draw(sc, rules: dict, events: list[dict]) -> dict:
     s = summary(sc, rules)
-    caption = [f"Turn {s['turn']} of {s['last_turn']}: phase {s['phase'] or 'none'}",
+    caption = [f"Turn {s['turn']} of {s['last_turn']}: {phase_words(rules['phase']) if rules['phase'] else 'no phase'}",
                f"German VP {s['vp']['german']}; tactical cards German {s['cards']['german']}, "
                f"Soviet {s['cards']['soviet']}"]
     if s["result"]:

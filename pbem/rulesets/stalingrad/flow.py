@@ -23,6 +23,17 @@ from . import combat, movement, reinforcements, victory
 from .areas import describe, listing, update_control
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
 
+def phase_name(phase: str) -> str:
+    """"German movement" for the phase id "german-movement" (house 3)."""
+    side, _, kind = phase.partition("-")
+    return f"{side.capitalize()} {kind}"
+
+
+def phase_words(phase: str) -> str:
+    """"German movement phase"; the withdrawal phase with its rule (11.3)."""
+    return f"{phase_name(phase)} phase" + (" (11.3)" if phase == WITHDRAWAL else "")
+
+
 PHASES = ("german-reinforcement", "german-movement", "german-combat",
           "soviet-reinforcement", "soviet-movement", "soviet-combat")
 WITHDRAWAL = "german-withdrawal"
@@ -84,7 +95,7 @@ def next_step(sc, rules: dict) -> Need | None:
         if need is not None:
             return need
     phase = rules["phase"]
-    return Need(phase_side(phase), phase, f"Turn {rules['turn']}, {phase}: {_PROMPTS[phase]}.",
+    return Need(phase_side(phase), phase, f"Turn {rules['turn']}, {phase_words(phase)}: {_PROMPTS[phase]}.",
                 _PHASE_NEEDS[phase], _PHASE_RULES[phase], False)
 
 
@@ -181,7 +192,7 @@ def advance(sc, rules: dict, ctx) -> None:
             rules["phase_state"]["open"] = True
         else:
             ctx.event("phase-skipped", f"Turn {rules['turn']}: nothing to do in the "
-                      f"{rules['phase']} phase (house 3).", turn=rules["turn"],
+                      f"{phase_words(rules['phase'])} (house 3).", turn=rules["turn"],
                       phase=rules["phase"], rule="house 3", house_rule=True)
             end_phase(sc, rules, ctx)
 
@@ -189,7 +200,7 @@ def advance(sc, rules: dict, ctx) -> None:
 def enter_phase(sc, rules: dict, phase: str, ctx) -> None:
     rules["phase"] = phase
     rules["phase_state"] = {}
-    ctx.event("phase", f"Turn {rules['turn']}: {phase} phase (house 3).", turn=rules["turn"],
+    ctx.event("phase", f"Turn {rules['turn']}: {phase_words(phase)} (house 3).", turn=rules["turn"],
               phase=phase, rule="house 3", house_rule=True)
     if phase == WITHDRAWAL:
         reinforcements.start_withdrawal(sc, rules, ctx)

@@ -7,12 +7,10 @@ from pbem.core.describe import wrap_list
 
 from ..base import Need
 from .areas import BOXES, SIDES, count, enemy, side_units, status, unit_strength, units_in
-from .flow import WITHDRAWAL, legal_orders
+from .flow import WITHDRAWAL, legal_orders, phase_name, phase_words
 from .victory import vp
 
 STATUS_WORDS = {"pool": "waiting to enter (11.1)", "eliminated": "eliminated", "withdrawn": "withdrawn (11.3)"}
-PHASE_WORDS = {"reinforcement": "reinforcement phase", "movement": "movement phase", "combat": "combat phase",
-               "withdrawal": "withdrawal phase (11.3)"}
 
 
 def side_name(side: str) -> str:
@@ -28,17 +26,12 @@ def summary(sc, rules: dict) -> dict:
         units[sc.units[uid].side][status(rules, uid)] += 1
     result = rules.get("result")
     return {
-        "turn": rules["turn"], "last_turn": sc.last_turn, "phase": rules["phase"],
+        "turn": rules["turn"], "last_turn": sc.last_turn, "phase": phase_name(rules["phase"]) if rules["phase"] else None,
         "vp": vp(sc, rules), "control": control, "cards": dict(rules["cards"]),
         "units": units, "result": result["text"] if result else None,
         "winner": result["winner"] if result else None,
         "now": now_text(sc, rules), "score": f"{score_text(sc, rules)}; {cards_text(rules)}", "decision": None,
     }
-
-
-def phase_words(phase: str) -> str:
-    side, _, kind = phase.partition("-")
-    return f"{side_name(side)} {PHASE_WORDS[kind]}"
 
 
 def now_text(sc, rules: dict) -> str:
