@@ -47,6 +47,13 @@ def test_show_diff_names_moves_and_the_turn():
     assert "Now: Game-Turn 3 of 25" in text
 
 
+def test_show_diff_counts_losses_in_steps():
+    """dos units lose steps (9.6), not strength points: `--diff` says so."""
+    text = pbem("show", "--diff", "32", "33", str(EXAMPLE))
+    assert "- GR/49 (soviet) lost 1 step: 1 of 2 left." in text
+    assert "strength point" not in text
+
+
 def test_view_counts_steps_and_marks_a_unit_out_of_supply():
     sc = SC()
     rules = at(units={"G/57": {"hex": "N0505"}, "G/75": {"hex": "N2146", "steps_lost": 1}})

@@ -196,8 +196,9 @@ def changes(game: Any, before: dict, after: dict) -> list[dict]:
     sides = list(game.sides)
     units = sorted(set(a["units"]) & set(b["units"]),
                    key=lambda u: (sides.index(b["units"][u]["side"]) if b["units"][u]["side"] in sides else len(sides), u))
+    noun = b.get("strength_in", "strength point")
     for uid in units:
-        out += _unit_changes(uid, a["units"][uid], b["units"][uid], a.get("statuses", {}), b.get("statuses", {}))
+        out += _unit_changes(uid, a["units"][uid], b["units"][uid], a.get("statuses", {}), b.get("statuses", {}), noun)
     out += _control_changes(a, b)
     before_facts = dict((label, value) for label, value in a.get("facts", []))
     for label, value in b.get("facts", []):
@@ -208,7 +209,7 @@ def changes(game: Any, before: dict, after: dict) -> list[dict]:
     return out
 
 
-def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict) -> list[dict]:
+def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun: str) -> list[dict]:
     label = f"{uid} ({y['side']})"
     out = []
     on_x, on_y = x["status"] == "map", y["status"] == "map"
@@ -230,7 +231,7 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict) -> l
         kind = "loss" if d < 0 else "gain"
         verb = "lost" if d < 0 else "gained"
         out.append({"kind": kind, "unit": uid, "from": x["strength"], "to": y["strength"],
-                    "text": f"{label} {verb} {abs(d)} strength point{'s' if abs(d) != 1 else ''}: "
+                    "text": f"{label} {verb} {abs(d)} {noun}{'s' if abs(d) != 1 else ''}: "
                             f"{y['strength']} of {y['full']} left."})
     if on_x and on_y and x["markers"] != y["markers"]:
         placed = [m for m in y["markers"] if m not in x["markers"]]

@@ -185,7 +185,8 @@ class Ruleset:
     # thing and the changes between two states need the ruleset's knowledge of its board.
     # scenario, rules -> the board as data (core/describe.py): {"units": {id: {"side", "where",
     # "status", "strength", "full", "markers"}}, "control": {place: side}, "facts": [[label,
-    # value]], "statuses": {status: words}, "now": words}; None: `--diff` compares summaries only
+    # value]], "statuses": {status: words}, "now": words, "strength_in": the noun strength is counted
+    # in, "strength point" if absent}; None: `--diff` compares summaries only
     view: Callable[[Any, dict], dict] | None = None
     # scenario, rules, what ("unit", "hex", "area", "square"), id -> lines telling everything about
     # that one thing (`pbem show --unit/--hex/--area/--square`); raises ValueError, one sentence, for an

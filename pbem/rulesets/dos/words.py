@@ -72,6 +72,7 @@ def view(sc: Scenario, rules: dict) -> dict:
         "statuses": {k: v for k, v in STATUS_WORDS.items() if k != "map"},
         "control": {sc.ids[i]: st.control(sc, rules, i) for i in sorted(sc.rail_hex)},
         "places": "hexes",
+        "strength_in": "step",   # 9.6: a unit loses steps, not strength points
         "facts": [["Axis VP (19.1)", score["axis"]], ["Soviet VP (19.1)", score["soviet"]],
                   ["Hitler Directive (16.0)", d["letter"] if d else "none"],
                   ["Axis-cleared rail hexes (6.42)", len(rules["cleared"])],
