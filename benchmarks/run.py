@@ -96,7 +96,6 @@ def busy_turn(directory: Path, exe: list[str], repeat: int, ruleset_id: str, sid
 
     from pbem import rulesets
     from pbem.core import bot, engine, game, genesis
-    from pbem.core.errors import RulesError
 
     ruleset = rulesets.get(ruleset_id)
     folder = game.create(directory / f"busy-{ruleset_id}", genesis.sandbox(ruleset, {"seed": "busy"}, created="bench"))
@@ -120,10 +119,7 @@ def busy_turn(directory: Path, exe: list[str], repeat: int, ruleset_id: str, sid
         sender = awaiting["packet_from"]
         if sender is None:
             raise SystemExit(f"benchmark input broken: the {ruleset_id} game ended before {side}'s {kind} of turn {turn}")
-        try:   # one order a packet, so that the loop stops where the busy turn begins
-            send(sender, seeded_plan(sender, first_end)[:1])
-        except RulesError:   # a standing order answered first what the plan answered again
-            send(sender, [])
+        send(sender, seeded_plan(sender, first_end)[:1])   # one order a packet: the loop stops where the turn begins
     rank = {"attack": 0, "move": 1, "enter": 1, "end": 3}
     count = [0]
 

@@ -628,3 +628,25 @@ def test_19_17_one_vp_a_turn_for_supplied_axis_units_on_the_volga():
     rules = at(turn=12, player="soviet", phase="interdiction", units={"G/57": {"hex": "N3217"}})
     ctx = play(rules, [{"type": "end"}], dice=[2])
     assert [v for v in vp_events(ctx) if v[0] == "19.17"] == []                             # out of supply
+
+
+def test_the_random_planner_lets_the_standing_order_draw_the_soviet_selection_first(tmp_path):
+    """A sandbox game's state 0 waits for the Soviet selection, which the standing order
+    draws once the packet's dice are known (before the packet's own orders take effect):
+    the planner plans what comes after it, so the packet is not refused for answering it
+    again."""
+    from pbem import rulesets
+    from pbem.core import bot, engine, game, genesis
+
+    folder = game.create(tmp_path / "g", genesis.sandbox(rulesets.get("dos"), {"seed": "busy"}, created="test"))
+    awaiting = folder.state["awaiting"]
+    assert (awaiting["packet_from"], awaiting["waiting_for"], awaiting["need"]["kind"]) == ("soviet", "decision",
+                                                                                           "selection")
+    seeded = engine._Dice(folder.game, folder.state, 1, None, None)
+    orders = bot.plan(folder.game, folder.state, "soviet", lambda options: options[0],
+                      roll=lambda label, among=None: seeded.roll(label, among)["value"])
+    assert orders and all(order["type"] != "draw" for order in orders)
+    packet = game.build_packet(folder.game, folder.state, "soviet", orders, None, None, "")
+    applied = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "soviet packet")
+    assert any(e["type"] == "policy" and e["kind"] == "selection" for e in applied.events)
+    assert f"soviet order {len(orders)} of packet 1" in "\n".join(e["text"] for e in applied.events)

@@ -16,6 +16,11 @@ from pbem.rulesets.base import IllegalOrder
 MAX_ORDERS = 200
 
 
+class _NoDiceYet(Exception):
+    """A standing order that resolves before the packet's orders needs a die the segment
+    does not have yet: the engine waits there, and so does the plan."""
+
+
 class _Imagined:
     """A Context with made-up dice: only for planning, never for a state that is kept.
     `roll(label)` gives a die and `roll(label, among)` a draw where they are known in
@@ -28,15 +33,20 @@ class _Imagined:
         self._seed = seed
         self._n = 0
         self._roll = roll
+        self.dice = True   # False: no die can be rolled yet (_NoDiceYet)
 
     def _digest(self) -> bytes:
         self._n += 1
         return hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()
 
     def d6(self, label: str) -> int:
+        if not self.dice:
+            raise _NoDiceYet(label)
         return self._roll(label) if self._roll is not None else 1 + self._digest()[0] % 6
 
     def pick(self, label: str, among: int) -> int:
+        if not self.dice:
+            raise _NoDiceYet(label)
         if self._roll is not None:
             return self._roll(label, among)
         return int.from_bytes(self._digest()[:4], "big") % among
@@ -69,18 +79,30 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
         return [], False  # this packet opens the side's items due; they answer the needs
     rules = engine.clone(state["rules"])
     context = _Imagined(state["state_hash"].encode(), roll)
+    # Until the packet's first order, the engine resolves what was queued with this
+    # segment's dice (DESIGN §2.3 b), which the first packet of a secure game does not
+    # have: its seed needs the reveal before it.
+    context.dice = not game.secure or state["last_reveal"] is not None
     orders: list[dict] = []
     while len(orders) < MAX_ORDERS:
         need = game.next_step(rules)
         if need is None or need.opens:
             break  # over, or sealed items the rules reveal: they are opened in a packet of their own
-        if need.side != side:
-            # The opponent's standing orders answer its decisions, as the engine will.
+        if need.side != side or (need.decision and not orders):
+            # Standing orders answer decisions as the engine will: the opponent's always, and
+            # the side's own before the packet's first order takes effect (what was queued
+            # resolves first: a state made from the genesis alone may wait for a decision
+            # that the side's standing order answers when the packet brings the dice).
             answer = game.policy(rules, need, engine.effective_policies(ruleset, state, need.side)) if need.decision else None
-            if answer is None:
+            if answer is not None:
+                try:
+                    game.apply(rules, need, answer, context)
+                except _NoDiceYet:
+                    return [], False   # the game waits there for the next packet's dice
+                continue
+            if need.side != side:
                 break
-            game.apply(rules, need, answer, context)
-            continue
+        context.dice = True   # the packet's own orders: imagined dice, the real ones come later
         if need.sealed and orders:
             break  # the seal comes in a packet of its own
         if need.sealed and game.ruleset.seal_items is not None:
