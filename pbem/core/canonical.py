@@ -723,24 +723,25 @@ _UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
 def scalar_text(value: Any) -> str:
+    kind = type(value)
+    if kind is str:   # most scalars of a state: ids and words, which repeat
+        text = _STRINGS.get(value)
+        if text is None:
+            text = _string_text(value)
+            if len(_STRINGS) > 20_000:  # keep the memo bounded
+                _STRINGS.clear()
+            _STRINGS[value] = text
+        return text
+    if kind is int:
+        if -MAX_INT <= value <= MAX_INT:
+            return str(value)
+        raise ValueError(f"cannot write the integer {value} to a pbem file: it is beyond ±2^53−1")
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if type(value) is int:
-        if abs(value) > MAX_INT:
-            raise ValueError(f"cannot write the integer {value} to a pbem file: it is beyond ±2^53−1")
-        return str(value)
-    if type(value) is str:
-        text = _STRINGS.get(value)
-        if text is None:
-            text = _string_text(value)
-            if len(_STRINGS) > 20_000:  # the ids and words of a game repeat: keep a bounded memo
-                _STRINGS.clear()
-            _STRINGS[value] = text
-        return text
     raise TypeError(f"cannot write {type(value).__name__} {value!r} to a pbem file")
 
 
@@ -766,31 +767,34 @@ def _flow_text(value: Any) -> str:
 def _fits(value: Any, room: int) -> str | None:
     """`value` in flow style, if it takes at most `room` characters (built in one pass that
     stops as soon as it is too long, so a large collection is never written out whole)."""
-    if not isinstance(value, (dict, list)):
+    kind = type(value)
+    if kind is not dict and kind is not list:
         return scalar_text(value)
     if not value:
-        return "{}" if isinstance(value, dict) else "[]"
+        return "{}" if kind is dict else "[]"
     room -= 2
     parts = []
-    for key in (sorted(value) if isinstance(value, dict) else ()):
-        item = _fits(value[key], room)
-        if item is None:
-            return None
-        text = scalar_text(key) + ": " + item
-        room -= len(text) + 2
-        if room < -2:
-            return None
-        parts.append(text)
-    for element in (value if isinstance(value, list) else ()):
-        text = _fits(element, room)
+    if kind is dict:
+        for key in sorted(value):
+            item = value[key]
+            item = _fits(item, room) if type(item) is dict or type(item) is list else scalar_text(item)
+            if item is None:
+                return None
+            text = scalar_text(key) + ": " + item
+            room -= len(text) + 2
+            if room < -2:
+                return None
+            parts.append(text)
+        return "{" + ", ".join(parts) + "}"
+    for element in value:
+        text = _fits(element, room) if type(element) is dict or type(element) is list else scalar_text(element)
         if text is None:
             return None
         room -= len(text) + 2
         if room < -2:
             return None
         parts.append(text)
-    joined = ", ".join(parts)
-    return "{" + joined + "}" if isinstance(value, dict) else "[" + joined + "]"
+    return "[" + ", ".join(parts) + "]"
 
 
 def _emit(obj: Any, indent: int, lines: list[str]) -> None:
