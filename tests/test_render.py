@@ -160,11 +160,20 @@ def run(*args, code: int = 0):
     return result
 
 
-def units_on_board(folder: Path, seq: int) -> set[str]:
-    """The ids of the units the scene puts on the board in state seq."""
+def units_on_board(folder: Path, seq: int, within: set[str] | None = None) -> set[str]:
+    """The ids of the units the scene puts on the board in state seq (in the cells `within`)."""
     f = frames.open_game(folder)
     sc = frames.scene(f, frames.frame(f, seq))
-    return {c["unit"] for item in sc["items"] if item["type"] == "stack" for c in item["counters"]}
+    return {c["unit"] for item in sc["items"] if item["type"] == "stack" and (within is None or item["cell"] in within)
+            for c in item["counters"]}
+
+
+def part_of_the_map(folder: Path, seq: int, around: str, radius: int) -> set[str]:
+    f = frames.open_game(folder)
+    return set(scenes.Grid(frames.scene(f, frames.frame(f, seq))["grid"]).around(around, radius))
+
+
+DATA_UNITS = re.compile(r'data-unit="([^"]+)"')
 
 
 # --- the scene and the SVG ---------------------------------------------------------------------
@@ -231,6 +240,40 @@ def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
     sides = re.search(r'<g id="sides">(.*?)</g>', text).group(1)
     assert "V O L G A" in text
     assert sides.count('class="ln s-link"') == sum(len(a.adjacent) for a in f.game.scenario.areas.values()) // 2
+
+
+@pytest.mark.parametrize("ruleset, around, radius", [("dos", "N3145", 4), ("chir", "3320", 3), ("kkoh", "0705.10", 6)])
+def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, around, radius):
+    """`--around CELL --radius N`: every unit within N of the cell is drawn, none far from
+    it (the box of those cells holds more: its corners, and what reaches into it from just
+    outside); the map is cut at that box; the caption says which part it is."""
+    folder = EXAMPLES[ruleset]
+    seq = {"chir": 7, "dos": 40, "kkoh": 60}[ruleset]
+    whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
+    run("render", folder, "--seq", seq, "-o", whole)
+    run("render", folder, "--seq", seq, "-o", part, "--around", around, "--radius", radius)
+    text = part.read_text()
+    drawn = set(DATA_UNITS.findall(text))
+    inside = units_on_board(folder, seq, part_of_the_map(folder, seq, around, radius))
+    far = units_on_board(folder, seq) - units_on_board(folder, seq, part_of_the_map(folder, seq, around, 2 * radius + 4))
+    assert inside and inside <= drawn and far and not far & drawn
+    assert f"around {around}." in text and 'clip-path="url(#view)"' in text
+    assert '<g id="panel">' in text   # the panel is never cut
+    width = lambda t: float(re.search(r'<svg [^>]*width="([0-9.]+)"', t).group(1))
+    assert width(text) < width(whole.read_text())
+    png = tmp_path / "part.png"
+    run("render", folder, "--seq", seq, "-o", png, "--around", around, "--radius", radius)
+    assert image(png.read_bytes()).size[0] == round(width(text))
+
+
+def test_render_around_refuses_a_cell_off_the_map_and_an_area_map(tmp_path):
+    result = run("render", EXAMPLES["dos"], "-o", tmp_path / "x.svg", "--around", "Z9999", code=2)
+    assert result.stderr.startswith("pbem: --around Z9999: there is no hex Z9999 on the dos map")
+    result = run("render", EXAMPLES["kkoh"], "-o", tmp_path / "x.svg", "--around", "0905", code=2)
+    assert "there is no cell 0905 on the kkoh map (its cells are named like 0000.00)" in result.stderr
+    result = run("render", EXAMPLES["stalingrad"], "-o", tmp_path / "x.svg", "--around", "mamayev-kurgan", code=2)
+    assert "the stalingrad map is made of areas, and is always drawn whole" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
 
 
 def test_render_refuses_what_it_cannot_do(tmp_path):
@@ -331,6 +374,35 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     shot = browser.screenshot()
     (tmp_path / f"{ruleset}-screen.png").write_bytes(shot)
     assert not_blank(shot) > 20
+
+
+@needs_browser
+def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
+    """A part of the map in a real browser: the units around the hex are laid out, and
+    nothing of the map is painted in the margin between the cut map and the panel."""
+    folder, seq = EXAMPLES["dos"], 40
+    out = tmp_path / "part.svg"
+    run("render", folder, "--seq", seq, "-o", out, "--around", "N3145", "--radius", 4)
+    text = out.read_text()
+    width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
+    height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
+    browser.open(out, width=round(width), height=round(height))
+    in_dom = set(browser.js("Array.from(document.querySelectorAll('[data-unit]')).map(e => e.getAttribute('data-unit'))"))
+    assert units_on_board(folder, seq, part_of_the_map(folder, seq, "N3145", 4)) <= in_dom
+    shot = image(browser.screenshot())
+    assert shot.size == (round(width), round(height)) and not_blank(browser.screenshot()) > 20
+    clip = re.search(r'<clipPath id="view"><rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"',
+                     text).groups()
+    x, y, w, h = map(float, clip)
+    from pbem.core.render.style import PAPER
+
+    paper = tuple(int(PAPER[i:i + 2], 16) for i in (1, 3, 5))
+    assert shot.getpixel((2, 2)) == paper   # the margin round the map: nothing of the map painted there
+    # just right of the cut, in the margin before the panel: paper, though terrain lies beyond
+    for dy in (0.25, 0.5, 0.75):
+        assert shot.getpixel((round(x + w + svg.MARGIN / 2), round(y + h * dy))) == paper
+    # just left of the cut: the map
+    assert sum(shot.getpixel((round(x + w - 3), round(y + h * dy))) != paper for dy in (0.25, 0.5, 0.75)) >= 2
 
 
 # --- geometry the pictures need ----------------------------------------------------------------------

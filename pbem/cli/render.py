@@ -14,19 +14,40 @@ from pbem.cli.common import echo, game_dir, handles_errors
               help="The picture to write: FILE.svg or FILE.png.")
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
 @click.option("--zoom", type=click.FloatRange(0.1, 8), default=1.0, show_default=True, help="Scale of a PNG.")
+@click.option("--around", metavar="CELL", default=None,
+              help="Draw only the part of the map around this hex (or cell): a large map's corner for a forum post.")
+@click.option("--radius", type=click.IntRange(1, 99), default=6, show_default=True,
+              help="With --around: how many hexes (or cells) around it.")
 @handles_errors
-def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float) -> None:
+def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float, around: str | None,
+            radius: int) -> None:
     """The board as a picture: terrain, places, fronts, every stack of counters, and the
     last packet's moves and attacks with their results. PNG is what forums accept."""
     from pbem.core.errors import UsageError
     from pbem.core.render import frames, svg
+    from pbem.core.render.scene import Grid
 
     kind = Path(output).suffix.lower()
     if kind not in (".svg", ".png"):
         raise UsageError(f"-o {output}: the picture's name must end in .svg or .png")
     folder = frames.open_game(Path(game_dir))
     frame = frames.frame(folder, seq)
-    text = svg.to_svg(frames.scene(folder, frame), ("zoc",) if zoc else ())
+    scene = frames.scene(folder, frame)
+    view = None
+    if around is not None:
+        grid = Grid(scene["grid"])
+        if grid.kind == "area":
+            raise UsageError(f"--around {around}: the {folder.game.ruleset.id} map is made of areas, and is always "
+                             f"drawn whole")
+        noun = "hex" if grid.kind == "hex" else "cell"   # a square grid's cells may be places in a square (kkoh)
+        if around not in grid.cells:
+            raise UsageError(f"--around {around}: there is no {noun} {around} on the {folder.game.ruleset.id} map "
+                             f"(its {noun}{'es' if noun == 'hex' else 's'} are named like {next(iter(grid.cells))})")
+        view = grid.around(around, radius)
+        caption = scene.get("caption") or []
+        scene["caption"] = (caption if isinstance(caption, list) else [caption]) + [
+            f"Part of the map: {radius} {noun}{'es' if noun == 'hex' else 's'} around {around}."]
+    text = svg.to_svg(scene, ("zoc",) if zoc else (), view)
     if kind == ".png":
         from pbem.core.render.png import to_png
 

@@ -143,6 +143,18 @@ class Grid:
     def centre(self, cell: str) -> Point:
         return self._centre[cell]
 
+    def around(self, cell: str, radius: int) -> list[str]:
+        """The cells at most `radius` steps from `cell` (on squares, the square of side
+        2 x radius + 1 about it), in the grid's order: the part of a map `pbem render
+        --around` draws. An area map has no such distance: it is drawn whole."""
+        if self.kind == "hex":
+            centre = self._hex[cell]
+            return [c for c, h in self._hex.items() if hexgrid.distance(centre, h) <= radius]
+        if self.kind == "square":
+            col, row = self.cells[cell][:2]
+            return [c for c, v in self.cells.items() if max(abs(v[0] - col), abs(v[1] - row)) <= radius]
+        raise ValueError("an area map is always drawn whole")
+
     def outline(self, cell: str) -> list[Point]:
         if self.kind == "hex":
             return hexgrid.corners(self._hex[cell], self.size, self.layout)

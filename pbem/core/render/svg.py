@@ -60,40 +60,59 @@ class Picture:
     title: str
     css: list[str]
     layers: list[tuple[str, list[str]]]
+    clip: tuple[float, float, float, float] | None = None   # x, y, width, height of a part of the map
 
     def head(self, height: float | None = None, css: list[str] | None = None) -> str:
         """The document's start: the svg element, its title, style rules and paper."""
         h = self.height if height is None else height
+        clip = ""
+        if self.clip is not None:
+            x, y, w, ch = self.clip
+            clip = (f'<defs><clipPath id="view"><rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(ch)}"/>'
+                    f"</clipPath></defs>\n")
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" height="{num(h)}" '
                 f'viewBox="0 0 {num(self.width)} {num(h)}" font-family="{FONT}" text-anchor="middle">\n'
                 f"<title>{text_of(self.title)}</title>\n"
                 f"<style>{''.join(self.css if css is None else css)}</style>\n"
-                f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n')
+                f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n' + clip)
 
     def document(self) -> str:
-        body = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers)
+        clipped = ' clip-path="url(#view)"' if self.clip is not None else ""
+        body = "".join(f'<g id="{name}"{clipped if name != "panel" else ""}>' + "".join(pieces) + "</g>\n"
+                       for name, pieces in self.layers)
         return self.head() + body + "</svg>\n"
 
 
-def to_svg(scene: dict, show: tuple[str, ...] = ()) -> str:
-    """The scene as one SVG document, with the optional items named in `show` ("zoc")."""
-    return draw(scene, show).document()
+def to_svg(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None) -> str:
+    """The scene as one SVG document, with the optional items named in `show` ("zoc"),
+    of the whole map or of the part that holds the cells of `view`."""
+    return draw(scene, show, view).document()
 
 
-def draw(scene: dict, show: tuple[str, ...] = ()) -> Picture:
+def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None) -> Picture:
     """The scene's picture. Items and legend entries with a `show` name are drawn only
-    when `show` names it (zones of control on request, set-up areas in the set-up)."""
+    when `show` names it (zones of control on request, set-up areas in the set-up). With
+    `view`, the map is the box of those cells: what reaches into it is drawn and cut at its
+    edge, the rest left out, so a part of a large map is a small picture."""
     check(scene)
     grid = Grid(scene["grid"])
     styles = {name: spec for name, spec in {**DEFAULT_STYLES, **(scene.get("styles") or {})}.items()
               if spec.get("show") is None or spec["show"] in show}
     sides = {name: {**DEFAULT_SIDE, **spec} for name, spec in (scene.get("sides") or {}).items()}
     x0, y0, x1, y1 = grid.box
+    items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
+    if view:
+        corners = [p for c in view for p in grid.outline(c)]
+        x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
+        x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+        pad = grid.size * 2   # a cell just outside may still draw into the box (a counter, an arrow's head)
+        centres = {c: grid.centre(c) for c in grid.cells}
+        near = {c for c, (x, y) in centres.items() if x0 - pad <= x <= x1 + pad and y0 - pad <= y <= y1 + pad}
+        items = [i for i in items if any(c in near for c in _cells_of(i))]
     ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
     map_w, map_h = x1 - x0, y1 - y0
     painter = _Painter(grid, styles, sides, ox, oy)
     layers: dict[str, list[str]] = {name: [] for name in LAYERS}
-    items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
     # cells of one style share one path: a map of a thousand hexes stays small
     by_style: dict[str, list[str]] = {}
     for item in items:
@@ -115,7 +134,15 @@ def draw(scene: dict, show: tuple[str, ...] = ()) -> Picture:
     width = panel_x + PANEL + MARGIN
     height = max(map_h + 2 * MARGIN, panel_h + 2 * MARGIN)
     return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
-                   [(name, layers[name]) for name in LAYERS])
+                   [(name, layers[name]) for name in LAYERS], (MARGIN, MARGIN, map_w, map_h) if view else None)
+
+
+def _cells_of(item: dict) -> list[str]:
+    if "cell" in item:
+        return [item["cell"]]
+    if item["type"] == "side":
+        return [item["a"], item["b"]]
+    return list(item.get("cells", ()))
 
 
 def _css(styles: dict, sides: dict) -> list[str]:
