@@ -433,3 +433,31 @@ def test_the_schematic_plan_puts_sources_first_and_keeps_the_reading_order():
     for area, (column, row) in plan.items():
         assert row not in rows.get(column, set())
         rows.setdefault(column, set()).add(row)
+
+
+@pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])
+def test_a_region_outline_has_the_sides_towards_cells_outside_it(layout):
+    """Grid.boundary keeps the sides of a region's cells whose neighbour across (the hex
+    whose centre mirrors the cell's centre in the side's midpoint) is outside the region or
+    off the map, in every layout."""
+    import random
+
+    from pbem.core.geometry import hexgrid
+
+    cells = {f"{c:02d}{r:02d}": [c, r] for c in range(1, 10) for r in range(1, 8)}
+    grid = scenes.Grid({"kind": "hex", "layout": layout, "size": 37, "cells": cells})
+    by_centre = {(round(x, 6), round(y, 6)): c for c, (x, y) in ((c, grid.centre(c)) for c in cells)}
+    rng = random.Random(layout)
+    for _ in range(40):
+        region = rng.sample(sorted(cells), rng.randint(1, 40))
+        expected = []
+        for c in region:
+            pts, (x, y) = grid.outline(c), grid.centre(c)
+            sides = [(p, q) for p, q in zip(pts, pts[1:] + pts[:1])
+                     if by_centre.get((round(p[0] + q[0] - x, 6), round(p[1] + q[1] - y, 6))) not in region]
+            if sides:
+                expected.append((c, sides))
+        assert grid.boundary(region) == expected
+    assert len(grid.boundary(["0505"])[0][1]) == 6   # a lone hex: all six sides
+    inner = [c for c in cells if hexgrid.distance(grid._hex[c], grid._hex["0505"]) <= 1]
+    assert [c for c, _ in grid.boundary(inner)] == [c for c in inner if c != "0505"]

@@ -18,6 +18,7 @@ from pbem.core import report
 from pbem.core.text import shown
 
 from . import frames, svg
+from .scene import Grid
 
 SCRIPT = r"""
 (function () {
@@ -108,8 +109,12 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
     g = folder.game
     pictures: list[svg.Picture] = []
     meta: list[dict] = []
+    grid: tuple[dict, Grid] | None = None   # the map of one state is the map of the next
     for fr in frames.frames(folder):
-        pictures.append(svg.draw(frames.scene(folder, fr), show))
+        scene = frames.scene(folder, fr)
+        if grid is None or scene["grid"] != grid[0]:
+            grid = scene["grid"], Grid(scene["grid"])
+        pictures.append(svg.draw(scene, show, grid=grid[1]))
         meta.append(_step(g, fr))
     names = [name for name, _ in pictures[0].layers]
     fixed: list[list[str]] = []

@@ -124,6 +124,10 @@ class Grid:
         if self.kind == "hex":
             self.layout = spec.get("layout", "even-q")
             self._hex = {c: hexgrid.offset_to_axial(v[0], v[1], self.layout) for c, v in self.cells.items()}
+            # hexgrid.corners, once for all hexes: the same six steps from every centre
+            start = 0 if hexgrid.flat(self.layout) else -30
+            self._corners = [(self.size * math.cos(math.radians(start + 60 * i)),
+                              self.size * math.sin(math.radians(start + 60 * i))) for i in range(6)]
         self._centre = {c: self._compute_centre(c) for c in self.cells}
         xs, ys = [], []
         for c in self.cells:
@@ -131,6 +135,8 @@ class Grid:
                 xs.append(x)
                 ys.append(y)
         self.box = (min(xs), min(ys), max(xs), max(ys)) if xs else (0.0, 0.0, 0.0, 0.0)
+        self._boundaries: dict[tuple, list] = {}
+        self.drawn: dict[tuple, str] = {}   # pieces of SVG drawn on this grid, by all that decides them
 
     def _compute_centre(self, cell: str) -> Point:
         v = self.cells[cell]
@@ -157,7 +163,8 @@ class Grid:
 
     def outline(self, cell: str) -> list[Point]:
         if self.kind == "hex":
-            return hexgrid.corners(self._hex[cell], self.size, self.layout)
+            cx, cy = self._centre[cell]
+            return [(cx + dx, cy + dy) for dx, dy in self._corners]
         x, y = self._centre[cell]
         if self.kind == "square":
             w = h = self.size / 2
@@ -208,16 +215,29 @@ class Grid:
 
     def boundary(self, cells: list[str]) -> list[tuple[str, list[tuple[Point, Point]]]]:
         """The outline of a region: each cell of the set that has sides towards cells
-        outside it (or the map's edge), with those sides, in the order of the set."""
+        outside it (or the map's edge), with those sides, in the order of the set
+        (remembered: the same region is outlined in every state of a replay)."""
+        key = tuple(cells)
+        found = self._boundaries.get(key)
+        if found is None:
+            found = self._boundaries[key] = self._boundary(cells)
+        return found
+
+    def _boundary(self, cells: list[str]) -> list[tuple[str, list[tuple[Point, Point]]]]:
         inside = set(cells)
         out = []
         for c in cells:
             pts = self.outline(c)
             sides = []
+            if self.kind == "hex":   # side i of the corners faces the neighbour HEX_SIDE_STEPS[i] away
+                h = self._hex[c]
+                across = [self._hex_id(hexgrid.Hex(h.q + dq, h.r + dr)) for dq, dr in HEX_SIDE_STEPS]
             for i in range(len(pts)):
                 p, q = pts[i], pts[(i + 1) % len(pts)]
-                mid = ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
-                other = self._across(c, mid)
+                if self.kind == "hex":
+                    other = across[i]
+                else:
+                    other = self._across(c, ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2))
                 if other is None or other not in inside:
                     sides.append((p, q))
             if sides:
@@ -225,15 +245,9 @@ class Grid:
         return out
 
     def _across(self, cell: str, mid: Point) -> str | None:
-        """The neighbour on the other side of the side whose midpoint is `mid`."""
+        """The square or area on the other side of the side whose midpoint is `mid`."""
         x, y = self._centre[cell]
-        target = (2 * mid[0] - x, 2 * mid[1] - y)
-        if self.kind == "hex":
-            for n in hexgrid.neighbours(self._hex[cell]):
-                if _close(hexgrid.pixel(n, self.size, self.layout), target):
-                    return self._hex_id(n)
-            return None
-        for other, centre in self._near(target):
+        for other, centre in self._near((2 * mid[0] - x, 2 * mid[1] - y)):
             return other
         return None
 
@@ -249,5 +263,7 @@ class Grid:
         return [(c, target)] if c is not None else []
 
 
-def _close(p: Point, q: Point) -> bool:
-    return abs(p[0] - q[0]) < 1e-6 and abs(p[1] - q[1]) < 1e-6
+# The axial step to the hex across each side of `hexgrid.corners` (side i joins corners i and
+# i + 1): the sides face 30, 90, ... degrees on flat-topped hexes and 0, 60, ... on pointy-
+# topped ones, which are the same six steps in the same order.
+HEX_SIDE_STEPS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))

@@ -89,13 +89,15 @@ def to_svg(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = Non
     return draw(scene, show, view).document()
 
 
-def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None) -> Picture:
+def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None, grid: Grid | None = None) -> Picture:
     """The scene's picture. Items and legend entries with a `show` name are drawn only
     when `show` names it (zones of control on request, set-up areas in the set-up). With
     `view`, the map is the box of those cells: what reaches into it is drawn and cut at its
-    edge, the rest left out, so a part of a large map is a small picture."""
+    edge, the rest left out, so a part of a large map is a small picture. `grid`: the Grid
+    of the scene's grid, when the caller has it (a replay draws one map many times)."""
     check(scene)
-    grid = Grid(scene["grid"])
+    if grid is None:
+        grid = Grid(scene["grid"])
     styles = {name: spec for name, spec in {**DEFAULT_STYLES, **(scene.get("styles") or {})}.items()
               if spec.get("show") is None or spec["show"] in show}
     sides = {name: {**DEFAULT_SIDE, **spec} for name, spec in (scene.get("sides") or {}).items()}
@@ -182,8 +184,12 @@ class _Painter:
         return self.at(self.grid.centre(cell))
 
     def cells(self, style: str, cells: list[str]) -> str:
-        d = "".join(polygon_d([self.at(p) for p in self.grid.outline(c)]) for c in cells)
-        return f'<path class="s-{style}" d="{d}"/>'
+        key = ("cells", style, tuple(cells), self.ox, self.oy)
+        piece = self.grid.drawn.get(key)
+        if piece is None:
+            d = "".join(polygon_d([self.at(p) for p in self.grid.outline(c)]) for c in cells)
+            piece = self.grid.drawn[key] = f'<path class="s-{style}" d="{d}"/>'
+        return piece
 
     def item(self, item: dict) -> list[str]:
         return getattr(self, "_" + item["type"])(item)
