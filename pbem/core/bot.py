@@ -80,8 +80,8 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
     rules = engine.clone(state["rules"])
     context = _Imagined(state["state_hash"].encode(), roll)
     # Until the packet's first order, the engine resolves what was queued with this
-    # segment's dice (DESIGN §2.3 b), which the first packet of a secure game does not
-    # have: its seed needs the reveal before it.
+    # segment's dice (DESIGN §3.6 b), which the first packet of a secure game does not
+    # have: segment 1 rolls nothing, its seed needing the reveal before it.
     context.dice = not game.secure or state["last_reveal"] is not None
     orders: list[dict] = []
     while len(orders) < MAX_ORDERS:
