@@ -266,11 +266,27 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     assert image(png.read_bytes()).size[0] == round(width(text))
 
 
+def test_render_around_a_kkoh_square_takes_every_place_in_it(tmp_path):
+    """kkoh's cells are places inside squares: `--around 0705` is every place of square 0705
+    and those within the radius of any of them."""
+    out = tmp_path / "square.svg"
+    run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", "0705", "--radius", 1)
+    f = frames.open_game(EXAMPLES["kkoh"])
+    grid = scenes.Grid(frames.scene(f, frames.frame(f, 60))["grid"])
+    places = [c for c in grid.cells if c.startswith("0705.")]
+    assert len(places) == 9
+    inside = set().union(*(grid.around(c, 1) for c in places))
+    text = out.read_text()
+    assert units_on_board(EXAMPLES["kkoh"], 60, set(places)) and \
+        units_on_board(EXAMPLES["kkoh"], 60, inside) <= set(DATA_UNITS.findall(text))
+    assert "Part of the map: 1 cell around 0705." in text
+
+
 def test_render_around_refuses_a_cell_off_the_map_and_an_area_map(tmp_path):
     result = run("render", EXAMPLES["dos"], "-o", tmp_path / "x.svg", "--around", "Z9999", code=2)
     assert result.stderr.startswith("pbem: --around Z9999: there is no hex Z9999 on the dos map")
-    result = run("render", EXAMPLES["kkoh"], "-o", tmp_path / "x.svg", "--around", "0905", code=2)
-    assert "there is no cell 0905 on the kkoh map (its cells are named like 0000.00)" in result.stderr
+    result = run("render", EXAMPLES["kkoh"], "-o", tmp_path / "x.svg", "--around", "9905", code=2)
+    assert "there is no cell 9905 on the kkoh map (its cells are named like 0000.00)" in result.stderr
     result = run("render", EXAMPLES["stalingrad"], "-o", tmp_path / "x.svg", "--around", "mamayev-kurgan", code=2)
     assert "the stalingrad map is made of areas, and is always drawn whole" in result.stderr
     assert not (tmp_path / "x.svg").exists()
