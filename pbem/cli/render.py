@@ -39,18 +39,18 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
         if grid.kind == "area":
             raise UsageError(f"--around {around}: the {folder.game.ruleset.id} map is made of areas, and is always "
                              f"drawn whole")
-        noun = "hex" if grid.kind == "hex" else "cell"
+        noun, nouns = ("hex", "hexes") if grid.kind == "hex" else ("cell", "cells")
         # a square grid's cells may be places inside squares ("0905.11", kkoh): a square's id
         # names all its places
         centre = [around] if around in grid.cells else [c for c in grid.cells if c.startswith(around + ".")]
         if not centre:
             raise UsageError(f"--around {around}: there is no {noun} {around} on the {folder.game.ruleset.id} map "
-                             f"(its {noun}{'es' if noun == 'hex' else 's'} are named like {next(iter(grid.cells))})")
+                             f"(its {nouns} are named like {next(iter(grid.cells))})")
         near = {c for middle in centre for c in grid.around(middle, radius)}
         view = [c for c in grid.cells if c in near]
         caption = scene.get("caption") or []
         scene["caption"] = (caption if isinstance(caption, list) else [caption]) + [
-            f"Part of the map: {radius} {noun}{'' if radius == 1 else 'es' if noun == 'hex' else 's'} around {around}."]
+            f"Part of the map: {radius} {noun if radius == 1 else nouns} around {around}."]
     text = svg.to_svg(scene, ("zoc",) if zoc else (), view)
     if kind == ".png":
         from pbem.core.render.png import to_png

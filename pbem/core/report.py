@@ -5,6 +5,7 @@ and compares. Rendering depends only on the state and the events, never on the c
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pbem.core.text import bbcode, markdown, shown
@@ -39,8 +40,6 @@ def _awaiting_line(state: dict) -> str:
 def cites(text: str, rule: str) -> bool:
     """Whether `text` names `rule` itself: "K-INI-1" in "(automatic, K-INI-1)", but
     neither "9.1" in "19.1" or "9.10" nor "K-INI-1" in "K-INI-12"."""
-    import re
-
     return re.search(rf"(?<![\w.]){re.escape(rule)}(?!\w|\.\d)", text) is not None
 
 

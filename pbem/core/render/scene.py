@@ -228,18 +228,13 @@ class Grid:
         out = []
         for c in cells:
             pts = self.outline(c)
-            sides = []
+            edges = list(zip(pts, pts[1:] + pts[:1]))
             if self.kind == "hex":   # side i of the corners faces the neighbour HEX_SIDE_STEPS[i] away
                 h = self._hex[c]
                 across = [self._hex_id(hexgrid.Hex(h.q + dq, h.r + dr)) for dq, dr in HEX_SIDE_STEPS]
-            for i in range(len(pts)):
-                p, q = pts[i], pts[(i + 1) % len(pts)]
-                if self.kind == "hex":
-                    other = across[i]
-                else:
-                    other = self._across(c, ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2))
-                if other is None or other not in inside:
-                    sides.append((p, q))
+            else:
+                across = [self._across(c, ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)) for p, q in edges]
+            sides = [edge for edge, other in zip(edges, across) if other is None or other not in inside]
             if sides:
                 out.append((c, sides))
         return out

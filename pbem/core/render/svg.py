@@ -108,8 +108,8 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
         x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
         x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
         pad = grid.size * 2   # a cell just outside may still draw into the box (a counter, an arrow's head)
-        centres = {c: grid.centre(c) for c in grid.cells}
-        near = {c for c, (x, y) in centres.items() if x0 - pad <= x <= x1 + pad and y0 - pad <= y <= y1 + pad}
+        near = {c for c in grid.cells
+                if x0 - pad <= grid.centre(c)[0] <= x1 + pad and y0 - pad <= grid.centre(c)[1] <= y1 + pad}
         items = [i for i in items if any(c in near for c in _cells_of(i))]
     ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
     map_w, map_h = x1 - x0, y1 - y0

@@ -23,6 +23,7 @@ from . import combat, movement, reinforcements, victory
 from .areas import describe, listing, update_control
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
 
+
 def phase_name(phase: str) -> str:
     """"German movement" for the phase id "german-movement" (house 3)."""
     side, _, kind = phase.partition("-")
