@@ -206,14 +206,16 @@ def state_numbers(folder: Path) -> list[int]:
     return sorted(int(m.group(1)) for m in map(_STATE_FILE.match, os.listdir(states)) if m)
 
 
-def packet_files(folder: Path) -> list[tuple[int, Path]]:
+def packet_files(folder: Path, seq: int | None = None) -> list[tuple[int, Path]]:
+    """The packet files of a folder in order of name, with their seq; only those of `seq` if
+    given (a long game's folder is listed once per command, not a path built per file)."""
     packets = folder / "packets"
     if not packets.is_dir():
         return []
     found = []
     for name in sorted(os.listdir(packets)):
         match = _PACKET_FILE.match(name)
-        if match:
+        if match and (seq is None or int(match.group(1)) == seq):
             found.append((int(match.group(1)), packets / name))
     return found
 
@@ -238,8 +240,8 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
     the state is written last and is the commit point). Nothing is written unless the
     packet verifies, applies, and gives a state and report within the file limit."""
     seq = packet.get("seq")
-    stored = {n: path for n, path in packet_files(folder.path)}
-    if isinstance(seq, int) and seq in stored:
+    stored = {n: path for n, path in packet_files(folder.path, seq)} if isinstance(seq, int) else {}
+    if seq in stored:
         _check_known(folder, packet, stored[seq], source)
     new, events = engine.apply_packet(folder.game, folder.state, packet, source)
     state_file, aar_text = state_text(new), report.render(folder.game, new, events)
