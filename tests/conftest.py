@@ -3,6 +3,16 @@ import pytest
 from pbem import rulesets
 
 
+def pytest_collection_modifyitems(items):
+    """The longest tests first, longest of all first: the suite's workers then share out the
+    many short tests at the end (idle workers take queued tests from busy ones, `--dist
+    worksteal`), instead of one worker finishing alone on a game that started last."""
+    def seconds(item) -> float:
+        mark = item.get_closest_marker("long")
+        return mark.args[0] if mark else 0.0
+    items.sort(key=lambda item: -seconds(item))
+
+
 @pytest.fixture(autouse=True)
 def test_rulesets_registered(monkeypatch):
     """The test rulesets `duel` (decisions), `blind` (sealed simultaneous plans) and `veiled`

@@ -29,7 +29,12 @@ def random_chooser(seed: int):
     return choose
 
 
-@pytest.mark.parametrize("ruleset_id", sorted(set(rulesets.ids()) | {"duel", "blind", "veiled"}))
+# seconds a game takes on a 2-core machine, roughly: the longest start first (tests/conftest.py)
+SECONDS = {"dos": 35, "kkoh": 20, "chir": 18}
+
+
+@pytest.mark.parametrize("ruleset_id", [pytest.param(r, marks=pytest.mark.long(SECONDS[r])) if r in SECONDS else r
+                                        for r in sorted(set(rulesets.ids()) | {"duel", "blind", "veiled"})])
 @pytest.mark.parametrize("game_number", range(GAMES_PER_RULESET))
 def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
     match = Match(tmp_path, ruleset_id, chain_length=MAX_PACKETS, key_seed=f"conformance-{game_number}")

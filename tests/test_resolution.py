@@ -83,7 +83,8 @@ PACKETS = {"duel": 200, "blind": 120, "veiled": 120, "stalingrad": 120, "chir": 
 def _cases() -> list[tuple[str, int, str]]:
     """Every registered ruleset and the test rulesets, the quick duel with two seeds."""
     ids = sorted(set(rulesets.ids()) | {"duel", "blind", "veiled"})
-    return [(r, PACKETS.get(r, 60), seed) for r in ids for seed in (("a", "b") if r == "duel" else ("a",))]
+    return [pytest.param(r, PACKETS.get(r, 60), seed, marks=[pytest.mark.long(5)] if r in ("chir", "dos", "kkoh") else [])
+            for r in ids for seed in (("a", "b") if r == "duel" else ("a",))]
 
 
 @pytest.mark.parametrize("ruleset_id, packets, seed", _cases())

@@ -155,6 +155,7 @@ def _valid_pairs(samples: list) -> list[tuple[int, int]]:
     return _VALID_PAIRS
 
 
+@pytest.mark.long(15)
 @settings(max_examples=1000, deadline=None)
 @given(data=st.data())
 def test_the_fast_check_agrees_with_jsonschema(samples, data):
@@ -164,6 +165,7 @@ def test_the_fast_check_agrees_with_jsonschema(samples, data):
     assert check(doc) == reference.is_valid(doc), (_all_schemas()[i].get("title"), doc)
 
 
+@pytest.mark.long(10)
 def test_the_fast_check_agrees_on_every_sample(samples):
     assert len(samples) > 300   # every ruleset's games were played
     for schema, (check, reference) in zip(_all_schemas(), _checkers()):
