@@ -15,7 +15,7 @@ from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import combat
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import untried
-from tests.test_dos_support import SC, IllegalOrder, at, events_of, find_step, play
+from tests.test_dos_support import SC, IllegalOrder, at, events_of, find_step, play, refused
 
 HQ = {"A/21": {"hex": "N2143"}}          # the Soviet HQ that supplies the Soviet units about N2245
 
@@ -26,13 +26,6 @@ def fight(ctx) -> dict:
 
 def attack(targets, units, **extra) -> dict:
     return {"type": "attack", "targets": targets, "units": units, **extra}
-
-
-def refused(rules, order, rule, text=""):
-    with pytest.raises(IllegalOrder) as info:
-        play(rules, [order])
-    assert info.value.rule == rule, (info.value.rule, info.value.message)
-    assert text in info.value.message, info.value.message
 
 
 # --- 9.1-9.5 ---------------------------------------------------------------------------------------
@@ -201,6 +194,17 @@ def test_9_73_no_path_of_retreat_means_elimination():
     assert st.status(rules, "R/6") == "gone"
 
 
+def test_9_73_9_86_eliminated_for_want_of_a_path_of_retreat_opens_the_two_hex_advance():
+    rules = at(turn=3, phase="combat", units={"GR/13": {"hex": "N1002"}, "G/57": {"hex": "N0902"}, "G/75": {"hex": "N1103"}})
+    ctx = play(rules, [attack(["N1002"], ["G/57", "G/75"]), {"type": "result", "choice": "retreat"}], dice=[2],
+               policies={"defender_result": "ask", "advance": "ask"})     # the standing order would take the step
+    assert fight(ctx)["result"] == "D1" and events_of(ctx, "eliminated")[0]["rule"] == "9.73"
+    opts = combat.advance_options(SC(), rules, rules["combat"])
+    assert {"type": "advance", "units": ["G/57"], "path": ["N1002"]} in opts
+    assert {"type": "advance", "units": ["G/57"], "path": ["N1002", "N1001"]} in opts    # 9.86: a second, empty hex
+    assert not any(len(o.get("path", [])) > 1 and o["path"][1] in ("N0902", "N1103") for o in opts)
+
+
 def test_9_75_a_unit_retreated_into_a_friendly_hex_dies_with_it():
     rules = at(phase="combat", units={"R/6": {"hex": "N2244", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
                                       "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2145"}, "G/79": {"hex": "N2143"},
@@ -283,6 +287,19 @@ def test_9_31_9_32_10_32_10_34_rough_doubles_mountains_triple_or_double():
     refused(rules, attack([m], ["6/3Pz"]), "10.34")
 
 
+def test_10_47_10_52_a_major_city_and_its_terrain_are_two_bonuses():
+    from pbem.rulesets.dos import scenario
+
+    doc = scenario.load_historical()
+    row = doc["map"]["hexrows"]["N22"]
+    assert row[52] == "l"                                       # Kharkov, N2253: light woods, no bonus of its own
+    c = {"units": [], "air": {"att": [], "def": []}}
+    assert combat.terrain_multiplier(SC(), {"units": {}}, c, SC().idx["N2253"]) == (2, "Major city x2")
+    doc["map"]["hexrows"]["N22"] = row[:52] + "h" + row[53:]    # as a printed map with heavy woods there would
+    sc = scenario.Scenario(doc, {})
+    assert combat.terrain_multiplier(sc, {"units": {}}, c, sc.idx["N2253"]) == (3, "heavy-woods x2, Major city x2: x3 (10.52)")
+
+
 def test_10_46_a_minor_city_gives_nothing():
     sc = SC()
     city = next(h for c in sc.cities if c.cls == "minor" for h in c.hexes
@@ -321,6 +338,22 @@ def test_11_44_11_45_hqs_retreat_with_their_stack():
     assert moved == {"R/6", "A/21", "A/9"}                                          # A/9 was not in the attack
 
 
+def test_11_44_an_hq_advances_only_with_the_combat_units_of_its_attack():
+    rules = at(player="soviet", phase="combat", units={"GR/9": {"hex": "N2245"}, "A/21": {"hex": "N2245"},
+                                                        "G/57": {"hex": "N2246", "steps_lost": 3}})
+    ctx = play(rules, [attack(["N2246"], ["GR/9"], hqs=["A/21"])], dice=[1], policies={"advance": "ask"})
+    assert st.status(rules, "G/57") == "gone" and events_of(ctx, "eliminated")
+    opts = combat.advance_options(SC(), rules, rules["combat"])
+    assert {"type": "advance", "units": ["GR/9"], "path": ["N2246"]} in opts
+    assert not any(o["units"] == ["A/21"] for o in opts)                             # not ahead of its units
+    refused(rules, {"type": "advance", "units": ["A/21"], "path": ["N2246"]}, "11.44")
+    play(rules, [{"type": "advance", "units": ["GR/9"], "path": ["N2246"]}], policies={"advance": "ask"})
+    opts = combat.advance_options(SC(), rules, rules["combat"])
+    assert {o["path"][-1] for o in opts if o["units"] == ["A/21"]} == {"N2246"}       # after them, where they went
+    play(rules, [{"type": "advance", "units": ["A/21"], "path": ["N2246"]}], policies={"advance": "ask"})
+    assert st.hex_of(rules, "A/21") == st.hex_of(rules, "GR/9") == "N2246"
+
+
 def test_11_46_11_47_6_53_hq_limits():
     rules = at(player="soviet", units={"A/21": {"hex": "N2245"}, "G/57": {"hex": "N2246"}})
     refused(rules, {"type": "overrun", "units": ["A/21"], "target": "N2246"}, "11.46")
@@ -331,6 +364,15 @@ def test_11_46_11_47_6_53_hq_limits():
 
 
 # --- 6.5, 6.6: overrun and disruption ---------------------------------------------------------------------
+
+def test_6_51_11_47_allied_units_overrun_only_within_the_radius_of_their_own_hq():
+    base = {"Hun/Pz": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [1, 1]}}
+    refused(at(phase="combat", units=dict(base)), attack(["N2245"], ["Hun/Pz"]), "11.47")
+    rules = at(units=dict(base))
+    assert rules["ps"]["no_overrun"] == ["Hun/Pz"]                       # no Hungarian HQ: judged as the phase began
+    refused(rules, {"type": "overrun", "units": ["Hun/Pz"], "target": "N2245"}, "11.47", "Hungarian HQ")
+    rules = at(units={**base, "G/57": {"hex": "N2246"}})
+    assert rules["ps"]["no_overrun"] == ["Hun/Pz"]                       # German units need no HQ (11.47)
 
 def test_6_5_6_51_6_52_6_56_overrun_from_a_zoc_then_on_or_stop():
     rules = at(units={"6/3Pz": {"hex": "N2246"}, "3/3Pz": {"hex": "N2246"}, "394/3Pz": {"hex": "N2246"},

@@ -6,25 +6,15 @@ Test names begin with the case they test."""
 
 from __future__ import annotations
 
-import pytest
-
 from pbem.rulesets.dos import flow
 from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import movement as mv
 from pbem.rulesets.dos import state as st
-from tests.test_dos_support import rail_chain, SC, IllegalOrder, at, events_of, find_step, play
+from tests.test_dos_support import rail_chain, SC, at, events_of, find_step, play, refused
 
 
 def mp_of(ctx, uid):
     return [e for e in ctx.events if e["type"] in ("move", "enter")][-1]["mp"][uid]
-
-
-def refused(rules, order, rule, text=""):
-    with pytest.raises(IllegalOrder) as info:
-        play(rules, [order])
-    assert info.value.rule == rule, (info.value.rule, info.value.message)
-    assert text in info.value.message, info.value.message
-    return info.value
 
 
 # --- 6.1, 6.2: moving -------------------------------------------------------------------------------

@@ -85,6 +85,32 @@ def test_11_31_11_33_11_32_hqs_of_the_same_nationality_and_their_own_supply():
     assert supplied(at(units=cut), "axis", ["Hun/6"]) == set()                       # 11.33: HQ out of supply
 
 
+def test_10_35_11_33_12_11_an_hq_in_a_mountain_hex_supplies_nobody():
+    sc = SC()
+    # A/21 (rating 3) in the mountain hex S3139, 6 MP from a source; R/6 next to it in rough
+    rules = at(player="soviet", units={"A/21": {"hex": "S3139"}, "R/6": {"hex": "S3038", "revealed": [2, 4]},
+                                       "R/38": {"hex": "S3139", "revealed": [2, 4]}})
+    board = bd.Board(sc, rules)
+    found, radius = sp.field(sc, rules, board, "soviet")
+    assert found == set()                                                              # at the start of a phase
+    assert sp.supplied(sc, rules, board, "soviet", ["A/21", "R/6", "R/38"]) == set()   # at the instant of combat
+    # 10.35: no Line of Communications is traced into the HQ's mountain hex (11.47: R/6 may not
+    # attack through it); a unit of its own hex needs no line
+    assert radius == {"A/21", "R/38"}
+    assert not sp.in_radius(sc, rules, board, "soviet", "R/6") and sp.in_radius(sc, rules, board, "soviet", "R/38")
+    # the same HQ one hex west, in rough: everything but the unit in the mountains is supplied,
+    # and that unit is within the radius (its end of the line may be in the mountains)
+    rules = at(player="soviet", units={"A/21": {"hex": "S3038"}, "R/6": {"hex": "S3039", "revealed": [2, 4]},
+                                       "R/38": {"hex": "S3139", "revealed": [2, 4]}})
+    board = bd.Board(sc, rules)
+    found, radius = sp.field(sc, rules, board, "soviet")
+    assert found == {"A/21", "R/6"} and radius == {"A/21", "R/6", "R/38"}
+    assert sp.supplied(sc, rules, board, "soviet", ["A/21", "R/6", "R/38"]) == {"A/21", "R/6"}
+    assert sp.in_radius(sc, rules, board, "soviet", "R/38")
+    # a rail hex in the mountains is no source: no line is traced into it
+    assert sc.idx["S3440"] not in set(sp.lines_of(sc, at(player="soviet"), "soviet").sources())
+
+
 # --- 12.2: Axis supply ----------------------------------------------------------------------------------
 
 def test_12_22_a_german_unit_within_fourteen_mp():
@@ -108,6 +134,23 @@ def test_12_23_cleared_rail_free_of_enemy_zoc_is_a_source():
     enemy = next(sc.ids[j] for j in sc.nb[sc.idx[chain[1]]] if sc.ids[j] not in chain and j not in sc.rail_hex)
     rules = at(control={h: "axis" for h in chain}, cleared=chain, units={"R/6": {"hex": enemy, "revealed": [2, 4]}})
     assert sc.idx[chain[-1]] not in set(sp.lines_of(sc, rules, "axis").sources())
+
+
+def test_12_23_every_rail_hex_west_of_the_line_is_an_axis_source_but_cleared_rail_needs_an_axis_anchor():
+    sc = SC()
+    west = sc.idx["N0154"]
+    assert west in sc.axis_start and west in sc.rail_hex
+    rules = at(control={"N0154": "soviet"})                         # a Soviet unit passed through, and left
+    assert st.control(sc, rules, west) == "soviet"
+    assert west in set(sp.lines_of(sc, rules, "axis").sources())
+    # the cleared chain N0750-N0747 leads back to the west only through N0751: once that hex is
+    # Soviet-controlled, the chain is cut (12.23: "leading back to an Axis-controlled Rail hex")
+    chain = rail_chain(sc, 4)
+    anchors = sorted({sc.ids[j] for h in chain for j in sc.rail_nb[sc.idx[h]] if j in sc.axis_start})
+    assert chain == ["N0750", "N0749", "N0748", "N0747"] and anchors == ["N0751"]
+    rules = at(control={**{h: "axis" for h in chain}, "N0751": "soviet"}, cleared=chain)
+    sources = set(sp.lines_of(sc, rules, "axis").sources())
+    assert sc.idx["N0751"] in sources and not {sc.idx[h] for h in chain} & sources
 
 
 # --- terrain and supply -------------------------------------------------------------------------------
@@ -145,6 +188,26 @@ def test_10_48_12_14_supply_lines_run_along_friendly_rail_at_one_mp():
     assert step[1] > 1 and lines.cost(a, b, step[1], step[2]) == 1
     enemy_held = at(control={sc.ids[b]: "axis"})
     assert sp.lines_of(sc, enemy_held, "soviet").cost(a, b, step[1], step[2]) == step[1]
+
+
+def test_6_44_6_47_10_48_no_soviet_line_at_one_mp_along_axis_cleared_or_just_retaken_rail():
+    sc = SC()
+    a, b = sc.idx["N0131"], sc.idx["N0230"]                          # rail into light woods: 2 MP
+    step = next(x for x in sc.steps("soviet", "mech")[a] if x[0] == b)
+    assert step[1] == 2 and b in sc.rail_nb[a]
+    never = at(player="soviet")
+    cleared = at(player="soviet", cleared=["N0230"], control={"N0230": "soviet"})    # 6.44: recaptured
+    retaken = at(player="soviet")
+    retaken["control"]["N0230"] = f"s{retaken['turn']}"                              # 6.47: this Game-Turn
+    for rules, mp in ((never, 1), (cleared, 2), (retaken, 2)):
+        lines = sp.lines_of(sc, rules, "soviet")
+        assert lines.rail_usable(b) == (mp == 1)
+        assert lines.cost(a, b, step[1], step[2]) == mp                               # Lines.cost
+        assert lines.distances([b], 40)[a] == mp                                      # field's search
+        assert lines.reaches(a, {b}, 1) == (mp == 1) and lines.reaches(a, {b}, 2)       # supplied's search
+    # the Axis line still runs at 1 MP along its own cleared rail (6.45, 10.48)
+    axis = sp.lines_of(sc, at(cleared=["N0230"], control={"N0131": "axis", "N0230": "axis"}), "axis")
+    assert axis.cost(a, b, step[1], step[2]) == 1
 
 
 def test_10_28_soviet_supply_across_the_volga_at_a_friendly_city():
@@ -216,6 +279,36 @@ def test_12_4_12_41_12_42_12_47_14_52_an_air_point_supplies_five_steps_close_tog
     with pytest.raises(IllegalOrder) as info:
         play(apart, [{"type": "air-supply", "air": "AirK/4", "units": ["Jg/97", "Jg/101"]}])
     assert info.value.rule == "12.42"
+
+
+def test_12_42_14_52_every_unit_of_an_air_point_within_fourteen_mp_of_every_other():
+    sc = SC()
+    units = {"Jg/97": {"hex": "N2528", "steps_lost": 1}, "Jg/101": {"hex": "N2520", "steps_lost": 1},
+             "36/14Pz": {"hex": "N2536", "steps_lost": 1}, "AirK/4": {"hex": "N2538"}}
+    lines = sp.lines_of(sc, at(units=units), "axis")
+    ix = sc.idx
+    assert lines.reaches(ix["N2528"], {ix["N2520"]}, 14) and lines.reaches(ix["N2528"], {ix["N2536"]}, 14)
+    assert not lines.reaches(ix["N2520"], {ix["N2536"]}, 14)          # the outer two are too far apart
+    for order in (["Jg/97", "Jg/101", "36/14Pz"], ["Jg/101", "Jg/97", "36/14Pz"], ["36/14Pz", "Jg/101", "Jg/97"]):
+        rules = at(units=units)
+        with pytest.raises(IllegalOrder) as info:
+            play(rules, [{"type": "air-supply", "air": "AirK/4", "units": order}])
+        assert info.value.rule == "12.42" and rules["air"].get("AirK/4", 0) == 0
+    for order in (["Jg/97", "Jg/101"], ["Jg/101", "Jg/97"]):           # each within 14 of the other
+        rules = at(units=units)
+        play(rules, [{"type": "air-supply", "air": "AirK/4", "units": order}])
+        assert set(rules["ps"]["air_supplied"]) == {"Jg/97", "Jg/101"}
+
+
+def test_12_46_an_air_unit_supplies_itself_never_another_air_unit():
+    for units in (["AirK/4", "AirK/8"], ["AirK/8"]):
+        rules = at(units={"AirK/4": {"hex": "N2520"}, "AirK/8": {"hex": "N2521"}})
+        with pytest.raises(IllegalOrder) as info:
+            play(rules, [{"type": "air-supply", "air": "AirK/4", "units": units}])
+        assert info.value.rule == "12.41"
+    rules = at(units={"AirK/4": {"hex": "N2520"}, "AirK/8": {"hex": "N2521"}})
+    play(rules, [{"type": "air-supply", "air": "AirK/4", "units": ["AirK/4"]}])
+    assert rules["ps"]["air_supplied"] == ["AirK/4"]
 
 
 def test_12_43_14_51_12_44_12_46_who_when_and_the_air_unit_itself():

@@ -10,7 +10,7 @@ from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.dos import flow, scenario
 from pbem.rulesets.dos.orders import DEFAULT_POLICIES
 
-__all__ = ["SC", "at", "play", "Ctx", "IllegalOrder", "events_of", "find_step"]
+__all__ = ["SC", "at", "play", "refused", "Ctx", "IllegalOrder", "events_of", "find_step"]
 
 
 @lru_cache(maxsize=1)
@@ -47,6 +47,17 @@ def at(**pos) -> dict:
     base = {"turn": 3, "player": "axis", "phase": "move", "units": {}}
     base.update(pos)
     return flow.rules_for(SC(), base)
+
+
+def refused(rules: dict, order: dict, rule: str, text: str = "") -> IllegalOrder:
+    """`order` is refused under `rule`, with `text` in its message."""
+    import pytest
+
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [order])
+    assert info.value.rule == rule, (info.value.rule, info.value.message)
+    assert text in info.value.message, info.value.message
+    return info.value
 
 
 def play(rules: dict, orders=(), dice=(), picks=(), policies=None, ctx: Ctx | None = None) -> Ctx:

@@ -195,7 +195,8 @@ def test_15_24_without_an_equivalent_the_steps_of_the_named_unit():
     opts = options(rules)
     assert ["G/9", "Jg/97"] in opts                                                       # 2 + 2 = 4 steps of 9-9
     play(rules, [{"type": "withdraw", "units": ["G/9", "Jg/97"]}])
-    assert st.status(rules, "G/9") == "due" and st.status(rules, "Jg/97") == "due"
+    # 15.25, 20.1: the 76th comes back on Game-Turn 20; the units withdrawn in its place leave for good
+    assert st.status(rules, "G/9") == "out" and st.status(rules, "Jg/97") == "out" and rules["due"] == {}
 
 
 def test_15_25_returns_come_back_on_their_turn():
@@ -238,6 +239,21 @@ def accelerated(vp_adjust=None) -> dict:
 def test_15_41_an_axis_unit_at_n0840_with_100_soviet_vp():
     rules = accelerated()
     ctx = play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840"]}])
+    assert rules["accel"] == "on" and events_of(ctx, "acceleration")[0]["rule"] == "15.41"
+
+
+def test_15_41_both_conditions_at_one_moment():
+    rules = accelerated({"soviet": -76})                                                # 99 Soviet VP
+    play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840", "N0839"]}])        # passes through at 99
+    assert rules["accel"] is None and not rules["accel_met"]
+    rules["vp"]["soviet"] += 1                                                           # 100, nobody in the hexes
+    play(rules, [{"type": "end"}])
+    assert rules["accel"] is None
+    rules = accelerated({"soviet": -76})
+    play(rules, [{"type": "move", "units": ["G/57"], "path": ["N0840"]}])                 # occupies it at 99
+    assert rules["accel"] is None
+    rules["vp"]["soviet"] += 1                                                           # 100 while it is there
+    ctx = play(rules, [{"type": "end"}])
     assert rules["accel"] == "on" and events_of(ctx, "acceleration")[0]["rule"] == "15.41"
 
 
@@ -376,10 +392,30 @@ def test_16_53_ground_lost_in_the_axis_combat_phase_is_excused():
     sc = SC()
     rules = at(phase="combat", units={"G/57": {"hex": "N2240"}}, directive={"letter": "A", "obtained": 2})
     victory.record_zoc(sc, rules, "axis")
+    held = victory.zoc_held(sc, rules)                   # as a combat begins
     st.put(rules, "G/57", "N2242")                       # as a retreat after combat would
-    victory.note_surrendered(sc, rules)
+    victory.note_surrendered(sc, rules, held)
     ctx = play(rules, END4[:3])
     assert vp_events(ctx) == []
+
+
+def no_retreats_then(attack: bool) -> list[tuple[str, str, int]]:
+    """G/57 falls back two hexes in the Initial Movement Phase under Directive A; then, or
+    not, G/75 attacks far away in the Combat Phase (die 6: A2 at 2-1, 9.5)."""
+    rules = at(turn=5, units={"G/57": {"hex": "N2045"}, "G/75": {"hex": "N3041"}, "GR/9": {"hex": "N3040"}},
+               directive={"letter": "A", "obtained": 2})
+    victory.record_zoc(SC(), rules, "axis")
+    orders = [{"type": "move", "units": ["G/57"], "path": ["N2046", "N2047"]}, {"type": "end"}]
+    if attack:
+        orders.append({"type": "attack", "targets": ["N3040"], "units": ["G/75"]})
+    ctx = play(rules, orders + [{"type": "end"}] * 3, dice=[6, 6, 6, 6])
+    assert bool(events_of(ctx, "combat")) == attack
+    return [v for v in vp_events(ctx) if v[0] == "16.55"]
+
+
+def test_16_53_ground_given_up_by_movement_stays_owed_whatever_combat_follows():
+    assert no_retreats_then(attack=False) == [("16.55", "soviet", 3)]        # hexrows N19-N21
+    assert no_retreats_then(attack=True) == [("16.55", "soviet", 3)]         # a combat elsewhere excuses nothing
 
 
 def test_18_24_ground_lost_in_the_soviet_combat_phase_is_excused():
@@ -388,8 +424,9 @@ def test_18_24_ground_lost_in_the_soviet_combat_phase_is_excused():
              and not sc.mountain[i] and sc.terrain_of[i] == "clear")
     rules = at(player="soviet", phase="combat", units={"R/6": {"hex": sc.ids[i], "revealed": [2, 4]}})
     victory.record_zoc(sc, rules, "soviet")
+    held = victory.zoc_held(sc, rules)                                        # as a combat begins
     st.put(rules, "R/6", f"{sc.ids[i][:3]}{sc.pos[i] - 1:02d}")                # as a retreat after combat would
-    victory.note_surrendered(sc, rules)
+    victory.note_surrendered(sc, rules, held)
     ctx = play(rules, END4[:3], dice=[2])
     assert [v for v in vp_events(ctx) if v[0] == "18.23"] == []
 
@@ -543,6 +580,11 @@ def test_18_23_18_25_soviet_ground_across_the_don_held_or_the_axis_scores():
     assert rules["pt"]["zoc"][row] == f"{row}{sc.pos[i] + 1:02d}"               # the westernmost hex in its ZOC
     ctx = play(rules, [{"type": "move", "units": ["R/6"], "path": [sc.ids[east]]}] + END4, dice=[2])
     assert ("18.23", "axis", 3) in vp_events(ctx)            # its hexrow and the two it touches
+    rules = at(turn=5, player="soviet", units={"GR/9": {"hex": "N2034"}})
+    victory.record_zoc(sc, rules, "soviet")
+    assert set(rules["pt"]["zoc"]) == {"N19", "N20", "N21"}
+    ctx = play(rules, [{"type": "move", "units": ["GR/9"], "path": ["N2035", "N2036"]}] + END4, dice=[2, 2])
+    assert [v for v in vp_events(ctx) if v[0] == "18.23"] == []   # over the Don westward: its ZOC lies further west
     outside = next(j for j in sorted(sc.west_of_don) if sc.hexrow_n[j] == 20 and not sc.mountain[j]
                    and all(k not in sc.across_don for k in sc.nb[j]))
     rules = at(player="soviet", units={"R/6": {"hex": sc.ids[outside], "revealed": [2, 4]}})

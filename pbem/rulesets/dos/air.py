@@ -24,6 +24,22 @@ def _air_unit(sc: Scenario, rules: dict, side: str, uid: str, rule: str, board: 
         raise IllegalOrder("3.33", f"{uid} has spent its {u.air_points} Air Point(s) this Game-Turn", None)
 
 
+def too_far_apart(sc: Scenario, rules: dict, units: list[str], lines: "sp.Lines | None" = None) -> tuple[str, str] | None:
+    """12.42, 14.52: the units one Air Point supplies must all be within 14 mechanized MP of
+    each other -- every pair, each way (a line's cost depends on its direction). The first pair
+    (x, y) with no line from x to y, or None. Units in one hex are together."""
+    lines = lines or sp.lines_of(sc, rules, "axis")
+    where = {}
+    for x in units:
+        where.setdefault(sc.idx[st.hex_of(rules, x)], x)
+    hexes = sorted(where)
+    for a in hexes:
+        for b in hexes:
+            if a != b and not lines.reaches(a, {b}, 14):
+                return where[a], where[b]
+    return None
+
+
 def air_supply(sc: Scenario, rules: dict, side: str, order: dict, ctx, defenders: list[str] | None = None) -> None:
     """12.41-12.47: one Air Point puts five steps of German units in supply for this phase."""
     if side != "axis":                                              # 12.43, 14.51
@@ -57,10 +73,10 @@ def air_supply(sc: Scenario, rules: dict, side: str, order: dict, ctx, defenders
     if steps > STEPS_PER_POINT:
         raise IllegalOrder("12.41", f"one Air Point supplies {STEPS_PER_POINT} steps; these units have {steps}", None)
     lines = sp.lines_of(sc, rules, side)
-    first = sc.idx[st.hex_of(rules, units[0])]
-    for x in units[1:]:
-        if not lines.reaches(first, {sc.idx[st.hex_of(rules, x)]}, 14):
-            raise IllegalOrder("12.42", f"{x} is more than 14 mechanized Movement Points from {units[0]}", None)
+    apart = too_far_apart(sc, rules, units, lines)
+    if apart:
+        raise IllegalOrder("12.42", f"{apart[1]} is more than 14 mechanized Movement Points from {apart[0]} (one Air "
+                           f"Point supplies units within 14 of each other)", None)
     if uid not in units and uid not in sp.supplied(sc, rules, board, side, [uid], lines):
         raise IllegalOrder("12.46", f"{uid} is out of supply (it may spend a point to supply itself)", None)
     rules["air"][uid] = rules["air"].get(uid, 0) + 1

@@ -112,7 +112,11 @@ def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int,
         hex_m = sc.mountain_vs_mountain if att_mountain else hex_m
         why.append(f"mountain x{hex_m}")
     elif hex_m > 1:
-        why.append(f"{sc.terrain_of[i] if i not in sc.city_of or sc.city_of[i].cls != 'major' else 'Major city'} x{hex_m}")
+        why.append(f"{sc.terrain_of[i]} x{hex_m}")
+    city = 1
+    if i in sc.city_of and sc.city_of[i].cls == "major":
+        city = sc.major_city_defence                                          # 10.47: a bonus of its own
+        why.append(f"Major city x{city}")
     river = 1
     kinds = set()
     for uid in c["units"]:
@@ -127,7 +131,7 @@ def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int,
             river = 1
         else:
             why.append(f"attacked across {'the Don' if kinds == {'don'} else 'a river'} x{river}")
-    bonuses = [m for m in (hex_m, river) if m > 1]
+    bonuses = [m for m in (hex_m, city, river) if m > 1]
     if not bonuses:
         return 1, ", ".join(why)
     m = max(bonuses) if len(bonuses) == 1 else sc.max_defence                 # 10.52
@@ -311,6 +315,11 @@ def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], ta
          "defenders": defenders, "origin": origin, "air": {"att": air or [], "def": []},
          "shift": {"att": shift if air else 0, "def": 0}, "step": "def-air", "label": label(rules),
          "hq_defence": {}}
+    from . import victory
+
+    held = victory.zoc_held(sc, rules)        # 16.53, 18.24: what this combat may surrender
+    if held:
+        c["held"] = held
     rules["combat"] = c
     what = "overruns" if kind == "overrun" else "attack"
     ctx.event("attack", f"{', '.join(units)}{' (+' + ', '.join(hqs) + ')' if hqs else ''} {what} "
@@ -479,13 +488,15 @@ def _defence_supply_possible(sc: Scenario, rules: dict, c: dict) -> bool:
 
 
 def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    from . import air as airmod
+
     out = [{"type": "air-supply", "air": None, "units": []}]
     needy = _unsupplied_germans(sc, rules, c)
     for uid, left in _available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]]):
         chosen, steps = [], 0
         for u in needy:
             n = st.steps_left(sc, rules, u)
-            if steps + n <= 5:
+            if steps + n <= 5 and airmod.too_far_apart(sc, rules, chosen + [u]) is None:    # 12.42
                 chosen.append(u)
                 steps += n
         if chosen:
@@ -813,6 +824,7 @@ def _after_attacker(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         if c.get("att_choice") == "retreat" and "att_vacated" not in c:
             origins = c.get("att_origins", [])
             c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
+            c["att_eliminated"] = _wiped_out(sc, c, c["att_vacated"], c["att"])
     if c["kind"] == "overrun":
         _overrun_outcome(sc, rules, c, ctx)
         return
@@ -905,7 +917,7 @@ def _auto_retreat(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
         c["retreat"] = None
         if r["which"] == "def":
             c["vacated"] = [h for h in c["targets"] if not _holds(sc, rules, h, c["def"])]
-            c["eliminated"] = []
+            c["eliminated"] = _wiped_out(sc, c, c["vacated"], c["def"])
             _after_defender(sc, rules, c, ctx)
         else:
             _after_attacker(sc, rules, c, ctx)
@@ -921,6 +933,14 @@ def _auto_retreat(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
         _retreat(sc, rules, c, uid, paths[0], ctx, chosen="only path")
         return True
     return False
+
+
+def _wiped_out(sc: Scenario, c: dict, vacated: list[str], side: str) -> list[str]:
+    """The emptied hexes none of whose units retreated out of them: every unit there was
+    eliminated, for want of a path of retreat too (9.73), which opens the two-hex advance of
+    9.86 as losses of steps do."""
+    left_from = {path[0] for uid, path in c.get("paths", {}).items() if sc.side_of[uid] == side}
+    return [h for h in vacated if h not in left_from]
 
 
 def answer_retreat(sc: Scenario, rules: dict, order: dict, ctx) -> None:
@@ -1026,12 +1046,21 @@ def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
     for uid in left:
         for p in _advance_paths(sc, rules, c, uid):
+            if uid in c.get("hqs", ()) and p[-1] not in _escorted(sc, rules, c):
+                continue                                                      # 11.44
             there = [u for u in board.units_at(p[-1]) if sc.side_of[u] == adv["side"]]
             if stacking_ok(sc, rules, there + [uid]):
                 out.append({"type": "advance", "units": [uid], "path": [sc.ids[b] for b in p]})
     if not out:
         return []
     return [{"type": "advance", "units": []}] + out
+
+
+def _escorted(sc: Scenario, rules: dict, c: dict) -> set[int]:
+    """11.44: the hexes an HQ that added its rating to the attack may advance to: where the
+    combat units of the attack have advanced (an HQ advances with them, never alone)."""
+    hqs = c.get("hqs", ())
+    return {sc.idx[st.hex_of(rules, u)] for u in c["advance"]["done"] if u not in hqs and st.on_map(rules, u)}
 
 
 def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
@@ -1052,6 +1081,10 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         if path not in _advance_paths(sc, rules, c, uid):
             raise IllegalOrder("9.84", f"{uid} may not advance along that path (into the emptied hex, then along the "
                                f"Path of Retreat, or one more empty hex after eliminated defenders, 9.86)", None)
+    hqs = [u for u in units if u in c.get("hqs", ())]
+    if hqs and len(hqs) == len(units) and path[-1] not in _escorted(sc, rules, c):
+        raise IllegalOrder("11.44", f"{', '.join(hqs)} may advance only with the combat units of the attack, into a "
+                           f"hex one of them has advanced to", None)
     board = view(sc, rules)
     there = [u for u in board.units_at(path[-1]) if sc.side_of[u] == adv["side"]]
     if not stacking_ok(sc, rules, there + units):
@@ -1083,7 +1116,7 @@ def _finish(sc: Scenario, rules: dict, c: dict, ctx, fought: bool = True) -> Non
     rules["combat"] = None
     from . import victory
 
-    victory.note_surrendered(sc, rules)
+    victory.note_surrendered(sc, rules, c.get("held", []))
 
 
 # --- overrun (6.5) --------------------------------------------------------------------------------------
@@ -1108,8 +1141,11 @@ def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         if not u.combat:
             raise IllegalOrder("6.51", f"{uid} cannot overrun", None)
         if st.has(rules["ps"]["no_overrun"], uid):
-            raise IllegalOrder("6.55", f"{uid} began the phase beyond the Communications Radius of every HQ and may "
-                               f"not overrun", None)
+            if side == "soviet":
+                raise IllegalOrder("6.55", f"{uid} began the phase beyond the Communications Radius of every HQ and "
+                                   f"may not overrun", None)
+            raise IllegalOrder("11.47", f"{uid} began the phase beyond the Communications Radius of every {u.nation.capitalize()} "
+                               f"HQ and may not overrun (an overrun is an attack, 6.51)", None)
     path = order.get("path") or []
     if path:
         mv.move(sc, rules, side, {"type": "move", "units": units, "path": path}, ctx)
@@ -1165,7 +1201,7 @@ def _overrun_outcome(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     rules["combat"] = None
     from . import victory
 
-    victory.note_surrendered(sc, rules)
+    victory.note_surrendered(sc, rules, c.get("held", []))
 
 
 # --- legal attacks, for the orders template and the bots --------------------------------------------

@@ -279,8 +279,11 @@ def begin_phase(sc: Scenario, rules: dict, ctx, fresh_phase: bool = True) -> Non
         supplied, radius = sp.field(sc, rules, board, side, mark=True)
         mine = [u for u, w in rules["units"].items() if sc.side_of[u] == side and w not in st.OFF_MAP]
         rules["ps"]["oos"] = sorted(u for u in mine if u not in supplied and not sc.units[u].air)
-        if side == "soviet":
-            rules["ps"]["no_overrun"] = sorted(u for u in mine if sc.units[u].combat and u not in radius)
+        # 6.55: Soviet units beyond every HQ's radius as the phase begins may not overrun; an
+        # overrun is an attack (6.51), so 11.47 holds the Hungarian, Italian and Rumanian units
+        # to the same, by the HQs of their nationality (the reading of README)
+        rules["ps"]["no_overrun"] = sorted(u for u in mine if sc.units[u].combat and sc.units[u].nation not in sp.DIRECT
+                                           and u not in radius)
         rules["ps"]["evacuate"] = phase == "move"
     if phase == "interdiction":
         air.start_interdiction_phase(rules, side, ctx)
@@ -369,6 +372,7 @@ def _stage_axis_end(sc, rules, ctx):
     victory.check_zoc(sc, rules, "axis", ctx)
     rules["pt"] = st.fresh_pt()
     rules["player"] = "soviet"
+    rules["rail_used"] = 0                    # 6.31: the Soviet player's own allowance of the Game-Turn
     rules["stage"] = "soviet-start"
 
 

@@ -77,9 +77,7 @@ def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
         directives.apply_removal(sc, rules, order, ctx)
     elif kind == "clear":
         hexes = order.get("hexes") or []
-        if {"type": "clear", "hexes": hexes} not in options:
-            raise IllegalOrder("6.43", "clear up to three consecutive rail hexes last passed by an Axis unit, the chain "
-                               "starting next to an Axis-cleared rail hex or rail west of the front line", None)
+        check_clear(sc, rules, hexes)
         st.add_all(rules["cleared"], hexes)
         if hexes:
             ctx.event("clear", f"The Axis player clears {', '.join(hexes)} (6.42).", hexes=hexes, rule="6.42",
@@ -94,22 +92,18 @@ def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
 # --- 6.42, 6.43: clearing rail hexes -----------------------------------------------------------------
 
 def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
-    """Every chain of one to three rail hexes, each last passed by an Axis unit and not yet
-    cleared, the first one next (along the line) to an Axis-cleared hex or to rail west of
-    the Front Line; consecutive hexes connected by the railroad."""
-    cleared = set(rules["cleared"])
-
-    def clearable(i: int) -> bool:
-        return (i not in sc.axis_start and sc.ids[i] not in cleared and st.control(sc, rules, i) == "axis")
-
-    def base(i: int) -> bool:
-        return i in sc.axis_start or sc.ids[i] in cleared
-
-    starts = sorted(i for i in sc.rail_hex if clearable(i) and any(base(j) for j in sc.rail_nb[i]))
-    out: list[list[str]] = []
+    """Every set of rail hexes 6.42 and 6.43 let the Axis player clear in one inter-phase, each
+    set once: one to three hexes, each last passed by an Axis unit and not yet cleared (a), each
+    next along the line to an Axis-cleared hex or to rail west of the Front Line (b), or joined
+    to one that is through hexes of the set (the consecutive hexes of 6.43; the one meeting (b)
+    may be any of them). Single chains first, each from a hex meeting (b) outward along the
+    line, then those with that hex in the middle, then sets of chains on different lines."""
+    clearable, qualifies = _clear_tests(sc, rules)
+    starts = sorted(i for i in sc.rail_hex if clearable(i) and qualifies(i))
+    pieces: list[list[int]] = []
 
     def grow(chain: list[int]) -> None:
-        out.append([sc.ids[x] for x in chain])
+        pieces.append(chain)
         if len(chain) == CLEAR_PER_TURN:
             return
         for j in sorted(sc.rail_nb[chain[-1]]):
@@ -118,11 +112,65 @@ def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
 
     for i in starts:
         grow([i])
-    unique = []
-    for c in out:
-        if sorted(c) not in [sorted(x) for x in unique]:
-            unique.append(c)
-    return unique[:50]
+    for i in starts:                                  # 6.43: the hex meeting (b) in the middle
+        ends = sorted(j for j in sc.rail_nb[i] if clearable(j))
+        pieces += [[a, i, b] for k, a in enumerate(ends) for b in ends[k + 1:]]
+    sets = list(pieces)
+    for k, p in enumerate(pieces):                    # 6.42: up to three hexes in all, on any lines
+        for n, q in enumerate(pieces[k + 1:], k + 1):
+            if len(p) + len(q) <= CLEAR_PER_TURN and not set(p) & set(q):
+                sets.append(p + q)
+                if len(p) + len(q) < CLEAR_PER_TURN:
+                    sets += [p + q + r for r in pieces[n + 1:] if len(r) == 1 and r[0] not in p + q]
+    seen: set[frozenset] = set()
+    out = []
+    for c in sets:
+        key = frozenset(c)
+        if key not in seen:
+            seen.add(key)
+            out.append([sc.ids[x] for x in c])
+    return out
+
+
+def _clear_tests(sc: Scenario, rules: dict):
+    """(a) with not yet cleared, and (b) of 6.43, for rail hex indices."""
+    cleared = set(rules["cleared"])
+
+    def clearable(i: int) -> bool:
+        return (i not in sc.axis_start and sc.ids[i] not in cleared and st.control(sc, rules, i) == "axis")
+
+    def qualifies(i: int) -> bool:
+        return any(j in sc.axis_start or sc.ids[j] in cleared for j in sc.rail_nb[i])
+
+    return clearable, qualifies
+
+
+def check_clear(sc: Scenario, rules: dict, hexes: list) -> None:
+    """6.42 (errata): up to three rail hexes, named in any order; 6.43: each last passed by an
+    Axis unit, east of the Front Line and not cleared yet (a), and next along the line to an
+    Axis-cleared hex or rail west of the line (b), or consecutive with hexes of the order that
+    lead to one that is."""
+    if len(set(hexes)) != len(hexes) or len(hexes) > CLEAR_PER_TURN:
+        raise IllegalOrder("6.42", f"name up to {CLEAR_PER_TURN} different rail hexes to clear", None)
+    clearable, qualifies = _clear_tests(sc, rules)
+    for h in hexes:
+        i = sc.idx.get(h)
+        if i is None or i not in sc.rail_hex:
+            raise IllegalOrder("6.43", f"{h} is not a rail hex", None)
+        if not clearable(i):
+            raise IllegalOrder("6.43", f"{h} may not be cleared: only a rail hex east of the Front Line, not yet "
+                               "cleared, whose last unit to pass through was an Axis unit", None)
+    named = {sc.idx[h] for h in hexes}
+    reached = {i for i in named if qualifies(i)}
+    grew = True
+    while grew:                                       # consecutive hexes: along the line from one meeting (b)
+        more = {j for i in reached for j in sc.rail_nb[i] if j in named} - reached
+        grew = bool(more)
+        reached |= more
+    for h in hexes:
+        if sc.idx[h] not in reached:
+            raise IllegalOrder("6.43", f"{h} is neither next to an Axis-cleared rail hex or rail west of the Front Line "
+                               "nor consecutive along the line with hexes of the order that are", None)
 
 
 # --- 12.3: truck supply chains and their railheads -------------------------------------------------------
@@ -234,7 +282,7 @@ def stage_vp(sc: Scenario, rules: dict, ctx) -> None:
         return
     rules["turn"] += 1
     rules["player"] = "axis"
-    rules["rail_used"] = 0
+    rules["rail_used"] = 0                                # 6.31: the Axis player's allowance of the Game-Turn
     ctx.event("game-turn", f"Game-Turn {rules['turn']} begins ({sc.dates[rules['turn'] - 1]} 1942).",
               turn=rules["turn"], rule="4.2")
     rules["stage"] = "directive"

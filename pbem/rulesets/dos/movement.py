@@ -467,14 +467,18 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     if start not in sc.rail_hex:
         raise IllegalOrder("6.32", f"{sc.ids[start]} is not a rail hex", None)
     need = sum(rail_units(sc, u) for u in units)
-    if rules["rail_used"] + need > RAIL_LIMIT[side]:
-        raise IllegalOrder("6.31", f"rail movement would count {rules['rail_used'] + need} units this Game-Turn, over "
+    used = rules["rail_used"]                      # 6.31: the phasing player's own count (flow.py resets it)
+    if used + need > RAIL_LIMIT[side]:
+        raise IllegalOrder("6.31", f"rail movement would count {used + need} units this Game-Turn, over "
                            f"the {side} limit of {RAIL_LIMIT[side]}", None)
     board = half_view(sc, rules, other(side))
     ctx_ = context(sc, rules, side)
     path = _hexes(sc, order.get("path") or [], "6.3")
     if not path:
         raise IllegalOrder("6.3", "give the path of the rail move", None)
+    if start in ctx_.ezoc:                         # 8.0, 8.22: rail movement is movement
+        raise IllegalOrder("8.22", f"{sc.ids[start]} is in an Enemy Zone of Control: units may not leave it voluntarily",
+                           None)
     a, total = start, 0
     for b in path:
         c = rail_cost(sc, ctx_, a, b)
@@ -494,7 +498,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     if total > RAIL_MP:
         raise IllegalOrder("6.33", f"the rail move costs {total} Rail Movement Points, more than {RAIL_MP}", None)
     begin(rules, units)
-    rules["rail_used"] += need
+    rules["rail_used"] = used + need
     for uid in units:
         st.mark(rules["ps"]["rail"], uid)
         rules["ps"]["moved"][uid] = rules["ps"]["moved"].get(uid, 0)
@@ -507,7 +511,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     for uid in units:
         st.put(rules, uid, sc.ids[a])
     ctx.event("rail", f"{', '.join(units)} move by rail {sc.ids[start]} -> {sc.ids[a]} ({total} RMP; {rules['rail_used']} "
-              f"of {RAIL_LIMIT[side]} rail units this Game-Turn).", side=side, units=units,
+              f"of the {side} player's {RAIL_LIMIT[side]} rail units this Game-Turn).", side=side, units=units,
               path=[sc.ids[start]] + [sc.ids[b] for b in path], rmp=total, rule="6.3")
 
 
@@ -656,7 +660,7 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
             out.append({"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
         if rules["phase"] == "move" and start in sc.rail_hex and not any(u in rules["ps"]["moved"] for u in stack):
             need = sum(rail_units(sc, u) for u in stack)
-            if rules["rail_used"] + need <= RAIL_LIMIT[side]:
+            if rules["rail_used"] + need <= RAIL_LIMIT[side]:               # 6.31
                 reach, parent = rail_search(sc, rules, ctx, start)
                 far = [b for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start][:6]
                 for b in [b for b in far if _fits(sc, rules, board, stack, b)][:3]:

@@ -4,6 +4,8 @@ the group's counters not yet drawn (DESIGN §3.6)."""
 
 from __future__ import annotations
 
+from itertools import combinations, islice, product
+
 from ..base import IllegalOrder
 from .board import view, Board
 from .scenario import Scenario
@@ -100,16 +102,46 @@ def axis_turn(sc: Scenario, rules: dict, ctx) -> None:
 
 
 # --- withdrawals (15.2) ---------------------------------------------------------------------------
+#
+# Readings (15.22-15.25, 20.1):
+# - 15.21/15.23: the named unit if it is available (15.22), or, at the player's choice (15.22 c),
+#   any one available equivalent: a German infantry, mountain or Jaeger division for infantry, a
+#   whole unbroken German mechanized division for mechanized. Every such choice is offered.
+# - 15.24 applies only when no unit is available under 15.21/15.23. The player then withdraws
+#   units of the type, in an Enemy ZOC or not (15.24 lifts 15.22 d only): German infantry,
+#   mountain and Jaeger divisions, or German mechanized regiments, none withdrawn before in place
+#   of another unit (15.22 b). "Equivalent to the full original strength" is read as exactly
+#   equal: their steps left must add up to the named unit's full steps. Where no set of units
+#   adds up to exactly that, the set must make the least total above it (15.24 says he "must
+#   withdraw" that strength, so falling short never satisfies it), and where all the units of
+#   the type together have fewer steps, all of them go.
+# - Returns (15.25, 20.1): 20.1 brings back one unit on the return turn ("76*", "11 Pz*"), and
+#   15.25 brings back "the unit ordered to withdraw", at full strength. Under 15.21 that is the
+#   named unit; under 15.23 it is the one equivalent withdrawn in its stead (one division for
+#   one division; 15.22 b presupposes that such a substitute can be back on the map). Under
+#   15.24 only the named unit's own counters among those withdrawn come back, at full strength;
+#   the units withdrawn in its place leave the game for good, and if the named unit is not among
+#   them nothing comes back (it never left the map).
+
+OPTIONS_15_24 = 12          # how many 15.24 sets are offered (any exact set is accepted)
+
 
 def due_withdrawals(sc: Scenario, rules: dict) -> list[dict]:
     return [w for w in sc.withdrawals if w["turn"] == rules["turn"]]
 
 
-def _available(sc: Scenario, rules: dict, units: list[str], board: Board) -> bool:
-    """15.22: on the map, no part eliminated or withdrawn before, none in an Enemy ZOC."""
+def in_place(sc: Scenario, rules: dict) -> set[str]:
+    """15.22 (b): the units withdrawn before in place of the unit a withdrawal named."""
+    named = {w["turn"]: set(w["units"]) for w in sc.withdrawals}
+    return {u for t, us in rules["withdrawn"].items() for u in us if u not in named.get(int(t), ())}
+
+
+def _available(sc: Scenario, rules: dict, units: list[str], board: Board, excluded: set[str]) -> bool:
+    """15.22: on the map, no part eliminated (a), none withdrawn before in place of another
+    unit (b), none in an Enemy ZOC (d)."""
     ezoc = board.ezoc("axis")
     for uid in units:
-        if not st.on_map(rules, uid):
+        if not st.on_map(rules, uid) or uid in excluded:
             return False
         if sc.units[uid].division and sc.units[uid].division in rules["broken"]:
             return False
@@ -129,62 +161,151 @@ def _equivalents(sc: Scenario, rules: dict, kind: str) -> list[list[str]]:
     return out
 
 
-def withdrawal_options(sc: Scenario, rules: dict, w: dict) -> list[dict]:
+def _substitutes(sc: Scenario, rules: dict, w: dict) -> list[dict]:
+    """15.21 and 15.23: every legal choice, the named unit first."""
     board = view(sc, rules)
-    already = {u for us in rules["withdrawn"].values() for u in us}
+    excluded = in_place(sc, rules)
     out = []
     named = list(w["units"])
-    if _available(sc, rules, named, board) and not already & set(named):
+    if _available(sc, rules, named, board, excluded):
         out.append({"type": "withdraw", "units": sorted(named)})              # 15.21
     for group in _equivalents(sc, rules, w["type"]):                           # 15.23
-        if sorted(group) != sorted(named) and _available(sc, rules, group, board):
+        if sorted(group) != sorted(named) and _available(sc, rules, group, board, excluded):
             out.append({"type": "withdraw", "units": sorted(group)})
-    if out:
-        return out
-    # 15.24: units of the type, in Enemy ZOC or not, with as many steps as the unit at full strength
-    need = sum(sc.units[u].step_count for u in named)
-    if w["type"] == "infantry":
-        pool = sorted((u for u, x in sc.units.items() if x.kind in INFANTRY and st.on_map(rules, u)),
-                      key=lambda u: (st.steps_left(sc, rules, u), u))
-    else:
-        pool = sorted((u for u, x in sc.units.items() if x.nation == "german" and x.arm == "mech"
-                       and st.on_map(rules, u)), key=lambda u: (st.steps_left(sc, rules, u), u))
-    for start in range(len(pool)):
-        chosen, steps = [], 0
-        for u in pool[start:] + pool[:start]:
-            if steps >= need:
-                break
-            chosen.append(u)
-            steps += st.steps_left(sc, rules, u)
-        option = {"type": "withdraw", "units": sorted(chosen)}
-        if chosen and option not in out:
-            out.append(option)
-        if len(out) >= 6:
-            break
     return out
 
 
+def _pool_15_24(sc: Scenario, rules: dict, w: dict) -> list[str]:
+    """15.24: the units of the type on the map, in an Enemy ZOC or not, except those withdrawn
+    before in place of another (15.22 b); the named unit's counters first, then by id."""
+    excluded = in_place(sc, rules)
+    if w["type"] == "infantry":
+        kind = lambda x: x.kind in INFANTRY
+    else:
+        kind = lambda x: x.nation == "german" and x.arm == "mech"
+    named = set(w["units"])
+    return sorted((u for u, x in sc.units.items() if kind(x) and st.on_map(rules, u) and u not in excluded),
+                  key=lambda u: (u not in named, u))
+
+
+def _target_15_24(sc: Scenario, rules: dict, w: dict, pool: list[str]) -> int:
+    """The steps a 15.24 set must make: the named unit's full steps if some set makes exactly
+    that; else the least total above it; else (too few steps of the type) all there is."""
+    need = sum(sc.units[u].step_count for u in w["units"])
+    reach = {0}
+    for u in pool:
+        reach |= {r + st.steps_left(sc, rules, u) for r in reach}
+    return min((r for r in reach if r >= need), default=max(reach))
+
+
+def _partitions(total: int, counts: dict[int, int], values: list[int]) -> list[tuple[int, ...]]:
+    """The ways to make `total` from step values (largest first), at most counts[v] of each."""
+    if total == 0:
+        return [()]
+    if not values:
+        return []
+    v, rest = values[0], values[1:]
+    out = []
+    for k in range(min(counts[v], total // v), -1, -1):
+        out += [(v,) * k + p for p in _partitions(total - k * v, counts, rest)]
+    return out
+
+
+def _options_15_24(sc: Scenario, rules: dict, w: dict) -> list[dict]:
+    """A finite, representative choice of the legal 15.24 sets (any exact set is accepted):
+    the named unit alone when it is whole and at full strength, then, fewest units first, one
+    set for each way of making the steps (the named unit's counters and the lowest ids first),
+    then further sets of each way in turn, OPTIONS_15_24 at most."""
+    pool = _pool_15_24(sc, rules, w)
+    if not pool:
+        return []
+    target = _target_15_24(sc, rules, w, pool)
+    groups: dict[int, list[str]] = {}
+    for u in pool:
+        groups.setdefault(st.steps_left(sc, rules, u), []).append(u)
+    shapes = sorted(_partitions(target, {v: len(us) for v, us in groups.items()}, sorted(groups, reverse=True)),
+                    key=lambda p: (len(p), [-v for v in p]))
+
+    def sets(shape):
+        need = {v: shape.count(v) for v in set(shape)}
+        for pick in product(*(combinations(groups[v], k) for v, k in sorted(need.items()))):
+            yield sorted(u for part in pick for u in part)
+
+    out: list[dict] = []
+
+    def add(units):
+        o = {"type": "withdraw", "units": units}
+        if o not in out and len(out) < OPTIONS_15_24:
+            out.append(o)
+
+    named = sorted(w["units"])
+    if set(named) <= set(pool) and sum(st.steps_left(sc, rules, u) for u in named) == target:
+        add(named)
+    for shape in shapes:
+        add(next(sets(shape)))
+    more = [islice(sets(shape), 1, None) for shape in shapes]      # then the next set of each shape in turn
+    while more and len(out) < OPTIONS_15_24:
+        left = []
+        for it in more:
+            units = next(it, None)
+            if units is not None:
+                add(units)
+                left.append(it)
+        more = left
+    return out
+
+
+def _legal_15_24(sc: Scenario, rules: dict, w: dict, units: list[str]) -> bool:
+    """15.24: distinct units of the pool whose steps left make exactly the target."""
+    pool = _pool_15_24(sc, rules, w)
+    if not units or len(set(units)) != len(units) or not set(units) <= set(pool):
+        return False
+    return sum(st.steps_left(sc, rules, u) for u in units) == _target_15_24(sc, rules, w, pool)
+
+
+def withdrawal_options(sc: Scenario, rules: dict, w: dict) -> list[dict]:
+    """15.21 and 15.23 (all the legal choices), or, if there is none, a representative choice of
+    the legal sets of 15.24."""
+    return _substitutes(sc, rules, w) or _options_15_24(sc, rules, w)
+
+
 def apply_withdrawal(sc: Scenario, rules: dict, w: dict, order: dict, ctx) -> None:
-    options = withdrawal_options(sc, rules, w)
     units = sorted(order.get("units") or [])
-    if not options:
-        ctx.event("withdrawal", f"No unit of the type is left to withdraw for {', '.join(w['units'])} (15.24).",
-                  rule="15.24")
-        return
-    if {"type": "withdraw", "units": units} not in options:
-        raise IllegalOrder("15.23", "withdraw the unit named, or an equivalent unit of the same type that is "
-                           "available (15.22), or, if none is, units of the type with as many steps (15.24)",
-                           [o["units"] for o in options[:12]])
+    named = sorted(w["units"])
+    first = _substitutes(sc, rules, w)
+    if first:
+        if {"type": "withdraw", "units": units} not in first:
+            raise IllegalOrder("15.23", "withdraw the unit named, or an equivalent unit of the same type that is "
+                               "available (15.22)", [o["units"] for o in first[:12]])
+        rule = "15.21" if units == named else "15.23"
+    else:
+        if not _pool_15_24(sc, rules, w):
+            ctx.event("withdrawal", f"No unit of the type is left to withdraw for {', '.join(w['units'])} (15.24).",
+                      rule="15.24")
+            return
+        if not _legal_15_24(sc, rules, w, units):
+            raise IllegalOrder("15.24", "no unit is available (15.22, 15.23): withdraw units of the type, in an "
+                               "Enemy ZOC or not, whose steps make exactly the full steps of the unit named "
+                               "(15.24)", [o["units"] for o in _options_15_24(sc, rules, w)])
+        rule = "15.24"
     returns = {r["withdrawn_on"]: r["turn"] for r in sc.returns}
     back = returns.get(rules["turn"])
+    # 15.25, 20.1: one unit comes back: the named unit (15.21) or its one equivalent (15.23); of
+    # a 15.24 set only the named unit's own counters, the units withdrawn in its place for good
+    returning = [u for u in units if rule != "15.24" or u in named] if back else []
     for uid in units:
-        if back:
+        if uid in returning:
             st.remove(rules, uid, "due", back)
         else:
             st.remove(rules, uid, "out")
     rules["withdrawn"][str(rules["turn"])] = units
-    rule = "15.21" if units == sorted(w["units"]) else ("15.23" if len(options) and units in
-                                                         [o["units"] for o in options] else "15.24")
+    if rule != "15.24" or not back:
+        tail = f"; back on Game-Turn {back} at full strength (15.25)" if back else ""
+    elif returning:
+        others = "" if len(returning) == len(units) else ", the others for good"
+        tail = f"; {', '.join(returning)} back on Game-Turn {back} at full strength (15.25){others}"
+    else:
+        tail = f"; none comes back on Game-Turn {back}: only the unit ordered to withdraw returns (15.25, 20.1)"
     ctx.event("withdrawal", f"{', '.join(units)} withdrawn from the game (ordered: {', '.join(w['units'])})"
-              + (f"; back on Game-Turn {back} at full strength (15.25)" if back else "") + f" ({rule}).",
-              units=units, ordered=list(w["units"]), rule=rule, chosen_by=ctx.chosen_by)
+              + tail + f" ({rule}).", units=units, ordered=list(w["units"]), returning=returning, rule=rule,
+              chosen_by=ctx.chosen_by)

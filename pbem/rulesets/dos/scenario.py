@@ -302,11 +302,9 @@ class Scenario:
         foot = self._enter["infantry"], self._enter["mountain"]
         self._foot_rows = tuple(sorted({a for b in range(n) if foot[0][b] != foot[1][b] for a in self.nb[b]}))
         self._back: dict[str, tuple] = {}
+        # the terrain of the hex and a Major city are two bonuses (10.47, 10.52), kept apart
         self.defence_of: tuple[int, ...] = tuple(tt[self.terrain_of[i]]["defence"] for i in range(n))
-        for i, c in self.city_of.items():
-            if c.cls == "major":
-                self.defence_of = self.defence_of[:i] + (max(self.defence_of[i], t["cities"]["major"]["defence"]),) \
-                    + self.defence_of[i + 1:]
+        self.major_city_defence: int = t["cities"]["major"]["defence"]
         self.mountain_vs_mountain: int = tt["mountain"]["defence_against_mountain_troops"]
         self.river_defence: Mapping[str, int] = _frozen({k: hs[k]["defence"] for k in ("minor", "don")})
         self.max_defence: int = t["max_defence_multiplier"]

@@ -25,10 +25,12 @@ What the genesis fixes (map, tables, the fixed attributes of units) is the scena
     eleventh, trucks        16.7 qualified; 16.8 extra trucks granted so far
     withdrawn: {turn: [id]} 15.2, for the returns of 20.1
     exits, lapse            19.22: units exited from S1001, inter-phases without a unit there
-    accel, accel_met        15.4: None, "on" or "over"; whether an Axis unit reached 15.41's hexes
+    accel, accel_met        15.4: None, "on" or "over"; whether an Axis unit passed through 15.41's
+                            hexes while the Soviet player held 100 or more VP
     strategic               a strategic withdrawal this Game-Turn (18.14)
     railheads               12.3: [{truck, chain: [id], used}]
-    rail_used               units counted against 6.31 this Game-Turn
+    rail_used               units the phasing player has counted against his own 6.31 limit this
+                            Game-Turn (each player moves by rail in his own player-turn only)
     pt                      this player-turn: withdrew (18.12, 18.16), attacked (18.15),
                             retreated (9.75: unit -> hex), zoc (16.51/18.23: hexrow -> hex),
                             surrendered (16.53, 18.24)
@@ -48,6 +50,7 @@ from bisect import bisect_left, insort
 
 from .scenario import Scenario
 
+ACCEL_VP = 100   # 15.41, 15.44
 OFF_MAP = frozenset(("setup", "pool", "ready", "due", "gone", "out", "exited"))
 
 
@@ -198,9 +201,13 @@ def control_turn(rules: dict, h: str) -> int:
 
 def enter_hex(sc: Scenario, rules: dict, i: int, side: str) -> None:
     """A unit of `side` occupies or passes through hex i (10.45). Rail and city hexes keep
-    who was last there, and when that changed (6.47). 15.41 notes an Axis unit in its hexes."""
+    who was last there, and when that changed (6.47). 15.41: an Axis unit passing through its
+    hexes while the Soviet player holds 100 or more VP meets its conditions, once and for all."""
     if side == "axis" and i in sc.accel_hexes and not rules["accel_met"]:
-        rules["accel_met"] = True
+        from .victory import vp
+
+        if vp(sc, rules)["soviet"] >= ACCEL_VP:
+            rules["accel_met"] = True
     if i not in sc.rail_hex:
         return
     h = sc.ids[i]

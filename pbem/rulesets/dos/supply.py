@@ -2,20 +2,23 @@
 
 A Line of Supply is what a mechanized unit would pay to move to a Supply Source (12.14):
 the terrain and hexsides of its side (10.6), 1 along a Friendly-controlled railroad (10.43,
-10.48), never into mountains (10.35), across lake or sea hexsides (10.29) or across the
-Volga except at a Friendly city (10.28), never through enemy units or Enemy ZOC unless a
-friendly unit holds the hex (12.11, 8.24); interdiction has no effect (14.46). At most
-12 MP for Soviet HQs (12.14), 14 for German units and Axis-allied HQs (12.21, 12.22).
+10.48; for the Soviet player never along Axis-cleared rail, 6.44, nor rail retaken this
+Game-Turn, 6.47), never into mountains (10.35: nor out of one, a unit there is never
+supplied, 12.11), across lake or sea hexsides (10.29) or across the Volga except at a
+Friendly city (10.28), never through enemy units or Enemy ZOC unless a friendly unit holds
+the hex (12.11, 8.24); interdiction has no effect (14.46). At most 12 MP for Soviet HQs
+(12.14), 14 for German units and Axis-allied HQs (12.21, 12.22).
 
 A Line of Communications runs from a combat unit to an HQ of its nationality, no longer in
-hexes than the HQ's Leadership Rating (12.12), through the same hexes a supply line may use;
-a disrupted HQ coordinates nothing (6.64). Soviet, Hungarian, Italian and Rumanian combat
-units are supplied only through a supplied HQ (11.31, 12.13, 12.21; 11.33: any supplied HQ
-of the nationality will do, 11.32: for any number of units); German units (and the
-Slovakian division, trucks and German air units: readings in README.md) trace directly
-(12.2). Sources (10.49): Soviet rail and Volga towns (12.15), Axis rail west of the Front
-Line, cleared rail and truck railheads (12.23). 12.54: out of supply is a state for the
-phase, never a loss by itself.
+hexes than the HQ's Leadership Rating (12.12), through the same hexes a supply line may use:
+it may leave the unit's mountain hex but never enter one, so an HQ in a mountain hex reaches
+only the units of its own hex (10.35); a disrupted HQ coordinates nothing (6.64). Soviet,
+Hungarian, Italian and Rumanian combat units are supplied only through a supplied HQ (11.31,
+12.13, 12.21; 11.33: any supplied HQ of the nationality will do, 11.32: for any number of
+units); German units (and the Slovakian division, trucks and German air units: readings in
+README.md) trace directly (12.2). Sources (10.49): Soviet rail and Volga towns (12.15), Axis
+rail west of the Front Line, cleared rail and truck railheads (12.23); none in a mountain hex
+(10.35). 12.54: out of supply is a state for the phase, never a loss by itself.
 
 `field` works out the supply of every unit of a side at once: one bucket search run back
 from all the sources (the state of the board then is all it needs). `supplied` answers for
@@ -31,6 +34,10 @@ from . import state as st
 
 LENGTH = {"soviet": 12, "axis": 14}      # 12.14; 12.21, 12.22
 DIRECT = ("german", "slovak")            # nationalities that trace supply straight to a source
+
+
+def _mountain_hexes(sc: Scenario) -> tuple[int, ...]:
+    return memo(("mountain-hexes", id(sc)), lambda: tuple(i for i, m in enumerate(sc.mountain) if m))
 
 
 def friendly_rail(sc: Scenario, control: dict, side: str) -> bytearray:
@@ -80,6 +87,19 @@ class Lines:
         self.blocked = blocked
         # Friendly rail: last unit there friendly (10.48); Friendly cities for the Volga (10.28)
         self.friendly = friendly_rail(sc, self.control, side)
+        # the rail a line runs along at 1 MP (10.48, 12.14): Friendly rail, for the Soviet
+        # player never Axis-cleared (6.44) nor retaken this Game-Turn (6.47) -- rail_usable
+        self.rail = self.friendly if side == "axis" else self._soviet_rail(sc)
+
+    def _soviet_rail(self, sc: Scenario) -> bytearray:
+        rail = bytearray(self.friendly)
+        idx, turn = sc.idx, self.turn
+        for h in self.cleared:
+            rail[idx[h]] = 0
+        for h, entry in self.control.items():
+            if entry[0] == "s" and int(entry[1:]) >= turn:
+                rail[idx[h]] = 0
+        return rail
 
     def passable(self, a: int, b: int, flag: int) -> bool:
         """May a line step from a into b (b not the start)?"""
@@ -91,7 +111,8 @@ class Lines:
         return True
 
     def cost(self, a: int, b: int, c: int, flag: int) -> int:
-        return 1 if (flag & RAIL and self.friendly[b]) else c
+        """What the step a -> b (printed cost c) adds to a line (10.43, 10.48, 6.44, 6.47)."""
+        return 1 if (flag & RAIL and self.rail[b]) else c
 
     # --- sources (12.15, 12.23, 12.3) ------------------------------------------------------------
 
@@ -136,15 +157,24 @@ class Lines:
                         i = sc.idx[h]
                         if self.rail_usable(i):
                             found.add(i)
-            return sorted(found)
-        # 12.23: rail west of the front line; cleared rail connected back to it, free of EZOC
-        # and enemy units; truck railheads (12.3) are added by the caller
-        west = [i for i in sc.rail_hex if i in sc.axis_start and self.friendly[i]]
+            return self._no_mountains(found)
+        # 12.23: any rail hex west of the front line, whoever passed it last (reading: the
+        # clause has no condition; a Soviet unit or its ZOC there blocks the line anyway);
+        # cleared rail connected back, free of EZOC and enemy units, to an *Axis-controlled*
+        # rail hex west of the line; truck railheads (12.3) are added by the caller
+        west = [i for i in sc.rail_hex if i in sc.axis_start]
+        anchors = [i for i in west if self.friendly[i]]
 
         def cleared_ok(i: int) -> bool:
             return self.friendly[i] and not self.blocked[i] and sc.ids[i] in self.cleared
-        found = self._rail_flood(west, lambda i: i in sc.axis_start and self.friendly[i] or cleared_ok(i))
-        return sorted(found)
+        found = self._rail_flood(anchors, lambda i: i in sc.axis_start and self.friendly[i] or cleared_ok(i))
+        found.update(west)
+        return self._no_mountains(found)
+
+    def _no_mountains(self, found: set[int]) -> list[int]:
+        """10.35: no line is traced into a mountain hex, so a source there supplies nothing."""
+        mountain = self.sc.mountain
+        return sorted(i for i in found if not mountain[i])
 
     def _rail_flood(self, seeds: list[int], ok) -> set[int]:
         sc = self.sc
@@ -176,7 +206,7 @@ class Lines:
         far = bound + 1
         dist = [far] * len(sc.ids)
         buckets: list[list[int]] = [[] for _ in range(far)]
-        blocked, friendly, city = self.blocked, self.friendly, sc.city_of
+        blocked, friendly, rail_ok, city = self.blocked, self.friendly, self.rail, sc.city_of
         for s in sources:
             if not blocked[s]:
                 dist[s] = 0
@@ -187,10 +217,11 @@ class Lines:
                 b = bucket.pop()
                 if dist[b] != d or (d and blocked[b]):
                     continue
-                rail = friendly[b]          # 10.43: 1 along a railroad into a Friendly hex
+                mine = friendly[b]          # 10.28: a Friendly city for the Volga
+                rail = rail_ok[b]           # 10.43, 10.48: 1 along a railroad into a Friendly hex (6.44, 6.47)
                 for a, c, flag in back[b]:
                     if flag:
-                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and rail)):
+                        if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and mine)):
                             continue
                         if flag & RAIL and rail:
                             c = 1
@@ -198,19 +229,25 @@ class Lines:
                     if nd < dist[a]:
                         dist[a] = nd
                         buckets[nd].append(a)     # nd <= bound: dist never holds more than far
+        # 10.35, 12.11 note: no line leaves a mountain hex either (steps into one are closed to
+        # mechanized units, so mountain hexes are only ever reached last, and are undone here)
+        for i in _mountain_hexes(sc):
+            dist[i] = far
         return dist
 
     def reaches(self, start: int, targets, bound: int) -> bool:
         """Forward search from `start`: is a hex of `targets` within `bound`?"""
         sc = self.sc
+        if sc.mountain[start]:
+            return False                    # 10.35, 12.11 note: nothing in a mountain hex is supplied
         if start in targets:
-            return not sc.mountain[start]
+            return True
         steps = sc.steps(self.side, "mech")
         far = bound + 1
         dist = {start: 0}
         buckets: list[list[int]] = [[] for _ in range(far)]
         buckets[0].append(start)
-        blocked, friendly, city = self.blocked, self.friendly, sc.city_of
+        blocked, friendly, rail_ok, city = self.blocked, self.friendly, self.rail, sc.city_of
         for d in range(far):
             bucket = buckets[d]
             while bucket:
@@ -224,7 +261,7 @@ class Lines:
                 for b, c, flag in steps[a]:
                     if c == BLOCKED or blocked[b]:
                         continue
-                    if flag & RAIL and friendly[b]:
+                    if flag & RAIL and rail_ok[b]:       # 10.48; 6.44, 6.47
                         c = 1
                     nd = d + c
                     if nd < far and nd < dist.get(b, far):
@@ -237,7 +274,9 @@ class Lines:
     def within(self, start: int, radius: int) -> dict[int, int]:
         """Hexes a Line of Communications from `start` reaches in at most `radius` hexes
         (12.12), with the number of hexes (kept with the Lines: asked again for every unit of a
-        hex and every check of the phase)."""
+        hex and every check of the phase). Mountain hexes are reached but never passed, and
+        `start` is left even if it is one: the combat unit's end of a line may be in the
+        mountains, never the HQ's end (10.35, checked by the callers)."""
         found = self._within.get((start, radius))
         if found is None:
             found = self._within[(start, radius)] = self._search_within(start, radius)
@@ -260,7 +299,7 @@ class Lines:
                     if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
                         continue
                     dist[b] = d
-                    if not sc.mountain[b]:      # 10.35: a line may end in a mountain hex, never pass one
+                    if not sc.mountain[b]:      # 10.35: a line may end at a unit in a mountain hex, never pass one
                         nxt.append(b)
             frontier = nxt
         return dist
@@ -332,7 +371,9 @@ def field(sc: Scenario, rules: dict, board: Board, side: str, mark: bool = False
     in_radius: dict[str, set[int]] = {}             # nationality -> hexes in some HQ's radius
     for uid, i in hqs_of(sc, rules, board, side):
         u = sc.units[uid]
-        reach = lines_.within(i, u.leadership)
+        # 10.35: no Line of Communications is traced into the HQ's mountain hex; 11.33, 12.11
+        # note: such an HQ is out of supply (dist: never reached) and supplies nobody
+        reach = lines_.within(i, u.leadership) if not sc.mountain[i] else {i: 0}
         in_radius.setdefault(u.nation, set()).update(reach)
         if reached(i):
             ok_hex.update((h, u.nation) for h in reach)
@@ -406,7 +447,8 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
             continue
         key = ("loc", i, u.nation)
         if key not in cache:
-            # a line of communications passes the same hexes traced from either end
+            # a line of communications passes the same hexes traced from either end; an HQ in a
+            # mountain hex is never supplied (source_near: 10.35, 11.33, 12.11 note)
             near = lines.within(i, 5)
             cache[key] = any(near.get(j, 99) <= sc.units[hq].leadership and source_near(j)
                              for hq, j in hqs_of(sc, rules, lines.board, side, u.nation))
@@ -428,6 +470,8 @@ def in_radius(sc: Scenario, rules: dict, board: Board, side: str, uid: str, line
     lines = lines or lines_of(sc, rules, side)
     near = None
     for hq, j in hqs_of(sc, rules, board, side, u.nation):
+        if sc.mountain[j] and j != i:
+            continue                        # 10.35: no line into the HQ's mountain hex
         if sc.distance(i, j) <= sc.units[hq].leadership:
             near = near if near is not None else lines.within(i, 5)
             if near.get(j, 99) <= sc.units[hq].leadership:

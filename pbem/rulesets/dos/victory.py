@@ -61,11 +61,11 @@ def after_order(sc: Scenario, rules: dict, ctx) -> None:
                 ctx.event("vp", f"The Axis takes {city.name} by Game-Turn {city.bonus_turn}: a bonus of {city.vp} VP, "
                           f"never lost (19.12).", side="axis", vp=city.vp, city=city.name, rule="19.12")
     score = vp(sc, rules)
-    if rules["accel"] is None and rules["accel_met"] and score["soviet"] >= 100:
+    if rules["accel"] is None and score["soviet"] >= st.ACCEL_VP and (rules["accel_met"] or _axis_in_accel_hex(sc, rules)):
         rules["accel"] = "on"
         ctx.event("acceleration", "An Axis unit has reached N0139, N0840 or N1340 while the Soviet player holds 100 or "
                   "more VP: he may double his reinforcements on the north map (15.41).", rule="15.41")
-    elif rules["accel"] == "on" and score["soviet"] < 100:
+    elif rules["accel"] == "on" and score["soviet"] < st.ACCEL_VP:
         rules["accel"] = "over"
         ctx.event("acceleration", "The Soviet VP are below 100: the doubled north-map reinforcements end (15.44).",
                   rule="15.44")
@@ -77,6 +77,12 @@ def after_order(sc: Scenario, rules: dict, ctx) -> None:
         rules["combat"] = None
         rules["pending"] = []
         ctx.event("victory", rules["result"]["text"], result=rules["result"], rule="19.0")
+
+
+def _axis_in_accel_hex(sc: Scenario, rules: dict) -> bool:
+    """15.41 "occupies": an Axis unit stands in N0139, N0840 or N1340 now (passing through is
+    noted as it happens, state.enter_hex)."""
+    return any(sc.side_of[uid] == "axis" and sc.idx.get(where) in sc.accel_hexes for uid, where in rules["units"].items())
 
 
 def final(sc: Scenario, rules: dict, ctx) -> None:
@@ -132,13 +138,24 @@ def record_zoc(sc: Scenario, rules: dict, side: str) -> None:
     rules["pt"]["zoc"] = {row: sc.ids[i] for row, i in sorted(best.items())}
 
 
-def note_surrendered(sc: Scenario, rules: dict) -> None:
-    """16.53, 18.24: a recorded hex that leaves the phasing side's ZOC in its Combat Phase is excused."""
+def zoc_held(sc: Scenario, rules: dict) -> list[str]:
+    """The recorded hexes (16.51, 18.23) still in the phasing side's ZOC as a combat of its
+    Combat Phase begins: the ground that combat may surrender (16.53, 18.24)."""
     recorded = rules["pt"]["zoc"]
     if not recorded or rules["phase"] != "combat":
+        return []
+    zoc = view(sc, rules).zoc(rules["player"])
+    return [h for row, h in sorted(recorded.items()) if sc.idx[h] in zoc]
+
+
+def note_surrendered(sc: Scenario, rules: dict, held: list[str]) -> None:
+    """16.53, 18.24: a recorded hex that a combat of the Combat Phase takes out of the phasing
+    side's ZOC is excused. Only a combat's own results do (`held`: the recorded hexes in ZOC as
+    it began); ground already given up by movement stays owed, whatever combats follow."""
+    if not held or rules["phase"] != "combat":
         return
     zoc = view(sc, rules).zoc(rules["player"])
-    for row, h in recorded.items():
+    for h in held:
         if sc.idx[h] not in zoc:
             st.mark(rules["pt"]["surrendered"], h)
 
@@ -159,7 +176,9 @@ def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
         if side == "axis":
             ok = any(sc.hexrow_label[j] == row and sc.x2[j] < sc.x2[i] for j in zoc)
         else:
-            ok = any(sc.hexrow_label[j] == row and sc.x2[j] > sc.x2[i] and j in sc.across_don for j in zoc)
+            # 18.23: any hex further west in the hexrow, across the Don or not (18.25 limits the
+            # hexes to be held to the area of 16.31, not those that excuse them)
+            ok = any(sc.hexrow_label[j] == row and sc.x2[j] > sc.x2[i] for j in zoc)
         if not ok:
             failed.append(h)
     if failed:
