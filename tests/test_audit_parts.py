@@ -11,12 +11,23 @@ import pytest
 
 from pbem.core import audit
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "chir-demo"   # 24 packets
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "chir-demo"
+N = len(list((EXAMPLE / "packets").glob("*.yaml")))      # its packets: more than 24, so 6-packet parts make 4
+
+
+def bounds(jobs: int) -> list[int]:
+    """Where audit(jobs=...) cuts the example, parts of at least 6 packets (as `audit` does)."""
+    parts = min(jobs, N // 6)
+    return [N * i // parts for i in range(parts + 1)]
+
+
+B = bounds(4)
+FIRST_EMPTY = next(seq for seq in range(2, B[1]) if "orders: []" in next((EXAMPLE / "packets").glob(f"{seq:04d}-*.yaml")).read_text())
 
 
 @pytest.fixture
 def small_parts(monkeypatch):
-    """Parts of 6 packets, so the 24-packet example is cut into 4."""
+    """Parts of at least 6 packets, so the example is cut into 4 (`bounds`)."""
     monkeypatch.setattr(audit, "MIN_PART", 6)
     started: list[tuple[int, int]] = []
     start = audit._start_part
@@ -62,18 +73,18 @@ def _packet_order(folder: Path, seq: int) -> None:   # the signature no longer h
 
 TAMPERINGS = {
     "clean": [],
-    "state in the last part": [(_state_field, 22)],
-    "state at a boundary": [(_state_field, 12)],
-    "state missing at a boundary": [(_state_gone, 18)],
-    "state garbled at a boundary": [(_state_garbled, 6)],
-    "state garbled inside a part": [(_state_garbled, 14)],
-    "report in the second part": [(_report_line, 9)],
-    "packet missing in the third part": [(_packet_gone, 15)],
-    "packet altered in the first part": [(_packet_order, 3)],
-    "two faults: the earlier one is named": [(_state_field, 20), (_report_line, 8)],
-    "two faults in reverse": [(_report_line, 23), (_state_field, 2)],
-    "extra state after the last packet": [(lambda f, n: shutil.copy(f / "states" / "0024.yaml",
-                                                                   f / "states" / f"{n:04d}.yaml"), 25)],
+    "state in the last part": [(_state_field, N - 2)],
+    "state at a boundary": [(_state_field, B[2])],
+    "state missing at a boundary": [(_state_gone, B[3])],
+    "state garbled at a boundary": [(_state_garbled, B[1])],
+    "state garbled inside a part": [(_state_garbled, B[2] + 2)],
+    "report in the second part": [(_report_line, B[1] + 3)],
+    "packet missing in the third part": [(_packet_gone, B[2] + 3)],
+    "packet altered in the first part": [(_packet_order, FIRST_EMPTY)],
+    "two faults: the earlier one is named": [(_state_field, B[3] + 2), (_report_line, B[1] + 2)],
+    "two faults in reverse": [(_report_line, N - 1), (_state_field, 2)],
+    "extra state after the last packet": [(lambda f, n: shutil.copy(f / "states" / f"{N:04d}.yaml",
+                                                                   f / "states" / f"{n:04d}.yaml"), N + 1)],
 }
 
 
@@ -86,16 +97,17 @@ def test_parts_report_exactly_what_one_pass_reports(tmp_path, small_parts, name)
     one_pass = audit.audit(folder, jobs=1).as_dict()
     assert small_parts == []
     in_parts = audit.audit(folder, jobs=4).as_dict()
-    assert len(small_parts) >= 2   # the cut really happened (four parts of 24 packets, three of 23)
+    assert len(small_parts) >= 2   # the cut really happened (four parts, or three when a packet is gone)
     assert in_parts == one_pass
     assert one_pass["ok"] is (name == "clean")
 
 
 def test_clean_parts_count_every_packet_state_and_roll(small_parts):
     one_pass, in_parts = audit.audit(EXAMPLE, jobs=1), audit.audit(EXAMPLE, jobs=3)
-    assert in_parts.ok and in_parts.packets == 24 and in_parts.states == 25 and in_parts.rolls == one_pass.rolls > 0
+    assert in_parts.ok and in_parts.packets == N and in_parts.states == N + 1 and in_parts.rolls == one_pass.rolls > 0
     assert in_parts.final_state == one_pass.final_state
-    assert small_parts == [(8, 16), (16, 24)]
+    b = bounds(3)
+    assert len(b) == 4 and small_parts == [(b[1], b[2]), (b[2], b[3])]
 
 
 def test_a_part_that_fails_in_its_process_is_replayed_in_order(tmp_path, small_parts, monkeypatch):

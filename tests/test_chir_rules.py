@@ -421,6 +421,49 @@ def test_9_1_only_units_adjacent_at_phase_start_and_once_per_target():
     assert "333/1116" in rules["ps"]["eligible"] and "333/1118" not in rules["ps"]["eligible"]
 
 
+def test_9_1_the_same_group_of_enemy_units_is_not_attacked_twice_even_after_it_retreated():
+    rules = position({"LW/I": {"hex": "2520"}, "Ob/I": {"hex": "2318"}, "333/1116": {"hex": "2620"},
+                      "CC/112a": {"hex": "2319"}}, phase="attack")
+    assert "CC/112a" in rules["ps"]["eligible"]
+    ctx = Ctx([6, 1], "policy")
+    RULESET.apply(SCENARIO, rules, next_step(rules), {"type": "attack", "target": "2520", "units": ["333/1116"]}, ctx)
+    while (need := next_step(rules)) is not None and need.decision:
+        RULESET.apply(SCENARIO, rules, need, RULESET.policy(SCENARIO, rules, need, {"morale": "retreat"}), ctx)
+    assert st.hex_of(rules, "LW/I") == "2419" and rules["ps"]["attacked_groups"] == [["LW/I"]]
+    with pytest.raises(IllegalOrder) as info:                        # next to CC/112a now, but the same group
+        play(rules, {"type": "attack", "target": "2419", "units": ["CC/112a"]})
+    assert info.value.rule == "9.1" and "the same group of enemy units" in info.value.message
+    assert not any(o.get("target") == "2419" for o in combat.concentrated_options(SCENARIO, rules, "soviet"))
+
+
+def test_8_5_1_11_1_no_entry_offered_for_artillery_alone_into_an_entry_hex_in_an_ezoc():
+    units = {u: "pool" for u in SCENARIO.units if SCENARIO.units[u].entry_hex == "4316"}
+    units["Sch/I"] = {"hex": "4215"}                                   # its ZOC covers the entry hex
+    rules = position(units, turn=9)
+    entries = [o for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "enter"]
+    assert entries and all(o["path"] == ["4316"] for o in entries)       # they stop there (11.1)
+    assert ["5MC/Art"] not in [o["units"] for o in entries]             # 8.5.1: not without armour or infantry
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, {"type": "enter", "units": ["5MC/Art"], "path": ["4316"]})
+    assert info.value.rule == "8.5.1"
+    for order in entries:                                              # every offered entry is accepted
+        play(position(units, turn=9), order)
+
+
+def test_4_4_9_1_9_2_the_option_lists_hold_what_apply_accepts():
+    rules = position({"1TC/117a": {"hex": "1020"}})
+    offered = RULESET.legal_orders(SCENARIO, rules, next_step(rules))
+    assert {"type": "move", "units": ["1TC/117a"], "path": [], "exit": True} in offered    # 4.4: from the exit hex
+    rules = position({"LW/I": {"hex": "2520"}, "333/1116": {"hex": "2620"}, "333/1118": {"hex": "2521"},
+                      "333/1120": {"hex": "2619"}}, phase="attack")
+    attacks = [o["units"] for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "attack"]
+    assert ["333/1116", "333/1118"] in attacks and ["333/1116", "333/1118", "333/1120"] in attacks  # 9.1: two of three
+    rules = position({"LW/I": {"hex": "2520"}, "1TC/117a": {"hex": "2620"}, "1TC/44a": {"hex": "2620"}})
+    attacks = [o["units"] for o in RULESET.legal_orders(SCENARIO, rules, next_step(rules)) if o["type"] == "attack"]
+    assert attacks[:3] == [["1TC/117a", "1TC/44a"], ["1TC/117a"], ["1TC/44a"]]         # 9.2: one unit of a stack
+    play(rules, {"type": "attack", "target": "2520", "units": ["1TC/117a"], "support": []}, dice=[6, 6])
+
+
 def test_9_2_manoeuvre_attack_limits():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220", "markers": ["half"]},
                       "1TC/Art": {"hex": "3321"}, "333/1118": {"hex": "3420"}})

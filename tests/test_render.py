@@ -200,13 +200,13 @@ def test_svg_is_the_same_bytes_every_time(tmp_path):
 
 
 def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
-    run("render", CHIR, "--seq", 7, "-o", tmp_path / "m.svg")
+    run("render", CHIR, "--seq", 16, "-o", tmp_path / "m.svg")
     text = (tmp_path / "m.svg").read_text()
     for needed in ("Oblivskaya", "Surovikino", "Nizhne-Chirskaya", ">2541<", ">LOC<", "Map reconstructed",
                    "Game turn", 'class="ln s-river"', 'class="ln s-bridge"', 'class="ln s-road"'):
         assert needed in text, needed
     f = frames.open_game(CHIR)
-    events = frames.frame(f, 7).events
+    events = frames.frame(f, 16).events
     moves = [e for e in events if e["type"] == "move"]
     attacks = [e for e in events if e["type"] == "attack"]
     assert moves and attacks

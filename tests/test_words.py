@@ -73,7 +73,7 @@ def chir_fresh(tmp_path_factory):
 @pytest.fixture(scope="module")
 def chir_decision(tmp_path_factory):
     """The German player asks to choose his retreats; the Soviet attack on 3320 makes LW/I
-    lose a point and retreat: after one step, the game waits for his decision."""
+    lose two points and retreat: after one step, the game waits for his decision."""
     root = tmp_path_factory.mktemp("chir-decision")
     m = match(root, chir.RULESET, "historical", CHIR_POSITION)
     m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
@@ -130,7 +130,7 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
                 f"next dice value); then german, for {decision}",
                 f"Awaited since packet 0003 from german {SENT}; soviet's last packet: 0002 {SENT}.",
                 "Queued orders (soviet 1) are applied as the game reaches them.",
-                "VP if the game ended now (4.0): Soviet 5.5, German 40; the German line of communication to the Don "
+                "VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don "
                 "is open (4.3)."]
     assert lines(run("status", root / "german")) == expected
     mine = lines(run("status", root / "german", "--key", root / "german-key"))
@@ -143,7 +143,7 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
     assert data["awaiting"]["decision"] == "2.1/retreat" and data["you"] == "german"
     assert data["since"] == {"side": "german", "seq": 3, "sent": "2026-11-29T10:00:00Z", "packet": data["since"]["packet"]}
     assert data["queued"] == {"soviet": 1} and data["queued_orders"] == 1 and data["sealed"] == {}
-    assert data["summary"]["vp"] == {"soviet": "5.5", "german": "40"} and data["summary"]["vp_halves"] == {"soviet": 11, "german": 80}
+    assert data["summary"]["vp"] == {"soviet": "6", "german": "40"} and data["summary"]["vp_halves"] == {"soviet": 12, "german": 80}
     assert data["summary"]["decision"] == "where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1)"
     assert data["text"] == mine
 
@@ -170,8 +170,8 @@ def test_status_refuses_a_key_of_no_side(chir_fresh, tmp_path):
 
 CHIR_BOARD_3 = """\
 48th Panzer Korps: Battles on the River Chir. Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.
-VP if the game ended now (4.0): Soviet 5.5, German 40; the German line of communication to the Don is open (4.3).
-  Soviet 0.5 VP: LW/I lost 1 (4.1)
+VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don is open (4.3).
+  Soviet 1 VP: LW/I lost 2 (4.1)
   Soviet 5 VP: Novomaksimovskiy (4.2)
   German 5 VP: Oblivskaya (4.2)
   German 5 VP: Surovikino (4.2)
@@ -194,7 +194,7 @@ Soviet units on the map (4): hex, unit, arm and size, strength/printed, morale, 
   3522  333/Art     artillery regiment                4/4  morale 4  [fired]
 
 German units on the map (1): hex, unit, arm and size, strength/printed, morale, markers
-  3319  LW/I        infantry battalion                2/3  morale 3  [confusion]
+  3319  LW/I        infantry battalion                1/3  morale 3  [confusion]
 
 Soviet-controlled hexes (3.3; every other hex is German): 2832, 3120-3121, 3219-3221, 3320-3322,
   3419-3422, 3520-3521, 3523, 3621-3622
@@ -207,7 +207,7 @@ def test_show_chir_lists_units_with_arm_strength_morale_markers_and_position(chi
     before = run("show", root / "german", "--state", "0")
     assert "  3320  LW/I        infantry battalion                3/3  morale 3\n" in before
     board = json.loads(run("show", root / "german", "--json"))["board"]
-    assert board["units"]["LW/I"] == {"side": "german", "where": "3319", "status": "map", "strength": 2, "full": 3,
+    assert board["units"]["LW/I"] == {"side": "german", "where": "3319", "status": "map", "strength": 1, "full": 3,
                                       "markers": ["confusion"]}
     assert board["units"]["CC/55b"]["status"] == "out" and board["control"]["3320"] == "soviet"
 
@@ -300,8 +300,8 @@ def test_show_hex(chir_decision):
         "  3418: clear, German control",
         "  3419: clear, Soviet control",
         "Zones of control (7.0): none.",
-        "German units here (strength 2):",
-        "  LW/I  infantry battalion                2/3  morale 3  [confusion]",
+        "German units here (strength 1):",
+        "  LW/I  infantry battalion                1/3  morale 3  [confusion]",
     ]
     town = lines(run("show", root / "german", "--hex", "3818"))
     assert town[:3] == ["Hex 3818: town (defender's column shift -1, 9.7.3); controlled by the German side (3.3).",
@@ -322,7 +322,7 @@ def test_show_unit(chir_decision):
         "LW/I: German infantry battalion I of LW.",
         "Counter: fire class infantry (9.6); printed strength 3; morale 3; movement 4 MP, non-motorised (8.2).",
         "Set-up code: C (2.3.9).",
-        "Now: in 3319 (clear, German control), strength 2 of 3, 1 lost (0.5 VP to the Soviet side, 4.1).",
+        "Now: in 3319 (clear, German control), strength 1 of 3, 2 lost (1 VP to the Soviet side, 4.1).",
         "Markers: confusion (7.1: no ZOC; retreated).",
         "Not in an enemy zone of control (7.0).",
     ]
@@ -397,17 +397,17 @@ Changes from state 0 to state 3:
 - Now: Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress (before:
   Game turn 1 of 12, Soviet concentrated attack phase).
 - LW/I (german) moved from 3320 to 3319.
-- LW/I (german) lost 1 strength point: 2 of 3 left.
+- LW/I (german) lost 2 strength points: 1 of 3 left.
 - LW/I (german): confusion marker placed.
 - 333/Art (soviet): fired marker placed.
 - 6 hexes passed to soviet control: 3219, 3220, 3320, 3321, 3419, 3420.
-- Soviet VP (4.0): 5, now 5.5.
+- Soviet VP (4.0): 5, now 6.
 """
     data = json.loads(run("show", root / "german", "--diff", "0", "3", "--json"))
     assert (data["from"], data["to"]) == (0, 3)
     assert [c for c in data["changes"] if c["kind"] in ("move", "loss")] == [
         {"kind": "move", "unit": "LW/I", "from": "3320", "to": "3319", "text": "LW/I (german) moved from 3320 to 3319."},
-        {"kind": "loss", "unit": "LW/I", "from": 3, "to": 2, "text": "LW/I (german) lost 1 strength point: 2 of 3 left."}]
+        {"kind": "loss", "unit": "LW/I", "from": 3, "to": 1, "text": "LW/I (german) lost 2 strength points: 1 of 3 left."}]
     assert run("show", root / "german", "--diff", "3", "3") == "Changes from state 3 to state 3:\n- nothing changed on the board.\n"
 
 

@@ -277,6 +277,14 @@ def _label(rules: dict, a: dict) -> str:
     return f"t{rules['turn']}.{a['att']}.{rules['phase']}.a{a['n']}"
 
 
+def attacked_before(ps: dict, defenders: list[str]) -> bool:
+    """9.1: "It is not possible to attack the same group of enemy units more than once in the
+    same phase": a stack every unit of which defended together in one earlier concentrated
+    attack of the phase, wherever it stands now (a group that retreated is the same group; a
+    stack joined by a unit not attacked with it is another)."""
+    return any(set(defenders) <= set(group) for group in ps["attacked_groups"])
+
+
 def _check_target(sc: Scenario, rules: dict, side: str, target) -> list[str]:
     if not isinstance(target, str) or target not in sc:
         raise IllegalOrder("9.1", f"attack: there is no hex {target}", None)
@@ -293,8 +301,9 @@ def declare_concentrated(sc: Scenario, rules: dict, side: str, order: dict, ctx)
     text = f"attack {target}"
     defenders = _check_target(sc, rules, side, target)
     ps = rules["ps"]
-    if target in ps["targets"]:
-        raise IllegalOrder("9.1", f"{text}: this enemy stack has already been attacked in this phase", None)
+    if attacked_before(ps, defenders):
+        raise IllegalOrder("9.1", f"{text}: {', '.join(defenders)} {'was' if len(defenders) == 1 else 'were'} attacked "
+                           f"earlier in this phase, and the same group of enemy units may not be attacked twice", None)
     if not uids or len(set(uids)) != len(uids):
         raise IllegalOrder("9.1", f"{text}: name each attacking unit once", None)
     groups = _groups(sc, rules, side, uids, target, text, concentrated=True)
@@ -407,7 +416,7 @@ def _start(sc: Scenario, rules: dict, side: str, kind: str, target: str, defende
     rules["ps"]["attacks"] += 1
     n = rules["ps"]["attacks"]
     if kind == "concentrated":
-        rules["ps"]["targets"] = sorted(rules["ps"]["targets"] + [target])
+        rules["ps"]["attacked_groups"] = sorted(rules["ps"]["attacked_groups"] + [sorted(defenders)])
     rules["ps"]["last_move"] = None
     a = {"n": n, "kind": kind, "att": side, "def": other(side), "target": target, "defenders": defenders,
          "groups": groups, "support": support, "def_support": None, "def_target": None, "def_units": None, "step": "def-artillery",
@@ -860,7 +869,7 @@ def concentrated_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     mine = bd.stacks(sc, rules, side)
     out = []
     for target in sorted(enemy):
-        if target in ps["targets"]:
+        if attacked_before(ps, bd.units_in(sc, rules, target, other(side))):
             continue
         groups: dict[str, list[str]] = {}
         for n in sc.neigh[target]:
@@ -879,7 +888,11 @@ def concentrated_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
                 del groups[h]
         if not groups:
             continue
-        combos = [dict(groups)] + ([{h: g} for h, g in sorted(groups.items())] if len(groups) > 1 else [])
+        # 9.1: every adjacent group together, each alone, and (from three groups on) every pair:
+        # a finite, representative choice (apply takes any legal combination)
+        hexes = sorted(groups)
+        combos = [dict(groups)] + ([{h: groups[h]} for h in hexes] if len(hexes) > 1 else []) \
+            + ([{a: groups[a], b: groups[b]} for a, b in combinations(hexes, 2)] if len(hexes) > 2 else [])
         for combo in combos:
             units = sorted(u for g in combo.values() for u in g)
             out.append({"type": "attack", "target": target, "units": units, "support": []})
@@ -902,6 +915,8 @@ def manoeuvre_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
             stacks_to_try.append(fresh)
     seen = set()
     enemy = bd.occupied(sc, rules, other(side))
+    # 9.2: a stack, or any one of its units (not every unit of an attacking stack must take part, 9.1)
+    stacks_to_try += [[u] for us in list(stacks_to_try) if len(us) > 1 for u in us]
     for uids in stacks_to_try:
         key = tuple(uids)
         h = st.hex_of(rules, uids[0]) if uids else None

@@ -428,8 +428,8 @@ def _destination_rows(sc: Scenario, rules: dict, side: str, uids: list[str], sta
         first = max(sc.road_cost[c] for c in classes)
         if first > limit:
             return []
-        if entry in v.ezoc:
-            return [(entry, first, [entry])]
+        if entry in v.ezoc:                       # 11.1: they stop there; 8.5.1: support units not alone
+            return [] if support_only and not v.friendly_combat_arm(entry, uids) else [(entry, first, [entry])]
     allowance = limit - first
     origin = start if start is not None else entry
     reach, search = _search(sc, v, origin, start is None, classes, support_only, allowance, cache)
@@ -515,6 +515,8 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         moves, orders = search.move_options(start, us, limit)
         fits, alone = v.fitting(us)
         found = search.found
+        if start in exits and start not in v.ezoc and sc.exit_cost <= limit:
+            out.append({"type": "move", "units": us, "path": [], "exit": True})     # 4.4: from where they stand
         if any(e != start and e in found and found[e][0] <= limit for e in exits):
             for dest, order in moves:
                 if fits(dest):

@@ -50,7 +50,7 @@ def fresh(sc: Scenario) -> dict:
 
 
 def fresh_ps() -> dict:
-    return {"attacks": 0, "targets": [], "eligible": [], "moves": 0, "last_move": None}
+    return {"attacks": 0, "attacked_groups": [], "eligible": [], "moves": 0, "last_move": None}
 
 
 # --- where units are -----------------------------------------------------------------------------
