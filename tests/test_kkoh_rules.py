@@ -1184,10 +1184,11 @@ def test_air_defence_drives_off_or_aborts():
     units = [U("B1", "blue", "tank", "0505", "01", "N"), U("BA", "blue", "aa-gun", "0405", "01", "N", losses=1),
              U("BS", "blue", "aa-sam", "0105", "01", "N"), U("R1", "red", "tank", "0909", "01", "S")]
     sc, rules = _air(units, {"red": [{"id": "R-AIR", "kind": "fixed"}]})
-    ctx = Ctx([4, 5])           # arrives (4); BA (one point left) rolls 5: this run aborts; BS is out of range (6? 4 squares: in)
+    ctx = Ctx([4, 5, 1, 1])     # arrives (4); BA (one point left) rolls 5: this run aborts; BS (range 6, 4 squares) still rolls
     air.run(sc, rules, ctx)
     air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505"}, ctx)
-    assert [(e["unit"], e["dice"], e["effect"]) for e in ctx.of("air-defence")] == [("BA", [5], "aborted")]
+    assert [(e["unit"], e["dice"], e["effect"]) for e in ctx.of("air-defence")] == [("BA", [5], "aborted"),
+                                                                                      ("BS", [1, 1], "none")]
     assert rules["air"]["R-AIR"]["state"] == "active"           # the run is lost, the unit not
     sc, rules = _air(units, {"red": [{"id": "R-AIR", "kind": "fixed"}]})
     ctx = Ctx([6, 1, 2, 6])

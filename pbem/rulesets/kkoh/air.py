@@ -171,7 +171,9 @@ def _attack(sc: Scenario, rules: dict, now: dict, ctx) -> None:
     first = st["state"] == "ready"
     st.update({"state": "active" if first else "gone", "turn": rules["turn"], "sq": now["from"]})
     label = f"t{rules['turn']}.air.{aid}"
-    # K-AIR-6: enemy AA within range of the air unit fires first
+    # K-AIR-6: enemy AA within range of the air unit fires first, every AA unit in range rolling
+    # its dice: a 5 aborts this run, but a later unit's 6 still drives the air unit off for the day
+    aborted = False
     for pid in sc.side_pieces[other(side)]:
         if not board.alive(pid) or sc.pieces[pid].aa_range is None:
             continue
@@ -187,10 +189,13 @@ def _attack(sc: Scenario, rules: dict, now: dict, ctx) -> None:
         if 5 in dice:
             ctx.event("air-defence", f"{pid} fires at {aid}: {', '.join(map(str, dice))}: a 5 aborts this attack run "
                       f"(K-AIR-6).", unit=pid, air=aid, dice=dice, effect="aborted", rule="K-AIR-6")
-            now["stage"] = "done"
-            return
+            aborted = True
+            continue
         ctx.event("air-defence", f"{pid} fires at {aid}: {', '.join(map(str, dice))}: no effect (K-AIR-6).", unit=pid,
                   air=aid, dice=dice, effect="none", rule="K-AIR-6")
+    if aborted:
+        now["stage"] = "done"
+        return
     square = now["aim"]
     if sc.air[aid]["kind"] == "fixed":
         candidates = [square] + [s for s in sc.neighbours[square] if board.at(s)]

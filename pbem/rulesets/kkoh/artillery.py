@@ -134,10 +134,14 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         for a in live:
             if a.get("breakthrough") or not in_reach(sc, board, pid, a["target"]):
                 continue
+            # K-CA-9, K-IF-7: dedicated to any one unit of the assault (at most 3 attackers, or the
+            # at most 6 defenders of the square, K-GM-1): every one is offered
             allowed = a["units"] if a["side"] == side else board.at(a["target"], side)
-            for support in allowed[:3]:
+            for support in allowed:
                 out.append({"type": "bombard", "unit": pid, "assault": a["n"], "support": support})
         out.append({"type": "counter-battery", "unit": pid, "assets": False})
+        if sc.specials[side].get("counter_battery", 0) - rules["used"][side].get("counter_battery", 0) > 0:
+            out.append({"type": "counter-battery", "unit": pid, "assets": True})     # K-SFX-2: +2 with the assets
     for a in live:
         try:
             check_call(sc, rules, side, {"type": "chemical", "assault": a["n"]})

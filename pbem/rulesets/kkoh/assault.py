@@ -5,7 +5,9 @@ A moving side declares its assaults as moves of its eligible units or groups tha
 the phase as groups, partly into an orthogonally adjacent enemy square (K-CA-3, K-CA-5).
 After the bombardment calls they are fought one at a time in the order the attacker
 chooses (K-CA-1, K-CA-4). The attackers stay in the square they came from until they win
-and occupy; a retreating attacker is back there (K-CA-18).
+and occupy; a retreating attacker is back there (K-CA-18). Attackers that won while enemy
+units remained occupy the square as soon as a later assault of their side has cleared it
+(K-CA-14, K-CA-15), after that assault's own occupiers.
 
 A fight runs as a queue of steps kept in `rules["ca"]` (nominate, fight, loss, attrition,
 counter attack, retreat, withdraw, win, occupy, back, refight); a step that is a player's
@@ -54,15 +56,22 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int) ->
                                f"as one ({', '.join(units)} did not); each may assault alone (K-CA-3, K-ORD-8)", None)
     dismount = bool(order.get("dismount", False))
     for u in units:
+        mode = board.piece(u).get("mode")
+        if dismount and mode != "mounted":
+            raise IllegalOrder("K-CA-10", f"assault: {u} is not mounted and cannot dismount", None)
+        # K-INF-4, K-MOV-4, K-CA-10: infantry in vehicles assaults and dismounts only in an Action
+        # Phase in which it may move in its vehicles; the check is made on the mounted unit, so a
+        # unit that moved in its vehicles earlier in the turn may still dismount in the assault
+        if dismount and not movement.may_move(sc, board, u, ap):
+            raise IllegalOrder("K-INF-4", f"assault: {u} may dismount in a Close Assault only in an Action Phase in "
+                               f"which it may move in its vehicles, and it may not move in Action Phase {ap} "
+                               f"(K-INF-4, K-MOV-4)", None)
         why = movement.unit_may_move(sc, board, u, ap, True)
-        if why and not (dismount and "may not move" in why and board.piece(u).get("mode") == "mounted"):
+        if why:
             raise IllegalOrder("K-CA-5", f"assault: {why}", None)
         if board.order(u) not in ATTACK_ORDERS:
             raise IllegalOrder("K-CAO-1", f"assault: {u} is on {board.order(u)}: only units on FA, PA, HA or M may "
                                f"assault (K-CAO-1, K-ORD-5)", None)
-        mode = board.piece(u).get("mode")
-        if dismount and mode != "mounted":
-            raise IllegalOrder("K-CA-10", f"assault: {u} is not mounted and cannot dismount", None)
         prof = sc.profile(u, "dismounted" if dismount else mode)
         if not prof.assault:
             raise IllegalOrder("K-CA-2", f"assault: {u} may not attack in a Close Assault (only armour, mechanised "
@@ -125,12 +134,17 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
                 continue
             bodies = [body] + ([[u] for u in body] if len(body) > 1 else [])
             for b in bodies:
-                order = {"type": "assault", "units": b, "target": target}
-                try:
-                    check_declare(sc, rules, side, order, ap)
-                except IllegalOrder:
-                    continue
-                yield order
+                # K-CA-10: infantry in vehicles may also assault and dismount (AIFV +1, on foot)
+                mounted = all(rules["pieces"][u].get("mode") == "mounted" for u in b)
+                for dismount in ((False, True) if mounted else (False,)):
+                    order = {"type": "assault", "units": b, "target": target}
+                    if dismount:
+                        order["dismount"] = True
+                    try:
+                        check_declare(sc, rules, side, order, ap)
+                    except IllegalOrder:
+                        continue
+                    yield order
 
 
 # --- the fight --------------------------------------------------------------------------------
@@ -160,11 +174,17 @@ def participants(board: Board, rules: dict) -> dict[str, list[str]]:
     return {a["side"]: att, other(a["side"]): dfn}
 
 
+def strength(board: Board, units: list[str]) -> int:
+    """The units that count for 'units more / fewer' (K-CAF-1): limbered guns contribute no
+    strength (K-CA-11)."""
+    return sum(1 for p in units if board.piece(p).get("mode") != "limbered")
+
+
 def factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str], body: list[str]) -> dict[str, int]:
     """The attacker's final factor, part by part (K-CAF-1, K-CAO-1, K-SFX-4)."""
     f = sc.tables["assault"]["factors"]
     out: dict[str, int] = {}
-    diff = len(att) - len(dfn)
+    diff = strength(board, att) - strength(board, dfn)
     if diff > 0:
         out["units_more"] = diff * f["per_unit_more"]
     elif diff < 0:
@@ -395,8 +415,9 @@ def defence_options(sc: Scenario, board: Board, rules: dict) -> list[dict]:
     level = next((lv for lv in levels if lv), [])
     out = []
     for body in level:
+        # K-CA-11: a limbered gun contributes nothing, so it is never named as the supporting unit
         supports = [None] + [p for p in board.at(a["target"], side) if p not in body and p not in rules["ps"]["gg"]
-                             and p not in engaged]
+                             and p not in engaged and board.piece(p).get("mode") != "limbered"]
         for s in supports:
             out.append({"type": "defend", "units": body, "support": s})
     return out
@@ -435,6 +456,33 @@ def breakthrough_candidate(sc: Scenario, rules: dict) -> dict | None:
             continue
         return a
     return None
+
+
+def cleared_winner(sc: Scenario, rules: dict) -> dict | None:
+    """A Close Assault fought and won while enemy units remained in its square, which a later
+    friendly assault (or attrition) has since cleared of the enemy: its attackers must occupy
+    it (K-CA-14), first among the occupiers (K-CA-15)."""
+    board = Board(sc, rules)
+    for a in rules["assaults"]:
+        if not a.get("won") or a.get("bt_done") or not a.get("done"):
+            continue
+        if board.at(a["target"], other(a["side"])) or not any(board.alive(u) for u in a["units"]):
+            continue
+        return a
+    return None
+
+
+def _occupy_cleared(sc: Scenario, rules: dict, a: dict, ctx) -> None:
+    """K-CA-14, K-CA-15: the winners of an earlier assault move into the square a later assault
+    cleared, as far as there is room (the owner choosing among them), the others stay back
+    (K-CA-16); no Breakthrough is left to make (K-CA-20)."""
+    board = Board(sc, rules)
+    a["bt_done"] = True
+    att = [u for u in a["units"] if board.alive(u)]
+    ctx.event("assault-cleared", f"Close Assault {a['n']}: {a['target']} is cleared of the enemy; {', '.join(att)}, who "
+              f"fought and won, must occupy it (K-CA-14, K-CA-15).", side=a["side"], assault=a["n"], units=att,
+              square=a["target"], rule="K-CA-14")
+    rules["ca"] = {"n": a["n"], "att": att, "def": [], "body": [], "round": 1, "steps": [{"do": "occupy", "fought": True}]}
 
 
 def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
@@ -528,6 +576,9 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             a = _current(rules)
             a["done"] = True
             rules["ca"] = None
+            cleared = cleared_winner(sc, rules)
+            if cleared is not None:
+                _occupy_cleared(sc, rules, cleared, ctx)
             continue
         _do(sc, rules, ca["steps"][0], ctx)
 

@@ -273,9 +273,10 @@ def targets_among(sc: Scenario, entries: dict[str, dict], target: str, source: s
 def defence_levels(sc: Scenario, board: Board, target: str, source: str, side: str,
                    engaged: set[str]) -> list[list[list[str]]]:
     """The defender's choices for an assault from `source` (K-CA-7), level by level: each a
-    list of units or groups. (1) facing the assault; (2) its flank nearest the edge; (3) its
-    rear nearest the edge; (4) any other unengaged unit or group. Groups and units already
-    engaged in another assault of this phase come last (level 4 when nothing else is left)."""
+    list of units or groups. (1) the nearest facing the assault; (2) whatever its facing, the
+    closest to the edge assaulted; (3) the nearest outflanked (flank to the edge) closest to
+    it; (4) any other unengaged unit or group. Groups and units already engaged in another
+    assault of this phase come last (level 4 when nothing else is left)."""
     entry = incoming(sc, target, source)
     rules = board.rules
     bodies: list[list[str]] = []
@@ -286,13 +287,19 @@ def defence_levels(sc: Scenario, board: Board, target: str, source: str, side: s
             seen.update(m)
             bodies.append(m)
     free = [b for b in bodies if not set(b) & engaged]
-    levels: list[list[list[str]]] = []
-    for how in ("front", "flank", "rear"):
-        found = [b for b in free if exposure(rules["pieces"][b[0]]["f"], entry) == how]
-        if found:
-            near = min(min(_nearness(rules["pieces"][p]["cell"], entry) for p in b) for b in found)
-            found = [b for b in found if min(_nearness(rules["pieces"][p]["cell"], entry) for p in b) == near]
-        levels.append(found)
+
+    def nearest(found: list[list[str]]) -> list[list[str]]:
+        if not found:
+            return []
+        near = min(min(_nearness(rules["pieces"][p]["cell"], entry) for p in b) for b in found)
+        return [b for b in found if min(_nearness(rules["pieces"][p]["cell"], entry) for p in b) == near]
+
+    # K-CA-7's own order, not the Direct Fire one (K-GM-10): facing, then closest to the edge
+    # whatever the facing, then outflanked
+    levels: list[list[list[str]]] = [
+        nearest([b for b in free if exposure(rules["pieces"][b[0]]["f"], entry) == "front"]),
+        nearest([b for b in free if exposure(rules["pieces"][b[0]]["f"], entry) != "front"]),
+        nearest([b for b in free if exposure(rules["pieces"][b[0]]["f"], entry) == "flank"])]
     chosen = {tuple(b) for level in levels for b in level}
     levels.append([b for b in bodies if tuple(b) not in chosen])
     return levels
