@@ -374,6 +374,16 @@ def test_tactical_card_lets_the_enemy_distribute_but_not_apply():
     assert where(after2, allocs[0]["unit"]) == "eliminated"
 
 
+def test_no_tactical_card_is_spent_when_the_points_leave_nothing_to_distribute():
+    rules = position(RULESET, {"turn": 2, "phase": "german-combat", "areas": {"station-1": {"control": "soviet", "units": [
+        "71id-191", "71id-194", {"id": "10nkvd-272", "steps": 1}, {"id": "10nkvd-269", "steps": 1}]}}})
+    rules["cards"]["german"] = 2
+    # German strength 8 rolls 5: 2 points, as many as the two reduced Soviet units can take
+    after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]}, [5, 1])
+    assert after["cards"]["german"] == 2 and not [e for e in events if e["type"] == "card"]
+    assert sorted(e["unit"] for e in events if e["type"] == "allocate") == ["10nkvd-269", "10nkvd-272"]
+
+
 def test_tactical_card_decision_can_be_declined_by_order():
     rules = battle({"german": 2, "soviet": 0})
     orders = {"german": [{"type": "attack", "area": "station-1"}, {"type": "card", "play": False}]}

@@ -128,9 +128,13 @@ def _stage_side(c: dict) -> str:
 
 
 def _card_eligible(sc, rules: dict, c: dict, side: str) -> bool:
+    """House 7: a card to distribute the enemy's loss points, when there is a distribution to
+    choose: two or more enemy units, and fewer points than they can take in all (else every
+    unit takes all it can, house 6.4, and a card would be spent for nothing)."""
     foe = enemy(side)
-    return (rules["cards"][side] > 0 and c["loss"][foe] > 0
-            and len(units_in(sc, rules, c["area"], foe)) >= 2)
+    units = units_in(sc, rules, c["area"], foe)
+    return (rules["cards"][side] > 0 and 0 < c["loss"][foe] < sum(steps(rules, u) for u in units)
+            and len(units) >= 2)
 
 
 def _capacity(rules: dict, c: dict, uid: str) -> int:

@@ -35,10 +35,8 @@ STYLES = {
     "name": {"ink": "#1d1d1d", "width": 11},
     "note": {"ink": "#4a4a4a", "width": 9.5},
 }
-LEGEND = [
-    "Counter: unit id; type (X infantry, oval armour, E engineers); strength. Red strength and bar: "
-    "reduced (house 2.1). W: a black counter, withdrawn at the end of turn 3 (11.3).",
-]
+LEGEND = ("Counter: unit id; type (X infantry, oval armour, E engineers); strength. Red strength and bar: "
+          "reduced (house 2.1). W: a black counter, withdrawn at the end of turn {turn} (11.3).")
 NOTE = ("Map and orders of battle are pbem house rules: the source is a fragment of rules 10.3 and 11.0 "
         "with no map; the plan is schematic, from the areas' adjacency.")
 ARM = {"infantry": "infantry", "armour": "tank", "engineers": "engineers"}
@@ -76,7 +74,7 @@ def draw(sc, rules: dict, events: list[dict]) -> dict:
         "title": "Stalingrad 1942: the city fight",
         "caption": caption,
         "notes": [NOTE],
-        "legend": LEGEND,
+        "legend": [LEGEND.format(turn=sc.withdrawal_turn)],     # the scenario's turn (11.3)
         "north": 0,
         "grid": {"kind": "area", "size": COUNTER, "cells": cells},
         "sides": SIDE_LOOK,
