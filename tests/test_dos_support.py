@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import pytest
+
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.dos import flow, scenario
 from pbem.rulesets.dos.orders import DEFAULT_POLICIES
@@ -51,8 +53,6 @@ def at(**pos) -> dict:
 
 def refused(rules: dict, order: dict, rule: str, text: str = "") -> IllegalOrder:
     """`order` is refused under `rule`, with `text` in its message."""
-    import pytest
-
     with pytest.raises(IllegalOrder) as info:
         play(rules, [order])
     assert info.value.rule == rule, (info.value.rule, info.value.message)

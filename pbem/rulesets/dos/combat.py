@@ -1044,9 +1044,10 @@ def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     out: list[dict] = []
     board = view(sc, rules)
     left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
+    escorted = _escorted(sc, rules, c)
     for uid in left:
         for p in _advance_paths(sc, rules, c, uid):
-            if uid in c.get("hqs", ()) and p[-1] not in _escorted(sc, rules, c):
+            if uid in c.get("hqs", ()) and p[-1] not in escorted:
                 continue                                                      # 11.44
             there = [u for u in board.units_at(p[-1]) if sc.side_of[u] == adv["side"]]
             if stacking_ok(sc, rules, there + [uid]):

@@ -82,7 +82,8 @@ def after_order(sc: Scenario, rules: dict, ctx) -> None:
 def _axis_in_accel_hex(sc: Scenario, rules: dict) -> bool:
     """15.41 "occupies": an Axis unit stands in N0139, N0840 or N1340 now (passing through is
     noted as it happens, state.enter_hex)."""
-    return any(sc.side_of[uid] == "axis" and sc.idx.get(where) in sc.accel_hexes for uid, where in rules["units"].items())
+    board = view(sc, rules)             # memoised for the position: the three hexes, not every unit
+    return any(sc.side_of[uid] == "axis" for i in sc.accel_hexes for uid in board.units_at(i))
 
 
 def final(sc: Scenario, rules: dict, ctx) -> None:
