@@ -82,8 +82,7 @@ def after_order(sc: Scenario, rules: dict, ctx) -> None:
 def _axis_in_accel_hex(sc: Scenario, rules: dict) -> bool:
     """15.41 "occupies": an Axis unit stands in N0139, N0840 or N1340 now (passing through is
     noted as it happens, state.enter_hex)."""
-    board = view(sc, rules)             # memoised for the position: the three hexes, not every unit
-    return any(sc.side_of[uid] == "axis" for i in sc.accel_hexes for uid in board.units_at(i))
+    return not {sc.ids[i] for i in sc.accel_hexes}.isdisjoint(sc.places(rules["units"], "axis"))
 
 
 def final(sc: Scenario, rules: dict, ctx) -> None:
