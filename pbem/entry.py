@@ -1,13 +1,27 @@
-"""The `pbem` console script. `pbem --help` and `pbem --version` are answered from stored
-text without importing click (about as long again as a bare interpreter takes to start);
-everything else goes to the click command line in `pbem.cli`. `tests/test_cli.py` checks
-that the stored text is exactly what click prints (`python -m pbem.cli.helptext` rewrites it)."""
+"""The `pbem` console script. Two kinds of command line are answered without importing
+click, which costs about as much again as a bare interpreter takes to start:
+
+- `pbem --help` and `pbem --version`, from stored text; `tests/test_cli.py` checks that
+  it is exactly what click prints (`python -m pbem.cli.helptext` rewrites it);
+- the plain forms of the commands a game runs every round, `pbem adjudicate GAME_DIR
+  PACKET_FILE` and `pbem audit GAME_DIR` (positional arguments only), through the same
+  functions their click commands call (pbem/cli/plain.py). An argument that click would
+  refuse (a GAME_DIR that is a file, an unreadable one) or any option sends the command
+  line to click, so it is click that explains; `tests/test_cli.py` checks that both ways
+  print the same bytes and exit with the same code.
+
+Everything else goes to the click command line in `pbem.cli`."""
 
 from __future__ import annotations
 
 import sys
 
 HELP_FILE = "help.txt"
+
+# command -> (its plain function in pbem.cli.plain, whether each argument may be a file
+# and whether it may be a directory, as its click.Path says)
+PLAIN = {"adjudicate": ("adjudicate", ((False, True), (True, False))),
+         "audit": ("audit", ((False, True),))}
 
 
 def main() -> None:
@@ -23,6 +37,54 @@ def main() -> None:
             with open(os.path.join(os.path.dirname(__file__), "cli", HELP_FILE), encoding="utf-8") as handle:
                 sys.stdout.write(handle.read())
         return
+    if _plain(args):
+        _run_plain(args)
+        return
     from pbem.cli import main as click_main
 
     click_main()
+
+
+def _plain(args: list[str]) -> bool:
+    """Whether args are the plain form of a command of PLAIN that click would accept as
+    they are: the right number of arguments, none an option, each path one that
+    click.Path lets through (missing, or of the kind allowed and readable)."""
+    import os
+
+    if not args or args[0] not in PLAIN or os.name == "nt":   # click expands wildcards on Windows
+        return False
+    _, kinds = PLAIN[args[0]]
+    rest = args[1:]
+    if len(rest) != len(kinds) or any(arg.startswith("-") for arg in rest):
+        return False
+    for arg, (file_okay, dir_okay) in zip(rest, kinds):
+        try:
+            mode = os.stat(arg).st_mode
+        except OSError:
+            continue   # click.Path(exists=False) lets a missing path through
+        import stat
+
+        if (stat.S_ISREG(mode) and not file_okay) or (stat.S_ISDIR(mode) and not dir_okay) \
+                or not os.access(arg, os.R_OK):
+            return False
+    return True
+
+
+def _run_plain(args: list[str]) -> None:
+    """Run a plain command line as click's standalone mode would: an interrupt prints
+    "Aborted!" and exits 1; a closed pipe on stdout exits 1 quietly."""
+    import errno
+    import os
+
+    from pbem.cli import plain
+
+    try:
+        getattr(plain, PLAIN[args[0]][0])(*args[1:])
+    except KeyboardInterrupt:
+        sys.stderr.write("\nAborted!\n")
+        sys.exit(1)
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

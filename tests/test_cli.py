@@ -273,3 +273,82 @@ def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
     run("join", "b", "r/game.yaml")
     run("join", "spectator", "r/game.yaml")              # anyone can make a folder of a complete game
     assert json.loads(run("status", "spectator", "--json").output)["seq"] == 0
+
+
+# --- the plain command lines answered without click (pbem/entry.py) ----------------------
+
+ENTRY = ("import sys; sys.argv = ['pbem'] + sys.argv[1:]; from pbem.entry import main\n"
+         "try:\n    main()\nfinally:\n    sys.stderr.write('|click imported: %s' % ('click' in sys.modules))")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"
+
+
+def _both_ways(args, tmp_path):
+    """`pbem ARGS` through pbem.entry and through click (`python -m pbem.cli`), each in a
+    fresh copy of the example game cut after state 1: what each printed, its exit code,
+    whether entry imported click, and the bytes of every file of the folder after it."""
+    outcomes = []
+    for way in ("entry", "click"):
+        folder = tmp_path / way / "game"
+        shutil.copytree(EXAMPLE, folder)
+        for sub in ("states", "aar", "packets"):
+            for path in (folder / sub).iterdir():
+                if int(path.name[:4]) >= 2:
+                    if sub == "packets" and path.name.startswith("0002-"):
+                        shutil.copy(path, tmp_path / way / "packet.yaml")
+                    path.unlink()
+        command = ([sys.executable, "-c", ENTRY] if way == "entry" else [sys.executable, "-m", "pbem.cli"])
+        done = subprocess.run(command + args, capture_output=True, text=True, cwd=tmp_path / way)
+        stderr, _, clicked = done.stderr.rpartition("|click imported: ") if way == "entry" else (done.stderr, "", "")
+        files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+        outcomes.append((done.stdout, stderr, done.returncode, files, clicked))
+    return outcomes
+
+
+@pytest.mark.parametrize("args, code, plain", [
+    (["adjudicate", "game", "packet.yaml"], 0, True),
+    (["audit", "game"], 0, True),
+    (["adjudicate", "game", "missing.yaml"], 4, True),
+    (["adjudicate", "nowhere", "packet.yaml"], 4, True),
+    (["audit", "nowhere"], 3, True),
+    (["adjudicate", "game", "game"], 2, False),          # a directory for PACKET_FILE: click explains
+    (["audit", "packet.yaml"], 2, False),                # a file for GAME_DIR: click explains
+    (["adjudicate", "game", "packet.yaml", "--format", "md"], 0, False),
+    (["audit", "game", "--json"], 0, False),
+    (["audit", "game", "extra"], 2, False),
+])
+def test_plain_command_lines_run_without_click_and_do_what_click_does(args, code, plain, tmp_path):
+    (entry_out, entry_err, entry_code, entry_files, clicked), (out, err, click_code, files, _) = _both_ways(args, tmp_path)
+    assert (entry_code, click_code) == (code, code), entry_err + err
+    assert (entry_out, entry_err) == (out, err)
+    assert entry_files == files
+    assert clicked == str(not plain)
+    if args[0] == "adjudicate" and code == 0:
+        assert "states/0002.yaml" in files and "aar/0002.md" in files
+        assert out.startswith("Stalingrad") or "packet 2" in out
+
+
+def test_a_tampered_game_fails_its_audit_the_same_way_both_ways(tmp_path):
+    outcomes = []
+    for way in ("entry", "click"):
+        folder = tmp_path / way
+        shutil.copytree(EXAMPLE, folder)
+        report = folder / "aar" / "0003.md"
+        report.write_text(report.read_text() + "- An extra line.\n")
+        command = ([sys.executable, "-c", ENTRY] if way == "entry" else [sys.executable, "-m", "pbem.cli"])
+        done = subprocess.run(command + ["audit", str(folder)], capture_output=True, text=True)
+        outcomes.append((done.returncode, done.stdout, done.stderr.split("|click imported: ")[0].replace(way, "X")))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == 3 and outcomes[0][2].startswith("pbem: audit failed:")
+
+
+@pytest.mark.parametrize("args", [["adjudicate", "game", "packet.yaml"], ["audit", "game"]])
+def test_click_reads_a_plain_command_line_as_the_plain_function_is_called(args):
+    import inspect
+
+    from pbem.cli import plain
+    from pbem.cli.group import cli
+
+    params = cli.get_command(None, args[0]).make_context(args[0], args[1:]).params
+    bound = inspect.signature(getattr(plain, args[0])).bind(*args[1:])
+    bound.apply_defaults()
+    assert {name: bound.arguments[name] for name in params} == params

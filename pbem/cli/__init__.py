@@ -1,56 +1,20 @@
-"""The `pbem` command line: a click group with one module per command (STYLE 8).
+"""The `pbem` command line: a click group with one module per command (STYLE 8), in
+pbem/cli/group.py.
 
 Command modules import only click at the top; the core, cryptography and jsonschema are
 imported inside the commands, so `pbem --help` and `pbem --version` stay fast. A command's
 module is imported only when that command runs (click's lazily loaded subcommands), so
-`pbem adjudicate` does not pay for the imports of `pbem demo` or `pbem render`."""
+`pbem adjudicate` does not pay for the imports of `pbem demo` or `pbem render`. This
+package itself imports nothing: pbem.entry runs the plain command lines of `pbem
+adjudicate` and `pbem audit` through pbem/cli/plain.py without importing click at all."""
 
 from __future__ import annotations
 
-import importlib
 
-import click
+def __getattr__(name: str) -> object:
+    # `cli`, `main` and `COMMANDS` are pbem.cli.group's, imported on first use
+    if name in ("cli", "main", "COMMANDS", "LazyGroup"):
+        from pbem.cli import group
 
-from pbem import __version__
-
-# every command: name -> its module of pbem.cli (`pbem --help` lists them by name)
-COMMANDS = {"keygen": "keygen", "new": "new", "join": "join", "status": "status", "orders": "orders",
-            "submit": "submit", "adjudicate": "adjudicate", "audit": "audit", "show": "show", "render": "render",
-            "replay": "replay", "canonical": "canonical", "demo": "demo", "selfplay": "selfplay"}
-
-
-class LazyGroup(click.Group):
-    """A group whose commands are imported when they are used."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS:
-            return None
-        return importlib.import_module(f"pbem.cli.{COMMANDS[name]}").command
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "terminal_width": 100})
-@click.version_option(__version__, prog_name="pbem")
-def cli() -> None:
-    """Play board wargames by email: signed turn files, fair dice committed by hash,
-    a rules engine that adjudicates every order, and a full audit of any game.
-
-    A new game: `pbem new --key` writes a signed proposal; your opponent's `pbem join`
-    adds their dice chain; your `pbem join` of their file completes the game.
-
-    A round by email: `pbem adjudicate` the packet you received (with --key to preview
-    what your reveal unlocks), `pbem orders` for a template, `pbem submit` your orders,
-    email the packet file it writes.
-
-    Keys are OpenSSH Ed25519 keys (`pbem keygen`, or ~/.ssh/id_ed25519). For a
-    passphrase-protected key, set PBEM_PASSPHRASE or answer the prompt.
-
-    Exit codes: 0 success, 1 illegal orders or a rules error, 2 usage, 3 verification
-    failure (signature, chain, hash, sequence), 4 file or I/O error."""
-
-
-
-def main() -> None:
-    cli(prog_name="pbem")
+        return getattr(group, name)
+    raise AttributeError(f"module 'pbem.cli' has no attribute {name!r}")

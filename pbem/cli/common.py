@@ -1,4 +1,7 @@
-"""What several commands share: error handling, key loading, JSON output."""
+"""What several commands share: error handling, key loading, output. Nothing here imports
+click at import time: `pbem.entry` runs the plain forms of `pbem adjudicate` and `pbem
+audit` through these functions without click (pbem/cli/plain.py), and a command run
+through click prints by the same `echo`, so both ways print the same bytes."""
 
 from __future__ import annotations
 
@@ -6,8 +9,6 @@ import functools
 import json
 import sys
 from typing import Any, Callable
-
-import click
 
 PASSPHRASE_HELP = ("Passphrase-protected keys: the passphrase is read from the environment variable "
                    "PBEM_PASSPHRASE if set, else asked for at a prompt.")
@@ -33,6 +34,8 @@ def load_key(path: str) -> Any:
     from pbem.core import keys
 
     def prompt(message: str) -> str:
+        import click
+
         return click.prompt(message, hide_input=True, err=True)
 
     return keys.load_private_key(path, prompt=prompt if sys.stdin.isatty() else None)
@@ -43,12 +46,30 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     come from a packet escaped (DESIGN §5): no packet can send the terminal a sequence."""
     from pbem.core.text import for_output
 
-    click.echo(for_output(text), err=err, nl=nl)
+    _write(for_output(text) + ("\n" if nl else ""), sys.stderr if err else sys.stdout)
 
 
 def echo_json(data: Any) -> None:
     # ASCII only: every character beyond it, control and bidi ones included, as \uXXXX.
-    click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=True))
+    _write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=True) + "\n", sys.stdout)
 
 
-game_dir = click.argument("game_dir", type=click.Path(file_okay=False, path_type=str))
+def _write(text: str, stream: Any) -> None:
+    """Write and flush, as click.echo does; a stream set to ASCII (a C locale on an old
+    system) gets the text as UTF-8 bytes, as click.echo would give it, rather than an
+    encoding error."""
+    if stream is None:   # no standard stream (pythonw)
+        return
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        stream.flush()
+        stream.buffer.write(text.encode("utf-8", "replace"))
+    stream.flush()
+
+
+def game_dir(func: Callable) -> Callable:
+    """The GAME_DIR argument of a command (click imported when the command is built)."""
+    import click
+
+    return click.argument("game_dir", type=click.Path(file_okay=False, path_type=str))(func)
