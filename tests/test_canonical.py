@@ -4,6 +4,8 @@ import functools
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from hypothesis import strategies as st
 
 from pbem.core import canonical
 from pbem.core.canonical import canonical as canon
-from pbem.core.canonical import digest, dumps, loads
+from pbem.core.canonical import digest, dumps, loads, strict_loads
 from pbem.core.errors import InputError
 
 
@@ -249,7 +251,78 @@ json_values = st.recursive(
 
 @given(st.dictionaries(strings, json_values, max_size=5))
 def test_dump_then_strict_load_round_trips(doc):
-    assert canon(loads(dumps(doc))) == canon(doc)
+    assert canon(strict_loads(dumps(doc))) == canon(doc)
+
+
+YAML_CHARS = st.sampled_from(list("ab:- []{}'\"&*!|>#\n\t,?%@`0123456789.~\\\x00\x7f\u2028é"))
+
+
+# values the size and shape of pbem's files: long lists that wrap, deep nesting, lists of
+# lists, wide mappings that cannot be written on one line
+big_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**53 - 1), max_value=2**53 - 1) | strings,
+    lambda children: st.lists(children, max_size=40) | st.dictionaries(strings, children, max_size=12),
+    max_leaves=200,
+)
+
+
+@settings(max_examples=400, suppress_health_check=list(HealthCheck))
+@given(big_values, st.sampled_from(["", "# pbem state 3 of game x\n", "# a\n#\n"]))
+def test_pbems_own_form_is_read_without_yaml_to_what_the_yaml_parser_reads(value, comments):
+    text = comments + dumps(value)
+    strict = strict_loads(text)
+    assert canon(strict) == canon(value)
+    assert canonical._written(text) == strict and type(canonical._written(text)) is type(strict)
+
+
+@settings(max_examples=1500, suppress_health_check=list(HealthCheck))
+@given(st.one_of(st.text(YAML_CHARS, max_size=60), big_values.map(dumps).flatmap(
+    lambda text: st.tuples(st.integers(0, len(text)), st.integers(0, 3), st.text(YAML_CHARS, max_size=3)).map(
+        lambda cut: text[:cut[0]] + cut[2] + text[cut[0] + cut[1]:]))))
+def test_the_shortcut_never_reads_a_text_otherwise_than_the_yaml_parser(text):
+    """Any text, most of them pbem's form with a few characters changed: the shortcut
+    either gives it up or gives the value the strict YAML path gives; where that path
+    refuses the text, so does the shortcut."""
+    value = canonical._written(text)
+    if value is canonical._NOT_WRITTEN:
+        return
+    assert canon(strict_loads(text)) == canon(value)
+
+
+@pytest.mark.parametrize("value, shortcut", [
+    ({"a": {"b": 1}}, True),
+    ({5: "x"}, False),                                          # keys must be strings
+    ({"a": "x" * (canonical.MAX_STRING + 1)}, False),           # over the string limit
+    ({"x" * (canonical.MAX_STRING + 1): 1}, False),
+    (functools.reduce(lambda inner, _: [inner], range(canonical.MAX_DEPTH + 1), 1), False),   # 65 levels
+    (functools.reduce(lambda inner, _: [inner], range(canonical.MAX_DEPTH), 1), True),
+])
+def test_the_shortcut_keeps_the_limits_and_rules_of_the_strict_path(value, shortcut):
+    text = dumps(value)
+    assert (canonical._written(text) is not canonical._NOT_WRITTEN) == shortcut
+    if not shortcut:
+        with pytest.raises(InputError):
+            loads(text, "f.yaml")
+
+
+def test_too_many_nodes_in_pbems_own_form_is_refused_too(monkeypatch):
+    monkeypatch.setattr(canonical, "MAX_NODES", 10)
+    text = dumps({"a": list(range(9))})   # 1 mapping + 1 key + 1 list + 9 = 12 nodes
+    assert canonical._written(text) is canonical._NOT_WRITTEN
+    with pytest.raises(InputError, match="more than 10 nodes"):
+        loads(text, "f.yaml")
+    assert loads(dumps({"a": list(range(6))}), "f.yaml") == {"a": list(range(6))}
+
+
+def test_every_example_file_is_read_by_the_shortcut_without_importing_yaml():
+    code = ("import sys, pathlib; from pbem.core import canonical\n"
+            "files = sorted(pathlib.Path(sys.argv[1]).glob('*/**/*.yaml'))\n"
+            "values = [canonical.loads(f.read_bytes(), str(f)) for f in files]\n"
+            "print(len(files), 'yaml' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parents[1] / "examples")],
+                          capture_output=True, text=True, check=True)
+    count, imported = done.stdout.split()
+    assert int(count) > 400 and imported == "False"
 
 
 @pytest.mark.parametrize("word", TRICKY)
@@ -274,10 +347,7 @@ def test_c_loader_is_used_where_present():
     import yaml
 
     if getattr(yaml, "__with_libyaml__", False):
-        assert canonical._Parser is yaml.CSafeLoader
-
-
-YAML_CHARS = st.sampled_from(list("ab:- []{}'\"&*!|>#\n\t,?%@`0123456789.~\\\x00\x7f\u2028é"))
+        assert canonical._parser_class() is yaml.CSafeLoader
 
 
 @settings(max_examples=1500, suppress_health_check=list(HealthCheck))

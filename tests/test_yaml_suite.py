@@ -122,10 +122,26 @@ def test_suite_case_with_the_pure_python_parser(case, monkeypatch):
 
     from pbem.core import canonical as module
 
-    monkeypatch.setattr(module, "_Parser", yaml.SafeLoader)
+    monkeypatch.setattr(module, "_parser_class", lambda: yaml.SafeLoader)
     kind, result = outcome(case)
     if kind == "refused":
         assert re.match(r"in\.yaml, line \d+: \S" if case["error"] else r"in\.yaml(, line \d+)?: \S", result)
     else:
         assert not case["error"] and [json.loads(result)] == case["json"], result
         assert result == canonical(case["json"][0]).decode()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+def test_suite_case_through_the_shortcut_for_pbems_own_form(case):
+    """The reader of pbem's own written form (canonical._written) either gives a text up
+    to the YAML parser or reads it as the parser does: on every case of the suite, and on
+    the case rewritten in pbem's form where the parser reads it."""
+    from pbem.core import canonical as module
+
+    shortcut = module._written(case["yaml"])
+    if shortcut is not module._NOT_WRITTEN:
+        assert outcome(case) == ("read", canonical(shortcut).decode())
+    kind, result = outcome(case)
+    if kind == "read":
+        rewritten = module.dumps(json.loads(result))
+        assert module._written(rewritten) == module.strict_loads(rewritten) == json.loads(result)

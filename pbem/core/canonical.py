@@ -25,14 +25,26 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.errors import InputError
 
-# LibYAML's parser is about eight times faster; the pure-Python one is the fallback.
-_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
+
+def _yaml() -> Any:
+    """PyYAML, imported when a text is not in pbem's own written form (see _written): its
+    import costs about twice a bare interpreter's start, more than a whole state takes to read."""
+    import yaml
+
+    return yaml
+
+
+def _parser_class() -> Any:
+    # LibYAML's parser is about eight times faster; the pure-Python one is the fallback.
+    yaml = _yaml()
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -221,11 +233,156 @@ class _Lines:
 def loads(data: bytes | str, source: str = "<input>") -> Any:
     """Parse one YAML document strictly; raise InputError naming `source` and the line."""
     text = _text(data, source)
+    value = _written(text)
+    if value is not _NOT_WRITTEN:
+        return value
+    return _strict(text, source)
+
+
+def strict_loads(data: bytes | str, source: str = "<input>") -> Any:
+    """`loads` by the YAML parser alone, without the shortcut for pbem's own written form
+    (the tests hold the two to the same values)."""
+    return _strict(_text(data, source), source)
+
+
+def _strict(text: str, source: str) -> Any:
     careful = _has_suspects(text)
     try:
         return _load(text, source, careful)
-    except yaml.YAMLError as exc:
+    except _yaml().YAMLError as exc:
         raise _explain(text, source, exc) from None
+
+
+# --- pbem's own written form ---------------------------------------------------------------
+#
+# Almost every file pbem reads, it wrote: states, the genesis, packets, all `dumps` text
+# after comment lines. Such a text is read without PyYAML: `_written` parses it as `dumps`
+# writes, then checks that `dumps` of the value gives back exactly the text and that the
+# value is within the limits above. `dumps` writes only what the strict loader reads back
+# as the same value (tests/test_canonical.py checks it, for every kind of value), so a text
+# that passes is one the strict loader would read to this very value; anything else, however
+# close, goes to the strict loader, which accepts or refuses it as it always has. The
+# reader itself need not be right about any other text: it only proposes a value.
+
+_NOT_WRITTEN = object()
+_FLOW_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[^\s\[\]{},:"]+|[\[\]{},:]')
+_KEY_HEAD = re.compile(r'("(?:[^"\\\n]|\\.)*"|[^\s:"\[\]{},]+):(?: |$)')
+_WORDS = {"null": None, "true": True, "false": False}
+
+
+def _written(text: str) -> Any:
+    """The value of `text` if it is exactly what pbem writes for a value within the limits
+    (comment lines first allowed), else _NOT_WRITTEN."""
+    start = 0
+    while text.startswith("#", start):   # whole-line comments before the document
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return _NOT_WRITTEN
+    body = text[start:]
+    try:
+        lines = body.split("\n")
+        if lines.pop() != "":
+            return _NOT_WRITTEN
+        value, end = _block(lines, 0, 0)
+        if end != len(lines) or dumps(value) != body or not _within_limits(value):
+            return _NOT_WRITTEN
+    except Exception:   # not pbem's form (a text the reader cannot follow): the strict path decides
+        return _NOT_WRITTEN
+    return value
+
+
+def _block(lines: list[str], at: int, indent: int) -> tuple[Any, int]:
+    """The block collection or flow value starting at line `at`, whose content starts at
+    column `indent`, and the index of the line after it."""
+    line = lines[at]
+    content = line[indent:]
+    if content.startswith("- ") or content == "-":
+        items: list = []
+        pad = " " * indent
+        while at < len(lines) and lines[at].startswith(pad + "- "):
+            rest = lines[at][indent + 2:]
+            if _KEY_HEAD.match(rest) or rest.startswith("- "):
+                lines[at] = " " * (indent + 2) + rest     # the item's first line, at its own column
+                item, at = _block(lines, at, indent + 2)
+            else:
+                item, at = _flow(lines, at, indent + 2)
+            items.append(item)
+        return items, at
+    head = _KEY_HEAD.match(content)
+    if head is None:
+        return _flow(lines, at, indent)
+    mapping: dict = {}
+    pad = " " * indent
+    while at < len(lines):
+        line = lines[at]
+        if not line.startswith(pad) or line[indent:indent + 1] in (" ", "-"):
+            break
+        head = _KEY_HEAD.match(line, indent)
+        key = _scalar(head.group(1))
+        if head.end() < len(line):
+            mapping[key], at = _flow(lines, at, head.end())
+        elif lines[at + 1].startswith(pad + "- "):
+            mapping[key], at = _block(lines, at + 1, indent)
+        else:
+            mapping[key], at = _block(lines, at + 1, indent + 2)
+    return mapping, at
+
+
+def _flow(lines: list[str], at: int, column: int) -> tuple[Any, int]:
+    """A flow value from `column` of line `at`: a scalar, or a collection over as many lines
+    as its brackets take."""
+    parts: list[str] = []
+    depth = 0
+    text = lines[at][column:]
+    while True:
+        for token in _FLOW_TOKEN.findall(text):
+            if token in "[{":
+                depth += 1
+            elif token in "]}":
+                depth -= 1
+            elif token != "," and token != ":" and token[0] != '"':
+                token = json.dumps(_scalar(token))
+            parts.append(token)
+        at += 1
+        if depth <= 0:
+            break
+        text = lines[at]
+    if len(parts) == 1:
+        return _scalar(parts[0]), at
+    return json.loads("".join(parts)), at
+
+
+def _scalar(token: str) -> Any:
+    if token[0] == '"':
+        return json.loads(token)
+    if token in _WORDS:
+        return _WORDS[token]
+    if token[0] in _NUMBER_START and _INT.fullmatch(token):
+        return int(token)
+    return token
+
+
+def _within_limits(value: Any) -> bool:
+    nodes = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_STRING:
+                return False
+        elif kind is dict or kind is list:
+            if depth > MAX_DEPTH:
+                return False
+            if kind is dict:
+                nodes += len(item)
+                for key in item:
+                    if type(key) is not str or len(key) > MAX_STRING:
+                        return False
+            for child in (item.values() if kind is dict else item):
+                stack.append((child, depth + 1))
+    return nodes <= MAX_NODES
 
 
 def _fail(source: str, mark: Any, message: str) -> InputError:
@@ -249,7 +406,8 @@ _AFTER_END = re.compile(r"(?:[ \t]+#[^\n]*|[ \t]*)(?:\n *(?:#[^\n]*)?)*")
 
 
 def _load(text: str, source: str, careful: bool) -> Any:
-    parser = _Parser(text)
+    yaml = _yaml()
+    parser = _parser_class()(text)
     lines = _Lines(text)
     # One frame per open collection: [container, pending key or _NO_KEY (mappings) or
     # None (sequences), keys seen, block column outside it, start mark if flow].
@@ -570,7 +728,8 @@ def _diagnose(text: str, limit: int) -> tuple[int, str] | None:
     document_start = -1  # index of the first '---'
     content = False  # whether a node has begun
     older = before = None
-    scanner = _Parser(text)
+    yaml = _yaml()
+    scanner = _parser_class()(text)
     try:
         while True:
             token = scanner.get_token()
@@ -634,6 +793,7 @@ def _value_problems(text: str, token: Any, before: Any, older: Any) -> list[tupl
     if glued and after not in ",]}" and (start == 0 or text[start - 1] in " \n[{,"):
         return [(start, "a plain value may not begin with ':'; quote it")]
     problems = [(start, "the ':' after a key must be followed by a space")] if glued else []
+    yaml = _yaml()
     if isinstance(before, yaml.ScalarToken) and isinstance(older, yaml.ValueToken):
         problems.append((start, "a mapping entry has no key"))
     elif isinstance(before, yaml.ScalarToken):
