@@ -265,14 +265,19 @@ def _strict(text: str, source: str) -> Any:
 # reader itself need not be right about any other text: it only proposes a value.
 
 _NOT_WRITTEN = object()
-_FLOW_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[^\s\[\]{},:"]+|[\[\]{},:]')
 _KEY_HEAD = re.compile(r'("(?:[^"\\\n]|\\.)*"|[^\s:"\[\]{},]+):(?: |$)')
-_WORDS = {"null": None, "true": True, "false": False}
+_DIGITS = frozenset("0123456789")
+_JSON_WORDS = frozenset(("null", "true", "false"))
+_JSON_STRING = re.compile(r'("(?:[^"\\\n]|\\.)*")')
+# a plain string as pbem writes it (_PLAIN), but for the words JSON reads as they are
+_PLAIN_WORD = re.compile(r"(?<![A-Za-z0-9_.@/+-])(?!(?:null|true|false)(?![A-Za-z0-9_.@/+-]))"
+                         r"[A-Za-z_][A-Za-z0-9_.@/+-]*")
 
 
 def _written(text: str) -> Any:
     """The value of `text` if it is exactly what pbem writes for a value within the limits
-    (comment lines first allowed), else _NOT_WRITTEN."""
+    (comment lines first allowed), else _NOT_WRITTEN. The text is rewritten line by line
+    as JSON (block collections as brackets, plain strings quoted) and read by `json`."""
     start = 0
     while text.startswith("#", start):   # whole-line comments before the document
         start = text.find("\n", start) + 1
@@ -283,83 +288,81 @@ def _written(text: str) -> Any:
         lines = body.split("\n")
         if lines.pop() != "":
             return _NOT_WRITTEN
-        value, end = _block(lines, 0, 0)
-        if end != len(lines) or dumps(value) != body or not _within_limits(value):
+        out: list[str] = []
+        if _block(lines, 0, 0, out) != len(lines):
+            return _NOT_WRITTEN
+        value = json.loads("".join(out))
+        if dumps(value) != body or not _within_limits(value):
             return _NOT_WRITTEN
     except Exception:   # not pbem's form (a text the reader cannot follow): the strict path decides
         return _NOT_WRITTEN
     return value
 
 
-def _block(lines: list[str], at: int, indent: int) -> tuple[Any, int]:
-    """The block collection or flow value starting at line `at`, whose content starts at
-    column `indent`, and the index of the line after it."""
-    line = lines[at]
-    content = line[indent:]
-    if content.startswith("- ") or content == "-":
-        items: list = []
-        pad = " " * indent
-        while at < len(lines) and lines[at].startswith(pad + "- "):
+def _block(lines: list[str], at: int, indent: int, out: list[str]) -> int:
+    """Append as JSON the block collection or flow value that starts at line `at`, whose
+    content starts at column `indent`; return the index of the line after it."""
+    content = lines[at][indent:]
+    if content.startswith("- "):
+        out.append("[")
+        item = " " * indent + "- "
+        count = len(lines)
+        while at < count and lines[at].startswith(item):
+            if out[-1] != "[":
+                out.append(",")
             rest = lines[at][indent + 2:]
             if _KEY_HEAD.match(rest) or rest.startswith("- "):
                 lines[at] = " " * (indent + 2) + rest     # the item's first line, at its own column
-                item, at = _block(lines, at, indent + 2)
+                at = _block(lines, at, indent + 2, out)
             else:
-                item, at = _flow(lines, at, indent + 2)
-            items.append(item)
-        return items, at
-    head = _KEY_HEAD.match(content)
-    if head is None:
-        return _flow(lines, at, indent)
-    mapping: dict = {}
+                at = _flow(lines, at, indent + 2, out)
+        out.append("]")
+        return at
+    if _KEY_HEAD.match(content) is None:
+        return _flow(lines, at, indent, out)
+    out.append("{")
     pad = " " * indent
-    while at < len(lines):
+    item = pad + "- "
+    count = len(lines)
+    while at < count:
         line = lines[at]
         if not line.startswith(pad) or line[indent:indent + 1] in (" ", "-"):
             break
         head = _KEY_HEAD.match(line, indent)
-        key = _scalar(head.group(1))
+        if out[-1] != "{":
+            out.append(",")
+        key = head.group(1)
+        out.append(key + ":" if key[0] == '"' else '"' + key + '":')
         if head.end() < len(line):
-            mapping[key], at = _flow(lines, at, head.end())
-        elif lines[at + 1].startswith(pad + "- "):
-            mapping[key], at = _block(lines, at + 1, indent)
+            at = _flow(lines, at, head.end(), out)
+        elif lines[at + 1].startswith(item):
+            at = _block(lines, at + 1, indent, out)
         else:
-            mapping[key], at = _block(lines, at + 1, indent + 2)
-    return mapping, at
+            at = _block(lines, at + 1, indent + 2, out)
+    out.append("}")
+    return at
 
 
-def _flow(lines: list[str], at: int, column: int) -> tuple[Any, int]:
-    """A flow value from `column` of line `at`: a scalar, or a collection over as many lines
-    as its brackets take."""
-    parts: list[str] = []
-    depth = 0
+def _flow(lines: list[str], at: int, column: int, out: list[str]) -> int:
+    """Append a flow value from `column` of line `at`; a line that ends in ',' goes on in
+    the next (a long list wrapped); return the index of the line after it."""
     text = lines[at][column:]
-    while True:
-        for token in _FLOW_TOKEN.findall(text):
-            if token in "[{":
-                depth += 1
-            elif token in "]}":
-                depth -= 1
-            elif token != "," and token != ":" and token[0] != '"':
-                token = json.dumps(_scalar(token))
-            parts.append(token)
+    first = text[0]
+    if first == '"' or first == "-" or first in _DIGITS or text in _JSON_WORDS:   # a string or a number: JSON as it is
+        out.append(text)
+        return at + 1
+    if first != "[" and first != "{":                          # a plain string
+        out.append('"' + text + '"')
+        return at + 1
+    parts = [text]
+    while text.endswith(","):
         at += 1
-        if depth <= 0:
-            break
         text = lines[at]
-    if len(parts) == 1:
-        return _scalar(parts[0]), at
-    return json.loads("".join(parts)), at
-
-
-def _scalar(token: str) -> Any:
-    if token[0] == '"':
-        return json.loads(token)
-    if token in _WORDS:
-        return _WORDS[token]
-    if token[0] in _NUMBER_START and _INT.fullmatch(token):
-        return int(token)
-    return token
+        parts.append(text)
+    pieces = _JSON_STRING.split("".join(parts))
+    pieces[::2] = [_PLAIN_WORD.sub(r'"\g<0>"', piece) for piece in pieces[::2]]
+    out.append("".join(pieces))
+    return at + 1
 
 
 def _within_limits(value: Any) -> bool:
