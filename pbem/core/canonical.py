@@ -828,8 +828,13 @@ def read_bounded(path: str | Path, source: str | None = None) -> bytes:
     name = source or str(path)
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
             size = os.fstat(handle.fileno()).st_size
+            # as many bytes as the file has and one more (a file that grows as it is read
+            # is read on, to the limit): asking for the whole limit at once would allocate
+            # and free 4 MB for every small file
+            data = handle.read(min(size, MAX_BYTES) + 1)
+            if len(data) > size:
+                data += handle.read(MAX_BYTES + 1 - len(data))
     except FileNotFoundError:
         raise FileError(f"{name}: no such file") from None
     except IsADirectoryError:
