@@ -282,22 +282,24 @@ ENTRY = ("import sys; sys.argv = ['pbem'] + sys.argv[1:]; from pbem.entry import
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"
 
 
-def _both_ways(args, tmp_path):
+def _both_ways(args, tmp_path, cut=2, env=None):
     """`pbem ARGS` through pbem.entry and through click (`python -m pbem.cli`), each in a
-    fresh copy of the example game cut after state 1: what each printed, its exit code,
-    whether entry imported click, and the bytes of every file of the folder after it."""
+    fresh copy of the example game cut before state `cut` (its packet is packet.yaml): what
+    each printed, its exit code, whether entry imported click, and the bytes of every file
+    of the folder after it."""
     outcomes = []
     for way in ("entry", "click"):
         folder = tmp_path / way / "game"
         shutil.copytree(EXAMPLE, folder)
         for sub in ("states", "aar", "packets"):
             for path in (folder / sub).iterdir():
-                if int(path.name[:4]) >= 2:
-                    if sub == "packets" and path.name.startswith("0002-"):
+                if int(path.name[:4]) >= cut:
+                    if sub == "packets" and path.name.startswith(f"{cut:04d}-"):
                         shutil.copy(path, tmp_path / way / "packet.yaml")
                     path.unlink()
         command = ([sys.executable, "-c", ENTRY] if way == "entry" else [sys.executable, "-m", "pbem.cli"])
-        done = subprocess.run(command + args, capture_output=True, text=True, cwd=tmp_path / way)
+        done = subprocess.run(command + args, capture_output=True, cwd=tmp_path / way, env=env)
+        done.stdout, done.stderr = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
         stderr, _, clicked = done.stderr.rpartition("|click imported: ") if way == "entry" else (done.stderr, "", "")
         files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
         outcomes.append((done.stdout, stderr, done.returncode, files, clicked))
@@ -325,6 +327,15 @@ def test_plain_command_lines_run_without_click_and_do_what_click_does(args, code
     if args[0] == "adjudicate" and code == 0:
         assert "states/0002.yaml" in files and "aar/0002.md" in files
         assert out.startswith("Stalingrad") or "packet 2" in out
+
+
+def test_a_terminal_set_to_ascii_gets_the_same_utf8_bytes_both_ways(tmp_path):
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    (out, err, code, files, clicked), (click_out, click_err, click_code, click_files, _) = _both_ways(
+        ["adjudicate", "game", "packet.yaml"], tmp_path, cut=3, env=env)
+    assert code == click_code == 0 and clicked == "False", err + click_err
+    assert any(ord(char) > 127 for char in out)   # the report of packet 3 has letters beyond ASCII
+    assert (out, err, files) == (click_out, click_err, click_files)
 
 
 def test_a_tampered_game_fails_its_audit_the_same_way_both_ways(tmp_path):
