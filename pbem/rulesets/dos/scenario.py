@@ -296,6 +296,7 @@ class Scenario:
         self.interdiction_extra: int = t["interdiction"]["movement_extra"]
         self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
         self._steps: dict[tuple[str, str], tuple] = {}
+        self._plain_steps: dict[str, list] = {}   # cls -> for each hex b, the step (b, price of b, 0), made once
         # the rows of the step tables that differ between the sides (a river hexside: 10.2) and
         # between infantry and mountain troops (next to a hex they enter at different prices)
         self._river_rows = tuple(sorted({a for (a, b), k in side_kind.items() if k != "lake"}))
@@ -432,8 +433,11 @@ class Scenario:
 
     def _step_row(self, a: int, side: str, cls: str) -> tuple:
         enter, rail = self._enter[cls], self.rail_nb[a]
-        if not rail and a not in self._river_set:
-            return tuple([(b, enter[b], 0) for b in self.nb[a]])      # most hexes: the price of the hex entered
+        if not rail and a not in self._river_set:       # most hexes: the price of the hex entered
+            plain = self._plain_steps.get(cls)
+            if plain is None:
+                plain = self._plain_steps[cls] = [(b, c, 0) for b, c in enumerate(enter)]
+            return tuple([plain[b] for b in self.nb[a]])
         extra, kinds = self._extra[side], self.side_kind
         mountain, mech = self.mountain, cls == "mech"
         row = []
