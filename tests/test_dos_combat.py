@@ -185,6 +185,36 @@ def test_9_73_9_74_vacant_hexes_first_and_never_over_the_stacking_limit():
     assert opts and all(not bd.Board(sc, rules).units_at(sc.idx[o["path"][0]]) for o in opts)    # vacant first
 
 
+def test_9_73_9_75_through_a_friendly_hex_into_a_vacant_one_before_into_a_friendly_one():
+    """Every path of R/6's D2 retreat passes through a Soviet hex (N2145, N2244, N2345; the
+    rest of the first ring is the ZOC of G/57): of those, only the ones that end in a vacant hex
+    are offered and accepted while any exists (9.73: "into a vacant hex"; 9.75: a unit that
+    ends in an occupied hex dies with it); with every second-ring hex held, all the paths within
+    stacking are."""
+    sc = SC()
+    ring = {"R/38": "N2145", "R/63": "N2244", "R/77": "N2345", "R/1": "N2144"}
+    far = {"R/100": "N2044", "R/102": "N2045", "R/106": "N2243", "R/107": "N2344", "R/112": "N2444", "R/119": "N2445"}
+
+    def retreat_of_r6(friends):
+        units = {u: {"hex": h, "revealed": [1, 1]} for u, h in friends.items()}
+        rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                          **units, **HQ})
+        play(rules, [attack(["N2245"], ["G/57"])], dice=[1],
+             policies={"defender_result": "retreat", "retreat_paths": "ask"})            # 9 against 4, 2-1: D2
+        return rules, [o["path"] for o in combat.retreat_options(sc, rules, rules["combat"])]
+
+    rules, paths = retreat_of_r6(ring)
+    held = set(ring.values())
+    assert sorted(paths) == [["N2145", "N2044"], ["N2145", "N2045"], ["N2244", "N2243"], ["N2244", "N2344"],
+                             ["N2345", "N2344"], ["N2345", "N2444"], ["N2345", "N2445"]]
+    assert all(p[0] in held and p[-1] not in held for p in paths)
+    refused(rules, {"type": "retreat", "unit": "R/6", "path": ["N2145", "N2144"]}, "9.72")
+    play(rules, [{"type": "retreat", "unit": "R/6", "path": ["N2244", "N2243"]}], policies={"retreat_paths": "ask"})
+    assert st.hex_of(rules, "R/6") == "N2243"
+    rules, paths = retreat_of_r6({**ring, **far})                                     # no vacant end: 9.73's second tier
+    assert len(paths) == 9 and ["N2145", "N2144"] in paths and all(p[-1] in {**ring, **far}.values() for p in paths)
+
+
 def test_9_73_no_path_of_retreat_means_elimination():
     surround = {"G/57": {"hex": "N2246"}, "G/75": {"hex": "N2146"}, "G/79": {"hex": "N2145"}, "G/113": {"hex": "N2244"},
                 "G/168": {"hex": "N2345"}, "G/294": {"hex": "N2346"}}

@@ -325,6 +325,18 @@ def test_16_1_16_22_16_24_printed_rows():
     assert any(v["cities"].get("Tuapse") == 16 for v in c.values())                       # 16.63
 
 
+def test_16_1_reconstructed_rows_as_their_basis_says():
+    """Rows 3-9 (reconstructed): a higher adjusted roll is never stricter, nor is a lower VP
+    column (D strictest, then C, B, A, E, F); 16.0's example: F at an adjusted 8 in the 60-84
+    column, and its roll with the errata's bonus (4 + 7 - 7 = 4) reads B."""
+    s = sc()
+    rank = {letter: n for n, letter in enumerate("DCBAEF")}
+    rows = [s.directive_rows[r] for r in range(10)]
+    assert all(rank[row[c]] >= rank[row[c + 1]] for row in rows for c in range(6))
+    assert all(rank[rows[r][c]] <= rank[rows[r + 1][c]] for r in range(9) for c in range(7))
+    assert rows[8][2] == "F" and rows[4][2] == "B"
+
+
 def test_3_2_every_chart_is_data():
     """3.2: the CRT, the turn track, the terrain chart and the Hitler Directive table are all
     in data/, complete (a result for every column and die, a letter for every row and column)."""

@@ -70,6 +70,38 @@ def test_6_14_6_27_one_hex_always_in_the_initial_phase_only():
     refused(rules, {"type": "move", "units": ["RumCav/5"], "path": [b]}, "6.23")
 
 
+def test_6_14_judged_where_the_unit_stood_as_the_initial_phase_began():
+    """RumCav/5 (out of supply: 2 MP) begins the phase in the ZOC of R/6, which 6/3Pz then
+    overruns (eliminated). Free to leave now, RumCav/5 still began the phase in an Enemy ZOC:
+    no one-hex guarantee into the rough S2226 (3 MP), neither offered nor accepted; the
+    moves offered are all accepted. The record is kept for the Initial Movement Phase only."""
+    sc = SC()
+
+    def after_the_overrun():
+        rules = at(units={"RumCav/5": {"hex": "S2126"}, "R/6": {"hex": "S2125", "revealed": [1, 1]},
+                          "6/3Pz": {"hex": "S2121"}})
+        assert rules["ps"]["in_ezoc"] == ["RumCav/5"]                 # as the phase began
+        play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "S2125", "path": ["S2122", "S2123", "S2124"]}],
+             dice=[1])                                                # 1 against 1, D1: R/6 eliminated
+        assert st.status(rules, "R/6") == "gone" and mv.remaining(sc, rules, "6/3Pz") == 0
+        assert sc.idx["S2126"] not in mv.context(sc, rules, "axis").ezoc
+        return rules
+
+    rules = after_the_overrun()
+    need = flow.next_step(sc, rules)
+    offered = [o for o in flow.legal_orders(sc, rules, need) if o["type"] == "move" and o["units"] == ["RumCav/5"]]
+    assert offered and ["S2226"] not in [o["path"] for o in offered]
+    refused(rules, {"type": "move", "units": ["RumCav/5"], "path": ["S2226"]}, "6.23", "has 2 left")
+    for order in offered:                                             # every move offered applies
+        rules = after_the_overrun()
+        play(rules, [order])
+        assert st.hex_of(rules, "RumCav/5") == order["path"][-1]
+    play(rules, [{"type": "end"}])
+    assert rules["phase"] == "combat" and "in_ezoc" not in rules["ps"]
+    assert "in_ezoc" not in at(phase="mech", units={"RumCav/5": {"hex": "S2126"},
+                                                    "R/6": {"hex": "S2125", "revealed": [1, 1]}})["ps"]   # 6.14: Initial only
+
+
 def test_6_21_no_entry_into_an_enemy_hex():
     rules = at(units={"G/57": {"hex": "N2246"}, "R/6": {"hex": "N2245", "revealed": [2, 4], "markers": ["disrupted"]}})
     refused(rules, {"type": "move", "units": ["G/57"], "path": ["N2245"]}, "6.21")

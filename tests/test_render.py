@@ -248,7 +248,7 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     it (the box of those cells holds more: its corners, and what reaches into it from just
     outside); the map is cut at that box; the caption says which part it is."""
     folder = EXAMPLES[ruleset]
-    seq = {"chir": 7, "dos": 40, "kkoh": 60}[ruleset]
+    seq = {"chir": 7, "dos": 25, "kkoh": 60}[ruleset]
     whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
     run("render", folder, "--seq", seq, "-o", whole)
     run("render", folder, "--seq", seq, "-o", part, "--around", around, "--radius", radius)
@@ -376,7 +376,7 @@ def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_bel
 @pytest.mark.parametrize("ruleset", ["chir", "dos", "kkoh", "stalingrad"])
 def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     folder = EXAMPLES[ruleset]
-    seq = {"chir": 7, "dos": 40, "stalingrad": 20, "kkoh": 60}[ruleset]
+    seq = {"chir": 7, "dos": 25, "stalingrad": 20, "kkoh": 60}[ruleset]
     smallest = 12 if ruleset == "dos" else 20   # dos's stacks of five and more: counters of 16 units
     out = tmp_path / f"{ruleset}.svg"
     run("render", folder, "--seq", seq, "-o", out)
@@ -396,7 +396,7 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
 def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     """A part of the map in a real browser: the units around the hex are laid out, and
     nothing of the map is painted in the margin between the cut map and the panel."""
-    folder, seq = EXAMPLES["dos"], 40
+    folder, seq = EXAMPLES["dos"], 25
     out = tmp_path / "part.svg"
     run("render", folder, "--seq", seq, "-o", out, "--around", "N3145", "--radius", 4)
     text = out.read_text()

@@ -860,7 +860,9 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]
     """9.71-9.73 (errata 9.72): every path of exactly n hexes ending n hexes away, not into
     enemy units, Enemy ZOC (unless a friendly unit holds the hex, 8.24), terrain or hexsides
     the unit could not move through, or a Major river hexside; through vacant hexes if any
-    such path exists, else through friendly hexes within the stacking limit."""
+    such path exists, else through friendly hexes within the stacking limit into a vacant
+    hex if any such path exists (9.73, 9.75: the reading of README), else into friendly
+    hexes within the stacking limit."""
     side = sc.side_of[uid]
     board = view(sc, rules)
     start = sc.idx[st.hex_of(rules, uid)]
@@ -894,7 +896,10 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]
     for p in found:
         if all(stacking_ok(sc, rules, [u for u in board.units_at(b) if sc.side_of[u] == side] + [uid]) for b in p):
             ok.append(p)
-    return ok
+    # 9.73: "into a vacant hex" if possible, through friendly hexes if need be; 9.75: a unit
+    # that ends in an occupied hex dies with it, so the enemy may not choose that end here
+    into_vacant = [p for p in ok if not board.units_at(p[-1])]
+    return into_vacant or ok
 
 
 def can_all_retreat(sc: Scenario, rules: dict, c: dict, which: str) -> bool:

@@ -285,6 +285,14 @@ def begin_phase(sc: Scenario, rules: dict, ctx, fresh_phase: bool = True) -> Non
         rules["ps"]["no_overrun"] = sorted(u for u in mine if sc.units[u].combat and sc.units[u].nation not in sp.DIRECT
                                            and u not in radius)
         rules["ps"]["evacuate"] = phase == "move"
+        if phase == "move":
+            # 6.14: the one-hex guarantee goes to units that do not *begin* the Initial Movement
+            # Phase in an Enemy ZOC; an overrun later in the phase may free a unit of its ZOC.
+            # Kept only while the phase lasts and only when some unit is (movement.began_in_ezoc)
+            ezoc = board.ezoc(side)
+            began = sorted(u for u in mine if not sc.units[u].air and sc.idx[rules["units"][u]] in ezoc)
+            if began:
+                rules["ps"]["in_ezoc"] = began
     if phase == "interdiction":
         air.start_interdiction_phase(rules, side, ctx)
     ctx.event("phase", f"Game-Turn {rules['turn']}: {side} {PHASE_NAMES[phase]}"
@@ -328,6 +336,7 @@ def _end_movement(sc: Scenario, rules: dict, ctx, then: str) -> None:
 
 
 def _stage_end_move(sc, rules, ctx):
+    rules["ps"].pop("in_ezoc", None)      # 6.14: judged in the Initial Movement Phase only
     _end_movement(sc, rules, ctx, "start-combat")
 
 

@@ -99,6 +99,12 @@ def remaining(sc: Scenario, rules: dict, uid: str) -> int:
     return allowance(sc, rules, uid) - rules["ps"]["moved"].get(uid, 0)
 
 
+def began_in_ezoc(rules: dict, uid: str) -> bool:
+    """6.14: the unit stood in an Enemy ZOC as the Initial Movement Phase began (recorded by
+    flow.begin_phase; overruns later in the phase may have freed it since)."""
+    return st.has(rules["ps"].get("in_ezoc", []), uid)
+
+
 def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: bool = False,
            withdraw: bool = False) -> tuple[dict[int, int], dict[int, int]]:
     """Dijkstra over the steps of `cls`: (cost, parent) of every hex a unit can reach with
@@ -305,8 +311,9 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
                                    f"{sc.ids[b]}: {_why(sc, ctx_, a, b, step, uid)}", None)
             costs[uid] += cost
             left = remaining(sc, rules, uid)
-            # 6.14: a unit not beginning the Initial Movement Phase in an Enemy ZOC may always move one hex
-            first_free = n == 0 and initial and uid not in rules["ps"]["moved"] and start not in ctx_.ezoc
+            # 6.14: a unit that did not begin the Initial Movement Phase in an Enemy ZOC (where it
+            # stood as the phase began, flow.begin_phase) may always move one hex
+            first_free = n == 0 and initial and uid not in rules["ps"]["moved"] and not began_in_ezoc(rules, uid)
             if costs[uid] > left and not first_free:                   # 6.23, 6.27
                 raise IllegalOrder("6.23", f"{uid} would spend {costs[uid]} MP reaching {sc.ids[b]}, and has {left} left",
                                    None)
@@ -647,7 +654,8 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
             continue
         budget = min(remaining(sc, rules, u) for u in stack)
         cls = _common_class(sc, stack)
-        first_free = rules["phase"] == "move" and not any(u in rules["ps"]["moved"] for u in stack)
+        first_free = rules["phase"] == "move" and not any(u in rules["ps"]["moved"] or began_in_ezoc(rules, u)
+                                                          for u in stack)                      # 6.14, as move() judges it
         reach, parent = search(ctx, start, cls, budget, first_step_free=first_free)
         ends = [b for b in sorted(reach) if b != start]
         if len(ends) > limit:

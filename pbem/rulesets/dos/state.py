@@ -36,7 +36,9 @@ What the genesis fixes (map, tables, the fixed attributes of units) is the scena
                             surrendered (16.53, 18.24)
     ps                      this phase: moved {id: MP}, current [id] (6.28), stopped, rail,
                             oos (12.0), fresh (12.53), no_overrun (6.55), attacked, targets,
-                            advanced (9.85), air_supplied (12.44), evacuate (11.5 still open)
+                            advanced (9.85), air_supplied (12.44), evacuate (11.5 still open);
+                            in the Initial Movement Phase only, and only when not empty,
+                            in_ezoc (6.14: the phasing units in an Enemy ZOC as it began)
     combat                  an attack or overrun in progress (combat.py)
     pending                 decisions waiting outside combat (flow.py)
     result                  the result once the game is over (19.0)
