@@ -1,4 +1,4 @@
-"""Tests of the kkoh review's findings (F1, F2, F3, F5, F7, F10) with exact outcomes; checklist
+"""Tests of the kkoh review's findings (F1, F2, F3, F4, F5, F7, F9, F10) with exact outcomes; checklist
 ids (K-...) in the names and docstrings. Helpers are those of tests/test_kkoh_rules.py and
 tests/test_kkoh_cases.py."""
 
@@ -14,7 +14,7 @@ from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.kkoh import state as st
 from tests.support.cases import run_case
 from tests.test_kkoh_cases import ROOT, expand, scenario_doc
-from tests.test_kkoh_rules import ARMIES, HQS, POS_AP, Ctx, U, _air, table
+from tests.test_kkoh_rules import ARMIES, HQS, POS_AP, POS_FIRE, POS_MOVE, Ctx, U, _air, mv, table
 
 
 @pytest.fixture(autouse=True)
@@ -215,3 +215,72 @@ def test_call_options_offer_every_defender_and_counter_battery_assets(tmp_path: 
         *({"type": "bombard", "unit": "R-ART", "assault": 1, "support": f"R{i}"} for i in range(1, 6)),
         {"type": "counter-battery", "unit": "R-ART", "assets": False},
         {"type": "counter-battery", "unit": "R-ART", "assets": True}, {"type": "end"}]
+
+
+# --- F4: one vehicle unit of a side per face, for Direct Fire INTO woods / built-up / steep ridge ---
+
+def test_one_vehicle_unit_a_side_fires_into_a_wood_through_each_face(tmp_path: Path):
+    """K-TER-5, K-TER-7 ("otherwise as steep ridges") (review r3; README reading "from or into"):
+    two Blue tank companies in 0505 facing N both fire through the S face of woods square 0506:
+    the second is refused. A diagonal shot (B3 from 0605 facing N) leaves through its faced edge
+    and enters through the face opposite it, the S face too: not offered once B1 has fired; B4
+    fires in through the W face and is offered, accepted and rolled."""
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("B2", "blue", "tank", "0505", "00", "N", "HA"),
+             U("B3", "blue", "tank", "0605", "01", "N", "HA"), U("B4", "blue", "tank", "0406", "12", "E", "HA"),
+             U("R1", "red", "ri", "0506", "21", "N"), U("R2", "red", "ri", "0506", "20", "N")]
+    scenario = doc(units, POS_FIRE, area={"0506": "woods"})
+    b1 = {"type": "fire", "unit": "B1", "target": "R1"}
+    with pytest.raises(RulesError) as info:
+        run_case(tmp_path / "a", "kkoh", scenario, [{"side": "blue", "orders": [
+            b1, {"type": "fire", "unit": "B2", "target": "R2"}, {"type": "end"}]}], [])
+    assert ("fire: into 0506 (woods) one vehicle unit of a side only fires through each face: B2 would fire through "
+            "its S face, as B1 does (K-TER-5)") in str(info.value)
+    with pytest.raises(RulesError) as info:
+        run_case(tmp_path / "b", "kkoh", scenario, [{"side": "blue", "orders": [
+            b1, {"type": "fire", "unit": "B3", "target": "R1"}, {"type": "end"}]}], [])
+    assert "B3 would fire through its S face, as B1 does (K-TER-5)" in str(info.value)
+    folder, _ = run_case(tmp_path / "c", "kkoh", scenario, [{"side": "blue", "orders": [b1]}], [])
+    rules = folder.state["rules"]
+    need = folder.game.next_step(rules)
+    assert (need.side, need.kind) == ("blue", "fire")
+    assert folder.game.legal_orders(rules, need) == [{"type": "fire", "unit": "B4", "target": "R2"}, {"type": "end"}]
+    folder, events = run_case(tmp_path / "d", "kkoh", scenario, [{"side": "blue", "orders": [
+        b1, {"type": "fire", "unit": "B4", "target": "R2"}, {"type": "end"}]}], [1, 1])
+    assert [(e["unit"], e["target"]) for e in events if e["type"] == "fire"] == [("B1", "R1"), ("B4", "R2")]
+
+
+# --- F9: a plain move displaces enemy command markers ---------------------------------------------
+
+def test_a_move_into_a_square_held_only_by_an_enemy_marker_displaces_it(tmp_path: Path):
+    """K-GG-2 ("markers may not hold squares and are displaced"), K-CMK-4 (review r9): B1 moves
+    (a plain move, not an assault) into 0304, where only the Red marker R-HQ stands. The move is
+    offered and accepted, and R-HQ is displaced as on Give Ground or occupation, to the nearest
+    square holding Red units (0306, two squares away, before 0707), with an event; the assault
+    into 0304 (which would destroy it, K-CMK-4) is still offered too."""
+    commands = [{"id": "B-HQ", "side": "blue", "row": "hq", "level": "brigade", "square": "0000"},
+                {"id": "R-HQ", "side": "red", "row": "hq", "level": "division", "square": "0304"}]
+    units = [U("B1", "blue", "tank", "0303", "01", "N", "M"), U("R1", "red", "tank", "0707", "01", "S"),
+             U("R2", "red", "tank", "0306", "01", "S")]
+    scenario = doc(units, POS_MOVE, commands=commands)
+    move = {"type": "move", "units": ["B1"], "to": "0304", "facing": "N"}
+    folder, _ = run_case(tmp_path / "a", "kkoh", scenario, [], [])
+    rules = folder.state["rules"]
+    options = folder.game.legal_orders(rules, folder.game.next_step(rules))
+    assert move in options and {"type": "assault", "units": ["B1"], "target": "0304"} in options
+    folder, events = run_case(tmp_path / "b", "kkoh", scenario, [{"side": "blue", "orders": [move]}], [])
+    rules = folder.state["rules"]
+    assert rules["pieces"]["B1"]["sq"] == "0304"
+    assert rules["hqs"]["R-HQ"] == {"sq": "0306"}
+    shown = [e for e in events if e["type"] == "hq-displaced"]
+    assert [(e["hq"], e["origin"], e["to"], e["rule"]) for e in shown] == [("R-HQ", "0304", "0306", "K-GG-2")]
+    assert shown[0]["text"] == ("R-HQ holds no square and is displaced from 0304, which B1 enters, to 0306, the "
+                                "nearest square held by red's units (K-GG-2, K-CMK-4).")
+    assert [e["type"] for e in events if e["type"] in ("move", "hq-displaced")] == ["move", "hq-displaced"]
+    # with no Red unit left on the table there is nowhere to go: the marker is destroyed (K-GG-2 reading)
+    sc, rules = table(units, commands=commands, position=POS_MOVE)
+    for p in ("R1", "R2"):
+        st.Board(sc, rules).remove(p)
+    ctx = mv(sc, rules, ["B1"], "0304", "N", 2)
+    assert rules["hqs"]["R-HQ"] == {"lost": 1}
+    assert [(e["type"], e["hq"], e["rule"]) for e in ctx.events if e["type"].startswith("hq-")] == [
+        ("hq-destroyed", "R-HQ", "K-GG-2")]

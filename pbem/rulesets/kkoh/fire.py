@@ -6,10 +6,14 @@ unit fires through the edge it faces: into the square ahead, or, at most one uni
 diagonal per faced edge, into a front diagonal (K-GM-8); heavy ATGW also into the three
 squares beyond (K-DF-1). Only the front rank fires, and in a battle group one unit of the
 second rank per edge (K-GM-9, K-DF-3). Targets are the nearest rank of the enemy by the
-priorities of K-GM-10; fire is spread as evenly as possible over them (K-DF-5).
+priorities of K-GM-10; fire is spread as evenly as possible over them (K-DF-5). Through each
+face of a steep ridge, wood or built-up square one vehicle unit of a side fires, out of it or
+into it (K-TER-5, K-TER-6, K-TER-7).
 """
 
 from __future__ import annotations
+
+from pbem.core.geometry import squaregrid as sg
 
 from ..base import IllegalOrder
 from . import layout
@@ -73,6 +77,12 @@ def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int,
     return None
 
 
+def into_face(edge: str) -> str:
+    """The face of the target square a shot fired through the firer's faced `edge` enters by
+    (K-TER-5 reading): the opposite one."""
+    return sg.opposite(edge)
+
+
 def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     """Check one fire order against the plan so far; return the shot to add."""
     board = Board(sc, rules)
@@ -107,6 +117,16 @@ def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     if layout.road_square(sc, rec["sq"]) and board.profile(pid).vehicle and any(s["vehicle"] for s in mine):
         raise IllegalOrder("K-TER-5", f"fire: from {rec['sq']} ({sc.area[rec['sq']].name}) one vehicle unit only fires "
                            f"through each face", None)
+    # K-TER-5 (K-TER-6/7 "otherwise as steep ridges"; README reading "from or into"): one vehicle
+    # unit of a side also fires INTO such a square through each of its faces. A shot leaves
+    # through the firer's faced edge (K-GM-8), so it enters through the target square's face
+    # opposite that edge (a front diagonal shot included: it enters by a corner of that face)
+    if layout.road_square(sc, square) and board.profile(pid).vehicle:
+        into = [s for s in shots if s["vehicle"] and s["sq"] == square and s["edge"] == rec["f"]]
+        if into:
+            raise IllegalOrder("K-TER-5", f"fire: into {square} ({sc.area[square].name}) one vehicle unit of a side only "
+                               f"fires through each face: {pid} would fire through its {into_face(rec['f'])} face, as "
+                               f"{into[0]['unit']} does (K-TER-5)", None)
     targets, how = layout.fire_targets(sc, board, square, rec["sq"], other(side), set(rules["ps"]["gg"]))
     if board.profile(pid).mortar:
         targets = [t for t in targets if not board.profile(t).vehicle]

@@ -252,9 +252,11 @@ def blocks(sc: Scenario, board: Board, pid: str, square: str, cell: str) -> bool
                for s in sources)
 
 
-def displace_markers(sc: Scenario, board: Board, square: str, side: str) -> None:
+def displace_markers(sc: Scenario, board: Board, square: str, side: str) -> list[tuple[str, str | None]]:
     """Enemy command markers in a square a unit enters are displaced to the nearest square
-    holding their own side's units, or destroyed if there is none (K-GG-2 reading)."""
+    holding their own side's units, or destroyed if there is none (K-GG-2 reading). Returns
+    each marker displaced and where it went (None: destroyed), in marker order."""
+    done: list[tuple[str, str | None]] = []
     for hid in list(board.hqs_at(square)):
         if sc.commands[hid].side == side:
             continue
@@ -263,7 +265,10 @@ def displace_markers(sc: Scenario, board: Board, square: str, side: str) -> None
             to = min(own, key=lambda s: (sc.grid.distance(square, s), s))
             board.move_hq(hid, to)
         else:
+            to = None
             board.move_hq(hid, None)
+        done.append((hid, to))
+    return done
 
 
 def _regroup(sc: Scenario, board: Board, moved: list[str], result: dict[str, str | None]) -> None:

@@ -10,6 +10,8 @@ or infantry, or allow a move only as the unit's one move of the turn, in the fir
 Phase it may move (K-TER-8, K-MOV-7). A unit need not move in a phase it may (K-MOV-6):
 its side ends the step. Moves are of one square, so no move passes through a square, and no
 move may leave a square over-full (K-MOV-5 is met at every step, not only at the end).
+Command markers hold no square: enemy markers in the square a unit moves into are displaced
+as on Give Ground (K-GG-2, K-CMK-4).
 """
 
 from __future__ import annotations
@@ -342,8 +344,29 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
               + (f", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
               + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
               rule="K-MOV-8" if here != to else "K-MOV-3")
+    if here != to:
+        _displace(sc, board, side, plan["units"], to, ctx)
     for n, p in enumerate(plan["units"]):
         after_step(sc, board, p, here, to, ctx, f"t{rules['turn']}.ap{ap}.mines.{p}")
+
+
+def _displace(sc: Scenario, board: Board, side: str, units: list[str], to: str, ctx) -> None:
+    """K-GG-2 ("markers may not hold squares and are displaced"), K-CMK-4: enemy command markers
+    in the square a plain move enters (it held no units, or the move would be refused) are
+    displaced as on Give Ground and occupation (`giveground.displace_markers`); only a Close
+    Assault destroys a marker alone in its square (K-CMK-4)."""
+    from .giveground import displace_markers
+
+    for hid, dest in displace_markers(sc, board, to, side):
+        whose = sc.commands[hid].side
+        if dest is None:
+            ctx.event("hq-destroyed", f"{hid} holds no square and must leave {to}, which {', '.join(units)} "
+                      f"{'enters' if len(units) == 1 else 'enter'}, but no unit of {whose} is left on the table: it is "
+                      f"destroyed (K-GG-2, K-CMK-4).", hq=hid, origin=to, rule="K-GG-2")
+        else:
+            ctx.event("hq-displaced", f"{hid} holds no square and is displaced from {to}, which {', '.join(units)} "
+                      f"{'enters' if len(units) == 1 else 'enter'}, to {dest}, the nearest square held by {whose}'s "
+                      f"units (K-GG-2, K-CMK-4).", side=whose, hq=hid, origin=to, to=dest, rule="K-GG-2")
 
 
 # --- dismount, mount, limber (K-INF-4/5, K-ART-7) ------------------------------------------------
