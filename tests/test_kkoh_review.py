@@ -1,4 +1,4 @@
-"""Tests of the kkoh review's findings (F1, F2, F3, F4, F5, F7, F9, F10) with exact outcomes; checklist
+"""Tests of the kkoh review's findings (F1, F2, F3, F4, F5, F7, F8, F9, F10) with exact outcomes; checklist
 ids (K-...) in the names and docstrings. Helpers are those of tests/test_kkoh_rules.py and
 tests/test_kkoh_cases.py."""
 
@@ -284,3 +284,28 @@ def test_a_move_into_a_square_held_only_by_an_enemy_marker_displaces_it(tmp_path
     assert rules["hqs"]["R-HQ"] == {"lost": 1}
     assert [(e["type"], e["hq"], e["rule"]) for e in ctx.events if e["type"].startswith("hq-")] == [
         ("hq-destroyed", "R-HQ", "K-GG-2")]
+
+
+# --- F8: every area terrain feature stops a shot beyond one square (K-DF-2) -------------------------
+
+@pytest.mark.parametrize("feature, blocked", [("open", False), ("marsh", True), ("light-woods", True),
+                                              ("impassable", True), ("woods", True), ("ridge", True)])
+def test_a_shot_beyond_one_square_stops_at_any_area_terrain_feature(feature, blocked):
+    """K-DF-2 (L75: no shot at more than one square's range "beyond a square that contains an
+    area terrain feature"; L23 lists Marsh, Light Woods and Impassable among the "Area
+    features" with ridges, built-up areas and woods): the heavy ATGW in 0202 fires two squares
+    ahead at 0204 over 0203; at one square's range the feature stops nothing."""
+    from tests.test_kkoh_rules import shot
+
+    units = [U("B1", "blue", "jaguar", "0202", "01", "N"), U("R1", "red", "tank", "0204", "21", "S"),
+             U("R2", "red", "tank", "0203", "21", "S")]
+    sc, rules = table(units[:2], position=POS_FIRE, area={"0203": feature})
+    if blocked:
+        with pytest.raises(IllegalOrder) as info:
+            shot(sc, rules, "blue", "B1", "R1")
+        assert info.value.rule == "K-DF-2" and info.value.message.startswith(f"fire: 0203 ({feature}) ")
+    else:
+        assert shot(sc, rules, "blue", "B1", "R1")["ahead"] == 2
+    if feature != "impassable":   # no unit stands in an impassable square
+        sc, rules = table(units[::2], position=POS_FIRE, area={"0203": feature})
+        assert shot(sc, rules, "blue", "B1", "R2")["ahead"] == 1

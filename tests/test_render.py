@@ -267,19 +267,19 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
 
 
 def test_render_around_a_kkoh_square_takes_every_place_in_it(tmp_path):
-    """kkoh's cells are places inside squares: `--around 0705` is every place of square 0705
+    """kkoh's cells are places inside squares: `--around 0707` is every place of square 0707
     and those within the radius of any of them."""
     out = tmp_path / "square.svg"
-    run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", "0705", "--radius", 1)
+    run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", "0707", "--radius", 1)
     f = frames.open_game(EXAMPLES["kkoh"])
     grid = scenes.Grid(frames.scene(f, frames.frame(f, 60))["grid"])
-    places = [c for c in grid.cells if c.startswith("0705.")]
+    places = [c for c in grid.cells if c.startswith("0707.")]
     assert len(places) == 9
     inside = set().union(*(grid.around(c, 1) for c in places))
     text = out.read_text()
     assert units_on_board(EXAMPLES["kkoh"], 60, set(places)) and \
         units_on_board(EXAMPLES["kkoh"], 60, inside) <= set(DATA_UNITS.findall(text))
-    assert "Part of the map: 1 cell around 0705." in text
+    assert "Part of the map: 1 cell around 0707." in text
 
 
 def test_render_around_refuses_a_cell_off_the_map_and_an_area_map(tmp_path):

@@ -64,7 +64,8 @@ def arc(sc: Scenario, board: Board, pid: str) -> list[tuple[str, int, int]]:
 
 def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int, right: int) -> str | None:
     """K-DF-2: a diagonal shot may not pass between the corners of two occupied squares; no
-    shot beyond one square passes a square of sight-blocking area terrain (K-TER-4..7)."""
+    shot beyond one square passes a square that contains an area terrain feature (L75), any of
+    L23's "Area features" (K-TER-1), not only those that block line of sight (K-TER-4..7)."""
     squares, corners = sc.grid.crossed(origin, target)
     if right:
         for a, b in corners:
@@ -72,8 +73,11 @@ def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int,
                 return f"the shot would pass between the corners of occupied {a} and {b} (K-DF-2)"
     if ahead > 1:
         for s in squares:
-            if s in sc.grid and sc.area[s].sight:
-                return f"{s} ({sc.area[s].name}) blocks the line of sight (K-DF-2, K-TER-4)"
+            if s in sc.grid and sc.area[s].name != "open":
+                feature = sc.area[s]
+                why = "blocks the line of sight (K-DF-2, K-TER-4)" if feature.sight else \
+                    "is an area terrain feature, which no shot beyond one square passes (K-DF-2, K-TER-1)"
+                return f"{s} ({feature.name}) {why}"
     return None
 
 
