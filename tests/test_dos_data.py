@@ -325,6 +325,19 @@ def test_16_1_16_22_16_24_printed_rows():
     assert any(v["cities"].get("Tuapse") == 16 for v in c.values())                       # 16.63
 
 
+def test_6_36_every_hex_of_a_major_city_is_on_a_railroad():
+    """6.36: cities are always part of a railroad. Every hex of a Major city is joined to a rail
+    neighbour or by a rail link of 6.37-6.39 (Voronezh's third hex N0841 to N0741); minor cities
+    off the reconstructed lines are rail hexes with no line to move along (data/map.yaml)."""
+    s = sc()
+    for city in s.cities:
+        if city.cls == "major":
+            for h in city.hexes:
+                assert s.rail_nb[s.idx[h]] or s.idx[h] in s.rail_links, (city.name, h)
+    assert s.idx["N0741"] in s.rail_nb[s.idx["N0841"]]
+    assert s.city_of[s.idx["S1416"]].name == "Elista" and s.idx["S1416"] in s.rail_hex and not s.rail_nb[s.idx["S1416"]]
+
+
 def test_16_1_reconstructed_rows_as_their_basis_says():
     """Rows 3-9 (reconstructed): a higher adjusted roll is never stricter, nor is a lower VP
     column (D strictest, then C, B, A, E, F); 16.0's example: F at an adjusted 8 in the 60-84
