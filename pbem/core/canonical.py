@@ -971,7 +971,10 @@ def _emit(obj: Any, indent: int, lines: list[str]) -> None:
         for key in sorted(obj):
             value = obj[key]
             head = f"{pad}{scalar_text(key)}:"
-            flow = _fits(value, LINE_WIDTH - len(head) - 1) if isinstance(value, (dict, list)) else None
+            if not isinstance(value, (dict, list)):    # most entries: a scalar on its key's line
+                lines.append(f"{head} {scalar_text(value)}")
+                continue
+            flow = _fits(value, LINE_WIDTH - len(head) - 1)
             if flow is None and isinstance(value, list) and value and not any(isinstance(v, (dict, list)) for v in value):
                 _wrap(head, value, indent + 2, lines)
             elif flow is None and isinstance(value, (dict, list)) and value:
