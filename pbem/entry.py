@@ -50,6 +50,7 @@ def _plain(args: list[str]) -> bool:
     they are: the right number of arguments, none an option, each path one that
     click.Path lets through (missing, or of the kind allowed and readable)."""
     import os
+    import stat
 
     if not args or args[0] not in PLAIN or os.name == "nt":   # click expands wildcards on Windows
         return False
@@ -62,8 +63,6 @@ def _plain(args: list[str]) -> bool:
             mode = os.stat(arg).st_mode
         except OSError:
             continue   # click.Path(exists=False) lets a missing path through
-        import stat
-
         if (stat.S_ISREG(mode) and not file_okay) or (stat.S_ISDIR(mode) and not dir_okay) \
                 or not os.access(arg, os.R_OK):
             return False

@@ -282,7 +282,8 @@ def attacked_before(ps: dict, defenders: list[str]) -> bool:
     same phase": a stack every unit of which defended together in one earlier concentrated
     attack of the phase, wherever it stands now (a group that retreated is the same group; a
     stack joined by a unit not attacked with it is another)."""
-    return any(set(defenders) <= set(group) for group in ps["attacked_groups"])
+    stack = set(defenders)
+    return any(stack <= set(group) for group in ps["attacked_groups"])
 
 
 def _check_target(sc: Scenario, rules: dict, side: str, target) -> list[str]:
@@ -869,7 +870,7 @@ def concentrated_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     mine = bd.stacks(sc, rules, side)
     out = []
     for target in sorted(enemy):
-        if attacked_before(ps, bd.units_in(sc, rules, target, other(side))):
+        if attacked_before(ps, enemy[target]):
             continue
         groups: dict[str, list[str]] = {}
         for n in sc.neigh[target]:

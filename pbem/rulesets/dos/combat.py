@@ -491,16 +491,20 @@ def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     from . import air as airmod
 
     out = [{"type": "air-supply", "air": None, "units": []}]
-    needy = _unsupplied_germans(sc, rules, c)
-    for uid, left in _available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]]):
-        chosen, steps = [], 0
-        for u in needy:
-            n = st.steps_left(sc, rules, u)
-            if steps + n <= 5 and airmod.too_far_apart(sc, rules, chosen + [u]) is None:    # 12.42
-                chosen.append(u)
-                steps += n
-        if chosen:
-            out.append({"type": "air-supply", "air": uid, "units": chosen})
+    available = _available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]])
+    if not available:
+        return out
+    # the group one Air Point supplies: five steps (12.41), all within 14 MP of each other
+    # (12.42); it is the same whichever air unit spends the point
+    lines = sp.lines_of(sc, rules, "axis")
+    chosen, steps = [], 0
+    for u in _unsupplied_germans(sc, rules, c):
+        n = st.steps_left(sc, rules, u)
+        if steps + n <= 5 and airmod.too_far_apart(sc, rules, chosen + [u], lines) is None:
+            chosen.append(u)
+            steps += n
+    if chosen:
+        out.extend({"type": "air-supply", "air": uid, "units": list(chosen)} for uid, _ in available)
     return out
 
 

@@ -99,6 +99,13 @@ def remaining(sc: Scenario, rules: dict, uid: str) -> int:
     return allowance(sc, rules, uid) - rules["ps"]["moved"].get(uid, 0)
 
 
+def _no_voluntary_exit(sc: Scenario, ctx_: Context, start: int) -> None:
+    """8.22: units may not leave an Enemy ZOC voluntarily, by road or by rail."""
+    if start in ctx_.ezoc:
+        raise IllegalOrder("8.22", f"{sc.ids[start]} is in an Enemy Zone of Control: units may not leave it voluntarily",
+                           None)
+
+
 def began_in_ezoc(rules: dict, uid: str) -> bool:
     """6.14: the unit stood in an Enemy ZOC as the Initial Movement Phase began (recorded by
     flow.begin_phase; overruns later in the phase may have freed it since)."""
@@ -282,9 +289,8 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     exiting = bool(order.get("exit"))
     if not path and not exiting:
         raise IllegalOrder("6.1", "give the path of the move (the hexes entered, in order)", None)
-    if start in ctx_.ezoc and not withdraw:
-        raise IllegalOrder("8.22", f"{sc.ids[start]} is in an Enemy Zone of Control: units may not leave it voluntarily",
-                           None)
+    if not withdraw:
+        _no_voluntary_exit(sc, ctx_, start)
     initial = rules["phase"] == "move"
     costs = {u: 0 for u in units}
     ignored = start in ctx_.ezoc
@@ -483,9 +489,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     path = _hexes(sc, order.get("path") or [], "6.3")
     if not path:
         raise IllegalOrder("6.3", "give the path of the rail move", None)
-    if start in ctx_.ezoc:                         # 8.0, 8.22: rail movement is movement
-        raise IllegalOrder("8.22", f"{sc.ids[start]} is in an Enemy Zone of Control: units may not leave it voluntarily",
-                           None)
+    _no_voluntary_exit(sc, ctx_, start)          # 8.0, 8.22: rail movement is movement
     a, total = start, 0
     for b in path:
         c = rail_cost(sc, ctx_, a, b)

@@ -157,6 +157,7 @@ class Scenario:
         n = len(self.ids)
         self.terrain_of: tuple[str, ...] = tuple(TERRAIN_NAMES[codes[h]] for h in self.ids)
         self.mountain: tuple[bool, ...] = tuple(tr == "mountain" for tr in self.terrain_of)
+        self.mountain_hexes: tuple[int, ...] = tuple(i for i, m in enumerate(self.mountain) if m)
         self.row: tuple[int, ...] = tuple(int(h[1:3]) + shift[h[0]] for h in self.ids)     # hexrow of the joined grid
         self.pos: tuple[int, ...] = tuple(int(h[3:5]) for h in self.ids)
         self.sheet: tuple[str, ...] = tuple(h[0] for h in self.ids)

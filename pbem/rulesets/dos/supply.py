@@ -36,10 +36,6 @@ LENGTH = {"soviet": 12, "axis": 14}      # 12.14; 12.21, 12.22
 DIRECT = ("german", "slovak")            # nationalities that trace supply straight to a source
 
 
-def _mountain_hexes(sc: Scenario) -> tuple[int, ...]:
-    return memo(("mountain-hexes", id(sc)), lambda: tuple(i for i, m in enumerate(sc.mountain) if m))
-
-
 def friendly_rail(sc: Scenario, control: dict, side: str) -> bytearray:
     """1 for each rail and city hex whose last unit was `side`'s (10.44, 10.45)."""
     out = bytearray(sc.start_friendly[side])
@@ -92,13 +88,10 @@ class Lines:
         self.rail = self.friendly if side == "axis" else self._soviet_rail(sc)
 
     def _soviet_rail(self, sc: Scenario) -> bytearray:
+        # Friendly rail as it stands, but where a hex was cleared or changed hands (6.44, 6.47)
         rail = bytearray(self.friendly)
-        idx, turn = sc.idx, self.turn
-        for h in self.cleared:
-            rail[idx[h]] = 0
-        for h, entry in self.control.items():
-            if entry[0] == "s" and int(entry[1:]) >= turn:
-                rail[idx[h]] = 0
+        for h in set(self.cleared).union(self.control):
+            rail[sc.idx[h]] = self.rail_usable(sc.idx[h])
         return rail
 
     def passable(self, a: int, b: int, flag: int) -> bool:
@@ -231,7 +224,7 @@ class Lines:
                         buckets[nd].append(a)     # nd <= bound: dist never holds more than far
         # 10.35, 12.11 note: no line leaves a mountain hex either (steps into one are closed to
         # mechanized units, so mountain hexes are only ever reached last, and are undone here)
-        for i in _mountain_hexes(sc):
+        for i in sc.mountain_hexes:
             dist[i] = far
         return dist
 
