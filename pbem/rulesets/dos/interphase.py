@@ -55,7 +55,6 @@ def pending_options(sc: Scenario, rules: dict, p: dict) -> list[dict]:
 
 def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
     kind = p["kind"]
-    options = pending_options(sc, rules, p)
     if kind == "withdrawal":
         reinforce.apply_withdrawal(sc, rules, sc.withdrawals[p["index"]], order, ctx)
         rules["ps"]["withdrawals"] = rules["ps"].get("withdrawals", 0) + 1
@@ -67,6 +66,7 @@ def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
                   f"north-map reinforcements this Game-Turn (15.42).", rule="15.42", chosen_by=ctx.chosen_by)
     elif kind == "stack":
         units = order.get("units") or []
+        options = pending_options(sc, rules, p)
         if {"type": "eliminate", "units": units} not in options:
             raise IllegalOrder("7.1", f"eliminate one unit of {p['hex']} at a time", [o["units"] for o in options])
         for uid in units:
@@ -84,7 +84,7 @@ def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
                       chosen_by=ctx.chosen_by)
         rules["ps"]["cleared_done"] = True
     elif kind == "railhead":
-        _apply_railheads(sc, rules, order, options, ctx)
+        _apply_railheads(sc, rules, order, pending_options(sc, rules, p), ctx)
         rules["ps"]["railheads_done"] = True
     rules["pending"].pop(0)
 
