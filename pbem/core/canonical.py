@@ -270,8 +270,10 @@ _DIGITS = frozenset("0123456789")
 _JSON_WORDS = frozenset(("null", "true", "false"))
 _JSON_STRING = re.compile(r'("(?:[^"\\\n]|\\.)*")')
 # a plain string as pbem writes it (_PLAIN), but for the words JSON reads as they are
+# (one group: split() returns the text between words and the words in turn, so joining the
+# pieces with '"' quotes every word, with no call back into Python for each one)
 _PLAIN_WORD = re.compile(r"(?<![A-Za-z0-9_.@/+-])(?!(?:null|true|false)(?![A-Za-z0-9_.@/+-]))"
-                         r"[A-Za-z_][A-Za-z0-9_.@/+-]*")
+                         r"([A-Za-z_][A-Za-z0-9_.@/+-]*)")
 
 
 def _written(text: str) -> Any:
@@ -360,7 +362,7 @@ def _flow(lines: list[str], at: int, column: int, out: list[str]) -> int:
         text = lines[at]
         parts.append(text)
     pieces = _JSON_STRING.split("".join(parts))
-    pieces[::2] = [_PLAIN_WORD.sub(r'"\g<0>"', piece) for piece in pieces[::2]]
+    pieces[::2] = ['"'.join(_PLAIN_WORD.split(piece)) for piece in pieces[::2]]
     out.append("".join(pieces))
     return at + 1
 
