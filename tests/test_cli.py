@@ -166,6 +166,10 @@ def test_usage_errors_exit_2(run, tmp_path):
 
 def test_missing_folder_exits_4(run):
     assert "not a pbem game folder" in run("status", "nowhere", code=4).stderr
+    # a path that is no game folder is a wrong path (4), not a game failing its audit (3)
+    for args in (("audit", "nowhere"), ("audit", "--json", "nowhere")):
+        done = run(*args, code=4)
+        assert done.stderr.startswith("pbem: nowhere: not a pbem game folder (no game.yaml)") and done.stdout == ""
 
 
 def test_existing_game_folder_is_not_overwritten(run, duel_game):
@@ -311,7 +315,7 @@ def _both_ways(args, tmp_path, cut=2, env=None):
     (["audit", "game"], 0, True),
     (["adjudicate", "game", "missing.yaml"], 4, True),
     (["adjudicate", "nowhere", "packet.yaml"], 4, True),
-    (["audit", "nowhere"], 3, True),
+    (["audit", "nowhere"], 4, True),                    # no game folder: a wrong path (§5), not a failed audit
     (["adjudicate", "game", "game"], 2, False),          # a directory for PACKET_FILE: click explains
     (["audit", "packet.yaml"], 2, False),                # a file for GAME_DIR: click explains
     (["adjudicate", "game", "packet.yaml", "--format", "md"], 0, False),

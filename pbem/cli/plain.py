@@ -32,7 +32,9 @@ def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt
 @handles_errors
 def audit(game_dir: str, as_json: bool = False) -> None:
     from pbem.core.audit import audit
+    from pbem.core.game import check_game_folder
 
+    check_game_folder(Path(game_dir))
     result = audit(Path(game_dir))
     if as_json:
         echo_json(result.as_dict())

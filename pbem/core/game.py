@@ -141,16 +141,22 @@ def state_text(state: dict) -> str:
     return head + "\n" + dumps(state)
 
 
-def open_folder(folder: Path) -> Folder:
-    """Open a game folder for any command. Every open checks what the command relies on
-    (§2.4): the genesis and its signatures, state 0 recomputed from the genesis, and the
-    latest state's integrity and its links to the state and the packet before it."""
-    folder = Path(folder)
+def check_game_folder(folder: Path) -> None:
+    """A FileError (§5: exit 4) unless `folder` holds a genesis: a path that is no game
+    folder at all is a wrong path, not a game that fails verification."""
     if not (folder / GENESIS).is_file():
         hint = ""
         if (folder / PROPOSAL).is_file() or (folder / JOIN).is_file():
             hint = " yet: the handshake is not complete (`pbem join`)"
         raise FileError(f"{folder}: not a pbem game folder{hint} (no {GENESIS})")
+
+
+def open_folder(folder: Path) -> Folder:
+    """Open a game folder for any command. Every open checks what the command relies on
+    (§2.4): the genesis and its signatures, state 0 recomputed from the genesis, and the
+    latest state's integrity and its links to the state and the packet before it."""
+    folder = Path(folder)
+    check_game_folder(folder)
     game = open_genesis(load_mapping(folder / GENESIS, GENESIS))
     zero = initial_state(game)
     _check_stored(folder, zero)
