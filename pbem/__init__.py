@@ -1,3 +1,23 @@
 """pbem: a play-by-email adjudicator for board wargames."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+# The version of each ruleset that each release of pbem plays, oldest release first. A
+# genesis binds its ruleset's version (DESIGN §2.1), so a game is continued and audited only
+# by a pbem that plays that version: a ruleset whose version changes makes a new release of
+# pbem, with a new row here (tests/test_versions.py holds both to it). Games made before
+# 0.2.0 came from development builds of 0.1.0, which played many versions of each ruleset.
+RELEASES = {
+    "0.2.0": {"chir": "1.3.0", "dos": "1.2.0", "kkoh": "1.4.0", "stalingrad": "1.3.0"},
+}
+
+
+def version_line() -> str:
+    """What `pbem --version` prints: pbem's version and the ruleset versions it plays."""
+    played = ", ".join(f"{ruleset} {version}" for ruleset, version in sorted(RELEASES[__version__].items()))
+    return f"pbem, version {__version__} (rulesets: {played})"
+
+
+def releases_playing(ruleset: str, version: str) -> list[str]:
+    """The releases of pbem that play `version` of `ruleset`, oldest first."""
+    return [release for release, played in RELEASES.items() if played.get(ruleset) == version]

@@ -29,10 +29,10 @@ def main() -> None:
     if args in (["--help"], ["-h"], ["--version"]):
         import os
 
-        from pbem import __version__
+        from pbem import version_line
 
         if args == ["--version"]:
-            sys.stdout.write(f"pbem, version {__version__}\n")
+            sys.stdout.write(version_line() + "\n")
         else:
             with open(os.path.join(os.path.dirname(__file__), "cli", HELP_FILE), encoding="utf-8") as handle:
                 sys.stdout.write(handle.read())

@@ -7,7 +7,7 @@ import importlib
 
 import click
 
-from pbem import __version__
+from pbem import __version__, version_line
 
 # every command: name -> its module of pbem.cli (`pbem --help` lists them by name)
 COMMANDS = {"keygen": "keygen", "new": "new", "join": "join", "status": "status", "orders": "orders",
@@ -28,7 +28,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100, "terminal_width": 100})
-@click.version_option(__version__, prog_name="pbem")
+@click.version_option(__version__, prog_name="pbem", message=version_line())
 def cli() -> None:
     """Play board wargames by email: signed turn files, fair dice committed by hash,
     a rules engine that adjudicates every order, and a full audit of any game.

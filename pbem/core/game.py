@@ -57,8 +57,7 @@ def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> en
     public = genesis.check(document, source)
     ruleset = rulesets.get(document["ruleset"])
     if document["ruleset_version"] != ruleset.version:
-        raise VerificationError(f"{source}: the game was made with {ruleset.id} version {document['ruleset_version']}, "
-                                f"this pbem has version {ruleset.version}")
+        raise VerificationError(_other_version(source, ruleset.id, document["ruleset_version"], ruleset.version))
     names = [side["name"] for side in document["sides"]]
     if names != list(ruleset.sides):
         raise VerificationError(f"{source}: the sides must be {', '.join(ruleset.sides)} in that order, not {', '.join(names)}")
@@ -70,6 +69,25 @@ def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> en
     world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
     return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public,
                        scenario=world)
+
+
+def _other_version(source: str, ruleset_id: str, made: str, played: str) -> str:
+    """Why this pbem refuses a game of another version of its ruleset, and which pbem to use."""
+    import pbem
+
+    def number(version: str) -> tuple:
+        return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+    releases = pbem.releases_playing(ruleset_id, made)
+    if releases:
+        where = f"pbem {' or '.join(releases)} plays it: install that release to continue or audit the game"
+    elif number(made) > number(played):
+        where = "a later release of pbem made it: upgrade pbem to continue or audit the game"
+    else:
+        where = (f"no release of pbem plays it: the game was made by a development build from before pbem "
+                 f"{next(iter(pbem.RELEASES))}, and only such a build can continue or audit it")
+    return (f"{source}: the game was made with {ruleset_id} {made}, and this pbem ({pbem.__version__}) plays "
+            f"{ruleset_id} {played}; {where}")
 
 
 @functools.lru_cache(maxsize=8)
