@@ -132,6 +132,13 @@ def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
     return out
 
 
+def can_clear(sc: Scenario, rules: dict) -> bool:
+    """Whether `clear_chains` has a set to offer: some rail hex meets (a) and (b) of 6.43 (each
+    such hex is a set of its own)."""
+    clearable, qualifies = _clear_tests(sc, rules)
+    return any(clearable(i) and qualifies(i) for i in sc.rail_hex)
+
+
 def _clear_tests(sc: Scenario, rules: dict):
     """(a) with not yet cleared, and (b) of 6.43, for rail hex indices."""
     cleared = set(rules["cleared"])
@@ -261,7 +268,7 @@ def stage_interphase(sc: Scenario, rules: dict, ctx) -> None:
         ctx.event("phase", f"Game-Turn {rules['turn']}: Game-Turn Record Inter-Phase (4.2 D).", turn=rules["turn"],
                   phase="interphase", rule="4.2")
     if not ps.get("cleared_done"):
-        if clear_chains(sc, rules):
+        if can_clear(sc, rules):
             rules["pending"].append(pending("clear", "axis"))
             return
         ps["cleared_done"] = True

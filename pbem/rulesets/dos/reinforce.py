@@ -211,12 +211,12 @@ def _partitions(total: int, counts: dict[int, int], values: list[int]) -> list[t
     return out
 
 
-def _options_15_24(sc: Scenario, rules: dict, w: dict) -> list[dict]:
+def _options_15_24(sc: Scenario, rules: dict, w: dict, pool: list[str] | None = None) -> list[dict]:
     """A finite, representative choice of the legal 15.24 sets (any exact set is accepted):
     the named unit alone when it is whole and at full strength, then, fewest units first, one
     set for each way of making the steps (the named unit's counters and the lowest ids first),
-    then further sets of each way in turn, OPTIONS_15_24 at most."""
-    pool = _pool_15_24(sc, rules, w)
+    then further sets of each way in turn, OPTIONS_15_24 at most; `pool`: `_pool_15_24` if known."""
+    pool = _pool_15_24(sc, rules, w) if pool is None else pool
     if not pool:
         return []
     target = _target_15_24(sc, rules, w, pool)
@@ -255,9 +255,8 @@ def _options_15_24(sc: Scenario, rules: dict, w: dict) -> list[dict]:
     return out
 
 
-def _legal_15_24(sc: Scenario, rules: dict, w: dict, units: list[str]) -> bool:
-    """15.24: distinct units of the pool whose steps left make exactly the target."""
-    pool = _pool_15_24(sc, rules, w)
+def _legal_15_24(sc: Scenario, rules: dict, w: dict, units: list[str], pool: list[str]) -> bool:
+    """15.24: distinct units of the pool (`_pool_15_24`) whose steps left make exactly the target."""
     if not units or len(set(units)) != len(units) or not set(units) <= set(pool):
         return False
     return sum(st.steps_left(sc, rules, u) for u in units) == _target_15_24(sc, rules, w, pool)
@@ -279,14 +278,15 @@ def apply_withdrawal(sc: Scenario, rules: dict, w: dict, order: dict, ctx) -> No
                                "available (15.22)", [o["units"] for o in first[:12]])
         rule = "15.21" if units == named else "15.23"
     else:
-        if not _pool_15_24(sc, rules, w):
+        pool = _pool_15_24(sc, rules, w)
+        if not pool:
             ctx.event("withdrawal", f"No unit of the type is left to withdraw for {', '.join(w['units'])} (15.24).",
                       rule="15.24")
             return
-        if not _legal_15_24(sc, rules, w, units):
+        if not _legal_15_24(sc, rules, w, units, pool):
             raise IllegalOrder("15.24", "no unit is available (15.22, 15.23): withdraw units of the type, in an "
                                "Enemy ZOC or not, whose steps make exactly the full steps of the unit named "
-                               "(15.24)", [o["units"] for o in _options_15_24(sc, rules, w)])
+                               "(15.24)", [o["units"] for o in _options_15_24(sc, rules, w, pool)])
         rule = "15.24"
     returns = {r["withdrawn_on"]: r["turn"] for r in sc.returns}
     back = returns.get(rules["turn"])

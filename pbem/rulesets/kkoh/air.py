@@ -15,6 +15,7 @@ rotary unit moves up to four squares (as reconnaissance in four phases) before i
 from __future__ import annotations
 
 from ..base import IllegalOrder
+from .command import special_left
 from .common import dice_choice, lose
 from .scenario import Scenario, other
 from .state import Board
@@ -127,8 +128,7 @@ def _arrive(sc: Scenario, rules: dict, now: dict, ctx) -> None:
     if st["state"] == "active":
         now["stage"] = "target"       # the second attack of the day: it is already over the battlefield
         return
-    left = sc.specials[side].get("air_support", 0) - rules["used"][side].get("air_support", 0)
-    if left > 0 and "support" not in now:
+    if special_left(sc, rules, side, "air_support") > 0 and "support" not in now:
         now["stage"] = "support"
         return
     need = sc.tables["artillery"]["availability"][sc.tables["air"]["arrival_level"]][sc.tables["air"]["arrival_phase"] - 1]

@@ -13,7 +13,7 @@ modifiers of K-IF-6. A battery that responds counts in its assault's factors (K-
 from __future__ import annotations
 
 from ..base import IllegalOrder
-from .command import group_in_command, majority
+from .command import group_in_command, majority, special_left
 from .common import dice_choice, lose
 from .scenario import Scenario, other
 from .state import Board, mark
@@ -72,8 +72,7 @@ def check_call(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
         a = _assault(rules, order.get("assault"))
         if a is None:
             raise IllegalOrder("K-SFX-4", f"chemical: there is no Close Assault {order.get('assault')!r} to support", None)
-        left = sc.specials[side].get("chemical", 0) - rules["used"][side].get("chemical", 0)
-        if left <= 0:
+        if special_left(sc, rules, side, "chemical") <= 0:
             raise IllegalOrder("K-SFX-4", f"chemical: {side} has no chemical attack left (K-SFX-4)", None)
         if any(c["type"] == "chemical" and c["assault"] == a["n"] for c in calls(rules, side)):
             raise IllegalOrder("K-SFX-4", "chemical: one chemical attack per Close Assault (K-SFX-4)", None)
@@ -89,7 +88,7 @@ def check_call(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
         raise IllegalOrder("K-IF-4", f"{kind}: {why}", None)
     if kind == "counter-battery":
         assets = bool(order.get("assets", False))
-        if assets and sc.specials[side].get("counter_battery", 0) - rules["used"][side].get("counter_battery", 0) <= 0:
+        if assets and special_left(sc, rules, side, "counter_battery") <= 0:
             raise IllegalOrder("K-SFX-2", f"counter-battery: {side} has no counter-battery assets left (K-SFX-2)", None)
         return {"type": "counter-battery", "unit": pid, "assets": assets}
     a = _assault(rules, order.get("assault"))
@@ -128,6 +127,7 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     board = Board(sc, rules)
     out = []
     live = [a for a in rules["assaults"] if not a.get("done")]
+    assets = special_left(sc, rules, side, "counter_battery") > 0
     for pid in sc.side_pieces[side]:
         if pid not in rules["pieces"] or battery_block(sc, board, pid) is not None:
             continue
@@ -140,7 +140,7 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
             for support in allowed:
                 out.append({"type": "bombard", "unit": pid, "assault": a["n"], "support": support})
         out.append({"type": "counter-battery", "unit": pid, "assets": False})
-        if sc.specials[side].get("counter_battery", 0) - rules["used"][side].get("counter_battery", 0) > 0:
+        if assets:
             out.append({"type": "counter-battery", "unit": pid, "assets": True})     # K-SFX-2: +2 with the assets
     for a in live:
         try:

@@ -35,8 +35,10 @@ DECISIONS = ("assault-next", "ca-defence", "ca-loss", "attrition", "counter-atta
 
 # --- declaring (K-CA-2 to K-CA-5) --------------------------------------------------------------
 
-def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int) -> dict:
-    board = Board(sc, rules)
+def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int, board: Board | None = None) -> dict:
+    """An assault order checked without changing anything (K-CA-2 to K-CA-5); `board`: a view
+    of `rules` to share."""
+    board = board or Board(sc, rules)
     units = movement.check_body(sc, board, side, order.get("units"), "assault")
     here = rules["pieces"][units[0]]["sq"]
     target = order.get("target")
@@ -119,8 +121,8 @@ def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
     return list(iter_options(sc, rules, side, ap))
 
 
-def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
-    board = Board(sc, rules)
+def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | None = None):
+    board = board or Board(sc, rules)
     enemy = other(side)
     # the squares an assault may go into: held by the enemy's units or markers (K-CA-5)
     held = set(board.squares(enemy)) | {rec["sq"] for h, rec in rules["hqs"].items()
@@ -141,7 +143,7 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int):
                     if dismount:
                         order["dismount"] = True
                     try:
-                        check_declare(sc, rules, side, order, ap)
+                        check_declare(sc, rules, side, order, ap, board)
                     except IllegalOrder:
                         continue
                     yield order
@@ -447,36 +449,30 @@ def withdraw_candidates(sc: Scenario, rules: dict) -> list[str]:
     return [p for p in board.at(a["target"], other(a["side"])) if p not in ca["def"] and p not in done]
 
 
+def _won_open(rules: dict):
+    """The assaults won while enemy units remained (K-CAR-1) whose Breakthrough is not yet
+    made, declined or given up (K-CA-20)."""
+    return (a for a in rules["assaults"] if a.get("won") and not a.get("bt_done"))
+
+
 def breakthrough_candidate(sc: Scenario, rules: dict) -> dict | None:
     board = Board(sc, rules)
-    for a in rules["assaults"]:
-        if not a.get("won") or a.get("bt_done"):
-            continue
-        if not board.at(a["target"], other(a["side"])):
-            continue
-        return a
-    return None
+    return next((a for a in _won_open(rules) if board.at(a["target"], other(a["side"]))), None)
 
 
-def cleared_winner(sc: Scenario, rules: dict) -> dict | None:
+def cleared_winner(sc: Scenario, board: Board) -> dict | None:
     """A Close Assault fought and won while enemy units remained in its square, which a later
     friendly assault (or attrition) has since cleared of the enemy: its attackers must occupy
     it (K-CA-14), first among the occupiers (K-CA-15)."""
-    board = Board(sc, rules)
-    for a in rules["assaults"]:
-        if not a.get("won") or a.get("bt_done") or not a.get("done"):
-            continue
-        if board.at(a["target"], other(a["side"])) or not any(board.alive(u) for u in a["units"]):
-            continue
-        return a
-    return None
+    return next((a for a in _won_open(board.rules) if a.get("done") and not board.at(a["target"], other(a["side"]))
+                 and any(board.alive(u) for u in a["units"])), None)
 
 
-def _occupy_cleared(sc: Scenario, rules: dict, a: dict, ctx) -> None:
+def _occupy_cleared(sc: Scenario, board: Board, a: dict, ctx) -> None:
     """K-CA-14, K-CA-15: the winners of an earlier assault move into the square a later assault
     cleared, as far as there is room (the owner choosing among them), the others stay back
     (K-CA-16); no Breakthrough is left to make (K-CA-20)."""
-    board = Board(sc, rules)
+    rules = board.rules
     a["bt_done"] = True
     att = [u for u in a["units"] if board.alive(u)]
     ctx.event("assault-cleared", f"Close Assault {a['n']}: {a['target']} is cleared of the enemy; {', '.join(att)}, who "
@@ -576,9 +572,10 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             a = _current(rules)
             a["done"] = True
             rules["ca"] = None
-            cleared = cleared_winner(sc, rules)
+            board = Board(sc, rules)
+            cleared = cleared_winner(sc, board)
             if cleared is not None:
-                _occupy_cleared(sc, rules, cleared, ctx)
+                _occupy_cleared(sc, board, cleared, ctx)
             continue
         _do(sc, rules, ca["steps"][0], ctx)
 

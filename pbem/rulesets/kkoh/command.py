@@ -443,8 +443,13 @@ def ew_targets(sc: Scenario, rules: dict, side: str) -> list[str]:
                   key=lambda h: (LEVELS.index(sc.commands[h].level), h))
 
 
+def special_left(sc: Scenario, rules: dict, side: str, name: str) -> int:
+    """How many uses of a special effect the side has left (K-SFX-1 to K-SFX-4)."""
+    return sc.specials[side].get(name, 0) - rules["used"][side].get(name, 0)
+
+
 def ew_special_left(sc: Scenario, rules: dict, side: str) -> int:
-    return sc.specials[side].get("ew", 0) - rules["used"][side].get("ew", 0)
+    return special_left(sc, rules, side, "ew")
 
 
 def ew_attack(sc: Scenario, rules: dict, attacker: str, special: bool, ctx) -> None:

@@ -325,12 +325,12 @@ def _begin_fire(sc: Scenario, rules: dict, ctx) -> None:
 
 def _can_act(sc: Scenario, rules: dict, side: str) -> bool:
     ap = rules["ap"]
-    board = Board(sc, rules)     # read only: one view for both
+    board = Board(sc, rules)     # read only: one view for all three
     if command.show_options(sc, rules, side, board):
         return True     # a group with a sealed chit may show it, then move
     for _ in movement.iter_options(sc, rules, side, ap, board):
         return True
-    for _ in assault.iter_options(sc, rules, side, ap):
+    for _ in assault.iter_options(sc, rules, side, ap, board):
         return True
     return False
 

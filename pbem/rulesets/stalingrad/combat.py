@@ -129,12 +129,20 @@ def _stage_side(c: dict) -> str:
 
 def _card_eligible(sc, rules: dict, c: dict, side: str) -> bool:
     """House 7: a card to distribute the enemy's loss points, when there is a distribution to
-    choose: two or more enemy units, and fewer points than they can take in all (else every
-    unit takes all it can, house 6.4, and a card would be spent for nothing)."""
+    choose (house 6.4, `_choice`): else a card would be spent for nothing."""
     foe = enemy(side)
-    units = units_in(sc, rules, c["area"], foe)
-    return (rules["cards"][side] > 0 and 0 < c["loss"][foe] < sum(steps(rules, u) for u in units)
-            and len(units) >= 2)
+    return rules["cards"][side] > 0 and _choice(_steps_in(sc, rules, c, foe), c["loss"][foe])
+
+
+def _steps_in(sc, rules: dict, c: dict, side: str) -> list[int]:
+    """The steps of each unit of `side` in the combat's area: the loss points each can take."""
+    return [steps(rules, u) for u in units_in(sc, rules, c["area"], side)]
+
+
+def _choice(caps: list[int], points: int) -> bool:
+    """House 6.4: a distribution to choose: two or more units, and fewer loss points than they
+    can take in all (else every unit takes all it can)."""
+    return len(caps) >= 2 and 0 < points < sum(caps)
 
 
 def _capacity(rules: dict, c: dict, uid: str) -> int:
@@ -164,9 +172,7 @@ def decision(sc, rules: dict) -> Need | None:
                     f"{listing(p['options'])}.", ("retreat",),
                     "10.3(2)" if p["step"] == 2 else "10.3(1)", True)
     if c.get("to_allocate", 0) > 0:
-        cands = _alloc_candidates(sc, rules, c)
-        cap = sum(_capacity(rules, c, u) for u in cands)
-        if len(cands) >= 2 and cap > c["to_allocate"]:
+        if _choice([_capacity(rules, c, u) for u in _alloc_candidates(sc, rules, c)], c["to_allocate"]):
             return Need(allocator(c), "allocate-loss",
                         f"Put one of {c['to_allocate']} loss points on a {suffering(c)} unit "
                         f"in {c['area']}.", ("allocate",), "house 6.4", True)
@@ -195,7 +201,7 @@ def may_retreat(rules: dict, uid: str) -> bool:
 def _start_losses(sc, rules: dict, c: dict, stage: str, ctx) -> None:
     c["stage"] = stage
     side = suffering(c)
-    cap = sum(steps(rules, u) for u in units_in(sc, rules, c["area"], side))
+    cap = sum(_steps_in(sc, rules, c, side))
     points = c["loss"][side]
     if points > cap:
         ctx.event("losses", f"The {side} units in {name(sc, c['area'])} can take only {cap} "
