@@ -321,6 +321,10 @@ def _both_ways(args, tmp_path, cut=2, env=None):
     (["adjudicate", "game", "packet.yaml", "--format", "md"], 0, False),
     (["audit", "game", "--json"], 0, False),
     (["audit", "game", "extra"], 2, False),
+    (["status", "game"], 0, True),
+    (["status", "nowhere"], 4, True),
+    (["status", "packet.yaml"], 2, False),               # a file for GAME_DIR: click explains
+    (["status", "game", "--json"], 0, False),
 ])
 def test_plain_command_lines_run_without_click_and_do_what_click_does(args, code, plain, tmp_path):
     (entry_out, entry_err, entry_code, entry_files, clicked), (out, err, click_code, files, _) = _both_ways(args, tmp_path)
@@ -331,6 +335,8 @@ def test_plain_command_lines_run_without_click_and_do_what_click_does(args, code
     if args[0] == "adjudicate" and code == 0:
         assert "states/0002.yaml" in files and "aar/0002.md" in files
         assert out.startswith("Stalingrad") or "packet 2" in out
+    if args[0] == "status" and code == 0:
+        assert ", state 1." in out.split("\n")[0] if args == ["status", "game"] else '"text": [' in out, out
 
 
 def test_a_terminal_set_to_ascii_gets_the_same_utf8_bytes_both_ways(tmp_path):

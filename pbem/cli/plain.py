@@ -1,5 +1,6 @@
 """The bodies of `pbem adjudicate` and `pbem audit`, the commands a game runs every round,
-as plain functions. Their click commands (adjudicate.py, audit.py) call them; so does
+and of `pbem status`, which players and onlookers run between rounds, as plain functions.
+Their click commands (adjudicate.py, audit.py, status.py) call them; so does
 `pbem.entry` for their plain command lines (positional arguments only), without
 importing click, which costs about as much again as a bare interpreter's start."""
 
@@ -46,3 +47,16 @@ def audit(game_dir: str, as_json: bool = False) -> None:
         echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
     if not result.ok:
         sys.exit(3)
+
+
+@handles_errors
+def status(game_dir: str, key_file: str | None = None, as_json: bool = False, load_key: Any = None) -> None:
+    from pbem.core import describe, game
+
+    folder = game.open_folder(Path(game_dir))
+    you = game.side_of_key(folder.game, load_key(key_file)) if key_file else None
+    info = describe.status(folder, you)
+    if as_json:
+        echo_json(info)
+    else:
+        echo("\n".join(info["text"]))

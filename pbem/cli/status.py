@@ -4,7 +4,8 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import PASSPHRASE_HELP, echo, echo_json, game_dir, handles_errors, load_key
+from pbem.cli import plain
+from pbem.cli.common import PASSPHRASE_HELP, game_dir, load_key
 
 
 @click.command("status", epilog=PASSPHRASE_HELP,
@@ -13,20 +14,11 @@ from pbem.cli.common import PASSPHRASE_HELP, echo, echo_json, game_dir, handles_
 @click.option("--key", "key_file", type=click.Path(dir_okay=False),
               help="Your key (private, or its .pub): status then says which side is you.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@handles_errors
 def command(game_dir: str, key_file: str | None, as_json: bool) -> None:
     """Where the game stands, in words: turn and phase, who is awaited for what (orders, a
     decision and its key, dice) and since which packet of the opponent, sealed items and
     queued orders pending, VP as the rulebook counts them."""
-    from pbem.core import describe, game
-
-    folder = game.open_folder(Path(game_dir))
-    you = game.side_of_key(folder.game, _key(key_file)) if key_file else None
-    info = describe.status(folder, you)
-    if as_json:
-        echo_json(info)
-    else:
-        echo("\n".join(info["text"]))
+    plain.status(game_dir, key_file, as_json, load_key=_key)
 
 
 def _key(path: str):
