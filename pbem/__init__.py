@@ -3,7 +3,7 @@
 __version__ = "0.2.0"
 
 # The version of each ruleset that each release of pbem plays, oldest release first. A
-# genesis binds its ruleset's version (DESIGN §2.1), so a game is continued and audited only
+# genesis binds its ruleset's version (DESIGN §2.2), so a game is continued and audited only
 # by a pbem that plays that version: a ruleset whose version changes makes a new release of
 # pbem, with a new row here (tests/test_versions.py holds both to it). Games made before
 # 0.2.0 came from development builds of 0.1.0, which played many versions of each ruleset.
