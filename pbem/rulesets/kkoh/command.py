@@ -448,10 +448,6 @@ def special_left(sc: Scenario, rules: dict, side: str, name: str) -> int:
     return sc.specials[side].get(name, 0) - rules["used"][side].get(name, 0)
 
 
-def ew_special_left(sc: Scenario, rules: dict, side: str) -> int:
-    return special_left(sc, rules, side, "ew")
-
-
 def ew_attack(sc: Scenario, rules: dict, attacker: str, special: bool, ctx) -> None:
     """The attacker rolls 2D6 against each enemy marker, once a turn (K-CMD-6): 2-4 puts it Out
     of Command (2-6 with the EW special effect, K-SFX-1 reading)."""

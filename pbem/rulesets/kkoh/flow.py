@@ -203,7 +203,7 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
                 rules["plans"].pop("ew")
                 _start_ap(sc, rules, 1, ctx)
                 continue
-            if command.ew_special_left(sc, rules, todo[0]) > 0:
+            if command.special_left(sc, rules, todo[0], "ew") > 0:
                 return
             command.ew_attack(sc, rules, todo.pop(0), False, ctx)
         elif step == "fire-begin":
