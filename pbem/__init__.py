@@ -18,6 +18,11 @@ def version_line() -> str:
     return f"pbem, version {__version__} (rulesets: {played})"
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """A version "x.y.z" as numbers, so that 1.10.0 comes after 1.9.0."""
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
 def releases_playing(ruleset: str, version: str) -> list[str]:
     """The releases of pbem that play `version` of `ruleset`, oldest first."""
     return [release for release, played in RELEASES.items() if played.get(ruleset) == version]

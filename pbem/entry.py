@@ -19,11 +19,11 @@ import sys
 
 HELP_FILE = "help.txt"
 
-# command -> (its plain function in pbem.cli.plain, whether each argument may be a file
-# and whether it may be a directory, as its click.Path says)
-PLAIN = {"adjudicate": ("adjudicate", ((False, True), (True, False))),
-         "audit": ("audit", ((False, True),)),
-         "status": ("status", ((False, True),))}
+# command (its function in pbem.cli.plain has its name) -> for each argument, whether it may
+# be a file and whether it may be a directory, as its click.Path says
+PLAIN = {"adjudicate": ((False, True), (True, False)),
+         "audit": ((False, True),),
+         "status": ((False, True),)}
 
 
 def main() -> None:
@@ -56,7 +56,7 @@ def _plain(args: list[str]) -> bool:
 
     if not args or args[0] not in PLAIN or os.name == "nt":   # click expands wildcards on Windows
         return False
-    _, kinds = PLAIN[args[0]]
+    kinds = PLAIN[args[0]]
     rest = args[1:]
     if len(rest) != len(kinds) or any(arg.startswith("-") for arg in rest):
         return False
@@ -80,7 +80,7 @@ def _run_plain(args: list[str]) -> None:
     from pbem.cli import plain
 
     try:
-        getattr(plain, PLAIN[args[0]][0])(*args[1:])
+        getattr(plain, args[0])(*args[1:])
     except KeyboardInterrupt:
         sys.stderr.write("\nAborted!\n")
         sys.exit(1)

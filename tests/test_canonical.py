@@ -347,7 +347,7 @@ def test_c_loader_is_used_where_present():
     import yaml
 
     if getattr(yaml, "__with_libyaml__", False):
-        assert canonical._parser_class() is yaml.CSafeLoader
+        assert canonical._parser_class(yaml) is yaml.CSafeLoader
 
 
 @settings(max_examples=1500, suppress_health_check=list(HealthCheck))

@@ -18,7 +18,7 @@ TEST_RULESETS = {"duel", "blind", "veiled"}
 
 def _number(version: str) -> tuple[int, ...]:
     assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
-    return tuple(int(part) for part in version.split("."))
+    return pbem.version_key(version)
 
 
 def test_this_release_plays_the_ruleset_versions_its_row_records():

@@ -122,7 +122,7 @@ def test_suite_case_with_the_pure_python_parser(case, monkeypatch):
 
     from pbem.core import canonical as module
 
-    monkeypatch.setattr(module, "_parser_class", lambda: yaml.SafeLoader)
+    monkeypatch.setattr(module, "_parser_class", lambda _: yaml.SafeLoader)
     kind, result = outcome(case)
     if kind == "refused":
         assert re.match(r"in\.yaml, line \d+: \S" if case["error"] else r"in\.yaml(, line \d+)?: \S", result)

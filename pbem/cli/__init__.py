@@ -6,14 +6,15 @@ imported inside the commands, so `pbem --help` and `pbem --version` stay fast. A
 module is imported only when that command runs (click's lazily loaded subcommands), so
 `pbem adjudicate` does not pay for the imports of `pbem demo` or `pbem render`. This
 package itself imports nothing: pbem.entry runs the plain command lines of `pbem
-adjudicate` and `pbem audit` through pbem/cli/plain.py without importing click at all."""
+adjudicate`, `pbem audit` and `pbem status` through pbem/cli/plain.py without importing
+click at all."""
 
 from __future__ import annotations
 
 
 def __getattr__(name: str) -> object:
-    # `cli`, `main` and `COMMANDS` are pbem.cli.group's, imported on first use
-    if name in ("cli", "main", "COMMANDS", "LazyGroup"):
+    # `cli` and `main` are pbem.cli.group's, imported on first use
+    if name in ("cli", "main"):
         from pbem.cli import group
 
         return getattr(group, name)

@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pbem.cli.common import echo, echo_json, handles_errors
+from pbem.cli.common import echo, echo_json, handles_errors, load_key
 
 
 @handles_errors
-def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt: str = "text",
-               load_key: Any = None) -> None:
+def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt: str = "text") -> None:
     from pbem.core import game, report
     from pbem.core.text import shown
 
@@ -50,13 +49,34 @@ def audit(game_dir: str, as_json: bool = False) -> None:
 
 
 @handles_errors
-def status(game_dir: str, key_file: str | None = None, as_json: bool = False, load_key: Any = None) -> None:
+def status(game_dir: str, key_file: str | None = None, as_json: bool = False) -> None:
     from pbem.core import describe, game
 
     folder = game.open_folder(Path(game_dir))
-    you = game.side_of_key(folder.game, load_key(key_file)) if key_file else None
+    you = game.side_of_key(folder.game, _public_or_private_key(key_file)) if key_file else None
     info = describe.status(folder, you)
     if as_json:
         echo_json(info)
     else:
         echo("\n".join(info["text"]))
+
+
+def _public_or_private_key(path: str) -> Any:
+    """A public key file is enough to say which side is you; a private one works too."""
+    from pbem.core import keys
+    from pbem.core.errors import FileError
+
+    try:
+        head = Path(path).read_bytes()[:64]
+    except OSError as exc:
+        raise FileError(f"{path}: cannot read the key file ({exc.strerror})") from None
+    if head.startswith(b"ssh-"):
+        return _Public(keys.load_public_key_file(path))
+    return load_key(path)
+
+
+class _Public:
+    """A public key where the core asks for a key's `public` half."""
+
+    def __init__(self, public):
+        self.public = public

@@ -41,9 +41,8 @@ def _yaml() -> Any:
     return yaml
 
 
-def _parser_class() -> Any:
+def _parser_class(yaml: Any) -> Any:
     # LibYAML's parser is about eight times faster; the pure-Python one is the fallback.
-    yaml = _yaml()
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -412,7 +411,7 @@ _AFTER_END = re.compile(r"(?:[ \t]+#[^\n]*|[ \t]*)(?:\n *(?:#[^\n]*)?)*")
 
 def _load(text: str, source: str, careful: bool) -> Any:
     yaml = _yaml()
-    parser = _parser_class()(text)
+    parser = _parser_class(yaml)(text)
     lines = _Lines(text)
     # One frame per open collection: [container, pending key or _NO_KEY (mappings) or
     # None (sequences), keys seen, block column outside it, start mark if flow].
@@ -734,7 +733,7 @@ def _diagnose(text: str, limit: int) -> tuple[int, str] | None:
     content = False  # whether a node has begun
     older = before = None
     yaml = _yaml()
-    scanner = _parser_class()(text)
+    scanner = _parser_class(yaml)(text)
     try:
         while True:
             token = scanner.get_token()
@@ -976,14 +975,14 @@ def _emit(obj: Any, indent: int, lines: list[str]) -> None:
             if not isinstance(value, (dict, list)):    # most entries: a scalar on its key's line
                 lines.append(f"{head} {scalar_text(value)}")
                 continue
-            flow = _fits(value, LINE_WIDTH - len(head) - 1)
-            if flow is None and isinstance(value, list) and value and not any(isinstance(v, (dict, list)) for v in value):
+            flow = _fits(value, LINE_WIDTH - len(head) - 1)   # None: too long, so not empty
+            if flow is not None:
+                lines.append(f"{head} {flow}")
+            elif isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
                 _wrap(head, value, indent + 2, lines)
-            elif flow is None and isinstance(value, (dict, list)) and value:
+            else:
                 lines.append(head)
                 _emit(value, indent + 2 if isinstance(value, dict) else indent, lines)
-            else:
-                lines.append(f"{head} {flow if flow is not None else _flow_text(value)}")
         return
     for item in obj:
         flow = _fits(item, LINE_WIDTH - indent - 2) if isinstance(item, (dict, list)) else None

@@ -75,13 +75,10 @@ def _other_version(source: str, ruleset_id: str, made: str, played: str) -> str:
     """Why this pbem refuses a game of another version of its ruleset, and which pbem to use."""
     import pbem
 
-    def number(version: str) -> tuple:
-        return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
-
     releases = pbem.releases_playing(ruleset_id, made)
     if releases:
         where = f"pbem {' or '.join(releases)} plays it: install that release to continue or audit the game"
-    elif number(made) > number(played):
+    elif pbem.version_key(made) > pbem.version_key(played):
         where = "a later release of pbem made it: upgrade pbem to continue or audit the game"
     else:
         where = (f"no release of pbem plays it: the game was made by a development build from before pbem "

@@ -288,7 +288,7 @@ def begin_phase(sc: Scenario, rules: dict, ctx, fresh_phase: bool = True) -> Non
         if phase == "move":
             # 6.14: the one-hex guarantee goes to units that do not *begin* the Initial Movement
             # Phase in an Enemy ZOC; an overrun later in the phase may free a unit of its ZOC.
-            # Kept only while the phase lasts and only when some unit is (movement.began_in_ezoc)
+            # Kept only while the phase lasts and only when some unit is (movement.one_hex_free)
             ezoc = board.ezoc(side)
             began = sorted(u for u in mine if not sc.units[u].air and sc.idx[rules["units"][u]] in ezoc)
             if began:

@@ -106,10 +106,11 @@ def _no_voluntary_exit(sc: Scenario, ctx_: Context, start: int) -> None:
                            None)
 
 
-def began_in_ezoc(rules: dict, uid: str) -> bool:
-    """6.14: the unit stood in an Enemy ZOC as the Initial Movement Phase began (recorded by
-    flow.begin_phase; overruns later in the phase may have freed it since)."""
-    return st.has(rules["ps"].get("in_ezoc", []), uid)
+def one_hex_free(rules: dict, uid: str) -> bool:
+    """6.14: in the Initial Movement Phase a unit not yet moved, which did not stand in an Enemy
+    ZOC as the phase began (recorded by flow.begin_phase; overruns later in the phase may have
+    freed it since), may always move one hex."""
+    return rules["phase"] == "move" and uid not in rules["ps"]["moved"] and not st.has(rules["ps"].get("in_ezoc", []), uid)
 
 
 def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: bool = False,
@@ -291,7 +292,6 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("6.1", "give the path of the move (the hexes entered, in order)", None)
     if not withdraw:
         _no_voluntary_exit(sc, ctx_, start)
-    initial = rules["phase"] == "move"
     costs = {u: 0 for u in units}
     ignored = start in ctx_.ezoc
     a = start
@@ -317,9 +317,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
                                    f"{sc.ids[b]}: {_why(sc, ctx_, a, b, step, uid)}", None)
             costs[uid] += cost
             left = remaining(sc, rules, uid)
-            # 6.14: a unit that did not begin the Initial Movement Phase in an Enemy ZOC (where it
-            # stood as the phase began, flow.begin_phase) may always move one hex
-            first_free = n == 0 and initial and uid not in rules["ps"]["moved"] and not began_in_ezoc(rules, uid)
+            first_free = n == 0 and one_hex_free(rules, uid)                # 6.14
             if costs[uid] > left and not first_free:                   # 6.23, 6.27
                 raise IllegalOrder("6.23", f"{uid} would spend {costs[uid]} MP reaching {sc.ids[b]}, and has {left} left",
                                    None)
@@ -658,8 +656,7 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
             continue
         budget = min(remaining(sc, rules, u) for u in stack)
         cls = _common_class(sc, stack)
-        first_free = rules["phase"] == "move" and not any(u in rules["ps"]["moved"] or began_in_ezoc(rules, u)
-                                                          for u in stack)                      # 6.14, as move() judges it
+        first_free = all(one_hex_free(rules, u) for u in stack)                              # 6.14
         reach, parent = search(ctx, start, cls, budget, first_step_free=first_free)
         ends = [b for b in sorted(reach) if b != start]
         if len(ends) > limit:

@@ -460,7 +460,7 @@ def breakthrough_candidate(sc: Scenario, rules: dict) -> dict | None:
     return next((a for a in _won_open(rules) if board.at(a["target"], other(a["side"]))), None)
 
 
-def cleared_winner(sc: Scenario, board: Board) -> dict | None:
+def cleared_winner(board: Board) -> dict | None:
     """A Close Assault fought and won while enemy units remained in its square, which a later
     friendly assault (or attrition) has since cleared of the enemy: its attackers must occupy
     it (K-CA-14), first among the occupiers (K-CA-15)."""
@@ -468,7 +468,7 @@ def cleared_winner(sc: Scenario, board: Board) -> dict | None:
                  and any(board.alive(u) for u in a["units"])), None)
 
 
-def _occupy_cleared(sc: Scenario, board: Board, a: dict, ctx) -> None:
+def _occupy_cleared(board: Board, a: dict, ctx) -> None:
     """K-CA-14, K-CA-15: the winners of an earlier assault move into the square a later assault
     cleared, as far as there is room (the owner choosing among them), the others stay back
     (K-CA-16); no Breakthrough is left to make (K-CA-20)."""
@@ -573,9 +573,9 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             a["done"] = True
             rules["ca"] = None
             board = Board(sc, rules)
-            cleared = cleared_winner(sc, board)
+            cleared = cleared_winner(board)
             if cleared is not None:
-                _occupy_cleared(sc, board, cleared, ctx)
+                _occupy_cleared(board, cleared, ctx)
             continue
         _do(sc, rules, ca["steps"][0], ctx)
 

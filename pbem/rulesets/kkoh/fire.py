@@ -81,12 +81,6 @@ def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int,
     return None
 
 
-def into_face(edge: str) -> str:
-    """The face of the target square a shot fired through the firer's faced `edge` enters by
-    (K-TER-5 reading): the opposite one."""
-    return sg.opposite(edge)
-
-
 def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     """Check one fire order against the plan so far; return the shot to add."""
     board = Board(sc, rules)
@@ -118,18 +112,19 @@ def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
                            f"({rec['sq']} {rec['f']})", None)
     if INSIDE.rank(rec["f"], rec["cell"]) == 2 and any(s["rank"] == 2 for s in mine):
         raise IllegalOrder("K-GM-9", f"fire: one second-rank unit only fires through an edge ({rec['sq']} {rec['f']})", None)
-    if layout.road_square(sc, rec["sq"]) and board.profile(pid).vehicle and any(s["vehicle"] for s in mine):
+    vehicle = board.profile(pid).vehicle
+    if vehicle and layout.road_square(sc, rec["sq"]) and any(s["vehicle"] for s in mine):
         raise IllegalOrder("K-TER-5", f"fire: from {rec['sq']} ({sc.area[rec['sq']].name}) one vehicle unit only fires "
                            f"through each face", None)
     # K-TER-5 (K-TER-6/7 "otherwise as steep ridges"; README reading "from or into"): one vehicle
     # unit of a side also fires INTO such a square through each of its faces. A shot leaves
     # through the firer's faced edge (K-GM-8), so it enters through the target square's face
     # opposite that edge (a front diagonal shot included: it enters by a corner of that face)
-    if layout.road_square(sc, square) and board.profile(pid).vehicle:
+    if vehicle and layout.road_square(sc, square):
         into = [s for s in shots if s["vehicle"] and s["sq"] == square and s["edge"] == rec["f"]]
         if into:
             raise IllegalOrder("K-TER-5", f"fire: into {square} ({sc.area[square].name}) one vehicle unit of a side only "
-                               f"fires through each face: {pid} would fire through its {into_face(rec['f'])} face, as "
+                               f"fires through each face: {pid} would fire through its {sg.opposite(rec['f'])} face, as "
                                f"{into[0]['unit']} does (K-TER-5)", None)
     targets, how = layout.fire_targets(sc, board, square, rec["sq"], other(side), set(rules["ps"]["gg"]))
     if board.profile(pid).mortar:
@@ -144,7 +139,7 @@ def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
         raise IllegalOrder("K-DF-5", f"fire: fire is spread as evenly as possible: {', '.join(t for t in targets if counts[t] == least)} "
                            f"must be fired at before {target} again (K-DF-5)", None)
     return {"unit": pid, "target": target, "sq": square, "from": rec["sq"], "edge": rec["f"], "ahead": ahead,
-            "right": right, "rank": INSIDE.rank(rec["f"], rec["cell"]), "vehicle": board.profile(pid).vehicle}
+            "right": right, "rank": INSIDE.rank(rec["f"], rec["cell"]), "vehicle": vehicle}
 
 
 def add_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
