@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
 from functools import lru_cache
@@ -102,8 +101,6 @@ def _plain(x):
         return [_plain(v) for v in x]
     if isinstance(x, (set, frozenset)):
         return sorted(_plain(v) for v in x)
-    if dataclasses.is_dataclass(x):
-        return _plain(dataclasses.asdict(x))
     if hasattr(x, "__dict__"):
         return {k: _plain(v) for k, v in sorted(vars(x).items())}
     return x

@@ -8,13 +8,11 @@ different packets signed for the same seq are reported as fork evidence naming b
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
 import signal
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +30,20 @@ _AAR_NAME = re.compile(r"([0-9]{4,})\.md\Z")
 _PRIVATE_NAME = re.compile(r"seal-[0-9]{4,}-[a-z][a-z0-9-]*\.yaml\Z")
 
 
-@dataclass
 class Divergence:
-    file: str
-    message: str
-    field: str | None = None
-    expected: Any = None
-    found: Any = None
-    evidence: list[str] = dataclasses.field(default_factory=list)
+    """The first file where the folder and the replay part: the sentence that says how, and
+    the field, the value expected and the value found where one value differs."""
+
+    __slots__ = ("file", "message", "field", "expected", "found", "evidence")
+
+    def __init__(self, file: str, message: str, field: str | None = None, expected: Any = None, found: Any = None,
+                 evidence: list[str] | None = None):
+        self.file = file
+        self.message = message
+        self.field = field
+        self.expected = expected
+        self.found = found
+        self.evidence = evidence if evidence is not None else []
 
     def as_dict(self) -> dict:
         return {"file": self.file, "message": self.message, "field": self.field, "expected": self.expected,
@@ -52,17 +56,18 @@ class Divergence:
         return text
 
 
-@dataclass
 class AuditResult:
-    game: str | None = None
-    packets: int = 0
-    signatures: int = 0
-    reveals: int = 0
-    rolls: int = 0
-    states: int = 0
-    final_state: str | None = None
-    result: str | None = None
-    divergence: Divergence | None = None
+    """What an audit found: the counts of what it checked, the final state and result, and
+    the divergence that ended it, if any."""
+
+    __slots__ = ("game", "packets", "signatures", "reveals", "rolls", "states", "final_state", "result", "divergence")
+
+    def __init__(self) -> None:
+        self.game: str | None = None
+        self.packets = self.signatures = self.reveals = self.rolls = self.states = 0
+        self.final_state: str | None = None
+        self.result: str | None = None
+        self.divergence: Divergence | None = None
 
     @property
     def ok(self) -> bool:

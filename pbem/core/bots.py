@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from pbem.core import bot as random_bot
 from pbem.core import engine
@@ -82,14 +81,16 @@ def _hash(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("/".join(parts).encode()).digest()[:8], "big")
 
 
-@dataclass
 class Bot:
     """One side's player: `kind` (see KINDS) and a seed for its tie-breaks and imagined dice."""
 
-    kind: str
-    side: str
-    seed: str = ""
-    picks: int = 0     # choices made so far: each tie-break and imagined roll has its own tag
+    __slots__ = ("kind", "side", "seed", "picks")
+
+    def __init__(self, kind: str, side: str, seed: str = ""):
+        self.kind = kind
+        self.side = side
+        self.seed = seed
+        self.picks = 0     # choices made so far: each tie-break and imagined roll has its own tag
 
     def policies(self, game: engine.Game) -> dict:
         """The standing orders this bot plays with (set in its packets)."""
@@ -149,8 +150,7 @@ def _number(value: Any) -> float:
         return 0.0
 
 
-@dataclass
-class Plan:
+class Plan(NamedTuple):
     """A bot's next packet: its orders, the standing orders to set in it (None: those in
     force already), and how many of the orders were planned before any imagined die (the
     real dice cannot make those impossible)."""
@@ -214,8 +214,7 @@ def _apply(game: engine.Game, rules: dict, need: Need, order: dict, context: _Im
 
 # --- self-play -------------------------------------------------------------------------------------
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     """One finished self-play game."""
 
     winner: str | None
@@ -273,15 +272,17 @@ def play_game(ruleset: Any, kinds: dict[str, str], seed: str) -> Outcome:
     return Outcome(figures["winner"], figures["level"], figures["vp"], figures["lost"], number)
 
 
-@dataclass
 class Table:
     """The figures of a series of self-play games."""
 
-    ruleset: Any
-    kinds: dict
-    seed: str
-    outcomes: list = field(default_factory=list)
-    seconds: float = 0.0
+    __slots__ = ("ruleset", "kinds", "seed", "outcomes", "seconds")
+
+    def __init__(self, ruleset: Any, kinds: dict, seed: str):
+        self.ruleset = ruleset
+        self.kinds = kinds
+        self.seed = seed
+        self.outcomes: list[Outcome] = []
+        self.seconds = 0.0
 
     def lines(self) -> list[str]:
         sides = list(self.ruleset.sides)

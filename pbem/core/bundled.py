@@ -9,15 +9,13 @@ again; anything else (an edited file, a document embedded in a genesis) is check
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from pbem.core.canonical import digest, load_file
 
 
-@dataclass(frozen=True)
-class Bundled:
+class Bundled(NamedTuple):
     ruleset: str
     directory: Path
     parts: tuple[str, ...]          # one data file each: DIRECTORY/PART.yaml

@@ -27,8 +27,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pbem.core import dice
 from pbem.core.canonical import DOMAIN_STATE, canonical, digest
@@ -69,8 +68,7 @@ def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass
-class Game:
+class Game(NamedTuple):
     """What every step needs from the genesis: the ruleset, its scenario (the world the
     genesis fixes, built once per process) and the game's fixed facts. The methods below
     are the one place where the core calls the ruleset."""

@@ -11,14 +11,12 @@ overwritten, and a rejected packet leaves the folder byte for byte as it was.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
@@ -117,11 +115,15 @@ def initial_state(game: engine.Game) -> dict:
 
 # --- the folder -------------------------------------------------------------------------
 
-@dataclass
 class Folder:
-    path: Path
-    game: engine.Game
-    state: dict  # the latest state
+    """A game folder as a command holds it: its path, its game, its latest state."""
+
+    __slots__ = ("path", "game", "state")
+
+    def __init__(self, path: Path, game: engine.Game, state: dict):
+        self.path = path
+        self.game = game
+        self.state = state
 
     def relative(self, path: Path) -> str:
         try:
@@ -247,13 +249,18 @@ def read_packet(path: Path, source: str | None = None) -> tuple[dict, bytes]:
     return check_envelope(loads(data, source), source), data
 
 
-@dataclass
 class Applied:
-    state: dict
-    events: list[dict]
-    packet_path: Path
-    preview: list[dict] | None = None
-    warnings: list[str] = dataclasses.field(default_factory=list)
+    """What adjudicating one packet gave: the new state, its events, where the packet was
+    kept, the preview of a sealed packet's opening, and warnings for the sender."""
+
+    __slots__ = ("state", "events", "packet_path", "preview", "warnings")
+
+    def __init__(self, state: dict, events: list[dict], packet_path: Path, preview: list[dict] | None = None):
+        self.state = state
+        self.events = events
+        self.packet_path = packet_path
+        self.preview = preview
+        self.warnings: list[str] = []
 
 
 def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_key: Any = None) -> Applied:
@@ -395,8 +402,7 @@ def write_proposal(folder: Path, proposal: dict) -> Path:
     return path
 
 
-@dataclass
-class Joined:
+class Joined(NamedTuple):
     step: str              # "joined", "completed" or "installed"
     path: Path             # the file written: join.yaml, or game.yaml
     document: dict

@@ -134,11 +134,9 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
     (§4.4). Play them through once with imagined dice, as a sandbox would, and warn of
     any that would then be void, such as a unit ordered to fire twice. A warning, not an
     error: the real dice may differ."""
-    import dataclasses
-
     if not any(item["side"] == side and item["seq"] == state["seq"] for item in state["queue"]):
         return []
-    imagined = dataclasses.replace(g, genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": "foresee"}})
+    imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": "foresee"}})
     other = next((s for s in g.sides if s != side), side)
     probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
     try:

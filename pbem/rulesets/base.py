@@ -25,8 +25,8 @@ several action types plus `{"type": "end"}` to close the phase; a decision (for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, NamedTuple, Protocol
 
 
 class IllegalOrder(Exception):
@@ -62,8 +62,7 @@ def standing_orders(ruleset_id: str, choices: dict[str, list[str]]) -> tuple[dic
     return schema, {key: values[0] for key, values in choices.items()}
 
 
-@dataclass(frozen=True)
-class Need:
+class Need(NamedTuple):
     """What the flow waits for: an order from `side` of one of the types in `accepts`."""
 
     side: str
@@ -132,8 +131,7 @@ class Context(Protocol):
         order: only the core sets it, so a ruleset knows an item is the one that was sealed."""
 
 
-@dataclass(frozen=True)
-class Ruleset:
+class Ruleset(NamedTuple):
     """The declared record of one game system (STYLE 1).
 
     What the genesis determines — map, terrain, tables, the fixed attributes of units,
@@ -173,7 +171,7 @@ class Ruleset:
     # scenario, rules -> the board as plain text (for `pbem show`)
     render: Callable[[Any, dict], str]
     # scenario, rules, need -> YAML comment lines explaining the legal options (for `pbem orders`)
-    describe_need: Callable[[Any, dict, Need], list[str]] = field(default=lambda scenario, rules, need: [])
+    describe_need: Callable[[Any, dict, Need], list[str]] = lambda scenario, rules, need: []
     # scenario, rules, events -> a scene of geometry-level primitives that core/render
     # draws (DESIGN §4.2: no ruleset writes SVG); None while a ruleset has no picture
     draw: Callable[[Any, dict, list[dict]], Any] | None = None
@@ -199,8 +197,7 @@ class Ruleset:
     seal_items: Callable[[Any, dict, Need, list[dict]], list[dict]] | None = None
 
 
-@dataclass(frozen=True)
-class Heuristics:
+class Heuristics(NamedTuple):
     """What a ruleset tells the core's bots (pbem.core.bots) so that they play on purpose.
     The search, the planning of whole packets and self-play are the core's; a ruleset gives
     only judgements of its own game."""
@@ -213,7 +210,7 @@ class Heuristics:
     rank: Callable[[Any, dict, Need, list[dict], str], list[float]]
     # the standing orders a bot of each side sets (side -> {key: choice}); its decisions are
     # answered by them, as a player relying on standing orders has them answered
-    policies: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    policies: Mapping[str, Mapping[str, str]] = MappingProxyType({})
     # scenario, rules -> the figures of a finished game for self-play, any of "winner",
     # "level", "vp" {side: number}, "lost" {side: units lost}; None, or a figure left out:
     # the summary's `winner`, `level` and `vp`, and the `eliminated` events by `side`

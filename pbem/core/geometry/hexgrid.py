@@ -25,8 +25,7 @@ documented fixed order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -34,9 +33,10 @@ if TYPE_CHECKING:
 LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Hex:
-    """An axial hex coordinate. Ordered by (q, r), hashable, immutable."""
+class Hex(NamedTuple):
+    """An axial hex coordinate. Ordered by (q, r), hashable, immutable. A named tuple, as
+    pbem's records are (pbem/core/__init__.py), so equal to the plain pair (q, r); `+` and
+    `-` are sums of vectors, not tuple concatenation."""
 
     q: int
     r: int
@@ -193,20 +193,24 @@ def axial_to_offset(h: Hex, layout: str) -> tuple[int, int]:
     raise ValueError(f"unknown offset layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
 
 
-@dataclass(frozen=True)
-class HexIdFormat:
-    """Printed hex ids such as "2541": an optional prefix, then the column and the row,
-    each zero-padded to `digits` digits, in the offset `layout`."""
-
+class _IdFormat(NamedTuple):
     layout: str = "even-q"
     digits: int = 2
     prefix: str = ""
 
-    def __post_init__(self) -> None:
-        if self.layout not in LAYOUTS:
-            raise ValueError(f"unknown offset layout {self.layout!r}")
-        if self.digits < 1:
+
+class HexIdFormat(_IdFormat):
+    """Printed hex ids such as "2541": an optional prefix, then the column and the row,
+    each zero-padded to `digits` digits, in the offset `layout`."""
+
+    __slots__ = ()
+
+    def __new__(cls, layout: str = "even-q", digits: int = 2, prefix: str = "") -> HexIdFormat:
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown offset layout {layout!r}")
+        if digits < 1:
             raise ValueError("digits must be >= 1")
+        return super().__new__(cls, layout, digits, prefix)
 
     def parse_offset(self, hex_id: str) -> tuple[int, int]:
         if not isinstance(hex_id, str):
@@ -359,8 +363,7 @@ class HexMap:
 # Several mapsheets joined into one grid
 
 
-@dataclass(frozen=True)
-class Sheet:
+class Sheet(NamedTuple):
     """One printed mapsheet of a joined map: its id prefix (such as "N" or "S"), the
     printed columns and rows its ids use (inclusive ranges), and the shift that takes its
     printed (column, row) to the offset coordinates of the joined grid."""

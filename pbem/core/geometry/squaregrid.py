@@ -33,9 +33,8 @@ collections sorted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from . import paths
 
@@ -47,9 +46,9 @@ _EDGE_OF_VECTOR = {v: e for e, v in VECTORS.items()}
 _CORNER_OF_VECTOR = {v: c for c, v in DIAGONAL_VECTORS.items()}
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Square:
-    """A square of the grid: x eastwards, y northwards. Ordered, hashable, immutable."""
+class Square(NamedTuple):
+    """A square of the grid: x eastwards, y northwards. Ordered, hashable, immutable; a named
+    tuple (pbem/core/__init__.py), so `+` and `-` are sums of vectors."""
 
     x: int
     y: int
@@ -225,8 +224,7 @@ def _round_half(v: Fraction) -> int:
 
 # --- printed ids --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SquareIdFormat:
+class SquareIdFormat(NamedTuple):
     """Printed square ids such as "0507": an optional prefix, then the column and the row,
     each zero-padded to `digits` digits."""
 
@@ -400,8 +398,7 @@ def _interior_tables(n: int) -> dict:
     return _TABLES[n]
 
 
-@dataclass(frozen=True)
-class Interior:
+class Interior(NamedTuple):
     """The cells inside a square: `size` x `size`, placed by facing edge, rank and file."""
 
     size: int = 3

@@ -9,9 +9,8 @@ do not follow from its packets is refused with the audit's advice.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from pbem.core import engine, game
 from pbem.core.canonical import loads, read_bounded
@@ -19,8 +18,7 @@ from pbem.core.errors import FileError, RulesError, UsageError, VerificationErro
 from pbem.core.packet import packet_id
 
 
-@dataclass
-class Frame:
+class Frame(NamedTuple):
     """One state of the game with the events of the packet that made it (none for state 0)."""
 
     seq: int

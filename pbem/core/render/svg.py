@@ -10,7 +10,7 @@ every text is escaped, so the same scene always gives the same bytes.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from pbem.core.text import shown
@@ -51,8 +51,7 @@ def polygon_d(points: list[Point]) -> str:
     return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in points) + "Z"
 
 
-@dataclass
-class Picture:
+class Picture(NamedTuple):
     """A drawn scene: its size, title and style rules, and its layers of pieces."""
 
     width: float

@@ -13,10 +13,9 @@ changes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import HEXSIDE_SEPARATOR, HexIdFormat, HexMap
@@ -69,8 +68,7 @@ def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(NamedTuple):
     """The fixed attributes of a unit (2.x, `data/oob.yaml`)."""
 
     id: str
@@ -127,8 +125,7 @@ def _unit(u: dict, side: str) -> Unit:
         entry_hex=entry["entry"] if entry else None)
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(NamedTuple):
     """A place of 4.2: its hexes and VP."""
 
     name: str

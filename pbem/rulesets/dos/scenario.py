@@ -17,11 +17,10 @@ that document and options shares it, so nothing ever changes it. The rules state
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import DIRECTIONS, Hex, Sheet, SheetedFormat, offset_to_axial
@@ -62,8 +61,7 @@ def _getter(keys: tuple) -> Callable[[dict], tuple]:
     return itemgetter(*keys) if keys else (lambda d: ())
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(NamedTuple):
     """The fixed attributes of a counter (3.31, data/oob.yaml)."""
 
     id: str
@@ -85,16 +83,17 @@ class Unit:
     by: str | None          # arrives only by a Hitler Directive (16.7, 16.8)
     group: str | None       # Soviet group (5.2, 15.3)
     map: str | None         # map section of an air army's arrival
-    # what its arm makes of it, read at every turn of the rules, so worked out once:
-    combat: bool = field(init=False, repr=False, compare=False)  # for stacking and steps (7.1, 9.6): not HQ, truck, air
-    hq: bool = field(init=False, repr=False, compare=False)
-    air: bool = field(init=False, repr=False, compare=False)
-    truck: bool = field(init=False, repr=False, compare=False)
+    # what its arm makes of it, read at every turn of the rules, so worked out once (`roles`):
+    combat: bool            # for stacking and steps (7.1, 9.6): not HQ, truck, air
+    hq: bool
+    air: bool
+    truck: bool
 
-    def __post_init__(self) -> None:
-        for name, value in (("combat", self.arm in ("infantry", "mech", "cavalry")), ("hq", self.arm == "hq"),
-                            ("air", self.arm == "air"), ("truck", self.arm == "truck")):
-            object.__setattr__(self, name, value)
+    @staticmethod
+    def roles(arm: str) -> dict[str, bool]:
+        """The four fields an arm decides."""
+        return {"combat": arm in ("infantry", "mech", "cavalry"), "hq": arm == "hq", "air": arm == "air",
+                "truck": arm == "truck"}
 
     @property
     def move_class(self) -> str:
@@ -122,8 +121,7 @@ class Unit:
         return len(self.steps)
 
 
-@dataclass(frozen=True, slots=True)
-class City:
+class City(NamedTuple):
     name: str
     cls: str                # major, minor
     hexes: tuple[str, ...]
@@ -331,7 +329,8 @@ class Scenario:
                     arm=ty["arm"], mountain=bool(ty.get("mountain", False)), steps=steps_, untried=ty.get("untried"),
                     ma=ty["ma"], leadership=u.get("leadership", ty.get("leadership", 0)),
                     air_points=ty.get("air_points", 0), air_range=ty.get("range", 0), division=u.get("division"),
-                    setup=u.get("setup"), turn=u.get("turn"), by=u.get("by"), group=u.get("group"), map=u.get("map"))
+                    setup=u.get("setup"), turn=u.get("turn"), by=u.get("by"), group=u.get("group"), map=u.get("map"),
+                    **Unit.roles(ty["arm"]))
         self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
         self.unit_ids: tuple[str, ...] = tuple(self.units)
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})

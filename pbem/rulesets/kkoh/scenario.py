@@ -28,10 +28,9 @@ morale bodies with their starting strength. The core caches it; nothing changes 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from pbem.core.canonical import load_file
 from pbem.core.geometry.squaregrid import EDGES, Interior, SquareMap
@@ -68,8 +67,7 @@ def validate(doc: dict) -> None:
 
 # --- fixed attributes ---------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(NamedTuple):
     """What a piece is in one of its modes (a pair mounted or dismounted, a towed gun
     limbered or deployed): everything fire, assault and movement read."""
 
@@ -89,8 +87,7 @@ class Profile:
     assault: bool                 # may attack in a Close Assault (K-CA-2)
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """The fixed attributes of a unit on the table: one base, a company or squadron with its
     organic sub-units (K-INT-1, K-TRP-1), of one battalion or battlegroup (K-TRP-5); an infantry
     unit and its transports are one piece (K-INF-6), a towed gun and its prime movers one
@@ -135,8 +132,7 @@ class Piece:
         return "limbered" in self.modes
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
     """A command marker (K-CMK-1): not a unit; it never shoots nor is shot at (K-CMK-3), counts
     for no stacking and carries no order chit (K-CMK-6)."""
 
@@ -152,8 +148,7 @@ class Command:
     cost: int
 
 
-@dataclass(frozen=True, slots=True)
-class Feature:
+class Feature(NamedTuple):
     """An area or linear terrain feature (K-TER)."""
 
     name: str
@@ -379,7 +374,7 @@ class Scenario:
                 foot = self._profile(row, "dismounted")
                 aboard = self._profile(carrier, "mounted")
                 # the infantry aboard fights with its transports (K-INF-7, K-CA-10)
-                aboard = _replace(aboard, infantry=foot.infantry, assault=foot.assault, artillery=foot.artillery)
+                aboard = aboard._replace(infantry=foot.infantry, assault=foot.assault, artillery=foot.artillery)
                 modes = {"mounted": aboard, "dismounted": foot}
                 cost += points.cost(carrier, table, doctrine, reduced_strength=entry.get("reduced", carrier.get("reduced", False)))
                 aifv = bool(carrier.get("aifv"))
@@ -455,12 +450,6 @@ class Scenario:
 
     def chief(self, side: str) -> str:
         return self.doc["sides"][side]["commander"]
-
-
-def _replace(profile: Profile, **changes: Any) -> Profile:
-    values = {name: getattr(profile, name) for name in Profile.__slots__}
-    values.update(changes)
-    return Profile(**values)
 
 
 def build(doc: dict, options: dict) -> Scenario:

@@ -10,10 +10,9 @@ what play changes; see README.md, "State".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from pbem.core.canonical import load_mapping
 
@@ -27,8 +26,7 @@ def load_city_1942() -> dict:
     return load_mapping(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
 
 
-@dataclass(frozen=True)
-class Area:
+class Area(NamedTuple):
     id: str
     name: str
     control: str                 # the controller at set-up
@@ -38,8 +36,7 @@ class Area:
     adjacent: tuple[str, ...]    # sorted
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     id: str
     name: str
     side: str
@@ -50,15 +47,13 @@ class Unit:
     area: str | None             # the area at set-up (turn 0 only)
 
 
-@dataclass(frozen=True)
-class LossColumn:
+class LossColumn(NamedTuple):
     min: int
     max: int
     results: tuple[int, ...]     # by die roll 1-6
 
 
-@dataclass(frozen=True)
-class Scenario:
+class Scenario(NamedTuple):
     id: str
     areas: Mapping[str, Area]            # by id, in id order
     area_ids: tuple[str, ...]            # sorted
