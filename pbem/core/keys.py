@@ -12,12 +12,10 @@ import binascii
 import hashlib
 import os
 import struct
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization as ser
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from pbem.core.errors import FileError, PbemError, VerificationError
@@ -78,8 +76,7 @@ class _Reader:
             raise VerificationError(f"{self.what} has {extra} unexpected trailing bytes.")
 
 
-@dataclass(frozen=True)
-class PublicKey:
+class PublicKey(NamedTuple):
     key: Ed25519PublicKey
     comment: str = ""
 
@@ -95,8 +92,7 @@ class PublicKey:
         return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
 
 
-@dataclass(frozen=True)
-class PrivateKey:
+class PrivateKey(NamedTuple):
     key: Ed25519PrivateKey
     public: PublicKey
     path: str | None = None
@@ -125,6 +121,8 @@ def generate(comment: str = "") -> PrivateKey:
 
 def private_key_bytes(key: PrivateKey, passphrase: bytes | None = None) -> bytes:
     """The private key as an OpenSSH PEM file, encrypted (bcrypt KDF) if a passphrase is given."""
+    from cryptography.hazmat.primitives import serialization as ser   # private keys only (see below)
+
     encryption = ser.BestAvailableEncryption(passphrase) if passphrase else ser.NoEncryption()
     return key.key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.OpenSSH, encryption)
 
@@ -198,6 +196,10 @@ def load_private_key(
             raise FileError(
                 f"{path} is protected by a passphrase; set {PASSPHRASE_ENV} or run interactively."
             )
+    # imported here: cryptography's OpenSSH serialisation imports `dataclasses`, which
+    # checking a packet's signature never needs (pbem/core/__init__.py)
+    from cryptography.hazmat.primitives import serialization as ser
+
     try:
         key = ser.load_ssh_private_key(data, passphrase if encrypted else None)
     except ValueError:
@@ -209,7 +211,7 @@ def load_private_key(
     if not isinstance(key, Ed25519PrivateKey):
         raise FileError(f"{path} is not an Ed25519 key; {_ONLY_ED25519}.")
     public = PublicKey(key.public_key())
-    return PrivateKey(key, replace(public, comment=_companion_comment(path, public)), str(path))
+    return PrivateKey(key, public._replace(comment=_companion_comment(path, public)), str(path))
 
 
 def load_public_key(text: str) -> PublicKey:
