@@ -561,12 +561,37 @@ def test_give_ground_over_a_full_square_goes_on_the_same_way():
 
 
 def test_give_ground_displaces_enemy_markers():
-    """K-GG-2: markers hold no square; one where a unit lands is displaced."""
+    """K-GG-2: markers hold no square; one where a unit lands is displaced, and the report says
+    so, after the Give Ground that displaced it."""
     commands = HQS + [{"id": "R-BN", "side": "red", "row": "bn", "level": "battalion", "superior": "R-HQ", "square": "0504"}]
     units = [U("B1", "blue", "tank", "0505", "01", "N"), U("R1", "red", "tank", "0506", "21", "S"),
              U("R2", "red", "tank", "0708", "21", "S")]
     sc, rules, ctx = _gg(units, "B1", "0506", commands=commands)
     assert rules["pieces"]["B1"]["sq"] == "0504" and rules["hqs"]["R-BN"] == {"sq": "0506"}
+    shown = [e for e in ctx.events if e["type"] in ("give-ground", "hq-displaced")]
+    assert [e["type"] for e in shown] == ["give-ground", "hq-displaced"]
+    assert (shown[1]["hq"], shown[1]["origin"], shown[1]["to"], shown[1]["side"], shown[1]["rule"]) == (
+        "R-BN", "0504", "0506", "red", "K-GG-2")
+    assert shown[1]["text"] == ("R-BN holds no square and is displaced from 0504, where B1 gives ground, to 0506, the "
+                                "nearest square held by red's units (K-GG-2, K-CMK-4).")
+
+
+def test_give_ground_destroys_an_enemy_marker_with_nowhere_to_go():
+    """K-GG-2 reading, K-CMK-4: with no unit of its side left on the table, a marker where a unit
+    gives ground is destroyed, and the report says so."""
+    commands = HQS + [{"id": "R-BN", "side": "red", "row": "bn", "level": "battalion", "superior": "R-HQ", "square": "0504"}]
+    units = [U("B1", "blue", "tank", "0505", "01", "N"), U("R1", "red", "tank", "0506", "21", "S")]
+    from pbem.rulesets.kkoh import giveground
+
+    sc, rules = table(units, position=POS_FIRE, commands=commands)
+    board = st.Board(sc, rules)
+    board.remove("R1")
+    ctx = Ctx()
+    giveground.give_ground(sc, board, ["B1"], "0506", ctx, "t", fire=True)
+    settle(sc, rules, ctx)
+    assert rules["pieces"]["B1"]["sq"] == "0504" and rules["hqs"]["R-BN"] == {"lost": 1}
+    assert [(e["type"], e["hq"], e["origin"], e["rule"]) for e in ctx.events if e["type"].startswith("hq-")] == [
+        ("hq-destroyed", "R-BN", "0504", "K-GG-2")]
 
 
 def test_recce_alone_may_evade_all_fire_and_loses_its_shot():

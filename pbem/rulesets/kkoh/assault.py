@@ -867,11 +867,11 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
         for h in a.get("hqs", []):
             if rules["hqs"].get(h, {}).get("sq") == a["from"]:
                 board.move_hq(h, a["target"])
-        displace_markers(sc, board, a["target"], side)
         if a["target"] in rules["held"]:
             rules["held"][a["target"]] = side
         ctx.event("occupy", f"{', '.join(placed)} occupy {a['target']}, facing {facing} (K-CA-14, K-CA-17).", side=side,
                   assault=a["n"], units=placed, square=a["target"], rule="K-CA-14")
+        displace_markers(sc, board, a["target"], side, ctx, f"which {', '.join(placed)} occupy")
         rules["ca"]["steps"].insert(0, {"do": "face", "units": placed})
         for p in placed:
             movement.after_step(sc, board, p, a["from"], a["target"], ctx,

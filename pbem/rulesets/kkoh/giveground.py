@@ -186,7 +186,6 @@ def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: 
     job = rules["gg"]
     side = sc.pieces[pid].side
     board.place(pid, square, cell, board.piece(pid)["f"])
-    displace_markers(sc, board, square, side)
     job["to"][pid] = square
     mark(rules, "ps", "gg", pid)
     mark(rules, "ps", "moved", pid)
@@ -197,6 +196,7 @@ def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: 
               else "") + f", to place {cell}, {how} ({job['rule']}, K-GG-5).", unit=pid, side=side, origin=start,
               to=square, path=path, cell=cell, places=offered or [cell], rule=job["rule"],
               **({"chosen_by": ctx.chosen_by} if offered else {}))
+    displace_markers(sc, board, square, side, ctx, f"where {pid} gives ground")
     movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines")
     if not board.alive(pid):
         job["to"][pid] = None          # the minelets on its way destroyed it
@@ -252,23 +252,26 @@ def blocks(sc: Scenario, board: Board, pid: str, square: str, cell: str) -> bool
                for s in sources)
 
 
-def displace_markers(sc: Scenario, board: Board, square: str, side: str) -> list[tuple[str, str | None]]:
-    """Enemy command markers in a square a unit enters are displaced to the nearest square
-    holding their own side's units, or destroyed if there is none (K-GG-2 reading). Returns
-    each marker displaced and where it went (None: destroyed), in marker order."""
-    done: list[tuple[str, str | None]] = []
+def displace_markers(sc: Scenario, board: Board, square: str, side: str, ctx, arrival: str) -> None:
+    """Enemy command markers in a square a unit of `side` enters are displaced to the nearest
+    square holding their own side's units, or destroyed if there is none (K-GG-2 reading,
+    K-CMK-4), each with its event; `arrival` says how the square was entered ("which B1
+    enters"), in marker order."""
     for hid in list(board.hqs_at(square)):
-        if sc.commands[hid].side == side:
+        whose = sc.commands[hid].side
+        if whose == side:
             continue
-        own = board.squares(sc.commands[hid].side)
-        if own:
-            to = min(own, key=lambda s: (sc.grid.distance(square, s), s))
-            board.move_hq(hid, to)
-        else:
-            to = None
+        own = board.squares(whose)
+        if not own:
             board.move_hq(hid, None)
-        done.append((hid, to))
-    return done
+            ctx.event("hq-destroyed", f"{hid} holds no square and must leave {square}, {arrival}, but no unit of {whose} "
+                      f"is left on the table: it is destroyed (K-GG-2, K-CMK-4).", hq=hid, origin=square, rule="K-GG-2")
+            continue
+        to = min(own, key=lambda s: (sc.grid.distance(square, s), s))
+        board.move_hq(hid, to)
+        ctx.event("hq-displaced", f"{hid} holds no square and is displaced from {square}, {arrival}, to {to}, the "
+                  f"nearest square held by {whose}'s units (K-GG-2, K-CMK-4).", side=whose, hq=hid, origin=square, to=to,
+                  rule="K-GG-2")
 
 
 def _regroup(sc: Scenario, board: Board, moved: list[str], result: dict[str, str | None]) -> None:

@@ -357,17 +357,7 @@ def _displace(sc: Scenario, board: Board, side: str, units: list[str], to: str, 
     Assault destroys a marker alone in its square (K-CMK-4)."""
     from .giveground import displace_markers
 
-    entering = f"{', '.join(units)} {'enters' if len(units) == 1 else 'enter'}"
-    for hid, dest in displace_markers(sc, board, to, side):
-        whose = sc.commands[hid].side
-        if dest is None:
-            ctx.event("hq-destroyed", f"{hid} holds no square and must leave {to}, which {entering}, but no unit of "
-                      f"{whose} is left on the table: it is "
-                      f"destroyed (K-GG-2, K-CMK-4).", hq=hid, origin=to, rule="K-GG-2")
-        else:
-            ctx.event("hq-displaced", f"{hid} holds no square and is displaced from {to}, which {entering}, to {dest}, "
-                      f"the nearest square held by {whose}'s "
-                      f"units (K-GG-2, K-CMK-4).", side=whose, hq=hid, origin=to, to=dest, rule="K-GG-2")
+    displace_markers(sc, board, to, side, ctx, f"which {', '.join(units)} {'enters' if len(units) == 1 else 'enter'}")
 
 
 # --- dismount, mount, limber (K-INF-4/5, K-ART-7) ------------------------------------------------
