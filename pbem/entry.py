@@ -4,8 +4,8 @@ click, which costs about as much again as a bare interpreter takes to start:
 - `pbem --help` and `pbem --version`, from stored text; `tests/test_cli.py` checks that
   it is exactly what click prints (`python -m pbem.cli.helptext` rewrites it);
 - the plain forms of the commands a game runs every round, `pbem adjudicate GAME_DIR
-  PACKET_FILE`, `pbem audit GAME_DIR` and `pbem status GAME_DIR` (positional arguments
-  only), through the same
+  PACKET_FILE` and `pbem audit GAME_DIR`, and those onlookers run between rounds, `pbem
+  status GAME_DIR` and `pbem show GAME_DIR` (positional arguments only), through the same
   functions their click commands call (pbem/cli/plain.py). An argument that click would
   refuse (a GAME_DIR that is a file, an unreadable one) or any option sends the command
   line to click, so it is click that explains; `tests/test_cli.py` checks that both ways
@@ -23,7 +23,8 @@ HELP_FILE = "help.txt"
 # be a file and whether it may be a directory, as its click.Path says
 PLAIN = {"adjudicate": ((False, True), (True, False)),
          "audit": ((False, True),),
-         "status": ((False, True),)}
+         "status": ((False, True),),
+         "show": ((False, True),)}
 
 
 def main() -> None:

@@ -342,6 +342,10 @@ def _both_ways(args, tmp_path, cut=2, env=None):
     (["status", "nowhere"], 4, True),
     (["status", "packet.yaml"], 2, False),               # a file for GAME_DIR: click explains
     (["status", "game", "--json"], 0, False),
+    (["show", "game"], 0, True),
+    (["show", "nowhere"], 4, True),
+    (["show", "packet.yaml"], 2, False),                 # a file for GAME_DIR: click explains
+    (["show", "game", "--state", "0"], 0, False),
 ])
 def test_plain_command_lines_run_without_click_and_do_what_click_does(args, code, plain, tmp_path):
     (entry_out, entry_err, entry_code, entry_files, clicked), (out, err, click_code, files, _) = _both_ways(args, tmp_path)
@@ -354,6 +358,8 @@ def test_plain_command_lines_run_without_click_and_do_what_click_does(args, code
         assert out.startswith("Stalingrad") or "packet 2" in out
     if args[0] == "status" and code == 0:
         assert ", state 1." in out.split("\n")[0] if args == ["status", "game"] else '"text": [' in out, out
+    if args[0] == "show" and code == 0:
+        assert out.startswith("Stalingrad") and "Turn 1" in out, out
 
 
 def test_a_terminal_set_to_ascii_gets_the_same_utf8_bytes_both_ways(tmp_path):
@@ -379,7 +385,8 @@ def test_a_tampered_game_fails_its_audit_the_same_way_both_ways(tmp_path):
     assert outcomes[0][0] == 3 and outcomes[0][2].startswith("pbem: audit failed:")
 
 
-@pytest.mark.parametrize("args", [["adjudicate", "game", "packet.yaml"], ["audit", "game"]])
+@pytest.mark.parametrize("args", [["adjudicate", "game", "packet.yaml"], ["audit", "game"], ["status", "game"],
+                                  ["show", "game"]])
 def test_click_reads_a_plain_command_line_as_the_plain_function_is_called(args):
     import inspect
 

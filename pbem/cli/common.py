@@ -1,7 +1,7 @@
-"""What several commands share: error handling, key loading, output. Nothing here imports
-click at import time: `pbem.entry` runs the plain forms of `pbem adjudicate`, `pbem audit`
-and `pbem status` through these functions without click (pbem/cli/plain.py), and a command
-run through click prints by the same `echo`, so both ways print the same bytes."""
+"""What several commands share: error handling, key loading, output. Nothing here imports click
+at import time: `pbem.entry` runs the plain forms of `pbem adjudicate`, `pbem audit`, `pbem
+status` and `pbem show` through these functions without click (pbem/cli/plain.py), and a
+command run through click prints by the same `echo`, so both ways print the same bytes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The bodies of `pbem adjudicate` and `pbem audit`, the commands a game runs every round,
-and of `pbem status`, which players and onlookers run between rounds, as plain functions.
-Their click commands (adjudicate.py, audit.py, status.py) call them; so does
+and of `pbem status` and `pbem show`, which players and onlookers run between rounds, as plain
+functions. Their click commands (adjudicate.py, audit.py, status.py, show.py) call them; so does
 `pbem.entry` for their plain command lines (positional arguments only), without
 importing click, which costs about as much again as a bare interpreter's start."""
 
@@ -59,6 +59,44 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
         echo_json(info)
     else:
         echo("\n".join(info["text"]))
+
+
+@handles_errors
+def show(game_dir: str, fmt: str = "text", as_json: bool = False, seq: int | None = None, unit: str | None = None,
+         hex_: str | None = None, area: str | None = None, square: str | None = None,
+         diff: tuple[int, int] | None = None) -> None:
+    from pbem.core import describe, game
+    from pbem.core.errors import UsageError
+
+    asked = [(what, ident) for what, ident in (("unit", unit), ("hex", hex_), ("area", area), ("square", square))
+             if ident is not None]
+    if len(asked) + bool(diff) > 1:
+        raise UsageError("show one thing at a time: --unit, --hex, --area, --square or --diff")
+    if diff and seq is not None:
+        raise UsageError("--diff names its two states; leave out --state")
+    folder = game.open_folder(Path(game_dir))
+    as_json = as_json or fmt == "json"
+    if diff:
+        before, after = (describe.state_at(folder, n) for n in diff)
+        if as_json:
+            echo_json({"from": before["seq"], "to": after["seq"], "changes": describe.changes(folder.game, before, after)})
+        else:
+            echo("\n".join(describe.changes_text(folder.game, before, after)))
+        return
+    state = describe.state_at(folder, seq)
+    if asked:
+        (what, ident), = asked
+        lines = describe.look(folder.game, state["rules"], what, ident)
+        if as_json:
+            echo_json({"seq": state["seq"], what: ident, "text": lines})
+        else:
+            echo("\n".join(lines))
+    elif as_json:
+        board = folder.game.view(state["rules"])
+        echo_json({"seq": state["seq"], "summary": folder.game.summary(state["rules"]), "rules": state["rules"],
+                   **({"board": board} if board is not None else {})})
+    else:
+        echo(folder.game.render(state["rules"]), nl=False)
 
 
 def _public_or_private_key(path: str) -> Any:
