@@ -202,6 +202,17 @@ def _units(side: str, **match) -> list:
     return [u for u in sc().units.values() if u.side == side and all(getattr(u, k) == v for k, v in match.items())]
 
 
+def test_7_1_9_6_every_unit_is_what_its_arm_makes_it():
+    """Combat unit (7.1, 9.6: stacking and steps), HQ, air unit, truck: fields worked out once
+    from the arm, so each counter's must be its arm's, and every arm of the data has one."""
+    counted = {}
+    for u in sc().units.values():
+        assert (u.combat, u.hq, u.air, u.truck) == tuple(scenario.Unit.roles(u.arm).values()), u.id
+        counted[u.arm] = counted.get(u.arm, 0) + 1
+    assert sorted(counted) == ["air", "cavalry", "hq", "infantry", "mech", "truck"]
+    assert sum(u.combat for u in sc().units.values()) == counted["infantry"] + counted["mech"] + counted["cavalry"]
+
+
 def test_3_3_3_31_counter_values():
     types = doc()["oob"]["types"]
     assert types["ger-inf"]["steps"] == [9, 4, 2, 1] and types["ger-mtn"]["steps"] == [9, 4, 2, 1]

@@ -500,12 +500,16 @@ def test_who_may_not_fire():
 
 # --- Giving Ground (K-GG) ------------------------------------------------------------------------
 
-def _gg(units, unit, source, dice=(), fire=True, **spec):
+def _gg(units, unit, source, dice=(), fire=True, removed=(), **spec):
+    """`unit` gives ground from `source`, on a table of `units` less the `removed` ones."""
     from pbem.rulesets.kkoh import giveground
 
     sc, rules = table(units, position=POS_FIRE, **spec)
+    board = st.Board(sc, rules)
+    for p in removed:
+        board.remove(p)
     ctx = Ctx(dice)
-    giveground.give_ground(sc, st.Board(sc, rules), [unit], source, ctx, "t", fire=fire)
+    giveground.give_ground(sc, board, [unit], source, ctx, "t", fire=fire)
     settle(sc, rules, ctx)
     return sc, rules, ctx
 
@@ -578,20 +582,16 @@ def test_give_ground_displaces_enemy_markers():
 
 def test_give_ground_destroys_an_enemy_marker_with_nowhere_to_go():
     """K-GG-2 reading, K-CMK-4: with no unit of its side left on the table, a marker where a unit
-    gives ground is destroyed, and the report says so."""
+    gives ground is destroyed, and the report says so after the Give Ground."""
     commands = HQS + [{"id": "R-BN", "side": "red", "row": "bn", "level": "battalion", "superior": "R-HQ", "square": "0504"}]
     units = [U("B1", "blue", "tank", "0505", "01", "N"), U("R1", "red", "tank", "0506", "21", "S")]
-    from pbem.rulesets.kkoh import giveground
-
-    sc, rules = table(units, position=POS_FIRE, commands=commands)
-    board = st.Board(sc, rules)
-    board.remove("R1")
-    ctx = Ctx()
-    giveground.give_ground(sc, board, ["B1"], "0506", ctx, "t", fire=True)
-    settle(sc, rules, ctx)
+    sc, rules, ctx = _gg(units, "B1", "0506", removed=["R1"], commands=commands)
     assert rules["pieces"]["B1"]["sq"] == "0504" and rules["hqs"]["R-BN"] == {"lost": 1}
-    assert [(e["type"], e["hq"], e["origin"], e["rule"]) for e in ctx.events if e["type"].startswith("hq-")] == [
-        ("hq-destroyed", "R-BN", "0504", "K-GG-2")]
+    shown = [e for e in ctx.events if e["type"] in ("give-ground", "hq-destroyed", "hq-displaced")]
+    assert [e["type"] for e in shown] == ["give-ground", "hq-destroyed"]
+    assert (shown[1]["hq"], shown[1]["origin"], shown[1]["rule"]) == ("R-BN", "0504", "K-GG-2")
+    assert shown[1]["text"] == ("R-BN holds no square and must leave 0504, where B1 gives ground, but no unit of red is "
+                                "left on the table: it is destroyed (K-GG-2, K-CMK-4).")
 
 
 def test_recce_alone_may_evade_all_fire_and_loses_its_shot():

@@ -83,7 +83,8 @@ class Unit(NamedTuple):
     by: str | None          # arrives only by a Hitler Directive (16.7, 16.8)
     group: str | None       # Soviet group (5.2, 15.3)
     map: str | None         # map section of an air army's arrival
-    # what its arm makes of it, read at every turn of the rules, so worked out once (`roles`):
+    # what its arm makes of it, read at every turn of the rules, so worked out once: every Unit
+    # is made with `**Unit.roles(arm)` (Scenario, its one maker), and none is changed after
     combat: bool            # for stacking and steps (7.1, 9.6): not HQ, truck, air
     hq: bool
     air: bool

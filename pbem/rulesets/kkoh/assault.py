@@ -869,9 +869,12 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
                 board.move_hq(h, a["target"])
         if a["target"] in rules["held"]:
             rules["held"][a["target"]] = side
-        ctx.event("occupy", f"{', '.join(placed)} occupy {a['target']}, facing {facing} (K-CA-14, K-CA-17).", side=side,
-                  assault=a["n"], units=placed, square=a["target"], rule="K-CA-14")
-        displace_markers(sc, board, a["target"], side, ctx, f"which {', '.join(placed)} occupy")
+        occupy = "occupies" if len(placed) == 1 else "occupy"
+        ctx.event("occupy", f"{', '.join(placed)} {occupy} {a['target']}, facing {facing} (K-CA-14, K-CA-17).",
+                  side=side, assault=a["n"], units=placed, square=a["target"], rule="K-CA-14")
+        # the defenders' markers went with them (_win, _markers_follow): this finds none unless
+        # a later rule leaves one behind
+        displace_markers(sc, board, a["target"], side, ctx, f"which {', '.join(placed)} {occupy}")
         rules["ca"]["steps"].insert(0, {"do": "face", "units": placed})
         for p in placed:
             movement.after_step(sc, board, p, a["from"], a["target"], ctx,

@@ -181,7 +181,7 @@ def legal_places(rules: dict) -> list[dict]:
 def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: list[str], start: str, ctx,
             offered: list[str] | None) -> None:
     """The unit takes its place, facing unchanged (K-GG-5); enemy markers there are displaced
-    (K-GG-2); its movement is over for the phase (K-GG-9)."""
+    (K-GG-2), and reported after the Give Ground; its movement is over for the phase (K-GG-9)."""
     rules = board.rules
     job = rules["gg"]
     side = sc.pieces[pid].side
@@ -253,10 +253,11 @@ def blocks(sc: Scenario, board: Board, pid: str, square: str, cell: str) -> bool
 
 
 def displace_markers(sc: Scenario, board: Board, square: str, side: str, ctx, arrival: str) -> None:
-    """Enemy command markers in a square a unit of `side` enters are displaced to the nearest
-    square holding their own side's units, or destroyed if there is none (K-GG-2 reading,
-    K-CMK-4), each with its event; `arrival` says how the square was entered ("which B1
-    enters"), in marker order."""
+    """Enemy command markers in a square a unit of `side` enters (by a plain move, Give Ground
+    or occupation) are displaced to the nearest square holding their own side's units, or
+    destroyed if there is none (K-GG-2 reading, K-CMK-4), in marker order, each with its
+    event; `arrival` says how the square was entered ("which B1 enters"). Only a Close
+    Assault destroys a marker alone in its square (K-CMK-4, assault.py)."""
     for hid in list(board.hqs_at(square)):
         whose = sc.commands[hid].side
         if whose == side:

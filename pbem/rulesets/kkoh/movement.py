@@ -344,20 +344,13 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
               + (f", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
               + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
               rule="K-MOV-8" if here != to else "K-MOV-3")
-    if here != to:
-        _displace(sc, board, side, plan["units"], to, ctx)
+    if here != to:   # K-GG-2, K-CMK-4: enemy markers in the square entered are displaced, as on Give Ground
+        from .giveground import displace_markers
+
+        displace_markers(sc, board, to, side, ctx,
+                         f"which {', '.join(plan['units'])} {'enters' if len(plan['units']) == 1 else 'enter'}")
     for n, p in enumerate(plan["units"]):
         after_step(sc, board, p, here, to, ctx, f"t{rules['turn']}.ap{ap}.mines.{p}")
-
-
-def _displace(sc: Scenario, board: Board, side: str, units: list[str], to: str, ctx) -> None:
-    """K-GG-2 ("markers may not hold squares and are displaced"), K-CMK-4: enemy command markers
-    in the square a plain move enters (it held no units, or the move would be refused) are
-    displaced as on Give Ground and occupation (`giveground.displace_markers`); only a Close
-    Assault destroys a marker alone in its square (K-CMK-4)."""
-    from .giveground import displace_markers
-
-    displace_markers(sc, board, to, side, ctx, f"which {', '.join(units)} {'enters' if len(units) == 1 else 'enter'}")
 
 
 # --- dismount, mount, limber (K-INF-4/5, K-ART-7) ------------------------------------------------
