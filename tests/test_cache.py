@@ -20,8 +20,8 @@ from tests.support.games import sandbox
 
 def _same(a, b, where="scenario", depth=0) -> None:
     """Assert that two objects are equal: by their own equality where their class has one
-    (mappings, sets, tuples and the named tuples of records), else attribute by attribute, else (a built-in object
-    such as an `operator.itemgetter`) by what pickling it keeps."""
+    (mappings, sets, tuples and the named tuples of records), else attribute by attribute,
+    else (a built-in object such as an `operator.itemgetter`) by what pickling it keeps."""
     assert depth < 20 and type(a) is type(b), where
     if a is None or type(a).__eq__ is not object.__eq__:
         if a != b and isinstance(a, (dict, tuple, list)) and len(a) == len(b):

@@ -209,14 +209,16 @@ def test_help_and_version_are_answered_without_click_and_say_what_click_says(arg
 
 def test_the_commands_that_play_a_game_never_import_dataclasses():
     """Importing `dataclasses` costs a bare interpreter's start-up again (pbem/core/__init__.py):
-    opening each example game (its ruleset, scenario and rules), showing its status and auditing
-    one, as the plain command lines do, imports neither it nor `inspect`, which it brings."""
+    opening each example game (its ruleset, scenario and rules), showing its status and board
+    and auditing one, as the plain command lines do, imports neither it nor `inspect`, which it
+    brings; nor does the module `pbem submit` plays packets with."""
     examples = sorted(str(p) for p in EXAMPLE.parent.iterdir() if (p / "game.yaml").is_file())
     code = ("import sys\n"
             "from pbem.core import audit, describe, game, submit\n"
             "for path in sys.argv[1:]:\n"
             "    folder = game.open_folder(path)\n"
             "    describe.status(folder)\n"
+            "    folder.game.render(describe.state_at(folder, None)['rules'])\n"
             "assert audit.audit(sys.argv[-1]).ok\n"
             "sys.stderr.write(repr(sorted(m for m in ('dataclasses', 'inspect') if m in sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code, *examples], capture_output=True, text=True)

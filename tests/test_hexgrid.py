@@ -55,6 +55,17 @@ def test_prefix_format():
         fmt.parse("S3117")
 
 
+@pytest.mark.parametrize("change", [{"layout": "odd-x"}, {"digits": 0}])
+def test_a_format_is_checked_however_it_is_made(change):
+    """An id format of an unknown layout or of no digits is refused when made, and when made
+    from another (a named tuple's `_replace` would otherwise skip the check)."""
+    with pytest.raises(ValueError):
+        HexIdFormat(**change)
+    with pytest.raises(ValueError):
+        CCRR._replace(**change)
+    assert CCRR._replace(prefix="N") == HexIdFormat("even-q", 2, "N")
+
+
 # --- metric properties --------------------------------------------------------------
 
 

@@ -15,4 +15,4 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir
               help="Report format to print (aar/NNNN.md is always Markdown).")
 def command(game_dir: str, packet_file: str, key_file: str | None, fmt: str) -> None:
     """Verify PACKET_FILE, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report."""
-    plain.adjudicate(game_dir, packet_file, key_file, fmt)
+    plain.adjudicate(game_dir, packet_file, key_file=key_file, fmt=fmt)

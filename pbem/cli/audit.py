@@ -12,4 +12,4 @@ from pbem.cli.common import game_dir
 def command(game_dir: str, as_json: bool) -> None:
     """Replay the whole game from game.yaml: every signature, reveal, roll, state and report.
     Exit 0 only if everything verifies; 3 with the first divergence otherwise."""
-    plain.audit(game_dir, as_json)
+    plain.audit(game_dir, as_json=as_json)

@@ -24,4 +24,4 @@ def command(game_dir: str, fmt: str, as_json: bool, seq: int | None, unit: str |
     """The board and the units in words: each unit's arm, strength/full, morale, markers and
     position; each area's neighbours and control. --unit, --hex, --area, --square look at one thing;
     --diff A B says what changed between two states."""
-    plain.show(game_dir, fmt, as_json, seq, unit, hex_, area, square, diff)
+    plain.show(game_dir, fmt=fmt, as_json=as_json, seq=seq, unit=unit, hex_=hex_, area=area, square=square, diff=diff)

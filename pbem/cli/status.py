@@ -16,5 +16,5 @@ def command(game_dir: str, key_file: str | None, as_json: bool) -> None:
     """Where the game stands, in words: turn and phase, who is awaited for what (orders, a
     decision and its key, dice) and since which packet of the opponent, sealed items and
     queued orders pending, VP as the rulebook counts them."""
-    plain.status(game_dir, key_file, as_json)
+    plain.status(game_dir, key_file=key_file, as_json=as_json)
 

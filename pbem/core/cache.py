@@ -48,10 +48,6 @@ def _proxy(mapping: dict) -> types.MappingProxyType:
 copyreg.pickle(types.MappingProxyType, lambda view: (_proxy, (dict(view),)))
 
 
-def _dumps(world: Any) -> bytes:
-    return pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
-
-
 def directory() -> Path | None:
     configured = os.environ.get("PBEM_CACHE_DIR")
     if configured == "off":
@@ -132,7 +128,7 @@ def _prune(where: Path) -> None:
 def _store(where: Path, path: Path, world: Any) -> None:
     """Write the entry atomically; a cache that cannot be written is no error."""
     try:
-        data = _dumps(world)
+        data = pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = where / f".{path.name}.{os.getpid()}"
         with open(temporary, "wb") as handle:

@@ -114,6 +114,15 @@ def _public_from_wire(wire: bytes, what: str, comment: str = "") -> PublicKey:
     return PublicKey(Ed25519PublicKey.from_public_bytes(raw), comment)
 
 
+def _serialization():
+    """cryptography's OpenSSH key files, imported where a private key is read or written only:
+    the module imports `dataclasses`, which checking a packet's signature never needs
+    (pbem/core/__init__.py)."""
+    from cryptography.hazmat.primitives import serialization
+
+    return serialization
+
+
 def generate(comment: str = "") -> PrivateKey:
     key = Ed25519PrivateKey.generate()
     return PrivateKey(key, PublicKey(key.public_key(), comment))
@@ -121,8 +130,7 @@ def generate(comment: str = "") -> PrivateKey:
 
 def private_key_bytes(key: PrivateKey, passphrase: bytes | None = None) -> bytes:
     """The private key as an OpenSSH PEM file, encrypted (bcrypt KDF) if a passphrase is given."""
-    from cryptography.hazmat.primitives import serialization as ser   # private keys only (see below)
-
+    ser = _serialization()
     encryption = ser.BestAvailableEncryption(passphrase) if passphrase else ser.NoEncryption()
     return key.key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.OpenSSH, encryption)
 
@@ -196,10 +204,7 @@ def load_private_key(
             raise FileError(
                 f"{path} is protected by a passphrase; set {PASSPHRASE_ENV} or run interactively."
             )
-    # imported here: cryptography's OpenSSH serialisation imports `dataclasses`, which
-    # checking a packet's signature never needs (pbem/core/__init__.py)
-    from cryptography.hazmat.primitives import serialization as ser
-
+    ser = _serialization()
     try:
         key = ser.load_ssh_private_key(data, passphrase if encrypted else None)
     except ValueError:

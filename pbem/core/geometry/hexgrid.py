@@ -212,6 +212,9 @@ class HexIdFormat(_IdFormat):
             raise ValueError("digits must be >= 1")
         return super().__new__(cls, layout, digits, prefix)
 
+    def _replace(self, **changes: object) -> HexIdFormat:   # checked like a new one
+        return HexIdFormat(**{**self._asdict(), **changes})
+
     def parse_offset(self, hex_id: str) -> tuple[int, int]:
         if not isinstance(hex_id, str):
             raise ValueError(f"hex id must be a string, not {type(hex_id).__name__}: {hex_id!r}")

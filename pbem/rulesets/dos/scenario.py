@@ -163,11 +163,10 @@ class Scenario:
         # east-west coordinate in half hexes: odd hexrows sit half a hex further east (even-q)
         self.x2: tuple[int, ...] = tuple(2 * self.pos[i] - (self.row[i] % 2) for i in range(n))
         self.axial: tuple[Hex, ...] = tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"]) for i in range(n))
-        at = {(a.q, a.r): i for i, a in enumerate(self.axial)}     # plain pairs: 4,000 hexes built at every start
-        steps = [(d.q, d.r) for d in DIRECTIONS]
+        at = {a: i for i, a in enumerate(self.axial)}     # a Hex is the pair (q, r): looked up by plain pairs
 
         def around(q: int, r: int) -> tuple[int, ...]:
-            found = [at.get((q + dq, r + dr)) for dq, dr in steps]
+            found = [at.get((q + dq, r + dr)) for dq, dr in DIRECTIONS]
             return tuple(sorted([j for j in found if j is not None]))
         self.nb: tuple[tuple[int, ...], ...] = tuple(around(a.q, a.r) for a in self.axial)
         self._nbset = tuple(frozenset(s) for s in self.nb)
