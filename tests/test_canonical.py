@@ -337,6 +337,21 @@ def test_dumps_refuses_what_cannot_load_back(value):
         dumps({"a": value})
 
 
+@pytest.mark.parametrize("value", [(1, 2), "hex", "place"])
+def test_dumps_refuses_a_tuple_and_so_any_record(value):
+    """pbem's records are named tuples (pbem/core/__init__.py), which `json` would write as
+    lists: the writer refuses every tuple, so no record can reach a state, packet or genesis
+    file in place of the plain data the rules keep."""
+    from pbem.core.geometry.hexgrid import Hex
+    from pbem.rulesets.chir.scenario import Place
+
+    record = {"hex": Hex(1, 2), "place": Place("Oblivskaya", ("3320",), 2)}.get(value, value)
+    with pytest.raises(TypeError, match="cannot write"):
+        dumps({"a": record})
+    with pytest.raises(TypeError, match="cannot write"):
+        dumps({"a": [record]})
+
+
 @given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))
 def test_canonical_matches_json_reference(doc):
     assert json.loads(canon(doc)) == doc
