@@ -40,7 +40,7 @@ def _games() -> list:
     with coverage.py over the whole suite, with and without it); the second stalingrad game
     still reaches two lines of stalingrad's combat that nothing else does."""
     every = sorted(set(rulesets.ids()) | {"duel", "blind", "veiled"})
-    return [pytest.param(r, number, marks=pytest.mark.long(SECONDS[r])) if r in SECONDS else pytest.param(r, number)
+    return [pytest.param(r, number, marks=[pytest.mark.long(SECONDS[r])] if r in SECONDS else [])
             for number in range(2) for r in every if number == 0 or r not in SECONDS]
 
 

@@ -496,9 +496,12 @@ def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
         return out
     # the group one Air Point supplies: five steps (12.41), all within 14 MP of each other
     # (12.42); it is the same whichever air unit spends the point
+    needy = _unsupplied_germans(sc, rules, c)
+    if not needy:
+        return out
     lines = sp.lines_of(sc, rules, "axis")
     chosen, steps = [], 0
-    for u in _unsupplied_germans(sc, rules, c):
+    for u in needy:
         n = st.steps_left(sc, rules, u)
         if steps + n <= 5 and airmod.too_far_apart(sc, rules, chosen + [u], lines) is None:
             chosen.append(u)

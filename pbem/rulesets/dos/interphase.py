@@ -99,7 +99,7 @@ def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
     may be any of them). Single chains first, each from a hex meeting (b) outward along the
     line, then those with that hex in the middle, then sets of chains on different lines."""
     clearable, qualifies = _clear_tests(sc, rules)
-    starts = sorted(i for i in sc.rail_hex if clearable(i) and qualifies(i))
+    starts = sorted(_starts(sc, clearable, qualifies))
     pieces: list[list[int]] = []
 
     def grow(chain: list[int]) -> None:
@@ -135,8 +135,12 @@ def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
 def can_clear(sc: Scenario, rules: dict) -> bool:
     """Whether `clear_chains` has a set to offer: some rail hex meets (a) and (b) of 6.43 (each
     such hex is a set of its own)."""
-    clearable, qualifies = _clear_tests(sc, rules)
-    return any(clearable(i) and qualifies(i) for i in sc.rail_hex)
+    return next(_starts(sc, *_clear_tests(sc, rules)), None) is not None
+
+
+def _starts(sc: Scenario, clearable, qualifies):
+    """The rail hexes meeting (a) and (b) of 6.43, where a set to clear may start."""
+    return (i for i in sc.rail_hex if clearable(i) and qualifies(i))
 
 
 def _clear_tests(sc: Scenario, rules: dict):

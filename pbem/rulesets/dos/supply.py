@@ -90,8 +90,9 @@ class Lines:
     def _soviet_rail(self, sc: Scenario) -> bytearray:
         # Friendly rail as it stands, but where a hex was cleared or changed hands (6.44, 6.47)
         rail = bytearray(self.friendly)
-        for h in set(self.cleared).union(self.control):
-            rail[sc.idx[h]] = self.rail_usable(sc.idx[h])
+        for h in self.cleared | self.control.keys():
+            i = sc.idx[h]
+            rail[i] = self.rail_usable(i)
         return rail
 
     def passable(self, a: int, b: int, flag: int) -> bool:
