@@ -74,6 +74,19 @@ def test_10_49_12_15_soviet_sources_rail_to_an_edge_or_the_volga_and_volga_towns
     assert sc.idx["N1228"] not in set(sp.lines_of(sc, cut, "soviet").sources())
 
 
+def test_6_36_12_15_a_city_on_a_branch_line_is_a_source_and_elista_is_none():
+    """The branch lines of 1942 (dos 1.3.0) put Kalach, Nalchik, Mozdok, Yeysk, Budyonnovsk and
+    Cherkessk on the Soviet rail net, so each is a Soviet Supply Source, and Izium an Axis one;
+    Elista, with no railroad, is neither."""
+    sc = SC()
+    soviet = set(sp.lines_of(sc, at(), "soviet").sources())
+    axis = set(sp.lines_of(sc, at(), "axis").sources())
+    branch = ["N3221", "S3720", "S3414", "S1045", "S2617", "S3128"]
+    assert [h for h in branch if sc.idx[h] not in soviet] == []
+    assert sc.idx["N2950"] in axis and sc.idx["N2950"] not in soviet
+    assert sc.idx["S1416"] not in soviet | axis
+
+
 def test_11_31_11_33_11_32_hqs_of_the_same_nationality_and_their_own_supply():
     rules = at(units={"Hun/6": {"hex": "N2253", "revealed": 3}, "HQ/3Rum": {"hex": "N2253"},
                       "Rum/1": {"hex": "N2253", "revealed": 3}})

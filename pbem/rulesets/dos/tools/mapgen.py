@@ -57,7 +57,7 @@ TOWNS = {  # name: (lat, lon)
     "Kropotkin": (45.44, 40.58), "Armavir": (44.99, 41.12), "Mineralnye Vody": (44.21, 43.14), "Pyatigorsk": (44.05, 43.06),
     "Mozdok": (43.74, 44.65), "Beslan": (43.19, 44.54), "Gudermes": (43.35, 46.10), "Kizlyar": (43.85, 46.71),
     "Ordzhonikidze": (43.04, 44.67), "Nalchik": (43.49, 43.62), "Belorechenskaya": (44.77, 39.87), "Krymskaya": (44.93, 38.00),
-    "Stavropol": (45.04, 41.97), "Divnoye": (45.91, 43.35), "Yeysk": (46.71, 38.27), "Timashevsk": (45.62, 38.94),
+    "Stavropol": (45.04, 41.97), "Divnoye": (45.91, 43.35), "Yeysk": (46.71, 38.27), "Starominskaya": (46.53, 39.05), "Timashevsk": (45.62, 38.94),
     "Ust-Labinsk": (45.21, 39.69), "Budyonnovsk": (44.78, 44.16), "Cherkessk": (44.23, 42.06), "Anapa": (44.89, 37.32),
     "Mechetinskaya": (46.77, 40.47), "Leninsk": (48.69, 45.20), "Akhtuba": (48.28, 46.17), "Baskunchak": (48.21, 46.83),
     "Elton": (49.13, 46.85), "Pallasovka": (50.05, 46.88), "Urbakh": (51.13, 47.13), "Krasny Kut": (50.95, 46.97),
@@ -315,6 +315,16 @@ RAIL = [
     ["Lozovaya", "@N2554"],
     ["Debaltsevo", "Voroshilovgrad", "Millerovo"],
     ["Krymskaya", "Anapa"],
+    # the branches of 1942 to the minor cities the main lines pass by (Elista had no railroad)
+    ["Izium", "Slavyansk"],
+    ["Kalach", "@N3320"],
+    ["Nalchik", "Prokhladnyy"],
+    ["Prokhladnyy", "Mozdok"],
+    ["@S1045", "Starominskaya", "Kushchevskaya"],   # Yeysk (its town hex on land)
+    ["Georgiyevsk", "Budyonnovsk"],
+    ["Nevinnomyssk", "Cherkessk"],
+    # Voronezh's third hex joined to the city's junction: a Major city is one station (6.36)
+    ["@N0741", "@N0841"],
 ]
 RAIL_LINKS = [  # 6.37, 6.38 and 6.39 with the errata: off-map and special connections
     {"hexes": ["S1001", "S0601"], "cost": 10, "rule": "6.37"},

@@ -87,7 +87,8 @@ def write(built: dict, path: Path) -> None:
         lines.append("    hexsides:")
         lines += _flow(r["hexsides"], 6)
     lines += ["", "# Railroads (10.4): each line a chain of adjacent hexes; consecutive hexes are connected.",
-              "# Cities count as rail hexes (10.4, 6.36) but connect only along these lines and the links.",
+              "# Cities count as rail hexes (10.4, 6.36) but connect only along these lines and the links:",
+              "# every city is on a line but Elista, which had no railroad in 1942.",
               "rail:"]
     for line in built["rail"]:
         first = _flow(line, 4)
