@@ -3,6 +3,8 @@ docstrings. Positions are built from compact specs (tests/test_kkoh_cases.py: sc
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from pbem import rulesets
@@ -675,8 +677,7 @@ def test_mounted_infantry_on_pa_moves_from_phase_three():
 
 
 def test_one_square_a_phase_diagonals_not_past_an_enemy_corner():
-    """K-MOV-8, K-MOV-2, K-GM-7, K-MOV-3 (re-facing within the square), K-MOV-5 (no square left
-    over-full: a move into a full square is refused)."""
+    """K-MOV-8, K-MOV-2, K-GM-7, K-MOV-3 (re-facing within the square)."""
     units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0606", "21", "S"),
              U("R2", "red", "tank", "0706", "21", "S")]
     sc, rules = table(units, position=POS_AP(2))
@@ -691,6 +692,72 @@ def test_one_square_a_phase_diagonals_not_past_an_enemy_corner():
     assert rules["pieces"]["B1"]["f"] == "E" and ctx.of("move")[0]["rule"] == "K-MOV-3"
     with pytest.raises(IllegalOrder, match="already moved"):
         mv(sc, rules, ["B1"], "0504", "S", 2)
+
+
+def _full(prefix: str, square: str, row: str = "tank", order: str = "HA") -> list[dict]:
+    """Six blue units filling `square`, facing north in the front two ranks."""
+    return [U(f"{prefix}{i}", "blue", row, square, c, "N", order) for i, c in enumerate(["00", "01", "02", "10", "11", "12"])]
+
+
+def test_two_full_squares_swap_units_overcrowding_resolved_by_the_end_of_the_phase():
+    """K-MOV-5: friendly units pass through each other; a square may be over-full until the
+    Action Phase ends, so two full squares may swap a unit each (refused before kkoh 1.6.0)."""
+    sc, rules = table(_full("A", "0505") + _full("B", "0504") + [U("R1", "red", "tank", "0909", "21", "S", "HA")],
+                      position=POS_AP(2))
+    offered = RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))
+    moves = [o for o in offered if o["type"] == "move" and rules["pieces"][o["units"][0]]["sq"] != o["to"]]
+    assert moves and not [o for o in moves if o["to"] in ("0504", "0505")]     # the options never over-fill
+    mv(sc, rules, ["A3"], "0504", "N", 2)
+    board = st.Board(sc, rules)
+    assert len(board.at("0504")) == 7
+    need = RULESET.next_step(sc, rules)
+    assert {"type": "end"} not in RULESET.legal_orders(sc, rules, need)     # over-full: no end offered
+    with pytest.raises(IllegalOrder, match=r"0504 holds 7 of blue's units.*K-MOV-5") as refused:
+        RULESET.apply(sc, rules, need, {"type": "end"}, Ctx())
+    assert refused.value.rule == "K-MOV-5"
+    mv(sc, rules, ["B3"], "0505", "N", 2)
+    board = st.Board(sc, rules)
+    assert (len(board.at("0504")), len(board.at("0505"))) == (6, 6)
+    ctx = Ctx()
+    RULESET.apply(sc, rules, RULESET.next_step(sc, rules), {"type": "end"}, ctx)
+    assert ctx.of("end") and rules["step"] != "move1"
+
+
+def test_a_square_may_be_over_full_only_while_enough_units_there_may_still_leave():
+    """K-MOV-5: a move over-fills a square only if as many of the units already there as it
+    has too many may still move out in this Action Phase; else it is refused at once."""
+    dug_in = _full("B", "0504", order="HD")                       # HD: only within the square (K-ORD-5)
+    sc, rules = table(dug_in + [U("A0", "blue", "tank", "0505", "01", "N", "HA")], position=POS_AP(2))
+    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 units, and 0 of those there may still move out") as refused:
+        mv(sc, rules, ["A0"], "0504", "N", 2)
+    assert refused.value.rule == "K-MOV-5" and rules["pieces"]["A0"]["sq"] == "0505"
+    one_may = dug_in[:5] + [U("B5", "blue", "tank", "0504", "12", "N", "HA")]
+    sc, rules = table(one_may + [U("A0", "blue", "tank", "0505", "01", "N", "HA"),
+                                 U("A1", "blue", "tank", "0505", "00", "N", "HA")], position=POS_AP(2))
+    mv(sc, rules, ["A0"], "0504", "N", 2)                          # B5 may still leave: 7 for now
+    with pytest.raises(IllegalOrder, match=r"0504 would hold 8 units, and 1 of those there may still move out"):
+        mv(sc, rules, ["A1"], "0504", "N", 2)
+
+
+def test_the_order_after_which_nothing_can_relieve_an_over_full_square_is_refused():
+    """K-MOV-5: when nothing of the side can act any more the movement step ends by itself; the
+    order that would so end it with a square over-full is refused."""
+    wheels = [U(f"W{i}", "blue", "wheeled", "0504", c, "N", "HA") for i, c in enumerate(["00", "01", "02", "10", "11"])]
+    units = wheels + [U("B5", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "tank", "0505", "01", "N", "HA"),
+                      U("R1", "red", "tank", "0503", "21", "S", "HA")]
+    sc, rules = table(units, position=POS_AP(2))                  # wheeled units on HA move from phase 3 (K-MOV-4)
+    order = lambda **o: RULESET.apply(sc, rules, RULESET.next_step(sc, rules), o, Ctx())  # noqa: E731
+    order(type="hq", hq="B-HQ", to="0001")                       # the command marker makes its move
+    order(type="move", units=["A0"], to="0504", facing="N")       # B5 may still leave: 7 for now
+    assert rules["step"] == "move1" and len(st.Board(sc, rules).at("0504")) == 7
+    kept = copy.deepcopy(rules)                                    # the engine keeps the state of a refused step
+    with pytest.raises(IllegalOrder, match=r"the last order: 0504 holds 7 of blue's units") as refused:
+        order(type="assault", units=["B5"], target="0503")         # B5 assaults: nothing of blue can act now
+    assert refused.value.rule == "K-MOV-5"
+    rules.clear()
+    rules.update(kept)
+    order(type="move", units=["B5"], to="0505", facing="N")       # B5 leaves instead: the step ends by itself
+    assert rules["step"] != "move1" and len(st.Board(sc, rules).at("0504")) == 6
 
 
 def test_hd_and_lower_move_only_within_their_square():

@@ -236,6 +236,10 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             side = mover(rules, step)
             if _can_act(sc, rules, side):
                 return
+            # the order just applied left a square over-full that nothing can now relieve
+            refused = movement.overfull_error(Board(sc, rules), side, "the last order")
+            if refused:
+                raise refused
             ctx.event("no-move", f"{side} has nothing to move in Action Phase {rules['ap']}.", side=side, rule="K-MOV-4")
             _end_move(sc, rules, ctx)
         elif step in ("calls1", "calls2"):
@@ -381,8 +385,9 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if kind in ("fire", "fire-open"):
         return fire.options(sc, rules, side) + [{"type": "end"}]
     if kind == "move":
+        end = [] if movement.overfull(Board(sc, rules), side) else [{"type": "end"}]     # K-MOV-5
         return (movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"])
-                + command.show_options(sc, rules, side) + [{"type": "end"}])
+                + command.show_options(sc, rules, side) + end)
     if kind == "calls":
         return artillery.options(sc, rules, side) + [{"type": "end"}]
     if kind == "initiative":
@@ -539,6 +544,9 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
         if kind == "show":
             command.show(sc, rules, side, order, ctx)
         elif kind == "end":
+            refused = movement.overfull_error(Board(sc, rules), side, "end")
+            if refused:
+                raise refused
             ctx.event("end", f"{side} ends its movement in Action Phase {ap}.", side=side)
             _end_move(sc, rules, ctx)
         elif kind == "move":

@@ -97,13 +97,15 @@ def check_square(sc: Scenario, board: Board, square: str, groups: bool = True) -
     return check_entries(sc, square, {p: rules["pieces"][p] for p in board.at(square)}, groups)
 
 
-def check_entries(sc: Scenario, square: str, entries: dict[str, dict], groups: bool = True) -> str | None:
+def check_entries(sc: Scenario, square: str, entries: dict[str, dict], groups: bool = True,
+                  count: bool = True) -> str | None:
     """`check_square` for a square holding `entries` (piece -> its record: cell, f, o, g, mode),
-    real or planned."""
+    real or planned. With `count` False, more than six units may stand there: a square in the
+    middle of a movement step, which K-MOV-5 lets be over-full until the step ends."""
     pieces = sorted(entries)
     if not pieces:
         return None
-    if len(pieces) > MAX_UNITS:
+    if count and len(pieces) > MAX_UNITS:
         return f"{square} would hold {len(pieces)} units; a square holds at most {MAX_UNITS} (K-GM-1)"
     by_cell: dict[str, str] = {}
     for p in pieces:

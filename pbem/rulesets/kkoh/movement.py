@@ -8,8 +8,13 @@ new battle group if they share an order chit (K-ORD-8). A diagonal move may not 
 corner of an enemy-held square (K-MOV-2). Terrain may close a square or an edge to vehicles
 or infantry, or allow a move only as the unit's one move of the turn, in the first Action
 Phase it may move (K-TER-8, K-MOV-7). A unit need not move in a phase it may (K-MOV-6):
-its side ends the step. Moves are of one square, so no move passes through a square, and no
-move may leave a square over-full (K-MOV-5 is met at every step, not only at the end).
+its side ends the step. Moves are of one square, so no move passes through a square. Friendly
+units pass through each other and overcrowding need only be resolved by the end of the Action
+Phase (K-MOV-5): a move may leave a square over-full (more than six units, K-GM-1) while
+enough of the units already there may still move out in this phase, and the side's movement
+step may not end while a square is over-full (the `end` order is refused, and so is the order
+after which nothing can move and a square stays over-full). Two full squares may so swap
+units. The options offered to bots and standing orders never over-fill a square.
 Command markers hold no square: enemy markers in the square a unit moves into are displaced
 as on Give Ground (K-GG-2, K-CMK-4).
 """
@@ -221,6 +226,24 @@ def unit_may_move(sc: Scenario, board: Board, pid: str, ap: int, leave: bool) ->
     return None
 
 
+def overfull(board: Board, side: str) -> list[tuple[str, int]]:
+    """The squares holding more than six of `side`'s units, with how many: a movement step may
+    leave none so when it ends (K-MOV-5, K-GM-1)."""
+    counts = [(square, len(board.at(square, side))) for square in board.squares(side)]
+    return [(square, n) for square, n in counts if n > layout.MAX_UNITS]
+
+
+def overfull_error(board: Board, side: str, what: str) -> IllegalOrder | None:
+    """The refusal of whatever would end `side`'s movement step while a square is over-full."""
+    found = overfull(board, side)
+    if not found:
+        return None
+    where = ", ".join(f"{square} holds {n}" for square, n in found)
+    return IllegalOrder("K-MOV-5", f"{what}: {where} of {side}'s units; overcrowding must be resolved by the end of "
+                        f"the Action Phase, at most {layout.MAX_UNITS} units of one army to a square (K-MOV-5, "
+                        f"K-GM-1): move units out before the movement step ends", None)
+
+
 def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> dict:
     """Check a move order without changing anything; returns the plan (cells, group)."""
     units = check_body(sc, board, side, order.get("units"), "move")
@@ -287,13 +310,21 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
             left = [q for q in entries if entries[q].get("g") == g]
             if len(left) < 2:
                 entries[p].pop("g", None)
-    why = layout.check_entries(sc, to, entries)
+    why = layout.check_entries(sc, to, entries, count=False)
     if why:
         raise IllegalOrder("K-GM-2", f"move: {why}", None)
+    excess = len(entries) - layout.MAX_UNITS
+    if excess > 0:
+        free = [p for p in board.at(to) if p not in movers and unit_may_move(sc, board, p, ap, True) is None]
+        if len(free) < excess:
+            raise IllegalOrder("K-MOV-5", f"move: {to} would hold {len(entries)} units, and {len(free)} of those there "
+                               f"may still move out in this Action Phase: a square may hold more than "
+                               f"{layout.MAX_UNITS} only while the movement step lasts, so {excess} must be able to "
+                               f"leave (K-MOV-5, K-GM-1)", None)
     if leave:
         rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in units}
         _drop_broken_groups(sc, rest)
-        why = layout.check_entries(sc, here, rest)
+        why = layout.check_entries(sc, here, rest, count=False)
         if why:
             raise IllegalOrder("K-GM-5", f"move: what stays behind in {here}: {why}", None)
     return {"units": units, "join": join, "from": here, "to": to, "facing": facing, "cells": cells, "grouped": grouped}
@@ -386,7 +417,7 @@ def _mode_layout(sc: Scenario, board: Board, units: list[str], mode: str) -> str
     entries = {p: dict(rules["pieces"][p]) for p in board.at(square)}
     for u in units:
         entries[u]["mode"] = mode
-    return layout.check_entries(sc, square, entries)
+    return layout.check_entries(sc, square, entries, count=False)   # a change of mode adds no unit
 
 
 def mode_block(sc: Scenario, board: Board, pid: str, kind: str, ap: int) -> str | None:
@@ -543,7 +574,7 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
     if leave:
         rest = {p: dict(pieces[p]) for p in board.at(here) if p not in body}
         _drop_broken_groups(sc, rest)
-        rest_ok = layout.check_entries(sc, here, rest) is None
+        rest_ok = layout.check_entries(sc, here, rest, count=False) is None
     targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
     profiles = [board.profile(u) for u in body]
     # step_block reads a unit's profile only for terrain, which asks only whether it is a vehicle
