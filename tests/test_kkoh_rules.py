@@ -9,7 +9,7 @@ import pytest
 
 from pbem import rulesets
 from pbem.rulesets.base import IllegalOrder
-from pbem.rulesets.kkoh import RULESET, command, flow, layout
+from pbem.rulesets.kkoh import RULESET, command, flow, layout, movement
 from pbem.rulesets.kkoh import state as st
 from tests.test_kkoh_cases import scenario_doc
 
@@ -707,7 +707,8 @@ def test_two_full_squares_swap_units_overcrowding_resolved_by_the_end_of_the_pha
     offered = RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))
     moves = [o for o in offered if o["type"] == "move" and rules["pieces"][o["units"][0]]["sq"] != o["to"]]
     assert moves and not [o for o in moves if o["to"] in ("0504", "0505")]     # the options never over-fill
-    mv(sc, rules, ["A3"], "0504", "N", 2)
+    order = lambda **o: RULESET.apply(sc, rules, RULESET.next_step(sc, rules), o, Ctx())  # noqa: E731
+    order(type="move", units=["A3"], to="0504", facing="N")
     board = st.Board(sc, rules)
     assert len(board.at("0504")) == 7
     need = RULESET.next_step(sc, rules)
@@ -715,7 +716,7 @@ def test_two_full_squares_swap_units_overcrowding_resolved_by_the_end_of_the_pha
     with pytest.raises(IllegalOrder, match=r"0504 holds 7 of blue's units.*K-MOV-5") as refused:
         RULESET.apply(sc, rules, need, {"type": "end"}, Ctx())
     assert refused.value.rule == "K-MOV-5"
-    mv(sc, rules, ["B3"], "0505", "N", 2)
+    order(type="move", units=["B3"], to="0505", facing="N")
     board = st.Board(sc, rules)
     assert (len(board.at("0504")), len(board.at("0505"))) == (6, 6)
     ctx = Ctx()
@@ -723,40 +724,62 @@ def test_two_full_squares_swap_units_overcrowding_resolved_by_the_end_of_the_pha
     assert ctx.of("end") and rules["step"] != "move1"
 
 
-def test_a_square_may_be_over_full_only_while_enough_units_there_may_still_leave():
-    """K-MOV-5: a move over-fills a square only if as many of the units already there as it
-    has too many may still move out in this Action Phase; else it is refused at once."""
-    dug_in = _full("B", "0504", order="HD")                       # HD: only within the square (K-ORD-5)
-    sc, rules = table(dug_in + [U("A0", "blue", "tank", "0505", "01", "N", "HA")], position=POS_AP(2))
-    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 units, and 0 of those there may still move out") as refused:
-        mv(sc, rules, ["A0"], "0504", "N", 2)
-    assert refused.value.rule == "K-MOV-5" and rules["pieces"]["A0"]["sq"] == "0505"
-    one_may = dug_in[:5] + [U("B5", "blue", "tank", "0504", "12", "N", "HA")]
-    sc, rules = table(one_may + [U("A0", "blue", "tank", "0505", "01", "N", "HA"),
-                                 U("A1", "blue", "tank", "0505", "00", "N", "HA")], position=POS_AP(2))
-    mv(sc, rules, ["A0"], "0504", "N", 2)                          # B5 may still leave: 7 for now
-    with pytest.raises(IllegalOrder, match=r"0504 would hold 8 units, and 1 of those there may still move out"):
-        mv(sc, rules, ["A1"], "0504", "N", 2)
+def _crowd(extra: list[dict], ap: int = 2, **spec):
+    """Five blue tanks dug in (HD) in 0504 with `extra`, a blue tank far off and a red tank in
+    0503; and a function giving one order through the turn sequence, as a packet does."""
+    dug_in = [U(f"H{i}", "blue", "tank", "0504", c, "N", "HD") for i, c in enumerate(["00", "01", "02", "10", "11"])]
+    sc, rules = table(dug_in + extra + [U("C0", "blue", "tank", "0101", "01", "N", "HA"),
+                                        U("R1", "red", "tank", "0503", "21", "S", "HA")], position=POS_AP(ap), **spec)
+    return sc, rules, lambda **o: RULESET.apply(sc, rules, RULESET.next_step(sc, rules), o, Ctx())
 
 
-def test_the_order_after_which_nothing_can_relieve_an_over_full_square_is_refused():
-    """K-MOV-5: when nothing of the side can act any more the movement step ends by itself; the
-    order that would so end it with a square over-full is refused."""
-    wheels = [U(f"W{i}", "blue", "wheeled", "0504", c, "N", "HA") for i, c in enumerate(["00", "01", "02", "10", "11"])]
-    units = wheels + [U("B5", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "tank", "0505", "01", "N", "HA"),
-                      U("R1", "red", "tank", "0503", "21", "S", "HA")]
-    sc, rules = table(units, position=POS_AP(2))                  # wheeled units on HA move from phase 3 (K-MOV-4)
-    order = lambda **o: RULESET.apply(sc, rules, RULESET.next_step(sc, rules), o, Ctx())  # noqa: E731
-    order(type="hq", hq="B-HQ", to="0001")                       # the command marker makes its move
-    order(type="move", units=["A0"], to="0504", facing="N")       # B5 may still leave: 7 for now
-    assert rules["step"] == "move1" and len(st.Board(sc, rules).at("0504")) == 7
-    kept = copy.deepcopy(rules)                                    # the engine keeps the state of a refused step
-    with pytest.raises(IllegalOrder, match=r"the last order: 0504 holds 7 of blue's units") as refused:
-        order(type="assault", units=["B5"], target="0503")         # B5 assaults: nothing of blue can act now
+def test_a_square_may_be_over_full_only_while_its_own_units_can_relieve_it():
+    """K-MOV-5: a move over-fills a square only if units there can move out, now, into squares
+    with room, until it holds six again: not if they are dug in (HD, K-ORD-5), not if every
+    way out is closed, not on a unit whose chit is still sealed (K-ORD-6: it moves only once
+    shown). The position stays as it was (the engine keeps the state of a refused step)."""
+    sc, rules, order = _crowd([U("H5", "blue", "tank", "0504", "12", "N", "HD"), U("A0", "blue", "tank", "0505", "01", "N", "HA")])
+    with pytest.raises(IllegalOrder, match=r"move: 0504 would hold 7 of blue's units, and no moves of units out") as refused:
+        order(type="move", units=["A0"], to="0504", facing="N")
+    assert refused.value.rule == "K-MOV-5"
+    closed = {s: "impassable" for s in ["0403", "0603", "0404", "0604", "0405", "0605"]}
+    sc, rules, order = _crowd([U("F", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "ri", "0505", "01", "N", "HA")],
+                              4, area=closed, edges={"0504/0505": "river"})
+    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 of blue's units, and no moves"):
+        order(type="move", units=["A0"], to="0504", facing="N")     # F may move, but has nowhere to go
+    sc, rules, order = _crowd([U("F", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "tank", "0505", "01", "N", "HA")])
+    rules["pieces"]["F"]["o"] = None                                 # F's chit still sealed
+    kept = copy.deepcopy(rules)
+    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 of blue's units, and no moves"):
+        order(type="move", units=["A0"], to="0504", facing="N")
+    rules.clear()
+    rules.update(kept)
+    rules["pieces"]["F"]["o"] = "HA"
+    order(type="move", units=["A0"], to="0504", facing="N")         # shown, F may go: 7 for now
+    assert len(st.Board(sc, rules).at("0504")) == 7 and movement.relief(sc, rules, "blue", 2) == [
+        {"type": "move", "units": ["F"], "to": "0505", "facing": "N"}]
+
+
+@pytest.mark.parametrize("takes_it_away", [
+    {"type": "assault", "units": ["F"], "target": "0503"},           # F makes a Close Assault, stays put
+    {"type": "dismount", "units": ["F"]},                             # on foot under HA, F moves only in phase 4
+])
+def test_an_order_that_takes_away_the_relief_of_an_over_full_square_is_refused(takes_it_away):
+    """K-MOV-5: after every order of the movement step each over-full square must still be
+    relievable; an order that leaves it over-full for good is refused, so no packet can leave
+    the game with a movement step that cannot end."""
+    f = (U("F", "blue", "ri", "0504", "12", "N", "HA", carrier="aifv", mounted=True) if takes_it_away["type"] == "dismount"
+         else U("F", "blue", "tank", "0504", "12", "N", "HA"))
+    sc, rules, order = _crowd([f, U("A0", "blue", "tank", "0505", "01", "N", "HA")])
+    order(type="move", units=["A0"], to="0504", facing="N")
+    kept = copy.deepcopy(rules)
+    with pytest.raises(IllegalOrder, match=rf"{takes_it_away['type']}: 0504 would hold 7 of blue's units") as refused:
+        order(**takes_it_away)
     assert refused.value.rule == "K-MOV-5"
     rules.clear()
     rules.update(kept)
-    order(type="move", units=["B5"], to="0505", facing="N")       # B5 leaves instead: the step ends by itself
+    order(type="move", units=["F"], to="0505", facing="N")          # F leaves instead
+    order(type="end")
     assert rules["step"] != "move1" and len(st.Board(sc, rules).at("0504")) == 6
 
 

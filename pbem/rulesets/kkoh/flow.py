@@ -236,7 +236,8 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             side = mover(rules, step)
             if _can_act(sc, rules, side):
                 return
-            # the order just applied left a square over-full that nothing can now relieve
+            # the order just applied left a square over-full and nothing to do: check_relief finds
+            # relief among the same moves the options offer, so this is a last safety net
             refused = movement.overfull_error(Board(sc, rules), side, "the last order")
             if refused:
                 raise refused
@@ -557,6 +558,8 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
             movement.move_hq(sc, rules, side, order, ctx, ap)
         else:
             movement.change_mode(sc, rules, side, order, ctx, ap)
+        if kind != "end":
+            movement.check_relief(sc, rules, side, ap, kind)      # K-MOV-5
     elif step in ("calls1", "calls2"):
         if kind == "end":
             rules["plans"]["callers"].pop(0)

@@ -10,11 +10,12 @@ or infantry, or allow a move only as the unit's one move of the turn, in the fir
 Phase it may move (K-TER-8, K-MOV-7). A unit need not move in a phase it may (K-MOV-6):
 its side ends the step. Moves are of one square, so no move passes through a square. Friendly
 units pass through each other and overcrowding need only be resolved by the end of the Action
-Phase (K-MOV-5): a move may leave a square over-full (more than six units, K-GM-1) while
-enough of the units already there may still move out in this phase, and the side's movement
-step may not end while a square is over-full (the `end` order is refused, and so is the order
-after which nothing can move and a square stays over-full). Two full squares may so swap
-units. The options offered to bots and standing orders never over-fill a square.
+Phase (K-MOV-5): a square may be over-full (more than six units, K-GM-1) during the movement
+step, so two full squares may swap units. After every order of the step each over-full square
+must still be relievable, now, by moves of its own units into squares with room (`relief`, a
+bounded search); an order after which one is not is refused, and so is `end` while one is
+over-full: no packet can leave a step that cannot end. The options offered to bots and
+standing orders never over-fill a square.
 Command markers hold no square: enemy markers in the square a unit moves into are displaced
 as on Give Ground (K-GG-2, K-CMK-4).
 """
@@ -244,6 +245,74 @@ def overfull_error(board: Board, side: str, what: str) -> IllegalOrder | None:
                         f"K-GM-1): move units out before the movement step ends", None)
 
 
+RELIEF_BUDGET = 300   # moves a relief search may try: a bounded, deterministic search
+
+
+def relief(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict] | None:
+    """Moves of `side`'s units out of its over-full squares into squares with room, legal now
+    and made one after another, after which no square is over-full: [] if none is over-full,
+    None if no such moves are found within RELIEF_BUDGET tries. A unit whose order chit is
+    still sealed is not counted on: it moves only once shown (K-ORD-6)."""
+    return _relief(sc, rules, side, ap, [RELIEF_BUDGET])
+
+
+def _relief(sc: Scenario, rules: dict, side: str, ap: int, budget: list[int]) -> list[dict] | None:
+    board = Board(sc, rules)
+    found = overfull(board, side)
+    if not found:
+        return []
+    square = found[0][0]
+    pieces = rules["pieces"]
+    here = board.at(square, side)
+    bodies = [[p] for p in here] + sorted({tuple(board.members(p)) for p in here if board.group(p)})
+    for body in bodies:
+        if any(pieces[p]["o"] is None or unit_may_move(sc, board, p, ap, True) for p in body):
+            continue
+        for to in sc.neighbours[square]:
+            if board.occupied_by(to) not in (None, side) or len(board.at(to, side)) + len(body) > layout.MAX_UNITS:
+                continue
+            if budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            order = {"type": "move", "units": list(body), "to": to,
+                     "facing": _travel_facing(sc, square, to, pieces[body[0]]["f"])}
+            try:
+                plan = plan_move(sc, board, side, order, ap)
+            except IllegalOrder:
+                continue
+            rest = _relief(sc, _moved(sc, rules, plan), side, ap, budget)
+            if rest is not None:
+                return [order] + rest
+    return None
+
+
+def _moved(sc: Scenario, rules: dict, plan: dict) -> dict:
+    """The rules after a planned move, as far as where units stand and who has moved go: what a
+    relief search reads (never stored)."""
+    pieces = dict(rules["pieces"])
+    for p, cell in zip(plan["units"] + plan["join"], plan["cells"]):
+        pieces[p] = dict(pieces[p], sq=plan["to"], cell=cell, f=plan["facing"])
+        pieces[p].pop("g", None)
+    rest = {p: dict(r) for p, r in pieces.items() if r["sq"] == plan["from"]}
+    for p in _drop_broken_groups(sc, rest):
+        pieces[p] = dict(pieces[p])
+        pieces[p].pop("g", None)
+    moved = sorted(set(rules["ps"]["moved"]) | set(plan["units"]) | set(plan["join"]))
+    return dict(rules, pieces=pieces, ps=dict(rules["ps"], moved=moved))
+
+
+def check_relief(sc: Scenario, rules: dict, side: str, ap: int, what: str) -> None:
+    """K-MOV-5 after each order of a movement step: every over-full square of the side can still
+    be brought back to six by its own units' moves, legal now; else the order is refused (so no
+    order can leave a square over-full that nothing could relieve before the step ends)."""
+    if relief(sc, rules, side, ap) is None:
+        board = Board(sc, rules)
+        where = ", ".join(f"{square} would hold {n}" for square, n in overfull(board, side))
+        raise IllegalOrder("K-MOV-5", f"{what}: {where} of {side}'s units, and no moves of units out of it into squares "
+                           f"with room, legal now, would bring it back to {layout.MAX_UNITS}: overcrowding must be "
+                           f"resolved by the end of the Action Phase (K-MOV-5, K-GM-1)", None)
+
+
 def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> dict:
     """Check a move order without changing anything; returns the plan (cells, group)."""
     units = check_body(sc, board, side, order.get("units"), "move")
@@ -310,17 +379,9 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
             left = [q for q in entries if entries[q].get("g") == g]
             if len(left) < 2:
                 entries[p].pop("g", None)
-    why = layout.check_entries(sc, to, entries, count=False)
+    why = layout.check_entries(sc, to, entries, count=False)   # over-full for now: K-MOV-5, check_relief
     if why:
         raise IllegalOrder("K-GM-2", f"move: {why}", None)
-    excess = len(entries) - layout.MAX_UNITS
-    if excess > 0:
-        free = [p for p in board.at(to) if p not in movers and unit_may_move(sc, board, p, ap, True) is None]
-        if len(free) < excess:
-            raise IllegalOrder("K-MOV-5", f"move: {to} would hold {len(entries)} units, and {len(free)} of those there "
-                               f"may still move out in this Action Phase: a square may hold more than "
-                               f"{layout.MAX_UNITS} only while the movement step lasts, so {excess} must be able to "
-                               f"leave (K-MOV-5, K-GM-1)", None)
     if leave:
         rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in units}
         _drop_broken_groups(sc, rest)
