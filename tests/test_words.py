@@ -421,6 +421,40 @@ Changes from state 0 to state 1:
 """
 
 
+def test_diff_says_a_unit_entered_not_that_it_gained_strength_and_names_the_areas_attacked(city):
+    """A reinforcement arriving is an entry, not a gain of strength points; an attack declared
+    shows as the area attacked this phase (house 6.1), the only change an attack may make at once."""
+    from pbem.core import describe
+
+    m, root = city
+    state = m.state()
+    before = json.loads(json.dumps(state))
+    uid = next(u for u, where in state["rules"]["units"].items() if where == "pool")
+    before["rules"]["units"][uid] = "pool"
+    after = json.loads(json.dumps(state))
+    after["rules"]["units"][uid] = "aerodromny"
+    after["rules"]["phase_state"]["attacked"] = ["aerodromny"]
+    found = describe.changes(m.game, before, after)
+    assert [c["kind"] for c in found] == ["enter", "fact"]
+    side = m.game.scenario.units[uid].side
+    assert found[0] == {"kind": "enter", "unit": uid, "from": "pool", "to": "aerodromny",
+                        "text": f"{uid} ({side}) is now in aerodromny; it was waiting to enter (11.1)."}
+    assert found[1]["text"] == "Areas attacked this phase (house 6.1): none, now aerodromny."
+
+
+def test_the_orders_template_lists_every_standing_order_choice_for_every_ruleset(city, chir_decision):
+    """`pbem orders` says what each standing order may be set to, the same way for every ruleset
+    (stalingrad's template listed only the values in force)."""
+    m, root = city
+    text = run("orders", root / "german", "--side", "german")
+    assert "# tactical_card: at-least-2|at-least-3|always|never;" in text
+    assert "allocate_own_losses: weakest-first|strongest-first|lowest-id;" in text
+    assert "on_void: stop|skip" in text and text.index("on_void: stop|skip") < text.index("\npolicies:")
+    m, root = chir_decision
+    text = run("orders", root / "german", "--side", "german")
+    assert text.count("retreat: engine-priority|break-contact|ask") == 1
+
+
 def test_diff_says_an_elimination_an_advance_and_the_markers_of_an_attack(tmp_path):
     """LW/I, at 1 point left, does not survive the attack; 333/1116 advances into 3320."""
     position = dict(CHIR_POSITION, units={**CHIR_POSITION["units"], "LW/I": {"hex": "3320", "strength": 1}})

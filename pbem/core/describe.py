@@ -226,7 +226,7 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
         out.append({"kind": "leave", "unit": uid, "from": x["status"], "to": y["status"],
                     "text": f"{label} is now {words_y.get(y['status'], y['status'])}; "
                             f"it was {words_x.get(x['status'], x['status'])}."})
-    if on_y and x["strength"] != y["strength"]:
+    if on_x and on_y and x["strength"] != y["strength"]:   # a unit entering gains nothing: it arrives as it is
         d = y["strength"] - x["strength"]
         kind = "loss" if d < 0 else "gain"
         verb = "lost" if d < 0 else "gained"

@@ -75,6 +75,17 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     lines += [f"  - {flow(order)}" for order in orders]
     policies = engine.effective_policies(ruleset, state, side)
     lines.append("# Standing orders in force (they answer decisions no order answers); uncomment to change:")
+    choices = [f"{key}: {'|'.join(spec['enum'])}" for key, spec in ruleset.policy_schema.get("properties", {}).items()
+               if "enum" in spec]
+    line = ""
+    for number, choice in enumerate(choices):   # lines under 100 columns, each choice whole
+        item = choice + (";" if number < len(choices) - 1 else "")
+        if line and len(line) + 1 + len(item) > 98:
+            lines.append(line)
+            line = "#  "
+        line = f"{line} {item}" if line else f"# {item}"
+    if line:
+        lines.append(line)
     lines.append("policies:")
     lines += [f"#  {line}" for line in dumps(policies).splitlines()]
     return "\n".join(lines) + "\n"

@@ -12,7 +12,6 @@ from ..base import Need
 from . import board as bd
 from . import combat, removal, victory
 from . import state as st
-from .orders import POLICY_SCHEMA
 from .scenario import SIDES, Scenario, other
 
 PHASE_WORDS = {"attack": "concentrated attack phase", "movement": "movement phase"}
@@ -370,5 +369,4 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
         lines.append("move: {type: move, units: [IDs in one hex], path: [CCRR, ...], exit: false}; "
                      "enter: {type: enter, units: [...], path: [entry hex, ...]}; attack: manoeuvre attack by "
                      "the stack just moved (or one that has not moved); end: close the phase.")
-    lines.append("standing orders: " + "; ".join(f"{k}: {'|'.join(v['enum'])}" for k, v in POLICY_SCHEMA["properties"].items()))
     return lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..base import Need
 from .board import view, Board
-from .orders import KEY_OF, POLICY_SCHEMA
+from .orders import KEY_OF
 from .scenario import Scenario
 from . import state as st
 from . import victory
@@ -91,6 +91,4 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                      "air: {units: [air unit per point], shift: -1}}; end.")
     elif need.kind.endswith("-interdiction"):
         lines.append("interdict: {type: interdict, air: ID, hexes: [one or two hexes]}; end.")
-    lines.append("standing orders: " + "; ".join(f"{k}: {'|'.join(v['enum'])}"
-                                                 for k, v in POLICY_SCHEMA["properties"].items()))
     return lines

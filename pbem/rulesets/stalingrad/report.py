@@ -204,7 +204,8 @@ def view(sc, rules: dict) -> dict:
         "names": {a: sc.areas[a].name for a in sc.area_ids},
         "facts": [["German VP (house 9.1)", str(vp(sc, rules)["german"])],
                   ["German tactical cards (house 7)", str(rules["cards"]["german"])],
-                  ["Soviet tactical cards (house 7)", str(rules["cards"]["soviet"])]],
+                  ["Soviet tactical cards (house 7)", str(rules["cards"]["soviet"])],
+                  ["Areas attacked this phase (house 6.1)", ", ".join(rules["phase_state"].get("attacked", ())) or "none"]],
     }
 
 
