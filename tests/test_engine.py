@@ -364,3 +364,18 @@ def test_a_whole_blind_game_of_sealed_plans_by_submit_and_audit(tmp_path):
     for folder in match.folders.values():
         assert audit(folder.path).ok
         assert not list((folder.path / "private").glob("*"))    # every seal opened, nothing kept
+
+
+def test_an_answer_to_a_decision_the_standing_order_answered_first_is_refused(tmp_path):
+    # Red's fire resolves in part 2 of blue's packet 4 and blue's standing order answers the
+    # absorb it causes; blue's own answer to 3.1/absorb in packet 4 could never be used: it is
+    # refused, not left in the queue (the origin 3.1 is still current, so it looked alive).
+    match = Match(tmp_path, key_seed="test2")             # r1's die in segment 4 is a 6, a hit
+    match.send("red", [])
+    match.send("blue", [])
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}])
+    with pytest.raises(RulesError, match=r"answers decision 3\.1/absorb, which was answered before this packet"):
+        match.send("blue", [{"type": "absorb", "unit": "b2", "decision": "3.1/absorb"}])
+    assert match.state("blue")["seq"] == 3                # nothing applied
+    applied = match.send("blue", [])
+    assert applied.state["queue"] == [] and applied.state["decisions"]["answered"] == {"blue/absorb": 1}

@@ -34,7 +34,15 @@ def step(match: Match, seal_orders: bool = True):
     mine = n is not None and n.side == sender and not n.decision and not n.opens
     if state["sealed"].get(sender, {}).get("due"):
         return match.send(sender, [])
+    if n is not None and n.side == sender and state["awaiting"]["waiting_for"] == "decision":
+        return match.send(sender, [answer(match)])                  # turn 1's minelets (K-SFX-5)
     return match.send(sender, [{"type": "end"}] if mine else [], seal=bool(mine and n.sealed and seal_orders))
+
+
+def answer(match: Match) -> dict:
+    """The first legal answer to the decision the game waits for, named."""
+    state = match.state()
+    return dict(match.game.legal_orders(state["rules"], need(match))[0], decision=state["awaiting"]["decision"])
 
 
 def drive_to(match: Match, kind: str, turn: int = 1, limit: int = 300, seal_orders: bool = True):
@@ -296,3 +304,26 @@ def test_a_close_assault_reveals_the_defenders_chits_before_the_fight(tmp_path):
     assert shown["orders"] == {"B1": "M", "R1": "HD"}
     for folder in match.folders.values():
         assert audit(folder.path).ok
+
+
+def test_the_owner_places_his_minelets_in_his_first_packet(tmp_path):
+    """K-SFX-5: "the owner places one marker in a square of his choice". State 0 waits for blue's
+    minelets, whose standing order is `ask`: `pbem orders` offers the answer, blue's packet 1
+    gives the square and the marker goes there (the other to an adjoining square, by a die);
+    an answer the rules refuse (a pair or square that does not exist) refuses the packet."""
+    from pbem.core import templates
+
+    match = Match(tmp_path, "kkoh")
+    state = match.state("blue")
+    assert state["awaiting"]["decision"] == "0.0/minelets"
+    text = templates.orders_template(match.game, state, "blue")
+    assert "This decision is 0.0/minelets" in text and "\n  - {type: minelets, pair: blue-1, square:" in text
+    for pair, square in (("blue-9", "1505"), ("blue-1", "9999")):
+        with pytest.raises(RulesError):
+            match.send("blue", [{"type": "minelets", "pair": pair, "square": square, "decision": "0.0/minelets"}])
+    assert match.state("blue")["seq"] == 0                            # nothing applied
+    applied = match.send("blue", [{"type": "minelets", "pair": "blue-1", "square": "1505", "decision": "0.0/minelets"}])
+    assert [m["square"] for m in applied.state["rules"]["minelets"]] == ["1505"]    # the die of the other: next segment
+    assert applied.state["awaiting"]["waiting_for"] == "dice"
+    second = match.send("red", []).state["rules"]["minelets"][1]["square"]
+    assert second in ("1405", "1605", "1504", "1506")                # an edge-neighbour (K-SFX-5 reading)

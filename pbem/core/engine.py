@@ -662,9 +662,26 @@ class _Run:
         if not named:
             return
         live = {f"{item['seq']}.{item['index']}" for item in queue if "decision" not in item}
-        live.add(self.state["decisions"]["origin"])
+        decisions = self.state["decisions"]
+        live.add(decisions["origin"])
         for item in named:
             origin = item["decision"].split("/", 1)[0]
+            if origin == decisions["origin"] and _answered(decisions, item["side"], item["decision"]):
+                # Its decision came and was answered (by the standing order, before this
+                # packet's orders took effect, §7 part 2): it can never come again.
+                if item["seq"] == self.k:
+                    raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
+                                     f"decision {item['decision']}, which was answered before this packet's orders "
+                                     f"took effect: what was queued resolves first, and {item['side']}'s standing "
+                                     f"order answers a decision no queued answer answers (§7 part 2, §7.3). A "
+                                     f"packet's answer is used only for a decision still to come or one whose "
+                                     f"standing order is `ask`; send the packet without it")
+                queue.remove(item)
+                self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
+                                    f"{item['seq']} ({_order_text(item['order'])}) is void: its decision "
+                                    f"{item['decision']} was already answered.", "side": item["side"],
+                                    "seq": item["seq"], "index": item["index"], "rule": "§4.3", "dropped": 1})
+                continue
             if origin not in live:
                 if item["seq"] == self.k:
                     raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
@@ -756,6 +773,14 @@ class _Run:
             return
         raise RulesError(f"{self.source}: packet {self.k} does not answer the decision {need.side} is awaited for: "
                          f"{need.prompt} (decision {status['decision']}); give one of its legal orders (§2.3)")
+
+
+def _answered(decisions: dict, side: str, key: str) -> bool:
+    """Whether `side`'s decision `key` (of the current origin) has been answered already: the
+    decisions of its kind answered since the origin reach its ordinal."""
+    match = DECISION_KEY.match(key)
+    ordinal = int(match.group(5)) if match.group(5) else 1
+    return decisions["answered"].get(f"{side}/{match.group(3)}", 0) >= ordinal
 
 
 def _legal_text(legal: Any) -> str:

@@ -54,7 +54,18 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
                      if need.reveal == "next" else
                      "# your opponent sees only their seals; each item is opened when the rules reveal it.")
     orders: list[dict] = []
-    if need.side == side and awaiting["waiting_for"] != "dice":
+    standing = None
+    if need.side == side and awaiting["waiting_for"] == "decision":
+        # What was queued resolves before a packet's orders (§7 part 2): a decision whose
+        # standing order answers it (a state made from the genesis alone may wait for one)
+        # is answered by that standing order, and an answer here could never be used.
+        standing = game.policy(state["rules"], need, engine.effective_policies(ruleset, state, side))
+    if standing is not None:
+        lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
+        lines.append(f"# Your standing order answers this decision ({awaiting.get('decision')}) when your packet's dice")
+        lines.append(f"# open, before its orders take effect (§7 part 2): {flow(standing)}. An answer to it here")
+        lines.append("# would be refused; a standing order set in `policies` applies from this packet on.")
+    elif need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
         legal = game.legal_orders(state["rules"], need)
         key = awaiting.get("decision")

@@ -95,7 +95,7 @@ ORDER_TYPES = tuple(o["properties"]["type"]["const"] for o in ORDER_SCHEMA["oneO
 
 POLICY_CHOICES = {
     "replace_hq": ["with-units", "ask"],
-    "minelets": ["enemy-front", "ask"],
+    "minelets": ["ask", "enemy-front"],   # K-SFX-5: the owner places them, in his first packet
     "ew": ["use", "save", "ask"],
     "recce_evade": ["evade", "stand", "ask"],
     "soviet_hold": ["give-ground", "take-loss", "ask"],
@@ -113,5 +113,6 @@ POLICY_CHOICES = {
     "give_ground_place": ["front-most", "ask"],
 }
 
-# The first choice of each is the default: with them a player sends only the orders of each step.
+# The first choice of each is the default: with them a player sends only the orders of each step
+# (and, on turn 1, where his minelets go).
 POLICY_SCHEMA, DEFAULT_POLICIES = standing_orders("kkoh", POLICY_CHOICES)
