@@ -83,6 +83,7 @@ def test_a_round_by_email(run, duel_game):
     assert "needs dice: it resolves when the next packet reveals the next dice value" in out
     out = run("adjudicate", "blue-folder", "p3.yaml", "--key", "keys/blue").output
     assert "PREVIEW (not written)" in out and "Die: " in out
+    assert "whatever your packet says (docs/protocol.md §7, the resolution rule):\n  - " in out
     assert sorted(os.listdir("blue-folder/states")) == ["0000.yaml", "0001.yaml", "0002.yaml", "0003.yaml"]
     assert (Path("red-folder/states/0003.yaml").read_bytes() == Path("blue-folder/states/0003.yaml").read_bytes())
     out = run("status", "blue-folder").output
@@ -296,6 +297,72 @@ def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
     run("join", "b", "r/game.yaml")
     run("join", "spectator", "r/game.yaml")              # anyone can make a folder of a complete game
     assert json.loads(run("status", "spectator", "--json").output)["seq"] == 0
+
+
+def test_adjudicate_refuses_a_key_of_no_side_before_writing_anything(run, duel_game):
+    run("keygen", "mallory", "--dir", "keys")
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    before = sorted(str(p) for p in Path("blue-folder").rglob("*"))
+    result = run("adjudicate", "blue-folder", "p1.yaml", "--key", "keys/mallory", code=3)
+    assert "is not the key of any side of this game" in result.stderr and result.stdout == ""
+    assert sorted(str(p) for p in Path("blue-folder").rglob("*")) == before
+    assert "PREVIEW (not written)" in run("adjudicate", "blue-folder", "p1.yaml", "--key", "keys/blue").output
+    assert game_states("blue-folder") == ["0000.yaml", "0001.yaml"]
+
+
+def test_a_preview_of_nothing_says_so_in_one_line(run, duel_game):
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    out = run("adjudicate", "blue-folder", "p1.yaml", "--key", "keys/blue").output
+    preview = out[out.index("\nPREVIEW"):].strip("\n").split("\n")
+    assert preview == ["PREVIEW (not written): your next packet's reveal unlocks nothing: no queued order or step "
+                       "waits for its dice (docs/protocol.md §7, the resolution rule)."]
+
+
+def test_a_sandbox_game_without_sides_is_told_the_sandbox_form(run):
+    result = run("new", "sb", "--ruleset", "duel", "--sandbox", "--seed", "s", code=2)
+    assert result.stderr == ("pbem: ruleset duel has sides red, blue; a sandbox game names each once with --side SIDE, "
+                             "without a key: --side red --side blue\n")
+    assert not Path("sb").exists()
+    run("new", "sb", "--ruleset", "duel", "--sandbox", "--seed", "s", "--side", "red", "--side", "blue")
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_sandbox_example_runs_as_written(run):
+    import re
+    import shlex
+
+    [command] = re.findall(r"`(pbem new [^`]*--sandbox[^`]*)`", README.read_text(encoding="utf-8"))
+    out = run(*shlex.split(command)[1:]).output
+    assert out.startswith("created sandbox game ")
+
+
+def test_the_readme_handshake_has_bob_send_his_key_before_alice_names_it():
+    text = README.read_text(encoding="utf-8")
+    assert text.index("pbem keygen bob") < text.index("soviet=bob.pub")
+    assert 'echo "german $(cat alice.pub)" > allowed_signers' in text
+
+
+def test_help_and_the_preview_cite_the_shipped_protocol_document(run, duel_game):
+    """No user-facing text of pbem/cli cites DESIGN, which does not ship: every § is one of
+    docs/protocol.md's sections, cited by that name."""
+    import re
+
+    protocol = (README.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^#+ (\d+(?:\.\d+)?)\.? ", protocol, re.M))
+    texts = [run("--help").output] + [run(name, "--help").output for name in sorted(cli.list_commands(None))]
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    texts.append(run("adjudicate", "blue-folder", "p1.yaml", "--key", "keys/blue").output)
+    for text in texts:
+        assert "DESIGN" not in text
+        cited = re.findall(r"(\S+) §(\d+(?:\.\d+)?)", text)
+        assert len(cited) == text.count("§"), text
+        for document, section in cited:
+            assert document.lstrip("(") == "docs/protocol.md" and section in headings, (document, section)
 
 
 # --- the plain command lines answered without click (pbem/entry.py) ----------------------

@@ -16,7 +16,11 @@ from pbem.cli.common import echo, handles_errors
 def command(packet_file: str, signature_out: str | None) -> None:
     """Print the exact bytes a packet's signature covers, for checking it without pbem:
 
-    pbem canonical P.yaml --signature P.sig | ssh-keygen -Y verify -f allowed_signers -I SIDE -n pbem-packet-v1 -s P.sig"""
+    pbem canonical P.yaml --signature P.sig > P.bytes && ssh-keygen -Y verify -f allowed_signers -I SIDE -n
+    pbem-packet-v1 -s P.sig < P.bytes
+
+    Two commands, not a pipe: ssh-keygen could read P.sig before pbem has written it. allowed_signers
+    has a line `SIDE ssh-ed25519 AAAA...` with the signer's public key."""
     import base64
 
     from pbem.core import game, keys

@@ -15,7 +15,7 @@ from pbem.cli.common import PASSPHRASE_HELP, echo, handles_errors, load_key
               help="Your dice chain's length when you join: the most packets you can send.")
 @handles_errors
 def command(game_dir: str, document: str, key_file: str | None, chain_length: int) -> None:
-    """The next step of the handshake that makes a secure game (DESIGN §2.2), for DOCUMENT:
+    """The next step of a secure game's handshake (docs/protocol.md §4), for DOCUMENT:
 
     a proposal you received: check it, add your dice chain, sign; writes GAME_DIR/join.yaml
     to send back. The join of your own proposal: check it and sign the complete genesis;

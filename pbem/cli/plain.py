@@ -23,10 +23,14 @@ def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt
     packet, data = game.read_packet(Path(packet_file), packet_file)
     applied = game.adjudicate(folder, packet, data, packet_file, preview_key=key)
     echo(report.render(folder.game, applied.state, applied.events, fmt), nl=False)
-    if applied.preview is not None:
-        echo("\nPREVIEW (not written): what your next packet's reveal unlocks, whatever your packet says (§3.6):")
+    if applied.preview is not None and len(applied.preview) > 1:
+        echo("\nPREVIEW (not written): what your next packet's reveal unlocks, whatever your packet says "
+             "(docs/protocol.md §7, the resolution rule):")
         for event in applied.preview[1:]:
             echo(f"  - {shown(event['text'])}")
+    elif applied.preview is not None:
+        echo("\nPREVIEW (not written): your next packet's reveal unlocks nothing: no queued order or step waits for "
+             "its dice (docs/protocol.md §7, the resolution rule).")
 
 
 @handles_errors

@@ -266,7 +266,10 @@ class Applied:
 def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_key: Any = None) -> Applied:
     """Verify and apply one packet, then write packet, report and state (in that order;
     the state is written last and is the commit point). Nothing is written unless the
-    packet verifies, applies, and gives a state and report within the file limit."""
+    packet verifies, applies, and gives a state and report within the file limit, and
+    `preview_key`, if given, is a side's key and gives its preview."""
+    if preview_key is not None and folder.game.secure:
+        side_of_key(folder.game, preview_key)   # a key of no side: refused before anything is applied
     seq = packet.get("seq")
     stored = {n: path for n, path in packet_files(folder.path, seq)} if isinstance(seq, int) else {}
     if seq in stored:
@@ -277,6 +280,7 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
         if len(text.encode("utf-8")) > MAX_BYTES:
             raise RulesError(f"{source}: the packet would make a {what} of {len(text.encode('utf-8'))} bytes, over the "
                              f"file limit of {MAX_BYTES}; nothing was written")
+    preview = preview_next(folder.game, new, preview_key) if preview_key is not None else None
     target = folder.path / "packets" / f"{seq:04d}-{packet['side']}.yaml"
     aar = folder.path / "aar" / f"{seq:04d}.md"
     written: list[Path] = []  # files this call created: removed again if the state is not written
@@ -295,9 +299,6 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
             except OSError:
                 pass
         raise
-    preview = None
-    if preview_key is not None:
-        preview = preview_next(folder.game, new, preview_key)
     folder.state = new
     return Applied(new, events, target, preview)
 
