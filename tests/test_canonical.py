@@ -78,7 +78,7 @@ def test_plain_scalars_some_reader_takes_for_no_string_are_refused(word):
     ("a: !!python/object:os.system x", "tags"), ("a: !!str x", "tags"), ("a: !custom x", "tags"),
     ("a: ! 12", "tags such as '!' are not allowed"), ("- ! [1]", "tags"),
     ("a: !!python/object/apply:os.system [ls]", "tags"),
-    ("a: [1, 2", "malformed or truncated"), ("a: 'x", "malformed or truncated"),
+    ("a: [1, 2", "the `[` opened on this line is never closed"), ("a: 'x", "malformed or truncated"),
     ("a: b\n---\nc: d", "more than one YAML document"),
     ("%YAML 1.2\n---\na: 1", "directives (%YAML, %TAG) are not allowed"),
     ("%FOO bar\n---\na: 1", "directives (%YAML, %TAG) are not allowed"),
@@ -429,3 +429,31 @@ def test_a_file_whose_size_says_nothing_is_read_to_the_limit(tmp_path, size):
             canonical.read_bounded(plain)
     else:
         assert canonical.read_bounded(plain) == b"b" * size
+
+
+# A `[` or `{` left open reads as a value running on to the next line, or as a file that
+# stops early: the refusal says which bracket is open, not only what the parser saw.
+@pytest.mark.parametrize("text, line, message", [
+    ('orders:\n  - {type: reinforce, unit: "24pd-26pgr", area: aerodromny\n  - {type: end}\n', 2,
+     "the `{` opened on this line is not closed after 'aerodromny' (expected `,` or `}`)"),
+    ("orders:\n  - {type: move, unit: x\n     to: y}\n", 2,
+     "the `{` opened on this line is not closed after 'x' (expected `,` or `}`)"),
+    ("a: [b,\n  c\n  d\n", 2, "the `[` opened before it is not closed after 'c' (expected `,` or `]`)"),
+    ('orders:\n  - {type: reinforce, unit: "24pd-26pgr", area: aerodromny\n', 2,
+     "the `{` opened on this line is never closed (expected `,` or `}`)"),
+    ("orders: [{type: end}\n# the end\n\n", 1, "the `[` opened on this line is never closed (expected `,` or `]`)"),
+    ("orders:\n  - {type: end\n  - {type: end}\n", 2, "the `{` opened on this line is not closed after 'end' (expected `,` or `}`)"),
+    ("x: [a, b}\n", 1, "expected `,` or `]` here: the `[` opened on this line is not closed"),
+    ("x: [a,\n  b}\n", 2, "expected `,` or `]` here: the `[` opened on line 1 is not closed"),
+])
+def test_an_unclosed_bracket_is_named(text, line, message):
+    with pytest.raises(InputError) as caught:
+        loads(text, "o4.yaml")
+    assert caught.value.message == f"o4.yaml, line {line}: {message}"
+
+
+# A value written on two lines inside brackets that are closed is refused as it was.
+@pytest.mark.parametrize("text", ['a: [b, "c\n  d"]\n', "a: [b,\n  c\n  d]\n", "- {multi\n  line: value}\n"])
+def test_a_value_on_two_lines_inside_closed_brackets_is_still_a_value_on_two_lines(text):
+    with pytest.raises(InputError, match="a plain or quoted value must be on one line"):
+        loads(text, "o4.yaml")

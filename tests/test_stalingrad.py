@@ -89,7 +89,8 @@ def test_a_malformed_order_is_refused_with_the_schemas_reason():
     rules = fresh()
     need = RULESET.next_step(SCENARIO, rules)
     for order, reason in (({"type": "end", "phase": "German"}, "'German' does not match"),
-                          ({"type": "end", "extra": 1}, "Additional properties are not allowed"),
+                          ({"type": "end", "extra": 1}, "unknown key `extra`; an order of type end takes the keys "
+                                                        "type, phase"),
                           ({"type": "end", "phase": 7}, "7 is not of type 'string'")):
         with pytest.raises(IllegalOrder, match=f"is malformed: {reason}"):
             RULESET.apply(SCENARIO, rules, need, order, ScriptedContext([], 0, "order"))

@@ -455,6 +455,9 @@ def _load(text: str, source: str, careful: bool) -> Any:
             if style == "|" or style == ">":
                 _check_block_scalar(text, source, lines, start, end, block_col)
             elif start.line != end.line:
+                if not style and stack and stack[-1][4] is not None and stack[-1][1] is not _NO_KEY \
+                        and _left_open(yaml, get_event):
+                    raise _fail(source, start, _runs_on(lines, stack[-1], start))
                 raise _fail(source, start, "a plain or quoted value must be on one line; write longer text as a "
                             "block scalar (| or >)")
             if careful:
@@ -549,6 +552,36 @@ def _load(text: str, source: str, careful: bool) -> Any:
     if careful:
         _check_suspects(text, source, spans)
     return root
+
+
+def _left_open(yaml: Any, get_event: Any) -> bool:
+    """Whether the parser, read on past a plain value inside [ ] or { } that runs on to the
+    next line, finds no `,` or closing bracket for the collection holding it: a bracket left
+    open rather than a value written on two lines. Only to choose the message; the value is
+    refused either way."""
+    depth = 0
+    try:
+        while True:
+            event = get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return False
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                if depth == 0:
+                    return False
+                depth -= 1
+    except yaml.YAMLError as exc:
+        return (getattr(exc, "problem", None) or "").startswith("did not find expected ','")
+
+
+def _runs_on(lines: _Lines, frame: list, start: Any) -> str:
+    """The message for a plain value inside [ ] or { } that runs on to the next line because
+    the `,` or the closing bracket after it is missing."""
+    opening, closing = ("{", "}") if isinstance(frame[0], dict) else ("[", "]")
+    where = "opened on this line" if frame[4].line == start.line else "opened before it"
+    word = lines.get(start.line)[start.column:].rstrip(" \t")
+    return f"the `{opening}` {where} is not closed after {word!r} (expected `,` or `{closing}`)"
 
 
 def _check_key(text: str, source: str, frame: list, key: Any, event: Any) -> None:
@@ -720,7 +753,24 @@ def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:
         return InputError(f"{source}, line {_line_of(text, found[0])}: {found[1]}")
     if mark is not None and text.startswith(":", mark.index) and text[mark.index + 1:mark.index + 2] not in _BLANK:
         return _fail(source, mark, "the ':' after a key must be followed by a space")  # LibYAML refuses x:, x:}
-    return _fail(source, mark, f"the YAML is malformed or truncated ({problem})")
+    return _unclosed(text, source, exc) or _fail(source, mark, f"the YAML is malformed or truncated ({problem})")
+
+
+def _unclosed(text: str, source: str, exc: yaml.YAMLError) -> InputError | None:
+    """The refusal of a `[` or `{` the parser found no `,` or closing bracket after, naming
+    the bracket (only the message; the text is refused either way); None for another fault."""
+    mark, opened = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
+    if mark is None or opened is None or not (getattr(exc, "context", None) or "").startswith("while parsing a flow "):
+        return None
+    opening = text[opened.index:opened.index + 1]
+    closing = {"{": "}", "[": "]"}.get(opening)
+    if closing is None or getattr(exc, "problem", None) != f"did not find expected ',' or '{closing}'":
+        return None
+    if all(not line.strip(" \t") or line.lstrip(" \t").startswith("#") for line in text[mark.index:].split("\n")):
+        return _fail(source, opened,
+                     f"the `{opening}` opened on this line is never closed (expected `,` or `{closing}`)")
+    where = "this line" if opened.line == mark.line else f"line {opened.line + 1}"
+    return _fail(source, mark, f"expected `,` or `{closing}` here: the `{opening}` opened on {where} is not closed")
 
 
 def _diagnose(text: str, limit: int) -> tuple[int, str] | None:

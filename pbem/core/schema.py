@@ -74,7 +74,9 @@ def order_errors(schema: dict, order: Any) -> list:
     """The jsonschema errors of one order against an orders schema, most general first
     ([] when it is valid). An orders schema is a `oneOf` of one branch per order type:
     the order is checked against its own type's branch only, and against the whole
-    schema only to explain a failure."""
+    schema only to explain a failure. Where the schema's words are unclear, the first
+    error says it in the player's: a misspelt or missing key, an unknown order type, an
+    id written as a number."""
     branches = _cached("branches", schema, _branches)
     kind = order.get("type") if isinstance(order, dict) else None
     branch = branches.get(kind) if isinstance(kind, str) else None
@@ -82,7 +84,78 @@ def order_errors(schema: dict, order: Any) -> list:
         return []
     # Explained by its own type's branch, when it names a type: the most precise reason.
     found = validator(branch if branch is not None else schema).iter_errors(order)
-    return sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
+    errors = sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
+    for error in errors:
+        _quote_hint(error)
+    if branches and isinstance(order, dict):
+        keys = _keys_error(schema, order)
+        if keys is not None:
+            return [keys] + errors
+    return errors
+
+
+def _quote_hint(error: Any) -> None:
+    """An integer where a string is wanted is most often an id written unquoted
+    (`hex: 3413`): say how to quote it."""
+    wanted = error.validator_value if error.validator == "type" else None
+    if type(error.instance) is not int or "string" not in ([wanted] if isinstance(wanted, str) else wanted or []):
+        return
+    key = next((part for part in reversed(error.path) if isinstance(part, str)), None)
+    quoted = f'"{error.instance}"'
+    example = f"{key}: {quoted}" if error.path and error.path[-1] == key else \
+        (f"{key}: [{quoted}, ...]" if key is not None else quoted)
+    error.message = f"{error.message} (YAML reads it as an integer); quote it: {example}"
+
+
+def _keys_error(schema: dict, order: dict) -> Any:
+    """The error of an order with a key no order of its type takes, a key it lacks, or no
+    known `type`, said from the schema of its type (keys in the order it gives them);
+    None if its keys are not at fault."""
+    from difflib import get_close_matches
+
+    from jsonschema.exceptions import ValidationError
+
+    branches = {b.get("properties", {}).get("type", {}).get("const"): b for b in schema["oneOf"]}
+    types = ", ".join(str(t) for t in branches)
+    if "type" not in order:
+        known = {key for b in branches.values() for key in b.get("properties", {})}
+        unknown = [key for key in order if key not in known]
+        head = f"{_named('unknown key', unknown)} (missing `type`)" if unknown else "missing `type`"
+        return ValidationError(f"{head}; the order types are {types}")
+    kind = order["type"]
+    branch = branches.get(kind) if isinstance(kind, str) else None
+    if branch is None:
+        close = get_close_matches(kind, list(map(str, branches)), n=1) if isinstance(kind, str) else []
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return ValidationError(f"{kind!r} is not an order type{hint}; the order types are {types}", path=["type"])
+    properties = branch.get("properties", {})
+    unknown = [key for key in order if key not in properties]
+    missing = [key for key in branch.get("required", []) if key not in order]
+    alternatives = [alt["required"] for alt in branch.get("oneOf", []) if list(alt) == ["required"]]
+    if not unknown and not missing and alternatives:  # such as `to` or `path`, not both
+        given = [keys for keys in alternatives if all(key in order for key in keys)]
+        if len(given) != 1:
+            words = " or ".join(_ticked(keys) for keys in alternatives)
+            head = f"missing {words}" if not given else f"give only one of {words}"
+            return ValidationError(f"{head}; an order of type {kind} takes the keys {', '.join(properties)}")
+    if not unknown and not missing:
+        return None
+    if not unknown:
+        head = _named("missing key", missing)
+    elif missing:
+        head = f"{_named('unknown key', unknown)} (missing {_ticked(missing)})"
+    else:
+        close = get_close_matches(unknown[0], [key for key in properties if key not in order], n=1)
+        head = _named("unknown key", unknown) + (f" (did you mean `{close[0]}`?)" if close else "")
+    return ValidationError(f"{head}; an order of type {kind} takes the keys {', '.join(properties)}")
+
+
+def _named(what: str, keys: list[str]) -> str:
+    return f"{what}{'s' if len(keys) > 1 else ''} {_ticked(keys)}"
+
+
+def _ticked(keys: list[str]) -> str:
+    return ", ".join(f"`{key}`" for key in keys)
 
 
 @lru_cache(maxsize=16)

@@ -354,7 +354,8 @@ def view(sc: Scenario, rules: dict) -> dict:
 def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     lines = [f"{need.side}: {need.prompt} (rule {need.rule})."]
     if need.kind == "setup":
-        lines.append("place: {type: place, unit: ID, hex: CCRR}; end: set up every unit left by the default placement.")
+        lines.append("place: {type: place, unit: ID, hex: \"CCRR\"} (hex ids in quotes); end: set up every unit left "
+                     "by the default placement.")
     elif need.decision:
         lines.append(f"standing order key for this decision: "
                      + {"defensive-artillery": "defensive_artillery", "defensive-fire": "defensive_fire",
@@ -363,10 +364,10 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
         for order in combat.legal(sc, rules, need.kind)[:20]:
             lines.append("legal: " + ", ".join(f"{k}={v}" for k, v in sorted(order.items())))
     elif need.kind.endswith("-attack"):
-        lines.append("attack: {type: attack, target: CCRR, units: [IDs adjacent since the phase began], "
+        lines.append("attack: {type: attack, target: \"CCRR\", units: [IDs adjacent since the phase began], "
                      "support: [artillery IDs, one per attacking hex]}; end: close the phase.")
     else:
-        lines.append("move: {type: move, units: [IDs in one hex], path: [CCRR, ...], exit: false}; "
+        lines.append("move: {type: move, units: [IDs in one hex], path: [\"CCRR\", ...], exit: false}; "
                      "enter: {type: enter, units: [...], path: [entry hex, ...]}; attack: manoeuvre attack by "
                      "the stack just moved (or one that has not moved); end: close the phase.")
     return lines

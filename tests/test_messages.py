@@ -1,0 +1,95 @@
+"""What a player reads when an orders file is wrong: one sentence naming the file, the
+order and what to write instead (DESIGN §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core.schema import order_errors
+from pbem.rulesets.chir.orders import ORDER_SCHEMA as CHIR
+from pbem.rulesets.stalingrad.orders import ORDER_SCHEMA as STALINGRAD
+
+
+@pytest.fixture
+def submit(tmp_path, monkeypatch):
+    """`pbem submit` of an orders file's text to a fresh sandbox game of a ruleset, as
+    german: its exit code and what it says."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(ruleset: str, text: str) -> tuple[int, str]:
+        if not Path(ruleset).exists():
+            made = runner.invoke(cli, ["new", ruleset, "--ruleset", ruleset, "--side", "german", "--side", "soviet",
+                                       "--sandbox", "--created", "x"], catch_exceptions=False)
+            assert made.exit_code == 0, made.output
+        Path("o.yaml").write_text(text)
+        result = runner.invoke(cli, ["submit", ruleset, "o.yaml", "--side", "german"], catch_exceptions=False)
+        return result.exit_code, result.stderr
+    return invoke
+
+
+def test_an_unquoted_hex_id_is_told_to_be_quoted(submit):
+    code, said = submit("chir", "orders: [{type: place, unit: LW/I, hex: 3413}]\n")
+    assert code == 1
+    assert said == ("pbem: o.yaml: order 1 (orders[0].hex): 3413 is not of type 'string' (YAML reads it as an "
+                    "integer); quote it: hex: \"3413\"\n")
+
+
+def test_a_misspelt_type_key_is_named_with_the_missing_type(submit):
+    code, said = submit("stalingrad", 'orders: [{typ: reinforce, unit: "24pd-26pgr", area: aerodromny}]\n')
+    assert code == 1
+    assert said == ("pbem: o.yaml: order 1 (orders[0]): unknown key `typ` (missing `type`); the order types are end, "
+                    "reinforce, shift, move, attack, card, allocate, apply, retreat, substitute\n")
+
+
+def test_a_misspelt_key_of_a_typed_order_is_named_with_the_keys_of_its_type(submit):
+    code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pgr", aera: aerodromny}]\n')
+    assert code == 1
+    assert said == ("pbem: o.yaml: order 1 (orders[0]): unknown key `aera` (missing `area`); an order of type "
+                    "reinforce takes the keys type, unit, area\n")
+
+
+def test_a_flow_mapping_left_open_is_named(submit):
+    code, said = submit("stalingrad", 'orders:\n  - {type: reinforce, unit: "24pd-26pgr", area: aerodromny\n'
+                                      '  - {type: end}\n')
+    assert code == 4
+    assert said == ("pbem: o.yaml, line 2: the `{` opened on this line is not closed after 'aerodromny' (expected "
+                    "`,` or `}`)\n")
+
+
+def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    runner.invoke(cli, ["new", "g", "--ruleset", "chir", "--side", "german", "--side", "soviet", "--sandbox",
+                        "--created", "x"], catch_exceptions=False)
+    template = runner.invoke(cli, ["orders", "g", "--side", "german"], catch_exceptions=False).output
+    assert '# place: {type: place, unit: ID, hex: "CCRR"} (hex ids in quotes);' in template
+
+
+@pytest.mark.parametrize("schema, order, path, message", [
+    (CHIR, {"type": "move", "units": ["LW/I"], "path": [3413, "3414"]}, ["path", 0],
+     "3413 is not of type 'string' (YAML reads it as an integer); quote it: path: [\"3413\", ...]"),
+    (CHIR, {"type": "retreat", "to": 3413}, ["to"],
+     "3413 is not of type 'string', 'null' (YAML reads it as an integer); quote it: to: \"3413\""),
+    (STALINGRAD, {"unit": "24pd-26pgr"}, [],
+     "missing `type`; the order types are end, reinforce, shift, move, attack, card, allocate, apply, retreat, "
+     "substitute"),
+    (STALINGRAD, {"type": "reinfroce", "unit": "24pd-26pgr"}, ["type"],
+     "'reinfroce' is not an order type (did you mean 'reinforce'?); the order types are end, reinforce, shift, "
+     "move, attack, card, allocate, apply, retreat, substitute"),
+    (STALINGRAD, {"type": "reinforce", "unit": "24pd-26pgr"}, [],
+     "missing key `area`; an order of type reinforce takes the keys type, unit, area"),
+    (CHIR, {"type": "attack", "target": "3413", "units": ["A/I"], "suport": ["B/I"]}, [],
+     "unknown key `suport` (did you mean `support`?); an order of type attack takes the keys type, target, units, "
+     "support"),
+    (CHIR, {"type": "retreat"}, [], "missing `to` or `path`; an order of type retreat takes the keys type, to, path"),
+    (CHIR, {"type": "retreat", "to": "3413", "path": []}, [],
+     "give only one of `to` or `path`; an order of type retreat takes the keys type, to, path"),
+])
+def test_an_order_outside_its_schema_is_explained_from_the_schema_of_its_type(schema, order, path, message):
+    first = order_errors(schema, order)[0]
+    assert (list(first.path), first.message) == (path, message)
