@@ -93,3 +93,14 @@ def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
 def test_an_order_outside_its_schema_is_explained_from_the_schema_of_its_type(schema, order, path, message):
     first = order_errors(schema, order)[0]
     assert (list(first.path), first.message) == (path, message)
+
+
+def test_a_refused_order_cites_its_rule_once(submit):
+    """stalingrad's messages name their rule themselves; the refusal adds it only where the
+    message does not (it said "(house 2.1). (house 2.1).")."""
+    code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pg", area: aerodromny}]\n')
+    assert code == 1
+    first = said.splitlines()[0]
+    assert first.count("(house 2.1)") == 1 and first.endswith("use a unit id from the order of battle.")
+    code, said = submit("chir", 'orders: [{type: place, unit: "LW/I", hex: "0101"}]\n')
+    assert code == 1 and said.splitlines()[0].endswith(")."), said

@@ -697,8 +697,12 @@ class _Run:
         """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
         legal = _legal_text(exc.legal)
         if item["seq"] == self.k:
+            # the rule once: some rulesets' messages cite it already (a void event below keeps its
+            # text as reports have always written it)
+            cited = f"({exc.rule})"
+            why = shown(exc.message).rstrip(".") if cited in exc.message else f"{shown(exc.message)} {cited}"
             raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) is illegal: "
-                             f"{shown(exc.message)} ({exc.rule})." + (f"\nLegal now: {legal}" if legal else ""))
+                             f"{why}." + (f"\nLegal now: {legal}" if legal else ""))
         queue, side = self.state["queue"], item["side"]
         policy = effective_policies(self.game.ruleset, self.state, side).get("on_void", "stop")
         if "decision" in item or policy == "skip":
