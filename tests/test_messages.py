@@ -104,3 +104,14 @@ def test_a_refused_order_cites_its_rule_once(submit):
     assert first.count("(house 2.1)") == 1 and first.endswith("use a unit id from the order of battle.")
     code, said = submit("chir", 'orders: [{type: place, unit: "LW/I", hex: "0101"}]\n')
     assert code == 1 and said.splitlines()[0].endswith(")."), said
+
+
+def test_a_packet_without_orders_when_orders_are_awaited_is_signed_with_a_warning(submit):
+    """A packet of no orders reveals the next dice value and is legal; from a side the game waits
+    orders from it costs a round trip, so `pbem submit` says so, and says nothing when none are due."""
+    code, said = submit("stalingrad", "orders: []\n")                  # german, awaited for orders
+    assert code == 0
+    assert said == ("warning: this packet gives no orders, and the game waited for german's orders; it only reveals "
+                    "your next dice value, and the game still waits for orders from you\n")
+    result = CliRunner().invoke(cli, ["submit", "stalingrad", "o.yaml", "--side", "soviet"], catch_exceptions=False)
+    assert result.exit_code == 0 and result.stderr == ""                # soviet had nothing to decide

@@ -102,8 +102,21 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = foresee(g, applied.state, side)
+    applied.warnings = foresee(g, applied.state, side) + idle(state, applied.state, side, orders or sealed_items)
     return applied
+
+
+def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
+    """A packet without orders from a side the game waits orders from is legal (it reveals the
+    next dice value), but costs a round trip: say so when the game still waits for that side."""
+    waited, now = before["awaiting"], after["awaiting"]
+    asked = ("orders", "sealed orders", "decision")
+    if gave or waited["waiting_for"] not in asked or (waited["need"] or {}).get("side") != side:
+        return []
+    if now["waiting_for"] not in asked or (now["need"] or {}).get("side") != side:
+        return []
+    return [f"this packet gives no orders, and the game waited for {side}'s {waited['waiting_for']}; it only reveals "
+            f"your next dice value, and the game still waits for {now['waiting_for']} from you"]
 
 
 def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
