@@ -1519,7 +1519,7 @@ def test_36_submit_opens_the_items_due_names_them_and_status_says_which(veiled, 
     ok(run("submit", south, plans, "--key", veiled.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
     ok(run("adjudicate", north, tmp_path / "p2.yaml"))
     status = ok(run("status", north)).output
-    assert "north has 2 sealed items: its next packet opens 1.1; 1.2 stays sealed until the rules reveal it (§8)." in status
+    assert "north has 2 sealed items: its next packet opens 1.1; 1.2 stays sealed until the rules reveal it (docs/protocol.md §8)." in status
     assert "Your sealed item(s) 1.1 are due" in ok(run("orders", north, "--side", "north")).output
     empty = veiled.post("orders: []\n", "empty.yaml")
     ok(run("submit", north, empty, "--key", veiled.key_files["north"], "--out", tmp_path / "p3.yaml"))

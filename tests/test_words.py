@@ -494,13 +494,13 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     assert out[2:] == [
         "Awaited: south, for sealed orders: turn 1: seal your plan (attack one enemy post, guard one of yours) (B1).",
         f"Awaited since packet 0001 from north {SENT}; south's last packet: none yet.",
-        "north has 1 sealed item: its next packet opens 1.1 (§8)."]
+        "north has 1 sealed item: its next packet opens 1.1 (docs/protocol.md §8)."]
     m.send("south", [{"type": "plan", "attack": "a", "guard": "c"}], seal=True)
     m.send("north", [])
     m.send("south", [])
     out = lines(run("status", tmp_path / "north"))
     assert out[2:] == [
-        "Awaited: a packet from north; its reveal opens the dice that the next step needs (§7): south, turn 1: "
+        "Awaited: a packet from north; its reveal opens the dice that the next step needs (docs/protocol.md §7): south, turn 1: "
         "open your sealed plan (B2).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet."]

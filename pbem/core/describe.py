@@ -80,7 +80,7 @@ def _awaited(awaiting: dict, summary: dict, you: str | None) -> str:
     need, sender = awaiting["need"], awaiting["packet_from"]
     if awaiting["waiting_for"] == "dice":
         return (f"Awaited: a packet from {_who(sender, you)}; its reveal opens the dice that the next step needs "
-                f"(§7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")
+                f"(docs/protocol.md §7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")
     what = _what(awaiting, summary)
     if sender == need["side"]:
         return f"Awaited: {_who(sender, you)}, for {what}."
@@ -133,7 +133,7 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
             parts.append(f"{', '.join(kept)} stay{'s' if len(kept) == 1 else ''} sealed until the rules reveal "
                          f"{'it' if len(kept) == 1 else 'them'}")
         lines.append(f"{side} has {len(s['items'])} sealed item{'s' if len(s['items']) != 1 else ''}: "
-                     + "; ".join(parts) + " (§8).")
+                     + "; ".join(parts) + " (docs/protocol.md §8).")
     if info["queued"]:
         per = ", ".join(f"{side} {n}" for side, n in sorted(info["queued"].items(), key=lambda kv: game.sides.index(kv[0])))
         when = "wait for the dice of the next packet" if awaiting["waiting_for"] == "dice" else \

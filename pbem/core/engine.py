@@ -272,7 +272,7 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
         return
     expected = game.sender_of(seq)
     if side != expected:
-        raise VerificationError(f"{source}: packet {seq} comes from {side}, but packets alternate and {expected} must send it (§3.3)")
+        raise VerificationError(f"{source}: packet {seq} comes from {side}, but packets alternate and {expected} must send it (docs/protocol.md §7)")
     if "dice" in packet:
         raise VerificationError(f"{source}: `dice` may only be given in a sandbox game")
     verify_signature(packet, game.public_keys[side], side, source)
@@ -284,7 +284,7 @@ def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
     chain = state["chains"][side]
     reveal = packet.get("reveal")
     if reveal is None:
-        raise VerificationError(f"{source}: the packet has no `reveal`; each packet reveals its side's next chain value (§3.2)")
+        raise VerificationError(f"{source}: the packet has no `reveal`; each packet reveals its side's next chain value (docs/protocol.md §5)")
     if reveal["index"] != chain["index"] + 1:
         raise VerificationError(f"{source}: reveal index {reveal['index']} is wrong: {side}'s next chain index is {chain['index'] + 1}")
     if reveal["index"] > game.chain_length(side):
@@ -309,16 +309,16 @@ def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
         named = next((entry["seal"] for entry in opens if "seal" in entry), None)
         raise VerificationError(f"{source}: `opens` opens {'item ' + named if named else 'sealed items'}, but the rules "
                                 f"reveal none of {side}'s sealed items now; an item is opened only when the rules reveal "
-                                f"it (§8)")
+                                f"it (docs/protocol.md §8)")
     items = {item["id"]: item for item in record["items"]}
     by_next = items[due[0]]["reveal"] == "next"
     if opens is None:
         if by_next:
             first = items[due[0]]["id"].split(".")[0]
             raise VerificationError(f"{source}: {side} must open the {len(due)} item(s) it sealed in packet {first} in "
-                                    f"this packet, its next one (§3)")
+                                    f"this packet, its next one (docs/protocol.md §8)")
         raise VerificationError(f"{source}: {side} must open its sealed item(s) {', '.join(due)} in this packet: the "
-                                f"rules reveal them now (§8)")
+                                f"rules reveal them now (docs/protocol.md §8)")
     seen: set[str] = set()
     for entry in opens:
         name = entry.get("seal")
@@ -332,14 +332,14 @@ def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
                                     f"already")
         if name not in due:
             raise VerificationError(f"{source}: `opens` opens item {name}, which the rules have not revealed; {side} "
-                                    f"opens {', '.join(due)} now, and nothing else (§8)")
+                                    f"opens {', '.join(due)} now, and nothing else (docs/protocol.md §8)")
     if len(opens) != len(due):
         if by_next:
             first = due[0].split(".")[0]
             raise VerificationError(f"{source}: {side} sealed {len(due)} item(s) in packet {first} and opens {len(opens)}")
         missing = [name for name in due if name not in seen] if seen else due[len(opens):]
         raise VerificationError(f"{source}: {side} withholds sealed item(s) {', '.join(missing)}, which the rules reveal "
-                                f"now: it must open {', '.join(due)} in this packet (§8)")
+                                f"now: it must open {', '.join(due)} in this packet (docs/protocol.md §8)")
     for entry, name in zip(opens, due):
         if entry.get("seal", name) != name:
             raise VerificationError(f"{source}: `opens` lists item {entry['seal']} where item {name} is due: it lists "
@@ -504,7 +504,7 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
     mine = sum(1 for item in queue if item["side"] == side)
     if orders and mine > MAX_QUEUED_PER_SIDE:
         raise RulesError(f"{source}: {side} would have {mine} orders queued, over the limit of {MAX_QUEUED_PER_SIDE} "
-                         f"(§2.3); send fewer orders ahead")
+                         f"(docs/protocol.md §7.1); send fewer orders ahead")
 
 
 def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: dict, source: str) -> None:
@@ -673,7 +673,7 @@ class _Run:
                     raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
                                      f"decision {item['decision']}, which was answered before this packet's orders "
                                      f"took effect: what was queued resolves first, and {item['side']}'s standing "
-                                     f"order answers a decision no queued answer answers (§7 part 2, §7.3). A "
+                                     f"order answers a decision no queued answer answers (docs/protocol.md §7 part 2, §7.3). A "
                                      f"packet's answer is used only for a decision still to come or one whose "
                                      f"standing order is `ask`; send the packet without it")
                 queue.remove(item)
@@ -686,7 +686,7 @@ class _Run:
                 if item["seq"] == self.k:
                     raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
                                      f"decision {item['decision']}, but order {origin} is not waiting to be resolved: "
-                                     f"it was never sent, or is already resolved (§4.3)")
+                                     f"it was never sent, or is already resolved (docs/protocol.md §7.2)")
                 queue.remove(item)
                 self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
                                     f"{item['seq']} ({_order_text(item['order'])}) is void: its decision "
@@ -735,7 +735,7 @@ class _Run:
         if over:
             # §8: a side cannot seal again over an unopened seal of the same orders
             raise RulesError(f"{self.source}: {side} seals its {need.kind} again while item(s) {', '.join(over)} it "
-                             f"sealed before are unopened; a side cannot seal again over an unopened seal (§8)")
+                             f"sealed before are unopened; a side cannot seal again over an unopened seal (docs/protocol.md §8)")
         names = [seal_id(self.k, n) for n in range(1, len(hashes) + 1)]
         record["items"] += [{"id": name, "hash": value, "kind": need.kind, "reveal": need.reveal}
                             for name, value in zip(names, hashes)]
@@ -763,7 +763,7 @@ class _Run:
             if item["seq"] == self.k and item.get("decision") == status["decision"]:
                 raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
                                  f"{status['need'].side}'s decision {status['decision']}; a packet answers only its own "
-                                 f"side's decisions (§3.6)")
+                                 f"side's decisions (docs/protocol.md §7)")
 
     def check_answered(self, awaited: dict) -> None:
         """A packet from the side whose decision is awaited must answer it (§2.3): the
@@ -776,7 +776,7 @@ class _Run:
         if item is not None and item["seq"] == self.k and item["order"].get("type") in need.accepts:
             return
         raise RulesError(f"{self.source}: packet {self.k} does not answer the decision {need.side} is awaited for: "
-                         f"{need.prompt} (decision {status['decision']}); give one of its legal orders (§2.3)")
+                         f"{need.prompt} (decision {status['decision']}); give one of its legal orders (docs/protocol.md §7.2)")
 
 
 def _answered(decisions: dict, side: str, key: str) -> bool:

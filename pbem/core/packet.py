@@ -71,7 +71,7 @@ def check_envelope(packet: Any, source: str) -> dict:
             raise VerificationError(f"{source}: `{name}` must be {32 if name == 'game' else 64} lower-case hex digits")
     if len(packet["orders"]) > MAX_ORDERS:
         raise InputError(f"{source}: the packet has {len(packet['orders'])} orders, over the limit of {MAX_ORDERS} "
-                         f"(§2.3); nothing was applied")
+                         f"(docs/protocol.md §7); nothing was applied")
     reveal = packet.get("reveal")
     if reveal is not None:
         if set(reveal) != {"index", "value"} or type(reveal["index"]) is not int or not isinstance(reveal["value"], str) \

@@ -44,7 +44,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     record = state["sealed"].get(side)
     if record and record["due"]:
         lines.append(f"# Your sealed item(s) {', '.join(record['due'])} are due: `pbem submit` opens them in this packet")
-        lines.append("# for you, from private/ (§8).")
+        lines.append("# for you, from private/ (docs/protocol.md §8).")
     kept = [item["id"] for item in record["items"] if item["id"] not in record["due"]] if record else []
     if kept:
         lines.append(f"# Your sealed item(s) {', '.join(kept)} stay sealed until the rules reveal them.")
@@ -63,7 +63,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     if standing is not None:
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
         lines.append(f"# Your standing order answers this decision ({awaiting.get('decision')}) when your packet's dice")
-        lines.append(f"# open, before its orders take effect (§7 part 2): {flow(standing)}. An answer to it here")
+        lines.append(f"# open, before its orders take effect (docs/protocol.md §7 part 2): {flow(standing)}. An answer to it here")
         lines.append("# would be refused; a standing order set in `policies` applies from this packet on.")
     elif need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
@@ -72,7 +72,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
         if key:
             legal = [dict(order, decision=key) for order in legal]
             lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
-            lines.append("# other (§4.3). The first legal answer is filled in below: replace it with your choice.")
+            lines.append("# other (docs/protocol.md §7.2). The first legal answer is filled in below: replace it with your choice.")
         lines.append(f"# Legal orders now ({len(legal)}); orders are consumed in order, and later ones may be")
         lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
         for order in legal[:MAX_LISTED]:

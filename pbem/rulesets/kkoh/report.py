@@ -59,13 +59,13 @@ def render(sc: Scenario, rules: dict) -> str:
 
 def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     if need.sealed and need.kind == "orders":
-        return ["These chits are sealed (§8): give a chit order for each group that changes, then end; `pbem submit",
+        return ["These chits are sealed (docs/protocol.md §8): give a chit order for each group that changes, then end; `pbem submit",
                 "--seal` seals one chit for every group (the others keep theirs) and sends only their hashes. Each",
                 "stays sealed until the rules reveal it: Direct Fire, a Close Assault, your `show` before the group",
                 "moves, the end of the turn (K-ORD-6). Every group's test is rolled now (K-ORD-3); whether it changes",
                 "shows when its chit is revealed. Giving them openly is allowed too."]
     if need.sealed:
-        return ["These orders are sealed (§8): `pbem submit --seal` sends only their hashes; your next packet opens",
+        return ["These orders are sealed (docs/protocol.md §8): `pbem submit --seal` sends only their hashes; your next packet opens",
                 "them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
                 "One fire order per firing unit, spread evenly over the targets (K-DF-5); all dice after both plans."]
     if need.opens:
