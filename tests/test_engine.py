@@ -379,3 +379,46 @@ def test_an_answer_to_a_decision_the_standing_order_answered_first_is_refused(tm
     assert match.state("blue")["seq"] == 3                # nothing applied
     applied = match.send("blue", [])
     assert applied.state["queue"] == [] and applied.state["decisions"]["answered"] == {"blue/absorb": 1}
+
+
+def test_an_opened_item_answers_the_need_that_revealed_it_whatever_decision_it_names(tmp_path):
+    """§8: a sealed plan carrying a `decision` field was opened but queued as a named answer to
+    that decision, never used as the plan: the game waited for the sealer's plan again, the
+    opponent had to open his, and the sealer then chose with it in view. The opened item is
+    the plan, whatever it names."""
+    import hashlib
+
+    match = Match(tmp_path, "blind")
+    north = match.folders["north"]
+
+    def send_raw(extra: dict) -> game.Applied:
+        packet = game.build_packet(north.game, north.state, "north", [], None, match.keys["north"], "2026-11-29T10:00:00Z",
+                                   extra)
+        data = game.packet_yaml(packet).encode()
+        for side, folder in match.folders.items():
+            applied = game.adjudicate(folder, packet, data, f"{side} packet {packet['seq']}")
+        return applied
+
+    plan = {"type": "plan", "attack": "a", "guard": "a", "decision": "2.1/plan"}
+    salt = hashlib.sha256(b"salt").digest()
+    send_raw({"sealed": [engine.seal_hash(north.game.game_id, 1, "north", salt, plan)]})
+    match.send("south", [{"type": "plan", "attack": "b", "guard": "c"}], seal=True)
+    opened = send_raw({"opens": [{"seal": "1.1", "salt": salt.hex(), "item": plan}]})
+    assert opened.state["rules"]["plans"] == {"north": {"attack": "a", "guard": "a"}}
+    assert opened.state["queue"] == [] and opened.state["awaiting"]["need"]["kind"] == "south-open"
+
+
+def test_a_preview_never_stops_the_packet_received(tmp_path):
+    """The preview of `adjudicate --key` plays a stand-in packet of the previewer's; where the
+    previewer owes an answer to a decision (`ask`), that stand-in answers none: it must neither
+    fail nor keep the packet received from being applied."""
+    match = Match(tmp_path, key_seed="test2")
+    match.send("red", [], {"absorb": "ask"})
+    match.send("blue", [], {"absorb": "ask"})
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}])
+    waiting = match.send("blue", []).state["awaiting"]
+    assert (waiting["waiting_for"], waiting["need"]["side"]) == ("decision", "blue")
+    sent = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent="2026-11-29T10:00:00Z")
+    packet, data = game.read_packet(sent.packet_path)
+    applied = game.adjudicate(match.folders["blue"], packet, data, "red's packet 5", preview_key=match.keys["blue"])
+    assert applied.state["seq"] == 5 and [e["type"] for e in applied.preview] == ["packet"]

@@ -352,8 +352,11 @@ def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
 
 # --- applying a packet -----------------------------------------------------------------------
 
-def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: bool = True) -> tuple[dict, list[dict]]:
-    """Verify and apply packet k; return state k and the events for its AAR.
+def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: bool = True,
+                 lookahead: bool = False) -> tuple[dict, list[dict]]:
+    """Verify and apply packet k; return state k and the events for its AAR. With `lookahead`,
+    the packet is a stand-in (a preview, a foresight): it need not answer the decision its
+    side is awaited for.
 
     Raises VerificationError (exit 3) or RulesError (exit 1); never partially applies."""
     if verify:
@@ -398,7 +401,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     if "sealed" in packet:
         run.seal(side, packet["sealed"])
         run.resolve(rolls=not game.secure)
-    if awaited is not None:
+    if awaited is not None and not lookahead:
         run.check_answered(awaited)
 
     if dice_source.script is not None:
@@ -495,8 +498,11 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
     for index, (order, key) in enumerate(check_orders(game, orders, k, source), start=1):
         item = {"seq": k, "side": side, "index": index, "order": order}
         if index <= len(opened):
+            # an opened item answers the need that revealed it and nothing else (§8): a
+            # `decision` it carries is not a name, or a sealer could seal a plan that is
+            # opened but never used, and choose another after seeing the opponent's
             item["opened"] = opened[index - 1]
-        if key is not None:
+        elif key is not None:
             # A later answer to the same decision replaces the earlier one (§4.3).
             queue[:] = [q for q in queue if not (q["side"] == side and q.get("decision") == key)]
             item["decision"] = key

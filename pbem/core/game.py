@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads, read_bounded
-from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
+from pbem.core.errors import FileError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, packet_id
 from pbem.core.text import shown
 
@@ -280,7 +280,12 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
         if len(text.encode("utf-8")) > MAX_BYTES:
             raise RulesError(f"{source}: the packet would make a {what} of {len(text.encode('utf-8'))} bytes, over the "
                              f"file limit of {MAX_BYTES}; nothing was written")
-    preview = preview_next(folder.game, new, preview_key) if preview_key is not None else None
+    preview = None
+    if preview_key is not None:
+        try:
+            preview = preview_next(folder.game, new, preview_key)
+        except PbemError:   # a look ahead never stops the packet received from being applied
+            preview = None
     target = folder.path / "packets" / f"{seq:04d}-{packet['side']}.yaml"
     aar = folder.path / "aar" / f"{seq:04d}.md"
     written: list[Path] = []  # files this call created: removed again if the state is not written
@@ -379,7 +384,7 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
     if side != state["awaiting"]["packet_from"]:
         return None
     ack = build_packet(game, state, side, [], None, key, "")
-    _, events = engine.apply_packet(game, state, ack, "(preview)", verify=False)
+    _, events = engine.apply_packet(game, state, ack, "(preview)", verify=False, lookahead=True)
     end = next((i for i, e in enumerate(events) if e["type"] == "takes-effect"), len(events))
     return events[:end]
 

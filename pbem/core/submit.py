@@ -153,7 +153,7 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
     other = next((s for s in g.sides if s != side), side)
     probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
     try:
-        _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False)
+        _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
     except Exception:  # a look ahead must never stop a packet that is already written
         return []
     return [f"with one imagined roll of the dice, {e['text']}" for e in events
