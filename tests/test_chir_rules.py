@@ -583,6 +583,24 @@ def test_9_11_advance_limits():
     assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
 
 
+def test_9_11_a_unit_that_advanced_after_a_concentrated_attack_moves_no_more_that_turn():
+    """9.11: "Regardless of the result, the facing of the unit is changed by 90 degrees to
+    indicate that its movement has been completed" (8.1: it may not resume it), also after a
+    concentrated attack, whose other attackers move at half (8.6, 9.12.1); before chir 1.4.0 it
+    moved at half in the Movement Phase that follows."""
+    r = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}}, phase="attack")
+    play(r, {"type": "attack", "target": "3320", "units": ["333/1116"]})
+    play(r, {"type": "fire", "target": None}, dice=[2])          # 5-7 column, die 2: 1-0
+    play(r, {"type": "morale", "choice": "retreat"})             # LW/I retreats to 3319
+    play(r, {"type": "retreat", "to": None})
+    play(r, {"type": "advance", "units": ["333/1116"], "path": ["3320"]})
+    assert "333/1116" in r["markers"]["done"]
+    play(r, {"type": "end"})                                     # the Soviet Movement Phase
+    with pytest.raises(IllegalOrder) as refused:
+        play(r, {"type": "move", "units": ["333/1116"], "path": ["3321"]}, dice=[1])
+    assert refused.value.rule == "8.1" and st.hex_of(r, "333/1116") == "3320"
+
+
 # --- 10.x artillery ----------------------------------------------------------------------------------
 
 def test_10_artillery_eligibility():

@@ -47,10 +47,10 @@ def lines(text: str) -> list[str]:
     return text.splitlines()
 
 
-def match(root: Path, ruleset, scenario: str, position: dict) -> Match:
+def match(root: Path, ruleset, scenario: str, position: dict, key_seed: str = "words") -> Match:
     doc = ruleset.scenarios[scenario]()
     doc["position"] = position
-    m = Match(root, ruleset.id, key_seed="words", scenario_doc=doc)
+    m = Match(root, ruleset.id, key_seed=key_seed, scenario_doc=doc)
     for side, key in m.keys.items():
         (root / f"{side}-key.pub").write_text(key.public.line() + "\n")
         fd = os.open(root / f"{side}-key", os.O_WRONLY | os.O_CREAT, 0o600)
@@ -73,9 +73,10 @@ def chir_fresh(tmp_path_factory):
 @pytest.fixture(scope="module")
 def chir_decision(tmp_path_factory):
     """The German player asks to choose his retreats; the Soviet attack on 3320 makes LW/I
-    lose two points and retreat: after one step, the game waits for his decision."""
+    lose two points and retreat: after one step, the game waits for his decision (the keys'
+    seed gives a fire roll that does so: the dice hang on the game id, and so on the version)."""
     root = tmp_path_factory.mktemp("chir-decision")
-    m = match(root, chir.RULESET, "historical", CHIR_POSITION)
+    m = match(root, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-2")
     m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
     m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     m.send("german", [])
@@ -468,7 +469,7 @@ Changes from state 0 to state 3:
   attack phase).
 - 333/1116 (soviet) moved from 3220 to 3320.
 - LW/I (german) is now eliminated; it was in 3320.
-- 333/1116 (soviet): Half Move marker placed.
+- 333/1116 (soviet): Half Move, facing turned markers placed.
 - 333/1118 (soviet): Half Move marker placed.
 - 333/1120 (soviet): Half Move marker placed.
 - 333/Art (soviet): fired marker placed.

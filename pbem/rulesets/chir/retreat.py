@@ -298,8 +298,7 @@ def advance(sc: Scenario, rules: dict, a: dict, order: dict, ctx) -> None:
         bd.enter(sc, rules, h, a["att"])
     for u in uids:
         st.put(rules, u, path[-1])
-        if a["kind"] == "manoeuvre":
-            st.mark(rules, "done", u)  # 9.11: facing turned; 8.6 lets concentrated attackers move at half
+        st.mark(rules, "done", u)  # 9.11: "regardless of the result" its facing turns: its movement is over (8.1)
     a["advanced"] = sorted(a["advanced"] + uids)
     ctx.event("advance", f"{', '.join(uids)} advance {' -> '.join([start] + path)}"
               f" ({'standing order' if ctx.chosen_by == 'policy' else 'attacker’s choice'}).",
