@@ -374,7 +374,7 @@ def test_an_answer_to_a_decision_the_standing_order_answered_first_is_refused(tm
     match.send("red", [])
     match.send("blue", [])
     match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}])
-    with pytest.raises(RulesError, match=r"answers decision 3\.1/absorb, which was answered before this packet"):
+    with pytest.raises(RulesError, match=r"answers decision 3\.1/absorb, which was answered already, before this packet"):
         match.send("blue", [{"type": "absorb", "unit": "b2", "decision": "3.1/absorb"}])
     assert match.state("blue")["seq"] == 3                # nothing applied
     applied = match.send("blue", [])

@@ -103,7 +103,8 @@ def test_a_refused_order_cites_its_rule_once(submit):
     first = said.splitlines()[0]
     assert first.count("(house 2.1)") == 1 and first.endswith("use a unit id from the order of battle.")
     code, said = submit("chir", 'orders: [{type: place, unit: "LW/I", hex: "0101"}]\n')
-    assert code == 1 and said.splitlines()[0].endswith(")."), said
+    first = said.splitlines()[0]
+    assert code == 1 and first.endswith("there is no hex 0101 (3.2).") and first.count("(3.2)") == 1, said
 
 
 def test_a_packet_without_orders_when_orders_are_awaited_is_signed_with_a_warning(submit):
@@ -115,3 +116,36 @@ def test_a_packet_without_orders_when_orders_are_awaited_is_signed_with_a_warnin
                     "your next dice value, and the game still waits for orders from you\n")
     result = CliRunner().invoke(cli, ["submit", "stalingrad", "o.yaml", "--side", "soviet"], catch_exceptions=False)
     assert result.exit_code == 0 and result.stderr == ""                # soviet had nothing to decide
+
+
+def test_a_first_decision_its_standing_order_answers_is_said_so_everywhere(tmp_path, monkeypatch):
+    """dos state 0 waits for the Soviet selection (5.21), which the standing order `draw` answers
+    as packet 1's dice open, before its orders: the template offers no answer, status says a
+    packet without orders does, and submit does not call such a packet idle."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    made = runner.invoke(cli, ["new", "dos", "--ruleset", "dos", "--side", "axis", "--side", "soviet", "--sandbox",
+                               "--created", "x"], catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    template = runner.invoke(cli, ["orders", "dos", "--side", "soviet"], catch_exceptions=False).output
+    assert "# Your standing order answers this decision (0.0/selection)" in template and "\norders: []\n" in template
+    status = runner.invoke(cli, ["status", "dos"], catch_exceptions=False).output
+    assert "0.0/selection" in status and "its standing order answers it as the packet's dice open" in status
+    Path("o.yaml").write_text("orders: []\n")
+    sent = runner.invoke(cli, ["submit", "dos", "o.yaml", "--side", "axis"], catch_exceptions=False)
+    assert sent.exit_code == 0 and "warning" not in sent.stderr
+
+
+
+def test_a_packet_without_orders_that_lets_the_standing_order_answer_is_not_called_idle(tmp_path, monkeypatch):
+    """dos state 0 waits for the Soviet selection; in a sandbox game the Soviet player may send
+    packet 1, empty, and the standing order draws (5.21) as its dice open: the game moved on to
+    his set-up, so no warning that the packet was idle."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    runner.invoke(cli, ["new", "dos", "--ruleset", "dos", "--side", "axis", "--side", "soviet", "--sandbox",
+                        "--created", "x"], catch_exceptions=False)
+    Path("o.yaml").write_text("orders: []\n")
+    sent = runner.invoke(cli, ["submit", "dos", "o.yaml", "--side", "soviet"], catch_exceptions=False)
+    assert sent.exit_code == 0, sent.output + sent.stderr
+    assert "draw" in sent.output and "warning" not in sent.stderr

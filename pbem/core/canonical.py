@@ -581,6 +581,7 @@ def _runs_on(lines: _Lines, frame: list, start: Any) -> str:
     opening, closing = ("{", "}") if isinstance(frame[0], dict) else ("[", "]")
     where = "opened on this line" if frame[4].line == start.line else "opened before it"
     word = lines.get(start.line)[start.column:].rstrip(" \t")
+    word = word if len(word) <= 40 else word[:40] + "..."   # a hostile line is not echoed whole
     return f"the `{opening}` {where} is not closed after {word!r} (expected `,` or `{closing}`)"
 
 

@@ -62,11 +62,15 @@ def _with_rule(text: str, rule: str) -> str:
     return f"{text} ({rule})" if rule and rule not in text else text
 
 
-def _what(awaiting: dict, summary: dict) -> str:
-    """What the awaited side must give, in its words: orders of a phase, or a decision."""
+def _what(awaiting: dict, summary: dict, standing: bool = False) -> str:
+    """What the awaited side must give, in its words: orders of a phase, or a decision (which
+    its standing order may answer, `standing`: see engine.standing_answer)."""
     need = awaiting["need"]
     if awaiting["waiting_for"] == "decision":
         text = _with_rule(summary.get("decision") or need["prompt"], need["rule"])
+        if standing:
+            return (f"a decision: {awaiting['decision']}, {text}; its standing order answers it as the packet's dice "
+                    f"open, so a packet without orders does (`pbem orders` shows the answer)")
         total = awaiting.get("options_total")
         legal = f"; {total} legal answer{'s' if total != 1 else ''} (`pbem orders` lists them)" if total else ""
         return f"a decision: {awaiting['decision']}, {text}{legal}"
@@ -76,12 +80,12 @@ def _what(awaiting: dict, summary: dict) -> str:
     return f"{kind}: {_with_rule(need['prompt'], need['rule'])}"
 
 
-def _awaited(awaiting: dict, summary: dict, you: str | None) -> str:
+def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = False) -> str:
     need, sender = awaiting["need"], awaiting["packet_from"]
     if awaiting["waiting_for"] == "dice":
         return (f"Awaited: a packet from {_who(sender, you)}; its reveal opens the dice that the next step needs "
                 f"(docs/protocol.md §7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")
-    what = _what(awaiting, summary)
+    what = _what(awaiting, summary, standing)
     if sender == need["side"]:
         return f"Awaited: {_who(sender, you)}, for {what}."
     return (f"Awaited: a packet from {_who(sender, you)}, who has nothing to decide now (a packet without orders "
@@ -122,7 +126,9 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     if awaiting["need"] is None:
         lines.append("The game is over: no packet is awaited.")
     else:
-        lines.append(_awaited(awaiting, summary, you))
+        from pbem.core import engine
+
+        lines.append(_awaited(awaiting, summary, you, engine.standing_answer(game, state) is not None))
     lines += _packets_lines(game, state, info)
     for side, s in info["sealed"].items():
         kept = [name for name in s["items"] if name not in s["due"]]

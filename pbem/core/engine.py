@@ -525,6 +525,25 @@ def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: di
     state["policies"][side] = {"seq": k, "values": values}
 
 
+def awaited_need(state: dict) -> Need | None:
+    """The need a state waits on, as the record the rulesets read."""
+    need = state["awaiting"]["need"]
+    if need is None:
+        return None
+    return Need(**{**need, "accepts": tuple(need["accepts"]), "opens": tuple(need.get("opens", ()))})
+
+
+def standing_answer(game: Game, state: dict) -> dict | None:
+    """The answer the awaited side's standing order gives to the decision the state waits for,
+    or None. Only a state made from the genesis alone waits for a decision its standing order
+    answers: part 2 of the first packet answers it, before that packet's orders (protocol §7),
+    so an answer in the packet would come too late."""
+    if state["awaiting"]["waiting_for"] != "decision":
+        return None
+    need = awaited_need(state)
+    return game.policy(state["rules"], need, effective_policies(game.ruleset, state, need.side))
+
+
 def effective_policies(ruleset: Ruleset, state: dict, side: str) -> dict:
     values = dict(ruleset.default_policies)
     values.update(state["policies"][side]["values"])
@@ -674,14 +693,13 @@ class _Run:
             origin = item["decision"].split("/", 1)[0]
             if origin == decisions["origin"] and _answered(decisions, item["side"], item["decision"]):
                 # Its decision came and was answered (by the standing order, before this
-                # packet's orders took effect, §7 part 2): it can never come again.
+                # packet's orders took effect, protocol §7 part 2): it can never come again.
                 if item["seq"] == self.k:
                     raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
-                                     f"decision {item['decision']}, which was answered before this packet's orders "
-                                     f"took effect: what was queued resolves first, and {item['side']}'s standing "
-                                     f"order answers a decision no queued answer answers (docs/protocol.md §7 part 2, §7.3). A "
-                                     f"packet's answer is used only for a decision still to come or one whose "
-                                     f"standing order is `ask`; send the packet without it")
+                                     f"decision {item['decision']}, which was answered already, before this "
+                                     f"packet's orders took effect (by an answer queued for it, or by "
+                                     f"{item['side']}'s standing order: docs/protocol.md §7 part 2, §7.3); send "
+                                     f"the packet without it")
                 queue.remove(item)
                 self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
                                     f"{item['seq']} ({_order_text(item['order'])}) is void: its decision "

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads, read_bounded
-from pbem.core.errors import FileError, PbemError, RulesError, UsageError, VerificationError
+from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, packet_id
 from pbem.core.text import shown
 
@@ -284,7 +284,7 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
     if preview_key is not None:
         try:
             preview = preview_next(folder.game, new, preview_key)
-        except PbemError:   # a look ahead never stops the packet received from being applied
+        except Exception:   # a look ahead never stops the packet received from being applied
             preview = None
     target = folder.path / "packets" / f"{seq:04d}-{packet['side']}.yaml"
     aar = folder.path / "aar" / f"{seq:04d}.md"

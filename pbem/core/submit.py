@@ -113,8 +113,9 @@ def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
     asked = ("orders", "sealed orders", "decision")
     if gave or waited["waiting_for"] not in asked or (waited["need"] or {}).get("side") != side:
         return []
-    if now["waiting_for"] not in asked or (now["need"] or {}).get("side") != side:
-        return []
+    if (now["waiting_for"], now["need"], now.get("decision")) != (waited["waiting_for"], waited["need"],
+                                                                  waited.get("decision")):
+        return []   # the packet moved the game on (a standing order answered, a phase ended)
     return [f"this packet gives no orders, and the game waited for {side}'s {waited['waiting_for']}; it only reveals "
             f"your next dice value, and the game still waits for {now['waiting_for']} from you"]
 

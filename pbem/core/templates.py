@@ -8,7 +8,6 @@ from typing import Any
 from pbem.core import engine
 from pbem.core.canonical import scalar_text, dumps
 from pbem.core.report import need_text
-from pbem.rulesets.base import Need
 
 MAX_LISTED = 80
 
@@ -35,8 +34,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     if awaiting["need"] is None:
         lines.append("# The game is over; there is nothing to send.")
         return "\n".join(lines) + "\n"
-    need = Need(**{**awaiting["need"], "accepts": tuple(awaiting["need"]["accepts"]),
-                   "opens": tuple(awaiting["need"].get("opens", ()))})
+    need = engine.awaited_need(state)
     sender = awaiting["packet_from"]
     if sender != side:
         lines.append(f"# Not your packet yet: the next packet comes from {sender}.")
@@ -54,17 +52,12 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
                      if need.reveal == "next" else
                      "# your opponent sees only their seals; each item is opened when the rules reveal it.")
     orders: list[dict] = []
-    standing = None
-    if need.side == side and awaiting["waiting_for"] == "decision":
-        # What was queued resolves before a packet's orders (§7 part 2): a decision whose
-        # standing order answers it (a state made from the genesis alone may wait for one)
-        # is answered by that standing order, and an answer here could never be used.
-        standing = game.policy(state["rules"], need, engine.effective_policies(ruleset, state, side))
+    standing = engine.standing_answer(game, state) if need.side == side else None
     if standing is not None:
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
         lines.append(f"# Your standing order answers this decision ({awaiting.get('decision')}) when your packet's dice")
-        lines.append(f"# open, before its orders take effect (docs/protocol.md §7 part 2): {flow(standing)}. An answer to it here")
-        lines.append("# would be refused; a standing order set in `policies` applies from this packet on.")
+        lines.append(f"# open, before its orders take effect (docs/protocol.md §7 part 2): {flow(standing)}.")
+        lines.append("# An answer to it here would be refused, and `policies` set here apply to later decisions.")
     elif need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
         legal = game.legal_orders(state["rules"], need)
