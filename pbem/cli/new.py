@@ -47,9 +47,6 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
         if not path and not sandbox:
             raise UsageError(f"--side {entry}: give SIDE=PUBKEY_FILE (a key is needed in a secure game)")
         side_keys[name] = keys.load_public_key_file(path) if path else None
-    if sandbox and sorted(side_keys) != sorted(ruleset.sides):
-        raise UsageError(f"ruleset {ruleset.id} has sides {', '.join(ruleset.sides)}; a sandbox game names each once "
-                         f"with --side SIDE, without a key: {' '.join(f'--side {s}' for s in ruleset.sides)}")
     parsed = {}
     for entry in options:
         name, sep, value = entry.partition("=")

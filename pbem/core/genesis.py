@@ -115,6 +115,9 @@ def _verify(public: Any, document: dict, value: Any, what: str, source: str) -> 
 def sides_entries(ruleset: Any, sides: dict[str, Any]) -> list[dict]:
     """The genesis `sides`, in the ruleset's packet order, each with its key (a PublicKey)."""
     if sorted(sides) != sorted(ruleset.sides):
+        if all(key is None for key in sides.values()):   # a sandbox game: sides without keys
+            raise UsageError(f"ruleset {ruleset.id} has sides {', '.join(ruleset.sides)}; a sandbox game names each "
+                             f"once with --side SIDE, without a key: {' '.join(f'--side {s}' for s in ruleset.sides)}")
         raise UsageError(f"ruleset {ruleset.id} has sides {', '.join(ruleset.sides)}; "
                          f"give each once with --side SIDE=PUBKEY_FILE")
     entries = []
