@@ -739,18 +739,18 @@ def test_a_square_may_be_over_full_only_while_its_own_units_can_relieve_it():
     way out is closed, not on a unit whose chit is still sealed (K-ORD-6: it moves only once
     shown). The position stays as it was (the engine keeps the state of a refused step)."""
     sc, rules, order = _crowd([U("H5", "blue", "tank", "0504", "12", "N", "HD"), U("A0", "blue", "tank", "0505", "01", "N", "HA")])
-    with pytest.raises(IllegalOrder, match=r"move: 0504 would hold 7 of blue's units, and no moves of units out") as refused:
+    with pytest.raises(IllegalOrder, match=r"move: 0504 would hold 7 of blue's units, and pbem finds no moves of units out") as refused:
         order(type="move", units=["A0"], to="0504", facing="N")
     assert refused.value.rule == "K-MOV-5"
     closed = {s: "impassable" for s in ["0403", "0603", "0404", "0604", "0405", "0605"]}
     sc, rules, order = _crowd([U("F", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "ri", "0505", "01", "N", "HA")],
                               4, area=closed, edges={"0504/0505": "river"})
-    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 of blue's units, and no moves"):
+    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 of blue's units, and pbem finds no moves"):
         order(type="move", units=["A0"], to="0504", facing="N")     # F may move, but has nowhere to go
     sc, rules, order = _crowd([U("F", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "tank", "0505", "01", "N", "HA")])
     rules["pieces"]["F"]["o"] = None                                 # F's chit still sealed
     kept = copy.deepcopy(rules)
-    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 of blue's units, and no moves"):
+    with pytest.raises(IllegalOrder, match=r"0504 would hold 7 of blue's units, and pbem finds no moves"):
         order(type="move", units=["A0"], to="0504", facing="N")
     rules.clear()
     rules.update(kept)
@@ -781,6 +781,32 @@ def test_an_order_that_takes_away_the_relief_of_an_over_full_square_is_refused(t
     order(type="move", units=["F"], to="0505", facing="N")          # F leaves instead
     order(type="end")
     assert rules["step"] != "move1" and len(st.Board(sc, rules).at("0504")) == 6
+
+
+def test_the_relief_of_an_over_full_square_is_offered_where_it_moves_one_unit_of_a_group():
+    """K-MOV-5: the options move whole battle groups; where an over-full square is relieved only
+    by one unit of its group leaving (the group finds no room), that move is offered, `end` is
+    not, and another order (the HQ's move) leaves the step waiting for it, not refused."""
+    cells = ["00", "01", "02", "10", "11", "12"]
+    full = lambda p, sq, n, order: [U(f"{p}{i}", "blue", "tank", sq, c, "N", order) for i, c in enumerate(cells[:n])]  # noqa: E731
+    units = [U("G0", "blue", "tank", "0505", "10", "N", "HA", group="g"), U("G1", "blue", "tank", "0505", "11", "N", "HA", group="g")]
+    units += [U(f"H{i}", "blue", "tank", "0505", c, "N", "HD") for i, c in enumerate(["00", "01", "02", "12"])]
+    units += [U("X", "blue", "tank", "0606", "12", "N", "HA")] + full("K", "0606", 5, "HA")
+    for k, sq in enumerate(["0506", "0605", "0604", "0404", "0405", "0406"]):
+        units += full(f"N{k}", sq, 6, "HD")
+    units += full("S", "0504", 5, "HD") + [U("R1", "red", "tank", "0109", "21", "S", "HA")]
+    sc, rules = table(units, position=POS_AP(2))
+    rules["ps"]["moved"] = sorted(p for p in rules["pieces"] if p not in ("G0", "G1", "X") and sc.pieces[p].side == "blue")
+    order = lambda **o: RULESET.apply(sc, rules, RULESET.next_step(sc, rules), o, Ctx())  # noqa: E731
+    order(type="move", units=["X"], to="0505", facing="N")
+    relieving = {"type": "move", "units": ["G0"], "to": "0606", "facing": "N"}
+    offered = RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))
+    assert relieving in offered and {"type": "end"} not in offered
+    assert not [o for o in offered if o["type"] == "move" and o["units"] == ["G0", "G1"]]   # the group finds no room
+    order(type="hq", hq="B-HQ", to="0001")
+    assert rules["step"] == "move1" and RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules)) == [relieving]
+    order(**relieving)
+    assert rules["step"] != "move1" and len(st.Board(sc, rules).at("0505")) == 6
 
 
 def test_hd_and_lower_move_only_within_their_square():

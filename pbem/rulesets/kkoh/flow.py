@@ -236,11 +236,6 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
             side = mover(rules, step)
             if _can_act(sc, rules, side):
                 return
-            # the order just applied left a square over-full and nothing to do: check_relief finds
-            # relief among the same moves the options offer, so this is a last safety net
-            refused = movement.overfull_error(Board(sc, rules), side, "the last order")
-            if refused:
-                raise refused
             ctx.event("no-move", f"{side} has nothing to move in Action Phase {rules['ap']}.", side=side, rule="K-MOV-4")
             _end_move(sc, rules, ctx)
         elif step in ("calls1", "calls2"):
@@ -331,6 +326,8 @@ def _begin_fire(sc: Scenario, rules: dict, ctx) -> None:
 def _can_act(sc: Scenario, rules: dict, side: str) -> bool:
     ap = rules["ap"]
     board = Board(sc, rules)     # read only: one view for all three
+    if movement.overfull(board, side):
+        return True     # K-MOV-5: after every order an over-full square has a relief to make (check_relief)
     if command.show_options(sc, rules, side, board):
         return True     # a group with a sealed chit may show it, then move
     for _ in movement.iter_options(sc, rules, side, ap, board):
@@ -386,9 +383,14 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if kind in ("fire", "fire-open"):
         return fire.options(sc, rules, side) + [{"type": "end"}]
     if kind == "move":
-        end = [] if movement.overfull(Board(sc, rules), side) else [{"type": "end"}]     # K-MOV-5
-        return (movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"])
-                + command.show_options(sc, rules, side) + end)
+        options = (movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"])
+                   + command.show_options(sc, rules, side))
+        if not movement.overfull(Board(sc, rules), side):
+            return options + [{"type": "end"}]
+        # K-MOV-5: no end while a square is over-full; the first move of its relief is offered
+        # (one unit of a group may be it, where the options move whole groups)
+        first = (movement.relief(sc, rules, side, rules["ap"]) or [None])[0]
+        return options + ([first] if first is not None and first not in options else [])
     if kind == "calls":
         return artillery.options(sc, rules, side) + [{"type": "end"}]
     if kind == "initiative":

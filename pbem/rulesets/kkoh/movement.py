@@ -14,8 +14,9 @@ Phase (K-MOV-5): a square may be over-full (more than six units, K-GM-1) during 
 step, so two full squares may swap units. After every order of the step each over-full square
 must still be relievable, now, by moves of its own units into squares with room (`relief`, a
 bounded search); an order after which one is not is refused, and so is `end` while one is
-over-full: no packet can leave a step that cannot end. The options offered to bots and
-standing orders never over-fill a square.
+over-full: no packet can leave a step that cannot end. While one is, the legal orders offer
+the first move of its relief. The options offered to bots and standing orders never over-fill
+a square.
 Command markers hold no square: enemy markers in the square a unit moves into are displaced
 as on Give Ground (K-GG-2, K-CMK-4).
 """
@@ -245,18 +246,20 @@ def overfull_error(board: Board, side: str, what: str) -> IllegalOrder | None:
                         f"K-GM-1): move units out before the movement step ends", None)
 
 
-RELIEF_BUDGET = 300   # moves a relief search may try: a bounded, deterministic search
+RELIEF_BUDGET = 1000   # moves a relief search may try: a bounded, deterministic search
 
 
 def relief(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict] | None:
     """Moves of `side`'s units out of its over-full squares into squares with room, legal now
     and made one after another, after which no square is over-full: [] if none is over-full,
-    None if no such moves are found within RELIEF_BUDGET tries. A unit whose order chit is
-    still sealed is not counted on: it moves only once shown (K-ORD-6)."""
-    return _relief(sc, rules, side, ap, [RELIEF_BUDGET])
+    None if no such moves are found within RELIEF_BUDGET tries (a depth-first search in a fixed
+    order that never tries the same set of moves twice). A unit whose order chit is still
+    sealed is not counted on: it moves only once shown (K-ORD-6)."""
+    return _relief(sc, rules, side, ap, [RELIEF_BUDGET], set(), frozenset())
 
 
-def _relief(sc: Scenario, rules: dict, side: str, ap: int, budget: list[int]) -> list[dict] | None:
+def _relief(sc: Scenario, rules: dict, side: str, ap: int, budget: list[int], seen: set,
+            made: frozenset) -> list[dict] | None:
     board = Board(sc, rules)
     found = overfull(board, side)
     if not found:
@@ -271,6 +274,10 @@ def _relief(sc: Scenario, rules: dict, side: str, ap: int, budget: list[int]) ->
         for to in sc.neighbours[square]:
             if board.occupied_by(to) not in (None, side) or len(board.at(to, side)) + len(body) > layout.MAX_UNITS:
                 continue
+            after = made | {(tuple(body), to)}
+            if after in seen:
+                continue        # the same moves in another order: the same position
+            seen.add(after)
             if budget[0] <= 0:
                 return None
             budget[0] -= 1
@@ -280,7 +287,7 @@ def _relief(sc: Scenario, rules: dict, side: str, ap: int, budget: list[int]) ->
                 plan = plan_move(sc, board, side, order, ap)
             except IllegalOrder:
                 continue
-            rest = _relief(sc, _moved(sc, rules, plan), side, ap, budget)
+            rest = _relief(sc, _moved(sc, rules, plan), side, ap, budget, seen, after)
             if rest is not None:
                 return [order] + rest
     return None
@@ -308,9 +315,10 @@ def check_relief(sc: Scenario, rules: dict, side: str, ap: int, what: str) -> No
     if relief(sc, rules, side, ap) is None:
         board = Board(sc, rules)
         where = ", ".join(f"{square} would hold {n}" for square, n in overfull(board, side))
-        raise IllegalOrder("K-MOV-5", f"{what}: {where} of {side}'s units, and no moves of units out of it into squares "
-                           f"with room, legal now, would bring it back to {layout.MAX_UNITS}: overcrowding must be "
-                           f"resolved by the end of the Action Phase (K-MOV-5, K-GM-1)", None)
+        raise IllegalOrder("K-MOV-5", f"{what}: {where} of {side}'s units, and pbem finds no moves of units out of it "
+                           f"into squares with room, legal now, that would bring it back to {layout.MAX_UNITS} (it "
+                           f"tries at most {RELIEF_BUDGET}): overcrowding must be resolved by the end of the Action "
+                           f"Phase (K-MOV-5, K-GM-1)", None)
 
 
 def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> dict:
