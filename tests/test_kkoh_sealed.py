@@ -317,7 +317,9 @@ def test_the_owner_places_his_minelets_in_his_first_packet(tmp_path):
     state = match.state("blue")
     assert state["awaiting"]["decision"] == "0.0/minelets"
     text = templates.orders_template(match.game, state, "blue")
-    assert "This decision is 0.0/minelets" in text and "\n  - {type: minelets, pair: blue-1, square:" in text
+    suggested = match.game.policy(state["rules"], engine.awaited_need(state), {"minelets": "enemy-front"})
+    assert "This decision is 0.0/minelets" in text
+    assert f'\n  - {{type: minelets, pair: blue-1, square: "{suggested["square"]}", decision: "0.0/minelets"}}' in text
     for pair, square in (("blue-9", "1505"), ("blue-1", "9999")):
         with pytest.raises(RulesError):
             match.send("blue", [{"type": "minelets", "pair": pair, "square": square, "decision": "0.0/minelets"}])

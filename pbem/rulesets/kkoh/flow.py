@@ -399,7 +399,9 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
         return command.replace_options(sc, rules, command.replacements_due(sc, rules)[0])
     if kind == "minelets":
         side, pair = _minelets_due(sc, rules)
-        return [{"type": "minelets", "pair": pair, "square": s} for s in sc.grid.ids]
+        options = [{"type": "minelets", "pair": pair, "square": s} for s in sc.grid.ids]
+        first = _minelet_default(sc, rules, options)   # what `pbem orders` fills in: the enemy-front square
+        return [first] + [o for o in options if o != first]
     if kind == "ew":
         return [{"type": "ew", "use": True}, {"type": "ew", "use": False}]
     if kind == "evade":
