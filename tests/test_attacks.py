@@ -253,6 +253,35 @@ def test_03_audit_names_both_files_of_a_fork(table):
     assert sorted(report["divergence"]["evidence"]) == ["packets/0003-red.fork.yaml", "packets/0003-red.yaml"]
 
 
+def test_03_a_packet_out_of_turn_beside_a_genuine_one_is_named_not_taken_for_a_fork(table):
+    """A player adds to the folder he hands a referee a packet he signed for a seq that was
+    his opponent's to send, or one of another game: audit names that file, and never calls the
+    opponent's genuine packet half of a fork."""
+    table.send("red", [FIRE])
+    table.send("blue")
+    state_2 = table.state("blue")
+    table.send("red", [])
+    blue = table.dirs["blue"]
+    out_of_turn = table.packet("blue", [], state=state_2)
+    assert out_of_turn["seq"] == 3
+    shutil.copy(table.post(out_of_turn), blue / "packets" / "0003-blue.yaml")
+    first = rejected(blue, ["audit", blue], 3, "audit failed", "packets/0003-blue.yaml: one of 2 files for seq 3",
+                     "seq 3 is red's to send, and blue signed it")
+    assert "fork" not in first and "0003-red.yaml" not in first
+    report = json.loads(run("audit", blue, "--json").stdout)["divergence"]
+    assert (report["file"], report["field"], report["expected"], report["found"], report["evidence"]) == (
+        "packets/0003-blue.yaml", "side", "red", "blue", [])
+    (blue / "packets" / "0003-blue.yaml").unlink()
+    second = Table(table.root, name="rematch", created="2026-12-01T10:00:00Z")
+    second.send("red", [FIRE])
+    foreign = second.packet("blue", [])
+    assert foreign["seq"] == 2
+    shutil.copy(second.post(foreign), blue / "packets" / "0002-blue.other.yaml")
+    first = rejected(blue, ["audit", blue], 3, "audit failed", "packets/0002-blue.other.yaml: one of 2 files for seq 2",
+                     f"it is a packet of another game ({second.game.game_id})")
+    assert "fork" not in first
+
+
 # --- 4. gap or reordering ------------------------------------------------------------------
 
 def test_04_packet_5_after_packet_3_is_a_gap(table):

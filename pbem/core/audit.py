@@ -324,6 +324,17 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
                 out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and its "
                                             f"signature is refused: {exc.message.removeprefix(rel + ': ')}")
                 return True
+            # a packet its signer could never have sent for this seq is no evidence against the
+            # side whose turn it was: the file named is the one that should not be there
+            turn = game.sender_of(packet["seq"])
+            if packet["game"] != game.game_id or packet["side"] != turn:
+                field, expected, found = (("game", game.game_id, packet["game"]) if packet["game"] != game.game_id
+                                          else ("side", turn, packet["side"]))
+                why = (f"it is a packet of another game ({found})" if field == "game"
+                       else f"seq {packet['seq']} is {turn}'s to send, and {found} signed it")
+                out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and no "
+                                            f"second packet: {why} (docs/protocol.md §10)", field, expected, found)
+                return True
         if packet_id(packet) in valid:
             out.divergence = Divergence(rel, f"a second copy of packet {packet['seq']} "
                                         f"({valid[packet_id(packet)][0]}): remove it")
