@@ -340,6 +340,37 @@ def test_the_readme_sandbox_example_runs_as_written(run):
     assert out.startswith("created sandbox game ")
 
 
+def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_and_the_chains(run, tmp_path):
+    """A proposer may embed a scenario with the id of the bundled one and change it, or choose
+    options: the joiner's `pbem join` shows what he agrees to before he sends his join, and
+    the proposer's completion shows a chain shorter than pbem's default."""
+    from pbem import rulesets
+    from pbem.core.canonical import dumps
+
+    run("keygen", "alice", "--dir", "keys")
+    run("keygen", "bob", "--dir", "keys")
+    rigged = rulesets.get("stalingrad").scenarios["city-1942"]()
+    rigged["tactical_cards"] = dict(rigged["tactical_cards"], soviet=0)
+    rigged["victory"] = dict(rigged["victory"], german_victory=1)
+    Path("city-1942.yaml").write_text(dumps(rigged))
+    run("new", "a", "--ruleset", "stalingrad", "--scenario", "./city-1942.yaml", "--side", "german=keys/alice.pub",
+        "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
+    out = run("join", "b", "a/proposal.yaml", "--key", "keys/bob", "--chain-length", "100").output
+    assert ("Scenario EMBEDDED by the proposer, with the id of the bundled scenario city-1942, but it differs from it "
+            "in: tactical_cards.soviet, victory.german_victory.") in out
+    assert "Options: all at their defaults." in out and "Dice chains: german 4096 packets, soviet 100 packets." in out
+    assert "if you do not agree, do not send it" in out
+    out = run("join", "a", "b/join.yaml", "--key", "keys/alice").output
+    assert ("Note: soviet's dice chain allows only 100 packets, fewer than pbem's default 4096: the game stops for "
+            "good when soviet has sent them") in out
+
+    run("new", "c", "--ruleset", "chir", "--option", "line_never_cut=true", "--side", "german=keys/alice.pub",
+        "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
+    out = run("join", "d", "c/proposal.yaml", "--key", "keys/bob").output
+    assert "Scenario historical, as bundled with pbem." in out
+    assert "Options: line_never_cut = true (default false)." in out and "Note:" not in out
+
+
 def test_the_readme_handshake_has_bob_send_his_key_before_alice_names_it():
     text = README.read_text(encoding="utf-8")
     assert text.index("pbem keygen bob") < text.index("soviet=bob.pub")

@@ -21,22 +21,24 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
     to send back. The join of your own proposal: check it and sign the complete genesis;
     writes GAME_DIR/game.yaml, the game. A complete game.yaml: check every signature and
     make GAME_DIR its folder (the joiner's last step; a referee's or spectator's first)."""
-    from pbem.core import game
+    from pbem.core import game, genesis
     from pbem.core.canonical import load_mapping
 
     doc = load_mapping(Path(document), document)
     key = load_key(key_file) if key_file else None
     done = game.join(Path(game_dir), doc, document, key, chain_length=chain_length)
+    terms = "\n".join(f"  {line}" for line in genesis.terms(done.document))
     if done.step == "joined":
-        echo(f"wrote {done.path}: you joined as {_side(doc, key)}; send it back to {doc['proposer']}, who completes "
-             f"the game with `pbem join THEIR_FOLDER join.yaml --key THEIR_KEY` and sends you game.yaml")
+        echo(f"wrote {done.path}: you joined as {_side(doc, key)}. The game you agree to by sending it:\n{terms}\n"
+             f"Send it back to {doc['proposer']}, who completes the game with `pbem join THEIR_FOLDER join.yaml "
+             f"--key THEIR_KEY` and sends you game.yaml; if you do not agree, do not send it.")
         return
     game_id = done.folder.game.game_id
     if done.step == "completed":
-        echo(f"game {game_id} is complete in {game_dir}: send {done.path} to your opponent, who runs "
+        echo(f"game {game_id} is complete in {game_dir}:\n{terms}\nSend {done.path} to your opponent, who runs "
              f"`pbem join THEIR_FOLDER game.yaml`")
     else:
-        echo(f"game {game_id} is ready in {game_dir}: every key, chain and signature of its genesis checked")
+        echo(f"game {game_id} is ready in {game_dir}: every key, chain and signature of its genesis checked.\n{terms}")
     awaiting = done.folder.state["awaiting"]
     if awaiting["packet_from"]:
         echo(f"first packet: from {awaiting['packet_from']} (`pbem orders {game_dir} --side {awaiting['packet_from']}`)")

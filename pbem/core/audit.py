@@ -14,7 +14,7 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pbem.core import engine, genesis, report
 from pbem.core.canonical import load_mapping, loads, read_bounded
@@ -385,30 +385,32 @@ def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bo
     return True
 
 
-def first_difference(expected: Any, found: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def first_difference(expected: Any, found: Any) -> tuple[str, Any, Any] | None:
     """The first field (in sorted order) where two JSON-like values differ."""
+    return next(differences(expected, found), None)
+
+
+def differences(expected: Any, found: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """Every field where two JSON-like values differ, in sorted order: its path, the value
+    expected and the value found."""
     if type(expected) is not type(found):
-        return path or "(top)", expected, found
-    if isinstance(expected, dict):
+        yield path or "(top)", expected, found
+    elif isinstance(expected, dict):
         for key in sorted(set(expected) | set(found)):
             sub = f"{path}.{key}" if path else key
             if key not in found:
-                return sub, expected[key], "(absent)"
-            if key not in expected:
-                return sub, "(absent)", found[key]
-            difference = first_difference(expected[key], found[key], sub)
-            if difference:
-                return difference
-        return None
-    if isinstance(expected, list):
+                yield sub, expected[key], "(absent)"
+            elif key not in expected:
+                yield sub, "(absent)", found[key]
+            else:
+                yield from differences(expected[key], found[key], sub)
+    elif isinstance(expected, list):
         for index, (want, got) in enumerate(zip(expected, found)):
-            difference = first_difference(want, got, f"{path}[{index}]")
-            if difference:
-                return difference
+            yield from differences(want, got, f"{path}[{index}]")
         if len(expected) != len(found):
-            return f"{path} length", len(expected), len(found)
-        return None
-    return None if expected == found else (path or "(top)", expected, found)
+            yield f"{path} length", len(expected), len(found)
+    elif expected != found:
+        yield path or "(top)", expected, found
 
 
 def _short(value: Any) -> str:

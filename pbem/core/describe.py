@@ -129,6 +129,10 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         from pbem.core import engine
 
         lines.append(_awaited(awaiting, summary, you, engine.standing_answer(game, state) is not None))
+        sender = awaiting["packet_from"]
+        if game.secure and state["chains"][sender]["index"] >= game.chain_length(sender):
+            lines.append(f"{sender}'s dice chain of {game.chain_length(sender)} values is used up: {sender} can send no "
+                         f"more packets, and the game cannot go on (docs/protocol.md §5).")
     lines += _packets_lines(game, state, info)
     for side, s in info["sealed"].items():
         kept = [name for name in s["items"] if name not in s["due"]]

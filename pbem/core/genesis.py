@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+from itertools import islice
 from typing import Any
 
 from pbem.core.canonical import DOMAIN_GENESIS, canonical, digest
@@ -292,3 +293,46 @@ def check(genesis: dict, source: str) -> dict:
     if genesis["mode"] == "sandbox":
         return {}
     return verify(genesis, source)
+
+
+# --- what a side agrees to --------------------------------------------------------------------
+
+def terms(genesis: dict) -> list[str]:
+    """What a side agrees to by joining or completing a secure game, in words: the ruleset,
+    the scenario (bundled, or embedded and where it differs from the bundled one of its id),
+    every option not at its default, and each side's dice chain. A proposer may embed a
+    scenario of his own or choose options; the joiner sees them before he sends his join."""
+    import json
+
+    from pbem import rulesets
+
+    ruleset = rulesets.get(genesis["ruleset"])
+    lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}."]
+    entry = genesis["scenario"]
+    if "name" in entry:
+        lines.append(f"Scenario {entry['name']}, as bundled with pbem.")
+    else:
+        document = entry["document"]
+        ident = document.get("id") if isinstance(document, dict) else None
+        if ident in ruleset.scenarios:
+            from pbem.core.audit import differences
+
+            bundled = ruleset.scenarios[ident]()
+            found = list(dict.fromkeys(path for path, _, _ in islice(differences(bundled, document), 8)))
+            lines.append(f"Scenario EMBEDDED by the proposer, with the id of the bundled scenario {ident}"
+                         + (f", but it differs from it in: {', '.join(found)}." if found else ", and the same content."))
+        else:
+            lines.append(f"Scenario EMBEDDED by the proposer, {ident!r}: not one bundled with pbem; read it in the "
+                         f"proposal before you join.")
+    changed = [f"{name} = {json.dumps(value)} (default {json.dumps(ruleset.options.get(name))})"
+               for name, value in genesis["options"].items() if ruleset.options.get(name) != value]
+    lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
+    chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
+    lines.append("Dice chains: " + ", ".join(f"{name} {length} packets" for name, length in chains) + ".")
+    for name, length in chains:
+        if length < DEFAULT_CHAIN_LENGTH:
+            lines.append(f"Note: {name}'s dice chain allows only {length} packets, fewer than pbem's default "
+                         f"{DEFAULT_CHAIN_LENGTH}: the game stops for good when {name} has sent them "
+                         f"(docs/protocol.md §5).")
+    return lines
+
