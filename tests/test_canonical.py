@@ -146,6 +146,7 @@ def test_rejections_name_the_problem(text, fragment):
     ("a: 1\nb: \ufeffx\n", 2, "U+FEFF (a byte order mark)"),
     ("a: \x07\n", 1, "U+0007 (a control character)"), ("a: '\x7f'\n", 1, "U+007F"),
     ('a: "\\ud800"\n', 1, "half of a surrogate pair"), ('a: "\\ud83d\\ude00"\n', 1, "half of a surrogate pair"),
+    ('a: "\\U00110000"\n', 1, "beyond U+10FFFF"),
     ("a: 1\nb: \ud800\n", 2, "lone surrogate (U+D800)"),
 ])
 def test_libyaml_departures_are_refused(text, line, fragment):

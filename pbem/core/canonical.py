@@ -400,8 +400,8 @@ class _NoKey:
 
 _NO_KEY = _NoKey()
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = ("a \\u escape names half of a surrogate pair, which is not a character; escape the character "
-                     "itself, such as \\U0001F600")
+_SURROGATE_ESCAPE = ("a \\u or \\U escape names no character (half of a surrogate pair, or a number beyond U+10FFFF); "
+                     "escape the character itself, such as \\U0001F600")
 _FLOW_COLON = re.compile(r" *:[ \n]")
 _BLOCK_HEADER = re.compile(r"[|>]([-+0-9]*)([^\n]*)")
 _DIRECTIVE = re.compile(r"^%", re.M)
