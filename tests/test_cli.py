@@ -487,6 +487,58 @@ def test_a_tampered_game_fails_its_audit_the_same_way_both_ways(tmp_path):
     assert outcomes[0][0] == 3 and outcomes[0][2].startswith("pbem: audit failed:")
 
 
+def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alone(run, tmp_path):
+    """What a forum thread carries is game.yaml and the packets: `pbem join` makes a folder
+    of a sandbox game.yaml as of a secure one, the packets adjudicated into it give the
+    players' very states, and audit replays a folder of the genesis and packets alone, saying
+    that it had no stored record to compare; an altered packet still fails it."""
+    from pbem.core import bot, game
+    from tests.support.games import sandbox
+
+    played = sandbox(tmp_path / "played", "stalingrad", seed="thread")
+    choose = bot.chooser("thread")
+    for _ in range(8):
+        sender = played.state["awaiting"]["packet_from"]
+        orders = bot.plan(played.game, played.state, sender, choose)[:1]   # one order: the dice are not foreseen
+        packet = game.build_packet(played.game, played.state, sender, orders, None, None, "")
+        game.adjudicate(played, packet, game.packet_yaml(packet).encode(), "bot")
+    thread = tmp_path / "thread"
+    (thread / "packets").mkdir(parents=True)
+    shutil.copy(played.path / "game.yaml", thread / "game.yaml")
+    for _, path in game.packet_files(played.path):
+        shutil.copy(path, thread / "packets" / path.name)
+
+    out = run("join", "spectator", thread / "game.yaml").output
+    assert "is ready in spectator: a sandbox game, with no keys or chains to check." in out
+    assert "A sandbox game: unsigned packets, dice from a plain seed, not fair dice." in out
+    for _, path in game.packet_files(thread):
+        run("adjudicate", "spectator", path)
+    for seq in range(9):
+        name = f"states/{seq:04d}.yaml"
+        assert (tmp_path / "spectator" / name).read_bytes() == (played.path / name).read_bytes(), name
+
+    out = run("audit", thread).output
+    assert "audit OK: game " + played.game.game_id + ", 8 packets, 0 signatures, 0 reveals" in out
+    assert "the folder holds the genesis and packets only, so every state was recomputed from them" in out
+    assert json.loads(run("audit", thread, "--json").output)["record"] is False
+    assert json.loads(run("audit", played.path, "--json").output)["record"] is True
+    third = thread / "packets" / game.packet_files(thread, 3)[0][1].name
+    packet = load_mapping(third)
+    packet["orders"] = []
+    third.write_text(game.packet_yaml(packet))
+    failed = run("audit", thread, code=3).stderr
+    assert "packets/0004-" in failed and "prev" in failed
+
+    secure = tmp_path / "secure"
+    (secure / "packets").mkdir(parents=True)
+    shutil.copy(EXAMPLE / "game.yaml", secure / "game.yaml")
+    for _, path in game.packet_files(EXAMPLE):
+        shutil.copy(path, secure / "packets" / path.name)
+    assert "the folder holds the genesis and packets only" in run("audit", secure).output
+    (secure / "states").mkdir()
+    assert "states/0000.yaml: the state file is missing" in run("audit", secure, code=3).stderr
+
+
 @pytest.mark.parametrize("args", [["adjudicate", "game", "packet.yaml"], ["audit", "game"], ["status", "game"],
                                   ["show", "game"]])
 def test_click_reads_a_plain_command_line_as_the_plain_function_is_called(args):

@@ -19,8 +19,9 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
 
     a proposal you received: check it, add your dice chain, sign; writes GAME_DIR/join.yaml
     to send back. The join of your own proposal: check it and sign the complete genesis;
-    writes GAME_DIR/game.yaml, the game. A complete game.yaml: check every signature and
-    make GAME_DIR its folder (the joiner's last step; a referee's or spectator's first)."""
+    writes GAME_DIR/game.yaml, the game. A complete game.yaml, secure or sandbox: check
+    every signature and make GAME_DIR its folder (the joiner's last step; a referee's or
+    spectator's first, who then adjudicates the packets into it)."""
     from pbem.core import game, genesis
     from pbem.core.canonical import load_mapping
 
@@ -38,7 +39,9 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
         echo(f"game {game_id} is complete in {game_dir}:\n{terms}\nSend {done.path} to your opponent, who runs "
              f"`pbem join THEIR_FOLDER game.yaml`")
     else:
-        echo(f"game {game_id} is ready in {game_dir}: every key, chain and signature of its genesis checked.\n{terms}")
+        checked = ("a sandbox game, with no keys or chains to check" if done.folder.game.genesis["mode"] == "sandbox"
+                   else "every key, chain and signature of its genesis checked")
+        echo(f"game {game_id} is ready in {game_dir}: {checked}.\n{terms}")
     awaiting = done.folder.state["awaiting"]
     if awaiting["packet_from"]:
         echo(f"first packet: from {awaiting['packet_from']} (`pbem orders {game_dir} --side {awaiting['packet_from']}`)")

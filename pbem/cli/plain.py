@@ -43,9 +43,12 @@ def audit(game_dir: str, as_json: bool = False) -> None:
     if as_json:
         echo_json(result.as_dict())
     elif result.ok:
+        record = (f", {result.states} states and their reports verified" if result.record else
+                  " verified; the folder holds the genesis and packets only, so every state was recomputed from them "
+                  "and there was no stored state or report to compare")
         echo(f"audit OK: game {result.game}, {result.packets} packets, {result.signatures} signatures, "
-             f"{result.reveals} reveals, {result.rolls} dice rolls, {result.states} states and their reports "
-             f"verified; final state {result.final_state}" + (f"; result: {result.result}" if result.result else ""))
+             f"{result.reveals} reveals, {result.rolls} dice rolls{record}; final state {result.final_state}"
+             + (f"; result: {result.result}" if result.result else ""))
     else:
         echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
     if not result.ok:

@@ -60,7 +60,8 @@ class AuditResult:
     """What an audit found: the counts of what it checked, the final state and result, and
     the divergence that ended it, if any."""
 
-    __slots__ = ("game", "packets", "signatures", "reveals", "rolls", "states", "final_state", "result", "divergence")
+    __slots__ = ("game", "packets", "signatures", "reveals", "rolls", "states", "final_state", "result", "divergence",
+                 "record")
 
     def __init__(self) -> None:
         self.game: str | None = None
@@ -68,6 +69,9 @@ class AuditResult:
         self.final_state: str | None = None
         self.result: str | None = None
         self.divergence: Divergence | None = None
+        # False for a folder of the genesis and packets only (no states/, no aar/): what a
+        # forum thread carries; the replay is checked, and there is no record to compare
+        self.record = True
 
     @property
     def ok(self) -> bool:
@@ -76,7 +80,8 @@ class AuditResult:
     def as_dict(self) -> dict:
         return {"ok": self.ok, "game": self.game, "packets": self.packets, "signatures": self.signatures,
                 "reveals": self.reveals, "rolls": self.rolls, "states": self.states, "final_state": self.final_state,
-                "result": self.result, "divergence": self.divergence.as_dict() if self.divergence else None}
+                "result": self.result, "divergence": self.divergence.as_dict() if self.divergence else None,
+                "record": self.record}
 
 
 def audit(folder: Path, jobs: int | None = None) -> AuditResult:
@@ -115,7 +120,8 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     if not _expected_files(folder, document, out):
         return
     state = initial_state(game)
-    if not _compare_state(folder, 0, state, out):
+    out.record = (folder / "states").is_dir() or (folder / "aar").is_dir()
+    if out.record and not _compare_state(folder, 0, state, out):
         return
     by_seq: dict[int, list[tuple[Path, dict]]] = {}
     for seq, path in packet_files(folder):
@@ -129,7 +135,7 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
         if _fork(folder, game, by_seq[seq], out):
             return
     packets = [by_seq[seq][0] for seq in sorted(by_seq)]
-    final = _replay_in_parts(folder, game, packets, state, out, jobs)
+    final = _replay_in_parts(folder, game, packets, state, out, jobs if out.record else 1)   # parts start from stored states
     if final is None:
         return
     expected_seq = len(packets) + 1
@@ -161,6 +167,8 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
         out.signatures += 1 if game.secure else 0
         out.reveals += 1 if game.secure else 0
         out.rolls += sum(1 for e in events if e["type"] == "roll")
+        if not out.record:
+            continue
         if not _compare_state(folder, seq, state, out):
             return None
         if not _compare_report(folder / "aar" / f"{seq:04d}.md", f"aar/{seq:04d}.md",

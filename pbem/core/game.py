@@ -202,7 +202,8 @@ def _check_stored(folder: Path, zero: dict) -> None:
     """states/0000.yaml must be the set-up the genesis gives, field for field."""
     path = folder / "states" / "0000.yaml"
     if not path.is_file():
-        raise FileError(f"{folder}: no states/0000.yaml; the folder is incomplete")
+        raise FileError(f"{folder}: no states/0000.yaml; the folder is incomplete (`pbem join NEW_DIR game.yaml` makes "
+                        f"a folder of a game.yaml)")
     data = read_bounded(path, "states/0000.yaml")
     if data == state_text(zero).encode("utf-8"):
         return
@@ -421,6 +422,17 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
     (the joiner adds its chain and signs), a join of one's own proposal (the proposer
     completes it), or a complete genesis (any holder, the joiner first, makes the folder)."""
     folder = Path(folder)
+    if isinstance(document, dict) and document.get("mode") == "sandbox":
+        # a sandbox game has no handshake: its game.yaml is complete as written, and anyone
+        # following the game (a spectator, a referee) makes a folder of it, as of a secure one
+        genesis.check(document, source)
+        if key is not None:
+            raise UsageError(f"{source} is a sandbox game: it has no keys; make a folder of it without --key")
+        if (folder / GENESIS).is_file():
+            current = open_folder(folder)
+            if current.game.game_id == genesis.game_id(document):
+                return Joined("installed", folder / GENESIS, document, current)
+        return Joined("installed", folder / GENESIS, document, create(folder, document))
     genesis.verify_proposal(document, source)
     if not genesis.is_complete(document):
         if key is None:

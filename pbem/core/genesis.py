@@ -242,7 +242,8 @@ def verify_proposal(proposal: dict, source: str) -> dict:
     """A proposal's structure and its proposer's signature; side -> PublicKey."""
     _check_schema(proposal, source)
     if proposal["mode"] != "secure":
-        raise VerificationError(f"{source}: a sandbox game needs no handshake; open it with `pbem new --sandbox`")
+        raise VerificationError(f"{source}: a sandbox game needs no handshake: `pbem join GAME_DIR game.yaml` makes "
+                                f"a folder of its game.yaml, and `pbem new --sandbox` starts one")
     public = check_sides(proposal, source)
     proposer = proposal["proposer"]
     own = next(s for s in proposal["sides"] if s["name"] == proposer)
@@ -298,7 +299,7 @@ def check(genesis: dict, source: str) -> dict:
 # --- what a side agrees to --------------------------------------------------------------------
 
 def terms(genesis: dict) -> list[str]:
-    """What a side agrees to by joining or completing a secure game, in words: the ruleset,
+    """What a side agrees to by joining or completing a game, in words: the ruleset,
     the scenario (bundled, or embedded and where it differs from the bundled one of its id),
     every option not at its default, and each side's dice chain. A proposer may embed a
     scenario of his own or choose options; the joiner sees them before he sends his join."""
@@ -327,6 +328,10 @@ def terms(genesis: dict) -> list[str]:
     changed = [f"{name} = {json.dumps(value)} (default {json.dumps(ruleset.options.get(name))})"
                for name, value in genesis["options"].items() if ruleset.options.get(name) != value]
     lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
+    if genesis["mode"] == "sandbox":
+        source = "a script of dice" if "dice" in genesis["sandbox"] else "a plain seed"
+        lines.append(f"A sandbox game: unsigned packets, dice from {source}, not fair dice.")
+        return lines
     chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
     lines.append("Dice chains: " + ", ".join(f"{name} {length} packets" for name, length in chains) + ".")
     for name, length in chains:
