@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from pbem.cli import cli
 from pbem.core.geometry import hexgrid
 from pbem.core.render import scene as scenes, svg
-from pbem.rulesets.dos import draw
+from pbem.rulesets.dos import draw, report
 from tests.test_dos_support import SC, at, play
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
@@ -85,7 +85,8 @@ def test_counters_supply_and_control_markers_of_a_constructed_position():
     assert counter(scene, "G/57")["values"] == "9-9" and counter(scene, "G/57")["side"] == "german"
     assert counter(scene, "R/6")["values"] == "U-8"                                # untried (13.0)
     assert counter(scene, "R/38")["values"] == "2-4-8" and counter(scene, "R/38")["markers"] == ["disrupted"]
-    assert counter(scene, "A/21")["values"].endswith("-12")                         # an HQ: leadership-MA
+    assert counter(scene, "A/21")["values"] == "(3)12"              # an HQ: (Leadership)MA, as the reports write it
+    assert "A/21 (3)12" in report.unit_text(sc, rules, "A/21")
     flags = {i["cell"]: (i["style"], i["text"]) for i in items(scene, "mark", symbol="flag")}
     assert flags == {"N2154": ("control-soviet", "GT3"), "N3117": ("control-axis", "GT5")}
     assert items(scene, "mark", cell="N2244", style="interdiction-axis")

@@ -61,3 +61,12 @@ def test_view_counts_steps_and_marks_a_unit_out_of_supply():
     assert board["units"]["G/57"]["markers"] == ["out of supply this phase (12.0)"]
     assert (board["units"]["G/75"]["strength"], board["units"]["G/75"]["full"]) == (3, 4)
     assert board["control"]["N2154"] == "axis" and board["control"]["N3117"] == "soviet"
+
+
+def test_a_unit_in_an_enemy_zone_of_control_says_whose_in_words():
+    """8.0 in `pbem show --unit`: "In an Axis zone of control", the side named as everywhere else."""
+    sc = SC()
+    rules = at(units={"G/57": {"hex": "N0505"}, "R/351": {"hex": "N0506"}})
+    assert sc.adjacent(sc.idx["N0505"], sc.idx["N0506"])
+    assert "In a Soviet zone of control (8.0)." in words.look_unit(sc, rules, "G/57")
+    assert "In an Axis zone of control (8.0)." in words.look_unit(sc, rules, "R/351")

@@ -299,6 +299,9 @@ def test_render_around_refuses_a_cell_off_the_map_and_an_area_map(tmp_path):
 def test_render_refuses_what_it_cannot_do(tmp_path):
     result = run("render", CHIR, "-o", tmp_path / "map.gif", code=2)
     assert "must end in .svg or .png" in result.stderr
+    result = run("replay", CHIR, "-o", tmp_path / "page.txt", code=2)
+    assert "-o " + str(tmp_path / "page.txt") + ": the page's name must end in .html" in result.stderr
+    assert not (tmp_path / "page.txt").exists()
     result = run("render", CHIR, "--seq", 999, "-o", tmp_path / "map.svg", code=2)
     assert "has states 0 to" in result.stderr
     assert not (tmp_path / "map.svg").exists()

@@ -16,8 +16,11 @@ from pbem.cli.common import echo, game_dir, handles_errors
 def command(game_dir: str, output: str, zoc: bool) -> None:
     """One self-contained HTML page stepping through the whole game: the map at every
     state, the report and the dice of each packet (keys: arrows, Home, End)."""
+    from pbem.core.errors import UsageError
     from pbem.core.render import frames, replay
 
+    if Path(output).suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"-o {output}: the page's name must end in .html (a browser opens it by its name)")
     folder = frames.open_game(Path(game_dir))
     page, count = replay.page(folder, ("zoc",) if zoc else ())
     data = page.encode("utf-8")

@@ -81,7 +81,7 @@ STYLES = {
 LEGEND = [
     "Counter: unit id; type (X infantry, oval tank, X and oval mechanized, / cavalry, box alone: HQ, air "
     "unit, truck); values: Axis Combat Strength-Movement Allowance, Soviet Attack-Defense-Movement; "
-    "U-MA an untried unit, strength unknown (13.0); an HQ Leadership-MA (11.1); an air unit Air Points left "
+    "U-MA an untried unit, strength unknown (13.0); an HQ (Leadership)MA (11.1); an air unit Air Points left "
     "(14.7). Red values and bar: a step lost (9.6).",
     "Tabs: S out of supply this phase (12.0), D disrupted (6.6), W strategic withdrawal (18.1), "
     "A air-supplied (12.4).",
@@ -218,7 +218,7 @@ def _values(sc: Scenario, rules: dict, uid: str) -> str:
     if st.untried(sc, rules, uid):
         return f"U-{u.ma}"
     if u.hq:
-        return f"{u.leadership}-{u.ma}"
+        return f"({u.leadership}){u.ma}"      # as the reports write it: never read as an Axis Attack-MA
     if u.air:
         return f"{u.air_points - rules['air'].get(uid, 0)} AP"
     if u.truck:

@@ -177,5 +177,5 @@ def look_unit(sc: Scenario, rules: dict, uid: str) -> list[str]:
         lines.append(f"Moved this phase: {rules['ps']['moved'][uid]} MP spent (6.1).")
     enemy = other(u.side)
     if sc.idx[h] in board_view(sc, rules).zoc(enemy):
-        lines.append(f"In a {enemy} zone of control (8.0).")
+        lines.append(f"In {'an' if enemy == 'axis' else 'a'} {enemy.capitalize()} zone of control (8.0).")
     return lines
