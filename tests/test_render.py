@@ -484,3 +484,15 @@ def test_a_region_outline_has_the_sides_towards_cells_outside_it(layout):
     assert len(grid.boundary(["0505"])[0][1]) == 6   # a lone hex: all six sides
     inner = [c for c in cells if hexgrid.distance(grid._hex[c], grid._hex["0505"]) <= 1]
     assert [c for c, _ in grid.boundary(inner)] == [c for c in inner if c != "0505"]
+
+
+def test_a_chir_picture_names_the_turn_and_phase_as_status_and_show_do():
+    """The caption is the summary's own `now`, which status prints: "German concentrated attack
+    phase", not the state's keys ("german attack phase")."""
+    from pbem.core import game
+
+    f = frames.open_game(CHIR)
+    for seq in (0, 5, 12):
+        caption = frames.scene(f, frames.frame(f, seq))["caption"][0]
+        assert caption == f.game.summary(game.load_state(CHIR, seq, f.game)["rules"])["now"], seq
+    assert frames.scene(f, frames.frame(f, 12))["caption"][0] == "Game turn 1 of 12, German concentrated attack phase"
