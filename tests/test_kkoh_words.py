@@ -98,3 +98,16 @@ def test_status_and_show_speak_of_the_example_in_words():
     assert run("show", EXAMPLE, "--hex", rec["sq"], code=2) == "pbem: kkoh's table has 1 km squares, not hexes: use --square CCRR\n"
     diff = run("show", EXAMPLE, "--diff", 0, folder.state["seq"])
     assert "Now: turn" in diff and "moved from" in diff
+
+
+def test_the_board_before_initiative_is_rolled_says_so():
+    """The board of `pbem show` before the first initiative roll (K-INI-1) says it is not yet
+    decided, where it printed a bare "-"."""
+    from pbem.rulesets.kkoh import report
+
+    sc, rules = position()
+    assert rules["initiative"] is None
+    head = report.render(sc, rules).splitlines()[1]
+    assert "; initiative: not yet decided (K-INI-1); score " in head
+    rules["initiative"] = "red"
+    assert "; initiative: red; score " in report.render(sc, rules).splitlines()[1]
