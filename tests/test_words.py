@@ -365,6 +365,8 @@ def test_show_area_and_unit_of_an_area_map(city):
         "Now: in aerodromny - Aerodromny settlement (German control), strength 2 (reduced).",
     ]
     assert lines(run("show", root / "german", "--unit", "13gd-39"))[-1] == "Now: waiting to enter (11.1)."
+    example = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"     # a game that has ended
+    assert lines(run("show", example, "--unit", "45rd-253"))[-1] == "Now: never entered: the game ended first."
     data = json.loads(run("show", root / "german", "--area", "station-1", "--json"))
     assert data["area"] == "station-1" and data["text"][0] == "Area station-1: Railway Station No. 1."
 

@@ -166,7 +166,8 @@ def look_unit(sc, rules: dict, uid: str) -> list[str]:
              + (f"; black counter: leaves at the end of turn {sc.withdrawal_turn} (11.3)" if u.black else "") + "."]
     where = status(rules, uid)
     if where != "map":
-        lines.append(f"Now: {STATUS_WORDS[where]}.")
+        over = where == "pool" and "result" in rules
+        lines.append("Now: never entered: the game ended first." if over else f"Now: {STATUS_WORDS[where]}.")
         return lines
     area = rules["units"][uid]
     lines.append(f"Now: in {area} - {sc.areas[area].name} ({side_name(rules['control'][area])} control), "
