@@ -282,8 +282,8 @@ def test_a_move_into_a_square_held_only_by_an_enemy_marker_displaces_it(tmp_path
         st.Board(sc, rules).remove(p)
     ctx = mv(sc, rules, ["B1"], "0304", "N", 2)
     assert rules["hqs"]["R-HQ"] == {"lost": 1}
-    assert [(e["type"], e["hq"], e["rule"]) for e in ctx.events if e["type"].startswith("hq-")] == [
-        ("hq-destroyed", "R-HQ", "K-GG-2")]
+    assert [(e["type"], e["hq"], e["side"], e["rule"]) for e in ctx.events if e["type"].startswith("hq-")] == [
+        ("hq-destroyed", "R-HQ", "red", "K-GG-2")]
 
 
 # --- F8: every area terrain feature stops a shot beyond one square (K-DF-2) -------------------------

@@ -400,6 +400,21 @@ def test_a_rear_shot_adds_one_and_vulnerable_targets_do_not_add_it_again():
     assert fire.modifiers(sc, board, shot(sc, rules, "blue", "B2", "R2")) == {"class": 1, "firer_ir": 1, "vulnerable": 2}
 
 
+def test_a_shot_two_squares_out_and_one_aside_through_the_face_behind_is_a_rear_shot():
+    """K-DF-6 rear +1, K-GM-11: a heavy ATGW's shot from two squares away enters by its main
+    direction; into the face behind the target it picks the target as a rear shot and adds the
+    +1, as the straight shot does."""
+    from pbem.rulesets.kkoh import fire
+
+    for target_square in ("0602", "0502"):     # one to the side, and straight ahead
+        units = [U("BJ", "blue", "jaguar", "0504", "21", "S", "HA"), U("R1", "red", "tank", target_square, "21", "S", "HA")]
+        sc, rules = table(units, position=POS_FIRE)
+        board = st.Board(sc, rules)
+        assert layout.fire_targets(sc, board, target_square, "0504", "red") == (["R1"], "rear")
+        assert fire.modifiers(sc, board, shot(sc, rules, "blue", "BJ", "R1")) == {
+            "heavy_atgw_long_range": -1, "class": 1, "rear": 1}, target_square
+
+
 def test_fire_results_exactly():
     """K-DF-5, K-DF-7, K-DF-9, K-TRP-2 (two strength points: a loss marked, the second
     destroys), K-GG-7: three shots at three targets, then the results."""
@@ -591,7 +606,7 @@ def test_give_ground_destroys_an_enemy_marker_with_nowhere_to_go():
     assert rules["pieces"]["B1"]["sq"] == "0504" and rules["hqs"]["R-BN"] == {"lost": 1}
     shown = [e for e in ctx.events if e["type"] in ("give-ground", "hq-destroyed", "hq-displaced")]
     assert [e["type"] for e in shown] == ["give-ground", "hq-destroyed"]
-    assert (shown[1]["hq"], shown[1]["origin"], shown[1]["rule"]) == ("R-BN", "0504", "K-GG-2")
+    assert (shown[1]["hq"], shown[1]["side"], shown[1]["origin"], shown[1]["rule"]) == ("R-BN", "red", "0504", "K-GG-2")
     assert shown[1]["text"] == ("R-BN holds no square and must leave 0504, where B1 gives ground, but no unit of red is "
                                 "left on the table: it is destroyed (K-GG-2, K-CMK-4).")
 
@@ -631,6 +646,26 @@ def test_soviet_doctrine_turns_give_ground_into_a_loss():
     settle(sc, rules, ctx, lambda: fire.apply_results(sc, rules, ctx))
     assert rules["pieces"]["R1"] == {"sq": "0506", "cell": "21", "f": "S", "o": "HD", "hits": 1}
     assert ctx.of("soviet-hold")[0]["rule"] == "K-DOC-3"
+
+
+def test_the_soviet_hold_decision_says_when_standing_destroys_the_unit():
+    """K-DOC-3, K-TRP-2: the owner is asked whether the unit takes a loss instead of giving
+    ground; where the fire's result leaves it one strength point (a 6 or more on a fresh unit,
+    or a 5 on a unit already hit), the question says that standing destroys it."""
+    from pbem.rulesets.kkoh import fire
+
+    for die, hits, destroys in ((4, 0, False), (5, 0, True), (4, 1, True)):   # + IR 1: 5, 6, 5
+        units = [U("B1", "blue", "tank", "0505", "01", "N", "HD"), U("R1", "red", "tank", "0506", "21", "S", "HD")]
+        sc, rules = table(units, position=POS_FIRE)
+        if hits:
+            rules["pieces"]["R1"]["hits"] = hits
+        fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
+        fire.resolve(sc, rules, Ctx([die]))
+        rules["step"] = "hold"
+        prompt = flow.next_step(sc, rules).prompt
+        assert "R1 must give ground: take a loss instead (K-DOC-3)?" in prompt, prompt
+        assert ("after this fire it has 1 strength point left, so standing destroys it (K-TRP-2)" in prompt) is destroys, \
+            (die, hits, prompt)
 
 
 # --- Movement (K-MOV, K-TER, K-INF, K-ART-7, K-CMK-2, K-ORD-5/8) -----------------------------------
@@ -772,6 +807,9 @@ def test_an_order_that_takes_away_the_relief_of_an_over_full_square_is_refused(t
          else U("F", "blue", "tank", "0504", "12", "N", "HA"))
     sc, rules, order = _crowd([f, U("A0", "blue", "tank", "0505", "01", "N", "HA")])
     order(type="move", units=["A0"], to="0504", facing="N")
+    offered = RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))     # the legal orders leave it out
+    assert takes_it_away not in offered and {"type": "move", "units": ["F"], "to": "0505", "facing": "N"} in offered
+    assert {"type": "end"} not in offered
     kept = copy.deepcopy(rules)
     with pytest.raises(IllegalOrder, match=rf"{takes_it_away['type']}: 0504 would hold 7 of blue's units") as refused:
         order(**takes_it_away)
@@ -895,6 +933,29 @@ def test_limber_and_unlimber():
     mv(sc, rules, ["B1"], "0506", "N", 3)
     movement.change_mode(sc, rules, "blue", {"type": "unlimber", "units": ["B1"]}, Ctx(), 3)
     assert rules["pieces"]["B1"]["mode"] == "deployed"
+
+
+def test_a_towed_battery_that_bombarded_may_not_then_leave_its_square_in_that_phase():
+    """K-IF-4: 'It may not move from one square to another and Bombard in a phase unless
+    self-propelled', in either order: after bombarding (for its side's defence, earlier in the
+    Action Phase) a towed battery may limber but not leave; a self-propelled one may."""
+    from pbem.rulesets.kkoh import movement
+
+    for kind, refused in (("towed", True), ("sp", False)):
+        units = [U("RT", "red", kind, "0505", "01", "N", "HA", level="battery"), U("B1", "blue", "tank", "0101", "01", "N")]
+        sc, rules = table(units, position={"turn": 1, "ap": 3, "step": "move", "mover": "second", "initiative": "blue"})
+        rules["ps"]["ifired"] = ["RT"]
+        rules["ps"]["rolled"] = ["RT"]
+        if kind == "towed":
+            movement.change_mode(sc, rules, "red", {"type": "limber", "units": ["RT"]}, Ctx(), 3)
+        order = {"type": "move", "units": ["RT"], "to": "0504", "facing": "N"}
+        if refused:
+            with pytest.raises(IllegalOrder, match=r"RT bombarded in this Action Phase and is not self-propelled.*K-IF-4"):
+                movement.move(sc, rules, "red", order, Ctx(), 3)
+            assert rules["pieces"]["RT"]["sq"] == "0505"
+        else:
+            movement.move(sc, rules, "red", order, Ctx(), 3)
+            assert rules["pieces"]["RT"]["sq"] == "0504"
 
 
 def test_groups_form_on_the_move_from_one_chit():
@@ -1486,6 +1547,24 @@ def test_a_marker_goes_back_with_its_units_or_is_destroyed_with_them():
     assault._defenders_retreat(sc, st.Board(sc, rules), a, ctx)
     settle(sc, rules, ctx, lambda: assault.run(sc, rules, ctx) or True)
     assert rules["pieces"]["R1"]["sq"] == "0507" and rules["hqs"]["R-BN"] == {"sq": "0507"}
+
+
+def test_a_marker_alone_in_an_assaulted_square_is_destroyed_and_the_event_names_its_side():
+    """K-CMK-4: a Close Assault on a square where only an enemy command marker stands destroys
+    it, with no loss to the attacker; the event names the marker's side, as every event of a
+    side's loss does."""
+    from pbem.rulesets.kkoh import assault
+
+    commands = HQS + [{"id": "R-BN", "side": "red", "row": "bn", "level": "battalion", "superior": "R-HQ", "square": "0506"}]
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0508", "21", "S", "HA")]
+    sc, rules = table(units, commands=commands, position=POS_AP(2))
+    a = {"n": 1, "side": "blue", "units": ["B1"], "from": "0505", "target": "0506"}
+    rules["assaults"] = [a]
+    ctx = Ctx()
+    assault.start(sc, rules, a, ctx)
+    assert rules["hqs"]["R-BN"] == {"lost": 1}
+    assert [(e["type"], e["hq"], e["side"], e["assault"], e["rule"]) for e in ctx.events if e["type"] == "hq-destroyed"] == [
+        ("hq-destroyed", "R-BN", "red", 1, "K-CMK-4")]
 
 
 def test_road_squares_one_vehicle_a_face_fires_or_assaults():

@@ -306,7 +306,7 @@ def start(sc: Scenario, rules: dict, a: dict, ctx) -> None:
         for h in markers:
             board.move_hq(h, None)
             ctx.event("hq-destroyed", f"{h}, alone in {a['target']}, is destroyed by Close Assault {a['n']} with no loss "
-                      f"to the attacker (K-CMK-4).", hq=h, assault=a["n"], rule="K-CMK-4")
+                      f"to the attacker (K-CMK-4).", hq=h, side=sc.commands[h].side, assault=a["n"], rule="K-CMK-4")
         rules["ca"]["steps"] = [{"do": "occupy", "fought": bool(markers)}]
         if not markers:
             ctx.event("assault-unopposed", f"{kind} {a['n']}: {a['target']} is clear of the enemy; the attackers did not "
@@ -788,7 +788,8 @@ def _markers_follow(sc: Scenario, board: Board, a: dict, units: list[str], ctx) 
                       rule="K-CMK-4")
         else:
             board.move_hq(h, None)
-            ctx.event("hq-destroyed", f"{h} is destroyed with the units in {a['target']} (K-CMK-4).", hq=h, rule="K-CMK-4")
+            ctx.event("hq-destroyed", f"{h} is destroyed with the units in {a['target']} (K-CMK-4).", hq=h,
+                      side=side, rule="K-CMK-4")
 
 
 def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:
@@ -825,7 +826,8 @@ def _win(sc: Scenario, board: Board, a: dict, ctx) -> None:
     markers = [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == other(a["side"])]
     for h in markers:
         board.move_hq(h, None)
-        ctx.event("hq-destroyed", f"{h} is destroyed in {a['target']} (K-CMK-4).", hq=h, rule="K-CMK-4")
+        ctx.event("hq-destroyed", f"{h} is destroyed in {a['target']} (K-CMK-4).", hq=h, side=other(a["side"]),
+                  rule="K-CMK-4")
     rules["ca"]["steps"].insert(0, {"do": "occupy", "fought": True})
 
 

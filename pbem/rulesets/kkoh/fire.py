@@ -271,7 +271,7 @@ def modifiers(sc: Scenario, board: Board, shot: dict) -> dict[str, int]:
     _, how = layout.fire_targets(sc, board, shot["sq"], shot["from"], sc.pieces[target].side, set(board.rules["ps"]["gg"]))
     if tp.vulnerable:
         out["vulnerable"] = m["vulnerable"]
-    elif how == "rear" and shot["right"] == 0:
+    elif how == "rear":   # through the face behind, by the shot's main direction (K-GM-10/11)
         out["rear"] = m["rear"]
     return out
 

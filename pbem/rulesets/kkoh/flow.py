@@ -30,6 +30,8 @@ and moves on until a step needs an order or a decision.
 
 from __future__ import annotations
 
+import copy
+
 from ..base import IllegalOrder, Need
 from . import air, artillery, assault, command, fire, giveground, movement, victory
 from .common import check_morale, dice_choice
@@ -120,8 +122,12 @@ def next_step(sc: Scenario, rules: dict) -> Need | None:
                     ("evade",), "K-REC-2", decision=True)
     if step == "hold":
         pid = fire.soviet_choices(sc, rules)[0]
-        return Need(sc.pieces[pid].side, "hold", f"{where}: {pid} must give ground: take a loss instead (K-DOC-3)?",
-                    ("hold",), "K-DOC-3", decision=True)
+        losses = rules["plans"]["fire_results"][pid]["losses"]
+        left = Board(sc, rules).points_left(pid)
+        cost = (f"; after this fire it has {left - losses} strength point{'s' if left - losses != 1 else ''} left, so "
+                f"standing destroys it (K-TRP-2)" if left - losses <= 1 else "")
+        return Need(sc.pieces[pid].side, "hold", f"{where}: {pid} must give ground: take a loss instead (K-DOC-3)?"
+                    + cost, ("hold",), "K-DOC-3", decision=True)
     if step == "air":
         side, kind, prompt = air.decision(sc, rules)
         return Need(side, kind, f"{where}: {prompt}", (kind,), "K-AIR-2", decision=True)
@@ -387,10 +393,12 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
                    + command.show_options(sc, rules, side))
         if not movement.overfull(Board(sc, rules), side):
             return options + [{"type": "end"}]
-        # K-MOV-5: no end while a square is over-full; the first move of its relief is offered
-        # (one unit of a group may be it, where the options move whole groups)
+        # K-MOV-5: no end while a square is over-full; the orders offered are those after which
+        # it can still be relieved, and the first move of its relief (one unit of a group may
+        # be it, where the options move whole groups)
         first = (movement.relief(sc, rules, side, rules["ap"]) or [None])[0]
-        return options + ([first] if first is not None and first not in options else [])
+        kept = [o for o in options if o == first or _kept_by_relief(sc, rules, side, o)]
+        return kept + ([first] if first is not None and first not in kept else [])
     if kind == "calls":
         return artillery.options(sc, rules, side) + [{"type": "end"}]
     if kind == "initiative":
@@ -539,31 +547,14 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
     elif step == "air":
         air.answer(sc, rules, current.kind, order, ctx)
     elif step in ("move1", "move2"):
-        ap = rules["ap"]
-        named = [u for u in list(order.get("units") or []) + list(order.get("join") or []) if u in rules["pieces"]]
-        sealed = [u for u in named if rules["pieces"][u]["o"] is None]
-        if sealed and kind != "show":
-            raise IllegalOrder("K-ORD-6", f"{kind}: the order chit of {', '.join(sealed)} is sealed: show it first "
-                               f"(a `show` order; pbem checks every move against the chit, K-ORD-5, K-MOV-4, K-ORD-8)",
-                               command.show_options(sc, rules, side))
-        if kind == "show":
-            command.show(sc, rules, side, order, ctx)
-        elif kind == "end":
+        if kind == "end":
             refused = movement.overfull_error(Board(sc, rules), side, "end")
             if refused:
                 raise refused
-            ctx.event("end", f"{side} ends its movement in Action Phase {ap}.", side=side)
+            ctx.event("end", f"{side} ends its movement in Action Phase {rules['ap']}.", side=side)
             _end_move(sc, rules, ctx)
-        elif kind == "move":
-            movement.move(sc, rules, side, order, ctx, ap)
-        elif kind == "assault":
-            assault.declare(sc, rules, side, order, ctx, ap)
-        elif kind == "hq":
-            movement.move_hq(sc, rules, side, order, ctx, ap)
         else:
-            movement.change_mode(sc, rules, side, order, ctx, ap)
-        if kind != "end":
-            movement.check_relief(sc, rules, side, ap, kind)      # K-MOV-5
+            _move_step_order(sc, rules, side, order, ctx)
     elif step in ("calls1", "calls2"):
         if kind == "end":
             rules["plans"]["callers"].pop(0)
@@ -572,6 +563,54 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
     elif step in ("assault1", "assault2"):
         assault.answer(sc, rules, current.kind, order, ctx)
     advance(sc, rules, ctx)
+
+
+def _move_step_order(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
+    """One order of a movement step but `end`: a move, an assault, a change of mode, an HQ
+    move or a chit shown; then every over-full square must still have its relief (K-MOV-5)."""
+    kind, ap = order["type"], rules["ap"]
+    named = [u for u in list(order.get("units") or []) + list(order.get("join") or []) if u in rules["pieces"]]
+    sealed = [u for u in named if rules["pieces"][u]["o"] is None]
+    if sealed and kind != "show":
+        raise IllegalOrder("K-ORD-6", f"{kind}: the order chit of {', '.join(sealed)} is sealed: show it first "
+                           f"(a `show` order; pbem checks every move against the chit, K-ORD-5, K-MOV-4, K-ORD-8)",
+                           command.show_options(sc, rules, side))
+    if kind == "show":
+        command.show(sc, rules, side, order, ctx)
+    elif kind == "move":
+        movement.move(sc, rules, side, order, ctx, ap)
+    elif kind == "assault":
+        assault.declare(sc, rules, side, order, ctx, ap)
+    elif kind == "hq":
+        movement.move_hq(sc, rules, side, order, ctx, ap)
+    else:
+        movement.change_mode(sc, rules, side, order, ctx, ap)
+    movement.check_relief(sc, rules, side, ap, kind)      # K-MOV-5
+
+
+class _Trial(QuietContext):
+    """The context of an order tried on a copy of the rules: a die it would roll stops the
+    trial, since what it decides is not known before the packet's dice."""
+
+    def d6(self, label: str) -> int:
+        raise _DiceUnknown(label)
+
+
+class _DiceUnknown(Exception):
+    pass
+
+
+def _kept_by_relief(sc: Scenario, rules: dict, side: str, order: dict) -> bool:
+    """Whether `order`, applied now to a copy of the rules, leaves every over-full square of
+    `side` its relief (K-MOV-5). An order that would roll a die first (minelets) is kept: its
+    outcome is not known yet, and the engine checks it when it is applied."""
+    try:
+        _move_step_order(sc, copy.deepcopy(rules), side, order, _Trial())
+    except IllegalOrder:
+        return False
+    except _DiceUnknown:
+        return True
+    return True
 
 
 def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:

@@ -266,7 +266,7 @@ def displace_markers(sc: Scenario, board: Board, square: str, side: str, ctx, ar
         if not own:
             board.move_hq(hid, None)
             ctx.event("hq-destroyed", f"{hid} holds no square and must leave {square}, {arrival}, but no unit of {whose} "
-                      f"is left on the table: it is destroyed (K-GG-2, K-CMK-4).", hq=hid, origin=square, rule="K-GG-2")
+                      f"is left on the table: it is destroyed (K-GG-2, K-CMK-4).", hq=hid, side=whose, origin=square, rule="K-GG-2")
             continue
         to = min(own, key=lambda s: (sc.grid.distance(square, s), s))
         board.move_hq(hid, to)

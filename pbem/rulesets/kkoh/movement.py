@@ -225,6 +225,9 @@ def unit_may_move(sc: Scenario, board: Board, pid: str, ap: int, leave: bool) ->
             return f"{pid} ({what}) may move only within its square (K-ORD-5, K-MOV-4)"
         if sc.pieces[pid].is_towed and pid in ps["fired"]:
             return f"{pid} fired in this Action Phase: towed guns may not also move out of their square (K-DF-4)"
+        if pid in ps["ifired"] and not sc.pieces[pid].sp:
+            return (f"{pid} bombarded in this Action Phase and is not self-propelled: it may not also move to another "
+                    f"square (K-IF-4)")
     return None
 
 
@@ -608,7 +611,7 @@ def mines_for_marker(sc: Scenario, board: Board, hid: str, here: str, to: str, c
         if table["loss_from"] <= a + b <= top and any(_real(board.rules, m, ctx, f"{label}.{square}.real") for m in markers):
             board.move_hq(hid, None)
             ctx.event("hq-destroyed", f"{hid} is destroyed by the minelets in {square} ({a}+{b}, K-SFX-5).", hq=hid,
-                      rule="K-SFX-5")
+                      side=sc.commands[hid].side, rule="K-SFX-5")
         else:
             ctx.event("minelets", f"{hid} crosses the minelets in {square}: {a}+{b}, no loss (K-SFX-5).", hq=hid,
                       square=square, dice=[a, b], rule="K-SFX-5")
