@@ -38,14 +38,25 @@ def chain_step(value: bytes) -> bytes:
     return hashlib.sha256(CHAIN_DOMAIN + value).digest()
 
 
+_CHAINS: dict[tuple[bytes, int], list[bytes]] = {}
+_CHAINS_KEPT = 4     # chains: both sides of a game played in one process, and a little more
+
+
 def chain_value(secret: bytes, length: int, index: int) -> bytes:
-    """c_index of the chain whose last value c_length is `secret`."""
+    """c_index of the chain whose last value c_length is `secret`. The whole chain is worked
+    out once per process and kept (a few chains, 32 bytes a value): a process that plays many
+    packets (bots, a demo, tests) would otherwise hash the chain anew for each of them."""
     if not 0 <= index <= length:
         raise ValueError(f"chain index {index} is outside 0..{length}")
-    value = secret
-    for _ in range(length - index):
-        value = chain_step(value)
-    return value
+    values = _CHAINS.get((secret, length))
+    if values is None:
+        values = [secret]          # values[j] = c_{length - j}
+        for _ in range(length):
+            values.append(chain_step(values[-1]))
+        if len(_CHAINS) >= _CHAINS_KEPT:
+            del _CHAINS[next(iter(_CHAINS))]
+        _CHAINS[(secret, length)] = values
+    return values[length - index]
 
 
 def segment_seed(game_id: bytes, k: int, v_prev: bytes, v_cur: bytes) -> bytes:
