@@ -371,6 +371,36 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
     assert "Options: line_never_cut = true (default false)." in out and "Note:" not in out
 
 
+def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_joined(run, tmp_path):
+    """An embedded scenario the ruleset cannot set up, or an option it does not know, is
+    refused by `pbem new` before anything is written, and by the joiner's `pbem join` of a
+    proposal made without pbem's check, before the joiner signs anything: it used to surface
+    only when the game was completed."""
+    from pbem import rulesets
+    from pbem.core import genesis, keys
+    from pbem.core.canonical import dumps
+
+    run("keygen", "alice", "--dir", "keys")
+    run("keygen", "bob", "--dir", "keys")
+    broken = rulesets.get("stalingrad").scenarios["city-1942"]()
+    del broken["victory"]
+    Path("broken.yaml").write_text(dumps(broken))
+    sides = ("--side", "german=keys/alice.pub", "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
+    refused = run("new", "a", "--ruleset", "stalingrad", "--scenario", "./broken.yaml", *sides, code=4).stderr
+    assert refused.startswith("pbem: the proposal: the scenario cannot be set up: ") and "'victory'" in refused
+    refused = run("new", "a", "--ruleset", "chir", "--option", "nope=1", *sides, code=1).stderr
+    assert refused.startswith("pbem: the proposal: unknown option 'nope' for chir")
+    assert not Path("a").exists()
+
+    crafted = genesis.propose(rulesets.get("stalingrad"), {"german": keys.load_public_key_file("keys/alice.pub"),
+                                                           "soviet": keys.load_public_key_file("keys/bob.pub")},
+                              keys.load_private_key(Path("keys/alice")), scenario_doc=broken, created="x")
+    Path("crafted.yaml").write_text(dumps(crafted))
+    refused = run("join", "b", "crafted.yaml", "--key", "keys/bob", code=4).stderr
+    assert refused.startswith("pbem: crafted.yaml: the scenario cannot be set up: ")
+    assert not Path("b", "join.yaml").exists()
+
+
 def test_the_readme_handshake_has_bob_send_his_key_before_alice_names_it():
     text = README.read_text(encoding="utf-8")
     assert text.index("pbem keygen bob") < text.index("soviet=bob.pub")

@@ -53,6 +53,14 @@ def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> en
     signature of the handshake (DESIGN §2.2); with the ruleset's scenario built, or loaded
     from pbem's cache of built scenarios unless `kept` is False (core/cache.py)."""
     public = genesis.check(document, source)
+    ruleset, world = _ruleset_and_scenario(document, source, kept)
+    return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public,
+                       scenario=world)
+
+
+def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tuple[Any, Any]:
+    """What a genesis or a proposal asks of this pbem's rulesets: the ruleset and its version,
+    its sides in order, known options, and a scenario it can set up, built."""
     ruleset = rulesets.get(document["ruleset"])
     if document["ruleset_version"] != ruleset.version:
         raise VerificationError(_other_version(source, ruleset.id, document["ruleset_version"], ruleset.version))
@@ -64,9 +72,15 @@ def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> en
     if unknown:
         raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
     options.update(document.get("options", {}))
-    world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
-    return engine.Game(genesis=document, game_id=genesis.game_id(document), ruleset=ruleset, public_keys=public,
-                       scenario=world)
+    try:
+        world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
+    except _Unplayable as exc:
+        raise FileError(f"{source}: the scenario cannot be set up: {exc}") from None
+    return ruleset, world
+
+
+class _Unplayable(ValueError):
+    """A scenario document or options the ruleset cannot set up (named by the caller's file)."""
 
 
 def _other_version(source: str, ruleset_id: str, made: str, played: str) -> str:
@@ -95,7 +109,7 @@ def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True) -> A
         try:
             return ruleset.scenario(scenario_document(ruleset, json.loads(entry)), json.loads(options))
         except ValueError as exc:  # a scenario document the ruleset cannot set up
-            raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
+            raise _Unplayable(str(exc)) from None
 
     if not kept:
         return build()
@@ -403,6 +417,7 @@ def write_proposal(folder: Path, proposal: dict) -> Path:
     for name in (GENESIS, PROPOSAL, JOIN):
         if (folder / name).exists():
             raise FileError(f"{folder / name} already exists; give a new folder for a new game")
+    _ruleset_and_scenario(proposal, "the proposal")      # a scenario and options the ruleset can set up
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PROPOSAL
     write_new(path, "# pbem proposal: send it to your opponent, who runs `pbem join`.\n" + dumps(proposal))
@@ -437,6 +452,7 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
     if not genesis.is_complete(document):
         if key is None:
             raise UsageError(f"{source} is a proposal: join it with --key YOUR_KEY")
+        _ruleset_and_scenario(document, source)     # what the joiner agrees to can be played
         for name in (GENESIS, PROPOSAL, JOIN):
             if (folder / name).exists():
                 raise FileError(f"{folder / name} already exists; join a proposal in a new folder")

@@ -306,6 +306,7 @@ def terms(genesis: dict) -> list[str]:
     import json
 
     from pbem import rulesets
+    from pbem.core.text import shown
 
     ruleset = rulesets.get(genesis["ruleset"])
     lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}."]
@@ -315,17 +316,17 @@ def terms(genesis: dict) -> list[str]:
     else:
         document = entry["document"]
         ident = document.get("id") if isinstance(document, dict) else None
-        if ident in ruleset.scenarios:
+        if isinstance(ident, str) and ident in ruleset.scenarios:
             from pbem.core.audit import differences
 
             bundled = ruleset.scenarios[ident]()
-            found = list(dict.fromkeys(path for path, _, _ in islice(differences(bundled, document), 8)))
+            found = list(dict.fromkeys(shown(path) for path, _, _ in islice(differences(bundled, document), 8)))
             lines.append(f"Scenario EMBEDDED by the proposer, with the id of the bundled scenario {ident}"
                          + (f", but it differs from it in: {', '.join(found)}." if found else ", and the same content."))
         else:
-            lines.append(f"Scenario EMBEDDED by the proposer, {ident!r}: not one bundled with pbem; read it in the "
-                         f"proposal before you join.")
-    changed = [f"{name} = {json.dumps(value)} (default {json.dumps(ruleset.options.get(name))})"
+            lines.append(f"Scenario EMBEDDED by the proposer, {shown(str(ident))}: not one bundled with pbem; read it in "
+                         f"the proposal before you join.")
+    changed = [f"{shown(name)} = {json.dumps(value)} (default {json.dumps(ruleset.options.get(name))})"
                for name, value in genesis["options"].items() if ruleset.options.get(name) != value]
     lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
     if genesis["mode"] == "sandbox":
