@@ -102,6 +102,32 @@ def test_4_2_d_19_14_19_15_19_16_the_record_inter_phase_in_its_order():
     assert rules["turn"] == 6
 
 
+def test_18_21_18_22_an_hq_holds_a_don_line_hex_and_any_soviet_unit_west_of_the_don_excuses_its_hexrow():
+    """18.21: a Don-line hex must be "occupied by a Soviet combat unit or in a Soviet Zone of
+    Control"; an HQ is one (11.41). 18.22: no VP "for any hex in a hex-row which includes a
+    hex west of the Don River containing one or more Soviet units or ZOCs": an air army, which
+    exerts no ZOC, is such a unit. 16.31: an Axis truck across the Don is no division there."""
+    sc = SC()
+    line = sorted(sc.ids[i] for i in sc.don_line)
+    n18 = [h for h in line if sc.hexrow_label[sc.idx[h]] == "N18"]
+    assert n18 == ["N1836"]
+
+    def failures(**units):
+        rules = at(turn=4, player="soviet", phase="interdiction", units=units)
+        return victory.don_line_failures(sc, rules, view(sc, rules))
+
+    assert "N1836" in failures()
+    for uid in ("A/21", "R/6"):            # the HQ, and a rifle division, on the hex
+        held = failures(**{uid: {"hex": "N1836", "revealed": [2, 4]} if uid == "R/6" else {"hex": "N1836"}})
+        assert "N1836" not in held and len(held) < len(line), uid
+    assert sc.idx["N1854"] in sc.west_of_don and not sc.units["AA/8"].combat
+    west = failures(**{"AA/8": {"hex": "N1854"}})
+    assert "N1836" not in west and len(west) == len(line) - 1
+    truck = next(u for u in sc.unit_ids if sc.units[u].truck and sc.side_of[u] == "axis")
+    across = next(sc.ids[i] for i in sorted(sc.across_don))
+    assert len(failures(**{truck: {"hex": across}})) == len(line)
+
+
 # --- 14.4, 14.7: air interdiction and the Air Point markers -----------------------------------------
 
 def test_14_7_air_points_are_reset_in_the_record_inter_phase():

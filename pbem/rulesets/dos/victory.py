@@ -212,13 +212,15 @@ def continuous_front(sc: Scenario, rules: dict, side: str, board: Board) -> bool
 
 def don_line_failures(sc: Scenario, rules: dict, board: Board) -> list[str]:
     """18.21, 18.22: east-bank hexes of the Voronezh-Don line neither held by a Soviet combat
-    unit nor in Soviet ZOC, except in hexrows where a hex west of the Don holds Soviet units
-    or ZOC; none at all while an Axis unit is across the Don (16.31)."""
+    unit (an HQ is one, 11.41: "treated in all respects like normal combat units") nor in
+    Soviet ZOC, except in hexrows where a hex west of the Don holds "one or more Soviet units"
+    (any, an air unit too) or is in Soviet ZOC; none at all while an Axis unit is across the
+    Don (16.31, which counts divisions: combat units and HQs, not trucks or air units)."""
     if any(i in sc.across_don and board.has_combat(i, "axis") for i in board.occ):
         return []
     zoc = board.zoc("soviet")
-    held = {i for i in board.occ if any(sc.side_of[u] == "soviet" and sc.units[u].combat for u in board.occ[i])}
-    west_rows = {sc.hexrow_label[i] for i in sc.west_of_don if i in zoc or i in held}
+    held = {i for i in board.occ if board.has_combat(i, "soviet")}
+    west_rows = {sc.hexrow_label[i] for i in sc.west_of_don if i in zoc or board.side_at(i) == "soviet"}
     return [sc.ids[i] for i in sc.don_line if i not in zoc and i not in held and sc.hexrow_label[i] not in west_rows]
 
 
