@@ -358,6 +358,33 @@ def test_owner_distributes_own_losses_by_default():
                                           "january-9-square", "mamayev-kurgan")
 
 
+def test_by_default_the_owner_spares_a_reduced_unit_and_a_card_player_aims_at_it():
+    """House 6.4, 6.5, 7: a point on a reduced unit eliminates it, where a full unit takes a
+    point as a step or a retreat. The owner's default (`save-units`) puts points on full units
+    first, two on one before the next; a card player's default (`kill-units`) puts them on
+    reduced units first. The former defaults did the opposite (`weakest-first` killed the
+    owner's reduced unit; `strongest-first` steered a card's points away from it)."""
+    def fight(dice, cards, policies=None):
+        rules = position(RULESET, {"turn": 2, "phase": "german-combat", "cards": cards, "areas": {
+            "station-1": {"control": "soviet", "units": [{"id": "10nkvd-272", "steps": 1}, "10nkvd-271", "71id-191",
+                                                         "71id-194"]},
+            "dolgiy-ravine": {"control": "soviet"}}})
+        after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]}, dice, policies)
+        return after, [(e["allocator"], e["unit"]) for e in events if e["type"] == "allocate"]
+
+    after, allocs = fight([4, 1], {"german": 0, "soviet": 0})                  # 1 point, the Soviet side's
+    assert allocs == [("soviet", "10nkvd-271")] and steps(after, "10nkvd-272") == 1
+    after, allocs = fight([4, 1], {"german": 0, "soviet": 0}, {"soviet": {"allocate_own_losses": "weakest-first"}})
+    assert allocs == [("soviet", "10nkvd-272")] and where(after, "10nkvd-272") == "eliminated"
+    after, allocs = fight([5, 1], {"german": 0, "soviet": 0})                  # 2 points: on the full unit
+    assert allocs == [("soviet", "10nkvd-271"), ("soviet", "10nkvd-271")] and steps(after, "10nkvd-272") == 1
+    after, allocs = fight([5, 1], {"german": 1, "soviet": 0})                  # the German card: the reduced first
+    assert allocs == [("german", "10nkvd-272"), ("german", "10nkvd-271")]
+    assert where(after, "10nkvd-272") == "eliminated" and after["cards"]["german"] == 0
+    after, allocs = fight([5, 1], {"german": 1, "soviet": 0}, {"german": {"allocate_enemy_losses": "strongest-first"}})
+    assert allocs == [("german", "10nkvd-271"), ("german", "10nkvd-271")] and steps(after, "10nkvd-272") == 1
+
+
 def test_tactical_card_lets_the_enemy_distribute_but_not_apply():
     rules = battle({"german": 2, "soviet": 0})
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},

@@ -365,8 +365,15 @@ def test_show_area_and_unit_of_an_area_map(city):
         "Now: in aerodromny - Aerodromny settlement (German control), strength 2 (reduced).",
     ]
     assert lines(run("show", root / "german", "--unit", "13gd-39"))[-1] == "Now: waiting to enter (11.1)."
-    example = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"     # a game that has ended
-    assert lines(run("show", example, "--unit", "45rd-253"))[-1] == "Now: never entered: the game ended first."
+    from pbem.core.game import open_folder
+    from pbem.rulesets.stalingrad import report as city_report
+
+    ended = open_folder(Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo")   # a game that ended
+    rules = dict(ended.state["rules"], units=dict(ended.state["rules"]["units"], **{"13gd-39": "pool"}))
+    assert "result" in rules
+    assert city_report.look_unit(ended.game.scenario, rules, "13gd-39")[-1] == "Now: never entered: the game ended first."
+    del rules["result"]
+    assert city_report.look_unit(ended.game.scenario, rules, "13gd-39")[-1] == "Now: waiting to enter (11.1)."
     data = json.loads(run("show", root / "german", "--area", "station-1", "--json"))
     assert data["area"] == "station-1" and data["text"][0] == "Area station-1: Railway Station No. 1."
 
@@ -451,7 +458,8 @@ def test_the_orders_template_lists_every_standing_order_choice_for_every_ruleset
     m, root = city
     text = run("orders", root / "german", "--side", "german")
     assert "# tactical_card: at-least-2|at-least-3|always|never;" in text
-    assert "allocate_own_losses: weakest-first|strongest-first|lowest-id;" in text
+    assert "allocate_own_losses: save-units|weakest-first|strongest-first|lowest-id;" in text
+    assert "retreat_tie: engine-priority|lowest-id|ask;" in text
     assert "on_void: stop|skip" in text and text.index("on_void: stop|skip") < text.index("\npolicies:")
     m, root = chir_decision
     text = run("orders", root / "german", "--side", "german")

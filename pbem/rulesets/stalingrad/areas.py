@@ -24,6 +24,11 @@ def enemy(side: str) -> str:
     return "soviet" if side == "german" else "german"
 
 
+def side_name(side: str) -> str:
+    """A side as the texts name it: "German", "Soviet"."""
+    return side.capitalize()
+
+
 # ---- units ------------------------------------------------------------------------------
 
 def status(rules: dict, uid: str) -> str:
@@ -107,7 +112,7 @@ def set_control(sc, rules: dict, area: str, side: str, ctx, rule: str, why: str,
     fields = {"area": area, "side": side, "rule": rule}
     if house_rule:
         fields["house_rule"] = True
-    ctx.event("control", f"{name(sc, area)} passes to the {side} side: {why} ({rule}).", **fields)
+    ctx.event("control", f"{name(sc, area)} passes to the {side_name(side)} side: {why} ({rule}).", **fields)
 
 
 def update_control(sc, rules: dict, ctx) -> None:

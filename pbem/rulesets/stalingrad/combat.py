@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..base import IllegalOrder, Need
 from . import retreat
 from .areas import (FULL_STEPS, describe, enemy, known_area, known_unit, listing, name,
-                    occupancy, place, reduce, steps, unit_strength, units_in, update_control)
+                    occupancy, place, reduce, side_name, steps, unit_strength, units_in, update_control)
 
 STAGES = ("card-attacker", "card-defender", "losses-defender", "losses-attacker")
 
@@ -109,10 +109,10 @@ def declare(sc, rules: dict, side: str, order: dict, ctx) -> None:
     covered = 0 if engineers else min(cover, to_def)
     to_def -= covered
     to_att = table(sc, s_def, die_def)
-    cover_text = (f", cover saves {covered}" if covered
+    cover_text = (f" ({to_def + covered} less {covered} for cover)" if covered
                   else (", engineers cancel the cover" if cover and engineers else ""))
-    ctx.event("combat", f"The {side} side attacks in {name(sc, area)}: strength {s_att} "
-              f"rolls {die_att} and inflicts {to_def} loss points{cover_text}; the {foe} "
+    ctx.event("combat", f"The {side_name(side)} side attacks in {name(sc, area)}: strength {s_att} "
+              f"rolls {die_att} and inflicts {_points(to_def)}{cover_text}; the {side_name(foe)} "
               f"strength {s_def} rolls {die_def} and inflicts {to_att} (house 6.2).",
               area=area, attacker=side, defender=foe, strength={side: s_att, foe: s_def},
               dice={side: die_att, foe: die_def}, loss={foe: to_def, side: to_att},
@@ -153,6 +153,10 @@ def _alloc_candidates(sc, rules: dict, c: dict) -> list[str]:
     return [u for u in units_in(sc, rules, c["area"], suffering(c)) if _capacity(rules, c, u) > 0]
 
 
+def _points(n: int) -> str:
+    return f"{n} loss point{'' if n == 1 else 's'}"
+
+
 def decision(sc, rules: dict) -> Need | None:
     """The decision the combat in progress waits for, or None if it can go on alone."""
     c = rules["combat"]
@@ -174,7 +178,7 @@ def decision(sc, rules: dict) -> Need | None:
     if c.get("to_allocate", 0) > 0:
         if _choice([_capacity(rules, c, u) for u in _alloc_candidates(sc, rules, c)], c["to_allocate"]):
             return Need(allocator(c), "allocate-loss",
-                        f"Put one of {c['to_allocate']} loss points on a {suffering(c)} unit "
+                        f"Put one of {_points(c['to_allocate'])} on a {suffering(c)} unit "
                         f"in {c['area']}.", ("allocate",), "house 6.4", True)
         return None
     if c.get("apply_queue"):
@@ -182,7 +186,7 @@ def decision(sc, rules: dict) -> Need | None:
         if not may_retreat(rules, uid):
             return None  # a reduced unit takes its point as a step: no choice (house 6.5)
         return Need(suffering(c), "apply-loss",
-                    f"Apply the {c['alloc'][uid]} loss points of {uid}: as steps, or one as a "
+                    f"Apply the {_points(c['alloc'][uid])} of {uid}: as steps, or one as a "
                     f"retreat.", ("apply",), "house 6.5", True)
     return None
 
@@ -285,9 +289,9 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
         if play:
             rules["cards"][side] -= 1
         note = _policy_note(ctx, "tactical_card")
-        ctx.event("card", (f"The {side} side plays a tactical card and will distribute the "
-                           f"{enemy(side)} loss points itself{note} (house 7)." if play else
-                           f"The {side} side keeps its tactical cards{note} (house 7)."),
+        ctx.event("card", (f"The {side_name(side)} side plays a tactical card and will distribute the "
+                           f"{side_name(enemy(side))} loss points itself{note} (house 7)." if play else
+                           f"The {side_name(side)} side keeps its tactical cards{note} (house 7)."),
                   side=side, play=play, cards_left=rules["cards"][side], rule="house 7",
                   house_rule=True)
         return
@@ -389,7 +393,15 @@ def policy(sc, rules: dict, need: Need, pol: dict) -> dict | None:
         mine = allocator(c) == suffering(c)
         how = pol["allocate_own_losses" if mine else "allocate_enemy_losses"]
         cands = _alloc_candidates(sc, rules, c)
-        if how == "strongest-first":
+        if how == "save-units":
+            # full units first, two points on one before the next (one of them is taken as a
+            # retreat, house 6.5), the weakest first; a reduced unit, which a point eliminates, last
+            cands.sort(key=lambda u: (-steps(rules, u), _capacity(rules, c, u), unit_strength(sc, rules, u), u))
+        elif how == "kill-units":
+            # the reduced units first (a point eliminates each), then the points together on
+            # one full unit (two cost it a step even with a retreat) rather than spread
+            cands.sort(key=lambda u: (steps(rules, u), _capacity(rules, c, u), -unit_strength(sc, rules, u), u))
+        elif how == "strongest-first":
             cands.sort(key=lambda u: (-unit_strength(sc, rules, u), u))
         elif how == "weakest-first":
             cands.sort(key=lambda u: (unit_strength(sc, rules, u), u))
@@ -402,6 +414,8 @@ def policy(sc, rules: dict, need: Need, pol: dict) -> dict | None:
         return {"type": "apply", "unit": uid, "how": how}
     if need.kind == "retreat":
         p = c["retreat"]
+        if pol["retreat_tie"] == "ask":
+            return None
         return {"type": "retreat", "unit": p["unit"],
                 "to": retreat.policy_choice(sc, rules, p, pol["retreat_tie"])}
     return None

@@ -43,13 +43,15 @@ ORDER_SCHEMA = {
 
 POLICY_CHOICES = {
     "tactical_card": ["at-least-2", "at-least-3", "always", "never"],
-    "allocate_own_losses": ["weakest-first", "strongest-first", "lowest-id"],
-    "allocate_enemy_losses": ["strongest-first", "weakest-first", "lowest-id"],
+    "allocate_own_losses": ["save-units", "weakest-first", "strongest-first", "lowest-id"],
+    "allocate_enemy_losses": ["kill-units", "strongest-first", "weakest-first", "lowest-id"],
     "apply_losses": ["save-units", "step", "retreat"],
-    "retreat_tie": ["engine-priority", "lowest-id"],
-    "withdrawal_substitute": ["weakest", "strongest", "lowest-id"],
+    "retreat_tie": ["engine-priority", "lowest-id", "ask"],
+    "withdrawal_substitute": ["weakest", "strongest", "lowest-id", "ask"],
 }
 
 # The first choice of each standing order is the default, the same for both sides; with
-# them every decision is answered and one packet per player-turn suffices.
+# them every decision is answered and one packet per player-turn suffices. `ask` leaves the
+# decision to the side's next packet (10.3(1): "the retreating player decides"; 11.3(2): "at
+# the German player's discretion"), which the game then waits for.
 POLICY_SCHEMA, DEFAULT_POLICIES = standing_orders("stalingrad", POLICY_CHOICES)

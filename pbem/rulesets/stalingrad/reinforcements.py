@@ -243,9 +243,11 @@ def legal_decision(sc, rules: dict, need: Need) -> list[dict]:
     return [{"type": "substitute", "unit": u} for u in cands]
 
 
-def policy(sc, rules: dict, need: Need, pol: dict) -> dict:
+def policy(sc, rules: dict, need: Need, pol: dict) -> dict | None:
     cands, _ = substitutes(sc, rules, rules["substitute_for"][0])
     how = pol["withdrawal_substitute"]
+    if how == "ask":
+        return None     # the German player's next packet names the unit (11.3(2))
     if how == "weakest":
         cands.sort(key=lambda u: (unit_strength(sc, rules, u), u))
     elif how == "strongest":

@@ -6,15 +6,11 @@ from __future__ import annotations
 from pbem.core.describe import wrap_list
 
 from ..base import Need
-from .areas import BOXES, SIDES, count, enemy, side_units, status, unit_strength, units_in
+from .areas import BOXES, SIDES, count, enemy, side_name, side_units, status, unit_strength, units_in
 from .flow import WITHDRAWAL, legal_orders, phase_name, phase_words
 from .victory import vp
 
 STATUS_WORDS = {"pool": "waiting to enter (11.1)", "eliminated": "eliminated", "withdrawn": "withdrawn (11.3)"}
-
-
-def side_name(side: str) -> str:
-    return side.capitalize()
 
 
 def summary(sc, rules: dict) -> dict:
