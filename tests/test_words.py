@@ -16,7 +16,7 @@ from pbem.core import keys
 from pbem.rulesets import chir, stalingrad
 from tests.support.games import Match
 
-SENT = "(sent 2026-11-29T10:00:00Z)"
+SENT = "(sent 2026-11-29T10:00:00Z by its sender's clock)"
 
 # chir: the 13.0 situation: LW/I in 3320, three Soviet rifle regiments next to it and their
 # artillery; the Soviet concentrated attack phase of GT 1.

@@ -50,7 +50,8 @@ def _packet(seq: int) -> str:
 
 
 def _sent(entry: dict) -> str:
-    return f"(sent {entry['sent']})" if entry.get("sent") else "(no sending time given)"
+    # `sent` is what the sender wrote, informational only: a thread's own timestamps witness delivery
+    return f"(sent {entry['sent']} by its sender's clock)" if entry.get("sent") else "(no sending time given)"
 
 
 def _who(side: str | None, you: str | None) -> str:
