@@ -1557,3 +1557,68 @@ def test_36_submit_opens_the_items_due_names_them_and_status_says_which(veiled, 
     assert (north / "private" / "seal-0001-north.yaml").exists()     # 1.2 is still sealed: kept
     ok(run("adjudicate", south, tmp_path / "p3.yaml"))
     ok(run("audit", south))
+
+
+# --- the next chain (docs/protocol.md §5) ----------------------------------------------------
+
+def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_game_goes_on(tmp_path):
+    """DESIGN §3.1: a side whose chain runs short announces its next chain (`next_chain`:
+    nonce, length, anchor) in a packet, and it takes effect from that side's packet after next.
+    pbem announces it when fewer than 8 values are left; the game goes on past the first chain
+    and audits clean. What a cheater could try is refused: a second announcement while one is
+    pending, the new chain's first value one packet early, a nonce of a chain already used, a
+    malformed announcement, one in a sandbox game."""
+    from pbem.core.audit import audit
+    from tests.support.games import Match, sandbox
+
+    m = Match(tmp_path, "duel", key_seed="next-chain", chain_length=64)
+    announced = None
+    for _ in range(70):
+        sent = game.read_packet(m.send("red", []).packet_path)[0]
+        m.send("blue", [])
+        if "next_chain" in sent:
+            assert announced is None and sent["reveal"]["index"] == 57          # 7 of 64 left
+            announced = sent
+    chain = m.state("blue")["chains"]["red"]
+    assert announced is not None and announced["next_chain"]["chain_length"] == 4096
+    assert chain["nonce"] == announced["next_chain"]["nonce"] and chain["length"] == 4096
+    assert chain["index"] == 70 - 58 and "next" not in chain                  # packets 1-58 of the first chain
+    assert audit(m.folders["blue"].path).ok
+
+    # back at the packet between the announcement and the new chain
+    m = Match(tmp_path / "again", "duel", key_seed="next-chain", chain_length=64)
+    for _ in range(57):
+        m.send("red", [])
+        m.send("blue", [])
+    state = m.state("blue")
+    pending = state["chains"]["red"]["next"]
+    assert (state["chains"]["red"]["index"], pending["from_seq"]) == (57, state["seq"] + 3)   # red: 113, 115, 117
+    g, key = m.game, m.keys["red"]
+
+    def refused(packet, *words):
+        with pytest.raises(VerificationError) as caught:
+            engine.apply_packet(g, state, sign(packet, key), "p.yaml")
+        assert all(w in caught.value.message for w in words), caught.value.message
+
+    body = unsigned(game.build_packet(g, state, "red", [], None, key, ""))
+    assert body["reveal"]["index"] == 58 and "next_chain" not in body         # the old chain, still
+    again = game.next_chain(g, state["seq"] + 1, key)
+    refused(dict(body, next_chain=again), "one chain is announced at a time")
+    early = dice.chain_value(game.chain_secret(g, "red", key, pending["nonce"]), 4096, 1).hex()
+    refused(dict(body, reveal={"index": 1, "value": early}), "reveal index 1 is wrong", "next chain index is 58")
+    refused(dict(body, reveal={"index": 58, "value": early}), "does not hash to red's previous chain value")
+
+    fresh = Match(tmp_path / "reuse", "duel", key_seed="next-chain", chain_length=64)
+    state = fresh.state("blue")
+    body = unsigned(game.build_packet(fresh.game, state, "red", [], None, key, ""))
+    reused = dict(again, nonce=fresh.game.side_entry("red")["nonce"])
+    with pytest.raises(VerificationError, match="reuses the nonce of a chain of this game"):
+        engine.apply_packet(fresh.game, state, sign(dict(body, next_chain=reused), key), "p.yaml")
+    for bad in (dict(again, chain_length=32), dict(again, anchor="00"), dict(again, extra=1)):
+        with pytest.raises(VerificationError, match="`next_chain` must be"):
+            game.check_envelope(sign(dict(body, next_chain=bad), key), "p.yaml")
+
+    table = sandbox(tmp_path / "sandbox", seed="x")
+    loose = dict(game.build_packet(table.game, table.state, "red", [], None, None, ""), next_chain=again)
+    with pytest.raises(VerificationError, match="`next_chain` has no place in a sandbox game's packet"):
+        engine.apply_packet(table.game, table.state, loose, "p.yaml")

@@ -361,8 +361,8 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
     assert "Options: all at their defaults." in out and "Dice chains: german 4096 packets, soviet 100 packets." in out
     assert "if you do not agree, do not send it" in out
     out = run("join", "a", "b/join.yaml", "--key", "keys/alice").output
-    assert ("Note: soviet's dice chain allows only 100 packets, fewer than pbem's default 4096: the game stops for "
-            "good when soviet has sent them") in out
+    assert ("Note: soviet's dice chain has only 100 values, fewer than pbem's default 4096: soviet's pbem announces "
+            "a next chain before it runs out, and without one the game stops when soviet has sent 100 packets") in out
 
     run("new", "c", "--ruleset", "chir", "--option", "line_never_cut=true", "--side", "german=keys/alice.pub",
         "--side", "soviet=keys/bob.pub", "--key", "keys/alice")

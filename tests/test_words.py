@@ -517,11 +517,14 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
         "Queued orders (south 1) wait for the dice of the next packet."]
 
 
-def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path):
-    """A side with a chain of 64 values sends 64 packets; then its next one cannot be made, and
-    status says so rather than only that the side is awaited (docs/protocol.md §5)."""
+def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monkeypatch):
+    """A side with a chain of 64 values whose pbem never announces a next chain (one built to
+    stop the game there) sends 64 packets; then its next one cannot be made, and status says
+    so rather than only that the side is awaited (docs/protocol.md §5)."""
+    from pbem.core import game
     from pbem.core.errors import RulesError
 
+    monkeypatch.setattr(game, "EXTEND_WHEN_LEFT", 0)
     m = Match(tmp_path, "duel", key_seed="words", chain_length=64)
     for _ in range(64):
         m.send("red", [])
@@ -529,8 +532,8 @@ def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path):
     with pytest.raises(RulesError, match="red's chain of 64 values is used up; the game cannot go on"):
         m.send("red", [])
     out = lines(run("status", tmp_path / "blue"))
-    assert "red's dice chain of 64 values is used up: red can send no more packets, and the game cannot go on " \
-           "(docs/protocol.md §5)." in out
+    assert "red's dice chain of 64 values is used up, and red announced no next chain in time: red can send no " \
+           "more packets, and the game cannot go on (docs/protocol.md §5)." in out
     assert out.index(next(line for line in out if line.startswith("Awaited: "))) + 1 == out.index(
         next(line for line in out if "dice chain" in line))
 

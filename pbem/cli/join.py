@@ -12,7 +12,7 @@ from pbem.cli.common import PASSPHRASE_HELP, echo, handles_errors, load_key
 @click.argument("document", type=click.Path(dir_okay=False))
 @click.option("--key", "key_file", type=click.Path(dir_okay=False), help="Your private key (to join, or to complete).")
 @click.option("--chain-length", default=4096, show_default=True, type=click.IntRange(64, 2**20),
-              help="Your dice chain's length when you join: the most packets you can send.")
+              help="Your dice chain's length when you join: pbem announces the next one before it runs out.")
 @handles_errors
 def command(game_dir: str, document: str, key_file: str | None, chain_length: int) -> None:
     """The next step of a secure game's handshake (docs/protocol.md §4), for DOCUMENT:

@@ -20,7 +20,7 @@ from pbem.cli.common import PASSPHRASE_HELP, echo, handles_errors, load_key
 @click.option("--dice", default=None, help="Sandbox: scripted dice, e.g. 3,5,1 (used in order).")
 @click.option("--seed", default=None, help="Sandbox: a plain seed for the dice.")
 @click.option("--chain-length", default=4096, show_default=True, type=click.IntRange(64, 2**20),
-              help="Your dice chain's length: the most packets you can send.")
+              help="Your dice chain's length: pbem announces the next one before it runs out.")
 @click.option("--created", default=None, help="Creation time recorded in the genesis (default: now, UTC).")
 @handles_errors
 def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, key_file: str | None, options: tuple,

@@ -131,9 +131,11 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
 
         lines.append(_awaited(awaiting, summary, you, engine.standing_answer(game, state) is not None))
         sender = awaiting["packet_from"]
-        if game.secure and state["chains"][sender]["index"] >= game.chain_length(sender):
-            lines.append(f"{sender}'s dice chain of {game.chain_length(sender)} values is used up: {sender} can send no "
-                         f"more packets, and the game cannot go on (docs/protocol.md §5).")
+        chain = engine.chain_in_force(game, state, sender, state["seq"] + 1) if game.secure else None
+        if chain is not None and chain["index"] >= engine.chain_length_of(game, chain, sender):
+            lines.append(f"{sender}'s dice chain of {engine.chain_length_of(game, chain, sender)} values is used up, and "
+                         f"{sender} announced no next chain in time: {sender} can send no more packets, and the game "
+                         f"cannot go on (docs/protocol.md §5).")
     lines += _packets_lines(game, state, info)
     for side, s in info["sealed"].items():
         kept = [name for name in s["items"] if name not in s["due"]]

@@ -266,7 +266,7 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
         raise VerificationError(f"{source}: side {shown(side)} is not a side of this game ({', '.join(game.sides)})")
     _verify_seals(game, state, packet, source)
     if not game.secure:
-        for name in ("signature", "reveal"):
+        for name in ("signature", "reveal", "next_chain"):
             if name in packet:
                 raise VerificationError(f"{source}: `{name}` has no place in a sandbox game's packet")
         return
@@ -279,19 +279,51 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
     _verify_reveal(game, state, packet, source)
 
 
+def chain_in_force(game: Game, state: dict, side: str, seq: int) -> dict:
+    """The chain `side`'s packet `seq` reveals from (docs/protocol.md §5): the one in the state
+    (`index`, `value`: the last value revealed; `nonce` and `length` once it is not the
+    genesis's), or, from the packet it takes effect in, the next chain the side announced."""
+    chain = state["chains"][side]
+    announced = chain.get("next")
+    if announced is not None and seq >= announced["from_seq"]:
+        return {"index": 0, "value": announced["anchor"], "nonce": announced["nonce"], "length": announced["chain_length"]}
+    return chain
+
+
+def chain_length_of(game: Game, chain: dict, side: str) -> int:
+    """How many values `chain` (a chain of `side` as chain_in_force gives it) has."""
+    return chain.get("length", game.chain_length(side))
+
+
+NEXT_CHAIN_AFTER = 2    # a chain announced in a side's packet takes effect in its packet after next
+
+
 def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
     side = packet["side"]
-    chain = state["chains"][side]
+    chain = chain_in_force(game, state, side, packet["seq"])
     reveal = packet.get("reveal")
     if reveal is None:
         raise VerificationError(f"{source}: the packet has no `reveal`; each packet reveals its side's next chain value (docs/protocol.md §5)")
     if reveal["index"] != chain["index"] + 1:
         raise VerificationError(f"{source}: reveal index {reveal['index']} is wrong: {side}'s next chain index is {chain['index'] + 1}")
-    if reveal["index"] > game.chain_length(side):
-        raise VerificationError(f"{source}: {side}'s chain of {game.chain_length(side)} values is used up")
+    length = chain_length_of(game, chain, side)
+    if reveal["index"] > length:
+        raise VerificationError(f"{source}: {side}'s chain of {length} values is used up")
     if dice.chain_step(bytes.fromhex(reveal["value"])) != bytes.fromhex(chain["value"]):
-        what = "anchor in the genesis" if chain["index"] == 0 else "previous chain value"
+        what = ("previous chain value" if chain["index"] else
+                "anchor in the genesis" if "nonce" not in chain else "anchor of the chain it announced")
         raise VerificationError(f"{source}: the reveal of index {reveal['index']} does not hash to {side}'s {what} (forged reveal)")
+    announced = packet.get("next_chain")
+    if announced is not None:
+        if "next" in chain:
+            raise VerificationError(f"{source}: `next_chain`: {side} announced its next chain in packet "
+                                    f"{chain['next']['from_seq'] - NEXT_CHAIN_AFTER * len(game.sides)}, and it takes "
+                                    f"effect in packet {chain['next']['from_seq']}: one chain is announced at a time "
+                                    f"(docs/protocol.md §5)")
+        used = {entry["nonce"] for entry in game.genesis["sides"]} | {chain.get("nonce")}
+        if announced["nonce"] in used:
+            raise VerificationError(f"{source}: `next_chain` reuses the nonce of a chain of this game; a new chain "
+                                    f"takes a fresh nonce, or its values are ones already revealed (docs/protocol.md §5)")
 
 
 def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
@@ -369,7 +401,10 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     reveal_prev = bytes.fromhex(new["last_reveal"]) if new["last_reveal"] else None
     reveal_cur = None
     if game.secure:
-        new["chains"][side] = dict(packet["reveal"])
+        chain = dict(chain_in_force(game, new, side, k), **packet["reveal"])
+        if "next_chain" in packet:
+            chain["next"] = dict(packet["next_chain"], from_seq=k + NEXT_CHAIN_AFTER * len(game.sides))
+        new["chains"][side] = chain
         reveal_cur = bytes.fromhex(packet["reveal"]["value"])
         new["last_reveal"] = packet["reveal"]["value"]
     elif "dice" in packet:

@@ -12,6 +12,7 @@ overwritten, and a rejected packet leaves the folder byte for byte as it was.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import re
@@ -348,8 +349,9 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
                             f"the game is at state {folder.state['seq']}")
 
 
-def chain_secret(game: engine.Game, side: str, key: Any) -> bytes:
-    return genesis.chain_secret(key, bytes.fromhex(game.side_entry(side)["nonce"]))
+def chain_secret(game: engine.Game, side: str, key: Any, nonce: str | None = None) -> bytes:
+    """The secret of `side`'s chain from `nonce` (hex), by default the genesis's."""
+    return genesis.chain_secret(key, bytes.fromhex(nonce or game.side_entry(side)["nonce"]))
 
 
 def side_of_key(game: engine.Game, key: Any) -> str:
@@ -360,17 +362,37 @@ def side_of_key(game: engine.Game, key: Any) -> str:
 
 
 def reveal_for(game: engine.Game, state: dict, side: str, key: Any) -> dict:
-    """The reveal of `side`'s next packet: the next value of its chain (§3.2)."""
-    chain = state["chains"][side]
-    length = game.chain_length(side)
+    """The reveal of `side`'s next packet: the next value of its chain (§3.2); with the
+    announcement of its next chain when few values are left (docs/protocol.md §5)."""
+    seq = state["seq"] + 1
+    chain = engine.chain_in_force(game, state, side, seq)
+    length = engine.chain_length_of(game, chain, side)
     index = chain["index"] + 1
     if index > length:
         raise RulesError(f"{side}'s chain of {length} values is used up; the game cannot go on")
-    value = dice.chain_value(chain_secret(game, side, key), length, index)
+    value = dice.chain_value(chain_secret(game, side, key, chain.get("nonce")), length, index)
     if dice.chain_step(value).hex() != chain["value"]:
         raise VerificationError(f"the key of {side} does not give the chain committed in the genesis (was the game "
                                 f"joined with another key?)")
-    return {"reveal": {"index": index, "value": value.hex()}}
+    out: dict = {"reveal": {"index": index, "value": value.hex()}}
+    if "next" not in chain and length - index < EXTEND_WHEN_LEFT:
+        out["next_chain"] = next_chain(game, seq, key)
+    return out
+
+
+EXTEND_WHEN_LEFT = 8   # values of a chain left after a packet, below which the packet announces the next
+
+
+def next_chain(game: engine.Game, seq: int, key: Any) -> dict:
+    """The next chain of the key's side, announced in its packet `seq`: nonce, length and
+    anchor. Its nonce is derived from the key, the game and the packet (a signature over
+    them, hashed): fresh for every chain, unknown to anyone without the key, and the same
+    whenever the packet is made again, so no randomness reaches a packet."""
+    from pbem.core import keys
+
+    message = b"pbem-next-chain-v1\n" + bytes.fromhex(game.game_id) + seq.to_bytes(8, "big")
+    nonce = hashlib.sha256(keys.sign_raw(key, message)).digest()[:genesis.NONCE_BYTES]
+    return genesis.commitment(key, nonce, genesis.DEFAULT_CHAIN_LENGTH)
 
 
 def build_packet(game: engine.Game, state: dict, side: str, orders: list, policies: dict | None, key: Any,

@@ -337,8 +337,8 @@ def terms(genesis: dict) -> list[str]:
     lines.append("Dice chains: " + ", ".join(f"{name} {length} packets" for name, length in chains) + ".")
     for name, length in chains:
         if length < DEFAULT_CHAIN_LENGTH:
-            lines.append(f"Note: {name}'s dice chain allows only {length} packets, fewer than pbem's default "
-                         f"{DEFAULT_CHAIN_LENGTH}: the game stops for good when {name} has sent them "
-                         f"(docs/protocol.md §5).")
+            lines.append(f"Note: {name}'s dice chain has only {length} values, fewer than pbem's default "
+                         f"{DEFAULT_CHAIN_LENGTH}: {name}'s pbem announces a next chain before it runs out, and "
+                         f"without one the game stops when {name} has sent {length} packets (docs/protocol.md §5).")
     return lines
 

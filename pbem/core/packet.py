@@ -15,12 +15,14 @@ from typing import Any
 
 from pbem.core.canonical import DOMAIN_PACKET, canonical, digest
 from pbem.core.errors import InputError, VerificationError
+from pbem.core.genesis import MAX_CHAIN_LENGTH, MIN_CHAIN_LENGTH
 from pbem.core.text import shown
 
 NAMESPACE = "pbem-packet-v1"
 PROTOCOL = 2
 MAX_ORDERS = 1000
 HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+HEX32 = re.compile(r"[0-9a-f]{32}\Z")
 SEAL_ID = re.compile(r"[1-9][0-9]{0,8}\.[1-9][0-9]{0,3}\Z")   # a sealed item: SEQ.N (§8)
 SIDE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
 RFC3339 = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
@@ -30,7 +32,7 @@ FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}\Z")
 _FIELDS = {
     "pbem": int, "game": str, "seq": int, "prev": str, "side": str, "reveal": dict,
     "orders": list, "policies": dict, "sent": str, "signature": dict,
-    "sealed": list, "opens": list, "dice": list,
+    "sealed": list, "opens": list, "dice": list, "next_chain": dict,
 }
 _REQUIRED = ("pbem", "game", "seq", "prev", "side", "orders")
 
@@ -77,6 +79,14 @@ def check_envelope(packet: Any, source: str) -> dict:
         if set(reveal) != {"index", "value"} or type(reveal["index"]) is not int or not isinstance(reveal["value"], str) \
                 or not HEX64.match(reveal["value"]):
             raise VerificationError(f"{source}: `reveal` must be {{index: N, value: <64 lower-case hex digits>}}")
+    chain = packet.get("next_chain")
+    if chain is not None and (set(chain) != {"nonce", "chain_length", "anchor"}
+                              or not (isinstance(chain["nonce"], str) and HEX32.match(chain["nonce"]))
+                              or type(chain["chain_length"]) is not int
+                              or not MIN_CHAIN_LENGTH <= chain["chain_length"] <= MAX_CHAIN_LENGTH
+                              or not (isinstance(chain["anchor"], str) and HEX64.match(chain["anchor"]))):
+        raise VerificationError(f"{source}: `next_chain` must be {{nonce: <32 lower-case hex digits>, chain_length: "
+                                f"{MIN_CHAIN_LENGTH} to {MAX_CHAIN_LENGTH}, anchor: <64 lower-case hex digits>}}")
     if "sent" in packet and not RFC3339.match(packet["sent"]):
         raise VerificationError(f"{source}: `sent` must be an RFC 3339 time such as \"2026-11-29T10:00:00Z\", "
                                 f"not {shown(repr(packet['sent'][:40]))}")
