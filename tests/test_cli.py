@@ -356,9 +356,9 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
     run("new", "a", "--ruleset", "stalingrad", "--scenario", "./city-1942.yaml", "--side", "german=keys/alice.pub",
         "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
     out = run("join", "b", "a/proposal.yaml", "--key", "keys/bob", "--chain-length", "100").output
-    assert ("Scenario EMBEDDED by the proposer, with the id of the bundled scenario city-1942, but it differs from it "
-            "in: tactical_cards.soviet, victory.german_victory.") in out
-    assert "Options: all at their defaults." in out and "Dice chains: german 4096 packets, soviet 100 packets." in out
+    assert ("Scenario EMBEDDED by the proposer, with the id of the bundled scenario city-1942, but 2 fields differ, "
+            "in tactical_cards, victory: tactical_cards.soviet, victory.german_victory.") in out
+    assert "Options: all at their defaults." in out and "Dice chains: german 4096 values, soviet 100 values." in out
     assert "if you do not agree, do not send it" in out
     out = run("join", "a", "b/join.yaml", "--key", "keys/alice").output
     assert ("Note: soviet's dice chain has only 100 values, fewer than pbem's default 4096: soviet's pbem announces "
@@ -369,6 +369,41 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
     out = run("join", "d", "c/proposal.yaml", "--key", "keys/bob").output
     assert "Scenario historical, as bundled with pbem." in out
     assert "Options: line_never_cut = true (default false)." in out and "Note:" not in out
+
+
+def test_a_joiner_sees_how_many_fields_differ_and_every_section_however_many_there_are(run, tmp_path):
+    """Cosmetic changes in front cannot push the one that matters out of the account a joiner
+    reads: it counts every differing field and names every section holding one."""
+    from pbem import rulesets
+    from pbem.core.canonical import dumps
+
+    run("keygen", "alice", "--dir", "keys")
+    run("keygen", "bob", "--dir", "keys")
+    rigged = rulesets.get("stalingrad").scenarios["city-1942"]()
+    rigged["areas"] = [dict(area, name=area["name"] + " ") if n < 9 else area for n, area in enumerate(rigged["areas"])]
+    rigged["victory"] = dict(rigged["victory"], german_victory=1)
+    Path("rigged.yaml").write_text(dumps(rigged))
+    run("new", "a", "--ruleset", "stalingrad", "--scenario", "./rigged.yaml", "--side", "german=keys/alice.pub",
+        "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
+    out = run("join", "b", "a/proposal.yaml", "--key", "keys/bob").output
+    assert "but 10 fields differ, in areas, victory: areas[0].name, areas[1].name," in out and "areas[7].name and 2 more." in out
+
+
+def test_a_sandbox_game_yaml_is_refused_in_a_folder_of_a_handshake(run, tmp_path):
+    """The joiner of a secure proposal who is sent back a sandbox game.yaml (unsigned, dice the
+    proposer chose) is told it is not the game he joined; with --key the refusal says so too."""
+    run("keygen", "alice", "--dir", "keys")
+    run("keygen", "bob", "--dir", "keys")
+    run("new", "a", "--ruleset", "stalingrad", "--side", "german=keys/alice.pub", "--side", "soviet=keys/bob.pub",
+        "--key", "keys/alice")
+    run("join", "b", "a/proposal.yaml", "--key", "keys/bob")
+    run("new", "s", "--ruleset", "stalingrad", "--side", "german", "--side", "soviet", "--sandbox", "--seed", "x")
+    refused = run("join", "b", "s/game.yaml", code=3).stderr
+    assert "s/game.yaml is a sandbox game (unsigned packets, dice not fair), not the secure game of the handshake in " \
+           "b (join.yaml)" in refused
+    assert not Path("b", "game.yaml").exists()
+    refused = run("join", "c", "s/game.yaml", "--key", "keys/bob", code=2).stderr
+    assert "if you expected the secure game you proposed or joined, this is not it" in refused
 
 
 def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_joined(run, tmp_path):
@@ -566,6 +601,9 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
         shutil.copy(path, secure / "packets" / path.name)
     assert "the folder holds the genesis and packets only" in run("audit", secure).output
     (secure / "states").mkdir()
+    assert "states/0000.yaml: the state file is missing" in run("audit", secure, code=3).stderr
+    (secure / "states").rmdir()
+    (secure / "aar").mkdir()            # a record half removed is still a record: compared, and found missing
     assert "states/0000.yaml: the state file is missing" in run("audit", secure, code=3).stderr
 
 

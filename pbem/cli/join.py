@@ -22,13 +22,13 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
     writes GAME_DIR/game.yaml, the game. A complete game.yaml, secure or sandbox: check
     every signature and make GAME_DIR its folder (the joiner's last step; a referee's or
     spectator's first, who then adjudicates the packets into it)."""
-    from pbem.core import game, genesis
+    from pbem.core import describe, game
     from pbem.core.canonical import load_mapping
 
     doc = load_mapping(Path(document), document)
     key = load_key(key_file) if key_file else None
     done = game.join(Path(game_dir), doc, document, key, chain_length=chain_length)
-    terms = "\n".join(f"  {line}" for line in genesis.terms(done.document))
+    terms = "\n".join(f"  {line}" for line in describe.terms(done.document))
     if done.step == "joined":
         echo(f"wrote {done.path}: you joined as {_side(doc, key)}. The game you agree to by sending it:\n{terms}\n"
              f"Send it back to {doc['proposer']}, who completes the game with `pbem join THEIR_FOLDER join.yaml "
@@ -39,7 +39,7 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
         echo(f"game {game_id} is complete in {game_dir}:\n{terms}\nSend {done.path} to your opponent, who runs "
              f"`pbem join THEIR_FOLDER game.yaml`")
     else:
-        checked = ("a sandbox game, with no keys or chains to check" if done.folder.game.genesis["mode"] == "sandbox"
+        checked = ("a sandbox game, with no keys or chains to check" if not done.folder.game.secure
                    else "every key, chain and signature of its genesis checked")
         echo(f"game {game_id} is ready in {game_dir}: {checked}.\n{terms}")
     awaiting = done.folder.state["awaiting"]

@@ -14,10 +14,10 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pbem.core import engine, genesis, report
-from pbem.core.canonical import load_mapping, loads, read_bounded
+from pbem.core.canonical import first_difference, load_mapping, loads, read_bounded
 from pbem.core.errors import PbemError, VerificationError
 from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_packet, state_numbers,
                             state_text)
@@ -332,17 +332,17 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
                 out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and its "
                                             f"signature is refused: {exc.message.removeprefix(rel + ': ')}")
                 return True
-            # a packet its signer could never have sent for this seq is no evidence against the
-            # side whose turn it was: the file named is the one that should not be there
-            turn = game.sender_of(packet["seq"])
-            if packet["game"] != game.game_id or packet["side"] != turn:
-                field, expected, found = (("game", game.game_id, packet["game"]) if packet["game"] != game.game_id
-                                          else ("side", turn, packet["side"]))
-                why = (f"it is a packet of another game ({found})" if field == "game"
-                       else f"seq {packet['seq']} is {turn}'s to send, and {found} signed it")
-                out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and no "
-                                            f"second packet: {why} (docs/protocol.md §10)", field, expected, found)
-                return True
+        # a packet that could never have been sent for this seq is no evidence against the
+        # side whose turn it was: the file named is the one that should not be there
+        turn = game.sender_of(packet["seq"]) if game.secure else packet["side"]
+        if packet["game"] != game.game_id or packet["side"] != turn:
+            field, expected, found = (("game", game.game_id, packet["game"]) if packet["game"] != game.game_id
+                                      else ("side", turn, packet["side"]))
+            why = (f"it is a packet of another game ({found})" if field == "game"
+                   else f"seq {packet['seq']} is {turn}'s to send, and {found} signed it")
+            out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and not a second "
+                                        f"packet of it: {why} (docs/protocol.md §10)", field, expected, found)
+            return True
         if packet_id(packet) in valid:
             out.divergence = Divergence(rel, f"a second copy of packet {packet['seq']} "
                                         f"({valid[packet_id(packet)][0]}): remove it")
@@ -391,34 +391,6 @@ def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bo
             out.divergence = Divergence(rel, "the report differs from the replay", f"line {number}", want, got)
             return False
     return True
-
-
-def first_difference(expected: Any, found: Any) -> tuple[str, Any, Any] | None:
-    """The first field (in sorted order) where two JSON-like values differ."""
-    return next(differences(expected, found), None)
-
-
-def differences(expected: Any, found: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
-    """Every field where two JSON-like values differ, in sorted order: its path, the value
-    expected and the value found."""
-    if type(expected) is not type(found):
-        yield path or "(top)", expected, found
-    elif isinstance(expected, dict):
-        for key in sorted(set(expected) | set(found)):
-            sub = f"{path}.{key}" if path else key
-            if key not in found:
-                yield sub, expected[key], "(absent)"
-            elif key not in expected:
-                yield sub, "(absent)", found[key]
-            else:
-                yield from differences(expected[key], found[key], sub)
-    elif isinstance(expected, list):
-        for index, (want, got) in enumerate(zip(expected, found)):
-            yield from differences(want, got, f"{path}[{index}]")
-        if len(expected) != len(found):
-            yield f"{path} length", len(expected), len(found)
-    elif expected != found:
-        yield path or "(top)", expected, found
 
 
 def _short(value: Any) -> str:

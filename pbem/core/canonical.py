@@ -25,7 +25,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from pbem.core.errors import InputError
 
@@ -1059,3 +1059,33 @@ def _wrap(head: str, items: list, indent: int, lines: list[str]) -> None:
         else:
             line += text if line.endswith("[") else " " + text
     lines.append(line)
+
+
+# --- where two values differ -------------------------------------------------------------------
+
+def first_difference(expected: Any, found: Any) -> tuple[str, Any, Any] | None:
+    """The first field (in sorted order) where two JSON-like values differ."""
+    return next(differences(expected, found), None)
+
+
+def differences(expected: Any, found: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """Every field where two JSON-like values differ, in sorted order: its path, the value
+    expected and the value found."""
+    if type(expected) is not type(found):
+        yield path or "(top)", expected, found
+    elif isinstance(expected, dict):
+        for key in sorted(set(expected) | set(found)):
+            sub = f"{path}.{key}" if path else key
+            if key not in found:
+                yield sub, expected[key], "(absent)"
+            elif key not in expected:
+                yield sub, "(absent)", found[key]
+            else:
+                yield from differences(expected[key], found[key], sub)
+    elif isinstance(expected, list):
+        for index, (want, got) in enumerate(zip(expected, found)):
+            yield from differences(want, got, f"{path}[{index}]")
+        if len(expected) != len(found):
+            yield f"{path} length", len(expected), len(found)
+    elif expected != found:
+        yield path or "(top)", expected, found

@@ -8,6 +8,7 @@ deterministic: sorted iteration, no clock."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
 
@@ -288,3 +289,53 @@ def changes_text(game: Any, before: dict, after: dict) -> list[str]:
     for change in found:
         lines += textwrap.wrap(f"- {change['text']}", width=100, subsequent_indent="  ", break_on_hyphens=False)
     return lines if found else lines + ["- nothing changed on the board."]
+
+
+# --- what a side agrees to --------------------------------------------------------------------
+
+def terms(genesis: dict) -> list[str]:
+    """What a side agrees to by joining or completing a game, in words: the ruleset,
+    the scenario (bundled, or embedded and where it differs from the bundled one of its id),
+    every option not at its default, and each side's dice chain. A proposer may embed a
+    scenario of his own or choose options; the joiner sees them before he sends his join."""
+    from pbem import rulesets
+    from pbem.core.canonical import canonical, differences
+    from pbem.core.genesis import DEFAULT_CHAIN_LENGTH
+    from pbem.core.text import shown
+
+    ruleset = rulesets.get(genesis["ruleset"])
+    lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}."]
+    entry = genesis["scenario"]
+    if "name" in entry:
+        lines.append(f"Scenario {entry['name']}, as bundled with pbem.")
+    else:
+        document = entry["document"]
+        ident = document.get("id") if isinstance(document, dict) else None
+        if isinstance(ident, str) and ident in ruleset.scenarios:
+            # every differing section is named, and how many fields differ: a list cut short
+            # must not hide the one change that matters among cosmetic ones
+            paths = [path for path, _, _ in differences(ruleset.scenarios[ident](), document)]
+            sections = ", ".join(dict.fromkeys(shown(re.split(r"[.\[ ]", path, maxsplit=1)[0]) for path in paths))
+            first = ", ".join(shown(path) for path in paths[:8]) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
+            count = f"{len(paths)} field{'s differ' if len(paths) != 1 else ' differs'}"
+            lines.append(f"Scenario EMBEDDED by the proposer, with the id of the bundled scenario {ident}"
+                         + (f", but {count}, in {sections}: {first}." if paths else ", and the same content."))
+        else:
+            lines.append(f"Scenario EMBEDDED by the proposer, {shown(str(ident))}: not one bundled with pbem; read it in "
+                         f"the proposal before you join.")
+    changed = [f"{shown(name)} = {canonical(value).decode()} (default {canonical(ruleset.options.get(name)).decode()})"
+               for name, value in genesis["options"].items() if canonical(ruleset.options.get(name)) != canonical(value)]
+    lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
+    if genesis["mode"] == "sandbox":
+        source = "a script of dice" if "dice" in genesis["sandbox"] else "a plain seed"
+        lines.append(f"A sandbox game: unsigned packets, dice from {source}, not fair dice.")
+        return lines
+    chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
+    lines.append("Dice chains: " + ", ".join(f"{name} {length} values" for name, length in chains) + ".")
+    for name, length in chains:
+        if length < DEFAULT_CHAIN_LENGTH:
+            lines.append(f"Note: {name}'s dice chain has only {length} values, fewer than pbem's default "
+                         f"{DEFAULT_CHAIN_LENGTH}: {name}'s pbem announces a next chain before it runs out, and "
+                         f"without one the game stops when {name} has sent {length} packets (docs/protocol.md §5).")
+    return lines
+

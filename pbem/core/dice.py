@@ -38,25 +38,35 @@ def chain_step(value: bytes) -> bytes:
     return hashlib.sha256(CHAIN_DOMAIN + value).digest()
 
 
-_CHAINS: dict[tuple[bytes, int], list[bytes]] = {}
-_CHAINS_KEPT = 4     # chains: both sides of a game played in one process, and a little more
+_CHAINS: dict[tuple[bytes, int], bytes] = {}
+_CHAINS_KEPT = 4           # chains: both sides of a game played in one process, and a little more
+_CHAIN_KEPT_UP_TO = 65536  # values: a longer chain (to 2^20) is hashed anew each time, not kept
 
 
 def chain_value(secret: bytes, length: int, index: int) -> bytes:
-    """c_index of the chain whose last value c_length is `secret`. The whole chain is worked
-    out once per process and kept (a few chains, 32 bytes a value): a process that plays many
-    packets (bots, a demo, tests) would otherwise hash the chain anew for each of them."""
+    """c_index of the chain whose last value c_length is `secret`. A chain of up to 65,536
+    values is worked out once per process and kept (32 bytes a value, in one string; the
+    least recently used of 4 goes): a process that plays many packets (bots, a demo,
+    tests) would otherwise hash the chain anew for each of them."""
     if not 0 <= index <= length:
         raise ValueError(f"chain index {index} is outside 0..{length}")
-    values = _CHAINS.get((secret, length))
+    if length > _CHAIN_KEPT_UP_TO:
+        value = secret
+        for _ in range(length - index):
+            value = chain_step(value)
+        return value
+    values = _CHAINS.pop((secret, length), None)    # popped and put back: the most recent last
     if values is None:
-        values = [secret]          # values[j] = c_{length - j}
+        parts, value = [secret], secret             # parts[j] = c_{length - j}
         for _ in range(length):
-            values.append(chain_step(values[-1]))
+            value = chain_step(value)
+            parts.append(value)
+        values = b"".join(parts)
         if len(_CHAINS) >= _CHAINS_KEPT:
             del _CHAINS[next(iter(_CHAINS))]
-        _CHAINS[(secret, length)] = values
-    return values[length - index]
+    _CHAINS[(secret, length)] = values
+    at = 32 * (length - index)
+    return values[at:at + 32]
 
 
 def segment_seed(game_id: bytes, k: int, v_prev: bytes, v_cur: bytes) -> bytes:

@@ -33,19 +33,19 @@ _STATE_FILE = re.compile(r"(\d{4,})\.yaml\Z")
 _PACKET_FILE = re.compile(r"(\d{4,})-([a-z][a-z0-9-]*)(\..+)?\.yaml\Z")
 
 
-def scenario_document(ruleset: Any, scenario: dict) -> dict:
-    """The scenario document a genesis names (its `scenario` entry), checked against its
-    recorded hash."""
+def scenario_document(ruleset: Any, scenario: dict, source: str = GENESIS) -> dict:
+    """The scenario document a genesis or a proposal (`source`) names (its `scenario` entry),
+    checked against its recorded hash."""
     if "document" in scenario:
         return scenario["document"]
     loader = ruleset.scenarios.get(scenario["name"])
     if loader is None:
-        raise FileError(f"game.yaml: scenario {scenario['name']!r} is not bundled with ruleset {ruleset.id} "
+        raise FileError(f"{source}: scenario {scenario['name']!r} is not bundled with ruleset {ruleset.id} "
                         f"(it has {', '.join(sorted(ruleset.scenarios))})")
     document = loader()
     if digest(b"", document) != scenario["sha256"]:
-        raise VerificationError(f"game.yaml: the bundled scenario {scenario['name']!r} differs from the one this game "
-                                f"was created with (sha256 {scenario['sha256'][:16]}...); use the pbem version that created it")
+        raise VerificationError(f"{source}: the bundled scenario {scenario['name']!r} differs from the one it names "
+                                f"(sha256 {scenario['sha256'][:16]}...); use the pbem version that made it")
     return document
 
 
@@ -74,7 +74,8 @@ def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tup
         raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
     options.update(document.get("options", {}))
     try:
-        world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
+        world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept,
+                          source)
     except _Unplayable as exc:
         raise FileError(f"{source}: the scenario cannot be set up: {exc}") from None
     return ruleset, world
@@ -101,14 +102,14 @@ def _other_version(source: str, ruleset_id: str, made: str, played: str) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True) -> Any:
+def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True, source: str = GENESIS) -> Any:
     """The ruleset's scenario object, made once per process for each scenario and options:
     built, or loaded from the cache of built scenarios when `kept`."""
     ruleset = rulesets.get(ruleset_id)
 
     def build() -> Any:
         try:
-            return ruleset.scenario(scenario_document(ruleset, json.loads(entry)), json.loads(options))
+            return ruleset.scenario(scenario_document(ruleset, json.loads(entry), source), json.loads(options))
         except ValueError as exc:  # a scenario document the ruleset cannot set up
             raise _Unplayable(str(exc)) from None
 
@@ -439,7 +440,7 @@ def write_proposal(folder: Path, proposal: dict) -> Path:
     for name in (GENESIS, PROPOSAL, JOIN):
         if (folder / name).exists():
             raise FileError(f"{folder / name} already exists; give a new folder for a new game")
-    _ruleset_and_scenario(proposal, "the proposal")      # a scenario and options the ruleset can set up
+    _ruleset_and_scenario(proposal, "the proposal", kept=False)      # a scenario and options it can set up
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PROPOSAL
     write_new(path, "# pbem proposal: send it to your opponent, who runs `pbem join`.\n" + dumps(proposal))
@@ -461,10 +462,16 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
     folder = Path(folder)
     if isinstance(document, dict) and document.get("mode") == "sandbox":
         # a sandbox game has no handshake: its game.yaml is complete as written, and anyone
-        # following the game (a spectator, a referee) makes a folder of it, as of a secure one
+        # following the game (a spectator, a referee) makes a folder of it, as of a secure one;
+        # never in a folder of a handshake, whose game it cannot be (unsigned, dice not fair)
         genesis.check(document, source)
+        for name in (PROPOSAL, JOIN):
+            if (folder / name).is_file():
+                raise VerificationError(f"{source} is a sandbox game (unsigned packets, dice not fair), not the secure "
+                                        f"game of the handshake in {folder} ({name}): do not play it as that game")
         if key is not None:
-            raise UsageError(f"{source} is a sandbox game: it has no keys; make a folder of it without --key")
+            raise UsageError(f"{source} is a sandbox game, with no keys and no handshake: if you expected the secure "
+                             f"game you proposed or joined, this is not it; to follow it, give no --key")
         if (folder / GENESIS).is_file():
             current = open_folder(folder)
             if current.game.game_id == genesis.game_id(document):
@@ -474,7 +481,8 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
     if not genesis.is_complete(document):
         if key is None:
             raise UsageError(f"{source} is a proposal: join it with --key YOUR_KEY")
-        _ruleset_and_scenario(document, source)     # what the joiner agrees to can be played
+        _ruleset_and_scenario(document, source, kept=False)     # what the joiner agrees to can be played (built
+        # here, not kept in pbem's cache: the joiner has agreed to nothing yet)
         for name in (GENESIS, PROPOSAL, JOIN):
             if (folder / name).exists():
                 raise FileError(f"{folder / name} already exists; join a proposal in a new folder")

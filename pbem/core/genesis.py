@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from itertools import islice
 from typing import Any
 
 from pbem.core.canonical import DOMAIN_GENESIS, canonical, digest
@@ -294,51 +293,4 @@ def check(genesis: dict, source: str) -> dict:
     if genesis["mode"] == "sandbox":
         return {}
     return verify(genesis, source)
-
-
-# --- what a side agrees to --------------------------------------------------------------------
-
-def terms(genesis: dict) -> list[str]:
-    """What a side agrees to by joining or completing a game, in words: the ruleset,
-    the scenario (bundled, or embedded and where it differs from the bundled one of its id),
-    every option not at its default, and each side's dice chain. A proposer may embed a
-    scenario of his own or choose options; the joiner sees them before he sends his join."""
-    import json
-
-    from pbem import rulesets
-    from pbem.core.text import shown
-
-    ruleset = rulesets.get(genesis["ruleset"])
-    lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}."]
-    entry = genesis["scenario"]
-    if "name" in entry:
-        lines.append(f"Scenario {entry['name']}, as bundled with pbem.")
-    else:
-        document = entry["document"]
-        ident = document.get("id") if isinstance(document, dict) else None
-        if isinstance(ident, str) and ident in ruleset.scenarios:
-            from pbem.core.audit import differences
-
-            bundled = ruleset.scenarios[ident]()
-            found = list(dict.fromkeys(shown(path) for path, _, _ in islice(differences(bundled, document), 8)))
-            lines.append(f"Scenario EMBEDDED by the proposer, with the id of the bundled scenario {ident}"
-                         + (f", but it differs from it in: {', '.join(found)}." if found else ", and the same content."))
-        else:
-            lines.append(f"Scenario EMBEDDED by the proposer, {shown(str(ident))}: not one bundled with pbem; read it in "
-                         f"the proposal before you join.")
-    changed = [f"{shown(name)} = {json.dumps(value)} (default {json.dumps(ruleset.options.get(name))})"
-               for name, value in genesis["options"].items() if ruleset.options.get(name) != value]
-    lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
-    if genesis["mode"] == "sandbox":
-        source = "a script of dice" if "dice" in genesis["sandbox"] else "a plain seed"
-        lines.append(f"A sandbox game: unsigned packets, dice from {source}, not fair dice.")
-        return lines
-    chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
-    lines.append("Dice chains: " + ", ".join(f"{name} {length} packets" for name, length in chains) + ".")
-    for name, length in chains:
-        if length < DEFAULT_CHAIN_LENGTH:
-            lines.append(f"Note: {name}'s dice chain has only {length} values, fewer than pbem's default "
-                         f"{DEFAULT_CHAIN_LENGTH}: {name}'s pbem announces a next chain before it runs out, and "
-                         f"without one the game stops when {name} has sent {length} packets (docs/protocol.md §5).")
-    return lines
 
