@@ -654,18 +654,22 @@ def test_the_soviet_hold_decision_says_when_standing_destroys_the_unit():
     or a 5 on a unit already hit), the question says that standing destroys it."""
     from pbem.rulesets.kkoh import fire
 
-    for die, hits, destroys in ((4, 0, False), (5, 0, True), (4, 1, True)):   # + IR 1: 5, 6, 5
+    for die, hits, destroys in ((4, 0, False), (5, 0, True), (4, 1, True), (5, 1, None)):   # + IR 1: 5, 6, 5, 6
         units = [U("B1", "blue", "tank", "0505", "01", "N", "HD"), U("R1", "red", "tank", "0506", "21", "S", "HD")]
         sc, rules = table(units, position=POS_FIRE)
         if hits:
             rules["pieces"]["R1"]["hits"] = hits
         fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
         fire.resolve(sc, rules, Ctx([die]))
+        if destroys is None:                    # already hit, a loss and Give Ground: the fire destroys it
+            assert fire.soviet_choices(sc, rules) == []
+            continue
+        assert fire.soviet_choices(sc, rules) == ["R1"]
         rules["step"] = "hold"
         prompt = flow.next_step(sc, rules).prompt
         assert "R1 must give ground: take a loss instead (K-DOC-3)?" in prompt, prompt
-        assert ("after this fire it has 1 strength point left, so standing destroys it (K-TRP-2)" in prompt) is destroys, \
-            (die, hits, prompt)
+        assert prompt.endswith("? After this fire it has 1 strength point left, so standing destroys it (K-TRP-2).") \
+            is destroys, (die, hits, prompt)
 
 
 # --- Movement (K-MOV, K-TER, K-INF, K-ART-7, K-CMK-2, K-ORD-5/8) -----------------------------------
@@ -950,6 +954,12 @@ def test_a_towed_battery_that_bombarded_may_not_then_leave_its_square_in_that_ph
             movement.change_mode(sc, rules, "red", {"type": "limber", "units": ["RT"]}, Ctx(), 3)
         order = {"type": "move", "units": ["RT"], "to": "0504", "facing": "N"}
         if refused:
+            rules["ps"]["ifired"] = []
+            leaving = [o for o in movement.options(sc, rules, "red", 3) if o["type"] == "move" and o["units"] == ["RT"]]
+            assert leaving                                      # the moves a battery that has not bombarded has
+            rules["ps"]["ifired"] = ["RT"]
+            assert not [o for o in movement.options(sc, rules, "red", 3) if o["type"] == "move" and o["units"] == ["RT"]
+                        and o["to"] != "0505"]                  # none out of its square once it has (options remembered)
             with pytest.raises(IllegalOrder, match=r"RT bombarded in this Action Phase and is not self-propelled.*K-IF-4"):
                 movement.move(sc, rules, "red", order, Ctx(), 3)
             assert rules["pieces"]["RT"]["sq"] == "0505"

@@ -385,6 +385,35 @@ def test_by_default_the_owner_spares_a_reduced_unit_and_a_card_player_aims_at_it
     assert allocs == [("german", "10nkvd-271"), ("german", "10nkvd-271")] and steps(after, "10nkvd-272") == 1
 
 
+def test_the_owner_spreads_points_where_a_full_unit_cannot_retreat_and_concentrates_them_where_it_can():
+    """House 6.4, 6.5, 10.3: two points on a full unit that can retreat cost it a step and a
+    retreat; on one with nowhere to go (every area around enemy-held and occupied) they
+    eliminate it. `save-units` then spreads them, one step on each of two full units; a card
+    player's `kill-units` puts them together on one, the strongest."""
+    def fight(closed, cards=None, policies=None):
+        areas = {"station-1": {"control": "soviet", "units": ["10nkvd-271", "10nkvd-269", "71id-191", "71id-194"]}}
+        if closed:
+            for area, unit in zip(["aerodromny", "dolgiy-ravine", "fallen-fighters", "january-9-square", "mamayev-kurgan"],
+                                  ["71id-211", "24pd-24pzr", "14pd-36pzr", "60md-160pz", "24pd-21pgr"]):
+                areas[area] = {"control": "german", "units": [unit]}
+        else:
+            areas["dolgiy-ravine"] = {"control": "soviet"}
+        rules = position(RULESET, {"turn": 2, "phase": "german-combat", "cards": cards or {"german": 0, "soviet": 0},
+                                   "areas": areas})
+        after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]}, [5, 1], policies)
+        return after, [e["unit"] for e in events if e["type"] == "allocate"]
+
+    after, allocs = fight(closed=False)
+    assert allocs == ["10nkvd-269", "10nkvd-269"] and where(after, "10nkvd-269") == "dolgiy-ravine"
+    assert steps(after, "10nkvd-269") == 1 and steps(after, "10nkvd-271") == 2
+    after, allocs = fight(closed=True)
+    assert allocs == ["10nkvd-269", "10nkvd-271"]
+    assert (where(after, "10nkvd-269"), where(after, "10nkvd-271")) == ("station-1", "station-1")
+    assert steps(after, "10nkvd-269") == 1 and steps(after, "10nkvd-271") == 1
+    after, allocs = fight(closed=True, cards={"german": 1, "soviet": 0})
+    assert allocs == ["10nkvd-269", "10nkvd-269"] and where(after, "10nkvd-269") == "eliminated"
+
+
 def test_tactical_card_lets_the_enemy_distribute_but_not_apply():
     rules = battle({"german": 2, "soviet": 0})
     after, events = play(RULESET, rules, {"german": [{"type": "attack", "area": "station-1"}]},

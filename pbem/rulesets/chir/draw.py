@@ -57,7 +57,7 @@ MARKERS = (("confusion", "confused"), ("fired", "fired"), ("half", "half"), ("no
 
 def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
     s = report.summary(sc, rules)
-    caption = [s["now"] + (f", attack step {s['step']}" if s["step"] else ""),     # in the words of status and show
+    caption = [s["now"] + (f" (step {s['step']})" if s["step"] else ""),     # in the words of status and show
                f"VP Soviet {s['vp']['soviet']}, German {s['vp']['german']}; "
                f"German line to the Don {s['line_of_communication']}"]
     if s["result"]:

@@ -318,8 +318,10 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
 def soviet_choices(sc: Scenario, rules: dict) -> list[str]:
     """Targets of Soviet doctrine that must Give Ground: each may take a loss instead (K-DOC-3)."""
     done = rules["plans"].get("held", [])
+    board = Board(sc, rules)
     return [t for t, r in rules["plans"].get("fire_results", {}).items()
-            if r["gg"] and sc.pieces[t].doctrine == "soviet" and t not in done and t in rules["pieces"]]
+            if r["gg"] and sc.pieces[t].doctrine == "soviet" and t not in done and t in rules["pieces"]
+            and board.points_left(t) > r["losses"]]      # a unit the fire's losses destroy has nothing to choose
 
 
 def hold(sc: Scenario, rules: dict, pid: str, convert: bool, ctx) -> None:

@@ -124,8 +124,8 @@ def next_step(sc: Scenario, rules: dict) -> Need | None:
         pid = fire.soviet_choices(sc, rules)[0]
         losses = rules["plans"]["fire_results"][pid]["losses"]
         left = Board(sc, rules).points_left(pid)
-        cost = (f"; after this fire it has {left - losses} strength point{'s' if left - losses != 1 else ''} left, so "
-                f"standing destroys it (K-TRP-2)" if left - losses <= 1 else "")
+        cost = (" After this fire it has 1 strength point left, so standing destroys it (K-TRP-2)."
+                if left - losses == 1 else "")
         return Need(sc.pieces[pid].side, "hold", f"{where}: {pid} must give ground: take a loss instead (K-DOC-3)?"
                     + cost, ("hold",), "K-DOC-3", decision=True)
     if step == "air":

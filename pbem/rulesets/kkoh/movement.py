@@ -748,7 +748,7 @@ class _Position:
         self.memo, self.sc, self.board, self.side, self.ap = memo, sc, board, side, ap
         rules = board.rules
         ps, ts = rules["ps"], rules["ts"]
-        self.marks = [set(ps[k]) for k in ("moved", "gg", "evaded", "fired")] + [set(ts["locked"])]
+        self.marks = [set(ps[k]) for k in ("moved", "gg", "evaded", "fired", "ifired")] + [set(ts["locked"])]
         self.changed = set(ps["mounted"])
         self.assaulting = {u for a in rules["assaults"] for u in a["units"]}
         self.turn_moves = ts["moved"]

@@ -30,8 +30,9 @@ def render(sc: Scenario, rules: dict) -> str:
     board = Board(sc, rules)
     status = command.marker_status(sc, board)
     s = summary(sc, rules)
-    lines = [sc.doc["name"], f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; "
-             f"initiative: {s['initiative'] or 'not yet decided (K-INI-1)'}; score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)"]
+    initiative = s["initiative"] or "not yet decided (K-INI-1)"
+    lines = [sc.doc["name"], f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; initiative: {initiative}; "
+             f"score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)"]
     for side in SIDES:
         lines.append(f"{side}: {sc.side_info[side]['name']}")
         for square in board.squares(side):

@@ -165,8 +165,8 @@ def decision(sc, rules: dict) -> Need | None:
         side = _stage_side(c)
         if side not in c.get("cards", {}) and _card_eligible(sc, rules, c, side):
             return Need(side, "tactical-card",
-                        f"Play a tactical card to distribute the {c['loss'][enemy(side)]} loss "
-                        f"points of the {enemy(side)} units in {c['area']}?",
+                        f"Play a tactical card to distribute the {_points(c['loss'][enemy(side)])} of the "
+                        f"{side_name(enemy(side))} units in {c['area']}?",
                         ("card",), "house 7", True)
         return None
     if "retreat" in c:
@@ -196,6 +196,22 @@ ATTRITION = ("house 6.5 revised in 1.2.0: a reduced unit may no longer shed its 
              "retreating, so that units die in sustained fighting")
 
 
+def _allocation_rank(sc, rules: dict, c: dict, uid: str, how: str) -> tuple:
+    """Where the next loss point goes first, by standing order. A point on a reduced unit
+    eliminates it; so does a second point on a full unit that has nowhere to retreat (10.3);
+    a full unit that can retreat takes two points as a step and a retreat (house 6.5).
+    `save-units`: a full unit already hit that can retreat, then untouched full units, the
+    weakest first, then the points that eliminate a unit, on the weakest. `kill-units` (a card
+    player's): the points that eliminate a unit first, on the strongest, then a full unit
+    already hit, then untouched ones, the strongest first."""
+    hit = c.get("alloc", {}).get(uid, 0) > 0
+    strength = unit_strength(sc, rules, uid)
+    kills = not may_retreat(rules, uid) or hit and not retreat.candidates(sc, rules, uid, rules["units"][uid], [], False)
+    if how == "save-units":
+        return (2 if kills else 0 if hit else 1, strength)
+    return (0 if kills else 1 if hit else 2, -strength)
+
+
 def may_retreat(rules: dict, uid: str) -> bool:
     """House 6.5 (revised in 1.2.0): only a unit at full strength may take a loss point as
     a retreat; a reduced unit takes its point as a step and is eliminated."""
@@ -208,8 +224,8 @@ def _start_losses(sc, rules: dict, c: dict, stage: str, ctx) -> None:
     cap = sum(_steps_in(sc, rules, c, side))
     points = c["loss"][side]
     if points > cap:
-        ctx.event("losses", f"The {side} units in {name(sc, c['area'])} can take only {cap} "
-                  f"of {points} loss points; the rest are lost (house 6.4).", side=side,
+        ctx.event("losses", f"The {side_name(side)} units in {name(sc, c['area'])} can take only {cap} "
+                  f"of {_points(points)}; the rest are lost (house 6.4).", side=side,
                   area=c["area"], points=points, taken=cap, rule="house 6.4", house_rule=True)
         points = cap
     for key in ("alloc", "apply_queue", "retreat"):
@@ -226,8 +242,7 @@ def _put(sc, c: dict, uid: str, points: int, ctx, how: str) -> None:
     alloc = c.setdefault("alloc", {})
     alloc[uid] = alloc.get(uid, 0) + points
     c["to_allocate"] -= points
-    ctx.event("allocate", f"{points} loss point{'s' if points > 1 else ''} on "
-              f"{sc.units[uid].name} ({uid}), {how} (house 6.4).",
+    ctx.event("allocate", f"{_points(points)} on {sc.units[uid].name} ({uid}), {how} (house 6.4).",
               unit=uid, points=points, allocator=allocator(c), rule="house 6.4",
               house_rule=True)
     if c["to_allocate"] == 0:
@@ -305,7 +320,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
                                f"{listing(cands)}.", legal_decision(sc, rules, need))
         by = allocator(c)
         std = "allocate_own_losses" if by == unit.side else "allocate_enemy_losses"
-        _put(sc, c, uid, 1, ctx, f"by the {by} side" + _policy_note(ctx, std))
+        _put(sc, c, uid, 1, ctx, f"by the {side_name(by)} side" + _policy_note(ctx, std))
         return
     if kind == "apply-loss":
         known_unit(sc, rules, order)
@@ -329,7 +344,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
                                f"to one of the areas 10.3(1) ranks first ({need.rule}); legal: "
                                f"{listing(p['options'])}.", legal_decision(sc, rules, need))
         if ctx.chosen_by == "policy":
-            ctx.event("retreat-choice", f"The {sc.units[p['unit']].side} side picks {name(sc, to)} for "
+            ctx.event("retreat-choice", f"The {side_name(sc.units[p['unit']].side)} side picks {name(sc, to)} for "
                       f"{p['unit']} by standing order retreat_tie ({need.rule}).", unit=p["unit"], to=to,
                       rule=need.rule)
         _put_field(c, "retreat", retreat.choose(sc, rules, p, to, ctx))
@@ -393,14 +408,8 @@ def policy(sc, rules: dict, need: Need, pol: dict) -> dict | None:
         mine = allocator(c) == suffering(c)
         how = pol["allocate_own_losses" if mine else "allocate_enemy_losses"]
         cands = _alloc_candidates(sc, rules, c)
-        if how == "save-units":
-            # full units first, two points on one before the next (one of them is taken as a
-            # retreat, house 6.5), the weakest first; a reduced unit, which a point eliminates, last
-            cands.sort(key=lambda u: (-steps(rules, u), _capacity(rules, c, u), unit_strength(sc, rules, u), u))
-        elif how == "kill-units":
-            # the reduced units first (a point eliminates each), then the points together on
-            # one full unit (two cost it a step even with a retreat) rather than spread
-            cands.sort(key=lambda u: (steps(rules, u), _capacity(rules, c, u), -unit_strength(sc, rules, u), u))
+        if how in ("save-units", "kill-units"):
+            cands.sort(key=lambda u: (_allocation_rank(sc, rules, c, u, how), u))
         elif how == "strongest-first":
             cands.sort(key=lambda u: (-unit_strength(sc, rules, u), u))
         elif how == "weakest-first":
