@@ -282,6 +282,18 @@ def test_03_a_packet_out_of_turn_beside_a_genuine_one_is_named_not_taken_for_a_f
     assert "fork" not in first
 
 
+def test_03_a_packet_filed_under_the_other_sides_name_is_named(table):
+    """The signature covers a packet's content, not its file name: a file renamed to say the
+    other side sent it would mislead a referee reading the folder, and audit names it."""
+    table.send("red", [FIRE])
+    table.send("blue")
+    table.send("red", [])
+    blue = table.dirs["blue"]
+    (blue / "packets" / "0003-red.yaml").rename(blue / "packets" / "0003-blue.yaml")
+    rejected(blue, ["audit", blue], 3, "audit failed",
+             "packets/0003-blue.yaml: the file name says blue sent it, and the packet is red's")
+
+
 # --- 4. gap or reordering ------------------------------------------------------------------
 
 def test_04_packet_5_after_packet_3_is_a_gap(table):
@@ -1564,56 +1576,76 @@ def test_36_submit_opens_the_items_due_names_them_and_status_says_which(veiled, 
 def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_game_goes_on(tmp_path):
     """DESIGN §3.1: a side whose chain runs short announces its next chain (`next_chain`:
     nonce, length, anchor) in a packet, and it takes effect from that side's packet after next.
-    pbem announces it when fewer than 8 values are left; the game goes on past the first chain
-    and audits clean. What a cheater could try is refused: a second announcement while one is
-    pending, the new chain's first value one packet early, a nonce of a chain already used, a
-    malformed announcement, one in a sandbox game."""
+    pbem announces it when fewer than 8 values are left; the reports and status say so; the game
+    goes on past the first chain and audits clean. What a cheater could try is refused: an
+    announcement before the chain runs short, a second one while one is pending, the new chain's
+    first value one packet early, a nonce or an anchor of a chain already used (the genesis's
+    or one moved to), a malformed announcement, one in a sandbox game."""
+    from pbem.core import describe
     from pbem.core.audit import audit
     from tests.support.games import Match, sandbox
 
     m = Match(tmp_path, "duel", key_seed="next-chain", chain_length=64)
     announced = None
     for _ in range(70):
-        sent = game.read_packet(m.send("red", []).packet_path)[0]
+        path = m.send("red", []).packet_path
+        sent = game.read_packet(path)[0]
         m.send("blue", [])
         if "next_chain" in sent:
             assert announced is None and sent["reveal"]["index"] == 57          # 7 of 64 left
             announced = sent
+            status = describe.status(m.folders["blue"])["text"]
+            assert f"red announced its next dice chain (4096 values); its packet {sent['seq'] + 4} starts it " \
+                   f"(docs/protocol.md §5)." in status
+    seq = announced["seq"]
+    reports = m.folders["blue"].path / "aar"
+    assert (f"red announces its next dice chain (4096 values, anchor {announced['next_chain']['anchor'][:16]}...), "
+            f"which its packet {seq + 4} starts") in (reports / f"{seq:04d}.md").read_text()
+    assert (f"red reveals the first value of its next dice chain (4096 values), announced in packet {seq}"
+            in (reports / f"{seq + 4:04d}.md").read_text())
     chain = m.state("blue")["chains"]["red"]
-    assert announced is not None and announced["next_chain"]["chain_length"] == 4096
     assert chain["nonce"] == announced["next_chain"]["nonce"] and chain["length"] == 4096
+    assert chain["used"] == [{"nonce": chain["nonce"], "anchor": announced["next_chain"]["anchor"]}]
     assert chain["index"] == 70 - 58 and "next" not in chain                  # packets 1-58 of the first chain
     assert audit(m.folders["blue"].path).ok
+    g, key = m.game, m.keys["red"]
+
+    def refused(state, packet, *words):
+        with pytest.raises(VerificationError) as caught:
+            engine.apply_packet(g, state, sign(packet, key), "p.yaml")
+        assert all(w in caught.value.message for w in words), caught.value.message
+
+    # near the end of the second chain: its nonce or anchor may not come back
+    state = copy.deepcopy(m.state("blue"))
+    state["chains"]["red"].update(index=4089, value=dice.chain_value(
+        game.chain_secret(g, "red", key, chain["nonce"]), 4096, 4089).hex())
+    state["state_hash"] = engine.state_hash(state)
+    body = unsigned(game.build_packet(g, state, "red", [], None, key, ""))
+    assert body["reveal"]["index"] == 4090 and "next_chain" in body
+    refused(state, dict(body, next_chain=dict(body["next_chain"], nonce=chain["nonce"])), "reuses the nonce")
+    refused(state, dict(body, next_chain=dict(body["next_chain"], anchor=chain["used"][0]["anchor"])), "reuses the anchor")
+    refused(state, dict(body, next_chain=dict(body["next_chain"], nonce=g.side_entry("blue")["nonce"])), "reuses the nonce")
+    refused(state, dict(body, next_chain=dict(body["next_chain"], anchor=g.side_entry("red")["anchor"])), "reuses the anchor")
+    engine.apply_packet(g, state, sign(body, key), "p.yaml")                 # its own fresh one is taken
 
     # back at the packet between the announcement and the new chain
     m = Match(tmp_path / "again", "duel", key_seed="next-chain", chain_length=64)
+    early = unsigned(game.build_packet(m.game, m.state("blue"), "red", [], None, key, ""))
+    refused(m.state("blue"), dict(early, next_chain=announced["next_chain"]), "63 values left after this packet",
+            "when fewer than 8 are left")
     for _ in range(57):
         m.send("red", [])
         m.send("blue", [])
     state = m.state("blue")
     pending = state["chains"]["red"]["next"]
     assert (state["chains"]["red"]["index"], pending["from_seq"]) == (57, state["seq"] + 3)   # red: 113, 115, 117
-    g, key = m.game, m.keys["red"]
-
-    def refused(packet, *words):
-        with pytest.raises(VerificationError) as caught:
-            engine.apply_packet(g, state, sign(packet, key), "p.yaml")
-        assert all(w in caught.value.message for w in words), caught.value.message
-
     body = unsigned(game.build_packet(g, state, "red", [], None, key, ""))
     assert body["reveal"]["index"] == 58 and "next_chain" not in body         # the old chain, still
     again = game.next_chain(g, state["seq"] + 1, key)
-    refused(dict(body, next_chain=again), "one chain is announced at a time")
-    early = dice.chain_value(game.chain_secret(g, "red", key, pending["nonce"]), 4096, 1).hex()
-    refused(dict(body, reveal={"index": 1, "value": early}), "reveal index 1 is wrong", "next chain index is 58")
-    refused(dict(body, reveal={"index": 58, "value": early}), "does not hash to red's previous chain value")
-
-    fresh = Match(tmp_path / "reuse", "duel", key_seed="next-chain", chain_length=64)
-    state = fresh.state("blue")
-    body = unsigned(game.build_packet(fresh.game, state, "red", [], None, key, ""))
-    reused = dict(again, nonce=fresh.game.side_entry("red")["nonce"])
-    with pytest.raises(VerificationError, match="reuses the nonce of a chain of this game"):
-        engine.apply_packet(fresh.game, state, sign(dict(body, next_chain=reused), key), "p.yaml")
+    refused(state, dict(body, next_chain=again), "one chain is announced at a time")
+    first = dice.chain_value(game.chain_secret(g, "red", key, pending["nonce"]), 4096, 1).hex()
+    refused(state, dict(body, reveal={"index": 1, "value": first}), "reveal index 1 is wrong", "next chain index is 58")
+    refused(state, dict(body, reveal={"index": 58, "value": first}), "does not hash to red's previous chain value")
     for bad in (dict(again, chain_length=32), dict(again, anchor="00"), dict(again, extra=1)):
         with pytest.raises(VerificationError, match="`next_chain` must be"):
             game.check_envelope(sign(dict(body, next_chain=bad), key), "p.yaml")

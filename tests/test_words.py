@@ -521,10 +521,10 @@ def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monk
     """A side with a chain of 64 values whose pbem never announces a next chain (one built to
     stop the game there) sends 64 packets; then its next one cannot be made, and status says
     so rather than only that the side is awaited (docs/protocol.md §5)."""
-    from pbem.core import game
+    from pbem.core import engine
     from pbem.core.errors import RulesError
 
-    monkeypatch.setattr(game, "EXTEND_WHEN_LEFT", 0)
+    monkeypatch.setattr(engine, "NEXT_CHAIN_WHEN_LEFT", 0)
     m = Match(tmp_path, "duel", key_seed="words", chain_length=64)
     for _ in range(64):
         m.send("red", [])

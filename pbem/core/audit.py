@@ -18,6 +18,7 @@ from typing import Any
 
 from pbem.core import engine, genesis, report
 from pbem.core.canonical import first_difference, load_mapping, loads, read_bounded
+from pbem.core.text import shown
 from pbem.core.errors import PbemError, VerificationError
 from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_packet, state_numbers,
                             state_text)
@@ -130,6 +131,11 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
         by_seq.setdefault(seq, []).append((path, packet))
         if packet["seq"] != seq:
             out.divergence = Divergence(rel, "the file name and the packet disagree on seq", "seq", seq, packet["seq"])
+            return
+        named = path.name.split(".", 1)[0].split("-", 1)[1]
+        if packet["side"] != named:
+            out.divergence = Divergence(rel, f"the file name says {named} sent it, and the packet is "
+                                        f"{shown(packet['side'])}'s", "side", named, packet["side"])
             return
     for seq in sorted(by_seq):
         if _fork(folder, game, by_seq[seq], out):

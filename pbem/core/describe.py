@@ -137,6 +137,12 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
             lines.append(f"{sender}'s dice chain of {engine.chain_length_of(game, chain, sender)} values is used up, and "
                          f"{sender} announced no next chain in time: {sender} can send no more packets, and the game "
                          f"cannot go on (docs/protocol.md §5).")
+    if game.secure:
+        for side in game.sides:
+            announced = state["chains"][side].get("next")
+            if announced:
+                lines.append(f"{side} announced its next dice chain ({announced['chain_length']} values); its packet "
+                             f"{announced['from_seq']} starts it (docs/protocol.md §5).")
     lines += _packets_lines(game, state, info)
     for side, s in info["sealed"].items():
         kept = [name for name in s["items"] if name not in s["due"]]

@@ -282,11 +282,14 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
 def chain_in_force(game: Game, state: dict, side: str, seq: int) -> dict:
     """The chain `side`'s packet `seq` reveals from (docs/protocol.md §5): the one in the state
     (`index`, `value`: the last value revealed; `nonce` and `length` once it is not the
-    genesis's), or, from the packet it takes effect in, the next chain the side announced."""
+    genesis's; `used`: the nonces and anchors of the chains it moved to), or, from the packet
+    it takes effect in, the next chain the side announced."""
     chain = state["chains"][side]
     announced = chain.get("next")
     if announced is not None and seq >= announced["from_seq"]:
-        return {"index": 0, "value": announced["anchor"], "nonce": announced["nonce"], "length": announced["chain_length"]}
+        used = chain.get("used", []) + [{"nonce": announced["nonce"], "anchor": announced["anchor"]}]
+        return {"index": 0, "value": announced["anchor"], "nonce": announced["nonce"], "length": announced["chain_length"],
+                "used": used}
     return chain
 
 
@@ -296,6 +299,7 @@ def chain_length_of(game: Game, chain: dict, side: str) -> int:
 
 
 NEXT_CHAIN_AFTER = 2    # a chain announced in a side's packet takes effect in its packet after next
+NEXT_CHAIN_WHEN_LEFT = 8   # ... announced by a packet after which fewer values than this are left
 
 
 def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
@@ -320,10 +324,23 @@ def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
                                     f"{chain['next']['from_seq'] - NEXT_CHAIN_AFTER * len(game.sides)}, and it takes "
                                     f"effect in packet {chain['next']['from_seq']}: one chain is announced at a time "
                                     f"(docs/protocol.md §5)")
-        used = {entry["nonce"] for entry in game.genesis["sides"]} | {chain.get("nonce")}
-        if announced["nonce"] in used:
-            raise VerificationError(f"{source}: `next_chain` reuses the nonce of a chain of this game; a new chain "
-                                    f"takes a fresh nonce, or its values are ones already revealed (docs/protocol.md §5)")
+        if length - reveal["index"] >= NEXT_CHAIN_WHEN_LEFT:
+            raise VerificationError(f"{source}: `next_chain`: {side}'s chain has {length - reveal['index']} values left "
+                                    f"after this packet; a next chain is announced when fewer than "
+                                    f"{NEXT_CHAIN_WHEN_LEFT} are left (docs/protocol.md §5)")
+        nonces, anchors = used_chains(game, chain)
+        if announced["nonce"] in nonces or announced["anchor"] in anchors:
+            what = "nonce" if announced["nonce"] in nonces else "anchor"
+            raise VerificationError(f"{source}: `next_chain` reuses the {what} of a chain of this game; a new chain "
+                                    f"takes a fresh nonce and anchor, or its values are ones already revealed "
+                                    f"(docs/protocol.md §5)")
+
+
+def used_chains(game: Game, chain: dict) -> tuple[set[str], set[str]]:
+    """The nonces and anchors of every chain of the game so far: the genesis's and those a
+    side has moved to (`chain` records its own in `used`)."""
+    entries = game.genesis["sides"] + chain.get("used", [])
+    return {entry["nonce"] for entry in entries}, {entry["anchor"] for entry in entries}
 
 
 def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
@@ -402,8 +419,16 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     reveal_cur = None
     if game.secure:
         chain = dict(chain_in_force(game, new, side, k), **packet["reveal"])
+        if "next" in new["chains"][side] and "next" not in chain:
+            events.append({"type": "chain", "text": f"{side} reveals the first value of its next dice chain "
+                           f"({chain['length']} values), announced in packet {k - NEXT_CHAIN_AFTER * len(game.sides)} "
+                           f"(docs/protocol.md §5).", "side": side, "seq": k})
         if "next_chain" in packet:
             chain["next"] = dict(packet["next_chain"], from_seq=k + NEXT_CHAIN_AFTER * len(game.sides))
+            events.append({"type": "chain", "text": f"{side} announces its next dice chain "
+                           f"({packet['next_chain']['chain_length']} values, anchor "
+                           f"{packet['next_chain']['anchor'][:16]}...), which its packet {chain['next']['from_seq']} "
+                           f"starts (docs/protocol.md §5).", "side": side, "seq": k})
         new["chains"][side] = chain
         reveal_cur = bytes.fromhex(packet["reveal"]["value"])
         new["last_reveal"] = packet["reveal"]["value"]

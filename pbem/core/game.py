@@ -376,12 +376,9 @@ def reveal_for(game: engine.Game, state: dict, side: str, key: Any) -> dict:
         raise VerificationError(f"the key of {side} does not give the chain committed in the genesis (was the game "
                                 f"joined with another key?)")
     out: dict = {"reveal": {"index": index, "value": value.hex()}}
-    if "next" not in chain and length - index < EXTEND_WHEN_LEFT:
+    if "next" not in chain and length - index < engine.NEXT_CHAIN_WHEN_LEFT:
         out["next_chain"] = next_chain(game, seq, key)
     return out
-
-
-EXTEND_WHEN_LEFT = 8   # values of a chain left after a packet, below which the packet announces the next
 
 
 def next_chain(game: engine.Game, seq: int, key: Any) -> dict:
