@@ -575,7 +575,7 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
 
     out = run("join", "spectator", thread / "game.yaml").output
     assert "is ready in spectator: a sandbox game, with no keys or chains to check." in out
-    assert "A sandbox game: unsigned packets, dice from a plain seed, not fair dice." in out
+    assert "A sandbox game: unsigned packets, dice from the plain seed 'thread', not fair dice." in out
     for _, path in game.packet_files(thread):
         run("adjudicate", "spectator", path)
     for seq in range(9):

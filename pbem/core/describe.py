@@ -333,7 +333,9 @@ def terms(genesis: dict) -> list[str]:
                for name, value in genesis["options"].items() if canonical(ruleset.options.get(name)) != canonical(value)]
     lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
     if genesis["mode"] == "sandbox":
-        source = "a script of dice" if "dice" in genesis["sandbox"] else "a plain seed"
+        dice = genesis["sandbox"]
+        source = (f"the script {', '.join(str(d) for d in dice['dice'][:12])}" + (", ..." if len(dice["dice"]) > 12 else "")
+                  if "dice" in dice else f"the plain seed {shown(repr(dice['seed']))}")
         lines.append(f"A sandbox game: unsigned packets, dice from {source}, not fair dice.")
         return lines
     chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
