@@ -825,6 +825,28 @@ def test_an_order_that_takes_away_the_relief_of_an_over_full_square_is_refused(t
     assert rules["step"] != "move1" and len(st.Board(sc, rules).at("0504")) == 6
 
 
+def test_a_move_that_keeps_the_relief_only_if_the_minelets_destroy_the_mover_is_not_offered():
+    """K-MOV-5, K-SFX-5: 0504 is over-full and F can relieve it only into 0505, the one way
+    out. A tank entering 0505 through its minelets fills it, so the relief stays only if the
+    minelets destroy that tank. Its acceptance hangs on the dice, so the legal orders leave it
+    out (tried with the dice that destroy nothing); the relief itself is offered."""
+    closed = {square: "impassable" for square in ["0403", "0603", "0404", "0604", "0405", "0605"]}
+    dug_in = [U(f"H{i}", "blue", "tank", "0504", c, "N", "HD") for i, c in enumerate(["00", "01", "02", "10", "11"])]
+    full = [U(f"B{i}", "blue", "tank", "0505", c, "N", "HA") for i, c in enumerate(["00", "01", "02", "10", "11"])]
+    units = dug_in + full + [U("F", "blue", "tank", "0504", "12", "N", "HA"), U("A0", "blue", "tank", "0505", "12", "N", "HA"),
+                             U("X", "blue", "tank", "0506", "01", "N", "HA"), U("R1", "red", "tank", "0503", "21", "S", "HA")]
+    mines = [{"pair": "red-1", "side": "red", "square": "0505"}, {"pair": "red-1", "side": "red", "square": "0909"}]
+    sc, rules = table(units, area=closed, position=dict(POS_AP(2), minelets=mines))
+    RULESET.apply(sc, rules, RULESET.next_step(sc, rules), {"type": "move", "units": ["A0"], "to": "0504", "facing": "N"},
+                  Ctx([6, 6]))
+    board = st.Board(sc, rules)
+    assert (len(board.at("0504")), len(board.at("0505"))) == (7, 5)
+    offered = RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))
+    assert {"type": "move", "units": ["F"], "to": "0505", "facing": "N"} in offered
+    assert not [o for o in offered if o["type"] == "move" and o["units"] == ["X"] and o["to"] == "0505"]
+    assert [o for o in offered if o["type"] == "move" and o["units"] == ["X"] and o["to"] == "0507"]
+
+
 def test_the_relief_of_an_over_full_square_is_offered_where_it_moves_one_unit_of_a_group():
     """K-MOV-5: the options move whole battle groups; where an over-full square is relieved only
     by one unit of its group leaving (the group finds no room), that move is offered, `end` is
