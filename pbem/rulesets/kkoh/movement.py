@@ -444,7 +444,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
         mark(rules, "ps", "moved", p)
     what = "moves to" if here != to else "re-forms in"
     ctx.event("move", f"{', '.join(plan['units'])} {what} {to}, facing {plan['facing']}"
-              + (f", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
+              + (", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
               + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
               rule="K-MOV-8" if here != to else "K-MOV-3")
     if here != to:   # K-GG-2, K-CMK-4: enemy markers in the square entered are displaced, as on Give Ground
@@ -512,7 +512,7 @@ def mode_block(sc: Scenario, board: Board, pid: str, kind: str, ap: int) -> str 
             if rec.get("mode") != "dismounted":
                 return f"{pid} is not dismounted"
             if ap != 4:
-                return f"infantry remounts only in Action Phase 4 (K-INF-5)"
+                return "infantry remounts only in Action Phase 4 (K-INF-5)"
         return None
     if not piece.is_towed:
         return f"{pid} is not a towed gun (K-ART-7)"
