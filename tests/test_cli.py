@@ -583,9 +583,13 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
         assert (tmp_path / "spectator" / name).read_bytes() == (played.path / name).read_bytes(), name
 
     out = run("audit", thread).output
-    assert "audit OK: game " + played.game.game_id + ", 8 packets, 0 signatures, 0 reveals" in out
+    assert "audit OK: sandbox game " + played.game.game_id + ", 8 packets, 0 signatures, 0 reveals" in out
+    # a referee reading the verdict is told what a clean sandbox game does not prove
+    assert out.rstrip().endswith("so this shows the rules were followed, not who sent the packets nor that the "
+                                 "dice were fair")
     assert "the folder holds the genesis and packets only, so every state was recomputed from them" in out
     assert json.loads(run("audit", thread, "--json").output)["record"] is False
+    assert json.loads(run("audit", thread, "--json").output)["mode"] == "sandbox"
     assert json.loads(run("audit", played.path, "--json").output)["record"] is True
     third = thread / "packets" / game.packet_files(thread, 3)[0][1].name
     packet = load_mapping(third)
@@ -599,7 +603,9 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
     shutil.copy(EXAMPLE / "game.yaml", secure / "game.yaml")
     for _, path in game.packet_files(EXAMPLE):
         shutil.copy(path, secure / "packets" / path.name)
-    assert "the folder holds the genesis and packets only" in run("audit", secure).output
+    out = run("audit", secure).output
+    assert out.startswith("audit OK: secure game ") and "the folder holds the genesis and packets only" in out
+    assert "sandbox" not in out and json.loads(run("audit", secure, "--json").output)["mode"] == "secure"
     (secure / "states").mkdir()
     assert "states/0000.yaml: the state file is missing" in run("audit", secure, code=3).stderr
     (secure / "states").rmdir()

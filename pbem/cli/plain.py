@@ -46,9 +46,13 @@ def audit(game_dir: str, as_json: bool = False) -> None:
         record = (f", {result.states} states and their reports verified" if result.record else
                   " verified; the folder holds the genesis and packets only, so every state was recomputed from them "
                   "and there was no stored state or report to compare")
-        echo(f"audit OK: game {result.game}, {result.packets} packets, {result.signatures} signatures, "
+        mode = ("sandbox game" if result.mode == "sandbox" else "secure game")
+        echo(f"audit OK: {mode} {result.game}, {result.packets} packets, {result.signatures} signatures, "
              f"{result.reveals} reveals, {result.rolls} dice rolls{record}; final state {result.final_state}"
-             + (f"; result: {result.result}" if result.result else ""))
+             + (f"; result: {result.result}" if result.result else "")
+             + (". A sandbox game: its packets are unsigned and its dice come from the script or seed in "
+                "game.yaml, so this shows the rules were followed, not who sent the packets nor that the dice "
+                "were fair" if result.mode == "sandbox" else ""))
     else:
         echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
     if not result.ok:
