@@ -347,8 +347,8 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
     from pbem import rulesets
     from pbem.core.canonical import dumps
 
-    run("keygen", "alice", "--dir", "keys")
-    run("keygen", "bob", "--dir", "keys")
+    alice = run("keygen", "alice", "--dir", "keys").output.split("fingerprint ")[1].split()[0]
+    bob = run("keygen", "bob", "--dir", "keys").output.split("fingerprint ")[1].split()[0]
     rigged = rulesets.get("stalingrad").scenarios["city-1942"]()
     rigged["tactical_cards"] = dict(rigged["tactical_cards"], soviet=0)
     rigged["victory"] = dict(rigged["victory"], german_victory=1)
@@ -359,6 +359,8 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
     assert ("Scenario EMBEDDED by the proposer, with the id of the bundled scenario city-1942, but 2 fields differ, "
             "in tactical_cards, victory: tactical_cards.soviet, victory.german_victory.") in out
     assert "Options: all at their defaults." in out and "Dice chains: german 4096 values, soviet 100 values." in out
+    # the joiner sees whose keys he plays against, as `pbem keygen` printed them
+    assert f"Keys: german {alice}, soviet {bob}; check your opponent's fingerprint with him" in out
     assert "if you do not agree, do not send it" in out
     out = run("join", "a", "b/join.yaml", "--key", "keys/alice").output
     assert ("Note: soviet's dice chain has only 100 values, fewer than pbem's default 4096: soviet's pbem announces "

@@ -302,7 +302,7 @@ def changes_text(game: Any, before: dict, after: dict) -> list[str]:
 def terms(genesis: dict) -> list[str]:
     """What a side agrees to by joining or completing a game, in words: the ruleset,
     the scenario (bundled, or embedded and where it differs from the bundled one of its id),
-    every option not at its default, and each side's dice chain. A proposer may embed a
+    every option not at its default, each side's key fingerprint and dice chain. A proposer may embed a
     scenario of his own or choose options; the joiner sees them before he sends his join."""
     from pbem import rulesets
     from pbem.core.canonical import canonical, differences
@@ -338,6 +338,11 @@ def terms(genesis: dict) -> list[str]:
                   if "dice" in dice else f"the plain seed {shown(repr(dice['seed']))}")
         lines.append(f"A sandbox game: unsigned packets, dice from {source}, not fair dice.")
         return lines
+    # who plays: anyone may send a proposal naming any key, so the joiner compares his
+    # opponent's fingerprint with the one his opponent's `pbem keygen` printed
+    keys = [f"{side['name']} {side['fingerprint']}" for side in genesis["sides"] if "fingerprint" in side]
+    lines.append("Keys: " + ", ".join(keys) + "; check your opponent's fingerprint with him by another channel "
+                 "than the one this came by (his `pbem keygen` printed it).")
     chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
     lines.append("Dice chains: " + ", ".join(f"{name} {length} values" for name, length in chains) + ".")
     for name, length in chains:
