@@ -40,6 +40,9 @@ def main() -> None:
             with open(os.path.join(os.path.dirname(__file__), "cli", HELP_FILE), encoding="utf-8") as handle:
                 sys.stdout.write(handle.read())
         return
+    import pbem.core.cache
+
+    pbem.core.cache.FREEZE = True   # this process runs one command (core/cache.py, `settled`)
     if _plain(args):
         _run_plain(args)
         return

@@ -189,3 +189,32 @@ def test_only_the_newest_entries_are_kept(cache_dir):
         cache.scenario(ruleset.id, ruleset.version, '{"n":%d}' % n, "{}", build)
         os.utime(entry(n), ns=(10**9 * (n + 1), 10**9 * (n + 1)))   # written in this order
     assert _entries(cache_dir) == sorted(entry(n) for n in range(3, cache.KEEP + 3))
+
+
+def test_a_command_process_freezes_its_scenario_and_a_library_user_keeps_collecting(tmp_path, cache_dir):
+    """`pbem status` (a process of one command) leaves the scenario it loads, and what it had
+    imported, out of the collector's later passes; opening a game in a long-lived process
+    freezes nothing; either way the collector runs again afterwards, also when building fails."""
+    import gc
+
+    folder = sandbox(tmp_path / "g", "chir", seed="freeze")
+    code = ("import gc, sys; sys.argv = ['pbem', 'status', sys.argv[1]]\n"
+            "from pbem.entry import main\n"
+            "try:\n    main()\nfinally:\n"
+            "    sys.stderr.write(f'frozen={gc.get_freeze_count()} enabled={gc.isenabled()}')")
+    for run in ("builds", "loads"):
+        done = subprocess.run([sys.executable, "-c", code, str(folder.path)], capture_output=True, text=True)
+        assert done.returncode == 0 and "Ruleset chir" in done.stdout, (run, done.stderr)
+        frozen = int(done.stderr.split("frozen=")[1].split()[0])
+        assert frozen > 10_000 and done.stderr.endswith("enabled=True"), (run, done.stderr)
+
+    before = gc.get_freeze_count()
+    game._scenario.cache_clear()
+    assert game.open_folder(folder.path).game.scenario is not None
+    assert gc.get_freeze_count() == before and gc.isenabled()
+
+    def broken():
+        raise ValueError("no map")
+    with pytest.raises(ValueError):
+        cache.settled(broken)
+    assert gc.isenabled()

@@ -113,10 +113,10 @@ def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True, sour
         except ValueError as exc:  # a scenario document the ruleset cannot set up
             raise _Unplayable(str(exc)) from None
 
-    if not kept:
-        return build()
     from pbem.core import cache
 
+    if not kept:
+        return cache.settled(build)
     return cache.scenario(ruleset.id, ruleset.version, entry, options, build)
 
 
