@@ -428,6 +428,42 @@ def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     assert sum(shot.getpixel((round(x + w - 3), round(y + h * dy))) != paper for dy in (0.25, 0.5, 0.75)) >= 2
 
 
+@pytest.mark.parametrize("ruleset, around", [("dos", "N0850"), ("chir", "3320")])
+def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path, ruleset, around):
+    """A corner for a forum post: the part is drawn as tall as the panel beside it (at most
+    three times the whole map's scale), so a stack of four dos counters can be read, and
+    every counter in the picture is whole: the box grows to hold every stack of a cell whose
+    centre lies in it, and the cells beyond show no counters."""
+    folder = EXAMPLES[ruleset]
+    whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
+    run("render", folder, "-o", whole)
+    run("render", folder, "-o", part, "--around", around, "--radius", 3)
+    sizes = {}
+    for name, path in (("whole", whole), ("part", part)):
+        text = path.read_text()
+        width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
+        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
+        browser.open(path, width=round(width), height=round(height))
+        boxes = browser.js("Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(e => {"
+                           "const r = e.getBoundingClientRect(); return [e.parentNode.getAttribute('data-unit'), "
+                           "r.left, r.top, r.right, r.bottom]; })")
+        sizes[name] = {unit: right - left for unit, left, top, right, bottom in boxes}
+        if name == "part":
+            scale = float(re.search(r'scale\(([0-9.]+)\)', text).group(1))
+            x, y, w, h = map(float, re.search(r'<clipPath id="view"><rect x="([0-9.]+)" y="([0-9.]+)" '
+                                              r'width="([0-9.]+)" height="([0-9.]+)"', text).groups())
+            assert boxes and all(x - 0.5 <= left and right <= x + w + 0.5 and y - 0.5 <= top and bottom <= y + h + 0.5
+                                 for _, left, top, right, bottom in boxes), "a counter is cut at the edge"
+            panel_bottom = browser.js("document.getElementById('panel').getBBox().y + "
+                                      "document.getElementById('panel').getBBox().height")
+            assert 1 < scale <= svg.MAX_PART_SCALE
+            assert scale == svg.MAX_PART_SCALE or abs(h - (panel_bottom - y)) < 2
+    shared = sizes["part"].keys() & sizes["whole"].keys()
+    assert shared and all(abs(sizes["part"][u] / sizes["whole"][u] - scale) < 0.02 for u in shared)
+    if ruleset == "dos":   # the four counters of N0850, 15 px wide on the whole map
+        assert min(sizes["part"][u] for u in ("110/11Pz", "111/11Pz", "15/11Pz", "G/387")) > 40
+
+
 # --- geometry the pictures need ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", ["odd-q", "even-q", "odd-r", "even-r"])

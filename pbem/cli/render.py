@@ -15,7 +15,8 @@ from pbem.cli.common import echo, game_dir, handles_errors
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
 @click.option("--zoom", type=click.FloatRange(0.1, 8), default=1.0, show_default=True, help="Scale of a PNG.")
 @click.option("--around", metavar="CELL", default=None,
-              help="Draw only the part of the map around this hex (or cell): a large map's corner for a forum post.")
+              help="Draw only the part of the map around this hex (or cell), larger: a large map's corner for a "
+                   "forum post.")
 @click.option("--radius", type=click.IntRange(1, 99), default=6, show_default=True,
               help="With --around: how many hexes (or cells) around it.")
 @handles_errors

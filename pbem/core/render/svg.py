@@ -23,6 +23,7 @@ ITEM_LAYER = {"cell": "terrain", "shade": "shade", "side": "sides", "path": "pat
               "mark": "marks", "label": "labels", "stack": "stacks", "arrow": "arrows"}
 MARGIN = 24
 PANEL = 330
+MAX_PART_SCALE = 3.0   # how much larger than the whole map a part of it (`pbem render --around`) is drawn
 CAPTION_LINES = 10  # the room of the caption (turn, phase, score) in the panel, in lines
 CHAR = 0.6  # the width of an average character of the font, in font sizes
 
@@ -60,6 +61,7 @@ class Picture(NamedTuple):
     css: list[str]
     layers: list[tuple[str, list[str]]]
     clip: tuple[float, float, float, float] | None = None   # x, y, width, height of a part of the map
+    scale: float = 1.0   # of the map's layers, about the map's corner (a part of the map is drawn larger)
 
     def head(self, height: float | None = None, css: list[str] | None = None) -> str:
         """The document's start: the svg element, its title, style rules and paper."""
@@ -76,8 +78,15 @@ class Picture(NamedTuple):
                 f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n' + clip)
 
     def document(self) -> str:
-        clipped = ' clip-path="url(#view)"' if self.clip is not None else ""
-        body = "".join(f'<g id="{name}"{clipped if name != "panel" else ""}>' + "".join(pieces) + "</g>\n"
+        if self.clip is None:
+            body = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers)
+            return self.head() + body + "</svg>\n"
+        # a part of the map: each map layer cut at the part's box, in the picture's own
+        # coordinates, and drawn at the part's scale about the map's corner
+        m, k = num(MARGIN), num(self.scale)
+        inner = f'<g transform="translate({m} {m}) scale({k}) translate(-{m} -{m})">'
+        body = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" if name == "panel" else
+                       f'<g id="{name}" clip-path="url(#view)">{inner}' + "".join(pieces) + "</g></g>\n"
                        for name, pieces in self.layers)
         return self.head() + body + "</svg>\n"
 
@@ -106,12 +115,28 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
         corners = [p for c in view for p in grid.outline(c)]
         x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
         x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
-        pad = grid.size * 2   # a cell just outside may still draw into the box (a counter, an arrow's head)
+        # every cell whose centre lies in the box is drawn whole, the box grown to hold it, so
+        # that no stack of counters is cut; of a cell beyond, only a sliver shows, without its
+        # counters
+        whole = [c for c in grid.cells if x0 <= grid.centre(c)[0] <= x1 and y0 <= grid.centre(c)[1] <= y1]
+        corners = [p for c in whole for p in grid.outline(c)]
+        drawn_whole = set(whole)
+        for item in items:   # a stack of several counters may reach beyond its cell
+            if item["type"] == "stack" and item["cell"] in drawn_whole and item["counters"]:
+                x, y = grid.centre(item["cell"])
+                w, h = grid.extent(item["cell"])
+                for cx, cy, c in _places(len(item["counters"]), x, y, w, h, grid.kind, grid.size):
+                    corners += [(cx - c / 2, cy - c / 2), (cx + c / 2, cy + c / 2)]
+        x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
+        x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+        pad = grid.size * 2   # a cell just outside may still draw into the box (an arrow, a hexside)
         near = {c for c in grid.cells
                 if x0 - pad <= grid.centre(c)[0] <= x1 + pad and y0 - pad <= grid.centre(c)[1] <= y1 + pad}
-        items = [i for i in items if any(c in near for c in _cells_of(i))]
+        items = [i for i in items if (i["cell"] in drawn_whole if i["type"] == "stack" else
+                                      any(c in near for c in _cells_of(i)))]
     ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
     map_w, map_h = x1 - x0, y1 - y0
+    scale = 1.0
     painter = _Painter(grid, styles, sides, ox, oy)
     layers: dict[str, list[str]] = {name: [] for name in LAYERS}
     # cells of one style share one path: a map of a thousand hexes stays small
@@ -124,18 +149,25 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     for item in items:
         if item["type"] != "cell":
             layers[ITEM_LAYER[item["type"]]].extend(painter.item(item))
-    panel_x = MARGIN * 2 + map_w
     legend = {name: styles[name] for name in (scene.get("styles") or {}) if name in styles}
     uses = {}
     for item in items:
         if "style" in item and item["style"] not in uses:
             uses[item["style"]] = item.get("symbol", item["type"])
+    if view:
+        # a part of the map is drawn larger, up to the height of the panel beside it (at most
+        # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a
+        # small map beside a long legend
+        panel_h = _panel(scene, legend, uses, sides, 0, MARGIN)[1]
+        scale = min(MAX_PART_SCALE, max(1.0, panel_h / map_h)) if map_h > 0 else 1.0
+    panel_x = MARGIN * 2 + map_w * scale
     panel, panel_h = _panel(scene, legend, uses, sides, panel_x, MARGIN)
     layers["panel"] = panel
     width = panel_x + PANEL + MARGIN
-    height = max(map_h + 2 * MARGIN, panel_h + 2 * MARGIN)
+    height = max(map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN)
     return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
-                   [(name, layers[name]) for name in LAYERS], (MARGIN, MARGIN, map_w, map_h) if view else None)
+                   [(name, layers[name]) for name in LAYERS],
+                   (MARGIN, MARGIN, map_w * scale, map_h * scale) if view else None, scale)
 
 
 def _cells_of(item: dict) -> list[str]:
