@@ -1594,9 +1594,14 @@ def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_ga
         if "next_chain" in sent:
             assert announced is None and sent["reveal"]["index"] == 57          # 7 of 64 left
             announced = sent
-            status = describe.status(m.folders["blue"])["text"]
+            info = describe.status(m.folders["blue"])
             assert f"red announced its next dice chain (4096 values); its packet {sent['seq'] + 4} starts it " \
-                   f"(docs/protocol.md §5)." in status
+                   f"(docs/protocol.md §5)." in info["text"]
+            # and for machines (`status --json`): what each chain has left and the one pending
+            assert info["chains"] == {"red": {"length": 64, "revealed": 57, "left": 7,
+                                              "next": {"length": 4096, "from_seq": sent["seq"] + 4}},
+                                      "blue": {"length": 64, "revealed": 57, "left": 7,   # blue's answer too
+                                               "next": {"length": 4096, "from_seq": sent["seq"] + 5}}}
     seq = announced["seq"]
     reports = m.folders["blue"].path / "aar"
     assert (f"red announces its next dice chain (4096 values, anchor {announced['next_chain']['anchor'][:16]}...), "

@@ -111,6 +111,18 @@ def status(folder: Any, you: str | None = None) -> dict:
         "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
         "you": you, "since": latest, "queued": queued, "sealed": sealed,
     }
+    if game.secure:   # each side's dice chain: how many values it has revealed and has left
+        from pbem.core import engine
+
+        info["chains"] = {}
+        for side in game.sides:
+            chain = state["chains"][side]
+            length = engine.chain_length_of(game, chain, side)
+            announced = chain.get("next")
+            info["chains"][side] = {
+                "length": length, "revealed": chain["index"], "left": length - chain["index"],
+                "next": None if announced is None else {"length": announced["chain_length"],
+                                                        "from_seq": announced["from_seq"]}}
     info["text"] = _status_lines(game, state, info)
     return info
 
