@@ -98,8 +98,12 @@ def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_
     write("t.yaml", run("orders", "red-folder", "--side", "red").output)
     run("submit", "red-folder", "t.yaml", "--key", "keys/red", "--out", "p1.yaml")
     run("adjudicate", "blue-folder", "p1.yaml")
+    early = run("orders", "red-folder", "--side", "red").output   # red's next packet is 3, after blue's 2
+    assert early.startswith(f"# pbem orders for red: game {load_mapping(Path('red-folder/states/0001.yaml'))['game']}, "
+                            f"packet 3\n")
+    assert "# Not your packet yet: the next packet, 2, comes from blue; yours is 3, after you adjudicate blue's." in early
     template = run("orders", "blue-folder", "--side", "blue").output
-    assert "# Not your packet yet" not in template
+    assert "# Not your packet yet" not in template and "packet 2\n" in template
     assert "#  absorb: target" in template
     write("t2.yaml", template.replace("#  absorb: target", "  absorb: strongest"))
     run("submit", "blue-folder", "t2.yaml", "--key", "keys/blue")
