@@ -37,7 +37,8 @@ def handshake(run, red_key="keys/red", blue_key="keys/blue", red="red-folder", b
     out = run("join", red, f"{blue}/join.yaml", "--key", red_key).output
     assert "is complete" in out
     out = run("join", blue, f"{red}/game.yaml").output
-    assert "is ready" in out and "first packet: from red" in out
+    assert "is ready" in out and "first packet: from red (red's player: `pbem orders" in out
+    assert f"anyone following the game: `pbem adjudicate {blue} PACKET` for each packet, in order)" in out
 
 
 @pytest.fixture

@@ -44,7 +44,10 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
         echo(f"game {game_id} is ready in {game_dir}: {checked}.\n{terms}")
     awaiting = done.folder.state["awaiting"]
     if awaiting["packet_from"]:
-        echo(f"first packet: from {awaiting['packet_from']} (`pbem orders {game_dir} --side {awaiting['packet_from']}`)")
+        # the joiner's last step, or a referee's or spectator's first: say what each does next
+        sender = awaiting["packet_from"]
+        echo(f"first packet: from {sender} ({sender}'s player: `pbem orders {game_dir} --side {sender}`; "
+             f"anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
 
 
 def _side(doc: dict, key) -> str:
