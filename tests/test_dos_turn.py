@@ -482,6 +482,23 @@ def test_16_62_a_captured_city_pays_nothing():
     assert [v for v in vp_events(ctx) if v[0] == "16.63"] == []
 
 
+def test_16_63_a_city_taken_by_its_deadline_and_lost_later_pays_as_one_never_taken():
+    """The README's reading: who holds the city at each Inter-Phase from the deadline on
+    decides, so Tuapse, Axis at the end of Game-Turn 16 (nothing paid) and Soviet again at
+    the end of 17, pays 2 VP then."""
+    sc = SC()
+    held = at(turn=16, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
+                                                                        "deadlines": {"Tuapse": 16}},
+              control={h: "axis" for h in sc.city_by_name["Tuapse"].hexes})
+    play(held, [{"type": "end"}], dice=[2])
+    assert held["penalty"] == {} and held["turn"] == 17
+    lost = at(turn=17, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
+                                                                        "deadlines": {"Tuapse": 16}},
+              control={h: "soviet" for h in sc.city_by_name["Tuapse"].hexes})
+    ctx = play(lost, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == [("16.63", "soviet", 2)] and lost["penalty"] == {"Tuapse": 2}
+
+
 def test_16_64_only_while_the_directive_is_in_force():
     rules = at(turn=16, player="soviet", phase="interdiction", directive=None)
     ctx = play(rules, [{"type": "end"}], dice=[2])
