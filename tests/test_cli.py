@@ -165,6 +165,38 @@ def test_sandbox_game_with_scripted_dice(run, tmp_path):
     assert "sandbox" in result.stderr
 
 
+def test_a_used_up_dice_script_is_said_and_a_packet_adds_dice(run, tmp_path):
+    """A referee re-running a fight with dice rolled at a table: when the script runs out,
+    status and the orders template say so and how to add dice; `submit --dice` adds them, the
+    waiting orders resolve with them, and the game audits clean. Dice only go where a script is."""
+    run("new", "g", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--dice", "6",
+        "--created", "x")
+    write("o.yaml", "orders:\n  - {type: fire, unit: r1, target: b2}\n  - {type: fire, unit: r2, target: b2}\n")
+    out = run("submit", "g", "o.yaml", "--side", "red").output
+    assert "r1 fires at b2: 6, a hit." in out and "r2 fires" not in out
+    status = run("status", "g").output
+    assert ("Awaited: more dice. The game's dice script is used up (1 dice, all rolled); a packet from red adds more, "
+            "`pbem submit GAME_DIR ORDERS_FILE --side red --dice 4,2`") in status
+    template = run("orders", "g", "--side", "red").output
+    assert "# The game's dice script is used up: send this packet with more dice," in template
+    write("t.yaml", template)
+    out = run("submit", "g", "t.yaml", "--side", "red", "--dice", "2, 5").output
+    assert "r2 fires at b2: 2, a miss." in out
+    assert load_mapping(tmp_path / "g" / "packets" / "0002-red.yaml")["dice"] == [2, 5]
+    assert "Awaited: more dice" not in run("status", "g").output
+    assert "audit OK: sandbox game" in run("audit", "g").output
+
+    assert "every die must be 1 to 6" in run("submit", "g", "t.yaml", "--side", "blue", "--dice", "7", code=2).stderr
+    run("new", "s", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--seed", "x")
+    refused = run("submit", "s", "t.yaml", "--side", "red", "--dice", "4", code=2).stderr
+    assert "only a sandbox game with scripted dice takes dice from its players; this game's dice come from a seed" \
+        in refused and not (tmp_path / "s" / "packets" / "0001-red.yaml").exists()
+    run("keygen", "red", "--dir", "keys")
+    keyed = run("new", "k", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue", "--sandbox", code=2)
+    assert "--side red=keys/red.pub: a sandbox game's sides take no key (it is not signed): give --side red" \
+        in keyed.stderr and not (tmp_path / "k").exists()
+
+
 def test_usage_errors_exit_2(run, tmp_path):
     assert "unknown ruleset 'nope'" in run("new", "g", "--ruleset", "nope", "--side", "a=b", code=2).stderr
     run("status", code=2)

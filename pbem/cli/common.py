@@ -73,3 +73,16 @@ def game_dir(func: Callable) -> Callable:
     import click
 
     return click.argument("game_dir", type=click.Path(file_okay=False, path_type=str))(func)
+
+
+def dice_script(dice: str) -> list[int]:
+    """`--dice 3,5,1`: a sandbox game's scripted dice, in the order they are rolled."""
+    from pbem.core.errors import UsageError
+
+    try:
+        script = [int(v) for v in dice.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise UsageError(f"--dice {dice}: give dice as integers 1 to 6 separated by commas") from None
+    if not script or any(not 1 <= v <= 6 for v in script):
+        raise UsageError(f"--dice {dice}: every die must be 1 to 6")
+    return script

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import PASSPHRASE_HELP, echo, handles_errors, load_key
+from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, handles_errors, load_key
 
 
 @click.command("new", epilog=PASSPHRASE_HELP)
@@ -46,6 +46,9 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
         name, _, path = entry.partition("=")
         if not path and not sandbox:
             raise UsageError(f"--side {entry}: give SIDE=PUBKEY_FILE (a key is needed in a secure game)")
+        if path and sandbox:
+            raise UsageError(f"--side {entry}: a sandbox game's sides take no key (it is not signed): "
+                             f"give --side {name}")
         side_keys[name] = keys.load_public_key_file(path) if path else None
     parsed = {}
     for entry in options:
@@ -75,17 +78,7 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
 
 
 def _dice_source(dice: str | None, seed: str | None) -> dict:
-    from pbem.core.errors import UsageError
-
-    if not dice:
-        return {"seed": seed or ""}
-    try:
-        script = [int(v) for v in dice.replace(" ", "").split(",") if v]
-    except ValueError:
-        raise UsageError(f"--dice {dice}: give dice as integers 1 to 6 separated by commas") from None
-    if any(not 1 <= v <= 6 for v in script):
-        raise UsageError(f"--dice {dice}: every die must be 1 to 6")
-    return {"dice": script}
+    return {"dice": dice_script(dice)} if dice else {"seed": seed or ""}
 
 
 def _now() -> str:

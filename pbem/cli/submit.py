@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, load_key
+from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handles_errors, load_key
 
 
 @click.command("submit", epilog=PASSPHRASE_HELP)
@@ -15,8 +15,11 @@ from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, loa
 @click.option("--out", default=None, type=click.Path(dir_okay=False), help="Also write the packet here (the file to email).")
 @click.option("--seal", is_flag=True, help="Seal the orders (where the rules ask for sealed orders); your next submit "
               "opens them.")
+@click.option("--dice", default=None, metavar="3,5,1",
+              help="Sandbox games with scripted dice: more dice for the script, rolled before the packet's orders.")
 @handles_errors
-def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool) -> None:
+def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool,
+            dice: str | None) -> None:
     """Check ORDERS_FILE against the rules, reveal your next dice value, sign, apply the
     packet to your own folder and write the packet file to email."""
     from pbem.core import game, report, submit
@@ -26,7 +29,11 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
     key = load_key(key_file) if key_file else None
     if folder.game.secure and key is None:
         raise UsageError("a secure game needs --key KEYFILE to sign the packet")
-    applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None, seal=seal)
+    if dice is not None and (folder.game.secure or "dice" not in folder.game.genesis["sandbox"]):
+        raise UsageError(f"--dice {dice}: only a sandbox game with scripted dice takes dice from its players; this "
+                         f"game's dice come from " + ("its players' chains" if folder.game.secure else "a seed"))
+    applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None, seal=seal,
+                            dice=dice_script(dice) if dice is not None else None)
     if applied.events:
         echo(report.render(folder.game, applied.state, applied.events, "text"))
     for warning in applied.warnings:

@@ -82,8 +82,15 @@ def _what(awaiting: dict, summary: dict, standing: bool = False) -> str:
     return f"{kind}: {_with_rule(need['prompt'], need['rule'])}"
 
 
-def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = False) -> str:
+def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = False,
+             script: list | None = None) -> str:
+    """`script`: the dice script of a sandbox game that has one (its values, all rolled when
+    the game waits for dice)."""
     need, sender = awaiting["need"], awaiting["packet_from"]
+    if awaiting["waiting_for"] == "dice" and script is not None:
+        return (f"Awaited: more dice. The game's dice script is used up ({len(script)} dice, all rolled); a packet "
+                f"from {_who(sender, you)} adds more, `pbem submit GAME_DIR ORDERS_FILE --side {sender} --dice 4,2`, "
+                f"and then {_who(need['side'], you)}: {_with_rule(need['prompt'], need['rule'])}.")
     if awaiting["waiting_for"] == "dice":
         return (f"Awaited: a packet from {_who(sender, you)}; its reveal opens the dice that the next step needs "
                 f"(docs/protocol.md §7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")
@@ -142,7 +149,8 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     else:
         from pbem.core import engine
 
-        lines.append(_awaited(awaiting, summary, you, engine.standing_answer(game, state) is not None))
+        lines.append(_awaited(awaiting, summary, you, engine.standing_answer(game, state) is not None,
+                              state["dice"].get("script")))
         sender = awaiting["packet_from"]
         chain = engine.chain_in_force(game, state, sender, state["seq"] + 1) if game.secure else None
         if chain is not None and chain["index"] >= engine.chain_length_of(game, chain, sender):

@@ -33,17 +33,19 @@ def read_orders(path: Path) -> tuple[list, dict | None]:
 
 
 def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str | None = None,
-           out: Path | None = None, sent: str | None = None, seal: bool = False) -> game.Applied:
+           out: Path | None = None, sent: str | None = None, seal: bool = False,
+           dice: list[int] | None = None) -> game.Applied:
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     orders, policies = read_orders(orders_path)
     return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path),
-                         seal=seal)
+                         seal=seal, dice=dice)
 
 
 def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, key: Any = None, side: str | None = None,
                   out: Path | None = None, sent: str | None = None, source: str = "orders",
-                  seal: bool = False) -> game.Applied:
+                  seal: bool = False, dice: list[int] | None = None) -> game.Applied:
+    """`dice`: a sandbox game's scripted dice, added to its script by this packet."""
     g, state = folder.game, folder.state
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
@@ -74,7 +76,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         return applied
     if sent is None:
         sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    extra: dict = {}
+    extra: dict = {"dice": list(dice)} if dice else {}
     due = state["sealed"].get(side, {}).get("due", [])
     if due:
         extra["opens"] = sealing.opening(folder, side, due)

@@ -76,8 +76,12 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
         if len(legal) > MAX_LISTED:
             lines.append(f"#   ... {len(legal) - MAX_LISTED} more")
         orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
+    elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
+        lines.append("# The game's dice script is used up: send this packet with more dice,")
+        lines.append(f"# `pbem submit GAME_DIR THIS_FILE --side {side} --dice 4,2` (the dice rolled at your table).")
     elif side == sender:
-        lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value.")
+        lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
+                     if game.secure else "# You have nothing to decide now: send this packet as it is.")
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
     policies = engine.effective_policies(ruleset, state, side)
