@@ -1598,9 +1598,11 @@ def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_ga
             assert f"red announced its next dice chain (4096 values); its packet {sent['seq'] + 4} starts it " \
                    f"(docs/protocol.md §5)." in info["text"]
             # and for machines (`status --json`): what each chain has left and the one pending
-            assert info["chains"] == {"red": {"length": 64, "revealed": 57, "left": 7,
+            chains = m.state("blue")["chains"]
+            assert info["chains"] == {"red": {"length": 64, "revealed": 57, "left": 7, "value": sent["reveal"]["value"],
                                               "next": {"length": 4096, "from_seq": sent["seq"] + 4}},
                                       "blue": {"length": 64, "revealed": 57, "left": 7,   # blue's answer too
+                                               "value": chains["blue"]["value"],
                                                "next": {"length": 4096, "from_seq": sent["seq"] + 5}}}
     seq = announced["seq"]
     reports = m.folders["blue"].path / "aar"

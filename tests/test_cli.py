@@ -625,7 +625,7 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
     assert "audit OK: sandbox game " + played.game.game_id + ", 8 packets, 0 signatures, 0 reveals" in out
     # a referee reading the verdict is told what a clean sandbox game does not prove
     assert out.rstrip().endswith("so this shows the rules were followed, not who sent the packets nor that the "
-                                 "dice were fair")
+                                 "dice were fair.")
     assert "the folder holds the genesis and packets only, so every state was recomputed from them" in out
     assert json.loads(run("audit", thread, "--json").output)["record"] is False
     assert json.loads(run("audit", thread, "--json").output)["mode"] == "sandbox"
@@ -644,7 +644,14 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
         shutil.copy(path, secure / "packets" / path.name)
     out = run("audit", secure).output
     assert out.startswith("audit OK: secure game ") and "the folder holds the genesis and packets only" in out
-    assert "sandbox" not in out and json.loads(run("audit", secure, "--json").output)["mode"] == "secure"
+    verdict = json.loads(run("audit", secure, "--json").output)
+    assert "sandbox" not in out and verdict["mode"] == "secure"
+    # what a clean secure game proves, and whose keys it was: the fingerprints the genesis names
+    sides = load_mapping(secure / "game.yaml")["sides"]
+    assert verdict["keys"] == {side["name"]: side["fingerprint"] for side in sides} and len(verdict["keys"]) == 2
+    keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in sides)
+    assert f"A secure game: every packet was signed by its side's key ({keys}: check them against the players')" in out
+    assert "neither side could choose or foresee a die" in out
     (secure / "states").mkdir()
     assert "states/0000.yaml: the state file is missing" in run("audit", secure, code=3).stderr
     (secure / "states").rmdir()

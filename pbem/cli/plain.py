@@ -43,16 +43,26 @@ def audit(game_dir: str, as_json: bool = False) -> None:
     if as_json:
         echo_json(result.as_dict())
     elif result.ok:
-        record = (f", {result.states} states and their reports verified" if result.record else
+        def counted(n: int, noun: str) -> str:
+            return f"{n} {noun}" + ("" if n == 1 else "s")
+
+        record = (f", {counted(result.states, 'state')} and their reports verified" if result.record else
                   " verified; the folder holds the genesis and packets only, so every state was recomputed from them "
                   "and there was no stored state or report to compare")
         mode = ("sandbox game" if result.mode == "sandbox" else "secure game")
-        echo(f"audit OK: {mode} {result.game}, {result.packets} packets, {result.signatures} signatures, "
-             f"{result.reveals} reveals, {result.rolls} dice rolls{record}; final state {result.final_state}"
-             + (f"; result: {result.result}" if result.result else "")
-             + (". A sandbox game: its packets are unsigned and its dice come from the script or seed in "
-                "game.yaml, so this shows the rules were followed, not who sent the packets nor that the dice "
-                "were fair" if result.mode == "sandbox" else ""))
+        echo(f"audit OK: {mode} {result.game}, {counted(result.packets, 'packet')}, "
+             f"{counted(result.signatures, 'signature')}, {counted(result.reveals, 'reveal')}, "
+             f"{counted(result.rolls, 'dice roll')}{record}; final state {result.final_state}"
+             + (f"; result: {result.result}" if result.result else "") + ".")
+        if result.mode == "sandbox":
+            echo("A sandbox game: its packets are unsigned and its dice come from the script or seed in game.yaml, so "
+                 "this shows the rules were followed, not who sent the packets nor that the dice were fair.")
+        else:
+            keys = ", ".join(f"{side} {fingerprint}" for side, fingerprint in result.keys.items())
+            echo(f"A secure game: every packet was signed by its side's key ({keys}: check them against the "
+                 f"players'), and every die came from the dice chains both sides committed to in the genesis before "
+                 f"either revealed a value; so this shows that each packet came from the holder of its side's key, "
+                 f"that neither side could choose or foresee a die, and that the rules were followed.")
     else:
         echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
     if not result.ok:

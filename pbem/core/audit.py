@@ -61,14 +61,15 @@ class AuditResult:
     """What an audit found: the counts of what it checked, the final state and result, and
     the divergence that ended it, if any."""
 
-    __slots__ = ("game", "mode", "packets", "signatures", "reveals", "rolls", "states", "final_state", "result",
-                 "divergence", "record")
+    __slots__ = ("game", "mode", "keys", "packets", "signatures", "reveals", "rolls", "states", "final_state",
+                 "result", "divergence", "record")
 
     def __init__(self) -> None:
         self.game: str | None = None
         # "secure" or "sandbox": a clean sandbox game proves the rules were followed, not
         # who sent the packets nor that the dice were fair (they come from a script or seed)
         self.mode: str | None = None
+        self.keys: dict[str, str] = {}   # side -> the fingerprint of its key (a secure game)
         self.packets = self.signatures = self.reveals = self.rolls = self.states = 0
         self.final_state: str | None = None
         self.result: str | None = None
@@ -82,7 +83,7 @@ class AuditResult:
         return self.divergence is None
 
     def as_dict(self) -> dict:
-        return {"ok": self.ok, "game": self.game, "mode": self.mode, "packets": self.packets,
+        return {"ok": self.ok, "game": self.game, "mode": self.mode, "keys": self.keys, "packets": self.packets,
                 "signatures": self.signatures, "reveals": self.reveals, "rolls": self.rolls, "states": self.states,
                 "final_state": self.final_state, "result": self.result,
                 "divergence": self.divergence.as_dict() if self.divergence else None, "record": self.record}
@@ -121,6 +122,7 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     document = load_mapping(folder / GENESIS, GENESIS)
     game = open_genesis(document, kept=False)   # a full replay builds the scenario from the genesis, too
     out.game, out.mode = game.game_id, document["mode"]
+    out.keys = {side["name"]: side["fingerprint"] for side in document["sides"] if "fingerprint" in side}
     if not _expected_files(folder, document, out):
         return
     state = initial_state(game)

@@ -76,7 +76,7 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
     results = {name: audit(directory / name) for name in PLAYER_FOLDERS}
     for name, result in results.items():
         say(f"audit {name}: " + ("OK" if result.ok else f"FAILED: {result.divergence.sentence()}")
-            + f" ({result.packets} packets, {result.signatures} signatures, {result.rolls} dice)")
+            + f" ({result.packets} packets, {result.signatures} signatures, {result.rolls} dice rolls)")
     final = {r.final_state for r in results.values()}
     summary = folders[ruleset.sides[0]].game.summary(folders[ruleset.sides[0]].state["rules"])
     say(f"result: {(summary.get('result') or 'game not finished').rstrip('.')}; both folders end in the same state: {len(final) == 1}")

@@ -128,6 +128,7 @@ def status(folder: Any, you: str | None = None) -> dict:
             announced = chain.get("next")
             info["chains"][side] = {
                 "length": length, "revealed": chain["index"], "left": length - chain["index"],
+                "value": chain["value"],   # the last value revealed: the anchor until the first
                 "next": None if announced is None else {"length": announced["chain_length"],
                                                         "from_seq": announced["from_seq"]}}
     info["text"] = _status_lines(game, state, info)
