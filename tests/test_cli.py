@@ -105,6 +105,8 @@ def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_
     assert "# Not your packet yet: the next packet, 2, comes from blue; yours is 3, after you adjudicate blue's." in early
     template = run("orders", "blue-folder", "--side", "blue").output
     assert "# Not your packet yet" not in template and "packet 2\n" in template
+    again = run("join", "blue-folder", "red-folder/game.yaml").output   # a join re-run in play changes nothing
+    assert "next packet (2): from blue" in again and "first packet" not in again
     assert "#  absorb: target" in template
     write("t2.yaml", template.replace("#  absorb: target", "  absorb: strongest"))
     run("submit", "blue-folder", "t2.yaml", "--key", "keys/blue")

@@ -45,8 +45,9 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
     awaiting = done.folder.state["awaiting"]
     if awaiting["packet_from"]:
         # the joiner's last step, or a referee's or spectator's first: say what each does next
-        sender = awaiting["packet_from"]
-        echo(f"first packet: from {sender} ({sender}'s player: `pbem orders {game_dir} --side {sender}`; "
+        sender, seq = awaiting["packet_from"], done.folder.state["seq"]
+        which = "first packet" if seq == 0 else f"next packet ({seq + 1})"   # a folder already in play
+        echo(f"{which}: from {sender} ({sender}'s player: `pbem orders {game_dir} --side {sender}`; "
              f"anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
 
 
