@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -163,6 +164,15 @@ def test_sandbox_game_with_scripted_dice(run, tmp_path):
     assert "SANDBOX GAME" in out and "scripted die 1" in out and "scripted die 2" in out
     assert "r1 fires at b2: 6, a hit." in out and "r2 fires at b2: 1, a miss." in out
     run("audit", "g")
+    # the board in words and in pictures says it is a sandbox game, as the reports do
+    sandbox_line = "SANDBOX GAME: unsigned packets, dice from a script or a plain seed; not fair dice."
+    assert run("show", "g").output.startswith(sandbox_line + "\n")
+    run("new", "s", "--ruleset", "stalingrad", "--side", "german", "--side", "soviet", "--sandbox", "--seed", "x")
+    run("render", "s", "-o", "s.svg")
+    caption = re.search(r'<g id="caption">(.*?)</g>', Path("s.svg").read_text()).group(1)
+    assert " ".join(re.findall(r">([^<>]+)</text>", caption)).startswith(sandbox_line)   # wrapped in lines
+    run("render", EXAMPLE, "-o", "secure.svg")
+    assert "SANDBOX" not in Path("secure.svg").read_text() and "SANDBOX" not in run("show", EXAMPLE).output
     result = run("new", "h", "--ruleset", "duel", "--side", "red", "--side", "blue", "--dice", "6", code=2)
     assert "sandbox" in result.stderr
 

@@ -117,6 +117,10 @@ def show(game_dir: str, fmt: str = "text", as_json: bool = False, seq: int | Non
         echo_json({"seq": state["seq"], "summary": folder.game.summary(state["rules"]), "rules": state["rules"],
                    **({"board": board} if board is not None else {})})
     else:
+        if not folder.game.secure:   # as its states, reports and pictures say
+            from pbem.core.report import SANDBOX
+
+            echo(SANDBOX)
         echo(folder.game.render(state["rules"]), nl=False)
 
 

@@ -11,6 +11,8 @@ from typing import Any
 from pbem.core.text import bbcode, markdown, shown
 
 FORMATS = ("md", "text", "bbcode")
+# the first words of every report of a sandbox game, and of its pictures and `pbem show`
+SANDBOX = "SANDBOX GAME: unsigned packets, dice from a script or a plain seed; not fair dice."
 
 
 def _headline(game: Any, state: dict) -> tuple[str, list[str]]:
@@ -18,7 +20,7 @@ def _headline(game: Any, state: dict) -> tuple[str, list[str]]:
     title = f"{game.ruleset.title}: after-action report, packet {state['seq']}"
     lines = [f"Game {state['game']}, ruleset {game.ruleset.id} {game.ruleset.version}."]
     if state["mode"] == "sandbox":
-        lines.append("SANDBOX GAME: unsigned packets, dice from a script or a plain seed; not fair dice.")
+        lines.append(SANDBOX)
     where = ", ".join(f"{key} {summary[key]}" for key in ("turn", "phase") if summary.get(key) is not None)
     if where:
         lines.append(f"Now: {where}.")

@@ -89,9 +89,16 @@ def _stored(folder: game.Folder, seq: int) -> dict:
 
 
 def scene(folder: game.Folder, fr: Frame) -> Any:
-    """The ruleset's scene of a frame."""
+    """The ruleset's scene of a frame; a sandbox game's caption says it is one first, as its
+    states and reports do, so that a picture posted on a forum cannot pass for a secure game's."""
     g = folder.game
-    return g.ruleset.draw(g.scenario, fr.state["rules"], fr.events)
+    drawn = g.ruleset.draw(g.scenario, fr.state["rules"], fr.events)
+    if not g.secure:
+        from pbem.core.report import SANDBOX
+
+        caption = drawn.get("caption") or []
+        drawn["caption"] = [SANDBOX] + (caption if isinstance(caption, list) else [caption])
+    return drawn
 
 
 def write(path: Path, data: bytes) -> None:
