@@ -428,6 +428,30 @@ def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     assert sum(shot.getpixel((round(x + w - 3), round(y + h * dy))) != paper for dy in (0.25, 0.5, 0.75)) >= 2
 
 
+@pytest.mark.parametrize("ruleset, around, radius", [("dos", "N0850", 1), ("dos", "N0850", 3), ("dos", "N3145", 4),
+                                                     ("chir", "3320", 3), ("chir", "3320", 6), ("kkoh", "0707.11", 4)])
+def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(ruleset, around, radius):
+    """No cell of a part of the map looks empty for being cut: every cell whose centre lies in
+    the part's box is drawn with its stack, every counter of those stacks lies in the box, and
+    no other stack is drawn."""
+    folder = EXAMPLES[ruleset]
+    f = frames.open_game(folder)
+    scene = frames.scene(f, frames.frame(f, None))
+    grid = scenes.Grid(scene["grid"])
+    view = sorted(grid.around(around, radius))
+    (x0, y0, x1, y1), whole = svg._part_box(grid, view, scene["items"])
+    assert set(view) <= whole
+    inside = {c for c in grid.cells if x0 < grid.centre(c)[0] < x1 and y0 < grid.centre(c)[1] < y1}
+    assert inside == whole
+    stacks = {i["cell"]: i for i in scene["items"] if i["type"] == "stack" and i["counters"]}
+    for cell in whole & stacks.keys():
+        (x, y), (w, h) = grid.centre(cell), grid.extent(cell)
+        for cx, cy, c in svg._places(len(stacks[cell]["counters"]), x, y, w, h, grid.kind, grid.size):
+            assert x0 <= cx - c / 2 and cx + c / 2 <= x1 and y0 <= cy - c / 2 and cy + c / 2 <= y1, cell
+    drawn = set(re.findall(r'<g class="stack" data-cell="([^"]+)"', svg.to_svg(scene, (), view)))
+    assert drawn == whole & stacks.keys() and drawn
+
+
 @pytest.mark.parametrize("ruleset, around", [("dos", "N0850"), ("chir", "3320")])
 def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path, ruleset, around):
     """A corner for a forum post: the part is drawn as tall as the panel beside it (at most

@@ -112,27 +112,11 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     x0, y0, x1, y1 = grid.box
     items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
     if view:
-        corners = [p for c in view for p in grid.outline(c)]
-        x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
-        x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
-        # every cell whose centre lies in the box is drawn whole, the box grown to hold it, so
-        # that no stack of counters is cut; of a cell beyond, only a sliver shows, without its
-        # counters
-        whole = [c for c in grid.cells if x0 <= grid.centre(c)[0] <= x1 and y0 <= grid.centre(c)[1] <= y1]
-        corners = [p for c in whole for p in grid.outline(c)]
-        drawn_whole = set(whole)
-        for item in items:   # a stack of several counters may reach beyond its cell
-            if item["type"] == "stack" and item["cell"] in drawn_whole and item["counters"]:
-                x, y = grid.centre(item["cell"])
-                w, h = grid.extent(item["cell"])
-                for cx, cy, c in _places(len(item["counters"]), x, y, w, h, grid.kind, grid.size):
-                    corners += [(cx - c / 2, cy - c / 2), (cx + c / 2, cy + c / 2)]
-        x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
-        x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+        (x0, y0, x1, y1), whole = _part_box(grid, view, items)
         pad = grid.size * 2   # a cell just outside may still draw into the box (an arrow, a hexside)
         near = {c for c in grid.cells
                 if x0 - pad <= grid.centre(c)[0] <= x1 + pad and y0 - pad <= grid.centre(c)[1] <= y1 + pad}
-        items = [i for i in items if (i["cell"] in drawn_whole if i["type"] == "stack" else
+        items = [i for i in items if (i["cell"] in whole if i["type"] == "stack" else
                                       any(c in near for c in _cells_of(i)))]
     ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
     map_w, map_h = x1 - x0, y1 - y0
@@ -168,6 +152,33 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
                    [(name, layers[name]) for name in LAYERS],
                    (MARGIN, MARGIN, map_w * scale, map_h * scale) if view else None, scale)
+
+
+def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[float, float, float, float], set[str]]:
+    """The box of a part of the map and the cells drawn whole in it, stacks and all: the box
+    of the `view` cells, grown until it holds whole every cell whose centre lies inside it and
+    every counter of their stacks (a stack of several may reach beyond its cell). So no
+    counter is cut, and a cell cut at the edge shows less than half of itself (its centre
+    lies outside), without its counters."""
+    corners = [p for c in view for p in grid.outline(c)]
+    stacks = {i["cell"]: len(i["counters"]) for i in items if i["type"] == "stack" and i["counters"]}
+    inside = grid.size * 0.01   # a centre on the very edge is outside: the box would creep on
+    whole: set[str] = set()
+    for _ in range(8):          # two rounds settle it; the bound only guards against a loop
+        x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
+        x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+        found = {c for c in grid.cells
+                 if x0 + inside < grid.centre(c)[0] < x1 - inside and y0 + inside < grid.centre(c)[1] < y1 - inside}
+        if found <= whole:
+            break
+        whole |= found
+        for c in sorted(found):
+            corners += grid.outline(c)
+            if c in stacks:
+                (x, y), (w, h) = grid.centre(c), grid.extent(c)
+                for cx, cy, size in _places(stacks[c], x, y, w, h, grid.kind, grid.size):
+                    corners += [(cx - size / 2, cy - size / 2), (cx + size / 2, cy + size / 2)]
+    return (x0, y0, x1, y1), whole
 
 
 def _cells_of(item: dict) -> list[str]:
