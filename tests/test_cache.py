@@ -202,9 +202,11 @@ def test_a_command_process_freezes_its_scenario_and_a_library_user_keeps_collect
             "from pbem.entry import main\n"
             "try:\n    main()\nfinally:\n"
             "    sys.stderr.write(f'frozen={gc.get_freeze_count()} enabled={gc.isenabled()}')")
+    shutil.rmtree(cache_dir)   # making the game kept its scenario: the first command must build it
     for run in ("builds", "loads"):
         done = subprocess.run([sys.executable, "-c", code, str(folder.path)], capture_output=True, text=True)
         assert done.returncode == 0 and "Ruleset chir" in done.stdout, (run, done.stderr)
+        assert len(_entries(cache_dir)) == 1, run
         frozen = int(done.stderr.split("frozen=")[1].split()[0])
         assert frozen > 10_000 and done.stderr.endswith("enabled=True"), (run, done.stderr)
 

@@ -154,6 +154,10 @@ def test_stock_ssh_keygen_verifies_a_packet(run, duel_game):
     assert bad.returncode != 0
 
 
+def genesis_id(folder: Path) -> str:
+    return load_mapping(folder / "states" / "0000.yaml")["game"]
+
+
 def test_sandbox_game_with_scripted_dice(run, tmp_path):
     run("new", "g", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--dice", "6,1",
         "--created", "x")
@@ -164,6 +168,13 @@ def test_sandbox_game_with_scripted_dice(run, tmp_path):
     assert "SANDBOX GAME" in out and "scripted die 1" in out and "scripted die 2" in out
     assert "r1 fires at b2: 6, a hit." in out and "r2 fires at b2: 1, a miss." in out
     run("audit", "g")
+    # a sandbox game's packets come from whichever side it waits for: no number for the other's yet
+    awaited = json.loads(run("status", "g", "--json").output)["awaiting"]["packet_from"]
+    other = "blue" if awaited == "red" else "red"
+    template = run("orders", "g", "--side", other).output
+    assert template.startswith(f"# pbem orders for {other}: game {genesis_id(tmp_path / 'g')}\n")
+    assert f"# Not your packet yet: the next packet, 2, comes from {awaited}.\n" in template
+    assert f"game {genesis_id(tmp_path / 'g')}, packet 2\n" in run("orders", "g", "--side", awaited).output
     # the board in words and in pictures says it is a sandbox game, as the reports do
     sandbox_line = "SANDBOX GAME: unsigned packets, dice from a script or a plain seed; not fair dice."
     assert run("show", "g").output.startswith(sandbox_line + "\n")
@@ -409,7 +420,7 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
             "in tactical_cards, victory: tactical_cards.soviet, victory.german_victory.") in out
     assert "Options: all at their defaults." in out and "Dice chains: german 4096 values, soviet 100 values." in out
     # the joiner sees whose keys he plays against, as `pbem keygen` printed them
-    assert f"Keys: german {alice}, soviet {bob}; check your opponent's fingerprint with him" in out
+    assert f"Keys: german {alice}, soviet {bob}; a player checks his opponent's fingerprint with him" in out
     assert "if you do not agree, do not send it" in out
     out = run("join", "a", "b/join.yaml", "--key", "keys/alice").output
     assert ("Note: soviet's dice chain has only 100 values, fewer than pbem's default 4096: soviet's pbem announces "
@@ -641,6 +652,7 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
     assert "the folder holds the genesis and packets only, so every state was recomputed from them" in out
     assert json.loads(run("audit", thread, "--json").output)["record"] is False
     assert json.loads(run("audit", thread, "--json").output)["mode"] == "sandbox"
+    assert json.loads(run("status", tmp_path / "spectator", "--json").output)["chains"] is None
     assert json.loads(run("audit", played.path, "--json").output)["record"] is True
     third = thread / "packets" / game.packet_files(thread, 3)[0][1].name
     packet = load_mapping(third)

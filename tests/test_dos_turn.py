@@ -492,11 +492,13 @@ def test_16_63_a_city_taken_by_its_deadline_and_lost_later_pays_as_one_never_tak
               control={h: "axis" for h in sc.city_by_name["Tuapse"].hexes})
     play(held, [{"type": "end"}], dice=[2])
     assert held["penalty"] == {} and held["turn"] == 17
-    lost = at(turn=17, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
-                                                                        "deadlines": {"Tuapse": 16}},
-              control={h: "soviet" for h in sc.city_by_name["Tuapse"].hexes})
-    ctx = play(lost, [{"type": "end"}], dice=[2])
-    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == [("16.63", "soviet", 2)] and lost["penalty"] == {"Tuapse": 2}
+    # the same game on: the Soviets take Tuapse back in Game-Turn 17 (10.45's record of it),
+    # and every phase of that turn ends
+    held["control"].update({h: "s17" for h in sc.city_by_name["Tuapse"].hexes})
+    ctx = play(held, [{"type": "end"}] * 12, dice=[2] * 10)
+    assert (held["turn"], held["player"], held["phase"]) == (18, "soviet", "move")
+    assert held["directive"]["deadlines"] == {"Tuapse": 16}
+    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == [("16.63", "soviet", 2)] and held["penalty"] == {"Tuapse": 2}
 
 
 def test_16_64_only_while_the_directive_is_in_force():

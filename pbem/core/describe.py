@@ -118,6 +118,7 @@ def status(folder: Any, you: str | None = None) -> dict:
         "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
         "you": you, "since": latest, "queued": queued, "sealed": sealed,
     }
+    info["chains"] = None   # a sandbox game has no chains
     if game.secure:   # each side's dice chain: how many values it has revealed and has left
         from pbem.core import engine
 
@@ -362,8 +363,8 @@ def terms(genesis: dict) -> list[str]:
     # who plays: anyone may send a proposal naming any key, so the joiner compares his
     # opponent's fingerprint with the one his opponent's `pbem keygen` printed
     keys = [f"{side['name']} {side['fingerprint']}" for side in genesis["sides"] if "fingerprint" in side]
-    lines.append("Keys: " + ", ".join(keys) + "; check your opponent's fingerprint with him by another channel "
-                 "than the one this came by (his `pbem keygen` printed it).")
+    lines.append("Keys: " + ", ".join(keys) + "; a player checks his opponent's fingerprint with him by another "
+                 "channel than the one this came by (the opponent's `pbem keygen` printed it).")
     chains = [(side["name"], side["chain_length"]) for side in genesis["sides"] if "chain_length" in side]
     lines.append("Dice chains: " + ", ".join(f"{name} {length} values" for name, length in chains) + ".")
     for name, length in chains:

@@ -31,16 +31,20 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
         raise UsageError(f"side {side!r} is not a side of this game ({', '.join(game.sides)})")
     awaiting = state["awaiting"]
     sender = awaiting["packet_from"]
-    # packets alternate: a side the game does not wait for sends the packet after the next
-    yours = state["seq"] + (1 if sender in (side, None) else 2)
-    lines = [f"# pbem orders for {side}: game {game.game_id}, packet {yours}"]
+    # a secure game's packets alternate, so a side the game does not wait for sends the packet
+    # after the next; a sandbox game's come from whichever side it waits for, so that one is
+    # not known yet
+    yours = (state["seq"] + 1 if sender in (side, None) else
+             next(k for k in range(state["seq"] + 2, state["seq"] + 4) if game.sender_of(k) == side)
+             if game.secure else None)
+    lines = [f"# pbem orders for {side}: game {game.game_id}" + (f", packet {yours}" if yours else "")]
     if awaiting["need"] is None:
         lines.append("# The game is over; there is nothing to send.")
         return "\n".join(lines) + "\n"
     need = engine.awaited_need(state)
     if sender != side:
-        lines.append(f"# Not your packet yet: the next packet, {state['seq'] + 1}, comes from {sender}; yours is "
-                     f"{yours}, after you adjudicate {sender}'s.")
+        lines.append(f"# Not your packet yet: the next packet, {state['seq'] + 1}, comes from {sender}"
+                     + (f"; yours is {yours}, after you adjudicate {sender}'s." if yours else "."))
     lines.append(f"# The game waits for {awaiting['waiting_for']}: {need_text(awaiting['need'])}.")
     record = state["sealed"].get(side)
     if record and record["due"]:
