@@ -120,6 +120,10 @@ def test_status_of_a_fresh_game(chir_fresh):
                            "`pbem submit` signs and sends it)."]
     theirs = run("status", root / "soviet", "--key", root / "soviet-key")  # the private key works too
     assert lines(theirs)[-1] == "You play soviet: the next packet is german's."
+    (root / "notes.txt").write_text("not a key\n")   # any other file: neither kind of key, said so
+    assert run("status", root / "soviet", "--key", root / "notes.txt", code=4).startswith(
+        f"pbem: {root / 'notes.txt'}: neither an OpenSSH public key (ssh-ed25519 ...) nor a private key file; --key "
+        f"takes either")
 
 
 def test_status_of_a_game_awaiting_a_decision(chir_decision):

@@ -135,6 +135,9 @@ def _public_or_private_key(path: str) -> Any:
         raise FileError(f"{path}: cannot read the key file ({exc.strerror})") from None
     if head.startswith(b"ssh-"):
         return _Public(keys.load_public_key_file(path))
+    if not head.startswith(b"-----BEGIN "):
+        raise FileError(f"{path}: neither an OpenSSH public key (ssh-ed25519 ...) nor a private key file; --key takes "
+                        f"either, to say which side is yours")
     return load_key(path)
 
 
