@@ -175,6 +175,11 @@ def test_sandbox_game_with_scripted_dice(run, tmp_path):
     assert template.startswith(f"# pbem orders for {other}: game {genesis_id(tmp_path / 'g')}\n")
     assert f"# Not your packet yet: the next packet, 2, comes from {awaited}.\n" in template
     assert f"game {genesis_id(tmp_path / 'g')}, packet 2\n" in run("orders", "g", "--side", awaited).output
+    # a sandbox game takes a packet from a side it does not wait for, and says so
+    waited = json.loads(run("status", "g", "--json").output)["awaiting"]["packet_from"]
+    early = run("submit", "g", write("e.yaml", "orders:\n  - {type: end}\n"), "--side",
+                "blue" if waited == "red" else "red")
+    assert f"warning: the game waited for a packet from {waited}, not " in early.stderr
     # the board in words and in pictures says it is a sandbox game, as the reports do
     sandbox_line = "SANDBOX GAME: unsigned packets, dice from a script or a plain seed; not fair dice."
     assert run("show", "g").output.startswith(sandbox_line + "\n")

@@ -104,8 +104,20 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = foresee(g, applied.state, side) + idle(state, applied.state, side, orders or sealed_items)
+    applied.warnings = (unawaited(g, state, side, orders) + foresee(g, applied.state, side)
+                        + idle(state, applied.state, side, orders or sealed_items))
     return applied
+
+
+def unawaited(g: Any, before: dict, side: str, orders: list) -> list[str]:
+    """A sandbox game takes a packet from any side (a secure game refuses it): say so when it
+    brings orders and the game waited for another side, as a mistyped --side would otherwise
+    pass unseen."""
+    awaited = before["awaiting"]["packet_from"]
+    if g.secure or awaited in (None, side) or not orders:
+        return []
+    return [f"the game waited for a packet from {awaited}, not {side}: {side}'s orders wait in the queue until the "
+            f"game reaches them (a sandbox game takes packets from any side)"]
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
