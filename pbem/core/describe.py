@@ -324,8 +324,9 @@ def changes_text(game: Any, before: dict, after: dict) -> list[str]:
 def terms(genesis: dict) -> list[str]:
     """What a side agrees to by joining or completing a game, in words: the ruleset,
     the scenario (bundled, or embedded and where it differs from the bundled one of its id),
-    every option not at its default, each side's key fingerprint and dice chain. A proposer may embed a
-    scenario of his own or choose options; the joiner sees them before he sends his join."""
+    every option not at its default, each side's key fingerprint and dice chain. A proposer
+    may embed a scenario of his own or choose options; the joiner sees them before he sends
+    his join."""
     from pbem import rulesets
     from pbem.core.canonical import canonical, differences
     from pbem.core.genesis import DEFAULT_CHAIN_LENGTH

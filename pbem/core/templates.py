@@ -31,12 +31,12 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
         raise UsageError(f"side {side!r} is not a side of this game ({', '.join(game.sides)})")
     awaiting = state["awaiting"]
     sender = awaiting["packet_from"]
-    # a secure game's packets alternate, so a side the game does not wait for sends the packet
-    # after the next; a sandbox game's come from whichever side it waits for, so that one is
-    # not known yet
-    yours = (state["seq"] + 1 if sender in (side, None) else
-             next(k for k in range(state["seq"] + 2, state["seq"] + 4) if game.sender_of(k) == side)
-             if game.secure else None)
+    if sender in (side, None):
+        yours: int | None = state["seq"] + 1
+    elif game.secure:   # the two sides' packets alternate: the other side's comes first
+        yours = state["seq"] + 2
+    else:               # a sandbox game's come from whichever side it waits for: not known yet
+        yours = None
     lines = [f"# pbem orders for {side}: game {game.game_id}" + (f", packet {yours}" if yours else "")]
     if awaiting["need"] is None:
         lines.append("# The game is over; there is nothing to send.")
