@@ -109,6 +109,17 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
         1 for e in rolled.events if e["type"] == "roll")
     assert units_in_dom(browser) == units_on_board(CHIR, rolled.seq)
 
+    # the page opens with the whole map fitted to the window; the button shows it at full size
+    svg_width = "document.querySelector('#map svg').getBoundingClientRect().width"
+    full = float(browser.js("document.querySelector('#map svg').getAttribute('width')"))
+    assert browser.js("document.body.classList.contains('fit')") is True
+    fitted = browser.js(svg_width)
+    assert abs(fitted - browser.js("document.getElementById('map').clientWidth")) < 2 and fitted < full - 200
+    assert browser.js("document.getElementById('fit').textContent") == "Full size"
+    browser.click("#fit")
+    assert abs(browser.js(svg_width) - full) < 1
+    assert browser.js("document.getElementById('fit').textContent") == "Fit to window"
+
     browser.click("#first")
     assert browser.js("document.body.getAttribute('data-seq')") == "0"
     browser.click("#next")

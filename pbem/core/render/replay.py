@@ -6,7 +6,8 @@ font. To stay small it draws what every state shares once (the terrain, rivers, 
 names, the legend) and keeps, per state, only the list of its other pieces (counters,
 arrows, control, caption) out of one table of distinct pieces, as the change from the
 state before: a stack that did not change between two states is stored once. Buttons, a slider and the keys ←/→, Home and End step
-through the states; the address's #N opens state N; a button fits the map to the window.
+through the states; the address's #N opens state N; the map opens fitted to the window (the
+whole board at a glance, as a forum reader first wants it), and a button shows it at full size.
 """
 
 from __future__ import annotations
@@ -145,14 +146,14 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
     html = (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f'<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body class="fit">\n'
         f'<div id="map">\n{picture}\n</div>\n'
         '<div id="side">\n<div id="controls">'
         '<button id="first" title="First state (Home)">|&#9664;</button>'
         '<button id="prev" title="Previous state (&#8592;)">&#9664;</button>'
         '<button id="next" title="Next state (&#8594;)">&#9654;</button>'
         '<button id="last" title="Last state (End)">&#9654;|</button>'
-        '<span id="where"></span> <button id="fit" title="Scale the map to the window">Fit to window</button>'
+        '<span id="where"></span> <button id="fit" title="The map at full size, or fitted to the window">Full size</button>'
         '<input id="slider" type="range" min="0" value="0" aria-label="State">'
         '<div class="keys">Keys: &#8592; &#8594; step, Home and End jump.</div></div>\n'
         f"<h1>{title}</h1>\n"
