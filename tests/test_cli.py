@@ -200,10 +200,12 @@ def test_a_used_up_dice_script_is_said_and_a_packet_adds_dice(run, tmp_path):
     run("new", "g", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--dice", "6",
         "--created", "x")
     write("o.yaml", "orders:\n  - {type: fire, unit: r1, target: b2}\n  - {type: fire, unit: r2, target: b2}\n")
-    out = run("submit", "g", "o.yaml", "--side", "red").output
-    assert "r1 fires at b2: 6, a hit." in out and "r2 fires" not in out
+    sent = run("submit", "g", "o.yaml", "--side", "red")
+    assert "r1 fires at b2: 6, a hit." in sent.output and "r2 fires" not in sent.output
+    assert ("warning: the game's dice script is used up, and the game waits for more: send a packet with `pbem submit "
+            "GAME_DIR ORDERS_FILE --side red --dice 4,2`") in sent.stderr
     status = run("status", "g").output
-    assert ("Awaited: more dice. The game's dice script is used up (1 dice, all rolled); a packet from red adds more, "
+    assert ("Awaited: more dice. The game's dice script is used up (1 die, all rolled); a packet from red adds more, "
             "`pbem submit GAME_DIR ORDERS_FILE --side red --dice 4,2`") in status
     template = run("orders", "g", "--side", "red").output
     assert "# The game's dice script is used up: send this packet with more dice," in template
@@ -215,6 +217,10 @@ def test_a_used_up_dice_script_is_said_and_a_packet_adds_dice(run, tmp_path):
     assert "audit OK: sandbox game" in run("audit", "g").output
 
     assert "every die must be 1 to 6" in run("submit", "g", "t.yaml", "--side", "blue", "--dice", "7", code=2).stderr
+    for command in (["submit", "g", "t.yaml", "--side", "blue"], ["new", "e", "--ruleset", "duel", "--side", "red",
+                                                                "--side", "blue", "--sandbox"]):
+        assert "give at least one die" in run(*command, "--dice", "", code=2).stderr
+    assert not (tmp_path / "e").exists()
     run("new", "s", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--seed", "x")
     refused = run("submit", "s", "t.yaml", "--side", "red", "--dice", "4", code=2).stderr
     assert "only a sandbox game with scripted dice takes dice from its players; this game's dice come from a seed" \
@@ -680,7 +686,7 @@ def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alon
     assert verdict["keys"] == {side["name"]: side["fingerprint"] for side in sides} and len(verdict["keys"]) == 2
     keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in sides)
     assert f"A secure game: every packet was signed by its side's key ({keys}: check them against the players')" in out
-    assert "neither side could choose or foresee a die" in out
+    assert "no side could choose a die nor act on one it could foresee" in out
     (secure / "states").mkdir()
     assert "states/0000.yaml: the state file is missing" in run("audit", secure, code=3).stderr
     (secure / "states").rmdir()

@@ -429,8 +429,10 @@ def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
 
 
 @pytest.mark.parametrize("ruleset, around, radius", [("dos", "N0850", 1), ("dos", "N0850", 3), ("dos", "N3145", 4),
-                                                     ("chir", "3320", 3), ("chir", "3320", 6), ("kkoh", "0707.11", 4)])
+                                                     ("dos", "N2121", 1), ("chir", "3320", 3), ("chir", "3320", 6),
+                                                     ("kkoh", "0707.11", 4)])
 def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(ruleset, around, radius):
+    # (N2121: an empty corner whose box has cell centres on its very edge, to rounding)
     """No cell of a part of the map looks empty for being cut: every cell whose centre lies in
     the part's box is drawn with its stack, every counter of those stacks lies in the box, and
     no other stack is drawn."""
@@ -441,7 +443,8 @@ def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(r
     view = sorted(grid.around(around, radius))
     (x0, y0, x1, y1), whole = svg._part_box(grid, view, scene["items"])
     assert set(view) <= whole
-    inside = {c for c in grid.cells if x0 < grid.centre(c)[0] < x1 and y0 < grid.centre(c)[1] < y1}
+    e = grid.size * 0.01   # a centre on the very edge (to rounding) is outside
+    inside = {c for c in grid.cells if x0 + e < grid.centre(c)[0] < x1 - e and y0 + e < grid.centre(c)[1] < y1 - e}
     assert inside == whole
     stacks = {i["cell"]: i for i in scene["items"] if i["type"] == "stack" and i["counters"]}
     for cell in whole & stacks.keys():
@@ -449,7 +452,7 @@ def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(r
         for cx, cy, c in svg._places(len(stacks[cell]["counters"]), x, y, w, h, grid.kind, grid.size):
             assert x0 <= cx - c / 2 and cx + c / 2 <= x1 and y0 <= cy - c / 2 and cy + c / 2 <= y1, cell
     drawn = set(re.findall(r'<g class="stack" data-cell="([^"]+)"', svg.to_svg(scene, (), view)))
-    assert drawn == whole & stacks.keys() and drawn
+    assert drawn == whole & stacks.keys() and (drawn or around == "N2121")
 
 
 @pytest.mark.parametrize("ruleset, around", [("dos", "N0850"), ("chir", "3320")])

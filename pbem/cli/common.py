@@ -83,6 +83,8 @@ def dice_script(dice: str) -> list[int]:
         script = [int(v) for v in dice.replace(" ", "").split(",") if v]
     except ValueError:
         raise UsageError(f"--dice {dice}: give dice as integers 1 to 6 separated by commas") from None
-    if not script or any(not 1 <= v <= 6 for v in script):
+    if not script:
+        raise UsageError(f"--dice {dice!r}: give at least one die, as integers 1 to 6 separated by commas")
+    if any(not 1 <= v <= 6 for v in script):
         raise UsageError(f"--dice {dice}: every die must be 1 to 6")
     return script

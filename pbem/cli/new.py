@@ -78,7 +78,7 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
 
 
 def _dice_source(dice: str | None, seed: str | None) -> dict:
-    return {"dice": dice_script(dice)} if dice else {"seed": seed or ""}
+    return {"dice": dice_script(dice)} if dice is not None else {"seed": seed or ""}
 
 
 def _now() -> str:

@@ -60,9 +60,9 @@ def audit(game_dir: str, as_json: bool = False) -> None:
         else:
             keys = ", ".join(f"{side} {fingerprint}" for side, fingerprint in result.keys.items())
             echo(f"A secure game: every packet was signed by its side's key ({keys}: check them against the "
-                 f"players'), and every die came from the dice chains both sides committed to in the genesis before "
-                 f"either revealed a value; so this shows that each packet came from the holder of its side's key, "
-                 f"that neither side could choose or foresee a die, and that the rules were followed.")
+                 f"players'), and every die came from dice chains each side committed to before any value they "
+                 f"open was revealed; so this shows that each packet came from the holder of its side's key, that "
+                 f"no side could choose a die nor act on one it could foresee, and that the rules were followed.")
     else:
         echo(f"pbem: audit failed: {result.divergence.sentence()}", err=True)
     if not result.ok:

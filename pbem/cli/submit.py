@@ -16,7 +16,8 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
 @click.option("--seal", is_flag=True, help="Seal the orders (where the rules ask for sealed orders); your next submit "
               "opens them.")
 @click.option("--dice", default=None, metavar="3,5,1",
-              help="Sandbox games with scripted dice: more dice for the script, rolled before the packet's orders.")
+              help="Sandbox games with scripted dice: more dice, added to the end of the script before the "
+                   "packet's orders take effect.")
 @handles_errors
 def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool,
             dice: str | None) -> None:
@@ -29,9 +30,6 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
     key = load_key(key_file) if key_file else None
     if folder.game.secure and key is None:
         raise UsageError("a secure game needs --key KEYFILE to sign the packet")
-    if dice is not None and (folder.game.secure or "dice" not in folder.game.genesis["sandbox"]):
-        raise UsageError(f"--dice {dice}: only a sandbox game with scripted dice takes dice from its players; this "
-                         f"game's dice come from " + ("its players' chains" if folder.game.secure else "a seed"))
     applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None, seal=seal,
                             dice=dice_script(dice) if dice is not None else None)
     if applied.events:

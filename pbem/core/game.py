@@ -169,7 +169,7 @@ def genesis_text(document: dict) -> str:
 
 def state_text(state: dict) -> str:
     head = f"# pbem state {state['seq']} of game {state['game']}"
-    if state["mode"] == "sandbox":
+    if state["mode"] == "sandbox":   # the bytes of every stored sandbox state: not report.SANDBOX's wording
         head += "\n# SANDBOX GAME: unsigned packets, dice from a script or a plain seed, not fair dice"
     return head + "\n" + dumps(state)
 

@@ -49,6 +49,10 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     g, state = folder.game, folder.state
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
+    if dice is not None and (g.secure or "dice" not in g.genesis["sandbox"]):
+        raise UsageError(f"--dice {','.join(map(str, dice))}: only a sandbox game with scripted dice takes dice "
+                         f"from its players; this game's dice come from "
+                         + ("its players' chains" if g.secure else "a seed"))
     if g.secure:
         key_side = game.side_of_key(g, key)
         if side is not None and side != key_side:
@@ -69,8 +73,10 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         # Signed before a crash, never applied: re-send it; never sign a second packet for seq.
         packet, data = game.read_packet(stored, folder.relative(stored))
         applied = game.adjudicate(folder, packet, data, folder.relative(stored))
+        unused = f"the orders in {source}" + (" and the --dice values" if dice else "")
         applied.warnings.append(f"packet {seq} was already signed ({folder.relative(stored)}): it was applied and is "
-                                f"re-sent as it is; the orders in {source} were not used")
+                                f"re-sent as it is; {unused} were not used"
+                                + (f" (its dice: {', '.join(map(str, packet['dice']))})" if packet.get("dice") else ""))
         if out is not None:
             game.write_new(out, data.decode("utf-8"))
         return applied
@@ -104,9 +110,19 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = (unawaited(g, state, side, orders) + foresee(g, applied.state, side)
-                        + idle(state, applied.state, side, orders or sealed_items))
+    applied.warnings = (unawaited(g, state, side, orders or sealed_items) + foresee(g, applied.state, side)
+                        + idle(state, applied.state, side, orders or sealed_items) + script_used_up(applied.state))
     return applied
+
+
+def script_used_up(after: dict) -> list[str]:
+    """A sandbox game whose dice script is used up waits for a packet with more dice: the
+    report of a packet without them speaks of the next reveal, which a sandbox game has not."""
+    if after["mode"] != "sandbox" or after["awaiting"]["waiting_for"] != "dice" or "script" not in after["dice"]:
+        return []
+    sender = after["awaiting"]["packet_from"]
+    return [f"the game's dice script is used up, and the game waits for more: send a packet with "
+            f"`pbem submit GAME_DIR ORDERS_FILE --side {sender} --dice 4,2` (the dice rolled at your table)"]
 
 
 def unawaited(g: Any, before: dict, side: str, orders: list) -> list[str]:

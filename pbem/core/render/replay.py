@@ -88,7 +88,7 @@ html,body{margin:0;height:100%;background:#fbfaf5;color:#1d1d1d;font-family:"Dej
 body{display:flex}
 #map{flex:1 1 auto;overflow:auto;height:100%}
 #map svg{display:block}
-body.fit #map svg{width:100%;height:auto}
+body.fit #map svg{width:100%;height:100%}
 #side{flex:0 0 34em;overflow:auto;height:100%;box-sizing:border-box;padding:0.8em 1em;border-left:1px solid #c4bea4;background:#ffffff}
 #controls{position:sticky;top:0;background:#ffffff;padding-bottom:0.5em;border-bottom:1px solid #e0dccb}
 #controls button{font-size:1em;min-width:2.6em;margin-right:0.2em}

@@ -178,6 +178,8 @@ def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[flo
                 (x, y), (w, h) = grid.centre(c), grid.extent(c)
                 for cx, cy, size in _places(stacks[c], x, y, w, h, grid.kind, grid.size):
                     corners += [(cx - size / 2, cy - size / 2), (cx + size / 2, cy + size / 2)]
+    x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)   # the box of all that was added
+    x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
     return (x0, y0, x1, y1), whole
 
 
