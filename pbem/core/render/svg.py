@@ -121,7 +121,7 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
     map_w, map_h = x1 - x0, y1 - y0
     scale = 1.0
-    painter = _Painter(grid, styles, sides, ox, oy)
+    painter = _Painter(grid, styles, sides, ox, oy, items)
     layers: dict[str, list[str]] = {name: [] for name in LAYERS}
     # cells of one style share one path: a map of a thousand hexes stays small
     by_style: dict[str, list[str]] = {}
@@ -218,8 +218,29 @@ def _css(styles: dict, sides: dict) -> list[str]:
 
 
 class _Painter:
-    def __init__(self, grid: Grid, styles: dict, sides: dict, ox: float, oy: float):
+    def __init__(self, grid: Grid, styles: dict, sides: dict, ox: float, oy: float, items: list[dict] = ()):
         self.grid, self.styles, self.sides, self.ox, self.oy = grid, styles, sides, ox, oy
+        # what a label must not cover: every counter on the map, and the labels placed so far
+        self.taken: list[tuple[float, float, float, float]] = []
+        for item in items:
+            if item["type"] == "stack" and item["counters"]:
+                (x, y), (w, h) = self.centre(item["cell"]), grid.extent(item["cell"])
+                self.taken += [(cx - c / 2, cy - c / 2, cx + c / 2, cy + c / 2)
+                               for cx, cy, c in _places(len(item["counters"]), x, y, w, h, grid.kind, grid.size)]
+
+    def free_spot(self, spots: list[Point], width: float, height: float, rise: float) -> Point:
+        """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
+        whose box of `width` x `height` covers no counter and no label placed before, else the
+        first; the box is then taken."""
+        def box(p: Point) -> tuple[float, float, float, float]:
+            return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
+
+        def clear(b: tuple[float, float, float, float]) -> bool:
+            return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in self.taken)
+
+        spot = next((p for p in spots if clear(box(p))), spots[0])
+        self.taken.append(box(spot))
+        return spot
 
     def at(self, p: Point) -> Point:
         return p[0] + self.ox, p[1] + self.oy
@@ -372,6 +393,7 @@ class _Painter:
         width = float(spec.get("width", 2.5))
         cells = item["cells"]
         points = [self.centre(c) for c in cells]
+        last = points[-2], points[-1]   # the last step's two centres
         head = width * 3.2
         if self.grid.kind == "area":  # from box to box
             points[0] = self.at(self.grid.rim(cells[0], self.grid.centre(cells[1])))
@@ -389,9 +411,20 @@ class _Painter:
                f'<polygon fill="{colour}" stroke="#ffffff" stroke-width="0.8" points="{pts(_head(tip, base, head))}"/>']
         if item.get("text"):
             size = 10
-            tx, ty = tip[0], tip[1] - head - 4
             label = str(item["text"])
             bw = len(label) * size * CHAR + 6
+            # above the tip if that covers no counter, else the nearest clear place along the
+            # last step or to either side of it (the result of an attack beside the attack)
+            (ax, ay), (bx, by) = last
+            length = math.hypot(bx - ax, by - ay) or 1.0
+            nx, ny = -(by - ay) / length, (bx - ax) / length
+            r = self.grid.size
+            spots = [(tip[0], tip[1] - head - 4)]
+            for d in (0, 0.7 * r, -0.7 * r, 1.3 * r, -1.3 * r, 2 * r, -2 * r):
+                for along in (0.5, 0.25, 0.75, 0, 1):
+                    mx, my = ax + (bx - ax) * along, ay + (by - ay) * along + size * 0.35
+                    spots.append((mx + nx * d, my + ny * d))
+            tx, ty = self.free_spot(spots, bw, size * 1.35, size)
             out.append(f'<rect x="{num(tx - bw / 2)}" y="{num(ty - size)}" width="{num(bw)}" height="{num(size * 1.35)}" '
                        f'rx="2" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>')
             out.append(_text(tx, ty, label, size, "", bold=True, fill=colour))
