@@ -88,9 +88,12 @@ def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = Fa
     the game waits for dice)."""
     need, sender = awaiting["need"], awaiting["packet_from"]
     if awaiting["waiting_for"] == "dice" and script is not None:
-        return (f"Awaited: more dice. The game's dice script is used up ({len(script)} {'die' if len(script) == 1 else 'dice'}, all rolled); a packet "
-                f"from {_who(sender, you)} adds more, `pbem submit GAME_DIR ORDERS_FILE --side {sender} --dice 4,2`, "
-                f"and then {_who(need['side'], you)}: {_with_rule(need['prompt'], need['rule'])}.")
+        from pbem.core.engine import more_dice
+
+        rolled = f"{len(script)} {'die' if len(script) == 1 else 'dice'}, all rolled"
+        return (f"Awaited: more dice. The game's dice script is used up ({rolled}); a packet from "
+                f"{_who(sender, you)} adds more, `{more_dice(sender)}`, and then {_who(need['side'], you)}: "
+                f"{_with_rule(need['prompt'], need['rule'])}.")
     if awaiting["waiting_for"] == "dice":
         return (f"Awaited: a packet from {_who(sender, you)}; its reveal opens the dice that the next step needs "
                 f"(docs/protocol.md §7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")

@@ -134,6 +134,12 @@ class Game(NamedTuple):
         return self.sides[(seq - 1) % len(self.sides)]
 
 
+def more_dice(side: str, orders_file: str = "ORDERS_FILE") -> str:
+    """The command that adds dice to a sandbox game's used-up dice script (status, the orders
+    template and submit say it)."""
+    return f"pbem submit GAME_DIR {orders_file} --side {side} --dice 4,2"
+
+
 class _Dice:
     """The dice source of one segment: labelled streams, or a sandbox script."""
 

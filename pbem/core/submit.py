@@ -122,7 +122,7 @@ def script_used_up(after: dict) -> list[str]:
         return []
     sender = after["awaiting"]["packet_from"]
     return [f"the game's dice script is used up, and the game waits for more: send a packet with "
-            f"`pbem submit GAME_DIR ORDERS_FILE --side {sender} --dice 4,2` (the dice rolled at your table)"]
+            f"`{engine.more_dice(sender)}` (the dice rolled at your table)"]
 
 
 def unawaited(g: Any, before: dict, side: str, orders: list) -> list[str]:

@@ -82,7 +82,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
         orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         lines.append("# The game's dice script is used up: send this packet with more dice,")
-        lines.append(f"# `pbem submit GAME_DIR THIS_FILE --side {side} --dice 4,2` (the dice rolled at your table).")
+        lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table).")
     elif side == sender:
         lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                      if game.secure else "# You have nothing to decide now: send this packet as it is.")

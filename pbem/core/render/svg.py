@@ -165,8 +165,7 @@ def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[flo
     inside = grid.size * 0.01   # a centre on the very edge is outside: the box would creep on
     whole: set[str] = set()
     for _ in range(8):          # two rounds settle it; the bound only guards against a loop
-        x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
-        x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+        x0, y0, x1, y1 = _bounds(corners)
         found = {c for c in grid.cells
                  if x0 + inside < grid.centre(c)[0] < x1 - inside and y0 + inside < grid.centre(c)[1] < y1 - inside}
         if found <= whole:
@@ -175,12 +174,20 @@ def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[flo
         for c in sorted(found):
             corners += grid.outline(c)
             if c in stacks:
-                (x, y), (w, h) = grid.centre(c), grid.extent(c)
-                for cx, cy, size in _places(stacks[c], x, y, w, h, grid.kind, grid.size):
-                    corners += [(cx - size / 2, cy - size / 2), (cx + size / 2, cy + size / 2)]
-    x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)   # the box of all that was added
-    x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
-    return (x0, y0, x1, y1), whole
+                corners += [corner for box in _counter_boxes(grid, c, stacks[c], grid.centre(c))
+                            for corner in (box[:2], box[2:])]
+    return _bounds(corners), whole   # the box of all that was added
+
+
+def _bounds(points: list[Point]) -> tuple[float, float, float, float]:
+    return min(x for x, _ in points), min(y for _, y in points), max(x for x, _ in points), max(y for _, y in points)
+
+
+def _counter_boxes(grid: Grid, cell: str, n: int, centre: Point) -> list[tuple[float, float, float, float]]:
+    """The boxes (x0, y0, x1, y1) of the n counters of a stack in `cell`, whose centre is drawn at `centre`."""
+    (w, h) = grid.extent(cell)
+    return [(cx - c / 2, cy - c / 2, cx + c / 2, cy + c / 2)
+            for cx, cy, c in _places(n, centre[0], centre[1], w, h, grid.kind, grid.size)]
 
 
 def _cells_of(item: dict) -> list[str]:
@@ -220,13 +227,18 @@ def _css(styles: dict, sides: dict) -> list[str]:
 class _Painter:
     def __init__(self, grid: Grid, styles: dict, sides: dict, ox: float, oy: float, items: list[dict] = ()):
         self.grid, self.styles, self.sides, self.ox, self.oy = grid, styles, sides, ox, oy
+        self.items = items
         # what a label must not cover: every counter on the map, and the labels placed so far
-        self.taken: list[tuple[float, float, float, float]] = []
-        for item in items:
-            if item["type"] == "stack" and item["counters"]:
-                (x, y), (w, h) = self.centre(item["cell"]), grid.extent(item["cell"])
-                self.taken += [(cx - c / 2, cy - c / 2, cx + c / 2, cy + c / 2)
-                               for cx, cy, c in _places(len(item["counters"]), x, y, w, h, grid.kind, grid.size)]
+        # (worked out at the first label: most pictures of a replay have none)
+        self._taken: list[tuple[float, float, float, float]] | None = None
+
+    @property
+    def taken(self) -> list[tuple[float, float, float, float]]:
+        if self._taken is None:
+            self._taken = [box for item in self.items if item["type"] == "stack" and item["counters"]
+                           for box in _counter_boxes(self.grid, item["cell"], len(item["counters"]),
+                                                     self.centre(item["cell"]))]
+        return self._taken
 
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float) -> Point:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
