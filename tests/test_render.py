@@ -246,6 +246,14 @@ def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
     assert sides.count('class="ln s-link"') == sum(len(a.adjacent) for a in f.game.scenario.areas.values()) // 2
 
 
+def part_box(text: str) -> tuple[float, float, float, float]:
+    """x, y, width, height of the box a picture of a part of the map shows: the hole in the
+    paper laid over the rest of the map."""
+    x, y, h, w = map(float, re.search(r'<path id="cut" d="M0 0H[0-9.]+V[0-9.]+H0Z M([0-9.]+) ([0-9.]+)v([0-9.]+)h([0-9.]+)v-',
+                                      text).groups())
+    return x, y, w, h
+
+
 @pytest.mark.parametrize("ruleset, around, radius", [("dos", "N3145", 4), ("chir", "3320", 3), ("kkoh", "0705.10", 6)])
 def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, around, radius):
     """`--around CELL --radius N`: every unit within N of the cell is drawn, none far from
@@ -261,7 +269,7 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     inside = units_on_board(folder, seq, part_of_the_map(folder, seq, around, radius))
     far = units_on_board(folder, seq) - units_on_board(folder, seq, part_of_the_map(folder, seq, around, 2 * radius + 4))
     assert inside and inside <= drawn and far and not far & drawn
-    assert f"around {around}." in text and 'clip-path="url(#view)"' in text
+    assert f"around {around}." in text and '<path id="cut"' in text
     assert '<g id="panel">' in text   # the panel is never cut
     width = lambda t: float(re.search(r'<svg [^>]*width="([0-9.]+)"', t).group(1))
     assert width(text) < width(whole.read_text())
@@ -414,9 +422,7 @@ def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     assert units_on_board(folder, seq, part_of_the_map(folder, seq, "N3145", 4)) <= in_dom
     shot = image(browser.screenshot())
     assert shot.size == (round(width), round(height)) and not_blank(browser.screenshot()) > 20
-    clip = re.search(r'<clipPath id="view"><rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"',
-                     text).groups()
-    x, y, w, h = map(float, clip)
+    x, y, w, h = part_box(text)
     from pbem.core.render.style import PAPER
 
     paper = tuple(int(PAPER[i:i + 2], 16) for i in (1, 3, 5))
@@ -517,8 +523,7 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
         sizes[name] = {unit: right - left for unit, left, top, right, bottom in boxes}
         if name == "part":
             scale = float(re.search(r'scale\(([0-9.]+)\)', text).group(1))
-            x, y, w, h = map(float, re.search(r'<clipPath id="view"><rect x="([0-9.]+)" y="([0-9.]+)" '
-                                              r'width="([0-9.]+)" height="([0-9.]+)"', text).groups())
+            x, y, w, h = part_box(text)
             assert boxes and all(x - 0.5 <= left and right <= x + w + 0.5 and y - 0.5 <= top and bottom <= y + h + 0.5
                                  for _, left, top, right, bottom in boxes), "a counter is cut at the edge"
             panel_bottom = browser.js("document.getElementById('panel').getBBox().y + "
