@@ -408,6 +408,42 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
 
 
 @needs_browser
+def test_an_arrow_passes_under_the_counters_it_crosses_and_its_head_and_result_stay_on_top(browser, tmp_path):
+    """A move through a cell holding another unit: at that counter's centre the browser shows
+    the counter, not the line; the head at the end and the result's box show over all."""
+    grid = {"kind": "square", "size": 60, "cells": {f"{c}0": [c, 0] for c in range(4)}}
+    scene = {"title": "under", "grid": grid, "sides": {"red": {"fill": "#ff0000"}, "blue": {"fill": "#0000ff"}},
+             "items": [{"type": "stack", "cell": "10", "counters": [{"unit": "crossed", "side": "blue", "values": "1-1"}]},
+                       {"type": "stack", "cell": "30", "counters": [{"unit": "mover", "side": "red", "values": "4-4"}]},
+                       {"type": "label", "cell": "20", "text": "Townname", "style": "name"},
+                       {"type": "arrow", "cells": ["00", "10", "20", "30"], "style": "attack", "text": "3-1 die 6: DE"}]}
+    text = svg.to_svg(scene)
+    order = [text.index(f'<g id="{name}">') for name in ("trails", "labels", "stacks", "arrows")]
+    assert order == sorted(order)
+    out = tmp_path / "under.svg"
+    out.write_text(text)
+    width, height = (round(float(re.search(rf'<svg [^>]*{k}="([0-9.]+)"', text).group(1))) for k in ("width", "height"))
+    browser.open(out, width=width, height=height)
+    top = ("(function (x, y) { var e = document.elementFromPoint(x, y); var c = e.closest('[data-unit]');"
+           " var a = e.closest('.arrow'); return [e.tagName, c ? c.getAttribute('data-unit') : null, !!a,"
+           " !!e.closest('.trail')]; })")
+    crossed = browser.js("(function () { var r = document.querySelector('[data-unit=\"crossed\"] > rect')"
+                         ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height * 0.15]; })()")
+    assert browser.js(f"{top}({crossed[0]}, {crossed[1]})")[1:] == ["crossed", False, False]
+    head = browser.js("(function () { var r = document.querySelector('.arrow polygon').getBoundingClientRect();"
+                      " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    assert browser.js(f"{top}({head[0]}, {head[1]})")[2] is True
+    box = browser.js("(function () { var r = document.querySelector('.arrow rect').getBoundingClientRect();"
+                     " return [r.left + 2, r.top + 2]; })()")
+    assert browser.js(f"{top}({box[0]}, {box[1]})")[2] is True
+    # and the line is there where no counter is: on its way from the first cell to the crossed one
+    x = browser.js("(function () { var r = document.querySelector('[data-unit=\"crossed\"] > rect')"
+                   ".getBoundingClientRect(); return r.left + r.width / 2; })()")
+    y = browser.js("(function () { var r = document.querySelector('.trail .s-attack').getBoundingClientRect();"
+                   " return r.top + r.height / 2; })()")
+    assert browser.js(f"{top}({x - 40}, {y})")[3] is True
+
+
 def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     """A part of the map in a real browser: the units around the hex are laid out, and
     nothing of the map is painted in the margin between the cut map and the panel."""

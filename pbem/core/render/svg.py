@@ -18,9 +18,11 @@ from pbem.core.text import shown
 from .scene import Grid, Point, check
 from .style import DEFAULT_SIDE, DEFAULT_STYLES, FONT, INK, MARKERS, PAPER
 
-LAYERS = ("terrain", "shade", "sides", "paths", "outlines", "marks", "labels", "stacks", "arrows", "panel")
+# An arrow's line goes under the names and the counters, so that it never hides one it passes;
+# its head and its result go over them (`trails`, `arrows`)
+LAYERS = ("terrain", "shade", "sides", "paths", "outlines", "marks", "trails", "labels", "stacks", "arrows", "panel")
 ITEM_LAYER = {"cell": "terrain", "shade": "shade", "side": "sides", "path": "paths", "outline": "outlines",
-              "mark": "marks", "label": "labels", "stack": "stacks", "arrow": "arrows"}
+              "mark": "marks", "label": "labels", "stack": "stacks"}   # arrows: trails and arrows
 MARGIN = 24
 PANEL = 330
 MAX_PART_SCALE = 3.0   # how much larger than the whole map a part of it (`pbem render --around`) is drawn
@@ -130,7 +132,11 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     for style, cells in by_style.items():
         layers["terrain"].append(painter.cells(style, cells))
     for item in items:
-        if item["type"] != "cell":
+        if item["type"] == "arrow":
+            trail, head = painter.arrow(item)
+            layers["trails"].append(trail)
+            layers["arrows"].append(head)
+        elif item["type"] != "cell":
             layers[ITEM_LAYER[item["type"]]].extend(painter.item(item))
     legend = {name: styles[name] for name in (scene.get("styles") or {}) if name in styles}
     uses = {}
@@ -398,7 +404,9 @@ class _Painter:
         out.append("</g>")
         return "".join(out)
 
-    def _arrow(self, item: dict) -> list[str]:
+    def arrow(self, item: dict) -> tuple[str, str]:
+        """An arrow's two pieces: its line (drawn under names and counters) and its head with
+        the result it carries (drawn over them)."""
         style = item.get("style", "move")
         spec = self.styles.get(style, {})
         width = float(spec.get("width", 2.5))
@@ -416,9 +424,9 @@ class _Painter:
         line = points[:-1] + [base]
         colour = spec.get("stroke", INK)
         d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in line)
+        trail = (f'<g class="trail"><path class="ln" stroke="#ffffff" stroke-width="{num(width + 2.5)}" opacity="0.8" '
+                 f'd="{d}"/><path class="ln s-{style}" d="{d}"/></g>')
         out = [f'<g class="arrow" data-style="{style}">',
-               f'<path class="ln" stroke="#ffffff" stroke-width="{num(width + 2.5)}" opacity="0.8" d="{d}"/>',
-               f'<path class="ln s-{style}" d="{d}"/>',
                f'<polygon fill="{colour}" stroke="#ffffff" stroke-width="0.8" points="{pts(_head(tip, base, head))}"/>']
         if item.get("text"):
             size = 10
@@ -440,7 +448,7 @@ class _Painter:
                        f'rx="2" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>')
             out.append(_text(tx, ty, label, size, "", bold=True, fill=colour))
         out.append("</g>")
-        return ["".join(out)]
+        return trail, "".join(out)
 
 
 def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: bool = False,
