@@ -278,20 +278,30 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     assert image(png.read_bytes()).size[0] == round(width(text))
 
 
-def test_render_around_a_kkoh_square_takes_every_place_in_it(tmp_path):
-    """kkoh's cells are places inside squares: `--around 0707` is every place of square 0707
-    and those within the radius of any of them."""
-    out = tmp_path / "square.svg"
-    run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", "0707", "--radius", 1)
+def test_render_around_a_kkoh_square_counts_squares(tmp_path):
+    """kkoh's cells are places inside 1 km squares: `--around 0707 --radius 1` is every place
+    of the 3 x 3 squares about 0707, as a player counts the map; `--around 0707.11` counts
+    places."""
     f = frames.open_game(EXAMPLES["kkoh"])
     grid = scenes.Grid(frames.scene(f, frames.frame(f, 60))["grid"])
-    places = [c for c in grid.cells if c.startswith("0707.")]
-    assert len(places) == 9
-    inside = set().union(*(grid.around(c, 1) for c in places))
-    text = out.read_text()
-    assert units_on_board(EXAMPLES["kkoh"], 60, set(places)) and \
-        units_on_board(EXAMPLES["kkoh"], 60, inside) <= set(DATA_UNITS.findall(text))
-    assert "Part of the map: 1 cell around 0707." in text
+    col, row = int("0707"[:2]), int("0707"[2:])
+    squares = {f"{col + dc:02d}{row + dr:02d}" for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+    assert sorted(grid.around_block("0707", 1)) == sorted(c for c in grid.cells if c.partition(".")[0] in squares)
+    assert len(grid.around_block("0707", 1)) == 81 and len(grid.around_block("0707", 0)) == 9
+    assert sorted(grid.around_block("0707", 2)) == \
+        sorted(c for c in grid.cells if max(abs(int(c[:2]) - col), abs(int(c[2:4]) - row)) <= 2)
+    drawn = {}
+    for around, radius in (("0707", 1), ("0707.11", 1)):
+        out = tmp_path / f"{around}.svg"
+        run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", around, "--radius", radius)
+        drawn[around] = out.read_text()
+    text = drawn["0707"]
+    inside = units_on_board(EXAMPLES["kkoh"], 60, set(grid.around_block("0707", 1)))
+    far = units_on_board(EXAMPLES["kkoh"], 60) - units_on_board(EXAMPLES["kkoh"], 60, set(grid.around_block("0707", 3)))
+    assert inside and inside <= set(DATA_UNITS.findall(text)) and far and not far & set(DATA_UNITS.findall(text))
+    assert "Part of the map: 1 square around 0707." in text
+    assert "Part of the map: 1 cell around 0707.11." in drawn["0707.11"]
+    assert len(set(DATA_UNITS.findall(drawn["0707.11"]))) < len(set(DATA_UNITS.findall(text)))
 
 
 def test_render_around_refuses_a_cell_off_the_map_and_an_area_map(tmp_path):

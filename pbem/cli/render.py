@@ -15,10 +15,10 @@ from pbem.cli.common import echo, game_dir, handles_errors
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
 @click.option("--zoom", type=click.FloatRange(0.1, 8), default=1.0, show_default=True, help="Scale of a PNG.")
 @click.option("--around", metavar="CELL", default=None,
-              help="Draw only the part of the map around this hex (or cell), larger: a large map's corner for a "
+              help="Draw only the part of the map around this hex (or square, or cell), larger: a large map's corner for a "
                    "forum post.")
 @click.option("--radius", type=click.IntRange(1, 99), default=6, show_default=True,
-              help="With --around: how many hexes (or cells) around it.")
+              help="With --around: how many hexes (or squares, or cells) around it.")
 @handles_errors
 def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float, around: str | None,
             radius: int) -> None:
@@ -41,14 +41,16 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
             raise UsageError(f"--around {around}: the {folder.game.ruleset.id} map is made of areas, and is always "
                              f"drawn whole")
         noun, nouns = ("hex", "hexes") if grid.kind == "hex" else ("cell", "cells")
-        # a square grid's cells may be places inside squares ("0905.11", kkoh): a square's id
-        # names all its places
-        centre = [around] if around in grid.cells else [c for c in grid.cells if c.startswith(around + ".")]
-        if not centre:
+        if around in grid.cells:
+            view = grid.around(around, radius)
+        elif any(c.startswith(around + ".") for c in grid.cells):
+            # a square grid's cells may be places inside squares ("0905.11", kkoh): a square's
+            # id names all its places, and the radius counts squares
+            noun, nouns = "square", "squares"
+            view = grid.around_block(around, radius)
+        else:
             raise UsageError(f"--around {around}: there is no {noun} {around} on the {folder.game.ruleset.id} map "
                              f"(its {nouns} are named like {next(iter(grid.cells))})")
-        near = {c for middle in centre for c in grid.around(middle, radius)}
-        view = [c for c in grid.cells if c in near]
         caption = scene.get("caption") or []
         scene["caption"] = (caption if isinstance(caption, list) else [caption]) + [
             f"Part of the map: {radius} {noun if radius == 1 else nouns} around {around}."]

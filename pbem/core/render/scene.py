@@ -161,6 +161,22 @@ class Grid:
             return [c for c, v in self.cells.items() if max(abs(v[0] - col), abs(v[1] - row)) <= radius]
         raise ValueError("an area map is always drawn whole")
 
+    def around_block(self, block: str, radius: int) -> list[str]:
+        """On a square grid whose cells are places inside larger squares, named `BLOCK.PLACE`
+        (kkoh's 1 km squares of 3 x 3 places: `0707.11`): the cells of every block at most
+        `radius` blocks from `block` (the square of side 2 x radius + 1 blocks about it), in
+        the grid's order. A player counts the map in its squares, not in their places."""
+        corner: dict[str, tuple[int, int]] = {}
+        for c, v in self.cells.items():
+            name = c.partition(".")[0]
+            col, row = corner.get(name, (v[0], v[1]))
+            corner[name] = (min(col, v[0]), min(row, v[1]))
+        side = len({v[0] for c, v in self.cells.items() if c.startswith(block + ".")})
+        col, row = corner[block]
+        return [c for c in self.cells
+                if max(abs(corner[c.partition(".")[0]][0] - col), abs(corner[c.partition(".")[0]][1] - row))
+                <= radius * side]
+
     def outline(self, cell: str) -> list[Point]:
         if self.kind == "hex":
             cx, cy = self._centre[cell]
