@@ -547,6 +547,32 @@ def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(r
     assert drawn == whole & stacks.keys() and (drawn or around == "N2121")
 
 
+@pytest.mark.parametrize("ruleset, around, radii", [("kkoh", "0707", (1, 2, 3)), ("chir", "3320", (2, 3, 5, 8)),
+                                                     ("dos", "N3145", (3, 6, 9))])
+def test_every_counter_of_a_part_of_the_map_lies_inside_its_box_at_the_scale_written(ruleset, around, radii):
+    """A part is drawn larger by the factor its transform writes: every counter drawn, taken
+    to the picture by that factor, lies inside the box the paper leaves open (a scale
+    written rounded up once cut the counters along the far edges of a kkoh part)."""
+    f = frames.open_game(EXAMPLES[ruleset])
+    scene = frames.scene(f, frames.frame(f, None))
+    grid = scenes.Grid(scene["grid"])
+    scales = set()
+    for radius in radii:
+        view = grid.around_block(around, radius) if ruleset == "kkoh" else grid.around(around, radius)
+        text = svg.to_svg(scene, (), view)
+        x, y, w, h = part_box(text)
+        k = float(re.search(r'scale\(([0-9.]+)\)', text).group(1))
+        scales.add(k)
+        stacks = text[text.index('<g id="stacks">'):text.index('<g id="arrows">')]
+        boxes = [tuple(map(float, m)) for m in COUNTER_BOX.findall(stacks)]
+        assert boxes
+        for cx, cy, cw, ch in boxes:
+            left, top = svg.MARGIN + (cx - svg.MARGIN) * k, svg.MARGIN + (cy - svg.MARGIN) * k
+            assert x - 0.01 <= left and left + cw * k <= x + w + 0.01, (radius, cx, cw, k)
+            assert y - 0.01 <= top and top + ch * k <= y + h + 0.01, (radius, cy, ch, k)
+    assert any(k != int(k) for k in scales)   # a scale that is not a whole number was drawn
+
+
 @pytest.mark.parametrize("ruleset, around", [("dos", "N0850"), ("chir", "3320")])
 def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path, ruleset, around):
     """A corner for a forum post: the part is drawn as tall as the panel beside it (at most

@@ -82,7 +82,7 @@ class Picture(NamedTuple):
         # then paper over all but the part's box. Paper, not a clip path: a rasteriser such as
         # resvg draws a clipped group on a layer as large as all it holds, and a part's PNG
         # took four times as long with one.
-        m, k = num(MARGIN), num(self.scale)
+        m, k = num(MARGIN), f"{self.scale:.3f}".rstrip("0").rstrip(".")
         x, y, w, ch = map(num, self.clip)
         cut = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name != "panel")
         panel = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name == "panel")
@@ -149,6 +149,9 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
         # small map beside a long legend
         panel_h = _panel(scene, legend, uses, sides, 0, MARGIN)[1]
         scale = min(MAX_PART_SCALE, max(1.0, panel_h / map_h)) if map_h > 0 else 1.0
+        # to the thousandth, down, as the transform writes it: a scale written rounded up drew
+        # the map larger than its box, and cut the counters along its far edges
+        scale = math.floor(scale * 1000) / 1000
     panel_x = MARGIN * 2 + map_w * scale
     panel, panel_h = _panel(scene, legend, uses, sides, panel_x, MARGIN)
     layers["panel"] = panel
