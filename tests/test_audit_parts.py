@@ -12,12 +12,13 @@ import pytest
 from pbem.core import audit
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "chir-demo"
-N = len(list((EXAMPLE / "packets").glob("*.yaml")))      # its packets: more than 24, so 6-packet parts make 4
+N = len(list((EXAMPLE / "packets").glob("*.yaml")))      # its packets: 20 or more
+PART = min(6, N // 4)   # parts of at least this many packets make 4
 
 
 def bounds(jobs: int) -> list[int]:
-    """Where audit(jobs=...) cuts the example, parts of at least 6 packets (as `audit` does)."""
-    parts = min(jobs, N // 6)
+    """Where audit(jobs=...) cuts the example, parts of at least PART packets (as `audit` does)."""
+    parts = min(jobs, N // PART)
     return [N * i // parts for i in range(parts + 1)]
 
 
@@ -27,8 +28,9 @@ FIRST_EMPTY = next(seq for seq in range(2, B[1]) if "orders: []" in next((EXAMPL
 
 @pytest.fixture
 def small_parts(monkeypatch):
-    """Parts of at least 6 packets, so the example is cut into 4 (`bounds`)."""
-    monkeypatch.setattr(audit, "MIN_PART", 6)
+    """Parts of at least PART packets, so the example is cut into 4 (`bounds`)."""
+    assert N >= 20
+    monkeypatch.setattr(audit, "MIN_PART", PART)
     started: list[tuple[int, int]] = []
     start = audit._start_part
 

@@ -102,6 +102,31 @@ def test_skip_policy_carries_on_after_a_void_order(tmp_path):
     assert applied.state["rules"]["phase"] == "blue"
 
 
+def test_a_void_order_names_the_orders_of_its_phase_once():
+    """"the game waits for PROMPT" lists the order types only where the prompt does not name
+    them all; a legal list that is only those types is not said again after it."""
+    from pbem.rulesets.base import Need
+
+    named = Need("axis", "axis-move", "Game-Turn 2, axis Initial Movement Phase: move, rail, air-supply, then end",
+                 ("move", "rail", "air-supply", "end"), "6.0")
+    assert named.waits_for() == "the game waits for " + named.prompt
+    terse = Need("blue", "blue", "blue's turn", ("fire", "end"), "D1")
+    assert terse.waits_for() == "the game waits for blue's turn, which takes fire, end"
+    # a type is named as a word, not inside another ("move" in "moves" or "remove")
+    moves = Need("red", "red", "red moves or removes, then end", ("move", "end"))
+    assert moves.waits_for().endswith(", which takes move, end")
+    assert engine._legal_text(["move", "rail", "air-supply", "end"], named.waits_for()) == ""
+    assert engine._legal_text(["fire", "end"], "the game waits for blue's turn") == "fire; end"
+    assert engine._legal_text([{"type": "fire", "unit": "r1"}], "the game waits for fire") == "fire unit=r1"
+
+
+def test_an_orders_empty_list_is_left_out_of_its_words():
+    assert engine._order_text({"type": "attack", "support": [], "target": "2733", "units": ["89/b"]}) == \
+        "attack target=2733 units=89/b"
+    assert engine._order_text({"type": "attack", "support": ["333/Art"], "target": "3320", "units": []}) == \
+        "attack support=333/Art target=3320"
+
+
 def test_illegal_order_in_the_current_packet_rejects_it(tmp_path):
     match = Match(tmp_path)
     before = match.state()

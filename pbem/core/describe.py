@@ -60,8 +60,10 @@ def _who(side: str | None, you: str | None) -> str:
 
 
 def _with_rule(text: str, rule: str) -> str:
+    from pbem.core.report import cites
+
     text = text.rstrip(".")
-    return f"{text} ({rule})" if rule and rule not in text else text
+    return f"{text} ({rule})" if rule and not cites(text, rule) else text
 
 
 def _what(awaiting: dict, summary: dict, standing: bool = False) -> str:
@@ -102,6 +104,17 @@ def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = Fa
         return f"Awaited: {_who(sender, you)}, for {what}."
     return (f"Awaited: a packet from {_who(sender, you)}, who has nothing to decide now (a packet without orders "
             f"reveals its next dice value); then {_who(need['side'], you)}, for {what}.")
+
+
+def awaited_line(game: Any, state: dict, summary: dict, you: str | None = None) -> str:
+    """Who sends the next packet and what the game waits for, in one sentence: the line of
+    `pbem status` and the last line of every report."""
+    if state["awaiting"]["need"] is None:
+        return "The game is over: no packet is awaited."
+    from pbem.core import engine
+
+    return _awaited(state["awaiting"], summary, you, engine.standing_answer(game, state) is not None,
+                    state["dice"].get("script"))
 
 
 def status(folder: Any, you: str | None = None) -> dict:
@@ -149,13 +162,10 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         lines.append(now[0].upper() + now[1:] + ".")
     if summary.get("result"):
         lines.append(f"Result: {summary['result'].rstrip('.')}.")
-    if awaiting["need"] is None:
-        lines.append("The game is over: no packet is awaited.")
-    else:
+    lines.append(awaited_line(game, state, summary, you))
+    if awaiting["need"] is not None:
         from pbem.core import engine
 
-        lines.append(_awaited(awaiting, summary, you, engine.standing_answer(game, state) is not None,
-                              state["dice"].get("script")))
         sender = awaiting["packet_from"]
         chain = engine.chain_in_force(game, state, sender, state["seq"] + 1) if game.secure else None
         if chain is not None and chain["index"] >= engine.chain_length_of(game, chain, sender):

@@ -660,8 +660,7 @@ class _Run:
             if item is not None and item["order"].get("type") in need.accepts:
                 order, chosen_by = item["order"], "order"
             elif item is not None and not need.decision:
-                self._illegal(need, item, IllegalOrder(need.rule, f"the game waits for {need.prompt}, which takes "
-                                                       f"{', '.join(need.accepts)}", list(need.accepts)))
+                self._illegal(need, item, IllegalOrder(need.rule, need.waits_for(), list(need.accepts)))
                 continue
             elif need.decision:
                 item = None
@@ -691,9 +690,10 @@ class _Run:
             self.dice.restore(snapshot)
             what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({_order_text(order)})"
                     if item is not None else f"{need.side}'s standing order on {need.kind}")
+            queued = len(state["queue"])
             self.events.append({"type": "waiting", "text": f"{what} needs dice: it resolves when the next packet reveals "
-                                f"the next dice value (§3.6); {len(state['queue'])} order(s) queued.",
-                                "queued": len(state["queue"])})
+                                f"the next dice value (docs/protocol.md §7); {queued} order{'' if queued == 1 else 's'} "
+                                f"queued.", "queued": queued})
             self.status = {"waiting_for": "dice", "need": need, "decision": key}
             return False
         except IllegalOrder as exc:
@@ -785,7 +785,7 @@ class _Run:
 
     def _illegal(self, need: Need, item: dict, exc: IllegalOrder) -> None:
         """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
-        legal = _legal_text(exc.legal)
+        legal = _legal_text(exc.legal, exc.message)
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already (a void event below keeps its
             # text as reports have always written it)
@@ -877,8 +877,13 @@ def _answered(decisions: dict, side: str, key: str) -> bool:
     return decisions["answered"].get(f"{side}/{match.group(3)}", 0) >= ordinal
 
 
-def _legal_text(legal: Any) -> str:
+def _legal_text(legal: Any, message: str = "") -> str:
+    """What would be legal, in words; nothing when it is only the order types `message` names
+    already ("the game waits for ...: move, rail, then end")."""
     if legal is None:
+        return ""
+    if isinstance(legal, list) and legal and all(
+            isinstance(x, str) and re.search(rf"(?<![\w-]){re.escape(x)}(?![\w-])", message) for x in legal):
         return ""
     if isinstance(legal, list):
         shown_ = [shown(x) if isinstance(x, str) else _order_text(x) for x in legal[:12]]
@@ -890,7 +895,9 @@ def _order_text(order: Any) -> str:
     if not isinstance(order, dict):
         return shown(repr(order))
     parts = [_value_text(order.get("type", "?"))]
-    parts += [f"{_value_text(key)}={_value_text(order[key])}" for key in sorted(order) if key != "type"]
+    # an empty list says nothing ("support=" read as a value left out)
+    parts += [f"{_value_text(key)}={_value_text(order[key])}" for key in sorted(order)
+              if key != "type" and order[key] != []]
     return " ".join(parts)
 
 

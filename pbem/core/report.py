@@ -15,8 +15,7 @@ FORMATS = ("md", "text", "bbcode")
 SANDBOX = "SANDBOX GAME: unsigned packets, dice from a script or a plain seed; not fair dice."
 
 
-def _headline(game: Any, state: dict) -> tuple[str, list[str]]:
-    summary = game.summary(state["rules"])
+def _headline(game: Any, state: dict, summary: dict) -> tuple[str, list[str]]:
     title = f"{game.ruleset.title}: after-action report, packet {state['seq']}"
     lines = [f"Game {state['game']}, ruleset {game.ruleset.id} {game.ruleset.version}."]
     if state["mode"] == "sandbox":
@@ -25,18 +24,6 @@ def _headline(game: Any, state: dict) -> tuple[str, list[str]]:
     if where:
         lines.append(f"Now: {where}.")
     return title, lines
-
-
-def _awaiting_line(state: dict) -> str:
-    awaiting = state["awaiting"]
-    if awaiting["need"] is None:
-        return "The game is over."
-    need = awaiting["need"]
-    why = {"dice": "the dice of the next reveal", "orders": "orders", "decision": "a decision",
-           "sealed orders": "sealed orders", "openings": "the opening of sealed items"}.get(awaiting["waiting_for"], awaiting["waiting_for"])
-    key = f" (decision {awaiting['decision']})" if awaiting.get("decision") and awaiting["waiting_for"] == "decision" else ""
-    return (f"Next packet: from {awaiting['packet_from']}. The game waits for {why}: "
-            f"{need_text(need)}{key}.")
 
 
 def cites(text: str, rule: str) -> bool:
@@ -55,10 +42,13 @@ def need_text(need: dict) -> str:
 def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     """The report in one format. Every line is escaped for its format (text from packets
     can neither forge a line nor open markup); the structure around it is pbem's own."""
-    title, head = _headline(game, state)
-    result = game.summary(state["rules"]).get("result")
+    from pbem.core.describe import awaited_line
+
+    summary = game.summary(state["rules"])
+    title, head = _headline(game, state, summary)
+    result = summary.get("result")
     tail = [f"Result: {result.rstrip('.')}."] if result else []
-    tail.append(_awaiting_line(state))
+    tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
     if fmt == "md":
         out = ([f"# {markdown(title)}", ""] + [markdown(line) for line in head] + [""]
                + [("  - " if e["type"] == "roll" else "- ") + _text(e, markdown) for e in events]

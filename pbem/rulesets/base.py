@@ -25,6 +25,7 @@ several action types plus `{"type": "end"}` to close the phase; a decision (for 
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, NamedTuple, Protocol
 
@@ -81,6 +82,12 @@ class Need(NamedTuple):
     opens: tuple[str, ...] = ()  # the side's sealed items ("SEQ.N") the rules reveal now: its next
                               # packet must open exactly these, and the core answers this need
                               # with them, one at a time, in this order (`ctx.opened` names each)
+
+    def waits_for(self) -> str:
+        """"the game waits for PROMPT", with the order types it takes unless the prompt names
+        them all already (a void order's report line once listed them three times)."""
+        named = all(re.search(rf"(?<![\w-]){re.escape(kind)}(?![\w-])", self.prompt) for kind in self.accepts)
+        return f"the game waits for {self.prompt}" + ("" if named else f", which takes {', '.join(self.accepts)}")
 
     def as_dict(self) -> dict:
         need = {

@@ -105,8 +105,7 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
                            list(current.accepts))
     kind = order.get("type") if isinstance(order, dict) else None
     if kind not in current.accepts:
-        raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes "
-                           f"{', '.join(current.accepts)}", list(current.accepts))
+        raise IllegalOrder(current.rule, current.waits_for(), list(current.accepts))
     side = current.side
     if current.kind == "setup":
         if kind == "place":

@@ -169,8 +169,7 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
     if kind == "overrun" and not current.decision and current.kind.endswith(("-combat", "-interdiction")):
         raise IllegalOrder("6.5", "overruns take place only in the Movement Phases", None)
     if kind not in current.accepts:
-        raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes "
-                           f"{', '.join(current.accepts)}", list(current.accepts))
+        raise IllegalOrder(current.rule, current.waits_for(), list(current.accepts))
     side = current.side
     if current.decision:
         _answer(sc, rules, current, order, ctx)

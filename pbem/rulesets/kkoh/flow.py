@@ -509,8 +509,7 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
                            list(current.accepts))
     kind = order.get("type") if isinstance(order, dict) else None
     if kind not in current.accepts:
-        raise IllegalOrder(current.rule, f"the game waits for {current.prompt}, which takes {', '.join(current.accepts)}",
-                           list(current.accepts))
+        raise IllegalOrder(current.rule, current.waits_for(), list(current.accepts))
     side = current.side
     step = rules["step"]
     if current.kind == "give-ground-place":
