@@ -41,7 +41,7 @@ def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_pat
     [fire] = [e for e in events if e["type"] == "fire" and e.get("fire") == "defensive"]
     assert fire["target"] == ["333/1116"]          # the group in 3220, as ordered
     [void] = [e for e in events if e["type"] == "void"]
-    assert void["text"] == ("german order 1 of packet 3 (artillery unit=None) is void: its decision "
+    assert void["text"] == ("german order 1 of packet 3 (artillery unit=none) is void: its decision "
                             "2.1/defensive-artillery never came.")
     assert not [e for e in events if e["type"] == "policy" and e["side"] == "german"
                 and e["kind"] in ("defensive-fire", "morale")]

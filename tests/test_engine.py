@@ -84,7 +84,7 @@ def test_an_order_that_became_illegal_is_void_and_stops_the_side(tmp_path):
     applied = match.send("blue", [])
     [void] = [e for e in applied.events if e["type"] == "void"]
     assert void["text"] == ("red order 2 of packet 3 (fire target=b2 unit=r1) is void: r1 has already fired this phase "
-                            "(D2); the rest of its queued orders are dropped and new ones are awaited.")
+                            "(D2); the queued order after it is dropped and new ones are awaited.")
     assert void["dropped"] == 2
     assert applied.state["queue"] == []
     assert applied.state["awaiting"]["need"]["kind"] == "red-fire"
@@ -115,16 +115,30 @@ def test_a_void_order_names_the_orders_of_its_phase_once():
     # a type is named as a word, not inside another ("move" in "moves" or "remove")
     moves = Need("red", "red", "red moves or removes, then end", ("move", "end"))
     assert moves.waits_for().endswith(", which takes move, end")
+    # a prompt's full stop does not end up inside the sentence; a need that takes nothing says so
+    assert Need("red", "red", "reinforce (11.2(1)), then end.", ("reinforce", "end")).waits_for() == \
+        "the game waits for reinforce (11.2(1)), then end"
+    assert Need("red", "red", "nothing to do", ()).waits_for() == "the game waits for nothing to do, which takes no order"
     assert engine._legal_text(["move", "rail", "air-supply", "end"], named.waits_for()) == ""
+    assert engine._legal_text(["fire", "end"], terse.waits_for()) == ""          # its "which takes" named them
     assert engine._legal_text(["fire", "end"], "the game waits for blue's turn") == "fire; end"
     assert engine._legal_text([{"type": "fire", "unit": "r1"}], "the game waits for fire") == "fire unit=r1"
+    # only a need's own message: the one unit left to move is still named after a message that
+    # happens to quote it (the rejected order's own units)
+    assert engine._legal_text(["CC/21a"], "move path=3001 units=CC/112a,CC/21a: CC/112a has completed its movement") \
+        == "CC/21a"
 
 
-def test_an_orders_empty_list_is_left_out_of_its_words():
+def test_an_orders_empty_list_and_null_read_none():
+    """`support: []` is "support=none", not "support=" (a value left out), and never the same
+    words as an order without the key, which may mean another thing (chir's fire without
+    `units` is every eligible unit, with `units: []` illegal); null is "none", not "None"."""
     assert engine._order_text({"type": "attack", "support": [], "target": "2733", "units": ["89/b"]}) == \
-        "attack target=2733 units=89/b"
-    assert engine._order_text({"type": "attack", "support": ["333/Art"], "target": "3320", "units": []}) == \
-        "attack support=333/Art target=3320"
+        "attack support=none target=2733 units=89/b"
+    assert engine._order_text({"type": "fire", "target": "3320", "units": []}) != \
+        engine._order_text({"type": "fire", "target": "3320"})
+    assert engine._order_text({"type": "retreat", "to": None}) == "retreat to=none"
+    assert engine._order_text({"type": "card", "play": False}) == "card play=false"
 
 
 def test_illegal_order_in_the_current_packet_rejects_it(tmp_path):

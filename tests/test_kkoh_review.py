@@ -84,7 +84,7 @@ def test_a_dismounting_assault_in_phase_two_is_refused_through_the_engine(tmp_pa
     with pytest.raises(RulesError) as info:
         run_case(tmp_path, "kkoh", doc(units, position), [{"side": "red", "orders": [
             {"type": "assault", "units": ["R-BTR"], "target": "0302", "dismount": True}, {"type": "end"}]}], [])
-    assert "may not move in Action Phase 2 (K-INF-4, K-MOV-4) (K-INF-4)" in str(info.value)
+    assert "may not move in Action Phase 2 (K-INF-4, K-MOV-4)." in str(info.value)
 
 
 def test_assault_options_offer_the_dismounting_assault_when_legal():

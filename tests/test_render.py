@@ -301,6 +301,11 @@ def test_render_around_a_kkoh_square_counts_squares(tmp_path):
     assert inside and inside <= set(DATA_UNITS.findall(text)) and far and not far & set(DATA_UNITS.findall(text))
     assert "Part of the map: 1 square around 0707." in text
     assert "Part of the map: 1 cell around 0707.11." in drawn["0707.11"]
+    # without --radius, 2 squares about a square (6 would be most of the table), 6 cells about a cell
+    for around, said in (("0707", "2 squares around 0707."), ("0707.11", "6 cells around 0707.11.")):
+        out = tmp_path / f"default-{around}.svg"
+        run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", around)
+        assert f"Part of the map: {said}" in out.read_text()
     assert len(set(DATA_UNITS.findall(drawn["0707.11"]))) < len(set(DATA_UNITS.findall(text)))
 
 
@@ -417,19 +422,32 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     assert not_blank(shot) > 20
 
 
+ARROW_SCENE = {"title": "under", "grid": {"kind": "square", "size": 60, "cells": {f"{c}0": [c, 0] for c in range(4)}},
+               "sides": {"red": {"fill": "#ff0000"}, "blue": {"fill": "#0000ff"}},
+               "items": [{"type": "stack", "cell": "10", "counters": [{"unit": "crossed", "side": "blue", "values": "1-1"}]},
+                         {"type": "stack", "cell": "30", "counters": [{"unit": "mover", "side": "red", "values": "4-4"}]},
+                         {"type": "label", "cell": "20", "text": "Townname", "style": "name"},
+                         {"type": "arrow", "cells": ["00", "10", "20", "30"], "style": "attack",
+                          "text": "3-1 die 6: DE"}]}
+
+
+def test_an_arrows_line_is_drawn_before_names_and_counters_and_its_head_after():
+    """SVG paints in document order: the line's layer comes before the names' and the
+    stacks', the head's and result's after them (the browser test below looks at the pixels)."""
+    text = svg.to_svg(ARROW_SCENE)
+    order = [text.index(f'<g id="{name}">') for name in ("trails", "labels", "stacks", "arrows")]
+    assert order == sorted(order)
+    trails = text[order[0]:order[1]]
+    heads = text[order[3]:text.index('<g id="panel">')]
+    assert 'class="ln s-attack"' in trails and "<polygon" not in trails and "3-1 die 6: DE" not in trails
+    assert "<polygon" in heads and "3-1 die 6: DE" in heads and 'class="ln s-attack"' not in heads
+
+
 @needs_browser
 def test_an_arrow_passes_under_the_counters_it_crosses_and_its_head_and_result_stay_on_top(browser, tmp_path):
     """A move through a cell holding another unit: at that counter's centre the browser shows
     the counter, not the line; the head at the end and the result's box show over all."""
-    grid = {"kind": "square", "size": 60, "cells": {f"{c}0": [c, 0] for c in range(4)}}
-    scene = {"title": "under", "grid": grid, "sides": {"red": {"fill": "#ff0000"}, "blue": {"fill": "#0000ff"}},
-             "items": [{"type": "stack", "cell": "10", "counters": [{"unit": "crossed", "side": "blue", "values": "1-1"}]},
-                       {"type": "stack", "cell": "30", "counters": [{"unit": "mover", "side": "red", "values": "4-4"}]},
-                       {"type": "label", "cell": "20", "text": "Townname", "style": "name"},
-                       {"type": "arrow", "cells": ["00", "10", "20", "30"], "style": "attack", "text": "3-1 die 6: DE"}]}
-    text = svg.to_svg(scene)
-    order = [text.index(f'<g id="{name}">') for name in ("trails", "labels", "stacks", "arrows")]
-    assert order == sorted(order)
+    text = svg.to_svg(ARROW_SCENE)
     out = tmp_path / "under.svg"
     out.write_text(text)
     width, height = (round(float(re.search(rf'<svg [^>]*{k}="([0-9.]+)"', text).group(1))) for k in ("width", "height"))

@@ -102,9 +102,9 @@ def city(tmp_path_factory):
 
 # --- status -----------------------------------------------------------------------------------------
 
-CHIR_FRESH_AWAITED = ("a packet from german{you}, who has nothing to decide now (a packet without orders reveals its next "
-                      "dice value); then soviet, for orders: GT 1, soviet concentrated attack phase: attack orders, "
-                      "then end (9.1).")
+CHIR_FRESH_AWAITED = ("a packet from german{you}, who has nothing to decide now (packets alternate; one without orders "
+                      "will do); then soviet, for orders: GT 1, soviet concentrated attack phase: attack orders, then "
+                      "end (9.1).")
 
 
 def test_status_of_a_fresh_game(chir_fresh):
@@ -131,13 +131,15 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
     decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1); 2 legal "
                 "answers (`pbem orders` lists them).")
     expected = [head(m, 3), "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
-                "Awaited: a packet from soviet, who has nothing to decide now (a packet without orders reveals its "
-                f"next dice value); then german, for {decision}",
+                "Awaited: a packet from soviet, who has nothing to decide now (packets alternate; one without "
+                f"orders will do); then german, for {decision}",
                 f"Awaited since packet 0003 from german {SENT}; soviet's last packet: 0002 {SENT}.",
                 "Queued orders (soviet 1) are applied as the game reaches them.",
                 "VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don "
                 "is open (4.3)."]
     assert lines(run("status", root / "german")) == expected
+    # the report of the packet that led here ends with the same words
+    assert (root / "german" / "aar" / "0003.md").read_text().splitlines()[-1] == expected[2].replace("`", "\\`")
     mine = lines(run("status", root / "german", "--key", root / "german-key"))
     assert mine[2] == expected[2].replace("then german,", "then german (you),")
     assert mine[3:] == expected[3:] + ["You play german: the next packet is soviet's."]
@@ -517,8 +519,8 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     m.send("south", [])
     out = lines(run("status", tmp_path / "north"))
     assert out[2:] == [
-        "Awaited: a packet from north; its reveal opens the dice that the next step needs (docs/protocol.md §7): south, turn 1: "
-        "open your sealed plan (B2).",
+        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7); then "
+        "south, for orders: turn 1: open your sealed plan (B2).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet."]
 
@@ -546,49 +548,65 @@ def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monk
 
 # --- a need's rule is named once -----------------------------------------------------------------
 
-from pbem.core import report
+from pbem.core import text as words
 
 
-@pytest.mark.parametrize("prompt, rule, cited", [
-    ("turn 1: roll for initiative (automatic; the standing order rolls, K-INI-1)", "K-INI-1", True),
-    ("place or move truck railheads (12.32-12.35)", "12.32", True),
-    ("remove divisions over the directive's limit (16.33, 16.4)", "16.33", True),
-    ("shift units between crossings (11.2(2)-(3)), then end.", "11.2(2)", True),
-    ("retreat (9.10)", "9.10", True),
-    ("retreat (19.1)", "9.1", False),
-    ("retreat (9.10)", "9.1", False),
-    ("roll (K-INI-12)", "K-INI-1", False),
-    ("end the phase", "house 3", False),
+@pytest.mark.parametrize("prompt, rule, cited, said", [
+    ("turn 1: roll for initiative (automatic; the standing order rolls, K-INI-1)", "K-INI-1", True, None),
+    ("place or move truck railheads (12.32-12.35)", "12.32", True, None),
+    ("remove divisions over the directive's limit (16.33, 16.4)", "16.33", True, None),
+    ("shift units between crossings (11.2(2)-(3)), then end.", "11.2(2)", True, None),
+    ("retreat (9.10)", "9.10", True, None),
+    ("retreat (19.1)", "9.1", False, "retreat (19.1, 9.1)"),          # into the bracket of rules
+    ("retreat (9.10)", "9.1", False, "retreat (9.10, 9.1)"),
+    ("roll (K-INI-12)", "K-INI-1", False, "roll (K-INI-12, K-INI-1)"),
+    ("move, then end (K-MOV-1)", "K-MOV-4", False, "move, then end (K-MOV-1, K-MOV-4)"),
+    ("end the phase", "house 3", False, "end the phase (house 3)"),
+    ("move (the units of one battle group together)", "K-BG-1", False,
+     "move (the units of one battle group together) (K-BG-1)"),                 # words, not rules
+    ("end the phase.", "", False, "end the phase"),
+    ("N2301 is beyond the range of AA/2 (12 hexes)", "14.41", False,
+     "N2301 is beyond the range of AA/2 (12 hexes) (14.41)"),                    # a number, not a rule
+    ("remove over the limit (16.33, 11.2(1), house 6)", "9.1", False,
+     "remove over the limit (16.33, 11.2(1), house 6, 9.1)"),
 ])
-def test_a_need_names_its_rule_once(prompt, rule, cited):
-    assert report.cites(prompt, rule) is cited
-    text = report.need_text({"side": "red", "prompt": prompt, "rule": rule})
-    assert text == f"red, {prompt.rstrip('.')}" + ("" if cited else f" ({rule})")
+def test_a_need_names_its_rule_once(prompt, rule, cited, said):
+    assert words.cites(prompt, rule) is cited or not rule
+    assert words.with_rule(prompt, rule) == (said if said is not None else prompt.rstrip("."))
 
 
-def test_every_report_of_the_examples_names_a_need_rule_once():
+def test_every_report_of_the_examples_names_a_rule_once_and_ends_no_sentence_twice():
+    """In every line of every example report (void orders, the awaited line): a rule is not
+    cited twice in a row ("(9.1) (9.1)"), and no prompt's full stop is left inside a sentence
+    ("then end. (house 6)", "then end., which takes")."""
     import re
 
     checked = 0
     for aar in sorted(Path(__file__).resolve().parents[1].glob("examples/*/aar/*.md")):
-        last = aar.read_text().splitlines()[-1]
-        assert last.startswith("Awaited: ") or last.startswith("The game is over"), (aar, last)
-        assert not re.search(r"\b([\w.-]+\d)\)? \(\1\)", last), (aar, last)
+        for line in aar.read_text().splitlines():
+            assert not re.search(r"\b([\w.-]+\d)\)? \(\1\)", line), (aar, line)
+            assert not re.search(r"[a-z]\. \(|[a-z]\.,", line), (aar, line)
         checked += 1
     assert checked > 200
 
 
-def test_a_reports_last_line_is_the_line_status_prints(tmp_path):
+def test_a_reports_last_line_is_the_line_status_prints_of_its_state():
     """Who sends the next packet and what the game waits for is said in the same words by
-    `pbem status` and by the report of the packet that led there, in every example."""
+    `pbem status` and by the report of the packet that led there: every report of every
+    example ends with the awaited line of its own state."""
     from pbem.core import describe, game
 
+    checked = 0
     for folder in sorted(Path(__file__).resolve().parents[1].glob("examples/*-demo")):
         opened = game.open_folder(folder)
-        seq = opened.state["seq"]
-        status_line = next(line for line in describe.status(opened)["text"] if line.startswith(("Awaited", "The game is over")))
-        report = (folder / "aar" / f"{seq:04d}.md").read_text().splitlines()
-        assert report[-1].replace("\\`", "`") == status_line, folder.name
+        for seq in range(1, opened.state["seq"] + 1):
+            state = game.load_state(folder, seq, opened.game)
+            line = describe.awaited_line(opened.game, state, opened.game.summary(state["rules"]))
+            assert line.startswith(("Awaited: ", "The game is over"))
+            report = (folder / "aar" / f"{seq:04d}.md").read_text().splitlines()
+            assert report[-1].replace("\\`", "`") == line, (folder.name, seq)
+            checked += 1
+    assert checked > 200
 
 
 def test_stalingrad_speaks_of_phases_as_players_do():

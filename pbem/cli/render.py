@@ -17,11 +17,11 @@ from pbem.cli.common import echo, game_dir, handles_errors
 @click.option("--around", metavar="CELL", default=None,
               help="Draw only the part of the map around this hex (or square, or cell), larger: a large map's corner for a "
                    "forum post.")
-@click.option("--radius", type=click.IntRange(1, 99), default=6, show_default=True,
-              help="With --around: how many hexes (or squares, or cells) around it.")
+@click.option("--radius", type=click.IntRange(1, 99), default=None,
+              help="With --around: how many hexes or cells around it (default 6), or squares (default 2).")
 @handles_errors
 def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float, around: str | None,
-            radius: int) -> None:
+            radius: int | None) -> None:
     """The board as a picture: terrain, places, fronts, every stack of counters, and the
     last packet's moves and attacks with their results. PNG is what forums accept."""
     from pbem.core.errors import UsageError
@@ -42,11 +42,13 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
                              f"drawn whole")
         noun, nouns = ("hex", "hexes") if grid.kind == "hex" else ("cell", "cells")
         if around in grid.cells:
+            radius = 6 if radius is None else radius
             view = grid.around(around, radius)
         elif any(c.startswith(around + ".") for c in grid.cells):
             # a square grid's cells may be places inside squares ("0905.11", kkoh): a square's
             # id names all its places, and the radius counts squares
             noun, nouns = "square", "squares"
+            radius = 2 if radius is None else radius   # 6 squares would be most of a kkoh table
             view = grid.around_block(around, radius)
         else:
             raise UsageError(f"--around {around}: there is no {noun} {around} on the {folder.game.ruleset.id} map "

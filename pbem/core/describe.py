@@ -13,6 +13,7 @@ import textwrap
 from typing import Any
 
 from pbem.core.errors import UsageError
+from pbem.core.text import cites, with_rule
 
 
 def wrap_list(head: str, items: list[str], width: int = 100) -> list[str]:
@@ -59,19 +60,12 @@ def _who(side: str | None, you: str | None) -> str:
     return f"{side} (you)" if side is not None and side == you else str(side)
 
 
-def _with_rule(text: str, rule: str) -> str:
-    from pbem.core.report import cites
-
-    text = text.rstrip(".")
-    return f"{text} ({rule})" if rule and not cites(text, rule) else text
-
-
 def _what(awaiting: dict, summary: dict, standing: bool = False) -> str:
     """What the awaited side must give, in its words: orders of a phase, or a decision (which
     its standing order may answer, `standing`: see engine.standing_answer)."""
     need = awaiting["need"]
     if awaiting["waiting_for"] == "decision":
-        text = _with_rule(summary.get("decision") or need["prompt"], need["rule"])
+        text = with_rule(summary.get("decision") or need["prompt"], need["rule"])
         if standing:
             return (f"a decision: {awaiting['decision']}, {text}; its standing order answers it as the packet's dice "
                     f"open, so a packet without orders does (`pbem orders` shows the answer)")
@@ -79,9 +73,12 @@ def _what(awaiting: dict, summary: dict, standing: bool = False) -> str:
         legal = f"; {total} legal answer{'s' if total != 1 else ''} (`pbem orders` lists them)" if total else ""
         return f"a decision: {awaiting['decision']}, {text}{legal}"
     if awaiting["waiting_for"] == "openings":
-        return f"the opening of sealed item(s) {', '.join(need['opens'])}: {_with_rule(need['prompt'], need['rule'])}"
+        opens, prompt = need["opens"], with_rule(need["prompt"], need["rule"])
+        if all(cites(prompt, name) for name in opens):   # the prompt lists them: once is enough
+            return f"the opening of {len(opens)} sealed item{'' if len(opens) == 1 else 's'}: {prompt}"
+        return f"the opening of sealed item{'' if len(opens) == 1 else 's'} {', '.join(opens)}: {prompt}"
     kind = "sealed orders" if need["sealed"] else "orders"
-    return f"{kind}: {_with_rule(need['prompt'], need['rule'])}"
+    return f"{kind}: {with_rule(need['prompt'], need['rule'])}"
 
 
 def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = False,
@@ -95,15 +92,17 @@ def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = Fa
         rolled = f"{len(script)} {'die' if len(script) == 1 else 'dice'}, all rolled"
         return (f"Awaited: more dice. The game's dice script is used up ({rolled}); a packet from "
                 f"{_who(sender, you)} adds more, `{more_dice(sender)}`, and then {_who(need['side'], you)}: "
-                f"{_with_rule(need['prompt'], need['rule'])}.")
+                f"{with_rule(need['prompt'], need['rule'])}.")
     if awaiting["waiting_for"] == "dice":
-        return (f"Awaited: a packet from {_who(sender, you)}; its reveal opens the dice that the next step needs "
-                f"(docs/protocol.md §7): {_who(need['side'], you)}, {_with_rule(need['prompt'], need['rule'])}.")
+        step = "a decision" if need["decision"] else "sealed orders" if need["sealed"] else "orders"
+        return (f"Awaited: a packet from {_who(sender, you)}, whose reveal opens the dice the game waits for "
+                f"(docs/protocol.md §7); then {_who(need['side'], you)}, for {step}: "
+                f"{with_rule(need['prompt'], need['rule'])}.")
     what = _what(awaiting, summary, standing)
     if sender == need["side"]:
         return f"Awaited: {_who(sender, you)}, for {what}."
-    return (f"Awaited: a packet from {_who(sender, you)}, who has nothing to decide now (a packet without orders "
-            f"reveals its next dice value); then {_who(need['side'], you)}, for {what}.")
+    return (f"Awaited: a packet from {_who(sender, you)}, who has nothing to decide now (packets alternate; one "
+            f"without orders will do); then {_who(need['side'], you)}, for {what}.")
 
 
 def awaited_line(game: Any, state: dict, summary: dict, you: str | None = None) -> str:

@@ -33,8 +33,8 @@ from pbem.core import dice
 from pbem.core.canonical import DOMAIN_STATE, canonical, digest
 from pbem.core.errors import RulesError, VerificationError
 from pbem.core.packet import check_envelope, packet_id, verify_signature
-from pbem.core.text import shown
-from pbem.rulesets.base import IllegalOrder, Need, Ruleset
+from pbem.core.text import names, shown, with_rule
+from pbem.rulesets.base import WAITS_FOR, IllegalOrder, Need, Ruleset
 
 PROTOCOL = 2
 MAX_OPTIONS_IN_STATE = 60
@@ -787,12 +787,9 @@ class _Run:
         """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
         legal = _legal_text(exc.legal, exc.message)
         if item["seq"] == self.k:
-            # the rule once: some rulesets' messages cite it already (a void event below keeps its
-            # text as reports have always written it)
-            cited = f"({exc.rule})"
-            why = shown(exc.message).rstrip(".") if cited in exc.message else f"{shown(exc.message)} {cited}"
+            # the rule once: some rulesets' messages cite it already
             raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) is illegal: "
-                             f"{why}." + (f"\nLegal now: {legal}" if legal else ""))
+                             f"{with_rule(shown(exc.message), exc.rule)}." + (f"\nLegal now: {legal}" if legal else ""))
         queue, side = self.state["queue"], item["side"]
         policy = effective_policies(self.game.ruleset, self.state, side).get("on_void", "stop")
         if "decision" in item or policy == "skip":
@@ -803,10 +800,12 @@ class _Run:
             kept = [entry for entry in queue if entry["side"] != side or "decision" in entry]
             dropped = len(queue) - len(kept)
             queue[:] = kept
-            then = "the rest of its queued orders are dropped and new ones are awaited"
+            after = ("the queued order after it is dropped" if dropped == 2 else
+                     f"the {dropped - 1} queued orders after it are dropped")
+            then = f"{after} and new ones are awaited" if dropped > 1 else "new orders are awaited"
         legal_then = f"; legal then: {legal}" if legal else ""
         self.events.append({"type": "void", "text": f"{side} order {item['index']} of packet {item['seq']} "
-                            f"({_order_text(item['order'])}) is void: {shown(exc.message)} ({exc.rule}){legal_then}; "
+                            f"({_order_text(item['order'])}) is void: {with_rule(shown(exc.message), exc.rule)}{legal_then}; "
                             f"{then}.", "side": side, "seq": item["seq"], "index": item["index"], "rule": exc.rule,
                             "dropped": dropped})
 
@@ -878,12 +877,12 @@ def _answered(decisions: dict, side: str, key: str) -> bool:
 
 
 def _legal_text(legal: Any, message: str = "") -> str:
-    """What would be legal, in words; nothing when it is only the order types `message` names
-    already ("the game waits for ...: move, rail, then end")."""
+    """What would be legal, in words; nothing when `message` is a need's "the game waits for
+    PROMPT" that names every order type of the list already ("...: move, rail, then end")."""
     if legal is None:
         return ""
-    if isinstance(legal, list) and legal and all(
-            isinstance(x, str) and re.search(rf"(?<![\w-]){re.escape(x)}(?![\w-])", message) for x in legal):
+    if (isinstance(legal, list) and legal and message.startswith(WAITS_FOR)
+            and all(isinstance(x, str) and names(message, x) for x in legal)):
         return ""
     if isinstance(legal, list):
         shown_ = [shown(x) if isinstance(x, str) else _order_text(x) for x in legal[:12]]
@@ -895,13 +894,18 @@ def _order_text(order: Any) -> str:
     if not isinstance(order, dict):
         return shown(repr(order))
     parts = [_value_text(order.get("type", "?"))]
-    # an empty list says nothing ("support=" read as a value left out)
-    parts += [f"{_value_text(key)}={_value_text(order[key])}" for key in sorted(order)
-              if key != "type" and order[key] != []]
+    parts += [f"{_value_text(key)}={_value_text(order[key])}" for key in sorted(order) if key != "type"]
     return " ".join(parts)
 
 
 def _value_text(value: Any) -> str:
+    """A value of an order in words: an empty list and null are "none" ("support=none", not
+    "support=", which reads as a value left out; "to=none", not Python's "None"), booleans
+    as YAML writes them."""
+    if value is None or value == []:
+        return "none"
+    if value is True or value is False:   # as the packet's YAML writes them
+        return "true" if value else "false"
     if isinstance(value, list):
         return ",".join(_value_text(v) for v in value)
     if isinstance(value, dict):

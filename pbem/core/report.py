@@ -5,7 +5,6 @@ and compares. Rendering depends only on the state and the events, never on the c
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pbem.core.text import bbcode, markdown, shown
@@ -24,19 +23,6 @@ def _headline(game: Any, state: dict, summary: dict) -> tuple[str, list[str]]:
     if where:
         lines.append(f"Now: {where}.")
     return title, lines
-
-
-def cites(text: str, rule: str) -> bool:
-    """Whether `text` names `rule` itself: "K-INI-1" in "(automatic, K-INI-1)", but
-    neither "9.1" in "19.1" or "9.10" nor "K-INI-1" in "K-INI-12"."""
-    return re.search(rf"(?<![\w.]){re.escape(rule)}(?!\w|\.\d)", text) is not None
-
-
-def need_text(need: dict) -> str:
-    """"side, prompt (rule)" without repeating a rule the prompt already cites."""
-    rule = need.get("rule")
-    note = f" ({rule})" if rule and not cites(need["prompt"], rule) else ""
-    return f"{need['side']}, {need['prompt'].rstrip('.')}{note}"
 
 
 def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pbem.core import engine
+from pbem.core import describe, engine
 from pbem.core.canonical import scalar_text, dumps
-from pbem.core.report import need_text
 
 MAX_LISTED = 80
 
@@ -45,7 +44,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     if sender != side:
         lines.append(f"# Not your packet yet: the next packet, {state['seq'] + 1}, comes from {sender}"
                      + (f"; yours is {yours}, after you adjudicate {sender}'s." if yours else "."))
-    lines.append(f"# The game waits for {awaiting['waiting_for']}: {need_text(awaiting['need'])}.")
+    lines.append("# " + describe.awaited_line(game, state, game.summary(state["rules"]), side))
     record = state["sealed"].get(side)
     if record and record["due"]:
         lines.append(f"# Your sealed item(s) {', '.join(record['due'])} are due: `pbem submit` opens them in this packet")

@@ -57,3 +57,31 @@ def markdown(text: str) -> str:
 def bbcode(text: str) -> str:
     """One line of a BBCode report: a space after any "[" that could open a tag."""
     return _BBCODE.sub("[ ", shown(text))
+
+
+def names(text: str, word: str) -> bool:
+    """Whether `text` holds `word` as a word of its own: "move" in "move, rail, then end",
+    neither in "moves" nor in "remove" nor in "air-move"."""
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
+
+
+def cites(text: str, rule: str) -> bool:
+    """Whether `text` names `rule` itself: "K-INI-1" in "(automatic, K-INI-1)", but
+    neither "9.1" in "19.1" or "9.10" nor "K-INI-1" in "K-INI-12"."""
+    return re.search(rf"(?<![\w.]){re.escape(rule)}(?!\w|\.\d)", text) is not None
+
+
+def with_rule(text: str, rule: str) -> str:
+    """`text` citing `rule` once: nothing added where it cites it already, and added inside a
+    closing bracket of rules ("... then end (K-MOV-1)" with K-MOV-4: "(K-MOV-1, K-MOV-4)")."""
+    text = text.rstrip(".")
+    if not rule or cites(text, rule):
+        return text
+    last = re.search(r"\(((?:[^()]|\(\d+\))+)\)$", text)
+    if last and all(_RULE.fullmatch(part) for part in last.group(1).split(", ")):
+        return f"{text[:-1]}, {rule})"
+    return f"{text} ({rule})"
+
+
+# one rule as texts cite it: 9.10.1, 11.2(1), 12.32-12.35, K-MOV-1, house 6 (not "12 hexes")
+_RULE = re.compile(r"(?:house )?\d+(?:\.\d+)*(?:\(\d+\))*(?:-\d+(?:\.\d+)*)?(?: errata)?|[A-Z]+(?:-[A-Z]+)*-\d+")

@@ -25,9 +25,10 @@ several action types plus `{"type": "end"}` to close the phase; a decision (for 
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, NamedTuple, Protocol
+
+from pbem.core.text import names
 
 
 class IllegalOrder(Exception):
@@ -43,6 +44,10 @@ class IllegalOrder(Exception):
         self.message = message
         self.legal = legal
 
+
+# How a need's IllegalOrder message begins (Need.waits_for): the core leaves out a list of
+# legal order types that such a message names already.
+WAITS_FOR = "the game waits for "
 
 # Read by the core (DESIGN §4.4): after a void order, stop the side's queued orders and ask
 # for new ones, or skip to its next order. Every ruleset's standing orders include it.
@@ -86,8 +91,9 @@ class Need(NamedTuple):
     def waits_for(self) -> str:
         """"the game waits for PROMPT", with the order types it takes unless the prompt names
         them all already (a void order's report line once listed them three times)."""
-        named = all(re.search(rf"(?<![\w-]){re.escape(kind)}(?![\w-])", self.prompt) for kind in self.accepts)
-        return f"the game waits for {self.prompt}" + ("" if named else f", which takes {', '.join(self.accepts)}")
+        prompt = self.prompt.rstrip(".")
+        named = bool(self.accepts) and all(names(prompt, kind) for kind in self.accepts)
+        return f"{WAITS_FOR}{prompt}" + ("" if named else f", which takes {', '.join(self.accepts) or 'no order'}")
 
     def as_dict(self) -> dict:
         need = {

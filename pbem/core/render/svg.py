@@ -83,7 +83,9 @@ class Picture(NamedTuple):
         # resvg draws a clipped group on a layer as large as all it holds, and a part's PNG
         # took four times as long with one.
         m, k = num(MARGIN), f"{self.scale:.3f}".rstrip("0").rstrip(".")
-        x, y, w, ch = map(num, self.clip)
+        # the hole's far edges rounded up, never into a counter at the edge
+        x, y, w, ch = num(self.clip[0]), num(self.clip[1]), num(math.ceil(self.clip[2] * 10) / 10), \
+            num(math.ceil(self.clip[3] * 10) / 10)
         cut = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name != "panel")
         panel = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name == "panel")
         paper = (f'<path id="cut" d="M0 0H{num(self.width)}V{num(self.height)}H0Z M{x} {y}v{ch}h{w}v-{ch}Z" '
