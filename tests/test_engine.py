@@ -84,7 +84,7 @@ def test_an_order_that_became_illegal_is_void_and_stops_the_side(tmp_path):
     applied = match.send("blue", [])
     [void] = [e for e in applied.events if e["type"] == "void"]
     assert void["text"] == ("red order 2 of packet 3 (fire target=b2 unit=r1) is void: r1 has already fired this phase "
-                            "(D2); the queued order after it is dropped and new ones are awaited.")
+                            "(D2); its queued order 3 of packet 3 is dropped too (standing order on_void: stop).")
     assert void["dropped"] == 2
     assert applied.state["queue"] == []
     assert applied.state["awaiting"]["need"]["kind"] == "red-fire"
@@ -127,6 +127,14 @@ def test_a_void_order_names_the_orders_of_its_phase_once():
     # happens to quote it (the rejected order's own units)
     assert engine._legal_text(["CC/21a"], "move path=3001 units=CC/112a,CC/21a: CC/112a has completed its movement") \
         == "CC/21a"
+
+
+def test_dropped_orders_are_named_by_number():
+    assert engine._numbers([{"seq": 9, "index": 4}]) == "order 4 of packet 9"
+    assert engine._numbers([{"seq": 9, "index": i} for i in (8, 4, 5, 6)] + [{"seq": 11, "index": 1}]) == \
+        "orders 4 to 6 and 8 of packet 9, and 1 of packet 11"
+    assert engine._numbers([{"seq": 9, "index": 4}, {"seq": 9, "index": 7}, {"seq": 9, "index": 9}]) == \
+        "orders 4, 7 and 9 of packet 9"
 
 
 def test_an_orders_empty_list_and_null_read_none():

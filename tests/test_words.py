@@ -622,4 +622,4 @@ def test_stalingrad_speaks_of_phases_as_players_do():
     for phase in flow.PHASES + (flow.WITHDRAWAL,):
         assert phase not in text
         assert flow.phase_words(phase) in text
-    assert "Now: turn 1, phase German combat." in text
+    assert "Now: Turn 1 of 6, German combat phase." in text

@@ -798,16 +798,17 @@ class _Run:
             then = "the standing order answers instead" if "decision" in item else "its next order follows"
         else:
             kept = [entry for entry in queue if entry["side"] != side or "decision" in entry]
+            gone = [entry for entry in queue if entry is not item and entry not in kept]
             dropped = len(queue) - len(kept)
             queue[:] = kept
-            after = ("the queued order after it is dropped" if dropped == 2 else
-                     f"the {dropped - 1} queued orders after it are dropped")
-            then = f"{after} and new ones are awaited" if dropped > 1 else "new orders are awaited"
+            # which orders are gone, by number (the player reads them in his packets)
+            then = (f"its queued {_numbers(gone)} {'is' if len(gone) == 1 else 'are'} dropped too (standing order "
+                    f"on_void: stop)" if gone else "")
         legal_then = f"; legal then: {legal}" if legal else ""
         self.events.append({"type": "void", "text": f"{side} order {item['index']} of packet {item['seq']} "
-                            f"({_order_text(item['order'])}) is void: {with_rule(shown(exc.message), exc.rule)}{legal_then}; "
-                            f"{then}.", "side": side, "seq": item["seq"], "index": item["index"], "rule": exc.rule,
-                            "dropped": dropped})
+                            f"({_order_text(item['order'])}) is void: {with_rule(shown(exc.message), exc.rule)}{legal_then}"
+                            + (f"; {then}." if then else "."), "side": side, "seq": item["seq"], "index": item["index"],
+                            "rule": exc.rule, "dropped": dropped})
 
     def seal(self, side: str, hashes: list[str]) -> None:
         """Packet k seals items: only where the rules ask this side for sealed orders now."""
@@ -874,6 +875,25 @@ def _answered(decisions: dict, side: str, key: str) -> bool:
     match = DECISION_KEY.match(key)
     ordinal = int(match.group(5)) if match.group(5) else 1
     return decisions["answered"].get(f"{side}/{match.group(3)}", 0) >= ordinal
+
+
+def _numbers(items: list[dict]) -> str:
+    """Queued orders by number, packet by packet: "order 5 of packet 9", "orders 4 to 6 and 8
+    of packet 9, and 1 of packet 11"."""
+    by_packet: dict[int, list[int]] = {}
+    for entry in items:
+        by_packet.setdefault(entry["seq"], []).append(entry["index"])
+    parts = []
+    for seq, indexes in sorted(by_packet.items()):
+        indexes.sort()
+        runs, start = [], indexes[0]
+        for a, b in zip(indexes, indexes[1:] + [None]):
+            if b != a + 1:
+                runs.append(str(start) if start == a else f"{start} to {a}")
+                start = b
+        words = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+        parts.append(f"{words} of packet {seq}")
+    return ("order " if len(items) == 1 else "orders ") + ", and ".join(parts)
 
 
 def _legal_text(legal: Any, message: str = "") -> str:

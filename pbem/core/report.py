@@ -19,9 +19,11 @@ def _headline(game: Any, state: dict, summary: dict) -> tuple[str, list[str]]:
     lines = [f"Game {state['game']}, ruleset {game.ruleset.id} {game.ruleset.version}."]
     if state["mode"] == "sandbox":
         lines.append(SANDBOX)
-    where = ", ".join(f"{key} {summary[key]}" for key in ("turn", "phase") if summary.get(key) is not None)
-    if where:
-        lines.append(f"Now: {where}.")
+    # the words `pbem status` uses ("Game turn 1 of 12, Soviet concentrated attack phase")
+    now = summary.get("now") or ", ".join(f"{key} {summary[key]}" for key in ("turn", "phase")
+                                          if summary.get(key) is not None)
+    if now:
+        lines.append(f"Now: {now[0].upper() + now[1:]}.")
     return title, lines
 
 

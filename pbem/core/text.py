@@ -41,10 +41,11 @@ def for_output(text: str) -> str:
     return _UNSAFE_OUTPUT.sub(_escape, text) if _UNSAFE_OUTPUT.search(text) else text
 
 
-# Characters that can open Markdown markup inside a line (emphasis, code, links, HTML,
-# tables, strike-through); a report line always starts with "- ", so block markup
-# cannot start there.
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~])")
+# Characters that can open Markdown markup inside a line (emphasis, code, links, HTML and
+# autolinks, tables, strike-through); a report line always starts with "- ", so block markup
+# cannot start there. ">" opens nothing inside a line once "<" is escaped: "3302 -> 3401"
+# stays as the player reads it in a mail or an editor.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<|~])")
 # BBCode tags open with "[" directly followed by a name, "/" or "*".
 _BBCODE = re.compile(r"\[(?=[A-Za-z/*])")
 
