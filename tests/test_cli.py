@@ -322,6 +322,35 @@ def test_submit_warns_of_orders_that_would_be_void_after_their_dice(run, duel_ga
     assert game_states("red-folder") == ["0000.yaml", "0001.yaml", "0002.yaml", "0003.yaml"]
 
 
+def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, duel_game):
+    """`--dry-run`: the report the packet would give and the warnings a submit gives, among
+    them what its queued orders do with one imagined roll; nothing signed, written or sent,
+    so the orders can be mended and sent as packet 3 with no second packet 3 anywhere."""
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    run("adjudicate", "blue-folder", "p1.yaml")
+    run("submit", "blue-folder", "o.yaml", "--key", "keys/blue", "--out", "p2.yaml")
+    run("adjudicate", "red-folder", "p2.yaml")
+    before = {path: path.read_bytes() for path in sorted(Path("red-folder").rglob("*")) if path.is_file()}
+    write("twice.yaml", "orders:\n  - {type: fire, unit: r1, target: b1}\n  - {type: fire, unit: r1, target: b2}\n")
+    tried = run("submit", "red-folder", "twice.yaml", "--key", "keys/red", "--out", "p3.yaml", "--dry-run")
+    assert "Packet 3 from red." in tried.output
+    assert ("warning: with one imagined roll of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) is void: "
+            "r1 has already fired this phase (D2)") in tried.stderr
+    assert tried.output.rstrip().endswith("dry run: twice.yaml is a legal packet 3; nothing was signed, written or sent "
+                                          "(the same command without --dry-run sends it)")
+    after = {path: path.read_bytes() for path in sorted(Path("red-folder").rglob("*")) if path.is_file()}
+    assert after == before and not Path("p3.yaml").exists()
+    illegal = write("bad.yaml", "orders:\n  - {type: fire, unit: b1, target: r1}\n")
+    result = run("submit", "red-folder", illegal, "--key", "keys/red", "--dry-run", code=1)
+    assert "order 1 (fire target=r1 unit=b1) is illegal: b1 cannot fire for red (D1)" in result.stderr
+    write("once.yaml", "orders:\n  - {type: fire, unit: r1, target: b1}\n")
+    sent = run("submit", "red-folder", "once.yaml", "--key", "keys/red", "--out", "p3.yaml")
+    assert "warning" not in sent.stderr and Path("p3.yaml").exists()
+    run("adjudicate", "blue-folder", "p3.yaml")
+    assert run("audit", "blue-folder").exit_code == 0
+
+
 def game_states(folder):
     return sorted(os.listdir(Path(folder) / "states"))
 

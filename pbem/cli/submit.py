@@ -18,9 +18,11 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
 @click.option("--dice", default=None, metavar="3,5,1",
               help="Sandbox games with scripted dice: more dice, added to the end of the script before the "
                    "packet's orders take effect.")
+@click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and what its queued "
+              "orders would do with one imagined roll of the dice; nothing is signed, written or sent.")
 @handles_errors
 def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool,
-            dice: str | None) -> None:
+            dice: str | None, dry_run: bool) -> None:
     """Check ORDERS_FILE against the rules, reveal your next dice value, sign, apply the
     packet to your own folder and write the packet file to email."""
     from pbem.core import game, report, submit
@@ -31,9 +33,13 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
     if folder.game.secure and key is None:
         raise UsageError("a secure game needs --key KEYFILE to sign the packet")
     applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None, seal=seal,
-                            dice=dice_script(dice) if dice is not None else None)
+                            dice=dice_script(dice) if dice is not None else None, dry_run=dry_run)
     if applied.events:
         echo(report.render(folder.game, applied.state, applied.events, "text"))
     for warning in applied.warnings:
         echo(f"warning: {warning}", err=True)
+    if dry_run:
+        echo(f"dry run: {orders_file} is a legal packet {applied.state['seq']}; nothing was signed, written or sent "
+             f"(the same command without --dry-run sends it)")
+        return
     echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")

@@ -34,20 +34,24 @@ def read_orders(path: Path) -> tuple[list, dict | None]:
 
 def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str | None = None,
            out: Path | None = None, sent: str | None = None, seal: bool = False,
-           dice: list[int] | None = None) -> game.Applied:
-    if out is not None and Path(out).exists():
+           dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
+    if out is not None and Path(out).exists() and not dry_run:
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     orders, policies = read_orders(orders_path)
     return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path),
-                         seal=seal, dice=dice)
+                         seal=seal, dice=dice, dry_run=dry_run)
 
 
 def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, key: Any = None, side: str | None = None,
                   out: Path | None = None, sent: str | None = None, source: str = "orders",
-                  seal: bool = False, dice: list[int] | None = None) -> game.Applied:
-    """`dice`: a sandbox game's scripted dice, added to its script by this packet."""
+                  seal: bool = False, dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
+    """`dice`: a sandbox game's scripted dice, added to its script by this packet.
+    `dry_run`: the packet is built and applied in memory only, with the warnings a real
+    submit gives (among them, what its queued orders would do with one imagined roll of
+    the next dice): nothing is written, and the packet is never shown, so no second packet
+    for its seq can come of it."""
     g, state = folder.game, folder.state
-    if out is not None and Path(out).exists():
+    if out is not None and Path(out).exists() and not dry_run:
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     if dice is not None and (g.secure or "dice" not in g.genesis["sandbox"]):
         raise UsageError(f"--dice {','.join(map(str, dice))}: only a sandbox game with scripted dice takes dice "
@@ -69,6 +73,9 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         raise UsageError("a sandbox game needs --side SIDE")
     seq = state["seq"] + 1
     stored = folder.path / "packets" / f"{seq:04d}-{side}.yaml"
+    if stored.exists() and dry_run:
+        raise UsageError(f"packet {seq} is already signed ({folder.relative(stored)}): `pbem submit` sends it as it "
+                         f"is, and a dry run has nothing to try")
     if stored.exists():
         # Signed before a crash, never applied: re-send it; never sign a second packet for seq.
         packet, data = game.read_packet(stored, folder.relative(stored))
@@ -99,6 +106,12 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         salts = sealing.salts(g, seq, side, key, len(sealed_items))
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
     packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
+    if dry_run:
+        new, events = engine.apply_packet(g, state, packet, source)
+        tried = game.Applied(new, events, None)
+        tried.warnings = (unawaited(g, state, side, orders or sealed_items) + foresee(g, new, side)
+                          + idle(state, new, side, orders or sealed_items) + script_used_up(new))
+        return tried
     text = game.packet_yaml(packet)
     try:
         applied = game.adjudicate(folder, packet, text.encode("utf-8"), source)
