@@ -351,6 +351,22 @@ def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, d
     assert run("audit", "blue-folder").exit_code == 0
 
 
+def test_submit_says_which_orders_wait_in_the_queue_for_a_later_turn(run, duel_game):
+    """Orders sent while the game waits for the other side are kept and go off when the
+    game next asks for them, however late: submit says so (a players' probe lost a turn to
+    `end` orders written into the wrong packet)."""
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    run("adjudicate", "blue-folder", "p1.yaml")
+    write("early.yaml", "orders:\n  - {type: fire, unit: b1, target: r1}\n  - {type: end}\n")
+    result = run("submit", "blue-folder", "early.yaml", "--key", "keys/blue", "--dry-run")
+    assert ("warning: orders 1 and 2 of packet 2 wait in the queue: the game now waits for red (red's fire orders, "
+            "turn 1), and they apply, in order, when it next asks blue for what they answer, however late that is; "
+            "your opponent reads them in the packet") in result.stderr
+    quiet = run("submit", "blue-folder", "o.yaml", "--key", "keys/blue", "--dry-run")
+    assert "wait in the queue" not in quiet.stderr and "waits in the queue" not in quiet.stderr
+
+
 def game_states(folder):
     return sorted(os.listdir(Path(folder) / "states"))
 

@@ -135,6 +135,8 @@ def test_dropped_orders_are_named_by_number():
         "orders 4 to 6 and 8 of packet 9, and 1 of packet 11"
     assert engine._numbers([{"seq": 9, "index": 4}, {"seq": 9, "index": 7}, {"seq": 9, "index": 9}]) == \
         "orders 4, 7 and 9 of packet 9"
+    assert engine._numbers([{"seq": 2, "index": 1}, {"seq": 2, "index": 2}, {"seq": 2, "index": 5}]) == \
+        "orders 1, 2 and 5 of packet 2"
 
 
 def test_an_orders_empty_list_and_null_read_none():

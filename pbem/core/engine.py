@@ -888,8 +888,8 @@ def _numbers(items: list[dict]) -> str:
         indexes.sort()
         runs, start = [], indexes[0]
         for a, b in zip(indexes, indexes[1:] + [None]):
-            if b != a + 1:
-                runs.append(str(start) if start == a else f"{start} to {a}")
+            if b != a + 1:   # a run ends at a: "4 to 6", but "4 and 5" for two
+                runs += [str(start)] if start == a else [str(start), str(a)] if a == start + 1 else [f"{start} to {a}"]
                 start = b
         words = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
         parts.append(f"{words} of packet {seq}")

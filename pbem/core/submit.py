@@ -109,8 +109,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if dry_run:
         new, events = engine.apply_packet(g, state, packet, source)
         tried = game.Applied(new, events, None)
-        tried.warnings = (unawaited(g, state, side, orders or sealed_items) + foresee(g, new, side)
-                          + idle(state, new, side, orders or sealed_items) + script_used_up(new))
+        tried.warnings = warnings(g, state, new, side, orders or sealed_items)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -123,9 +122,14 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = (unawaited(g, state, side, orders or sealed_items) + foresee(g, applied.state, side)
-                        + idle(state, applied.state, side, orders or sealed_items) + script_used_up(applied.state))
+    applied.warnings = warnings(g, state, applied.state, side, orders or sealed_items)
     return applied
+
+
+def warnings(g: engine.Game, before: dict, after: dict, side: str, gave: Any) -> list[str]:
+    """What the sender of a packet should know of it before sending it on."""
+    return (unawaited(g, before, side, gave) + foresee(g, after, side) + kept(after, side)
+            + idle(before, after, side, gave) + script_used_up(after))
 
 
 def script_used_up(after: dict) -> list[str]:
@@ -147,6 +151,22 @@ def unawaited(g: Any, before: dict, side: str, orders: list) -> list[str]:
         return []
     return [f"the game waited for a packet from {awaited}, not {side}: {side}'s orders wait in the queue until the "
             f"game reaches them (a sandbox game takes packets from any side)"]
+
+
+def kept(after: dict, side: str) -> list[str]:
+    """Orders of this packet that the game has not reached wait in the queue and apply, in
+    order, when it next asks this side for what they answer, however late: say so where
+    they do not wait for dice alone (a player who wrote next turn's orders into this packet
+    would otherwise learn it when they went off)."""
+    mine = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
+    awaiting = after["awaiting"]
+    if not mine or awaiting["need"] is None or awaiting["waiting_for"] == "dice" or awaiting["need"]["side"] == side:
+        return []
+    need, one = awaiting["need"], len(mine) == 1
+    return [f"{engine._numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for "
+            f"{need['side']} ({need['prompt'].rstrip('.')}), and {'it applies' if one else 'they apply, in order,'} "
+            f"when it next asks {side} for what {'it answers' if one else 'they answer'}, however late that is; your "
+            f"opponent reads {'it' if one else 'them'} in the packet"]
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
