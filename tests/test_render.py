@@ -215,9 +215,43 @@ def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
     attacks = [e for e in events if e["type"] == "attack"]
     assert moves and attacks
     assert text.count('data-style="move-') == len(moves)
-    assert text.count('data-style="attack"') == sum(len(e["groups"]) for e in attacks)
+    declared = {e["attack"] for e in attacks}
+    earlier = [e for e in events if e["type"] == "fire" and e["fire"] == "offensive" and e["attack"] not in declared]
+    assert text.count('data-style="attack"') == sum(len(e["groups"]) for e in attacks) + \
+        sum(len([h for h in e["firer_hexes"] if h != e["target_hex"]]) for e in earlier)
     fire = next(e for e in events if e["type"] == "fire" and e["fire"] == "offensive")
     assert f"{fire['result']} (die {fire['die']})" in text
+
+
+@pytest.mark.parametrize("ruleset", ["chir", "dos"])
+def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_result(ruleset):
+    """In a secure game the dice of an attack come with the next packet: its fire (chir) or
+    combat (dos) is in a later packet than its declaration. It is drawn as arrows from where
+    the firers or attackers stand, the first with the result, over the counters (audience
+    probe: 15 chir results were on no picture, and dos wrote them under the counters)."""
+    from pbem.rulesets.chir import draw as chir_draw
+
+    f = frames.open_game(EXAMPLES[ruleset])
+    found = 0
+    for fr in frames.frames(f):
+        declared = {e.get("attack") for e in fr.events if e["type"] == "attack"}
+        targets = {tuple(e["targets"]) for e in fr.events if e["type"] == "attack" and "targets" in e}
+        if ruleset == "chir":
+            late = [(e["firer_hexes"], e["target_hex"], chir_draw._result(e)) for e in fr.events
+                    if e["type"] == "fire" and e["attack"] not in declared and e["firer_hexes"]
+                    and e["target_hex"] not in e["firer_hexes"]]
+        else:
+            late = [(e["hexes"], e["targets"][0], f"{e['column']} die {e['die']}: {e['result']}") for e in fr.events
+                    if e["type"] == "combat" and e.get("targets") and tuple(e["targets"]) not in targets
+                    and any(h in f.game.scenario.hexes for h in e["hexes"])]
+        if not late:
+            continue
+        arrows = [i for i in frames.scene(f, fr)["items"] if i["type"] == "arrow"]
+        for hexes, target, text in late:
+            assert any(a["cells"][-1] == target and a["cells"][0] in hexes and a.get("text") == text for a in arrows), \
+                (fr.seq, target, text)
+            found += 1
+    assert found >= 3
 
 
 def test_zones_of_control_only_on_request(tmp_path):
@@ -249,7 +283,7 @@ def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
 def part_box(text: str) -> tuple[float, float, float, float]:
     """x, y, width, height of the box a picture of a part of the map shows: the hole in the
     paper laid over the rest of the map."""
-    x, y, h, w = map(float, re.search(r'<path id="cut" d="M0 0H[0-9.]+V[0-9.]+H0Z M([0-9.]+) ([0-9.]+)v([0-9.]+)h([0-9.]+)v-',
+    x, y, h, w = map(float, re.search(r'<path id="cut" d="M-2 -2H[0-9.]+V[0-9.]+H-2Z M([0-9.]+) ([0-9.]+)v([0-9.]+)h([0-9.]+)v-',
                                       text).groups())
     return x, y, w, h
 
@@ -275,7 +309,14 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     assert width(text) < width(whole.read_text())
     png = tmp_path / "part.png"
     run("render", folder, "--seq", seq, "-o", png, "--around", around, "--radius", radius)
-    assert image(png.read_bytes()).size[0] == round(width(text))
+    picture = image(png.read_bytes())
+    assert picture.size[0] == round(width(text))
+    # the edges of the picture are paper, even the fraction of a pixel past the SVG's width
+    from pbem.core.render.style import PAPER
+
+    paper = tuple(int(PAPER[i:i + 2], 16) for i in (1, 3, 5))
+    w, h = picture.size
+    assert {picture.getpixel((w - 1, y)) for y in range(h)} == {paper} == {picture.getpixel((x, h - 1)) for x in range(w)}
 
 
 def test_render_around_a_kkoh_square_counts_squares(tmp_path):
@@ -313,7 +354,8 @@ def test_render_around_refuses_a_cell_off_the_map_and_an_area_map(tmp_path):
     result = run("render", EXAMPLES["dos"], "-o", tmp_path / "x.svg", "--around", "Z9999", code=2)
     assert result.stderr.startswith("pbem: --around Z9999: there is no hex Z9999 on the dos map")
     result = run("render", EXAMPLES["kkoh"], "-o", tmp_path / "x.svg", "--around", "9905", code=2)
-    assert "there is no cell 9905 on the kkoh map (its cells are named like 0000.00)" in result.stderr
+    assert ("there is no cell 9905 on the kkoh map (its squares are named like 0000, the cells in them like "
+            "0000.00)") in result.stderr
     result = run("render", EXAMPLES["stalingrad"], "-o", tmp_path / "x.svg", "--around", "mamayev-kurgan", code=2)
     assert "the stalingrad map is made of areas, and is always drawn whole" in result.stderr
     assert not (tmp_path / "x.svg").exists()
@@ -526,6 +568,26 @@ def test_an_attacks_result_is_written_where_it_covers_no_counter():
                 n, bad = _overlapping(svg.to_svg(scene))
                 labels, covering = labels + n, covering + bad
         assert labels >= 20 and covering * 10 <= labels * tenths, (ruleset, labels, covering)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 6])
+def test_an_arrows_tip_stops_at_the_edge_of_the_stack_it_points_at(count):
+    """The head ends outside every counter of the stack in its last cell, whatever the block's
+    size and the direction it comes from, so it never covers a counter's values (audience
+    probe: a head on a 2 x 2 dos block read "4-13" as "4-?3")."""
+    cells = {f"{c:02d}{r:02d}": [c, r] for c in range(1, 6) for r in range(1, 6)}
+    grid = scenes.Grid({"kind": "hex", "layout": "odd-q", "size": 30, "cells": cells})
+    stack = [{"type": "stack", "cell": "0303", "counters": [{"unit": f"u{i}", "side": "x"} for i in range(count)]}]
+    painter = svg._Painter(grid, {}, {}, 0, 0, stack)
+    boxes = painter.stacks["0303"]
+    assert len(boxes) == min(count, 4) or count > 4
+    for start in sorted(grid.around("0303", 1)):
+        if start == "0303":
+            continue
+        _, head = painter.arrow({"type": "arrow", "cells": [start, "0303"], "style": "move"})
+        tip = tuple(map(float, re.search(r'<polygon [^>]*points="([-0-9.]+),([-0-9.]+)', head).groups()))
+        assert not any(x0 + 0.2 < tip[0] < x1 - 0.2 and y0 + 0.2 < tip[1] < y1 - 0.2 for x0, y0, x1, y1 in boxes), \
+            (count, start, tip)
 
 
 def test_a_label_takes_the_first_clear_spot_and_else_the_first():

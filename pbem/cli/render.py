@@ -51,8 +51,11 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
             radius = 2 if radius is None else radius   # 6 squares would be most of a kkoh table
             view = grid.around_block(around, radius)
         else:
+            example = next(iter(grid.cells))
+            named = (f"its squares are named like {example.partition('.')[0]}, the cells in them like {example}"
+                     if "." in example else f"its {nouns} are named like {example}")
             raise UsageError(f"--around {around}: there is no {noun} {around} on the {folder.game.ruleset.id} map "
-                             f"(its {nouns} are named like {next(iter(grid.cells))})")
+                             f"({named})")
         caption = scene.get("caption") or []
         scene["caption"] = (caption if isinstance(caption, list) else [caption]) + [
             f"Part of the map: {radius} {noun if radius == 1 else nouns} around {around}."]

@@ -88,7 +88,8 @@ class Picture(NamedTuple):
             num(math.ceil(self.clip[3] * 10) / 10)
         cut = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name != "panel")
         panel = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name == "panel")
-        paper = (f'<path id="cut" d="M0 0H{num(self.width)}V{num(self.height)}H0Z M{x} {y}v{ch}h{w}v-{ch}Z" '
+        # the paper reaches past the canvas: a PNG a fraction of a pixel wider shows no map there
+        paper = (f'<path id="cut" d="M-2 -2H{num(self.width + 2)}V{num(self.height + 2)}H-2Z M{x} {y}v{ch}h{w}v-{ch}Z" '
                  f'fill="{PAPER}" fill-rule="evenodd"/>\n')
         return (self.head() + f'<g transform="translate({m} {m}) scale({k}) translate(-{m} -{m})">\n' + cut + "</g>\n"
                 + paper + panel + "</svg>\n")
@@ -241,13 +242,22 @@ class _Painter:
         # what a label must not cover: every counter on the map, and the labels placed so far
         # (worked out at the first label: most pictures of a replay have none)
         self._taken: list[tuple[float, float, float, float]] | None = None
+        self._stacks: dict[str, list[tuple[float, float, float, float]]] | None = None
+
+    @property
+    def stacks(self) -> dict[str, list[tuple[float, float, float, float]]]:
+        """The boxes of each stack's counters, by cell (worked out at the first label or arrow
+        that needs them: most pictures of a replay have neither)."""
+        if self._stacks is None:
+            self._stacks = {item["cell"]: _counter_boxes(self.grid, item["cell"], len(item["counters"]),
+                                                         self.centre(item["cell"]))
+                            for item in self.items if item["type"] == "stack" and item["counters"]}
+        return self._stacks
 
     @property
     def taken(self) -> list[tuple[float, float, float, float]]:
         if self._taken is None:
-            self._taken = [box for item in self.items if item["type"] == "stack" and item["counters"]
-                           for box in _counter_boxes(self.grid, item["cell"], len(item["counters"]),
-                                                     self.centre(item["cell"]))]
+            self._taken = [box for boxes in self.stacks.values() for box in boxes]
         return self._taken
 
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float) -> Point:
@@ -423,7 +433,12 @@ class _Painter:
             points[0] = self.at(self.grid.rim(cells[0], self.grid.centre(cells[1])))
             points[-1] = self.at(self.grid.rim(cells[-1], self.grid.centre(cells[-2])))
         else:  # the head stops at the edge of a counter in the last cell, clear of its text
-            points[-1] = _towards(points[-1], points[-2], max(self.grid.extent(cells[-1])) * 0.62)
+            reach, most = max(self.grid.extent(cells[-1])) * 0.62, 0.45
+            stack = self.stacks.get(cells[-1])
+            if stack:   # a block of counters reaches further: the tip stops at its edge, off its values
+                reach = max(reach, _exit(points[-1], points[-2], _bounds([p for b in stack for p in (b[:2], b[2:])])) + 2)
+                most = 0.8
+            points[-1] = _towards(points[-1], points[-2], reach, most)
         tip = points[-1]
         base = _towards(tip, points[-2], head)
         line = points[:-1] + [base]
@@ -552,13 +567,25 @@ def _facing(cx: float, cy: float, c: float, degrees: float) -> str:
             f'<polygon class="facing" fill="{INK}" stroke="#ffffff" stroke-width="0.8" points="{pts(wedge)}"/>')
 
 
-def _towards(p: Point, q: Point, d: float) -> Point:
-    """The point d pixels from p towards q (p itself if they coincide)."""
+def _exit(p: Point, q: Point, box: tuple[float, float, float, float]) -> float:
+    """How far from p, towards q, a line leaves `box` (x0, y0, x1, y1), which holds p."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length = math.hypot(dx, dy)
+    if length == 0:
+        return 0.0
+    dx, dy = dx / length, dy / length
+    ts = [((box[2] if dx > 0 else box[0]) - p[0]) / dx] if dx else []
+    ts += [((box[3] if dy > 0 else box[1]) - p[1]) / dy] if dy else []
+    return max(0.0, min(ts)) if ts else 0.0
+
+
+def _towards(p: Point, q: Point, d: float, most: float = 0.45) -> Point:
+    """The point d pixels from p towards q, at most `most` of the way (p itself if they coincide)."""
     dx, dy = q[0] - p[0], q[1] - p[1]
     length = math.hypot(dx, dy)
     if length == 0:
         return p
-    d = min(d, length * 0.45)
+    d = min(d, length * most)
     return p[0] + dx / length * d, p[1] + dy / length * d
 
 

@@ -192,6 +192,17 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
             if back and back.get("target_hex") in sc.hexes and back["target_hex"] != e["target"]:
                 items.append({"type": "arrow", "cells": [e["target"], back["target_hex"]], "style": "defensive-fire",
                               "text": _result(back)})
+    # fire at an attack an earlier packet declared (in a secure game the defender's fire waits
+    # for the next reveal): drawn from where the firers stand, with its result
+    declared = {e["attack"] for e in events if e["type"] == "attack"}
+    for e in events:
+        if e["type"] == "fire" and e.get("attack") not in declared and e.get("target_hex") in sc.hexes:
+            style = "attack" if e["fire"] == "offensive" else "defensive-fire"
+            shots = [{"type": "arrow", "cells": [h, e["target_hex"]], "style": style}
+                     for h in e.get("firer_hexes", ()) if h in sc.hexes and h != e["target_hex"]]
+            if shots:
+                shots[0]["text"] = _result(e)
+            items += shots
     return [a for a in items if len(a["cells"]) >= 2]
 
 

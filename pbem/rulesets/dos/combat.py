@@ -595,7 +595,8 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     ctx.event("combat", f"{attack} against {defence}: {col}; die {die}" + (f" {'+' if shift > 0 else ''}{shift} = {row}"
               if shift else "") + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
               result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], targets=list(c["targets"]),
-              rule="9.5")
+              # where the attackers stand, for the picture of an attack declared in an earlier packet
+              hexes=sorted({rules["units"][u] for u in c["units"] + c["hqs"] if st.on_map(rules, u)}), rule="9.5")
     c["choices"] = {}
     if eng:
         c["def_choice"], c["att_choice"] = "loss", "loss"

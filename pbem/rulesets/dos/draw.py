@@ -67,11 +67,13 @@ STYLES = {
     "zoc-soviet": {"fill": "#c0180c", "opacity": 0.2, "label": "Soviet zone of control (8.0)", "show": "zoc"},
     "move-axis": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "label": "Last packet: Axis move"},
     "move-soviet": {"stroke": "#7a1400", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
-    "rail-move": {"stroke": "#3a3a3a", "width": 2.2, "dash": "2 2", "opacity": 0.85,
+    # the last packet's lines in hues no map line has: a rail move is not the railroad, a
+    # retreat not the purple front line of 28 June (audience probe)
+    "rail-move": {"stroke": "#0a8f8f", "width": 2.4, "dash": "2 2", "opacity": 0.9,
                   "label": "Last packet: move by rail (6.3)"},
     "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9,
                "label": "Last packet: attack or overrun, with its odds, die and result (9.5)"},
-    "retreat": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "label": "Last packet: retreat (9.7)"},
+    "retreat": {"stroke": "#e07000", "width": 2.5, "dash": "6 3", "opacity": 0.95, "label": "Last packet: retreat (9.7)"},
     "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9,
                 "label": "Last packet: advance after combat (9.8)"},
     "cell-id": {"ink": "#8a8470", "width": 7},
@@ -278,8 +280,14 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
             arrow = attacks.get(tuple(e["targets"]))
             if arrow is not None:
                 arrow["text"] = text
-            else:   # the attack was declared in an earlier packet: the result over its target
-                items.append({"type": "label", "cell": e["targets"][0], "text": text, "style": "name",
-                              "at": "center"})
+            else:   # the attack was declared in an earlier packet: its arrows drawn with this result
+                arrows = [{"type": "arrow", "cells": [h, target], "style": "attack"} for target in e["targets"]
+                          for h in e.get("hexes", ()) if h != target and h in sc.hexes and target in sc.hexes
+                          and sc.adjacent(sc.idx[h], sc.idx[target])]
+                if arrows:
+                    arrows[0]["text"] = text
+                    items += arrows
+                else:   # no attacker left beside it: the result at the top of its target, clear of the counters
+                    items.append({"type": "label", "cell": e["targets"][0], "text": text, "style": "name", "at": "top"})
     return items
 
