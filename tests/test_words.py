@@ -519,8 +519,8 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     m.send("south", [])
     out = lines(run("status", tmp_path / "north"))
     assert out[2:] == [
-        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7); then "
-        "south, for orders: turn 1: open your sealed plan (B2).",
+        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7) to go "
+        "on with south's step: turn 1: open your sealed plan (B2).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet."]
 
