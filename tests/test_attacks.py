@@ -738,11 +738,12 @@ def test_16_email_damage_still_verifies_and_applies(table, damage):
 # --- 17. schema violations -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("orders, words", [
-    ([{"type": "move", "unit": "r1", "target": "b1"}], ["order 1 (orders[0].type)", "'move' is not one of"]),
-    ([{"unit": "r1", "target": "b1"}], ["order 1 (orders[0])", "'type' is a required property"]),
-    ([{"type": "end"}, {"type": "fire", "unit": 5, "target": "b1"}], ["order 2 (orders[1].unit)", "not of type 'string'"]),
-    ([{"type": "fire", "unit": "r1", "target": "b1", "range": 3}], ["order 1 (orders[0])", "'range' was unexpected"]),
-    (["fire r1 at b1"], ["order 1 (orders[0])", "is not of type 'object'"]),
+    ([{"type": "move", "unit": "r1", "target": "b1"}], ["order 1, field `type`: 'move' is not one of: fire, end"]),
+    ([{"unit": "r1", "target": "b1"}], ["order 1: ", "'type' is a required property"]),
+    ([{"type": "end"}, {"type": "fire", "unit": 5, "target": "b1"}], ["order 2, field `unit`: ", "not of type 'string'"]),
+    ([{"type": "fire", "unit": "r1", "target": "b1", "range": 3}], ["order 1: ", "'range' was unexpected"]),
+    (["fire r1 at b1"], ["order 1: ", "is not of type 'object'"]),
+    ([{"type": "fire", "unit": ["r1", 5], "target": "b1"}], ["order 1, field `unit`: "]),
     ([{"type": "fire", "target": "b1"}], ["order 1 (fire target=b1) is illegal", "(D1)"]),
     ([{"type": "fire", "unit": "r9", "target": "b1"}], ["order 1 (fire target=b1 unit=r9) is illegal", "no unit r9", "(D1)"]),
 ])

@@ -127,7 +127,7 @@ def test_submit_refuses_out_of_turn_and_illegal_orders(run, duel_game):
     assert sorted(p.name for p in Path("red-folder").rglob("*")) == before
     write("schema.yaml", "orders:\n  - {type: charge, unit: r1}\n")
     result = run("submit", "red-folder", "schema.yaml", "--key", "keys/red", code=1)
-    assert "order 1 (orders[0].type): 'charge' is not one of" in result.stderr
+    assert "order 1, field `type`: 'charge' is not one of: " in result.stderr
 
 
 def test_show_and_canonical(run, duel_game):

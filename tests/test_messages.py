@@ -35,21 +35,21 @@ def submit(tmp_path, monkeypatch):
 def test_an_unquoted_hex_id_is_told_to_be_quoted(submit):
     code, said = submit("chir", "orders: [{type: place, unit: LW/I, hex: 3413}]\n")
     assert code == 1
-    assert said == ("pbem: o.yaml: order 1 (orders[0].hex): 3413 is not of type 'string' (YAML reads it as an "
+    assert said == ("pbem: o.yaml: order 1, field `hex`: 3413 is not of type 'string' (YAML reads it as an "
                     "integer); quote it: hex: \"3413\"\n")
 
 
 def test_a_misspelt_type_key_is_named_with_the_missing_type(submit):
     code, said = submit("stalingrad", 'orders: [{typ: reinforce, unit: "24pd-26pgr", area: aerodromny}]\n')
     assert code == 1
-    assert said == ("pbem: o.yaml: order 1 (orders[0]): unknown key `typ` (missing `type`); the order types are end, "
+    assert said == ("pbem: o.yaml: order 1: unknown key `typ` (missing `type`); the order types are end, "
                     "reinforce, shift, move, attack, card, allocate, apply, retreat, substitute\n")
 
 
 def test_a_misspelt_key_of_a_typed_order_is_named_with_the_keys_of_its_type(submit):
     code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pgr", aera: aerodromny}]\n')
     assert code == 1
-    assert said == ("pbem: o.yaml: order 1 (orders[0]): unknown key `aera` (missing `area`); an order of type "
+    assert said == ("pbem: o.yaml: order 1: unknown key `aera` (missing `area`); an order of type "
                     "reinforce takes the keys type, unit, area\n")
 
 

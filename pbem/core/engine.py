@@ -544,14 +544,15 @@ def check_orders(game: Game, orders: list, k: int, source: str) -> list[tuple[di
             key = order.pop("decision")
             match = DECISION_KEY.match(key) if isinstance(key, str) else None
             if match is None or int(match.group(1)) > k:
-                raise RulesError(f"{source}: order {index} (orders[{index - 1}].decision): {shown(key)} does not name a "
+                raise RulesError(f"{source}: order {index}, field `decision`: {shown(key)} does not name a "
                                  f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far, such as "
                                  f"\"{max(k - 1, 1)}.1/{order.get('type', 'kind')}\"")
         errors = order_errors(game.ruleset.order_schema, order)
         if errors:
             error = errors[0]
-            where = "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in error.path)
-            raise RulesError(f"{source}: order {index} (orders[{index - 1}]{where}): {shown(error.message)}")
+            # numbered from 1, as the orders are: "order 2, field `units`, item 1"
+            where = "".join(f", field `{shown(p)}`" if isinstance(p, str) else f", item {p + 1}" for p in error.path)
+            raise RulesError(f"{source}: order {index}{where}: {shown(error.message)}")
         checked.append((order, key))
     return checked
 

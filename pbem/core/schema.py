@@ -87,6 +87,8 @@ def order_errors(schema: dict, order: Any) -> list:
     errors = sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
     for error in errors:
         _quote_hint(error)
+        if error.validator == "enum" and isinstance(error.validator_value, list):   # words, not a Python list
+            error.message = f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
     if branches and isinstance(order, dict):
         keys = _keys_error(schema, order)
         if keys is not None:
