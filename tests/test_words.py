@@ -458,6 +458,50 @@ def test_diff_says_a_unit_entered_not_that_it_gained_strength_and_names_the_area
     assert found[1]["text"] == "Areas attacked this phase (house 6.1): none, now aerodromny."
 
 
+@pytest.mark.parametrize("ruleset_id", ["chir", "stalingrad"])
+def test_the_orders_template_with_a_key_says_where_the_reveal_brings_the_game(tmp_path, ruleset_id):
+    """`pbem orders --key`: a side whose packet is next with nothing to decide learns where its
+    reveal brings the game, and when that is its own orders, which are legal then, to write
+    into this packet and save a round trip (players' probe). Exactly what the packet then
+    meets, in every such state of a random game."""
+    import random
+
+    from pbem.core import bot, templates
+    from tests.support.games import Match
+
+    m = Match(tmp_path, ruleset_id, chain_length=512, key_seed="reveal")
+    rng = random.Random(ruleset_id)
+    told = 0
+    for _ in range(60):
+        state = m.state()
+        sender = state["awaiting"]["packet_from"]
+        if sender is None:
+            break
+        need = state["awaiting"]["need"]
+        if need["side"] != sender:
+            text = templates.orders_template(m.game, state, sender, m.keys[sender])
+            assert "--key KEYFILE" not in text and "--key KEYFILE" in templates.orders_template(m.game, state, sender)
+            quiet = m.send(sender, [])   # what a packet without orders meets, after its reveal
+            after = quiet.state["awaiting"]
+            own = after["need"] is not None and after["need"]["side"] == sender and \
+                after["waiting_for"] in ("orders", "sealed orders")
+            assert ("the game comes to your own orders" in text) == own, (state["seq"], text)
+            if own:
+                told += 1
+                assert f"# Legal orders then ({len(m.game.legal_orders(quiet.state['rules'], engine_need(quiet.state)))})" \
+                    in text
+            continue
+        orders, seal = bot.plan_packet(m.game, m.state(sender), sender, lambda options: rng.choice(options))
+        m.send(sender, orders, seal=seal)
+    assert told >= 2
+
+
+def engine_need(state):
+    from pbem.core import engine
+
+    return engine.awaited_need(state)
+
+
 def test_the_orders_template_lists_every_standing_order_choice_for_every_ruleset(city, chir_decision):
     """`pbem orders` says what each standing order may be set to, the same way for every ruleset
     (stalingrad's template listed only the values in force)."""

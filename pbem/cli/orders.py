@@ -4,17 +4,22 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import echo, game_dir, handles_errors
+from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, load_key
 
 
-@click.command("orders")
+@click.command("orders", epilog=PASSPHRASE_HELP)
 @game_dir
 @click.option("--side", required=True, help="The side whose orders to prepare.")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False),
+              help="Your private key (secure games): when your packet is next and you have nothing to decide, "
+                   "the template says where your reveal brings the game, and lists your own orders if it is "
+                   "your turn then.")
 @handles_errors
-def command(game_dir: str, side: str) -> None:
+def command(game_dir: str, side: str, key_file: str | None) -> None:
     """Print a ready-to-edit YAML template of what SIDE must decide now, with the legal
     options as comments. Edit it, then `pbem submit GAME_DIR FILE --key KEY`."""
     from pbem.core import game, templates
 
     folder = game.open_folder(Path(game_dir))
-    echo(templates.orders_template(folder.game, folder.state, side), nl=False)
+    key = load_key(key_file) if key_file else None
+    echo(templates.orders_template(folder.game, folder.state, side, key), nl=False)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from pbem.core import describe, engine
+from pbem.core.text import with_rule
 from pbem.core.canonical import scalar_text, dumps
 
 MAX_LISTED = 80
@@ -22,7 +23,39 @@ def _flow_value(value: Any) -> str:
     return scalar_text(value)
 
 
-def orders_template(game: engine.Game, state: dict, side: str) -> str:
+def _after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> list[str]:
+    """A side that sends the next packet with nothing to decide: where its reveal brings the
+    game, from its own key (the dice it reveals are its to know first, docs/protocol.md §1).
+    When that is its own orders, they can go into this packet: they take effect after the
+    reveal (§7), and a round trip is saved."""
+    if key is None:
+        return ["# (`pbem orders ... --key KEYFILE` shows where your reveal brings the game: if to your own",
+                "# orders, they can go into this packet.)"] if game.secure else []
+    from pbem.core.game import build_packet, side_of_key
+
+    if side_of_key(game, key) != side:
+        from pbem.core.errors import UsageError
+
+        raise UsageError(f"--key is {side_of_key(game, key)}'s key, not {side}'s")
+    after, _ = engine.apply_packet(game, state, build_packet(game, state, side, [], None, key, ""), "(look ahead)",
+                                   verify=False, lookahead=True)
+    awaiting = after["awaiting"]
+    need = engine.awaited_need(after)
+    if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders"):
+        who = awaiting["need"]["side"] if awaiting["need"] else None
+        return [f"# Your reveal resolves what is queued; the game then waits for {who or 'nothing: it is over'}."]
+    legal = game.legal_orders(after["rules"], need)
+    lines = ["# Your reveal resolves what is queued, and then the game comes to your own orders:",
+             f"#   {with_rule(need.prompt, need.rule)}.",
+             "# Orders written below take effect then, in this same packet: a round trip saved.",
+             f"# Legal orders then ({len(legal)}):"]
+    lines += [f"#   - {flow(order)}" for order in legal[:MAX_LISTED]]
+    if len(legal) > MAX_LISTED:
+        lines.append(f"#   ... {len(legal) - MAX_LISTED} more")
+    return lines
+
+
+def orders_template(game: engine.Game, state: dict, side: str, key: Any = None) -> str:
     ruleset = game.ruleset
     if side not in game.sides:
         from pbem.core.errors import UsageError
@@ -85,6 +118,7 @@ def orders_template(game: engine.Game, state: dict, side: str) -> str:
     elif side == sender:
         lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                      if game.secure else "# You have nothing to decide now: send this packet as it is.")
+        lines += _after_reveal(game, state, side, key)
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
     policies = engine.effective_policies(ruleset, state, side)
