@@ -90,7 +90,7 @@ def test_a_round_by_email(run, duel_game):
     assert (Path("red-folder/states/0003.yaml").read_bytes() == Path("blue-folder/states/0003.yaml").read_bytes())
     out = run("status", "blue-folder").output
     assert ("Awaited: a packet from blue, whose reveal opens the dice the game waits for (docs/protocol.md §7) to go on "
-            "with red's step: ") in out
+            "with the step of red: ") in out
     assert "Queued orders (red 2) wait for the dice of the next packet." in out
     for folder in ("red-folder", "blue-folder"):
         report = json.loads(run("audit", folder, "--json").output)
@@ -337,7 +337,7 @@ def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, d
     assert "Packet 3 from red." in tried.output
     assert ("warning: with one imagined roll of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) is void: "
             "r1 has already fired this phase (D2)") in tried.stderr
-    assert tried.output.rstrip().endswith("dry run: twice.yaml is a legal packet 3; nothing was signed, written or sent "
+    assert tried.output.rstrip().endswith("dry run: twice.yaml is a legal packet 3; nothing was written or sent "
                                           "(the same command without --dry-run sends it)")
     after = {path: path.read_bytes() for path in sorted(Path("red-folder").rglob("*")) if path.is_file()}
     assert after == before and not Path("p3.yaml").exists()
@@ -360,9 +360,9 @@ def test_submit_says_which_orders_wait_in_the_queue_for_a_later_turn(run, duel_g
     run("adjudicate", "blue-folder", "p1.yaml")
     write("early.yaml", "orders:\n  - {type: fire, unit: b1, target: r1}\n  - {type: end}\n")
     result = run("submit", "blue-folder", "early.yaml", "--key", "keys/blue", "--dry-run")
-    assert ("warning: orders 1 and 2 of packet 2 wait in the queue: the game now waits for red (red's fire orders, "
-            "turn 1), and they apply, in order, when it next asks blue for what they answer, however late that is; "
-            "your opponent reads them in the packet") in result.stderr
+    assert ("warning: orders 1 and 2 of packet 2 wait in the queue: the game now waits for red's orders (red's fire "
+            "orders, turn 1), and they apply, in order, as the game next asks blue for orders, however late that is (an "
+            "order it cannot take then is void); your opponent reads them in the packet") in result.stderr
     quiet = run("submit", "blue-folder", "o.yaml", "--key", "keys/blue", "--dry-run")
     assert "wait in the queue" not in quiet.stderr and "waits in the queue" not in quiet.stderr
 

@@ -3,7 +3,7 @@ sandbox dice, previews."""
 
 import pytest
 
-from pbem.core import dice, engine, game
+from pbem.core import dice, engine, game, text
 from pbem.core.errors import RulesError
 from pbem.core.submit import submit_orders
 from tests.support.games import Match, sandbox
@@ -130,12 +130,12 @@ def test_a_void_order_names_the_orders_of_its_phase_once():
 
 
 def test_dropped_orders_are_named_by_number():
-    assert engine._numbers([{"seq": 9, "index": 4}]) == "order 4 of packet 9"
-    assert engine._numbers([{"seq": 9, "index": i} for i in (8, 4, 5, 6)] + [{"seq": 11, "index": 1}]) == \
+    assert text.numbers([{"seq": 9, "index": 4}]) == "order 4 of packet 9"
+    assert text.numbers([{"seq": 9, "index": i} for i in (8, 4, 5, 6)] + [{"seq": 11, "index": 1}]) == \
         "orders 4 to 6 and 8 of packet 9, and 1 of packet 11"
-    assert engine._numbers([{"seq": 9, "index": 4}, {"seq": 9, "index": 7}, {"seq": 9, "index": 9}]) == \
+    assert text.numbers([{"seq": 9, "index": 4}, {"seq": 9, "index": 7}, {"seq": 9, "index": 9}]) == \
         "orders 4, 7 and 9 of packet 9"
-    assert engine._numbers([{"seq": 2, "index": 1}, {"seq": 2, "index": 2}, {"seq": 2, "index": 5}]) == \
+    assert text.numbers([{"seq": 2, "index": 1}, {"seq": 2, "index": 2}, {"seq": 2, "index": 5}]) == \
         "orders 1, 2 and 5 of packet 2"
 
 

@@ -215,12 +215,42 @@ def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
     attacks = [e for e in events if e["type"] == "attack"]
     assert moves and attacks
     assert text.count('data-style="move-') == len(moves)
-    declared = {e["attack"] for e in attacks}
-    earlier = [e for e in events if e["type"] == "fire" and e["fire"] == "offensive" and e["attack"] not in declared]
+    earlier = [e for e in late_fires(events) if e["fire"] == "offensive"]
     assert text.count('data-style="attack"') == sum(len(e["groups"]) for e in attacks) + \
         sum(len([h for h in e["firer_hexes"] if h != e["target_hex"]]) for e in earlier)
     fire = next(e for e in events if e["type"] == "fire" and e["fire"] == "offensive")
     assert f"{fire['result']} (die {fire['die']})" in text
+
+
+def late_fires(events: list[dict]) -> list[dict]:
+    """chir's fire events whose attack no earlier event of the packet declared (attack numbers
+    start again each phase)."""
+    declared: set = set()
+    late = []
+    for e in events:
+        if e["type"] == "attack":
+            declared.add(e["attack"])
+        elif e["type"] == "fire" and e["attack"] not in declared:
+            late.append(e)
+    return late
+
+
+def test_a_chir_fire_belongs_to_the_attack_of_its_number_declared_before_it():
+    """One packet resolves the fire of attack 1 of a phase an earlier packet declared, then
+    declares attack 1 of the next phase: the fire is drawn from its firers with its result,
+    and the new attack carries none (review: matched by number alone, it was lost)."""
+    from pbem.rulesets.chir import draw as chir_draw
+
+    sc = frames.open_game(EXAMPLES["chir"]).game.scenario
+    late = {"type": "fire", "attack": 1, "fire": "offensive", "firer_hexes": ["1824"], "target_hex": "1924",
+            "die": 6, "result": "-"}
+    new = {"type": "attack", "attack": 1, "groups": ["2335"], "target": "2436"}
+    arrows = chir_draw._arrows(sc, [late, new])
+    assert [(a["cells"], a.get("text")) for a in arrows] == [(["1824", "1924"], chir_draw._result(late)),
+                                                             (["2335", "2436"], None)]
+    # and a fire after its own declaration labels that declaration's first arrow
+    arrows = chir_draw._arrows(sc, [new, dict(late, target_hex="2436", firer_hexes=["2335"])])
+    assert [(a["cells"], a.get("text")) for a in arrows] == [(["2335", "2436"], chir_draw._result(late))]
 
 
 @pytest.mark.parametrize("ruleset", ["chir", "dos"])
@@ -234,12 +264,10 @@ def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_r
     f = frames.open_game(EXAMPLES[ruleset])
     found = 0
     for fr in frames.frames(f):
-        declared = {e.get("attack") for e in fr.events if e["type"] == "attack"}
         targets = {tuple(e["targets"]) for e in fr.events if e["type"] == "attack" and "targets" in e}
         if ruleset == "chir":
-            late = [(e["firer_hexes"], e["target_hex"], chir_draw._result(e)) for e in fr.events
-                    if e["type"] == "fire" and e["attack"] not in declared and e["firer_hexes"]
-                    and e["target_hex"] not in e["firer_hexes"]]
+            late = [(e["firer_hexes"], e["target_hex"], chir_draw._result(e)) for e in late_fires(fr.events)
+                    if e["firer_hexes"] and e["target_hex"] not in e["firer_hexes"]]
         else:
             late = [(e["hexes"], e["targets"][0], f"{e['column']} die {e['die']}: {e['result']}") for e in fr.events
                     if e["type"] == "combat" and e.get("targets") and tuple(e["targets"]) not in targets

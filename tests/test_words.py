@@ -564,7 +564,7 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     out = lines(run("status", tmp_path / "north"))
     assert out[2:] == [
         "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7) to go "
-        "on with south's step: turn 1: open your sealed plan (B2).",
+        "on with the step of south: turn 1: open your sealed plan (B2).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet."]
 
@@ -611,8 +611,12 @@ from pbem.core import text as words
     ("end the phase.", "", False, "end the phase"),
     ("N2301 is beyond the range of AA/2 (12 hexes)", "14.41", False,
      "N2301 is beyond the range of AA/2 (12 hexes) (14.41)"),                    # a number, not a rule
-    ("remove over the limit (16.33, 11.2(1), house 6)", "9.1", False,
-     "remove over the limit (16.33, 11.2(1), house 6, 9.1)"),
+    ("remove over the limit (16.33, 11.2(1))", "9.1", False, "remove over the limit (16.33, 11.2(1), 9.1)"),
+    ("remove (house 6)", "house 7", False, "remove (house 6, house 7)"),
+    ("remove (16.33, house 6)", "9.1", False, "remove (16.33, house 6) (9.1)"),              # rules of two kinds
+    ("units of their stack (3320)", "9.1", False, "units of their stack (3320) (9.1)"),        # a hex, not a rule
+    ("give one cell for each unit placed (B-PG-1)", "K-GM-2", False,
+     "give one cell for each unit placed (B-PG-1) (K-GM-2)"),                                    # a unit, not a rule
 ])
 def test_a_need_names_its_rule_once(prompt, rule, cited, said):
     assert words.cites(prompt, rule) is cited or not rule

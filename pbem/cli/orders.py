@@ -19,7 +19,14 @@ def command(game_dir: str, side: str, key_file: str | None) -> None:
     """Print a ready-to-edit YAML template of what SIDE must decide now, with the legal
     options as comments. Edit it, then `pbem submit GAME_DIR FILE --key KEY`."""
     from pbem.core import game, templates
+    from pbem.core.errors import UsageError
 
     folder = game.open_folder(Path(game_dir))
-    key = load_key(key_file) if key_file else None
-    echo(templates.orders_template(folder.game, folder.state, side, key), nl=False)
+
+    def key():   # read (and its passphrase asked) only if the template needs it; another side's key is refused
+        found = load_key(key_file)
+        if game.side_of_key(folder.game, found) != side:
+            raise UsageError(f"--key {key_file} is {game.side_of_key(folder.game, found)}'s key, not {side}'s")
+        return found
+
+    echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None), nl=False)

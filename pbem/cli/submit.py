@@ -19,7 +19,7 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
               help="Sandbox games with scripted dice: more dice, added to the end of the script before the "
                    "packet's orders take effect.")
 @click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and what its queued "
-              "orders would do with one imagined roll of the dice; nothing is signed, written or sent.")
+              "orders would do with one imagined roll of the dice; nothing is written or sent.")
 @handles_errors
 def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool,
             dice: str | None, dry_run: bool) -> None:
@@ -39,7 +39,7 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
     for warning in applied.warnings:
         echo(f"warning: {warning}", err=True)
     if dry_run:
-        echo(f"dry run: {orders_file} is a legal packet {applied.state['seq']}; nothing was signed, written or sent "
+        echo(f"dry run: {orders_file} is a legal packet {applied.state['seq']}; nothing was written or sent "
              f"(the same command without --dry-run sends it)")
         return
     echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")

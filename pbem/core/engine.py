@@ -33,7 +33,7 @@ from pbem.core import dice
 from pbem.core.canonical import DOMAIN_STATE, canonical, digest
 from pbem.core.errors import RulesError, VerificationError
 from pbem.core.packet import check_envelope, packet_id, verify_signature
-from pbem.core.text import names, shown, with_rule
+from pbem.core.text import names, numbers, shown, with_rule
 from pbem.rulesets.base import WAITS_FOR, IllegalOrder, Need, Ruleset
 
 PROTOCOL = 2
@@ -786,7 +786,7 @@ class _Run:
 
     def _illegal(self, need: Need, item: dict, exc: IllegalOrder) -> None:
         """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
-        legal = _legal_text(exc.legal, exc.message)
+        legal = _legal_text(exc.legal, exc.message if exc.message == need.waits_for() else "")
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already
             raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) is illegal: "
@@ -803,7 +803,7 @@ class _Run:
             dropped = len(queue) - len(kept)
             queue[:] = kept
             # which orders are gone, by number (the player reads them in his packets)
-            then = (f"its queued {_numbers(gone)} {'is' if len(gone) == 1 else 'are'} dropped too (standing order "
+            then = (f"its queued {numbers(gone)} {'is' if len(gone) == 1 else 'are'} dropped too (standing order "
                     f"on_void: stop)" if gone else "")
         legal_then = f"; legal then: {legal}" if legal else ""
         self.events.append({"type": "void", "text": f"{side} order {item['index']} of packet {item['seq']} "
@@ -876,25 +876,6 @@ def _answered(decisions: dict, side: str, key: str) -> bool:
     match = DECISION_KEY.match(key)
     ordinal = int(match.group(5)) if match.group(5) else 1
     return decisions["answered"].get(f"{side}/{match.group(3)}", 0) >= ordinal
-
-
-def _numbers(items: list[dict]) -> str:
-    """Queued orders by number, packet by packet: "order 5 of packet 9", "orders 4 to 6 and 8
-    of packet 9, and 1 of packet 11"."""
-    by_packet: dict[int, list[int]] = {}
-    for entry in items:
-        by_packet.setdefault(entry["seq"], []).append(entry["index"])
-    parts = []
-    for seq, indexes in sorted(by_packet.items()):
-        indexes.sort()
-        runs, start = [], indexes[0]
-        for a, b in zip(indexes, indexes[1:] + [None]):
-            if b != a + 1:   # a run ends at a: "4 to 6", but "4 and 5" for two
-                runs += [str(start)] if start == a else [str(start), str(a)] if a == start + 1 else [f"{start} to {a}"]
-                start = b
-        words = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
-        parts.append(f"{words} of packet {seq}")
-    return ("order " if len(items) == 1 else "orders ") + ", and ".join(parts)
 
 
 def _legal_text(legal: Any, message: str = "") -> str:

@@ -292,11 +292,7 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
     if seq in stored:
         _check_known(folder, packet, stored[seq], source)
     new, events = engine.apply_packet(folder.game, folder.state, packet, source)
-    state_file, aar_text = state_text(new), report.render(folder.game, new, events)
-    for what, text in (("state", state_file), ("report", aar_text)):
-        if len(text.encode("utf-8")) > MAX_BYTES:
-            raise RulesError(f"{source}: the packet would make a {what} of {len(text.encode('utf-8'))} bytes, over the "
-                             f"file limit of {MAX_BYTES}; nothing was written")
+    state_file, aar_text = files_of(folder.game, new, events, source)
     preview = None
     if preview_key is not None:
         try:
@@ -323,6 +319,16 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
         raise
     folder.state = new
     return Applied(new, events, target, preview)
+
+
+def files_of(game: engine.Game, new: dict, events: list[dict], source: str) -> tuple[str, str]:
+    """The state file and the report a packet gives, refused if either is over the file limit."""
+    state_file, aar_text = state_text(new), report.render(game, new, events)
+    for what, text in (("state", state_file), ("report", aar_text)):
+        if len(text.encode("utf-8")) > MAX_BYTES:
+            raise RulesError(f"{source}: the packet would make a {what} of {len(text.encode('utf-8'))} bytes, over the "
+                             f"file limit of {MAX_BYTES}; nothing was written")
+    return state_file, aar_text
 
 
 def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -> None:

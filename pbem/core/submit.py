@@ -9,6 +9,7 @@ from typing import Any
 from pbem.core import engine, game, sealing
 from pbem.core.canonical import load_file
 from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
+from pbem.core.text import numbers
 
 _ORDER_FILE_KEYS = {"orders", "policies"}
 
@@ -35,7 +36,7 @@ def read_orders(path: Path) -> tuple[list, dict | None]:
 def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str | None = None,
            out: Path | None = None, sent: str | None = None, seal: bool = False,
            dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
-    if out is not None and Path(out).exists() and not dry_run:
+    if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     orders, policies = read_orders(orders_path)
     return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path),
@@ -46,12 +47,12 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
                   out: Path | None = None, sent: str | None = None, source: str = "orders",
                   seal: bool = False, dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
     """`dice`: a sandbox game's scripted dice, added to its script by this packet.
-    `dry_run`: the packet is built and applied in memory only, with the warnings a real
-    submit gives (among them, what its queued orders would do with one imagined roll of
-    the next dice): nothing is written, and the packet is never shown, so no second packet
-    for its seq can come of it."""
+    `dry_run`: the packet is built and applied in memory only, with the checks and warnings
+    a real submit gives (among them, what its queued orders would do with one imagined roll
+    of the next dice): nothing is written or sent, and the packet is never shown, so no
+    second packet for its seq can come of it."""
     g, state = folder.game, folder.state
-    if out is not None and Path(out).exists() and not dry_run:
+    if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     if dice is not None and (g.secure or "dice" not in g.genesis["sandbox"]):
         raise UsageError(f"--dice {','.join(map(str, dice))}: only a sandbox game with scripted dice takes dice "
@@ -108,6 +109,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
     if dry_run:
         new, events = engine.apply_packet(g, state, packet, source)
+        game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
         tried.warnings = warnings(g, state, new, side, orders or sealed_items)
         return tried
@@ -155,18 +157,22 @@ def unawaited(g: Any, before: dict, side: str, orders: list) -> list[str]:
 
 def kept(after: dict, side: str) -> list[str]:
     """Orders of this packet that the game has not reached wait in the queue and apply, in
-    order, when it next asks this side for what they answer, however late: say so where
-    they do not wait for dice alone (a player who wrote next turn's orders into this packet
-    would otherwise learn it when they went off)."""
+    order, as the game next asks this side for orders, however late: say so where they do not
+    wait for dice alone (a player who wrote next turn's orders into this packet would
+    otherwise learn it when they went off), and that they never apply once the game is over."""
     mine = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
     awaiting = after["awaiting"]
-    if not mine or awaiting["need"] is None or awaiting["waiting_for"] == "dice" or awaiting["need"]["side"] == side:
+    if not mine or awaiting["waiting_for"] == "dice":
         return []
-    need, one = awaiting["need"], len(mine) == 1
-    return [f"{engine._numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for "
-            f"{need['side']} ({need['prompt'].rstrip('.')}), and {'it applies' if one else 'they apply, in order,'} "
-            f"when it next asks {side} for what {'it answers' if one else 'they answer'}, however late that is; your "
-            f"opponent reads {'it' if one else 'them'} in the packet"]
+    one = len(mine) == 1
+    if awaiting["need"] is None:
+        return [f"the game is over: {numbers(mine)} {'is' if one else 'are'} never applied"]
+    need = awaiting["need"]
+    now = "your" if need["side"] == side else f"{need['side']}'s"
+    return [f"{numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for {now} "
+            f"{awaiting['waiting_for']} ({need['prompt'].rstrip('.')}), and {'it applies' if one else 'they apply, in order,'} "
+            f"as the game next asks {side} for orders, however late that is (an order it cannot take then is void); "
+            f"your opponent reads {'it' if one else 'them'} in the packet"]
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:

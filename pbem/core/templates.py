@@ -28,22 +28,25 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> list[s
     game, from its own key (the dice it reveals are its to know first, docs/protocol.md §1).
     When that is its own orders, they can go into this packet: they take effect after the
     reveal (§7), and a round trip is saved."""
+    if not game.secure:
+        return []
     if key is None:
         return ["# (`pbem orders ... --key KEYFILE` shows where your reveal brings the game: if to your own",
-                "# orders, they can go into this packet.)"] if game.secure else []
-    from pbem.core.game import build_packet, side_of_key
+                "# orders, they can go into this packet.)"]
+    from pbem.core.game import build_packet
 
-    if side_of_key(game, key) != side:
-        from pbem.core.errors import UsageError
-
-        raise UsageError(f"--key is {side_of_key(game, key)}'s key, not {side}'s")
+    key = key() if callable(key) else key   # a key file is read (its passphrase asked) only when needed
     after, _ = engine.apply_packet(game, state, build_packet(game, state, side, [], None, key, ""), "(look ahead)",
                                    verify=False, lookahead=True)
     awaiting = after["awaiting"]
     need = engine.awaited_need(after)
     if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders"):
-        who = awaiting["need"]["side"] if awaiting["need"] else None
-        return [f"# Your reveal resolves what is queued; the game then waits for {who or 'nothing: it is over'}."]
+        if awaiting["need"] is None:
+            return ["# Your reveal resolves what is queued, and the game is then over."]
+        if awaiting["waiting_for"] == "dice":
+            return ["# Your reveal resolves what is queued; the game then waits for the dice of the packet after it."]
+        whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
+        return [f"# Your reveal resolves what is queued; the game then waits for {whose} {awaiting['waiting_for']}."]
     legal = game.legal_orders(after["rules"], need)
     lines = ["# Your reveal resolves what is queued, and then the game comes to your own orders:",
              f"#   {with_rule(need.prompt, need.rule)}.",
@@ -56,11 +59,15 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> list[s
 
 
 def orders_template(game: engine.Game, state: dict, side: str, key: Any = None) -> str:
+    """`key`: the side's private key (or a function that reads it), for where its reveal
+    brings the game (secure games)."""
     ruleset = game.ruleset
-    if side not in game.sides:
-        from pbem.core.errors import UsageError
+    from pbem.core.errors import UsageError
 
+    if side not in game.sides:
         raise UsageError(f"side {side!r} is not a side of this game ({', '.join(game.sides)})")
+    if key is not None and not game.secure:
+        raise UsageError("--key: a sandbox game has no keys; its packets are not signed")
     awaiting = state["awaiting"]
     sender = awaiting["packet_from"]
     if sender in (side, None):

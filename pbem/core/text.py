@@ -79,10 +79,38 @@ def with_rule(text: str, rule: str) -> str:
     if not rule or cites(text, rule):
         return text
     last = re.search(r"\(((?:[^()]|\(\d+\))+)\)$", text)
-    if last and all(_RULE.fullmatch(part) for part in last.group(1).split(", ")):
+    family = _family(rule)
+    if last and family is not None and all(_family(part) == family for part in last.group(1).split(", ")):
         return f"{text[:-1]}, {rule})"
     return f"{text} ({rule})"
 
 
-# one rule as texts cite it: 9.10.1, 11.2(1), 12.32-12.35, K-MOV-1, house 6 (not "12 hexes")
-_RULE = re.compile(r"(?:house )?\d+(?:\.\d+)*(?:\(\d+\))*(?:-\d+(?:\.\d+)*)?(?: errata)?|[A-Z]+(?:-[A-Z]+)*-\d+")
+def _family(rule: str) -> str | None:
+    """What kind of rule number a text is: "dotted" (9.10.1, 11.2(1), 12.32-12.35), "house"
+    (house 6), or a lettered one by its letters ("K" for K-MOV-1); None for anything else, as
+    a hex (3320), a unit (B-PG-1 is not K-) or words: a bracket of rules only takes its kind."""
+    if re.fullmatch(r"house \d+(?:\.\d+)*", rule):
+        return "house"
+    if re.fullmatch(r"\d+(?:\.\d+)+(?:\(\d+\))*(?:-\d+(?:\.\d+)*)?(?: errata)?", rule):
+        return "dotted"
+    lettered = re.fullmatch(r"([A-Z]+)-[A-Z]+(?:-[A-Z]+)*-\d+", rule)
+    return lettered.group(1) if lettered else None
+
+
+def numbers(items: list[dict]) -> str:
+    """Orders by number, packet by packet (items with `seq` and `index`): "order 5 of packet
+    9", "orders 4 to 6 and 8 of packet 9, and 1 of packet 11"."""
+    by_packet: dict[int, list[int]] = {}
+    for entry in items:
+        by_packet.setdefault(entry["seq"], []).append(entry["index"])
+    parts = []
+    for seq, indexes in sorted(by_packet.items()):
+        indexes.sort()
+        runs, start = [], indexes[0]
+        for a, b in zip(indexes, indexes[1:] + [None]):
+            if b != a + 1:   # a run ends at a: "4 to 6", but "4 and 5" for two
+                runs += [str(start)] if start == a else [str(start), str(a)] if a == start + 1 else [f"{start} to {a}"]
+                start = b
+        words = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+        parts.append(f"{words} of packet {seq}")
+    return ("order " if len(items) == 1 else "orders ") + ", and ".join(parts)

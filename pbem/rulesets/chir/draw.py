@@ -171,9 +171,13 @@ def _stacks(sc: Scenario, rules: dict) -> list[dict]:
 
 
 def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
-    """The last packet's moves, attacks, fire, retreats and advances, from its events."""
-    fires = {(e.get("attack"), e.get("fire")): e for e in events if e["type"] == "fire"}
-    items = []
+    """The last packet's moves, attacks, fire, retreats and advances, from its events, in
+    order: a fire belongs to the attack of its number declared before it in the packet.
+    Attack numbers start again each phase, so a packet may resolve the fire of an attack an
+    earlier packet declared (in a secure game it waits for the next reveal) and then declare
+    a new attack of the same number: that fire is drawn from where its firers stand."""
+    items: list[dict] = []
+    declared: dict[int, tuple[dict, list[dict]]] = {}   # attack number -> (its event, its arrows)
     for e in events:
         kind = e["type"]
         if kind == "move" and len(e.get("path", ())) >= 2:
@@ -182,27 +186,25 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
         elif kind in ("retreat", "advance") and len(e.get("path", ())) >= 2:
             items.append({"type": "arrow", "cells": _on_map(sc, e["path"]), "style": kind})
         elif kind == "attack":
-            fire = fires.get((e["attack"], "offensive"))
-            for i, h in enumerate(sorted(e["groups"])):
-                arrow = {"type": "arrow", "cells": [h, e["target"]], "style": "attack"}
-                if i == 0 and fire:
-                    arrow["text"] = _result(fire)
-                items.append(arrow)
-            back = fires.get((e["attack"], "defensive"))
-            if back and back.get("target_hex") in sc.hexes and back["target_hex"] != e["target"]:
-                items.append({"type": "arrow", "cells": [e["target"], back["target_hex"]], "style": "defensive-fire",
-                              "text": _result(back)})
-    # fire at an attack an earlier packet declared (in a secure game the defender's fire waits
-    # for the next reveal): drawn from where the firers stand, with its result
-    declared = {e["attack"] for e in events if e["type"] == "attack"}
-    for e in events:
-        if e["type"] == "fire" and e.get("attack") not in declared and e.get("target_hex") in sc.hexes:
-            style = "attack" if e["fire"] == "offensive" else "defensive-fire"
-            shots = [{"type": "arrow", "cells": [h, e["target_hex"]], "style": style}
-                     for h in e.get("firer_hexes", ()) if h in sc.hexes and h != e["target_hex"]]
-            if shots:
-                shots[0]["text"] = _result(e)
-            items += shots
+            arrows = [{"type": "arrow", "cells": [h, e["target"]], "style": "attack"} for h in sorted(e["groups"])]
+            items += arrows
+            declared[e["attack"]] = (e, arrows)
+        elif kind == "fire" and e.get("target_hex") in sc.hexes:
+            attack, arrows = declared.get(e.get("attack"), (None, []))
+            if attack is not None and e["fire"] == "offensive":
+                if arrows:
+                    arrows[0]["text"] = _result(e)
+            elif attack is not None:
+                if e["target_hex"] != attack["target"]:
+                    items.append({"type": "arrow", "cells": [attack["target"], e["target_hex"]],
+                                  "style": "defensive-fire", "text": _result(e)})
+            else:
+                style = "attack" if e["fire"] == "offensive" else "defensive-fire"
+                shots = [{"type": "arrow", "cells": [h, e["target_hex"]], "style": style}
+                         for h in e.get("firer_hexes", ()) if h in sc.hexes and h != e["target_hex"]]
+                if shots:
+                    shots[0]["text"] = _result(e)
+                items += shots
     return [a for a in items if len(a["cells"]) >= 2]
 
 
