@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import json
 import os
 import re
@@ -596,6 +597,26 @@ def test_an_attacks_result_is_written_where_it_covers_no_counter():
                 n, bad = _overlapping(svg.to_svg(scene))
                 labels, covering = labels + n, covering + bad
         assert labels >= 20 and covering * 10 <= labels * tenths, (ruleset, labels, covering)
+
+
+@pytest.mark.parametrize("markers", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("size", [24.0, 40.0, 60.0])
+def test_marker_tabs_never_cover_a_counters_values(markers, size):
+    """However many markers a counter carries, their tabs stay between its id and its values
+    line (audience probe: kkoh's "HD3" read "HD" under a second tab), and inside the counter."""
+    grid = scenes.Grid({"kind": "square", "size": 60, "cells": {"a": [0, 0]}})
+    painter = svg._Painter(grid, {}, {}, 0, 0)
+    piece = painter.counter({"unit": "u", "side": "x", "values": "HD3", "markers": ["confusion"] * markers},
+                            100.0, 100.0, size)
+    x, y = 100.0 - size / 2, 100.0 - size / 2
+    values_top = y + size - size * (0.36 if size < 34 else 0.3)
+    tabs = [tuple(map(float, m)) for m in re.findall(
+        r'<rect x="([-0-9.]+)" y="([-0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" fill="#', piece)]
+    assert len(tabs) == markers
+    for tx, ty, tw, th in tabs:
+        assert x <= tx and tx + tw <= x + size + 0.05 and y <= ty and ty + th <= values_top + 0.1, (tx, ty, tw, th)
+    for (ax, ay, aw, ah), (bx, by, bw, bh) in itertools.combinations(tabs, 2):
+        assert ax + aw <= bx + 0.05 or bx + bw <= ax + 0.05 or ay + ah <= by + 0.05 or by + bh <= ay + 0.05
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 6])

@@ -407,10 +407,16 @@ class _Painter:
                              fill="#b00000" if k.get("reduced") else None))
         if k.get("reduced"):
             out.append(f'<rect x="{num(x)}" y="{num(y + c - c * 0.07)}" width="{num(c)}" height="{num(c * 0.07)}" fill="#b00000"/>')
-        tab = c * 0.27
-        for i, marker in enumerate(k.get("markers") or []):
+        # marker tabs down the right edge and then the left, between the id and the values
+        # line, never over the values (a second tab once hid a kkoh counter's "HD3" as "HD")
+        markers = k.get("markers") or []
+        room = c - vs - fs * 1.2
+        rows = max(1, math.ceil(len(markers) / 2))
+        tab = min(c * 0.27, (room - 0.8 * rows) / rows)
+        for i, marker in enumerate(markers):
             letter, colour = MARKERS.get(marker, (str(marker)[:1].upper(), "#ffffff"))
-            tx, ty = x + c - tab - 0.8, y + fs * 1.2 + i * (tab + 0.8)
+            tx = x + c - tab - 0.8 if i % 2 == 0 else x + 0.8
+            ty = y + fs * 1.2 + (i // 2) * (tab + 0.8)
             out.append(f'<rect x="{num(tx)}" y="{num(ty)}" width="{num(tab)}" height="{num(tab)}" fill="{colour}" '
                        f'stroke="{INK}" stroke-width="0.6"/>'
                        + _text(tx + tab / 2, ty + tab * 0.8, letter, tab * 0.85, "", bold=True))
