@@ -77,6 +77,22 @@ def units_in_dom(b) -> set[str]:
 
 
 @needs_browser
+def test_on_a_phone_the_map_stands_above_the_report(browser, chir_page):  # noqa: F811
+    """A narrow window (a phone, 414 px) puts the map above the report, both the window's
+    width (audience probe: beside a 34em report the map was 0 px wide)."""
+    browser.open(chir_page, 414, 896)
+    box = lambda name: browser.js(f"(function () {{ var r = document.getElementById('{name}').getBoundingClientRect();"
+                                  f" return [r.left, r.top, r.width, r.height]; }})()")
+    (mx, my, mw, mh), (sx, sy, sw, sh) = box("map"), box("side")
+    assert mw >= 400 and mh >= 300 and sw >= 400 and sh >= 200 and sy >= my + mh - 1, (box("map"), box("side"))
+    svg_box = browser.js("(function () { var r = document.querySelector('#map svg').getBoundingClientRect();"
+                         " return [r.width, r.height]; })()")
+    assert svg_box[0] >= 300 or svg_box[1] >= 300
+    browser.open(chir_page, 1600, 1000)   # and side by side on a wide screen
+    (mx, my, mw, mh), (sx, sy, sw, sh) = box("map"), box("side")
+    assert sx >= mx + mw - 1 and mw >= 900
+
+
 def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
     browser.open(chir_page, 1600, 1000)
     f = frames.open_game(CHIR)

@@ -98,6 +98,8 @@ h1{font-size:1.1em;margin:0 0 0.5em 0}
 h2{font-size:1em;margin:0.8em 0 0.3em 0}
 h3{font-size:0.95em;margin:0.8em 0 0.3em 0}
 pre{white-space:pre-wrap;font-size:0.85em;line-height:1.35}
+@media (max-width:900px){body{flex-direction:column}#map{flex:0 0 55%;height:55%}
+#side{flex:1 1 auto;height:auto;min-height:0;border-left:none;border-top:1px solid #c4bea4}}
 table{border-collapse:collapse;font-size:0.85em}
 td{border:1px solid #e0dccb;padding:0.15em 0.4em;vertical-align:top}
 td:first-child{font-weight:bold;text-align:center}
