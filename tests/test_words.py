@@ -458,6 +458,40 @@ def test_diff_says_a_unit_entered_not_that_it_gained_strength_and_names_the_area
     assert found[1]["text"] == "Areas attacked this phase (house 6.1): none, now aerodromny."
 
 
+def test_the_orders_template_lists_only_the_orders_that_name_a_unit():
+    """`pbem orders --only UNIT`: a chir movement phase offers thousands of orders, and the
+    template shows 80; with --only it lists those naming the unit, and says how many of how
+    many (players' probe: no attack or entry was among the 80 shown)."""
+    import re
+
+    from pbem.core import engine, game, templates
+
+    folder = Path(__file__).resolve().parents[1] / "examples" / "chir-demo"
+    opened = game.open_folder(folder)
+    for seq in range(opened.state["seq"] + 1):
+        state = game.load_state(folder, seq, opened.game)
+        need = engine.awaited_need(state)
+        if need is None or need.decision or state["awaiting"]["waiting_for"] != "orders":
+            continue
+        legal = opened.game.legal_orders(state["rules"], need)
+        if len(legal) > templates.MAX_LISTED:
+            break
+    else:
+        pytest.fail("no state of the chir example offers more orders than the template lists")
+    whole = templates.orders_template(opened.game, state, need.side)
+    assert f"# Legal orders now ({len(legal)})" in whole and "(`pbem orders ... --only UNIT` lists one unit's)" in whole
+    unit = next(order.get("unit") or order["units"][0] for order in reversed(legal) if order.get("unit") or order.get("units"))
+    text = templates.orders_template(opened.game, state, need.side, only=unit)
+    naming = [order for order in legal if unit in order.get("units", []) or unit == order.get("unit")]
+    assert f"# Legal orders now ({len(legal)}; {len(naming)} of them name {unit})" in text
+    listed = re.findall(r"^#   - (.*)$", text, re.M)
+    assert listed and len(listed) == min(len(naming), templates.MAX_LISTED)
+    assert all(unit in line for line in listed)
+    kind = legal[0]["type"]
+    typed = re.findall(r"^#   - (.*)$", templates.orders_template(opened.game, state, need.side, only=kind), re.M)
+    assert typed and all(f"type: {kind}" in line for line in typed)
+
+
 @pytest.mark.parametrize("ruleset_id", ["chir", "stalingrad"])
 def test_the_orders_template_with_a_key_says_where_the_reveal_brings_the_game(tmp_path, ruleset_id):
     """`pbem orders --key`: a side whose packet is next with nothing to decide learns where its

@@ -14,8 +14,10 @@ from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, loa
               help="Your private key (secure games): when your packet is next and you have nothing to decide, "
                    "the template says where your reveal brings the game, and lists your own orders if it is "
                    "your turn then.")
+@click.option("--only", default=None, metavar="UNIT",
+              help="List only the legal orders that name this unit, hex or order type (a phase may have thousands).")
 @handles_errors
-def command(game_dir: str, side: str, key_file: str | None) -> None:
+def command(game_dir: str, side: str, key_file: str | None, only: str | None) -> None:
     """Print a ready-to-edit YAML template of what SIDE must decide now, with the legal
     options as comments. Edit it, then `pbem submit GAME_DIR FILE --key KEY`."""
     from pbem.core import game, templates
@@ -29,4 +31,4 @@ def command(game_dir: str, side: str, key_file: str | None) -> None:
             raise UsageError(f"--key {key_file} is {game.side_of_key(folder.game, found)}'s key, not {side}'s")
         return found
 
-    echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None), nl=False)
+    echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only), nl=False)

@@ -23,7 +23,7 @@ def _flow_value(value: Any) -> str:
     return scalar_text(value)
 
 
-def _after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> list[str]:
+def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None) -> list[str]:
     """A side that sends the next packet with nothing to decide: where its reveal brings the
     game, from its own key (the dice it reveals are its to know first, docs/protocol.md §1).
     When that is its own orders, they can go into this packet: they take effect after the
@@ -48,19 +48,46 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> list[s
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
         return [f"# Your reveal resolves what is queued; the game then waits for {whose} {awaiting['waiting_for']}."]
     legal = game.legal_orders(after["rules"], need)
-    lines = ["# Your reveal resolves what is queued, and then the game comes to your own orders:",
+    return (["# Your reveal resolves what is queued, and then the game comes to your own orders:",
              f"#   {with_rule(need.prompt, need.rule)}.",
              "# Orders written below take effect then, in this same packet: a round trip saved.",
-             f"# Legal orders then ({len(legal)}):"]
-    lines += [f"#   - {flow(order)}" for order in legal[:MAX_LISTED]]
-    if len(legal) > MAX_LISTED:
-        lines.append(f"#   ... {len(legal) - MAX_LISTED} more")
+             f"# Legal orders then ({_counted(legal, only)}):"] + _listed(legal, only))
+
+
+def _names(order: dict, only: str) -> bool:
+    """Whether an order is of type `only` or names it among its values (a unit, a hex)."""
+    def values(value: Any):
+        if isinstance(value, dict):
+            for item in value.values():
+                yield from values(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from values(item)
+        else:
+            yield value
+    return any(str(value) == only for value in values(order))
+
+
+def _counted(legal: list[dict], only: str | None) -> str:
+    if only is None:
+        return str(len(legal))
+    return f"{len(legal)}; {sum(_names(order, only) for order in legal)} of them name {only}"
+
+
+def _listed(legal: list[dict], only: str | None) -> list[str]:
+    """The legal orders as comments, those naming `only` alone if given, at most MAX_LISTED."""
+    shown_ = [order for order in legal if only is None or _names(order, only)]
+    lines = [f"#   - {flow(order)}" for order in shown_[:MAX_LISTED]]
+    if len(shown_) > MAX_LISTED:
+        lines.append(f"#   ... {len(shown_) - MAX_LISTED} more" + ("" if only else
+                                                                    " (`pbem orders ... --only UNIT` lists one unit's)"))
     return lines
 
 
-def orders_template(game: engine.Game, state: dict, side: str, key: Any = None) -> str:
+def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, only: str | None = None) -> str:
     """`key`: the side's private key (or a function that reads it), for where its reveal
-    brings the game (secure games)."""
+    brings the game (secure games). `only`: list only the legal orders of that type or that
+    name it (a unit, a hex)."""
     ruleset = game.ruleset
     from pbem.core.errors import UsageError
 
@@ -112,12 +139,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None) 
             legal = [dict(order, decision=key) for order in legal]
             lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
             lines.append("# other (docs/protocol.md §7.2). The first legal answer is filled in below: replace it with your choice.")
-        lines.append(f"# Legal orders now ({len(legal)}); orders are consumed in order, and later ones may be")
+        lines.append(f"# Legal orders now ({_counted(legal, only)}); orders are consumed in order, and later ones may be")
         lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
-        for order in legal[:MAX_LISTED]:
-            lines.append(f"#   - {flow(order)}")
-        if len(legal) > MAX_LISTED:
-            lines.append(f"#   ... {len(legal) - MAX_LISTED} more")
+        lines += _listed(legal, only)
         orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         lines.append("# The game's dice script is used up: send this packet with more dice,")
@@ -125,7 +149,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None) 
     elif side == sender:
         lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                      if game.secure else "# You have nothing to decide now: send this packet as it is.")
-        lines += _after_reveal(game, state, side, key)
+        lines += _after_reveal(game, state, side, key, only)
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
     policies = engine.effective_policies(ruleset, state, side)
