@@ -219,8 +219,18 @@ def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
     earlier = [e for e in late_fires(events) if e["fire"] == "offensive"]
     assert text.count('data-style="attack"') == sum(len(e["groups"]) for e in attacks) + \
         sum(len([h for h in e["firer_hexes"] if h != e["target_hex"]]) for e in earlier)
-    fire = next(e for e in events if e["type"] == "fire" and e["fire"] == "offensive")
-    assert f"{fire['result']} (die {fire['die']})" in text
+    fire = next(e for e in events if e["type"] == "fire" and e["fire"] == "offensive" and e["die"])
+    said = "no effect" if fire["result"] == "-" else fire["result"]
+    assert f"{said} (die {fire['die']})" in text
+
+
+def test_a_chir_fire_result_says_no_effect_in_words():
+    from pbem.rulesets.chir import draw as chir_draw
+
+    assert chir_draw._result({"result": "-", "die": 6, "outcome": "ok"}) == "no effect (die 6)"
+    assert chir_draw._result({"result": "1-0", "die": 2, "outcome": "ok"}) == "1-0 (die 2)"
+    assert chir_draw._result({"result": "-", "die": None, "outcome": "zero"}) == "no effect (strength 0)"
+    assert chir_draw._result({"result": "-", "die": None, "outcome": "cancelled"}) == "cancelled (9.7)"
 
 
 def late_fires(events: list[dict]) -> list[dict]:

@@ -36,7 +36,9 @@ STYLES = {
     "red-star": {"fill": "#d01c1c", "stroke": "#5a0000", "width": 0.8, "label": "Red-star set-up hex (3.3)"},
     "move-german": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "label": "Last packet: German move"},
     "move-soviet": {"stroke": "#7a1400", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
-    "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9, "label": "Last packet: attack, with the offensive fire's result and die"},
+    "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9,
+               "label": "Last packet: attack, with the offensive fire's result (M-S: morale damage M, strength "
+                        "loss S, 9.8) and die"},
     "defensive-fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "label": "Last packet: defensive fire, result and die"},
     "retreat": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "label": "Last packet: retreat"},
     "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9, "label": "Last packet: advance after combat"},
@@ -213,4 +215,8 @@ def _on_map(sc: Scenario, path: list[str]) -> list[str]:
 
 
 def _result(fire: dict) -> str:
-    return fire["result"] + (f" (die {fire['die']})" if fire.get("die") else "")
+    """A fire's result as its box says it: "1-0 (die 2)" (morale damage, strength loss, 9.8),
+    "no effect (die 6)"; a fire that rolled no die says why (9.7)."""
+    if fire.get("die"):
+        return ("no effect" if fire["result"] == "-" else fire["result"]) + f" (die {fire['die']})"
+    return {"zero": "no effect (strength 0)", "cancelled": "cancelled (9.7)"}.get(fire.get("outcome"), fire["result"])
