@@ -424,10 +424,17 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
     side = side_of_key(game, key)
     if side != state["awaiting"]["packet_from"]:
         return None
-    ack = build_packet(game, state, side, [], None, key, "")
-    _, events = engine.apply_packet(game, state, ack, "(preview)", verify=False, lookahead=True)
+    _, events = after_reveal(game, state, side, key)
     end = next((i for i, e in enumerate(events) if e["type"] == "takes-effect"), len(events))
     return events[:end]
+
+
+def after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> tuple[dict, list[dict]]:
+    """The state and events after `side`'s next packet, sent without orders: what its reveal
+    resolves, and so what the orders of that packet would meet. Built in memory from the
+    side's own key, never written nor shown."""
+    return engine.apply_packet(game, state, build_packet(game, state, side, [], None, key, ""), "(look ahead)",
+                               verify=False, lookahead=True)
 
 
 def packet_yaml(packet: dict) -> str:

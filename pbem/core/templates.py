@@ -33,11 +33,10 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     if key is None:
         return ["# (`pbem orders ... --key KEYFILE` shows where your reveal brings the game: if to your own",
                 "# orders, they can go into this packet.)"]
-    from pbem.core.game import build_packet
+    from pbem.core.game import after_reveal
 
     key = key() if callable(key) else key   # a key file is read (its passphrase asked) only when needed
-    after, _ = engine.apply_packet(game, state, build_packet(game, state, side, [], None, key, ""), "(look ahead)",
-                                   verify=False, lookahead=True)
+    after, _ = after_reveal(game, state, side, key)
     awaiting = after["awaiting"]
     need = engine.awaited_need(after)
     if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders"):

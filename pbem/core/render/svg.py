@@ -75,9 +75,12 @@ class Picture(NamedTuple):
                 f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n')
 
     def document(self) -> str:
+        def groups(panel: bool | None) -> str:   # the layers, or those of the map, or the panel
+            return "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers
+                           if panel is None or (name == "panel") == panel)
+
         if self.clip is None:
-            body = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers)
-            return self.head() + body + "</svg>\n"
+            return self.head() + groups(None) + "</svg>\n"
         # a part of the map: the map's layers drawn at the part's scale about the map's corner,
         # then paper over all but the part's box. Paper, not a clip path: a rasteriser such as
         # resvg draws a clipped group on a layer as large as all it holds, and a part's PNG
@@ -86,13 +89,11 @@ class Picture(NamedTuple):
         # the hole's far edges rounded up, never into a counter at the edge
         x, y, w, ch = num(self.clip[0]), num(self.clip[1]), num(math.ceil(self.clip[2] * 10) / 10), \
             num(math.ceil(self.clip[3] * 10) / 10)
-        cut = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name != "panel")
-        panel = "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers if name == "panel")
         # the paper reaches past the canvas: a PNG a fraction of a pixel wider shows no map there
         paper = (f'<path id="cut" d="M-2 -2H{num(self.width + 2)}V{num(self.height + 2)}H-2Z M{x} {y}v{ch}h{w}v-{ch}Z" '
                  f'fill="{PAPER}" fill-rule="evenodd"/>\n')
-        return (self.head() + f'<g transform="translate({m} {m}) scale({k}) translate(-{m} -{m})">\n' + cut + "</g>\n"
-                + paper + panel + "</svg>\n")
+        return (self.head() + f'<g transform="translate({m} {m}) scale({k}) translate(-{m} -{m})">\n' + groups(False)
+                + "</g>\n" + paper + groups(True) + "</svg>\n")
 
 
 def to_svg(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None) -> str:
