@@ -88,6 +88,14 @@ class Game(NamedTuple):
     def legal_orders(self, rules: dict, need: Need) -> list[dict]:
         return self.ruleset.legal_orders(self.scenario, rules, need)
 
+    def listing(self, rules: dict, need: Need, only: str | None = None) -> tuple[list[dict], str | None]:
+        """The legal orders `pbem orders` lists (those naming `only` if given), and a sentence
+        on what the list leaves out where the ruleset's legal orders are a representative set."""
+        listing = self.ruleset.listing
+        if listing is None:
+            return self.legal_orders(rules, need), None
+        return listing(self.scenario, rules, need, only)
+
     def policy(self, rules: dict, need: Need, policies: dict) -> dict | None:
         return self.ruleset.policy(self.scenario, rules, need, policies)
 

@@ -46,11 +46,18 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
             return ["# Your reveal resolves what is queued; the game then waits for the dice of the packet after it."]
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
         return [f"# Your reveal resolves what is queued; the game then waits for {whose} {awaiting['waiting_for']}."]
-    legal = game.legal_orders(after["rules"], need)
+    legal, note = game.listing(after["rules"], need, only)
     return (["# Your reveal resolves what is queued, and then the game comes to your own orders:",
              f"#   {with_rule(need.prompt, need.rule)}.",
              "# Orders written below take effect then, in this same packet: a round trip saved.",
-             f"# Legal orders then ({_counted(legal, only)}):"] + _listed(legal, only))
+             f"# Legal orders then ({_counted(legal, only)}):"] + _noted(note) + _listed(legal, only))
+
+
+def _noted(note: str | None) -> list[str]:
+    """The ruleset's sentence on what its list leaves out, as comment lines."""
+    import textwrap
+
+    return [f"# {line}" for line in textwrap.wrap(note, 96)] if note else []
 
 
 def _names(order: dict, only: str) -> bool:
@@ -132,7 +139,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append("# An answer to it here would be refused, and `policies` set here apply to later decisions.")
     elif need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
-        legal = game.legal_orders(state["rules"], need)
+        legal, note = game.listing(state["rules"], need, only)
         key = awaiting.get("decision")
         if key:
             legal = [dict(order, decision=key) for order in legal]
@@ -140,7 +147,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             lines.append("# other (docs/protocol.md §7.2). The first legal answer is filled in below: replace it with your choice.")
         lines.append(f"# Legal orders now ({_counted(legal, only)}); orders are consumed in order, and later ones may be")
         lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
-        lines += _listed(legal, only)
+        lines += _noted(note) + _listed(legal, only)
         orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         lines.append("# The game's dice script is used up: send this packet with more dice,")

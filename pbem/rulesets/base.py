@@ -173,7 +173,9 @@ class Ruleset(NamedTuple):
     next_step: Callable[[Any, dict], Need | None]
     # consume one order (mutates rules); raises IllegalOrder
     apply: Callable[[Any, dict, Need, dict, Context], None]
-    # scenario, rules, need -> every legal order for that need, concrete and finite, "end" included
+    # scenario, rules, need -> the legal orders for that need, concrete and finite, "end" included:
+    # every one, or, where there are too many to enumerate (a phase's moves of every unit to every
+    # hex), a representative set of them, every one legal (the bots and tests choose among them)
     legal_orders: Callable[[Any, dict, Need], list[dict]]
     # scenario, rules, need, the side's policies -> the order a standing order gives, or None
     policy: Callable[[Any, dict, Need, dict], dict | None]
@@ -208,6 +210,12 @@ class Ruleset(NamedTuple):
     # the ruleset arranges them (kkoh: one order chit for each group, in order); raises
     # IllegalOrder for orders it cannot arrange; None: the orders are the items
     seal_items: Callable[[Any, dict, Need, list[dict]], list[dict]] | None = None
+    # where `legal_orders` gives a representative set: the orders `pbem orders` lists. scenario,
+    # rules, need, a unit, hex or order type or None -> (orders, note): given one, every legal
+    # order that names it (a unit's moves to every hex it can reach, its set-up hexes); else the
+    # representative set. note: a sentence saying what the list leaves out, or why the unit
+    # named has no order, or None. None: `legal_orders` is every legal order
+    listing: Callable[[Any, dict, Need, str | None], tuple[list[dict], str | None]] | None = None
 
 
 class Heuristics(NamedTuple):

@@ -119,6 +119,65 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     return [{"type": "end"}]
 
 
+def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[list[dict], str | None]:
+    """What `pbem orders` lists where `legal_orders` gives a representative set (README,
+    "Orders"): a set-up's placements and a phase's moves are too many to list for every unit,
+    so a unit or hex named gets every one of its own."""
+    legal = legal_orders(sc, rules, need)
+    phase = rules["phase"]
+    if need.decision or phase not in ("setup", "move", "mech", "combat"):
+        return legal, None
+    side = need.side
+    if only is not None and only not in sc.units and only not in sc.idx and not any(o["type"] == only for o in legal):
+        return legal, f"{only} names no unit or hex of the game, nor an order type offered now."
+    if only in sc.units and sc.side_of[only] != side:
+        return legal, f"{only} is {'an Axis' if sc.side_of[only] == 'axis' else 'a Soviet'} unit."
+    if phase == "setup":
+        if only is None:
+            return legal, (f"Place orders are not listed: each of the {len(setup.to_set_up(sc, rules, side))} units "
+                           "left to set up may go to any hex of its area (above) where it fits. `pbem orders ... --only "
+                           "UNIT` lists a unit's hexes, `--only HEX` the units that may set up there.")
+        if only in sc.idx:
+            return setup.place_orders(sc, rules, side, setup.to_set_up(sc, rules, side), [only]) + legal, None
+        if not setup.may_set_up(sc, rules, side, only):
+            return legal, (f"{only} is not one of the units that set up now ({'5.21' if side == 'soviet' else '5.3'}): "
+                           f"it is {_status(rules, only)}.")
+        return setup.place_orders(sc, rules, side, [only]) + legal, None
+    if phase == "combat":
+        every = combat.attack_options(sc, rules, side, limit=len(sc.ids)) + [{"type": "end"}]
+        return every, None
+    if only is None:
+        return legal, ("A sample: the moves of the next stack able to move, to some of the hexes it can reach. Any "
+                       "other unit or stack that may still move can be ordered too: `pbem orders ... --only UNIT` "
+                       "lists a unit's moves to every hex it can reach.")
+    if only not in sc.units:
+        return legal, None
+    orders = movement.options(sc, rules, side, limit=None, unit=only)
+    if orders:
+        return orders + [{"type": "end"}], None
+    return legal, f"{only} has no move now: {_why_not_move(sc, rules, side, only)}."
+
+
+def _why_not_move(sc: Scenario, rules: dict, side: str, uid: str) -> str:
+    where = rules["units"][uid]
+    if not st.on_map(rules, uid):
+        return f"it is {_status(rules, uid)}"
+    why = movement.may_move(sc, rules, uid)
+    if why:
+        rule, _, text = why.partition(": ")
+        return f"{text} ({rule})"
+    if sc.idx[where] in movement.context(sc, rules, side).ezoc:
+        return "it stands in an Enemy Zone of Control, which it may not leave (8.22)"
+    return "it can reach no hex where it may end its move"
+
+
+def _status(rules: dict, uid: str) -> str:
+    from .words import STATUS_WORDS
+
+    where = rules["units"][uid]
+    return STATUS_WORDS.get(where, f"in {where}")
+
+
 # --- decisions ------------------------------------------------------------------------------------
 
 def decision_options(sc: Scenario, rules: dict, kind: str) -> list[dict]:

@@ -643,14 +643,17 @@ def movers(sc: Scenario, rules: dict, side: str, board: Board):
             yield us
 
 
-def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]:
+def options(sc: Scenario, rules: dict, side: str, limit: int | None = 24, unit: str | None = None) -> list[dict]:
     """A finite, representative set of legal movement orders: the next stack able to move
     with up to `limit` destinations (within the stacking limit), its rail moves, and the
-    reinforcements' entries and evacuations."""
+    reinforcements' entries and evacuations. `unit`: the moves of the stack that holds it
+    alone instead (no entry nor evacuation), to every destination if `limit` is None."""
     board = half_view(sc, rules, side)
     ctx = context(sc, rules, side)
     out: list[dict] = []
-    for stack in movers(sc, rules, side, board):
+    solo = ([[unit]] if unit is not None and st.on_map(rules, unit) and not sc.units[unit].air
+            and may_move(sc, rules, unit) is None else [])
+    for stack in movers(sc, rules, side, board) if unit is None else solo:
         start = sc.idx[st.hex_of(rules, stack[0])]
         if start in ctx.ezoc:
             continue
@@ -659,7 +662,7 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
         first_free = all(one_hex_free(rules, u) for u in stack)                              # 6.14
         reach, parent = search(ctx, start, cls, budget, first_step_free=first_free)
         ends = [b for b in sorted(reach) if b != start]
-        if len(ends) > limit:
+        if limit is not None and len(ends) > limit:
             ends = [ends[k * len(ends) // limit] for k in range(limit)]
         alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
         ends = [b for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
@@ -676,7 +679,8 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
                     out.append({"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
         break
     if rules["phase"] == "move":
-        out += _entries(sc, rules, side, board)
+        out += _entries(sc, rules, side, board, unit)
+    if rules["phase"] == "move" and unit is None:
         if rules["ps"]["evacuate"]:
             on_map = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w not in st.OFF_MAP]
             for uid in on_map:                                              # in id order
@@ -701,11 +705,13 @@ def _fits(sc: Scenario, rules: dict, board: Board, stack: list[str], b: int) -> 
     return stacking_ok(sc, rules, there + stack)
 
 
-def _entries(sc: Scenario, rules: dict, side: str, board: Board) -> list[dict]:
+def _entries(sc: Scenario, rules: dict, side: str, board: Board, unit: str | None = None) -> list[dict]:
+    """The entries of the first reinforcement ready to enter, at six of its entry hexes; of
+    `unit` (if ready), at every one."""
     ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]   # in id order
     out = []
     held = _enemy_parts(sc, rules, side)[0]   # 6.21: `board` may show the mover's side only
-    for uid in ready[:1]:
+    for uid in ready[:1] if unit is None else [u for u in ready if u == unit]:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
         cands = [i for i in cities + edge if i not in held]
         placed = rules["ps"].get("placed", {})
@@ -719,6 +725,6 @@ def _entries(sc: Scenario, rules: dict, side: str, board: Board) -> list[dict]:
                 continue
             ok.append(i)
         step = max(1, len(ok) // 6)
-        for i in ok[::step][:6]:
+        for i in ok[::step][:6] if unit is None else ok:
             out.append({"type": "enter", "units": [uid], "path": [sc.ids[i]]})
     return out

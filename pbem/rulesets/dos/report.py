@@ -79,6 +79,7 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     lines = [f"{need.side}: {need.prompt} (rule {need.rule})."]
     if need.kind == "setup":
         lines.append("place: {type: place, unit: ID, hex: N0101}; end: set up every unit left by the default placement.")
+        lines += setup_areas(sc, rules, need.side)
     elif need.decision:
         lines.append(f"standing order key for this decision: {KEY_OF.get(need.kind, need.kind)}")
     elif need.kind.endswith("-move") or need.kind.endswith("-mech"):
@@ -91,4 +92,32 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                      "air: {units: [air unit per point], shift: -1}}; end.")
     elif need.kind.endswith("-interdiction"):
         lines.append("interdict: {type: interdict, air: ID, hexes: [one or two hexes]}; end.")
+    return lines
+
+
+def setup_areas(sc: Scenario, rules: dict, side: str) -> list[str]:
+    """Where each unit left to set up may go (5.22-5.25; 5.31-5.36, each Axis unit in the band
+    of its army in the order of battle, 20.1): a comment line for each area."""
+    import textwrap
+
+    from .setup import ZONE_WORDS, to_set_up
+
+    left = to_set_up(sc, rules, side)
+    if not left:
+        return ["Every unit is set up: `end` checks the set-up as a whole."]
+    if side == "soviet":
+        head = [f"{len(left)} units to set up, east of the 28 June 1942 Front Line (5.22), each Front Line hex held "
+                "or in Soviet ZOC (5.23), at most 14 of them away from the Front Line and the hexes next to it (5.24, "
+                "errata), every unit in supply (5.25), within the stacking limit (7.1):"]
+        groups = [("", left)]
+    else:
+        head = [f"{len(left)} units to set up, west of the 28 June 1942 Front Line, each Front Line hex in the ZOC of an "
+                "Axis unit (5.36), the regiments of a division in one hex (5.3), within the stacking limit (7.1); "
+                "each in the band of its army (20.1):"]
+        groups = [(f"{zone} ({ZONE_WORDS[zone]}): ", [u for u in left if sc.units[u].setup == zone])
+                  for zone in sorted(ZONE_WORDS)]
+    lines = textwrap.wrap(" ".join(head), 96)
+    for label, units in groups:
+        if units:
+            lines += textwrap.wrap(label + ", ".join(units) + ".", 96, initial_indent="  ", subsequent_indent="    ")
     return lines

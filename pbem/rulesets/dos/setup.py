@@ -10,6 +10,8 @@ from . import state as st
 from . import supply as sp
 
 ZONES = {"5.31": (37, 80), "5.32": (29, 36), "5.33": (15, 28), "5.34": (1, 14)}   # joined hexrows
+ZONE_WORDS = {"5.31": "hexrows N3700 to the coast of the Sea of Azov", "5.32": "hexrows N2900 to N3600",
+              "5.33": "hexrows N1500 to N2800", "5.34": "hexrows N0100 to N1400", "5.35": "anywhere"}
 
 
 def zone_ok(sc: Scenario, zone: str | None, i: int) -> bool:
@@ -40,31 +42,63 @@ def placed(sc: Scenario, rules: dict, side: str) -> list[str]:
 
 def place(sc: Scenario, rules: dict, side: str, order: dict) -> None:
     uid, h = order.get("unit"), order.get("hex")
+    error = place_error(sc, rules, side, uid, h)
+    if error is not None:
+        raise error
+    st.put(rules, uid, h)
+
+
+def place_error(sc: Scenario, rules: dict, side: str, uid: str, h: str,
+                there: list[str] | None = None) -> IllegalOrder | None:
+    """Why `uid` may not be placed in `h` now (None: it may). `there`: the units in `h`, if
+    the caller knows them."""
     rule = "5.2" if side == "soviet" else "5.3"
     if uid not in sc.units or sc.side_of[uid] != side:
-        raise IllegalOrder(rule, f"{uid} is not a {side} unit", None)
-    if rules["units"][uid] == "setup" or st.on_map(rules, uid):
-        pass
-    else:
-        raise IllegalOrder("5.21" if side == "soviet" else "5.3", f"{uid} is not one of the units that set up", None)
+        return IllegalOrder(rule, f"{uid} is not a {side} unit", None)
+    if rules["units"][uid] != "setup" and not st.on_map(rules, uid):
+        return IllegalOrder("5.21" if side == "soviet" else "5.3", f"{uid} is not one of the units that set up", None)
     if h not in sc.idx:
-        raise IllegalOrder(rule, f"{h} is not a hex of the playing area", None)
+        return IllegalOrder(rule, f"{h} is not a hex of the playing area", None)
     i = sc.idx[h]
     if side == "soviet":
         if i in sc.axis_start:
-            raise IllegalOrder("5.22", f"{h} is west of the 28 June 1942 Front Line", None)
+            return IllegalOrder("5.22", f"{h} is west of the 28 June 1942 Front Line", None)
     elif not zone_ok(sc, sc.units[uid].setup, i):
-        raise IllegalOrder("5.36" if i not in sc.axis_start else sc.units[uid].setup,
-                           f"{uid} sets up {'west of the Front Line' if i not in sc.axis_start else 'in the band of ' + sc.units[uid].setup}",
-                           None)
+        if i not in sc.axis_start:
+            return IllegalOrder("5.36", f"{uid} sets up west of the Front Line", None)
+        return IllegalOrder(sc.units[uid].setup, f"{uid} sets up in the band of {sc.units[uid].setup} "
+                            f"({ZONE_WORDS[sc.units[uid].setup]})", None)
     if sc.mountain[i] and sc.units[uid].move_class == "mech":
-        raise IllegalOrder("10.33", f"{uid} may not stand in a mountain hex", None)
-    there = [u for u, w in rules["units"].items() if w == h and u != uid]
+        return IllegalOrder("10.33", f"{uid} may not stand in a mountain hex", None)
+    if there is None:
+        there = [u for u, w in rules["units"].items() if w == h]
+    there = [u for u in there if u != uid]
     if any(sc.side_of[u] != side for u in there):
-        raise IllegalOrder("6.21", f"{h} holds enemy units", None)
-    if not stacking_ok(sc, rules, [u for u in there] + [uid]):
-        raise IllegalOrder("7.1", f"{h} would hold more than the stacking limit", None)
-    st.put(rules, uid, h)
+        return IllegalOrder("6.21", f"{h} holds enemy units", None)
+    if not stacking_ok(sc, rules, there + [uid]):
+        return IllegalOrder("7.1", f"{h} would hold more than the stacking limit", None)
+    return None
+
+
+def may_set_up(sc: Scenario, rules: dict, side: str, uid: str) -> bool:
+    """Whether `uid` is a unit of `side` that a place order may name now (one left to set up,
+    or one already placed and placed again)."""
+    return uid in sc.units and sc.side_of[uid] == side and (rules["units"][uid] == "setup" or st.on_map(rules, uid))
+
+
+def place_orders(sc: Scenario, rules: dict, side: str, units: list[str], hexes: list[str] | None = None) -> list[dict]:
+    """Every legal place order of `units` (in `hexes`, else anywhere), unit by unit, hexes
+    in id order."""
+    occupants: dict[str, list[str]] = {}
+    for u, w in rules["units"].items():
+        if w not in st.OFF_MAP:
+            occupants.setdefault(w, []).append(u)
+    out = []
+    for uid in units:
+        for h in hexes if hexes is not None else sc.ids:
+            if place_error(sc, rules, side, uid, h, occupants.get(h, [])) is None:
+                out.append({"type": "place", "unit": uid, "hex": h})
+    return out
 
 
 def check(sc: Scenario, rules: dict, side: str) -> None:

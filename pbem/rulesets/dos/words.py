@@ -8,6 +8,7 @@ from . import state as st
 from . import victory
 from .board import view as board_view
 from .scenario import Scenario, other
+from .setup import ZONE_WORDS
 
 PHASES = {"selection": "selection of the Soviet initial force (5.21)", "setup": "set-up (5.2, 5.3)",
           "move": "Initial Movement Phase", "combat": "Combat Phase", "mech": "Mechanized/Cavalry Movement Phase",
@@ -164,6 +165,14 @@ def look_unit(sc: Scenario, rules: dict, uid: str) -> list[str]:
     if status != "map":
         lines.append(f"Now: {STATUS_WORDS[status]}"
                      + (f" on Game-Turn {rules['due'][uid]}" if status == "due" and uid in rules["due"] else "") + ".")
+        if status == "setup" and u.setup == "5.35":
+            lines.append("Sets up: anywhere west of the 28 June 1942 Front Line (5.35, 5.36).")
+        elif status == "setup" and u.setup in ZONE_WORDS:
+            lines.append(f"Sets up: in the band of {u.setup}, {ZONE_WORDS[u.setup]}, west of the 28 June 1942 Front "
+                         "Line (5.36; its army's band in the order of battle, 20.1).")
+        elif status == "setup":
+            lines.append("Sets up: east of the 28 June 1942 Front Line, next to it unless it is one of the 14 that "
+                         "may set up anywhere (5.22, 5.24).")
         return lines
     h = st.hex_of(rules, uid)
     lost = st.lost(rules, uid)

@@ -1,0 +1,135 @@
+"""What `pbem orders` lists for dos (README, "Orders"): the legal orders of a movement phase
+or a set-up are too many to work out for every unit, so the template lists the set-up's areas
+and a sample of moves, says so, and works out every legal order of one unit or hex named with
+`--only`. Every order it lists is one the engine takes."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from pbem.core import templates
+from pbem.rulesets.base import IllegalOrder
+from pbem.rulesets.dos import flow, movement, setup
+from pbem.rulesets.dos import report, words
+from pbem.rulesets.dos import state as st
+from tests.test_dos_setup import drawn, set_up
+from tests.test_dos_support import SC, Ctx
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
+
+
+def takes(rules: dict, order: dict) -> bool:
+    """Whether the engine takes `order` now (applied to a copy)."""
+    sc = SC()
+    rules = copy.deepcopy(rules)
+    try:
+        flow.apply(sc, rules, flow.next_step(sc, rules), order, Ctx())
+    except IllegalOrder:
+        return False
+    return True
+
+
+def test_a_soviet_set_up_lists_the_units_and_every_hex_of_one_unit():
+    sc = SC()
+    rules, _ = drawn()
+    need = flow.next_step(sc, rules)
+    left = setup.to_set_up(sc, rules, "soviet")
+    orders, note = flow.listing(sc, rules, need, None)
+    assert orders == [{"type": "end"}] and f"each of the {len(left)} units left to set up" in note
+    lines = report.describe_need(sc, rules, need)
+    assert f"{len(left)} units to set up, east of the 28 June 1942 Front Line (5.22)" in " ".join(lines)
+    assert all(any(uid in line for line in lines) for uid in left)
+    uid = left[0]
+    orders, note = flow.listing(sc, rules, need, uid)
+    places = [o for o in orders if o["type"] == "place"]
+    hexes = [o["hex"] for o in places]
+    assert note is None and all(o["unit"] == uid for o in places)
+    # every hex of the map east of the line, none west of it (5.22)
+    assert hexes == [h for h in sc.ids if sc.idx[h] not in sc.axis_start]
+    for order in places[:: len(places) // 12]:
+        assert takes(rules, order), order
+    assert not takes(rules, {"type": "place", "unit": uid, "hex": next(h for h in sc.ids if sc.idx[h] in sc.axis_start)})
+
+
+def test_a_hex_named_lists_every_unit_that_may_set_up_there_and_the_stacking_limit_is_kept():
+    sc = SC()
+    rules, _ = drawn()
+    need = flow.next_step(sc, rules)
+    left = setup.to_set_up(sc, rules, "soviet")
+    h = sc.ids[sorted(setup.line_band(sc) - sc.axis_start)[0]]
+    assert [o["unit"] for o in flow.listing(sc, rules, need, h)[0] if o["type"] == "place"] == left
+    rifles = [u for u in left if u.startswith("R/")][:3]
+    for uid in rifles:
+        setup.place(sc, rules, "soviet", {"type": "place", "unit": uid, "hex": h})
+    listed = [o["unit"] for o in flow.listing(sc, rules, need, h)[0] if o["type"] == "place"]
+    # three combat units fill it, but for an HQ, and air units do not count (7.1, errata): of
+    # the units still to set up, only they may be placed there now
+    free = [u for u in left if sc.units[u].hq or sc.units[u].air]
+    assert free and listed == free
+    assert not takes(rules, {"type": "place", "unit": [u for u in left if u not in listed][0], "hex": h})
+
+
+def test_an_axis_set_up_names_each_units_band_and_refuses_nothing_it_lists():
+    sc = SC()
+    rules, ctx = drawn()
+    flow.apply(sc, rules, flow.next_step(sc, rules), {"type": "end"}, ctx)   # the Soviet default placement
+    need = flow.next_step(sc, rules)
+    assert need.side == "axis" and need.kind == "setup"
+    text = "\n".join(report.describe_need(sc, rules, need))
+    assert "each in the band of its army (20.1)" in text
+    band = text[text.index("5.32 (hexrows N2900 to N3600)"):text.index("5.33 (")]
+    assert "G/44" in band and "G/57" not in band
+    orders, note = flow.listing(sc, rules, need, "G/44")
+    rows = {sc.row[sc.idx[o["hex"]]] for o in orders if o["type"] == "place"}
+    assert note is None and rows and min(rows) >= 29 and max(rows) <= 36
+    assert "Sets up: in the band of 5.32, hexrows N2900 to N3600" in "\n".join(words.look(sc, rules, "unit", "G/44"))
+    error = setup.place_error(sc, rules, "axis", "G/44", "N2252")
+    assert (error.rule, error.message) == ("5.32", "G/44 sets up in the band of 5.32 (hexrows N2900 to N3600)")
+    assert flow.listing(sc, rules, need, "R/176")[1] == "R/176 is a Soviet unit."
+
+
+def test_a_movement_phase_lists_a_sample_and_says_so_and_every_move_of_a_unit_named():
+    sc = SC()
+    rules, _ = set_up()
+    need = flow.next_step(sc, rules)
+    assert (rules["turn"], need.kind) == (1, "axis-move")
+    sample, note = flow.listing(sc, rules, need, None)
+    assert sample == flow.legal_orders(sc, rules, need) and note.startswith("A sample: the moves of the next stack")
+    movers = {tuple(o["units"]) for o in sample if o["type"] == "move"}
+    assert len(movers) == 1
+    ezoc = movement.context(sc, rules, "axis").ezoc
+    uid = next(u for u in setup.placed(sc, rules, "axis") if sc.units[u].setup == "5.33" and not sc.units[u].air
+               and sc.idx[st.hex_of(rules, u)] not in ezoc and (u,) not in movers)
+    orders, note = flow.listing(sc, rules, need, uid)
+    moves = [o for o in orders if o["type"] == "move"]
+    ends = [o["path"][-1] for o in moves]
+    assert note is None and len(moves) > 24 and len(set(ends)) == len(ends) and orders[-1] == {"type": "end"}
+    for order in moves[:: len(moves) // 8]:
+        assert takes(rules, order), order
+    # 5.38: the units of 5.31 and 5.32 stand still on Game-Turn 1, and the template says why
+    assert flow.listing(sc, rules, need, "G/44")[1] == \
+        "G/44 has no move now: the units of 5.31 and 5.32 may not move on Game-Turn 1 (5.38)."
+    assert flow.listing(sc, rules, need, "X/9")[1] == "X/9 names no unit or hex of the game, nor an order type offered now."
+
+
+def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
+    """The example game ends in the Axis Initial Movement Phase of Game-Turn 3."""
+    import re
+
+    from pbem.core import engine, game
+
+    opened = game.open_folder(EXAMPLE)
+    state = opened.state
+    need = engine.awaited_need(state)
+    assert (need.side, need.kind) == ("axis", "axis-move")
+    whole = templates.orders_template(opened.game, state, "axis")
+    assert "# A sample: the moves of the next stack able to move" in whole
+    sample = opened.game.legal_orders(state["rules"], need)
+    uid = next(u for u in sorted(SC().side_units["axis"]) if movement.may_move(SC(), state["rules"], u) is None
+               and st.on_map(state["rules"], u) and not any(u in o.get("units", []) for o in sample))
+    moves = movement.options(SC(), state["rules"], "axis", limit=None, unit=uid)
+    text = templates.orders_template(opened.game, state, "axis", only=uid)
+    assert f"# Legal orders now ({len(moves) + 1}; {len(moves)} of them name {uid})" in text
+    listed = re.findall(r"^#   - (.*)$", text, re.M)
+    assert len(listed) == min(len(moves), templates.MAX_LISTED) and all(f'"{uid}"' in line for line in listed)
