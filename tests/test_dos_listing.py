@@ -12,10 +12,12 @@ from pbem.core import templates
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.dos import flow, movement, setup
 from pbem.rulesets.dos import report, words
+from pbem.rulesets.dos.board import stacking_ok, view
 from pbem.rulesets.dos import state as st
 from tests.test_dos_setup import drawn, set_up
 from tests.test_dos_support import SC, Ctx
 
+SENT = "2026-12-04T10:00:00Z"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
 
 
@@ -133,3 +135,36 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
     assert f"# Legal orders now ({len(moves) + 1}; {len(moves)} of them name {uid})" in text
     listed = re.findall(r"^#   - (.*)$", text, re.M)
     assert len(listed) == min(len(moves), templates.MAX_LISTED) and all(f'"{uid}"' in line for line in listed)
+
+
+def test_submit_warns_of_a_hex_left_over_the_stacking_limit_and_of_the_units_it_costs(tmp_path):
+    """7.1: a unit may move into a full hex (units pass through friendly stacks), so the order
+    is legal; the excess is eliminated when the Movement Phase ends. `pbem submit` (and its dry
+    run) warns of both (players' probe: a typo cost a division under a 'legal packet')."""
+    from pbem.core import game, genesis
+    from pbem.core.submit import submit_orders
+    from pbem import rulesets
+
+    folder = game.create(tmp_path / "g", genesis.sandbox(rulesets.get("dos"), {"seed": "stack"}, created=SENT))
+    while (folder.state["awaiting"]["need"] or {}).get("kind") != "axis-move":
+        sender = folder.state["awaiting"]["packet_from"]
+        orders = [{"type": "end"}] if folder.state["awaiting"]["waiting_for"] == "orders" else []
+        folder = submit_orders(folder, orders, None, side=sender, sent=SENT) and game.open_folder(folder.path)
+    sc, rules = folder.game.scenario, folder.state["rules"]
+    board = view(sc, rules)
+    move = next(order for uid in setup.placed(sc, rules, "axis") if sc.units[uid].combat and not sc.units[uid].hq
+                for j in sc.nb[sc.idx[st.hex_of(rules, uid)]]
+                if board.units_at(j) and not stacking_ok(sc, rules, board.units_at(j) + [uid])
+                for order in [{"type": "move", "units": [uid], "path": [sc.ids[j]]}] if takes(rules, order))
+    h = move["path"][-1]
+    tried = submit_orders(folder, [move], None, side="axis", sent=SENT, dry_run=True)
+    assert [w for w in tried.warnings if "stacking limit" in w] == [
+        f"{h} is over the stacking limit (7.1: {flow.STACKING_WORDS}): unless units leave it, the excess is "
+        "eliminated when this Movement Phase ends"]
+    tried = submit_orders(folder, [move, {"type": "end"}], None, side="axis", sent=SENT, dry_run=True)
+    lost = [e["units"] for e in tried.events if e["type"] == "eliminated" and e.get("rule") == "7.1"]
+    assert len(lost) == 1
+    assert [w for w in tried.warnings if "stacking limit" in w] == [
+        f"{lost[0][0]} was eliminated: {h} was over the stacking limit as the Movement Phase ended (7.1: "
+        f"{flow.STACKING_WORDS})"]
+    assert game.open_folder(folder.path).state["seq"] == folder.state["seq"]   # a dry run writes nothing

@@ -111,7 +111,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         new, events = engine.apply_packet(g, state, packet, source)
         game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
-        tried.warnings = warnings(g, state, new, side, orders or sealed_items)
+        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -124,14 +124,14 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = warnings(g, state, applied.state, side, orders or sealed_items)
+    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items)
     return applied
 
 
-def warnings(g: engine.Game, before: dict, after: dict, side: str, gave: Any) -> list[str]:
+def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any) -> list[str]:
     """What the sender of a packet should know of it before sending it on."""
     return (unawaited(g, before, side, gave) + foresee(g, after, side) + kept(after, side)
-            + idle(before, after, side, gave) + script_used_up(after))
+            + idle(before, after, side, gave) + script_used_up(after) + g.cautions(after["rules"], events, side))
 
 
 def script_used_up(after: dict) -> list[str]:

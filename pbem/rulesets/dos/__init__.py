@@ -32,6 +32,7 @@ RULESET = Ruleset(
     apply=flow.apply,
     legal_orders=flow.legal_orders,
     listing=flow.listing,
+    cautions=flow.cautions,
     policy=flow.policy,
     summary=report.summary,
     render=report.render,

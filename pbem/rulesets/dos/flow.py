@@ -374,6 +374,27 @@ def _overstacked(sc: Scenario, rules: dict, side: str) -> list[str]:
     return out
 
 
+STACKING_WORDS = ("at the end of a Movement Phase a hex may hold at most 3 combat units, or 4 units if one is an "
+                  "HQ; trucks and air units do not count")
+
+
+def cautions(sc: Scenario, rules: dict, events: list[dict], side: str) -> list[str]:
+    """What `pbem submit` warns a dos player of (README, "Orders"): units of his the packet
+    lost for over-stacking, and hexes he leaves over-stacked in his Movement Phase, whose
+    excess its end eliminates (7.1). Moving through a full hex is legal, so the orders are."""
+    out = []
+    for event in events:
+        units = event.get("units") or []
+        if event["type"] == "eliminated" and event.get("rule") == "7.1" and units and sc.side_of[units[0]] == side:
+            out.append(f"{', '.join(units)} {'was' if len(units) == 1 else 'were'} eliminated: {event['hex']} was over "
+                       f"the stacking limit as the Movement Phase ended (7.1: {STACKING_WORDS})")
+    if rules["phase"] in ("move", "mech") and rules["player"] == side:
+        for h in _overstacked(sc, rules, side):
+            out.append(f"{h} is over the stacking limit (7.1: {STACKING_WORDS}): unless units leave it, the excess is "
+                       f"eliminated when this Movement Phase ends")
+    return out
+
+
 def _end_movement(sc: Scenario, rules: dict, ctx, then: str) -> None:
     """7.1: the excess of a stack is eliminated at the end of the Movement Phase (owner's
     choice); 18.12 (errata): units that withdrew strategically and stand in an Enemy ZOC die."""

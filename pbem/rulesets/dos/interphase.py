@@ -72,7 +72,7 @@ def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
         for uid in units:
             combat.eliminate(sc, rules, uid)
         ctx.event("eliminated", f"{', '.join(units)} eliminated: {p['hex']} was over the stacking limit (7.1).",
-                  units=units, rule="7.1", chosen_by=ctx.chosen_by)
+                  units=units, hex=p["hex"], rule="7.1", chosen_by=ctx.chosen_by)
     elif kind == "directive-removal":
         directives.apply_removal(sc, rules, order, ctx)
     elif kind == "clear":
