@@ -8,6 +8,8 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import pytest
+
 from pbem.core import templates
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.dos import flow, movement, setup
@@ -116,21 +118,25 @@ def test_a_movement_phase_lists_a_sample_and_says_so_and_every_move_of_a_unit_na
 
 
 def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
-    """The example game ends in the Axis Initial Movement Phase of Game-Turn 3."""
+    """A state of the example game that waits for a side's orders in its Movement Phase."""
     import re
 
     from pbem.core import engine, game
 
     opened = game.open_folder(EXAMPLE)
-    state = opened.state
-    need = engine.awaited_need(state)
-    assert (need.side, need.kind) == ("axis", "axis-move")
+    for seq in range(opened.state["seq"] + 1):
+        state = game.load_state(EXAMPLE, seq, opened.game)
+        need = engine.awaited_need(state)
+        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders":
+            break
+    else:
+        pytest.fail("no state of the dos example waits for the Axis player's moves")
     whole = templates.orders_template(opened.game, state, "axis")
     assert "# A sample: the moves of the next stack able to move" in whole
     sample = opened.game.legal_orders(state["rules"], need)
-    uid = next(u for u in sorted(SC().side_units["axis"]) if movement.may_move(SC(), state["rules"], u) is None
-               and st.on_map(state["rules"], u) and not any(u in o.get("units", []) for o in sample))
-    moves = movement.options(SC(), state["rules"], "axis", limit=None, unit=uid)
+    moves, uid = next((moves, u) for u in sorted(SC().side_units["axis"]) if st.on_map(state["rules"], u)
+                      and not any(u in o.get("units", []) for o in sample)
+                      for moves in [movement.options(SC(), state["rules"], "axis", limit=None, unit=u)] if moves)
     text = templates.orders_template(opened.game, state, "axis", only=uid)
     assert f"# Legal orders now ({len(moves) + 1}; {len(moves)} of them name {uid})" in text
     listed = re.findall(r"^#   - (.*)$", text, re.M)
@@ -168,3 +174,23 @@ def test_submit_warns_of_a_hex_left_over_the_stacking_limit_and_of_the_units_it_
         f"{lost[0][0]} was eliminated: {h} was over the stacking limit as the Movement Phase ended (7.1: "
         f"{flow.STACKING_WORDS})"]
     assert game.open_folder(folder.path).state["seq"] == folder.state["seq"]   # a dry run writes nothing
+
+
+def test_an_order_naming_no_unit_or_hex_says_which_one_it_most_likely_meant():
+    """3.1: hex ids carry their mapsheet letter; a mistyped unit id gets the unit it most
+    likely meant, and one of the other side says whose it is (players' probe: 'R/1766 is not
+    a soviet unit' read as if it were an Axis unit; `hex: "2348"` was 'not a hex')."""
+    from pbem.rulesets.dos import naming
+
+    sc = SC()
+    rules, _ = drawn()
+    unit = setup.to_set_up(sc, rules, "soviet")[0]
+    assert setup.place_error(sc, rules, "soviet", unit, "2348").message == \
+        "2348 is not a hex id: it begins with its mapsheet, N2348 or S2348 (3.1)"
+    assert setup.place_error(sc, rules, "soviet", unit, "n2348").message == "n2348 is not a hex id: did you mean N2348?"
+    assert setup.place_error(sc, rules, "soviet", unit, "N9999").message == "N9999 is not a hex of the playing area"
+    assert setup.place_error(sc, rules, "soviet", unit.lower(), "N2348").message == \
+        f"there is no unit {unit.lower()} (did you mean {unit}?)"
+    assert naming.no_unit(sc, "R/1766") == "there is no unit R/1766 (did you mean R/176?)"
+    assert naming.no_unit(sc, "Q/999") == "there is no unit Q/999"
+    assert setup.place_error(sc, rules, "soviet", "G/44", "N2348").message == "G/44 is an Axis unit"

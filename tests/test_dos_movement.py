@@ -21,7 +21,7 @@ def mp_of(ctx, uid):
 
 def test_6_11_only_the_phasing_player_moves():
     rules = at(units={"R/6": {"hex": "N2245", "revealed": [2, 4]}})
-    refused(rules, {"type": "move", "units": ["R/6"], "path": ["N2244"]}, "6.1", "not a axis unit")
+    refused(rules, {"type": "move", "units": ["R/6"], "path": ["N2244"]}, "6.1", "R/6 is a Soviet unit")
 
 
 def test_6_12_10_11_11_21_costs_by_movement_class():

@@ -23,9 +23,9 @@ def pbem(*args: str, code: int = 0) -> str:
 def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
-    assert "VP as they stand (19.1): Axis 32, Soviet 177; Hitler Directive in force (16.0): A." in text
+    assert "VP as they stand (19.1): Axis 32, Soviet 176; Hitler Directive in force (16.0): E." in text
     board = pbem("show", str(EXAMPLE))
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N1349 soviet: A/21 (3)12, AA/4 air 1/1" in board
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N3744 soviet: A/44 (3)12, AA/4 air 1/1" in board
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
@@ -34,23 +34,23 @@ def test_show_one_hex_and_one_unit():
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
     front = pbem("show", "--hex", "N1349", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: A/21 (3)12; AA/4 air 1/1." in front
-    unit = pbem("show", "--unit", "R/214", str(EXAMPLE))
-    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/214 U-8" in unit
+    assert "On the Front Line of 28 June 1942" in front and "Units: G/88 9-9." in front
+    unit = pbem("show", "--unit", "R/131", str(EXAMPLE))
+    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/131 U-8" in unit
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
     assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
 
 
 def test_show_diff_names_moves_and_the_turn():
     text = pbem("show", "--diff", "41", "43", str(EXAMPLE))
-    assert "- A/40 (soviet) moved from N1230 to N0124." in text
+    assert "- A/62 (soviet) moved from N1241 to N0549." in text
     assert "Now: Game-Turn 3 of 25" in text
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "25", "26", str(EXAMPLE))
-    assert "- 103/14Pz (axis) lost 1 step: 1 of 2 left." in text
+    text = pbem("show", "--diff", "18", "19", str(EXAMPLE))
+    assert "- GR/41 (soviet) lost 1 step: 1 of 2 left." in text
     assert "strength point" not in text
 
 

@@ -712,7 +712,7 @@ def test_every_counter_of_a_part_of_the_map_lies_inside_its_box_at_the_scale_wri
     assert any(k != int(k) for k in scales)   # a scale that is not a whole number was drawn
 
 
-@pytest.mark.parametrize("ruleset, around", [("dos", "N0850"), ("chir", "3320")])
+@pytest.mark.parametrize("ruleset, around", [("dos", "N3644"), ("chir", "3320")])
 def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path, ruleset, around):
     """A corner for a forum post: the part is drawn as tall as the panel beside it (at most
     three times the whole map's scale), so a stack of four dos counters can be read, and
@@ -743,8 +743,8 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
             assert scale == svg.MAX_PART_SCALE or abs(h - (panel_bottom - y)) < 2
     shared = sizes["part"].keys() & sizes["whole"].keys()
     assert shared and all(abs(sizes["part"][u] / sizes["whole"][u] - scale) < 0.02 for u in shared)
-    if ruleset == "dos":   # the four counters of N0850, 15 px wide on the whole map
-        assert min(sizes["part"][u] for u in ("110/11Pz", "111/11Pz", "15/11Pz", "G/387")) > 40
+    if ruleset == "dos":   # the five counters of N3644, 15 px wide or less on the whole map
+        assert min(sizes["part"][u] for u in ("103/14Pz", "108/14Pz", "36/14Pz", "G/71", "Rum/4")) > 40
 
 
 # --- geometry the pictures need ----------------------------------------------------------------------

@@ -10,6 +10,7 @@ from .board import view, Board
 from .scenario import Scenario, other
 from . import state as st
 from . import supply as sp
+from .naming import no_hex
 
 STEPS_PER_POINT = 5      # 12.41, 14.52
 
@@ -103,7 +104,7 @@ def interdict(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     air_i = sc.idx[st.hex_of(rules, uid)]
     for h in hexes:
         if h not in sc.idx:
-            raise IllegalOrder("14.41", f"{h} is not a hex of the playing area", None)
+            raise IllegalOrder("14.41", no_hex(sc, h), None)
         if st.has(mine, h):
             raise IllegalOrder("14.45", f"{h} already has an Air Interdiction marker", None)
         if sc.distance(air_i, sc.idx[h]) > sc.units[uid].air_range:

@@ -29,6 +29,7 @@ from .scenario import Scenario, other
 from . import state as st
 from . import supply as sp
 from . import untried as ut
+from .naming import no_hex, not_own_unit
 
 AIR_RANGE_RULE = "14.14"
 
@@ -81,12 +82,12 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
         v = _unit_value(st.strengths(sc, rules, uid)[0], uid not in supplied, exact)
         total += v
         per_hex[st.hex_of(rules, uid)] = per_hex.get(st.hex_of(rules, uid), 0) + v
-        parts.append(f"{uid} {v}{' (out of supply)' if uid not in supplied else ''}")
+        parts.append(f"{uid} {v}{' out of supply (12.51)' if uid not in supplied else ''}")
     for d, regs in sorted(by_division.items()):
         v = sum((_unit_value(st.strengths(sc, rules, r)[0], r not in supplied, exact) for r in regs), Fraction(0)) * 2
         total += v
         per_hex[st.hex_of(rules, regs[0])] = per_hex.get(st.hex_of(rules, regs[0]), 0) + v
-        parts.append(f"{d} x2 integrity = {v} (7.21)")
+        parts.append(f"{d} {v} with integrity x2 (7.21)")
     for hq in c.get("hqs", []):                                          # 11.43
         if not st.on_map(rules, hq):
             continue
@@ -96,7 +97,7 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
         parts.append(f"{hq} +{add} (11.43)")
     if exact:
         value = int(total / 2)                                           # 6.51, 6.55
-        parts.append(f"overrun: {total} / 2 = {value} (6.55)")
+        parts.append(f"halved for the overrun: {total} / 2 = {value} (6.55)")
     else:
         value = int(total)
     return value, parts
@@ -148,6 +149,7 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
         here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == c["def"]]
         combat = [u for u in here if sc.units[u].combat and u not in retreated]        # 9.75
         mult, why = terrain_multiplier(sc, rules, c, i)
+        terms = []
         if combat:
             value = 0
             divs: dict[str, list[str]] = {}
@@ -156,11 +158,15 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                 if d and d not in rules["broken"] and all(st.hex_of(rules, r) == h for r in sc.divisions[d]):
                     divs.setdefault(d, []).append(uid)
                     continue
-                value += _unit_value(st.strengths(sc, rules, uid)[1], uid not in supplied, False)
+                v = _unit_value(st.strengths(sc, rules, uid)[1], uid not in supplied, False)
+                value += v
+                terms.append(f"{uid} {v}" + ("" if uid in supplied else " out of supply (12.52)"))
             for d, regs in divs.items():
-                value += 2 * sum(_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs)
+                v = 2 * sum(_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs)
+                value += v
+                terms.append(f"{d} {v} with integrity x2 (7.21)")
             value *= mult
-            text = f"{h}: {value}" + (f" ({why})" if why else "")
+            text = _terms_text(h, terms, why, value)
             hq = c.get("hq_defence", {}).get(h)
             if hq and st.hex_of(rules, hq) == h:                                          # 11.43
                 nation = sc.units[hq].nation
@@ -168,14 +174,21 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                           for u in combat if sc.units[u].nation == nation) * mult
                 add = min(sc.units[hq].leadership // 2, own)
                 value += add
-                text += f" +{add} {hq} (11.43)"
+                text += f", {hq} +{add} (11.43) = {value}"
         else:
             hqs = [u for u in here if sc.units[u].hq and u not in retreated]
             value = sum(st.strengths(sc, rules, u)[1] for u in hqs) * mult                # 11.41, 11.44
-            text = f"{h}: HQ alone {value}" + (f" ({why})" if why else "")
+            terms = [f"{u} {st.strengths(sc, rules, u)[1]} alone (11.41)" for u in hqs]
+            text = _terms_text(h, terms, why, value)
         total += value
         parts.append(text)
     return total, parts
+
+
+def _terms_text(h: str, terms: list[str], why: str, value: int) -> str:
+    """One defending hex's strength in words: "C/112 3 + R/167 3 in N0249, rough x2 = 12"."""
+    text = f"{' + '.join(terms)} in {h}" + (f", {why}" if why else "")
+    return text if len(terms) == 1 and not why else f"{text} = {value}"
 
 
 # --- declaring ------------------------------------------------------------------------------------
@@ -246,7 +259,7 @@ def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     board = view(sc, rules)
     for h in targets:
         if h not in sc.idx:
-            raise IllegalOrder("9.1", f"{h} is not a hex of the playing area", None)
+            raise IllegalOrder("9.1", no_hex(sc, h), None)
         why = attackable(sc, rules, board, side, h)
         if why:
             rule, _, text = why.partition(": ")
@@ -275,8 +288,10 @@ def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
 def _check_attacker(sc: Scenario, rules: dict, board: Board, side: str, uid: str, targets: list[int],
                     lines, overrun: bool = False) -> None:
     u = sc.units.get(uid)
-    if u is None or u.side != side or not st.on_map(rules, uid):
-        raise IllegalOrder("9.1", f"{uid} is not a {side} unit on the map", None)
+    if u is None or u.side != side:
+        raise IllegalOrder("9.1", not_own_unit(sc, uid, side), None)
+    if not st.on_map(rules, uid):
+        raise IllegalOrder("9.1", f"{uid} is not on the map", None)
     if not u.combat:
         raise IllegalOrder("11.41" if u.hq else "9.1", f"{uid} has no Attack Strength", None)
     if st.has(rules["disrupted"], uid):
@@ -583,7 +598,10 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     def_sup = sp.supplied(sc, rules, board, c["def"], c["defenders"], mark=True)
     attack, a_parts = attack_strength(sc, rules, c, att_sup)
     defence, d_parts = defence_strength(sc, rules, c, def_sup)
-    attack, defence = max(attack, 1), max(defence, 1)
+    if attack < 1 or defence < 1:   # a strength of 0 (a unit revealed as 0) counts as 1
+        a_parts += [] if attack >= 1 else [f"{attack}, counted as 1"]
+        d_parts += [] if defence >= 1 else [f"{defence}, counted as 1"]
+        attack, defence = max(attack, 1), max(defence, 1)
     col = column(sc, attack, defence)
     die = ctx.d6(c["label"])
     shift = c["shift"]["att"] * len(c["air"]["att"]) + c["shift"]["def"] * len(c["air"]["def"])
@@ -592,7 +610,8 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     c.update(result=result, die=die, row=row, column=col, attack=attack, defence=defence)
     d, a, eng = _parse(result)
     c["def_part"], c["att_part"], c["engaged"] = d, a, eng
-    ctx.event("combat", f"{attack} against {defence}: {col}; die {die}" + (f" {'+' if shift > 0 else ''}{shift} = {row}"
+    ctx.event("combat", f"Attack strength {attack}: {', '.join(a_parts)}. Defence strength {defence}: "
+              f"{'; '.join(d_parts)}. {attack} against {defence}: {col}; die {die}" + (f" {'+' if shift > 0 else ''}{shift} = {row}"
               if shift else "") + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
               result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], targets=list(c["targets"]),
               # where the attackers stand, for the picture of an attack declared in an earlier packet
@@ -1145,7 +1164,7 @@ def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("6.5", "overruns take place in the Movement Phases", None)
     target = order.get("target")
     if target not in sc.idx:
-        raise IllegalOrder("6.51", f"{target} is not a hex of the playing area", None)
+        raise IllegalOrder("6.51", no_hex(sc, target), None)
     units, start = mv._units(sc, rules, side, order, "6.51")
     mv._check_can_move(sc, rules, units, "6.51")
     for uid in units:

@@ -17,6 +17,7 @@ from ..base import IllegalOrder
 from .board import Board, half_view, memo, stacking_ok, view
 from .scenario import BLOCKED, DON, RAIL, VOLGA, Scenario, other
 from . import state as st
+from .naming import no_hex, no_unit, not_own_unit
 
 RAIL_LIMIT = {"axis": 3, "soviet": 10}     # 6.31
 RAIL_MP = 40                               # 6.33
@@ -182,9 +183,9 @@ def _units(sc: Scenario, rules: dict, side: str, order: dict, rule: str) -> tupl
     where = set()
     for uid in units:
         if uid not in sc.units:
-            raise IllegalOrder(rule, f"there is no unit {uid}", None)
+            raise IllegalOrder(rule, no_unit(sc, uid), None)
         if sc.side_of[uid] != side:
-            raise IllegalOrder(rule, f"{uid} is not a {side} unit", None)
+            raise IllegalOrder(rule, not_own_unit(sc, uid, side), None)
         h = st.hex_of(rules, uid)
         if h is None:
             raise IllegalOrder(rule, f"{uid} is not on the map", None)
@@ -231,7 +232,7 @@ def _hexes(sc: Scenario, path: list, rule: str) -> list[int]:
     out = []
     for h in path:
         if h not in sc.idx:
-            raise IllegalOrder(rule, f"{h} is not a hex of the playing area", None)
+            raise IllegalOrder(rule, no_hex(sc, h), None)
         out.append(sc.idx[h])
     return out
 
@@ -550,7 +551,7 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("15.0", "name one or more different units", None)
     for uid in units:
         if uid not in sc.units or sc.side_of[uid] != side:
-            raise IllegalOrder("15.0", f"{uid} is not a {side} unit", None)
+            raise IllegalOrder("15.0", not_own_unit(sc, uid, side), None)
         if st.status(rules, uid) not in ("ready", "exited") or (st.status(rules, uid) == "exited" and side != "axis"):
             raise IllegalOrder("15.0", f"{uid} is not a reinforcement ready to enter", None)
     path = _hexes(sc, order.get("path") or [], "15.0")
@@ -613,8 +614,10 @@ def evacuate(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     if not units:
         raise IllegalOrder("11.5", "name the units to evacuate", None)
     for uid in units:
-        if uid not in sc.units or sc.side_of[uid] != side or not st.on_map(rules, uid):
-            raise IllegalOrder("11.5", f"{uid} is not a {side} unit on the map", None)
+        if uid not in sc.units or sc.side_of[uid] != side:
+            raise IllegalOrder("11.5", not_own_unit(sc, uid, side), None)
+        if not st.on_map(rules, uid):
+            raise IllegalOrder("11.5", f"{uid} is not on the map", None)
         u = sc.units[uid]
         if not (u.air or (u.hq and side == "soviet")):
             raise IllegalOrder("11.5", f"{uid} may not be evacuated: only Soviet HQs and air units (14.6)", None)

@@ -8,6 +8,7 @@ from .board import view, Board, stacking_ok
 from .scenario import Scenario
 from . import state as st
 from . import supply as sp
+from .naming import no_hex, not_own_unit
 
 ZONES = {"5.31": (37, 80), "5.32": (29, 36), "5.33": (15, 28), "5.34": (1, 14)}   # joined hexrows
 ZONE_WORDS = {"5.31": "hexrows N3700 to the coast of the Sea of Azov", "5.32": "hexrows N2900 to N3600",
@@ -54,11 +55,11 @@ def place_error(sc: Scenario, rules: dict, side: str, uid: str, h: str,
     the caller knows them."""
     rule = "5.2" if side == "soviet" else "5.3"
     if uid not in sc.units or sc.side_of[uid] != side:
-        return IllegalOrder(rule, f"{uid} is not a {side} unit", None)
+        return IllegalOrder(rule, not_own_unit(sc, uid, side), None)
     if rules["units"][uid] != "setup" and not st.on_map(rules, uid):
         return IllegalOrder("5.21" if side == "soviet" else "5.3", f"{uid} is not one of the units that set up", None)
     if h not in sc.idx:
-        return IllegalOrder(rule, f"{h} is not a hex of the playing area", None)
+        return IllegalOrder(rule, no_hex(sc, h), None)
     i = sc.idx[h]
     if side == "soviet":
         if i in sc.axis_start:

@@ -1,0 +1,38 @@
+"""What an order names that is not a unit or hex of the game, in words a player can act on:
+the mapsheet letter a bare hex number lacks (3.1), the unit a mistyped id most likely meant,
+the side a unit of the other side belongs to."""
+
+from __future__ import annotations
+
+from .scenario import Scenario
+
+
+def no_hex(sc: Scenario, h: object) -> str:
+    """Why `h` is not a hex of the playing area (it is not in `sc.idx`)."""
+    text = str(h)
+    sheets = [f"{sheet}{text}" for sheet in "NS" if f"{sheet}{text}" in sc.idx]
+    if sheets:
+        return f"{text} is not a hex id: it begins with its mapsheet, {' or '.join(sheets)} (3.1)"
+    if text.upper() in sc.idx:
+        return f"{text} is not a hex id: did you mean {text.upper()}?"
+    return f"{text} is not a hex of the playing area"
+
+
+def not_own_unit(sc: Scenario, uid: object, side: str) -> str | None:
+    """Why `uid` is not a unit of `side` (None: it is one)."""
+    if uid in sc.units:
+        if sc.side_of[uid] == side:
+            return None
+        return f"{uid} is {'an Axis' if sc.side_of[uid] == 'axis' else 'a Soviet'} unit"
+    return no_unit(sc, uid)
+
+
+def no_unit(sc: Scenario, uid: object) -> str:
+    """Why `uid` names no unit: with the id it most likely meant (same letters in another
+    case, else the closest of the order of battle)."""
+    from difflib import get_close_matches
+
+    text = str(uid)
+    same = [u for u in sc.unit_ids if u.lower() == text.lower()]
+    close = same or get_close_matches(text, sc.unit_ids, n=1, cutoff=0.75)
+    return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
