@@ -89,7 +89,7 @@ def test_an_axis_set_up_names_each_units_band_and_refuses_nothing_it_lists():
     assert note is None and rows and min(rows) >= 29 and max(rows) <= 36
     assert "Sets up: in the band of 5.32, hexrows N2900 to N3600" in "\n".join(words.look(sc, rules, "unit", "G/44"))
     error = setup.place_error(sc, rules, "axis", "G/44", "N2252")
-    assert (error.rule, error.message) == ("5.32", "G/44 sets up in the band of 5.32 (hexrows N2900 to N3600)")
+    assert (error.rule, error.message) == ("5.32", "G/44 sets up in the band of 5.32, hexrows N2900 to N3600")
     assert flow.listing(sc, rules, need, "R/176")[1] == "R/176 is a Soviet unit."
 
 
@@ -194,3 +194,26 @@ def test_an_order_naming_no_unit_or_hex_says_which_one_it_most_likely_meant():
     assert naming.no_unit(sc, "R/1766") == "there is no unit R/1766 (did you mean R/176?)"
     assert naming.no_unit(sc, "Q/999") == "there is no unit Q/999"
     assert setup.place_error(sc, rules, "soviet", "G/44", "N2348").message == "G/44 is an Axis unit"
+
+
+def test_submit_warns_of_a_queued_order_no_state_of_the_game_can_take(tmp_path):
+    """An order queued for a later phase is checked when the game reaches it (void if the
+    situation changed), but what it names does not depend on the board: an Axis unit placed
+    outside its band, an id of no unit or hex. The dry run says so at once (players' probe: the
+    Axis player learnt of it three packets later, from the Soviet player's report)."""
+    from pbem.core import game, genesis
+    from pbem.core.submit import submit_orders
+    from pbem import rulesets
+
+    folder = game.create(tmp_path / "g", genesis.sandbox(rulesets.get("dos"), {"seed": "queue"}, created=SENT))
+    orders = [{"type": "place", "unit": "G/44", "hex": "N2252"}, {"type": "place", "unit": "G/57", "hex": "2252"},
+              {"type": "place", "unit": "G/4", "hex": "N2252"}, {"type": "place", "unit": "G/57", "hex": "N2252"}]
+    tried = submit_orders(folder, orders, None, side="axis", sent=SENT, dry_run=True)
+    never = [w for w in tried.warnings if "can never take it" in w]
+    assert never == [
+        "order 1 of packet 1 waits in the queue, but the game can never take it: G/44 sets up in the band of 5.32, "
+        "hexrows N2900 to N3600 (5.32); it will be void when the game reaches it",
+        "order 2 of packet 1 waits in the queue, but the game can never take it: 2252 is not a hex id: it begins "
+        "with its mapsheet, N2252 or S2252 (3.1); it will be void when the game reaches it",
+        "order 3 of packet 1 waits in the queue, but the game can never take it: there is no unit G/4 (did you "
+        "mean GR/4?); it will be void when the game reaches it"]   # G/57 (5.33) may set up in N2252

@@ -96,9 +96,9 @@ class Game(NamedTuple):
             return self.legal_orders(rules, need), None
         return listing(self.scenario, rules, need, only)
 
-    def cautions(self, rules: dict, events: list[dict], side: str) -> list[str]:
+    def cautions(self, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
         cautions = self.ruleset.cautions
-        return [] if cautions is None else cautions(self.scenario, rules, events, side)
+        return [] if cautions is None else cautions(self.scenario, rules, events, side, queued)
 
     def policy(self, rules: dict, need: Need, policies: dict) -> dict | None:
         return self.ruleset.policy(self.scenario, rules, need, policies)

@@ -130,8 +130,9 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
 
 def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any) -> list[str]:
     """What the sender of a packet should know of it before sending it on."""
+    queued = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
     return (unawaited(g, before, side, gave) + foresee(g, after, side) + kept(after, side)
-            + idle(before, after, side, gave) + script_used_up(after) + g.cautions(after["rules"], events, side))
+            + idle(before, after, side, gave) + script_used_up(after) + g.cautions(after["rules"], events, side, queued))
 
 
 def script_used_up(after: dict) -> list[str]:

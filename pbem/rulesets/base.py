@@ -216,11 +216,12 @@ class Ruleset(NamedTuple):
     # representative set. note: a sentence saying what the list leaves out, or why the unit
     # named has no order, or None. None: `legal_orders` is every legal order
     listing: Callable[[Any, dict, Need, str | None], tuple[list[dict], str | None]] | None = None
-    # scenario, rules after a packet, its events, the sender's side -> what the sender should
-    # know before sending it on, beyond the report (`pbem submit` warns): a legal packet that
-    # costs the sender units by a rule easily overlooked (an over-stacked hex whose excess the
-    # end of the phase eliminates); None: nothing
-    cautions: Callable[[Any, dict, list[dict], str], list[str]] | None = None
+    # scenario, rules after a packet, its events, the sender's side, the packet's orders still
+    # queued (items with "seq", "index", "order") -> what the sender should know before sending
+    # it on, beyond the report (`pbem submit` warns): a legal packet that costs the sender units
+    # by a rule easily overlooked (an over-stacked hex whose excess the end of the phase
+    # eliminates), a queued order that can never be taken (an id of no unit); None: nothing
+    cautions: Callable[[Any, dict, list[dict], str, list[dict]], list[str]] | None = None
 
 
 class Heuristics(NamedTuple):

@@ -378,11 +378,18 @@ STACKING_WORDS = ("at the end of a Movement Phase a hex may hold at most 3 comba
                   "HQ; trucks and air units do not count")
 
 
-def cautions(sc: Scenario, rules: dict, events: list[dict], side: str) -> list[str]:
+def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
     """What `pbem submit` warns a dos player of (README, "Orders"): units of his the packet
     lost for over-stacking, and hexes he leaves over-stacked in his Movement Phase, whose
-    excess its end eliminates (7.1). Moving through a full hex is legal, so the orders are."""
+    excess its end eliminates (7.1) (moving through a full hex is legal, so the orders are);
+    queued orders that no state of the game can take (an id of no unit or hex, an Axis unit
+    placed outside its band), which would be void when the game reaches them."""
     out = []
+    for item in queued:
+        why = _never(sc, item["order"], side)
+        if why:
+            out.append(f"order {item['index']} of packet {item['seq']} waits in the queue, but the game can never take "
+                       f"it: {why}; it will be void when the game reaches it")
     for event in events:
         units = event.get("units") or []
         if event["type"] == "eliminated" and event.get("rule") == "7.1" and units and sc.side_of[units[0]] == side:
@@ -393,6 +400,28 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str) -> list[s
             out.append(f"{h} is over the stacking limit (7.1: {STACKING_WORDS}): unless units leave it, the excess is "
                        f"eliminated when this Movement Phase ends")
     return out
+
+
+def _never(sc: Scenario, order: dict, side: str) -> str | None:
+    """Why no state of the game takes `order` from `side` (None: some state may): what it
+    names, whatever the board."""
+    from .naming import no_hex, not_own_unit
+
+    units = ([order["unit"]] if order.get("unit") else []) + list(order.get("units") or [])
+    for uid in units:
+        why = not_own_unit(sc, uid, side)
+        if why:
+            return why
+    hexes = ([order["hex"]] if order.get("hex") else []) + ([order["target"]] if order.get("target") else []) \
+        + list(order.get("path") or []) + list(order.get("targets") or []) + list(order.get("hexes") or [])
+    for h in hexes:
+        if h not in sc.idx:
+            return no_hex(sc, h)
+    if order.get("type") == "place" and side == "axis" and order.get("unit") and order.get("hex"):
+        error = setup.zone_error(sc, order["unit"], sc.idx[order["hex"]])
+        if error is not None:
+            return f"{error.message} ({error.rule})"
+    return None
 
 
 def _end_movement(sc: Scenario, rules: dict, ctx, then: str) -> None:

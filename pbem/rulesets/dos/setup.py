@@ -64,11 +64,10 @@ def place_error(sc: Scenario, rules: dict, side: str, uid: str, h: str,
     if side == "soviet":
         if i in sc.axis_start:
             return IllegalOrder("5.22", f"{h} is west of the 28 June 1942 Front Line", None)
-    elif not zone_ok(sc, sc.units[uid].setup, i):
-        if i not in sc.axis_start:
-            return IllegalOrder("5.36", f"{uid} sets up west of the Front Line", None)
-        return IllegalOrder(sc.units[uid].setup, f"{uid} sets up in the band of {sc.units[uid].setup} "
-                            f"({ZONE_WORDS[sc.units[uid].setup]})", None)
+    else:
+        error = zone_error(sc, uid, i)
+        if error is not None:
+            return error
     if sc.mountain[i] and sc.units[uid].move_class == "mech":
         return IllegalOrder("10.33", f"{uid} may not stand in a mountain hex", None)
     if there is None:
@@ -79,6 +78,18 @@ def place_error(sc: Scenario, rules: dict, side: str, uid: str, h: str,
     if not stacking_ok(sc, rules, there + [uid]):
         return IllegalOrder("7.1", f"{h} would hold more than the stacking limit", None)
     return None
+
+
+def zone_error(sc: Scenario, uid: str, i: int) -> IllegalOrder | None:
+    """Why Axis unit `uid` may not set up in hex `i` whatever the board (None: it may)."""
+    zone = sc.units[uid].setup
+    if zone is None:
+        return IllegalOrder("5.3", f"{uid} is not one of the units that set up", None)
+    if zone_ok(sc, zone, i):
+        return None
+    if i not in sc.axis_start:
+        return IllegalOrder("5.36", f"{uid} sets up west of the Front Line", None)
+    return IllegalOrder(zone, f"{uid} sets up in the band of {zone}, {ZONE_WORDS[zone]}", None)
 
 
 def may_set_up(sc: Scenario, rules: dict, side: str, uid: str) -> bool:
