@@ -82,6 +82,7 @@ def test_an_axis_set_up_names_each_units_band_and_refuses_nothing_it_lists():
     assert need.side == "axis" and need.kind == "setup"
     text = "\n".join(report.describe_need(sc, rules, need))
     assert "each in the band of its army (20.1)" in text
+    assert "its orders may follow the `end` in this same packet" in text.replace("\n", " ")
     band = text[text.index("5.32 (hexrows N2900 to N3600)"):text.index("5.33 (")]
     assert "G/44" in band and "G/57" not in band
     orders, note = flow.listing(sc, rules, need, "G/44")

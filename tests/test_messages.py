@@ -75,6 +75,10 @@ def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
      "3413 is not of type 'string' (YAML reads it as an integer); quote it: path: [\"3413\", ...]"),
     (CHIR, {"type": "retreat", "to": 3413}, ["to"],
      "3413 is not of type 'string', 'null' (YAML reads it as an integer); quote it: to: \"3413\""),
+    (CHIR, {"type": "move", "units": "LW/I", "path": ["3414"]}, ["units"],
+     "'LW/I' is a single value where a list is wanted: units: [LW/I]"),
+    (CHIR, {"type": "move", "units": ["LW/I"], "path": "3414"}, ["path"],
+     "'3414' is a single value where a list is wanted: path: [\"3414\"]"),
     (STALINGRAD, {"unit": "24pd-26pgr"}, [],
      "missing `type`; the order types are end, reinforce, shift, move, attack, card, allocate, apply, retreat, "
      "substitute"),

@@ -87,6 +87,7 @@ def order_errors(schema: dict, order: Any) -> list:
     errors = sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
     for error in errors:
         _quote_hint(error)
+        _list_hint(error)
         if error.validator == "enum" and isinstance(error.validator_value, list):   # words, not a Python list
             error.message = f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
     if branches and isinstance(order, dict):
@@ -107,6 +108,20 @@ def _quote_hint(error: Any) -> None:
     example = f"{key}: {quoted}" if error.path and error.path[-1] == key else \
         (f"{key}: [{quoted}, ...]" if key is not None else quoted)
     error.message = f"{error.message} (YAML reads it as an integer); quote it: {example}"
+
+
+def _list_hint(error: Any) -> None:
+    """A single value where a list is wanted (`units: Tr/3`): say so in words, with the list
+    to write, not "is not of type 'array'"."""
+    wanted = error.validator_value if error.validator == "type" else None
+    if "array" not in ([wanted] if isinstance(wanted, str) else wanted or []) or isinstance(error.instance, (list, dict)):
+        return
+    key = error.path[-1] if error.path and isinstance(error.path[-1], str) else None
+    from pbem.core.canonical import scalar_text
+
+    written = f"[{scalar_text(error.instance)}]"
+    error.message = f"{error.instance!r} is a single value where a list is wanted: " + (
+        f"{key}: {written}" if key is not None else written)
 
 
 def _keys_error(schema: dict, order: dict) -> Any:

@@ -120,4 +120,8 @@ def setup_areas(sc: Scenario, rules: dict, side: str) -> list[str]:
     for label, units in groups:
         if units:
             lines += textwrap.wrap(label + ", ".join(units) + ".", 96, initial_indent="  ", subsequent_indent="    ")
+    if side == "axis":
+        lines += textwrap.wrap("After `end`, Game-Turn 1 begins with the Axis Initial Movement Phase (4.2): its orders "
+                               "may follow the `end` in this same packet (the units of 5.31 and 5.32 stand still on "
+                               "Game-Turn 1, 5.38).", 96)
     return lines
