@@ -264,6 +264,21 @@ def test_a_chir_fire_belongs_to_the_attack_of_its_number_declared_before_it():
     assert [(a["cells"], a.get("text")) for a in arrows] == [(["2335", "2436"], chir_draw._result(late))]
 
 
+def test_a_chir_fire_result_is_drawn_on_the_arrow_of_a_group_that_fired():
+    """A group that retreats from defensive fire does not fire (8.6): the offensive fire's
+    result goes on the arrow of a group that did (audience probe: 'cancelled (9.7)' stood on
+    the arrow of the group in 3310, which had retreated, and Flak/I's in 3410 had none)."""
+    from pbem.rulesets.chir import draw as chir_draw
+
+    sc = frames.open_game(EXAMPLES["chir"]).game.scenario
+    attack = {"type": "attack", "attack": 7, "groups": ["3310", "3410"], "target": "3409"}
+    fire = {"type": "fire", "attack": 7, "fire": "offensive", "firer_hexes": ["3410"], "target_hex": "3409",
+            "die": None, "result": "-", "outcome": "cancelled"}
+    arrows = chir_draw._arrows(sc, [attack, fire])
+    assert [(a["cells"], a.get("text")) for a in arrows] == [(["3310", "3409"], None),
+                                                             (["3410", "3409"], "cancelled (9.7)")]
+
+
 @pytest.mark.parametrize("ruleset", ["chir", "dos"])
 def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_result(ruleset):
     """In a secure game the dice of an attack come with the next packet: its fire (chir) or

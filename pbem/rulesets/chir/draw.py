@@ -194,8 +194,11 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
         elif kind == "fire" and e.get("target_hex") in sc.hexes:
             attack, arrows = declared.get(e.get("attack"), (None, []))
             if attack is not None and e["fire"] == "offensive":
-                if arrows:
-                    arrows[0]["text"] = _result(e)
+                # on the arrow of a group that fired: a group that retreated from defensive
+                # fire (8.6) did not, and its arrow must not carry the result
+                fired = [a for a in arrows if a["cells"][0] in e.get("firer_hexes", ())] or arrows
+                if fired:
+                    fired[0]["text"] = _result(e)
             elif attack is not None:
                 if e["target_hex"] != attack["target"]:
                     items.append({"type": "arrow", "cells": [attack["target"], e["target_hex"]],
