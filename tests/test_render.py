@@ -539,6 +539,29 @@ def test_an_arrows_line_is_drawn_before_names_and_counters_and_its_head_after():
     assert "<polygon" in heads and "3-1 die 6: DE" in heads and 'class="ln s-attack"' not in heads
 
 
+def test_an_arrows_line_starts_with_a_dot_where_the_move_began():
+    """Among many lines a head says where a move ends, and a dot where it began (audience
+    probe: a busy map was a web of lines whose start could not be told)."""
+    text = svg.to_svg(ARROW_SCENE)
+    trails = re.findall(r'<g class="trail">(.*?)</g>', text)
+    assert trails and all(re.search(r'<path class="ln s-[^"]+" d="M([0-9.]+) ([0-9.]+) .*<circle cx="\1" cy="\2"', t)
+                          for t in trails), trails
+
+
+def test_a_dos_move_in_legs_is_one_arrow_with_one_head():
+    """6.28: a unit moves in several orders of one phase; its legs are one arrow from where it
+    began to where it stopped (audience probe: a head at each leg, ending in empty hexes)."""
+    from pbem.rulesets.dos import draw as dos_draw
+
+    sc = frames.open_game(EXAMPLES["dos"]).game.scenario
+    legs = [{"type": "move", "units": ["R/214"], "side": "soviet", "path": ["N0948", "N1048"]},
+            {"type": "move", "units": ["R/214"], "side": "soviet", "path": ["N1048", "N1148"]},
+            {"type": "move", "units": ["R/6"], "side": "soviet", "path": ["N1548", "N1547"]},
+            {"type": "move", "units": ["R/214"], "side": "soviet", "path": ["N1148", "N1147", "N1246"]}]
+    assert [a["cells"] for a in dos_draw._arrows(sc, {}, legs)] == [
+        ["N0948", "N1048", "N1148", "N1147", "N1246"], ["N1548", "N1547"]]
+
+
 @needs_browser
 def test_an_arrow_passes_under_the_counters_it_crosses_and_its_head_and_result_stay_on_top(browser, tmp_path):
     """A move through a cell holding another unit: at that counter's centre the browser shows

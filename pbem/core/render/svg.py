@@ -451,8 +451,11 @@ class _Painter:
         line = points[:-1] + [base]
         colour = spec.get("stroke", INK)
         d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in line)
-        trail = (f'<g class="trail"><path class="ln" stroke="#ffffff" stroke-width="{num(width + 2.5)}" opacity="0.8" '
-                 f'd="{d}"/><path class="ln s-{style}" d="{d}"/></g>')
+        # a dot where it starts, so that a line among many says which way it runs
+        start = (f'<circle cx="{num(line[0][0])}" cy="{num(line[0][1])}" r="{num(width * 1.3)}" fill="{colour}" '
+                 f'stroke="#ffffff" stroke-width="1"/>' if len(cells) > 1 and self.grid.kind != "area" else "")
+        trail = (f'<g class="trail"><path class="ln" stroke="#ffffff" stroke-width="{num(width + 3)}" opacity="0.95" '
+                 f'd="{d}"/><path class="ln s-{style}" d="{d}"/>{start}</g>')
         out = [f'<g class="arrow" data-style="{style}">',
                f'<polygon fill="{colour}" stroke="#ffffff" stroke-width="0.8" points="{pts(_head(tip, base, head))}"/>']
         if item.get("text"):

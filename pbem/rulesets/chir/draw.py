@@ -35,7 +35,7 @@ STYLES = {
     "loc": {"fill": "#5c86ad", "stroke": "#0c1a26", "width": 1, "label": "Start of the German line of communication (4.3)"},
     "red-star": {"fill": "#d01c1c", "stroke": "#5a0000", "width": 0.8, "label": "Red-star set-up hex (3.3)"},
     "move-german": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "label": "Last packet: German move"},
-    "move-soviet": {"stroke": "#7a1400", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
+    "move-soviet": {"stroke": "#c2185b", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
     "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9,
                "label": "Last packet: attack, with the offensive fire's result (M-S: morale damage M, strength "
                         "loss S, 9.8) and die"},

@@ -66,7 +66,7 @@ STYLES = {
     "zoc-axis": {"fill": "#2d5d8a", "opacity": 0.2, "label": "Axis zone of control (8.0)", "show": "zoc"},
     "zoc-soviet": {"fill": "#c0180c", "opacity": 0.2, "label": "Soviet zone of control (8.0)", "show": "zoc"},
     "move-axis": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "label": "Last packet: Axis move"},
-    "move-soviet": {"stroke": "#7a1400", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
+    "move-soviet": {"stroke": "#c2185b", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
     # the last packet's lines in hues no map line has: a rail move is not the railroad, a
     # retreat not the purple front line of 28 June (audience probe)
     "rail-move": {"stroke": "#0a8f8f", "width": 2.4, "dash": "2 2", "opacity": 0.9,
@@ -258,12 +258,20 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
     """The last packet's moves, rail moves, attacks with their results, retreats and advances."""
     items = []
     attacks: dict[tuple, dict] = {}
+    moved: dict[tuple, dict] = {}   # units -> the arrow of their last move, which a next leg extends
     for e in events:
         kind = e["type"]
         path = [h for h in e.get("path", ()) if h in sc.hexes]
         if kind in ("move", "rail") and len(path) >= 2:
             side = e.get("side") or sc.side_of[e["units"][0]]
-            items.append({"type": "arrow", "cells": path, "style": "rail-move" if kind == "rail" else f"move-{side}"})
+            style = "rail-move" if kind == "rail" else f"move-{side}"
+            units = tuple(e["units"])
+            before = moved.get(units)
+            if before is not None and before["style"] == style and before["cells"][-1] == path[0]:
+                before["cells"] += path[1:]   # a move in legs (6.28): one arrow, one head where it ends
+                continue
+            moved[units] = {"type": "arrow", "cells": path, "style": style}
+            items.append(moved[units])
         elif kind in ("retreat", "advance") and len(path) >= 2:
             items.append({"type": "arrow", "cells": path, "style": kind})
         elif kind == "attack":

@@ -55,7 +55,7 @@ STYLES = {
     "hq-out": {"fill": "#ffffff", "stroke": "#1d1d1d", "width": 1.2, "label": "Command marker Out of Command (K-CMD-3)"},
     "minelet": {"fill": "#6b6b6b", "stroke": "#1d1d1d", "width": 1, "label": "Minelet marker, real or dummy (K-SFX-5)"},
     "move-blue": {"stroke": "#0f3a63", "width": 2.5, "opacity": 0.85, "label": "Last packet: blue move"},
-    "move-red": {"stroke": "#7a1400", "width": 2.5, "opacity": 0.85, "label": "Last packet: red move"},
+    "move-red": {"stroke": "#c2185b", "width": 2.5, "opacity": 0.85, "label": "Last packet: red move"},
     "assault": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9, "label": "Last packet: Close Assault declared"},
     "fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "label": "Last packet: Direct Fire, with its result"},
     "give-ground": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "label": "Last packet: Give Ground"},
