@@ -334,6 +334,25 @@ def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
     assert sides.count('class="ln s-link"') == sum(len(a.adjacent) for a in f.game.scenario.areas.values()) // 2
 
 
+def test_stalingrad_picture_says_the_turn_as_status_does_and_a_combats_dice_by_side():
+    """The caption's first line is `pbem status`'s ("Game over after turn 6 of 6", not "Turn
+    6 of 6: Game over phase"); a combat's mark names whose die is whose (audience probe: "dice
+    5:2, losses ger 1, sov 1")."""
+    from pbem.rulesets.stalingrad import draw as st_draw
+
+    f = frames.open_game(STALINGRAD)
+    frame = next(fr for fr in frames.frames(f) if any(e["type"] == "combat" for e in fr.events))
+    scene = st_draw.draw(f.game.scenario, frame.state["rules"], frame.events)
+    assert scene["caption"][0] == f.game.summary(frame.state["rules"])["now"]
+    combat = next(e for e in frame.events if e["type"] == "combat")
+    att, foe = combat["attacker"], combat["defender"]
+    marks = [i["text"] for i in scene["items"] if i.get("style") == "combat"]
+    assert marks[0] == (f"{att.capitalize()} die {combat['dice'][att]}, {foe.capitalize()} die {combat['dice'][foe]}; "
+                        f"losses {att.capitalize()} {combat['loss'][att]}, {foe.capitalize()} {combat['loss'][foe]}")
+    last = st_draw.draw(f.game.scenario, f.state["rules"], [])
+    assert last["caption"][0] == "Game over after turn 6 of 6"
+
+
 def part_box(text: str) -> tuple[float, float, float, float]:
     """x, y, width, height of the box a picture of a part of the map shows: the hole in the
     paper laid over the rest of the map."""

@@ -346,8 +346,13 @@ class _Painter:
             sign = 1 if symbol == "in" else -1
             shape = f'<polygon class="{style}" points="{pts([(mx - sign * r * 0.8, my - r * 0.8), (mx + sign * r * 0.8, my), (mx - sign * r * 0.8, my + r * 0.8)])}"/>'
         out = shape
-        if item.get("text"):
-            out += _text(mx, my + r + 8, item["text"], 8, "i-name halo", bold=True)
+        if item.get("text"):   # under the mark if that covers no counter, else below or inside the foot of its cell
+            size = 8
+            bw = len(str(item["text"])) * size * CHAR + 4
+            spots = [(mx, my + r + size), (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3),
+                     (mx + bw / 2 - r, my + r + size)]
+            tx, ty = self.free_spot(spots, bw, size * 1.3, size)
+            out += _text(tx, ty, item["text"], size, "i-name halo", bold=True)
         return [f"<g>{out}</g>"]
 
     def _label(self, item: dict) -> list[str]:

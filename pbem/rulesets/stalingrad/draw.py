@@ -10,7 +10,6 @@ from __future__ import annotations
 from pbem.core.geometry.areagraph import schematic
 
 from .areas import SIDES, status, unit_strength, units_in
-from .flow import phase_words
 from .report import summary
 
 BOX_W, BOX_H, GAP_X, GAP_Y = 250, 150, 70, 26
@@ -44,7 +43,7 @@ ARM = {"infantry": "infantry", "armour": "tank", "engineers": "engineers"}
 
 def draw(sc, rules: dict, events: list[dict]) -> dict:
     s = summary(sc, rules)
-    caption = [f"Turn {s['turn']} of {s['last_turn']}: {phase_words(rules['phase']) if rules['phase'] else 'no phase'}",
+    caption = [s["now"],   # as `pbem status` says it: "Game over after turn 6 of 6"
                f"German VP {s['vp']['german']}; tactical cards German {s['cards']['german']}, "
                f"Soviet {s['cards']['soviet']}"]
     if s["result"]:
@@ -128,8 +127,8 @@ def _events(sc, events: list[dict]) -> list[dict]:
             items.append({"type": "mark", "cell": e["area"], "symbol": "in", "style": "reinforce"})
         elif kind == "combat" and e.get("area") in sc.areas:
             att, foe = e["attacker"], e["defender"]
-            text = (f"dice {e['dice'][att]}:{e['dice'][foe]}, "
-                    f"losses {att[:3]} {e['loss'][att]}, {foe[:3]} {e['loss'][foe]}")
+            text = (f"{att.capitalize()} die {e['dice'][att]}, {foe.capitalize()} die {e['dice'][foe]}; losses "
+                    f"{att.capitalize()} {e['loss'][att]}, {foe.capitalize()} {e['loss'][foe]}")
             items.append({"type": "mark", "cell": e["area"], "symbol": "star", "style": "combat", "text": text})
     return _unique(items)
 
