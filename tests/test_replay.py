@@ -52,9 +52,25 @@ def test_every_step_carries_its_report_and_dice():
     for fr, step in zip(frames.frames(f), data["frames"]):
         rolls = [e for e in fr.events if e["type"] == "roll"]
         assert [d["value"] for d in step["dice"]] == [str(e["value"]) for e in rolls]
+        # what a die decided is said once for dice rolled together, by the last of them
+        after = [fr.events[i + 1] if i + 1 < len(fr.events) else None for i, e in enumerate(fr.events)
+                 if e["type"] == "roll"]
+        assert [d["decides"] == "with the next die" for d in step["dice"]] == [
+            a is not None and a["type"] == "roll" for a in after]
         if fr.seq:
             assert (CHIR / "aar" / f"{fr.seq:04d}.md").read_text().splitlines()[0].endswith(f"packet {fr.seq}")
             assert f"after-action report, packet {fr.seq}" in step["report"]
+
+
+def test_dice_rolled_together_say_once_what_they_decided():
+    """A stalingrad combat rolls the attacker's and the defender's die, which decide one thing:
+    the table says it by the last of them (audience probe: the same sentence twice)."""
+    from pbem.core.render import replay
+
+    f = frames.open_game(CHIR.parent / "stalingrad-demo")
+    steps = [replay._step(f.game, fr) for fr in frames.frames(f)]
+    pairs = [(a, b) for step in steps for a, b in zip(step["dice"], step["dice"][1:]) if a["decides"] == "with the next die"]
+    assert pairs and all(b["decides"] not in ("", "with the next die") for a, b in pairs)   # two dice a combat
 
 
 def test_the_replay_is_the_same_bytes_every_time(tmp_path):
@@ -123,6 +139,9 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
     assert browser.js("document.body.getAttribute('data-seq')") == str(rolled.seq)
     assert browser.js("document.querySelectorAll('#dice tr').length") == sum(
         1 for e in rolled.events if e["type"] == "roll")
+    assert browser.js("Array.from(document.querySelectorAll('#dice-table th')).map(e => e.textContent)") == [
+        "Die", "Roll (its label in the audit)", "What it decided"]
+    assert browser.js("document.getElementById('dice-table').hidden") is False
     assert units_in_dom(browser) == units_on_board(CHIR, rolled.seq)
 
     # the page opens with the whole map fitted to the window; the button shows it at full size

@@ -59,6 +59,7 @@ SCRIPT = r"""
       dice.appendChild(row);
     });
     document.getElementById("no-dice").hidden = f.dice.length > 0;
+    document.getElementById("dice-table").hidden = f.dice.length === 0;
     slider.value = String(i);
     document.body.setAttribute("data-seq", String(f.seq));
     if (history.replaceState) { history.replaceState(null, "", "#" + f.seq); }
@@ -100,8 +101,10 @@ h3{font-size:0.95em;margin:0.8em 0 0.3em 0}
 pre{white-space:pre-wrap;font-size:0.85em;line-height:1.35}
 @media (max-width:900px){body{flex-direction:column}#map{flex:0 0 55%;height:55%}
 #side{flex:1 1 auto;height:auto;min-height:0;border-left:none;border-top:1px solid #c4bea4}}
-table{border-collapse:collapse;font-size:0.85em}
-td{border:1px solid #e0dccb;padding:0.15em 0.4em;vertical-align:top}
+table{border-collapse:collapse;font-size:0.85em;width:100%;table-layout:fixed}
+th{text-align:left;font-weight:normal;color:#6b6457;padding:0.15em 0.4em}
+th:first-child{width:2.5em}th:nth-child(2){width:34%}
+td{border:1px solid #e0dccb;padding:0.15em 0.4em;vertical-align:top;overflow-wrap:anywhere}
 td:first-child{font-weight:bold;text-align:center}
 .keys{font-size:0.8em;color:#6b6457}
 """
@@ -160,7 +163,8 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         '<div class="keys">Keys: &#8592; &#8594; step, Home and End jump.</div></div>\n'
         f"<h1>{title}</h1>\n"
         '<h2 id="heading"></h2>\n'
-        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table><tbody id="dice"></tbody></table>\n'
+        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr><th>Die</th><th>Roll (its label in '
+        'the audit)</th><th>What it decided</th></tr></thead><tbody id="dice"></tbody></table>\n'
         '<h3>Report</h3><pre id="report"></pre>\n</div>\n'
         f'<script type="application/json" id="replay-data">{_json(data)}</script>\n'
         f"<script>{SCRIPT}</script>\n</body>\n</html>\n")
@@ -178,7 +182,10 @@ def _step(g: Any, fr: frames.Frame) -> dict:
     for i, e in enumerate(fr.events):
         if e["type"] != "roll":
             continue
-        decides = next((x["text"] for x in fr.events[i + 1:] if x["type"] != "roll"), "")
+        # dice rolled together (an attacker's and a defender's) decide one thing: said once, by the last
+        later = fr.events[i + 1] if i + 1 < len(fr.events) else None
+        decides = ("with the next die" if later is not None and later["type"] == "roll" else
+                   next((x["text"] for x in fr.events[i + 1:] if x["type"] != "roll"), ""))
         value = e["value"] + 1 if e.get("among") else e["value"]
         dice.append({"value": str(value), "label": shown(str(e.get("label", ""))), "decides": shown(decides)})
     return {"seq": fr.seq, "heading": heading, "report": text, "dice": dice}
