@@ -7,7 +7,7 @@ A scene is plain JSON-like data (docs/scene.md has the full format):
            | {"kind": "square", "size": 40, "cells": {id: [column, row]}}
            | {"kind": "area", "cells": {id: [x, y, width, height]}},
      "sides": {side: {"label": str, "fill": "#rrggbb", "ink": "#rrggbb"}},
-     "styles": {name: {"fill", "stroke", "width", "dash", "opacity", "label"}},
+     "styles": {name: {"fill", "stroke", "width", "dash", "opacity", "label", "legend", "show"}},
      "items": [primitive, ...]}
 
 The primitives name cells by id and never carry pixels: `cell`, `shade`, `side`, `path`,
@@ -39,7 +39,7 @@ ITEM_FIELDS = {
     "arrow": {"cells", "style", "text", "side"},
 }
 COUNTER_FIELDS = {"unit", "side", "symbol", "values", "markers", "reduced", "label", "facing"}
-STYLE_FIELDS = {"fill", "stroke", "width", "dash", "opacity", "label", "ink", "show"}
+STYLE_FIELDS = {"fill", "stroke", "width", "dash", "opacity", "label", "ink", "show", "legend"}
 AT = ("center", "top", "bottom")
 
 
@@ -106,6 +106,8 @@ def _style(name: Any, spec: Any) -> None:
             raise SceneError(f"style {name}: {key} must be a number")
     if "dash" in spec and not re.fullmatch(r"[0-9]+( [0-9]+)*", str(spec["dash"])):
         raise SceneError(f"style {name}: dash must be numbers separated by spaces")
+    if spec.get("legend", "used") != "used":
+        raise SceneError(f"style {name}: legend must be \"used\" (in the legend only where an item uses it)")
 
 
 # --- geometry -----------------------------------------------------------------------------

@@ -142,11 +142,16 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
             layers["arrows"].append(head)
         elif item["type"] != "cell":
             layers[ITEM_LAYER[item["type"]]].extend(painter.item(item))
-    legend = {name: styles[name] for name in (scene.get("styles") or {}) if name in styles}
     uses = {}
     for item in items:
         if "style" in item and item["style"] not in uses:
             uses[item["style"]] = item.get("symbol", item["type"])
+    # a style marked `legend: used` (what the last packet did) is in the legend where it is drawn
+    legend = {name: styles[name] for name in (scene.get("styles") or {})
+              if name in styles and (styles[name].get("legend") != "used" or name in uses)}
+    if any(spec.get("legend") == "used" for spec in styles.values()) and \
+            not any(spec.get("legend") == "used" for spec in legend.values()):
+        scene = {**scene, "legend": [*(scene.get("legend") or []), "Last packet: nothing of it to draw."]}
     if view:
         # a part of the map is drawn larger, up to the height of the panel beside it (at most
         # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a

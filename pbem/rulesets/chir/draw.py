@@ -34,14 +34,14 @@ STYLES = {
     "exit": {"fill": "#ffffff", "stroke": "#2a0c00", "width": 1.2, "label": "Soviet exit hex (4.4)"},
     "loc": {"fill": "#5c86ad", "stroke": "#0c1a26", "width": 1, "label": "Start of the German line of communication (4.3)"},
     "red-star": {"fill": "#d01c1c", "stroke": "#5a0000", "width": 0.8, "label": "Red-star set-up hex (3.3)"},
-    "move-german": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "label": "Last packet: German move"},
-    "move-soviet": {"stroke": "#c2185b", "width": 2.2, "opacity": 0.85, "label": "Last packet: Soviet move"},
+    "move-german": {"stroke": "#0f3a63", "width": 2.2, "opacity": 0.85, "legend": "used", "label": "Last packet: German move"},
+    "move-soviet": {"stroke": "#c2185b", "width": 2.2, "opacity": 0.85, "legend": "used", "label": "Last packet: Soviet move"},
     "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9,
-               "label": "Last packet: attack, with the offensive fire's result (M-S: morale damage M, strength "
+               "legend": "used", "label": "Last packet: attack, with the offensive fire's result (M-S: morale damage M, strength "
                         "loss S, 9.8) and die"},
-    "defensive-fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "label": "Last packet: defensive fire, result and die"},
-    "retreat": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "label": "Last packet: retreat"},
-    "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9, "label": "Last packet: advance after combat"},
+    "defensive-fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "legend": "used", "label": "Last packet: defensive fire, result and die"},
+    "retreat": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "legend": "used", "label": "Last packet: retreat"},
+    "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9, "legend": "used", "label": "Last packet: advance after combat"},
     "cell-id": {"ink": "#8a8470", "width": 7.5},
     "name": {"ink": "#1d1d1d", "width": 10},
 }
