@@ -110,6 +110,29 @@ def test_the_last_packets_moves_start_at_the_side_they_leave_by():
     assert [a["style"] for a in arrows] == ["move-blue", "move-blue"]
 
 
+def test_a_units_last_move_ends_at_its_counter_and_fire_goes_where_both_stood_as_it_was_rolled():
+    """Audience probe: move arrows ended in the middle of an empty square, and a fire arrow
+    pointed at where its target went after the shot."""
+    sc, rules = position()
+    rules["pieces"]["B-N1"].update(sq="0203", cell="21")   # where the move brought it
+    events = [{"type": "move", "units": ["B-N1"], "origin": "0202", "to": "0203"},
+              {"type": "move", "units": ["B-N2"], "origin": "0202", "to": "0201"},
+              {"type": "fire", "unit": "B-N2", "target": "R-W1", "at": ["0201.01", "0402.10"], "effect": "none", "die": 3}]
+    arrows = [i for i in RULESET.draw(sc, rules, events)["items"] if i["type"] == "arrow"]
+    # B-N2 is not in 0201 in these rules (its move was undone or it moved on): the middle of the square
+    assert [a["cells"] for a in arrows] == [["0202.01", "0203.21"], ["0202.21", "0201.11"], ["0201.01", "0402.10"]]
+    assert arrows[2]["text"] == "none (3)"
+    # a unit that moves twice in the packet: the first move ends in the middle, the last at its counter
+    twice = [{"type": "move", "units": ["B-N1"], "origin": "0202", "to": "0302"},
+             {"type": "move", "units": ["B-N1"], "origin": "0302", "to": "0203"}]
+    assert [a["cells"][-1] for a in RULESET.draw(sc, rules, twice)["items"] if a["type"] == "arrow"] == \
+        ["0302.11", "0203.21"]
+    # the engine's fire events say where both stood: in the example, as the state before them has it
+    folder = frames.open_game(EXAMPLE)
+    fires = [(fr, e) for fr in frames.frames(folder) for e in fr.events if e["type"] == "fire"]
+    assert fires and all(len(e["at"]) == 2 and all(re.fullmatch(r"\d{4}\.\d{2}", c) for c in e["at"]) for _, e in fires)
+
+
 def test_the_example_renders_and_every_unit_faces_as_in_its_state(tmp_path):
     f = frames.open_game(EXAMPLE)
     fr = frames.frame(f)

@@ -247,28 +247,31 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
     """The last packet's moves, Close Assaults, Direct Fire and Give Ground, from its events.
     Moves, assaults and Give Ground start at the side of the square they leave by (so two
     moves out of one square in opposite ways stay two arrows) and end in the middle of the
-    square they reach; fire goes from the firer's cell to its target's, while both are on
-    the table."""
+    square they reach, a unit's last move at the cell where it stands; fire goes from the
+    firer's cell to its target's, where they stood as the die was rolled."""
     pieces = rules["pieces"]
     items = []
 
     def route(squares: list[str]) -> list[str]:
         return [f"{squares[0]}.{TOWARDS[sc.grid.heading(squares[0], squares[1])]}"] + [f"{s}.11" for s in squares[1:]]
 
-    for e in events:
+    last_move = {u: i for i, e in enumerate(events) if e["type"] == "move" for u in e["units"]}
+    for i, e in enumerate(events):
         kind = e["type"]
         if kind == "move" and e.get("origin") != e.get("to"):
             side = sc.pieces[e["units"][0]].side
-            items.append({"type": "arrow", "cells": route([e["origin"], e["to"]]), "style": f"move-{side}"})
+            cells = route([e["origin"], e["to"]])
+            lead = pieces.get(e["units"][0])
+            if last_move[e["units"][0]] == i and lead is not None and lead["sq"] == e["to"]:
+                cells[-1] = f"{lead['sq']}.{lead['cell']}"   # its last move ends where it stands, at its counter
+            items.append({"type": "arrow", "cells": cells, "style": f"move-{side}"})
         elif kind == "assault-declared":
             items.append({"type": "arrow", "cells": route([e["origin"], e["target"]]), "style": "assault",
                           "text": f"CA {e['assault']}"})
         elif kind == "give-ground" and e.get("origin") != e.get("to"):
             path = [e["origin"]] + [s for s in e.get("path") or [e["to"]] if s != e["origin"]]
             items.append({"type": "arrow", "cells": route(path), "style": "give-ground"})
-        elif kind == "fire" and e["unit"] in pieces and e["target"] in pieces:
-            a, b = pieces[e["unit"]], pieces[e["target"]]
-            if (a["sq"], a["cell"]) != (b["sq"], b["cell"]):
-                items.append({"type": "arrow", "cells": [f"{a['sq']}.{a['cell']}", f"{b['sq']}.{b['cell']}"],
-                              "style": "fire", "text": f"{e['effect']} ({e['die']})"})
+        elif kind == "fire" and e.get("at") and e["at"][0] != e["at"][1]:
+            # from where the firer stood to where the target stood as the die was rolled
+            items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "text": f"{e['effect']} ({e['die']})"})
     return items

@@ -303,7 +303,8 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
             f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: "
             + {"loss": "a loss and Give Ground", "give-ground": "Give Ground", "none": "no effect"}[effect] + " (K-DF-6, K-DF-7).",
             side=sc.pieces[firer].side, unit=firer, target=target, die=die, modifiers=mods, score=score, effect=effect,
-            rule="K-DF-7")
+            # where firer and target stand as the die is rolled, for the picture (a loss's Give Ground moves the target)
+            at=[f"{rules['pieces'][u]['sq']}.{rules['pieces'][u]['cell']}" for u in (firer, target)], rule="K-DF-7")
         r = results.setdefault(target, {"losses": 0, "gg": False, "source": None})
         if effect == "loss":
             r["losses"] += 1
