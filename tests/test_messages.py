@@ -153,3 +153,26 @@ def test_a_packet_without_orders_that_lets_the_standing_order_answer_is_not_call
     sent = runner.invoke(cli, ["submit", "dos", "o.yaml", "--side", "soviet"], catch_exceptions=False)
     assert sent.exit_code == 0, sent.output + sent.stderr
     assert "draw" in sent.output and "warning" not in sent.stderr
+
+
+def test_another_of_pbems_files_given_for_a_packet_is_named_as_what_it_is(tmp_path):
+    """`pbem adjudicate GAME game.yaml` or an orders file: a usage slip (exit 2) said as such,
+    not "the packet has no `game` field" with the exit code of a forgery (players' probe). In a
+    game folder the same file is still a forged packet (exit 3)."""
+    import shutil
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"
+    game = tmp_path / "game"
+    shutil.copytree(example, game)
+    (tmp_path / "o.yaml").write_text("orders:\n  - {type: end}\n")
+    runner = CliRunner()
+    cases = [(game / "game.yaml", "is a game's genesis, not a packet: `pbem join` takes it"),
+             (game / "proposal.yaml", "is a proposal of a game, not a packet"),
+             (game / "states" / "0003.yaml", "is a state file, not a packet"),
+             (tmp_path / "o.yaml", "is an orders file, not a packet: `pbem submit` makes a packet of it")]
+    for path, said in cases:
+        result = runner.invoke(cli, ["adjudicate", str(game), str(path)])
+        assert result.exit_code == 2 and result.output.startswith(f"pbem: {path} {said}"), result.output
+    (game / "packets" / "0003-german.yaml").write_text("orders:\n  - {type: end}\n")
+    audited = runner.invoke(cli, ["audit", str(game)])
+    assert audited.exit_code == 3 and "no `pbem` field" in audited.output, audited.output

@@ -23,7 +23,7 @@ from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads, read_bounded
 from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
-from pbem.core.packet import check_envelope, packet_id
+from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import shown
 
 GENESIS = "game.yaml"
@@ -260,10 +260,15 @@ def packet_files(folder: Path, seq: int | None = None) -> list[tuple[int, Path]]
     return found
 
 
-def read_packet(path: Path, source: str | None = None) -> tuple[dict, bytes]:
+def read_packet(path: Path, source: str | None = None, given: bool = False) -> tuple[dict, bytes]:
+    """`given`: a file named on the command line, which may be another of pbem's files by
+    mistake (a genesis, an orders file): a usage error says which."""
     source = source or str(path)
     data = read_bounded(path, source)
-    return check_envelope(loads(data, source), source), data
+    document = loads(data, source)
+    if given:
+        not_a_packet(document, source)
+    return check_envelope(document, source), data
 
 
 class Applied:

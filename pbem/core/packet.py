@@ -48,6 +48,25 @@ def packet_id(packet: dict) -> str:
     return digest(DOMAIN_PACKET, {k: v for k, v in packet.items() if k != "signature"})
 
 
+def not_a_packet(document: Any, source: str) -> None:
+    """A file of pbem's that is not a packet, given on the command line where a packet is
+    wanted: UsageError saying which it is and what takes it (a slip, not a forgery; in a game
+    folder the same file is a VerificationError of the envelope)."""
+    from pbem.core.errors import UsageError
+
+    if not isinstance(document, dict) or all(name in document for name in _REQUIRED):
+        return
+    take = "`pbem adjudicate` takes a packet file, as your opponent sends it (packets/NNNN-SIDE.yaml)"
+    if "ruleset" in document and "sides" in document:
+        kind = "a game's genesis" if "signatures" in document else "a proposal of a game"
+        raise UsageError(f"{source} is {kind}, not a packet: `pbem join` takes it; {take}")
+    if "state_hash" in document and "rules" in document:
+        raise UsageError(f"{source} is a state file, not a packet: pbem writes it; {take}")
+    if "orders" in document and "signature" not in document and "seq" not in document:
+        raise UsageError(f"{source} is an orders file, not a packet: `pbem submit` makes a packet of it and signs it; "
+                         f"{take}")
+
+
 def check_envelope(packet: Any, source: str) -> dict:
     """Structural checks of the envelope; VerificationError naming the field."""
     if not isinstance(packet, dict):
