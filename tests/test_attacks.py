@@ -1224,6 +1224,24 @@ def test_26_a_state_whose_prev_state_link_is_broken(table):
     rejected(blue, ["audit", blue], 3, "states/0002.yaml", "rules.units.b1.strength")
 
 
+def test_26_a_last_state_edited_and_re_hashed_is_not_described(table):
+    """A folder sent to a referee or the audience with its last state rigged (a unit
+    restored) and its hash recomputed: `status` and `show` check, as `render` does, that the
+    state's packet gives it, and refuse it (referee's probe: they printed the forged board)."""
+    table.send("red", [FIRE])
+    table.send("blue")
+    blue = table.dirs["blue"]
+    last = table.state("blue")["seq"]
+    path = blue / "states" / f"{last:04d}.yaml"
+    state = canonical.load_mapping(path)
+    state["rules"]["units"]["b1"]["strength"] = 3
+    state["state_hash"] = engine.state_hash(state)
+    path.write_text(game.state_text(state))
+    for args in (["status", blue], ["show", blue], ["show", blue, "--state", str(last)]):
+        rejected(blue, args, 3, f"states/{last:04d}.yaml is not the state packet {last} gives")
+    assert run("show", blue, "--state", str(last - 1)).exit_code == 0   # the states before it stand
+
+
 # --- 27. the genesis keys ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("change, words", [

@@ -74,6 +74,7 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
     from pbem.core import describe, game
 
     folder = game.open_folder(Path(game_dir))
+    describe.state_at(folder, None)   # the latest state is the one its packet gives
     you = game.side_of_key(folder.game, _public_or_private_key(key_file)) if key_file else None
     info = describe.status(folder, you)
     if as_json:

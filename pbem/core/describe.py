@@ -34,15 +34,16 @@ def _view(game: Any, rules: dict) -> dict | None:
 
 
 def state_at(folder: Any, seq: int | None) -> dict:
-    """State `seq` of a folder (the latest if None), checked against its own hash and game."""
-    from pbem.core import game
+    """State `seq` of a folder (the latest if None), checked as `pbem render` checks what it
+    draws: its packet, applied to the state before it, gives it. A state file edited and
+    re-hashed (a result claimed, units moved) is refused, not described (referee's probe);
+    `pbem audit` checks them all."""
+    from pbem.core.render import frames
 
     latest = folder.state["seq"]
-    if seq is None or seq == latest:
-        return folder.state
-    if not 0 <= seq < latest:
+    if seq is not None and not 0 <= seq <= latest:
         raise UsageError(f"there is no state {seq}: the game is at state {latest} (states 0 to {latest})")
-    return game.load_state(folder.path, seq, folder.game)
+    return frames.frame(folder, seq).state
 
 
 # --- status -------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def not_a_packet(document: Any, source: str) -> None:
         raise UsageError(f"{source} is {kind}, not a packet: `pbem join` takes it; {take}")
     if "state_hash" in document and "rules" in document:
         raise UsageError(f"{source} is a state file, not a packet: pbem writes it; {take}")
-    if "orders" in document and "signature" not in document and "seq" not in document:
+    if "orders" in document and set(document) <= {"orders", "policies"}:   # all an orders file holds
         raise UsageError(f"{source} is an orders file, not a packet: `pbem submit` makes a packet of it and signs it; "
                          f"{take}")
 
