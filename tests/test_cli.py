@@ -752,3 +752,18 @@ def test_click_reads_a_plain_command_line_as_the_plain_function_is_called(args):
     bound = inspect.signature(getattr(plain, args[0])).bind(*args[1:])
     bound.apply_defaults()
     assert {name: bound.arguments[name] for name in params} == params
+
+
+def test_the_audit_verdict_says_where_a_game_not_over_stands(run):
+    """A folder cut short audits clean (a player can always withhold a packet); its verdict
+    says the game is not over and what it awaits, as `pbem status` does, and a finished game's
+    result ends with one full stop (referee's probe: 'truncated' and 'finished' read alike)."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    going = run("audit", examples / "chir-demo").output.splitlines()
+    awaited = next(line for line in run("status", examples / "chir-demo").output.splitlines()
+                   if line.startswith("Awaited:"))
+    assert going[1] == f"The game is not over at its final state. {awaited}"
+    assert json.loads(run("audit", examples / "chir-demo", "--json").output)["awaited"] == awaited
+    over = run("audit", examples / "stalingrad-demo").output.splitlines()
+    assert over[0].endswith("(house 9.1).") and not over[0].endswith("..") and "not over" not in over[1]
+    assert json.loads(run("audit", examples / "stalingrad-demo", "--json").output)["awaited"] is None

@@ -53,7 +53,9 @@ def audit(game_dir: str, as_json: bool = False) -> None:
         echo(f"audit OK: {mode} {result.game}, {counted(result.packets, 'packet')}, "
              f"{counted(result.signatures, 'signature')}, {counted(result.reveals, 'reveal')}, "
              f"{counted(result.rolls, 'dice roll')}{record}; final state {result.final_state}"
-             + (f"; result: {result.result}" if result.result else "") + ".")
+             + (f"; result: {result.result.rstrip('.')}" if result.result else "") + ".")
+        if result.awaited:
+            echo(f"The game is not over at its final state. {result.awaited}")
         if result.mode == "sandbox":
             echo("A sandbox game: its packets are unsigned and its dice come from the script or seed in game.yaml, so "
                  "this shows the rules were followed, not who sent the packets nor that the dice were fair.")

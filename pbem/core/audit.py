@@ -62,7 +62,7 @@ class AuditResult:
     the divergence that ended it, if any."""
 
     __slots__ = ("game", "mode", "keys", "packets", "signatures", "reveals", "rolls", "states", "final_state",
-                 "result", "divergence", "record")
+                 "result", "awaited", "divergence", "record")
 
     def __init__(self) -> None:
         self.game: str | None = None
@@ -73,6 +73,7 @@ class AuditResult:
         self.packets = self.signatures = self.reveals = self.rolls = self.states = 0
         self.final_state: str | None = None
         self.result: str | None = None
+        self.awaited: str | None = None   # a game not over: what its last state waits for
         self.divergence: Divergence | None = None
         # False for a folder of the genesis and packets only (no states/, no aar/): what a
         # forum thread carries; the replay is checked, and there is no record to compare
@@ -85,7 +86,7 @@ class AuditResult:
     def as_dict(self) -> dict:
         return {"ok": self.ok, "game": self.game, "mode": self.mode, "keys": self.keys, "packets": self.packets,
                 "signatures": self.signatures, "reveals": self.reveals, "rolls": self.rolls, "states": self.states,
-                "final_state": self.final_state, "result": self.result,
+                "final_state": self.final_state, "result": self.result, "awaited": self.awaited,
                 "divergence": self.divergence.as_dict() if self.divergence else None, "record": self.record}
 
 
@@ -160,7 +161,13 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
         out.divergence = Divergence(f"aar/{stray[0]:04d}.md", "a report with no packet to derive it from")
         return
     out.final_state = final["state_hash"]
-    out.result = game.summary(final["rules"]).get("result")
+    summary = game.summary(final["rules"])
+    out.result = summary.get("result")
+    from pbem.core.describe import awaited_line
+
+    # where the game stands: a folder cut short audits clean (a player can always withhold a
+    # packet), and its verdict says what it waits for
+    out.awaited = None if out.result else awaited_line(game, final, summary)
 
 
 def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], start: int, stop: int,
