@@ -1244,6 +1244,17 @@ def test_26_a_last_state_edited_and_re_hashed_is_not_described(table):
 
 # --- 27. the genesis keys ------------------------------------------------------------------------------------
 
+def test_27_a_key_whose_comment_the_genesis_refuses_is_refused_before_a_proposal_is_signed(tmp_path):
+    """A .pub file whose comment holds a control character: `pbem new` signed a proposal that
+    the opponent's `pbem join` then refused as not matching the schema (exit 3), so an honest
+    proposal looked forged (referee's probe). It is refused at once, as a usage slip."""
+    red, blue = write_key(tmp_path, "red", "comment-red"), write_key(tmp_path, "blue", "comment-blue")
+    pub = tmp_path / "blue.pub"
+    pub.write_text(pub.read_text().strip() + " bob\x1b[31mred\n")
+    rejected(tmp_path, ["new", tmp_path / "g", "--ruleset", "duel", "--side", f"red={red}.pub", "--side",
+                        f"blue={pub}", "--key", red], 2, "--side blue: the key's comment", "not printable ASCII")
+    assert not (tmp_path / "g").exists()
+
 @pytest.mark.parametrize("change, words", [
     (lambda g, t: g["sides"][0].update(fingerprint=t.keys["blue"].public.fingerprint()), ["fingerprint of side red"]),
     (lambda g, t: g["sides"][1].update(key=g["sides"][0]["key"], fingerprint=g["sides"][0]["fingerprint"]),

@@ -22,10 +22,12 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 from typing import Any
 
 from pbem.core.canonical import DOMAIN_GENESIS, canonical, digest
 from pbem.core.errors import UsageError, VerificationError
+from pbem.core.text import shown
 
 PROTOCOL = 2
 NAMESPACE = "pbem-genesis-v1"
@@ -124,6 +126,11 @@ def sides_entries(ruleset: Any, sides: dict[str, Any]) -> list[dict]:
     for name in ruleset.sides:
         entry: dict = {"name": name}
         if sides[name] is not None:
+            comment = sides[name].comment
+            if comment and not re.fullmatch(r"[!-~][ -~]{0,199}", comment):   # as the genesis schema has it
+                raise UsageError(f"--side {name}: the key's comment {shown(repr(comment))} is not printable ASCII of "
+                                 f"at most 200 characters; edit the comment after the key in its .pub file, or leave it "
+                                 f"out (nothing was written)")
             entry["key"] = sides[name].line()
             entry["fingerprint"] = sides[name].fingerprint()
         entries.append(entry)
@@ -166,6 +173,11 @@ def propose(ruleset: Any, sides: dict[str, Any], key: Any, *, chain_length: int 
     genesis.update(mode="secure", proposer=proposer, sides=entries)
     check_sides(genesis, "the proposal")
     genesis["proposal_signature"] = _sign(key, proposal_view(genesis))
+    try:   # what the opponent's `pbem join` checks first: never send a proposal it refuses
+        _check_schema(genesis, "the proposal")
+    except VerificationError as exc:
+        raise UsageError(f"{exc.message} (a key file's comment, an option or a scenario given); nothing was "
+                         "written") from None
     return genesis
 
 
