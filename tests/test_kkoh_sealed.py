@@ -240,11 +240,14 @@ def test_orders_may_also_be_given_openly_and_the_other_side_still_seals(tmp_path
     first = drive_to(match, "orders", turn=2)
     second = "red" if first.side == "blue" else "blue"
     mine = chits_for(match, first.side)
-    match.send(first.side, mine)
+    sent = match.send(first.side, mine)
     assert [p["units"] for p in match.state(second)["rules"]["plans"]["chits"][first.side]] == [o["units"] for o in mine[:-1]]
+    # legal, but most often `--seal` left out: the sender is told that the opponent reads them (players' probe)
+    assert "the rules ask you for sealed orders, and these are not sealed: your opponent reads them in this packet " \
+        "(`pbem submit --seal` seals them)" in sent.warnings
     n = need(match)
     assert (n.side, n.kind, n.sealed) == (second, "orders", True)
-    match.send(second, chits_for(match, second, 1), seal=True)
+    assert not any("not sealed" in w for w in match.send(second, chits_for(match, second, 1), seal=True).warnings)
     after = step(match)
     assert [e["side"] for e in after.events if e["type"] == "chit-change"] == [first.side] * 2
     assert {e["side"] for e in after.events if e["type"] == "chit-test"} == {second}

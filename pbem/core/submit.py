@@ -111,7 +111,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         new, events = engine.apply_packet(g, state, packet, source)
         game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
-        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items)
+        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, sealed_items is not None)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -124,15 +124,28 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items)
+    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items,
+                                sealed_items is not None)
     return applied
 
 
-def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any) -> list[str]:
+def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any,
+             sealed: bool = False) -> list[str]:
     """What the sender of a packet should know of it before sending it on."""
     queued = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
-    return (unawaited(g, before, side, gave) + foresee(g, after, side) + kept(after, side)
-            + idle(before, after, side, gave) + script_used_up(after) + g.cautions(after["rules"], events, side, queued))
+    return (unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed) + foresee(g, after, side)
+            + kept(after, side) + idle(before, after, side, gave) + script_used_up(after)
+            + g.cautions(after["rules"], events, side, queued))
+
+
+def unsealed(before: dict, side: str, gave: Any, sealed: bool) -> list[str]:
+    """The rules ask this side for sealed orders and its orders go open (legal: a player may
+    show them), most often because `--seal` was left out: say that the opponent reads them."""
+    need = before["awaiting"]["need"] or {}
+    if sealed or not gave or need.get("side") != side or not need.get("sealed"):
+        return []
+    return ["the rules ask you for sealed orders, and these are not sealed: your opponent reads them in this packet "
+            "(`pbem submit --seal` seals them)"]
 
 
 def script_used_up(after: dict) -> list[str]:
