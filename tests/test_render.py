@@ -353,6 +353,16 @@ def test_stalingrad_picture_says_the_turn_as_status_does_and_a_combats_dice_by_s
     assert last["caption"][0] == "Game over after turn 6 of 6"
 
 
+def test_render_takes_out_as_submit_does_and_says_when_zoc_has_nothing_to_shade(tmp_path):
+    """`--out` as `pbem submit` spells it; `--zoc` on a map without zones of control is said,
+    not silently ignored (players' probe)."""
+    result = CliRunner().invoke(cli, ["render", str(EXAMPLES["kkoh"]), "--out", str(tmp_path / "k.svg"), "--zoc"])
+    assert result.exit_code == 0 and (tmp_path / "k.svg").exists()
+    assert "warning: --zoc: the kkoh map has no zones of control to shade" in result.stderr
+    result = CliRunner().invoke(cli, ["render", str(EXAMPLES["chir"]), "--out", str(tmp_path / "c.svg"), "--zoc"])
+    assert result.exit_code == 0 and "warning" not in result.stderr
+
+
 def part_box(text: str) -> tuple[float, float, float, float]:
     """x, y, width, height of the box a picture of a part of the map shows: the hole in the
     paper laid over the rest of the map."""

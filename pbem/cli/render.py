@@ -10,7 +10,7 @@ from pbem.cli.common import echo, game_dir, handles_errors
 @click.command("render")
 @game_dir
 @click.option("--seq", type=int, default=None, help="Draw state N instead of the latest.")
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
+@click.option("-o", "--output", "--out", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="The picture to write: FILE.svg or FILE.png.")
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
 @click.option("--zoom", type=click.FloatRange(0.1, 8), default=1.0, show_default=True, help="Scale of a PNG.")
@@ -59,6 +59,8 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
         caption = scene.get("caption") or []
         scene["caption"] = (caption if isinstance(caption, list) else [caption]) + [
             f"Part of the map: {radius} {noun if radius == 1 else nouns} around {around}."]
+    for warning in frames.shades(folder, scene, ("zoc",) if zoc else ()):
+        echo(f"warning: {warning}", err=True)
     text = svg.to_svg(scene, ("zoc",) if zoc else (), view)
     if kind == ".png":
         from pbem.core.render.png import to_png

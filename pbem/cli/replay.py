@@ -9,7 +9,7 @@ from pbem.cli.common import echo, game_dir, handles_errors
 
 @click.command("replay")
 @game_dir
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
+@click.option("-o", "--output", "--out", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="The page to write: FILE.html.")
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
 @handles_errors
@@ -22,6 +22,8 @@ def command(game_dir: str, output: str, zoc: bool) -> None:
     if Path(output).suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"-o {output}: the page's name must end in .html (a browser opens it by its name)")
     folder = frames.open_game(Path(game_dir))
+    for warning in frames.shades(folder, frames.scene(folder, frames.frame(folder, 0)), ("zoc",) if zoc else ()):
+        echo(f"warning: {warning}", err=True)
     page, count = replay.page(folder, ("zoc",) if zoc else ())
     data = page.encode("utf-8")
     frames.write(Path(output), data)

@@ -101,6 +101,14 @@ def scene(folder: game.Folder, fr: Frame) -> Any:
     return drawn
 
 
+def shades(folder: game.Folder, scene: dict, show: tuple[str, ...]) -> list[str]:
+    """Warnings for what `show` asks that the ruleset's pictures do not have (`--zoc` on a map
+    without zones of control), so that a flag is never ignored without a word."""
+    have = {spec.get("show") for spec in (scene.get("styles") or {}).values()}
+    return [f"--{name}: the {folder.game.ruleset.id} map has no {'zones of control' if name == 'zoc' else name} to shade"
+            for name in show if name not in have]
+
+
 def write(path: Path, data: bytes) -> None:
     """Write a picture or page: a temporary file beside it, then a rename over the target."""
     path = Path(path)
