@@ -11,6 +11,7 @@ import pytest
 
 from pbem import rulesets
 from pbem.core import engine, game, sealing
+from pbem.core.canonical import dumps, load_mapping
 from pbem.core.audit import audit
 from pbem.core.errors import PbemError, RulesError, VerificationError
 from tests.support.games import Match
@@ -159,6 +160,19 @@ def test_a_sealer_cannot_change_or_hold_back_a_chit_the_rules_reveal(tmp_path):
         early = honest + [{"seal": kept[0], "salt": salt, "item": {"type": "end"}}]
         with pytest.raises(VerificationError, match=f"opens item {kept[0]}, which the rules have not revealed"):
             engine.apply_packet(g, state, game.build_packet(g, state, side, [], None, key, "", {"opens": early}), "early")
+    # 4. the sealer's own file changed since it was sealed (a mind changed): `pbem submit` names
+    #    the file and the item (players' probe: "opened item 12 or its salt differs")
+    seq, number = (int(x) for x in due[0].split("."))
+    kept_file = sealing.path(folder, seq, side)
+    original = kept_file.read_text()
+    record = load_mapping(kept_file)
+    record["items"][number - 1] = dict(record["items"][number - 1], order=other_order)
+    kept_file.write_text(dumps(record))
+    with pytest.raises(VerificationError, match=rf"^private/seal-{seq:04d}-{side}\.yaml: item {number} \(chit "
+                                                rf".*order={other_order}.*\) is not what {side} sealed in packet {seq}: "
+                                                rf"the file was changed since"):
+        sealing.opening(folder, side, due)
+    kept_file.write_text(original)
     # the honest opening goes through and reveals the chit
     applied = match.send(side, [])
     revealed = [e for e in applied.events if e["type"] == "chit-revealed"]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core.canonical import dumps, load_mapping
-from pbem.core.errors import FileError
+from pbem.core.errors import FileError, VerificationError
 
 SALT_DOMAIN = b"pbem-seal-salt-v1\n"
 PRIVATE = "private"
@@ -76,7 +76,24 @@ def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
                                 f"kept it) is missing")
             kept[seq] = load_mapping(source, str(source))
         entries.append({"seal": name, "salt": kept[seq]["salts"][n - 1], "item": kept[seq]["items"][n - 1]})
+    _unchanged(folder, side, entries)
     return entries
+
+
+def _unchanged(folder: Any, side: str, entries: list[dict]) -> None:
+    """Each item kept in private/ is the one sealed: a file edited since (a mind changed) is
+    named with the item, rather than leaving the opponent's check to refuse the packet."""
+    from pbem.core.engine import _order_text, seal_hash
+
+    sealed = {item["id"]: item["hash"] for item in folder.state["sealed"].get(side, {}).get("items", [])}
+    for entry in entries:
+        seq, n = (int(part) for part in entry["seal"].split("."))
+        if sealed.get(entry["seal"]) not in (None, seal_hash(folder.game.game_id, seq, side,
+                                                              bytes.fromhex(entry["salt"]), entry["item"])):
+            raise VerificationError(
+                f"{folder.relative(path(folder, seq, side))}: item {n} ({_order_text(entry['item'])}) is not what "
+                f"{side} sealed in packet {seq}: the file was changed since `pbem submit --seal` wrote it, and a sealed "
+                f"order cannot be changed (docs/protocol.md §8); restore the file from a copy")
 
 
 def forget_opened(folder: Any, side: str, opened: list[str], state: dict) -> None:
