@@ -346,3 +346,24 @@ def test_the_owner_places_his_minelets_in_his_first_packet(tmp_path):
     assert applied.state["awaiting"]["waiting_for"] == "dice"
     second = match.send("red", []).state["rules"]["minelets"][1]["square"]
     assert second in ("1405", "1605", "1504", "1506")                # an edge-neighbour (K-SFX-5 reading)
+
+
+def test_the_chit_template_says_each_groups_chit_now_and_tests_only_after_turn_1(tmp_path):
+    """K-ORD-1: turn 1's chits are the deployment's, with no test; from turn 2 each change is
+    tested (K-ORD-3). The template says which, and what every group carries now, the chit it
+    keeps unless changed (players' probe: it described a test on turn 1, and gave nothing to
+    compare the options against)."""
+    from pbem.rulesets.kkoh import report
+    from pbem.rulesets.kkoh.state import Board
+    from pbem.rulesets.kkoh import command
+
+    match = Match(tmp_path, "kkoh", chain_length=1024, key_seed="chits-now")
+    for turn, said in ((1, "On turn 1 these are the deployment's chits: any order, and no test (K-ORD-1)."),
+                       (2, "Every group's test is rolled now (K-ORD-3)")):
+        n = drive_to(match, "orders", turn=turn)
+        rules = match.state()["rules"]
+        text = " ".join(report.describe_need(match.game.scenario, rules, n))
+        assert said in text
+        board = Board(match.game.scenario, rules)
+        body = command.bodies(board, n.side)[0]
+        assert f"Chits now (kept unless changed): {', '.join(body)}: {board.order(body[0])};" in text

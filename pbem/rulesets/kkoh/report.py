@@ -58,13 +58,26 @@ def render(sc: Scenario, rules: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def current_chits(sc: Scenario, rules: dict, side: str) -> list[str]:
+    """Each group's chit as it stands, the one a group keeps unless a chit order changes it
+    (players' probe: nothing to compare the template's options against)."""
+    import textwrap
+
+    board = Board(sc, rules)
+    now = "; ".join(f"{', '.join(body)}: {board.order(body[0]) or 'none'}" for body in command.bodies(board, side))
+    return textwrap.wrap(f"Chits now (kept unless changed): {now}.", 100)
+
+
 def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     if need.sealed and need.kind == "orders":
+        first = rules["turn"] == 1 and not sc.position
+        tested = ("On turn 1 these are the deployment's chits: any order, and no test (K-ORD-1)." if first else
+                  "Every group's test is rolled now (K-ORD-3); whether it changes shows when its chit is revealed.")
         return ["These chits are sealed (docs/protocol.md §8): give a chit order for each group that changes, then end; `pbem submit",
                 "--seal` seals one chit for every group (the others keep theirs) and sends only their hashes. Each",
                 "stays sealed until the rules reveal it: Direct Fire, a Close Assault, your `show` before the group",
-                "moves, the end of the turn (K-ORD-6). Every group's test is rolled now (K-ORD-3); whether it changes",
-                "shows when its chit is revealed. Giving them openly is allowed too."]
+                f"moves, the end of the turn (K-ORD-6). {tested} Giving them openly is allowed too."] \
+            + current_chits(sc, rules, need.side)
     if need.sealed:
         return ["These orders are sealed (docs/protocol.md §8): `pbem submit --seal` sends only their hashes; your next packet opens",
                 "them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
