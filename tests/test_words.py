@@ -705,3 +705,16 @@ def test_stalingrad_speaks_of_phases_as_players_do():
         assert phase not in text
         assert flow.phase_words(phase) in text
     assert "Now: Turn 1 of 6, German combat phase." in text
+
+
+def test_sealed_items_are_named_in_runs():
+    """A side that seals one chit for each of 43 groups has items 2.1 to 2.43: status and the
+    orders template say so, not the 43 names (players' probe: the list filled every email)."""
+    from pbem.core.text import numbers, seal_names
+
+    assert seal_names([f"2.{n}" for n in range(43, 0, -1)]) == "2.1 to 2.43"
+    assert seal_names(["3.2", "2.1", "3.1", "2.3", "3.3"]) == "2.1, 2.3 and 3.1 to 3.3"
+    assert seal_names(["2.4", "2.5"]) == "2.4 and 2.5" and seal_names(["7.1"]) == "7.1"
+    # orders by number, as reports have always said them
+    assert numbers([{"seq": 9, "index": i} for i in (8, 4, 5, 6)] + [{"seq": 11, "index": 1}]) == \
+        "orders 4 to 6 and 8 of packet 9, and 1 of packet 11"

@@ -13,7 +13,7 @@ import textwrap
 from typing import Any
 
 from pbem.core.errors import UsageError
-from pbem.core.text import cites, with_rule
+from pbem.core.text import cites, seal_names, with_rule
 
 
 def wrap_list(head: str, items: list[str], width: int = 100) -> list[str]:
@@ -183,9 +183,9 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         kept = [name for name in s["items"] if name not in s["due"]]
         parts = []
         if s["due"]:
-            parts.append(f"its next packet opens {', '.join(s['due'])}")
+            parts.append(f"its next packet opens {seal_names(s['due'])}")
         if kept:
-            parts.append(f"{', '.join(kept)} stay{'s' if len(kept) == 1 else ''} sealed until the rules reveal "
+            parts.append(f"{seal_names(kept)} stay{'s' if len(kept) == 1 else ''} sealed until the rules reveal "
                          f"{'it' if len(kept) == 1 else 'them'}")
         lines.append(f"{side} has {len(s['items'])} sealed item{'s' if len(s['items']) != 1 else ''}: "
                      + "; ".join(parts) + " (docs/protocol.md §8).")

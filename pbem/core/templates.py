@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from pbem.core import describe, engine
-from pbem.core.text import with_rule
+from pbem.core.text import seal_names, with_rule
 from pbem.core.canonical import scalar_text, dumps
 
 MAX_LISTED = 80
@@ -120,11 +120,11 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     lines.append("# " + describe.awaited_line(game, state, game.summary(state["rules"]), side))
     record = state["sealed"].get(side)
     if record and record["due"]:
-        lines.append(f"# Your sealed item(s) {', '.join(record['due'])} are due: `pbem submit` opens them in this packet")
+        lines.append(f"# Your sealed item(s) {seal_names(record['due'])} are due: `pbem submit` opens them in this packet")
         lines.append("# for you, from private/ (docs/protocol.md §8).")
     kept = [item["id"] for item in record["items"] if item["id"] not in record["due"]] if record else []
     if kept:
-        lines.append(f"# Your sealed item(s) {', '.join(kept)} stay sealed until the rules reveal them.")
+        lines.append(f"# Your sealed item(s) {seal_names(kept)} stay sealed until the rules reveal them.")
     if need.side == side and need.sealed:
         lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
         lines.append("# your opponent sees only their seals until your next packet opens them."

@@ -103,14 +103,31 @@ def numbers(items: list[dict]) -> str:
     by_packet: dict[int, list[int]] = {}
     for entry in items:
         by_packet.setdefault(entry["seq"], []).append(entry["index"])
-    parts = []
-    for seq, indexes in sorted(by_packet.items()):
-        indexes.sort()
-        runs, start = [], indexes[0]
-        for a, b in zip(indexes, indexes[1:] + [None]):
-            if b != a + 1:   # a run ends at a: "4 to 6", but "4 and 5" for two
-                runs += [str(start)] if start == a else [str(start), str(a)] if a == start + 1 else [f"{start} to {a}"]
-                start = b
-        words = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
-        parts.append(f"{words} of packet {seq}")
+    parts = [f"{_listed(_runs(indexes, str))} of packet {seq}" for seq, indexes in sorted(by_packet.items())]
     return ("order " if len(items) == 1 else "orders ") + ", and ".join(parts)
+
+
+def seal_names(names: list[str]) -> str:
+    """Sealed items by name ("SEQ.N", docs/protocol.md §8), runs shortened: "2.1 to 2.43"
+    where a side sealed one chit for each of 43 groups, not the 43 names."""
+    by_packet: dict[int, list[int]] = {}
+    for name in names:
+        seq, n = name.split(".")
+        by_packet.setdefault(int(seq), []).append(int(n))
+    return _listed([run for seq, ns in sorted(by_packet.items()) for run in _runs(ns, lambda n, seq=seq: f"{seq}.{n}")])
+
+
+def _runs(numbers: list[int], name) -> list[str]:
+    """Consecutive numbers as runs, each named by `name`: "4 to 6", but "4", "5" for two."""
+    numbers = sorted(numbers)
+    runs, start = [], numbers[0]
+    for a, b in zip(numbers, numbers[1:] + [None]):
+        if b != a + 1:   # a run ends at a
+            runs += [name(start)] if start == a else [name(start), name(a)] if a == start + 1 else \
+                [f"{name(start)} to {name(a)}"]
+            start = b
+    return runs
+
+
+def _listed(runs: list[str]) -> str:
+    return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
