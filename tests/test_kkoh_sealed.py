@@ -367,3 +367,21 @@ def test_the_chit_template_says_each_groups_chit_now_and_tests_only_after_turn_1
         board = Board(match.game.scenario, rules)
         body = command.bodies(board, n.side)[0]
         assert f"Chits now (kept unless changed): {', '.join(body)}: {board.order(body[0])};" in text
+
+
+def test_a_show_is_offered_for_each_sealed_group_not_only_for_all_at_once(tmp_path):
+    """A chit shown is seen by the opponent: the template offers a `show` of each group, so
+    that a player shows only those he will move, and one of them all (players' probe: the only
+    `show` offered named every unit of the side)."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    doc = scenario_doc({"columns": 6, "rows": 6, "units": [
+        {"id": "B1", "side": "blue", "row": "tank-1", "square": "0101", "cell": "01", "facing": "N", "order": "M"},
+        {"id": "B2", "side": "blue", "row": "tank-1", "square": "0301", "cell": "01", "facing": "N", "order": "M"},
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0505", "cell": "21", "facing": "S", "order": "HA"},
+        {"id": "R2", "side": "red", "row": "tr1-tank", "square": "0305", "cell": "21", "facing": "S", "order": "HA"}]})
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="show-each", scenario_doc=doc)
+    n = drive_to(match, "move")
+    units = ["B1", "B2"] if n.side == "blue" else ["R1", "R2"]
+    shows = [o["units"] for o in match.game.legal_orders(match.state()["rules"], n) if o["type"] == "show"]
+    assert shows == [[units[0]], [units[1]], units]
