@@ -814,6 +814,14 @@ def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
     assert next_step(rules).kind == "german-movement"
     items = {i["what"]: (i["side"], i["halves"]) for i in victory.vp(SCENARIO, rules)["items"]}
     assert items["St/I eliminated"] == ("soviet", 4)  # 4.1: 1 VP per printed point (2)
+    # `pbem submit` warns the mover that his standing order removed a unit (players' probe), not the other side,
+    # and not where he named the unit himself
+    from pbem.rulesets.chir import removal
+    events = ctx.events
+    assert removal.cautions(SCENARIO, rules, events, "german", []) == [
+        "St/I was removed from 2020 by your standing order stack_removal: the hex was over the stacking limit (6.4)"]
+    assert removal.cautions(SCENARIO, rules, events, "soviet", []) == []
+    assert removal.cautions(SCENARIO, rules, [dict(e, chosen_by="order") for e in events], "german", []) == []
 
 
 def test_6_4_removal_only_what_is_necessary():

@@ -228,17 +228,29 @@ def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: 
 
 def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
     """Orders of this packet that wait for dice are checked only when their turn comes
-    (§4.4). Play them through once with imagined dice, as a sandbox would, and warn of
-    any that would then be void, such as a unit ordered to fire twice. A warning, not an
-    error: the real dice may differ."""
+    (§4.4). Play them through with imagined dice, as a sandbox would, and warn of any that
+    would then be void, such as a unit ordered to fire twice. A warning, not an error: the
+    real dice may differ. Played twice, with two rolls: an order void with both most likely
+    is whatever the dice (players' probe: "one imagined roll" read as bad luck)."""
     if not any(item["side"] == side and item["seq"] == state["seq"] for item in state["queue"]):
         return []
-    imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": "foresee"}})
     other = next((s for s in g.sides if s != side), side)
     probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
-    try:
-        _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
-    except Exception:  # a look ahead must never stop a packet that is already written
-        return []
-    return [f"with one imagined roll of the dice, {e['text']}" for e in events
-            if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]]
+    runs = []
+    for seed in ("foresee", "foresee-2"):
+        imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": seed}})
+        try:
+            _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
+        except Exception:  # a look ahead must never stop a packet that is already written
+            return []
+        runs.append({e["index"]: e["text"] for e in events
+                     if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]})
+    return void_words(runs[0], runs[1])
+
+
+def void_words(first: dict[int, str], second: dict[int, str]) -> list[str]:
+    """The warnings of the orders void in two look-aheads (order number -> the void's words):
+    void with both rolls, most likely whatever the dice; with the first only, maybe."""
+    return ([f"with two different imagined rolls of the dice, {text} It would most likely be void whatever the dice."
+             for index, text in first.items() if index in second]
+            + [f"with one imagined roll of the dice, {text}" for index, text in first.items() if index not in second])

@@ -115,3 +115,13 @@ def apply(sc: Scenario, rules: dict, order: dict, ctx) -> None:
               left=left, chosen_by=ctx.chosen_by, rule=r["rule"])
     if bd.stacking_ok(sc, left):
         rules["removal"] = None
+
+
+def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
+    """What `pbem submit` warns a chir player of: units of his that his standing order
+    removed for the stacking limit (6.4): a move into a full hex is legal, and the unit
+    removed may be the one that was there (players' probe: a 6-strength regiment lost under
+    'a legal packet')."""
+    return [f"{', '.join(e['units'])} {'was' if len(e['units']) == 1 else 'were'} removed from {e['hex']} by your "
+            f"standing order stack_removal: the hex was over the stacking limit ({e['rule']})"
+            for e in events if e["type"] == "stack-removal" and e["side"] == side and e.get("chosen_by") == "policy"]
