@@ -143,12 +143,12 @@ def test_an_orders_empty_list_and_null_read_none():
     """`support: []` is "support=none", not "support=" (a value left out), and never the same
     words as an order without the key, which may mean another thing (chir's fire without
     `units` is every eligible unit, with `units: []` illegal); null is "none", not "None"."""
-    assert engine._order_text({"type": "attack", "support": [], "target": "2733", "units": ["89/b"]}) == \
+    assert engine.order_text({"type": "attack", "support": [], "target": "2733", "units": ["89/b"]}) == \
         "attack support=none target=2733 units=89/b"
-    assert engine._order_text({"type": "fire", "target": "3320", "units": []}) != \
-        engine._order_text({"type": "fire", "target": "3320"})
-    assert engine._order_text({"type": "retreat", "to": None}) == "retreat to=none"
-    assert engine._order_text({"type": "card", "play": False}) == "card play=false"
+    assert engine.order_text({"type": "fire", "target": "3320", "units": []}) != \
+        engine.order_text({"type": "fire", "target": "3320"})
+    assert engine.order_text({"type": "retreat", "to": None}) == "retreat to=none"
+    assert engine.order_text({"type": "card", "play": False}) == "card play=false"
 
 
 def test_illegal_order_in_the_current_packet_rejects_it(tmp_path):

@@ -584,6 +584,19 @@ def test_the_legend_lists_what_the_last_packet_did_only_where_it_is_drawn():
     assert "Last packet: nothing of it to draw." in quiet
     with pytest.raises(scenes.SceneError, match="legend must be"):
         scenes.check(dict(ARROW_SCENE, styles={"attack": {"legend": "always"}}))
+    # a part of the map away from what the packet did says so; a picture of state 0 has no last packet
+    wide = dict(ARROW_SCENE, styles=styles, grid={"kind": "square", "size": 60, "cells": {f"{c:02d}": [c, 0] for c in range(12)}},
+                items=[{"type": "arrow", "cells": ["00", "01"], "style": "attack"}])
+    part = re.search(r'<g id="panel">(.*)</g>', svg.to_svg(wide, view=["11"]), re.S).group(1)
+    assert "nothing of it in this part of the map" in " ".join(re.findall(r">([^<]+)<", part))
+    whole = re.search(r'<g id="panel">(.*)</g>', svg.to_svg(wide), re.S).group(1)
+    assert "Last packet: attack" in whole and "nothing of it" not in whole
+    for ruleset in ("chir", "kkoh", "stalingrad"):
+        f = frames.open_game(EXAMPLES[ruleset])
+        zero = svg.to_svg(frames.scene(f, frames.frame(f, 0)))
+        assert "Last packet" not in zero, ruleset
+        last = svg.to_svg(frames.scene(f, frames.frame(f)))
+        assert "Last packet" in last, ruleset
 
 
 def test_an_arrows_line_starts_with_a_dot_where_the_move_began():

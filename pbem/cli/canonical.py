@@ -26,7 +26,7 @@ def command(packet_file: str, signature_out: str | None) -> None:
     from pbem.core import game, keys
     from pbem.core.packet import signed_bytes
 
-    packet, _ = game.read_packet(Path(packet_file), packet_file, given=True)
+    packet, _ = game.read_packet(Path(packet_file), packet_file, given="canonical")
     if signature_out:
         if "signature" not in packet:
             from pbem.core.errors import VerificationError

@@ -20,7 +20,7 @@ def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt
 
     folder = game.open_folder(Path(game_dir))
     key = load_key(key_file) if key_file else None
-    packet, data = game.read_packet(Path(packet_file), packet_file, given=True)
+    packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
     applied = game.adjudicate(folder, packet, data, packet_file, preview_key=key)
     echo(report.render(folder.game, applied.state, applied.events, fmt), nl=False)
     if applied.preview is not None and len(applied.preview) > 1:

@@ -62,6 +62,11 @@ def seal_id(seq: int, n: int) -> str:
     return f"{seq}.{n}"
 
 
+def as_sealed(game_id: str, seq: int, side: str, entry: dict, sealed_hash: str) -> bool:
+    """Whether an opened entry ({"salt", "item"}) is what `side` sealed in packet `seq`."""
+    return seal_hash(game_id, seq, side, bytes.fromhex(entry["salt"]), entry["item"]) == sealed_hash
+
+
 def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
     """SHA-256(b"pbem-seal-v1\\n" + game_id + seq (8 bytes BE) + side + 0x00 + salt + canonical(item))."""
     data = SEAL_DOMAIN + bytes.fromhex(game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00" + salt + canonical(item)
@@ -412,7 +417,7 @@ def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
             raise VerificationError(f"{source}: `opens` lists item {entry['seal']} where item {name} is due: it lists "
                                     f"the items in the order the rules reveal them ({', '.join(due)})")
         seq, n = name.split(".")
-        if seal_hash(game.game_id, int(seq), side, bytes.fromhex(entry["salt"]), entry["item"]) != items[name]["hash"]:
+        if not as_sealed(game.game_id, int(seq), side, entry, items[name]["hash"]):
             raise VerificationError(f"{source}: opened item {n} or its salt differs from what {side} sealed in "
                                     f"packet {seq}")
 
@@ -701,7 +706,7 @@ class _Run:
         except DiceNotYet:
             state["rules"] = marshal.loads(saved)
             self.dice.restore(snapshot)
-            what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({_order_text(order)})"
+            what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({order_text(order)})"
                     if item is not None else f"{need.side}'s standing order on {need.kind}")
             queued = len(state["queue"])
             self.events.append({"type": "waiting", "text": f"{what} needs dice: it resolves when the next packet reveals "
@@ -727,12 +732,12 @@ class _Run:
         if item is not None:
             state["queue"].remove(item)
             label = f"{item['side']} order {item['index']} of packet {item['seq']}"
-            self.events.append({"type": "order", "text": f"{label}: {_order_text(order)}"
+            self.events.append({"type": "order", "text": f"{label}: {order_text(order)}"
                                 + (f" (answers decision {key})" if need.decision else ""), "side": item["side"],
                                 "seq": item["seq"], "index": item["index"], "order": order})
         else:
             self.events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind} "
-                                f"(decision {key}): {_order_text(order)}", "side": need.side, "kind": need.kind,
+                                f"(decision {key}): {order_text(order)}", "side": need.side, "kind": need.kind,
                                 "decision": key, "order": order})
         self.events.extend(step.events)
         return True
@@ -774,25 +779,25 @@ class _Run:
                 # Its decision came and was answered (by the standing order, before this
                 # packet's orders took effect, protocol §7 part 2): it can never come again.
                 if item["seq"] == self.k:
-                    raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
+                    raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) answers "
                                      f"decision {item['decision']}, which was answered already, before this "
                                      f"packet's orders took effect (by an answer queued for it, or by "
                                      f"{item['side']}'s standing order: docs/protocol.md §7 part 2, §7.3); send "
                                      f"the packet without it")
                 queue.remove(item)
                 self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
-                                    f"{item['seq']} ({_order_text(item['order'])}) is void: its decision "
+                                    f"{item['seq']} ({order_text(item['order'])}) is void: its decision "
                                     f"{item['decision']} was already answered.", "side": item["side"],
                                     "seq": item["seq"], "index": item["index"], "rule": "§4.3", "dropped": 1})
                 continue
             if origin not in live:
                 if item["seq"] == self.k:
-                    raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
+                    raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) answers "
                                      f"decision {item['decision']}, but order {origin} is not waiting to be resolved: "
                                      f"it was never sent, or is already resolved (docs/protocol.md §7.2)")
                 queue.remove(item)
                 self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
-                                    f"{item['seq']} ({_order_text(item['order'])}) is void: its decision "
+                                    f"{item['seq']} ({order_text(item['order'])}) is void: its decision "
                                     f"{item['decision']} never came.", "side": item["side"], "seq": item["seq"],
                                     "index": item["index"], "rule": "§4.3", "dropped": 1})
 
@@ -801,7 +806,7 @@ class _Run:
         legal = _legal_text(exc.legal, exc.message if exc.message == need.waits_for() else "")
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already
-            raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) is illegal: "
+            raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) is illegal: "
                              f"{with_rule(shown(exc.message), exc.rule)}." + (f"\nLegal now: {legal}" if legal else ""))
         queue, side = self.state["queue"], item["side"]
         policy = effective_policies(self.game.ruleset, self.state, side).get("on_void", "stop")
@@ -819,7 +824,7 @@ class _Run:
                     f"on_void: stop)" if gone else "")
         legal_then = f"; legal then: {legal}" if legal else ""
         self.events.append({"type": "void", "text": f"{side} order {item['index']} of packet {item['seq']} "
-                            f"({_order_text(item['order'])}) is void: {with_rule(shown(exc.message), exc.rule)}{legal_then}"
+                            f"({order_text(item['order'])}) is void: {with_rule(shown(exc.message), exc.rule)}{legal_then}"
                             + (f"; {then}." if then else "."), "side": side, "seq": item["seq"], "index": item["index"],
                             "rule": exc.rule, "dropped": dropped})
 
@@ -864,7 +869,7 @@ class _Run:
             return
         for item in self.state["queue"]:
             if item["seq"] == self.k and item.get("decision") == status["decision"]:
-                raise RulesError(f"{self.source}: order {item['index']} ({_order_text(item['order'])}) answers "
+                raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) answers "
                                  f"{status['need'].side}'s decision {status['decision']}; a packet answers only its own "
                                  f"side's decisions (docs/protocol.md §7)")
 
@@ -899,12 +904,12 @@ def _legal_text(legal: Any, message: str = "") -> str:
             and all(isinstance(x, str) and names(message, x) for x in legal)):
         return ""
     if isinstance(legal, list):
-        shown_ = [shown(x) if isinstance(x, str) else _order_text(x) for x in legal[:12]]
+        shown_ = [shown(x) if isinstance(x, str) else order_text(x) for x in legal[:12]]
         return "; ".join(shown_) + (f"; ... ({len(legal)} in all)" if len(legal) > 12 else "")
     return shown(str(legal))
 
 
-def _order_text(order: Any) -> str:
+def order_text(order: Any) -> str:
     if not isinstance(order, dict):
         return shown(repr(order))
     parts = [_value_text(order.get("type", "?"))]

@@ -260,14 +260,14 @@ def packet_files(folder: Path, seq: int | None = None) -> list[tuple[int, Path]]
     return found
 
 
-def read_packet(path: Path, source: str | None = None, given: bool = False) -> tuple[dict, bytes]:
-    """`given`: a file named on the command line, which may be another of pbem's files by
-    mistake (a genesis, an orders file): a usage error says which."""
+def read_packet(path: Path, source: str | None = None, given: str | None = None) -> tuple[dict, bytes]:
+    """`given`: the command (`adjudicate`) a file was named to on the command line, which may be
+    another of pbem's files by mistake (a genesis, an orders file): a usage error says which."""
     source = source or str(path)
     data = read_bounded(path, source)
     document = loads(data, source)
     if given:
-        not_a_packet(document, source)
+        not_a_packet(document, source, given)
     return check_envelope(document, source), data
 
 

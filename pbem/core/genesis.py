@@ -126,15 +126,21 @@ def sides_entries(ruleset: Any, sides: dict[str, Any]) -> list[dict]:
     for name in ruleset.sides:
         entry: dict = {"name": name}
         if sides[name] is not None:
-            comment = sides[name].comment
-            if comment and not re.fullmatch(r"[!-~][ -~]{0,199}", comment):   # as the genesis schema has it
-                raise UsageError(f"--side {name}: the key's comment {shown(repr(comment))} is not printable ASCII of "
-                                 f"at most 200 characters; edit the comment after the key in its .pub file, or leave it "
-                                 f"out (nothing was written)")
+            if not re.search(_key_pattern(), sides[name].line()):   # the comment is all a key line may get wrong
+                raise UsageError(f"--side {name}: the key's comment {shown(repr(sides[name].comment))} is not printable "
+                                 f"ASCII of at most 200 characters; edit the comment after the key in its .pub file, "
+                                 f"or leave it out (nothing was written)")
             entry["key"] = sides[name].line()
             entry["fingerprint"] = sides[name].fingerprint()
         entries.append(entry)
     return entries
+
+
+def _key_pattern() -> str:
+    """The genesis schema's pattern of a side's key line."""
+    from pbem.core import schema
+
+    return schema.load("genesis.schema.json")["properties"]["sides"]["items"]["properties"]["key"]["pattern"]
 
 
 def base(ruleset: Any, *, scenario: str | None = None, scenario_doc: dict | None = None,

@@ -48,20 +48,23 @@ def packet_id(packet: dict) -> str:
     return digest(DOMAIN_PACKET, {k: v for k, v in packet.items() if k != "signature"})
 
 
-def not_a_packet(document: Any, source: str) -> None:
-    """A file of pbem's that is not a packet, given on the command line where a packet is
-    wanted: UsageError saying which it is and what takes it (a slip, not a forgery; in a game
-    folder the same file is a VerificationError of the envelope)."""
+def not_a_packet(document: Any, source: str, command: str) -> None:
+    """A file of pbem's that is not a packet, given to `command` on the command line where a
+    packet is wanted: UsageError saying which it is and what takes it (a slip, not a forgery).
+    A file with any field of a packet's own is a packet, broken or forged: the envelope's
+    check says what is wrong (exit 3), as it does for every file in a game folder."""
     from pbem.core.errors import UsageError
 
-    if not isinstance(document, dict) or all(name in document for name in _REQUIRED):
+    if not isinstance(document, dict):
         return
-    take = "`pbem adjudicate` takes a packet file, as your opponent sends it (packets/NNNN-SIDE.yaml)"
+    take = f"`pbem {command}` takes a packet file, as your opponent sends it (packets/NNNN-SIDE.yaml)"
+    if {"state_hash", "rules", "awaiting"} <= set(document):   # no packet has these
+        raise UsageError(f"{source} is a state file, not a packet: pbem writes it; {take}")
+    if any(name in document for name in ("game", "seq", "prev", "side", "signature")):
+        return
     if "ruleset" in document and "sides" in document:
         kind = "a game's genesis" if "signatures" in document else "a proposal of a game"
         raise UsageError(f"{source} is {kind}, not a packet: `pbem join` takes it; {take}")
-    if "state_hash" in document and "rules" in document:
-        raise UsageError(f"{source} is a state file, not a packet: pbem writes it; {take}")
     if "orders" in document and set(document) <= {"orders", "policies"}:   # all an orders file holds
         raise UsageError(f"{source} is an orders file, not a packet: `pbem submit` makes a packet of it and signs it; "
                          f"{take}")

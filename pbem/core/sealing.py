@@ -83,15 +83,14 @@ def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
 def _unchanged(folder: Any, side: str, entries: list[dict]) -> None:
     """Each item kept in private/ is the one sealed: a file edited since (a mind changed) is
     named with the item, rather than leaving the opponent's check to refuse the packet."""
-    from pbem.core.engine import _order_text, seal_hash
+    from pbem.core.engine import as_sealed, order_text
 
     sealed = {item["id"]: item["hash"] for item in folder.state["sealed"].get(side, {}).get("items", [])}
     for entry in entries:
         seq, n = (int(part) for part in entry["seal"].split("."))
-        if sealed.get(entry["seal"]) not in (None, seal_hash(folder.game.game_id, seq, side,
-                                                              bytes.fromhex(entry["salt"]), entry["item"])):
+        if entry["seal"] in sealed and not as_sealed(folder.game.game_id, seq, side, entry, sealed[entry["seal"]]):
             raise VerificationError(
-                f"{folder.relative(path(folder, seq, side))}: item {n} ({_order_text(entry['item'])}) is not what "
+                f"{folder.relative(path(folder, seq, side))}: item {n} ({order_text(entry['item'])}) is not what "
                 f"{side} sealed in packet {seq}: the file was changed since `pbem submit --seal` wrote it, and a sealed "
                 f"order cannot be changed (docs/protocol.md §8); restore the file from a copy")
 

@@ -93,6 +93,8 @@ def scene(folder: game.Folder, fr: Frame) -> Any:
     states and reports do, so that a picture posted on a forum cannot pass for a secure game's."""
     g = folder.game
     drawn = g.ruleset.draw(g.scenario, fr.state["rules"], fr.events)
+    if fr.seq == 0:   # no packet yet: its legend has no "last packet"
+        drawn["styles"] = {k: v for k, v in (drawn.get("styles") or {}).items() if v.get("legend") != "used"}
     if not g.secure:
         from pbem.core.report import SANDBOX
 

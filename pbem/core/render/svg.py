@@ -116,6 +116,7 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     sides = {name: {**DEFAULT_SIDE, **spec} for name, spec in (scene.get("sides") or {}).items()}
     x0, y0, x1, y1 = grid.box
     items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
+    drawn_anywhere = {i["style"] for i in items if "style" in i}   # on the whole map, for the legend of a part
     if view:
         (x0, y0, x1, y1), whole = _part_box(grid, view, items)
         pad = grid.size * 2   # a cell just outside may still draw into the box (an arrow, a hexside)
@@ -149,9 +150,10 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     # a style marked `legend: used` (what the last packet did) is in the legend where it is drawn
     legend = {name: styles[name] for name in (scene.get("styles") or {})
               if name in styles and (styles[name].get("legend") != "used" or name in uses)}
-    if any(spec.get("legend") == "used" for spec in styles.values()) and \
-            not any(spec.get("legend") == "used" for spec in legend.values()):
-        scene = {**scene, "legend": [*(scene.get("legend") or []), "Last packet: nothing of it to draw."]}
+    packet = [name for name, spec in styles.items() if spec.get("legend") == "used"]
+    if packet and not any(name in uses for name in packet):
+        where = "in this part of the map" if any(name in drawn_anywhere for name in packet) else "to draw"
+        scene = {**scene, "legend": [*(scene.get("legend") or []), f"Last packet: nothing of it {where}."]}
     if view:
         # a part of the map is drawn larger, up to the height of the panel beside it (at most
         # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a

@@ -119,40 +119,50 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     return [{"type": "end"}]
 
 
+SAMPLE_NOTE = ("A sample: the moves of the next stack able to move, to some of the hexes it can reach. Any other unit "
+               "or stack that may still move can be ordered too: `pbem orders ... --only UNIT` lists every move of "
+               "that unit.")
+ATTACK_NOTE = ("Each hex is shown attacked by every unit able to attack it; any of them may attack it instead, or "
+               "several hexes at once (9.2), with HQs and Air Points added (11.43, 14.21).")
+
+
 def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[list[dict], str | None]:
     """What `pbem orders` lists where `legal_orders` gives a representative set (README,
     "Orders"): a set-up's placements and a phase's moves are too many to list for every unit,
-    so a unit or hex named gets every one of its own."""
+    so a unit named gets every one of its own (its set-up hexes, its moves, rail moves and
+    overruns), a hex in a set-up the units that may go there; anything else filters the
+    sample, which the note still calls one."""
     legal = legal_orders(sc, rules, need)
     phase = rules["phase"]
     if need.decision or phase not in ("setup", "move", "mech", "combat"):
         return legal, None
     side = need.side
-    if only is not None and only not in sc.units and only not in sc.idx and not any(o["type"] == only for o in legal):
-        return legal, f"{only} names no unit or hex of the game, nor an order type offered now."
+    if only is not None and only not in sc.units and only not in sc.idx and only not in need.accepts:
+        from .naming import no_hex, no_unit
+
+        guess = no_hex(sc, only) if only[:1].isdigit() or only[:1] in "NSns" and only[1:2].isdigit() else \
+            no_unit(sc, only)
+        return legal, f"{guess}, nor an order type of this phase ({', '.join(need.accepts)})."
     if only in sc.units and sc.side_of[only] != side:
         return legal, f"{only} is {'an Axis' if sc.side_of[only] == 'axis' else 'a Soviet'} unit."
     if phase == "setup":
-        if only is None:
-            return legal, (f"Place orders are not listed: each of the {len(setup.to_set_up(sc, rules, side))} units "
-                           "left to set up may go to any hex of its area (above) where it fits. `pbem orders ... --only "
-                           "UNIT` lists a unit's hexes, `--only HEX` the units that may set up there.")
+        if only in sc.units:
+            if not setup.may_set_up(sc, rules, side, only):
+                return legal, (f"{only} is not one of the units that set up now "
+                               f"({'5.21' if side == 'soviet' else '5.3'}): it is {_status(rules, only)}.")
+            return setup.place_orders(sc, rules, side, [only]) + legal, None
         if only in sc.idx:
             return setup.place_orders(sc, rules, side, setup.to_set_up(sc, rules, side), [only]) + legal, None
-        if not setup.may_set_up(sc, rules, side, only):
-            return legal, (f"{only} is not one of the units that set up now ({'5.21' if side == 'soviet' else '5.3'}): "
-                           f"it is {_status(rules, only)}.")
-        return setup.place_orders(sc, rules, side, [only]) + legal, None
+        return legal, (f"Place orders are not listed: each of the {len(setup.to_set_up(sc, rules, side))} units left "
+                       "to set up may go to any hex of its area (above) where it fits. `pbem orders ... --only UNIT` "
+                       "lists a unit's hexes, `--only HEX` the units that may set up there.")
     if phase == "combat":
-        every = combat.attack_options(sc, rules, side, limit=len(sc.ids)) + [{"type": "end"}]
-        return every, None
-    if only is None:
-        return legal, ("A sample: the moves of the next stack able to move, to some of the hexes it can reach. Any "
-                       "other unit or stack that may still move can be ordered too: `pbem orders ... --only UNIT` "
-                       "lists a unit's moves to every hex it can reach.")
+        return combat.attack_options(sc, rules, side, limit=len(sc.ids)) + [{"type": "end"}], ATTACK_NOTE
     if only not in sc.units:
-        return legal, None
-    orders = movement.options(sc, rules, side, limit=None, unit=only)
+        return legal, SAMPLE_NOTE
+    orders = movement.unit_options(sc, rules, side, only)
+    if st.on_map(rules, only) and movement.may_move(sc, rules, only) is None and not sc.units[only].air:
+        orders += combat.overrun_options(sc, rules, side, [only], half_view(sc, rules, other(side)))
     if orders:
         return orders + [{"type": "end"}], None
     return legal, f"{only} has no move now: {_why_not_move(sc, rules, side, only)}."
@@ -395,7 +405,8 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
         if event["type"] == "eliminated" and event.get("rule") == "7.1" and units and sc.side_of[units[0]] == side:
             out.append(f"{', '.join(units)} {'was' if len(units) == 1 else 'were'} eliminated: {event['hex']} was over "
                        f"the stacking limit as the Movement Phase ended (7.1: {STACKING_WORDS})")
-    if rules["phase"] in ("move", "mech") and rules["player"] == side:
+    deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
+    if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:
         for h in _overstacked(sc, rules, side):
             out.append(f"{h} is over the stacking limit (7.1: {STACKING_WORDS}): unless units leave it, the excess is "
                        f"eliminated when this Movement Phase ends")
@@ -405,11 +416,13 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
 def _never(sc: Scenario, order: dict, side: str) -> str | None:
     """Why no state of the game takes `order` from `side` (None: some state may): what it
     names, whatever the board."""
-    from .naming import no_hex, not_own_unit
+    from .naming import no_hex, no_unit, not_own_unit
 
     units = ([order["unit"]] if order.get("unit") else []) + list(order.get("units") or [])
     for uid in units:
-        why = not_own_unit(sc, uid, side)
+        # a retreat answer names the enemy unit whose path the side chooses (9.72): any unit will do
+        why = no_unit(sc, uid) if uid not in sc.units else None if order.get("type") == "retreat" else \
+            not_own_unit(sc, uid, side)
         if why:
             return why
     hexes = ([order["hex"]] if order.get("hex") else []) + ([order["target"]] if order.get("target") else []) \

@@ -646,17 +646,14 @@ def movers(sc: Scenario, rules: dict, side: str, board: Board):
             yield us
 
 
-def options(sc: Scenario, rules: dict, side: str, limit: int | None = 24, unit: str | None = None) -> list[dict]:
+def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]:
     """A finite, representative set of legal movement orders: the next stack able to move
     with up to `limit` destinations (within the stacking limit), its rail moves, and the
-    reinforcements' entries and evacuations. `unit`: the moves of the stack that holds it
-    alone instead (no entry nor evacuation), to every destination if `limit` is None."""
+    reinforcements' entries and evacuations."""
     board = half_view(sc, rules, side)
     ctx = context(sc, rules, side)
     out: list[dict] = []
-    solo = ([[unit]] if unit is not None and st.on_map(rules, unit) and not sc.units[unit].air
-            and may_move(sc, rules, unit) is None else [])
-    for stack in movers(sc, rules, side, board) if unit is None else solo:
+    for stack in movers(sc, rules, side, board):
         start = sc.idx[st.hex_of(rules, stack[0])]
         if start in ctx.ezoc:
             continue
@@ -665,7 +662,7 @@ def options(sc: Scenario, rules: dict, side: str, limit: int | None = 24, unit: 
         first_free = all(one_hex_free(rules, u) for u in stack)                              # 6.14
         reach, parent = search(ctx, start, cls, budget, first_step_free=first_free)
         ends = [b for b in sorted(reach) if b != start]
-        if limit is not None and len(ends) > limit:
+        if len(ends) > limit:
             ends = [ends[k * len(ends) // limit] for k in range(limit)]
         alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
         ends = [b for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
@@ -682,8 +679,7 @@ def options(sc: Scenario, rules: dict, side: str, limit: int | None = 24, unit: 
                     out.append({"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
         break
     if rules["phase"] == "move":
-        out += _entries(sc, rules, side, board, unit)
-    if rules["phase"] == "move" and unit is None:
+        out += _entries(sc, rules, side, board)
         if rules["ps"]["evacuate"]:
             on_map = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w not in st.OFF_MAP]
             for uid in on_map:                                              # in id order
@@ -692,6 +688,34 @@ def options(sc: Scenario, rules: dict, side: str, limit: int | None = 24, unit: 
                         and uid not in rules["ps"]["moved"]:
                     out.append({"type": "evacuate", "units": [uid]})
                     break
+    return out
+
+
+def unit_options(sc: Scenario, rules: dict, side: str, uid: str) -> list[dict]:
+    """Every legal move of `uid` alone, for `pbem orders --only UNIT`: its entry at every entry
+    hex (a reinforcement ready, 15.1), its moves to every hex it can reach (6.1) and, in the
+    Initial Movement Phase, by rail to every rail hex (6.3; air units move by rail only,
+    14.12), each within the stacking limit."""
+    board = half_view(sc, rules, side)
+    ctx = context(sc, rules, side)
+    out = _entries(sc, rules, side, board, uid) if rules["phase"] == "move" else []
+    if not st.on_map(rules, uid):
+        return out
+    start = sc.idx[st.hex_of(rules, uid)]
+    if start in ctx.ezoc:
+        return out
+    stack = [uid]
+    if not sc.units[uid].air and may_move(sc, rules, uid) is None:
+        reach, parent = search(ctx, start, _common_class(sc, stack), remaining(sc, rules, uid),
+                               first_step_free=one_hex_free(rules, uid))
+        alone = stacking_ok(sc, rules, stack)
+        out += [{"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
+                for b in sorted(reach) if b != start and (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
+    if rules["phase"] == "move" and start in sc.rail_hex and uid not in rules["ps"]["moved"] \
+            and may_move(sc, rules, uid, rail=True) is None and rules["rail_used"] + rail_units(sc, uid) <= RAIL_LIMIT[side]:
+        reach, parent = rail_search(sc, rules, ctx, start)
+        out += [{"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
+                for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start and _fits(sc, rules, board, stack, b)]
     return out
 
 

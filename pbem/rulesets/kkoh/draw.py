@@ -100,8 +100,8 @@ def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
     items += _stacks(sc, rules)
     items += _arrows(sc, rules, events)
     present = {i.get("style") for i in items}
-    styles = {k: v for k, v in STYLES.items()
-              if k in present or k in ("square", "group-blue", "group-red", "hq-blue", "hq-red")}
+    styles = {k: v for k, v in STYLES.items()   # the last packet's are the core's to leave out (`legend: used`)
+              if k in present or k in ("square", "group-blue", "group-red", "hq-blue", "hq-red") or v.get("legend")}
     return {
         "title": "Kalt Krieg ohne Hass: " + sc.doc["name"].split(": ", 1)[-1],
         "caption": _caption(sc, rules),

@@ -64,7 +64,8 @@ def current_chits(sc: Scenario, rules: dict, side: str) -> list[str]:
     import textwrap
 
     board = Board(sc, rules)
-    now = "; ".join(f"{', '.join(body)}: {board.order(body[0]) or 'none'}" for body in command.bodies(board, side))
+    now = "; ".join(f"{', '.join(body)}: {'sealed' if board.hidden(body[0]) else board.order(body[0])}"
+                    for body in command.bodies(board, side))
     return textwrap.wrap(f"Chits now (kept unless changed): {now}.", 100)
 
 
