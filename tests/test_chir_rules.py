@@ -658,6 +658,9 @@ def test_10_2_defensive_artillery_decision_offers_only_eligible_units():
         "10.2", "artillery Ob/Art: Ob/Art has a fired marker: it has given its supporting fire for this turn")
     assert refusal(rules, {"type": "artillery", "unit": "Art/II"}) == (
         "10.1", "artillery Art/II: 3320 is beyond the range 4 of Art/II")
+    # the template lists them as orders are written: `null`, not Python's None (players' probe)
+    lines = RULESET.describe_need(SCENARIO, rules, need)
+    assert "legal: {type: artillery, unit: null}" in lines and "legal: {type: artillery, unit: Art/I}" in lines
 
 
 def test_10_2_no_eligible_artillery_no_defensive_artillery_decision():

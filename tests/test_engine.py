@@ -151,6 +151,12 @@ def test_an_orders_empty_list_and_null_read_none():
     assert engine.order_text({"type": "card", "play": False}) == "card play=false"
 
 
+def test_a_refusal_says_an_option_of_no_value_as_the_orders_file_writes_it():
+    assert engine.refused_legal([None, "LW/ArtI"]) == "null; LW/ArtI"
+    assert engine.refused_legal([{"type": "artillery", "unit": None}]) == "artillery unit=none"
+    assert engine.refused_legal(None) == "" and engine.refused_legal("b1") == "b1"
+
+
 def test_illegal_order_in_the_current_packet_rejects_it(tmp_path):
     match = Match(tmp_path)
     before = match.state()

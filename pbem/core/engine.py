@@ -806,6 +806,7 @@ class _Run:
         legal = _legal_text(exc.legal, exc.message if exc.message == need.waits_for() else "")
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already
+            legal = refused_legal(exc.legal, exc.message if exc.message == need.waits_for() else "")
             raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) is illegal: "
                              f"{with_rule(shown(exc.message), exc.rule)}." + (f"\nLegal now: {legal}" if legal else ""))
         queue, side = self.state["queue"], item["side"]
@@ -907,6 +908,13 @@ def _legal_text(legal: Any, message: str = "") -> str:
         shown_ = [shown(x) if isinstance(x, str) else order_text(x) for x in legal[:12]]
         return "; ".join(shown_) + (f"; ... ({len(legal)} in all)" if len(legal) > 12 else "")
     return shown(str(legal))
+
+
+def refused_legal(legal: Any, message: str = "") -> str:
+    """What would be legal, for the refusal of an order: an option that is no value (no
+    artillery) said as the orders file writes it, `null`, not as Python's None (players'
+    probe). Void lines in reports keep their words (`_legal_text`)."""
+    return _legal_text([x if x is not None else "null" for x in legal] if isinstance(legal, list) else legal, message)
 
 
 def order_text(order: Any) -> str:

@@ -361,8 +361,10 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                      + {"defensive-artillery": "defensive_artillery", "defensive-fire": "defensive_fire",
                         "invalidate-artillery": "invalidate", "loss": "losses", "morale": "morale",
                         "retreat": "retreat", "advance": "advance", "stack-removal": "stack_removal"}.get(need.kind, need.kind))
+        from pbem.core.templates import flow
+
         for order in combat.legal(sc, rules, need.kind)[:20]:
-            lines.append("legal: " + ", ".join(f"{k}={v}" for k, v in sorted(order.items())))
+            lines.append(f"legal: {flow(order)}")   # as an order is written, `null` and all
     elif need.kind.endswith("-attack"):
         lines.append("attack: {type: attack, target: \"CCRR\", units: [IDs adjacent since the phase began], "
                      "support: [artillery IDs, one per attacking hex]}; end: close the phase.")
