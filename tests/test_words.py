@@ -718,3 +718,22 @@ def test_sealed_items_are_named_in_runs():
     # orders by number, as reports have always said them
     assert numbers([{"seq": 9, "index": i} for i in (8, 4, 5, 6)] + [{"seq": 11, "index": 1}]) == \
         "orders 4 to 6 and 8 of packet 9, and 1 of packet 11"
+
+
+def test_a_template_says_why_a_sides_own_step_leaves_it_nothing_to_decide():
+    """The awaited line names the sender's own step ("to go on with the step of german (you):
+    choose the attacking group to fire at"), decided already by a standing order or a queued
+    order: the template says so before "You have nothing to decide now" (players' probe: the
+    two lines read as a contradiction)."""
+    from pbem.core import game, templates
+
+    folder = Path(__file__).resolve().parents[1] / "examples" / "chir-demo"
+    opened = game.open_folder(folder)
+    state = game.load_state(folder, 2, opened.game)
+    awaiting = state["awaiting"]
+    assert awaiting["waiting_for"] == "dice" and awaiting["need"]["side"] == awaiting["packet_from"]
+    text = templates.orders_template(opened.game, state, awaiting["packet_from"])
+    said = "# The step the game waits for is yours, but it is decided already (a standing order of yours,"
+    assert said in text and text.index(said) < text.index("# You have nothing to decide now")
+    other = next(s for s in opened.game.sides if s != awaiting["packet_from"])
+    assert said not in templates.orders_template(opened.game, state, other)

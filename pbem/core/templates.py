@@ -153,6 +153,10 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append("# The game's dice script is used up: send this packet with more dice,")
         lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table).")
     elif side == sender:
+        if awaiting["waiting_for"] == "dice" and need.side == side:
+            # the awaited line names this side's step: say why there is nothing to decide in it (players' probe)
+            lines.append("# The step the game waits for is yours, but it is decided already (a standing order of yours,")
+            lines.append("# or an order queued): only the dice it needs are missing.")
         lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                      if game.secure else "# You have nothing to decide now: send this packet as it is.")
         lines += _after_reveal(game, state, side, key, only)

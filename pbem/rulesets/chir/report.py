@@ -357,7 +357,7 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
         lines.append("place: {type: place, unit: ID, hex: \"CCRR\"} (hex ids in quotes); end: set up every unit left "
                      "by the default placement.")
     elif need.decision:
-        lines.append(f"standing order key for this decision: "
+        lines.append("standing order key for this decision: "
                      + {"defensive-artillery": "defensive_artillery", "defensive-fire": "defensive_fire",
                         "invalidate-artillery": "invalidate", "loss": "losses", "morale": "morale",
                         "retreat": "retreat", "advance": "advance", "stack-removal": "stack_removal"}.get(need.kind, need.kind))
