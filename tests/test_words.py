@@ -737,3 +737,7 @@ def test_a_template_says_why_a_sides_own_step_leaves_it_nothing_to_decide():
     assert said in text and text.index(said) < text.index("# You have nothing to decide now")
     other = next(s for s in opened.game.sides if s != awaiting["packet_from"])
     assert said not in templates.orders_template(opened.game, state, other)
+    # and every template says that standing orders answer the side's decisions in the opponent's
+    # next phase (players' probe: the set-up packet's defaults fought the first attacks unnoticed)
+    assert ("# Standing orders in force: they answer the decisions no order answers, among them yours in the\n"
+            "# opponent's next phase, before your next packet (your defence of its attacks)") in text

@@ -163,7 +163,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
     policies = engine.effective_policies(ruleset, state, side)
-    lines.append("# Standing orders in force (they answer decisions no order answers); uncomment to change:")
+    lines.append("# Standing orders in force: they answer the decisions no order answers, among them yours in the")
+    lines.append("# opponent's next phase, before your next packet (your defence of its attacks); `ask` leaves one to")
+    lines.append("# you, at the cost of a round trip. Uncomment to change:")
     choices = [f"{key}: {'|'.join(spec['enum'])}" for key, spec in ruleset.policy_schema.get("properties", {}).items()
                if "enum" in spec]
     line = ""
