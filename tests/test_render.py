@@ -914,3 +914,21 @@ def test_a_chir_picture_names_the_turn_and_phase_as_status_and_show_do():
         assert frames.scene(f, frames.frame(f, seq))["caption"][0] == nows[seq], seq
     german = next(seq for seq, now in nows.items() if now == "Game turn 1 of 12, German concentrated attack phase")
     assert frames.scene(f, frames.frame(f, german))["caption"][0] == "Game turn 1 of 12, German concentrated attack phase"
+
+
+def test_a_chir_pictures_caption_says_an_attacks_step_in_words():
+    """Players' probe: the title read "attack 1 on 3320 in progress (step def-fire)"."""
+    from pbem.rulesets.chir import combat, draw as chir_draw
+
+    f = frames.open_game(EXAMPLES["chir"])
+    import inspect
+    steps = set(re.findall(r'"step"\] = "([a-z-]+)"|"step": "([a-z-]+)"', inspect.getsource(combat)))
+    assert {s for pair in steps for s in pair if s} <= set(chir_draw.STEP_WORDS)
+    for seq in range(f.state["seq"] + 1):
+        fr = frames.frame(f, seq)
+        if fr.state["rules"]["attack"]:
+            caption = frames.scene(f, fr)["caption"][0]
+            assert "(step " not in caption and chir_draw.STEP_WORDS[fr.state["rules"]["attack"]["step"]] in caption
+            break
+    else:
+        pytest.fail("no state of the chir example has an attack under way")

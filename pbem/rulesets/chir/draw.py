@@ -55,11 +55,17 @@ NOTE = ("Map reconstructed: the rulebook has no map, so terrain, rivers, roads, 
         "positions of its places are rebuilt from its text (pbem/rulesets/chir/data/README.md).")
 SYMBOL = {"tank": "tank", "infantry": "infantry", "artillery": "artillery", "anti-tank": "anti-tank"}
 MARKERS = (("confusion", "confused"), ("fired", "fired"), ("half", "half"), ("no-move", "no-move"))
+# an attack under way, at each of its steps (9.x, 10.x), in words: not its step's name in the state
+STEP_WORDS = {"def-artillery": "the defender's supporting artillery next", "def-fire": "the defensive fire next",
+              "def-roll": "the defensive fire's die next", "def-hit": "the defensive fire's result next",
+              "invalidate": "supporting artillery to cancel", "att-roll": "the offensive fire's die next",
+              "att-hit": "the offensive fire's result next", "advance": "the advance after combat next",
+              "finish": "the attack ending"}
 
 
 def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
     s = report.summary(sc, rules)
-    caption = [s["now"] + (f" (step {s['step']})" if s["step"] else ""),     # in the words of status and show
+    caption = [s["now"] + (f", {STEP_WORDS.get(s['step'], s['step'])}" if s["step"] else ""),   # as status says it
                f"VP Soviet {s['vp']['soviet']}, German {s['vp']['german']}; "
                f"German line to the Don {s['line_of_communication']}"]
     if s["result"]:
