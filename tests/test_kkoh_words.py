@@ -91,6 +91,9 @@ def test_status_and_show_speak_of_the_example_in_words():
     board = run("show", EXAMPLE)
     assert board.startswith("Kalt Krieg ohne Hass")
     pid, rec = sorted(rules["pieces"].items())[0]
+    # each unit's chit is on the board, with a key to the bracket (players' probe: "02E" unexplained, no chit)
+    assert "Each unit: ID[cell facing group chit ...]" in board
+    assert f"{pid}[{rec['cell']}{rec['f']}{' ' + rec['g'] if rec.get('g') else ''} {rec['o'] or '?'}" in board
     unit = run("show", EXAMPLE, "--unit", pid)
     assert f"In {rec['sq']} (" in unit and f"cell {rec['cell']}, facing" in unit
     square = run("show", EXAMPLE, "--square", rec["sq"])

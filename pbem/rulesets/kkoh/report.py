@@ -32,14 +32,17 @@ def render(sc: Scenario, rules: dict) -> str:
     s = summary(sc, rules)
     initiative = s["initiative"] or "not yet decided (K-INI-1)"
     lines = [sc.doc["name"], f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; initiative: {initiative}; "
-             f"score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)"]
+             f"score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)",
+             "Each unit: ID[cell facing group chit ...]: its cell in the square (rank and file, 0-2), the edge it "
+             "faces (K-GM-2, K-GM-3), its battle group, its order chit (K-ORD-1; ? while sealed), then hit, "
+             "mode."]
     for side in SIDES:
         lines.append(f"{side}: {sc.side_info[side]['name']}")
         for square in board.squares(side):
             units = []
             for p in board.at(square):
                 rec = rules["pieces"][p]
-                units.append(f"{p}[{rec['cell']}{rec['f']}{' ' + rec['g'] if rec.get('g') else ''}"
+                units.append(f"{p}[{rec['cell']}{rec['f']}{' ' + rec['g'] if rec.get('g') else ''} {rec['o'] or '?'}"
                              f"{' hit' if rec.get('hits') else ''}{' ' + rec['mode'] if rec.get('mode') else ''}]")
             markers = [f"{h}{'' if status.get(h) else ' (out of command)'}" for h in board.hqs_at(square)
                        if sc.commands[h].side == side]
