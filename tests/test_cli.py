@@ -38,7 +38,7 @@ def handshake(run, red_key="keys/red", blue_key="keys/blue", red="red-folder", b
     out = run("join", red, f"{blue}/join.yaml", "--key", red_key).output
     assert "is complete" in out
     out = run("join", blue, f"{red}/game.yaml").output
-    assert "is ready" in out and "first packet: from red (red's player: `pbem orders" in out
+    assert "is ready" in out and "first packet: from red (the player of red: `pbem orders" in out
     assert f"anyone following the game: `pbem adjudicate {blue} PACKET` for each packet, in order)" in out
 
 
@@ -779,3 +779,17 @@ def test_the_audit_verdict_says_where_a_game_not_over_stands(run):
     over = run("audit", examples / "stalingrad-demo").output.splitlines()
     assert over[0].endswith("(house 9.1).") and not over[0].endswith("..") and "not over" not in over[1]
     assert json.loads(run("audit", examples / "stalingrad-demo", "--json").output)["awaited"] is None
+
+
+def test_the_joiner_with_his_key_is_told_his_side_and_what_comes_first(run, tmp_path):
+    """Players' probe: the Soviet player, joining the complete genesis, was shown the German
+    player's command for his own folder."""
+    run("keygen", "red", "--dir", "keys")
+    run("keygen", "blue", "--dir", "keys")
+    run("new", "red-folder", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",
+        "--key", "keys/red", "--created", "2026-11-29T10:00:00Z")
+    run("join", "blue-folder", "red-folder/proposal.yaml", "--key", "keys/blue")
+    run("join", "red-folder", "blue-folder/join.yaml", "--key", "keys/red")
+    out = run("join", "blue-folder", "red-folder/game.yaml", "--key", "keys/blue").output
+    assert ("first packet: from red; you play blue: `pbem adjudicate blue-folder PACKET` each packet red sends, then "
+            "`pbem orders blue-folder --side blue --key keys/blue` for yours") in out

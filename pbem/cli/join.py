@@ -47,10 +47,17 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
         # the joiner's last step, or a referee's or spectator's first: say what each does next
         sender, seq = awaiting["packet_from"], done.folder.state["seq"]
         which = "first packet" if seq == 0 else f"next packet ({seq + 1})"   # a folder already in play
-        echo(f"{which}: from {sender} ({sender}'s player: `pbem orders {game_dir} --side {sender}`; "
-             f"anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
+        you = _side(done.folder.game.genesis, key) if key is not None and done.folder.game.secure else None
+        if you is not None and you != sender:   # the opponent's packet comes first (players' probe)
+            echo(f"{which}: from {sender}; you play {you}: `pbem adjudicate {game_dir} PACKET` each packet "
+                 f"{sender} sends, then `pbem orders {game_dir} --side {you} --key {key_file}` for yours")
+        elif you is not None:
+            echo(f"{which}: from you ({you}): `pbem orders {game_dir} --side {you} --key {key_file}`")
+        else:
+            echo(f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} --side {sender} --key "
+                 f"KEY`; anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
 
 
-def _side(doc: dict, key) -> str:
+def _side(doc: dict, key) -> str | None:
     fingerprint = key.public.fingerprint()
-    return next(s["name"] for s in doc["sides"] if s.get("fingerprint") == fingerprint)
+    return next((s["name"] for s in doc["sides"] if s.get("fingerprint") == fingerprint), None)
