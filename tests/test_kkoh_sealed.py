@@ -383,5 +383,7 @@ def test_a_show_is_offered_for_each_sealed_group_not_only_for_all_at_once(tmp_pa
     match = Match(tmp_path, "kkoh", chain_length=256, key_seed="show-each", scenario_doc=doc)
     n = drive_to(match, "move")
     units = ["B1", "B2"] if n.side == "blue" else ["R1", "R2"]
-    shows = [o["units"] for o in match.game.legal_orders(match.state()["rules"], n) if o["type"] == "show"]
+    shows = [o["units"] for o in match.game.listing(match.state()["rules"], n)[0] if o["type"] == "show"]
     assert shows == [[units[0]], [units[1]], units]
+    # the bots' representative set keeps one show of them all
+    assert [o["units"] for o in match.game.legal_orders(match.state()["rules"], n) if o["type"] == "show"] == [units]

@@ -77,7 +77,7 @@ def _alternatives(g: engine.Game, state: dict, sender: str, orders: list, rng: r
     return alternatives
 
 
-PACKETS = {"duel": 200, "blind": 120, "veiled": 120, "stalingrad": 120, "chir": 45, "dos": 40, "kkoh": 200}   # enough for 3 segments with rolls (kkoh: a random player shows its sealed chits group by group)
+PACKETS = {"duel": 200, "blind": 120, "veiled": 120, "stalingrad": 120, "chir": 45, "dos": 40, "kkoh": 90}   # enough for 3 segments with rolls
 
 
 def _cases() -> list[tuple[str, int, str]]:

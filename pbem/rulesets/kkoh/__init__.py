@@ -29,6 +29,7 @@ RULESET = Ruleset(
     next_step=flow.next_step,
     apply=flow.apply,
     legal_orders=flow.legal_orders,
+    listing=flow.listing,
     policy=flow.policy,
     summary=report.summary,
     render=report.render,

@@ -402,11 +402,11 @@ def show(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
               rule="K-ORD-6")
 
 
-def show_options(sc: Scenario, rules: dict, side: str, board: Board | None = None) -> list[dict]:
-    """A `show` for each sealed group that could move in this Action Phase on some chit, and
-    one of them all: a player shows only the groups he will move, since a chit shown is seen
-    by the opponent (players' probe: the one `show` offered named all 18 units);
-    `board`: a view of `rules` to share."""
+def show_options(sc: Scenario, rules: dict, side: str, board: Board | None = None, each: bool = False) -> list[dict]:
+    """One `show` of every sealed group that could move in this Action Phase on some chit (a
+    representative order: a player may name fewer units); `each`: a `show` of each such group
+    too, as `pbem orders` lists them (a chit shown is seen by the opponent: a player shows only
+    the groups he will move); `board`: a view of `rules` to share."""
     from .movement import may_move
 
     pieces = rules["pieces"]
@@ -416,8 +416,8 @@ def show_options(sc: Scenario, rules: dict, side: str, board: Board | None = Non
     ap = rules["ap"]
     groups = [body for body in bodies(board, side) if board.hidden(body[0])
               and any(may_move(sc, board, u, ap, chit) for u in body for chit in ("M", "PA"))]
-    each = [{"type": "show", "units": sorted(body)} for body in groups]
-    return each + ([{"type": "show", "units": sorted(u for body in groups for u in body)}] if len(groups) > 1 else [])
+    whole = [{"type": "show", "units": sorted(u for body in groups for u in body)}] if groups else []
+    return ([{"type": "show", "units": sorted(body)} for body in groups] if each and len(groups) > 1 else []) + whole
 
 
 def force_order(board: Board, pids: Iterable[str], to: str, rule: str, ctx, when: Iterable[str] | None = None) -> None:

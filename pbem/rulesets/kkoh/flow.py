@@ -379,6 +379,17 @@ def _morale(sc: Scenario, rules: dict, ctx) -> None:
 
 # --- legal orders and standing orders ----------------------------------------------------------
 
+def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[list[dict], str | None]:
+    """What `pbem orders` lists: the legal orders, with a `show` of each sealed group beside the
+    one of them all, so that a player shows only the groups he will move (players' probe: the
+    one `show` offered named every unit of the side, and a chit shown is seen by the opponent)."""
+    legal = legal_orders(sc, rules, need)
+    if need.kind != "move" or need.decision:
+        return legal, None
+    each = [o for o in command.show_options(sc, rules, need.side, each=True) if o not in legal]
+    return each + legal, None
+
+
 def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if rules["step"] == "over":
         return []
