@@ -236,16 +236,18 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
         return []
     other = next((s for s in g.sides if s != side), side)
     probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
-    runs = []
-    for seed in ("foresee", "foresee-2"):
+    def voids(seed: str) -> dict[int, str] | None:
         imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": seed}})
         try:
             _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
         except Exception:  # a look ahead must never stop a packet that is already written
-            return []
-        runs.append({e["index"]: e["text"] for e in events
-                     if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]})
-    return void_words(runs[0], runs[1])
+            return None
+        return {e["index"]: e["text"] for e in events
+                if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]}
+
+    first = voids("foresee")
+    second = voids("foresee-2") if first else {}   # a second roll only where the first voids an order
+    return void_words(first, second or {}) if first else []
 
 
 def void_words(first: dict[int, str], second: dict[int, str]) -> list[str]:
