@@ -117,7 +117,7 @@ def finish(sc: Scenario, rules: dict, hit: dict, ctx, blocked: bool) -> None:
     beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
     ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
               + (f" ({hit['steps']} hexes for morale damage {hit['M']})" if beyond else "")
-              + (f"; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
+              + ("; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
               units=sorted(hit["retreaters"]), path=list(hit["path"]), hexes=hit["steps"], losses=hit["r_losses"],
               survivors=alive, rule="9.10")

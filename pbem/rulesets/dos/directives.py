@@ -5,7 +5,7 @@ victory.py), the 11th Army and extra trucks (16.7, 16.8) and city deadlines (16.
 
 from __future__ import annotations
 
-from .board import view, Board
+from .board import view
 from .scenario import Scenario
 from . import state as st
 from . import victory

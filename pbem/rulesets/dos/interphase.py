@@ -5,7 +5,6 @@ withdrawals (15.2), the north-map doubling (15.4), excess stacks (7.1), the dire
 from __future__ import annotations
 
 from ..base import IllegalOrder
-from .board import view, Board, stacking_ok
 from .scenario import Scenario
 from . import air, combat, directives, reinforce, victory
 from . import state as st
@@ -190,7 +189,6 @@ def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     """12.31: trucks in chains, the first within five hexes of an Axis source, each next one
     within five of the one before, the route free of terrain closed to supply lines (and,
     reading, of enemy units and Enemy ZOC); any number of chains, from any sources (12.37)."""
-    board = view(sc, rules)
     lines = sp.lines_of(sc, rules, "axis")
     sources = set(lines.sources())
     trucks = sorted(u for u, w in rules["units"].items() if sc.units[u].truck and w not in st.OFF_MAP)

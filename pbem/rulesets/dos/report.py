@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..base import Need
-from .board import view, Board
+from .board import view
 from .orders import KEY_OF
 from .scenario import Scenario
 from . import state as st

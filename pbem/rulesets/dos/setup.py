@@ -4,7 +4,7 @@ whatever a player leaves unplaced, and a given starting position (README.md)."""
 from __future__ import annotations
 
 from ..base import IllegalOrder
-from .board import view, Board, stacking_ok
+from .board import view, stacking_ok
 from .scenario import Scenario
 from . import state as st
 from . import supply as sp

@@ -48,7 +48,7 @@ Lists are sorted; dicts hold only what differs from the default.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 
 from .scenario import Scenario
 

@@ -116,7 +116,7 @@ def add_call(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         ctx.event("chemical", f"{side} declares a chemical attack on Close Assault {call['assault']} (K-SFX-4).", side=side,
                   assault=call["assault"], rule="K-SFX-4")
     else:
-        what = (f"counter-battery fire" + (" with its counter-battery assets" if call.get("assets") else "")
+        what = ("counter-battery fire" + (" with its counter-battery assets" if call.get("assets") else "")
                 if call["type"] == "counter-battery" else f"bombardment of Close Assault {call['assault']} for {call['support']}")
         ctx.event("call", f"{side} calls {call['unit']} for {what} (K-IF-5).", side=side, call=call["type"], unit=call["unit"],
                   assault=call.get("assault"), support=call.get("support"),

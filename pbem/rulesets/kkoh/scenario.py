@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Mapping, NamedTuple
 
 from pbem.core.canonical import load_file
-from pbem.core.geometry.squaregrid import EDGES, Interior, SquareMap
+from pbem.core.geometry.squaregrid import Interior, SquareMap
 
 DATA = Path(__file__).resolve().parent / "data"
 SIDES = ("blue", "red")
