@@ -324,10 +324,10 @@ def test_10_47_10_52_a_major_city_and_its_terrain_are_two_bonuses():
     row = doc["map"]["hexrows"]["N22"]
     assert row[52] == "l"                                       # Kharkov, N2253: light woods, no bonus of its own
     c = {"units": [], "air": {"att": [], "def": []}}
-    assert combat.terrain_multiplier(SC(), {"units": {}}, c, SC().idx["N2253"]) == (2, "Major city x2")
+    assert combat.terrain_multiplier(SC(), {"units": {}}, c, SC().idx["N2253"]) == (2, "Major city x2 (10.47)")
     doc["map"]["hexrows"]["N22"] = row[:52] + "h" + row[53:]    # as a printed map with heavy woods there would
     sc = scenario.Scenario(doc, {})
-    assert combat.terrain_multiplier(sc, {"units": {}}, c, sc.idx["N2253"]) == (3, "heavy-woods x2, Major city x2: x3 (10.52)")
+    assert combat.terrain_multiplier(sc, {"units": {}}, c, sc.idx["N2253"]) == (3, "heavy-woods x2 (10.12), Major city x2 (10.47): x3 (10.52)")
 
 
 def test_10_46_a_minor_city_gives_nothing():

@@ -55,6 +55,13 @@ def column(sc: Scenario, attack: int, defence: int) -> str:
 
 # --- strengths (9.3, 10.x, 11.43, 12.5, 6.55, 7.21) ----------------------------------------------
 
+def _value_words(uid: str, printed: int, value, supplied: bool) -> str:
+    """A unit's strength in a combat's sum: "G/57 9", "TC/22 9 halved out of supply = 4 (12.51)"."""
+    if supplied:
+        return f"{uid} {value}"
+    return f"{uid} {printed} halved out of supply = {value} (12.51" + (", 12.52)" if value * 2 > printed else ")")
+
+
 def _unit_value(v: int, oos: bool, exact: bool):
     if not oos:
         return Fraction(v) if exact else v
@@ -82,12 +89,12 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
         v = _unit_value(st.strengths(sc, rules, uid)[0], uid not in supplied, exact)
         total += v
         per_hex[st.hex_of(rules, uid)] = per_hex.get(st.hex_of(rules, uid), 0) + v
-        parts.append(f"{uid} {v}{' out of supply (12.51)' if uid not in supplied else ''}")
+        parts.append(_value_words(uid, st.strengths(sc, rules, uid)[0], v, uid in supplied))
     for d, regs in sorted(by_division.items()):
         v = sum((_unit_value(st.strengths(sc, rules, r)[0], r not in supplied, exact) for r in regs), Fraction(0)) * 2
         total += v
         per_hex[st.hex_of(rules, regs[0])] = per_hex.get(st.hex_of(rules, regs[0]), 0) + v
-        parts.append(f"{d} {v} with integrity x2 (7.21)")
+        parts.append(f"{d} {v / 2} x2 for integrity = {v} (7.21)")
     for hq in c.get("hqs", []):                                          # 11.43
         if not st.on_map(rules, hq):
             continue
@@ -103,6 +110,9 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
     return value, parts
 
 
+TERRAIN_RULE = {"heavy-woods": " (10.12)", "rough": " (10.32)"}   # the cases that double a hex's defenders
+
+
 def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int, str]:
     """9.31, 9.32, 10.12, 10.22, 10.24, 10.32, 10.34, 10.47, 10.52, 14.24: the multiple of the
     hex, from the terrain chart (10.6; a railroad or Minor city adds nothing, 10.46)."""
@@ -111,13 +121,13 @@ def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int,
     if sc.mountain[i]:
         att_mountain = any(sc.units[u].mountain for u in c["units"])
         hex_m = sc.mountain_vs_mountain if att_mountain else hex_m
-        why.append(f"mountain x{hex_m}")
+        why.append(f"mountain x{hex_m} (10.34)")
     elif hex_m > 1:
-        why.append(f"{sc.terrain_of[i]} x{hex_m}")
+        why.append(f"{sc.terrain_of[i]} x{hex_m}" + TERRAIN_RULE.get(sc.terrain_of[i], ""))
     city = 1
     if i in sc.city_of and sc.city_of[i].cls == "major":
         city = sc.major_city_defence                                          # 10.47: a bonus of its own
-        why.append(f"Major city x{city}")
+        why.append(f"Major city x{city} (10.47)")
     river = 1
     kinds = set()
     for uid in c["units"]:
@@ -131,7 +141,8 @@ def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int,
             why.append("river bonus negated by the attacker's Air Points (14.24)")
             river = 1
         else:
-            why.append(f"attacked across {'the Don' if kinds == {'don'} else 'a river'} x{river}")
+            why.append(f"attacked across {'the Don' if kinds == {'don'} else 'a river'} x{river} "
+                       f"({'10.24' if kinds == {'don'} else '10.22'})")
     bonuses = [m for m in (hex_m, city, river) if m > 1]
     if not bonuses:
         return 1, ", ".join(why)
@@ -160,11 +171,11 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                     continue
                 v = _unit_value(st.strengths(sc, rules, uid)[1], uid not in supplied, False)
                 value += v
-                terms.append(f"{uid} {v}" + ("" if uid in supplied else " out of supply (12.52)"))
+                terms.append(_value_words(uid, st.strengths(sc, rules, uid)[1], v, uid in supplied))
             for d, regs in divs.items():
                 v = 2 * sum(_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs)
                 value += v
-                terms.append(f"{d} {v} with integrity x2 (7.21)")
+                terms.append(f"{d} {v // 2} x2 for integrity = {v} (7.21)")
             value *= mult
             text = _terms_text(h, terms, why, value)
             hq = c.get("hq_defence", {}).get(h)
