@@ -115,8 +115,8 @@ def test_a_movement_phase_lists_a_sample_and_says_so_and_every_move_of_a_unit_na
     # 5.38: the units of 5.31 and 5.32 stand still on Game-Turn 1, and the template says why
     assert flow.listing(sc, rules, need, "G/44")[1] == \
         "G/44 has no move now: the units of 5.31 and 5.32 may not move on Game-Turn 1 (5.38)."
-    assert flow.listing(sc, rules, need, "X/9")[1] == ("there is no unit X/9, nor an order type of this phase (move, rail, "
-                                                       "overrun, enter, evacuate, air-supply, end).")
+    assert flow.listing(sc, rules, need, "X/9")[1] == ("there is no unit X/9. Nor is X/9 an order type of this phase "
+                                                       "(move, rail, overrun, enter, evacuate, air-supply, end).")
 
 
 def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
@@ -235,8 +235,10 @@ def test_only_an_order_type_or_an_unknown_name_gets_a_note_not_a_crash():
     for only in ("end", "place"):
         orders, note = flow.listing(sc, rules, need, only)
         assert orders == [{"type": "end"}] and note.startswith("Place orders are not listed")
-    assert flow.listing(sc, rules, need, "R/1766")[1] == ("there is no unit R/1766 (did you mean R/176?), nor an order "
-                                                          "type of this phase (place, end).")
+    assert flow.listing(sc, rules, need, "R/1766")[1] == ("there is no unit R/1766 (did you mean R/176?). Nor is R/1766 "
+                                                          "an order type of this phase (place, end).")
+    assert flow.listing(sc, rules, need, "n2348")[1] == ("n2348 is not a hex id: did you mean N2348? Nor is n2348 an "
+                                                         "order type of this phase (place, end).")
     assert flow.listing(sc, rules, need, "2348")[1].startswith("2348 is not a hex id: it begins with its mapsheet")
     rules, _ = set_up()
     need = flow.next_step(sc, rules)

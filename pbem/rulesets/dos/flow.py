@@ -142,7 +142,8 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
 
         guess = no_hex(sc, only) if only[:1].isdigit() or only[:1] in "NSns" and only[1:2].isdigit() else \
             no_unit(sc, only)
-        return legal, f"{guess}, nor an order type of this phase ({', '.join(need.accepts)})."
+        return legal, f"{guess.rstrip('.')}{'' if guess.endswith('?') else '.'} Nor is {only} an order type of this " \
+                      f"phase ({', '.join(need.accepts)})."
     if only in sc.units and sc.side_of[only] != side:
         return legal, f"{only} is {'an Axis' if sc.side_of[only] == 'axis' else 'a Soviet'} unit."
     if phase == "setup":
