@@ -210,11 +210,12 @@ class Ruleset(NamedTuple):
     # the ruleset arranges them (kkoh: one order chit for each group, in order); raises
     # IllegalOrder for orders it cannot arrange; None: the orders are the items
     seal_items: Callable[[Any, dict, Need, list[dict]], list[dict]] | None = None
-    # where `legal_orders` gives a representative set: the orders `pbem orders` lists. scenario,
-    # rules, need, a unit, hex or order type or None -> (orders, note): given one, every legal
-    # order that names it (a unit's moves to every hex it can reach, its set-up hexes); else the
-    # representative set. note: a sentence saying what the list leaves out, or why the unit
-    # named has no order, or None. None: `legal_orders` is every legal order
+    # the orders `pbem orders` lists, where they differ from `legal_orders` (a representative
+    # set, or one the bots should not be offered). scenario, rules, need, a unit, hex or order
+    # type or None -> (orders, note): given one, every legal order that names it (a unit's moves
+    # to every hex it can reach, its set-up hexes); else the listed set. note: a sentence saying
+    # what the list leaves out, or why the unit named has no order, or None. None: the template
+    # lists `legal_orders`
     listing: Callable[[Any, dict, Need, str | None], tuple[list[dict], str | None]] | None = None
     # scenario, rules after a packet, its events, the sender's side, the packet's orders still
     # queued (items with "seq", "index", "order") -> what the sender should know before sending

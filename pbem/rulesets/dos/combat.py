@@ -86,10 +86,11 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
             plain.append(uid)
     per_hex: dict[str, Fraction] = {}
     for uid in plain:
-        v = _unit_value(st.strengths(sc, rules, uid)[0], uid not in supplied, exact)
+        printed = st.strengths(sc, rules, uid)[0]
+        v = _unit_value(printed, uid not in supplied, exact)
         total += v
         per_hex[st.hex_of(rules, uid)] = per_hex.get(st.hex_of(rules, uid), 0) + v
-        parts.append(_value_words(uid, st.strengths(sc, rules, uid)[0], v, uid in supplied))
+        parts.append(_value_words(uid, printed, v, uid in supplied))
     for d, regs in sorted(by_division.items()):
         v = sum((_unit_value(st.strengths(sc, rules, r)[0], r not in supplied, exact) for r in regs), Fraction(0)) * 2
         total += v
@@ -169,9 +170,10 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                 if d and d not in rules["broken"] and all(st.hex_of(rules, r) == h for r in sc.divisions[d]):
                     divs.setdefault(d, []).append(uid)
                     continue
-                v = _unit_value(st.strengths(sc, rules, uid)[1], uid not in supplied, False)
+                printed = st.strengths(sc, rules, uid)[1]
+                v = _unit_value(printed, uid not in supplied, False)
                 value += v
-                terms.append(_value_words(uid, st.strengths(sc, rules, uid)[1], v, uid in supplied))
+                terms.append(_value_words(uid, printed, v, uid in supplied))
             for d, regs in divs.items():
                 v = 2 * sum(_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs)
                 value += v

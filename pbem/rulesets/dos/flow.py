@@ -28,6 +28,7 @@ from . import state as st
 from . import supply as sp
 from . import interphase
 from .board import half_view, stacking_ok, view
+from .naming import no_hex, no_unit, not_own_unit
 from .orders import DEFAULT_POLICIES, decision_policy
 from .scenario import Scenario, other
 
@@ -138,14 +139,12 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
         return legal, None
     side = need.side
     if only is not None and only not in sc.units and only not in sc.idx and only not in need.accepts:
-        from .naming import no_hex, no_unit
-
         guess = no_hex(sc, only) if only[:1].isdigit() or only[:1] in "NSns" and only[1:2].isdigit() else \
             no_unit(sc, only)
         return legal, f"{guess.rstrip('.')}{'' if guess.endswith('?') else '.'} Nor is {only} an order type of this " \
                       f"phase ({', '.join(need.accepts)})."
     if only in sc.units and sc.side_of[only] != side:
-        return legal, f"{only} is {'an Axis' if sc.side_of[only] == 'axis' else 'a Soviet'} unit."
+        return legal, f"{not_own_unit(sc, only, side)}."
     if phase == "setup":
         if only in sc.units:
             if not setup.may_set_up(sc, rules, side, only):
@@ -417,8 +416,6 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
 def _never(sc: Scenario, order: dict, side: str) -> str | None:
     """Why no state of the game takes `order` from `side` (None: some state may): what it
     names, whatever the board."""
-    from .naming import no_hex, no_unit, not_own_unit
-
     units = ([order["unit"]] if order.get("unit") else []) + list(order.get("units") or [])
     for uid in units:
         # a retreat answer names the enemy unit whose path the side chooses (9.72): any unit will do

@@ -657,26 +657,10 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
         start = sc.idx[st.hex_of(rules, stack[0])]
         if start in ctx.ezoc:
             continue
-        budget = min(remaining(sc, rules, u) for u in stack)
-        cls = _common_class(sc, stack)
-        first_free = all(one_hex_free(rules, u) for u in stack)                              # 6.14
-        reach, parent = search(ctx, start, cls, budget, first_step_free=first_free)
-        ends = [b for b in sorted(reach) if b != start]
-        if len(ends) > limit:
-            ends = [ends[k * len(ends) // limit] for k in range(limit)]
-        alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
-        ends = [b for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
-        if not ends:
+        moves = _moves(sc, rules, ctx, board, stack, start, limit)
+        if not moves:
             continue
-        for b in ends:
-            out.append({"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
-        if rules["phase"] == "move" and start in sc.rail_hex and not any(u in rules["ps"]["moved"] for u in stack):
-            need = sum(rail_units(sc, u) for u in stack)
-            if rules["rail_used"] + need <= RAIL_LIMIT[side]:               # 6.31
-                reach, parent = rail_search(sc, rules, ctx, start)
-                far = [b for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start][:6]
-                for b in [b for b in far if _fits(sc, rules, board, stack, b)][:3]:
-                    out.append({"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]})
+        out += moves + _rail_moves(sc, rules, ctx, board, side, stack, start, limit=3)
         break
     if rules["phase"] == "move":
         out += _entries(sc, rules, side, board)
@@ -704,19 +688,40 @@ def unit_options(sc: Scenario, rules: dict, side: str, uid: str) -> list[dict]:
     start = sc.idx[st.hex_of(rules, uid)]
     if start in ctx.ezoc:
         return out
-    stack = [uid]
     if not sc.units[uid].air and may_move(sc, rules, uid) is None:
-        reach, parent = search(ctx, start, _common_class(sc, stack), remaining(sc, rules, uid),
-                               first_step_free=one_hex_free(rules, uid))
-        alone = stacking_ok(sc, rules, stack)
-        out += [{"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
-                for b in sorted(reach) if b != start and (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
-    if rules["phase"] == "move" and start in sc.rail_hex and uid not in rules["ps"]["moved"] \
-            and may_move(sc, rules, uid, rail=True) is None and rules["rail_used"] + rail_units(sc, uid) <= RAIL_LIMIT[side]:
-        reach, parent = rail_search(sc, rules, ctx, start)
-        out += [{"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
-                for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start and _fits(sc, rules, board, stack, b)]
+        out += _moves(sc, rules, ctx, board, [uid], start)
+    if may_move(sc, rules, uid, rail=True) is None:
+        out += _rail_moves(sc, rules, ctx, board, side, [uid], start)
     return out
+
+
+def _moves(sc: Scenario, rules: dict, ctx: "Context", board: Board, stack: list[str], start: int,
+           limit: int | None = None) -> list[dict]:
+    """The stack's moves from `start` to each hex it can reach and end in (within the stacking
+    limit); to `limit` of them, spread over the hexes in id order, if given."""
+    budget = min(remaining(sc, rules, u) for u in stack)
+    first_free = all(one_hex_free(rules, u) for u in stack)                                  # 6.14
+    reach, parent = search(ctx, start, _common_class(sc, stack), budget, first_step_free=first_free)
+    ends = [b for b in sorted(reach) if b != start]
+    if limit is not None and len(ends) > limit:
+        ends = [ends[k * len(ends) // limit] for k in range(limit)]
+    alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
+    return [{"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
+            for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
+
+
+def _rail_moves(sc: Scenario, rules: dict, ctx: "Context", board: Board, side: str, stack: list[str], start: int,
+                limit: int | None = None) -> list[dict]:
+    """The stack's rail moves (6.3) in the Initial Movement Phase, farthest first, to each rail
+    hex it fits in; to `limit` of those among the six farthest, if given."""
+    if rules["phase"] != "move" or start not in sc.rail_hex or any(u in rules["ps"]["moved"] for u in stack) \
+            or rules["rail_used"] + sum(rail_units(sc, u) for u in stack) > RAIL_LIMIT[side]:     # 6.31
+        return []
+    reach, parent = rail_search(sc, rules, ctx, start)
+    far = [b for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start]
+    fits = [b for b in (far if limit is None else far[:6]) if _fits(sc, rules, board, stack, b)]
+    return [{"type": "rail", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
+            for b in (fits if limit is None else fits[:limit])]
 
 
 def _common_class(sc: Scenario, stack: list[str]) -> str:
