@@ -12,6 +12,7 @@ from pbem import rulesets
 from pbem.core import bot, engine, game, schema
 from pbem.core.audit import audit
 from pbem.core.canonical import load_mapping
+from tests.support.cycles import cycles_of_pbem
 from tests.support.games import Match
 
 MAX_PACKETS = 3000
@@ -46,6 +47,13 @@ def _games() -> list:
 
 @pytest.mark.parametrize("ruleset_id, game_number", _games())
 def test_random_legal_game_audits_clean(tmp_path, ruleset_id, game_number):
+    """... and makes no reference cycle of pbem's on the way (tests/support/cycles.py)."""
+    with cycles_of_pbem() as cycles:
+        play_and_audit(tmp_path, ruleset_id, game_number)
+    assert cycles == []
+
+
+def play_and_audit(tmp_path, ruleset_id, game_number):
     match = Match(tmp_path, ruleset_id, chain_length=MAX_PACKETS, key_seed=f"conformance-{game_number}")
     choose = random_chooser(game_number)
     first = match.ruleset.sides[0]

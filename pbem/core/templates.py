@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterator
 
 from pbem.core import describe, engine
 from pbem.core.text import seal_names, with_rule
@@ -62,16 +62,18 @@ def _noted(note: str | None) -> list[str]:
 
 def _names(order: dict, only: str) -> bool:
     """Whether an order is of type `only` or names it among its values (a unit, a hex)."""
-    def values(value: Any):
-        if isinstance(value, dict):
-            for item in value.values():
-                yield from values(item)
-        elif isinstance(value, list):
-            for item in value:
-                yield from values(item)
-        else:
-            yield value
-    return any(str(value) == only for value in values(order))
+    return any(str(value) == only for value in _values(order))
+
+
+def _values(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _values(item)
+    else:
+        yield value
 
 
 def _counted(legal: list[dict], only: str | None) -> str:

@@ -61,21 +61,23 @@ def matching(sc: Scenario, rules: dict, arts: list[str], groups: dict[str, list[
     can = {a: [h for h, g in sorted(groups.items())
                if why_not_support(sc, rules, a, g, target, kind) is None] for a in arts}
     owner: dict[str, str] = {}
-
-    def place(a: str, seen: set[str]) -> bool:
-        for h in can[a]:
-            if h in seen:
-                continue
-            seen.add(h)
-            if h not in owner or place(owner[h], seen):
-                owner[h] = a
-                return True
-        return False
-
     for a in sorted(arts):
-        if not place(a, set()):
+        if not _place(a, set(), can, owner):
             return None
     return {a: h for h, a in sorted(owner.items())}
+
+
+def _place(a: str, seen: set[str], can: dict[str, list[str]], owner: dict[str, str]) -> bool:
+    """An augmenting path for artillery a (bipartite matching): a free group hex, or one
+    whose artillery can move to another."""
+    for h in can[a]:
+        if h in seen:
+            continue
+        seen.add(h)
+        if h not in owner or _place(owner[h], seen, can, owner):
+            owner[h] = a
+            return True
+    return False
 
 
 def best_support(sc: Scenario, rules: dict, side: str, groups: dict[str, list[str]], target: str, kind: str) -> list[str]:

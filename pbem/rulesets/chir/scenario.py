@@ -44,20 +44,20 @@ def _inlined(schema: dict) -> dict:
     checks, but a check of the document (every hex, every unit) resolves no reference, which
     halves its cost. The definitions refer to no reference cycle."""
     defs = schema.get("$defs", {})
+    return {k: _inline(v, defs) for k, v in schema.items() if k != "$defs"}
 
-    def inline(node: Any) -> Any:
-        if isinstance(node, list):
-            return [inline(x) for x in node]
-        if not isinstance(node, dict):
-            return node
-        out = {k: inline(v) for k, v in node.items() if k != "$ref"}
-        ref = node.get("$ref")
-        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
-            return dict(out, **({"$ref": ref} if ref is not None else {}))
-        target = inline(defs[ref[len("#/$defs/"):]])
-        return target if not out else {"allOf": [target], **out}
 
-    return {k: inline(v) for k, v in schema.items() if k != "$defs"}
+def _inline(node: Any, defs: dict) -> Any:
+    if isinstance(node, list):
+        return [_inline(x, defs) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline(v, defs) for k, v in node.items() if k != "$ref"}
+    ref = node.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return dict(out, **({"$ref": ref} if ref is not None else {}))
+    target = _inline(defs[ref[len("#/$defs/"):]], defs)
+    return target if not out else {"allOf": [target], **out}
 
 
 def other(side: str) -> str:

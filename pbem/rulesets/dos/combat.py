@@ -911,13 +911,17 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]
     blocking = board.blocking(side)
     steps = sc.steps(side, sc.units[uid].move_class)
     found: list[list[int]] = []
-
-    def walk(path: list[int]) -> None:
+    # depth first, each hex's neighbours in order (a stack, not a recursive closure: pbem
+    # makes no reference cycles, see pbem/entry.py)
+    todo = [[start]]
+    while todo:
+        path = todo.pop()
         a = path[-1]
         if len(path) - 1 == n:
             if sc.distance(start, a) == n:
                 found.append(path[1:])
-            return
+            continue
+        nexts = []
         for b, c, flag in steps[a]:
             if b in path or c < 0 or b in blocking:
                 continue
@@ -926,9 +930,8 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]
                 continue
             if b in ezoc and b not in mine:
                 continue
-            walk(path + [b])
-
-    walk([start])
+            nexts.append(path + [b])
+        todo += reversed(nexts)
     vacant = [p for p in found if all(not board.units_at(b) for b in p)]
     if vacant:
         return vacant

@@ -100,17 +100,14 @@ def clear_chains(sc: Scenario, rules: dict) -> list[list[str]]:
     clearable, qualifies = _clear_tests(sc, rules)
     starts = sorted(_starts(sc, clearable, qualifies))
     pieces: list[list[int]] = []
-
-    def grow(chain: list[int]) -> None:
-        pieces.append(chain)
-        if len(chain) == CLEAR_PER_TURN:
-            return
-        for j in sorted(sc.rail_nb[chain[-1]]):
-            if j not in chain and clearable(j):
-                grow(chain + [j])
-
-    for i in starts:
-        grow([i])
+    for i in starts:     # each chain before the longer ones it begins, depth first along the line
+        todo = [[i]]
+        while todo:
+            chain = todo.pop()
+            pieces.append(chain)
+            if len(chain) < CLEAR_PER_TURN:
+                todo += reversed([chain + [j] for j in sorted(sc.rail_nb[chain[-1]])
+                                  if j not in chain and clearable(j)])
     for i in starts:                                  # 6.43: the hex meeting (b) in the middle
         ends = sorted(j for j in sc.rail_nb[i] if clearable(j))
         pieces += [[a, i, b] for k, a in enumerate(ends) for b in ends[k + 1:]]

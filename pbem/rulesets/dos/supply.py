@@ -61,7 +61,7 @@ class Lines:
     built from the rules once and never changed."""
 
     def __init__(self, sc: Scenario, rules: dict, board: Board, side: str, key: tuple | None = None):
-        self.sc, self.board, self.side = sc, board, side
+        self.sc, self.side = sc, side     # not the board: it keeps these Lines (no reference cycle)
         self._key = key         # what lines_of knows them by: side, control, cleared hexes, Game-Turn
         self.cleared = frozenset(rules["cleared"])
         self.control = dict(rules["control"])
@@ -445,7 +445,7 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
             # mountain hex is never supplied (source_near: 10.35, 11.33, 12.11 note)
             near = lines.within(i, 5)
             cache[key] = any(near.get(j, 99) <= sc.units[hq].leadership and source_near(j)
-                             for hq, j in hqs_of(sc, rules, lines.board, side, u.nation))
+                             for hq, j in hqs_of(sc, rules, view(sc, rules), side, u.nation))
         if cache[key]:
             out.add(uid)
     return out

@@ -41,22 +41,25 @@ def marker_status(sc: Scenario, board: Board) -> dict[str, bool]:
         if hid not in ew:
             first.setdefault(present[hid], hid)
     status: dict[str, bool] = {}
-
-    def ok(hid: str) -> bool:
-        if hid in status:
-            return status[hid]
-        status[hid] = False   # guards a cycle (none in a checked scenario)
-        good = hid in present and hid not in ew and first.get(present[hid]) == hid
-        sup = sc.commands[hid].superior
-        if good and sup is not None:
-            reach = command_range(sc, sup)
-            good = ok(sup) and (reach is None or sc.grid.distance(present[sup], present[hid]) <= reach)
-        status[hid] = good
-        return good
-
     for hid in sorted(sc.commands):
-        ok(hid)
+        _in_command(sc, hid, present, ew, first, status)
     return status
+
+
+def _in_command(sc: Scenario, hid: str, present: dict[str, str], ew: set[str], first: dict[str, str],
+                status: dict[str, bool]) -> bool:
+    """Marker hid's status, its superiors' first (kept in `status`)."""
+    if hid in status:
+        return status[hid]
+    status[hid] = False   # guards a cycle (none in a checked scenario)
+    good = hid in present and hid not in ew and first.get(present[hid]) == hid
+    sup = sc.commands[hid].superior
+    if good and sup is not None:
+        reach = command_range(sc, sup)
+        good = _in_command(sc, sup, present, ew, first, status) and \
+            (reach is None or sc.grid.distance(present[sup], present[hid]) <= reach)
+    status[hid] = good
+    return good
 
 
 def piece_in_command(sc: Scenario, board: Board, pid: str, status: dict[str, bool] | None = None) -> bool:

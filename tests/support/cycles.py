@@ -1,0 +1,53 @@
+"""Finding reference cycles of pbem's (tests/test_cycles.py, tests/test_conformance.py).
+
+pbem makes none, so that its objects are freed by reference counting as soon as they are let
+go and the command line can let the garbage collector wait for a million new objects
+(pbem/entry.py). A recursive closure (a function calling itself through its enclosing scope)
+or an object kept by what it keeps is such a cycle."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import pkgutil
+from typing import Iterator
+
+import pbem
+
+
+def import_all() -> None:
+    """Every pbem module, imported: making a class is a cycle of Python's own (a class and
+    its methods), which the first import of a module would otherwise add to what is found."""
+    for module in pkgutil.walk_packages(pbem.__path__, "pbem."):
+        if not module.name.endswith("__main__"):   # `python -m` runs those
+            importlib.import_module(module.name)
+
+
+def pbems(thing: object) -> bool:
+    """An object of pbem's: a function or class it defines, an instance of one, a frame of its code."""
+    if type(thing).__name__ == "frame":
+        return "/pbem/" in thing.f_code.co_filename.replace("\\", "/")
+    owner = getattr(thing, "__module__", None) if callable(thing) else type(thing).__module__
+    return isinstance(owner, str) and owner.split(".")[0] == "pbem"
+
+
+@contextlib.contextmanager
+def cycles_of_pbem() -> Iterator[list[str]]:
+    """The names of pbem's objects found in reference cycles made inside the block (the list
+    is filled when the block ends), with the collector off meanwhile."""
+    import_all()
+    found: list[str] = []
+    enabled, debug = gc.isenabled(), gc.get_debug()
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        yield found
+        gc.collect()
+        found += sorted({getattr(o, "__qualname__", type(o).__qualname__) for o in gc.garbage if pbems(o)})
+    finally:
+        gc.garbage.clear()
+        gc.set_debug(debug)
+        if enabled:
+            gc.enable()
