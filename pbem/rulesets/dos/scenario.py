@@ -16,6 +16,7 @@ that document and options shares it, so nothing ever changes it. The rules state
 
 from __future__ import annotations
 
+import functools
 import json
 from operator import itemgetter
 from pathlib import Path
@@ -129,6 +130,66 @@ class City(NamedTuple):
     vp: int
     bonus_turn: int | None
     volga: bool             # a hex of it has a Volga hexside (10.28, 12.15)
+
+
+class _Rows(dict):
+    """A table of rows, hex index -> row, each made when first read. What makes them holds
+    the scenario's tables, not the scenario (which keeps the table): no reference cycle."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[int], tuple]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, a: int) -> tuple:
+        row = self[a] = self.make(a)
+        return row
+
+    def __reduce__(self) -> tuple:   # the cache keeps a scenario as built: its tables empty
+        return _Rows, (self.make,)
+
+
+def _step_row(nb: tuple, special: frozenset, plain: tuple, enter: tuple, extra: Mapping[str, int],
+              kinds: Mapping[tuple[int, int], str], rail_nb: tuple, mountain: tuple | None, a: int) -> tuple:
+    """Hex a's steps (Scenario.steps); `mountain` for mechanized units only, which take no
+    rail step into a mountain hex."""
+    if a not in special:       # most hexes: no river, lake or rail hexside
+        return tuple([plain[b] for b in nb[a]])
+    rail = rail_nb[a]
+    row = []
+    for b in nb[a]:
+        kind = kinds.get((a, b))
+        c = enter[b]
+        flag = 0
+        if kind is not None:
+            if kind == "lake":
+                c = BLOCKED
+            else:
+                if c != BLOCKED:
+                    c += extra[kind]
+                flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
+        if b in rail and kind != "volga" and kind != "lake" and not (mountain and mountain[b]):
+            flag |= RAIL
+        row.append((b, c, flag))
+    return tuple(row)
+
+
+def _back_row(nb: tuple, special: frozenset, enter: tuple, steps: Mapping[int, tuple], b: int) -> tuple:
+    """The steps into hex b (Scenario.back): from a neighbour of no river, lake or rail
+    hexside, the price of b with no flag; from another, its step into b."""
+    row = []
+    price = enter[b]
+    for a in nb[b]:
+        if a in special:
+            for to, c, flag in steps[a]:
+                if to == b:
+                    if c != BLOCKED:
+                        row.append((a, c, flag))
+                    break
+        elif price != BLOCKED:
+            row.append((a, price, 0))
+    return tuple(row)
 
 
 class Scenario:
@@ -294,14 +355,11 @@ class Scenario:
         self._extra = {side: {k: hs[k]["movement"][side] for k in ("minor", "don", "volga")} for side in SIDES}
         self.interdiction_extra: int = t["interdiction"]["movement_extra"]
         self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
-        self._steps: dict[tuple[str, str], tuple] = {}
-        self._plain_steps: dict[str, list] = {}   # cls -> for each hex b, the step (b, price of b, 0), made once
-        # the rows of the step tables that differ between the sides (a river hexside: 10.2) and
-        # between infantry and mountain troops (next to a hex they enter at different prices)
-        self._river_rows = tuple(sorted({a for (a, b), k in side_kind.items() if k != "lake"}))
-        foot = self._enter["infantry"], self._enter["mountain"]
-        self._foot_rows = tuple(sorted({a for b in range(n) if foot[0][b] != foot[1][b] for a in self.nb[b]}))
-        self._back: dict[str, tuple] = {}
+        self._steps: dict[tuple[str, str], Mapping[int, tuple]] = {}
+        self._back: dict[str, Mapping[int, tuple]] = {}
+        # the hexes whose steps are not simply the prices of the hexes entered: a river, lake or
+        # rail hexside
+        self._special_rows = frozenset(a for a in range(n) if self.rail_nb[a] or a in self._river_set)
         # the terrain of the hex and a Major city are two bonuses (10.47, 10.52), kept apart
         self.defence_of: tuple[int, ...] = tuple(tt[self.terrain_of[i]]["defence"] for i in range(n))
         self.major_city_defence: int = t["cities"]["major"]["defence"]
@@ -407,74 +465,28 @@ class Scenario:
                     todo.append(b)
         return frozenset(seen)
 
-    def steps(self, side: str, cls: str) -> tuple:
+    def steps(self, side: str, cls: str) -> Mapping[int, tuple]:
         """For each hex, its steps (b, cost, flags) for a unit of `side` and movement class `cls`
         (10.1-10.5): the cost of the hex entered plus the hexside; BLOCKED where no unit may go;
-        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Built on first use, from
-        a table already built where one differs only in a few rows: the other side's of the same
-        class (only rows with a river hexside, whose price is the side's), or infantry's and
-        mountain troops' (only rows next to a hex they enter at different prices)."""
+        flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Each hex's steps are
+        worked out when first read: a command reads a few hundred of the 3,998 rows of most
+        tables (a busy Axis player-turn reads 24 of infantry's)."""
         table = self._steps.get((side, cls))
         if table is None:
-            twin = self._steps.get((other(side), cls))
-            redo = self._river_rows
-            if twin is None and cls != "mech":
-                twin = self._steps.get((side, "mountain" if cls == "infantry" else "infantry"))
-                redo = self._foot_rows
-            if twin is None:
-                table = tuple(self._step_row(a, side, cls) for a in range(len(self.ids)))
-            else:
-                rows = list(twin)
-                for a in redo:
-                    rows[a] = self._step_row(a, side, cls)
-                table = tuple(rows)
-            self._steps[(side, cls)] = table
+            plain = tuple((b, c, 0) for b, c in enumerate(self._enter[cls]))   # the price of the hex entered
+            table = self._steps[(side, cls)] = _Rows(functools.partial(
+                _step_row, self.nb, self._special_rows, plain, self._enter[cls], self._extra[side], self.side_kind,
+                self.rail_nb, self.mountain if cls == "mech" else None))
         return table
 
-    def _step_row(self, a: int, side: str, cls: str) -> tuple:
-        enter, rail = self._enter[cls], self.rail_nb[a]
-        if not rail and a not in self._river_set:       # most hexes: the price of the hex entered
-            plain = self._plain_steps.get(cls)
-            if plain is None:
-                plain = self._plain_steps[cls] = [(b, c, 0) for b, c in enumerate(enter)]
-            return tuple([plain[b] for b in self.nb[a]])
-        extra, kinds = self._extra[side], self.side_kind
-        mountain, mech = self.mountain, cls == "mech"
-        row = []
-        for b in self.nb[a]:
-            kind = kinds.get((a, b))
-            c = enter[b]
-            flag = 0
-            if kind is not None:
-                if kind == "lake":
-                    c = BLOCKED
-                else:
-                    if c != BLOCKED:
-                        c += extra[kind]
-                    flag = VOLGA if kind == "volga" else (DON if kind == "don" else 0)
-            if b in rail and kind != "volga" and kind != "lake" and not (mech and mountain[b]):
-                flag |= RAIL
-            row.append((b, c, flag))
-        return tuple(row)
-
-    def back(self, side: str) -> tuple:
+    def back(self, side: str) -> Mapping[int, tuple]:
         """For each hex b, the steps (a, cost a->b, flags) of a mechanized unit of `side` into
-        it: supply lines traced backwards from the sources (12.14). The other side's table, where
-        built, differs only in the rows by rivers."""
+        it, from each neighbour a in order: supply lines traced backwards from the sources
+        (12.14). Worked out when first read, as `steps`."""
         table = self._back.get(side)
         if table is None:
-            steps, twin = self.steps(side, "mech"), self._back.get(other(side))
-            if twin is None:
-                rows: list = [[] for _ in self.ids]
-                for a, row in enumerate(steps):
-                    for b, c, flag in row:
-                        if c != BLOCKED:
-                            rows[b].append((a, c, flag))
-            else:
-                rows = list(twin)
-                for b in self._river_rows:
-                    rows[b] = [(a, c, flag) for a in self.nb[b] for to, c, flag in steps[a] if to == b and c != BLOCKED]
-            table = self._back[side] = tuple(tuple(r) for r in rows)
+            table = self._back[side] = _Rows(functools.partial(
+                _back_row, self.nb, self._special_rows, self._enter["mech"], self.steps(side, "mech")))
         return table
 
     def places(self, units: dict, side: str | None = None) -> tuple:
