@@ -357,6 +357,7 @@ class Scenario:
         self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
         self._steps: dict[tuple[str, str], Mapping[int, tuple]] = {}
         self._back: dict[str, Mapping[int, tuple]] = {}
+        self._plain: dict[str, tuple] = {}
         # the hexes whose steps are not simply the prices of the hexes entered: a river, lake or
         # rail hexside
         self._special_rows = frozenset(a for a in range(n) if self.rail_nb[a] or a in self._river_set)
@@ -473,7 +474,9 @@ class Scenario:
         tables (a busy Axis player-turn reads 24 of infantry's)."""
         table = self._steps.get((side, cls))
         if table is None:
-            plain = tuple((b, c, 0) for b, c in enumerate(self._enter[cls]))   # the price of the hex entered
+            plain = self._plain.get(cls)       # for each hex, the step into it at its price: both sides'
+            if plain is None:
+                plain = self._plain[cls] = tuple([(b, c, 0) for b, c in enumerate(self._enter[cls])])
             table = self._steps[(side, cls)] = _Rows(functools.partial(
                 _step_row, self.nb, self._special_rows, plain, self._enter[cls], self._extra[side], self.side_kind,
                 self.rail_nb, self.mountain if cls == "mech" else None))
