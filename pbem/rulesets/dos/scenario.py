@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping, NamedTuple
 
 from pbem.core.bundled import Bundled
-from pbem.core.geometry.hexgrid import DIRECTIONS, Hex, Sheet, SheetedFormat, offset_to_axial
+from pbem.core.geometry.hexgrid import DIRECTIONS, Sheet, SheetedFormat, offset_to_axial
 
 DATA = Path(__file__).resolve().parent / "data"
 PARTS = ("map", "terrain", "crt", "oob", "untried", "schedule", "directives", "victory")
@@ -223,14 +223,15 @@ class Scenario:
         self.sheet: tuple[str, ...] = tuple(h[0] for h in self.ids)
         # east-west coordinate in half hexes: odd hexrows sit half a hex further east (even-q)
         self.x2: tuple[int, ...] = tuple(2 * self.pos[i] - (self.row[i] % 2) for i in range(n))
-        self.axial: tuple[Hex, ...] = tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"]) for i in range(n))
-        at = {a: i for i, a in enumerate(self.axial)}     # a Hex is the pair (q, r): looked up by plain pairs
+        # axial coordinates as plain pairs (q, r), which the cache reads back faster than Hexes
+        self.axial: tuple[tuple[int, int], ...] = tuple(
+            tuple(offset_to_axial(self.row[i], self.pos[i], m["layout"])) for i in range(n))
+        at = {a: i for i, a in enumerate(self.axial)}
 
         def around(q: int, r: int) -> tuple[int, ...]:
             found = [at.get((q + dq, r + dr)) for dq, dr in DIRECTIONS]
             return tuple(sorted([j for j in found if j is not None]))
-        self.nb: tuple[tuple[int, ...], ...] = tuple(around(a.q, a.r) for a in self.axial)
-        self._nbset = tuple(frozenset(s) for s in self.nb)
+        self.nb: tuple[tuple[int, ...], ...] = tuple(around(q, r) for q, r in self.axial)
 
         # --- hexsides (10.2): rivers by kind, the Voronezh-Don system, all-lake hexsides
         side_kind: dict[tuple[int, int], str] = {}
@@ -279,12 +280,14 @@ class Scenario:
         for line in m["rail"]:
             for a, b in zip(line, line[1:]):
                 ia, ib = self.idx[a], self.idx[b]
-                if ib not in self._nbset[ia]:
+                if ib not in self.nb[ia]:
                     raise ValueError(f"dos scenario: rail hexes {a} and {b} are not neighbours")
                 rail_nb.setdefault(ia, set()).add(ib)
                 rail_nb.setdefault(ib, set()).add(ia)
         self.rail_hex = frozenset(set(rail_nb) | set(self.city_of))                      # 10.4, 6.36
-        self.rail_nb: tuple[frozenset[int], ...] = tuple(frozenset(rail_nb.get(i, ())) for i in range(n))
+        # each hex's rail neighbours, in the order a set of them gives (the order searches take
+        # them in), as a tuple, which the cache reads back faster than a set
+        self.rail_nb: tuple[tuple[int, ...], ...] = tuple(tuple(frozenset(rail_nb.get(i, ()))) for i in range(n))
         links: dict[int, dict[int, int]] = {}
         for link in m["rail_links"]:
             a, b = (self.idx[h] for h in link["hexes"])
@@ -451,7 +454,7 @@ class Scenario:
     def _pair(self, key: str) -> tuple[int, int] | None:
         a, _, b = key.partition("/")
         ia, ib = self.idx.get(a), self.idx.get(b)
-        if ia is None or ib is None or ib not in self._nbset[ia]:
+        if ia is None or ib is None or ib not in self.nb[ia]:
             return None
         return ia, ib
 
@@ -500,11 +503,11 @@ class Scenario:
         return h in self.idx
 
     def adjacent(self, a: int, b: int) -> bool:
-        return b in self._nbset[a]
+        return b in self.nb[a]      # at most six neighbours
 
     def distance(self, a: int, b: int) -> int:
-        pa, pb = self.axial[a], self.axial[b]
-        dq, dr = pa.q - pb.q, pa.r - pb.r
+        (qa, ra), (qb, rb) = self.axial[a], self.axial[b]
+        dq, dr = qa - qb, ra - rb
         return max(abs(dq), abs(dr), abs(dq + dr))
 
     def east_of(self, a: int, b: int) -> bool:
