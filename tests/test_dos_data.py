@@ -11,7 +11,6 @@ import pytest
 
 from pbem.core import schema
 from pbem.rulesets.dos import scenario
-from pbem.rulesets.dos import state as st
 
 
 @lru_cache(maxsize=1)

@@ -381,7 +381,7 @@ def test_15_1_axis_reinforcements_enter_on_the_west_edge():
     edge, inner = next((sc.ids[a], sc.ids[b]) for a in sorted(sc.edge["west"]) for b in sc.nb[a]
                        if sc.terrain_of[a] == "clear" and sc.terrain_of[b] == "clear" and b not in sc.edge["west"]
                        and sc.side_kind.get((a, b)) is None and a in sc.axis_start)
-    ctx = play(rules, [{"type": "enter", "units": ["G/73"], "path": [edge, inner]}])
+    play(rules, [{"type": "enter", "units": ["G/73"], "path": [edge, inner]}])
     assert st.hex_of(rules, "G/73") == inner and st.has(rules["ps"]["fresh"], "G/73")            # 12.53
     assert rules["ps"]["moved"]["G/73"] == 2                          # 15.0: the entry hex's cost, then one more
     refused(rules, {"type": "enter", "units": ["G/125"], "path": ["N2245"]}, "15.1")
