@@ -6,6 +6,7 @@ and a sample of moves, says so, and works out every legal order of one unit or h
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,41 @@ def test_a_queued_retreat_answer_may_name_the_enemy_unit():
     assert flow._never(sc, {"type": "retreat", "unit": "C/1100", "path": ["N0101"]}, "axis").startswith(
         "there is no unit C/1100")
     assert flow._never(sc, {"type": "move", "units": ["C/11"], "path": ["N0101"]}, "axis") == "C/11 is a Soviet unit"
+
+
+def test_the_template_lists_a_sides_own_standing_orders_and_submit_says_anothers_change_nothing(tmp_path):
+    """Eight of dos's standing orders answer one side's decisions only (rail clearing is the
+    Axis player's, 6.42; acceleration the Soviet player's, 15.42): a side's template lists its
+    own (players' probe: the Soviet template offered `rail_clearing`), and a packet setting
+    another side's is told that it changes nothing."""
+    from pbem.core import game, genesis
+    from pbem.core.submit import submit_orders
+    from pbem import rulesets
+
+    dos = rulesets.get("dos")
+    folder = game.create(tmp_path / "g", genesis.sandbox(dos, {"seed": "policies"}, created=SENT))
+    axis_only = {"withdrawal", "directive_removal", "rail_clearing", "truck_railheads", "defence_air_supply",
+                 "hq_defence"}
+    soviet_only = {"selection", "acceleration"}
+    for side, foreign in (("axis", soviet_only), ("soviet", axis_only)):
+        text = templates.orders_template(folder.game, folder.state, side)
+        listed = set(re.findall(r"^#  (\w+): ", text.split("\npolicies:\n")[1], re.M))
+        offered = set(re.findall(r"(\w+): [\w-]+(?:\|[\w-]+)*", text.split("Uncomment to change:\n")[1].split("\npolicies:")[0]))
+        assert listed == offered == set(dos.default_policies) - foreign, side
+        assert {"advance", "losses", "defence_air", "major_city_double"} <= listed    # either side's (9.8, 9.67, 14.22, 9.33)
+    tried = submit_orders(folder, [], {"rail_clearing": "none", "acceleration": "normal"}, side="axis", sent=SENT,
+                          dry_run=True)
+    assert [w for w in tried.warnings if w.startswith("policies:")] == [
+        "policies: acceleration answers only soviet's decisions, so setting it for axis changes nothing"]
+
+
+def test_every_ruleset_names_its_one_sided_standing_orders_by_their_keys_and_sides():
+    from pbem import rulesets
+
+    named = 0
+    for ruleset_id in rulesets.ids():
+        ruleset = rulesets.get(ruleset_id)
+        for key, sides in (ruleset.policy_sides or {}).items():
+            assert key in ruleset.default_policies and set(sides) < set(ruleset.sides), (ruleset_id, key)
+            named += 1
+    assert named == 8 + 1     # dos's eight, stalingrad's withdrawal substitute (11.3)

@@ -634,6 +634,11 @@ def effective_policies(ruleset: Ruleset, state: dict, side: str) -> dict:
     return values
 
 
+def policy_of_side(ruleset: Ruleset, key: str, side: str) -> bool:
+    """Whether standing order `key` answers decisions of `side` (Ruleset.policy_sides)."""
+    return side in (ruleset.policy_sides or {}).get(key, (side,))
+
+
 def decision_key(state: dict, need: Need) -> str:
     """A decision's key: the origin order (seq.index) that caused it, its kind and, from the
     second decision of that kind for the same side and origin on, its ordinal (§4.3)."""

@@ -111,7 +111,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         new, events = engine.apply_packet(g, state, packet, source)
         game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
-        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, sealed_items is not None)
+        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, sealed_items is not None,
+                                  policies)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -125,17 +126,27 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if out is not None:
         game.write_new(out, text)
     applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items,
-                                sealed_items is not None)
+                                sealed_items is not None, policies)
     return applied
 
 
 def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any,
-             sealed: bool = False) -> list[str]:
+             sealed: bool = False, policies: dict | None = None) -> list[str]:
     """What the sender of a packet should know of it before sending it on."""
     queued = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
     return (unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed) + foresee(g, after, side)
             + kept(after, side) + idle(before, after, side, gave) + script_used_up(after)
-            + g.cautions(after["rules"], events, side, queued))
+            + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
+
+
+def not_yours(g: engine.Game, side: str, policies: dict | None) -> list[str]:
+    """Standing orders set for another side's decisions: legal, kept, and never used."""
+    others = sorted(key for key in policies or {} if not engine.policy_of_side(g.ruleset, key, side))
+    if not others:
+        return []
+    whose = {key: " and ".join(g.ruleset.policy_sides[key]) for key in others}
+    return [f"policies: {key} answers only {whose[key]}'s decisions, so setting it for {side} changes nothing"
+            for key in others]
 
 
 def unsealed(before: dict, side: str, gave: Any, sealed: bool) -> list[str]:

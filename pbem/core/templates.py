@@ -164,12 +164,14 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines += _after_reveal(game, state, side, key, only)
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
-    policies = engine.effective_policies(ruleset, state, side)
+    # the side's own standing orders: another side's answer none of its decisions (Ruleset.policy_sides)
+    policies = {key: value for key, value in engine.effective_policies(ruleset, state, side).items()
+                if engine.policy_of_side(ruleset, key, side)}
     lines.append("# Standing orders in force: they answer the decisions no order answers, among them yours in the")
     lines.append("# opponent's next phase, before your next packet (your defence of its attacks); `ask` leaves one to")
     lines.append("# you, at the cost of a round trip. Uncomment to change:")
     choices = [f"{key}: {'|'.join(spec['enum'])}" for key, spec in ruleset.policy_schema.get("properties", {}).items()
-               if "enum" in spec]
+               if "enum" in spec and engine.policy_of_side(ruleset, key, side)]
     line = ""
     for number, choice in enumerate(choices):   # lines under 100 columns, each choice whole
         item = choice + (";" if number < len(choices) - 1 else "")

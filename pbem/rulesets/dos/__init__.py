@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..base import Ruleset
 from . import draw, flow, report, scenario, words
-from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
+from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA, POLICY_SIDES
 
 RULESET = Ruleset(
     id="dos",
@@ -26,6 +26,7 @@ RULESET = Ruleset(
     order_schema=ORDER_SCHEMA,
     policy_schema=POLICY_SCHEMA,
     default_policies=DEFAULT_POLICIES,
+    policy_sides=POLICY_SIDES,
     scenario=scenario.build,
     setup=flow.setup_rules,
     next_step=flow.next_step,

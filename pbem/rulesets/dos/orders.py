@@ -97,6 +97,17 @@ POLICY_CHOICES = {
     "advance": ["one", "all", "none", "ask"],
 }
 POLICY_SCHEMA, DEFAULT_POLICIES = standing_orders("dos", POLICY_CHOICES)
+# the standing orders of one side's decisions only (README: Decision points); the others answer either side's
+POLICY_SIDES = {
+    "selection": ("soviet",),             # 5.21
+    "withdrawal": ("axis",),              # 15.2
+    "acceleration": ("soviet",),          # 15.42
+    "directive_removal": ("axis",),       # 16.33, 16.4
+    "rail_clearing": ("axis",),           # 6.42
+    "truck_railheads": ("axis",),         # 12.32-12.35
+    "defence_air_supply": ("axis",),      # 12.44
+    "hq_defence": ("axis",),              # 11.43
+}
 
 # which standing order answers which decision
 KEY_OF = {

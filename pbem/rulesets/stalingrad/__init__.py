@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..base import Ruleset
 from . import draw, flow, heuristics, report, scenario
-from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
+from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA, POLICY_SIDES
 
 RULESET = Ruleset(
     id="stalingrad",
@@ -23,6 +23,7 @@ RULESET = Ruleset(
     order_schema=ORDER_SCHEMA,
     policy_schema=POLICY_SCHEMA,
     default_policies=DEFAULT_POLICIES,
+    policy_sides=POLICY_SIDES,
     scenario=scenario.build,
     setup=scenario.setup,
     next_step=flow.next_step,

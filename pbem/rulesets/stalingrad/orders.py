@@ -49,6 +49,7 @@ POLICY_CHOICES = {
     "retreat_tie": ["engine-priority", "lowest-id", "ask"],
     "withdrawal_substitute": ["weakest", "strongest", "lowest-id", "ask"],
 }
+POLICY_SIDES = {"withdrawal_substitute": ("german",)}    # 11.3(1)-(2): the German player's; the others either side's
 
 # The first choice of each standing order is the default, the same for both sides; with
 # them every decision is answered and one packet per player-turn suffices. `ask` leaves the
