@@ -243,8 +243,8 @@ def test_only_an_order_type_or_an_unknown_name_gets_a_note_not_a_crash():
     assert flow.listing(sc, rules, need, "2348")[1].startswith("2348 is not a hex id: it begins with its mapsheet")
     rules, _ = set_up()
     need = flow.next_step(sc, rules)
-    for only in ("move", "N2915"):
-        assert flow.listing(sc, rules, need, only) == (flow.legal_orders(sc, rules, need), flow.SAMPLE_NOTE)
+    assert flow.listing(sc, rules, need, "N2915") == (flow.legal_orders(sc, rules, need), flow.SAMPLE_NOTE)
+    assert flow.listing(sc, rules, need, "move")[1].startswith("These are a sample")
 
 
 def test_only_a_unit_lists_its_rail_moves_and_an_air_units_too():
@@ -319,3 +319,32 @@ def test_every_ruleset_names_its_one_sided_standing_orders_by_their_keys_and_sid
             assert key in ruleset.default_policies and set(sides) < set(ruleset.sides), (ruleset_id, key)
             named += 1
     assert named == 8 + 1     # dos's eight, stalingrad's withdrawal substitute (11.3)
+
+
+def test_only_an_order_type_of_a_movement_phase_says_the_list_is_a_sample_and_how_to_see_every_one():
+    """`--only rail` filters the phase's sample, which may hold no rail move though many units
+    could move by rail (players' probe: "0 of them name rail" read as "no rail move now")."""
+    from pbem.core import engine, game
+
+    opened = game.open_folder(EXAMPLE)
+    for seq in range(opened.state["seq"] + 1):
+        state = game.load_state(EXAMPLE, seq, opened.game)
+        need = engine.awaited_need(state)
+        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders" \
+                and state["rules"]["phase"] == "move":
+            break
+    else:
+        pytest.fail("no state of the dos example waits for the Axis player's Initial Movement")
+    sc, rules = SC(), state["rules"]
+    sample = flow.legal_orders(sc, rules, need)
+    moves = sum(1 for o in sample if o["type"] == "move")
+    assert moves > 1 and not any(o["type"] == "rail" for o in sample)
+    orders, note = flow.listing(sc, rules, need, "rail")
+    assert orders == sample and note == (
+        "These are a sample (the moves of the next stack able to move, to some of the hexes it can reach), and none "
+        "of them are rail orders: every rail move of every unit would be too many to list. `pbem orders ... --only "
+        "UNIT` lists every rail move of one unit, with its other moves.")
+    assert any(o["type"] == "rail" for u in sc.side_units["axis"] if st.on_map(rules, u)
+               for o in movement.unit_options(sc, rules, "axis", u))      # there are rail moves to list
+    _, note = flow.listing(sc, rules, need, "move")
+    assert f"and {moves} of them are move orders: every move of every unit" in note
