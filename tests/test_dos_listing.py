@@ -136,6 +136,9 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
         pytest.fail("no state of the dos example waits for the Axis player's moves")
     whole = templates.orders_template(opened.game, state, "axis")
     assert "# A sample: the moves of the next stack able to move" in whole
+    listed = len(opened.game.listing(state["rules"], need)[0])
+    assert f"# Legal orders listed ({listed}), not every one (the note below says which); orders are" in whole
+    assert "Legal orders now" not in whole    # a count read as every legal order (players' probe)
     sample = opened.game.legal_orders(state["rules"], need)
     moves, uid = next((moves, u) for u in sorted(SC().side_units["axis"]) if st.on_map(state["rules"], u)
                       and not any(u in o.get("units", []) for o in sample)

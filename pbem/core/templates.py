@@ -147,8 +147,14 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             legal = [dict(order, decision=key) for order in legal]
             lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
             lines.append("# other (docs/protocol.md §7.2). The first legal answer is filled in below: replace it with your choice.")
-        lines.append(f"# Legal orders now ({_counted(legal, only)}); orders are consumed in order, and later ones may be")
-        lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
+        if note is None:
+            lines.append(f"# Legal orders now ({_counted(legal, only)}); orders are consumed in order, and later ones "
+                         "may be")
+            lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
+        else:   # not every legal order (a sample, a phase's attacks): said before the count is read as all
+            lines += _noted(f"Legal orders listed ({_counted(legal, only)}), not every one (the note below says which); "
+                            "orders are consumed in order, and later ones may be given too: they are checked when "
+                            "their turn comes (void if the situation changed).")
         lines += _noted(note) + _listed(legal, only)
         orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
