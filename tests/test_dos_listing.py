@@ -137,7 +137,7 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
     whole = templates.orders_template(opened.game, state, "axis")
     assert "# A sample: the moves of the next stack able to move" in whole
     listed = len(opened.game.listing(state["rules"], need)[0])
-    assert f"# Legal orders listed ({listed}), not every one (the note below says which); orders are" in whole
+    assert f"# Legal orders listed ({listed}), not every one (see the note below); orders are" in whole
     assert "Legal orders now" not in whole    # a count read as every legal order (players' probe)
     sample = opened.game.legal_orders(state["rules"], need)
     moves, uid = next((moves, u) for u in sorted(SC().side_units["axis"]) if st.on_map(state["rules"], u)

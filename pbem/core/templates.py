@@ -152,7 +152,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
                          "may be")
             lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
         else:   # not every legal order (a sample, a phase's attacks): said before the count is read as all
-            lines += _noted(f"Legal orders listed ({_counted(legal, only)}), not every one (the note below says which); "
+            lines += _noted(f"Legal orders listed ({_counted(legal, only)}), not every one (see the note below); "
                             "orders are consumed in order, and later ones may be given too: they are checked when "
                             "their turn comes (void if the situation changed).")
         lines += _noted(note) + _listed(legal, only)
