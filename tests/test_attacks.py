@@ -190,6 +190,22 @@ def test_01_a_packet_applied_twice_is_a_replay(table):
     rejected(table.dirs["blue"], ["adjudicate", table.dirs["blue"], resent], 3, "already applied")
 
 
+def test_01_a_damaged_copy_of_an_applied_packet_is_not_called_a_re_send(table):
+    """A copy of an applied packet with its signature cut off or changed is not "re-sent,
+    changing nothing": it is not the packet the game keeps (referee's probe)."""
+    packet_1 = table.send("red", [FIRE])
+    signed = game.read_packet(packet_1)[0]
+    unsigned = {k: v for k, v in signed.items() if k != "signature"}
+    rejected(table.dirs["blue"], ["adjudicate", table.dirs["blue"], table.post(unsigned)], 3,
+             "packet 1 was already applied (packets/0001-red.yaml), and this copy is not it: its signature is "
+             "missing (a damaged or altered copy")
+    value = signed["signature"]["value"]
+    altered = dict(signed, signature=dict(signed["signature"], value=value[:-8] + ("A" if value[-8] != "A" else "B")
+                                          + value[-7:]))
+    rejected(table.dirs["blue"], ["adjudicate", table.dirs["blue"], table.post(altered)], 3,
+             "and this copy is not it: its signature differs from the one stored")
+
+
 def test_01_an_old_packet_re_sent_later(table):
     packet_1 = table.send("red", [FIRE])
     table.send("blue")

@@ -342,6 +342,13 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
     same = packet_id(stored) == packet_id(packet)
     if same and packet["seq"] == folder.state["seq"] + 1:
         return  # written before a crash, its state never was: apply it again
+    if same and packet.get("signature") != stored.get("signature"):
+        # the same orders under another signature, or none: a damaged or altered copy (a
+        # truncated file keeps every field but the end of its signature)
+        raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}), "
+                                f"and this copy is not it: its signature "
+                                + ("is missing" if "signature" not in packet else "differs from the one stored")
+                                + " (a damaged or altered copy; the stored packet is the one the game keeps)")
     if same:
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}); "
                                 f"re-sending it changes nothing")
