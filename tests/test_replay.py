@@ -109,6 +109,28 @@ def test_on_a_phone_the_map_stands_above_the_report(browser, chir_page):  # noqa
     assert sx >= mx + mw - 1 and mw >= 900
 
 
+@needs_browser
+def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):  # noqa: F811
+    """The map is fitted to the window, and its key (title, turn, compass, legend) stands
+    beside the report at its own size (audience probe: fitted with the map, a large map's
+    legend shrank to 3-4 px). The key follows the state, as the map does."""
+    browser.open(chir_page, 1100, 800)
+    assert browser.js("document.querySelector('#map #panel')") is None     # the map holds no legend
+    map_w = browser.js("document.querySelector('#map svg').getBoundingClientRect().width")
+    full_w = float(browser.js("document.querySelector('#map svg').getAttribute('width')"))
+    assert map_w < full_w * 0.6      # fitted: drawn smaller than its size
+    assert browser.js("document.getElementById('key').open") is False
+    browser.js("document.querySelector('#key summary').click()")
+    heights = browser.js("Array.from(document.querySelectorAll('#key #panel text')).map("
+                         "e => e.getBoundingClientRect().height)")
+    assert len(heights) > 20 and min(heights) >= 10, heights   # every line of the key at a legible size
+    caption = "Array.from(document.querySelectorAll('#key #panel .steps text')).map(e => e.textContent).join(' ')"
+    first = browser.js(caption)
+    browser.key("End", 35)
+    last = browser.js(caption)
+    assert first.startswith("Set-up:") and not last.startswith("Set-up:") and "VP Soviet" in last
+
+
 def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
     browser.open(chir_page, 1600, 1000)
     f = frames.open_game(CHIR)

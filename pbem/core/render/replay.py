@@ -8,6 +8,8 @@ arrows, control, caption) out of one table of distinct pieces, as the change fro
 state before: a stack that did not change between two states is stored once. Buttons, a slider and the keys ←/→, Home and End step
 through the states; the address's #N opens state N; the map opens fitted to the window (the
 whole board at a glance, as a forum reader first wants it), and a button shows it at full size.
+The picture's panel (title, turn, compass, legend) is drawn apart, beside the report at its
+own size, where a large map fitted to the window would shrink it to a few pixels.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ th:first-child{width:2.5em}th:nth-child(2){width:34%}
 td{border:1px solid #e0dccb;padding:0.15em 0.4em;vertical-align:top;overflow-wrap:anywhere}
 td:first-child{font-weight:bold;text-align:center}
 .keys{font-size:0.8em;color:#6b6457}
+#key summary{cursor:pointer;margin-top:0.6em;font-size:0.9em;color:#6b6457}
+#key svg{display:block;max-width:100%;height:auto}
 """
 
 
@@ -143,9 +147,18 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         steps.append({**info, "change": change})
     css = list(dict.fromkeys(rule for pic in pictures for rule in pic.css))
     first = pictures[0]
-    body = "".join(f'<g id="{name}"><g class="fixed">' + "".join(fixed[k]) + '</g><g class="steps"></g></g>\n'
-                   for k, name in enumerate(names))
-    picture = first.head(max(p.height for p in pictures), css) + body + "</svg>"
+
+    def body(panel: bool) -> str:
+        return "".join(f'<g id="{name}"><g class="fixed">' + "".join(fixed[k]) + '</g><g class="steps"></g></g>\n'
+                       for k, name in enumerate(names) if (name == "panel") == panel)
+
+    # the map in one picture, fitted to the window; its panel (title, caption, legend) in another,
+    # beside the report at its own size: fitted with a large map, the legend shrank to a few
+    # pixels (audience probe)
+    edge = first.map_width - svg.MARGIN
+    picture = first.head(max(p.height for p in pictures), css, box=(0.0, edge + svg.MARGIN)) + body(False) + "</svg>"
+    key = (first.head(max(p.panel_height for p in pictures), css, box=(edge, first.width - edge)) + body(True)
+           + "</svg>")
     data = {"layers": names, "pieces": list(table), "frames": steps}
     title = svg.text_of(f"{first.title}: replay of game {g.game_id}")
     html = (
@@ -162,6 +175,7 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         '<input id="slider" type="range" min="0" value="0" aria-label="State">'
         '<div class="keys">Keys: &#8592; &#8594; step, Home and End jump.</div></div>\n'
         f"<h1>{title}</h1>\n"
+        f'<details id="key"><summary>Map key: the turn, the compass and the legend</summary>\n{key}\n</details>\n'
         '<h2 id="heading"></h2>\n'
         '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr><th>Die</th><th>Roll (its label in '
         'the audit)</th><th>What it decided</th></tr></thead><tbody id="dice"></tbody></table>\n'

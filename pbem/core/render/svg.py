@@ -64,15 +64,21 @@ class Picture(NamedTuple):
     layers: list[tuple[str, list[str]]]
     clip: tuple[float, float, float, float] | None = None   # x, y, width, height of a part of the map
     scale: float = 1.0   # of the map's layers, about the map's corner (a part of the map is drawn larger)
+    map_width: float = 0.0     # where the panel's margin begins: the map and its margins are left of it
+    panel_height: float = 0.0  # the panel's, with its margins
 
-    def head(self, height: float | None = None, css: list[str] | None = None) -> str:
-        """The document's start: the svg element, its title, style rules and paper."""
+    def head(self, height: float | None = None, css: list[str] | None = None,
+             box: tuple[float, float] | None = None) -> str:
+        """The document's start: the svg element, its title, style rules and paper; `box`
+        (left edge, width): that strip of the picture alone (a replay's map, its panel)."""
         h = self.height if height is None else height
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" height="{num(h)}" '
-                f'viewBox="0 0 {num(self.width)} {num(h)}" font-family="{FONT}" text-anchor="middle">\n'
+        x, w = box if box is not None else (0.0, self.width)
+        at = f' x="{num(x)}"' if box is not None else ""
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(w)}" height="{num(h)}" '
+                f'viewBox="{num(x)} 0 {num(w)} {num(h)}" font-family="{FONT}" text-anchor="middle">\n'
                 f"<title>{text_of(self.title)}</title>\n"
                 f"<style>{''.join(self.css if css is None else css)}</style>\n"
-                f'<rect width="{num(self.width)}" height="{num(h)}" fill="{PAPER}"/>\n')
+                f'<rect{at} width="{num(w)}" height="{num(h)}" fill="{PAPER}"/>\n')
 
     def document(self) -> str:
         def groups(panel: bool | None) -> str:   # the layers, or those of the map, or the panel
@@ -170,7 +176,8 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     height = max(map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN)
     return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
                    [(name, layers[name]) for name in LAYERS],
-                   (MARGIN, MARGIN, map_w * scale, map_h * scale) if view else None, scale)
+                   (MARGIN, MARGIN, map_w * scale, map_h * scale) if view else None, scale,
+                   panel_x, panel_h + 2 * MARGIN)
 
 
 def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[float, float, float, float], set[str]]:
