@@ -133,16 +133,22 @@ class City(NamedTuple):
 
 
 class _Rows(dict):
-    """A table of rows, hex index -> row, each made when first read. What makes them holds
-    the scenario's tables, not the scenario (which keeps the table): no reference cycle."""
+    """A table of rows, hex index -> row, each made when first read: read it as `table[a]`
+    only. A dict for speed, it refuses what a dict of the rows read so far would answer
+    wrongly for the whole table (`get`, `in`, `len`, iteration, a negative index). What makes
+    the rows holds the scenario's tables, not the scenario (which keeps the table): no
+    reference cycle."""
 
     __slots__ = ("make",)
+    get = __contains__ = __iter__ = __len__ = keys = values = items = None   # type: ignore[assignment]
 
     def __init__(self, make: Callable[[int], tuple]):
         super().__init__()
         self.make = make
 
     def __missing__(self, a: int) -> tuple:
+        if a < 0:
+            raise IndexError(f"hex index {a}: a table of rows is read by hex index, 0 and up")
         row = self[a] = self.make(a)
         return row
 
@@ -175,7 +181,7 @@ def _step_row(nb: tuple, special: frozenset, plain: tuple, enter: tuple, extra: 
     return tuple(row)
 
 
-def _back_row(nb: tuple, special: frozenset, enter: tuple, steps: Mapping[int, tuple], b: int) -> tuple:
+def _back_row(nb: tuple, special: frozenset, enter: tuple, steps: _Rows, b: int) -> tuple:
     """The steps into hex b (Scenario.back): from a neighbour of no river, lake or rail
     hexside, the price of b with no flag; from another, its step into b."""
     row = []
@@ -285,9 +291,9 @@ class Scenario:
                 rail_nb.setdefault(ia, set()).add(ib)
                 rail_nb.setdefault(ib, set()).add(ia)
         self.rail_hex = frozenset(set(rail_nb) | set(self.city_of))                      # 10.4, 6.36
-        # each hex's rail neighbours, in the order a set of them gives (the order searches take
-        # them in), as a tuple, which the cache reads back faster than a set
-        self.rail_nb: tuple[tuple[int, ...], ...] = tuple(tuple(frozenset(rail_nb.get(i, ()))) for i in range(n))
+        # each hex's rail neighbours, sorted as `nb` (a tuple, which the cache reads back faster
+        # than a set)
+        self.rail_nb: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(rail_nb.get(i, ()))) for i in range(n))
         links: dict[int, dict[int, int]] = {}
         for link in m["rail_links"]:
             a, b = (self.idx[h] for h in link["hexes"])
@@ -358,8 +364,8 @@ class Scenario:
         self._extra = {side: {k: hs[k]["movement"][side] for k in ("minor", "don", "volga")} for side in SIDES}
         self.interdiction_extra: int = t["interdiction"]["movement_extra"]
         self.interdicted_rail_cost: int = t["interdiction"]["rail_cost"]
-        self._steps: dict[tuple[str, str], Mapping[int, tuple]] = {}
-        self._back: dict[str, Mapping[int, tuple]] = {}
+        self._steps: dict[tuple[str, str], _Rows] = {}
+        self._back: dict[str, _Rows] = {}
         self._plain: dict[str, tuple] = {}
         # the hexes whose steps are not simply the prices of the hexes entered: a river, lake or
         # rail hexside
@@ -469,7 +475,7 @@ class Scenario:
                     todo.append(b)
         return frozenset(seen)
 
-    def steps(self, side: str, cls: str) -> Mapping[int, tuple]:
+    def steps(self, side: str, cls: str) -> _Rows:
         """For each hex, its steps (b, cost, flags) for a unit of `side` and movement class `cls`
         (10.1-10.5): the cost of the hex entered plus the hexside; BLOCKED where no unit may go;
         flags VOLGA, DON, RAIL (a railroad joins the two hexes, 10.43). Each hex's steps are
@@ -485,7 +491,7 @@ class Scenario:
                 self.rail_nb, self.mountain if cls == "mech" else None))
         return table
 
-    def back(self, side: str) -> Mapping[int, tuple]:
+    def back(self, side: str) -> _Rows:
         """For each hex b, the steps (a, cost a->b, flags) of a mechanized unit of `side` into
         it, from each neighbour a in order: supply lines traced backwards from the sources
         (12.14). Worked out when first read, as `steps`."""

@@ -445,7 +445,7 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
             # mountain hex is never supplied (source_near: 10.35, 11.33, 12.11 note)
             near = lines.within(i, 5)
             cache[key] = any(near.get(j, 99) <= sc.units[hq].leadership and source_near(j)
-                             for hq, j in hqs_of(sc, rules, view(sc, rules), side, u.nation))
+                             for hq, j in hqs_of(sc, rules, board, side, u.nation))
         if cache[key]:
             out.add(uid)
     return out
