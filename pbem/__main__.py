@@ -1,3 +1,3 @@
-from pbem.cli import main
+from pbem.entry import main
 
 main()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 HELP_FILE = "help.txt"
-COLLECT_AFTER = 1_000_000   # new objects between passes of the garbage collector (main)
+COLLECT_AFTER = 1_000_000   # the garbage collector's first threshold in a one-command process (main)
 
 # command (its function in pbem.cli.plain has its name) -> for each argument, whether it may
 # be a file and whether it may be a directory, as its click.Path says
@@ -46,10 +46,10 @@ def main() -> None:
     import pbem.core.cache
 
     pbem.core.cache.FREEZE = True   # this process runs one command (core/cache.py, `settled`)
-    # The collector runs only after a million new objects, not every 700: pbem makes no
-    # reference cycles (tests/test_cycles.py), so its objects are freed as they are let go,
-    # and a busy dos adjudicate spends a tenth less time; a library's cycles, should one
-    # make them, are still collected before they weigh.
+    # The collector waits until a million more containers are alive than were freed, not 700:
+    # pbem makes no reference cycles (tests/test_cycles.py), so its objects are freed as they
+    # are let go, the collector in practice never runs, and a busy dos adjudicate spends a tenth
+    # less time. A library's cycles, should one make them, are still collected in the end.
     gc.set_threshold(COLLECT_AFTER, 10, 10)
     if _plain(args):
         _run_plain(args)

@@ -137,7 +137,7 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
     whole = templates.orders_template(opened.game, state, "axis")
     assert "# A sample: the moves of the next stack able to move" in whole
     listed = len(opened.game.listing(state["rules"], need)[0])
-    assert f"# Legal orders listed ({listed}), not every one (see the note below); orders are" in whole
+    assert f"# Legal orders listed now ({listed}), not every one (see the note below); orders are" in whole
     assert "Legal orders now" not in whole    # a count read as every legal order (players' probe)
     sample = opened.game.legal_orders(state["rules"], need)
     moves, uid = next((moves, u) for u in sorted(SC().side_units["axis"]) if st.on_map(state["rules"], u)
@@ -344,10 +344,12 @@ def test_only_an_order_type_of_a_movement_phase_says_the_list_is_a_sample_and_ho
     assert moves > 1 and not any(o["type"] == "rail" for o in sample)
     orders, note = flow.listing(sc, rules, need, "rail")
     assert orders == sample and note == (
-        "These are a sample (the moves of the next stack able to move, to some of the hexes it can reach), and none "
-        "of them are rail orders: every rail move of every unit would be too many to list. `pbem orders ... --only "
-        "UNIT` lists every rail move of one unit, with its other moves.")
+        "These are a sample (the moves of the next stack able to move, to some of the hexes it can reach): every "
+        "rail move of every unit would be too many to list. `pbem orders ... --only UNIT` lists every rail move of "
+        "one unit, with its other moves.")
     assert any(o["type"] == "rail" for u in sc.side_units["axis"] if st.on_map(rules, u)
                for o in movement.unit_options(sc, rules, "axis", u))      # there are rail moves to list
     _, note = flow.listing(sc, rules, need, "move")
-    assert f"and {moves} of them are move orders: every move of every unit" in note
+    assert "every move of every unit would be too many to list" in note
+    whole = templates.orders_template(opened.game, state, "axis", only="rail")
+    assert "# Legal orders listed now (" in whole and "0 of them name rail), not every one (see the note below)" in whole

@@ -741,3 +741,37 @@ def test_a_template_says_why_a_sides_own_step_leaves_it_nothing_to_decide():
     # next phase (players' probe: the set-up packet's defaults fought the first attacks unnoticed)
     assert ("# Standing orders in force: they answer the decisions no order answers, among them yours in the\n"
             "# opponent's next phase, before your next packet (your defence of its attacks)") in text
+
+
+def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and_its_answers(tmp_path):
+    """`pbem orders --key`: where the side's reveal brings the game to a decision of its own (a
+    standing order set to `ask`), the template names the decision and lists its answers, each
+    naming the decision it answers, to write into this packet (players' probe: it said only
+    "the game then waits for your decision"). The answer given there is taken."""
+    import re
+
+    import yaml
+
+    from pbem.core import templates
+    from tests.support.games import Match
+
+    for seed in range(12):    # until red's fire hits, which asks blue where the hit falls
+        m = Match(tmp_path / str(seed), "duel", key_seed=f"decision-{seed}")
+        m.send("red", [])
+        m.send("blue", [], policies={"absorb": "ask"})
+        m.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}])
+        state = m.state("blue")
+        text = templates.orders_template(m.game, state, "blue", m.keys["blue"])
+        if "own decision" in text:
+            break
+        assert "waits for your decision" not in text
+    else:
+        pytest.fail("no fire of red's hit in twelve games")
+    listed = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", text, re.M)]
+    key = listed[0]["decision"]
+    assert f"# Your reveal resolves what is queued, and then the game comes to your own decision {key}:" in text
+    assert "#   which unit takes the hit on b1 (D3)." in text and f"# Legal orders then ({len(listed)}):" in text
+    assert len(listed) > 1 and all(order["type"] == "absorb" and order["decision"] == key for order in listed)
+    answered = m.send("blue", [listed[-1]])     # the last answer, not what a standing order would give
+    assert answered.state["awaiting"]["waiting_for"] != "decision"
+    assert any(e["type"] == "loss" and e["text"].startswith(f"{listed[-1]['unit']} loses") for e in answered.events)

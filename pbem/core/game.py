@@ -347,7 +347,9 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
         # truncated file keeps every field but the end of its signature)
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}), "
                                 f"and this copy is not it: its signature "
-                                + ("is missing" if "signature" not in packet else "differs from the one stored")
+                                + ("is missing" if "signature" not in packet else
+                                   "differs from the one stored" if "signature" in stored else
+                                   "is one the stored packet has not")
                                 + " (a damaged or altered copy; the stored packet is the one the game keeps)")
     if same:
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}); "

@@ -39,7 +39,7 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     after, _ = after_reveal(game, state, side, key)
     awaiting = after["awaiting"]
     need = engine.awaited_need(after)
-    if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders"):
+    if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders", "decision"):
         if awaiting["need"] is None:
             return ["# Your reveal resolves what is queued, and the game is then over."]
         if awaiting["waiting_for"] == "dice":
@@ -47,10 +47,35 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
         return [f"# Your reveal resolves what is queued; the game then waits for {whose} {awaiting['waiting_for']}."]
     legal, note = game.listing(after["rules"], need, only)
+    decision = awaiting.get("decision")
+    if awaiting["waiting_for"] == "decision" and decision:
+        # a decision of this side's comes next: its answers can go into this packet (§7.2), each
+        # naming the decision it answers (players' probe: "waits for your decision" named none)
+        legal = [dict(order, decision=decision) for order in legal]
+        return (["# Your reveal resolves what is queued, and then the game comes to your own decision "
+                 f"{decision}:", f"#   {with_rule(need.prompt, need.rule)}.",
+                 "# An answer written below takes effect then, in this same packet: a round trip saved."]
+                + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
     return (["# Your reveal resolves what is queued, and then the game comes to your own orders:",
              f"#   {with_rule(need.prompt, need.rule)}.",
-             "# Orders written below take effect then, in this same packet: a round trip saved.",
-             f"# Legal orders then ({_counted(legal, only)}):"] + _noted(note) + _listed(legal, only))
+             "# Orders written below take effect then, in this same packet: a round trip saved."]
+            + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
+
+
+def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:
+    """How many legal orders the template lists, `now` or `then` (after the reveal): where the
+    ruleset's list is not every one (it gives a note: a sample, a phase's attacks), it says so
+    before the count is read as all there are (players' probe)."""
+    head = (f"Legal orders {when} ({_counted(legal, only)})" if note is None else
+            f"Legal orders listed {'now' if when == 'now' else 'for then'} ({_counted(legal, only)}), not every "
+            "one (see the note below)")
+    if when == "then":
+        return _noted(head + ":")
+    if note is None:   # two lines, as they always were
+        return [f"# {head}; orders are consumed in order, and later ones may be",
+                "# given too: they are checked when their turn comes (void if the situation changed)."]
+    return _noted(head + "; orders are consumed in order, and later ones may be given too: they are checked when "
+                  "their turn comes (void if the situation changed).")
 
 
 def _noted(note: str | None) -> list[str]:
@@ -147,14 +172,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             legal = [dict(order, decision=key) for order in legal]
             lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
             lines.append("# other (docs/protocol.md §7.2). The first legal answer is filled in below: replace it with your choice.")
-        if note is None:
-            lines.append(f"# Legal orders now ({_counted(legal, only)}); orders are consumed in order, and later ones "
-                         "may be")
-            lines.append("# given too: they are checked when their turn comes (void if the situation changed).")
-        else:   # not every legal order (a sample, a phase's attacks): said before the count is read as all
-            lines += _noted(f"Legal orders listed ({_counted(legal, only)}), not every one (see the note below); "
-                            "orders are consumed in order, and later ones may be given too: they are checked when "
-                            "their turn comes (void if the situation changed).")
+        lines += _count_lines(legal, only, note, "now")
         lines += _noted(note) + _listed(legal, only)
         orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:

@@ -223,9 +223,10 @@ class Ruleset(NamedTuple):
     # by a rule easily overlooked (an over-stacked hex whose excess the end of the phase
     # eliminates), a queued order that can never be taken (an id of no unit); None: nothing
     cautions: Callable[[Any, dict, list[dict], str, list[dict]], list[str]] | None = None
-    # standing order key -> the sides whose decisions it answers, where that is not every side's
-    # (dos: `rail_clearing` is the Axis player's, 6.42): `pbem orders` lists a side's own, and
-    # `pbem submit` says that another side's changes nothing. None: each answers every side's
+    # standing order key -> the sides whose decisions it answers, where the ruleset fixes them
+    # and they are not every side's (dos: `rail_clearing` is the Axis player's, 6.42; not kkoh's
+    # `soviet_hold`, whose side each scenario's doctrines decide): `pbem orders` lists a side's
+    # own, and `pbem submit` says that another side's changes nothing. None: each answers every side's
     policy_sides: Mapping[str, tuple[str, ...]] | None = None
 
 

@@ -150,15 +150,15 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
 
     def body(panel: bool) -> str:
         return "".join(f'<g id="{name}"><g class="fixed">' + "".join(fixed[k]) + '</g><g class="steps"></g></g>\n'
-                       for k, name in enumerate(names) if (name == "panel") == panel)
+                       for k, name in enumerate(names) if svg.in_panel(name) == panel)
 
     # the map in one picture, fitted to the window; its panel (title, caption, legend) in another,
-    # beside the report at its own size: fitted with a large map, the legend shrank to a few
-    # pixels (audience probe)
-    edge = first.map_width - svg.MARGIN
-    picture = first.head(max(p.height for p in pictures), css, box=(0.0, edge + svg.MARGIN)) + body(False) + "</svg>"
-    key = (first.head(max(p.panel_height for p in pictures), css, box=(edge, first.width - edge)) + body(True)
-           + "</svg>")
+    # beside the report at its own size, with the margin left of it: fitted with a large map, the
+    # legend shrank to a few pixels (audience probe). The style rules are the page's, given once.
+    picture = (first.head(max(p.map_height for p in pictures), css, box=(0.0, first.panel_x)) + body(False)
+               + "</svg>")
+    left = first.panel_x - svg.MARGIN
+    key = first.head(max(p.panel_height for p in pictures), [], box=(left, first.width - left)) + body(True) + "</svg>"
     data = {"layers": names, "pieces": list(table), "frames": steps}
     title = svg.text_of(f"{first.title}: replay of game {g.game_id}")
     html = (

@@ -64,7 +64,8 @@ class Picture(NamedTuple):
     layers: list[tuple[str, list[str]]]
     clip: tuple[float, float, float, float] | None = None   # x, y, width, height of a part of the map
     scale: float = 1.0   # of the map's layers, about the map's corner (a part of the map is drawn larger)
-    map_width: float = 0.0     # where the panel's margin begins: the map and its margins are left of it
+    panel_x: float = 0.0       # where the panel begins: the map and both its margins are left of it
+    map_height: float = 0.0    # the map's, with its margins (the picture is as high as the taller part)
     panel_height: float = 0.0  # the panel's, with its margins
 
     def head(self, height: float | None = None, css: list[str] | None = None,
@@ -83,7 +84,7 @@ class Picture(NamedTuple):
     def document(self) -> str:
         def groups(panel: bool | None) -> str:   # the layers, or those of the map, or the panel
             return "".join(f'<g id="{name}">' + "".join(pieces) + "</g>\n" for name, pieces in self.layers
-                           if panel is None or (name == "panel") == panel)
+                           if panel is None or in_panel(name) == panel)
 
         if self.clip is None:
             return self.head() + groups(None) + "</svg>\n"
@@ -100,6 +101,11 @@ class Picture(NamedTuple):
                  f'fill="{PAPER}" fill-rule="evenodd"/>\n')
         return (self.head() + f'<g transform="translate({m} {m}) scale({k}) translate(-{m} -{m})">\n' + groups(False)
                 + "</g>\n" + paper + groups(True) + "</svg>\n")
+
+
+def in_panel(layer: str) -> bool:
+    """Whether a layer is the panel's (title, caption, compass, legend), not the map's."""
+    return layer == "panel"
 
 
 def to_svg(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None) -> str:
@@ -177,7 +183,7 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
                    [(name, layers[name]) for name in LAYERS],
                    (MARGIN, MARGIN, map_w * scale, map_h * scale) if view else None, scale,
-                   panel_x, panel_h + 2 * MARGIN)
+                   panel_x, map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN)
 
 
 def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[float, float, float, float], set[str]]:

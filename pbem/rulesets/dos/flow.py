@@ -120,9 +120,9 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     return [{"type": "end"}]
 
 
-SAMPLE_NOTE = ("A sample: the moves of the next stack able to move, to some of the hexes it can reach. Any other unit "
-               "or stack that may still move can be ordered too: `pbem orders ... --only UNIT` lists every move of "
-               "that unit.")
+SAMPLE = "the moves of the next stack able to move, to some of the hexes it can reach"
+SAMPLE_NOTE = (f"A sample: {SAMPLE}. Any other unit or stack that may still move can be ordered too: "
+               "`pbem orders ... --only UNIT` lists every move of that unit.")
 # the order types of a movement phase that `--only UNIT` works out in full for one unit
 EVERY_OF_UNIT = {"move": "move", "rail": "rail move", "enter": "entry", "overrun": "overrun"}
 ATTACK_NOTE = ("Each hex is shown attacked by every unit able to attack it; any of them may attack it instead, or "
@@ -160,12 +160,9 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
                        "lists a unit's hexes, `--only HEX` the units that may set up there.")
     if phase == "combat":
         return combat.attack_options(sc, rules, side, limit=len(sc.ids)) + [{"type": "end"}], ATTACK_NOTE
-    if only in EVERY_OF_UNIT:
-        held = sum(1 for order in legal if order["type"] == only)
+    if only in EVERY_OF_UNIT:     # the count line above says how many of the sample name it
         word = EVERY_OF_UNIT[only]
-        return legal, (f"These are a sample (the moves of the next stack able to move, to some of the hexes it can "
-                       f"reach), and {held or 'none'} of them {'is a' if held == 1 else 'are'} {only} "
-                       f"order{'' if held == 1 else 's'}: every {word} of every unit would be too many to list. "
+        return legal, (f"These are a sample ({SAMPLE}): every {word} of every unit would be too many to list. "
                        f"`pbem orders ... --only UNIT` lists every {word} of one unit, with its other moves.")
     if only not in sc.units:
         return legal, SAMPLE_NOTE
