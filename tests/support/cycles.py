@@ -33,9 +33,11 @@ def pbems(thing: object) -> bool:
 
 
 @contextlib.contextmanager
-def cycles_of_pbem() -> Iterator[list[str]]:
+def cycles_of_pbem(every: bool = False) -> Iterator[list[str]]:
     """The names of pbem's objects found in reference cycles made inside the block (the list
-    is filled when the block ends), with the collector off meanwhile."""
+    is filled when the block ends), with the collector off meanwhile; `every`: of every object,
+    dicts and lists too (a block run a second time, when every module it needs is imported and
+    no class is being made)."""
     import_all()
     found: list[str] = []
     enabled, debug = gc.isenabled(), gc.get_debug()
@@ -45,7 +47,7 @@ def cycles_of_pbem() -> Iterator[list[str]]:
     try:
         yield found
         gc.collect()
-        found += sorted({getattr(o, "__qualname__", type(o).__qualname__) for o in gc.garbage if pbems(o)})
+        found += sorted({getattr(o, "__qualname__", type(o).__qualname__) for o in gc.garbage if every or pbems(o)})
     finally:
         gc.garbage.clear()
         gc.set_debug(debug)
