@@ -54,6 +54,16 @@ def test_show_diff_counts_losses_in_steps():
     assert "strength point" not in text
 
 
+def test_show_diff_cites_no_combat_rule_for_a_unit_eliminated_over_the_stacking_limit():
+    """Units go from the map for combat (9.6), for the stacking limit (7.1) or revealed at no
+    strength (13.3): `--diff` says "eliminated", and the report why (players' probe: a unit lost
+    for stacking was "eliminated (9.6)")."""
+    report = (EXAMPLE / "aar" / "0039.md").read_text()
+    assert "- G/387 eliminated: N0850 was over the stacking limit (7.1)." in report
+    text = pbem("show", "--diff", "38", "39", str(EXAMPLE))
+    assert "- G/387 (axis) is now eliminated; it was in N0850." in text and "(9.6)" not in text
+
+
 def test_view_counts_steps_and_marks_a_unit_out_of_supply():
     sc = SC()
     rules = at(units={"G/57": {"hex": "N0505"}, "G/75": {"hex": "N2146", "steps_lost": 1}})

@@ -15,7 +15,7 @@ PHASES = {"selection": "selection of the Soviet initial force (5.21)", "setup": 
           "interdiction": "Air Interdiction Phase", "over": "the game is over"}
 STATUS_WORDS = {"setup": "to be set up (5.2, 5.3)", "pool": "not in play yet (15.0)",
                 "ready": "ready to enter as a reinforcement (15.1, 15.3)", "due": "off the map, due back (15.25)",
-                "gone": "eliminated (9.6)", "out": "out of the game (15.2, 16.4)",
+                "gone": "eliminated", "out": "out of the game (15.2, 16.4)",
                 "exited": "exited the map (19.22)", "map": "on the map"}
 MARKERS = (("oos", "out of supply this phase (12.0)"), ("air_supplied", "supplied by air this phase (12.4)"),
            ("fresh", "a reinforcement, in supply this phase (12.53)"),
