@@ -109,6 +109,21 @@ def test_the_last_packets_attack_is_an_arrow_with_its_result():
     assert arrows[0]["text"] == f"{fight['column']} die 6: {fight['result']}"
 
 
+def test_an_attacks_label_gives_the_row_its_air_points_shift_the_die_to():
+    """14.22: each Air Point shifts the die one row; the arrow's label gives the die and the
+    row read, as the report does (players' probe: "6-1 die 6: D2" read as the CRT's die 6)."""
+    sc = SC()
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2146"},
+                                      "G/75": {"hex": "N2146"}, "A/21": {"hex": "N2143"}, "AirK/4": {"hex": "N2154"}})
+    ctx = play(rules, [{"type": "attack", "targets": ["N2245"], "units": ["G/57", "G/75"],
+                        "air": {"units": ["AirK/4"], "shift": -1}}], dice=[6])
+    fight = [e for e in ctx.events if e["type"] == "combat"][-1]
+    assert (fight["die"], fight["row"]) == (6, 5) and "; die 6 -1 = 5: " in fight["text"]
+    arrows = items(draw.draw(sc, rules, ctx.events), "arrow", style="attack")
+    assert arrows[0]["text"] == f"{fight['column']} die 6-1=5: {fight['result']}"
+    assert fight["result"] == sc.crt[5][sc.crt_columns.index(fight["column"])]
+
+
 def test_pbem_render_draws_the_example_game(tmp_path):
     out = tmp_path / "dos.svg"
     result = CliRunner().invoke(cli, ["render", str(EXAMPLE), "-o", str(out)])

@@ -284,7 +284,10 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
             if arrows:
                 attacks[tuple(e["targets"])] = arrows[0]
         elif kind == "combat" and e.get("targets"):
-            text = f"{e['column']} die {e['die']}: {e['result']}"
+            # the die and, where Air Points shifted it (14.22), the row read: "6-1 die 6-1=5: D1"
+            die, row = e["die"], e.get("row", e["die"])
+            shifted = f"{row - die:+d}={row}" if row != die else ""
+            text = f"{e['column']} die {die}{shifted}: {e['result']}"
             arrow = attacks.get(tuple(e["targets"]))
             if arrow is not None:
                 arrow["text"] = text
