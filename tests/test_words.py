@@ -775,3 +775,28 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
     answered = m.send("blue", [listed[-1]])     # the last answer, not what a standing order would give
     assert answered.state["awaiting"]["waiting_for"] != "decision"
     assert any(e["type"] == "loss" and e["text"].startswith(f"{listed[-1]['unit']} loses") for e in answered.events)
+
+
+def test_the_dry_run_says_which_orders_its_look_ahead_could_not_reach(tmp_path):
+    """The look-ahead plays the packet's orders with imagined dice; where a die it rolls
+    brings the opponent's decision and his standing order is `ask`, the game stops there and
+    the orders after it are not looked at. The dry run says so (players' probe: its silence
+    read as "checked", and a void order behind an attack dropped the rest of the turn)."""
+    from pbem.core.submit import submit_orders
+    from tests.support.games import Match
+
+    fires = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}]
+    told = {}
+    for absorb in ("ask", "target"):
+        m = Match(tmp_path / absorb, "duel", key_seed="look-ahead")
+        m.send("red", [])
+        m.send("blue", [], policies={"absorb": absorb})
+        tried = submit_orders(m.folders["red"], fires, None, key=m.keys["red"], sent="2026-11-29T10:00:00Z",
+                              dry_run=True)
+        told[absorb] = [w for w in tried.warnings if w.startswith("the look-ahead could not reach")]
+    assert told == {
+        "ask": ["the look-ahead could not reach order 2 of this packet: after the dice, the game waits for blue's "
+                "decision 3.1/absorb (which unit takes the hit on b1), which blue's next packet gives (a standing "
+                "order set to ask); it is checked only when the game reaches it, and a void order drops those after "
+                "it (your on_void: stop)"],
+        "target": []}    # the same imagined hit, answered by blue's standing order: order 2 was looked at

@@ -247,18 +247,40 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
         return []
     other = next((s for s in g.sides if s != side), side)
     probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
-    def voids(seed: str) -> dict[int, str] | None:
+    def voids(seed: str) -> tuple[dict[int, str], dict] | None:
         imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": seed}})
         try:
-            _, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
+            after, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
         except Exception:  # a look ahead must never stop a packet that is already written
             return None
         return {e["index"]: e["text"] for e in events
-                if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]}
+                if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]}, after
 
-    first = voids("foresee")
-    second = voids("foresee-2") if first else {}   # a second roll only where the first voids an order
-    return void_words(first, second or {}) if first else []
+    looked = voids("foresee")
+    if looked is None:
+        return []
+    first, after = looked
+    second = voids("foresee-2") if first else None   # a second roll only where the first voids an order
+    return (void_words(first, second[0] if second else {}) if first else []) + unlooked(g, after, side, state["seq"])
+
+
+def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
+    """Orders of the packet the look-ahead did not reach: the game stops first for another
+    side's decision or orders, which that side's next packet gives (its standing order is
+    `ask`). Say so, or the dry run's silence reads as "checked" (players' probe: an order
+    behind an attack was void, and the rest of the turn dropped with it)."""
+    left = [item["index"] for item in after["queue"] if item["side"] == side and item["seq"] == seq]
+    awaiting = after["awaiting"]
+    need = awaiting["need"]
+    if not left or awaiting["waiting_for"] != "decision" or need["side"] == side:
+        return []    # orders for a later phase: `kept` says where they wait
+    orders = f"order {left[0]}" if len(left) == 1 else f"orders {left[0]} to {left[-1]}"
+    return [f"the look-ahead could not reach {orders} of this packet: after the dice, the game waits for "
+            f"{need['side']}'s decision {awaiting['decision']} ({need['prompt']}), which {need['side']}'s next "
+            f"packet gives (a standing order set to ask); {'it is' if len(left) == 1 else 'they are'} checked only "
+            f"when the game reaches {'it' if len(left) == 1 else 'them'}"
+            + (", and a void order drops those after it (your on_void: stop)"
+               if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]
 
 
 def void_words(first: dict[int, str], second: dict[int, str]) -> list[str]:
