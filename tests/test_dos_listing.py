@@ -146,7 +146,7 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
     text = templates.orders_template(opened.game, state, "axis", only=uid)
     assert f"# Legal orders now ({len(moves) + 1}; {len(moves)} of them name {uid})" in text
     listed = re.findall(r"^#   - (.*)$", text, re.M)
-    assert len(listed) == min(len(moves), templates.MAX_LISTED) and all(f'"{uid}"' in line for line in listed)
+    assert len(listed) == min(len(moves), templates.MAX_NAMED) and all(f'"{uid}"' in line for line in listed)
 
 
 def test_submit_warns_of_a_hex_left_over_the_stacking_limit_and_of_the_units_it_costs(tmp_path):
@@ -353,3 +353,28 @@ def test_only_an_order_type_of_a_movement_phase_says_the_list_is_a_sample_and_ho
     assert "every move of every unit would be too many to list" in note
     whole = templates.orders_template(opened.game, state, "axis", only="rail")
     assert "# Legal orders listed now (" in whole and "0 of them name rail), not every one (see the note below)" in whole
+
+
+def test_a_units_template_lists_its_rail_moves_after_its_many_moves_by_foot():
+    """A unit may reach a hundred hexes by foot before its rail moves, listed last: `--only
+    UNIT` lists up to MAX_NAMED orders, not the 80 of a whole phase's list (players' probe:
+    Tr/2's rail moves were all in "... 99 more")."""
+    import re
+
+    from pbem.core import engine, game
+
+    opened = game.open_folder(EXAMPLE)
+    for seq in range(opened.state["seq"] + 1):
+        state = game.load_state(EXAMPLE, seq, opened.game)
+        need = engine.awaited_need(state)
+        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders" \
+                and state["rules"]["phase"] == "move":
+            break
+    sc, rules = SC(), state["rules"]
+    uid, moves = next((u, moves) for u in sorted(sc.side_units["axis"]) if st.on_map(rules, u)
+                      for moves in [movement.unit_options(sc, rules, "axis", u)]
+                      if len(moves) > templates.MAX_LISTED and any(o["type"] == "rail" for o in moves))
+    assert len(moves) < templates.MAX_NAMED
+    listed = re.findall(r"^#   - (.*)$", templates.orders_template(opened.game, state, "axis", only=uid), re.M)
+    assert len(listed) == len(moves) and sum("type: rail" in line for line in listed) == \
+        sum(o["type"] == "rail" for o in moves) > 0

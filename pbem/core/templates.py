@@ -10,6 +10,7 @@ from pbem.core.text import seal_names, with_rule
 from pbem.core.canonical import scalar_text, dumps
 
 MAX_LISTED = 80
+MAX_NAMED = 400    # with --only: the orders of one unit, hex or type, which a player asked for
 
 
 def flow(order: dict) -> str:
@@ -108,12 +109,19 @@ def _counted(legal: list[dict], only: str | None) -> str:
 
 
 def _listed(legal: list[dict], only: str | None) -> list[str]:
-    """The legal orders as comments, those naming `only` alone if given, at most MAX_LISTED."""
+    """The legal orders as comments: at most MAX_LISTED, or, those naming `only` alone, at
+    most MAX_NAMED; what is left out is counted by order type (players' probe: a unit's rail
+    moves, listed last, were all in "... 99 more")."""
     shown_ = [order for order in legal if only is None or _names(order, only)]
-    lines = [f"#   - {flow(order)}" for order in shown_[:MAX_LISTED]]
-    if len(shown_) > MAX_LISTED:
-        lines.append(f"#   ... {len(shown_) - MAX_LISTED} more" + ("" if only else
-                                                                    " (`pbem orders ... --only UNIT` lists one unit's)"))
+    most = MAX_LISTED if only is None else MAX_NAMED
+    lines = [f"#   - {flow(order)}" for order in shown_[:most]]
+    if len(shown_) > most:
+        left: dict[str, int] = {}
+        for order in shown_[most:]:
+            left[str(order.get("type"))] = left.get(str(order.get("type")), 0) + 1
+        kinds = ", ".join(f"{n} {kind}" for kind, n in left.items())
+        lines.append(f"#   ... {len(shown_) - most} more ({kinds})" + ("" if only else
+                                                                           "; `pbem orders ... --only UNIT` lists one unit's"))
     return lines
 
 
