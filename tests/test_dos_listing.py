@@ -35,6 +35,21 @@ def takes(rules: dict, order: dict) -> bool:
     return True
 
 
+def axis_moves(phase: str | None = None) -> tuple:
+    """The dos example opened, and its first state that waits for the Axis player's moves
+    (in `phase`, if given: "move" for the Initial Movement Phase), with that need."""
+    from pbem.core import engine, game
+
+    opened = game.open_folder(EXAMPLE)
+    for seq in range(opened.state["seq"] + 1):
+        state = game.load_state(EXAMPLE, seq, opened.game)
+        need = engine.awaited_need(state)
+        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders" \
+                and phase in (None, state["rules"]["phase"]):
+            return opened, state, need
+    pytest.fail("no state of the dos example waits for the Axis player's moves")
+
+
 def test_a_soviet_set_up_lists_the_units_and_every_hex_of_one_unit():
     sc = SC()
     rules, _ = drawn()
@@ -124,16 +139,7 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
     """A state of the example game that waits for a side's orders in its Movement Phase."""
     import re
 
-    from pbem.core import engine, game
-
-    opened = game.open_folder(EXAMPLE)
-    for seq in range(opened.state["seq"] + 1):
-        state = game.load_state(EXAMPLE, seq, opened.game)
-        need = engine.awaited_need(state)
-        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders":
-            break
-    else:
-        pytest.fail("no state of the dos example waits for the Axis player's moves")
+    opened, state, need = axis_moves()
     whole = templates.orders_template(opened.game, state, "axis")
     assert "# A sample: the moves of the next stack able to move" in whole
     listed = len(opened.game.listing(state["rules"], need)[0])
@@ -327,17 +333,7 @@ def test_every_ruleset_names_its_one_sided_standing_orders_by_their_keys_and_sid
 def test_only_an_order_type_of_a_movement_phase_says_the_list_is_a_sample_and_how_to_see_every_one():
     """`--only rail` filters the phase's sample, which may hold no rail move though many units
     could move by rail (players' probe: "0 of them name rail" read as "no rail move now")."""
-    from pbem.core import engine, game
-
-    opened = game.open_folder(EXAMPLE)
-    for seq in range(opened.state["seq"] + 1):
-        state = game.load_state(EXAMPLE, seq, opened.game)
-        need = engine.awaited_need(state)
-        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders" \
-                and state["rules"]["phase"] == "move":
-            break
-    else:
-        pytest.fail("no state of the dos example waits for the Axis player's Initial Movement")
+    opened, state, need = axis_moves("move")
     sc, rules = SC(), state["rules"]
     sample = flow.legal_orders(sc, rules, need)
     moves = sum(1 for o in sample if o["type"] == "move")
@@ -361,15 +357,7 @@ def test_a_units_template_lists_its_rail_moves_after_its_many_moves_by_foot():
     Tr/2's rail moves were all in "... 99 more")."""
     import re
 
-    from pbem.core import engine, game
-
-    opened = game.open_folder(EXAMPLE)
-    for seq in range(opened.state["seq"] + 1):
-        state = game.load_state(EXAMPLE, seq, opened.game)
-        need = engine.awaited_need(state)
-        if need is not None and need.kind == "axis-move" and state["awaiting"]["waiting_for"] == "orders" \
-                and state["rules"]["phase"] == "move":
-            break
+    opened, state, need = axis_moves("move")
     sc, rules = SC(), state["rules"]
     uid, moves = next((u, moves) for u in sorted(sc.side_units["axis"]) if st.on_map(rules, u)
                       for moves in [movement.unit_options(sc, rules, "axis", u)]
