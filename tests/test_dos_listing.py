@@ -366,3 +366,28 @@ def test_a_units_template_lists_its_rail_moves_after_its_many_moves_by_foot():
     listed = re.findall(r"^#   - (.*)$", templates.orders_template(opened.game, state, "axis", only=uid), re.M)
     assert len(listed) == len(moves) and sum("type: rail" in line for line in listed) == \
         sum(o["type"] == "rail" for o in moves) > 0
+
+
+def test_submit_warns_of_reinforcements_left_off_the_map_as_the_initial_movement_phase_ends(tmp_path):
+    """15.1, 15.3: reinforcements ready to enter that do not enter wait off the map for a later
+    Initial Movement Phase; `pbem submit` says so when a packet ends that phase without them
+    (players' probe: 34 of 36 Soviet reinforcements stayed off the map, unsaid)."""
+    from pbem.core import game, genesis
+    from pbem.core.submit import submit_orders
+    from pbem import rulesets
+
+    folder = game.create(tmp_path / "g", genesis.sandbox(rulesets.get("dos"), {"seed": "ready"}, created=SENT))
+    while not ((folder.state["awaiting"]["need"] or {}).get("kind") == "axis-move" and folder.state["rules"]["turn"] == 2):
+        sender = folder.state["awaiting"]["packet_from"]
+        orders = [{"type": "end"}] if folder.state["awaiting"]["waiting_for"] == "orders" else []
+        folder = submit_orders(folder, orders, None, side=sender, sent=SENT) and game.open_folder(folder.path)
+    rules = folder.state["rules"]
+    ready = [u for u, w in zip(SC().side_units["axis"], SC().places(rules["units"], "axis")) if w == "ready"]
+    assert len(ready) > 1 and rules["phase"] == "move"
+    tried = submit_orders(folder, [{"type": "end"}], None, side="axis", sent=SENT, dry_run=True)
+    said = [w for w in tried.warnings if "reinforcements did not enter" in w]
+    assert said == [f"{len(ready)} of your reinforcements did not enter as your Initial Movement Phase ended "
+                    f"({', '.join(ready[:8])}{f' and {len(ready) - 8} more' if len(ready) > 8 else ''}): they wait "
+                    f"off the map for a later one (15.1, 15.3)"]
+    tried = submit_orders(folder, [], None, side="axis", sent=SENT, dry_run=True)    # the phase goes on
+    assert not any("reinforcements did not enter" in w for w in tried.warnings)

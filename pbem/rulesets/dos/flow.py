@@ -399,7 +399,8 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     lost for over-stacking, and hexes he leaves over-stacked in his Movement Phase, whose
     excess its end eliminates (7.1) (moving through a full hex is legal, so the orders are);
     queued orders that no state of the game can take (an id of no unit or hex, an Axis unit
-    placed outside its band), which would be void when the game reaches them."""
+    placed outside its band), which would be void when the game reaches them; reinforcements
+    left off the map as his Initial Movement Phase ended (15.1, 15.3: they may enter later)."""
     out = []
     for item in queued:
         why = _never(sc, item["order"], side)
@@ -411,6 +412,12 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
         if event["type"] == "eliminated" and event.get("rule") == "7.1" and units and sc.side_of[units[0]] == side:
             out.append(f"{', '.join(units)} {'was' if len(units) == 1 else 'were'} eliminated: {event['hex']} was over "
                        f"the stacking limit as the Movement Phase ended (7.1: {STACKING_WORDS})")
+    if any(e["type"] == "phase" and e.get("side") == side and e.get("phase") == "combat" for e in events):
+        ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]
+        if ready:   # players' probe: 34 of 36 were left off the map, unsaid
+            named = ", ".join(ready[:8]) + (f" and {len(ready) - 8} more" if len(ready) > 8 else "")
+            out.append(f"{len(ready)} of your reinforcements did not enter as your Initial Movement Phase ended "
+                       f"({named}): they wait off the map for a later one (15.1, 15.3)")
     deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
     if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:
         for h in _overstacked(sc, rules, side):
