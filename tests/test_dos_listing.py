@@ -391,3 +391,19 @@ def test_submit_warns_of_reinforcements_left_off_the_map_as_the_initial_movement
                     f"off the map for a later one (15.1, 15.3)"]
     tried = submit_orders(folder, [], None, side="axis", sent=SENT, dry_run=True)    # the phase goes on
     assert not any("reinforcements did not enter" in w for w in tried.warnings)
+
+
+def test_the_soviet_template_before_the_draw_describes_the_set_up_its_reveal_brings(tmp_path):
+    """Packet 2's reveal draws the Soviet initial force (5.21), and the Soviet player may set it
+    up in the same packet: the template lists the units and the area they set up in, as it does
+    when the set-up is awaited, before the note that speaks of "its area (above)" (players'
+    probe: nothing was above it)."""
+    from pbem.core import templates as core_templates
+    from tests.support.games import Match
+
+    m = Match(tmp_path, "dos", key_seed="draw")
+    m.send("axis", [])
+    text = core_templates.orders_template(m.game, m.state("soviet"), "soviet", m.keys["soviet"])
+    area = text.index("units to set up, east of the 28 June 1942 Front Line (5.22)")
+    assert "# Your reveal resolves what is queued, and then the game comes to your own orders." in text
+    assert area < text.index("may go to any hex of its area") and "every unit in supply (5.25)" in text[area:area + 400]

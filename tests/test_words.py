@@ -773,7 +773,7 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
         pytest.fail("no fire of red's hit in twelve games")
     listed = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", text, re.M)]
     key = listed[0]["decision"]
-    assert f"# Your reveal resolves what is queued, and then the game comes to your own decision {key}:" in text
+    assert f"# Your reveal resolves what is queued, and then the game comes to your own decision {key}." in text
     assert "#   which unit takes the hit on b1 (D3)." in text and f"# Legal orders then ({len(listed)}):" in text
     assert len(listed) > 1 and all(order["type"] == "absorb" and order["decision"] == key for order in listed)
     answered = m.send("blue", [listed[-1]])     # the last answer, not what a standing order would give

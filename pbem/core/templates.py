@@ -48,19 +48,21 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
         return [f"# Your reveal resolves what is queued; the game then waits for {whose} {awaiting['waiting_for']}."]
     legal, note = game.listing(after["rules"], need, only)
+    # what the ruleset says of the orders then, as of orders now (a set-up's areas, which its
+    # note speaks of: players' probe, "its area (above)" with nothing above)
+    described = [f"# {line}" for line in game.describe_need(after["rules"], need)] \
+        or [f"#   {with_rule(need.prompt, need.rule)}."]
     decision = awaiting.get("decision")
     if awaiting["waiting_for"] == "decision" and decision:
         # a decision of this side's comes next: its answers can go into this packet (§7.2), each
         # naming the decision it answers (players' probe: "waits for your decision" named none)
         legal = [dict(order, decision=decision) for order in legal]
         return (["# Your reveal resolves what is queued, and then the game comes to your own decision "
-                 f"{decision}:", f"#   {with_rule(need.prompt, need.rule)}.",
-                 "# An answer written below takes effect then, in this same packet: a round trip saved."]
-                + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
-    return (["# Your reveal resolves what is queued, and then the game comes to your own orders:",
-             f"#   {with_rule(need.prompt, need.rule)}.",
+                 f"{decision}.", "# An answer written below takes effect then, in this same packet: a round trip saved."]
+                + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
+    return (["# Your reveal resolves what is queued, and then the game comes to your own orders.",
              "# Orders written below take effect then, in this same packet: a round trip saved."]
-            + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
+            + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:
