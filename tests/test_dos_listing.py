@@ -407,3 +407,7 @@ def test_the_soviet_template_before_the_draw_describes_the_set_up_its_reveal_bri
     area = text.index("units to set up, east of the 28 June 1942 Front Line (5.22)")
     assert "# Your reveal resolves what is queued, and then the game comes to your own orders." in text
     assert area < text.index("may go to any hex of its area") and "every unit in supply (5.25)" in text[area:area + 400]
+    placed = m.send("soviet", [{"type": "end"}])   # set up in packet 2, after its draw (README)
+    awaiting = placed.state["awaiting"]
+    assert placed.state["seq"] == 2 and (awaiting["packet_from"], awaiting["need"]["kind"]) == ("axis", "setup")
+    assert [u for u, w in placed.state["rules"]["units"].items() if SC().side_of[u] == "soviet" and w == "setup"] == []
