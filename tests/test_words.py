@@ -804,3 +804,18 @@ def test_the_dry_run_says_which_orders_its_look_ahead_could_not_reach(tmp_path):
                 "order set to ask); it is checked only when the game reaches it, and a void order drops those after "
                 "it (your on_void: stop)"],
         "target": []}    # the same imagined hit, answered by blue's standing order: order 2 was looked at
+
+
+def test_the_template_says_the_opponent_reads_the_packet_except_where_orders_are_sealed(tmp_path):
+    """Players' probe: a plan queued a player-turn ahead, and a defensive standing order, were
+    taken for private. Where the rules ask for sealed orders, the template says what the
+    opponent sees instead."""
+    from pbem.core import templates
+    from tests.support.games import Match
+
+    line = "# Your opponent reads this packet whole: its orders, queued ones too, and its policies."
+    duel = Match(tmp_path / "duel", "duel")
+    assert line in templates.orders_template(duel.game, duel.state("red"), "red").splitlines()
+    blind = Match(tmp_path / "blind", "blind")
+    text = templates.orders_template(blind.game, blind.state("north"), "north")
+    assert "# The rules ask you for sealed orders" in text and line not in text

@@ -196,6 +196,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                      if game.secure else "# You have nothing to decide now: send this packet as it is.")
         lines += _after_reveal(game, state, side, key, only)
+    if not (need is not None and need.side == side and need.sealed):   # sealed orders are said above
+        # players' probe: a plan queued a player-turn ahead, and a defensive policy, read as private
+        lines.append("# Your opponent reads this packet whole: its orders, queued ones too, and its policies.")
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
     # the side's own standing orders: another side's answer none of its decisions (Ruleset.policy_sides)
