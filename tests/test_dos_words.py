@@ -73,6 +73,19 @@ def test_view_counts_steps_and_marks_a_unit_out_of_supply():
     assert board["control"]["N2154"] == "axis" and board["control"]["N3117"] == "soviet"
 
 
+def test_a_unit_that_may_not_overrun_is_told_why_as_the_rules_count_it():
+    """6.55: a Soviet unit beyond the Radius of every HQ may not overrun; the Radius is a Line
+    of Communications no longer than the Leadership Rating (12.12), which Enemy ZOC blocks
+    (players' probe: "beyond every HQ's radius" of a unit 2 hexes from a Rating-2 HQ, whose line
+    an Axis ZOC cut)."""
+    sc = SC()
+    rules = at(player="soviet", units={"R/351": {"hex": "N0506"}, "G/57": {"hex": "N0505"}})
+    rules["ps"]["no_overrun"] = ["R/351"]
+    assert words.view(sc, rules)["units"]["R/351"]["markers"][-1:] == [
+        "no Line of Communications to an HQ within its Leadership Rating as the phase began (12.12; Enemy ZOC "
+        "blocks one): may not overrun (6.55)"]
+
+
 def test_a_unit_in_an_enemy_zone_of_control_says_whose_in_words():
     """8.0 in `pbem show --unit`: "In an Axis zone of control", the side named as everywhere else."""
     sc = SC()

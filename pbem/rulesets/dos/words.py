@@ -19,7 +19,10 @@ STATUS_WORDS = {"setup": "to be set up (5.2, 5.3)", "pool": "not in play yet (15
                 "exited": "exited the map (19.22)", "map": "on the map"}
 MARKERS = (("oos", "out of supply this phase (12.0)"), ("air_supplied", "supplied by air this phase (12.4)"),
            ("fresh", "a reinforcement, in supply this phase (12.53)"),
-           ("no_overrun", "beyond every HQ's radius: may not overrun (6.55)"))
+           # within an HQ's Radius is a Line of Communications no longer than its Leadership
+           # Rating (12.12), which Enemy ZOC blocks: the hexes alone can mislead (players' probe)
+           ("no_overrun", "no Line of Communications to an HQ within its Leadership Rating as the phase began "
+                          "(12.12; Enemy ZOC blocks one): may not overrun (6.55)"))
 ARMS = {"infantry": "infantry", "mech": "mechanized", "cavalry": "cavalry", "hq": "HQ", "truck": "truck",
         "air": "air unit"}
 
