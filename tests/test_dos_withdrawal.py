@@ -79,7 +79,7 @@ def test_15_24_15_25_20_1_units_withdrawn_in_place_of_the_76th_leave_for_good():
     e = events_of(ctx, "withdrawal")[0]
     assert (e["units"], e["returning"], e["rule"]) == (four, [], "15.24")
     assert e["text"] == ("G/111, G/198, G/295, G/370 withdrawn from the game (ordered: G/76); none comes back on "
-                         "Game-Turn 20: only the unit ordered to withdraw returns (15.25, 20.1) (15.24).")
+                         "Game-Turn 20: only the unit ordered to withdraw returns (15.24, 15.25, 20.1).")
     assert st.on_map(rules, "G/76")
     ctx = return_turn(rules, 20)
     assert events_of(ctx, "reinforcements") == [] and [st.status(rules, u) for u in four] == ["out"] * 4
@@ -93,7 +93,7 @@ def test_15_24_15_25_20_1_the_76th_among_them_comes_back_alone_at_full_strength(
     assert [st.status(rules, u) for u in units] == ["out", "out", "out", "due"]
     e = events_of(ctx, "withdrawal")[0]
     assert (e["returning"], e["rule"]) == (["G/76"], "15.24")
-    assert e["text"].endswith("; G/76 back on Game-Turn 20 at full strength (15.25), the others for good (15.24).")
+    assert e["text"].endswith("; G/76 back on Game-Turn 20 at full strength, the others for good (15.24, 15.25).")
     ctx = return_turn(rules, 20)
     assert events_of(ctx, "reinforcements")[0]["units"] == ["G/76"]
     assert st.status(rules, "G/76") == "ready" and st.steps_left(SC(), rules, "G/76") == 4
@@ -132,7 +132,7 @@ def test_15_24_the_76th_whole_in_an_enemy_zoc_alone_offered_first_and_accepted()
     e = events_of(ctx, "withdrawal")[0]
     assert e["rule"] == "15.24"
     assert e["text"] == ("G/76 withdrawn from the game (ordered: G/76); G/76 back on Game-Turn 20 at full "
-                         "strength (15.25) (15.24).")
+                         "strength (15.24, 15.25).")
 
 
 def test_15_24_the_standing_order_withdraws_the_76th_itself():

@@ -23,9 +23,9 @@ def pbem(*args: str, code: int = 0) -> str:
 def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
-    assert "VP as they stand (19.1): Axis 32, Soviet 176; Hitler Directive in force (16.0): E." in text
+    assert "VP as they stand (19.1): Axis 33, Soviet 176; Hitler Directive in force (16.0): E." in text
     board = pbem("show", str(EXAMPLE))
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N3744 soviet: A/44 (3)12, AA/4 air 1/1" in board
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N3047 soviet: A/21 (3)12, AA/4 air 1/1" in board
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
@@ -34,23 +34,23 @@ def test_show_one_hex_and_one_unit():
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
     front = pbem("show", "--hex", "N1349", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: G/88 9-9." in front
-    unit = pbem("show", "--unit", "R/131", str(EXAMPLE))
-    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/131 U-8" in unit
+    assert "On the Front Line of 28 June 1942" in front and "Units: R/81 3-5-8." in front
+    unit = pbem("show", "--unit", "R/278", str(EXAMPLE))
+    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/278 U-8" in unit
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
     assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
 
 
 def test_show_diff_names_moves_and_the_turn():
-    text = pbem("show", "--diff", "41", "43", str(EXAMPLE))
-    assert "- A/62 (soviet) moved from N1241 to N0549." in text
+    text = pbem("show", "--diff", "44", "47", str(EXAMPLE))
+    assert "- Fus/GD (axis) moved from N1349 to N1249." in text
     assert "Now: Game-Turn 3 of 25" in text
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "18", "19", str(EXAMPLE))
-    assert "- GR/41 (soviet) lost 1 step: 1 of 2 left." in text
+    text = pbem("show", "--diff", "33", "34", str(EXAMPLE))
+    assert "- G/385 (axis) lost 1 step: 3 of 4 left." in text
     assert "strength point" not in text
 
 
@@ -58,10 +58,16 @@ def test_show_diff_cites_no_combat_rule_for_a_unit_eliminated_over_the_stacking_
     """Units go from the map for combat (9.6), for the stacking limit (7.1) or revealed at no
     strength (13.3): `--diff` says "eliminated", and the report why (players' probe: a unit lost
     for stacking was "eliminated (9.6)")."""
-    report = (EXAMPLE / "aar" / "0039.md").read_text()
-    assert "- G/387 eliminated: N0850 was over the stacking limit (7.1)." in report
-    text = pbem("show", "--diff", "38", "39", str(EXAMPLE))
-    assert "- G/387 (axis) is now eliminated; it was in N0850." in text and "(9.6)" not in text
+    import copy
+
+    from pbem.core import describe, game
+
+    dos = game.open_folder(EXAMPLE).game
+    before = at(units={"G/57": {"hex": "N2146"}, "G/75": {"hex": "N2146"}})
+    after = copy.deepcopy(before)
+    after["units"]["G/75"] = "gone"
+    found = describe.changes_text(dos, {"seq": 1, "rules": before}, {"seq": 2, "rules": after})
+    assert "- G/75 (axis) is now eliminated; it was in N2146." in found and "(9.6)" not in " ".join(found)
 
 
 def test_view_counts_steps_and_marks_a_unit_out_of_supply():
@@ -93,3 +99,34 @@ def test_a_unit_in_an_enemy_zone_of_control_says_whose_in_words():
     assert sc.adjacent(sc.idx["N0505"], sc.idx["N0506"])
     assert "In a Soviet zone of control (8.0)." in words.look_unit(sc, rules, "G/57")
     assert "In an Axis zone of control (8.0)." in words.look_unit(sc, rules, "R/351")
+
+
+def test_the_now_line_names_the_step_under_way_between_phases():
+    """Between two phases the game may stop for a decision or dice in an automatic stage: the
+    "Now:" line of reports and `pbem status` names that stage, not the phase before it
+    (players' probe: "soviet Air Interdiction Phase" during the Game-Turn Record Inter-Phase)."""
+    sc = SC()
+    rules = at(player="soviet")
+    rules["phase"] = "interdiction"
+    assert words.now_text(sc, rules).endswith(", soviet Air Interdiction Phase")
+    for stage, words_ in (("interphase", "Game-Turn Record Inter-Phase (4.2 D)"),
+                          ("directive", "Hitler Directive Inter-Phase (16.0)"),
+                          ("axis-start", "axis Initial Movement Phase, before any unit moves (15.21)"),
+                          ("soviet-start", "soviet Initial Movement Phase, before it begins (15.4)"),
+                          ("axis-end", "end of the axis Player-Turn (16.33, 16.4)")):
+        rules["stage"] = stage
+        assert words.now_text(sc, rules) == f"Game-Turn {rules['turn']} of 25 ({words.date(sc, rules['turn'])}), {words_}"
+
+
+def test_a_reports_verbs_agree_with_their_units():
+    """Players' probe: "G/9 attack S0642", "A/46 enter at", "21/24Pz, 24/24Pz overruns"."""
+    from tests.test_dos_support import play
+
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2146"},
+                                      "G/75": {"hex": "N2146"}, "A/21": {"hex": "N2143"}})
+    one = play(rules, [{"type": "attack", "targets": ["N2245"], "units": ["G/57"]}], dice=[6])
+    assert "G/57 attacks N2245." in [e["text"] for e in one.events]
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2146"},
+                                      "G/75": {"hex": "N2146"}, "A/21": {"hex": "N2143"}})
+    two = play(rules, [{"type": "attack", "targets": ["N2245"], "units": ["G/57", "G/75"]}], dice=[6])
+    assert "G/57, G/75 attack N2245." in [e["text"] for e in two.events]

@@ -29,7 +29,7 @@ from .scenario import Scenario, other
 from . import state as st
 from . import supply as sp
 from . import untried as ut
-from .naming import no_hex, not_own_unit
+from .naming import acts, no_hex, not_own_unit
 
 AIR_RANGE_RULE = "14.14"
 
@@ -100,9 +100,11 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
         if not st.on_map(rules, hq):
             continue
         h = st.hex_of(rules, hq)
-        add = min(Fraction(sc.units[hq].leadership), per_hex.get(h, Fraction(0)))
+        lead = Fraction(sc.units[hq].leadership)
+        add = min(lead, per_hex.get(h, Fraction(0)))
         total += add
-        parts.append(f"{hq} +{add} (11.43)")
+        parts.append(f"{hq} +{add} (11.43)" if add == lead else
+                     f"{hq} +{add}, its Rating {lead} held to its stack's {add} (11.43)")
     if exact:
         value = int(total / 2)                                           # 6.51, 6.55
         parts.append(f"halved for the overrun: {total} / 2 = {value} (6.55)")
@@ -185,9 +187,11 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                 nation = sc.units[hq].nation
                 own = sum(_unit_value(st.strengths(sc, rules, u)[1], u not in supplied, False)
                           for u in combat if sc.units[u].nation == nation) * mult
-                add = min(sc.units[hq].leadership // 2, own)
+                half = sc.units[hq].leadership // 2
+                add = min(half, own)
                 value += add
-                text += f", {hq} +{add} (11.43) = {value}"
+                text += (f", {hq} +{add} (11.43) = {value}" if add == half else
+                         f", {hq} +{add}, half its Rating held to its stack's {add} (11.43) = {value}")
         else:
             hqs = [u for u in here if sc.units[u].hq and u not in retreated]
             value = sum(st.strengths(sc, rules, u)[1] for u in hqs) * mult                # 11.41, 11.44
@@ -349,7 +353,8 @@ def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], ta
     if held:
         c["held"] = held
     rules["combat"] = c
-    what = "overruns" if kind == "overrun" else "attack"
+    what = "overrun" if kind == "overrun" else "attack"
+    what += "s" if len(units) + len(hqs or []) == 1 else ""      # the verb agrees with the units
     ctx.event("attack", f"{', '.join(units)}{' (+' + ', '.join(hqs) + ')' if hqs else ''} {what} "
               f"{', '.join(targets)}" + (f" with {len(air)} Air Point(s), {'+' if shift > 0 else '-'}1 each" if air else "")
               + ".", side=side, units=units, hqs=hqs or [], targets=targets, kind=kind, air=air or [],
@@ -1147,7 +1152,7 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         st.put(rules, uid, sc.ids[path[-1]])
         adv["done"].append(uid)
         st.mark(rules["ps"]["advanced"], uid)
-    ctx.event("advance", f"{', '.join(units)} advance {start} -> {' -> '.join(sc.ids[b] for b in path)} (9.8).",
+    ctx.event("advance", f"{acts(units, 'advance')} {start} -> {' -> '.join(sc.ids[b] for b in path)} (9.8).",
               side=adv["side"], units=units, path=[start] + [sc.ids[b] for b in path], rule="9.8",
               chosen_by=ctx.chosen_by)
     run(sc, rules, ctx)
@@ -1240,7 +1245,7 @@ def _overrun_outcome(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         mv.arrive(sc, rules, board, c["att"], t, ctx.event)
         for uid in units:
             st.put(rules, uid, c["targets"][0])
-        ctx.event("overrun", f"{', '.join(units)} move into {c['targets'][0]} (6.51).", units=units,
+        ctx.event("overrun", f"{acts(units, 'move')} into {c['targets'][0]} (6.51).", units=units,
                   hex=c["targets"][0], rule="6.51")
     else:
         st.add_all(rules["ps"]["stopped"], units)

@@ -7,6 +7,11 @@ from __future__ import annotations
 from .scenario import Scenario
 
 
+def acts(units: list[str], verb: str) -> str:
+    """The units and their verb, agreeing in number: "G/9 attacks", "G/44, G/62 attack"."""
+    return f"{', '.join(units)} {verb + ('es' if verb.endswith(('s', 'sh', 'ch')) else 's') if len(units) == 1 else verb}"
+
+
 def no_hex(sc: Scenario, h: object) -> str:
     """Why `h` is not a hex of the playing area (it is not in `sc.idx`)."""
     text = str(h)

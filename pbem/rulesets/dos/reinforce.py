@@ -299,13 +299,15 @@ def apply_withdrawal(sc: Scenario, rules: dict, w: dict, order: dict, ctx) -> No
         else:
             st.remove(rules, uid, "out")
     rules["withdrawn"][str(rules["turn"])] = units
+    # one citation at the end: the rule the withdrawal follows, and 15.25 where a return is said
     if rule != "15.24" or not back:
-        tail = f"; back on Game-Turn {back} at full strength (15.25)" if back else ""
+        tail, cited = (f"; back on Game-Turn {back} at full strength", f"{rule}, 15.25") if back else ("", rule)
     elif returning:
         others = "" if len(returning) == len(units) else ", the others for good"
-        tail = f"; {', '.join(returning)} back on Game-Turn {back} at full strength (15.25){others}"
+        tail, cited = f"; {', '.join(returning)} back on Game-Turn {back} at full strength{others}", f"{rule}, 15.25"
     else:
-        tail = f"; none comes back on Game-Turn {back}: only the unit ordered to withdraw returns (15.25, 20.1)"
+        tail = f"; none comes back on Game-Turn {back}: only the unit ordered to withdraw returns"
+        cited = f"{rule}, 15.25, 20.1"
     ctx.event("withdrawal", f"{', '.join(units)} withdrawn from the game (ordered: {', '.join(w['units'])})"
-              + tail + f" ({rule}).", units=units, ordered=list(w["units"]), returning=returning, rule=rule,
+              + tail + f" ({cited}).", units=units, ordered=list(w["units"]), returning=returning, rule=rule,
               chosen_by=ctx.chosen_by)

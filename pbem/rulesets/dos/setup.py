@@ -135,7 +135,7 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
     for d, regs in sc.divisions.items():
         where = {st.hex_of(rules, r) for r in regs if st.on_map(rules, r)}
         if len(where) > 1:
-            raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex (README reading)", None)
+            raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex", None)
     zoc = board.zoc("axis")
     open_ = [sc.ids[i] for i in sc.front if i not in zoc]
     if open_:

@@ -13,6 +13,16 @@ from .setup import ZONE_WORDS
 PHASES = {"selection": "selection of the Soviet initial force (5.21)", "setup": "set-up (5.2, 5.3)",
           "move": "Initial Movement Phase", "combat": "Combat Phase", "mech": "Mechanized/Cavalry Movement Phase",
           "interdiction": "Air Interdiction Phase", "over": "the game is over"}
+# the automatic stages between phases (flow.py), where a decision or dice may stop the game:
+# the phase they follow or open is not the one under way (players' probe: "soviet Air
+# Interdiction Phase" during the Game-Turn Record Inter-Phase)
+STAGE_WORDS = {"axis-end": "end of the axis Player-Turn (16.33, 16.4)",
+               "soviet-end": "end of the soviet Player-Turn",
+               "soviet-start": "soviet Initial Movement Phase, before it begins (15.4)",
+               "soviet-draw": "soviet Initial Movement Phase, before it begins (15.3)",
+               "interphase": "Game-Turn Record Inter-Phase (4.2 D)", "interphase-vp": "Game-Turn Record Inter-Phase (4.2 D)",
+               "directive": "Hitler Directive Inter-Phase (16.0)",
+               "axis-start": "axis Initial Movement Phase, before any unit moves (15.21)"}
 STATUS_WORDS = {"setup": "to be set up (5.2, 5.3)", "pool": "not in play yet (15.0)",
                 "ready": "ready to enter as a reinforcement (15.1, 15.3)", "due": "off the map, due back (15.25)",
                 "gone": "eliminated", "out": "out of the game (15.2, 16.4)",
@@ -36,7 +46,8 @@ def now_text(sc: Scenario, rules: dict) -> str:
     if phase == "over":
         return f"Game over after Game-Turn {rules['turn']} of {sc.last_turn}"
     turn = rules["turn"]
-    text = f"Game-Turn {turn} of {sc.last_turn} ({date(sc, turn)}), {side} {PHASES[phase]}"
+    where = STAGE_WORDS.get(rules["stage"] or "") or f"{side} {PHASES[phase]}"
+    text = f"Game-Turn {turn} of {sc.last_turn} ({date(sc, turn)}), {where}"
     if rules["combat"]:
         text += f", {rules['combat']['kind']} on {', '.join(rules['combat']['targets'])} in progress"
     return text
