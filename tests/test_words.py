@@ -819,3 +819,28 @@ def test_the_template_says_the_opponent_reads_the_packet_except_where_orders_are
     blind = Match(tmp_path / "blind", "blind")
     text = templates.orders_template(blind.game, blind.state("north"), "north")
     assert "# The rules ask you for sealed orders" in text and line not in text
+
+
+def test_draws_in_a_row_are_one_line_of_the_report():
+    """A pick among N (dos's untried strengths, its reinforcements and initial force) is a
+    Draw; draws in a row are one line, each with its label, and a lone draw or die keeps its
+    own (players' probe: 49 draw lines before the force they drew)."""
+    import re
+
+    from pbem.core import game, report
+
+    dos = game.open_folder(Path(__file__).resolve().parents[1] / "examples" / "dos-demo")
+    def draw(value, among, label):
+        return {"type": "roll", "text": f"Draw: {value + 1} of {among} (segment 2, {label} #0).", "value": value,
+                "among": among, "label": label, "index": 0, "segment": 2, "source": "chains"}
+    events = [draw(50, 155, "setup.rifle.0"), draw(56, 154, "setup.rifle.1"), {"type": "x", "text": "Between."},
+              draw(2, 3, "c1.draw.R/6"), {"type": "roll", "text": "Die: 4 (segment 2, c1 #0).", "value": 4,
+                                           "label": "c1", "index": 0, "segment": 2, "source": "chains"}]
+    lines = report.render(dos.game, dos.state, events, "text").splitlines()
+    body = lines[lines.index("") + 1:]
+    assert body[:4] == ["- Draws (segment 2): 51 of 155 (setup.rifle.0 #0), 57 of 154 (setup.rifle.1 #0).",
+                        "- Between.", "- Draw: 3 of 3 (segment 2, c1.draw.R/6 #0).", "- Die: 4 (segment 2, c1 #0)."]
+    example = (Path(__file__).resolve().parents[1] / "examples" / "dos-demo" / "aar" / "0002.md").read_text()
+    line = next(text for text in example.splitlines() if text.startswith("  - Draws (segment 2): "))
+    assert len(re.findall(r"\d+ of \d+ \(setup\.", line)) > 40     # the Soviet initial force, drawn (5.21)
+    assert not re.search(r"^  - Draw: .*\(segment 2, setup\.", example, re.M)

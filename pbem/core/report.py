@@ -34,6 +34,7 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
 
     summary = game.summary(state["rules"])
     title, head = _headline(game, state, summary)
+    events = _draws_together(events)
     result = summary.get("result")
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
@@ -48,6 +49,36 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
         out = ([shown(title), "=" * len(title)] + [shown(line) for line in head] + [""]
                + [f"- {_text(e, shown)}" for e in events] + [""] + [shown(line) for line in tail])
     return "\n".join(out) + "\n"
+
+
+def _draws_together(events: list[dict]) -> list[dict]:
+    """Draws in a row (a random pick among N: dos's untried strengths and reinforcements) on
+    one line, as "Draws (segment 2): 146 of 155 (setup.rifle.0 #0), 12 of 154 (...)": one line
+    each buried the report (players' probe: 49 of them before the force they drew)."""
+    out: list[dict] = []
+    for event in events:
+        if event["type"] == "roll" and event.get("among") and out and out[-1].get("draws"):
+            out[-1]["draws"].append(event)
+        elif event["type"] == "roll" and event.get("among"):
+            out.append({"type": "roll", "draws": [event]})
+        else:
+            out.append(event)
+    return [_draws_line(e["draws"]) if e.get("draws") else e for e in out]
+
+
+def _draws_line(draws: list[dict]) -> dict:
+    if len(draws) == 1:
+        return draws[0]
+    segments = {d.get("segment") for d in draws}
+    shared = next(iter(segments)) if len(segments) == 1 and None not in segments and \
+        all(d["source"] != "script" for d in draws) else None
+    def where(d: dict) -> str:
+        if d["source"] == "script":
+            return f"scripted die {d['script_index'] + 1}"
+        return (f"{d['label']} #{d['index']}" if shared is not None else
+                f"segment {d['segment']}, {d['label']} #{d['index']}")
+    listed = ", ".join(f"{d['value'] + 1} of {d['among']} ({where(d)})" for d in draws)
+    return {"type": "roll", "text": f"Draws{f' (segment {shared})' if shared is not None else ''}: {listed}."}
 
 
 def _text(event: dict, escape: Any) -> str:
