@@ -800,9 +800,9 @@ def test_the_dry_run_says_which_orders_its_look_ahead_could_not_reach(tmp_path):
         told[absorb] = [w for w in tried.warnings if w.startswith("the look-ahead could not reach")]
     assert told == {
         "ask": ["the look-ahead could not reach order 2 of this packet: after the dice, the game waits for blue's "
-                "decision 3.1/absorb (which unit takes the hit on b1), which blue's next packet gives (a standing "
-                "order set to ask); it is checked only when the game reaches it, and a void order drops those after "
-                "it (your on_void: stop)"],
+                "decision 3.1/absorb (which unit takes the hit on b1), which blue's next packet gives (no standing "
+                "order of blue's answers it); it is checked only when the game reaches it, and a void order drops "
+                "those after it (your on_void: stop)"],
         "target": []}    # the same imagined hit, answered by blue's standing order: order 2 was looked at
 
 

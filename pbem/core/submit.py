@@ -277,7 +277,8 @@ def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
     orders = f"order {left[0]}" if len(left) == 1 else f"orders {left[0]} to {left[-1]}"
     return [f"the look-ahead could not reach {orders} of this packet: after the dice, the game waits for "
             f"{need['side']}'s decision {awaiting['decision']} ({need['prompt']}), which {need['side']}'s next "
-            f"packet gives (a standing order set to ask); {'it is' if len(left) == 1 else 'they are'} checked only "
+            f"packet gives (no standing order of {need['side']}'s answers it); {'it is' if len(left) == 1 else 'they are'} "
+            f"checked only "
             f"when the game reaches {'it' if len(left) == 1 else 'them'}"
             + (", and a void order drops those after it (your on_void: stop)"
                if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 from typing import Any, Iterator
 
@@ -57,12 +58,12 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         # a decision of this side's comes next: its answers can go into this packet (§7.2), each
         # naming the decision it answers (players' probe: "waits for your decision" named none)
         legal = [dict(order, decision=decision) for order in legal]
-        return (["# Your reveal resolves what is queued, and then the game comes to your own decision "
-                 f"{decision}.", "# An answer written below takes effect then, in this same packet: a round trip saved."]
-                + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
-    return (["# Your reveal resolves what is queued, and then the game comes to your own orders.",
-             "# Orders written below take effect then, in this same packet: a round trip saved."]
-            + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
+        head = [f"# Your reveal resolves what is queued, and then the game comes to your own decision {decision}.",
+                "# An answer written below takes effect then, in this same packet: a round trip saved."]
+    else:
+        head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
+                "# Orders written below take effect then, in this same packet: a round trip saved."]
+    return head + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only)
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:
@@ -118,9 +119,7 @@ def _listed(legal: list[dict], only: str | None) -> list[str]:
     most = MAX_LISTED if only is None else MAX_NAMED
     lines = [f"#   - {flow(order)}" for order in shown_[:most]]
     if len(shown_) > most:
-        left: dict[str, int] = {}
-        for order in shown_[most:]:
-            left[str(order.get("type"))] = left.get(str(order.get("type")), 0) + 1
+        left = collections.Counter(str(order.get("type")) for order in shown_[most:])   # in the order met
         kinds = ", ".join(f"{n} {kind}" for kind, n in left.items())
         lines.append(f"#   ... {len(shown_) - most} more ({kinds})" + ("" if only else
                                                                            "; `pbem orders ... --only UNIT` lists one unit's"))

@@ -29,7 +29,7 @@ from .scenario import Scenario, other
 from . import state as st
 from . import supply as sp
 from . import untried as ut
-from .naming import acts, no_hex, not_own_unit
+from .naming import verb, no_hex, not_own_unit
 
 AIR_RANGE_RULE = "14.14"
 
@@ -353,8 +353,7 @@ def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], ta
     if held:
         c["held"] = held
     rules["combat"] = c
-    what = "overrun" if kind == "overrun" else "attack"
-    what += "s" if len(units) + len(hqs or []) == 1 else ""      # the verb agrees with the units
+    what = verb(units + (hqs or []), "overrun" if kind == "overrun" else "attack")
     ctx.event("attack", f"{', '.join(units)}{' (+' + ', '.join(hqs) + ')' if hqs else ''} {what} "
               f"{', '.join(targets)}" + (f" with {len(air)} Air Point(s), {'+' if shift > 0 else '-'}1 each" if air else "")
               + ".", side=side, units=units, hqs=hqs or [], targets=targets, kind=kind, air=air or [],
@@ -1152,7 +1151,7 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         st.put(rules, uid, sc.ids[path[-1]])
         adv["done"].append(uid)
         st.mark(rules["ps"]["advanced"], uid)
-    ctx.event("advance", f"{acts(units, 'advance')} {start} -> {' -> '.join(sc.ids[b] for b in path)} (9.8).",
+    ctx.event("advance", f"{', '.join(units)} {verb(units, 'advance')} {start} -> {' -> '.join(sc.ids[b] for b in path)} (9.8).",
               side=adv["side"], units=units, path=[start] + [sc.ids[b] for b in path], rule="9.8",
               chosen_by=ctx.chosen_by)
     run(sc, rules, ctx)
@@ -1245,7 +1244,7 @@ def _overrun_outcome(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         mv.arrive(sc, rules, board, c["att"], t, ctx.event)
         for uid in units:
             st.put(rules, uid, c["targets"][0])
-        ctx.event("overrun", f"{acts(units, 'move')} into {c['targets'][0]} (6.51).", units=units,
+        ctx.event("overrun", f"{', '.join(units)} {verb(units, 'move')} into {c['targets'][0]} (6.51).", units=units,
                   hex=c["targets"][0], rule="6.51")
     else:
         st.add_all(rules["ps"]["stopped"], units)

@@ -17,7 +17,7 @@ from ..base import IllegalOrder
 from .board import Board, half_view, memo, stacking_ok, view
 from .scenario import BLOCKED, DON, RAIL, VOLGA, Scenario, other
 from . import state as st
-from .naming import acts, no_hex, no_unit, not_own_unit
+from .naming import verb, no_hex, no_unit, not_own_unit
 
 RAIL_LIMIT = {"axis": 3, "soviet": 10}     # 6.31
 RAIL_MP = 40                               # 6.33
@@ -338,7 +338,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     if withdraw and ignored:
         st.add_all(rules["pt"]["withdrew"], units)
         rules["strategic"] = True
-    text = f"{acts(units, 'move')} {sc.ids[start]} -> {sc.ids[end]}"
+    text = f"{', '.join(units)} {verb(units, 'move')} {sc.ids[start]} -> {sc.ids[end]}"
     ctx.event("move", text + (" (strategic withdrawal, 18.1)" if withdraw and ignored else "") + ".", side=side,
               units=units, path=[sc.ids[start]] + [sc.ids[b] for b in path], mp={u: costs[u] for u in units},
               rule="18.11" if withdraw and ignored else "6.1")
@@ -520,7 +520,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
         arrive(sc, rules, board, side, b, ctx.event)
     for uid in units:
         st.put(rules, uid, sc.ids[a])
-    ctx.event("rail", f"{acts(units, 'move')} by rail {sc.ids[start]} -> {sc.ids[a]} ({total} RMP; {rules['rail_used']} "
+    ctx.event("rail", f"{', '.join(units)} {verb(units, 'move')} by rail {sc.ids[start]} -> {sc.ids[a]} ({total} RMP; {rules['rail_used']} "
               f"of the {side} player's {RAIL_LIMIT[side]} rail units this Game-Turn).", side=side, units=units,
               path=[sc.ids[start]] + [sc.ids[b] for b in path], rmp=total, rule="6.3")
 
@@ -594,7 +594,7 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         rules["ps"]["moved"][uid] = costs[uid]
     begin(rules, units)
     arrive(sc, rules, None, side, entry, ctx.event)
-    ctx.event("enter", f"{acts(units, 'enter')} at {sc.ids[entry]} ({'15.1' if side == 'axis' else '15.3'}).",
+    ctx.event("enter", f"{', '.join(units)} {verb(units, 'enter')} at {sc.ids[entry]} ({'15.1' if side == 'axis' else '15.3'}).",
               side=side, units=units, hex=sc.ids[entry], mp=costs, rule="15.1" if side == "axis" else "15.3")
     rest = [sc.ids[b] for b in path[1:]]
     if rest:

@@ -7,9 +7,10 @@ from __future__ import annotations
 from .scenario import Scenario
 
 
-def acts(units: list[str], verb: str) -> str:
-    """The units and their verb, agreeing in number: "G/9 attacks", "G/44, G/62 attack"."""
-    return f"{', '.join(units)} {verb + ('es' if verb.endswith(('s', 'sh', 'ch')) else 's') if len(units) == 1 else verb}"
+def verb(units: list[str], base: str) -> str:
+    """A report's verb agreeing with its units: "G/9 attacks", "G/44, G/62 attack" (the verbs of
+    dos's reports take an s alone: attack, advance, enter, move, overrun)."""
+    return base + "s" if len(units) == 1 else base
 
 
 def no_hex(sc: Scenario, h: object) -> str:
