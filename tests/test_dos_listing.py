@@ -382,7 +382,7 @@ def test_submit_warns_of_reinforcements_left_off_the_map_as_the_initial_movement
         orders = [{"type": "end"}] if folder.state["awaiting"]["waiting_for"] == "orders" else []
         folder = submit_orders(folder, orders, None, side=sender, sent=SENT) and game.open_folder(folder.path)
     rules = folder.state["rules"]
-    ready = [u for u, w in zip(SC().side_units["axis"], SC().places(rules["units"], "axis")) if w == "ready"]
+    ready = movement.ready(SC(), rules, "axis")
     assert len(ready) > 1 and rules["phase"] == "move"
     tried = submit_orders(folder, [{"type": "end"}], None, side="axis", sent=SENT, dry_run=True)
     said = [w for w in tried.warnings if "reinforcements did not enter" in w]

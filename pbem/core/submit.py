@@ -133,20 +133,22 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
 def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any,
              sealed: bool = False, policies: dict | None = None) -> list[str]:
     """What the sender of a packet should know of it before sending it on."""
-    queued = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
+    queued = still_queued(after, side, after["seq"])
     return (unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed) + foresee(g, after, side)
             + kept(after, side) + idle(before, after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
 
 
+def still_queued(state: dict, side: str, seq: int) -> list[dict]:
+    """The items of `side`'s packet `seq` still in the state's queue, in order."""
+    return [item for item in state["queue"] if item["side"] == side and item["seq"] == seq]
+
+
 def not_yours(g: engine.Game, side: str, policies: dict | None) -> list[str]:
     """Standing orders set for another side's decisions: legal, kept, and never used."""
-    others = sorted(key for key in policies or {} if not engine.policy_of_side(g.ruleset, key, side))
-    if not others:
-        return []
-    whose = {key: " and ".join(g.ruleset.policy_sides[key]) for key in others}
-    return [f"policies: {key} answers only {whose[key]}'s decisions, so setting it for {side} changes nothing"
-            for key in others]
+    return [f"policies: {key} answers only {' and '.join(g.ruleset.policy_sides[key])}'s decisions, so setting it "
+            f"for {side} changes nothing"
+            for key in sorted(policies or {}) if not engine.policy_of_side(g.ruleset, key, side)]
 
 
 def unsealed(before: dict, side: str, gave: Any, sealed: bool) -> list[str]:
@@ -185,7 +187,7 @@ def kept(after: dict, side: str) -> list[str]:
     order, as the game next asks this side for orders, however late: say so where they do not
     wait for dice alone (a player who wrote next turn's orders into this packet would
     otherwise learn it when they went off), and that they never apply once the game is over."""
-    mine = [item for item in after["queue"] if item["side"] == side and item["seq"] == after["seq"]]
+    mine = still_queued(after, side, after["seq"])
     awaiting = after["awaiting"]
     if not mine or awaiting["waiting_for"] == "dice":
         return []
@@ -243,7 +245,7 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
     would then be void, such as a unit ordered to fire twice. A warning, not an error: the
     real dice may differ. Played twice, with two rolls: an order void with both most likely
     is whatever the dice (players' probe: "one imagined roll" read as bad luck)."""
-    if not any(item["side"] == side and item["seq"] == state["seq"] for item in state["queue"]):
+    if not still_queued(state, side, state["seq"]):
         return []
     other = next((s for s in g.sides if s != side), side)
     probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
@@ -266,20 +268,20 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
 
 def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
     """Orders of the packet the look-ahead did not reach: the game stops first for another
-    side's decision or orders, which that side's next packet gives (its standing order is
-    `ask`). Say so, or the dry run's silence reads as "checked" (players' probe: an order
-    behind an attack was void, and the rest of the turn dropped with it)."""
-    left = [item["index"] for item in after["queue"] if item["side"] == side and item["seq"] == seq]
+    side's decision, which no standing order answers and that side's next packet gives. Say
+    so, or the dry run's silence reads as "checked" (players' probe: an order behind an attack
+    was void, and the rest of the turn dropped with it)."""
+    left = [item["index"] for item in still_queued(after, side, seq)]
     awaiting = after["awaiting"]
     need = awaiting["need"]
     if not left or awaiting["waiting_for"] != "decision" or need["side"] == side:
         return []    # orders for a later phase: `kept` says where they wait
-    orders = f"order {left[0]}" if len(left) == 1 else f"orders {left[0]} to {left[-1]}"
+    one = len(left) == 1
+    orders = f"order {left[0]}" if one else f"orders {left[0]} to {left[-1]}"
     return [f"the look-ahead could not reach {orders} of this packet: after the dice, the game waits for "
             f"{need['side']}'s decision {awaiting['decision']} ({need['prompt']}), which {need['side']}'s next "
-            f"packet gives (no standing order of {need['side']}'s answers it); {'it is' if len(left) == 1 else 'they are'} "
-            f"checked only "
-            f"when the game reaches {'it' if len(left) == 1 else 'them'}"
+            f"packet gives (no standing order of {need['side']}'s answers it); {'it is' if one else 'they are'} "
+            f"checked only when the game reaches {'it' if one else 'them'}"
             + (", and a void order drops those after it (your on_void: stop)"
                if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]
 

@@ -413,10 +413,10 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
             out.append(f"{', '.join(units)} {'was' if len(units) == 1 else 'were'} eliminated: {event['hex']} was over "
                        f"the stacking limit as the Movement Phase ended (7.1: {STACKING_WORDS})")
     if any(e["type"] == "phase" and e.get("side") == side and e.get("phase") == "combat" for e in events):
-        ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]
-        if ready:   # players' probe: 34 of 36 were left off the map, unsaid
-            named = ", ".join(ready[:8]) + (f" and {len(ready) - 8} more" if len(ready) > 8 else "")
-            out.append(f"{len(ready)} of your reinforcements did not enter as your Initial Movement Phase ended "
+        left = movement.ready(sc, rules, side)
+        if left:   # players' probe: 34 of 36 were left off the map, unsaid
+            named = ", ".join(left[:8]) + (f" and {len(left) - 8} more" if len(left) > 8 else "")
+            out.append(f"{len(left)} of your reinforcements did not enter as your Initial Movement Phase ended "
                        f"({named}): they wait off the map for a later one (15.1, 15.3)")
     deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
     if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:

@@ -737,13 +737,18 @@ def _fits(sc: Scenario, rules: dict, board: Board, stack: list[str], b: int) -> 
     return stacking_ok(sc, rules, there + stack)
 
 
+def ready(sc: Scenario, rules: dict, side: str) -> list[str]:
+    """The side's reinforcements ready to enter (15.1, 15.3), in id order."""
+    return [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]
+
+
 def _entries(sc: Scenario, rules: dict, side: str, board: Board, unit: str | None = None) -> list[dict]:
     """The entries of the first reinforcement ready to enter, at six of its entry hexes; of
     `unit` (if ready), at every one."""
-    ready = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]   # in id order
+    waiting = ready(sc, rules, side)
     out = []
     held = _enemy_parts(sc, rules, side)[0]   # 6.21: `board` may show the mover's side only
-    for uid in ready[:1] if unit is None else [u for u in ready if u == unit]:
+    for uid in waiting[:1] if unit is None else [u for u in waiting if u == unit]:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
         cands = [i for i in cities + edge if i not in held]
         placed = rules["ps"].get("placed", {})
