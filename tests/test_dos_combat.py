@@ -123,6 +123,35 @@ def test_9_66_9_86_defenders_eliminated_and_an_advance_of_two_hexes():
     assert st.hex_of(rules, "G/57") == "N2244" and st.has(rules["ps"]["advanced"], "G/57")
 
 
+PANZERS = {"15/11Pz": {"hex": "N2246"}, "110/11Pz": {"hex": "N2246"}, "111/11Pz": {"hex": "N2246"},
+           "Hun/7": {"hex": "N2246"}, "Hun/9": {"hex": "N2246"}}          # a whole division counts as one (7.22)
+
+
+def test_9_8_7_22_the_standing_order_advances_a_division_whole():
+    """`advance: one` (the default) takes the whole 11th Panzer Division forward, which then
+    still counts as one unit in both hexes; its strongest regiment alone would have left four
+    units behind, and the end of the phase would have eliminated one of them (7.1)."""
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, **PANZERS, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["15/11Pz", "110/11Pz", "111/11Pz"]), {"type": "end", "phase": "combat"}],
+               dice=[1])
+    assert fight(ctx)["result"] == "De"
+    assert [e["units"] for e in events_of(ctx, "advance") if e.get("units")] == [["110/11Pz", "111/11Pz", "15/11Pz"]]
+    assert {u: st.hex_of(rules, u) for u in PANZERS} == {"15/11Pz": "N2245", "110/11Pz": "N2245", "111/11Pz": "N2245",
+                                                         "Hun/7": "N2246", "Hun/9": "N2246"}
+    assert [e["units"] for e in events_of(ctx, "eliminated")] == [["R/6"]]     # and no unit of the Axis
+
+
+def test_9_8_7_1_the_standing_order_never_advances_into_a_loss():
+    """Only 15/11Pz attacked: its advance alone would split the division and leave four units
+    in N2246, so the standing order advances no one; an order to advance is still obeyed."""
+    for orders, where in (([], "N2246"), ([{"type": "advance", "units": ["15/11Pz"], "path": ["N2245"]}], "N2245")):
+        rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, **PANZERS, **HQ})
+        ctx = play(rules, [attack(["N2245"], ["15/11Pz"]), *orders], dice=[1])
+        assert fight(ctx)["result"] == "D2" and st.hex_of(rules, "R/6") != "N2245"       # 4-1, die 1: D2, retreated
+        assert st.hex_of(rules, "15/11Pz") == where
+        assert [e["units"] for e in events_of(ctx, "advance") if e.get("units")] == ([["15/11Pz"]] if orders else [])
+
+
 def test_9_13_9_67_one_step_in_all_or_every_unit_retreats():
     units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
              "R/63": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"},

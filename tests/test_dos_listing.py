@@ -155,6 +155,23 @@ def test_the_orders_template_prints_the_note_and_every_move_of_a_unit_named():
     assert len(listed) == min(len(moves), templates.MAX_NAMED) and all(f'"{uid}"' in line for line in listed)
 
 
+def ended_until(folder, reached):
+    """`folder` after packets that end each phase, answer each decision with its first legal
+    order (the withdrawal of 15.23) and send nothing while dice are awaited, until `reached`
+    holds of its state."""
+    from pbem.core import game
+    from pbem.core.submit import submit_orders
+
+    while not reached(folder.state):
+        sender = folder.state["awaiting"]["packet_from"]
+        awaiting, rules = folder.state["awaiting"], folder.state["rules"]
+        orders = ([{"type": "end"}] if awaiting["waiting_for"] == "orders" else
+                  folder.game.legal_orders(rules, folder.game.next_step(rules))[:1]
+                  if awaiting["waiting_for"] == "decision" and awaiting["need"]["kind"] == "withdrawal" else [])
+        folder = submit_orders(folder, orders, None, side=sender, sent=SENT) and game.open_folder(folder.path)
+    return folder
+
+
 def test_submit_warns_of_a_hex_left_over_the_stacking_limit_and_of_the_units_it_costs(tmp_path):
     """7.1: a unit may move into a full hex (units pass through friendly stacks), so the order
     is legal; the excess is eliminated when the Movement Phase ends. `pbem submit` (and its dry
@@ -164,10 +181,7 @@ def test_submit_warns_of_a_hex_left_over_the_stacking_limit_and_of_the_units_it_
     from pbem import rulesets
 
     folder = game.create(tmp_path / "g", genesis.sandbox(rulesets.get("dos"), {"seed": "stack"}, created=SENT))
-    while (folder.state["awaiting"]["need"] or {}).get("kind") != "axis-move":
-        sender = folder.state["awaiting"]["packet_from"]
-        orders = [{"type": "end"}] if folder.state["awaiting"]["waiting_for"] == "orders" else []
-        folder = submit_orders(folder, orders, None, side=sender, sent=SENT) and game.open_folder(folder.path)
+    folder = ended_until(folder, lambda state: (state["awaiting"]["need"] or {}).get("kind") == "axis-move")
     sc, rules = folder.game.scenario, folder.state["rules"]
     board = view(sc, rules)
     move = next(order for uid in setup.placed(sc, rules, "axis") if sc.units[uid].combat and not sc.units[uid].hq
@@ -377,10 +391,8 @@ def test_submit_warns_of_reinforcements_left_off_the_map_as_the_initial_movement
     from pbem import rulesets
 
     folder = game.create(tmp_path / "g", genesis.sandbox(rulesets.get("dos"), {"seed": "ready"}, created=SENT))
-    while not ((folder.state["awaiting"]["need"] or {}).get("kind") == "axis-move" and folder.state["rules"]["turn"] == 2):
-        sender = folder.state["awaiting"]["packet_from"]
-        orders = [{"type": "end"}] if folder.state["awaiting"]["waiting_for"] == "orders" else []
-        folder = submit_orders(folder, orders, None, side=sender, sent=SENT) and game.open_folder(folder.path)
+    folder = ended_until(folder, lambda state: (state["awaiting"]["need"] or {}).get("kind") == "axis-move"
+                         and state["rules"]["turn"] == 2)
     rules = folder.state["rules"]
     ready = movement.ready(SC(), rules, "axis")
     assert len(ready) > 1 and rules["phase"] == "move"

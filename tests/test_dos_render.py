@@ -129,4 +129,4 @@ def test_pbem_render_draws_the_example_game(tmp_path):
     result = CliRunner().invoke(cli, ["render", str(EXAMPLE), "-o", str(out)])
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert 'data-cell="N1349"' in text and "Stalingrad 15 VP" in text and "SOUTH MAPSHEET" in text
+    assert 'data-cell="N1449"' in text and "Stalingrad 15 VP" in text and "SOUTH MAPSHEET" in text

@@ -248,3 +248,11 @@ def test_the_default_placements_are_legal_for_any_draw(seed):
     assert [u for u in axis if u not in supplied] == []
     for u in axis:
         assert setup.zone_ok(sc, sc.units[u].setup, sc.idx[st.hex_of(rules, u)]), u
+    # and the Soviet set-up still holds once the Axis units stand beside the line: its HQs out
+    # of their reach (no first attack takes one, 11.33) and every unit's Line of Communication
+    # clear of their ZOC (12.11; players' probe: 20 units were cut off on Game-Turn 1)
+    soviet = [u for u, x in sc.units.items() if x.side == "soviet" and st.on_map(rules, u)]
+    supplied, _ = sp.field(sc, rules, board, "soviet")
+    assert [u for u in soviet if sc.units[u].combat and u not in supplied] == []
+    hqs = [u for u in soviet if sc.units[u].hq]
+    assert len(hqs) == 9 and [u for u in hqs if sc.idx[st.hex_of(rules, u)] in board.zoc("axis")] == []

@@ -59,6 +59,11 @@ def test_4_1_4_2_a_game_turn_phase_by_phase():
     ctx.events.clear()
     ctx.dice = [2]
     play(rules, [{"type": "end"}] * 8, ctx=ctx)
+    # 15.21: G/76, named on the track, stands in a Soviet ZOC (15.22 d), so the standing order
+    # leaves the choice of its substitute to the Axis player (15.23)
+    need = flow.next_step(SC(), rules)
+    assert (need.side, need.kind) == ("axis", "withdrawal")
+    play(rules, [flow.legal_orders(SC(), rules, need)[0]], ctx=ctx)
     phases = [(e.get("side"), e["phase"]) for e in events_of(ctx, "phase")]
     assert phases == [("axis", "combat"), ("axis", "mech"), ("axis", "interdiction"),
                       ("soviet", "move"), ("soviet", "combat"), ("soviet", "mech"), ("soviet", "interdiction"),
@@ -213,6 +218,26 @@ def test_15_22_in_an_enemy_zoc_or_broken_means_unavailable():
                                "6/3Pz": {"hex": "N2454"}, "3/3Pz": {"hex": "N2454"}, "394/3Pz": {"hex": "N2454"},
                                "201/23Pz": {"hex": "N2554"}, "126/23Pz": {"hex": "N2554"}})
     assert options(rules) == [["Fus/GD", "Gren/GD"], ["3/3Pz", "394/3Pz", "6/3Pz"]]   # 23 Pz lost a regiment
+
+
+def test_15_23_the_standing_order_withdraws_the_named_unit_and_leaves_a_substitute_to_the_axis_player():
+    """`withdrawal: named` (the default) withdraws the unit the track names; when that unit is
+    unavailable the choice among its equivalents is the Axis player's (15.23): the game asks,
+    unless only one unit may go."""
+    named = {"withdrawal": "named"}
+    rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"}, "Jg/97": {"hex": "N2453"}})
+    play(rules, [], policies=named)
+    assert rules["withdrawn"] == {"2": ["G/76"]} and not rules["pending"]
+    rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"}, "Jg/97": {"hex": "N2453"},
+                               "R/6": {"hex": "N2153", "revealed": [2, 4]}})
+    play(rules, [], policies=named)
+    assert rules["pending"][0]["kind"] == "withdrawal" and options(rules) == [["G/9"], ["Jg/97"]]
+    play(rules, [{"type": "withdraw", "units": ["Jg/97"]}])
+    assert rules["withdrawn"] == {"2": ["Jg/97"]} and st.on_map(rules, "G/9")
+    rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"},
+                               "R/6": {"hex": "N2153", "revealed": [2, 4]}})
+    play(rules, [], policies=named)
+    assert rules["withdrawn"] == {"2": ["G/9"]} and not rules["pending"]                # the only choice
 
 
 def test_15_24_without_an_equivalent_the_steps_of_the_named_unit():

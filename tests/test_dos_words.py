@@ -23,9 +23,9 @@ def pbem(*args: str, code: int = 0) -> str:
 def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
-    assert "VP as they stand (19.1): Axis 33, Soviet 176; Hitler Directive in force (16.0): E." in text
+    assert "VP as they stand (19.1): Axis 32, Soviet 177; Hitler Directive in force (16.0): E." in text
     board = pbem("show", str(EXAMPLE))
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N3047 soviet: A/21 (3)12, AA/4 air 1/1" in board
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25") and "N1448 soviet: A/5Tk (4)12, NKM/8 3-2-12" in board
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
@@ -33,8 +33,8 @@ def test_show_one_hex_and_one_unit():
     city = pbem("show", "--hex", "N3117", str(EXAMPLE)).splitlines()
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
-    front = pbem("show", "--hex", "N1349", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: R/81 3-5-8." in front
+    front = pbem("show", "--hex", "N1449", str(EXAMPLE))
+    assert "On the Front Line of 28 June 1942" in front and "Units: TC/17 3-4-12." in front
     unit = pbem("show", "--unit", "R/278", str(EXAMPLE))
     assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/278 U-8" in unit
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
@@ -42,15 +42,15 @@ def test_show_one_hex_and_one_unit():
 
 
 def test_show_diff_names_moves_and_the_turn():
-    text = pbem("show", "--diff", "44", "47", str(EXAMPLE))
-    assert "- Fus/GD (axis) moved from N1349 to N1249." in text
+    text = pbem("show", "--diff", "54", "57", str(EXAMPLE))
+    assert "- 111/11Pz (axis) moved from N0649 to N0551." in text
     assert "Now: Game-Turn 3 of 25" in text
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "33", "34", str(EXAMPLE))
-    assert "- G/385 (axis) lost 1 step: 3 of 4 left." in text
+    text = pbem("show", "--diff", "15", "16", str(EXAMPLE))
+    assert "- G/376 (axis) lost 1 step: 3 of 4 left." in text
     assert "strength point" not in text
 
 

@@ -76,7 +76,7 @@ def chir_decision(tmp_path_factory):
     lose two points and retreat: after one step, the game waits for his decision (the keys'
     seed gives a fire roll that does so: the dice hang on the game id, and so on the version)."""
     root = tmp_path_factory.mktemp("chir-decision")
-    m = match(root, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-3")
+    m = match(root, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-6")
     m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
     m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     m.send("german", [])
@@ -601,8 +601,8 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     m.send("south", [])
     out = lines(run("status", tmp_path / "north"))
     assert out[2:] == [
-        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7) to go "
-        "on with the step of south: turn 1: open your sealed plan (B2).",
+        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7); the step "
+        "they finish is decided already (south: turn 1: open your sealed plan (B2)).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet."]
 
@@ -725,9 +725,9 @@ def test_sealed_items_are_named_in_runs():
 
 
 def test_a_template_says_why_a_sides_own_step_leaves_it_nothing_to_decide():
-    """The awaited line names the sender's own step ("to go on with the step of german (you):
-    choose the attacking group to fire at"), decided already by a standing order or a queued
-    order: the template says so before "You have nothing to decide now" (players' probe: the
+    """The awaited line names the sender's own step, decided already by a standing order or a
+    queued order ("the step they finish is decided already (german (you): choose the attacking
+    group to fire at)"): the template says so before "You have nothing to decide now" (players' probe: the
     two lines read as a contradiction)."""
     from pbem.core import game, templates
 

@@ -97,8 +97,8 @@ def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = Fa
     if awaiting["waiting_for"] == "dice":
         # the step is decided (a queued order, or a standing order's answer): only its dice are missing
         return (f"Awaited: a packet from {_who(sender, you)}, whose reveal opens the dice the game waits for "
-                f"(docs/protocol.md §7) to go on with the step of {_who(need['side'], you)}: "
-                f"{with_rule(need['prompt'], need['rule'])}.")
+                f"(docs/protocol.md §7); the step they finish is decided already ({_who(need['side'], you)}: "
+                f"{with_rule(need['prompt'], need['rule'])}).")
     what = _what(awaiting, summary, standing)
     if sender == need["side"]:
         return f"Awaited: {_who(sender, you)}, for {what}."

@@ -639,6 +639,13 @@ def policy_of_side(ruleset: Ruleset, key: str, side: str) -> bool:
     return side in (ruleset.policy_sides or {}).get(key, (side,))
 
 
+def _queued_words(sides: tuple[str, ...] | list[str], queue: list[dict]) -> str:
+    """How many orders are queued, and whose: "9 orders queued (axis 8, soviet 1)"."""
+    counts = [(side, sum(1 for item in queue if item["side"] == side)) for side in sides]
+    whose = ", ".join(f"{side} {n}" for side, n in counts if n)
+    return f"{len(queue)} order{'' if len(queue) == 1 else 's'} queued" + (f" ({whose})" if whose else "")
+
+
 def decision_key(state: dict, need: Need) -> str:
     """A decision's key: the origin order (seq.index) that caused it, its kind and, from the
     second decision of that kind for the same side and origin on, its ordinal (§4.3)."""
@@ -654,6 +661,7 @@ class _Run:
         self.game, self.state, self.k = game, state, k
         self.dice, self.source, self.events = dice_source, source, events
         self.status: dict | None = None
+        self.waited: tuple[str, dict] | None = None   # the step last reported waiting for dice, and that report
 
     def resolve(self, *, rolls: bool) -> None:
         """Run until the game waits. With `rolls` False, stop before any die (§3.6 c)."""
@@ -711,12 +719,17 @@ class _Run:
         except DiceNotYet:
             state["rules"] = marshal.loads(saved)
             self.dice.restore(snapshot)
-            what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({order_text(order)})"
-                    if item is not None else f"{need.side}'s standing order on {need.kind}")
+            # the order (or the standing order's answer) is decided; what it sets off needs dice
+            what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({order_text(order)}) needs dice"
+                    if item is not None else
+                    f"{need.side}'s standing order answers {need.kind} ({order_text(order)}), and what follows needs dice")
+            if self.waited is not None and self.waited[0] == what:
+                self.events.remove(self.waited[1])   # the same step, tried again as the packet took effect: said once
             queued = len(state["queue"])
-            self.events.append({"type": "waiting", "text": f"{what} needs dice: it resolves when the next packet reveals "
-                                f"the next dice value (docs/protocol.md §7); {queued} order{'' if queued == 1 else 's'} "
-                                f"queued.", "queued": queued})
+            event = {"type": "waiting", "text": f"{what}: it resolves when the next packet reveals the next dice value "
+                     f"(docs/protocol.md §7); {_queued_words(self.game.ruleset.sides, state['queue'])}.", "queued": queued}
+            self.events.append(event)
+            self.waited = (what, event)
             self.status = {"waiting_for": "dice", "need": need, "decision": key}
             return False
         except IllegalOrder as exc:

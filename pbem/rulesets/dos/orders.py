@@ -130,7 +130,10 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
         from .directives import weakest_removal
         return weakest_removal(sc, rules)
     if kind == "withdrawal":
-        return options[0]
+        # 15.21: the unit the track names; which equivalent goes in its place (15.23, 15.24) is
+        # the Axis player's choice, asked for unless only one choice is legal
+        w = sc.withdrawals[rules["pending"][0]["index"]]
+        return options[0] if len(options) == 1 or options[0]["units"] == sorted(w["units"]) else None
     if kind == "accelerate":
         return {"type": "accelerate", "choice": value}
     if kind == "stack":
@@ -186,11 +189,38 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
             return options[0]
         if value == "one" and c["advance"]["done"]:
             return options[0]
-        first_hex = [o for o in moves if len(o["path"]) == 1] or moves
+        safe = _safe_advances(sc, rules, c, [o for o in moves if len(o["path"]) == 1] or moves)
+        if not safe:
+            return options[0]
 
         def strength(o):
-            uid = o["units"][0]
-            a, d = st.strengths(sc, rules, uid) if not st.untried(sc, rules, uid) else (0, 0)
-            return (-(a + d), uid, o["path"])
-        return min(first_hex, key=strength)
+            worth = sum(sum(st.strengths(sc, rules, u)) for u in o["units"] if not st.untried(sc, rules, u))
+            return (-worth, o["units"], o["path"])
+        return min(safe, key=strength)
     return options[0]
+
+
+def _safe_advances(sc, rules: dict, c: dict, moves: list[dict]) -> list[dict]:
+    """The advances a standing order may make (README: Decision points): a German regiment
+    advances with every regiment of its division that stands with it and may take the same
+    path (7.21, 7.22), and no advance leaves the hex it starts from, or the hex it ends in,
+    over the stacking limit of 7.1 (the phase's end would eliminate a unit for it)."""
+    from .board import stacking_ok, view
+
+    board = view(sc, rules)
+    side = c["advance"]["side"]
+    may = {(o["units"][0], tuple(o["path"])) for o in moves}
+    out: list[dict] = []
+    for o in moves:
+        uid, path = o["units"][0], tuple(o["path"])
+        division = sc.units[uid].division
+        start = sc.idx[st.hex_of(rules, uid)]
+        mine = [u for u in board.units_at(start) if sc.side_of[u] == side]
+        units = sorted(u for u in mine if u == uid or (division is not None and sc.units[u].division == division
+                                                        and (u, path) in may))
+        if units[0] != uid:
+            continue                                   # the group is offered once, under its first unit
+        there = [u for u in board.units_at(sc.idx[path[-1]]) if sc.side_of[u] == side]
+        if stacking_ok(sc, rules, [u for u in mine if u not in units]) and stacking_ok(sc, rules, there + units):
+            out.append({"type": "advance", "units": units, "path": list(path)})
+    return out

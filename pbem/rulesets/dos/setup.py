@@ -123,8 +123,7 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
         if len(mine) - len(near) > 14:
             raise IllegalOrder("5.24", f"{len(mine) - len(near)} units set up away from the Front Line; at most 14 "
                                f"may (errata)", None)
-        zoc = board.zoc("soviet")
-        open_ = [sc.ids[i] for i in sc.front if i not in zoc and not board.has_combat(i, "soviet")]
+        open_ = open_front(sc, rules)
         if open_:
             raise IllegalOrder("5.23", f"Front Line hexes neither held nor in Soviet ZOC: {', '.join(open_[:8])}", None)
         supplied, _ = sp.field(sc, rules, board, "soviet")
@@ -140,6 +139,13 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
     open_ = [sc.ids[i] for i in sc.front if i not in zoc]
     if open_:
         raise IllegalOrder("5.36", f"Front Line hexes not in the ZOC of an Axis unit: {', '.join(open_[:8])}", None)
+
+
+def open_front(sc: Scenario, rules: dict) -> list[str]:
+    """5.23: the Front Line hexes neither held by a Soviet unit nor in Soviet ZOC."""
+    board = view(sc, rules)
+    zoc = board.zoc("soviet")
+    return [sc.ids[i] for i in sc.front if i not in zoc and not board.has_combat(i, "soviet")]
 
 
 # --- the default placements -----------------------------------------------------------------------
@@ -167,13 +173,23 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
     def covered(q: int) -> bool:
         return any(sc.distance(front[q], i) <= L for i, L in anchors())
 
+    # An HQ stands behind the line, out of reach of every hex the Axis may set up in (5.3): on
+    # the line, the Axis units' ZOC would cut its Lines of Communication (12.11) and its first
+    # attack would take it, with the supply of every unit it coordinates (11.33).
+    axis_reach = {j for i in sc.axis_start for j in sc.nb[i]}
+    behind = [j for j in line_band(sc) | {k for i in sc.front for j in sc.nb[i] for k in sc.nb[j]}
+              if j not in sc.axis_start and j not in axis_reach]
     for hq in new_hqs:                                   # the first front hex not yet in any radius, plus L
         L = sc.units[hq].leadership
         gap = next((q for q in range(len(front)) if not covered(q)), None)
         q = min(len(front) - 1, (gap if gap is not None else (len(anchors()) * 5) % len(front)) + L)
         for cand in [q] + [q - d for d in range(1, 6)] + [q + d for d in range(1, 6)]:
-            if 0 <= cand < len(front) and _fits(sc, rules, [hq], front[cand]):
-                st.put(rules, hq, sc.ids[front[cand]])
+            if not 0 <= cand < len(front):
+                continue
+            spot = min((j for j in behind if sc.distance(j, front[cand]) <= 2 and _fits(sc, rules, [hq], j)),
+                       key=lambda j: (sc.distance(j, front[cand]), sc.row[j], sc.pos[j]), default=None)
+            if spot is not None:
+                st.put(rules, hq, sc.ids[spot])
                 break
 
     def in_radius(i: int) -> bool:
@@ -212,6 +228,42 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
             if spot is not None:
                 st.put(rules, uid, sc.ids[spot])
                 break
+    _supplied_facing_the_axis(sc, rules, left, [j for j in band if j not in axis_reach])
+
+
+def _supplied_facing_the_axis(sc: Scenario, rules: dict, units: list[str], spots: list[int]) -> None:
+    """The default placement of `units` checked against the Axis set-up to come (its default
+    one, 5.3): a unit whose Line of Communications the Axis units' ZOC would cut (12.11) moves
+    to the nearest of `spots` (on or next to the line, out of the Axis units' reach) where it
+    is in supply, so long as every Front Line hex stays held or in Soviet ZOC (5.23); where
+    none of the nearest serves, it stays."""
+    import copy
+
+    facing = copy.deepcopy(rules)
+    default_axis(sc, facing)
+    axis = {u: w for u, w in facing["units"].items() if sc.side_of[u] == "axis"}
+
+    def out_of_supply() -> list[str]:
+        trial = copy.deepcopy(rules)
+        trial["units"].update(axis)
+        ok, _ = sp.field(sc, trial, view(sc, trial), "soviet")
+        return [u for u in units if sc.units[u].combat and u not in ok]
+
+    tried: set[str] = set()
+    while (out := [u for u in out_of_supply() if u not in tried]):
+        uid = out[0]
+        tried.add(uid)
+        home = sc.idx[st.hex_of(rules, uid)]
+        for j in sorted(spots, key=lambda j: (sc.distance(home, j), sc.row[j], sc.pos[j]))[:NEAREST]:
+            if not _fits(sc, rules, [uid], j):
+                continue
+            st.put(rules, uid, sc.ids[j])
+            if not open_front(sc, rules) and uid not in out_of_supply():
+                break
+            st.put(rules, uid, sc.ids[home])
+
+
+NEAREST = 12    # the spots tried for a unit the Axis ZOC would cut off
 
 
 def default_axis(sc: Scenario, rules: dict) -> None:

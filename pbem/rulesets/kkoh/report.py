@@ -16,7 +16,8 @@ STEP_NAMES = {"replace": "replacing command markers", "minelets": "laying minele
 
 def summary(sc: Scenario, rules: dict) -> dict:
     phase = "Command Phase" if rules["ap"] == 0 else ("Morale Phase" if rules["ap"] == 5 else f"Action Phase {rules['ap']}")
-    phase = f"{phase}: {STEP_NAMES.get(rules['step'], rules['step'])}"
+    step = STEP_NAMES.get(rules["step"], rules["step"])
+    phase = phase if step == phase else f"{phase}: {step}"        # "Morale Phase", not "Morale Phase: Morale Phase"
     score = victory.scores(sc, rules)
     return {"turn": rules["turn"], "phase": phase, "initiative": rules["initiative"], "vp": score,
             "result": rules["result"],
