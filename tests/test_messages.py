@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from pbem.cli import cli
 from pbem.core.schema import order_errors
 from pbem.rulesets.chir.orders import ORDER_SCHEMA as CHIR
+from pbem.rulesets.dos.orders import ORDER_SCHEMA as DOS
 from pbem.rulesets.stalingrad.orders import ORDER_SCHEMA as STALINGRAD
 
 
@@ -75,6 +76,15 @@ def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
      "3413 is not of type 'string' (YAML reads it as an integer); quote it: path: [\"3413\", ...]"),
     (CHIR, {"type": "retreat", "to": 3413}, ["to"],
      "3413 is not of type 'string', 'null' (YAML reads it as an integer); quote it: to: \"3413\""),
+    # dos hex ids begin with their mapsheet: the number quoted would be refused too (players' probe)
+    (DOS, {"type": "place", "unit": "GR/14", "hex": 3036}, ["hex"],
+     "3036 is not of type 'string' (YAML reads it as an integer), and ids here begin with a letter (N3117, S0442): "
+     "write \"N3036\" or \"S3036\", quoted"),
+    (DOS, {"type": "move", "units": ["GR/14"], "path": ["N3037", 3036]}, ["path", 1],
+     "3036 is not of type 'string' (YAML reads it as an integer), and ids here begin with a letter (N3117, S0442): "
+     "write \"N3036\" or \"S3036\", quoted"),
+    (DOS, {"type": "place", "unit": 14, "hex": "N3036"}, ["unit"],
+     "14 is not of type 'string' (YAML reads it as an integer); quote it: unit: \"14\""),
     (CHIR, {"type": "move", "units": "LW/I", "path": ["3414"]}, ["units"],
      "'LW/I' is a single value where a list is wanted: units: [LW/I]"),
     (CHIR, {"type": "move", "units": ["LW/I"], "path": "3414"}, ["path"],

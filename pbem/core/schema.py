@@ -104,6 +104,15 @@ def _quote_hint(error: Any) -> None:
     if type(error.instance) is not int or "string" not in ([wanted] if isinstance(wanted, str) else wanted or []):
         return
     key = next((part for part in reversed(error.path) if isinstance(part, str)), None)
+    # ids that begin with a letter (a schema's `examples`: dos hexes, "N3117"): the number
+    # quoted would be refused too, so name the ids it may have meant
+    examples = error.schema.get("examples", ()) if isinstance(error.schema, dict) else ()
+    prefixes = sorted({str(e)[:len(str(e)) - len(str(e).lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))] for e in examples} - {""})
+    if prefixes:
+        meant = " or ".join(f'"{prefix}{error.instance}"' for prefix in prefixes)
+        error.message = (f"{error.message} (YAML reads it as an integer), and ids here begin with a letter "
+                         f"({', '.join(map(str, examples))}): write {meant}, quoted")
+        return
     quoted = f'"{error.instance}"'
     example = f"{key}: {quoted}" if error.path and error.path[-1] == key else \
         (f"{key}: [{quoted}, ...]" if key is not None else quoted)

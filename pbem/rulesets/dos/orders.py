@@ -14,7 +14,10 @@ _ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9/._-]{0,39}$"
 _ID = {"type": "string", "pattern": _ID_PATTERN}
 _MAYBE = {"type": ["string", "null"], "pattern": _ID_PATTERN}
 _IDS = {"type": "array", "items": _ID, "maxItems": 60}
-_HEXES = {"type": "array", "items": _ID, "maxItems": 200}
+# a hex id begins with its mapsheet (3.1): the examples let a bare number written unquoted be
+# answered with the ids it may have meant (core/schema.py), not with "quote it"
+_HEX = {**_ID, "examples": ["N3117", "S0442"]}
+_HEXES = {"type": "array", "items": _HEX, "maxItems": 200}
 _AIR = {"type": "object", "properties": {"units": {"type": "array", "items": _ID, "maxItems": 12},
                                          "shift": {"enum": [1, -1]}},
         "required": ["units"], "additionalProperties": False}
@@ -38,23 +41,24 @@ ORDER_SCHEMA = {
         _order("end", "Close the current phase or set-up (optionally naming it, as a check).", [],
                phase={"enum": ["setup", "move", "combat", "mech", "interdiction"]}),
         _order("draw", "5.21: draw the Soviet initial force at random.", []),
-        _order("place", "5.2/5.3: set up a unit.", ["unit", "hex"], unit=_ID, hex=_ID),
+        _order("place", "5.2/5.3: set up a unit.", ["unit", "hex"], unit=_ID, hex=_HEX),
         _order("move", "6.1: move a unit or stack along a path; `withdraw` for a Soviet strategic withdrawal (18.1), "
                "`exit` to leave the map from S1001 (19.22).", ["units"], units=_IDS, path=_HEXES,
                withdraw={"type": "boolean"}, exit={"type": "boolean"}),
         _order("rail", "6.3: move a unit or stack by rail along a path.", ["units", "path"], units=_IDS, path=_HEXES),
         _order("overrun", "6.5: move a stack next to the target (path) and overrun it; Axis Air Points (14.3).",
-               ["units", "target"], units=_IDS, path=_HEXES, target=_ID, air=_AIR),
+               ["units", "target"], units=_IDS, path=_HEXES, target=_HEX, air=_AIR),
         _order("enter", "15.1/15.3: reinforcements enter at a hex (the path's first) and may move on, by rail too.",
                ["units", "path"], units=_IDS, path=_HEXES, rail={"type": "boolean"}),
         _order("evacuate", "11.5/14.6: remove Soviet HQs or air units, back three Game-Turns later.", ["units"],
                units=_IDS),
         _order("attack", "9.1: attack hexes with units; Soviet HQs add their rating (11.43); Air Points (14.21).",
-               ["targets", "units"], targets=_IDS, units=_IDS, hqs=_IDS, air=_AIR),
+               ["targets", "units"], targets={**_HEXES, "maxItems": 60}, units=_IDS, hqs=_IDS,
+               air=_AIR),
         _order("air-supply", "12.4: an Air Point supplies up to five steps of German units for this phase "
                "(`air` null: none).", ["air", "units"], air=_MAYBE, units=_IDS),
         _order("interdict", "14.41: an Air Point places one or two Air Interdiction markers.", ["air", "hexes"],
-               air=_ID, hexes={"type": "array", "items": _ID, "maxItems": 2}),
+               air=_ID, hexes={**_HEXES, "maxItems": 2}),
         _order("air", "14.22: the defender's Air Points on a combat.", ["units"],
                units={"type": "array", "items": _ID, "maxItems": 12}, shift={"enum": [1, -1]}),
         _order("hq", "11.43: the Axis HQ that adds to the defence (null: none).", ["hq"], hq=_MAYBE),
@@ -72,7 +76,7 @@ ORDER_SCHEMA = {
         _order("eliminate", "7.1: a unit of an over-stacked hex eliminated.", ["units"], units=_IDS),
         _order("remove", "16.33/16.4: a division over the directive's limit leaves the game.", ["units"], units=_IDS),
         _order("clear", "6.42: the rail hexes the Axis player clears.", ["hexes"],
-               hexes={"type": "array", "items": _ID, "maxItems": 3}),
+               hexes={**_HEXES, "maxItems": 3}),
         _order("railheads", "12.32-12.35: trucks that get a railhead, and railheads moved on.", ["place", "advance"],
                place=_IDS, advance=_IDS),
     ],
