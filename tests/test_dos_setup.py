@@ -151,8 +151,9 @@ def test_5_25_every_soviet_unit_in_supply():
         try:
             setup.check(sc, rules, "soviet")
         except IllegalOrder as err:
-            if err.rule == "5.25":
-                assert u in err.message
+            if err.rule == "5.25":                       # and why: every HQ more than 6 hexes away
+                assert err.message.startswith(f"units out of supply: {u}; {u}: no soviet HQ within its Leadership "
+                                              f"Rating: the nearest, "), err.message
                 return
         st.put(rules, u, h)
     raise AssertionError("no unit could be moved out of supply")

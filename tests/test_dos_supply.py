@@ -364,6 +364,39 @@ def _midgame() -> dict:
     return json.loads(path.read_text())
 
 
+def test_12_0_why_a_unit_is_out_of_supply_in_words():
+    """`pbem show --unit` and the set-up's check of 5.25 say why a unit is out of supply: the
+    first cause met as a line is traced (players' probe: "beyond every HQ's radius" was said
+    of a unit whose HQ was two hexes away, its line cut by Axis ZOC)."""
+    sc = SC()
+
+    def why(rules, uid):
+        return sp.reason(sc, rules, bd.Board(sc, rules), uid)
+
+    tufanov = at(player="soviet", units={"A/51": {"hex": "N2245"}, "R/6": {"hex": "N2244", "revealed": [2, 4]},
+                                         "R/77": {"hex": "N2241", "revealed": [2, 4]}})
+    assert why(tufanov, "R/6") is None
+    assert why(tufanov, "R/77") == ("no soviet HQ within its Leadership Rating: the nearest, A/51, is 4 hexes "
+                                    "away, rating 3 (12.12)")
+    cut = at(player="soviet", units={"A/51": {"hex": "N2245"}, "R/38": {"hex": "N2243", "revealed": [2, 4]},
+                                     "G/57": {"hex": "N2244"}})
+    assert "R/38" not in supplied(cut, "soviet")
+    assert why(cut, "R/38") == ("A/51 is 2 hexes away (rating 3), but every Line of Communications to it would pass "
+                                "through enemy units, an Enemy ZOC no friendly unit stands in, or impassable terrain "
+                                "(12.11)")
+    hq_cut = at(units={"HQ/2Hun": {"hex": "N2520"}, "Hun/6": {"hex": "N2520", "revealed": 3}})
+    assert why(hq_cut, "Hun/6") == ("its HQ HQ/2Hun is out of supply: no Line of Supply of 14 mechanized MP or less "
+                                    "reaches a source (12.14)")
+    _, outside = edge_of_reach(at(), "axis", 14)
+    assert why(at(units={"G/57": {"hex": outside}}), "G/57") == ("no Supply Line of 14 mechanized MP or less "
+                                                                 "reaches a supply source (12.22)")
+    _, m = find_step("mountain", frm="rough")
+    assert why(at(units={"Mt/1": {"hex": m}}), "Mt/1") == ("it stands in a mountain hex, where no unit is in supply "
+                                                            "(10.35, 12.11)")
+    assert why(at(units={"Rum/1": {"hex": "N2253", "revealed": 3}}), "Rum/1") == (
+        "no functioning rumanian HQ is on the map (12.21)")
+
+
 def test_the_field_and_the_instant_of_combat_agree():
     sc = SC()
     rules = _midgame()

@@ -37,6 +37,9 @@ def test_show_one_hex_and_one_unit():
     assert "On the Front Line of 28 June 1942" in front and "Units: TC/17 3-4-12." in front
     unit = pbem("show", "--unit", "R/278", str(EXAMPLE))
     assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/278 U-8" in unit
+    assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
+            "A/1Gds, is 7 hexes away, rating 5 (12.12).") in unit.splitlines()
+    assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "R/230", str(EXAMPLE))
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
     assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
 

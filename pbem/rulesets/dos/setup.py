@@ -129,7 +129,9 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
         supplied, _ = sp.field(sc, rules, board, "soviet")
         out = [u for u in mine if u not in supplied]
         if out:
-            raise IllegalOrder("5.25", f"units out of supply: {', '.join(out[:8])}", None)
+            why = sp.reason(sc, rules, board, out[0])
+            raise IllegalOrder("5.25", f"units out of supply: {', '.join(out[:8])}"
+                               + (f" and {len(out) - 8} more" if len(out) > 8 else "") + f"; {out[0]}: {why}", None)
         return
     for d, regs in sc.divisions.items():
         where = {st.hex_of(rules, r) for r in regs if st.on_map(rules, r)}

@@ -471,3 +471,40 @@ def in_radius(sc: Scenario, rules: dict, board: Board, side: str, uid: str, line
             if near.get(j, 99) <= sc.units[hq].leadership:
                 return True
     return False
+
+
+def reason(sc: Scenario, rules: dict, board: Board, uid: str) -> str | None:
+    """Why unit `uid` (on the map) is out of supply as the board stands, in words with its rule;
+    None when it is in supply (12.0). The first cause found, in the order a line is traced: the
+    unit's hex, the HQs within reach, the Line of Communications, the HQ's Line of Supply."""
+    u = sc.units[uid]
+    side = u.side
+    if uid in field(sc, rules, board, side)[0]:
+        return None
+    i = sc.idx[st.hex_of(rules, uid)]
+    if sc.mountain[i]:
+        return "it stands in a mountain hex, where no unit is in supply (10.35, 12.11)"
+    bound = LENGTH[side]
+    supply_rule = "12.22" if u.nation in DIRECT else "12.14"
+    if u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
+        return f"no Supply Line of {bound} mechanized MP or less reaches a supply source ({supply_rule})"
+    hqs = hqs_of(sc, rules, board, side, u.nation)
+    rule = "11.31" if side == "soviet" else "12.21"
+    if not hqs:
+        return f"no functioning {u.nation} HQ is on the map ({rule})"
+    near = sorted((sc.distance(i, j), hq, j) for hq, j in hqs)
+    within = [(d, hq, j) for d, hq, j in near if d <= sc.units[hq].leadership]
+    if not within:
+        d, hq, _ = near[0]
+        return (f"no {u.nation} HQ within its Leadership Rating: the nearest, {hq}, is {d} hexes away, rating "
+                f"{sc.units[hq].leadership} (12.12)")
+    lines_ = lines_of(sc, rules, side)
+    linked = [(d, hq, j) for d, hq, j in within if not sc.mountain[j] and i in lines_.within(j, sc.units[hq].leadership)]
+    if not linked:
+        d, hq, _ = within[0]
+        return (f"{hq} is {d} hex{'es' if d != 1 else ''} away (rating {sc.units[hq].leadership}), but every Line of "
+                f"Communications to it would pass through enemy units, an Enemy ZOC no friendly unit stands in, or "
+                f"impassable terrain (12.11)")
+    names = [hq for _, hq, _ in linked]
+    return (f"{'its HQ ' + names[0] + ' is' if len(names) == 1 else 'the HQs it reaches, ' + ', '.join(names) + ', are'} "
+            f"out of supply: no Line of Supply of {bound} mechanized MP or less reaches a source (12.14)")
