@@ -223,6 +223,7 @@ def test_an_order_naming_no_unit_or_hex_says_which_one_it_most_likely_meant():
     assert setup.place_error(sc, rules, "soviet", unit.lower(), "N2348").message == \
         f"there is no unit {unit.lower()} (did you mean {unit}?)"
     assert naming.no_unit(sc, "R/1766") == "there is no unit R/1766 (did you mean R/176?)"
+    assert naming.no_unit(sc, "G/4500") == "there is no unit G/4500 (did you mean G/45?)"   # not G/50, as close
     assert naming.no_unit(sc, "Q/999") == "there is no unit Q/999"
     assert setup.place_error(sc, rules, "soviet", "G/44", "N2348").message == "G/44 is an Axis unit"
 

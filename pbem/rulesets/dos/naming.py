@@ -35,10 +35,12 @@ def not_own_unit(sc: Scenario, uid: object, side: str) -> str | None:
 
 def no_unit(sc: Scenario, uid: object) -> str:
     """Why `uid` names no unit: with the id it most likely meant (same letters in another
-    case, else the closest of the order of battle)."""
+    case, else the closest of the order of battle, an id the text begins with first: a digit
+    too many, "G/4500", meant G/45 rather than the as close G/50)."""
     from difflib import get_close_matches
 
     text = str(uid)
     same = [u for u in sc.unit_ids if u.lower() == text.lower()]
-    close = same or get_close_matches(text, sc.unit_ids, n=1, cutoff=0.75)
+    close = same or sorted(get_close_matches(text, sc.unit_ids, n=4, cutoff=0.75),
+                           key=lambda u: not text.startswith(u))[:1]
     return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
