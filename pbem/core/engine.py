@@ -755,7 +755,7 @@ class _Run:
                                 "seq": item["seq"], "index": item["index"], "order": order})
         else:
             self.events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind} "
-                                f"(decision {key}): {order_text(order)}", "side": need.side, "kind": need.kind,
+                                f"(decision key {key}): {order_text(order)}", "side": need.side, "kind": need.kind,
                                 "decision": key, "order": order})
         self.events.extend(step.events)
         return True
