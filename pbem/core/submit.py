@@ -112,7 +112,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
         tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, sealed_items is not None,
-                                  policies)
+                                  policies, folder)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -126,15 +126,16 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if out is not None:
         game.write_new(out, text)
     applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items,
-                                sealed_items is not None, policies)
+                                sealed_items is not None, policies, folder)
     return applied
 
 
 def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any,
-             sealed: bool = False, policies: dict | None = None) -> list[str]:
-    """What the sender of a packet should know of it before sending it on."""
+             sealed: bool = False, policies: dict | None = None, folder: game.Folder | None = None) -> list[str]:
+    """What the sender of a packet should know of it before sending it on; `folder`, the
+    sender's, lets the look ahead open what the sender sealed (see `foresee`)."""
     queued = still_queued(after, side, after["seq"])
-    return (unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed) + foresee(g, after, side)
+    return (unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed) + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
 
@@ -239,22 +240,38 @@ def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: 
                          f"signed") from None
 
 
-def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
+def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None = None) -> list[str]:
     """Orders of this packet that wait for dice are checked only when their turn comes
     (§4.4). Play them through with imagined dice, as a sandbox would, and warn of any that
     would then be void, such as a unit ordered to fire twice. A warning, not an error: the
     real dice may differ. Played twice, with two rolls: an order void with both most likely
-    is whatever the dice (players' probe: "one imagined roll" read as bad luck)."""
+    is whatever the dice (players' probe: "one imagined roll" read as bad luck). Where the
+    game then waits for the sender's own sealed items, its next packet opens them from its
+    `folder` and the look ahead goes on to the orders behind them (players' probe: a move
+    against the group's own chit, HD, was foreseen void only when the chit was open)."""
     if not still_queued(state, side, state["seq"]):
         return []
     other = next((s for s in g.sides if s != side), side)
-    probe = {"pbem": 2, "game": g.game_id, "seq": state["seq"] + 1, "prev": state["state_hash"], "side": other, "orders": []}
+
+    def stand_in(before: dict, sender: str, opens: list[dict]) -> dict:
+        return {"pbem": 2, "game": g.game_id, "seq": before["seq"] + 1, "prev": before["state_hash"], "side": sender,
+                "orders": [], **({"opens": opens} if opens else {})}
+
     def voids(seed: str) -> tuple[dict[int, str], dict] | None:
         imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": seed}})
         try:
-            after, events = engine.apply_packet(imagined, state, probe, "(foresee)", verify=False, lookahead=True)
+            after, events = engine.apply_packet(imagined, state, stand_in(state, other, []), "(foresee)", verify=False,
+                                                lookahead=True)
         except Exception:  # a look ahead must never stop a packet that is already written
             return None
+        try:   # the sender's next packet opens what the game waits for: its own items, from its folder
+            opens = own_openings(folder, after, side)
+            if opens:
+                after, more = engine.apply_packet(imagined, after, stand_in(after, side, opens), "(foresee)",
+                                                  verify=False, lookahead=True)
+                events = events + more
+        except Exception:
+            pass   # no further than the openings, as without the folder
         return {e["index"]: e["text"] for e in events
                 if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]}, after
 
@@ -264,6 +281,17 @@ def foresee(g: engine.Game, state: dict, side: str) -> list[str]:
     first, after = looked
     second = voids("foresee-2") if first else None   # a second roll only where the first voids an order
     return (void_words(first, second[0] if second else {}) if first else []) + unlooked(g, after, side, state["seq"])
+
+
+def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dict]:
+    """The `opens` of `side`'s next packet where the game waits for its openings: the items
+    due, as `pbem submit` opens them from what `side` kept in its folder (none without one)."""
+    awaiting = after["awaiting"]
+    due = after["sealed"].get(side, {}).get("due", [])
+    waits = (awaiting["waiting_for"], (awaiting["need"] or {}).get("side"))
+    if folder is None or not due or waits != ("openings", side):
+        return []
+    return sealing.opening(folder, side, due)
 
 
 def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
