@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 
-from pbem.rulesets.dos import directives, flow, victory
+from pbem.rulesets.dos import directives, flow, report, victory
 from pbem.rulesets.dos import scenario as scn
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos.board import view
@@ -226,12 +226,19 @@ def test_15_23_the_standing_order_withdraws_the_named_unit_and_leaves_a_substitu
     unless only one unit may go."""
     named = {"withdrawal": "named"}
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"}, "Jg/97": {"hex": "N2453"}})
+    assert report.describe_need(SC(), rules, flow.next_step(SC(), rules))[-1].startswith(
+        "The track names G/76 (15.21): available; the standing order `withdrawal: named` withdraws it")
     play(rules, [], policies=named)
     assert rules["withdrawn"] == {"2": ["G/76"]} and not rules["pending"]
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"}, "Jg/97": {"hex": "N2453"},
                                "R/6": {"hex": "N2153", "revealed": [2, 4]}})
     play(rules, [], policies=named)
     assert rules["pending"][0]["kind"] == "withdrawal" and options(rules) == [["G/9"], ["Jg/97"]]
+    # `pbem orders` says why the named unit is not among the answers
+    assert report.describe_need(SC(), rules, flow.next_step(SC(), rules))[-1] == (
+        "The track names G/76 (15.21), which is unavailable: G/76 is in an Enemy ZOC in N2154 (15.22 d). An "
+        "equivalent unit of its type goes in its place, your choice (15.23), or units whose steps make its strength "
+        "if none is available (15.24).")
     play(rules, [{"type": "withdraw", "units": ["Jg/97"]}])
     assert rules["withdrawn"] == {"2": ["Jg/97"]} and st.on_map(rules, "G/9")
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"},

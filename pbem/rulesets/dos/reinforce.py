@@ -137,17 +137,35 @@ def in_place(sc: Scenario, rules: dict) -> set[str]:
 
 
 def _available(sc: Scenario, rules: dict, units: list[str], board: Board, excluded: set[str]) -> bool:
-    """15.22: on the map, no part eliminated (a), none withdrawn before in place of another
-    unit (b), none in an Enemy ZOC (d)."""
+    return unavailable(sc, rules, units, board, excluded) is None
+
+
+def unavailable(sc: Scenario, rules: dict, units: list[str], board: Board, excluded: set[str]) -> str | None:
+    """Why `units` (a unit, or a division's regiments) may not be withdrawn, in words with its
+    case of 15.22: a part eliminated or off the map (a), withdrawn before in place of another
+    unit (b), a part in an Enemy ZOC (d); None: available."""
     ezoc = board.ezoc("axis")
     for uid in units:
-        if not st.on_map(rules, uid) or uid in excluded:
-            return False
-        if sc.units[uid].division and sc.units[uid].division in rules["broken"]:
-            return False
+        if uid in excluded:
+            return f"{uid} was withdrawn before in place of another unit (15.22 b)"
+        if not st.on_map(rules, uid) or (sc.units[uid].division and sc.units[uid].division in rules["broken"]):
+            return f"{uid} is {'eliminated' if st.status(rules, uid) == 'gone' else 'not on the map'}" + (
+                " or its division lost a regiment" if sc.units[uid].division else "") + " (15.22 a)"
         if sc.idx[st.hex_of(rules, uid)] in ezoc:
-            return False
-    return True
+            return f"{uid} is in an Enemy ZOC in {st.hex_of(rules, uid)} (15.22 d)"
+    return None
+
+
+def named_words(sc: Scenario, rules: dict, w: dict) -> str:
+    """The unit a withdrawal names and whether it may go: for `pbem orders` (15.21-15.23)."""
+    named = sorted(w["units"])
+    why = unavailable(sc, rules, named, view(sc, rules), in_place(sc, rules))
+    if why is None:
+        return (f"The track names {', '.join(named)} (15.21): available; the standing order `withdrawal: named` "
+                f"withdraws it, or give an equivalent of its type in its place (15.22 c, 15.23).")
+    return (f"The track names {', '.join(named)} (15.21), which is unavailable: {why}. An equivalent unit of its type "
+            f"goes in its place, your choice (15.23), or units whose steps make its strength if none is available "
+            f"(15.24).")
 
 
 def _equivalents(sc: Scenario, rules: dict, kind: str) -> list[list[str]]:
