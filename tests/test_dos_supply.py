@@ -386,7 +386,14 @@ def test_12_0_why_a_unit_is_out_of_supply_in_words():
                                 "(12.11)")
     hq_cut = at(units={"HQ/2Hun": {"hex": "N2520"}, "Hun/6": {"hex": "N2520", "revealed": 3}})
     assert why(hq_cut, "Hun/6") == ("its HQ HQ/2Hun is out of supply: no Line of Supply of 14 mechanized MP or less "
-                                    "reaches a source (12.14)")
+                                    "reaches a source (12.21)")
+    disrupted = at(player="soviet", units={"A/51": {"hex": "N2245"}, "R/6": {"hex": "N2244", "revealed": [2, 4]}})
+    st.mark(disrupted["disrupted"], "A/51")                                             # 6.61: overrun
+    assert why(disrupted, "R/6") == "its HQ A/51 is disrupted, and a disrupted HQ coordinates no supply (6.64)"
+    a, m = find_step("mountain", frm="rough")
+    high = at(player="soviet", units={"A/51": {"hex": m}, "R/6": {"hex": a, "revealed": [2, 4]}})
+    assert why(high, "R/6") == ("A/51 stands in a mountain hex, into which no Line of Communications is traced "
+                                "(10.35, 12.11)")
     _, outside = edge_of_reach(at(), "axis", 14)
     assert why(at(units={"G/57": {"hex": outside}}), "G/57") == ("no Supply Line of 14 mechanized MP or less "
                                                                  "reaches a supply source (12.22)")
@@ -394,7 +401,7 @@ def test_12_0_why_a_unit_is_out_of_supply_in_words():
     assert why(at(units={"Mt/1": {"hex": m}}), "Mt/1") == ("it stands in a mountain hex, where no unit is in supply "
                                                             "(10.35, 12.11)")
     assert why(at(units={"Rum/1": {"hex": "N2253", "revealed": 3}}), "Rum/1") == (
-        "no functioning rumanian HQ is on the map (12.21)")
+        "no rumanian HQ is on the map (12.21)")
 
 
 def test_the_field_and_the_instant_of_combat_agree():

@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 
-from pbem.rulesets.dos import directives, flow, report, victory
+from pbem.rulesets.dos import directives, flow, reinforce, report, victory
 from pbem.rulesets.dos import scenario as scn
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos.board import view
@@ -218,6 +218,10 @@ def test_15_22_in_an_enemy_zoc_or_broken_means_unavailable():
                                "6/3Pz": {"hex": "N2454"}, "3/3Pz": {"hex": "N2454"}, "394/3Pz": {"hex": "N2454"},
                                "201/23Pz": {"hex": "N2554"}, "126/23Pz": {"hex": "N2554"}})
     assert options(rules) == [["Fus/GD", "Gren/GD"], ["3/3Pz", "394/3Pz", "6/3Pz"]]   # 23 Pz lost a regiment
+    rules["broken"].append("3Pz")
+    why = reinforce.unavailable(SC(), rules, ["3/3Pz", "394/3Pz", "6/3Pz"], view(SC(), rules), set())
+    assert why == "3Pz, the division of 3/3Pz, lost a regiment (15.22 a)"
+    assert reinforce.unavailable(SC(), rules, ["128/23Pz"], view(SC(), rules), set()) == "128/23Pz is not on the map"
 
 
 def test_15_23_the_standing_order_withdraws_the_named_unit_and_leaves_a_substitute_to_the_axis_player():
@@ -237,8 +241,7 @@ def test_15_23_the_standing_order_withdraws_the_named_unit_and_leaves_a_substitu
     # `pbem orders` says why the named unit is not among the answers
     assert report.describe_need(SC(), rules, flow.next_step(SC(), rules))[-1] == (
         "The track names G/76 (15.21), which is unavailable: G/76 is in an Enemy ZOC in N2154 (15.22 d). An "
-        "equivalent unit of its type goes in its place, your choice (15.23), or units whose steps make its strength "
-        "if none is available (15.24).")
+        "available unit of its type goes in its place, your choice (15.23).")
     play(rules, [{"type": "withdraw", "units": ["Jg/97"]}])
     assert rules["withdrawn"] == {"2": ["Jg/97"]} and st.on_map(rules, "G/9")
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"},

@@ -12,7 +12,7 @@ import copy
 
 import pytest
 
-from pbem.rulesets.dos import flow, reinforce
+from pbem.rulesets.dos import flow, reinforce, report
 from pbem.rulesets.dos import state as st
 from tests.test_dos_support import SC, Ctx, IllegalOrder, at, events_of, play
 
@@ -136,7 +136,13 @@ def test_15_24_the_76th_whole_in_an_enemy_zoc_alone_offered_first_and_accepted()
 
 
 def test_15_24_the_standing_order_withdraws_the_76th_itself():
+    """Under 15.24 the 76th, whole in an Enemy ZOC, may go itself: `named` withdraws it, and
+    `pbem orders` says so, and why no other answer is made for the player."""
     rules = turn_2_all_in_zoc()
+    assert report.describe_need(SC(), rules, flow.next_step(SC(), rules))[-1] == (
+        "The track names G/76 (15.21), which is unavailable: G/76 is in an Enemy ZOC in N1940 (15.22 d); and no unit "
+        "of its type is available either, so units of its type, in an Enemy ZOC or not, whose steps make its full "
+        "strength go (15.24): G/76 itself among them, which the standing order `withdrawal: named` withdraws.")
     play(rules, [], policies={"withdrawal": "named"})
     assert rules["withdrawn"] == {"2": ["G/76"]} and rules["due"] == {"G/76": 20}
 

@@ -40,6 +40,7 @@ def test_show_one_hex_and_one_unit():
     assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
             "A/1Gds, is 7 hexes away, rating 5 (12.12).") in unit.splitlines()
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "R/230", str(EXAMPLE))
+    assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "AirK/4", str(EXAMPLE))  # 14.11
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
     assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
 

@@ -108,7 +108,7 @@ def _quote_hint(error: Any) -> None:
     # quoted would be refused too, so name the ids it may have meant
     examples = error.schema.get("examples", ()) if isinstance(error.schema, dict) else ()
     prefixes = sorted({str(e)[:len(str(e)) - len(str(e).lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))] for e in examples} - {""})
-    if prefixes:
+    if prefixes and error.instance >= 0:
         meant = " or ".join(f'"{prefix}{error.instance}"' for prefix in prefixes)
         error.message = (f"{error.message} (YAML reads it as an integer), and ids here begin with a letter "
                          f"({', '.join(map(str, examples))}): write {meant}, quoted")

@@ -134,10 +134,13 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
         from .directives import weakest_removal
         return weakest_removal(sc, rules)
     if kind == "withdrawal":
-        # 15.21: the unit the track names; which equivalent goes in its place (15.23, 15.24) is
-        # the Axis player's choice, asked for unless only one choice is legal
-        w = sc.withdrawals[rules["pending"][0]["index"]]
-        return options[0] if len(options) == 1 or options[0]["units"] == sorted(w["units"]) else None
+        # the unit the track names, whenever it may go: available (15.21), or, none of its type
+        # being available, among the units of 15.24 (an Enemy ZOC no bar); which other unit goes
+        # in its place (15.23, 15.24) is the Axis player's choice, asked unless only one may go
+        from .reinforce import pending_withdrawal
+
+        named = {"type": "withdraw", "units": sorted(pending_withdrawal(sc, rules)["units"])}
+        return options[0] if len(options) == 1 else named if named in options else None
     if kind == "accelerate":
         return {"type": "accelerate", "choice": value}
     if kind == "stack":

@@ -148,24 +148,36 @@ def unavailable(sc: Scenario, rules: dict, units: list[str], board: Board, exclu
     for uid in units:
         if uid in excluded:
             return f"{uid} was withdrawn before in place of another unit (15.22 b)"
-        if not st.on_map(rules, uid) or (sc.units[uid].division and sc.units[uid].division in rules["broken"]):
-            return f"{uid} is {'eliminated' if st.status(rules, uid) == 'gone' else 'not on the map'}" + (
-                " or its division lost a regiment" if sc.units[uid].division else "") + " (15.22 a)"
+        if not st.on_map(rules, uid):
+            return f"{uid} is {'eliminated (15.22 a)' if st.status(rules, uid) == 'gone' else 'not on the map'}"
+        if sc.units[uid].division and sc.units[uid].division in rules["broken"]:
+            return f"{sc.units[uid].division}, the division of {uid}, lost a regiment (15.22 a)"
         if sc.idx[st.hex_of(rules, uid)] in ezoc:
             return f"{uid} is in an Enemy ZOC in {st.hex_of(rules, uid)} (15.22 d)"
     return None
 
 
+def pending_withdrawal(sc: Scenario, rules: dict) -> dict:
+    """The withdrawal whose decision the game waits for (15.21): the first pending one."""
+    return sc.withdrawals[rules["pending"][0]["index"]]
+
+
 def named_words(sc: Scenario, rules: dict, w: dict) -> str:
-    """The unit a withdrawal names and whether it may go: for `pbem orders` (15.21-15.23)."""
+    """The unit a withdrawal names and whether it may go: for `pbem orders` (15.21-15.24)."""
     named = sorted(w["units"])
+    who = ", ".join(named)
     why = unavailable(sc, rules, named, view(sc, rules), in_place(sc, rules))
     if why is None:
-        return (f"The track names {', '.join(named)} (15.21): available; the standing order `withdrawal: named` "
-                f"withdraws it, or give an equivalent of its type in its place (15.22 c, 15.23).")
-    return (f"The track names {', '.join(named)} (15.21), which is unavailable: {why}. An equivalent unit of its type "
-            f"goes in its place, your choice (15.23), or units whose steps make its strength if none is available "
-            f"(15.24).")
+        return (f"The track names {who} (15.21): available; the standing order `withdrawal: named` withdraws it, "
+                f"or give an equivalent of its type in its place (15.22 c, 15.23).")
+    if _substitutes(sc, rules, w):
+        return (f"The track names {who} (15.21), which is unavailable: {why}. An available unit of its type goes in "
+                f"its place, your choice (15.23).")
+    itself = {"type": "withdraw", "units": named} in _options_15_24(sc, rules, w)
+    return (f"The track names {who} (15.21), which is unavailable: {why}; and no unit of its type is available "
+            f"either, so units of its type, in an Enemy ZOC or not, whose steps make its full strength go (15.24)"
+            + (f": {who} itself among them, which the standing order `withdrawal: named` withdraws." if itself else
+               ", your choice."))
 
 
 def _equivalents(sc: Scenario, rules: dict, kind: str) -> list[list[str]]:

@@ -83,9 +83,9 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     elif need.decision:
         lines.append(f"standing order key for this decision: {KEY_OF.get(need.kind, need.kind)}")
         if need.kind == "withdrawal":
-            from .reinforce import named_words
+            from .reinforce import named_words, pending_withdrawal
 
-            lines.append(named_words(sc, rules, sc.withdrawals[rules["pending"][0]["index"]]))
+            lines.append(named_words(sc, rules, pending_withdrawal(sc, rules)))
     elif need.kind.endswith("-move") or need.kind.endswith("-mech"):
         lines.append("move: {type: move, units: [IDs in one hex], path: [hexes entered], withdraw: false}; rail: "
                      "{type: rail, units, path}; overrun: {type: overrun, units, path, target, air: {units, shift}}; "

@@ -237,35 +237,64 @@ def _supplied_facing_the_axis(sc: Scenario, rules: dict, units: list[str], spots
     """The default placement of `units` checked against the Axis set-up to come (its default
     one, 5.3): a unit whose Line of Communications the Axis units' ZOC would cut (12.11) moves
     to the nearest of `spots` (on or next to the line, out of the Axis units' reach) where it
-    is in supply, so long as every Front Line hex stays held or in Soviet ZOC (5.23); where
-    none of the nearest serves, it stays."""
+    is in supply; or, where it alone holds Front Line hexes, another of `units` stands on its
+    line (a friendly unit negates Enemy ZOC, 12.11). Always so long as every Front Line hex
+    stays held or in Soviet ZOC (5.23) and no other unit is cut off; where none of the nearest
+    moves serves, the unit stays."""
     import copy
 
     facing = copy.deepcopy(rules)
     default_axis(sc, facing)
     axis = {u: w for u, w in facing["units"].items() if sc.side_of[u] == "axis"}
 
-    def out_of_supply() -> list[str]:
+    def out_of_supply() -> set[str]:
         trial = copy.deepcopy(rules)
         trial["units"].update(axis)
         ok, _ = sp.field(sc, trial, view(sc, trial), "soviet")
-        return [u for u in units if sc.units[u].combat and u not in ok]
+        return {u for u in units if sc.units[u].combat and u not in ok}
 
+    def serves(uid: str, moves: list[tuple[str, int]], cut: set[str]) -> bool:
+        """Make `moves`; keep them if they leave the front closed and cut off fewer units,
+        `uid` no longer among them."""
+        back = [(u, sc.idx[st.hex_of(rules, u)]) for u, _ in moves]
+        for u, j in moves:
+            st.put(rules, u, sc.ids[j])
+        if not open_front(sc, rules) and out_of_supply() <= cut - {uid}:
+            return True
+        for u, j in back:
+            st.put(rules, u, sc.ids[j])
+        return False
+
+    band = line_band(sc)
     tried: set[str] = set()
-    while (out := [u for u in out_of_supply() if u not in tried]):
-        uid = out[0]
+    while (cut := out_of_supply()) - tried:
+        uid = min(cut - tried)
         tried.add(uid)
         home = sc.idx[st.hex_of(rules, uid)]
-        for j in sorted(spots, key=lambda j: (sc.distance(home, j), sc.row[j], sc.pos[j]))[:NEAREST]:
-            if not _fits(sc, rules, [uid], j):
-                continue
-            st.put(rules, uid, sc.ids[j])
-            if not open_front(sc, rules) and uid not in out_of_supply():
+        nearest = sorted(spots, key=lambda j: (sc.distance(home, j), sc.row[j], sc.pos[j]))[:NEAREST]
+        if any(_fits(sc, rules, [uid], j) and serves(uid, [(uid, j)], cut) for j in nearest):
+            continue
+        bridges = sorted((j for j in band if 0 < sc.distance(home, j) <= 2), key=lambda j: (sc.distance(home, j),
+                                                                                              sc.row[j], sc.pos[j]))
+        spare = [u for u in sorted(units) if u != uid and u not in cut and sc.units[u].combat and _spare(sc, rules, u)]
+        for j in bridges:
+            helpers = sorted(spare, key=lambda u: (sc.distance(j, sc.idx[st.hex_of(rules, u)]), u))[:HELPERS]
+            if any(_fits(sc, rules, [u], j) and serves(uid, [(u, j)], cut) for u in helpers):
                 break
-            st.put(rules, uid, sc.ids[home])
 
 
 NEAREST = 12    # the spots tried for a unit the Axis ZOC would cut off
+HELPERS = 6     # the spare units nearest a hex of its line tried there, where no spot serves it alone
+
+
+def _spare(sc: Scenario, rules: dict, uid: str) -> bool:
+    """Whether every Front Line hex stays held or in Soviet ZOC without `uid` (5.23)."""
+    where = rules["units"][uid]
+    rules["units"][uid] = "setup"
+    try:
+        return not open_front(sc, rules)
+    finally:
+        rules["units"][uid] = where
 
 
 def default_axis(sc: Scenario, rules: dict) -> None:

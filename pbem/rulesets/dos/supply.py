@@ -378,7 +378,7 @@ def field(sc: Scenario, rules: dict, board: Board, side: str, mark: bool = False
                 continue
             if sc.mountain[i]:
                 good = False                        # 10.35, 12.11 note
-            elif u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
+            elif traces_to_source(u, side):
                 good = reached(i)
             else:
                 good = (i, u.nation) in ok_hex
@@ -435,7 +435,7 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
         if uid in extra:
             out.add(uid)
             continue
-        if u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
+        if traces_to_source(u, side):
             if source_near(i):
                 out.add(uid)
             continue
@@ -473,6 +473,12 @@ def in_radius(sc: Scenario, rules: dict, board: Board, side: str, uid: str, line
     return False
 
 
+def traces_to_source(u, side: str) -> bool:
+    """Whether unit `u` of `side` traces its Supply Line straight to a source (12.22, 12.14:
+    German units, HQs, Axis air units, trucks) rather than through an HQ (11.31, 12.21)."""
+    return u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck
+
+
 def reason(sc: Scenario, rules: dict, board: Board, uid: str) -> str | None:
     """Why unit `uid` (on the map) is out of supply as the board stands, in words with its rule;
     None when it is in supply (12.0). The first cause found, in the order a line is traced: the
@@ -485,26 +491,37 @@ def reason(sc: Scenario, rules: dict, board: Board, uid: str) -> str | None:
     if sc.mountain[i]:
         return "it stands in a mountain hex, where no unit is in supply (10.35, 12.11)"
     bound = LENGTH[side]
-    supply_rule = "12.22" if u.nation in DIRECT else "12.14"
-    if u.nation in DIRECT or u.hq or (u.air and side == "axis") or u.truck:
-        return f"no Supply Line of {bound} mechanized MP or less reaches a supply source ({supply_rule})"
-    hqs = hqs_of(sc, rules, board, side, u.nation)
-    rule = "11.31" if side == "soviet" else "12.21"
-    if not hqs:
-        return f"no functioning {u.nation} HQ is on the map ({rule})"
-    near = sorted((sc.distance(i, j), hq, j) for hq, j in hqs)
-    within = [(d, hq, j) for d, hq, j in near if d <= sc.units[hq].leadership]
+    line_rule = "12.14" if side == "soviet" else "12.21"       # an HQ's Line of Supply
+    if traces_to_source(u, side):
+        return (f"no Supply Line of {bound} mechanized MP or less reaches a supply source "
+                f"({'12.22' if u.nation in DIRECT else line_rule})")
+    hq_rule = "11.31" if side == "soviet" else "12.21"
+    every = sorted((sc.distance(i, j), hq, j) for j, us in board.occ.items() for hq in us
+                   if sc.units[hq].hq and sc.units[hq].side == side and sc.units[hq].nation == u.nation)
+    if not every:
+        return f"no {u.nation} HQ is on the map ({hq_rule})"
+    within = [(d, hq, j) for d, hq, j in every if d <= sc.units[hq].leadership]
     if not within:
-        d, hq, _ = near[0]
+        d, hq, _ = every[0]
         return (f"no {u.nation} HQ within its Leadership Rating: the nearest, {hq}, is {d} hexes away, rating "
                 f"{sc.units[hq].leadership} (12.12)")
+    working = [(d, hq, j) for d, hq, j in within if not st.has(rules["disrupted"], hq)]
+    if not working:
+        return f"{_hqs_are([hq for _, hq, _ in within])} disrupted, and a disrupted HQ coordinates no supply (6.64)"
+    lowland = [(d, hq, j) for d, hq, j in working if not sc.mountain[j]]
+    if not lowland:
+        return (f"{working[0][1]} stands in a mountain hex, into which no Line of Communications is traced (10.35, "
+                f"12.11)")
     lines_ = lines_of(sc, rules, side)
-    linked = [(d, hq, j) for d, hq, j in within if not sc.mountain[j] and i in lines_.within(j, sc.units[hq].leadership)]
+    linked = [(d, hq, j) for d, hq, j in lowland if i in lines_.within(j, sc.units[hq].leadership)]
     if not linked:
-        d, hq, _ = within[0]
+        d, hq, _ = lowland[0]
         return (f"{hq} is {d} hex{'es' if d != 1 else ''} away (rating {sc.units[hq].leadership}), but every Line of "
                 f"Communications to it would pass through enemy units, an Enemy ZOC no friendly unit stands in, or "
                 f"impassable terrain (12.11)")
-    names = [hq for _, hq, _ in linked]
-    return (f"{'its HQ ' + names[0] + ' is' if len(names) == 1 else 'the HQs it reaches, ' + ', '.join(names) + ', are'} "
-            f"out of supply: no Line of Supply of {bound} mechanized MP or less reaches a source (12.14)")
+    return (f"{_hqs_are([hq for _, hq, _ in linked])} out of supply: no Line of Supply of {bound} mechanized MP or "
+            f"less reaches a source ({line_rule})")
+
+
+def _hqs_are(hqs: list[str]) -> str:
+    return f"its HQ {hqs[0]} is" if len(hqs) == 1 else f"the HQs within its reach, {', '.join(hqs)}, are"

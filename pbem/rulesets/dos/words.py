@@ -197,9 +197,8 @@ def look_unit(sc: Scenario, rules: dict, uid: str) -> list[str]:
         lines.append("Untried: its strength is revealed when it first fights (13.2).")
     marks = markers_of(sc, rules, uid)
     lines.append("Markers: " + ("; ".join(marks) if marks else "none") + ".")
-    if not u.air:
-        why = supply.reason(sc, rules, board_view(sc, rules), uid)
-        lines.append("Supply as the board stands now (12.0): " + ("in supply." if why is None else f"out: {why}."))
+    why = supply.reason(sc, rules, board_view(sc, rules), uid)          # air units too (12.46, 14.11)
+    lines.append("Supply as the board stands now (12.0): " + ("in supply." if why is None else f"out: {why}."))
     if uid in rules["ps"]["moved"]:
         lines.append(f"Moved this phase: {rules['ps']['moved'][uid]} MP spent (6.1).")
     enemy = other(u.side)
