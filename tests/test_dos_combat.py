@@ -141,6 +141,23 @@ def test_9_8_7_22_the_standing_order_advances_a_division_whole():
     assert [e["units"] for e in events_of(ctx, "eliminated")] == [["R/6"]]     # and no unit of the Axis
 
 
+def test_9_8_7_21_the_standing_order_keeps_a_division_whole_and_counts_it_doubled():
+    """A division whole in its hex advances whole or not at all (7.21: a regiment alone would
+    leave it undoubled in both hexes), and it is worth its doubled strength when the standing
+    order picks the strongest: 11 Pz's 4-4, 2-2, 2-2, doubled 32, before G/387's 9-9, 18
+    (players' probe: G/387 went first, the printed 16 beating nobody)."""
+    whole = {u: {"hex": "N2246"} for u in ("15/11Pz", "110/11Pz", "111/11Pz")}
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, **whole, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["15/11Pz"])], dice=[1])
+    assert fight(ctx)["result"] == "D2" and st.hex_of(rules, "R/6") != "N2245"
+    assert [e for e in events_of(ctx, "advance") if e.get("units")] == [] and st.hex_of(rules, "15/11Pz") == "N2246"
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, **whole,
+                                      "G/387": {"hex": "N2146"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["15/11Pz", "110/11Pz", "111/11Pz", "G/387"])], dice=[1])
+    assert fight(ctx)["result"] == "De"
+    assert [e["units"] for e in events_of(ctx, "advance") if e.get("units")] == [["110/11Pz", "111/11Pz", "15/11Pz"]]
+
+
 def test_9_8_7_1_the_standing_order_never_advances_into_a_loss():
     """Only 15/11Pz attacked: its advance alone would split the division and leave four units
     in N2246, so the standing order advances no one; an order to advance is still obeyed."""

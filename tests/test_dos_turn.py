@@ -242,6 +242,10 @@ def test_15_23_the_standing_order_withdraws_the_named_unit_and_leaves_a_substitu
     assert report.describe_need(SC(), rules, flow.next_step(SC(), rules))[-1] == (
         "The track names G/76 (15.21), which is unavailable: G/76 is in an Enemy ZOC in N2154 (15.22 d). An "
         "available unit of its type goes in its place, your choice (15.23).")
+    with pytest.raises(IllegalOrder) as info:                       # the named unit, in an Enemy ZOC
+        play(rules, [{"type": "withdraw", "units": ["G/76"]}])
+    assert info.value.message == ("G/76 is in an Enemy ZOC in N2154 (15.22 d), so it may not be withdrawn; withdraw "
+                                  "G/76, the unit named, if available, or an available unit of its type (15.22)")
     play(rules, [{"type": "withdraw", "units": ["Jg/97"]}])
     assert rules["withdrawn"] == {"2": ["Jg/97"]} and st.on_map(rules, "G/9")
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"},
@@ -426,6 +430,23 @@ def test_16_4_german_mechanized_divisions_on_the_north_map():
     ctx = play(rules, [{"type": "end"}])
     assert [e["rule"] for e in events_of(ctx, "removed")] == ["16.4"]
     assert sum(all(st.on_map(rules, r) for r in SC().divisions[d]) for d in ("3Pz", "23Pz", "29Pg")) == 2
+
+
+def test_16_4_the_divisions_over_the_limit_are_said_before_the_player_turn_is_written():
+    """`pbem orders` (describe_need) and `pbem submit` (cautions) say which divisions the end of
+    the Axis Player-Turn would send to Leningrad, while they may still leave the north map
+    (players' probe: four Panzergrenadier divisions left unannounced)."""
+    units = {r: {"hex": h} for d, h in (("3Pz", "N2154"), ("23Pz", "N2254"), ("29Pg", "N2354")) for r in SC().divisions[d]}
+    rules = at(units=units, directive={"letter": "C", "obtained": 2})                         # C: 2 in the north
+    said = ("3 German mechanized divisions stand on the north map against the limit of 2 of Hitler Directive C: unless "
+            "1 leave it first, 1 leave the game for the Leningrad front at the end of this Axis Player-Turn (16.4), "
+            "chosen by the standing order `directive_removal` (`weakest` takes 15/29Pg, 71/29Pg)")
+    assert f"{said}." in report.describe_need(SC(), rules, flow.next_step(SC(), rules))
+    assert said in flow.cautions(SC(), rules, [], "axis", [])
+    assert not [w for w in flow.cautions(SC(), rules, [], "soviet", []) if "Leningrad" in w]
+    del units["15/29Pg"], units["71/29Pg"]
+    rules = at(units=units, directive={"letter": "C", "obtained": 2})
+    assert not [line for line in report.describe_need(SC(), rules, flow.next_step(SC(), rules)) if "Leningrad" in line]
 
 
 # --- 16.5: No Retreats ------------------------------------------------------------------------------------

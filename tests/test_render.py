@@ -747,6 +747,26 @@ def test_an_arrows_tip_stops_at_the_edge_of_the_stack_it_points_at(count):
             (count, start, tip)
 
 
+def test_an_attacks_result_far_from_its_arrow_is_tied_to_it_by_a_leader_line():
+    """Where every place beside the attack is covered by counters, the result box goes farther
+    out and a dashed leader line runs from it to the attack (a box two hexes away read as
+    nobody's); a result placed beside its attack has none."""
+    cells = {f"{c:02d}{r:02d}": [c, r] for c in range(1, 10) for r in range(1, 10)}
+    grid = scenes.Grid({"kind": "hex", "layout": "odd-q", "size": 30, "cells": cells})
+    arrow = {"type": "arrow", "cells": ["0405", "0505"], "style": "attack", "text": "3-1 die 4: D2"}
+    leader = 'stroke-dasharray="2 2"'
+    clear = svg._Painter(grid, {}, {}, 0, 0, [])
+    assert leader not in clear.arrow(arrow)[1]
+    painter = svg._Painter(grid, {}, {}, 0, 0, [])
+    (ax, ay), (bx, by) = painter.centre("0405"), painter.centre("0505")
+    reach = 2.3 * grid.size          # counters everywhere within two hexes' width of the attack
+    painter.taken.append((min(ax, bx) - reach, min(ay, by) - reach, max(ax, bx) + reach, max(ay, by) + reach))
+    drawn = painter.arrow(arrow)[1]
+    assert drawn.count(leader) == 1
+    end = re.search(rf'<path class="ln" d="M[-0-9.]+ [-0-9.]+ L([-0-9.]+) ([-0-9.]+)" [^>]*{leader}', drawn).groups()
+    assert abs(float(end[0]) - (ax + bx) / 2) < 0.1 and abs(float(end[1]) - (ay + by) / 2) < 0.1   # at the attack
+
+
 def test_a_label_takes_the_first_clear_spot_and_else_the_first():
     grid = scenes.Grid({"kind": "square", "size": 40, "cells": {"a": [0, 0], "b": [1, 0]}})
     painter = svg._Painter(grid, {}, {}, 0, 0, [{"type": "stack", "cell": "a", "counters": [{"unit": "u", "side": "x"}]}])

@@ -776,6 +776,16 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
     assert f"# Your reveal resolves what is queued, and then the game comes to your own decision {key}." in text
     assert "#   which unit takes the hit on b1 (D3)." in text and f"# Legal orders then ({len(listed)}):" in text
     assert len(listed) > 1 and all(order["type"] == "absorb" and order["decision"] == key for order in listed)
+    # not "nothing to decide" (players' probe: sent as it was, it cost a round trip); the first
+    # answer is filled in, as for a decision awaited now
+    assert "# You have nothing to decide now" not in text
+    assert text.split("\norders:\n")[1].startswith(f"  - {{type: absorb, unit: {listed[0]['unit']}, decision: \"{key}\"}}\n")
+    from pbem.core.submit import submit_orders
+    tried = submit_orders(m.folders["blue"], [], None, key=m.keys["blue"], sent="2026-11-29T10:00:00Z", dry_run=True)
+    assert [w for w in tried.warnings if "its reveal brings the game to your own" in w] == [
+        f"this packet gives no orders, and its reveal brings the game to your own decision {key} (which unit takes "
+        f"the hit on b1): your next packet gives it, after your opponent's, a round trip later (`pbem orders --key` "
+        f"lists what this one could give)"]
     answered = m.send("blue", [listed[-1]])     # the last answer, not what a standing order would give
     assert answered.state["awaiting"]["waiting_for"] != "decision"
     assert any(e["type"] == "loss" and e["text"].startswith(f"{listed[-1]['unit']} loses") for e in answered.events)

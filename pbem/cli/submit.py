@@ -18,8 +18,8 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
 @click.option("--dice", default=None, metavar="3,5,1",
               help="Sandbox games with scripted dice: more dice, added to the end of the script before the "
                    "packet's orders take effect.")
-@click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and what its queued "
-              "orders would do with one imagined roll of the dice; nothing is written or sent.")
+@click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and warn of its queued "
+              "orders that two imagined rolls of the dice would make void; nothing is written or sent.")
 @handles_errors
 def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool,
             dice: str | None, dry_run: bool) -> None:

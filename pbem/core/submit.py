@@ -48,8 +48,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
                   seal: bool = False, dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
     """`dice`: a sandbox game's scripted dice, added to its script by this packet.
     `dry_run`: the packet is built and applied in memory only, with the checks and warnings
-    a real submit gives (among them, what its queued orders would do with one imagined roll
-    of the next dice): nothing is written or sent, and the packet is never shown, so no
+    a real submit gives (among them, which of its queued orders two imagined rolls of the next
+    dice would make void): nothing is written or sent, and the packet is never shown, so no
     second packet for its seq can come of it."""
     g, state = folder.game, folder.state
     if out is not None and Path(out).exists():
@@ -208,6 +208,14 @@ def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
     next dice value), but costs a round trip: say so when the game still waits for that side."""
     waited, now = before["awaiting"], after["awaiting"]
     asked = ("orders", "sealed orders", "decision")
+    if not gave and waited["waiting_for"] == "dice" and now["waiting_for"] in asked \
+            and (now["need"] or {}).get("side") == side:
+        # its own reveal brought the game to its own step, which this packet could have taken
+        # (`pbem orders --key` lists it: players' probe, a withdrawal answered a round trip late)
+        what = f"decision {now['decision']}" if now["waiting_for"] == "decision" else now["waiting_for"]
+        return [f"this packet gives no orders, and its reveal brings the game to your own {what} "
+                f"({now['need']['prompt'].rstrip('.')}): your next packet gives {'it' if what != 'orders' else 'them'}, "
+                f"after your opponent's, a round trip later (`pbem orders --key` lists what this one could give)"]
     if gave or waited["waiting_for"] not in asked or (waited["need"] or {}).get("side") != side:
         return []
     if (now["waiting_for"], now["need"], now.get("decision")) != (waited["waiting_for"], waited["need"],

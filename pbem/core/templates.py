@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from pbem.core import describe, engine
 from pbem.core.text import seal_names, with_rule
@@ -25,16 +25,26 @@ def _flow_value(value: Any) -> str:
     return scalar_text(value)
 
 
-def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None) -> list[str]:
+class _Reveal(NamedTuple):
+    """Where a side's reveal brings the game (`_after_reveal`): the template's lines, whether
+    it comes to that side's own orders or decision, and the order filled in (a decision's
+    first legal answer, as when the decision is awaited now)."""
+
+    lines: list[str]
+    own: bool = False
+    filled: tuple[dict, ...] = ()
+
+
+def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None) -> _Reveal:
     """A side that sends the next packet with nothing to decide: where its reveal brings the
     game, from its own key (the dice it reveals are its to know first, docs/protocol.md §1).
     When that is its own orders, they can go into this packet: they take effect after the
     reveal (§7), and a round trip is saved."""
     if not game.secure:
-        return []
+        return _Reveal([])
     if key is None:
-        return ["# (`pbem orders ... --key KEYFILE` shows where your reveal brings the game: if to your own",
-                "# orders, they can go into this packet.)"]
+        return _Reveal(["# (`pbem orders ... --key KEYFILE` shows where your reveal brings the game: if to your own",
+                        "# orders, they can go into this packet.)"])
     from pbem.core.game import after_reveal
 
     key = key() if callable(key) else key   # a key file is read (its passphrase asked) only when needed
@@ -43,11 +53,13 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     need = engine.awaited_need(after)
     if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders", "decision"):
         if awaiting["need"] is None:
-            return ["# Your reveal resolves what is queued, and the game is then over."]
+            return _Reveal(["# Your reveal resolves what is queued, and the game is then over."])
         if awaiting["waiting_for"] == "dice":
-            return ["# Your reveal resolves what is queued; the game then waits for the dice of the packet after it."]
+            return _Reveal(["# Your reveal resolves what is queued; the game then waits for the dice of the packet "
+                            "after it."])
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
-        return [f"# Your reveal resolves what is queued; the game then waits for {whose} {awaiting['waiting_for']}."]
+        return _Reveal([f"# Your reveal resolves what is queued; the game then waits for {whose} "
+                        f"{awaiting['waiting_for']}."])
     legal, note = game.listing(after["rules"], need, only)
     # what the ruleset says of the orders then, as of orders now (a set-up's areas, which its
     # note speaks of: players' probe, "its area (above)" with nothing above)
@@ -59,11 +71,15 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         # naming the decision it answers (players' probe: "waits for your decision" named none)
         legal = [dict(order, decision=decision) for order in legal]
         head = [f"# Your reveal resolves what is queued, and then the game comes to your own decision {decision}.",
-                "# An answer written below takes effect then, in this same packet: a round trip saved."]
+                "# An answer written below takes effect then, in this same packet; without one, the game waits a",
+                "# round trip for it. The first legal answer is filled in below: replace it with your choice."]
+        filled = tuple(legal[:1])
     else:
         head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
                 "# Orders written below take effect then, in this same packet: a round trip saved."]
-    return head + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only)
+        filled = ()
+    return _Reveal(head + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only),
+                   True, filled)
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:
@@ -192,9 +208,12 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             # the awaited line names this side's step: say why there is nothing to decide in it (players' probe)
             lines.append("# The step the game waits for is yours, but it is decided already (a standing order of yours,")
             lines.append("# or an order queued): only the dice it needs are missing.")
-        lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
-                     if game.secure else "# You have nothing to decide now: send this packet as it is.")
-        lines += _after_reveal(game, state, side, key, only)
+        reveal = _after_reveal(game, state, side, key, only)
+        if not reveal.own:   # else the reveal brings the game to this side's own step: not "nothing to decide"
+            lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
+                         if game.secure else "# You have nothing to decide now: send this packet as it is.")
+        lines += reveal.lines
+        orders = list(reveal.filled)
     if not (need is not None and need.side == side and need.sealed):   # sealed orders are said above
         # players' probe: a plan queued a player-turn ahead, and a defensive policy, read as private
         lines.append("# Your opponent reads this packet whole: its orders, queued ones too, and its policies.")

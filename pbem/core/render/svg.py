@@ -493,12 +493,18 @@ class _Painter:
             length = math.hypot(bx - ax, by - ay) or 1.0
             nx, ny = -(by - ay) / length, (bx - ax) / length
             r = self.grid.size
+            # (in a dense part of the map, then farther out: beyond either end, and further aside)
             spots = [(tip[0], tip[1] - head - 4)]
-            for d in (0, 0.7 * r, -0.7 * r, 1.3 * r, -1.3 * r, 2 * r, -2 * r):
-                for along in (0.5, 0.25, 0.75, 0, 1):
-                    mx, my = ax + (bx - ax) * along, ay + (by - ay) * along + size * 0.35
-                    spots.append((mx + nx * d, my + ny * d))
+            near = [(d, along) for d in (0, 0.7, -0.7, 1.3, -1.3, 2, -2) for along in (0.5, 0.25, 0.75, 0, 1)]
+            far = [(d, along) for d in (0, 0.7, -0.7, 1.3, -1.3, 2, -2, 2.7, -2.7, 3.4, -3.4)
+                   for along in (0.5, 0.25, 0.75, 0, 1, -0.5, 1.5) if (d, along) not in near]
+            for d, along in near + far:
+                mx, my = ax + (bx - ax) * along, ay + (by - ay) * along + size * 0.35
+                spots.append((mx + nx * d * r, my + ny * d * r))
             tx, ty = self.free_spot(spots, bw, size * 1.35, size)
+            if (tx, ty) in spots[1 + len(near):]:   # far from its attack: a leader line ties them
+                out.append(f'<path class="ln" d="M{num(tx)} {num(ty - size * 0.3)} L{num((ax + bx) / 2)} '
+                           f'{num((ay + by) / 2)}" stroke="{colour}" stroke-width="1" stroke-dasharray="2 2"/>')
             out.append(f'<rect x="{num(tx - bw / 2)}" y="{num(ty - size)}" width="{num(bw)}" height="{num(size * 1.35)}" '
                        f'rx="2" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>')
             out.append(_text(tx, ty, label, size, "", bold=True, fill=colour))

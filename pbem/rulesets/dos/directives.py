@@ -159,10 +159,27 @@ def apply_removal(sc: Scenario, rules: dict, order: dict, ctx) -> None:
 
 def weakest_removal(sc: Scenario, rules: dict) -> dict | None:
     options = removal_options(sc, rules)
-    if not options:
-        return None
+    return min(options, key=lambda o: _worth(sc, rules, o)) if options else None
 
-    def worth(o):
-        return (sum(st.strengths(sc, rules, u)[1] if not st.untried(sc, rules, u) else 3 for u in o["units"]),
-                o["units"])
-    return min(options, key=worth)
+
+def _worth(sc: Scenario, rules: dict, option: dict) -> tuple:
+    """What `directive_removal: weakest` weighs: the division's defence (an untried unit 3)."""
+    return (sum(st.strengths(sc, rules, u)[1] if not st.untried(sc, rules, u) else 3 for u in option["units"]),
+            option["units"])
+
+
+def excess_words(sc: Scenario, rules: dict) -> str | None:
+    """The divisions the end of this Axis Player-Turn takes away for a directive's limit, said
+    ahead, for `pbem orders` and `pbem submit` (players' probe: eight Panzergrenadier regiments
+    left for Leningrad unannounced); None when no limit is over."""
+    found = excess(sc, rules)
+    if found is None:
+        return None
+    rule, over, candidates = found
+    where = "across the Don" if rule == "16.33" else "on the north map"
+    kind = "Axis divisions" if rule == "16.33" else "German mechanized divisions"
+    first = sorted(removal_options(sc, rules), key=lambda o: _worth(sc, rules, o))[:over]
+    return (f"{len(candidates)} {kind} stand {where} against the limit of {len(candidates) - over} of Hitler Directive "
+            f"{rules['directive']['letter']}: unless {over} leave it first, {over} leave the game for the Leningrad "
+            f"front at the end of this Axis Player-Turn ({rule}), chosen by the standing order "
+            f"`directive_removal` (`weakest` takes {'; '.join(', '.join(o['units']) for o in first)})")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import report, words
+from . import report
 from . import state as st
 from .board import view
 from .scenario import Scenario
@@ -123,10 +123,7 @@ def cell(sc: Scenario, hex_id: str) -> list[int]:
 
 def _caption(sc: Scenario, rules: dict) -> list[str]:
     s = report.summary(sc, rules)
-    turn = s["turn"]
-    date = sc.dates[turn - 1] if 0 < turn <= len(sc.dates) else ""
-    out = [f"Game-Turn {turn} of {s['last_turn']}" + (f" ({date})" if date else "")
-           + f": {s['player']} {words.PHASES[s['phase']]}" + (f", combat step {s['step']}" if s["step"] else ""),
+    out = [s["now"],                                       # as status says it (players' probe)
            f"VP Axis {s['vp']['axis']}, Soviet {s['vp']['soviet']}; Hitler Directive {s['directive'] or 'none'}"]
     if s["result"]:
         out.append(s["result"])

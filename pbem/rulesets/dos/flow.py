@@ -418,6 +418,12 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
             named = ", ".join(left[:8]) + (f" and {len(left) - 8} more" if len(left) > 8 else "")
             out.append(f"{len(left)} of your reinforcements did not enter as your Initial Movement Phase ended "
                        f"({named}): they wait off the map for a later one (15.1, 15.3)")
+    if side == "axis" and rules["player"] == "axis" and rules["phase"] != "over":
+        from .directives import excess_words
+
+        over = excess_words(sc, rules)
+        if over:
+            out.append(over)
     deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
     if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:
         for h in _overstacked(sc, rules, side):

@@ -200,18 +200,16 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
         if not safe:
             return options[0]
 
-        def strength(o):
-            worth = sum(sum(st.strengths(sc, rules, u)) for u in o["units"] if not st.untried(sc, rules, u))
-            return (-worth, o["units"], o["path"])
-        return min(safe, key=strength)
+        return min(safe, key=lambda o: (-_advance_worth(sc, rules, o["units"]), o["units"], o["path"]))
     return options[0]
 
 
 def _safe_advances(sc, rules: dict, c: dict, moves: list[dict]) -> list[dict]:
     """The advances a standing order may make (README: Decision points): a German regiment
     advances with every regiment of its division that stands with it and may take the same
-    path (7.21, 7.22), and no advance leaves the hex it starts from, or the hex it ends in,
-    over the stacking limit of 7.1 (the phase's end would eliminate a unit for it)."""
+    path, and never alone from a division whole in its hex (7.21, 7.22); and no advance leaves
+    the hex it starts from, or the hex it ends in, over the stacking limit of 7.1 (the phase's
+    end would eliminate a unit for it)."""
     from .board import stacking_ok, view
 
     board = view(sc, rules)
@@ -227,7 +225,18 @@ def _safe_advances(sc, rules: dict, c: dict, moves: list[dict]) -> list[dict]:
                                                         and (u, path) in may))
         if units[0] != uid:
             continue                                   # the group is offered once, under its first unit
+        if division is not None and board.intact(division, start) and len(units) < len(sc.divisions[division]):
+            continue                                   # it would lose its integrity, doubling and all (7.21)
         there = [u for u in board.units_at(sc.idx[path[-1]]) if sc.side_of[u] == side]
         if stacking_ok(sc, rules, [u for u in mine if u not in units]) and stacking_ok(sc, rules, there + units):
             out.append({"type": "advance", "units": units, "path": list(path)})
     return out
+
+
+def _advance_worth(sc, rules: dict, units: list[str]) -> int:
+    """The combat strength (attack + defence) of an advancing group, a whole division's doubled
+    (7.21); untried units count nothing (13.0)."""
+    worth = sum(sum(st.strengths(sc, rules, u)) for u in units if not st.untried(sc, rules, u))
+    division = sc.units[units[0]].division
+    whole = division is not None and division not in rules["broken"] and sorted(units) == sorted(sc.divisions[division])
+    return 2 * worth if whole else worth

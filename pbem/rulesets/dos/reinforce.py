@@ -304,8 +304,10 @@ def apply_withdrawal(sc: Scenario, rules: dict, w: dict, order: dict, ctx) -> No
     first = _substitutes(sc, rules, w)
     if first:
         if {"type": "withdraw", "units": units} not in first:
-            raise IllegalOrder("15.23", "withdraw the unit named, or an equivalent unit of the same type that is "
-                               "available (15.22)", [o["units"] for o in first[:12]])
+            why = unavailable(sc, rules, units, view(sc, rules), in_place(sc, rules)) if units else None
+            raise IllegalOrder("15.23", (f"{why}, so it may not be withdrawn; " if why else "")
+                               + f"withdraw {', '.join(named)}, the unit named, if available, or an available unit "
+                               f"of its type (15.22)", [o["units"] for o in first[:12]])
         rule = "15.21" if units == named else "15.23"
     else:
         pool = _pool_15_24(sc, rules, w)

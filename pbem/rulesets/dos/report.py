@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Need
 from .board import view
+from .directives import excess_words
 from .orders import KEY_OF
 from .scenario import Scenario
 from . import state as st
@@ -50,8 +51,7 @@ def unit_text(sc: Scenario, rules: dict, uid: str) -> str:
 
 def render(sc: Scenario, rules: dict) -> str:
     s = summary(sc, rules)
-    head = (f"Drive on Stalingrad (dos): Game-Turn {s['turn']} of {s['last_turn']}, {s['player']} {s['phase']}"
-            + (f", combat step {s['step']}" if s["step"] else "")
+    head = (f"Drive on Stalingrad (dos): {s['now']}"     # as status says it (players' probe)
             + f"; VP Axis {s['vp']['axis']}, Soviet {s['vp']['soviet']}; Hitler Directive {s['directive'] or 'none'}.")
     lines = [head]
     if s["result"]:
@@ -86,7 +86,9 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
             from .reinforce import named_words, pending_withdrawal
 
             lines.append(named_words(sc, rules, pending_withdrawal(sc, rules)))
-    elif need.kind.endswith("-move") or need.kind.endswith("-mech"):
+    elif need.kind.startswith("axis-") and (over := excess_words(sc, rules)):
+        lines.append(f"{over}.")      # 16.33, 16.4: said before the player-turn's orders are written
+    if need.kind.endswith("-move") or need.kind.endswith("-mech"):
         lines.append("move: {type: move, units: [IDs in one hex], path: [hexes entered], withdraw: false}; rail: "
                      "{type: rail, units, path}; overrun: {type: overrun, units, path, target, air: {units, shift}}; "
                      "enter: {type: enter, units, path: [entry hex, ...], rail: false}; evacuate: {type: evacuate, "
