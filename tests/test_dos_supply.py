@@ -252,6 +252,8 @@ def test_12_31_to_12_36_12_39_a_truck_chain_and_its_railhead():
     rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"], "used": False}]
     found, _ = sp.field(sc, rules, bd.Board(sc, rules), "axis", mark=True)
     assert "G/57" in found and rules["railheads"][0]["used"]                           # 12.33: supplied by it, used
+    from pbem.rulesets.dos import words
+    assert "a railhead: an Axis supply source (12.32, 12.33)" in words.markers_of(sc, rules, "Tr/1")   # show says so
     play(rules, [{"type": "move", "units": ["Tr/1"], "path": [sc.ids[next(iter(sc.nb[sc.idx[inside]]))]]}])
     assert rules["railheads"] == []                                                    # 12.39
 
@@ -362,6 +364,17 @@ def test_12_53_12_54_reinforcements_supplied_in_their_first_phase_and_nobody_sta
 def _midgame() -> dict:
     path = Path(__file__).parent / "cases" / "dos" / "midgame-rules.json"     # a random game at Game-Turn 10
     return json.loads(path.read_text())
+
+
+def test_12_0_12_51_a_movement_phase_names_the_units_out_of_supply_as_it_begins():
+    """The report's phase line cites the supply rules for its list (it cited 4.2 alone)."""
+    _, outside = edge_of_reach(at(), "axis", 14)
+    inside, _ = edge_of_reach(at(), "axis", 10)
+    rules = at(phase="combat", units={"G/57": {"hex": outside}, "G/75": {"hex": inside}})
+    ctx = play(rules, [{"type": "end"}])
+    assert [e["text"] for e in events_of(ctx, "phase")] == [
+        "Game-Turn 3: axis Mechanized/Cavalry Movement Phase (4.2); out of supply as it begins (12.0; halved, "
+        "12.51): G/57."]
 
 
 def test_12_0_why_a_unit_is_out_of_supply_in_words():

@@ -850,6 +850,9 @@ def test_draws_in_a_row_are_one_line_of_the_report():
     body = lines[lines.index("") + 1:]
     assert body[:4] == ["- Draws (segment 2): 51 of 155 (setup.rifle.0 #0), 57 of 154 (setup.rifle.1 #0).",
                         "- Between.", "- Draw: 3 of 3 (segment 2, c1.draw.R/6 #0).", "- Die: 4 (segment 2, c1 #0)."]
+    from pbem.cli.plain import preview_lines      # adjudicate's preview too (players' probe: 48 lines of draws)
+    assert preview_lines([{"type": "packet", "text": "Packet 2 from soviet."}] + events) == [
+        f"  {line}" for line in body[:4]]
     example = (Path(__file__).resolve().parents[1] / "examples" / "dos-demo" / "aar" / "0002.md").read_text()
     line = next(text for text in example.splitlines() if text.startswith("  - Draws (segment 2): "))
     assert len(re.findall(r"\d+ of \d+ \(setup\.", line)) > 40     # the Soviet initial force, drawn (5.21)

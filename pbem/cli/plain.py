@@ -16,7 +16,6 @@ from pbem.cli.common import echo, echo_json, handles_errors, load_key
 @handles_errors
 def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt: str = "text") -> None:
     from pbem.core import game, report
-    from pbem.core.text import shown
 
     folder = game.open_folder(Path(game_dir))
     key = load_key(key_file) if key_file else None
@@ -26,11 +25,20 @@ def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt
     if applied.preview is not None and len(applied.preview) > 1:
         echo("\nPREVIEW (not written): what your next packet's reveal unlocks, whatever your packet says "
              "(docs/protocol.md §7, the resolution rule):")
-        for event in applied.preview[1:]:
-            echo(f"  - {shown(event['text'])}")
+        for line in preview_lines(applied.preview):
+            echo(line)
     elif applied.preview is not None:
         echo("\nPREVIEW (not written): your next packet's reveal unlocks nothing: no queued order or step waits for "
              "its dice (docs/protocol.md §7, the resolution rule).")
+
+
+def preview_lines(preview: list[dict]) -> list[str]:
+    """The preview's events after its first, one line each, draws in a row on one line as the
+    reports have them (players' probe: 48 lines of draws)."""
+    from pbem.core import report
+    from pbem.core.text import shown
+
+    return [f"  - {shown(event['text'])}" for event in report.draws_together(preview[1:])]
 
 
 @handles_errors

@@ -34,7 +34,7 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
 
     summary = game.summary(state["rules"])
     title, head = _headline(game, state, summary)
-    events = _draws_together(events)
+    events = draws_together(events)
     result = summary.get("result")
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
@@ -51,7 +51,7 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     return "\n".join(out) + "\n"
 
 
-def _draws_together(events: list[dict]) -> list[dict]:
+def draws_together(events: list[dict]) -> list[dict]:
     """Draws in a row (a random pick among N: dos's untried strengths and reinforcements) on
     one line, as "Draws (segment 2): 146 of 155 (setup.rifle.0 #0), 12 of 154 (...)": one line
     each buried the report (players' probe: 49 of them before the force they drew)."""

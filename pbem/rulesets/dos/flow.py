@@ -369,8 +369,9 @@ def begin_phase(sc: Scenario, rules: dict, ctx, fresh_phase: bool = True) -> Non
                 rules["ps"]["in_ezoc"] = began
     if phase == "interdiction":
         air.start_interdiction_phase(rules, side, ctx)
-    ctx.event("phase", f"Game-Turn {rules['turn']}: {side} {PHASE_NAMES[phase]}"
-              + (f"; out of supply: {', '.join(rules['ps']['oos'])}" if rules["ps"]["oos"] else "") + " (4.2).",
+    ctx.event("phase", f"Game-Turn {rules['turn']}: {side} {PHASE_NAMES[phase]} (4.2)"
+              + (f"; out of supply as it begins (12.0; halved, 12.51): {', '.join(rules['ps']['oos'])}"
+                 if rules["ps"]["oos"] else "") + ".",
               turn=rules["turn"], side=side, phase=phase, oos=list(rules["ps"]["oos"]), rule="4.2")
 
 

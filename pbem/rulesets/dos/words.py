@@ -67,6 +67,8 @@ def markers_of(sc: Scenario, rules: dict, uid: str) -> list[str]:
         out.append("disrupted (6.6)")
     if st.has(rules["pt"]["withdrew"], uid):
         out.append("on a strategic withdrawal (18.1)")
+    if any(r["truck"] == uid for r in rules["railheads"]):
+        out.append("a railhead: an Axis supply source (12.32, 12.33)")    # players' probe: drawn, never said
     return out
 
 
