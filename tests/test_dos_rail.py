@@ -39,8 +39,8 @@ def test_6_31_each_player_has_his_own_rail_limit_per_game_turn():
     assert rules["rail_used"] == 0                                   # the Soviet player's own count
     ctx = play(rules, [{"type": "rail", "units": CORPS, "path": ["N1227", "N1127"]}])
     assert events_of(ctx, "rail")[0]["text"].endswith(            # why 3 units count 9 (players' probe)
-        "9 of the soviet player's 10 rail units this Game-Turn, this move 9: a Soviet mechanized unit or an air unit "
-        "counts three, an HQ none (6.31, 11.22)).")
+        "9 of the soviet player's 10 rail units this Game-Turn, this move 9: a Soviet tank or mechanized corps or an "
+        "air unit counts three, an HQ none (6.31, 11.22)).")
     ctx = play(rules, [{"type": "rail", "units": ["R/1"], "path": ["N1230", "N1231"]}])
     assert events_of(ctx, "rail")[0]["text"].endswith("10 of the soviet player's 10 rail units this Game-Turn).")
     assert rules["rail_used"] == 10

@@ -434,16 +434,26 @@ def test_16_4_german_mechanized_divisions_on_the_north_map():
 
 def test_16_4_the_divisions_over_the_limit_are_said_before_the_player_turn_is_written():
     """`pbem orders` (describe_need) and `pbem submit` (cautions) say which divisions the end of
-    the Axis Player-Turn would send to Leningrad, while they may still leave the north map
-    (players' probe: four Panzergrenadier divisions left unannounced)."""
+    the Axis Player-Turn would send to Leningrad, while they may still leave the area (players'
+    probe: four Panzergrenadier divisions left unannounced); both limits, played out as the
+    stage plays them: 16.33 first, then 16.4 (review)."""
     units = {r: {"hex": h} for d, h in (("3Pz", "N2154"), ("23Pz", "N2254"), ("29Pg", "N2354")) for r in SC().divisions[d]}
     rules = at(units=units, directive={"letter": "C", "obtained": 2})                         # C: 2 in the north
-    said = ("3 German mechanized divisions stand on the north map against the limit of 2 of Hitler Directive C: unless "
-            "1 leave it first, 1 leave the game for the Leningrad front at the end of this Axis Player-Turn (16.4), "
-            "chosen by the standing order `directive_removal` (`weakest` takes 15/29Pg, 71/29Pg)")
+    said = ("3 German mechanized divisions stand on the north map against the limit of 2 of Hitler Directive C: 1 "
+            "leaves the game for the Leningrad front at the end of this Axis Player-Turn (16.4), the standing order "
+            "`directive_removal: weakest` taking 15/29Pg, 71/29Pg, `ask` leaving the choice to you "
+            "(unless units leave the area first)")
     assert f"{said}." in report.describe_need(SC(), rules, flow.next_step(SC(), rules))
     assert said in flow.cautions(SC(), rules, [], "axis", [])
     assert not [w for w in flow.cautions(SC(), rules, [], "soviet", []) if "Leningrad" in w]
+    both = at(units={**units, "G/387": {"hex": "N1319"}}, directive={"letter": "C", "obtained": 2})   # across the Don
+    assert flow.cautions(SC(), both, [], "axis", []) == [
+        "1 Axis division stands across the Don against the limit of 0 of Hitler Directive C: 1 leaves the game for "
+        "the Leningrad front at the end of this Axis Player-Turn (16.33), the standing order `directive_removal: "
+        "weakest` taking G/387, `ask` leaving the choice to you; " + said]
+    ctx = play(both, [{"type": "end"}] * 4)                               # the real stage takes the same, in order
+    assert [(e["rule"], e["units"]) for e in events_of(ctx, "removed")] == [("16.33", ["G/387"]),
+                                                                         ("16.4", ["15/29Pg", "71/29Pg"])]
     del units["15/29Pg"], units["71/29Pg"]
     rules = at(units=units, directive={"letter": "C", "obtained": 2})
     assert not [line for line in report.describe_need(SC(), rules, flow.next_step(SC(), rules)) if "Leningrad" in line]

@@ -786,9 +786,28 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
         f"this packet gives no orders, and its reveal brings the game to your own decision {key} (which unit takes "
         f"the hit on b1): your next packet gives it, after your opponent's, a round trip later (`pbem orders --key` "
         f"lists what this one could give)"]
+    sent = submit_orders(m.folders["blue"], [yaml.safe_load(text.split("\norders:\n")[1].split("\n")[0][4:])], None,
+                         key=m.keys["blue"], sent="2026-11-29T10:00:00Z", dry_run=True)
+    assert sent.warnings == [] and sent.state["awaiting"]["waiting_for"] != "decision"   # the filled answer, as is
     answered = m.send("blue", [listed[-1]])     # the last answer, not what a standing order would give
     assert answered.state["awaiting"]["waiting_for"] != "decision"
     assert any(e["type"] == "loss" and e["text"].startswith(f"{listed[-1]['unit']} loses") for e in answered.events)
+
+
+def test_a_sandbox_packet_without_orders_is_not_told_of_a_round_trip(tmp_path):
+    """A sandbox game takes the next packet from the side it waits for, and has no keys: the
+    warning of a secure game's round trip is not given there (review)."""
+    from pbem.core import game
+    from pbem.core.submit import submit_orders
+    from tests.support.games import sandbox
+
+    sandbox(tmp_path / "g", "duel", dice=[1])
+    fires = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b1"}]
+    submit_orders(game.open_folder(tmp_path / "g"), fires, None, sent="2026-11-29T10:00:00Z", side="red")
+    tried = submit_orders(game.open_folder(tmp_path / "g"), [], None, sent="2026-11-29T10:00:00Z", dice=[1],
+                          side="red")
+    assert tried.state["awaiting"]["need"]["side"] == "red"       # the reveal brought red's own orders
+    assert not [w for w in tried.warnings if "round trip" in w]
 
 
 def test_the_dry_run_says_which_orders_its_look_ahead_could_not_reach(tmp_path):

@@ -209,12 +209,13 @@ def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
     waited, now = before["awaiting"], after["awaiting"]
     asked = ("orders", "sealed orders", "decision")
     if not gave and waited["waiting_for"] == "dice" and now["waiting_for"] in asked \
-            and (now["need"] or {}).get("side") == side:
+            and (now["need"] or {}).get("side") == side and before["mode"] != "sandbox":
         # its own reveal brought the game to its own step, which this packet could have taken
         # (`pbem orders --key` lists it: players' probe, a withdrawal answered a round trip late)
         what = f"decision {now['decision']}" if now["waiting_for"] == "decision" else now["waiting_for"]
         return [f"this packet gives no orders, and its reveal brings the game to your own {what} "
-                f"({now['need']['prompt'].rstrip('.')}): your next packet gives {'it' if what != 'orders' else 'them'}, "
+                f"({now['need']['prompt'].rstrip('.')}): your next packet gives "
+                f"{'it' if what.startswith('decision') else 'them'}, "
                 f"after your opponent's, a round trip later (`pbem orders --key` lists what this one could give)"]
     if gave or waited["waiting_for"] not in asked or (waited["need"] or {}).get("side") != side:
         return []

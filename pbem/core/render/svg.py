@@ -28,6 +28,7 @@ PANEL = 330
 MAX_PART_SCALE = 3.0   # how much larger than the whole map a part of it (`pbem render --around`) is drawn
 CAPTION_LINES = 10  # the room of the caption (turn, phase, score) in the panel, in lines
 CHAR = 0.6  # the width of an average character of the font, in font sizes
+LEADER = 1.6   # a result box farther than this many cell sizes from its attack gets a leader line
 
 
 def num(v: float) -> str:
@@ -496,15 +497,16 @@ class _Painter:
             # (in a dense part of the map, then farther out: beyond either end, and further aside)
             spots = [(tip[0], tip[1] - head - 4)]
             near = [(d, along) for d in (0, 0.7, -0.7, 1.3, -1.3, 2, -2) for along in (0.5, 0.25, 0.75, 0, 1)]
-            far = [(d, along) for d in (0, 0.7, -0.7, 1.3, -1.3, 2, -2, 2.7, -2.7, 3.4, -3.4)
+            far = [(d, along) for d in (0.7, -0.7, 1.3, -1.3, 2, -2, 2.7, -2.7, 3.4, -3.4)
                    for along in (0.5, 0.25, 0.75, 0, 1, -0.5, 1.5) if (d, along) not in near]
             for d, along in near + far:
                 mx, my = ax + (bx - ax) * along, ay + (by - ay) * along + size * 0.35
                 spots.append((mx + nx * d * r, my + ny * d * r))
             tx, ty = self.free_spot(spots, bw, size * 1.35, size)
-            if (tx, ty) in spots[1 + len(near):]:   # far from its attack: a leader line ties them
-                out.append(f'<path class="ln" d="M{num(tx)} {num(ty - size * 0.3)} L{num((ax + bx) / 2)} '
-                           f'{num((ay + by) / 2)}" stroke="{colour}" stroke-width="1" stroke-dasharray="2 2"/>')
+            mid = ((ax + bx) / 2, (ay + by) / 2)
+            if math.hypot(tx - mid[0], ty - size * 0.35 - mid[1]) > LEADER * r:   # a leader line ties it to its attack
+                out.append(f'<path class="ln" d="M{num(tx)} {num(ty - size * 0.3)} L{num(mid[0])} {num(mid[1])}" '
+                           f'stroke="{colour}" stroke-width="1" stroke-dasharray="2 2"/>')
             out.append(f'<rect x="{num(tx - bw / 2)}" y="{num(ty - size)}" width="{num(bw)}" height="{num(size * 1.35)}" '
                        f'rx="2" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>')
             out.append(_text(tx, ty, label, size, "", bold=True, fill=colour))

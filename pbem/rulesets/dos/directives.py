@@ -169,17 +169,34 @@ def _worth(sc: Scenario, rules: dict, option: dict) -> tuple:
 
 
 def excess_words(sc: Scenario, rules: dict) -> str | None:
-    """The divisions the end of this Axis Player-Turn takes away for a directive's limit, said
+    """The divisions the end of this Axis Player-Turn takes away for a directive's limits, said
     ahead, for `pbem orders` and `pbem submit` (players' probe: eight Panzergrenadier regiments
-    left for Leningrad unannounced); None when no limit is over."""
-    found = excess(sc, rules)
-    if found is None:
+    left for Leningrad unannounced); None when no limit is over. The limits are played out on a
+    copy as the stage plays them, 16.33 first and then 16.4 (a division partly across the Don
+    leaves only its regiments there, and the rest may still count on the north map)."""
+    import copy
+
+    if excess(sc, rules) is None:
         return None
-    rule, over, candidates = found
-    where = "across the Don" if rule == "16.33" else "on the north map"
-    kind = "Axis divisions" if rule == "16.33" else "German mechanized divisions"
-    first = sorted(removal_options(sc, rules), key=lambda o: _worth(sc, rules, o))[:over]
-    return (f"{len(candidates)} {kind} stand {where} against the limit of {len(candidates) - over} of Hitler Directive "
-            f"{rules['directive']['letter']}: unless {over} leave it first, {over} leave the game for the Leningrad "
-            f"front at the end of this Axis Player-Turn ({rule}), chosen by the standing order "
-            f"`directive_removal` (`weakest` takes {'; '.join(', '.join(o['units']) for o in first)})")
+    trial = copy.deepcopy(rules)
+    taken: dict[str, list[str]] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    while (found := excess(sc, trial)) is not None:
+        rule, over, candidates = found
+        counts.setdefault(rule, (len(candidates), len(candidates) - over))
+        option = weakest_removal(sc, trial)
+        taken.setdefault(rule, []).append(", ".join(option["units"]))
+        for uid in option["units"]:
+            st.remove(trial, uid, "out")
+    parts = []
+    for rule, (stand, limit) in counts.items():
+        where = "across the Don" if rule == "16.33" else "on the north map"
+        kind = "Axis divisions" if rule == "16.33" else "German mechanized divisions"
+        n = len(taken[rule])
+        parts.append(f"{stand} {kind if stand > 1 else kind[:-1]} {'stand' if stand > 1 else 'stands'} {where} against "
+                     f"the limit of {limit} of Hitler Directive {rules['directive']['letter']}: {n} "
+                     f"{'leave' if n > 1 else 'leaves'} the game for the Leningrad front at the end of this Axis "
+                     f"Player-Turn ({rule}), the standing order `directive_removal: weakest` taking "
+                     f"{'; '.join(taken[rule])}, `ask` leaving the choice to you")
+    moving = rules["phase"] in ("move", "mech") and not rules["pending"]
+    return "; ".join(parts) + (" (unless units leave the area first)" if moving else "")

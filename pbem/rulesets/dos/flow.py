@@ -419,7 +419,8 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
             named = ", ".join(left[:8]) + (f" and {len(left) - 8} more" if len(left) > 8 else "")
             out.append(f"{len(left)} of your reinforcements did not enter as your Initial Movement Phase ended "
                        f"({named}): they wait off the map for a later one (15.1, 15.3)")
-    if side == "axis" and rules["player"] == "axis" and rules["phase"] != "over":
+    asked = any(p["kind"] == "directive-removal" for p in rules["pending"])     # the choice is under way
+    if side == "axis" and rules["player"] == "axis" and rules["phase"] != "over" and not asked:
         from .directives import excess_words
 
         over = excess_words(sc, rules)

@@ -521,7 +521,8 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     for uid in units:
         st.put(rules, uid, sc.ids[a])
     counted = sum(rail_units(sc, u) for u in units)
-    why = (f", this move {counted}: a Soviet mechanized unit or an air unit counts three, an HQ none (6.31, 11.22)"
+    why = (f", this move {counted}: a Soviet tank or mechanized corps or an air unit counts three, an HQ none "
+           f"(6.31, 11.22)"
            if counted != len(units) else "")      # players' probe: a tank corps's 3 read as a miscount
     ctx.event("rail", f"{', '.join(units)} {verb(units, 'move')} by rail {sc.ids[start]} -> {sc.ids[a]} ({total} RMP; {rules['rail_used']} "
               f"of the {side} player's {RAIL_LIMIT[side]} rail units this Game-Turn{why}).", side=side, units=units,
