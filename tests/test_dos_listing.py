@@ -424,3 +424,36 @@ def test_the_soviet_template_before_the_draw_describes_the_set_up_its_reveal_bri
     awaiting = placed.state["awaiting"]
     assert placed.state["seq"] == 2 and (awaiting["packet_from"], awaiting["need"]["kind"]) == ("axis", "setup")
     assert [u for u, w in placed.state["rules"]["units"].items() if SC().side_of[u] == "soviet" and w == "setup"] == []
+
+
+def test_after_the_withdrawal_its_packet_lists_the_initial_movement_phase_too(tmp_path):
+    """The Axis player's packet that reveals the dice before the withdrawal of Game-Turn 2 (15.21)
+    answers it, and may carry the Initial Movement Phase's orders after it: the template lists
+    those orders too, after the answer filled in, and `--only` finds a reinforcement's entries
+    there (players' probe: the phase after the answer was written blind)."""
+    from pbem.core import templates
+    from tests.support.games import Match
+
+    m = Match(tmp_path, "dos", key_seed="withdraw-1", chain_length=256)
+    for _ in range(60):
+        state = m.state()
+        sender = state["awaiting"]["packet_from"]
+        text = templates.orders_template(m.game, m.state(sender), sender, m.keys[sender])
+        if "own decision" in text and "withdraw" in text:
+            break
+        waiting, need = state["awaiting"]["waiting_for"], state["awaiting"]["need"]
+        mine = need is not None and need["side"] == sender
+        m.send(sender, [{"type": "end"}] if waiting == "orders" and mine else
+               m.game.legal_orders(state["rules"], m.game.next_step(state["rules"]))[:1] if waiting == "decision" and mine
+               else [])
+    else:
+        pytest.fail("no withdrawal came")
+    assert sender == "axis"
+    lines = text.splitlines()
+    answers = lines.index("# With the answer filled in, the game then comes to your orders: write them after it, in this")
+    assert lines[answers + 2] == ("# axis: Game-Turn 2, axis Initial Movement Phase: move, rail, overrun, enter, evacuate, "
+                                  "air-supply, then end (rule 6.0).")
+    assert lines[lines.index("orders:") + 1].startswith("  - {type: withdraw, units: [")
+    only = templates.orders_template(m.game, m.state("axis"), "axis", m.keys["axis"], only="Germania/Wiking")
+    after = only[only.index("# With the answer filled in"):]
+    assert '#   - {type: enter, units: ["Germania/Wiking"], path: [' in after

@@ -443,12 +443,13 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
     return events[:end]
 
 
-def after_reveal(game: engine.Game, state: dict, side: str, key: Any) -> tuple[dict, list[dict]]:
-    """The state and events after `side`'s next packet, sent without orders: what its reveal
-    resolves, and so what the orders of that packet would meet. Built in memory from the
-    side's own key, never written nor shown."""
-    return engine.apply_packet(game, state, build_packet(game, state, side, [], None, key, ""), "(look ahead)",
-                               verify=False, lookahead=True)
+def after_reveal(game: engine.Game, state: dict, side: str, key: Any,
+                 orders: list[dict] | None = None) -> tuple[dict, list[dict]]:
+    """The state and events after `side`'s next packet, sent without orders (or with
+    `orders`): what its reveal resolves, and so what the orders of that packet would meet.
+    Built in memory from the side's own key, never written nor shown."""
+    packet = build_packet(game, state, side, list(orders or []), None, key, "")
+    return engine.apply_packet(game, state, packet, "(look ahead)", verify=False, lookahead=True)
 
 
 def packet_yaml(packet: dict) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Iterator, NamedTuple
 from pbem.core import describe, engine
 from pbem.core.text import seal_names, with_rule
 from pbem.core.canonical import scalar_text, dumps
+from pbem.core.errors import PbemError
 
 MAX_LISTED = 80
 MAX_NAMED = 400    # with --only: the orders of one unit, hex or type, which a player asked for
@@ -78,8 +79,31 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
                 "# Orders written below take effect then, in this same packet: a round trip saved."]
         filled = ()
-    return _Reveal(head + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only),
-                   True, filled)
+    lines = head + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only)
+    return _Reveal(lines + _orders_after_answer(game, state, side, key, filled, only), True, filled)
+
+
+def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None
+                         ) -> list[str]:
+    """Where the answer filled in brings the game to this side's own orders (dos: a withdrawal,
+    then the Initial Movement Phase), those orders too, to write after the answer in the same
+    packet (players' probe: the phase after it was written blind)."""
+    if not filled:
+        return []
+    from pbem.core.game import after_reveal
+
+    try:
+        after, _ = after_reveal(game, state, side, key, list(filled))
+    except PbemError:      # the answer meets a step that refuses it: nothing to list after it
+        return []
+    need = engine.awaited_need(after)
+    if need is None or need.side != side or after["awaiting"]["waiting_for"] != "orders":
+        return []
+    legal, note = game.listing(after["rules"], need, only)
+    return (["# With the answer filled in, the game then comes to your orders: write them after it, in this",
+             "# same packet (another answer may bring other orders)."]
+            + [f"# {line}" for line in game.describe_need(after["rules"], need)]
+            + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:
