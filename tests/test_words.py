@@ -776,6 +776,10 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
     assert f"# Your reveal resolves what is queued, and then the game comes to your own decision {key}." in text
     assert "#   which unit takes the hit on b1 (D3)." in text and f"# Legal orders then ({len(listed)}):" in text
     assert len(listed) > 1 and all(order["type"] == "absorb" and order["decision"] == key for order in listed)
+    from pbem.core.game import preview_next          # adjudicate's preview says so too
+    assert preview_next(m.game, state, m.keys["blue"])[-1]["text"] == (
+        f"Then your own decision {key} (which unit takes the hit on b1): your packet can give its answer after its "
+        f"reveal (`pbem orders --key` lists the answers).")
     # not "nothing to decide" (players' probe: sent as it was, it cost a round trip); the first
     # answer is filled in, as for a decision awaited now
     assert "# You have nothing to decide now" not in text

@@ -438,8 +438,17 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
     side = side_of_key(game, key)
     if side != state["awaiting"]["packet_from"]:
         return None
-    _, events = after_reveal(game, state, side, key)
+    after, events = after_reveal(game, state, side, key)
     end = next((i for i, e in enumerate(events) if e["type"] == "takes-effect"), len(events))
+    awaiting = after["awaiting"]
+    if awaiting["waiting_for"] in ("orders", "decision") and (awaiting["need"] or {}).get("side") == side:
+        # where it brings the game: the holder's own step, which that same packet can take
+        # (players' probe: the withdrawal that came next was said by `pbem orders` alone)
+        what = f"your own decision {awaiting['decision']}" if awaiting["waiting_for"] == "decision" else "your own orders"
+        events = events[:end] + [{"type": "next", "text": f"Then {what} ({awaiting['need']['prompt'].rstrip('.')}): "
+                                  f"your packet can give {'its answer' if 'decision' in what else 'them'} after its "
+                                  f"reveal (`pbem orders --key` lists {'them' if 'decision' not in what else 'the answers'})."}]
+        return events
     return events[:end]
 
 
