@@ -200,7 +200,9 @@ def kept(after: dict, side: str) -> list[str]:
     return [f"{numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for {now} "
             f"{awaiting['waiting_for']} ({need['prompt'].rstrip('.')}), and {'it applies' if one else 'they apply, in order,'} "
             f"as the game next asks {side} for orders, however late that is (an order it cannot take then is void); "
-            f"your opponent reads {'it' if one else 'them'} in the packet"]
+            f"your opponent reads {'it' if one else 'them'} in the packet"
+            + "".join(f"; order {item['index']} (end) ends the step it then meets, whichever that is"
+                      for item in mine if item["order"].get("type") == "end")]   # kkoh probe: a step auto-ended
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
