@@ -73,6 +73,13 @@ def test_show_diff_cites_no_combat_rule_for_a_unit_eliminated_over_the_stacking_
     after["units"]["G/75"] = "gone"
     found = describe.changes_text(dos, {"seq": 1, "rules": before}, {"seq": 2, "rules": after})
     assert "- G/75 (axis) is now eliminated; it was in N2146." in found and "(9.6)" not in " ".join(found)
+    # out of the game: by a withdrawal (15.2) or by a directive's limit (16.4), each with its own rule (probe)
+    after = copy.deepcopy(before)
+    after["units"].update({"G/57": "out", "G/75": "out"})
+    after["withdrawn"] = {"2": ["G/57"]}
+    found = describe.changes_text(dos, {"seq": 1, "rules": before}, {"seq": 2, "rules": after})
+    assert "- G/57 (axis) is now withdrawn from the game (15.2); it was in N2146." in found
+    assert "- G/75 (axis) is now out of the game, sent to the Leningrad front (16.33, 16.4); it was in N2146." in found
 
 
 def test_view_counts_steps_and_marks_a_unit_out_of_supply():

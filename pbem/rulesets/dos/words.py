@@ -76,8 +76,11 @@ def view(sc: Scenario, rules: dict) -> dict:
     """The board as data: every unit (strength counted in steps, 9.6), who controls each rail
     and city hex (10.44, 10.45), the VP and the markers on the map."""
     units = {}
+    withdrawn = {u for us in rules["withdrawn"].values() for u in us}
     for uid in sc.unit_ids:
         status = st.status(rules, uid)
+        if status == "out":      # out of the game by a withdrawal (15.2) or a directive's limit (16.33, 16.4)
+            status = "withdrawn" if uid in withdrawn else "removed"
         units[uid] = {"side": sc.side_of[uid], "where": rules["units"][uid], "status": status,
                       "strength": 0 if status == "gone" else st.steps_left(sc, rules, uid),
                       "full": sc.units[uid].step_count,
@@ -87,7 +90,9 @@ def view(sc: Scenario, rules: dict) -> dict:
     return {
         "now": now_text(sc, rules),
         "units": units,
-        "statuses": {k: v for k, v in STATUS_WORDS.items() if k != "map"},
+        "statuses": {**{k: v for k, v in STATUS_WORDS.items() if k != "map"},
+                     "withdrawn": "withdrawn from the game (15.2)",
+                     "removed": "out of the game, sent to the Leningrad front (16.33, 16.4)"},
         "control": {sc.ids[i]: st.control(sc, rules, i) for i in sorted(sc.rail_hex)},
         "places": "hexes",
         "strength_in": "step",   # 9.6: a unit loses steps, not strength points
