@@ -396,7 +396,8 @@ def test_12_0_why_a_unit_is_out_of_supply_in_words():
     assert "R/38" not in supplied(cut, "soviet")
     assert why(cut, "R/38") == ("A/51 is 2 hexes away (rating 3), but every Line of Communications to it would pass "
                                 "through enemy units, an Enemy ZOC no friendly unit stands in, or impassable terrain "
-                                "(12.11)")
+                                "(12.11): N2144 is in an Enemy ZOC, no friendly unit there; N2244 holds enemy units; "
+                                "N2344 is in an Enemy ZOC, no friendly unit there")          # where it is cut
     hq_cut = at(units={"HQ/2Hun": {"hex": "N2520"}, "Hun/6": {"hex": "N2520", "revealed": 3}})
     assert why(hq_cut, "Hun/6") == ("its HQ HQ/2Hun is out of supply: no Line of Supply of 14 mechanized MP or less "
                                     "reaches a source (12.21)")

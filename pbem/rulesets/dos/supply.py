@@ -515,13 +515,25 @@ def reason(sc: Scenario, rules: dict, board: Board, uid: str) -> str | None:
     lines_ = lines_of(sc, rules, side)
     linked = [(d, hq, j) for d, hq, j in lowland if i in lines_.within(j, sc.units[hq].leadership)]
     if not linked:
-        d, hq, _ = lowland[0]
+        d, hq, j = lowland[0]
+        cut = _cut_hexes(sc, board, lines_, i, j, sc.units[hq].leadership, side)
         return (f"{hq} is {d} hex{'es' if d != 1 else ''} away (rating {sc.units[hq].leadership}), but every Line of "
                 f"Communications to it would pass through enemy units, an Enemy ZOC no friendly unit stands in, or "
-                f"impassable terrain (12.11)")
+                f"impassable terrain (12.11)" + (f": {'; '.join(cut)}" if cut else ""))
     return (f"{_hqs_are([hq for _, hq, _ in linked])} out of supply: no Line of Supply of {bound} mechanized MP or "
             f"less reaches a source ({line_rule})")
 
 
 def _hqs_are(hqs: list[str]) -> str:
     return f"its HQ {hqs[0]} is" if len(hqs) == 1 else f"the HQs within its reach, {', '.join(hqs)}, are"
+
+
+def _cut_hexes(sc: Scenario, board: Board, lines_: "Lines", i: int, j: int, reach: int, side: str) -> list[str]:
+    """The blocked hexes between hex i and hex j that a line of `reach` hexes could otherwise
+    pass (on some path of that length), nearest i first, at most three: where the line is cut."""
+    corridor = sorted((h for h in range(len(sc.ids)) if h not in (i, j) and lines_.blocked[h]
+                       and sc.distance(i, h) + sc.distance(h, j) <= reach),
+                      key=lambda h: (sc.distance(i, h), sc.ids[h]))
+    enemy = other(side)
+    return [f"{sc.ids[h]} {'holds enemy units' if board.has_combat(h, enemy) else 'is in an Enemy ZOC, no friendly unit there'}"
+            for h in corridor[:3]]
