@@ -723,8 +723,8 @@ class _Run:
             what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({order_text(order)}) needs dice"
                     if item is not None else
                     f"{need.side}'s standing order answers {need.kind} ({order_text(order)}), and what follows needs dice")
-            if self.waited is not None and self.waited[0] == what:
-                self.events.remove(self.waited[1])   # the same step, tried again as the packet took effect: said once
+            if self.waited is not None and self.waited[0] == what:   # the same step, tried again as the packet
+                self.events[:] = [e for e in self.events if e is not self.waited[1]]   # took effect: said once
             queued = len(state["queue"])
             event = {"type": "waiting", "text": f"{what}: it resolves when the next packet reveals the next dice value "
                      f"(docs/protocol.md §7); {_queued_words(self.game.ruleset.sides, state['queue'])}.", "queued": queued}

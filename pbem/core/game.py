@@ -440,15 +440,19 @@ def preview_next(game: engine.Game, state: dict, key: Any) -> list[dict] | None:
         return None
     after, events = after_reveal(game, state, side, key)
     end = next((i for i, e in enumerate(events) if e["type"] == "takes-effect"), len(events))
-    awaiting = after["awaiting"]
-    if awaiting["waiting_for"] in ("orders", "decision") and (awaiting["need"] or {}).get("side") == side:
-        # where it brings the game: the holder's own step, which that same packet can take
-        # (players' probe: the withdrawal that came next was said by `pbem orders` alone)
-        what = f"your own decision {awaiting['decision']}" if awaiting["waiting_for"] == "decision" else "your own orders"
-        events = events[:end] + [{"type": "next", "text": f"Then {what} ({awaiting['need']['prompt'].rstrip('.')}): "
-                                  f"your packet can give {'its answer' if 'decision' in what else 'them'} after its "
-                                  f"reveal (`pbem orders --key` lists {'them' if 'decision' not in what else 'the answers'})."}]
-        return events
+    awaiting, before = after["awaiting"], state["awaiting"]
+    moved = (awaiting["waiting_for"], awaiting["need"], awaiting.get("decision")) != \
+        (before["waiting_for"], before["need"], before.get("decision"))
+    if moved and awaiting["waiting_for"] in ("orders", "decision") and (awaiting["need"] or {}).get("side") == side:
+        # where the reveal brings the game: the holder's own step, which that same packet can
+        # take (players' probe: the withdrawal that came next was said by `pbem orders` alone)
+        prompt = awaiting["need"]["prompt"].rstrip(".")
+        if awaiting["waiting_for"] == "decision":
+            text = (f"Then your own decision {awaiting['decision']} ({prompt}): your packet can give its answer after "
+                    f"its reveal (`pbem orders --key` lists the answers).")
+        else:
+            text = f"Then your own orders ({prompt}): your packet can give them after its reveal (`pbem orders --key`)."
+        return events[:end] + [{"type": "next", "text": text}]
     return events[:end]
 
 

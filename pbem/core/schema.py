@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ def _quote_hint(error: Any) -> None:
     # ids that begin with a letter (a schema's `examples`: dos hexes, "N3117"): the number
     # quoted would be refused too, so name the ids it may have meant
     examples = error.schema.get("examples", ()) if isinstance(error.schema, dict) else ()
-    prefixes = sorted({str(e)[:len(str(e)) - len(str(e).lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))] for e in examples} - {""})
+    prefixes = sorted({re.match("[A-Z]*", str(e)).group() for e in examples} - {""})
     if prefixes and error.instance >= 0:
         meant = " or ".join(f'"{prefix}{error.instance}"' for prefix in prefixes)
         error.message = (f"{error.message} (YAML reads it as an integer), and ids here begin with a letter "

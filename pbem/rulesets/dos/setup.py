@@ -238,9 +238,9 @@ def _supplied_facing_the_axis(sc: Scenario, rules: dict, units: list[str], spots
     one, 5.3): a unit whose Line of Communications the Axis units' ZOC would cut (12.11) moves
     to the nearest of `spots` (on or next to the line, out of the Axis units' reach) where it
     is in supply; or, where no such move serves (it alone holds Front Line hexes), a spare one
-    of `units` stands on its line (a friendly unit negates Enemy ZOC, 12.11). Always so long as every Front Line hex
-    stays held or in Soviet ZOC (5.23) and no other unit is cut off; where none of the nearest
-    moves serves, the unit stays."""
+    of `units` stands on its line (a friendly unit negates Enemy ZOC, 12.11). Always so long
+    as every Front Line hex stays held or in Soviet ZOC (5.23) and no other unit is cut off;
+    where none of the nearest moves serves, the unit stays."""
     import copy
 
     facing = copy.deepcopy(rules)

@@ -535,5 +535,5 @@ def _cut_hexes(sc: Scenario, board: Board, lines_: "Lines", i: int, j: int, reac
                        and sc.distance(i, h) + sc.distance(h, j) <= reach),
                       key=lambda h: (sc.distance(i, h), sc.ids[h]))
     enemy = other(side)
-    return [f"{sc.ids[h]} {'holds enemy units' if board.has_combat(h, enemy) else 'is in an Enemy ZOC, no friendly unit there'}"
-            for h in corridor[:3]]
+    return [sc.ids[h] + (" holds enemy units" if board.has_combat(h, enemy) else
+                         " is in an Enemy ZOC, no friendly unit there") for h in corridor[:3]]
