@@ -61,26 +61,34 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
         return _Reveal([f"# Your reveal resolves what is queued; the game then waits for {whose} "
                         f"{awaiting['waiting_for']}."])
+    decision = awaiting.get("decision") if awaiting["waiting_for"] == "decision" else None
+    if decision:
+        # a decision of this side's comes next: its answers can go into this packet (§7.2), each
+        # naming the decision it answers (players' probe: "waits for your decision" named none)
+        head = [f"# Your reveal resolves what is queued, and then the game comes to your own decision {decision}.",
+                "# An answer written below takes effect then, in this same packet; without one, the game waits a",
+                "# round trip for it. The first legal answer is filled in below: replace it with your choice."]
+    else:
+        head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
+                "# Orders written below take effect then, in this same packet: a round trip saved."]
+    lines, legal = _then(game, after, need, only)
+    filled = tuple(legal[:1]) if decision else ()
+    return _Reveal(head + lines + _orders_after_answer(game, state, side, key, filled, only), True, filled)
+
+
+def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[list[str], list[dict]]:
+    """The lines of a template for the orders of `need` once the game is at `after` (its
+    description, count, the ruleset's note and the list), and the legal orders, each naming
+    the decision it answers where `need` is one."""
     legal, note = game.listing(after["rules"], need, only)
+    decision = after["awaiting"].get("decision") if after["awaiting"]["waiting_for"] == "decision" else None
+    if decision:
+        legal = [dict(order, decision=decision) for order in legal]
     # what the ruleset says of the orders then, as of orders now (a set-up's areas, which its
     # note speaks of: players' probe, "its area (above)" with nothing above)
     described = [f"# {line}" for line in game.describe_need(after["rules"], need)] \
         or [f"#   {with_rule(need.prompt, need.rule)}."]
-    decision = awaiting.get("decision")
-    if awaiting["waiting_for"] == "decision" and decision:
-        # a decision of this side's comes next: its answers can go into this packet (§7.2), each
-        # naming the decision it answers (players' probe: "waits for your decision" named none)
-        legal = [dict(order, decision=decision) for order in legal]
-        head = [f"# Your reveal resolves what is queued, and then the game comes to your own decision {decision}.",
-                "# An answer written below takes effect then, in this same packet; without one, the game waits a",
-                "# round trip for it. The first legal answer is filled in below: replace it with your choice."]
-        filled = tuple(legal[:1])
-    else:
-        head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
-                "# Orders written below take effect then, in this same packet: a round trip saved."]
-        filled = ()
-    lines = head + described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only)
-    return _Reveal(lines + _orders_after_answer(game, state, side, key, filled, only), True, filled)
+    return described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only), legal
 
 
 def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None
@@ -99,11 +107,8 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
     need = engine.awaited_need(after)
     if need is None or need.side != side or after["awaiting"]["waiting_for"] != "orders":
         return []
-    legal, note = game.listing(after["rules"], need, only)
     return (["# With the answer filled in, the game then comes to your orders: write them after it, in this",
-             "# same packet (another answer may bring other orders)."]
-            + [f"# {line}" for line in game.describe_need(after["rules"], need)]
-            + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only))
+             "# same packet (another answer may bring other orders)."] + _then(game, after, need, only)[0])
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:

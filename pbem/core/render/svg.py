@@ -29,6 +29,11 @@ MAX_PART_SCALE = 3.0   # how much larger than the whole map a part of it (`pbem 
 CAPTION_LINES = 10  # the room of the caption (turn, phase, score) in the panel, in lines
 CHAR = 0.6  # the width of an average character of the font, in font sizes
 LEADER = 1.6   # a result box farther than this many cell sizes from its attack gets a leader line
+# where an attack's result box may go, in order: (cell sizes aside, fraction along its last
+# step); beside it first, then farther out in a dense part of the map
+_NEAR = [(d, along) for d in (0, 0.7, -0.7, 1.3, -1.3, 2, -2) for along in (0.5, 0.25, 0.75, 0, 1)]
+LABEL_PLACES = _NEAR + [(d, along) for d in (0.7, -0.7, 1.3, -1.3, 2, -2, 2.7, -2.7, 3.4, -3.4)
+                        for along in (0.5, 0.25, 0.75, 0, 1, -0.5, 1.5) if (d, along) not in _NEAR]
 
 
 def num(v: float) -> str:
@@ -496,10 +501,7 @@ class _Painter:
             r = self.grid.size
             # (in a dense part of the map, then farther out: beyond either end, and further aside)
             spots = [(tip[0], tip[1] - head - 4)]
-            near = [(d, along) for d in (0, 0.7, -0.7, 1.3, -1.3, 2, -2) for along in (0.5, 0.25, 0.75, 0, 1)]
-            far = [(d, along) for d in (0.7, -0.7, 1.3, -1.3, 2, -2, 2.7, -2.7, 3.4, -3.4)
-                   for along in (0.5, 0.25, 0.75, 0, 1, -0.5, 1.5) if (d, along) not in near]
-            for d, along in near + far:
+            for d, along in LABEL_PLACES:
                 mx, my = ax + (bx - ax) * along, ay + (by - ay) * along + size * 0.35
                 spots.append((mx + nx * d * r, my + ny * d * r))
             tx, ty = self.free_spot(spots, bw, size * 1.35, size)
