@@ -780,6 +780,13 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
     assert preview_next(m.game, state, m.keys["blue"])[-1]["text"] == (
         f"Then your own decision {key} (which unit takes the hit on b1): your packet can give its answer after its "
         f"reveal (`pbem orders --key` lists the answers).")
+    from pbem.core import describe                    # and `pbem status --key`, after its awaited line
+    told = describe.status(m.folders["blue"], "blue", key=m.keys["blue"])
+    assert told["then"] == preview_next(m.game, state, m.keys["blue"])[-1]["text"]
+    assert told["text"][told["text"].index(describe.awaited_line(m.game, state, m.game.summary(state["rules"]),
+                                                                 "blue")) + 1] == told["then"]
+    assert describe.status(m.folders["blue"], "blue")["then"] is None              # a public key cannot tell
+    assert describe.status(m.folders["red"], "red", key=m.keys["red"])["then"] is None   # not red's packet
     # not "nothing to decide" (players' probe: sent as it was, it cost a round trip); the first
     # answer is filled in, as for a decision awaited now
     assert "# You have nothing to decide now" not in text

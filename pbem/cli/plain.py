@@ -85,8 +85,10 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
 
     folder = game.open_folder(Path(game_dir))
     describe.state_at(folder, None)   # the latest state is the one its packet gives
-    you = game.side_of_key(folder.game, _public_or_private_key(key_file)) if key_file else None
-    info = describe.status(folder, you)
+    key = _public_or_private_key(key_file) if key_file else None
+    you = game.side_of_key(folder.game, key) if key is not None else None
+    # a private key also tells what its holder's next reveal brings (a public one cannot)
+    info = describe.status(folder, you, key=None if key is None or isinstance(key, _Public) else key)
     if as_json:
         echo_json(info)
     else:

@@ -117,8 +117,11 @@ def awaited_line(game: Any, state: dict, summary: dict, you: str | None = None) 
                     state["dice"].get("script"))
 
 
-def status(folder: Any, you: str | None = None) -> dict:
-    """The status as data (the `--json` form) with `text`, its lines in words."""
+def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
+    """The status as data (the `--json` form) with `text`, its lines in words. `key`: the
+    private key of the side that sends the next packet; where its reveal brings the game to
+    that side's own step, `then` says so (as `pbem adjudicate --key` and `pbem orders --key`
+    do), else None. Worked out in memory from the key, never written nor shown."""
     game, state = folder.game, folder.state
     summary = game.summary(state["rules"])
     awaiting, last = state["awaiting"], state["last_packet"]
@@ -134,6 +137,13 @@ def status(folder: Any, you: str | None = None) -> dict:
         "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
         "you": you, "since": latest, "queued": queued, "sealed": sealed,
     }
+    info["then"] = None
+    if key is not None:
+        from pbem.core.game import preview_next
+
+        ahead = preview_next(game, state, key)
+        if ahead and ahead[-1]["type"] == "next":
+            info["then"] = ahead[-1]["text"]
     info["chains"] = None   # a sandbox game has no chains
     if game.secure:   # each side's dice chain: how many values it has revealed and has left
         from pbem.core import engine
@@ -163,6 +173,8 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     if summary.get("result"):
         lines.append(f"Result: {summary['result'].rstrip('.')}.")
     lines.append(awaited_line(game, state, summary, you))
+    if info["then"]:
+        lines.append(info["then"])
     if awaiting["need"] is not None:
         from pbem.core import engine
 
