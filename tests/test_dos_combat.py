@@ -261,6 +261,25 @@ def test_9_73_9_75_through_a_friendly_hex_into_a_vacant_one_before_into_a_friend
     assert len(paths) == 9 and ["N2145", "N2144"] in paths and all(p[-1] in {**ring, **far}.values() for p in paths)
 
 
+def test_8_24_9_71_a_hex_held_by_a_friendly_air_unit_alone_opens_a_retreat_through_enemy_zoc():
+    """8.24: Friendly units negate Enemy ZOC for retreat; an air unit is a Friendly unit (14.13
+    takes away only its own ZOC, 17.12 only its place in the front): R/6's D2 retreat goes
+    through N2244, in G/9's zone of control, where the 8th Air Army stands alone; every other
+    way out is shut by the ZOC of G/57, G/75 and G/9 (README, readings chosen)."""
+    sc = SC()
+    rules = at(turn=5, phase="combat", units={"R/6": {"hex": "N2245", "revealed": [4, 4]}, "AA/8": {"hex": "N2244"},
+                                              "A/21": {"hex": "N2143"}, "G/57": {"hex": "N2146"},
+                                              "G/75": {"hex": "N2346"}, "G/9": {"hex": "N2344"}})
+    assert sc.idx["N2244"] in bd.Board(sc, rules).ezoc("soviet")
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[1],
+               policies={"defender_result": "retreat", "retreat_paths": "ask", "advance": "none"})
+    assert (fight(ctx)["column"], fight(ctx)["result"]) == ("4-1", "D2")                # 18 against 4, die 1
+    retreat, = events_of(ctx, "retreat")                         # no choice to ask for: one path only
+    assert retreat["path"] == ["N2245", "N2244", "N2144"] and retreat["chosen_by"] == "only path"
+    assert retreat["text"] == "R/6 retreats N2245 -> N2244 -> N2144 (the only path open, 9.72)."
+    assert (st.status(rules, "R/6"), st.hex_of(rules, "R/6")) == ("map", "N2144")
+
+
 def test_9_73_no_path_of_retreat_means_elimination():
     surround = {"G/57": {"hex": "N2246"}, "G/75": {"hex": "N2146"}, "G/79": {"hex": "N2145"}, "G/113": {"hex": "N2244"},
                 "G/168": {"hex": "N2345"}, "G/294": {"hex": "N2346"}}

@@ -23,10 +23,10 @@ def pbem(*args: str, code: int = 0) -> str:
 def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
-    assert "VP as they stand (19.1): Axis 32, Soviet 180; Hitler Directive in force (16.0): A." in text
+    assert "VP as they stand (19.1): Axis 32, Soviet 175; Hitler Directive in force (16.0): F." in text
     board = pbem("show", str(EXAMPLE))
     # the phase as status says it (players' probe: show read "soviet interdiction", an internal word)
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0549 soviet: A/57 (4)12" in board
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0210 soviet: A/56 (3)12" in board
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
@@ -34,12 +34,12 @@ def test_show_one_hex_and_one_unit():
     city = pbem("show", "--hex", "N3117", str(EXAMPLE)).splitlines()
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
-    front = pbem("show", "--hex", "N1249", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: R/77 3-5-8." in front
-    unit = pbem("show", "--unit", "R/167", str(EXAMPLE))
-    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/167 U-8" in unit
+    front = pbem("show", "--hex", "N0849", str(EXAMPLE))
+    assert "On the Front Line of 28 June 1942" in front and "Units: 110/11Pz 2-13; 33/9Pz 4-13; G/387 9-9." in front
+    unit = pbem("show", "--unit", "R/159", str(EXAMPLE))
+    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/159 U-8" in unit
     assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
-            "A/28, is 5 hexes away, rating 3 (12.12).") in unit.splitlines()
+            "A/56, is 7 hexes away, rating 3 (12.12).") in unit.splitlines()
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "G/82", str(EXAMPLE))
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "AirK/4", str(EXAMPLE))  # 14.11
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
@@ -47,15 +47,15 @@ def test_show_one_hex_and_one_unit():
 
 
 def test_show_diff_names_moves_and_the_turn():
-    text = pbem("show", "--diff", "44", "51", str(EXAMPLE))
-    assert "- 11/9Pz (axis) moved from N1154 to N0554." in text
+    text = pbem("show", "--diff", "50", "59", str(EXAMPLE))
+    assert "- 21/24Pz (axis) moved from N0949 to N0848." in text
     assert "Now: Game-Turn 3 of 25" in text
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "24", "25", str(EXAMPLE))
-    assert "- G/383 (axis) lost 1 step: 3 of 4 left." in text
+    text = pbem("show", "--diff", "26", "27", str(EXAMPLE))
+    assert "- G/385 (axis) lost 1 step: 3 of 4 left." in text
     assert "strength point" not in text
 
 

@@ -138,7 +138,10 @@ def terrain_multiplier(sc: Scenario, rules: dict, c: dict, i: int) -> tuple[int,
         if h is None:
             continue
         kinds.add(sc.side_kind.get((sc.idx[h], i)))
-    if kinds and None not in kinds and kinds <= {"minor", "don"}:
+    # 10.22: "exclusively through a river hexside (excluding the Don and Volga)"; 10.24:
+    # "exclusively across Don River hexsides". An attack across both kinds is neither: no bonus
+    # (README, readings chosen).
+    if kinds == {"minor"} or kinds == {"don"}:
         river = sc.river_defence["don"] if kinds == {"don"} else sc.river_defence["minor"]
         if len(c["air"]["att"]) > len(c["air"]["def"]):
             why.append("river bonus negated by the attacker's Air Points (14.24)")
@@ -1023,8 +1026,11 @@ def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx,
         rules["pt"]["retreated"][uid] = sc.ids[path[-1]]                # 9.75
     c["paths"][uid] = [start] + [sc.ids[b] for b in path]
     c["retreat"]["queue"].pop(0)
-    ctx.event("retreat", f"{uid} retreats {start} -> {sc.ids[path[-1]]} (path chosen by the {other(side)} player, "
-              f"9.72).", unit=uid, path=c["paths"][uid], rule="9.72", chosen_by=chosen)
+    # every hex of the path (a D2 retreat may pass through a Friendly unit's hex in an Enemy ZOC,
+    # 8.24), and who chose it, unless no other path was open
+    how = "the only path open" if chosen == "only path" else f"path chosen by the {other(side)} player"
+    ctx.event("retreat", f"{uid} retreats {' -> '.join(c['paths'][uid])} ({how}, 9.72).", unit=uid,
+              path=c["paths"][uid], rule="9.72", chosen_by=chosen)
 
 
 # --- advance after combat (9.8) -----------------------------------------------------------------------
