@@ -49,3 +49,31 @@ def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_pat
     assert applied.state["rules"]["units"]["LW/I"] == "3218"  # where the unit is (with these keys and chir 1.6.0's game id)
     # the Soviet side's own morale decision of the same attack was its standing order's
     assert [e["decision"] for e in events if e["type"] == "policy" and e["kind"] == "morale"] == ["2.1/morale"]
+
+
+def test_the_template_of_a_decision_fills_in_the_default_standing_orders_answer(tmp_path):
+    """A side that set `defensive_fire: ask` and runs `pbem orders` for the decision finds
+    filled in the answer the default standing order (strongest-group) gives, the fire at the
+    strongest attacking group, not the first answer listed, "no fire" (players' probe: a
+    template sent as it was gave the fire up)."""
+    import re
+
+    import yaml
+
+    from pbem.core import templates
+
+    doc = RULESET.scenarios["historical"]()
+    doc["position"] = POSITION
+    match = Match(tmp_path, "chir", key_seed="answers41", scenario_doc=doc, chain_length=64)
+    match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
+    match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
+    state = match.state("german")
+    assert state["awaiting"]["decision"] == "2.1/defensive-fire"
+    text = templates.orders_template(match.game, state, "german")
+    listed = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", text, re.M)]
+    assert listed[0] == {"type": "fire", "target": None, "decision": "2.1/defensive-fire"}
+    default = match.game.policy(state["rules"], match.game.next_step(state["rules"]), dict(RULESET.default_policies))
+    assert default["target"] is not None and dict(default, decision="2.1/defensive-fire") in listed
+    assert "# The answer of the default standing order is filled in below: replace it with your choice." in text
+    filled = yaml.safe_load(text.split("\norders:\n")[1].split("\n")[0][4:])
+    assert filled == dict(default, decision="2.1/defensive-fire") != listed[0]

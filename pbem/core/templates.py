@@ -67,13 +67,30 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         # naming the decision it answers (players' probe: "waits for your decision" named none)
         head = [f"# Your reveal resolves what is queued, and then the game comes to your own decision {decision}.",
                 "# An answer written below takes effect then, in this same packet; without one, the game waits a",
-                "# round trip for it. The first legal answer is filled in below: replace it with your choice."]
+                "# round trip for it."]
     else:
         head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
                 "# Orders written below take effect then, in this same packet: a round trip saved."]
     lines, legal = _then(game, after, need, only)
-    filled = tuple(legal[:1]) if decision else ()
+    filled: tuple[dict, ...] = ()
+    if decision:
+        answer, said = _suggested(game, after, need, legal, decision)
+        filled, head = (answer,) if answer else (), head + [said]
     return _Reveal(head + lines + _orders_after_answer(game, state, side, key, filled, only), True, filled)
+
+
+def _suggested(game: engine.Game, state: dict, need: Any, legal: list[dict], decision: str) -> tuple[dict | None, str]:
+    """The answer a template fills in for a decision of its side, and the line that says which:
+    the answer the ruleset's default standing order gives, where it gives one of the legal
+    answers listed, else the first of them (players' probe: the first answer to a defensive
+    fire was "no fire", and a template sent as it was gave the fire up)."""
+    default = game.policy(state["rules"], need, dict(game.ruleset.default_policies))
+    if default is not None and dict(default, decision=decision) in legal:
+        return (dict(default, decision=decision),
+                "# The answer of the default standing order is filled in below: replace it with your choice.")
+    if not legal:
+        return None, "# No legal answer is listed: the decision takes none."
+    return legal[0], "# The first legal answer is filled in below: replace it with your choice."
 
 
 def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[list[str], list[dict]]:
@@ -225,10 +242,12 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         if key:
             legal = [dict(order, decision=key) for order in legal]
             lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
-            lines.append("# other (docs/protocol.md §7.2). The first legal answer is filled in below: replace it with your choice.")
+            lines.append("# other (docs/protocol.md §7.2).")
+            answer, said = _suggested(game, state, need, legal, key)
+            lines.append(said)
         lines += _count_lines(legal, only, note, "now")
         lines += _noted(note) + _listed(legal, only)
-        orders = legal[:1] if key else [o for o in legal if o.get("type") == "end"][:1]
+        orders = ([answer] if answer else []) if key else [o for o in legal if o.get("type") == "end"][:1]
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         lines.append("# The game's dice script is used up: send this packet with more dice,")
         lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table).")
