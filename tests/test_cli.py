@@ -91,7 +91,8 @@ def test_a_round_by_email(run, duel_game):
     out = run("status", "blue-folder").output
     assert ("Awaited: a packet from blue, whose reveal opens the dice the game waits for (docs/protocol.md §7); the "
             "step they finish is decided already (red: ") in out
-    assert "Queued orders (red 2) wait for the dice of the next packet." in out
+    assert ("Queued orders (red 2) wait for the dice of the next packet: red order 1 of packet 3 (fire target=b1 "
+            "unit=r1); red order 2 of packet 3 (end).") in out
     for folder in ("red-folder", "blue-folder"):
         report = json.loads(run("audit", folder, "--json").output)
         assert report["ok"] is True and report["packets"] == 3 and report["signatures"] == 3

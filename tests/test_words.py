@@ -134,7 +134,8 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
                 "Awaited: a packet from soviet, who has nothing to decide now (packets alternate; one without "
                 f"orders will do); then german, for {decision}",
                 f"Awaited since packet 0003 from german {SENT}; soviet's last packet: 0002 {SENT}.",
-                "Queued orders (soviet 1) are applied as the game reaches them.",
+                "Queued orders (soviet 1) are applied as the game reaches them: soviet order 2 of packet 2 (end "
+                "phase=attack).",
                 "VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don "
                 "is open (4.3)."]
     assert lines(run("status", root / "german")) == expected
@@ -604,7 +605,8 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
         "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7); the step "
         "they finish is decided already (south: turn 1: open your sealed plan (B2)).",
         f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
-        "Queued orders (south 1) wait for the dice of the next packet."]
+        "Queued orders (south 1) wait for the dice of the next packet: south order 1 of packet 4 (plan attack=a "
+        "guard=c)."]
 
 
 def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monkeypatch):
@@ -887,3 +889,49 @@ def test_draws_in_a_row_are_one_line_of_the_report():
     line = next(text for text in example.splitlines() if text.startswith("  - Draws (segment 2): "))
     assert len(re.findall(r"\d+ of \d+ \(setup\.", line)) > 40     # the Soviet initial force, drawn (5.21)
     assert not re.search(r"^  - Draw: .*\(segment 2, setup\.", example, re.M)
+
+
+def test_a_sides_queued_orders_are_named_by_status_and_its_template_and_a_repeat_is_warned_of(tmp_path):
+    """Players' probe: orders queued packets ago (an attack and an `end` waiting behind the
+    opponent's decisions) were named nowhere, and written again they would have been applied
+    twice. `pbem status` names every queued order, the template names the side's own, and
+    `pbem submit` warns of an order that repeats one still queued."""
+    from pbem.core import describe, templates
+    from pbem.core.submit import submit_orders
+    from tests.support.games import Match
+
+    for seed in range(12):    # until red's fire hits and blue's decision holds red's `end` in the queue
+        m = Match(tmp_path / str(seed), "duel", key_seed=f"decision-{seed}")
+        m.send("red", [])
+        m.send("blue", [], policies={"absorb": "ask"})
+        m.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "end"}])
+        m.send("blue", [])
+        state = m.state("red")
+        if state["queue"]:
+            break
+    else:
+        pytest.fail("no fire of red's hit in twelve games")
+    assert state["awaiting"]["packet_from"] == "red" and state["awaiting"]["waiting_for"] == "decision"
+    told = describe.status(m.folders["red"], "red")
+    assert "Queued orders (red 1) are applied as the game reaches them: red order 2 of packet 3 (end)." in told["text"]
+    assert told["queue"] == [{"side": "red", "seq": 3, "index": 2, "order": {"type": "end"}}]
+    text = templates.orders_template(m.game, state, "red")
+    assert ("# Your order still queued from earlier packets, applied as the game reaches it (do not write it again):\n"
+            "#   order 2 of packet 3: {type: end}\n") in text
+    assert "still queued" not in templates.orders_template(m.game, state, "blue")
+    tried = submit_orders(m.folders["red"], [{"type": "end"}], None, key=m.keys["red"], sent="2026-11-29T10:00:00Z", dry_run=True)
+    assert [w for w in tried.warnings if "repeats" in w] == [
+        "order 1 (end) repeats order 2 of your packet 3, still queued: both will be applied as the game reaches them "
+        "(`pbem status` lists your queued orders); leave this one out unless you mean it twice"]
+    tried = submit_orders(m.folders["red"], [], None, key=m.keys["red"], sent="2026-11-29T10:00:00Z", dry_run=True)
+    assert not [w for w in tried.warnings if "repeats" in w]
+
+
+def test_status_names_the_first_queued_orders_and_counts_the_rest():
+    from pbem.core import describe
+
+    queue = [{"side": "axis", "seq": 4, "index": n, "order": {"type": "move", "units": [f"G/{n}"], "to": "N0101"}}
+             for n in range(1, 11)]
+    assert describe.queued_list(queue) == (
+        " " + "; ".join(f"axis order {n} of packet 4 (move to=N0101 units=G/{n})" for n in range(1, 9))
+        + "; and 2 more (`pbem status --json` lists them all).")

@@ -136,6 +136,7 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
         "game": game.game_id, "ruleset": game.ruleset.id, "mode": state["mode"], "seq": state["seq"],
         "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
         "you": you, "since": latest, "queued": queued, "sealed": sealed,
+        "queue": [{key: item[key] for key in ("side", "seq", "index", "order")} for item in state["queue"]],
     }
     info["then"] = None
     if key is not None:
@@ -205,7 +206,7 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         per = ", ".join(f"{side} {n}" for side, n in sorted(info["queued"].items(), key=lambda kv: game.sides.index(kv[0])))
         when = "wait for the dice of the next packet" if awaiting["waiting_for"] == "dice" else \
             "are applied as the game reaches them"
-        lines.append(f"Queued orders ({per}) {when}.")
+        lines.append(f"Queued orders ({per}) {when}:" + queued_list(state["queue"]))
     score = summary.get("score")
     if score:
         lines.append(score[0].upper() + score[1:] + ".")
@@ -218,6 +219,21 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     elif you is not None:
         lines.append(f"You played {you}.")
     return lines
+
+
+QUEUED_SHOWN = 8   # queued orders `pbem status` names; `--json` gives them all
+
+
+def queued_list(queue: list[dict], shown: int = QUEUED_SHOWN) -> str:
+    """The queued orders in words, first to come first (players' probe: a side wrote again the
+    orders it had queued, for nothing said which they were): " german order 2 of packet 4
+    (attack target=2620); ... and 3 more."."""
+    from pbem.core.engine import order_text
+
+    named = [f"{item['side']} order {item['index']} of packet {item['seq']} ({order_text(item['order'])})"
+             for item in queue[:shown]]
+    more = f"; and {len(queue) - shown} more (`pbem status --json` lists them all)" if len(queue) > shown else ""
+    return " " + "; ".join(named) + more + "."
 
 
 def _packets_lines(game: Any, state: dict, info: dict) -> list[str]:

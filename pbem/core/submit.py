@@ -135,9 +135,25 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
     """What the sender of a packet should know of it before sending it on; `folder`, the
     sender's, lets the look ahead open what the sender sealed (see `foresee`)."""
     queued = still_queued(after, side, after["seq"])
-    return (unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed) + foresee(g, after, side, folder)
+    return (repeats(before, side, gave) + unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed)
+            + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
+
+
+def repeats(before: dict, side: str, gave: Any) -> list[str]:
+    """Orders of this packet that repeat one of the side's own still queued from an earlier
+    packet: both will be applied (players' probe: an attack and an `end` queued three packets
+    back were written again, which would have attacked twice and ended a phase unplayed)."""
+    queued = [item for item in before["queue"] if item["side"] == side]
+    found = []
+    for number, order in enumerate(gave if isinstance(gave, list) else [], 1):
+        same = next((item for item in queued if item["order"] == order), None)
+        if same is not None:
+            found.append(f"order {number} ({engine.order_text(order)}) repeats order {same['index']} of your packet "
+                         f"{same['seq']}, still queued: both will be applied as the game reaches them (`pbem status` "
+                         f"lists your queued orders); leave this one out unless you mean it twice")
+    return found
 
 
 def still_queued(state: dict, side: str, seq: int) -> list[dict]:

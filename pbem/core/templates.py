@@ -223,6 +223,12 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     kept = [item["id"] for item in record["items"] if item["id"] not in record["due"]] if record else []
     if kept:
         lines.append(f"# Your sealed item(s) {seal_names(kept)} stay sealed until the rules reveal them.")
+    mine = [item for item in state["queue"] if item["side"] == side]
+    if mine:   # players' probe: orders queued packets ago were written again, for nothing named them
+        lines.append(f"# Your order{'s' if len(mine) > 1 else ''} still queued from earlier packets, applied as the game "
+                     f"reaches {'them' if len(mine) > 1 else 'it'} (do not write {'them' if len(mine) > 1 else 'it'} "
+                     f"again):")
+        lines += [f"#   order {item['index']} of packet {item['seq']}: {flow(item['order'])}" for item in mine]
     if need.side == side and need.sealed:
         lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
         lines.append("# your opponent sees only their seals until your next packet opens them."
