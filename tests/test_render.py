@@ -727,6 +727,28 @@ def test_marker_tabs_never_cover_a_counters_values(markers, size):
         assert ax + aw <= bx + 0.05 or bx + bw <= ax + 0.05 or ay + ah <= by + 0.05 or by + bh <= ay + 0.05
 
 
+@pytest.mark.parametrize("layout", ["odd-q", "odd-r"])
+def test_two_counters_of_a_hex_stay_inside_it(layout):
+    """A stack of two is drawn side by side at the size of a 2 x 2 block's counters, so that
+    each lies inside its own hex (players' probe: at a hex's width each, chir's A/II of 2730
+    read as standing in 2630): at least 99 in 100 of each counter's area."""
+    import math
+
+    size = 30.0
+    grid = scenes.Grid({"kind": "hex", "layout": layout, "size": size, "cells": {"0303": [3, 3]}})
+    w, h = grid.extent("0303")
+
+    def inside(px, py):   # the hexagon of circumradius `size` about (0, 0)
+        ax, ay = (abs(px), abs(py)) if layout == "odd-q" else (abs(py), abs(px))
+        return ay <= size * math.sqrt(3) / 2 and ax <= size - ay / math.sqrt(3)
+
+    places = svg._places(2, 0.0, 0.0, w, h, "hex", size)
+    assert len(places) == 2 and places[0][0] < 0 < places[1][0]
+    for cx, cy, c in places:
+        points = [(cx - c / 2 + c * (i + 0.5) / 40, cy - c / 2 + c * (j + 0.5) / 40) for i in range(40) for j in range(40)]
+        assert sum(inside(px, py) for px, py in points) >= 0.99 * len(points), (layout, cx, cy, c)
+
+
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 6])
 def test_an_arrows_tip_stops_at_the_edge_of_the_stack_it_points_at(count):
     """The head ends outside every counter of the stack in its last cell, whatever the block's

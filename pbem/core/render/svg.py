@@ -550,11 +550,13 @@ def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: flo
     m = max(w, h)
     if n == 1:
         return [(x, cy, m * 1.2)]
-    if n == 2:
-        c = m * 1.04
-        return [(x - c / 2 - 0.75, cy, c), (x + c / 2 + 0.75, cy, c)]
-    k = 2 if n <= 4 else 3
     gap = 1.5
+    if n == 2:
+        # the size of a 2 x 2 block's counters, side by side: both stay inside their cell (players'
+        # probe: two counters of a cell's width each stood half in the cells beside it)
+        c = (m * 1.76 - gap) / 2
+        return [(x - c / 2 - gap / 2, cy, c), (x + c / 2 + gap / 2, cy, c)]
+    k = 2 if n <= 4 else 3
     c = (m * 1.76 - gap * (k - 1)) / k
     count = min(n, k * k)
     rows = (count + k - 1) // k

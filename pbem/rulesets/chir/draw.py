@@ -55,11 +55,13 @@ NOTE = ("Map reconstructed: the rulebook has no map, so terrain, rivers, roads, 
         "positions of its places are rebuilt from its text (pbem/rulesets/chir/data/README.md).")
 SYMBOL = {"tank": "tank", "infantry": "infantry", "artillery": "artillery", "anti-tank": "anti-tank"}
 MARKERS = (("confusion", "confused"), ("fired", "fired"), ("half", "half"), ("no-move", "no-move"))
-# an attack under way, at each of its steps (9.x, 10.x), in words: not its step's name in the state
+# an attack under way, at each of its steps (9.x, 10.x), in words: not its step's name in the state.
+# At a "-hit" step the fire is rolled and its losses, morale and retreat are being taken (players'
+# probe: "the offensive fire's result next" while the game waited for the retreat that result made)
 STEP_WORDS = {"def-artillery": "the defender's supporting artillery next", "def-fire": "the defensive fire next",
-              "def-roll": "the defensive fire's die next", "def-hit": "the defensive fire's result next",
+              "def-roll": "the defensive fire's die next", "def-hit": "the defensive fire's hit being taken",
               "invalidate": "supporting artillery to cancel", "att-roll": "the offensive fire's die next",
-              "att-hit": "the offensive fire's result next", "advance": "the advance after combat next",
+              "att-hit": "the offensive fire's hit being taken", "advance": "the advance after combat next",
               "finish": "the attack ending"}
 
 
