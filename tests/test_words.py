@@ -935,3 +935,28 @@ def test_status_names_the_first_queued_orders_and_counts_the_rest():
     assert describe.queued_list(queue) == (
         " " + "; ".join(f"axis order {n} of packet 4 (move to=N0101 units=G/{n})" for n in range(1, 9))
         + "; and 2 more (`pbem status --json` lists them all).")
+
+
+def test_status_names_a_packet_of_the_folder_that_was_never_applied(tmp_path):
+    """Players' probe: with a state file lost, `pbem status` went on from the state before and
+    said nothing of the packet waiting in packets/; it now names it and the command that
+    applies it, and that command does."""
+    import shutil
+
+    from pbem.core import describe, game
+
+    folder = tmp_path / "chir"
+    shutil.copytree(Path(__file__).parent.parent / "examples" / "chir-demo", folder)
+    last = max(seq for seq, _ in game.packet_files(folder))
+    name = game.packet_files(folder, last)[0][1].name
+    assert describe.status(game.open_folder(folder))["unapplied"] == []
+    (folder / "states" / f"{last:04d}.yaml").unlink()
+    (folder / "aar" / f"{last:04d}.md").unlink()
+    opened = game.open_folder(folder)
+    info = describe.status(opened)
+    assert opened.state["seq"] == last - 1 and info["unapplied"] == [str(folder / "packets" / name)]
+    assert (f"packets/{name} is in the folder but was never applied (its state, states/{last:04d}.yaml, is missing): "
+            f"`pbem adjudicate {folder} {folder / 'packets' / name}` applies it.") in info["text"]
+    packet, data = game.read_packet(folder / "packets" / name)
+    game.adjudicate(opened, packet, data, f"packets/{name}")
+    assert describe.status(game.open_folder(folder))["unapplied"] == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from pbem.core.errors import UsageError
@@ -138,6 +139,11 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
         "you": you, "since": latest, "queued": queued, "sealed": sealed,
         "queue": [{key: item[key] for key in ("side", "seq", "index", "order")} for item in state["queue"]],
     }
+    # packets of the folder beyond its latest state: written, never applied (a state file lost
+    # or removed; players' probe: status went on from the state before, and said nothing)
+    from pbem.core.game import packet_files
+
+    info["unapplied"] = [str(path) for seq, path in packet_files(folder.path) if seq > state["seq"]]
     info["then"] = None
     if key is not None:
         from pbem.core.game import preview_next
@@ -174,6 +180,10 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     if summary.get("result"):
         lines.append(f"Result: {summary['result'].rstrip('.')}.")
     lines.append(awaited_line(game, state, summary, you))
+    for name in info["unapplied"]:
+        path = Path(name)
+        lines.append(f"packets/{path.name} is in the folder but was never applied (its state, states/{path.name[:4]}"
+                     f".yaml, is missing): `pbem adjudicate {path.parent.parent} {path}` applies it.")
     if info["then"]:
         lines.append(info["then"])
     if awaiting["need"] is not None:
