@@ -99,7 +99,7 @@ def test_public_line_round_trip():
 
 
 def test_missing_and_non_key_files(tmp_path):
-    with pytest.raises(FileError, match="Cannot read key file .*nothere"):
+    with pytest.raises(FileError, match="cannot read the key file .*nothere"):
         keys.load_private_key(tmp_path / "nothere")
     (tmp_path / "notes.txt").write_text("hello\n")
     with pytest.raises(FileError, match="notes.txt is not an OpenSSH private key file"):

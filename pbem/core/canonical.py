@@ -249,7 +249,9 @@ def _strict(text: str, source: str) -> Any:
     try:
         return _load(text, source, careful)
     except _yaml().YAMLError as exc:
-        raise _explain(text, source, exc) from None
+        raise _quoted(text, source, _explain(text, source, exc)) from None
+    except InputError as exc:   # a rule of pbem's subset
+        raise _quoted(text, source, exc) from None
 
 
 # --- pbem's own written form ---------------------------------------------------------------
@@ -728,6 +730,20 @@ _CONTEXTS = [
     ("tag", "tags (!name) are not allowed"),
     ("directive", "directives (%YAML, %TAG) are not allowed"),
 ]
+
+
+def _quoted(text: str, source: str, error: InputError) -> InputError:
+    """`error` for a file the parser or pbem's subset refused, with a first sentence for a
+    file a mail client quoted in a reply (most lines begin with `>`): what to do about it."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines or 2 * sum(line.lstrip().startswith(">") for line in lines) <= len(lines):
+        return error
+    where = re.match(re.escape(source) + r"(, line [0-9]+)?: ", error.message)
+    if where is None:
+        return error
+    return InputError(f"{where.group()}the file looks quoted by a mail client (every line begins with \">\"): save the "
+                      f"packet attachment itself, or remove the \"> \" quoting; the YAML error: "
+                      f"{error.message[where.end():]}")
 
 
 def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:

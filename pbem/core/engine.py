@@ -603,7 +603,8 @@ def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: di
     if not schema.is_valid(ruleset.policy_schema, policies):
         error = next(iter(schema.validator(ruleset.policy_schema).iter_errors(policies)))
         where = ".".join(str(p) for p in error.path)
-        raise RulesError(f"{source}: standing order `policies{'.' + shown(where) if where else ''}`: {shown(error.message)}")
+        what = f"standing order `policies.{shown(where)}`" if where else "`policies`"   # at the top: a key unknown
+        raise RulesError(f"{source}: {what}: {shown(error.message)}")
     values = dict(state["policies"][side]["values"])
     values.update(policies)
     state["policies"][side] = {"seq": k, "values": values}

@@ -364,8 +364,10 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
         except (VerificationError, KeyError):
             pass
         else:
+            second = folder.relative(stored_path.with_name(f"{packet['seq']:04d}-{packet['side']}.alt.yaml"))
             raise VerificationError(f"{source}: equivocation: {packet['side']} signed two different packets for seq "
-                                    f"{packet['seq']}: {folder.relative(stored_path)} and {source} (fork evidence: keep both files)")
+                                    f"{packet['seq']}: {folder.relative(stored_path)} and {source}; keep both as fork "
+                                    f"evidence: put the second as {second}, where `pbem audit` reports the fork")
     raise VerificationError(f"{source}: packet seq {packet['seq']} is already taken by {folder.relative(stored_path)}; "
                             f"the game is at state {folder.state['seq']}")
 

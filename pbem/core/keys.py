@@ -162,7 +162,7 @@ def _read(path: str | Path) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as e:
-        raise FileError(f"Cannot read key file {path}: {e.strerror or e}.") from None
+        raise FileError(f"cannot read the key file {path}: {e.strerror or e}.") from None
 
 
 def _is_encrypted(data: bytes, path: str | Path) -> bool:
@@ -209,14 +209,30 @@ def load_private_key(
         key = ser.load_ssh_private_key(data, passphrase if encrypted else None)
     except ValueError:
         if encrypted:
-            raise FileError(f"Cannot load the key: wrong passphrase for {path}.") from None
+            raise FileError(f"cannot load the key: wrong passphrase for {path}.") from None
         raise FileError(f"{path} is not an OpenSSH private key file.") from None
     except UnsupportedAlgorithm as e:
-        raise FileError(f"Cannot load key file {path}: {e}.") from None
+        raise FileError(f"cannot load the key file {path}: {e}.") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise FileError(f"{path} is not an Ed25519 key; {_ONLY_ED25519}.")
     public = PublicKey(key.public_key())
     return PrivateKey(key, public._replace(comment=_companion_comment(path, public)), str(path))
+
+
+def public_key_of_private_file(path: str | Path) -> PublicKey | None:
+    """The public key an OpenSSH private key file stores in the clear beside its (perhaps
+    passphrase-protected) private part, read without the passphrase; None for a file that is
+    not one (`load_private_key` then says what is wrong with it)."""
+    try:
+        reader = _Reader(_unarmor(Path(path).read_bytes().decode("ascii"), str(path), *_PRIVATE), str(path))
+        if reader.take(15) != b"openssh-key-v1\0":
+            return None
+        reader.string(), reader.string(), reader.string()   # cipher, KDF and its options
+        if reader.uint32() != 1:
+            return None
+        return _public_from_wire(reader.string(), str(path))
+    except (OSError, UnicodeDecodeError, PbemError):
+        return None
 
 
 def load_public_key(text: str) -> PublicKey:
@@ -316,10 +332,15 @@ def sshsig_verify(public: PublicKey, message: bytes, blob: bytes, namespace: str
     try:
         public.key.verify(raw, _signed_data(message, namespace, hash_algorithm))
     except InvalidSignature:
-        raise VerificationError(
+        raise AlteredError(
             f"The signature by {public.fingerprint()} does not verify: "
             "the message or the signature was altered."
         ) from None
+
+
+class AlteredError(VerificationError):
+    """A well-formed signature by the right key that does not match the signed bytes: they
+    (or the signature) were changed after signing; callers may say what to do about it."""
 
 
 def armor(blob: bytes) -> str:

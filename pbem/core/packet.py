@@ -164,5 +164,9 @@ def verify_signature(packet: dict, public: Any, side: str, source: str) -> None:
         raise VerificationError(f"{source}: the signature value is not in canonical base64 (altered after signing)")
     try:
         keys.sshsig_verify(public, signed_bytes(packet), blob, NAMESPACE)
+    except keys.AlteredError:
+        raise VerificationError(
+            f"{source}: the signature of side {side} (key {expected}) does not verify: the packet was altered after "
+            f"it was signed; ask {side} to send the packet file again, as an attachment, unchanged") from None
     except VerificationError as exc:
         raise VerificationError(f"{source}: the signature of side {side} does not verify ({exc.message})") from None

@@ -40,7 +40,37 @@ def _validator(text: str) -> Any:
     # The schemas are pbem's own; tests/test_schemas.py checks them against their
     # metaschema once, so that every run does not pay for it (about 50 ms).
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    title = schema.get("title", "") if isinstance(schema, dict) else ""
+    if title.endswith(STANDING_ORDERS):   # a ruleset's policy schema (rulesets/base.py, standing_orders)
+        cls = _standing_orders_validator(cls, title[:-len(STANDING_ORDERS)])
     return cls(schema)
+
+
+STANDING_ORDERS = ": a side's standing orders"   # the end of a policy schema's title, after the ruleset's id
+
+
+def _standing_orders_validator(cls: Any, ruleset_id: str) -> Any:
+    """`cls` whose error for an unknown key of a packet's `policies` names it in words, with
+    the nearest standing order and the list of them, not "Additional properties are not allowed"."""
+    from difflib import get_close_matches
+
+    import jsonschema
+
+    additional = cls.VALIDATORS["additionalProperties"]
+
+    def explained(validator: Any, allowed: Any, instance: Any, schema: dict) -> Any:
+        for error in additional(validator, allowed, instance, schema):
+            known = list(schema.get("properties", {}))
+            unknown = [key for key in instance if key not in known] if isinstance(instance, dict) else []
+            if allowed is False and unknown:
+                close = get_close_matches(str(unknown[0]), [key for key in known if key not in instance], n=1)
+                what = "is not a standing order" if len(unknown) == 1 else "are not standing orders"
+                error.message = (f"{_ticked(unknown)} {what} of {ruleset_id}"
+                                 + (f" (did you mean `{close[0]}`?)" if close else "")
+                                 + f"; they are: {', '.join(known)}")
+            yield error
+
+    return jsonschema.validators.extend(cls, {"additionalProperties": explained})
 
 
 @lru_cache(maxsize=16)

@@ -1,0 +1,185 @@
+"""Messages that say what to do next (a new user's probe): a key given for another side's
+template, a packet quoted by a mail client, a packet altered after signing, a second packet
+for one seq kept as fork evidence, an unknown standing order. One sentence first, naming
+the file, the order or the option (DESIGN §5)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core import keys
+from pbem.core.canonical import loads
+from pbem.core.errors import InputError
+from pbem.core.submit import submit_orders
+from tests.support.games import Match
+
+SENT = "2026-11-29T10:00:00Z"
+
+
+def run(*args: object, env: dict | None = None):
+    return CliRunner().invoke(cli, [str(a) for a in args], env=env)
+
+
+def key_file(path: Path, key: keys.PrivateKey, passphrase: bytes | None = None) -> Path:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(keys.private_key_bytes(key, passphrase))
+    return path
+
+
+@pytest.fixture
+def match(tmp_path, monkeypatch) -> Match:
+    """A secure duel game between red (who sends packet 1) and blue, run from tmp_path."""
+    monkeypatch.chdir(tmp_path)
+    return Match(tmp_path / "game", "duel", key_seed="next-step")
+
+
+# --- 1. `pbem orders --side X --key Y` where Y plays another side ---------------------------
+
+def test_orders_refuses_a_key_of_the_other_side_naming_its_side(match, tmp_path):
+    blue = key_file(tmp_path / "bob", match.keys["blue"])
+    result = run("orders", "game/red", "--side", "red", "--key", blue)
+    assert result.exit_code == 2
+    assert result.stderr == f"pbem: --key {blue} plays blue, not red: give --side blue, or the red player's key\n"
+    assert result.stdout == ""
+
+
+def test_orders_refuses_another_sides_key_without_asking_its_passphrase(match, tmp_path):
+    """The side is told from the key file's public half, stored in the clear: a protected
+    key of the wrong side is refused, not asked for (nor refused for want of) its passphrase."""
+    red = key_file(tmp_path / "alice", match.keys["red"], passphrase=b"secret")
+    result = run("orders", "game/blue", "--side", "blue", "--key", red, env={"PBEM_PASSPHRASE": None})
+    assert result.exit_code == 2
+    assert result.stderr == f"pbem: --key {red} plays red, not blue: give --side red, or the blue player's key\n"
+
+
+def test_orders_takes_the_key_of_its_own_side(match, tmp_path):
+    red = key_file(tmp_path / "alice", match.keys["red"])
+    result = run("orders", "game/red", "--side", "red", "--key", red)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"# pbem orders for red: game {match.game.game_id}, packet 1\n")
+
+
+# --- 2. a packet quoted by a mail client ------------------------------------------------------
+
+def test_a_packet_quoted_by_a_mail_client_is_named_as_such(match, tmp_path):
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    quoted = tmp_path / "quoted-1.yaml"
+    quoted.write_text("".join(f"> {line}" for line in packet.read_text().splitlines(keepends=True)))
+    result = run("adjudicate", "game/blue", quoted)
+    assert result.exit_code == 4
+    assert result.stderr == (
+        f"pbem: {quoted}, line 1: the file looks quoted by a mail client (every line begins with \">\"): save the "
+        f"packet attachment itself, or remove the \"> \" quoting; the YAML error: a block scalar at the top level "
+        f"with no indented text may be followed only by blank lines and the end marker ... (a line at the left "
+        f"margin would be its text)\n")
+
+
+def test_a_quoted_orders_file_is_named_as_such_with_the_parsers_detail():
+    with pytest.raises(InputError) as refused:
+        loads("> orders:\n>   - {type: end}\n", "o.yaml")
+    assert refused.value.message == (
+        "o.yaml, line 1: the file looks quoted by a mail client (every line begins with \">\"): save the packet "
+        "attachment itself, or remove the \"> \" quoting; the YAML error: the YAML is malformed or truncated (did "
+        "not find expected comment or line break)")
+
+
+def test_an_unquoted_file_keeps_its_error_alone():
+    with pytest.raises(InputError) as refused:
+        loads("orders:\n  - {type: end\n", "o.yaml")
+    assert "quoted by a mail client" not in refused.value.message
+
+
+# --- 3. a packet altered after signing --------------------------------------------------------
+
+def test_an_altered_packet_says_to_ask_for_the_file_again(match, tmp_path):
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    altered = tmp_path / "altered-1.yaml"
+    text = packet.read_text()
+    assert f'sent: "{SENT}"' in text
+    altered.write_text(text.replace(f'sent: "{SENT}"', 'sent: "2026-11-30T10:00:00Z"'))
+    result = run("adjudicate", "game/blue", altered)
+    assert result.exit_code == 3
+    assert result.stderr == (
+        f"pbem: {altered}: the signature of side red (key {match.keys['red'].public.fingerprint()}) does not "
+        f"verify: the packet was altered after it was signed; ask red to send the packet file again, as an "
+        f"attachment, unchanged\n")
+
+
+# --- 4. fork evidence: where to keep the second packet ----------------------------------------
+
+def test_an_equivocation_names_where_to_keep_the_second_packet_and_audit_reports_the_fork(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    one, two = Match(tmp_path / "one", "duel", key_seed="fork"), Match(tmp_path / "two", "duel", key_seed="fork")
+    assert one.game.game_id == two.game.game_id
+    first = submit_orders(one.folders["red"], [], None, key=one.keys["red"], sent=SENT).packet_path
+    second = submit_orders(two.folders["red"], [], None, key=two.keys["red"], sent="2026-11-29T11:00:00Z").packet_path
+    assert run("adjudicate", "one/blue", first).exit_code == 0
+    result = run("adjudicate", "one/blue", second)
+    assert result.exit_code == 3
+    assert result.stderr == (
+        f"pbem: {second}: equivocation: red signed two different packets for seq 1: packets/0001-red.yaml and "
+        f"{second}; keep both as fork evidence: put the second as packets/0001-red.alt.yaml, where `pbem audit` "
+        f"reports the fork\n")
+    # the name a player might guess is told the name to use ...
+    guessed = tmp_path / "one/blue/packets/0001-red-alt.yaml"
+    shutil.copy(second, guessed)
+    result = run("audit", "one/blue")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "pbem: audit failed: packets/0001-red-alt.yaml: the file name says red-alt sent it, and the packet is "
+        "red's: a second packet of seq 1 kept as fork evidence goes under packets/0001-red.alt.yaml (field side: "
+        "expected 'red-alt', found 'red')\n")
+    # ... and under it, audit reports the fork
+    guessed.rename(tmp_path / "one/blue/packets/0001-red.alt.yaml")
+    result = run("audit", "one/blue")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "pbem: audit failed: packets/0001-red.alt.yaml: fork: two different packets for seq 1, both validly signed "
+        "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml\n")
+
+
+def test_the_protocol_says_where_fork_evidence_is_kept():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    audit = text[text.index("## 10. Audit"):text.index("## 11.")]
+    assert ("To keep it as fork evidence, put it beside the first under the same name with `.alt`\nbefore `.yaml` "
+            "(`packets/0025-german.alt.yaml` beside `packets/0025-german.yaml`)") in audit
+
+
+# --- 5. an unknown standing order -------------------------------------------------------------
+
+@pytest.fixture
+def chir_submit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    made = run("new", "chir", "--ruleset", "chir", "--side", "german", "--side", "soviet", "--sandbox",
+               "--created", "x")
+    assert made.exit_code == 0, made.output
+
+    def submit(text: str):
+        Path("o.yaml").write_text(text)
+        return run("submit", "chir", "o.yaml", "--side", "german", "--dry-run")
+    return submit
+
+
+CHIR_STANDING_ORDERS = ("advance, defensive_artillery, defensive_fire, invalidate, losses, morale, on_void, retreat, "
+                        "stack_removal")
+
+
+def test_an_unknown_standing_order_is_named_with_the_nearest_and_the_list(chir_submit):
+    result = chir_submit("orders: []\npolicies: {retreats: ask}\n")
+    assert result.exit_code == 1
+    assert result.stderr == ("pbem: o.yaml: `policies`: `retreats` is not a standing order of chir "
+                             f"(did you mean `retreat`?); they are: {CHIR_STANDING_ORDERS}\n")
+
+
+def test_unknown_standing_orders_far_from_any_are_listed_without_a_guess(chir_submit):
+    result = chir_submit("orders: []\npolicies: {zzz: ask, qqq: none}\n")
+    assert result.exit_code == 1
+    assert result.stderr == ("pbem: o.yaml: `policies`: `zzz`, `qqq` are not standing orders of chir; "
+                             f"they are: {CHIR_STANDING_ORDERS}\n")
