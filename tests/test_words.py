@@ -960,3 +960,36 @@ def test_status_names_a_packet_of_the_folder_that_was_never_applied(tmp_path):
     packet, data = game.read_packet(folder / "packets" / name)
     game.adjudicate(opened, packet, data, f"packets/{name}")
     assert describe.status(game.open_folder(folder))["unapplied"] == []
+
+
+def test_the_template_of_a_decision_lists_the_next_decision_of_the_same_side_the_answer_brings(tmp_path):
+    """Players' probe: a German player choosing his retreat hex by hex answered one hex a
+    packet, and waited a round trip for each next one. With the key, the template of the
+    decision looks past the answer filled in: where the game then asks the same side again
+    (the next hex, 2.1/retreat/2), it lists those answers, to write in the same packet; and
+    written there, they are taken."""
+    import re
+
+    import yaml
+
+    from pbem.core import templates
+
+    m = match(tmp_path, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-6")   # as chir_decision, not shared
+    m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
+    m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
+    m.send("german", [])
+    m.send("soviet", [])
+    state = m.state("german")
+    assert (state["awaiting"]["packet_from"], state["awaiting"]["decision"]) == ("german", "2.1/retreat")
+    text = templates.orders_template(m.game, state, "german", m.keys["german"])
+    head = ("# With the answer filled in, the game then comes to your own decision 2.1/retreat/2:\n"
+            "# its answer can follow in this same packet (another answer may bring another decision).\n")
+    assert head in text and head not in templates.orders_template(m.game, state, "german")   # the key looks ahead
+    after = text.split(head)[1]
+    nexts = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", after, re.M)]
+    assert nexts and all(o["type"] == "retreat" and o["decision"] == "2.1/retreat/2" for o in nexts)
+    first = yaml.safe_load(text.split("\norders:\n")[1].split("\n")[0][4:])
+    applied = m.send("german", [first, nexts[0]])
+    assert [e["text"] for e in applied.events if e["type"] == "order" and e["side"] == "german"] == [
+        f"german order 1 of packet 5: retreat to={first['to']} (answers decision 2.1/retreat)",
+        f"german order 2 of packet 5: retreat to={nexts[0]['to']} (answers decision 2.1/retreat/2)"]

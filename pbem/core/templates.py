@@ -111,8 +111,9 @@ def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[
 def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None
                          ) -> list[str]:
     """Where the answer filled in brings the game to this side's own orders (dos: a withdrawal,
-    then the Initial Movement Phase), those orders too, to write after the answer in the same
-    packet (players' probe: the phase after it was written blind)."""
+    then the Initial Movement Phase) or its own next decision (chir: the next hex of a retreat),
+    those too, to write after the answer in the same packet (players' probe: the phase after it
+    was written blind; each hex of a retreat cost a round trip)."""
     if not filled:
         return []
     from pbem.core.game import after_reveal
@@ -122,8 +123,12 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
     except PbemError:      # the answer meets a step that refuses it: nothing to list after it
         return []
     need = engine.awaited_need(after)
-    if need is None or need.side != side or after["awaiting"]["waiting_for"] != "orders":
+    if need is None or need.side != side or after["awaiting"]["waiting_for"] not in ("orders", "decision"):
         return []
+    if after["awaiting"]["waiting_for"] == "decision":   # players' probe: each hex of a retreat cost a round trip
+        return ([f"# With the answer filled in, the game then comes to your own decision {after['awaiting']['decision']}:",
+                 "# its answer can follow in this same packet (another answer may bring another decision)."]
+                + _then(game, after, need, only)[0])
     return (["# With the answer filled in, the game then comes to your orders: write them after it, in this",
              "# same packet (another answer may bring other orders)."] + _then(game, after, need, only)[0])
 
@@ -244,16 +249,19 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     elif need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
         legal, note = game.listing(state["rules"], need, only)
-        key = awaiting.get("decision")
-        if key:
-            legal = [dict(order, decision=key) for order in legal]
-            lines.append(f"# This decision is {key}: an answer names it, so that it answers this decision and no")
+        decision = awaiting.get("decision")
+        if decision:
+            legal = [dict(order, decision=decision) for order in legal]
+            lines.append(f"# This decision is {decision}: an answer names it, so that it answers this decision and no")
             lines.append("# other (docs/protocol.md §7.2).")
-            answer, said = _suggested(game, state, need, legal, key)
+            answer, said = _suggested(game, state, need, legal, decision)
             lines.append(said)
         lines += _count_lines(legal, only, note, "now")
         lines += _noted(note) + _listed(legal, only)
-        orders = ([answer] if answer else []) if key else [o for o in legal if o.get("type") == "end"][:1]
+        orders = ([answer] if answer else []) if decision else [o for o in legal if o.get("type") == "end"][:1]
+        if decision and answer and key is not None and side == sender:
+            # the step the answer brings, where it is this side's again (chir: a retreat hex by hex)
+            lines += _orders_after_answer(game, state, side, key() if callable(key) else key, (answer,), only)
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         lines.append("# The game's dice script is used up: send this packet with more dice,")
         lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table).")
