@@ -133,7 +133,7 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
     expected = [head(m, 3), "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
                 "Awaited: a packet from soviet, who has nothing to decide now (packets alternate; one without "
                 f"orders will do); then german, for {decision}",
-                f"Awaited since packet 0003 from german {SENT}; soviet's last packet: 0002 {SENT}.",
+                f"Awaited since packet 3 from german {SENT}; soviet's last packet: 2 {SENT}.",
                 "Queued orders (soviet 1) are applied as the game reaches them: soviet order 2 of packet 2 (end "
                 "phase=attack).",
                 "VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don "
@@ -161,7 +161,7 @@ def test_status_of_a_finished_game(chir_over):
     expected = [head(m, 1), "Game over after game turn 12 of 12.",
                 "Result: Game over after GT 12: Soviet 5.5 VP, German 42 VP; difference 36: german Brilliant victory.",
                 "The game is over: no packet is awaited.",
-                f"Last packet: 0001 from german {SENT}; soviet's last packet: none yet.",
+                f"Last packet: 1 from german {SENT}; soviet's last packet: none yet.",
                 "VP at the end (4.0): Soviet 5.5, German 42; the German line of communication to the Don is open (4.3)."]
     assert lines(run("status", root / "soviet")) == expected
     assert lines(run("status", root / "soviet", "--key", root / "soviet-key.pub")) == expected + ["You played soviet."]
@@ -595,7 +595,7 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     out = lines(run("status", tmp_path / "south"))
     assert out[2:] == [
         "Awaited: south, for sealed orders: turn 1: seal your plan (attack one enemy post, guard one of yours) (B1).",
-        f"Awaited since packet 0001 from north {SENT}; south's last packet: none yet.",
+        f"Awaited since packet 1 from north {SENT}; south's last packet: none yet.",
         "north has 1 sealed item: its next packet opens 1.1 (docs/protocol.md §8)."]
     m.send("south", [{"type": "plan", "attack": "a", "guard": "c"}], seal=True)
     m.send("north", [])
@@ -604,7 +604,7 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     assert out[2:] == [
         "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7); the step "
         "they finish is decided already (south: turn 1: open your sealed plan (B2)).",
-        f"Awaited since packet 0004 from south {SENT}; north's last packet: 0003 {SENT}.",
+        f"Awaited since packet 4 from south {SENT}; north's last packet: 3 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet: south order 1 of packet 4 (plan attack=a "
         "guard=c)."]
 

@@ -50,7 +50,8 @@ def state_at(folder: Any, seq: int | None) -> dict:
 # --- status -------------------------------------------------------------------------------------
 
 def _packet(seq: int) -> str:
-    return f"{seq:04d}"
+    # a packet is "packet 4" in every report, template and message (players' probe: "0004" here alone)
+    return str(seq)
 
 
 def _sent(entry: dict) -> str:
