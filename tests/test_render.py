@@ -11,6 +11,7 @@ import base64
 import io
 import itertools
 import json
+import math
 import os
 import re
 import shutil
@@ -767,6 +768,40 @@ def test_an_arrows_tip_stops_at_the_edge_of_the_stack_it_points_at(count):
         tip = tuple(map(float, re.search(r'<polygon [^>]*points="([-0-9.]+),([-0-9.]+)', head).groups()))
         assert not any(x0 + 0.2 < tip[0] < x1 - 0.2 and y0 + 0.2 < tip[1] < y1 - 0.2 for x0, y0, x1, y1 in boxes), \
             (count, start, tip)
+
+
+def test_a_step_between_two_stacks_is_drawn_over_the_counters_that_would_hide_it():
+    """Between two cells whose counters nearly meet, an arrow's line is drawn over them, from
+    the first stack into the second (players' probe: of a chir attack into the next hex only the
+    head showed, at the attacker's corner, as if the attacker were the target); across an empty
+    cell between, the line stays under the counters. Two arrows between the same two cells,
+    one each way, keep to their own right of the line between the centres."""
+    cells = {f"{c:02d}{r:02d}": [c, r] for c in range(1, 8) for r in range(1, 8)}
+    grid = scenes.Grid({"kind": "hex", "layout": "odd-q", "size": 30, "cells": cells})
+    stacks = [{"type": "stack", "cell": cell, "counters": [{"unit": f"{cell}-{i}", "side": "x"} for i in range(n)]}
+              for cell, n in (("0303", 2), ("0403", 1), ("0603", 1))]
+    attack = {"type": "arrow", "cells": ["0403", "0303"], "style": "attack"}
+    painter = svg._Painter(grid, {}, {}, 0, 0, stacks + [attack])
+    trail, head = painter.arrow(attack)
+    assert trail == "" and '<g class="trail">' in head and head.index('<g class="trail">') < head.index("<polygon")
+    far = {"type": "arrow", "cells": ["0603", "0403"], "style": "move"}     # a hex apart: room for the line
+    trail, head = svg._Painter(grid, {}, {}, 0, 0, stacks + [far]).arrow(far)
+    assert '<g class="trail">' in trail and "trail" not in head
+    back = {"type": "arrow", "cells": ["0303", "0403"], "style": "defensive-fire"}
+    pair = svg._Painter(grid, {}, {}, 0, 0, stacks + [attack, back])
+
+    def line(item):
+        return [tuple(map(float, p.split())) for p in re.search(r'class="ln s-[^"]*" d="M([^"]*)"',
+                                                                "".join(pair.arrow(item))).group(1).split(" L")]
+
+    (a0, a1), (b0, b1) = line(attack), line(back)
+    centre = {c: painter.centre(c) for c in ("0303", "0403")}
+
+    def side(p, start, end):   # > 0: to the right of start -> end, in the picture's y-down frame
+        return (end[0] - start[0]) * (p[1] - start[1]) - (end[1] - start[1]) * (p[0] - start[0])
+
+    assert side(a0, centre["0403"], centre["0303"]) > 0 and side(b0, centre["0303"], centre["0403"]) > 0
+    assert min(math.dist(p, q) for p in (a0, a1) for q in (b0, b1)) > 4
 
 
 def test_an_attacks_result_far_from_its_arrow_is_tied_to_it_by_a_leader_line():

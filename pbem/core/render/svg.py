@@ -270,6 +270,7 @@ class _Painter:
         # (worked out at the first label: most pictures of a replay have none)
         self._taken: list[tuple[float, float, float, float]] | None = None
         self._stacks: dict[str, list[tuple[float, float, float, float]]] | None = None
+        self._pairs: set[tuple[str, ...]] | None = None   # the one-step arrows, by their two cells
 
     @property
     def stacks(self) -> dict[str, list[tuple[float, float, float, float]]]:
@@ -457,6 +458,12 @@ class _Painter:
         out.append("</g>")
         return "".join(out)
 
+    def _reversed(self, cells: list[str]) -> bool:
+        """Whether the scene has an arrow of one step from the second of `cells` to the first."""
+        if self._pairs is None:
+            self._pairs = {tuple(i["cells"]) for i in self.items if i["type"] == "arrow" and len(i["cells"]) == 2}
+        return (cells[1], cells[0]) in self._pairs
+
     def arrow(self, item: dict) -> tuple[str, str]:
         """An arrow's two pieces: its line (drawn under names and counters) and its head with
         the result it carries (drawn over them)."""
@@ -477,6 +484,13 @@ class _Painter:
                 reach = max(reach, _exit(points[-1], points[-2], _bounds([p for b in stack for p in (b[:2], b[2:])])) + 2)
                 most = 0.8
             points[-1] = _towards(points[-1], points[-2], reach, most)
+        if len(cells) == 2 and self._reversed(cells):
+            # two arrows between the same two cells, one each way (chir: an attack and the defensive
+            # fire back): each keeps to its own right, so that neither hides the other
+            (ax, ay), (bx, by) = points
+            length = math.hypot(bx - ax, by - ay) or 1.0
+            dx, dy = -(by - ay) / length * width * 1.6, (bx - ax) / length * width * 1.6
+            points = [(ax + dx, ay + dy), (bx + dx, by + dy)]
         tip = points[-1]
         base = _towards(tip, points[-2], head)
         line = points[:-1] + [base]
@@ -487,7 +501,15 @@ class _Painter:
                  f'stroke="#ffffff" stroke-width="1"/>' if len(cells) > 1 and self.grid.kind != "area" else "")
         trail = (f'<g class="trail"><path class="ln" stroke="#ffffff" stroke-width="{num(width + 3)}" opacity="0.95" '
                  f'd="{d}"/><path class="ln s-{style}" d="{d}"/>{start}</g>')
-        out = [f'<g class="arrow" data-style="{style}">',
+        over = ""
+        first = self.stacks.get(cells[0]) if len(cells) == 2 and self.grid.kind != "area" else None
+        if first and math.dist(line[0], base) - _exit(line[0], base, _bounds([p for b in first for p in (b[:2], b[2:])])) \
+                < 2 * head:
+            # a step between two stacks whose line the first stack's counters would hide: drawn over
+            # them, so that it runs from that stack into the next (players' probe: of chir's attack
+            # from 2830 into 2730 only the head showed, at the attacker's corner, as if it were the target)
+            trail, over = "", trail
+        out = [f'<g class="arrow" data-style="{style}">', over,
                f'<polygon fill="{colour}" stroke="#ffffff" stroke-width="0.8" points="{pts(_head(tip, base, head))}"/>']
         if item.get("text"):
             size = 10
