@@ -560,7 +560,7 @@ def test_diff_says_an_elimination_an_advance_and_the_markers_of_an_attack(tmp_pa
     keys' seed gives a defensive fire that misses: the dice hang on the game id, and so on the
     version)."""
     position = dict(CHIR_POSITION, units={**CHIR_POSITION["units"], "LW/I": {"hex": "3320", "strength": 1}})
-    m = match(tmp_path, chir.RULESET, "historical", position, key_seed="words-advance-0")
+    m = match(tmp_path, chir.RULESET, "historical", position, key_seed="words-advance-1")
     m.send("german", [])
     m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     m.send("german", [])
@@ -993,3 +993,24 @@ def test_the_template_of_a_decision_lists_the_next_decision_of_the_same_side_the
     assert [e["text"] for e in applied.events if e["type"] == "order" and e["side"] == "german"] == [
         f"german order 1 of packet 5: retreat to={first['to']} (answers decision 2.1/retreat)",
         f"german order 2 of packet 5: retreat to={nexts[0]['to']} (answers decision 2.1/retreat/2)"]
+
+
+def test_a_report_says_which_standing_orders_a_packet_changes(tmp_path):
+    """Players' probe: a packet that set `retreat: ask` and more showed it in the packet file
+    alone; its report said only that it took effect. The report now names each standing order
+    the packet changes, from what to what, and none that it sets to what it was."""
+    from tests.support.games import Match
+
+    m = Match(tmp_path, "duel", key_seed="standing")
+    applied = m.send("red", [], policies={"absorb": "ask", "on_void": "stop"})
+    changed = [e for e in applied.events if e["type"] == "standing-orders"]
+    assert [(e["side"], e["changes"], e["text"]) for e in changed] == [
+        ("red", {"absorb": "ask"}, "red changes its standing orders: absorb target -> ask.")]
+    report = (tmp_path / "red" / "aar" / "0001.md").read_text()
+    assert "red changes its standing orders: absorb target -> ask." in report
+    assert report.index("takes effect") < report.index("changes its standing orders")
+    again = m.send("blue", [], policies={"absorb": "target"})        # blue's own: the default it had
+    assert not [e for e in again.events if e["type"] == "standing-orders"]
+    back = m.send("red", [], policies={"absorb": "target"})
+    assert [e["text"] for e in back.events if e["type"] == "standing-orders"] == [
+        "red changes its standing orders: absorb ask -> target."]

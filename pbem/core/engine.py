@@ -471,7 +471,11 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
 
     # c. Packet k takes effect: policies, openings, orders, seals; no die of segment k.
     if "policies" in packet:
-        _set_policies(game.ruleset, new, side, k, packet["policies"], source)
+        changed = _set_policies(game.ruleset, new, side, k, packet["policies"], source)
+        if changed:   # players' probe: a packet's new standing orders showed in the packet file alone
+            events.append({"type": "standing-orders", "side": side, "changes": {key: after for key, _, after in changed},
+                           "text": f"{side} changes its standing orders: "
+                                   + "; ".join(f"{key} {was} -> {after}" for key, was, after in changed) + "."})
     items = [entry["item"] for entry in packet.get("opens", [])]
     opened: list[str] = []
     if items:
@@ -597,7 +601,9 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
                          f"(docs/protocol.md §7.1); send fewer orders ahead")
 
 
-def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: dict, source: str) -> None:
+def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: dict, source: str
+                  ) -> list[tuple[str, Any, Any]]:
+    """Set a packet's standing orders; the ones it changes, (key, before, after), in key order."""
     from pbem.core import schema
 
     if not schema.is_valid(ruleset.policy_schema, policies):
@@ -605,9 +611,11 @@ def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: di
         where = ".".join(str(p) for p in error.path)
         what = f"standing order `policies.{shown(where)}`" if where else "`policies`"   # at the top: a key unknown
         raise RulesError(f"{source}: {what}: {shown(error.message)}")
+    before = effective_policies(ruleset, state, side)
     values = dict(state["policies"][side]["values"])
     values.update(policies)
     state["policies"][side] = {"seq": k, "values": values}
+    return [(key, before.get(key), policies[key]) for key in sorted(policies) if before.get(key) != policies[key]]
 
 
 def awaited_need(state: dict) -> Need | None:

@@ -663,7 +663,8 @@ def awaiting(sc: Scenario, rules: dict) -> tuple[str, str, str, tuple[str, ...],
         return (a["att"], "invalidate-artillery", f"attack {a['n']}: choose which supporting artillery to invalidate",
                 ("invalidate",), "10.3")
     if step == "advance":
-        return (a["att"], "advance", f"attack {a['n']}: advance after combat (up to {a['M']} hexes) or end",
+        hexes = f"{a['M']} hex{'es' if a['M'] != 1 else ''}"
+        return (a["att"], "advance", f"attack {a['n']}: advance after combat (up to {hexes}) or end",
                 ("advance", "advance-end"), "9.11")
     hit = a["hit"]
     if hit is None:

@@ -93,7 +93,8 @@ def decision_text(sc: Scenario, rules: dict) -> str | None:
     if kind == "invalidate-artillery":
         return f"which artillery supporting attack {a['n']} on {a['target']} is given up ({rule})"
     if kind == "advance":
-        return f"whether the attackers of {a['target']} advance after combat, up to {a['M']} hexes ({rule})"
+        hexes = f"{a['M']} hex{'es' if a['M'] != 1 else ''}"
+        return f"whether the attackers of {a['target']} advance after combat, up to {hexes} ({rule})"
     units = ", ".join(u for u in hit["units"] if st.on_map(rules, u))
     if kind == "loss":
         return f"which of {units} in {hit['hex']} loses the next strength point ({rule})"
@@ -101,7 +102,7 @@ def decision_text(sc: Scenario, rules: dict) -> str | None:
         return f"whether {units} in {hit['hex']} retreat or take the morale test (morale damage {hit['M']}, {rule})"
     movers = ", ".join(u for u in sorted(hit["retreaters"]) if st.on_map(rules, u))
     return (f"where {movers} {'retreats' if ',' not in movers else 'retreat'} from {hit['at']}, "
-            f"{hit['steps']} of at least {hit['M']} hexes gone ({rule})")
+            f"{hit['steps']} of at least {hit['M']} hex{'es' if hit['M'] != 1 else ''} gone ({rule})")
 
 
 # --- the board in words ------------------------------------------------------------------------------
