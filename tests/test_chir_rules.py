@@ -903,3 +903,16 @@ def test_9_10_3_no_hex_within_the_limit_the_owner_removes_retreated_units():
 def test_3_setup_has_no_standing_order():
     assert "setup" not in RULESET.policy_schema["properties"]
     assert RULESET.default_policies["stack_removal"] == "weakest"
+
+
+def test_an_id_of_no_unit_names_the_unit_it_most_likely_meant():
+    """Players' probe: `346/A` was refused with "there is no unit 346/A" alone; the same letters
+    in another case, else the closest id, are named (as dos does)."""
+    rules = position({"346/a": {"hex": "2930"}, "LW/I": {"hex": "2830"}}, phase="movement", player="soviet")
+    assert refusal(rules, {"type": "move", "units": ["346/A"], "path": ["2931"]}) == (
+        "8.0", "move 346/A: there is no unit 346/A (did you mean 346/a?)")
+    assert refusal(rules, {"type": "move", "units": ["XX/99"], "path": ["2931"]}) == ("8.0", "move XX/99: there is no unit XX/99")
+    from pbem.rulesets.chir import report
+
+    with pytest.raises(ValueError, match=r"^there is no unit lw/i \(did you mean LW/I\?\) in the chir order of battle"):
+        report.look(SCENARIO, rules, "unit", "lw/i")

@@ -10,6 +10,7 @@ can neither forge a line nor a link.
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
@@ -131,3 +132,17 @@ def _runs(numbers: list[int], name) -> list[str]:
 
 def _listed(runs: list[str]) -> str:
     return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+
+
+def no_unit(ids: Sequence[str], uid: object) -> str:
+    """Why `uid` names no unit of `ids` (an order of battle): with the id it most likely meant
+    (same letters in another case, else the closest, an id the text begins with first: a digit
+    too many, "G/4500", meant G/45 rather than the as close G/50)."""
+    from difflib import get_close_matches
+
+    text = str(uid)
+    same = [u for u in ids if u.lower() == text.lower()]
+    close = same or sorted(get_close_matches(text, list(ids), n=4, cutoff=0.75),
+                           key=lambda u: not text.startswith(u))[:1]
+    return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
+

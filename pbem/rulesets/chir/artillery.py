@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pbem.core.text import no_unit
+
 from . import board as bd
 from . import state as st
 from .scenario import Scenario
@@ -16,7 +18,7 @@ def why_not_support(sc: Scenario, rules: dict, art: str, group: list[str], targe
     attackers next to it, not supporting fire (see README.md, readings)."""
     u = sc.units.get(art) if isinstance(art, str) else None
     if u is None:
-        return "10.3", f"there is no unit {art}"
+        return "10.3", no_unit(sc.unit_ids, art)
     h = st.hex_of(rules, art)
     if u.cls != "artillery" or h is None:
         return "10.0", f"{art} is not artillery on the map"

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from pbem.core.text import no_unit
+
 from ..base import IllegalOrder
 from . import artillery, removal, retreat
 from . import board as bd
@@ -320,7 +322,7 @@ def _groups(sc: Scenario, rules: dict, side: str, uids: list[str], target: str, 
     for uid in uids:
         u = sc.units.get(uid) if isinstance(uid, str) else None
         if u is None:
-            raise IllegalOrder("9.1", f"{text}: there is no unit {uid}", None)
+            raise IllegalOrder("9.1", f"{text}: {no_unit(sc.unit_ids, uid)}", None)
         h = st.hex_of(rules, uid)
         if u.side != side or h is None:
             raise IllegalOrder("9.1", f"{text}: {uid} is not a {side} unit on the map", None)

@@ -6,6 +6,8 @@ import heapq
 from functools import cached_property
 from weakref import WeakKeyDictionary
 
+from pbem.core.text import no_unit
+
 from ..base import IllegalOrder
 from . import board as bd
 from . import removal
@@ -34,7 +36,7 @@ def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, s
     """None if the unit may start a move now, else (rule, reason)."""
     u = sc.units.get(uid) if isinstance(uid, str) else None
     if u is None:
-        return "8.0", f"there is no unit {uid}"
+        return "8.0", no_unit(sc.unit_ids, uid)
     if u.side != side:
         return "8.0", f"{uid} is not a {side} unit"
     if not st.on_map(rules, uid):

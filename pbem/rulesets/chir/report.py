@@ -7,6 +7,7 @@ rulebook does (4.1: "0.5 VP")."""
 from __future__ import annotations
 
 from pbem.core.describe import wrap_list
+from pbem.core.text import no_unit
 
 from ..base import Need
 from . import board as bd
@@ -192,7 +193,7 @@ def look(sc: Scenario, rules: dict, what: str, ident: str) -> list[str]:
         return look_hex(sc, rules, ident)
     if what == "unit":
         if ident not in sc.units:
-            raise ValueError(f"there is no unit {ident} in the chir order of battle (ids such as LW/I, 333/1116)")
+            raise ValueError(f"{no_unit(sc.unit_ids, ident)} in the chir order of battle (ids such as LW/I, 333/1116)")
         return look_unit(sc, rules, ident)
     raise ValueError(f"the chir map is made of hexes, not {what}s: use --hex CCRR or --unit ID")
 

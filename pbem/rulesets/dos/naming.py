@@ -4,6 +4,8 @@ the side a unit of the other side belongs to."""
 
 from __future__ import annotations
 
+from pbem.core.text import no_unit as named_no_unit
+
 from .scenario import Scenario
 
 
@@ -34,13 +36,5 @@ def not_own_unit(sc: Scenario, uid: object, side: str) -> str | None:
 
 
 def no_unit(sc: Scenario, uid: object) -> str:
-    """Why `uid` names no unit: with the id it most likely meant (same letters in another
-    case, else the closest of the order of battle, an id the text begins with first: a digit
-    too many, "G/4500", meant G/45 rather than the as close G/50)."""
-    from difflib import get_close_matches
-
-    text = str(uid)
-    same = [u for u in sc.unit_ids if u.lower() == text.lower()]
-    close = same or sorted(get_close_matches(text, sc.unit_ids, n=4, cutoff=0.75),
-                           key=lambda u: not text.startswith(u))[:1]
-    return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
+    """Why `uid` names no unit of the order of battle, with the id it most likely meant."""
+    return named_no_unit(sc.unit_ids, uid)
