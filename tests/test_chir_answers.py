@@ -51,6 +51,16 @@ def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_pat
     assert [e["decision"] for e in events if e["type"] == "policy" and e["kind"] == "morale"] == ["2.1/morale"]
 
 
+def _asked_for_defensive_fire(tmp_path):
+    """The game of the test above at the German defensive-fire decision (asked for: `ask`)."""
+    doc = RULESET.scenarios["historical"]()
+    doc["position"] = POSITION
+    match = Match(tmp_path, "chir", key_seed="answers5", scenario_doc=doc, chain_length=64)
+    match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
+    match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
+    return match, match.state("german")
+
+
 def test_the_template_of_a_decision_fills_in_the_default_standing_orders_answer(tmp_path):
     """A side that set `defensive_fire: ask` and runs `pbem orders` for the decision finds
     filled in the answer the default standing order (strongest-group) gives, the fire at the
@@ -62,12 +72,7 @@ def test_the_template_of_a_decision_fills_in_the_default_standing_orders_answer(
 
     from pbem.core import templates
 
-    doc = RULESET.scenarios["historical"]()
-    doc["position"] = POSITION
-    match = Match(tmp_path, "chir", key_seed="answers5", scenario_doc=doc, chain_length=64)
-    match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
-    match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
-    state = match.state("german")
+    match, state = _asked_for_defensive_fire(tmp_path)
     assert state["awaiting"]["decision"] == "2.1/defensive-fire"
     text = templates.orders_template(match.game, state, "german")
     listed = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", text, re.M)]
@@ -77,3 +82,21 @@ def test_the_template_of_a_decision_fills_in_the_default_standing_orders_answer(
     assert "# The answer of the default standing order is filled in below: replace it with your choice." in text
     filled = yaml.safe_load(text.split("\norders:\n")[1].split("\n")[0][4:])
     assert filled == dict(default, decision="2.1/defensive-fire") != listed[0]
+
+
+def test_only_narrows_the_answers_listed_not_the_answer_filled_in(tmp_path):
+    """`pbem orders --only` lists fewer answers; the answer filled in is still the default
+    standing order's, listed or not (review: a filter that hid it brought "no fire" back)."""
+    import re
+
+    import yaml
+
+    from pbem.core import templates
+
+    match, state = _asked_for_defensive_fire(tmp_path)
+    default = match.game.policy(state["rules"], match.game.next_step(state["rules"]), dict(RULESET.default_policies))
+    other = next(h for h in ("3220", "3321", "3420") if h != default["target"])
+    text = templates.orders_template(match.game, state, "german", only=other)
+    listed = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", text, re.M)]
+    assert listed == [{"type": "fire", "target": other, "decision": "2.1/defensive-fire"}]
+    assert yaml.safe_load(text.split("\norders:\n")[1].split("\n")[0][4:]) == dict(default, decision="2.1/defensive-fire")

@@ -75,7 +75,7 @@ def test_a_packet_quoted_by_a_mail_client_is_named_as_such(match, tmp_path):
     result = run("adjudicate", "game/blue", quoted)
     assert result.exit_code == 4
     assert result.stderr == (
-        f"pbem: {quoted}, line 1: the file looks quoted by a mail client (every line begins with \">\"): save the "
+        f"pbem: {quoted}, line 1: the file looks quoted by a mail client (its lines begin with \">\"): save the "
         f"packet attachment itself, or remove the \"> \" quoting; the YAML error: a block scalar at the top level "
         f"with no indented text may be followed only by blank lines and the end marker ... (a line at the left "
         f"margin would be its text)\n")
@@ -85,7 +85,7 @@ def test_a_quoted_orders_file_is_named_as_such_with_the_parsers_detail():
     with pytest.raises(InputError) as refused:
         loads("> orders:\n>   - {type: end}\n", "o.yaml")
     assert refused.value.message == (
-        "o.yaml, line 1: the file looks quoted by a mail client (every line begins with \">\"): save the packet "
+        "o.yaml, line 1: the file looks quoted by a mail client (its lines begin with \">\"): save the packet "
         "attachment itself, or remove the \"> \" quoting; the YAML error: the YAML is malformed or truncated (did "
         "not find expected comment or line break)")
 

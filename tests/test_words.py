@@ -628,6 +628,9 @@ def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monk
            "more packets, and the game cannot go on (docs/protocol.md §5)." in out
     assert out.index(next(line for line in out if line.startswith("Awaited: "))) + 1 == out.index(
         next(line for line in out if "dice chain" in line))
+    from pbem.core import describe      # red's own key: its look ahead cannot be made, and the status stands
+    told = describe.status(m.folders["red"], "red", key=m.keys["red"])
+    assert told["then"] is None and any("dice chain of 64 values is used up" in line for line in told["text"])
 
 
 # --- a need's rule is named once -----------------------------------------------------------------
@@ -787,10 +790,16 @@ def test_the_orders_template_with_a_key_names_the_decision_the_reveal_brings_and
     assert told["then"] == preview_next(m.game, state, m.keys["blue"])[-1]["text"]
     assert told["text"][told["text"].index(describe.awaited_line(m.game, state, m.game.summary(state["rules"]),
                                                                  "blue")) + 1] == told["then"]
-    assert describe.status(m.folders["blue"], "blue")["then"] is None              # a public key cannot tell
+    assert describe.status(m.folders["blue"], "blue")["then"] is None              # no key, or a public one (cli)
     assert describe.status(m.folders["red"], "red", key=m.keys["red"])["then"] is None   # not red's packet
-    # not "nothing to decide" (players' probe: sent as it was, it cost a round trip); the first
-    # answer is filled in, as for a decision awaited now
+    from pbem.core import keys as keyfiles            # the command: a private key file says it, its .pub not
+    (tmp_path / "blue-key").write_bytes(keyfiles.private_key_bytes(m.keys["blue"]))
+    (tmp_path / "blue-key.pub").write_text(m.keys["blue"].public.line() + "\n")
+    assert told["then"] in lines(run("status", tmp_path / str(seed) / "blue", "--key", tmp_path / "blue-key"))
+    assert not [line for line in lines(run("status", tmp_path / str(seed) / "blue", "--key", tmp_path / "blue-key.pub"))
+                if line.startswith("Then your own")]
+    # not "nothing to decide" (players' probe: sent as it was, it cost a round trip); the default
+    # standing order's answer (here the first listed) is filled in, as for a decision awaited now
     assert "# You have nothing to decide now" not in text
     assert text.split("\norders:\n")[1].startswith(f"  - {{type: absorb, unit: {listed[0]['unit']}, decision: \"{key}\"}}\n")
     from pbem.core.submit import submit_orders
@@ -954,12 +963,17 @@ def test_status_names_a_packet_of_the_folder_that_was_never_applied(tmp_path):
     (folder / "aar" / f"{last:04d}.md").unlink()
     opened = game.open_folder(folder)
     info = describe.status(opened)
-    assert opened.state["seq"] == last - 1 and info["unapplied"] == [str(folder / "packets" / name)]
+    assert opened.state["seq"] == last - 1 and info["unapplied"] == [{"seq": last, "path": str(folder / "packets" / name)}]
     assert (f"packets/{name} is in the folder but was never applied (its state, states/{last:04d}.yaml, is missing): "
             f"`pbem adjudicate {folder} {folder / 'packets' / name}` applies it.") in info["text"]
     packet, data = game.read_packet(folder / "packets" / name)
     game.adjudicate(opened, packet, data, f"packets/{name}")
     assert describe.status(game.open_folder(folder))["unapplied"] == []
+    for seq in (last - 1, last):   # two lost: the first is applied first, the second after it
+        (folder / "states" / f"{seq:04d}.yaml").unlink()
+    text = describe.status(game.open_folder(folder))["text"]
+    said = [line for line in text if "was never applied" in line]
+    assert len(said) == 2 and said[0].endswith("applies it.") and said[1].endswith("after it.")
 
 
 def test_the_template_of_a_decision_lists_the_next_decision_of_the_same_side_the_answer_brings(tmp_path):

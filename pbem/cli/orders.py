@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import click
 
@@ -27,7 +26,7 @@ def command(game_dir: str, side: str, key_file: str | None, only: str | None) ->
     folder = game.open_folder(Path(game_dir))
 
     def refuse_other_side(public) -> None:   # a template for a side the key does not play is refused
-        played = game.side_of_key(folder.game, SimpleNamespace(public=public))
+        played = game.side_of_public(folder.game, public)
         if played != side:
             raise UsageError(f"--key {key_file} plays {played}, not {side}: give --side {played}, "
                              f"or the {side} player's key")
@@ -43,4 +42,3 @@ def command(game_dir: str, side: str, key_file: str | None, only: str | None) ->
         return found
 
     echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only), nl=False)
-

@@ -741,7 +741,7 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
     where = re.match(re.escape(source) + r"(, line [0-9]+)?: ", error.message)
     if where is None:
         return error
-    return InputError(f"{where.group()}the file looks quoted by a mail client (every line begins with \">\"): save the "
+    return InputError(f"{where.group()}the file looks quoted by a mail client (its lines begin with \">\"): save the "
                       f"packet attachment itself, or remove the \"> \" quoting; the YAML error: "
                       f"{error.message[where.end():]}")
 

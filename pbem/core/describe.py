@@ -9,6 +9,7 @@ deterministic: sorted iteration, no clock."""
 from __future__ import annotations
 
 import re
+import shlex
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -120,10 +121,11 @@ def awaited_line(game: Any, state: dict, summary: dict, you: str | None = None) 
 
 
 def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
-    """The status as data (the `--json` form) with `text`, its lines in words. `key`: the
-    private key of the side that sends the next packet; where its reveal brings the game to
-    that side's own step, `then` says so (as `pbem adjudicate --key` and `pbem orders --key`
-    do), else None. Worked out in memory from the key, never written nor shown."""
+    """The status as data (the `--json` form) with `text`, its lines in words. `key`: a side's
+    private key; where that side sends the next packet and its reveal brings the game to that
+    side's own step, `then` says so (as `pbem adjudicate --key` and `pbem orders --key` do),
+    else None (another side's key, or a look ahead that fails). Worked out in memory from the
+    key, never written nor shown."""
     game, state = folder.game, folder.state
     summary = game.summary(state["rules"])
     awaiting, last = state["awaiting"], state["last_packet"]
@@ -138,18 +140,24 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
         "game": game.game_id, "ruleset": game.ruleset.id, "mode": state["mode"], "seq": state["seq"],
         "summary": summary, "awaiting": awaiting, "last_packet": last, "queued_orders": len(state["queue"]),
         "you": you, "since": latest, "queued": queued, "sealed": sealed,
-        "queue": [{key: item[key] for key in ("side", "seq", "index", "order")} for item in state["queue"]],
+        "queue": [{field: item[field] for field in ("side", "seq", "index", "order")} for item in state["queue"]],
     }
     # packets of the folder beyond its latest state: written, never applied (a state file lost
     # or removed; players' probe: status went on from the state before, and said nothing)
     from pbem.core.game import packet_files
 
-    info["unapplied"] = [str(path) for seq, path in packet_files(folder.path) if seq > state["seq"]]
+    # (fork evidence, NNNN-side.alt.yaml, is not a packet to apply)
+    info["unapplied"] = [{"seq": seq, "path": str(path)} for seq, path in packet_files(folder.path)
+                         if seq > state["seq"] and path.name.count(".") == 1]
     info["then"] = None
     if key is not None:
+        from pbem.core.errors import PbemError
         from pbem.core.game import preview_next
 
-        ahead = preview_next(game, state, key)
+        try:
+            ahead = preview_next(game, state, key)
+        except PbemError:   # a look ahead that fails (a chain used up) leaves the status as it is
+            ahead = None
         if ahead and ahead[-1]["type"] == "next":
             info["then"] = ahead[-1]["text"]
     info["chains"] = None   # a sandbox game has no chains
@@ -181,10 +189,11 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     if summary.get("result"):
         lines.append(f"Result: {summary['result'].rstrip('.')}.")
     lines.append(awaited_line(game, state, summary, you))
-    for name in info["unapplied"]:
-        path = Path(name)
-        lines.append(f"packets/{path.name} is in the folder but was never applied (its state, states/{path.name[:4]}"
-                     f".yaml, is missing): `pbem adjudicate {path.parent.parent} {path}` applies it.")
+    for number, entry in enumerate(info["unapplied"]):
+        path = Path(entry["path"])
+        command = f"`pbem adjudicate {shlex.quote(str(path.parent.parent))} {shlex.quote(str(path))}`"
+        lines.append(f"packets/{path.name} is in the folder but was never applied (its state, states/{entry['seq']:04d}"
+                     f".yaml, is missing): " + (f"{command} applies it." if number == 0 else f"{command} after it."))
     if info["then"]:
         lines.append(info["then"])
     if awaiting["need"] is not None:

@@ -378,9 +378,14 @@ def chain_secret(game: engine.Game, side: str, key: Any, nonce: str | None = Non
 
 
 def side_of_key(game: engine.Game, key: Any) -> str:
-    side = genesis.side_of(game.genesis["sides"], key.public)
+    return side_of_public(game, key.public)
+
+
+def side_of_public(game: engine.Game, public: Any) -> str:
+    """The side a public key plays in `game`; VerificationError for a key of no side."""
+    side = genesis.side_of(game.genesis["sides"], public)
     if side is None:
-        raise VerificationError(f"the key {key.public.fingerprint()} is not the key of any side of this game")
+        raise VerificationError(f"the key {public.fingerprint()} is not the key of any side of this game")
     return side
 
 

@@ -41,12 +41,11 @@ def _validator(text: str) -> Any:
     # metaschema once, so that every run does not pay for it (about 50 ms).
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     title = schema.get("title", "") if isinstance(schema, dict) else ""
-    if title.endswith(STANDING_ORDERS):   # a ruleset's policy schema (rulesets/base.py, standing_orders)
-        cls = _standing_orders_validator(cls, title[:-len(STANDING_ORDERS)])
+    from pbem.rulesets.base import STANDING_ORDERS_TITLE
+
+    if title.endswith(STANDING_ORDERS_TITLE):   # a ruleset's policy schema (rulesets/base.py, standing_orders)
+        cls = _standing_orders_validator(cls, title[:-len(STANDING_ORDERS_TITLE)])
     return cls(schema)
-
-
-STANDING_ORDERS = ": a side's standing orders"   # the end of a policy schema's title, after the ruleset's id
 
 
 def _standing_orders_validator(cls: Any, ruleset_id: str) -> Any:

@@ -145,7 +145,8 @@ def repeats(before: dict, side: str, gave: Any) -> list[str]:
     """Orders of this packet that repeat one of the side's own still queued from an earlier
     packet: both will be applied (players' probe: an attack and an `end` queued three packets
     back were written again, which would have attacked twice and ended a phase unplayed)."""
-    queued = [item for item in before["queue"] if item["side"] == side]
+    # (an answer written again to its decision replaces the queued one: never applied twice)
+    queued = [item for item in before["queue"] if item["side"] == side and "decision" not in item["order"]]
     found = []
     for number, order in enumerate(gave if isinstance(gave, list) else [], 1):
         same = next((item for item in queued if item["order"] == order), None)

@@ -29,7 +29,7 @@ def _flow_value(value: Any) -> str:
 class _Reveal(NamedTuple):
     """Where a side's reveal brings the game (`_after_reveal`): the template's lines, whether
     it comes to that side's own orders or decision, and the order filled in (a decision's
-    first legal answer, as when the decision is awaited now)."""
+    answer, chosen by `_suggested` as for a decision awaited now)."""
 
     lines: list[str]
     own: bool = False
@@ -74,23 +74,26 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     lines, legal = _then(game, after, need, only)
     filled: tuple[dict, ...] = ()
     if decision:
-        answer, said = _suggested(game, after, need, legal, decision)
+        answer, said = _suggested(game, after, need, legal, decision, only)
         filled, head = (answer,) if answer else (), head + [said]
     return _Reveal(head + lines + _orders_after_answer(game, state, side, key, filled, only), True, filled)
 
 
-def _suggested(game: engine.Game, state: dict, need: Any, legal: list[dict], decision: str) -> tuple[dict | None, str]:
+def _suggested(game: engine.Game, state: dict, need: Any, legal: list[dict], decision: str,
+               only: str | None) -> tuple[dict | None, str]:
     """The answer a template fills in for a decision of its side, and the line that says which:
-    the answer the ruleset's default standing order gives, where it gives one of the legal
-    answers listed, else the first of them (players' probe: the first answer to a defensive
-    fire was "no fire", and a template sent as it was gave the fire up)."""
+    the answer the ruleset's default standing order gives, where it is a legal answer, else the
+    first listed (players' probe: the first answer to a defensive fire was "no fire", and a
+    template sent as it was gave the fire up). `--only` narrows the list, not the choice."""
+    every = legal if only is None else [dict(order, decision=decision)
+                                        for order in game.listing(state["rules"], need, None)[0]]
     default = game.policy(state["rules"], need, dict(game.ruleset.default_policies))
-    if default is not None and dict(default, decision=decision) in legal:
+    if default is not None and dict(default, decision=decision) in every:
         return (dict(default, decision=decision),
                 "# The answer of the default standing order is filled in below: replace it with your choice.")
-    if not legal:
+    if not every:
         return None, "# No legal answer is listed: the decision takes none."
-    return legal[0], "# The first legal answer is filled in below: replace it with your choice."
+    return (legal or every)[0], "# The first legal answer is filled in below: replace it with your choice."
 
 
 def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[list[str], list[dict]]:
@@ -230,10 +233,12 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append(f"# Your sealed item(s) {seal_names(kept)} stay sealed until the rules reveal them.")
     mine = [item for item in state["queue"] if item["side"] == side]
     if mine:   # players' probe: orders queued packets ago were written again, for nothing named them
+        them = "them" if len(mine) > 1 else "it"
         lines.append(f"# Your order{'s' if len(mine) > 1 else ''} still queued from earlier packets, applied as the game "
-                     f"reaches {'them' if len(mine) > 1 else 'it'} (do not write {'them' if len(mine) > 1 else 'it'} "
-                     f"again):")
-        lines += [f"#   order {item['index']} of packet {item['seq']}: {flow(item['order'])}" for item in mine]
+                     f"reaches {them} (do not write {them} again):")
+        lines += [f"#   order {item['index']} of packet {item['seq']}: {flow(item['order'])}"
+                  + (" (an answer: one written again to its decision replaces it)" if "decision" in item["order"] else "")
+                  for item in mine]
     if need.side == side and need.sealed:
         lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
         lines.append("# your opponent sees only their seals until your next packet opens them."
@@ -254,7 +259,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             legal = [dict(order, decision=decision) for order in legal]
             lines.append(f"# This decision is {decision}: an answer names it, so that it answers this decision and no")
             lines.append("# other (docs/protocol.md §7.2).")
-            answer, said = _suggested(game, state, need, legal, decision)
+            answer, said = _suggested(game, state, need, legal, decision, only)
             lines.append(said)
         lines += _count_lines(legal, only, note, "now")
         lines += _noted(note) + _listed(legal, only)

@@ -146,3 +146,8 @@ def no_unit(ids: Sequence[str], uid: object) -> str:
                            key=lambda u: not text.startswith(u))[:1]
     return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
 
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """"1 hex", "2 hexes": a number and its noun, singular for one."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+

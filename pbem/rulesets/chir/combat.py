@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from pbem.core.text import no_unit
+from pbem.core.text import counted, no_unit
 
 from ..base import IllegalOrder
 from . import artillery, removal, retreat
@@ -595,8 +595,8 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             a["hit"] = None
             left = bd.units_in(sc, rules, a["target"], a["def"])
             if not left and a["M"] > 0 and retreat.eligible(sc, rules, a):
-                ctx.event("advance-possible", f"{a['target']} is clear: the attackers may advance up to {a['M']} "
-                          f"hex{'es' if a['M'] > 1 else ''} (9.11).", attack=a["n"], hexes=a["M"], rule="9.11")
+                ctx.event("advance-possible", f"{a['target']} is clear: the attackers may advance up to "
+                          f"{counted(a['M'], 'hex', 'hexes')} (9.11).", attack=a["n"], hexes=a["M"], rule="9.11")
                 a["step"] = "advance"
             else:
                 a["step"] = "finish"
@@ -665,8 +665,7 @@ def awaiting(sc: Scenario, rules: dict) -> tuple[str, str, str, tuple[str, ...],
         return (a["att"], "invalidate-artillery", f"attack {a['n']}: choose which supporting artillery to invalidate",
                 ("invalidate",), "10.3")
     if step == "advance":
-        hexes = f"{a['M']} hex{'es' if a['M'] != 1 else ''}"
-        return (a["att"], "advance", f"attack {a['n']}: advance after combat (up to {hexes}) or end",
+        return (a["att"], "advance", f"attack {a['n']}: advance after combat (up to {counted(a['M'], 'hex', 'hexes')}) or end",
                 ("advance", "advance-end"), "9.11")
     hit = a["hit"]
     if hit is None:

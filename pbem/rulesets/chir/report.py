@@ -7,7 +7,7 @@ rulebook does (4.1: "0.5 VP")."""
 from __future__ import annotations
 
 from pbem.core.describe import wrap_list
-from pbem.core.text import no_unit
+from pbem.core.text import counted, no_unit
 
 from ..base import Need
 from . import board as bd
@@ -94,8 +94,7 @@ def decision_text(sc: Scenario, rules: dict) -> str | None:
     if kind == "invalidate-artillery":
         return f"which artillery supporting attack {a['n']} on {a['target']} is given up ({rule})"
     if kind == "advance":
-        hexes = f"{a['M']} hex{'es' if a['M'] != 1 else ''}"
-        return f"whether the attackers of {a['target']} advance after combat, up to {hexes} ({rule})"
+        return f"whether the attackers of {a['target']} advance after combat, up to {counted(a['M'], 'hex', 'hexes')} ({rule})"
     units = ", ".join(u for u in hit["units"] if st.on_map(rules, u))
     if kind == "loss":
         return f"which of {units} in {hit['hex']} loses the next strength point ({rule})"
@@ -103,7 +102,7 @@ def decision_text(sc: Scenario, rules: dict) -> str | None:
         return f"whether {units} in {hit['hex']} retreat or take the morale test (morale damage {hit['M']}, {rule})"
     movers = ", ".join(u for u in sorted(hit["retreaters"]) if st.on_map(rules, u))
     return (f"where {movers} {'retreats' if ',' not in movers else 'retreat'} from {hit['at']}, "
-            f"{hit['steps']} of at least {hit['M']} hex{'es' if hit['M'] != 1 else ''} gone ({rule})")
+            f"{hit['steps']} of at least {counted(hit['M'], 'hex', 'hexes')} gone ({rule})")
 
 
 # --- the board in words ------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pbem.core.text import counted
+
 from ..base import IllegalOrder
 from . import board as bd
 from . import removal
@@ -116,7 +118,7 @@ def finish(sc: Scenario, rules: dict, hit: dict, ctx, blocked: bool) -> None:
         alive = []
     beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
     ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
-              + (f" ({hit['steps']} hexes for morale damage {hit['M']})" if beyond else "")
+              + (f" ({counted(hit['steps'], 'hex', 'hexes')} for morale damage {hit['M']})" if beyond else "")
               + ("; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
               units=sorted(hit["retreaters"]), path=list(hit["path"]), hexes=hit["steps"], losses=hit["r_losses"],
@@ -179,7 +181,7 @@ def choose(sc: Scenario, rules: dict, hit: dict, order: dict, ctx) -> None:
     if to is None:
         if kind != "may-stop":
             zone, _ = bd.ezoc(sc, rules, hit["side"])
-            rule, why = (("9.10", f"they have gone {hit['steps']} of the {hit['M']} hexes of the morale damage")
+            rule, why = (("9.10", f"they have gone {hit['steps']} of the {counted(hit['M'], 'hex', 'hexes')} of the morale damage")
                          if hit["steps"] < hit["M"] else ("9.10.2", "it is in an enemy zone of control")
                          if hit["at"] in zone else ("9.10.3", "it is over the stacking limit"))
             raise IllegalOrder(rule, f"retreat: the units may not end the retreat in {hit['at']}: {why}",
@@ -229,7 +231,7 @@ def check_path(sc: Scenario, rules: dict, a: dict, uids: list[str], path: list[s
     """None if the advance along `path` is legal, else (rule, reason)."""
     side = a["att"]
     if not path or len(path) > a["M"]:
-        return "9.11", f"an advance is 1 to {a['M']} hexes"
+        return "9.11", "an advance is of 1 hex" if a["M"] == 1 else f"an advance is 1 to {a['M']} hexes"
     zone, _ = bd.ezoc(sc, rules, side)
     route = set(a.get("def_route", []))
     enemy = bd.occupied(sc, rules, other(side))
