@@ -26,6 +26,13 @@ def run(*args: object, env: dict | None = None):
     return CliRunner().invoke(cli, [str(a) for a in args], env=env)
 
 
+def verification_failure(*args: object) -> str:
+    """What a command that ends in a verification failure (exit 3, DESIGN §5) writes on stderr."""
+    result = run(*args)
+    assert result.exit_code == 3, result.output
+    return result.stderr
+
+
 def key_file(path: Path, key: keys.PrivateKey, passphrase: bytes | None = None) -> Path:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
@@ -104,9 +111,7 @@ def test_an_altered_packet_says_to_ask_for_the_file_again(match, tmp_path):
     text = packet.read_text()
     assert f'sent: "{SENT}"' in text
     altered.write_text(text.replace(f'sent: "{SENT}"', 'sent: "2026-11-30T10:00:00Z"'))
-    result = run("adjudicate", "game/blue", altered)
-    assert result.exit_code == 3
-    assert result.stderr == (
+    assert verification_failure("adjudicate", "game/blue", altered) == (
         f"pbem: {altered}: the signature of side red (key {match.keys['red'].public.fingerprint()}) does not "
         f"verify: the packet was altered after it was signed; ask red to send the packet file again, as an "
         f"attachment, unchanged\n")
@@ -121,26 +126,20 @@ def test_an_equivocation_names_where_to_keep_the_second_packet_and_audit_reports
     first = submit_orders(one.folders["red"], [], None, key=one.keys["red"], sent=SENT).packet_path
     second = submit_orders(two.folders["red"], [], None, key=two.keys["red"], sent="2026-11-29T11:00:00Z").packet_path
     assert run("adjudicate", "one/blue", first).exit_code == 0
-    result = run("adjudicate", "one/blue", second)
-    assert result.exit_code == 3
-    assert result.stderr == (
+    assert verification_failure("adjudicate", "one/blue", second) == (
         f"pbem: {second}: equivocation: red signed two different packets for seq 1: packets/0001-red.yaml and "
         f"{second}; keep both as fork evidence: put the second as packets/0001-red.alt.yaml, where `pbem audit` "
         f"reports the fork\n")
     # the name a player might guess is told the name to use ...
     guessed = tmp_path / "one/blue/packets/0001-red-alt.yaml"
     shutil.copy(second, guessed)
-    result = run("audit", "one/blue")
-    assert result.exit_code == 3
-    assert result.stderr == (
+    assert verification_failure("audit", "one/blue") == (
         "pbem: audit failed: packets/0001-red-alt.yaml: the file name says red-alt sent it, and the packet is "
         "red's: a second packet of seq 1 kept as fork evidence goes under packets/0001-red.alt.yaml (field side: "
         "expected 'red-alt', found 'red')\n")
     # ... and under it, audit reports the fork
     guessed.rename(tmp_path / "one/blue/packets/0001-red.alt.yaml")
-    result = run("audit", "one/blue")
-    assert result.exit_code == 3
-    assert result.stderr == (
+    assert verification_failure("audit", "one/blue") == (
         "pbem: audit failed: packets/0001-red.alt.yaml: fork: two different packets for seq 1, both validly signed "
         "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml\n")
 

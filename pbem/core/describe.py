@@ -144,7 +144,7 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
     }
     # packets of the folder beyond its latest state: written, never applied (a state file lost
     # or removed; players' probe: status went on from the state before, and said nothing)
-    from pbem.core.game import packet_files
+    from pbem.core.game import packet_files, preview_next
 
     # (fork evidence, NNNN-side.alt.yaml, is not a packet to apply)
     info["unapplied"] = [{"seq": seq, "path": str(path)} for seq, path in packet_files(folder.path)
@@ -152,7 +152,6 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
     info["then"] = None
     if key is not None:
         from pbem.core.errors import PbemError
-        from pbem.core.game import preview_next
 
         try:
             ahead = preview_next(game, state, key)

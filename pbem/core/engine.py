@@ -607,10 +607,12 @@ def _set_policies(ruleset: Ruleset, state: dict, side: str, k: int, policies: di
     from pbem.core import schema
 
     if not schema.is_valid(ruleset.policy_schema, policies):
+        unknown = schema.unknown_keys(ruleset.policy_schema, policies, "standing order", ruleset.id)
+        if unknown is not None:
+            raise RulesError(f"{source}: `policies`: {shown(unknown)}")
         error = next(iter(schema.validator(ruleset.policy_schema).iter_errors(policies)))
         where = ".".join(str(p) for p in error.path)
-        what = f"standing order `policies.{shown(where)}`" if where else "`policies`"   # at the top: a key unknown
-        raise RulesError(f"{source}: {what}: {shown(error.message)}")
+        raise RulesError(f"{source}: standing order `policies{'.' + shown(where) if where else ''}`: {shown(error.message)}")
     before = effective_policies(ruleset, state, side)
     values = dict(state["policies"][side]["values"])
     values.update(policies)

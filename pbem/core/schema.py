@@ -40,36 +40,24 @@ def _validator(text: str) -> Any:
     # The schemas are pbem's own; tests/test_schemas.py checks them against their
     # metaschema once, so that every run does not pay for it (about 50 ms).
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    title = schema.get("title", "") if isinstance(schema, dict) else ""
-    from pbem.rulesets.base import STANDING_ORDERS_TITLE
-
-    if title.endswith(STANDING_ORDERS_TITLE):   # a ruleset's policy schema (rulesets/base.py, standing_orders)
-        cls = _standing_orders_validator(cls, title[:-len(STANDING_ORDERS_TITLE)])
     return cls(schema)
 
 
-def _standing_orders_validator(cls: Any, ruleset_id: str) -> Any:
-    """`cls` whose error for an unknown key of a packet's `policies` names it in words, with
-    the nearest standing order and the list of them, not "Additional properties are not allowed"."""
+def unknown_keys(schema: dict, document: Any, what: str, ruleset_id: str) -> str | None:
+    """The keys of `document` that the object `schema` does not know, in words, with the
+    nearest known key and the list of them ("`retreats` is not a standing order of chir (did
+    you mean `retreat`?); they are: ..."), not jsonschema's "Additional properties are not
+    allowed"; None when it knows them all."""
     from difflib import get_close_matches
 
-    import jsonschema
-
-    additional = cls.VALIDATORS["additionalProperties"]
-
-    def explained(validator: Any, allowed: Any, instance: Any, schema: dict) -> Any:
-        for error in additional(validator, allowed, instance, schema):
-            known = list(schema.get("properties", {}))
-            unknown = [key for key in instance if key not in known] if isinstance(instance, dict) else []
-            if allowed is False and unknown:
-                close = get_close_matches(str(unknown[0]), [key for key in known if key not in instance], n=1)
-                what = "is not a standing order" if len(unknown) == 1 else "are not standing orders"
-                error.message = (f"{_ticked(unknown)} {what} of {ruleset_id}"
-                                 + (f" (did you mean `{close[0]}`?)" if close else "")
-                                 + f"; they are: {', '.join(known)}")
-            yield error
-
-    return jsonschema.validators.extend(cls, {"additionalProperties": explained})
+    known = list(schema.get("properties", {}))
+    unknown = [key for key in document if key not in known] if isinstance(document, dict) else []
+    if not unknown:
+        return None
+    close = get_close_matches(str(unknown[0]), [key for key in known if key not in document], n=1)
+    verb = f"is not a {what}" if len(unknown) == 1 else f"are not {what}s"
+    return (f"{_ticked(unknown)} {verb} of {ruleset_id}" + (f" (did you mean `{close[0]}`?)" if close else "")
+            + f"; they are: {', '.join(sorted(known))}")
 
 
 @lru_cache(maxsize=16)

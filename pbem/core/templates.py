@@ -129,11 +129,12 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
     if need is None or need.side != side or after["awaiting"]["waiting_for"] not in ("orders", "decision"):
         return []
     if after["awaiting"]["waiting_for"] == "decision":   # players' probe: each hex of a retreat cost a round trip
-        return ([f"# With the answer filled in, the game then comes to your own decision {after['awaiting']['decision']}:",
-                 "# its answer can follow in this same packet (another answer may bring another decision)."]
-                + _then(game, after, need, only)[0])
-    return (["# With the answer filled in, the game then comes to your orders: write them after it, in this",
-             "# same packet (another answer may bring other orders)."] + _then(game, after, need, only)[0])
+        head = [f"# With the answer filled in, the game then comes to your own decision {after['awaiting']['decision']}:",
+                "# its answer can follow in this same packet (another answer may bring another decision)."]
+    else:
+        head = ["# With the answer filled in, the game then comes to your orders: write them after it, in this",
+                "# same packet (another answer may bring other orders)."]
+    return head + _then(game, after, need, only)[0]
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:

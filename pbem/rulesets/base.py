@@ -54,18 +54,13 @@ WAITS_FOR = "the game waits for "
 ON_VOID = ["stop", "skip"]
 
 
-# the end of a policy schema's title, after the ruleset's id: pbem.core.schema knows a policy
-# schema by it, to name an unknown standing order in words
-STANDING_ORDERS_TITLE = ": a side's standing orders"
-
-
 def standing_orders(ruleset_id: str, choices: dict[str, list[str]]) -> tuple[dict, dict]:
     """The policy schema and the default standing orders of a ruleset, from each standing
     order's choices (the first is the default), with the core's `on_void` added."""
     choices = {**choices, "on_void": ON_VOID}
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": f"{ruleset_id}{STANDING_ORDERS_TITLE}",
+        "title": f"{ruleset_id}: a side's standing orders",
         "type": "object",
         "properties": {key: {"enum": list(values)} for key, values in choices.items()},
         "additionalProperties": False,

@@ -221,6 +221,11 @@ def _bounds(points: list[Point]) -> tuple[float, float, float, float]:
     return min(x for x, _ in points), min(y for _, y in points), max(x for x, _ in points), max(y for _, y in points)
 
 
+def _stack_bounds(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    """The box around a stack's counter boxes."""
+    return _bounds([corner for box in boxes for corner in (box[:2], box[2:])])
+
+
 def _counter_boxes(grid: Grid, cell: str, n: int, centre: Point) -> list[tuple[float, float, float, float]]:
     """The boxes (x0, y0, x1, y1) of the n counters of a stack in `cell`, whose centre is drawn at `centre`."""
     (w, h) = grid.extent(cell)
@@ -481,7 +486,7 @@ class _Painter:
             reach, most = max(self.grid.extent(cells[-1])) * 0.62, 0.45
             stack = self.stacks.get(cells[-1])
             if stack:   # a block of counters reaches further: the tip stops at its edge, off its values
-                reach = max(reach, _exit(points[-1], points[-2], _bounds([p for b in stack for p in (b[:2], b[2:])])) + 2)
+                reach = max(reach, _exit(points[-1], points[-2], _stack_bounds(stack)) + 2)
                 most = 0.8
             points[-1] = _towards(points[-1], points[-2], reach, most)
         if len(cells) == 2 and self._reversed(cells):
@@ -503,8 +508,7 @@ class _Painter:
                  f'd="{d}"/><path class="ln s-{style}" d="{d}"/>{start}</g>')
         over = ""
         first = self.stacks.get(cells[0]) if len(cells) == 2 and self.grid.kind != "area" else None
-        if first and math.dist(line[0], base) - _exit(line[0], base, _bounds([p for b in first for p in (b[:2], b[2:])])) \
-                < 2 * head:
+        if first and math.dist(line[0], base) - _exit(line[0], base, _stack_bounds(first)) < 2 * head:
             # a step between two stacks whose line the first stack's counters would hide: drawn over
             # them, so that it runs from that stack into the next (players' probe: of chir's attack
             # from 2830 into 2730 only the head showed, at the attacker's corner, as if it were the target)
