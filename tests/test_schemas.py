@@ -64,19 +64,34 @@ def _checkers() -> tuple[tuple, ...]:
 
 
 @pytest.fixture(scope="session")
-def samples(tmp_path_factory, worker_id):
-    """The documents of `_samples`, played once for the whole run: the first worker of a
-    parallel run to need them writes them to the run's shared directory, under a lock."""
+def samples(tmp_path_factory, worker_id) -> dict:
+    """The documents of `_samples` and the verdicts of both checks on each (`_verdicts`),
+    worked out once for the whole run: the first worker of a parallel run to need them writes
+    them to the run's shared directory, under a lock."""
     if worker_id == "master":
-        return _samples()
+        return _samples_and_verdicts()
     import fcntl
 
     shared = tmp_path_factory.getbasetemp().parent / "schema-samples.json"
     with open(f"{shared}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not shared.is_file():
-            shared.write_text(json.dumps(_samples()))
+            shared.write_text(json.dumps(_samples_and_verdicts()))
         return json.loads(shared.read_text())
+
+
+def _samples_and_verdicts() -> dict:
+    docs = _samples()
+    with pytest.MonkeyPatch.context() as patch:   # a session fixture runs before conftest's test rulesets are in
+        for ruleset_id in ("duel", "blind"):
+            patch.setitem(rulesets.REGISTRY, ruleset_id, f"tests.support.{ruleset_id}")
+        return {"docs": docs, "verdicts": _verdicts(docs)}
+
+
+def _verdicts(docs: list) -> list[list[list[bool]]]:
+    """For every schema (in `_all_schemas` order) and every document: [the fast check's
+    verdict, jsonschema's]."""
+    return [[[check(doc), reference.is_valid(doc)] for doc in docs] for check, reference in _checkers()]
 
 
 def _samples() -> list:
@@ -145,14 +160,18 @@ def test_the_fast_check_covers_every_schema_pbem_ships():
 _VALID_PAIRS: list = []
 
 
-def _valid_pairs(samples: list) -> list[tuple[int, int]]:
-    """(schema, sample) pairs where the sample is valid: mutations of them probe the edges.
-    The fast check picks the candidates and jsonschema confirms them; that the two agree on
-    every pair is the test below, so no valid pair is missed unnoticed."""
+def _valid_pairs(samples: dict) -> list[tuple[int, int]]:
+    """(schema, sample) pairs where the sample is valid by both checks: mutations of them
+    probe the edges. That the two checks agree on every pair is the test below, so no valid
+    pair is missed unnoticed."""
     if not _VALID_PAIRS:
-        for i, (check, reference) in enumerate(_checkers()):
-            _VALID_PAIRS.extend((i, j) for j, doc in enumerate(samples) if check(doc) and reference.is_valid(doc))
+        _VALID_PAIRS.extend(_pairs_valid_by_both(samples))
     return _VALID_PAIRS
+
+
+def _pairs_valid_by_both(samples: dict) -> list[tuple[int, int]]:
+    return [(i, j) for i, row in enumerate(samples["verdicts"]) for j, (fast, reference) in enumerate(row)
+            if fast and reference]
 
 
 @pytest.mark.long(15)
@@ -160,14 +179,17 @@ def _valid_pairs(samples: list) -> list[tuple[int, int]]:
 @given(data=st.data())
 def test_the_fast_check_agrees_with_jsonschema(samples, data):
     i, j = data.draw(st.sampled_from(_valid_pairs(samples)))
-    (check, reference), seed = _checkers()[i], samples[j]
+    (check, reference), seed = _checkers()[i], samples["docs"][j]
     doc = _mutate(seed, data) if data.draw(st.integers(0, 19)) else data.draw(JSON)
     assert check(doc) == reference.is_valid(doc), (_all_schemas()[i].get("title"), doc)
 
 
 @pytest.mark.long(10)
 def test_the_fast_check_agrees_on_every_sample(samples):
-    assert len(samples) > 300   # every ruleset's games were played
-    for schema, (check, reference) in zip(_all_schemas(), _checkers()):
-        for doc in samples:
-            assert check(doc) == reference.is_valid(doc), (schema.get("title"), doc)
+    docs, verdicts = samples["docs"], samples["verdicts"]
+    assert len(docs) > 300   # every ruleset's games were played
+    assert len(verdicts) == len(_all_schemas()) and all(len(row) == len(docs) for row in verdicts)
+    for schema, row in zip(_all_schemas(), verdicts):
+        for doc, (fast, reference) in zip(docs, row):
+            assert fast == reference, (schema.get("title"), doc)
+    assert sum(fast for row in verdicts for fast, _ in row) > len(docs)   # the valid pairs are many
