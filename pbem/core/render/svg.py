@@ -293,15 +293,17 @@ class _Painter:
             self._taken = [box for boxes in self.stacks.values() for box in boxes]
         return self._taken
 
-    def free_spot(self, spots: list[Point], width: float, height: float, rise: float) -> Point:
+    def free_spot(self, spots: list[Point], width: float, height: float, rise: float,
+                  avoid: list[Point] = ()) -> Point:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
-        whose box of `width` x `height` covers no counter and no label placed before, else the
-        first; the box is then taken."""
+        whose box of `width` x `height` covers no counter, no label placed before and none of
+        the points `avoid`, else the first; the box is then taken."""
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
 
         def clear(b: tuple[float, float, float, float]) -> bool:
-            return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in self.taken)
+            return (all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in self.taken)
+                    and not any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid))
 
         spot = next((p for p in spots if clear(box(p))), spots[0])
         self.taken.append(box(spot))
@@ -530,7 +532,12 @@ class _Painter:
             for d, along in LABEL_PLACES:
                 mx, my = ax + (bx - ax) * along, ay + (by - ay) * along + size * 0.35
                 spots.append((mx + nx * d * r, my + ny * d * r))
-            tx, ty = self.free_spot(spots, bw, size * 1.35, size)
+            # nor on the arrow's own last step and head: a result box there hid the whole of a
+            # one-hex attack but its head (players' probe: chir's defensive fire read as coming
+            # from nowhere)
+            (sx, sy), (ex, ey) = line[-2], base
+            shaft = [(sx + (ex - sx) * k / 12, sy + (ey - sy) * k / 12) for k in range(13)]
+            tx, ty = self.free_spot(spots, bw, size * 1.35, size, shaft + _head(tip, base, head))
             mid = ((ax + bx) / 2, (ay + by) / 2)
             if math.hypot(tx - mid[0], ty - size * 0.35 - mid[1]) > LEADER * r:   # a leader line ties it to its attack
                 out.append(f'<path class="ln" d="M{num(tx)} {num(ty - size * 0.3)} L{num(mid[0])} {num(mid[1])}" '
