@@ -17,7 +17,7 @@ from pbem.core import keys
 from pbem.core.canonical import loads
 from pbem.core.errors import InputError
 from pbem.core.submit import submit_orders
-from tests.support.games import Match
+from tests.support.games import Match, fixed_key, sandbox
 
 SENT = "2026-11-29T10:00:00Z"
 
@@ -73,6 +73,44 @@ def test_orders_takes_the_key_of_its_own_side(match, tmp_path):
     assert result.stdout.startswith(f"# pbem orders for red: game {match.game.game_id}, packet 1\n")
 
 
+def test_orders_tells_the_side_from_the_key_alone(match, tmp_path):
+    """In a secure game the key says whose template it is: --side may be left out."""
+    red, blue = key_file(tmp_path / "alice", match.keys["red"]), key_file(tmp_path / "bob", match.keys["blue"])
+    result = run("orders", "game/red", "--key", red)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"# pbem orders for red: game {match.game.game_id}, packet 1\n")
+    assert result.stdout == run("orders", "game/red", "--side", "red", "--key", red).stdout
+    result = run("orders", "game/blue", "--key", blue)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"# pbem orders for blue: game {match.game.game_id}, packet 2\n")
+
+
+def test_orders_without_side_or_key_says_that_one_of_them_is_needed(match):
+    result = run("orders", "game/red")
+    assert result.exit_code == 2
+    assert result.stderr == ("pbem: --side SIDE (red or blue) is needed without --key KEYFILE, which tells the side "
+                             "it plays\n")
+    assert result.stdout == ""
+
+
+def test_orders_in_a_sandbox_game_needs_its_side_even_with_a_key(match, tmp_path):
+    sandbox(tmp_path / "s")
+    red = key_file(tmp_path / "alice", match.keys["red"])
+    for args in (["orders", "s"], ["orders", "s", "--key", red]):
+        result = run(*args)
+        assert result.exit_code == 2
+        assert result.stderr == ("pbem: --side SIDE (red or blue) is needed: a sandbox game has no keys to tell the "
+                                 "side by\n")
+
+
+def test_orders_refuses_a_key_of_no_side_naming_the_key_file(match, tmp_path):
+    mallory = key_file(tmp_path / "mallory", fixed_key("mallory"))
+    said = (f"pbem: --key {mallory}: the key {fixed_key('mallory').public.fingerprint()} plays no side of this "
+            f"game; give the key you play it with\n")
+    assert verification_failure("orders", "game/red", "--key", mallory) == said
+    assert verification_failure("orders", "game/red", "--side", "red", "--key", mallory) == said
+
+
 # --- 2. a packet quoted by a mail client ------------------------------------------------------
 
 def test_a_packet_quoted_by_a_mail_client_is_named_as_such(match, tmp_path):
@@ -115,6 +153,34 @@ def test_an_altered_packet_says_to_ask_for_the_file_again(match, tmp_path):
         f"pbem: {altered}: the signature of side red (key {match.keys['red'].public.fingerprint()}) does not "
         f"verify: the packet was altered after it was signed; ask red to send the packet file again, as an "
         f"attachment, unchanged\n")
+
+
+def test_an_altered_genesis_names_the_side_whose_signature_it_breaks(match):
+    """game.yaml changed after signing reads as a packet altered after signing does: one
+    sentence, the file, the side, what happened; `status` and `audit` alike."""
+    red = match.keys["red"].public.fingerprint()
+    path = Path("game/blue/game.yaml")
+    text = path.read_text()
+    assert 'created: "2026-11-29T10:00:00Z"' in text
+    path.write_text(text.replace('created: "2026-11-29T10:00:00Z"', 'created: "2026-11-29T10:00:01Z"'))
+    said = (f"game.yaml: its content does not match what red signed (red's proposal signature, key {red}): the "
+            f"file was altered after red signed it, or the signature is not by red's key; use the file as it was "
+            f"sent, unchanged\n")
+    assert verification_failure("status", "game/blue") == f"pbem: {said}"
+    assert verification_failure("audit", "game/blue") == f"pbem: audit failed: {said}"
+
+
+def test_a_genesis_altered_where_only_the_complete_genesis_is_signed_names_that_signature(match):
+    """The joiner's chain is not in the proposal: changing it breaks the signatures of the
+    complete genesis, the first of them red's."""
+    red = match.keys["red"].public.fingerprint()
+    path = Path("game/red/game.yaml")
+    anchor = match.genesis["sides"][1]["anchor"]
+    path.write_text(path.read_text().replace(anchor, ("0" if anchor[0] != "0" else "1") + anchor[1:]))
+    assert verification_failure("audit", "game/red") == (
+        f"pbem: audit failed: game.yaml: its content does not match what red signed (red's genesis signature, key "
+        f"{red}): the file was altered after red signed it, or the signature is not by red's key; use the file as "
+        f"it was sent, unchanged\n")
 
 
 # --- 4. fork evidence: where to keep the second packet ----------------------------------------
