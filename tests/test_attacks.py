@@ -1027,7 +1027,8 @@ def test_21_a_genesis_whose_anchor_was_changed_is_refused_by_every_command(table
     (blue / "game.yaml").write_text(game.genesis_text(document))
     packet_2 = table.post(table.packet("blue", [], state=table.state("red")))
     for args in (["status", blue], ["audit", blue], ["orders", blue, "--side", "blue"], ["adjudicate", blue, packet_2]):
-        rejected(blue, args, 3, "game.yaml", "genesis signature", "does not verify")
+        rejected(blue, args, 3, "game.yaml: its content does not match what red signed (red's genesis signature",
+                 "the file was altered after red signed it")
 
 
 def test_21_the_handshake_through_the_command_line_gives_both_players_the_same_game(table, tmp_path):

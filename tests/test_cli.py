@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import cli
+from pbem.core import keys
 from pbem.core.canonical import load_mapping
 
 
@@ -423,7 +424,11 @@ def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
     tampered = load_mapping(Path("b/join.yaml"))
     tampered["options"] = {"turns": 1}
     Path("evil.yaml").write_text(__import__("pbem.core.canonical", fromlist=["dumps"]).dumps(tampered))
-    assert "does not verify" in run("join", "r", "evil.yaml", "--key", "keys/red", code=3).stderr
+    red = keys.load_public_key_file("keys/red.pub").fingerprint()
+    assert run("join", "r", "evil.yaml", "--key", "keys/red", code=3).stderr == (
+        f"pbem: evil.yaml: its content does not match what red signed (red's proposal signature, key {red}): the "
+        f"file was altered after red signed it, or the signature is not by red's key; use the file as it was sent, "
+        f"unchanged\n")
     run("join", "r", "b/join.yaml", "--key", "keys/red")
     run("join", "b", "r/game.yaml")
     run("join", "spectator", "r/game.yaml")              # anyone can make a folder of a complete game

@@ -95,9 +95,11 @@ def _sign(key: Any, document: dict) -> str:
     return base64.b64encode(keys.sshsig_sign(key, canonical(document), NAMESPACE)).decode()
 
 
-def _verify(public: Any, document: dict, value: Any, what: str, source: str) -> None:
+def _verify(public: Any, document: dict, value: Any, side: str, signed: str, source: str) -> None:
+    """`side`'s signature `value` of `document` (what it `signed`: "proposal" or "genesis")."""
     from pbem.core import keys
 
+    what = f"the {signed} signature of {side}"
     if not isinstance(value, str):
         raise VerificationError(f"{source}: {what} is missing")
     try:
@@ -108,6 +110,11 @@ def _verify(public: Any, document: dict, value: Any, what: str, source: str) -> 
         raise VerificationError(f"{source}: {what} is not in canonical base64")
     try:
         keys.sshsig_verify(public, canonical(document), blob, NAMESPACE)
+    except keys.AlteredError:   # as a packet's (core/packet.py): what happened, in one sentence
+        raise VerificationError(
+            f"{source}: its content does not match what {side} signed ({side}'s {signed} signature, key "
+            f"{public.fingerprint()}): the file was altered after {side} signed it, or the signature is not by "
+            f"{side}'s key; use the file as it was sent, unchanged") from None
     except VerificationError as exc:
         raise VerificationError(f"{source}: {what} does not verify ({exc.message})") from None
 
@@ -266,8 +273,8 @@ def verify_proposal(proposal: dict, source: str) -> dict:
     own = next(s for s in proposal["sides"] if s["name"] == proposer)
     if "anchor" not in own:
         raise VerificationError(f"{source}: the proposer {proposer} has not committed its dice chain")
-    _verify(public[proposer], proposal_view(proposal), proposal.get("proposal_signature"),
-            f"the proposal signature of {proposer}", source)
+    _verify(public[proposer], proposal_view(proposal), proposal.get("proposal_signature"), proposer, "proposal",
+            source)
     return public
 
 
@@ -285,7 +292,7 @@ def verify(genesis: dict, source: str, *, require_all: bool = True) -> dict:
             raise VerificationError(f"{source}: a signature is given for {name!r}, which is not a side of the game")
     for name, key in public.items():
         if name in signatures:
-            _verify(key, unsigned(genesis), signatures[name], f"the genesis signature of {name}", source)
+            _verify(key, unsigned(genesis), signatures[name], name, "genesis", source)
         elif require_all:
             step = ("has not signed the complete genesis (the proposer's `pbem join` of the join file)"
                     if name == genesis["proposer"] else "has not signed it")
