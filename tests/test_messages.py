@@ -83,6 +83,10 @@ def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
     (DOS, {"type": "move", "units": ["GR/14"], "path": ["N3037", 3036]}, ["path", 1],
      "3036 is not of type 'string' (YAML reads it as an integer), and ids here begin with a letter (N3117, S0442): "
      "write \"N3036\" or \"S3036\", quoted"),
+    # with the digits of the ids it may mean: 442 for 0442
+    (DOS, {"type": "place", "unit": "GR/14", "hex": 442}, ["hex"],
+     "442 is not of type 'string' (YAML reads it as an integer), and ids here begin with a letter (N3117, S0442): "
+     "write \"N0442\" or \"S0442\", quoted"),
     (DOS, {"type": "place", "unit": 14, "hex": "N3036"}, ["unit"],
      "14 is not of type 'string' (YAML reads it as an integer); quote it: unit: \"14\""),
     (CHIR, {"type": "move", "units": "LW/I", "path": ["3414"]}, ["units"],
@@ -107,6 +111,56 @@ def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
 def test_an_order_outside_its_schema_is_explained_from_the_schema_of_its_type(schema, order, path, message):
     first = order_errors(schema, order)[0]
     assert (list(first.path), first.message) == (path, message)
+
+
+@pytest.fixture
+def dos_setup(tmp_path, monkeypatch):
+    """`pbem submit --dry-run` of an orders file's text as soviet, to a sandbox dos game at
+    the Soviet set-up (packet 2): its exit code and what it says."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    made = runner.invoke(cli, ["new", "dos", "--ruleset", "dos", "--side", "axis", "--side", "soviet", "--sandbox",
+                               "--created", "x"], catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    Path("o.yaml").write_text("orders: []\n")
+    drawn = runner.invoke(cli, ["submit", "dos", "o.yaml", "--side", "soviet"], catch_exceptions=False)
+    assert drawn.exit_code == 0, drawn.output
+
+    def invoke(text: str) -> tuple[int, str]:
+        Path("o.yaml").write_text(text)
+        result = runner.invoke(cli, ["submit", "dos", "o.yaml", "--side", "soviet", "--dry-run"],
+                               catch_exceptions=False)
+        return result.exit_code, result.stderr
+    return invoke
+
+
+@pytest.mark.parametrize("text, said", [
+    ("orders:\n  - {type: place, unit: R/6, hex: 0442}\n",
+     "pbem: o.yaml, line 2: '0442' could be read as an integer by YAML 1.1 or 1.2 readers, and ids here begin with "
+     "a letter (N3117, S0442): write \"N0442\" or \"S0442\", quoted\n"),
+    ("- {type: move, units: [R/6], path: [N0441, 0442]}\n",     # a bare list of orders, a hex of a path
+     "pbem: o.yaml, line 1: '0442' could be read as an integer by YAML 1.1 or 1.2 readers, and ids here begin with "
+     "a letter (N3117, S0442): write \"N0442\" or \"S0442\", quoted\n"),
+    ("orders:\n  - {type: place, unit: 0442, hex: N0442}\n",   # a unit id may be digits: quoted, it may be right
+     "pbem: o.yaml, line 2: '0442' could be read as an integer by YAML 1.1 or 1.2 readers; quote it\n"),
+])
+def test_a_dos_hex_number_the_yaml_refuses_is_answered_with_the_ids_it_may_mean(dos_setup, text, said):
+    """`hex: 0442` is not told to be quoted, which '0442' would be refused too (players' probe:
+    two round trips), but to write the id with its mapsheet letter."""
+    assert dos_setup(text) == (4, said)
+
+
+@pytest.mark.parametrize("number, meant", [("0442", "N0442 or S0442"), ("0742", "N0742")])
+def test_a_quoted_dos_hex_number_names_the_hexes_of_the_map_it_may_be(dos_setup, number, meant):
+    """S0742 is off the southern mapsheet: only N0742 is named."""
+    assert dos_setup(f'orders:\n  - {{type: place, unit: R/6, hex: "{number}"}}\n') == (
+        1, f"pbem: o.yaml: order 1 (place hex={number} unit=R/6) is illegal: {number} is not a hex id: it begins "
+           f"with its mapsheet, {meant} (3.1, 5.2).\n")
+
+
+def test_a_number_the_yaml_refuses_is_told_to_be_quoted_where_ids_are_numbers(submit):
+    assert submit("chir", "orders: [{type: place, unit: LW/I, hex: 0139}]\n") == (
+        4, "pbem: o.yaml, line 1: '0139' could be read as an integer by YAML 1.1 or 1.2 readers; quote it\n")
 
 
 def test_a_refused_order_cites_its_rule_once(submit):

@@ -94,7 +94,25 @@ _NUMBER_START = frozenset("-+.0123456789")
 
 
 class _Refused(Exception):
-    """A scalar or line that breaks a rule; the caller adds the source and line."""
+    """A scalar or line that breaks a rule; the caller adds the source and line. `number`:
+    the reason alone (without "; quote it") when it is that a reader could take the scalar
+    for an integer."""
+
+    def __init__(self, message: str, number: str | None = None):
+        super().__init__(message)
+        self.number = number
+
+
+class NumberRefused(InputError):
+    """A plain scalar refused because some YAML reader would take it for an integer
+    (`hex: 0442`). Beside its message ("<where>: <reason>; quote it") it keeps `where`,
+    `reason`, the scalar's text (`value`) and `path`, the keys and list indexes that lead
+    to it from the top of the document: a caller that knows what the value is for (an
+    orders file, by its order schema) can say what to write instead."""
+
+    def __init__(self, where: str, reason: str, value: str, path: tuple):
+        super().__init__(f"{where}: {reason}; quote it")
+        self.where, self.reason, self.value, self.path = where, reason, value, path
 
 
 def _plain(value: str) -> Any:
@@ -119,7 +137,8 @@ def _plain(value: str) -> Any:
                 if kind == "a float":
                     raise _Refused(f"{value!r} could be read as a float, and floats are not allowed: "
                                    "use an integer (count halves as integers) or quote it")
-                raise _Refused(f"{value!r} could be read as {kind} by YAML 1.1 or 1.2 readers; quote it")
+                reason = f"{value!r} could be read as {kind} by YAML 1.1 or 1.2 readers"
+                raise _Refused(f"{reason}; quote it", reason if kind == "an integer" else None)
         if value == "-":
             raise _Refused("a plain '-' inside [ ] or { } is not YAML; quote it")
         return value
@@ -449,6 +468,9 @@ def _load(text: str, source: str, careful: bool) -> Any:
                 try:
                     value = _plain(raw)
                 except _Refused as refused:
+                    if refused.number is not None and not (stack and stack[-1][1] is _NO_KEY):   # not a key
+                        path = tuple(len(f[0]) if f[1] is None else f[1] for f in stack)
+                        raise NumberRefused(f"{source}, line {start.line + 1}", refused.number, raw, path) from None
                     raise _fail(source, start, str(refused)) from None
             else:
                 value = raw

@@ -122,19 +122,55 @@ def _quote_hint(error: Any) -> None:
     if type(error.instance) is not int or "string" not in ([wanted] if isinstance(wanted, str) else wanted or []):
         return
     key = next((part for part in reversed(error.path) if isinstance(part, str)), None)
-    # ids that begin with a letter (a schema's `examples`: dos hexes, "N3117"): the number
-    # quoted would be refused too, so name the ids it may have meant
-    examples = error.schema.get("examples", ()) if isinstance(error.schema, dict) else ()
-    prefixes = sorted({re.match("[A-Z]*", str(e)).group() for e in examples} - {""})
-    if prefixes and error.instance >= 0:
-        meant = " or ".join(f'"{prefix}{error.instance}"' for prefix in prefixes)
-        error.message = (f"{error.message} (YAML reads it as an integer), and ids here begin with a letter "
-                         f"({', '.join(map(str, examples))}): write {meant}, quoted")
+    letters = _letter_ids([error.schema], str(error.instance)) if error.instance >= 0 else None
+    if letters is not None:
+        error.message = f"{error.message} (YAML reads it as an integer), and {letters}"
         return
     quoted = f'"{error.instance}"'
     example = f"{key}: {quoted}" if error.path and error.path[-1] == key else \
         (f"{key}: [{quoted}, ...]" if key is not None else quoted)
     error.message = f"{error.message} (YAML reads it as an integer); quote it: {example}"
+
+
+def number_hint(schema: dict, path: tuple | list, number: str) -> str | None:
+    """What to write for `number`, digits that YAML reads as a number (or that pbem's YAML
+    refuses as one, `0442`), found at `path` (keys and list indexes) in a document of
+    `schema`, where the schema wants an id that begins with a letter: "ids here begin with a
+    letter (N3117, S0442): write "N0442" or "S0442", quoted"; None where it wants something
+    else, or the schema does not say."""
+    return _letter_ids(_at(schema, list(path)), number) if number.isdigit() and number.isascii() else None
+
+
+def _letter_ids(schemas: list, number: str) -> str | None:
+    """Ids that begin with a letter (a schema's `examples`: dos hexes, "N3117"): the number
+    quoted would be refused too, so name the ids it may have meant, with as many digits as
+    the examples have. None unless every schema of `schemas` gives such examples."""
+    if not schemas or not all(isinstance(s, dict) and s.get("examples") for s in schemas):
+        return None
+    examples = [e for s in schemas for e in s["examples"]]
+    heads = [re.fullmatch("([A-Z]+)([0-9]+)", str(e)) for e in examples]
+    if None in heads:
+        return None
+    widths = {len(head.group(2)) for head in heads}
+    digits = number.zfill(widths.pop()) if len(widths) == 1 else number
+    meant = " or ".join(f'"{prefix}{digits}"' for prefix in sorted({head.group(1) for head in heads}))
+    return f"ids here begin with a letter ({', '.join(dict.fromkeys(map(str, examples)))}): write {meant}, quoted"
+
+
+def _at(schema: Any, path: list) -> list[dict]:
+    """The subschemas of `schema` that a value at `path` in a document is checked against,
+    through properties, items and the branches of oneOf, anyOf and allOf."""
+    if not isinstance(schema, dict):
+        return []
+    found = [sub for key in ("oneOf", "anyOf", "allOf") for branch in schema.get(key, ()) for sub in _at(branch, path)]
+    if not path:
+        return found if found else [schema]
+    head, rest = path[0], path[1:]
+    if isinstance(head, str) and head in schema.get("properties", {}):
+        found += _at(schema["properties"][head], rest)
+    elif isinstance(head, int) and isinstance(schema.get("items"), dict):
+        found += _at(schema["items"], rest)
+    return found
 
 
 def _list_hint(error: Any) -> None:

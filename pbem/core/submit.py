@@ -6,17 +6,28 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.core import engine, game, sealing
-from pbem.core.canonical import load_file
-from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
+from pbem.core import engine, game, schema, sealing
+from pbem.core.canonical import NumberRefused, load_file
+from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.text import numbers
 
 _ORDER_FILE_KEYS = {"orders", "policies"}
 
 
-def read_orders(path: Path) -> tuple[list, dict | None]:
-    """An orders file is a mapping {orders: [...], policies: {...}} or a bare list of orders."""
-    doc = load_file(path, str(path))
+def read_orders(path: Path, order_schema: dict | None = None) -> tuple[list, dict | None]:
+    """An orders file is a mapping {orders: [...], policies: {...}} or a bare list of orders.
+    With the game's `order_schema`, a number the YAML refuses (`hex: 0442`) where the
+    schema wants an id that begins with a letter is answered with the ids it may mean, not
+    "quote it": quoted, it would be refused too."""
+    try:
+        doc = load_file(path, str(path))
+    except NumberRefused as refused:
+        at = refused.path[1:] if refused.path[:1] == ("orders",) else refused.path   # (order index, key, ...)
+        hint = (schema.number_hint(order_schema, at[1:], refused.value)
+                if order_schema is not None and at and isinstance(at[0], int) else None)
+        if hint is None:
+            raise
+        raise InputError(f"{refused.where}: {refused.reason}, and {hint}") from None
     if isinstance(doc, list):
         return doc, None
     if not isinstance(doc, dict):
@@ -38,7 +49,7 @@ def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str
            dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
-    orders, policies = read_orders(orders_path)
+    orders, policies = read_orders(orders_path, folder.game.ruleset.order_schema)
     return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path),
                          seal=seal, dice=dice, dry_run=dry_run)
 
