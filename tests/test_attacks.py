@@ -336,6 +336,7 @@ def test_05_a_packet_claiming_blue_signed_by_reds_key(table):
     forged = table.post(resign(table.packet("blue", [], state=table.state("red")), table.keys["red"]))
     first = rejected(red, ["adjudicate", red, forged], 3, "claims side blue", "not blue's key")
     assert table.keys["red"].public.fingerprint() in first
+    assert "(that is red's key: red signed a packet in blue's name)" in first   # the referee is told whose
     # the same, with blue's fingerprint written over the key name
     packet = game.read_packet(forged)[0]
     packet["signature"]["key"] = table.keys["blue"].public.fingerprint()
@@ -350,7 +351,7 @@ def test_05_a_key_not_in_the_genesis(table, tmp_path):
     red = table.dirs["red"]
     forged = table.post(resign(table.packet("blue", [], state=table.state("red")), mallory))
     first = rejected(red, ["adjudicate", red, forged], 3, "claims side blue", "not blue's key")
-    assert mallory.public.fingerprint() in first
+    assert mallory.public.fingerprint() in first and "that is" not in first   # no side's key: none named
     orders = table.post("orders: []\n", "orders.yaml")
     rejected(table.dirs["blue"], ["submit", table.dirs["blue"], orders, "--key", private], 3,
              "is not the key of any side of this game", root=table.root)

@@ -207,7 +207,53 @@ def test_an_equivocation_names_where_to_keep_the_second_packet_and_audit_reports
     guessed.rename(tmp_path / "one/blue/packets/0001-red.alt.yaml")
     assert verification_failure("audit", "one/blue") == (
         "pbem: audit failed: packets/0001-red.alt.yaml: fork: two different packets for seq 1, both validly signed "
-        "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml\n")
+        "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml (they first differ at sent); the game went on "
+        "from packets/0001-red.yaml (states/0001.yaml was made from it)\n")
+
+
+def _replaced_first_packet(tmp_path: Path) -> tuple[Path, Path]:
+    """Blue's folder of a duel two packets in, and a second packet 1 that red signed too."""
+    one, two = Match(tmp_path / "one", "duel", key_seed="fork"), Match(tmp_path / "two", "duel", key_seed="fork")
+    one.send("red", [])
+    one.send("blue", [])
+    second = submit_orders(two.folders["red"], [], None, key=two.keys["red"], sent="2026-11-29T11:00:00Z").packet_path
+    return tmp_path / "one" / "blue", second
+
+
+def test_a_packet_replaced_by_another_its_side_signed_is_named_with_what_the_referee_can_do(tmp_path, monkeypatch):
+    """A referee's probe: red's packet 1 swapped for a second one red signed was reported as a
+    hash deep in state 1 (with states), or blamed on blue's honest packet 2 (without)."""
+    monkeypatch.chdir(tmp_path)
+    blue, second = _replaced_first_packet(tmp_path)
+    original = (blue / "packets" / "0001-red.yaml").read_bytes()
+    shutil.copy(second, blue / "packets" / "0001-red.yaml")
+    told = verification_failure("audit", "one/blue")
+    assert told.startswith("pbem: audit failed: states/0001.yaml: it was made from a packet 1 other than "
+                           "packets/0001-red.yaml (it records packet "), told
+    assert ("if red signed both (the opponent's copy of packet 1 shows it), save that copy as "
+            "packets/0001-red.alt.yaml and audit again to have the fork named (docs/protocol.md §10); if no such copy "
+            "can be shown, this state was not made from red's packet (field packet: expected '") in told
+    shutil.rmtree(blue / "states")
+    shutil.rmtree(blue / "aar")
+    told = verification_failure("audit", "one/blue")
+    assert told.startswith("pbem: audit failed: packets/0002-blue.yaml: blue's packet 2 follows a state 1 other than "
+                           "the one packets/0001-red.yaml gives: blue adjudicated another packet 1, or made packet 2 on "
+                           "a state no packet gives; if red signed both (blue's copy of packet 1 shows it), save that "
+                           "copy as packets/0001-red.alt.yaml and audit again to have the fork named"), told
+    (blue / "packets" / "0001-red.alt.yaml").write_bytes(original)   # as the message says: the fork is named
+    assert "fork: two different packets for seq 1, both validly signed by red" in verification_failure("audit", "one/blue")
+
+
+def test_two_state_files_swapped_are_named_as_such(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blue, _ = _replaced_first_packet(tmp_path)
+    one, two = blue / "states" / "0001.yaml", blue / "states" / "0002.yaml"
+    kept = one.read_bytes()
+    one.write_bytes(two.read_bytes())
+    two.write_bytes(kept)
+    assert verification_failure("audit", "one/blue") == (
+        "pbem: audit failed: states/0001.yaml: it holds state 2, not state 1: state files renamed or swapped (each is "
+        "named after its seq) (field seq: expected 1, found 2)\n")
 
 
 def test_the_protocol_says_where_fork_evidence_is_kept():
@@ -248,3 +294,15 @@ def test_unknown_standing_orders_far_from_any_are_listed_without_a_guess(chir_su
     assert result.exit_code == 1
     assert result.stderr == ("pbem: o.yaml: `policies`: `zzz`, `qqq` are not standing orders of chir; "
                              f"they are: {CHIR_STANDING_ORDERS}\n")
+
+
+def test_an_edited_packet_of_a_sandbox_game_is_named_without_speaking_of_signatures(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = sandbox(tmp_path / "sb", "duel", seed="edited")
+    submit_orders(folder, [], None, side="red", sent=SENT)
+    packet = tmp_path / "sb" / "packets" / "0001-red.yaml"
+    packet.write_text(packet.read_text().replace(SENT, "2026-11-29T12:00:00Z"))
+    told = verification_failure("audit", "sb")
+    assert told.startswith("pbem: audit failed: states/0001.yaml: it was made from a packet 1 other than "
+                           "packets/0001-red.yaml"), told
+    assert "a sandbox game's packets are not signed, so either file may have been edited (field packet" in told

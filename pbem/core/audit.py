@@ -184,6 +184,20 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
         if packet["seq"] != seq:
             out.divergence = Divergence(rel, f"packet {seq} is missing before it", "seq", seq, packet["seq"])
             return None
+        if seq > 1 and packet.get("prev") != state["state_hash"]:
+            # the packets before this one chain up (each `prev` checked): its sender adjudicated
+            # another packet seq-1 than the file, or made it on a state no packet gives
+            before, _ = packets[position - 1]
+            name = str(before.relative_to(folder))
+            sender = packets[position - 1][1]["side"]
+            side = shown(str(packet["side"]))
+            out.divergence = Divergence(rel, f"{side}'s packet {seq} follows a state {seq - 1} other than the one "
+                                        f"{name} gives: {side} adjudicated another packet {seq - 1}, or made packet "
+                                        f"{seq} on a state no packet gives; "
+                                        + _other_packet_words(sender, seq - 1, name, game.secure, f"{side}'s",
+                                                              f"packet {seq}"),
+                                        "prev", state["state_hash"], packet.get("prev"))
+            return None
         state, events = engine.apply_packet(game, state, packet, rel)
         out.packets += 1
         out.signatures += 1 if game.secure else 0
@@ -349,7 +363,7 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
             try:
                 if key is None:
                     raise VerificationError(f"{rel}: side {packet['side']!r} is not a side of this game")
-                verify_signature(packet, key, packet["side"], rel)
+                verify_signature(packet, key, packet["side"], rel, game.public_keys)
             except VerificationError as exc:
                 out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and its "
                                             f"signature is refused: {exc.message.removeprefix(rel + ': ')}")
@@ -373,8 +387,28 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
     (name_a, a), (name_b, b) = list(valid.values())[:2]
     signed = f", both validly signed by {a['side']}" if game.secure and a["side"] == b["side"] else ""
     out.divergence = Divergence(name_a, f"fork: two different packets for seq {a['seq']}{signed}: "
-                                f"{name_a} and {name_b}", evidence=[name_a, name_b])
+                                f"{name_a} and {name_b}{_where_they_differ(a, b)}" + _went_on_from(folder, a["seq"], valid),
+                                evidence=[name_a, name_b])
     return True
+
+
+def _where_they_differ(a: dict, b: dict) -> str:
+    """The first field two packets differ in, but for their signatures."""
+    difference = first_difference({k: v for k, v in a.items() if k != "signature"},
+                                  {k: v for k, v in b.items() if k != "signature"})
+    return f" (they first differ at {difference[0]})" if difference is not None else ""
+
+
+def _went_on_from(folder: Path, seq: int, valid: dict[str, tuple[str, dict]]) -> str:
+    """Which of the fork's packets the game went on from, as its stored state of that seq
+    records it (a referee's first question), if the folder has that state."""
+    rel = f"states/{seq:04d}.yaml"
+    try:
+        recorded = loads(read_bounded(folder / rel, rel), rel).get("packet")
+    except (PbemError, OSError, AttributeError):
+        return ""
+    name = valid.get(recorded, (None,))[0] if isinstance(recorded, str) else None
+    return f"; the game went on from {name} ({rel} was made from it)" if name else ""
 
 
 def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> bool:
@@ -391,6 +425,10 @@ def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> 
     if isinstance(found, dict) and found.get("state_hash") == expected["state_hash"] == engine.state_hash(found):
         out.states += 1  # laid out otherwise, the same canonical content
         return True
+    misplaced = _misplaced_state(seq, expected, found, out.mode == "secure") if isinstance(found, dict) else None
+    if misplaced is not None:
+        out.divergence = Divergence(rel, *misplaced)
+        return False
     difference = first_difference(expected, found)
     if difference is not None:
         where, want, got = difference
@@ -398,6 +436,37 @@ def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> 
         return False
     out.states += 1
     return True
+
+
+def _misplaced_state(seq: int, expected: dict, found: dict, secure: bool) -> tuple | None:
+    """(message, field, expected, found) when a stored state is of another game, another
+    seq or another packet than the replay's: said as such, before any field of its content
+    (a referee's probe: a replaced packet was reported as a hash deep in `last_packet`, and
+    two swapped state files as a decision key)."""
+    if found.get("game") != expected["game"]:
+        return ("a state of another game", "game", expected["game"], found.get("game"))
+    if found.get("seq") != seq:
+        return (f"it holds state {shown(str(found.get('seq')))}, not state {seq}: state files renamed or swapped "
+                f"(each is named after its seq)", "seq", seq, found.get("seq"))
+    if seq and found.get("packet") != expected["packet"]:
+        sender = next(side for side, last in sorted(expected["last_packet"].items()) if last["seq"] == seq)
+        name = f"packets/{seq:04d}-{sender}.yaml"
+        recorded = found.get("packet")
+        return (f"it was made from a packet {seq} other than {name} (it records packet {shown(str(recorded))[:16]}..., "
+                f"the file is {expected['packet'][:16]}...): "
+                + _other_packet_words(sender, seq, name, secure, "the opponent's", "this state"),
+                "packet", expected["packet"], recorded)
+    return None
+
+
+def _other_packet_words(sender: str, seq: int, name: str, secure: bool, holder: str, made: str) -> str:
+    """What a referee can do when `made` (a state, a packet) was made from another packet
+    `seq` than the file `name`; `holder` is who should have that other packet."""
+    if not secure:
+        return "a sandbox game's packets are not signed, so either file may have been edited"
+    return (f"if {sender} signed both ({holder} copy of packet {seq} shows it), save that copy as "
+            f"{name.removesuffix('.yaml')}.alt.yaml and audit again to have the fork named (docs/protocol.md §10); "
+            f"if no such copy can be shown, {made} was not made from {sender}'s packet")
 
 
 def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bool:

@@ -298,7 +298,7 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
         raise VerificationError(f"{source}: packet {seq} comes from {side}, but packets alternate and {expected} must send it (docs/protocol.md §7)")
     if "dice" in packet:
         raise VerificationError(f"{source}: `dice` may only be given in a sandbox game")
-    verify_signature(packet, game.public_keys[side], side, source)
+    verify_signature(packet, game.public_keys[side], side, source, game.public_keys)
     _verify_reveal(game, state, packet, source)
 
 

@@ -143,8 +143,9 @@ def sign(packet: dict, key: Any) -> dict:
     return signed
 
 
-def verify_signature(packet: dict, public: Any, side: str, source: str) -> None:
-    """Check that `public` (the genesis key of `side`) signed this packet."""
+def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of: dict | None = None) -> None:
+    """Check that `public` (the genesis key of `side`) signed this packet; `keys_of`, every
+    side's genesis key, names the side whose key a packet names instead."""
     from pbem.core import keys
 
     signature = packet.get("signature")
@@ -152,8 +153,11 @@ def verify_signature(packet: dict, public: Any, side: str, source: str) -> None:
         raise VerificationError(f"{source}: the packet is not signed, and this is a secure game")
     expected = public.fingerprint()
     if signature["key"] != expected:
+        other = next((name for name, key in sorted((keys_of or {}).items())
+                      if name != side and key.fingerprint() == signature["key"]), None)
+        whose = f" (that is {other}'s key: {other} signed a packet in {side}'s name)" if other else ""
         raise VerificationError(
-            f"{source}: the packet claims side {side} but names key {shown(signature['key'])}, "
+            f"{source}: the packet claims side {side} but names key {shown(signature['key'])}{whose}, "
             f"which is not {side}'s key {expected} in game.yaml")
     try:
         blob = base64.b64decode(signature["value"], validate=True)
