@@ -306,3 +306,27 @@ def test_an_edited_packet_of_a_sandbox_game_is_named_without_speaking_of_signatu
     assert told.startswith("pbem: audit failed: states/0001.yaml: it was made from a packet 1 other than "
                            "packets/0001-red.yaml"), told
     assert "a sandbox game's packets are not signed, so either file may have been edited (field packet" in told
+
+
+def test_a_packet_that_stops_at_its_own_next_step_says_it_costs_a_round_trip(tmp_path):
+    """Players' probe: one `end` per phase of a player-turn cost a round trip each, the opponent
+    sending an empty packet in between, and nothing said so. chir's Soviet set-up ends into
+    the Soviet concentrated attack phase."""
+    from pbem.core import bot
+
+    match = Match(tmp_path, "chir", chain_length=256, key_seed="open")
+    match.send("german", bot.plan(match.game, match.state("german"), "german",
+                                  lambda options: next((o for o in options if o["type"] == "end"), options[0])))
+    assert match.state()["awaiting"]["need"]["side"] == "soviet" and match.state()["awaiting"]["need"]["kind"] == "setup"
+    soviet = match.folders["soviet"]
+    tried = submit_orders(soviet, [{"type": "end"}], None, key=match.keys["soviet"], sent=SENT, dry_run=True)
+    assert ("this packet stops where the game asks for your own orders (GT 1, soviet concentrated attack phase: "
+            "attack orders, then end): your opponent must send a packet with nothing to decide before you can give "
+            "them, a round trip; add them to this packet after its last order to save it (orders apply as the game "
+            "reaches them)") in tried.warnings
+    tried = submit_orders(soviet, [{"type": "end"}] * 2, None, key=match.keys["soviet"], sent=SENT, dry_run=True)
+    assert [w[:80] for w in tried.warnings if "stops where" in w] == [
+        "this packet stops where the game asks for your own orders (GT 1, soviet movement"]
+    tried = submit_orders(soviet, [{"type": "end"}] * 3, None, key=match.keys["soviet"], sent=SENT, dry_run=True)
+    assert tried.state["awaiting"]["need"]["side"] == "german"   # the Soviet player-turn over in one packet
+    assert not [w for w in tried.warnings if "stops where" in w]

@@ -148,7 +148,7 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
     queued = still_queued(after, side, after["seq"])
     return (repeats(before, side, gave) + unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed)
             + foresee(g, after, side, folder)
-            + kept(after, side) + idle(before, after, side, gave) + script_used_up(after)
+            + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
 
 
@@ -254,6 +254,26 @@ def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
         return []   # the packet moved the game on (a standing order answered, a phase ended)
     return [f"this packet gives no orders, and the game waited for {side}'s {waited['waiting_for']}; it only reveals "
             f"your next dice value, and the game still waits for {now['waiting_for']} from you"]
+
+
+def left_open(after: dict, side: str, gave: Any) -> list[str]:
+    """The packet's last order took the game to another step of this side's (an `end` of one
+    phase, and the next phase is this side's too), which it could have given orders for in
+    this same packet: as it stands, the opponent's packet, with nothing to decide, comes first
+    (players' probe: one `end` per phase of a dos player-turn cost a round trip each)."""
+    now = after["awaiting"]
+    need = now["need"] or {}
+    if after["mode"] == "sandbox" or not gave or now["packet_from"] == side or need.get("side") != side \
+            or now["waiting_for"] not in ("orders", "decision") \
+            or still_queued(after, side, after["seq"]):   # `kept` speaks of orders still queued
+        # (sealed orders go in a packet of their own: that round trip is the rules')
+        return []
+    decision = now["waiting_for"] == "decision"
+    what = f"your decision {now['decision']}" if decision else f"your own {now['waiting_for']}"
+    them = "its answer" if decision else "them"
+    return [f"this packet stops where the game asks for {what} ({need['prompt'].rstrip('.')}): your opponent "
+            f"must send a packet with nothing to decide before you can give {them}, a round trip; add {them} to "
+            f"this packet after its last order to save it (orders apply as the game reaches them)"]
 
 
 def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
