@@ -319,6 +319,13 @@ def test_a_packet_that_stops_at_its_own_next_step_says_it_costs_a_round_trip(tmp
                                   lambda options: next((o for o in options if o["type"] == "end"), options[0])))
     assert match.state()["awaiting"]["need"]["side"] == "soviet" and match.state()["awaiting"]["need"]["kind"] == "setup"
     soviet = match.folders["soviet"]
+    from pbem.core.templates import orders_template
+
+    template = orders_template(match.game, soviet.state, "soviet", match.keys["soviet"])   # says it before signing
+    assert ("orders:\n  - {type: end}\n" in template
+            and "# With the `end` filled in, the game then comes to your orders: write them after it, in this\n"
+                "# same packet, or your opponent's packet, with nothing to decide, comes first.\n"
+                "# soviet: GT 1, soviet concentrated attack phase: attack orders, then end (rule 9.1).\n" in template), template
     tried = submit_orders(soviet, [{"type": "end"}], None, key=match.keys["soviet"], sent=SENT, dry_run=True)
     assert ("this packet stops where the game asks for your own orders (GT 1, soviet concentrated attack phase: "
             "attack orders, then end): your opponent must send a packet with nothing to decide before you can give "

@@ -484,7 +484,7 @@ def test_the_orders_template_lists_only_the_orders_that_name_a_unit():
     left = legal[templates.MAX_LISTED:]     # counted by type in the line that ends the list
     kinds = ", ".join(f"{n} {k}" for k, n in {o["type"]: sum(1 for x in left if x["type"] == o["type"])
                                                 for o in left}.items())
-    assert f"#   ... {len(left)} more ({kinds}); `pbem orders ... --only UNIT` lists one unit's" in whole
+    assert f"#   ... {len(left)} more ({kinds}); `pbem orders ... --only UNIT` lists one unit's orders\n" in whole
     unit = next(order.get("unit") or order["units"][0] for order in reversed(legal) if order.get("unit") or order.get("units"))
     text = templates.orders_template(opened.game, state, need.side, only=unit)
     naming = [order for order in legal if unit in order.get("units", []) or unit == order.get("unit")]

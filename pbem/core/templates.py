@@ -111,8 +111,8 @@ def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[
     return described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only), legal
 
 
-def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None
-                         ) -> list[str]:
+def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None,
+                         what: str = "the answer") -> list[str]:
     """Where the answer filled in brings the game to this side's own orders (dos: a withdrawal,
     then the Initial Movement Phase) or its own next decision (chir: the next hex of a retreat),
     those too, to write after the answer in the same packet (players' probe: the phase after it
@@ -128,12 +128,15 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
     need = engine.awaited_need(after)
     if need is None or need.side != side or after["awaiting"]["waiting_for"] not in ("orders", "decision"):
         return []
+    answer = what == "the answer"
     if after["awaiting"]["waiting_for"] == "decision":   # players' probe: each hex of a retreat cost a round trip
-        head = [f"# With the answer filled in, the game then comes to your own decision {after['awaiting']['decision']}:",
-                "# its answer can follow in this same packet (another answer may bring another decision)."]
+        head = [f"# With {what} filled in, the game then comes to your own decision {after['awaiting']['decision']}:",
+                "# its answer can follow in this same packet" + (" (another answer may bring another decision)."
+                                                                  if answer else ".")]
     else:
-        head = ["# With the answer filled in, the game then comes to your orders: write them after it, in this",
-                "# same packet (another answer may bring other orders)."]
+        head = [f"# With {what} filled in, the game then comes to your orders: write them after it, in this",
+                "# same packet" + (" (another answer may bring other orders)." if answer else
+                                   ", or your opponent's packet, with nothing to decide, comes first.")]
     return head + _then(game, after, need, only)[0]
 
 
@@ -193,7 +196,7 @@ def _listed(legal: list[dict], only: str | None) -> list[str]:
         left = collections.Counter(str(order.get("type")) for order in shown_[most:])   # in the order met
         kinds = ", ".join(f"{n} {kind}" for kind, n in left.items())
         lines.append(f"#   ... {len(shown_) - most} more ({kinds})" + ("" if only else
-                                                                           "; `pbem orders ... --only UNIT` lists one unit's"))
+                                                                           "; `pbem orders ... --only UNIT` lists one unit's orders"))
     return lines
 
 
@@ -265,9 +268,11 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines += _count_lines(legal, only, note, "now")
         lines += _noted(note) + _listed(legal, only)
         orders = ([answer] if answer else []) if decision else [o for o in legal if o.get("type") == "end"][:1]
-        if decision and answer and key is not None and side == sender:
-            # the step the answer brings, where it is this side's again (chir: a retreat hex by hex)
-            lines += _orders_after_answer(game, state, side, key() if callable(key) else key, (answer,), only)
+        if orders and key is not None and side == sender:
+            # the step the answer (or the `end`) brings, where it is this side's again (chir: a retreat
+            # hex by hex; dos: the next phase of a player-turn, which one `end` each cost a round trip)
+            lines += _orders_after_answer(game, state, side, key() if callable(key) else key, tuple(orders), only,
+                                          "the answer" if decision else "the `end`")
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         lines.append("# The game's dice script is used up: send this packet with more dice,")
         lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table).")
