@@ -1107,6 +1107,11 @@ def test_23_opened_orders_roll_only_from_a_segment_after_the_opening(blind):
 def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tmp_path):
     plan = table_file = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
     north, south = blind.dirs["north"], blind.dirs["south"]
+    # --seal forgotten: refused, nothing signed (players' probe: the warning came after signing)
+    refused = run("submit", north, plan, "--key", blind.key_files["north"])
+    assert refused.exit_code == 2 and "and these are not sealed: `pbem submit --seal` seals them; to send them " \
+        "open, for your opponent to read, give --no-seal (nothing was signed or sent)" in refused.stderr
+    assert not (north / "packets" / "0001-north.yaml").exists()
     ok(run("submit", north, plan, "--key", blind.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
     kept = north / "private" / "seal-0001-north.yaml"
     assert kept.stat().st_mode & 0o777 == 0o600

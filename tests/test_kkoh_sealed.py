@@ -13,7 +13,7 @@ from pbem import rulesets
 from pbem.core import engine, game, sealing
 from pbem.core.canonical import dumps, load_mapping
 from pbem.core.audit import audit
-from pbem.core.errors import PbemError, RulesError, VerificationError
+from pbem.core.errors import PbemError, RulesError, UsageError, VerificationError
 from tests.support.games import Match
 
 
@@ -254,11 +254,19 @@ def test_orders_may_also_be_given_openly_and_the_other_side_still_seals(tmp_path
     first = drive_to(match, "orders", turn=2)
     second = "red" if first.side == "blue" else "blue"
     mine = chits_for(match, first.side)
-    sent = match.send(first.side, mine)
+    # legal, but most often `--seal` left out: open orders where sealed ones are asked are refused
+    # unless the sender says so (players' probe: the warning came after signing, the chits shown for good)
+    seq = match.state(first.side)["seq"]
+    with pytest.raises(UsageError) as refused:
+        match.send(first.side, mine)
+    assert refused.value.message.startswith("orders: the rules ask you for sealed orders (")
+    assert refused.value.message.endswith("), and these are not sealed: `pbem submit --seal` seals them; to send "
+                                          "them open, for your opponent to read, give --no-seal (nothing was signed "
+                                          "or sent)")
+    folder = match.folders[first.side]
+    assert folder.state["seq"] == seq and not list((folder.path / "packets").glob(f"{seq + 1:04d}-*"))   # nothing signed
+    match.send(first.side, mine, seal=False)
     assert [p["units"] for p in match.state(second)["rules"]["plans"]["chits"][first.side]] == [o["units"] for o in mine[:-1]]
-    # legal, but most often `--seal` left out: the sender is told that the opponent reads them (players' probe)
-    assert "the rules ask you for sealed orders, and these are not sealed: your opponent reads them in this packet " \
-        "(`pbem submit --seal` seals them)" in sent.warnings
     n = need(match)
     assert (n.side, n.kind, n.sealed) == (second, "orders", True)
     assert not any("not sealed" in w for w in match.send(second, chits_for(match, second, 1), seal=True).warnings)

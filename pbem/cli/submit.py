@@ -13,16 +13,18 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
 @click.option("--key", "key_file", type=click.Path(dir_okay=False), help="Your private key (secure games).")
 @click.option("--side", default=None, help="Sandbox games: the side sending the orders.")
 @click.option("--out", default=None, type=click.Path(dir_okay=False), help="Also write the packet here (the file to email).")
-@click.option("--seal", is_flag=True, help="Seal the orders (where the rules ask for sealed orders); your next submit "
-              "opens them.")
+@click.option("--seal/--no-seal", default=None,
+              help="--seal: seal the orders (where the rules ask for sealed orders); your next submit opens them. "
+                   "--no-seal: send them open there, for your opponent to read (orders where the rules ask for "
+                   "sealed ones are refused unless one of the two is given).")
 @click.option("--dice", default=None, metavar="3,5,1",
               help="Sandbox games with scripted dice: more dice, added to the end of the script before the "
                    "packet's orders take effect.")
 @click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and warn of its queued "
               "orders that two imagined rolls of the dice would make void; nothing is written or sent.")
 @handles_errors
-def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None, seal: bool,
-            dice: str | None, dry_run: bool) -> None:
+def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None,
+            seal: bool | None, dice: str | None, dry_run: bool) -> None:
     """Check ORDERS_FILE against the rules, reveal your next dice value, sign, apply the
     packet to your own folder and write the packet file to email."""
     from pbem.core import game, report, submit

@@ -45,7 +45,7 @@ def read_orders(path: Path, order_schema: dict | None = None) -> tuple[list, dic
 
 
 def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str | None = None,
-           out: Path | None = None, sent: str | None = None, seal: bool = False,
+           out: Path | None = None, sent: str | None = None, seal: bool | None = None,
            dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
@@ -56,8 +56,11 @@ def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str
 
 def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, key: Any = None, side: str | None = None,
                   out: Path | None = None, sent: str | None = None, source: str = "orders",
-                  seal: bool = False, dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
-    """`dice`: a sandbox game's scripted dice, added to its script by this packet.
+                  seal: bool | None = None, dice: list[int] | None = None, dry_run: bool = False) -> game.Applied:
+    """`seal`: seal the orders (True), send them open even where the rules ask for sealed
+    orders (False), or neither said (None): then orders where the rules ask this side for
+    sealed ones are refused, for they would be open to the opponent for good.
+    `dice`: a sandbox game's scripted dice, added to its script by this packet.
     `dry_run`: the packet is built and applied in memory only, with the checks and warnings
     a real submit gives (among them, which of its queued orders two imagined rolls of the next
     dice would make void): nothing is written or sent, and the packet is never shown, so no
@@ -99,6 +102,12 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         if out is not None:
             game.write_new(out, data.decode("utf-8"))
         return applied
+    need = state["awaiting"]["need"] or {}
+    if seal is None and orders and need.get("side") == side and need.get("sealed"):
+        # players' probe: a forgotten --seal showed the opponent a turn's hidden orders, told only after signing
+        raise UsageError(f"{source}: the rules ask you for sealed orders ({need['prompt'].rstrip('.')}), and these are "
+                         f"not sealed: `pbem submit --seal` seals them; to send them open, for your opponent to "
+                         f"read, give --no-seal (nothing was signed or sent)")
     if sent is None:
         sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     extra: dict = {"dice": list(dice)} if dice else {}
@@ -122,8 +131,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         new, events = engine.apply_packet(g, state, packet, source)
         game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
-        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, sealed_items is not None,
-                                  policies, folder)
+        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, policies, folder)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -136,17 +144,17 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items,
-                                sealed_items is not None, policies, folder)
+    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items, policies,
+                                folder)
     return applied
 
 
 def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any,
-             sealed: bool = False, policies: dict | None = None, folder: game.Folder | None = None) -> list[str]:
+             policies: dict | None = None, folder: game.Folder | None = None) -> list[str]:
     """What the sender of a packet should know of it before sending it on; `folder`, the
     sender's, lets the look ahead open what the sender sealed (see `foresee`)."""
     queued = still_queued(after, side, after["seq"])
-    return (repeats(before, side, gave) + unawaited(g, before, side, gave) + unsealed(before, side, gave, sealed)
+    return (repeats(before, side, gave) + unawaited(g, before, side, gave)
             + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
@@ -178,16 +186,6 @@ def not_yours(g: engine.Game, side: str, policies: dict | None) -> list[str]:
     return [f"policies: {key} answers only {' and '.join(g.ruleset.policy_sides[key])}'s decisions, so setting it "
             f"for {side} changes nothing"
             for key in sorted(policies or {}) if not engine.policy_of_side(g.ruleset, key, side)]
-
-
-def unsealed(before: dict, side: str, gave: Any, sealed: bool) -> list[str]:
-    """The rules ask this side for sealed orders and its orders go open (legal: a player may
-    show them), most often because `--seal` was left out: say that the opponent reads them."""
-    need = before["awaiting"]["need"] or {}
-    if sealed or not gave or need.get("side") != side or not need.get("sealed"):
-        return []
-    return ["the rules ask you for sealed orders, and these are not sealed: your opponent reads them in this packet "
-            "(`pbem submit --seal` seals them)"]
 
 
 def script_used_up(after: dict) -> list[str]:
