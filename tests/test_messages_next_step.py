@@ -337,3 +337,37 @@ def test_a_packet_that_stops_at_its_own_next_step_says_it_costs_a_round_trip(tmp
     tried = submit_orders(soviet, [{"type": "end"}] * 3, None, key=match.keys["soviet"], sent=SENT, dry_run=True)
     assert tried.state["awaiting"]["need"]["side"] == "german"   # the Soviet player-turn over in one packet
     assert not [w for w in tried.warnings if "stops where" in w]
+
+
+VOID_CASCADE = Path(__file__).parent / "data" / "kkoh-void-cascade"
+
+
+def _void_cascade_game(tmp_path: Path):
+    """A referee's probe replayed: a kkoh sandbox game (scenario pz-brigade, seed probe1) whose
+    red packet 5 shows its chits and queues a move into woods that vehicles may enter only by a
+    road (K-TER-7), void when packet 6 opens the chits; the orders files in tests/data."""
+    from pbem.core.submit import submit
+
+    folder = sandbox(tmp_path / "sb", "kkoh", seed="probe1")
+    for path in sorted(VOID_CASCADE.glob("*.yaml")):
+        side = path.stem.split("-")[1]
+        submit(folder, path, side=side, sent=SENT, seal=path.stem.endswith("sealed") or None)
+    return folder
+
+
+def test_a_correction_dropped_with_the_void_order_it_corrects_is_said_and_repeats_are_not(tmp_path):
+    """A referee's probe: red's corrections in packet 6 were dropped with the void order of
+    packet 5 under on_void: stop, and the warnings said instead that both copies of the repeated
+    orders would be applied."""
+    folder = _void_cascade_game(tmp_path)
+    corrected = [{"type": "move", "units": ["R-TR1-TB1-1", "R-TR1-TB1-2", "R-TR1-TB1-3"], "to": "1204", "facing": "W"},
+                 {"type": "move", "units": ["R-Rec1"], "to": "1106", "facing": "W"}, {"type": "end"}]
+    tried = submit_orders(folder, corrected, None, side="red", sent=SENT, dry_run=True)
+    void = [e["text"] for e in tried.events if e["type"] == "void"]
+    assert len(void) == 1 and void[0].startswith("red order 2 of packet 5 (move facing=W to=1203 ") \
+        and void[0].endswith("its queued orders 3 and 4 of packet 5, and 3 to 5 of packet 6 are dropped too (standing "
+                             "order on_void: stop).")
+    assert tried.warnings == [   # packet 6 opens two items first: its orders are 3 to 5
+        "orders 3 to 5 of packet 6 are dropped unapplied with the void order 2 of your packet 5 (standing order "
+        "on_void: stop); under `policies: {on_void: skip}`, given in this packet, a void order drops only itself, and "
+        "your other orders queued before these apply first"]

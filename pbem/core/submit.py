@@ -131,7 +131,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         new, events = engine.apply_packet(g, state, packet, source)
         game.files_of(g, new, events, source)   # the file limit, as a real submit checks it
         tried = game.Applied(new, events, None)
-        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, policies, folder)
+        tried.warnings = warnings(g, state, new, events, side, orders or sealed_items, sealed_items is not None,
+                                  policies, folder)
         return tried
     text = game.packet_yaml(packet)
     try:
@@ -144,36 +145,64 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
         game.write_new(out, text)
-    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items, policies,
-                                folder)
+    applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items,
+                                sealed_items is not None, policies, folder)
     return applied
 
 
 def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side: str, gave: Any,
-             policies: dict | None = None, folder: game.Folder | None = None) -> list[str]:
-    """What the sender of a packet should know of it before sending it on; `folder`, the
-    sender's, lets the look ahead open what the sender sealed (see `foresee`)."""
+             sealed: bool = False, policies: dict | None = None, folder: game.Folder | None = None) -> list[str]:
+    """What the sender of a packet should know of it before sending it on (`gave`: its orders,
+    or its items, `sealed`); `folder`, the sender's, lets the look ahead open what the sender
+    sealed (see `foresee`)."""
     queued = still_queued(after, side, after["seq"])
-    return (repeats(before, side, gave) + unawaited(g, before, side, gave)
+    open_orders = [] if sealed or not isinstance(gave, list) else gave
+    first = len(before["sealed"].get(side, {}).get("due", [])) + 1   # the items it opens come first (§8)
+    return (repeats(after, side, open_orders, first) + dropped(after, events, side, open_orders, first)
+            + unawaited(g, before, side, gave)
             + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
 
 
-def repeats(before: dict, side: str, gave: Any) -> list[str]:
-    """Orders of this packet that repeat one of the side's own still queued from an earlier
-    packet: both will be applied (players' probe: an attack and an `end` queued three packets
-    back were written again, which would have attacked twice and ended a phase unplayed)."""
+def repeats(after: dict, side: str, orders: list, first: int = 1) -> list[str]:
+    """Orders of this packet that repeat one of the side's own queued from an earlier packet,
+    both still queued after it, so both to be applied (players' probe: an attack and an `end`
+    queued three packets back were written again, which would have attacked twice and ended
+    a phase unplayed). Not where the packet applied or dropped either (a referee's probe:
+    "both will be applied" under a report that dropped both). `first`: the index in the packet
+    of its first order (the items it opens come before)."""
     # (an answer written again to its decision replaces the queued one: never applied twice)
-    queued = [item for item in before["queue"] if item["side"] == side and "decision" not in item["order"]]
+    k = after["seq"]
+    queued = [item for item in after["queue"] if item["side"] == side and "decision" not in item["order"]]
+    earlier = [item for item in queued if item["seq"] < k]
+    mine = {item["index"] for item in queued if item["seq"] == k}
     found = []
-    for number, order in enumerate(gave if isinstance(gave, list) else [], 1):
-        same = next((item for item in queued if item["order"] == order), None)
-        if same is not None:
+    for number, order in enumerate(orders, 1):
+        same = next((item for item in earlier if item["order"] == order), None)
+        if same is not None and first + number - 1 in mine:
             found.append(f"order {number} ({engine.order_text(order)}) repeats order {same['index']} of your packet "
                          f"{same['seq']}, still queued: both will be applied as the game reaches them (`pbem status` "
                          f"lists your queued orders); leave this one out unless you mean it twice")
     return found
+
+
+def dropped(after: dict, events: list[dict], side: str, orders: list, first: int = 1) -> list[str]:
+    """Orders of this packet dropped unapplied because an order of an earlier packet turned
+    void under the standing order on_void: stop (a referee's probe: the corrections of a
+    packet went with the order they corrected, and nothing said why)."""
+    k = after["seq"]
+    done = {(e["seq"], e["index"]) for e in events if e["type"] in ("order", "void") and e.get("side") == side}
+    done |= {(item["seq"], item["index"]) for item in after["queue"] if item["side"] == side}
+    gone = [{"seq": k, "index": n} for n in range(first, first + len(orders)) if (k, n) not in done]
+    cause = next((e for e in events if e["type"] == "void" and e["side"] == side and e["seq"] != k
+                  and e["dropped"] > 1), None)
+    if not gone or cause is None:
+        return []
+    return [f"{numbers(gone)} {'is' if len(gone) == 1 else 'are'} dropped unapplied with the void order "
+            f"{cause['index']} of your packet {cause['seq']} (standing order on_void: stop); under `policies: "
+            f"{{on_void: skip}}`, given in this packet, a void order drops only itself, and your other orders "
+            f"queued before these apply first"]
 
 
 def still_queued(state: dict, side: str, seq: int) -> list[dict]:
