@@ -395,3 +395,22 @@ def test_a_show_is_offered_for_each_sealed_group_not_only_for_all_at_once(tmp_pa
     assert shows == [[units[0]], [units[1]], units]
     # the bots' representative set keeps one show of them all
     assert [o["units"] for o in match.game.legal_orders(match.state()["rules"], n) if o["type"] == "show"] == [units]
+
+
+def test_a_template_whose_reveal_comes_to_the_senders_sealed_orders_fills_them_in_and_says_seal(tmp_path):
+    """A referee's probe: red's packet 2 reveals the dice of its initiative roll and so comes to
+    red's own sealed chits; the template said orders below take effect in this same packet over
+    `orders: []`, with no word of --seal, and a packet sent as it stood cost a round trip."""
+    from pbem.core.templates import orders_template
+
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look")
+    step(match)                                                   # blue's packet 1
+    state = match.state("red")
+    assert state["awaiting"]["packet_from"] == "red" and state["awaiting"]["waiting_for"] == "dice"
+    text = orders_template(match.game, state, "red", match.keys["red"])
+    assert ("# Your reveal resolves what is queued, and then the game comes to your own sealed orders.\n"
+            "# Write them below and send this packet with `pbem submit --seal`: they are sealed in this\n"
+            "# same packet (a round trip saved); your opponent sees only their seals.\n") in text
+    assert "orders:\n  - {type: end}\n" in text and "Your opponent reads this packet whole" not in text
+    sent = match.send("red", [{"type": "end"}], seal=True)        # as filled in: every group keeps its chit
+    assert sent.state["sealed"]["red"]["items"] and sent.state["awaiting"]["packet_from"] == "blue"

@@ -34,6 +34,7 @@ class _Reveal(NamedTuple):
     lines: list[str]
     own: bool = False
     filled: tuple[dict, ...] = ()
+    sealed: bool = False    # the orders it comes to are sealed ones
 
 
 def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None) -> _Reveal:
@@ -68,15 +69,24 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         head = [f"# Your reveal resolves what is queued, and then the game comes to your own decision {decision}.",
                 "# An answer written below takes effect then, in this same packet; without one, the game waits a",
                 "# round trip for it."]
+    elif awaiting["waiting_for"] == "sealed orders":
+        # a referee's probe: "take effect in this same packet" over `orders: []`, and no word of --seal
+        head = ["# Your reveal resolves what is queued, and then the game comes to your own sealed orders.",
+                "# Write them below and send this packet with `pbem submit --seal`: they are sealed in this",
+                "# same packet (a round trip saved); your opponent sees only their seals."]
     else:
         head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
                 "# Orders written below take effect then, in this same packet: a round trip saved."]
     lines, legal = _then(game, after, need, only)
-    filled: tuple[dict, ...] = ()
     if decision:
         answer, said = _suggested(game, after, need, legal, decision, only)
         filled, head = (answer,) if answer else (), head + [said]
-    return _Reveal(head + lines + _orders_after_answer(game, state, side, key, filled, only), True, filled)
+    else:   # as for orders awaited now: the `end` filled in, the orders above it to write
+        filled = tuple(o for o in game.listing(after["rules"], need, None)[0] if o.get("type") == "end")[:1]
+    sealed = awaiting["waiting_for"] == "sealed orders"   # its items are the packet's whole content (§8)
+    after_filled = [] if sealed else _orders_after_answer(game, state, side, key, filled, only,
+                                                          "the answer" if decision else "the `end`")
+    return _Reveal(head + lines + after_filled, True, filled, sealed)
 
 
 def _suggested(game: engine.Game, state: dict, need: Any, legal: list[dict], decision: str,
@@ -249,6 +259,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
                      if need.reveal == "next" else
                      "# your opponent sees only their seals; each item is opened when the rules reveal it.")
     orders: list[dict] = []
+    sealed_then = False   # the reveal comes to this side's sealed orders, written in this packet
     standing = engine.standing_answer(game, state) if need.side == side else None
     if standing is not None:
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
@@ -286,8 +297,8 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                          if game.secure else "# You have nothing to decide now: send this packet as it is.")
         lines += reveal.lines
-        orders = list(reveal.filled)
-    if not (need is not None and need.side == side and need.sealed):   # sealed orders are said above
+        orders, sealed_then = list(reveal.filled), reveal.sealed
+    if not (need is not None and need.side == side and need.sealed) and not sealed_then:   # said above
         # players' probe: a plan queued a player-turn ahead, and a defensive policy, read as private
         lines.append("# Your opponent reads this packet whole: its orders, queued ones too, and its policies.")
     lines.append("orders:" + ("" if orders else " []"))
