@@ -39,8 +39,10 @@ def handshake(run, red_key="keys/red", blue_key="keys/blue", red="red-folder", b
     out = run("join", red, f"{blue}/join.yaml", "--key", red_key).output
     assert "is complete" in out
     out = run("join", blue, f"{red}/game.yaml").output
-    assert "is ready" in out and "first packet: from red (the player of red: `pbem orders" in out
-    assert f"anyone following the game: `pbem adjudicate {blue} PACKET` for each packet, in order)" in out
+    # without --key, the joiner's folder (his join.yaml) tells his side (players' probe)
+    assert "is ready" in out and out.splitlines()[-1] == (
+        f"first packet: from red, your opponent; you play blue: `pbem adjudicate {blue} PACKET` for each packet red "
+        f"sends, then `pbem orders {blue} --side blue --key YOUR_KEY` for yours")
 
 
 @pytest.fixture
@@ -110,7 +112,7 @@ def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_
     template = run("orders", "blue-folder", "--side", "blue").output
     assert "# Not your packet yet" not in template and "packet 2\n" in template
     again = run("join", "blue-folder", "red-folder/game.yaml").output   # a join re-run in play changes nothing
-    assert "next packet (2): from blue" in again and "first packet" not in again
+    assert again.splitlines()[-1] == "next packet (2): from you (blue): `pbem orders blue-folder --side blue --key YOUR_KEY`"
     assert "#  absorb: target" in template
     write("t2.yaml", template.replace("#  absorb: target", "  absorb: strongest"))
     run("submit", "blue-folder", "t2.yaml", "--key", "keys/blue")
@@ -474,6 +476,10 @@ def test_the_readme_sandbox_example_runs_as_written(run):
     [command] = re.findall(r"`(pbem new [^`]*--sandbox[^`]*)`", README.read_text(encoding="utf-8"))
     out = run(*shlex.split(command)[1:]).output
     assert out.startswith("created sandbox game ")
+    game_dir = shlex.split(command)[2]
+    assert out.split("\n")[1].startswith("first packet: from ") and out.endswith(
+        f"); a sandbox game takes packets from any side (`pbem submit {game_dir} FILE --side SIDE`), and another "
+        f"side's orders wait in the queue until the game reaches them\n")
 
 
 def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_and_the_chains(run, tmp_path):
@@ -798,5 +804,6 @@ def test_the_joiner_with_his_key_is_told_his_side_and_what_comes_first(run, tmp_
     run("join", "blue-folder", "red-folder/proposal.yaml", "--key", "keys/blue")
     run("join", "red-folder", "blue-folder/join.yaml", "--key", "keys/red")
     out = run("join", "blue-folder", "red-folder/game.yaml", "--key", "keys/blue").output
-    assert ("first packet: from red; you play blue: `pbem adjudicate blue-folder PACKET` each packet red sends, then "
-            "`pbem orders blue-folder --side blue --key keys/blue` for yours") in out
+    assert out.splitlines()[-1] == (
+        "first packet: from red, your opponent; you play blue: `pbem adjudicate blue-folder PACKET` for each packet "
+        "red sends, then `pbem orders blue-folder --side blue --key keys/blue` for yours")

@@ -66,7 +66,12 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
         genesis.sides_entries(ruleset, side_keys)
         folder = game.create(Path(game_dir), document)
         echo(f"created sandbox game {folder.game.game_id} in {game_dir} ({ruleset.title})")
-        echo(f"first packet: from {folder.state['awaiting']['packet_from']}")
+        awaiting = folder.state["awaiting"]
+        # players' probe: "from soviet", and then a packet from axis was taken, as a sandbox game takes any
+        echo(f"first packet: from {awaiting['packet_from']}, whom the rules ask first "
+             f"({awaiting['need']['prompt'].rstrip('.')}); a sandbox game takes packets from any side "
+             f"(`pbem submit {game_dir} FILE --side SIDE`), and another side's orders wait in the queue until "
+             f"the game reaches them")
         return
     key = load_key(key_file)
     proposal = genesis.propose(ruleset, side_keys, key, chain_length=chain_length, **fields)
