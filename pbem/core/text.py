@@ -10,7 +10,7 @@ can neither forge a line nor a link.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Iterable, Sequence
 
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
@@ -134,17 +134,41 @@ def _listed(runs: list[str]) -> str:
     return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
 
 
-def no_unit(ids: Sequence[str], uid: object) -> str:
-    """Why `uid` names no unit of `ids` (an order of battle): with the id it most likely meant
-    (same letters in another case, else the closest, an id the text begins with first: a digit
-    too many, "G/4500", meant G/45 rather than the as close G/50)."""
+# Characters a typist takes for one another, folded to one: the letter O and the digit 0, the
+# letters l and I and the digit 1 (after lower-casing, so case goes too).
+_LOOK_ALIKE = str.maketrans("oil", "011")
+
+
+def _folded(text: str) -> str:
+    return text.lower().translate(_LOOK_ALIKE)
+
+
+def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
+    """Why `uid` names no unit of `ids` (an order of battle): with the id it most likely meant.
+    First an id equal to it but for look-alike characters ("r/30" or "R/3O" for R/30: case, O
+    for 0, l or I for 1); else the closest of `prefer`, the ids the order could name now (the
+    side's units, the units its phase can use), as the caller knows them; else the closest of
+    all. Among ids as close, one the text begins with first: a digit too many, "G/4500", meant
+    G/45 rather than the as close G/50."""
+    text = str(uid)
+    wanted = set(prefer)
+    same = sorted((u for u in ids if _folded(u) == _folded(text)),
+                  key=lambda u: (u.lower() != text.lower(), u not in wanted))
+    guess = same[0] if same else _closest(text, [u for u in ids if u in wanted]) or _closest(text, ids)
+    return f"there is no unit {text}" + (f" (did you mean {guess}?)" if guess else "")
+
+
+def _closest(text: str, ids: Sequence[str]) -> str | None:
+    """The id of `ids` closest to `text` (look-alike characters taken as one), None if none is
+    close; among the four closest, one `text` begins with first."""
     from difflib import get_close_matches
 
-    text = str(uid)
-    same = [u for u in ids if u.lower() == text.lower()]
-    close = same or sorted(get_close_matches(text, list(ids), n=4, cutoff=0.75),
-                           key=lambda u: not text.startswith(u))[:1]
-    return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
+    by_fold: dict[str, str] = {}
+    for u in ids:
+        by_fold.setdefault(_folded(u), u)
+    key = _folded(text)
+    close = sorted(get_close_matches(key, list(by_fold), n=4, cutoff=0.75), key=lambda f: not key.startswith(f))
+    return by_fold[close[0]] if close else None
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

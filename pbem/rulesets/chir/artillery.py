@@ -18,7 +18,8 @@ def why_not_support(sc: Scenario, rules: dict, art: str, group: list[str], targe
     attackers next to it, not supporting fire (see README.md, readings)."""
     u = sc.units.get(art) if isinstance(art, str) else None
     if u is None:
-        return "10.3", no_unit(sc.unit_ids, art)
+        return "10.3", no_unit(sc.unit_ids, art, [v for v in sc.unit_ids
+                                                  if sc.units[v].cls == "artillery" and st.on_map(rules, v)])
     h = st.hex_of(rules, art)
     if u.cls != "artillery" or h is None:
         return "10.0", f"{art} is not artillery on the map"

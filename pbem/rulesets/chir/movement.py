@@ -36,7 +36,8 @@ def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, s
     """None if the unit may start a move now, else (rule, reason)."""
     u = sc.units.get(uid) if isinstance(uid, str) else None
     if u is None:
-        return "8.0", no_unit(sc.unit_ids, uid)
+        return "8.0", no_unit(sc.unit_ids, uid, [v for v in sc.unit_ids
+                                                 if sc.side_of[v] == side and st.on_map(rules, v)])
     if u.side != side:
         return "8.0", f"{uid} is not a {side} unit"
     if not st.on_map(rules, uid):

@@ -142,7 +142,7 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
     side = need.side
     if only is not None and only not in sc.units and only not in sc.idx and only not in need.accepts:
         guess = no_hex(sc, only) if only[:1].isdigit() or only[:1] in "NSns" and only[1:2].isdigit() else \
-            no_unit(sc, only)
+            no_unit(sc, only, sc.side_units[side])
         return legal, f"{guess.rstrip('.')}{'' if guess.endswith('?') else '.'} Nor is {only} an order type of this " \
                       f"phase ({', '.join(need.accepts)})."
     if only in sc.units and sc.side_of[only] != side:

@@ -183,7 +183,7 @@ def _units(sc: Scenario, rules: dict, side: str, order: dict, rule: str) -> tupl
     where = set()
     for uid in units:
         if uid not in sc.units:
-            raise IllegalOrder(rule, no_unit(sc, uid), None)
+            raise IllegalOrder(rule, no_unit(sc, uid, [u for u in sc.side_units[side] if st.on_map(rules, u)]), None)
         if sc.side_of[uid] != side:
             raise IllegalOrder(rule, not_own_unit(sc, uid, side), None)
         h = st.hex_of(rules, uid)
@@ -555,7 +555,7 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("15.0", "name one or more different units", None)
     for uid in units:
         if uid not in sc.units or sc.side_of[uid] != side:
-            raise IllegalOrder("15.0", not_own_unit(sc, uid, side), None)
+            raise IllegalOrder("15.0", not_own_unit(sc, uid, side, ready(sc, rules, side)), None)
         if st.status(rules, uid) not in ("ready", "exited") or (st.status(rules, uid) == "exited" and side != "axis"):
             raise IllegalOrder("15.0", f"{uid} is not a reinforcement ready to enter", None)
     path = _hexes(sc, order.get("path") or [], "15.0")

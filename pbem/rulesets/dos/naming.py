@@ -4,6 +4,8 @@ the side a unit of the other side belongs to."""
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from pbem.core.text import no_unit as named_no_unit
 
 from .scenario import Scenario
@@ -26,15 +28,18 @@ def no_hex(sc: Scenario, h: object) -> str:
     return f"{text} is not a hex of the playing area"
 
 
-def not_own_unit(sc: Scenario, uid: object, side: str) -> str | None:
-    """Why `uid` is not a unit of `side` (None: it is one)."""
+def not_own_unit(sc: Scenario, uid: object, side: str, prefer: Iterable[str] | None = None) -> str | None:
+    """Why `uid` is not a unit of `side` (None: it is one); an id of no unit gets the one it most
+    likely meant, of `prefer` (the units the order could name now) if one is close, by default
+    of the side's units."""
     if uid in sc.units:
         if sc.side_of[uid] == side:
             return None
         return f"{uid} is {'an Axis' if sc.side_of[uid] == 'axis' else 'a Soviet'} unit"
-    return no_unit(sc, uid)
+    return no_unit(sc, uid, sc.side_units[side] if prefer is None else prefer)
 
 
-def no_unit(sc: Scenario, uid: object) -> str:
-    """Why `uid` names no unit of the order of battle, with the id it most likely meant."""
-    return named_no_unit(sc.unit_ids, uid)
+def no_unit(sc: Scenario, uid: object, prefer: Iterable[str] = ()) -> str:
+    """Why `uid` names no unit of the order of battle, with the id it most likely meant (of
+    `prefer`, the units the order could name now, if one is close)."""
+    return named_no_unit(sc.unit_ids, uid, prefer)

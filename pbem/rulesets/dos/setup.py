@@ -55,7 +55,8 @@ def place_error(sc: Scenario, rules: dict, side: str, uid: str, h: str,
     the caller knows them."""
     rule = "5.2" if side == "soviet" else "5.3"
     if uid not in sc.units or sc.side_of[uid] != side:
-        return IllegalOrder(rule, not_own_unit(sc, uid, side), None)
+        return IllegalOrder(rule, not_own_unit(sc, uid, side, [u for u in sc.side_units[side]
+                                                               if may_set_up(sc, rules, side, u)]), None)
     if rules["units"][uid] != "setup" and not st.on_map(rules, uid):
         return IllegalOrder("5.21" if side == "soviet" else "5.3", f"{uid} is not one of the units that set up", None)
     if h not in sc.idx:
