@@ -822,13 +822,24 @@ class _Run:
             if origin not in live:
                 if item["seq"] == self.k:
                     raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) answers "
-                                     f"decision {item['decision']}, but order {origin} is not waiting to be resolved: "
-                                     f"it was never sent, or is already resolved (docs/protocol.md §7.2)")
+                                     f"decision {item['decision']}, which is not open: it was answered already, or "
+                                     f"never came (docs/protocol.md §7.2); {self._open_now(item['side'])}")
                 queue.remove(item)
                 self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
                                     f"{item['seq']} ({order_text(item['order'])}) is void: its decision "
                                     f"{item['decision']} never came.", "side": item["side"], "seq": item["seq"],
                                     "index": item["index"], "rule": "§4.3", "dropped": 1})
+
+    def _open_now(self, side: str) -> str:
+        """Which decision of `side` is open now, as a player names it in an answer; the game
+        asks one thing at a time, so there is one at most."""
+        need = self.game.next_step(self.state["rules"])
+        key = decision_key(self.state, need) if need is not None and need.decision and need.side == side else None
+        status = self.status or {}
+        # a decision whose answer waits for its dice is answered already
+        if key is None or status.get("waiting_for") == "dice" and status.get("decision") == key:
+            return f"no decision of {side} is open now: leave the answer out"
+        return f"the one open now is {key}: write `decision: \"{key}\"`"
 
     def _illegal(self, need: Need, item: dict, exc: IllegalOrder) -> None:
         """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
