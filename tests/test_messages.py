@@ -240,3 +240,102 @@ def test_another_of_pbems_files_given_for_a_packet_is_named_as_what_it_is(tmp_pa
     (game / "packets" / "0003-german.yaml").write_text("orders:\n  - {type: end}\n")
     audited = runner.invoke(cli, ["audit", str(game)])
     assert audited.exit_code == 3 and "no `pbem` field" in audited.output, audited.output
+
+
+# --- a mistyped unit id: the unit it most likely meant (players' probe) ----------------------------
+
+def test_a_mistyped_unit_id_is_matched_by_look_alike_characters_then_by_the_ids_the_order_may_name():
+    """`R/3O` (letter O) was answered "did you mean R/73?", as close by letters as R/30: an id
+    equal but for case, O for 0 or l and I for 1 comes first; then the closest of the ids the
+    caller says the order may name now; then the closest of all."""
+    from pbem.core.text import no_unit
+
+    assert no_unit(["R/73", "R/30"], "R/3O") == "there is no unit R/3O (did you mean R/30?)"
+    assert no_unit(["R/73", "R/30"], "r/3o") == "there is no unit r/3o (did you mean R/30?)"
+    assert no_unit(["LW/I", "LW/II"], "LW/1") == "there is no unit LW/1 (did you mean LW/I?)"
+    assert no_unit(["B/1", "B/I"], "b/l", prefer=["B/I"]) == "there is no unit b/l (did you mean B/I?)"
+    assert no_unit(["R/30", "R/305"], "R/306") == "there is no unit R/306 (did you mean R/30?)"
+    assert no_unit(["R/30", "R/305"], "R/306", prefer=["R/305"]) == "there is no unit R/306 (did you mean R/305?)"
+    assert no_unit(["R/30", "R/305"], "Q/999", prefer=["R/305"]) == "there is no unit Q/999"
+
+
+@pytest.mark.parametrize("unit, meant", [
+    ("R/3O", "R/30"),     # O for 0, though R/73 is as close by letters
+    ("R/306", "R/305"),   # drawn, to set up now: not R/30, which the text begins with but is in the pool
+])
+def test_a_dos_set_up_order_naming_no_unit_names_the_unit_it_most_likely_meant(dos_setup, unit, meant):
+    assert dos_setup(f'orders:\n  - {{type: place, unit: "{unit}", hex: N2149}}\n') == (
+        1, f"pbem: o.yaml: order 1 (place hex=N2149 unit={unit}) is illegal: there is no unit {unit} (did you mean "
+           f"{meant}?) (5.2).\n")
+
+
+def test_a_chir_unit_id_mistyped_names_the_players_own_unit_on_the_map_first():
+    """Oc/Art is as close to Soviet CC/Art as to German Ob/Art, both on the map: each player
+    is offered his own."""
+    from tests.test_chir_rules import position, refusal
+
+    units = {"Ob/Art": {"hex": "2930"}, "CC/Art": {"hex": "2830"}}
+    for player, meant in (("german", "Ob/Art"), ("soviet", "CC/Art")):
+        rules = position(units, phase="movement", player=player)
+        assert refusal(rules, {"type": "move", "units": ["Oc/Art"], "path": ["2931"]}) == (
+            "8.0", f"move Oc/Art: there is no unit Oc/Art (did you mean {meant}?)")
+
+
+# --- an answer to a decision that is not open (players' probe) ------------------------------------
+
+def test_an_answer_to_a_decision_that_is_not_open_names_the_one_open_now(tmp_path):
+    """A player who copied last packet's answer was told that "order 5.3", which he never
+    wrote, was "not waiting to be resolved", and not which decision was open: he is told the
+    decision is not open, and the key of the one of his side open now, if any."""
+    from pbem.core.errors import RulesError
+    from tests.support.games import Match
+
+    match = Match(tmp_path, key_seed="test2")             # r1's die in segment 4 is a 6, a hit
+    match.send("red", [])
+    stale = [{"type": "absorb", "unit": "b2", "decision": "1.1/absorb"}]
+    with pytest.raises(RulesError) as refused:
+        match.send("blue", stale, {"absorb": "ask"})
+    assert str(refused.value) == (
+        "orders: order 1 (absorb unit=b2) answers decision 1.1/absorb, which is not open: it was answered already, or "
+        "never came (docs/protocol.md §7.2); no decision of blue is open now: leave the answer out")
+    match.send("blue", [], {"absorb": "ask"})
+    match.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}])
+    assert match.send("blue", []).state["awaiting"]["decision"] == "3.1/absorb"
+    match.send("red", [])
+    with pytest.raises(RulesError) as refused:
+        match.send("blue", stale)
+    assert str(refused.value) == (
+        "orders: order 1 (absorb unit=b2) answers decision 1.1/absorb, which is not open: it was answered already, or "
+        "never came (docs/protocol.md §7.2); the one open now is 3.1/absorb: write `decision: \"3.1/absorb\"`")
+    assert match.state("blue")["seq"] == 5                # nothing applied
+
+
+# --- the joiner's last step (players' probe) -------------------------------------------------------
+
+def test_the_joiner_is_told_what_he_does_next_for_his_own_side(tmp_path, monkeypatch):
+    """Bob, playing blue, installing the complete game.yaml (no key needed) was shown the red
+    player's command alone: his folder's join.yaml tells his side, and he is told about it;
+    the proposer by his proposal.yaml; a spectator's folder tells no side."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output + result.stderr
+        return result.output
+
+    run("keygen", "red", "--dir", "keys")
+    run("keygen", "blue", "--dir", "keys")
+    run("new", "r", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub", "--key",
+        "keys/red", "--created", "2026-11-29T10:00:00Z")
+    run("join", "b", "r/proposal.yaml", "--key", "keys/blue")
+    assert run("join", "r", "b/join.yaml", "--key", "keys/red").splitlines()[-1] == \
+        "first packet: from you (red): `pbem orders r --side red --key keys/red`"
+    assert run("join", "b", "r/game.yaml").splitlines()[-1] == (
+        "first packet: from red, your opponent; you play blue: `pbem adjudicate b PACKET` for each packet red sends, "
+        "then `pbem orders b --side blue --key YOUR_KEY` for yours")
+    assert run("join", "r", "r/game.yaml").splitlines()[-1] == \
+        "first packet: from you (red): `pbem orders r --side red --key YOUR_KEY`"
+    assert run("join", "s", "r/game.yaml").splitlines()[-1] == (
+        "first packet: from red (the player of red: `pbem orders s --side red --key KEY`; anyone following the "
+        "game: `pbem adjudicate s PACKET` for each packet, in order)")

@@ -42,20 +42,51 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
         checked = ("a sandbox game, with no keys or chains to check" if not done.folder.game.secure
                    else "every key, chain and signature of its genesis checked")
         echo(f"game {game_id} is ready in {game_dir}: {checked}.\n{terms}")
-    awaiting = done.folder.state["awaiting"]
-    if awaiting["packet_from"]:
-        # the joiner's last step, or a referee's or spectator's first: say what each does next
-        sender, seq = awaiting["packet_from"], done.folder.state["seq"]
-        which = "first packet" if seq == 0 else f"next packet ({seq + 1})"   # a folder already in play
-        you = _side(done.folder.game.genesis, key) if key is not None and done.folder.game.secure else None
-        if you is not None and you != sender:   # the opponent's packet comes first (players' probe)
-            echo(f"{which}: from {sender}; you play {you}: `pbem adjudicate {game_dir} PACKET` each packet "
-                 f"{sender} sends, then `pbem orders {game_dir} --side {you} --key {key_file}` for yours")
-        elif you is not None:
-            echo(f"{which}: from you ({you}): `pbem orders {game_dir} --side {you} --key {key_file}`")
-        else:
-            echo(f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} --side {sender} --key "
-                 f"KEY`; anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
+    hint = _next_packet(game_dir, done.folder, key, key_file)
+    if hint:
+        echo(hint)
+
+
+def _next_packet(game_dir: str, folder, key, key_file: str | None) -> str | None:
+    """After the joiner's last step, or a referee's or spectator's first: who sends the next
+    packet and what the one running the command does next. A player (by the key, else by the
+    handshake file in his folder: the joiner's last step takes no key) is told about his own
+    side, his opponent's only as what his opponent does (players' probe: the red player was
+    given the blue player's command)."""
+    awaiting = folder.state["awaiting"]
+    if not awaiting["packet_from"]:
+        return None
+    sender, seq = awaiting["packet_from"], folder.state["seq"]
+    which = "first packet" if seq == 0 else f"next packet ({seq + 1})"   # a folder already in play
+    you = (None if not folder.game.secure else _side(folder.game.genesis, key) if key is not None
+           else _own_side(Path(game_dir), folder.game.genesis))
+    yours = f"`pbem orders {game_dir} --side {you} --key {key_file or 'YOUR_KEY'}`"
+    if you is not None and you != sender:   # the opponent's packet comes first (players' probe)
+        return (f"{which}: from {sender}, your opponent; you play {you}: `pbem adjudicate {game_dir} PACKET` for "
+                f"each packet {sender} sends, then {yours} for yours")
+    if you is not None:
+        return f"{which}: from you ({you}): {yours}"
+    return (f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} --side {sender} --key "
+            f"KEY`; anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
+
+
+def _own_side(folder: Path, genesis: dict) -> str | None:
+    """The side this folder's handshake file says its holder plays: the joiner, who alone signed
+    join.yaml, or the proposer of proposal.yaml (None: neither is there, or it is of another
+    proposal than the game's)."""
+    from pbem.core import game
+    from pbem.core.canonical import load_mapping
+
+    for name in (game.JOIN, game.PROPOSAL):
+        if (folder / name).is_file():
+            doc = load_mapping(folder / name, name)
+            if doc.get("proposal_signature") != genesis.get("proposal_signature"):
+                return None
+            if name == game.PROPOSAL:
+                return doc.get("proposer")
+            signed = list(doc.get("signatures") or {})
+            return signed[0] if len(signed) == 1 else None
+    return None
 
 
 def _side(doc: dict, key) -> str | None:
