@@ -106,7 +106,8 @@ def test_the_last_packets_attack_is_an_arrow_with_its_result():
     arrows = items(scene, "arrow", style="attack")
     assert [a["cells"] for a in arrows] == [["N2146", "N2245"]]
     fight = [e for e in ctx.events if e["type"] == "combat"][-1]
-    assert arrows[0]["text"] == f"{fight['column']} die 6: {fight['result']}"
+    assert arrows[0]["text"] == f"Axis {fight['column']} die 6: {fight['result']}"        # whose attack (probe)
+    assert arrows[0]["side"] == "german"            # the dot where it starts: in the attackers' counter colour
 
 
 def test_an_attacks_label_gives_the_row_its_air_points_shift_the_die_to():
@@ -120,7 +121,7 @@ def test_an_attacks_label_gives_the_row_its_air_points_shift_the_die_to():
     fight = [e for e in ctx.events if e["type"] == "combat"][-1]
     assert (fight["die"], fight["row"]) == (6, 5) and "; die 6 -1 = 5: " in fight["text"]
     arrows = items(draw.draw(sc, rules, ctx.events), "arrow", style="attack")
-    assert arrows[0]["text"] == f"{fight['column']} die 6-1=5: {fight['result']}"
+    assert arrows[0]["text"] == f"Axis {fight['column']} die 6-1=5: {fight['result']}"
     assert fight["result"] == sc.crt[5][sc.crt_columns.index(fight["column"])]
 
 
@@ -132,3 +133,74 @@ def test_pbem_render_draws_the_example_game(tmp_path):
     assert 'data-cell="N0849"' in text and "Stalingrad 15 VP" in text and "SOUTH MAPSHEET" in text
     # the title, as status says it, over two lines
     assert ">Game-Turn 3 of 25 (12-18 Jul), axis Initial<" in text and ">Movement Phase<" in text
+
+
+def _counter_boxes(text: str) -> dict[str, tuple[float, float, float]]:
+    """Each counter of an SVG by unit: (x, y, side) of its box."""
+    return {unit: (float(x), float(y), float(c)) for unit, x, y, c in re.findall(
+        r'<g class="counter" data-unit="([^"]+)"><rect class="side-[^"]+" x="([-\d.]+)" y="([-\d.]+)" '
+        r'width="([\d.]+)"', text)}
+
+
+def test_a_stack_of_four_and_the_largest_a_hex_may_hold_stand_inside_their_hex():
+    """Players' probe: of the four counters in N2150 (3/3Pz, 394/3Pz, 6/3Pz, G/336), 6/3Pz and
+    G/336 stood in N2250 and N2251 and the top two covered the id. Each counter of a stack of
+    four, and of the largest stack 7.1 allows (three whole divisions of three regiments, 7.22,
+    and an HQ), lies inside its hex below the id, as drawn."""
+    sc = SC()
+    four = ["3/3Pz", "394/3Pz", "6/3Pz", "G/336"]
+    divisions = [d for d, regs in sorted(sc.divisions.items()) if len(regs) == 3 and sc.side_of[regs[0]] == "axis"]
+    ten = [r for d in divisions[:3] for r in sc.divisions[d]] + [next(u for u in sc.side_units["axis"] if sc.units[u].hq)]
+    rules = at(units={**{u: {"hex": "N2150"} for u in four}, **{u: {"hex": "N2446"} for u in ten}})
+    scene = draw.draw(sc, rules, [])
+    grid = scenes.Grid(scene["grid"])
+    ox, oy = svg.MARGIN - grid.box[0], svg.MARGIN - grid.box[1]
+    boxes = _counter_boxes(svg.to_svg(scene))
+    for hex_id, units in (("N2150", four), ("N2446", ten)):
+        cx, cy = grid.centre(hex_id)
+        cx, cy = cx + ox, cy + oy
+        id_baseline = cy - grid.extent(hex_id)[1] + 7 * 0.95     # dos's cell id: 7 px, at the top
+
+        def inside(px, py):   # the pointy-topped hexagon of radius SIZE about the hex's centre
+            dx, dy = abs(px - cx), abs(py - cy)
+            return dx <= draw.SIZE * 3 ** 0.5 / 2 and dy <= draw.SIZE - dx / 3 ** 0.5
+
+        assert set(units) <= boxes.keys()
+        for u in units:
+            x, y, c = boxes[u]
+            assert all(inside(x + c * i / 10, y + c * j / 10) for i in range(11) for j in range(11)), (hex_id, u)
+            assert y >= id_baseline and c >= 12.5, (hex_id, u, y, c)
+
+
+def test_an_attack_says_whose_it_is_where_its_attackers_are_gone_and_the_enemy_stands():
+    """Players' probe (state 13): the Soviet 1-2 on N2249 from N2149 and N2349, attackers
+    eliminated (Ae), German units advancing into N2149: the arrow from N2149 read as a German
+    attack into the empty N2249. Its result names the Soviet side, and its dot, where it
+    starts, is in the Soviet counter colour, over the German counters now there."""
+    sc = SC()
+    rules = at(phase="combat", units={"G/376": {"hex": "N2149"}, "G/57": {"hex": "N2149"}, "A/66": {"hex": "N2248"}})
+    events = [{"type": "combat", "attack": 16, "defence": 18, "column": "1-2", "die": 6, "row": 6, "result": "Ae",
+               "attack_parts": ["GR/36 8", "TC/4 8"], "defence_parts": ["G/376 9 + G/57 9 in N2249 = 18"],
+               "kind": "attack", "targets": ["N2249"], "hexes": ["N2149", "N2349"], "rule": "9.5"},
+              {"type": "eliminated", "units": ["GR/36", "TC/4"], "rule": "9.66"},
+              {"type": "advance", "side": "axis", "units": ["G/376"], "path": ["N2249", "N2149"], "rule": "9.8"},
+              {"type": "advance", "side": "axis", "units": ["G/57"], "path": ["N2249", "N2149"], "rule": "9.8"}]
+    scene = draw.draw(sc, rules, events)
+    attacks = items(scene, "arrow", style="attack")
+    assert [(a["cells"], a.get("text"), a["side"]) for a in attacks] == [
+        (["N2149", "N2249"], "Soviet 1-2 die 6: Ae", "soviet"), (["N2349", "N2249"], None, "soviet")]
+    assert {a["side"] for a in items(scene, "arrow", style="advance")} == {"german"}
+    text = svg.to_svg(scene)
+    soviet, german = draw.NATIONS["soviet"]["fill"], draw.NATIONS["german"]["fill"]
+    # where each arrow starts: a dot in its units' counter colour, ringed in the arrow's
+    starts = re.findall(r'<g class="trail"><path [^>]*d="M([-\d.]+) ([-\d.]+)[^"]*"/><path class="ln s-([a-z-]+)" '
+                        r'[^>]*/><circle cx="\1" cy="\2" r="[\d.]+" fill="(#[0-9a-f]{6})" stroke="(#[0-9a-f]{6})"', text)
+    assert sorted((style, fill, ring) for _, _, style, fill, ring in starts) == [
+        ("advance", german, draw.STYLES["advance"]["stroke"])] * 2 + [("attack", soviet, draw.STYLES["attack"]["stroke"])] * 2
+    assert ">Soviet 1-2 die 6: Ae</text>" in text
+    assert svg.ARROW_START in " ".join(re.findall(r">([^<]*)</text>", text[text.index('<g id="panel">'):]))   # the legend
+    # an overrun says so, and a result whose attackers stand nowhere beside it too
+    assert draw._result({"column": "2-1", "die": 2, "row": 2, "result": "D1", "kind": "overrun"}, "axis") == \
+        "Axis overrun 2-1 die 2: D1"
+    alone = draw.draw(sc, rules, [dict(events[0], hexes=[])])
+    assert [i["text"] for i in items(alone, "label", style="name") if i["cell"] == "N2249"] == ["Soviet 1-2 die 6: Ae"]

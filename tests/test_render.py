@@ -254,15 +254,16 @@ def test_a_chir_fire_belongs_to_the_attack_of_its_number_declared_before_it():
     from pbem.rulesets.chir import draw as chir_draw
 
     sc = frames.open_game(EXAMPLES["chir"]).game.scenario
-    late = {"type": "fire", "attack": 1, "fire": "offensive", "firer_hexes": ["1824"], "target_hex": "1924",
-            "die": 6, "result": "-"}
-    new = {"type": "attack", "attack": 1, "groups": ["2335"], "target": "2436"}
+    late = {"type": "fire", "attack": 1, "fire": "offensive", "side": "soviet", "firer_hexes": ["1824"],
+            "target_hex": "1924", "die": 6, "result": "-"}
+    new = {"type": "attack", "attack": 1, "side": "soviet", "groups": ["2335"], "target": "2436"}
     arrows = chir_draw._arrows(sc, [late, new])
-    assert [(a["cells"], a.get("text")) for a in arrows] == [(["1824", "1924"], chir_draw._result(late)),
+    assert [(a["cells"], a.get("text")) for a in arrows] == [(["1824", "1924"], "Soviet: no effect (die 6)"),
                                                              (["2335", "2436"], None)]
     # and a fire after its own declaration labels that declaration's first arrow
     arrows = chir_draw._arrows(sc, [new, dict(late, target_hex="2436", firer_hexes=["2335"])])
-    assert [(a["cells"], a.get("text")) for a in arrows] == [(["2335", "2436"], chir_draw._result(late))]
+    assert [(a["cells"], a.get("text")) for a in arrows] == [(["2335", "2436"], "Soviet: no effect (die 6)")]
+    assert {a["side"] for a in arrows} == {"soviet"}
 
 
 def test_a_chir_fire_result_is_drawn_on_the_arrow_of_a_group_that_fired():
@@ -293,7 +294,8 @@ def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_r
     for fr in frames.frames(f):
         targets = {tuple(e["targets"]) for e in fr.events if e["type"] == "attack" and "targets" in e}
         if ruleset == "chir":
-            late = [(e["firer_hexes"], e["target_hex"], chir_draw._result(e)) for e in late_fires(fr.events)
+            late = [(e["firer_hexes"], e["target_hex"], f"{e['side'].capitalize()}: {chir_draw._result(e)}")
+                    for e in late_fires(fr.events)
                     if e["firer_hexes"] and e["target_hex"] not in e["firer_hexes"]]
         else:
             late = [(e["hexes"], e["targets"][0], f"{e['column']} die {e['die']}: {e['result']}") for e in fr.events
@@ -303,7 +305,9 @@ def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_r
             continue
         arrows = [i for i in frames.scene(f, fr)["items"] if i["type"] == "arrow"]
         for hexes, target, text in late:
-            assert any(a["cells"][-1] == target and a["cells"][0] in hexes and a.get("text") == text for a in arrows), \
+            # the side that attacked first (its attackers may be gone by now, the enemy in their hex)
+            assert any(a["cells"][-1] == target and a["cells"][0] in hexes and str(a.get("text")).endswith(text)
+                       and a["text"].split()[0].rstrip(":") in ("Axis", "Soviet", "German") for a in arrows), \
                 (fr.seq, target, text)
             found += 1
     assert found >= 3
@@ -760,13 +764,16 @@ def test_marker_tabs_never_cover_a_counters_values(markers, size):
 
 
 @pytest.mark.parametrize("layout", ["odd-q", "odd-r"])
-def test_two_counters_of_a_hex_stay_inside_it(layout):
-    """A stack of two is drawn side by side at the size of a 2 x 2 block's counters, so that
-    each lies inside its own hex (players' probe: at a hex's width each, chir's A/II of 2730
-    read as standing in 2630): at least 99 in 100 of each counter's area."""
-    import math
-
-    size = 30.0
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("size", [30.0, 34.0, 40.0])
+def test_every_counter_of_a_stack_stays_inside_its_hex_below_its_id(layout, count, size):
+    """However many counters a hex holds, up to the most it shows (dos: three whole divisions
+    of three regiments and an HQ, 7.1, 7.22), each lies inside its own hex, at least 99 in 100
+    of its area, and below the band of the hex id at the top (players' probe: at a hex's
+    width each, chir's A/II of 2730 read as standing in 2630; of dos's four in N2150, 6/3Pz
+    and G/336 stood in N2250 and N2251 and the top two over the id). No two overlap, and
+    they shrink no more than they must: a stack of ten is still over a third of the hex's
+    radius a side (12.8 px on dos's map, 38 px on a part of it drawn three times larger)."""
     grid = scenes.Grid({"kind": "hex", "layout": layout, "size": size, "cells": {"0303": [3, 3]}})
     w, h = grid.extent("0303")
 
@@ -774,11 +781,30 @@ def test_two_counters_of_a_hex_stay_inside_it(layout):
         ax, ay = (abs(px), abs(py)) if layout == "odd-q" else (abs(py), abs(px))
         return ay <= size * math.sqrt(3) / 2 and ax <= size - ay / math.sqrt(3)
 
-    places = svg._places(2, 0.0, 0.0, w, h, "hex", size)
-    assert len(places) == 2 and places[0][0] < 0 < places[1][0]
+    places = svg._places(count, 0.0, 0.0, w, h, "hex", size)
+    assert len(places) == count
+    if count == 2:
+        assert places[0][0] < 0 < places[1][0]
+    id_baseline = -h + 9 * 0.95   # the largest cell id of any ruleset (kkoh's, 9 px) at the top
     for cx, cy, c in places:
         points = [(cx - c / 2 + c * (i + 0.5) / 40, cy - c / 2 + c * (j + 0.5) / 40) for i in range(40) for j in range(40)]
-        assert sum(inside(px, py) for px, py in points) >= 0.99 * len(points), (layout, cx, cy, c)
+        assert sum(inside(px, py) for px, py in points) >= 0.99 * len(points), (layout, count, cx, cy, c)
+        assert cy - c / 2 >= id_baseline, (layout, count, cy, c)
+        assert c >= 0.36 * size, (layout, count, c)
+    for (ax, ay, a), (bx, by, b) in itertools.combinations(places, 2):
+        assert abs(ax - bx) >= (a + b) / 2 - 1e-6 or abs(ay - by) >= (a + b) / 2 - 1e-6
+    # the more counters, the smaller, never the larger
+    sides = [svg._places(n, 0.0, 0.0, w, h, "hex", size)[0][2] for n in range(1, svg.MOST_SHOWN + 1)]
+    assert sides == sorted(sides, reverse=True)
+
+
+def test_a_stack_larger_than_a_hex_shows_its_last_counter_as_the_number_left():
+    """Trucks and air units do not count for stacking (7.1 errata): a dos hex may hold more
+    than the most it shows; the last counter shown says how many more there are."""
+    grid = scenes.Grid({"kind": "hex", "layout": "odd-r", "size": 34, "cells": {"0303": [3, 3]}})
+    counters = [{"unit": f"u{i}", "side": "x"} for i in range(svg.MOST_SHOWN + 3)]
+    piece, = svg._Painter(grid, {}, {}, 0, 0).item({"type": "stack", "cell": "0303", "counters": counters})
+    assert piece.count('class="counter"') == svg.MOST_SHOWN - 1 and ">+4</text>" in piece
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 6])
@@ -853,6 +879,25 @@ def test_an_attacks_result_far_from_its_arrow_is_tied_to_it_by_a_leader_line():
     assert drawn.count(leader) == 1
     end = re.search(rf'<path class="ln" d="M[-0-9.]+ [-0-9.]+ L([-0-9.]+) ([-0-9.]+)" [^>]*{leader}', drawn).groups()
     assert abs(float(end[0]) - (ax + bx) / 2) < 0.1 and abs(float(end[1]) - (ay + by) / 2) < 0.1   # at the attack
+
+
+@pytest.mark.parametrize("second", ["0504", "0404", "0604", "0506"])
+def test_an_attacks_result_covers_neither_its_other_arrows_nor_where_another_arrow_starts(second):
+    """An attack from two cells is two arrows into its target, the first with the result: the
+    box covers no point of the second's last step, nor the dot where any other arrow starts,
+    which says whose it is (players' probe: a dos result box hid the shaft of its attack's
+    second arrow and the start of an advance)."""
+    cells = {f"{c:02d}{r:02d}": [c, r] for c in range(1, 10) for r in range(1, 10)}
+    grid = scenes.Grid({"kind": "hex", "layout": "odd-q", "size": 30, "cells": cells})
+    first = {"type": "arrow", "cells": ["0405", "0505"], "style": "attack", "text": "Soviet 1-2 die 6: Ae"}
+    other = {"type": "arrow", "cells": [second, "0505"], "style": "attack"}
+    away = {"type": "arrow", "cells": ["0505", "0605"], "style": "advance"}   # starts in the target
+    painter = svg._Painter(grid, {}, {}, 0, 0, [first, other, away])
+    box = LABEL_BOX.search(painter.arrow(first)[1])
+    x, y, w, h = map(float, box.groups())
+    (px, py), (qx, qy) = painter.centre(second), painter.centre("0505")
+    points = [(px + (qx - px) * k / 12, py + (qy - py) * k / 12) for k in range(10)] + [painter.centre("0505")]
+    assert not any(x < ax < x + w and y < ay < y + h for ax, ay in points), (second, x, y, w, h)
 
 
 def test_a_label_takes_the_first_clear_spot_and_else_the_first():
@@ -962,8 +1007,8 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
             assert scale == svg.MAX_PART_SCALE or abs(h - (panel_bottom - y)) < 2
     shared = sizes["part"].keys() & sizes["whole"].keys()
     assert shared and all(abs(sizes["part"][u] / sizes["whole"][u] - scale) < 0.02 for u in shared)
-    if ruleset == "dos":   # the counters of the stack, 17 px wide or less on the whole map
-        assert max(sizes["whole"][u] for u in stack) < 17 and min(sizes["part"][u] for u in stack) > 40
+    if ruleset == "dos":   # the counters of the stack, 18 px wide for four inside its hex on the whole map
+        assert max(sizes["whole"][u] for u in stack) < 19 and min(sizes["part"][u] for u in stack) > 40
 
 
 # --- geometry the pictures need ----------------------------------------------------------------------

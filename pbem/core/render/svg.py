@@ -9,6 +9,8 @@ every text is escaped, so the same scene always gives the same bytes.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from typing import NamedTuple
 from xml.sax.saxutils import escape, quoteattr
@@ -24,6 +26,8 @@ LAYERS = ("terrain", "shade", "sides", "paths", "outlines", "marks", "trails", "
 ITEM_LAYER = {"cell": "terrain", "shade": "shade", "side": "sides", "path": "paths", "outline": "outlines",
               "mark": "marks", "label": "labels", "stack": "stacks"}   # arrows: trails and arrows
 MARGIN = 24
+ARROW_START = ("An arrow starts at a dot in the counter colour of the units that moved, attacked or fired: "
+               "it says whose the arrow is where they are gone.")
 PANEL = 330
 MAX_PART_SCALE = 3.0   # how much larger than the whole map a part of it (`pbem render --around`) is drawn
 CAPTION_LINES = 10  # the room of the caption (turn, phase, score) in the panel, in lines
@@ -172,6 +176,8 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     if packet and not any(name in uses for name in packet):
         where = "in this part of the map" if any(name in drawn_anywhere for name in packet) else "to draw"
         scene = {**scene, "legend": [*(scene.get("legend") or []), f"Last packet: nothing of it {where}."]}
+    if grid.kind != "area" and any(i["type"] == "arrow" and i.get("side") in sides for i in items):
+        scene = {**scene, "legend": [*(scene.get("legend") or []), ARROW_START]}
     if view:
         # a part of the map is drawn larger, up to the height of the panel beside it (at most
         # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a
@@ -503,9 +509,15 @@ class _Painter:
         line = points[:-1] + [base]
         colour = spec.get("stroke", INK)
         d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in line)
-        # a dot where it starts, so that a line among many says which way it runs
-        start = (f'<circle cx="{num(line[0][0])}" cy="{num(line[0][1])}" r="{num(width * 1.3)}" fill="{colour}" '
-                 f'stroke="#ffffff" stroke-width="1"/>' if len(cells) > 1 and self.grid.kind != "area" else "")
+        # a dot where it starts, so that a line among many says which way it runs; in the counter
+        # colour of the side whose arrow it is, ringed in the arrow's, so that it says whose even
+        # where those units are gone and the enemy stands in their cell (players' probe: a dos
+        # Soviet attack eliminated, drawn from a hex German units had advanced into)
+        side = self.sides.get(str(item.get("side", "")))
+        start = ("" if len(cells) < 2 or self.grid.kind == "area" else
+                 f'<circle cx="{num(line[0][0])}" cy="{num(line[0][1])}" r="{num(width * 1.3)}" '
+                 + (f'fill="{side["fill"]}" stroke="{colour}" stroke-width="1.5"/>' if side else
+                    f'fill="{colour}" stroke="#ffffff" stroke-width="1"/>'))
         trail = (f'<g class="trail"><path class="ln" stroke="#ffffff" stroke-width="{num(width + 3)}" opacity="0.95" '
                  f'd="{d}"/><path class="ln s-{style}" d="{d}"/>{start}</g>')
         over = ""
@@ -537,6 +549,16 @@ class _Painter:
             # from nowhere)
             (sx, sy), (ex, ey) = line[-2], base
             shaft = [(sx + (ex - sx) * k / 12, sy + (ey - sy) * k / 12) for k in range(13)]
+            # nor on the last step of another arrow into the same cell (an attack from two hexes:
+            # players' probe, a dos result box hid the shaft of its attack's second arrow), nor on
+            # the dot where any other arrow starts, which says whose it is
+            for other in self.items:
+                if other is item or other["type"] != "arrow" or len(other["cells"]) < 2:
+                    continue
+                shaft.append(self.centre(other["cells"][0]))
+                if other["cells"][-1] == cells[-1] and other["cells"][-2] != cells[-1]:
+                    (px, py), (qx, qy) = self.centre(other["cells"][-2]), self.centre(cells[-1])
+                    shaft += [(px + (qx - px) * k / 12, py + (qy - py) * k / 12) for k in range(1, 10)]
             tx, ty = self.free_spot(spots, bw, size * 1.35, size, shaft + _head(tip, base, head))
             mid = ((ax + bx) / 2, (ay + by) / 2)
             if math.hypot(tx - mid[0], ty - size * 0.35 - mid[1]) > LEADER * r:   # a leader line ties it to its attack
@@ -566,8 +588,10 @@ def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: boo
 
 def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: float) -> list[tuple[float, float, float]]:
     """Where the counters of a stack of n go in a cell: (centre x, centre y, side).
-    A hex or square holds 1, 2, 4 or 9 in a block below its id; an area fills rows
-    below its name."""
+    A hex or square holds one counter, or two side by side, below its id; a larger stack
+    (up to MOST_SHOWN counters, the last a "+N" for the rest) in rows below the id, each
+    counter inside the cell, as large as the cell's shape lets them be (`_rows`). An area
+    fills rows below its name."""
     if kind == "area":
         c = size
         gap = 3
@@ -578,7 +602,7 @@ def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: flo
             row, col = divmod(i, per_row)
             out.append((x - w + gap + c / 2 + col * (c + gap), top + c / 2 + row * (c + gap), c))
         return out
-    # a hex or square: one counter, two side by side, or blocks of 2 x 2 and 3 x 3, below the cell id
+    # a hex or square: one counter, or two side by side, below the cell id
     cy = y + h * 0.14
     m = max(w, h)
     if n == 1:
@@ -589,15 +613,75 @@ def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: flo
         # probe: two counters of a cell's width each stood half in the cells beside it)
         c = (m * 1.76 - gap) / 2
         return [(x - c / 2 - gap / 2, cy, c), (x + c / 2 + gap / 2, cy, c)]
-    k = 2 if n <= 4 else 3
-    c = (m * 1.76 - gap * (k - 1)) / k
-    count = min(n, k * k)
-    rows = (count + k - 1) // k
+    c, rows, top = _rows(min(n, MOST_SHOWN), round(w, 3), round(h, 3), kind, round(size, 3))
     out = []
-    for i in range(count):
-        row, col = divmod(i, k)
-        out.append((x + (col - (k - 1) / 2) * (c + gap), cy + (row - (rows - 1) / 2) * (c + gap), c))
+    for row, k in enumerate(rows):
+        ry = y + top + row * (c + gap) + c / 2
+        out += [(x + (col - (k - 1) / 2) * (c + gap), ry, c) for col in range(k)]
     return out
+
+
+MOST_SHOWN = 10   # counters a hex or square shows: dos stacks 3 divisions of 3 regiments and an HQ (7.1, 7.22)
+ID_BAND = 9.0     # the top of a hex or square its id takes, in pixels: an id is at most 9 px, its baseline 0.95 of it down
+
+
+@functools.lru_cache(maxsize=256)
+def _rows(n: int, w: float, h: float, kind: str, size: float) -> tuple[float, tuple[int, ...], float]:
+    """The largest counters n of them can be in a hex or square, in rows of them centred
+    one under the other below the cell id, each wholly inside the cell: (side, counters in
+    each row, the top of the first row below the cell's centre). Each way of parting n into
+    at most four rows is tried; a row's corners inside the cell, less a margin and the band
+    of its id at the top, bound the side (players' probe: of a dos stack of four, two stood
+    in the hexes below and over the id). A hex is pointy-topped if its inner box is wider
+    than high. The same sizes for every state: worked out once per cell shape."""
+    gap, margin = 1.5, max(1.0, size * 0.03)
+    if kind == "hex":
+        r = size - margin * 2 / math.sqrt(3)   # the hexagon inset by the margin
+        start = -30 if w > h else 0
+        corners = [(r * math.cos(math.radians(start + 60 * i)), r * math.sin(math.radians(start + 60 * i)))
+                   for i in range(6)]
+    else:
+        corners = [(-w + margin, -h + margin), (w - margin, -h + margin), (w - margin, h - margin),
+                   (-w + margin, h - margin)]
+    # the cell as half-planes a.x + b.y <= d, and the id's band: y >= its bottom
+    planes = []
+    for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1]):
+        a, b = y1 - y0, x0 - x1
+        d = a * x0 + b * y0
+        planes.append((a, b, d) if d >= 0 else (-a, -b, -d))
+    planes.append((0.0, -1.0, h - ID_BAND))
+
+    def top(rows: tuple[int, ...], c: float) -> float | None:
+        """Where the first row's top may go with counters of side c: the middle of what fits."""
+        lo, hi, dy = -math.inf, math.inf, 0.0
+        for k in rows:
+            half = (k * c + (k - 1) * gap) / 2
+            for px in (-half, half):
+                for py in (dy, dy + c):
+                    for a, b, d in planes:
+                        room = d - a * px
+                        if b > 1e-9:
+                            hi = min(hi, room / b - py)
+                        elif b < -1e-9:
+                            lo = max(lo, room / b - py)
+                        elif room < 0:
+                            return None
+            dy += c + gap
+        return (lo + hi) / 2 if lo <= hi else None
+
+    best = (0.0, (), 0.0)
+    for count in range(1, min(n, 4) + 1):
+        for cuts in itertools.combinations(range(1, n), count - 1):
+            bounds = (0,) + cuts + (n,)
+            rows = tuple(b - a for a, b in zip(bounds, bounds[1:]))
+            small, large = 0.0, 2.0 * size
+            for _ in range(24):   # the side that fits, to a thousandth of a cell
+                mid = (small + large) / 2
+                small, large = (mid, large) if top(rows, mid) is not None else (small, mid)
+            # the largest side; of sides alike to a hundredth of a pixel, fewer rows, the fuller on top
+            if (round(small, 2), -len(rows), rows) > (round(best[0], 2), -len(best[1]), best[1]):
+                best = (small, rows, top(rows, small))
+    return best
 
 
 def _symbol(kind: object, x: float, y: float, w: float, h: float, side: str) -> str:

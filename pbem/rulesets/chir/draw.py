@@ -185,7 +185,10 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
     order: a fire belongs to the attack of its number declared before it in the packet.
     Attack numbers start again each phase, so a packet may resolve the fire of an attack an
     earlier packet declared (in a secure game it waits for the next reveal) and then declare
-    a new attack of the same number: that fire is drawn from where its firers stand."""
+    a new attack of the same number: that fire is drawn from where its firers stand. Each arrow
+    names the side whose it is, whose counter colour marks where it starts, and a fire's result
+    names the side that fired: the firers may be gone from where the arrow starts (players'
+    probe, dos: an attack eliminated read as the enemy's, who had advanced into its hex)."""
     items: list[dict] = []
     declared: dict[int, tuple[dict, list[dict]]] = {}   # attack number -> (its event, its arrows)
     for e in events:
@@ -194,9 +197,11 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
             side = sc.side_of[e["units"][0]]
             items.append({"type": "arrow", "cells": _on_map(sc, e["path"]), "style": f"move-{side}", "side": side})
         elif kind in ("retreat", "advance") and len(e.get("path", ())) >= 2:
-            items.append({"type": "arrow", "cells": _on_map(sc, e["path"]), "style": kind})
+            items.append({"type": "arrow", "cells": _on_map(sc, e["path"]), "style": kind,
+                          "side": sc.side_of[e["units"][0]]})
         elif kind == "attack":
-            arrows = [{"type": "arrow", "cells": [h, e["target"]], "style": "attack"} for h in sorted(e["groups"])]
+            arrows = [{"type": "arrow", "cells": [h, e["target"]], "style": "attack", "side": e.get("side")}
+                      for h in sorted(e["groups"])]
             items += arrows
             declared[e["attack"]] = (e, arrows)
         elif kind == "fire" and e.get("target_hex") in sc.hexes:
@@ -206,23 +211,28 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
                 # fire (8.6) did not, and its arrow must not carry the result
                 fired = [a for a in arrows if a["cells"][0] in e.get("firer_hexes", ())] or arrows
                 if fired:
-                    fired[0]["text"] = _result(e)
+                    fired[0]["text"] = _said(e)
             elif attack is not None:
                 if e["target_hex"] != attack["target"]:
                     items.append({"type": "arrow", "cells": [attack["target"], e["target_hex"]],
-                                  "style": "defensive-fire", "text": _result(e)})
+                                  "style": "defensive-fire", "text": _said(e), "side": e.get("side")})
             else:
                 style = "attack" if e["fire"] == "offensive" else "defensive-fire"
-                shots = [{"type": "arrow", "cells": [h, e["target_hex"]], "style": style}
+                shots = [{"type": "arrow", "cells": [h, e["target_hex"]], "style": style, "side": e.get("side")}
                          for h in e.get("firer_hexes", ()) if h in sc.hexes and h != e["target_hex"]]
                 if shots:
-                    shots[0]["text"] = _result(e)
+                    shots[0]["text"] = _said(e)
                 items += shots
     return [a for a in items if len(a["cells"]) >= 2]
 
 
 def _on_map(sc: Scenario, path: list[str]) -> list[str]:
     return [h for h in path if h in sc.hexes]
+
+
+def _said(fire: dict) -> str:
+    """A fire's box: the side that fired and its result, "Soviet: 1-0 (die 2)"."""
+    return f"{fire['side'].capitalize()}: {_result(fire)}" if fire.get("side") else _result(fire)
 
 
 def _result(fire: dict) -> str:

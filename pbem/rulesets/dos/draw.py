@@ -72,7 +72,7 @@ STYLES = {
     "rail-move": {"stroke": "#0a8f8f", "width": 2.4, "dash": "2 2", "opacity": 0.9,
                   "legend": "used", "label": "Last packet: move by rail (6.3)"},
     "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9,
-               "legend": "used", "label": "Last packet: attack or overrun, with its odds, die and result (9.5)"},
+               "legend": "used", "label": "Last packet: attack or overrun, with the side that made it, its odds, die and result (9.5)"},
     "retreat": {"stroke": "#e07000", "width": 2.5, "dash": "6 3", "opacity": 0.95, "legend": "used", "label": "Last packet: retreat (9.7)"},
     "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9,
                 "legend": "used", "label": "Last packet: advance after combat (9.8)"},
@@ -252,50 +252,74 @@ def _stacks(sc: Scenario, rules: dict) -> list[dict]:
 
 
 def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
-    """The last packet's moves, rail moves, attacks with their results, retreats and advances."""
+    """The last packet's moves, rail moves, attacks with their results, retreats and advances.
+    Each arrow carries the nation of its units (the first named), whose counter colour marks
+    where it starts, and an attack's result names the side that attacked: its attackers may
+    be gone by the time it is drawn and the enemy stand in their hex (players' probe: a Soviet
+    1-2 eliminated at Ae, drawn from the hex German units had advanced into, read as a German
+    attack)."""
     items = []
-    attacks: dict[tuple, dict] = {}
+    attacks: dict[tuple, tuple[dict, str | None]] = {}   # targets -> (the first arrow, the attacking side)
     moved: dict[tuple, dict] = {}   # units -> the arrow of their last move, which a next leg extends
     for e in events:
         kind = e["type"]
         path = [h for h in e.get("path", ()) if h in sc.hexes]
+        units = list(e.get("units") or ([e["unit"]] if "unit" in e else []))
+        nation = {"side": sc.units[units[0]].nation} if units and units[0] in sc.units else {}
         if kind in ("move", "rail") and len(path) >= 2:
             side = e.get("side") or sc.side_of[e["units"][0]]
             style = "rail-move" if kind == "rail" else f"move-{side}"
-            units = tuple(e["units"])
-            before = moved.get(units)
+            before = moved.get(tuple(units))
             if before is not None and before["style"] == style and before["cells"][-1] == path[0]:
                 before["cells"] += path[1:]   # a move in legs (6.28): one arrow, one head where it ends
                 continue
-            moved[units] = {"type": "arrow", "cells": path, "style": style}
-            items.append(moved[units])
+            moved[tuple(units)] = {"type": "arrow", "cells": path, "style": style, **nation}
+            items.append(moved[tuple(units)])
         elif kind in ("retreat", "advance") and len(path) >= 2:
-            items.append({"type": "arrow", "cells": path, "style": kind})
+            items.append({"type": "arrow", "cells": path, "style": kind, **nation})
         elif kind == "attack":
-            arrows = []
-            for j, target in enumerate(e["targets"]):
-                for h in e.get("hexes", ()):
-                    if h != target and h in sc.hexes and sc.adjacent(sc.idx[h], sc.idx[target]):
-                        arrows.append({"type": "arrow", "cells": [h, target], "style": "attack"})
+            arrows = [{"type": "arrow", "cells": [h, target], "style": "attack", **nation}
+                      for target in e["targets"] for h in e.get("hexes", ())
+                      if h != target and h in sc.hexes and sc.adjacent(sc.idx[h], sc.idx[target])]
             items += arrows
             if arrows:
-                attacks[tuple(e["targets"])] = arrows[0]
+                attacks[tuple(e["targets"])] = arrows[0], e.get("side") or sc.side_of.get(units[0] if units else "")
         elif kind == "combat" and e.get("targets"):
-            # the die and, where Air Points shifted it (14.22), the row read: "6-1 die 6-1=5: D1"
-            die, row = e["die"], e.get("row", e["die"])
-            shifted = f"{row - die:+d}={row}" if row != die else ""
-            text = f"{e['column']} die {die}{shifted}: {e['result']}"
-            arrow = attacks.get(tuple(e["targets"]))
-            if arrow is not None:
-                arrow["text"] = text
-            else:   # the attack was declared in an earlier packet: its arrows drawn with this result
-                arrows = [{"type": "arrow", "cells": [h, target], "style": "attack"} for target in e["targets"]
-                          for h in e.get("hexes", ()) if h != target and h in sc.hexes and target in sc.hexes
-                          and sc.adjacent(sc.idx[h], sc.idx[target])]
-                if arrows:
-                    arrows[0]["text"] = text
-                    items += arrows
-                else:   # no attacker left beside it: the result at the top of its target, clear of the counters
-                    items.append({"type": "label", "cell": e["targets"][0], "text": text, "style": "name", "at": "top"})
+            declared = attacks.get(tuple(e["targets"]))
+            if declared is not None:
+                declared[0]["text"] = _result(e, declared[1])
+                continue
+            # the attack was declared in an earlier packet: its arrows drawn with this result
+            unit = _attacker(sc, e)
+            text = _result(e, sc.side_of[unit] if unit else None)
+            mark = {"side": sc.units[unit].nation} if unit else {}
+            arrows = [{"type": "arrow", "cells": [h, target], "style": "attack", **mark} for target in e["targets"]
+                      for h in e.get("hexes", ()) if h != target and h in sc.hexes and target in sc.hexes
+                      and sc.adjacent(sc.idx[h], sc.idx[target])]
+            if arrows:
+                arrows[0]["text"] = text
+                items += arrows
+            else:   # no attacker left beside it: the result at the top of its target, clear of the counters
+                items.append({"type": "label", "cell": e["targets"][0], "text": text, "style": "name", "at": "top"})
     return items
 
+
+def _attacker(sc: Scenario, combat: dict) -> str | None:
+    """The first unit a combat's attack strength counts (a division's first regiment for a
+    division counted whole, 7.21): whose attack it was, when no declaration in the packet says."""
+    for part in combat.get("attack_parts", ()):
+        name = str(part).split(" ", 1)[0]
+        uid = sc.divisions[name][0] if name in sc.divisions else name
+        if uid in sc.units:
+            return uid
+    return None
+
+
+def _result(combat: dict, side: str | None) -> str:
+    """An attack's result as its box says it: the side that attacked, an overrun as one (6.5),
+    the odds, the die and, where Air Points shifted it (14.22), the row read: "Soviet 1-2 die
+    6: Ae", "Axis overrun 6-1 die 6-1=5: D1"."""
+    die, row = combat["die"], combat.get("row", combat["die"])
+    shifted = f"{row - die:+d}={row}" if row != die else ""
+    who = " ".join(w for w in ((side or "").capitalize(), "overrun" if combat.get("kind") == "overrun" else "") if w)
+    return f"{who} {combat['column']} die {die}{shifted}: {combat['result']}".lstrip()

@@ -27,19 +27,19 @@ SIDE_STYLES = {
 }
 TERRAIN = {   # area features (K-TER-1): a fill without lines (3 x 3 stroked cells a square would double the PNG's time)
     "open": {"fill": "#f4f0dc", "label": "Open ground"},
-    "woods": {"fill": "#9fc787", "label": "Woods (K-TER-5)"},
-    "light-woods": {"fill": "#cde2b4", "label": "Light woods"},
+    "woods": {"fill": "#9fc787", "label": "Woods (K-TER-7)"},
+    "light-woods": {"fill": "#cde2b4", "label": "Light woods (K-TER-9)"},
     "bua": {"fill": "#d3ad88", "label": "Built-up area, a road to every face (K-TER-6)"},
-    "marsh": {"fill": "#b9d6d2", "label": "Marsh"},
-    "ridge": {"fill": "#e6d2a2", "label": "Ridge: high ground"},
-    "steep-ridge": {"fill": "#caa468", "label": "Steep ridge: high ground, vehicles by road"},
-    "impassable": {"fill": "#8f8f8f", "label": "Impassable"},
+    "marsh": {"fill": "#b9d6d2", "label": "Marsh (K-TER-8)"},
+    "ridge": {"fill": "#e6d2a2", "label": "Ridge: high ground (K-TER-4)"},
+    "steep-ridge": {"fill": "#caa468", "label": "Steep ridge: high ground, vehicles by road (K-TER-5)"},
+    "impassable": {"fill": "#8f8f8f", "label": "Impassable (K-TER-10)"},
 }
-LINEAR = {   # linear features along square edges (K-TER-1, K-TER-3)
-    "river": {"stroke": "#2f6fd0", "width": 6, "label": "River along a square edge"},
-    "stream": {"stroke": "#3f86e0", "width": 3.5, "label": "Stream along a square edge"},
-    "wadi": {"stroke": "#b08850", "width": 3.5, "dash": "6 3", "label": "Wadi along a square edge"},
-    "ditch": {"stroke": "#6a5a3a", "width": 3, "dash": "3 2", "label": "Ditch along a square edge"},
+LINEAR = {   # linear features along square edges (K-TER-1, K-TER-2)
+    "river": {"stroke": "#2f6fd0", "width": 6, "label": "River along a square edge (K-TER-2)"},
+    "stream": {"stroke": "#3f86e0", "width": 3.5, "label": "Stream along a square edge (K-TER-2)"},
+    "wadi": {"stroke": "#b08850", "width": 3.5, "dash": "6 3", "label": "Wadi along a square edge (K-TER-2)"},
+    "ditch": {"stroke": "#6a5a3a", "width": 3, "dash": "3 2", "label": "Ditch along a square edge (K-TER-2)"},
 }
 STYLES = {
     **TERRAIN,
@@ -248,7 +248,8 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
     Moves, assaults and Give Ground start at the side of the square they leave by (so two
     moves out of one square in opposite ways stay two arrows) and end in the middle of the
     square they reach, a unit's last move at the cell where it stands; fire goes from the
-    firer's cell to its target's, where they stood as the die was rolled."""
+    firer's cell to its target's, where they stood as the die was rolled. Each arrow names the
+    side whose it is, whose counter colour marks where it starts."""
     pieces = rules["pieces"]
     items = []
 
@@ -264,14 +265,16 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
             lead = pieces.get(e["units"][0])
             if last_move[e["units"][0]] == i and lead is not None and lead["sq"] == e["to"]:
                 cells[-1] = f"{lead['sq']}.{lead['cell']}"   # its last move ends where it stands, at its counter
-            items.append({"type": "arrow", "cells": cells, "style": f"move-{side}"})
+            items.append({"type": "arrow", "cells": cells, "style": f"move-{side}", "side": side})
         elif kind == "assault-declared":
             items.append({"type": "arrow", "cells": route([e["origin"], e["target"]]), "style": "assault",
-                          "text": f"CA {e['assault']}"})
+                          "text": f"CA {e['assault']}", "side": e.get("side") or sc.pieces[e["units"][0]].side})
         elif kind == "give-ground" and e.get("origin") != e.get("to"):
             path = [e["origin"]] + [s for s in e.get("path") or [e["to"]] if s != e["origin"]]
-            items.append({"type": "arrow", "cells": route(path), "style": "give-ground"})
+            items.append({"type": "arrow", "cells": route(path), "style": "give-ground",
+                          "side": e.get("side") or sc.pieces[e["unit"]].side})
         elif kind == "fire" and e.get("at") and e["at"][0] != e["at"][1]:
             # from where the firer stood to where the target stood as the die was rolled
-            items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "text": f"{e['effect']} ({e['die']})"})
+            items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "text": f"{e['effect']} ({e['die']})",
+                          "side": e.get("side") or sc.pieces[e["unit"]].side})
     return items
