@@ -48,7 +48,7 @@ def test_show_one_hex_and_one_unit():
 
 def test_show_diff_names_moves_and_the_turn():
     text = pbem("show", "--diff", "50", "59", str(EXAMPLE))
-    assert "- 21/24Pz (axis) moved from N0949 to N0848." in text
+    assert "- 21/24Pz (axis) advanced after combat from N0949 to N0848." in text
     assert "Now: Game-Turn 3 of 25" in text
 
 

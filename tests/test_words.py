@@ -568,7 +568,7 @@ def test_diff_says_an_elimination_an_advance_and_the_markers_of_an_attack(tmp_pa
 Changes from state 0 to state 3:
 - Now: Game turn 1 of 12, Soviet movement phase (before: Game turn 1 of 12, Soviet concentrated
   attack phase).
-- 333/1116 (soviet) moved from 3220 to 3320.
+- 333/1116 (soviet) advanced after combat from 3220 to 3320.
 - LW/I (german) is now eliminated; it was in 3320.
 - 333/1116 (soviet): Half Move, facing turned markers placed.
 - 333/1118 (soviet): Half Move marker placed.

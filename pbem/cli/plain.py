@@ -112,10 +112,12 @@ def show(game_dir: str, fmt: str = "text", as_json: bool = False, seq: int | Non
     as_json = as_json or fmt == "json"
     if diff:
         before, after = (describe.state_at(folder, n) for n in diff)
+        steps = describe.states_between(folder, *diff)   # where units went on the way, and how
         if as_json:
-            echo_json({"from": before["seq"], "to": after["seq"], "changes": describe.changes(folder.game, before, after)})
+            echo_json({"from": before["seq"], "to": after["seq"],
+                       "changes": describe.changes(folder.game, before, after, steps)})
         else:
-            echo("\n".join(describe.changes_text(folder.game, before, after)))
+            echo("\n".join(describe.changes_text(folder.game, before, after, steps)))
         return
     state = describe.state_at(folder, seq)
     if asked:

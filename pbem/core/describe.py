@@ -284,10 +284,22 @@ def look(game: Any, rules: dict, what: str, ident: str) -> list[str]:
 ORDER = ("turn", "move", "enter", "loss", "gain", "leave", "markers", "control", "fact")
 
 
-def changes(game: Any, before: dict, after: dict) -> list[dict]:
+def states_between(folder: Any, first: int, last: int) -> list:
+    """The states after state `first` up to state `last`, each with the events of the packet
+    that made it (checked as `state_at` checks a state): the way from one to the other, for
+    `changes`; none when `last` is not after `first`."""
+    from pbem.core.render import frames
+
+    return [frames.frame(folder, seq) for seq in range(first + 1, last + 1)]
+
+
+def changes(game: Any, before: dict, after: dict, steps: list | None = None) -> list[dict]:
     """What changed from state `before` to state `after`, as sentences with their data,
     ordered by kind (turn, moves, entries, losses, units leaving the map, markers,
-    control, the ruleset's facts such as VP) and within a kind by side and unit."""
+    control, the ruleset's facts such as VP) and within a kind by side and unit. With
+    `steps` (`states_between` them), a unit that left the map is said to have left it from
+    where it last stood, and one whose last step was an advance after combat to have
+    advanced; without, from where it stood in `before`, which is all two states tell."""
     a, b = _view(game, before["rules"]), _view(game, after["rules"])
     if a is None or b is None:
         return _summary_changes(game.summary(before["rules"]), game.summary(after["rules"]))
@@ -299,8 +311,10 @@ def changes(game: Any, before: dict, after: dict) -> list[dict]:
     units = sorted(set(a["units"]) & set(b["units"]),
                    key=lambda u: (sides.index(b["units"][u]["side"]) if b["units"][u]["side"] in sides else len(sides), u))
     noun = b.get("strength_in", "strength point")
+    ways = _ways(game, a, steps) if steps else {}
     for uid in units:
-        out += _unit_changes(uid, a["units"][uid], b["units"][uid], a.get("statuses", {}), b.get("statuses", {}), noun)
+        out += _unit_changes(uid, a["units"][uid], b["units"][uid], a.get("statuses", {}), b.get("statuses", {}), noun,
+                             ways.get(uid), before.get("seq"))
     out += _control_changes(a, b)
     before_facts = dict((label, value) for label, value in a.get("facts", []))
     for label, value in b.get("facts", []):
@@ -311,19 +325,49 @@ def changes(game: Any, before: dict, after: dict) -> list[dict]:
     return out
 
 
-def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun: str) -> list[dict]:
+def _ways(game: Any, first: dict, steps: list) -> dict[str, tuple[str, str | None]]:
+    """Where each unit last stood on the map over `steps` (frames, from the view `first` of the
+    state before them), with the cell it advanced after combat from if that is how it came
+    there, else None. Within a packet its events tell the way (an event with `units` or `unit`
+    and a `path`: a unit retreats, then is eliminated in the same packet); after it, the state
+    tells where each unit stands (players' probe: R/30, destroyed in N2047 after two retreats,
+    "was in N2150", where it stood ten states before)."""
+    ways: dict[str, tuple[str, str | None]] = {uid: (u["where"], None) for uid, u in first["units"].items()
+                                               if u["status"] == "map"}
+    for step in steps:
+        for e in step.events:
+            path, units = e.get("path"), e.get("units") or ([e["unit"]] if e.get("unit") else [])
+            if isinstance(path, list) and len(path) >= 2 and isinstance(units, list):
+                for uid in units:
+                    ways[str(uid)] = (str(path[-1]), str(path[0]) if e["type"] == "advance" else None)
+        for uid, u in (_view(game, step.state["rules"]) or {"units": {}})["units"].items():
+            if u["status"] == "map" and ways.get(uid, ("",))[0] != u["where"]:
+                ways[uid] = (u["where"], None)   # no event of the packet says how: it stands there
+    return ways
+
+
+def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun: str,
+                  way: tuple[str, str | None] | None = None, first: int | None = None) -> list[dict]:
     label = f"{uid} ({y['side']})"
     out = []
     on_x, on_y = x["status"] == "map", y["status"] == "map"
-    if on_x and on_y and x["where"] != y["where"]:
+    last, advanced = way if way is not None and way[0] else (x["where"] if on_x else None, None)
+    at = f" at state {first}" if first is not None else ""
+    if on_x and on_y and x["where"] != y["where"] and advanced and last == y["where"]:
+        out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"], "advanced_from": advanced,
+                    "text": f"{label} advanced after combat from {advanced} to {y['where']}"
+                            + (f"; it was in {x['where']}{at}." if advanced != x["where"] else ".")})
+    elif on_x and on_y and x["where"] != y["where"]:
         out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"],
                     "text": f"{label} moved from {x['where']} to {y['where']}."})
     elif not on_x and on_y:
         out.append({"kind": "enter", "unit": uid, "from": x["status"], "to": y["where"],
                     "text": f"{label} is now in {y['where']}; it was {words_x.get(x['status'], x['status'])}."})
     elif on_x and not on_y:
-        out.append({"kind": "leave", "unit": uid, "from": x["where"], "to": y["status"],
-                    "text": f"{label} is now {words_y.get(y['status'], y['status'])}; it was in {x['where']}."})
+        where = f"last in {last} (in {x['where']}{at})" if last != x["where"] else f"in {x['where']}"
+        out.append({"kind": "leave", "unit": uid, "from": last, "to": y["status"],
+                    **({"was": x["where"]} if last != x["where"] else {}),
+                    "text": f"{label} is now {words_y.get(y['status'], y['status'])}; it was {where}."})
     elif x["status"] != y["status"]:
         out.append({"kind": "leave", "unit": uid, "from": x["status"], "to": y["status"],
                     "text": f"{label} is now {words_y.get(y['status'], y['status'])}; "
@@ -370,8 +414,8 @@ def _summary_changes(x: dict, y: dict) -> list[dict]:
             for key in sorted(set(x) | set(y)) if x.get(key) != y.get(key)]
 
 
-def changes_text(game: Any, before: dict, after: dict) -> list[str]:
-    found = changes(game, before, after)
+def changes_text(game: Any, before: dict, after: dict, steps: list | None = None) -> list[str]:
+    found = changes(game, before, after, steps)
     head = f"Changes from state {before['seq']} to state {after['seq']}:"
     lines = [head]
     for change in found:
