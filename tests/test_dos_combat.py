@@ -607,3 +607,14 @@ def test_14_3_air_points_on_overruns_axis_only():
     ctx = play(rules, [{"type": "overrun", "units": ["6/3Pz"], "target": "N2245", "air": {"units": ["AirK/8"], "shift": -1}}],
                dice=[2])
     assert fight(ctx)["row"] == 1 and rules["air"] == {"AirK/8": 1}
+
+
+def test_9_69_a_unit_an_engaged_result_eliminates_is_eliminated_under_9_69():
+    """Players' probe: "4-1; die 6: Eng (9.5). R/30 eliminated (9.67)": the loss of an Engaged
+    result is 9.69's, not the A1/D1 choice of 9.67."""
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [3, 9]}, "G/57": {"hex": "N2246"},
+                                      "G/75": {"hex": "N2246"}, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["G/57", "G/75"])], dice=[4])
+    assert fight(ctx)["column"] == "2-1" and fight(ctx)["result"] == "Eng"
+    assert [(e["units"], e["rule"], e["text"]) for e in events_of(ctx, "eliminated")] == [
+        (["R/6"], "9.69", "R/6 eliminated (9.69).")]

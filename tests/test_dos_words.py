@@ -23,10 +23,10 @@ def pbem(*args: str, code: int = 0) -> str:
 def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
-    assert "VP as they stand (19.1): Axis 32, Soviet 175; Hitler Directive in force (16.0): F." in text
+    assert "VP as they stand (19.1): Axis 32, Soviet 177; Hitler Directive in force (16.0): A." in text
     board = pbem("show", str(EXAMPLE))
     # the phase as status says it (players' probe: show read "soviet interdiction", an internal word)
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0210 soviet: A/56 (3)12" in board
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0417 soviet: A/56 (3)12" in board
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
@@ -35,11 +35,11 @@ def test_show_one_hex_and_one_unit():
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
     front = pbem("show", "--hex", "N0849", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: 110/11Pz 2-13; 33/9Pz 4-13; G/387 9-9." in front
-    unit = pbem("show", "--unit", "R/159", str(EXAMPLE))
-    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/159 U-8" in unit
+    assert "On the Front Line of 28 June 1942" in front and "Units: 15/11Pz 4-13; Tr/1 truck." in front
+    unit = pbem("show", "--unit", "R/95", str(EXAMPLE))
+    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/95 U-8" in unit
     assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
-            "A/56, is 7 hexes away, rating 3 (12.12).") in unit.splitlines()
+            "A/56, is 15 hexes away, rating 3 (12.12).") in unit.splitlines()
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "G/82", str(EXAMPLE))
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "AirK/4", str(EXAMPLE))  # 14.11
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
@@ -47,15 +47,15 @@ def test_show_one_hex_and_one_unit():
 
 
 def test_show_diff_names_moves_and_the_turn():
-    text = pbem("show", "--diff", "50", "59", str(EXAMPLE))
-    assert "- 21/24Pz (axis) advanced after combat from N0949 to N0848." in text
-    assert "Now: Game-Turn 3 of 25" in text
+    text = pbem("show", "--diff", "5", "6", str(EXAMPLE))
+    assert "- 15/11Pz (axis) advanced after combat from N0850 to N0849." in text
+    assert "Now: Game-Turn 1 of 25 (28 Jun-4 Jul), axis Combat Phase" in text
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "26", "27", str(EXAMPLE))
-    assert "- G/385 (axis) lost 1 step: 3 of 4 left." in text
+    text = pbem("show", "--diff", "9", "10", str(EXAMPLE))
+    assert "- G/57 (axis) lost 1 step: 3 of 4 left." in text
     assert "strength point" not in text
 
 

@@ -780,7 +780,7 @@ def _auto_loss(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
         _loss_done(sc, rules, c, ctx)
         return True
     if total <= loss["left"]:
-        _eliminate(sc, rules, units, ctx, "9.67")
+        _eliminate(sc, rules, units, ctx, "9.69" if c["engaged"] else "9.67")   # an Engaged loss, or A1/D1's
         loss["left"] = 0
         _loss_done(sc, rules, c, ctx)
         return True
