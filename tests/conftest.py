@@ -1,6 +1,14 @@
+import gc
+
 import pytest
 
 from pbem import rulesets
+
+# The suite's processes let the garbage collector wait, as the command line does (pbem/entry.py),
+# if less long: pbem makes no reference cycles (tests/test_cycles.py, and every conformance game
+# checks its own), so most collections found nothing, and the suite spent about a twentieth of
+# its time on them (`.ci/run` is held to 3 minutes on a loaded 2-core machine).
+gc.set_threshold(100_000, 20, 20)
 
 
 def pytest_collection_modifyitems(items):

@@ -733,10 +733,12 @@ def test_an_attacks_result_is_written_where_it_covers_no_counter_and_not_its_own
     for ruleset, tenths in (("chir", 0), ("dos", 1)):
         f = frames.open_game(EXAMPLES[ruleset])
         labels = covering = own = 0
+        grid = None   # one map for every state, as a replay draws them (its outlines worked out once)
         for fr in frames.frames(f):
             scene = frames.scene(f, fr)
             if any(i["type"] == "arrow" and i.get("text") for i in scene["items"]):
-                drawn = svg.to_svg(scene)
+                grid = grid if grid is not None and grid[0] == scene["grid"] else (scene["grid"], scenes.Grid(scene["grid"]))
+                drawn = svg.draw(scene, grid=grid[1]).document()
                 n, bad = _overlapping(drawn)
                 labels, covering, own = labels + n, covering + bad, own + _covering_own_arrow(drawn)
         assert labels >= 20 and covering * 10 <= labels * tenths, (ruleset, labels, covering)
