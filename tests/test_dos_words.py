@@ -37,7 +37,9 @@ def test_show_one_hex_and_one_unit():
     front = pbem("show", "--hex", "N0849", str(EXAMPLE))
     assert "On the Front Line of 28 June 1942" in front and "Units: 15/11Pz 4-13; Tr/1 truck." in front
     unit = pbem("show", "--unit", "R/95", str(EXAMPLE))
-    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "R/95 U-8" in unit
+    assert "untried, drawn from the sov-rifle pool (13.0)" in unit and "Now: in N0131 (heavy-woods): R/95 U-8." in unit
+    # a unit in a city is said to be there (players' probe: one in Voronezh stood "in N0741 (clear)")
+    assert "Now: in N0840 (clear, Major city of Voronezh): GR/9 8-9-8." in pbem("show", "--unit", "GR/9", str(EXAMPLE))
     assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
             "A/56, is 15 hexes away, rating 3 (12.12).") in unit.splitlines()
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "G/82", str(EXAMPLE))

@@ -198,7 +198,10 @@ def look_unit(sc: Scenario, rules: dict, uid: str) -> list[str]:
         return lines
     h = st.hex_of(rules, uid)
     lost = st.lost(rules, uid)
-    lines.append(f"Now: in {h} ({sc.terrain_of[sc.idx[h]]}): {_unit_text(sc, rules, uid)}"
+    city = sc.city_of.get(sc.idx[h])   # players' probe: a unit in Voronezh stood "in N0741 (clear)"
+    where = sc.terrain_of[sc.idx[h]] + (f", {'Major' if city.cls == 'major' else 'Minor'} city of {city.name}"
+                                        if city else "")
+    lines.append(f"Now: in {h} ({where}): {_unit_text(sc, rules, uid)}"
                  + (f", {lost} step{'s' if lost > 1 else ''} lost (9.6)" if lost else "") + ".")
     if st.untried(sc, rules, uid):
         lines.append("Untried: its strength is revealed when it first fights (13.2).")
