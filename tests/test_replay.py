@@ -62,6 +62,30 @@ def test_every_step_carries_its_report_and_dice():
             assert f"after-action report, packet {fr.seq}" in step["report"]
 
 
+def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are_fair(tmp_path):
+    """Audience probe: the VP and the result were in the folded map key or on a long report's
+    last line, and a sandbox game's page read as a secure one's."""
+    from pbem.core import describe
+    from pbem.core.render import replay
+
+    f = frames.open_game(STALINGRAD)
+    page, _ = replay.page(f)
+    steps = data_of(page)["frames"]
+    for fr, step in zip(frames.frames(f), steps):
+        summary = f.game.summary(fr.state["rules"])
+        assert step["standing"] == " ".join(describe.now_lines(summary) + describe.score_lines(f.game, summary))
+    assert steps[-1]["standing"].startswith("Game over after turn 6 of 6. Result: Draw after turn 6: ")
+    keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in f.game.genesis["sides"])
+    assert (f'<p id="mode">A secure game: every packet is signed by its side\'s key ({keys}) and every die comes '
+            f"from dice chains both sides committed to before play; `pbem audit` of the game folder checks it all."
+            f"</p>") in page
+    from tests.support.games import sandbox
+
+    folder = sandbox(tmp_path / "sb", "stalingrad", seed="page")
+    assert ('<p id="mode">A sandbox game: its packets are unsigned and its dice come from the script or seed in its '
+            "genesis, which anyone could have chosen: not fair dice.</p>") in replay.page(folder)[0]
+
+
 def test_dice_rolled_together_say_once_what_they_decided():
     """A stalingrad combat rolls the attacker's and the defender's die, which decide one thing:
     the table says it by the last of them (audience probe: the same sentence twice)."""
@@ -143,6 +167,12 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
     browser.key("End", 35)
     assert browser.js("document.body.getAttribute('data-seq')") == str(last)
     assert units_in_dom(browser) == units_on_board(CHIR, last)
+    # where the game stands, in sight over the dice and the report (audience probe)
+    standing = browser.js("document.getElementById('standing').textContent")
+    assert standing == "Game turn 3 of 12, Soviet concentrated attack phase. VP if the game ended now (4.0): Soviet 13, " \
+        "German 35; the German line of communication to the Don is cut (4.3)." and browser.js(
+            "document.getElementById('standing').getBoundingClientRect().bottom") < browser.js(
+            "document.getElementById('report').getBoundingClientRect().top")
     report_last = browser.js("document.getElementById('report').textContent")
     assert f"after-action report, packet {last}" in report_last
     shot_last = browser.screenshot()

@@ -177,16 +177,33 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
     return info
 
 
-def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
-    summary, awaiting, you = info["summary"], info["awaiting"], info["you"]
-    mode = "sandbox game (unsigned packets, no fair dice)" if state["mode"] == "sandbox" else "secure game"
-    lines = [f"{game.ruleset.title}. Ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
-             f"state {state['seq']}."]
+def now_lines(summary: dict) -> list[str]:
+    """The turn and phase a ruleset's summary gives, and the result once there is one."""
+    lines = []
     now = summary.get("now") or ", ".join(f"{k} {summary[k]}" for k in ("turn", "phase") if summary.get(k) is not None)
     if now:
         lines.append(now[0].upper() + now[1:] + ".")
     if summary.get("result"):
         lines.append(f"Result: {summary['result'].rstrip('.')}.")
+    return lines
+
+
+def score_lines(game: Any, summary: dict) -> list[str]:
+    """The score as the ruleset words it, else each side's VP."""
+    score = summary.get("score")
+    if score:
+        return [score[0].upper() + score[1:] + "."]
+    if isinstance(summary.get("vp"), dict):
+        return ["VP: " + ", ".join(f"{side} {summary['vp'][side]}" for side in game.sides if side in summary["vp"]) + "."]
+    return []
+
+
+def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
+    summary, awaiting, you = info["summary"], info["awaiting"], info["you"]
+    mode = "sandbox game (unsigned packets, no fair dice)" if state["mode"] == "sandbox" else "secure game"
+    lines = [f"{game.ruleset.title}. Ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
+             f"state {state['seq']}."]
+    lines += now_lines(summary)
     lines.append(awaited_line(game, state, summary, you))
     for number, entry in enumerate(info["unapplied"]):
         path = Path(entry["path"])
@@ -226,11 +243,7 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         when = "wait for the dice of the next packet" if awaiting["waiting_for"] == "dice" else \
             "are applied as the game reaches them"
         lines.append(f"Queued orders ({per}) {when}:" + queued_list(state["queue"]))
-    score = summary.get("score")
-    if score:
-        lines.append(score[0].upper() + score[1:] + ".")
-    elif isinstance(summary.get("vp"), dict):
-        lines.append("VP: " + ", ".join(f"{side} {summary['vp'][side]}" for side in game.sides if side in summary["vp"]) + ".")
+    lines += score_lines(game, summary)
     if you is not None and awaiting["need"] is not None:
         lines.append(f"You play {you}: " + ("the next packet is yours (`pbem orders` writes a template of it, "
                                             "`pbem submit` signs and sends it)." if awaiting["packet_from"] == you

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pbem.core import report
+from pbem.core import describe, report
 from pbem.core.text import shown
 
 from . import frames, svg
@@ -52,6 +52,7 @@ SCRIPT = r"""
     });
     document.getElementById("where").textContent = "State " + f.seq + " of " + data.frames[data.frames.length - 1].seq;
     document.getElementById("heading").textContent = f.heading;
+    document.getElementById("standing").textContent = f.standing;
     document.getElementById("report").textContent = f.report;
     var dice = document.getElementById("dice");
     dice.textContent = "";
@@ -100,7 +101,10 @@ body.fit #map svg{width:100%;height:100%}
 h1{font-size:1.1em;margin:0 0 0.5em 0}
 h2{font-size:1em;margin:0.8em 0 0.3em 0}
 h3{font-size:0.95em;margin:0.8em 0 0.3em 0}
-pre{white-space:pre-wrap;font-size:0.85em;line-height:1.35}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.85em;line-height:1.35}
+h1,#mode{overflow-wrap:anywhere}
+#mode{font-size:0.85em;color:#4a4538;margin:0 0 0.4em 0}
+#standing{font-weight:bold;margin:0.2em 0 0.4em 0}
 @media (max-width:900px){body{flex-direction:column}#map{flex:0 0 55%;height:55%}
 #side{flex:1 1 auto;height:auto;min-height:0;border-left:none;border-top:1px solid #c4bea4}}
 table{border-collapse:collapse;font-size:0.85em;width:100%;table-layout:fixed}
@@ -175,8 +179,9 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         '<input id="slider" type="range" min="0" value="0" aria-label="State">'
         '<div class="keys">Keys: &#8592; &#8594; step, Home and End jump.</div></div>\n'
         f"<h1>{title}</h1>\n"
+        f'<p id="mode">{svg.text_of(_fairness(g))}</p>\n'
         f'<details id="key"><summary>Map key: the turn, the compass and the legend</summary>\n{key}\n</details>\n'
-        '<h2 id="heading"></h2>\n'
+        '<h2 id="heading"></h2>\n<p id="standing"></p>\n'
         '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr><th>Die</th><th>Roll (its label in '
         'the audit)</th><th>What it decided</th></tr></thead><tbody id="dice"></tbody></table>\n'
         '<h3>Report</h3><pre id="report"></pre>\n</div>\n'
@@ -202,7 +207,22 @@ def _step(g: Any, fr: frames.Frame) -> dict:
                    next((x["text"] for x in fr.events[i + 1:] if x["type"] != "roll"), ""))
         value = e["value"] + 1 if e.get("among") else e["value"]
         dice.append({"value": str(value), "label": shown(str(e.get("label", ""))), "decides": shown(decides)})
-    return {"seq": fr.seq, "heading": heading, "report": text, "dice": dice}
+    # where the game stands, always in sight (audience probe: the VP and the result were in the
+    # folded map key, or on the last line of a long report)
+    summary = g.summary(fr.state["rules"])
+    standing = " ".join(describe.now_lines(summary) + describe.score_lines(g, summary))
+    return {"seq": fr.seq, "heading": heading, "standing": shown(standing), "report": text, "dice": dice}
+
+
+def _fairness(g: Any) -> str:
+    """What the page's game shows of who sent its packets and of its dice (audience probe: a
+    sandbox game's page and a secure one's read the same)."""
+    if not g.secure:
+        return ("A sandbox game: its packets are unsigned and its dice come from the script or seed in its genesis, "
+                "which anyone could have chosen: not fair dice.")
+    keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in g.genesis["sides"])
+    return (f"A secure game: every packet is signed by its side's key ({keys}) and every die comes from dice chains "
+            f"both sides committed to before play; `pbem audit` of the game folder checks it all.")
 
 
 def _json(data: Any) -> str:
