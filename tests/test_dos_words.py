@@ -51,6 +51,7 @@ def test_show_one_hex_and_one_unit():
 def test_show_diff_names_moves_and_the_turn():
     text = pbem("show", "--diff", "5", "6", str(EXAMPLE))
     assert "- 15/11Pz (axis) advanced after combat from N0850 to N0849." in text
+    assert "- C/32 (soviet) retreated from N0849 to N0749." in text   # players' probe: a retreat "moved"
     assert "Now: Game-Turn 1 of 25 (28 Jun-4 Jul), axis Combat Phase" in text
 
 

@@ -338,21 +338,25 @@ def changes(game: Any, before: dict, after: dict, steps: list | None = None) -> 
     return out
 
 
-def _ways(game: Any, first: dict, steps: list) -> dict[str, tuple[str, str | None]]:
+_AFTER_COMBAT = {"advance": "advanced after combat", "retreat": "retreated"}
+
+
+def _ways(game: Any, first: dict, steps: list) -> dict[str, tuple[str, tuple[str, str] | None]]:
     """Where each unit last stood on the map over `steps` (frames, from the view `first` of the
-    state before them), with the cell it advanced after combat from if that is how it came
-    there, else None. Within a packet its events tell the way (an event with `units` or `unit`
-    and a `path`: a unit retreats, then is eliminated in the same packet); after it, the state
-    tells where each unit stands (players' probe: R/30, destroyed in N2047 after two retreats,
-    "was in N2150", where it stood ten states before)."""
-    ways: dict[str, tuple[str, str | None]] = {uid: (u["where"], None) for uid, u in first["units"].items()
-                                               if u["status"] == "map"}
+    state before them), with (the cell it came from, how) if it came there by an advance after
+    combat or a retreat, else None. Within a packet its events tell the way (an event with
+    `units` or `unit` and a `path`: a unit retreats, then is eliminated in the same packet);
+    after it, the state tells where each unit stands (players' probe: R/30, destroyed in N2047
+    after two retreats, "was in N2150", where it stood ten states before; a retreat "moved")."""
+    ways: dict[str, tuple[str, tuple[str, str] | None]] = {uid: (u["where"], None) for uid, u in first["units"].items()
+                                                           if u["status"] == "map"}
     for step in steps:
         for e in step.events:
             path, units = e.get("path"), e.get("units") or ([e["unit"]] if e.get("unit") else [])
             if isinstance(path, list) and len(path) >= 2 and isinstance(units, list):
+                how = (str(path[0]), _AFTER_COMBAT[e["type"]]) if e["type"] in _AFTER_COMBAT else None
                 for uid in units:
-                    ways[str(uid)] = (str(path[-1]), str(path[0]) if e["type"] == "advance" else None)
+                    ways[str(uid)] = (str(path[-1]), how)
         for uid, u in (_view(game, step.state["rules"]) or {"units": {}})["units"].items():
             if u["status"] == "map" and ways.get(uid, ("",))[0] != u["where"]:
                 ways[uid] = (u["where"], None)   # no event of the packet says how: it stands there
@@ -360,16 +364,18 @@ def _ways(game: Any, first: dict, steps: list) -> dict[str, tuple[str, str | Non
 
 
 def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun: str,
-                  way: tuple[str, str | None] | None = None, first: int | None = None) -> list[dict]:
+                  way: tuple[str, tuple[str, str] | None] | None = None, first: int | None = None) -> list[dict]:
     label = f"{uid} ({y['side']})"
     out = []
     on_x, on_y = x["status"] == "map", y["status"] == "map"
-    last, advanced = way if way is not None and way[0] else (x["where"] if on_x else None, None)
+    last, how = way if way is not None and way[0] else (x["where"] if on_x else None, None)
     at = f" at state {first}" if first is not None else ""
-    if on_x and on_y and x["where"] != y["where"] and advanced and last == y["where"]:
-        out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"], "advanced_from": advanced,
-                    "text": f"{label} advanced after combat from {advanced} to {y['where']}"
-                            + (f"; it was in {x['where']}{at}." if advanced != x["where"] else ".")})
+    if on_x and on_y and x["where"] != y["where"] and how and last == y["where"]:
+        came, verb = how
+        field = "advanced_from" if verb.startswith("advanced") else "retreated_from"
+        out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"], field: came,
+                    "text": f"{label} {verb} from {came} to {y['where']}"
+                            + (f"; it was in {x['where']}{at}." if came != x["where"] else ".")})
     elif on_x and on_y and x["where"] != y["where"]:
         out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"],
                     "text": f"{label} moved from {x['where']} to {y['where']}."})
