@@ -42,7 +42,7 @@ def handshake(run, red_key="keys/red", blue_key="keys/blue", red="red-folder", b
     # without --key, the joiner's folder (his join.yaml) tells his side (players' probe)
     assert "is ready" in out and out.splitlines()[-1] == (
         f"first packet: from red, your opponent; you play blue: `pbem adjudicate {blue} PACKET` for each packet red "
-        f"sends, then `pbem orders {blue} --side blue --key YOUR_KEY` for yours")
+        f"sends, then `pbem orders {blue} --key YOUR_KEY` for yours")
 
 
 @pytest.fixture
@@ -112,7 +112,7 @@ def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_
     template = run("orders", "blue-folder", "--side", "blue").output
     assert "# Not your packet yet" not in template and "packet 2\n" in template
     again = run("join", "blue-folder", "red-folder/game.yaml").output   # a join re-run in play changes nothing
-    assert again.splitlines()[-1] == "next packet (2): from you (blue): `pbem orders blue-folder --side blue --key YOUR_KEY`"
+    assert again.splitlines()[-1] == "next packet (2): from you (blue): `pbem orders blue-folder --key YOUR_KEY`"
     assert "#  absorb: target" in template
     write("t2.yaml", template.replace("#  absorb: target", "  absorb: strongest"))
     run("submit", "blue-folder", "t2.yaml", "--key", "keys/blue")
@@ -806,4 +806,4 @@ def test_the_joiner_with_his_key_is_told_his_side_and_what_comes_first(run, tmp_
     out = run("join", "blue-folder", "red-folder/game.yaml", "--key", "keys/blue").output
     assert out.splitlines()[-1] == (
         "first packet: from red, your opponent; you play blue: `pbem adjudicate blue-folder PACKET` for each packet "
-        "red sends, then `pbem orders blue-folder --side blue --key keys/blue` for yours")
+        "red sends, then `pbem orders blue-folder --key keys/blue` for yours")

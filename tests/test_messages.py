@@ -330,12 +330,12 @@ def test_the_joiner_is_told_what_he_does_next_for_his_own_side(tmp_path, monkeyp
         "keys/red", "--created", "2026-11-29T10:00:00Z")
     run("join", "b", "r/proposal.yaml", "--key", "keys/blue")
     assert run("join", "r", "b/join.yaml", "--key", "keys/red").splitlines()[-1] == \
-        "first packet: from you (red): `pbem orders r --side red --key keys/red`"
+        "first packet: from you (red): `pbem orders r --key keys/red`"
     assert run("join", "b", "r/game.yaml").splitlines()[-1] == (
         "first packet: from red, your opponent; you play blue: `pbem adjudicate b PACKET` for each packet red sends, "
-        "then `pbem orders b --side blue --key YOUR_KEY` for yours")
+        "then `pbem orders b --key YOUR_KEY` for yours")
     assert run("join", "r", "r/game.yaml").splitlines()[-1] == \
-        "first packet: from you (red): `pbem orders r --side red --key YOUR_KEY`"
+        "first packet: from you (red): `pbem orders r --key YOUR_KEY`"
     assert run("join", "s", "r/game.yaml").splitlines()[-1] == (
-        "first packet: from red (the player of red: `pbem orders s --side red --key KEY`; anyone following the "
+        "first packet: from red (the player of red: `pbem orders s --key KEY`; anyone following the "
         "game: `pbem adjudicate s PACKET` for each packet, in order)")

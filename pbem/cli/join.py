@@ -60,14 +60,14 @@ def _next_packet(game_dir: str, folder, key, key_file: str | None) -> str | None
     which = "first packet" if seq == 0 else f"next packet ({seq + 1})"   # a folder already in play
     you = (None if not folder.game.secure else _side(folder.game.genesis, key) if key is not None
            else _own_side(Path(game_dir), folder.game.genesis))
-    yours = f"`pbem orders {game_dir} --side {you} --key {key_file or 'YOUR_KEY'}`"
+    yours = f"`pbem orders {game_dir} --key {key_file or 'YOUR_KEY'}`"   # the key tells the side (probe)
     if you is not None and you != sender:   # the opponent's packet comes first (players' probe)
         return (f"{which}: from {sender}, your opponent; you play {you}: `pbem adjudicate {game_dir} PACKET` for "
                 f"each packet {sender} sends, then {yours} for yours")
     if you is not None:
         return f"{which}: from you ({you}): {yours}"
-    return (f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} --side {sender} --key "
-            f"KEY`; anyone following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
+    return (f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} --key KEY`; anyone "
+            f"following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
 
 
 def _own_side(folder: Path, genesis: dict) -> str | None:
