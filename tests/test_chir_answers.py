@@ -100,3 +100,18 @@ def test_only_narrows_the_answers_listed_not_the_answer_filled_in(tmp_path):
     listed = [yaml.safe_load(line) for line in re.findall(r"^#   - (.*)$", text, re.M)]
     assert listed == [{"type": "fire", "target": other, "decision": "2.1/defensive-fire"}]
     assert yaml.safe_load(text.split("\norders:\n")[1].split("\n")[0][4:]) == dict(default, decision="2.1/defensive-fire")
+
+
+def test_show_unit_says_a_unit_that_attacked_may_not_attack_again():
+    """Players' probe: `show --unit` read "attacked in this concentrated attack phase (9.1); may
+    attack in this concentrated attack phase (9.1)", though 9.1 allows one attack a phase."""
+    from pathlib import Path
+
+    from pbem.core import describe, game
+    from pbem.rulesets.chir import report as chir_report
+
+    folder = game.open_folder(Path(__file__).resolve().parents[1] / "examples" / "chir-demo")
+    rules = describe.state_at(folder, 2)["rules"]
+    assert "258/b" in rules["ps"]["eligible"]   # eligible as the phase began, and it attacked since
+    assert "This phase: attacked in this concentrated attack phase (9.1)." in chir_report.look_unit(
+        folder.game.scenario, rules, "258/b")

@@ -313,7 +313,7 @@ def look_unit(sc: Scenario, rules: dict, uid: str) -> list[str]:
         flags.append("attacked in this concentrated attack phase (9.1)")
     if st.marked(rules, "manoeuvre-attacked", uid):
         flags.append("made a manoeuvre attack this movement phase (9.2)")
-    if uid in rules["ps"]["eligible"]:
+    if uid in rules["ps"]["eligible"] and not st.marked(rules, "attacked", uid):   # once a phase (9.1): not both
         flags.append("may attack in this concentrated attack phase (9.1)")
     if flags:
         lines.append("This phase: " + "; ".join(flags) + ".")
