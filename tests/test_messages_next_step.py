@@ -371,3 +371,28 @@ def test_a_correction_dropped_with_the_void_order_it_corrects_is_said_and_repeat
         "orders 3 to 5 of packet 6 are dropped unapplied with the void order 2 of your packet 5 (standing order "
         "on_void: stop); under `policies: {on_void: skip}`, given in this packet, a void order drops only itself, and "
         "your other orders queued before these apply first"]
+
+
+def test_what_the_rules_warn_of_is_foreseen_for_orders_that_wait_for_dice(tmp_path):
+    """Players' probe (chir): a move over the stacking limit queued behind an attack that waited
+    for dice was foreseen silently, and its unit removed by the standing order when it took
+    effect; the same move alone was warned of. The look ahead's imagined play is shown to the
+    ruleset's cautions as the real one is."""
+    match = Match(tmp_path, "duel", key_seed="fore")
+    state = match.state("red")
+    fire = next(o for o in match.game.legal_orders(state["rules"], match.game.next_step(state["rules"]))
+                if o["type"] == "fire")
+    seen = []
+
+    def cautions(scenario, rules, events, side, queued):   # as a ruleset's, of what its rules did
+        seen.append([e["type"] for e in events])
+        return [f"{sum(e['type'] == 'roll' for e in events)} die rolled for {side}"] if events else []
+
+    g = match.game._replace(ruleset=match.game.ruleset._replace(cautions=cautions))
+    from pbem.core.submit import foresee
+
+    tried = submit_orders(match.folders["red"], [fire], None, key=match.keys["red"], sent=SENT, dry_run=True)
+    assert tried.state["awaiting"]["waiting_for"] == "dice"   # the first packet's segment rolls nothing
+    assert foresee(g, tried.state, "red", match.folders["red"]) == ["once the dice come (imagined here): 1 die rolled "
+                                                                    "for red"]
+    assert "roll" in seen[-1]

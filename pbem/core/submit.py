@@ -359,14 +359,18 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
         except Exception:
             pass   # no further than the openings, as without the folder
         return {e["index"]: e["text"] for e in events
-                if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]}, after
+                if e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]}, after, events
 
     looked = voids("foresee")
     if looked is None:
         return []
-    first, after = looked
+    first, after, events = looked
     second = voids("foresee-2") if first else None   # a second roll only where the first voids an order
-    return (void_words(first, second[0] if second else {}) if first else []) + unlooked(g, after, side, state["seq"])
+    # what the rules do once the dice come, as they do at once (players' probe: a move over the
+    # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
+    later = [f"once the dice come (imagined here): {caution}"
+             for caution in g.cautions(after["rules"], events, side, still_queued(after, side, state["seq"]))]
+    return (void_words(first, second[0] if second else {}) if first else []) + later + unlooked(g, after, side, state["seq"])
 
 
 def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dict]:
