@@ -368,8 +368,8 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     second = voids("foresee-2") if first else None   # a second roll only where the first voids an order
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
     # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
-    later = [f"once the dice come (imagined here): {caution}"
-             for caution in g.cautions(after["rules"], events, side, still_queued(after, side, state["seq"]))]
+    # (of what the imagined play did: the orders still queued are spoken of by the real warnings)
+    later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])]
     return (void_words(first, second[0] if second else {}) if first else []) + later + unlooked(g, after, side, state["seq"])
 
 
