@@ -115,3 +115,21 @@ def test_show_unit_says_a_unit_that_attacked_may_not_attack_again():
     assert "258/b" in rules["ps"]["eligible"]   # eligible as the phase began, and it attacked since
     assert "This phase: attacked in this concentrated attack phase (9.1)." in chir_report.look_unit(
         folder.game.scenario, rules, "258/b")
+
+
+def test_the_score_names_the_level_of_victory_the_vp_give():
+    """Audience probe: "VP if the game ended now (4.0): Soviet 13, German 35" left the reader to
+    work out a German Brilliant victory (4.5); a half point counts down, 0-4 is a Draw."""
+    from pbem import rulesets
+    from pbem.core import genesis
+    from pbem.core.game import open_genesis
+    from pbem.rulesets.chir.report import score_text
+
+    sc = open_genesis(genesis.sandbox(rulesets.get("chir"), {"seed": "x"}, created="2026-11-29T10:00:00Z")).scenario
+    now = {"phase": "attack"}
+    assert score_text(sc, {"halves": {"soviet": 20, "german": 29}, "line": True}, now) == (
+        "VP if the game ended now (4.0): Soviet 10, German 14.5, a draw, 4 apart (4.5); the German line of "
+        "communication to the Don is open (4.3)")
+    assert score_text(sc, {"halves": {"soviet": 40, "german": 20}, "line": False}, {"phase": "over"}) == (
+        "VP at the end (4.0): Soviet 20, German 10, a Soviet narrow victory by 10 (4.5); the German line of "
+        "communication to the Don is cut (4.3)")

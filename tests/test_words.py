@@ -111,7 +111,8 @@ def test_status_of_a_fresh_game(chir_fresh):
     m, root = chir_fresh
     common = [head(m, 0), "Game turn 1 of 12, Soviet concentrated attack phase.",
               "Awaited: " + CHIR_FRESH_AWAITED.format(you=""), "No packet yet: german sends packet 1.",
-              "VP if the game ended now (4.0): Soviet 5, German 40; the German line of communication to the Don is "
+              "VP if the game ended now (4.0): Soviet 5, German 40, a German brilliant victory by 35 (4.5); the German "
+              "line of communication to the Don is "
               "open (4.3)."]
     assert lines(run("status", root / "german")) == common
     mine = run("status", root / "german", "--key", root / "german-key.pub")
@@ -136,7 +137,8 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
                 f"Awaited since packet 3 from german {SENT}; soviet's last packet: 2 {SENT}.",
                 "Queued orders (soviet 1) are applied as the game reaches them: soviet order 2 of packet 2 (end "
                 "phase=attack).",
-                "VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don "
+                "VP if the game ended now (4.0): Soviet 6, German 40, a German brilliant victory by 34 (4.5); the German "
+                "line of communication to the Don "
                 "is open (4.3)."]
     assert lines(run("status", root / "german")) == expected
     # the report of the packet that led here ends with the same words
@@ -162,7 +164,8 @@ def test_status_of_a_finished_game(chir_over):
                 "Result: Game over after GT 12: Soviet 5.5 VP, German 42 VP; difference 36: german Brilliant victory.",
                 "The game is over: no packet is awaited.",
                 f"Last packet: 1 from german {SENT}; soviet's last packet: none yet.",
-                "VP at the end (4.0): Soviet 5.5, German 42; the German line of communication to the Don is open (4.3)."]
+                "VP at the end (4.0): Soviet 5.5, German 42, a German brilliant victory by 36 (4.5); the German line of "
+                "communication to the Don is open (4.3)."]
     assert lines(run("status", root / "soviet")) == expected
     assert lines(run("status", root / "soviet", "--key", root / "soviet-key.pub")) == expected + ["You played soviet."]
 
@@ -178,7 +181,7 @@ def test_status_refuses_a_key_of_no_side(chir_fresh, tmp_path):
 
 CHIR_BOARD_3 = """\
 48th Panzer Korps: Battles on the River Chir. Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.
-VP if the game ended now (4.0): Soviet 6, German 40; the German line of communication to the Don is open (4.3).
+VP if the game ended now (4.0): Soviet 6, German 40, a German brilliant victory by 34 (4.5); the German line of communication to the Don is open (4.3).
   Soviet 1 VP: LW/I lost 2 (4.1)
   Soviet 5 VP: Novomaksimovskiy (4.2)
   German 5 VP: Oblivskaya (4.2)

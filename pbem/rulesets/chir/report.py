@@ -49,7 +49,7 @@ def summary(sc: Scenario, rules: dict) -> dict:
         "winner": result["winner"] if result else None,
         "level": result["level"] if result else None,
         "now": now_text(sc, rules),
-        "score": score_text(score, rules),
+        "score": score_text(sc, score, rules),
         "decision": decision_text(sc, rules),
     }
 
@@ -68,10 +68,15 @@ def now_text(sc: Scenario, rules: dict) -> str:
     return text
 
 
-def score_text(score: dict, rules: dict) -> str:
+def score_text(sc: Scenario, score: dict, rules: dict) -> str:
+    """The VP, the level of victory they give (4.5: audience probe, "Soviet 13, German 35" left
+    the reader to work out a 22-point Brilliant victory) and the line of communication."""
     halves = score["halves"]
     when = "at the end (4.0)" if rules["phase"] == "over" else "if the game ended now (4.0)"
-    return (f"VP {when}: Soviet {vp_text(halves['soviet'])}, German {vp_text(halves['german'])}; "
+    lv = victory.level(sc, halves)
+    level = (f"a {side_name(lv['winner'])} {lv['level'][0].lower()}{lv['level'][1:]} by {lv['difference']}"
+             if lv["winner"] else f"a {lv['level'].lower()}, {lv['difference']} apart")
+    return (f"VP {when}: Soviet {vp_text(halves['soviet'])}, German {vp_text(halves['german'])}, {level} (4.5); "
             f"the German line of communication to the Don is {'open' if score['line'] else 'cut'} (4.3)")
 
 
