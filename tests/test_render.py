@@ -351,9 +351,16 @@ def test_stalingrad_picture_says_the_turn_as_status_does_and_a_combats_dice_by_s
     assert scene["caption"][0] == f.game.summary(frame.state["rules"])["now"]
     combat = next(e for e in frame.events if e["type"] == "combat")
     att, foe = combat["attacker"], combat["defender"]
-    marks = [i["text"] for i in scene["items"] if i.get("style") == "combat"]
-    assert marks[0] == (f"{att.capitalize()} die {combat['dice'][att]}, {foe.capitalize()} die {combat['dice'][foe]}; "
-                        f"losses {att.capitalize()} {combat['loss'][att]}, {foe.capitalize()} {combat['loss'][foe]}")
+    marks = [i for i in scene["items"] if i.get("style") == "combat"]
+    text = (f"{att.capitalize()} attack: die {combat['dice'][att]} vs {combat['dice'][foe]}; loss points due: "
+            f"{att.capitalize()} {combat['loss'][att]}, {foe.capitalize()} {combat['loss'][foe]}")
+    assert marks[0]["text"] == text   # whose attack, and points due, not losses taken (audience probe)
+    # its words begin in its own area, not in the one left of it (audience probe)
+    grid = scenes.Grid(scene["grid"])
+    ox = svg.MARGIN - grid.box[0]
+    x = float(re.search(r'<text x="([-0-9.]+)"[^>]*>' + re.escape(text) + "</text>", svg.to_svg(scene)).group(1))
+    cx, _ = grid.centre(marks[0]["cell"])
+    assert x - len(text) * 8 * svg.CHAR / 2 >= cx + ox - grid.extent(marks[0]["cell"])[0] - 1
     last = st_draw.draw(f.game.scenario, f.state["rules"], [])
     assert last["caption"][0] == "Game over after turn 6 of 6"
 

@@ -389,8 +389,10 @@ class _Painter:
         if item.get("text"):   # under the mark if that covers no counter, else below or inside the foot of its cell
             size = 8
             bw = len(str(item["text"])) * size * CHAR + 4
-            spots = [(mx, my + r + size), (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3),
-                     (mx + bw / 2 - r, my + r + size)]
+            # beginning under the mark, so that it runs into its own cell, not the one left of it
+            # (audience probe: a stalingrad combat's words stood in the neighbouring area)
+            spots = [(x - w + 2 + bw / 2, my + r + size), (x, y + h + size + 2), (x, y + h - size * 1.6),
+                     (x, y - h - 3), (mx, my + r + size)]
             tx, ty = self.free_spot(spots, bw, size * 1.3, size)
             out += _text(tx, ty, item["text"], size, "i-name halo", bold=True)
         return [f"<g>{out}</g>"]

@@ -127,7 +127,9 @@ def _events(sc, events: list[dict]) -> list[dict]:
             items.append({"type": "mark", "cell": e["area"], "symbol": "in", "style": "reinforce"})
         elif kind == "combat" and e.get("area") in sc.areas:
             att, foe = e["attacker"], e["defender"]
-            text = (f"{att.capitalize()} die {e['dice'][att]}, {foe.capitalize()} die {e['dice'][foe]}; losses "
+            # whose attack, and the loss points each side is due (audience probe: "losses German 2" read as
+            # two losses taken, where the report took one of the two points due)
+            text = (f"{att.capitalize()} attack: die {e['dice'][att]} vs {e['dice'][foe]}; loss points due: "
                     f"{att.capitalize()} {e['loss'][att]}, {foe.capitalize()} {e['loss'][foe]}")
             items.append({"type": "mark", "cell": e["area"], "symbol": "star", "style": "combat", "text": text})
     return _unique(items)
