@@ -158,6 +158,20 @@ def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
     return f"there is no unit {text}" + (f" (did you mean {guess}?)" if guess else "")
 
 
+def no_unit_as_written(ids: Sequence[str], uid: object) -> str:
+    """`no_unit` as pbem 0.10.0 worked it out (same letters in another case, else the closest,
+    an id the text begins with first), for a ruleset whose reports were written with it: the
+    suggestion reaches a report as a void order's reason, and an audit compares the reports,
+    so a ruleset moves to `no_unit` in a release of its own (chir 1.7.0 is still here)."""
+    from difflib import get_close_matches
+
+    text = str(uid)
+    same = [u for u in ids if u.lower() == text.lower()]
+    close = same or sorted(get_close_matches(text, list(ids), n=4, cutoff=0.75),
+                           key=lambda u: not text.startswith(u))[:1]
+    return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
+
+
 def _closest(text: str, ids: Sequence[str]) -> str | None:
     """The id of `ids` closest to `text` (look-alike characters taken as one), None if none is
     close; among the four closest, one `text` begins with first."""

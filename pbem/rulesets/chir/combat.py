@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from pbem.core.text import counted, no_unit
+from pbem.core.text import counted, no_unit_as_written
 
 from ..base import IllegalOrder
 from . import artillery, removal, retreat
@@ -322,8 +322,7 @@ def _groups(sc: Scenario, rules: dict, side: str, uids: list[str], target: str, 
     for uid in uids:
         u = sc.units.get(uid) if isinstance(uid, str) else None
         if u is None:
-            mine = [v for v in sc.unit_ids if sc.side_of[v] == side and st.on_map(rules, v)]
-            raise IllegalOrder("9.1", f"{text}: {no_unit(sc.unit_ids, uid, mine)}", None)
+            raise IllegalOrder("9.1", f"{text}: {no_unit_as_written(sc.unit_ids, uid)}", None)
         h = st.hex_of(rules, uid)
         if u.side != side or h is None:
             raise IllegalOrder("9.1", f"{text}: {uid} is not a {side} unit on the map", None)

@@ -6,7 +6,7 @@ import heapq
 from functools import cached_property
 from weakref import WeakKeyDictionary
 
-from pbem.core.text import no_unit
+from pbem.core.text import no_unit_as_written
 
 from ..base import IllegalOrder
 from . import board as bd
@@ -36,8 +36,7 @@ def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, s
     """None if the unit may start a move now, else (rule, reason)."""
     u = sc.units.get(uid) if isinstance(uid, str) else None
     if u is None:
-        return "8.0", no_unit(sc.unit_ids, uid, [v for v in sc.unit_ids
-                                                 if sc.side_of[v] == side and st.on_map(rules, v)])
+        return "8.0", no_unit_as_written(sc.unit_ids, uid)
     if u.side != side:
         return "8.0", f"{uid} is not a {side} unit"
     if not st.on_map(rules, uid):
