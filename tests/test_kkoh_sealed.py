@@ -412,5 +412,8 @@ def test_a_template_whose_reveal_comes_to_the_senders_sealed_orders_fills_them_i
             "# Write them below and send this packet with `pbem submit --seal`: they are sealed in this\n"
             "# same packet (a round trip saved); your opponent sees only their seals.\n") in text
     assert "orders:\n  - {type: end}\n" in text and "Your opponent reads this packet whole" not in text
+    with pytest.raises(UsageError) as refused:   # --seal forgotten: the step its reveal brings is sealed (a review)
+        match.send("red", [{"type": "end"}])
+    assert "the rules ask you for sealed orders (turn 1: seal your order chits" in refused.value.message
     sent = match.send("red", [{"type": "end"}], seal=True)        # as filled in: every group keeps its chit
     assert sent.state["sealed"]["red"]["items"] and sent.state["awaiting"]["packet_from"] == "blue"

@@ -102,18 +102,21 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         if out is not None:
             game.write_new(out, data.decode("utf-8"))
         return applied
-    need = state["awaiting"]["need"] or {}
-    if seal is None and orders and need.get("side") == side and need.get("sealed"):
-        # players' probe: a forgotten --seal showed the opponent a turn's hidden orders, told only after signing
-        raise UsageError(f"{source}: the rules ask you for sealed orders ({need['prompt'].rstrip('.')}), and these are "
-                         f"not sealed: `pbem submit --seal` seals them; to send them open, for your opponent to "
-                         f"read, give --no-seal (nothing was signed or sent)")
     if sent is None:
         sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     extra: dict = {"dice": list(dice)} if dice else {}
     due = state["sealed"].get(side, {}).get("due", [])
     if due:
         extra["opens"] = sealing.opening(folder, side, due)
+    if seal is None and orders and g.secure and g.ruleset.sealed_steps:
+        # players' probe: a forgotten --seal showed the opponent a turn's hidden orders, told only after
+        # signing; the sealed step may be the one this packet's reveal or openings bring (a review).
+        # (A sandbox game's seals hide nothing: their salts are public, docs/protocol.md §8.)
+        need = _need_met(g, state, side, key, sent, extra, policies, source)
+        if need is not None and need.sealed and need.side == side:
+            raise UsageError(f"{source}: the rules ask you for sealed orders ({need.prompt.rstrip('.')}), and these "
+                             f"are not sealed: `pbem submit --seal` seals them; to send them open, for your opponent "
+                             f"to read, give --no-seal (nothing was signed or sent)")
     sealed_items = None
     if seal:
         if not orders:
@@ -311,19 +314,29 @@ def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: 
         return orders
     from pbem.rulesets.base import IllegalOrder
 
+    met = _need_met(g, state, side, key, sent, extra, policies, source, rules=True)
+    if met is None or met[0] is None or not met[0].sealed or met[0].side != side:
+        return orders   # refused when applied: the rules ask for no sealed orders (or the packet says what is wrong)
+    need, rules = met
+    try:
+        return g.seal_items(rules, need, orders)
+    except IllegalOrder as exc:
+        raise RulesError(f"{source}: the orders cannot be sealed: {exc.message} ({exc.rule}); nothing was sealed or "
+                         f"signed") from None
+
+
+def _need_met(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
+              source: str, rules: bool = False) -> Any:
+    """The step this packet's orders meet: where the game is once what is queued resolves with
+    its dice and its openings take effect (an empty packet like it, applied in memory); None if
+    such a packet is refused (the real one will say why). With `rules`, (that step, the rules)."""
     probe = game.build_packet(g, state, side, [], policies, key, sent, extra)
     try:
         after, _ = engine.apply_packet(g, state, probe, source, verify=False)
     except (RulesError, VerificationError):
-        return orders   # the real packet will say what is wrong
+        return None
     need = g.next_step(after["rules"])
-    if need is None or not need.sealed or need.side != side:
-        return orders   # refused when applied: the rules ask for no sealed orders
-    try:
-        return g.seal_items(after["rules"], need, orders)
-    except IllegalOrder as exc:
-        raise RulesError(f"{source}: the orders cannot be sealed: {exc.message} ({exc.rule}); nothing was sealed or "
-                         f"signed") from None
+    return (need, after["rules"]) if rules else need
 
 
 def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None = None) -> list[str]:

@@ -210,6 +210,10 @@ class Ruleset(NamedTuple):
     # the ruleset arranges them (kkoh: one order chit for each group, in order); raises
     # IllegalOrder for orders it cannot arrange; None: the orders are the items
     seal_items: Callable[[Any, dict, Need, list[dict]], list[dict]] | None = None
+    # True where the rules ever ask a side for sealed orders (a Need with `sealed`): `pbem submit`
+    # then looks where a packet without --seal goes, and refuses orders that would answer a sealed
+    # step open; False spares every other ruleset's packets that look
+    sealed_steps: bool = False
     # the orders `pbem orders` lists, where they differ from `legal_orders` (a representative
     # set, or one the bots should not be offered). scenario, rules, need, a unit, hex or order
     # type or None -> (orders, note): given one, every legal order that names it (a unit's moves

@@ -91,6 +91,7 @@ def render(scenario: tuple, rules: dict) -> str:
 
 
 RULESET = Ruleset(
+    sealed_steps=True,
     id="blind", version="1", title="Blind (test ruleset: simultaneous sealed plans)", sides=SIDES,
     scenarios={"basic": lambda: {}}, default_scenario="basic", options={},
     order_schema={"type": "object", "required": ["type", "attack", "guard"], "additionalProperties": False,

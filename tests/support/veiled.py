@@ -91,6 +91,7 @@ def _after_rest(scenario: tuple, rules: dict, done: str | None) -> None:
 
 
 RULESET = Ruleset(
+    sealed_steps=True,
     id="veiled", version="1", title="Veiled (test ruleset: sealed items revealed one by one)", sides=SIDES,
     scenarios={"basic": lambda: {}}, default_scenario="basic", options={"reveal_rest": True},
     order_schema={"type": "object", "required": ["type", "attack", "guard"], "additionalProperties": False,

@@ -38,4 +38,5 @@ RULESET = Ruleset(
     view=words.view,
     look=words.look,
     seal_items=command.seal_items,
+    sealed_steps=True,
 )
