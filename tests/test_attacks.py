@@ -352,6 +352,11 @@ def test_05_a_key_not_in_the_genesis(table, tmp_path):
     forged = table.post(resign(table.packet("blue", [], state=table.state("red")), mallory))
     first = rejected(red, ["adjudicate", red, forged], 3, "claims side blue", "not blue's key")
     assert mallory.public.fingerprint() in first and "that is" not in first   # no side's key: none named
+    # mallory's signature under red's fingerprint: the key named is red's, and red is not said to have signed it
+    packet = game.read_packet(forged)[0]
+    packet["signature"]["key"] = table.keys["red"].public.fingerprint()
+    told = rejected(red, ["adjudicate", red, table.post(packet)], 3, "claims side blue", "(that is red's key)")
+    assert "red signed" not in told
     orders = table.post("orders: []\n", "orders.yaml")
     rejected(table.dirs["blue"], ["submit", table.dirs["blue"], orders, "--key", private], 3,
              "is not the key of any side of this game", root=table.root)
