@@ -207,8 +207,8 @@ def test_an_equivocation_names_where_to_keep_the_second_packet_and_audit_reports
     guessed.rename(tmp_path / "one/blue/packets/0001-red.alt.yaml")
     assert verification_failure("audit", "one/blue") == (
         "pbem: audit failed: packets/0001-red.alt.yaml: fork: two different packets for seq 1, both validly signed "
-        "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml (they first differ at sent); the game went on "
-        "from packets/0001-red.yaml (states/0001.yaml was made from it)\n")
+        "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml (they first differ at sent); states/0001.yaml "
+        "records packets/0001-red.yaml as the packet it was made from\n")
 
 
 def _replaced_first_packet(tmp_path: Path) -> tuple[Path, Path]:
@@ -396,3 +396,19 @@ def test_what_the_rules_warn_of_is_foreseen_for_orders_that_wait_for_dice(tmp_pa
     assert foresee(g, tried.state, "red", match.folders["red"]) == ["once the dice come (imagined here): 1 die rolled "
                                                                     "for red"]
     assert "roll" in seen[-1]
+
+
+def test_a_packet_whose_prev_was_edited_is_refused_for_its_signature_not_blamed_on_its_side(tmp_path, monkeypatch):
+    """A review: the `prev` check named blue's packet 2 as made on another state before its
+    signature was checked, so an edited `prev` blamed blue."""
+    monkeypatch.chdir(tmp_path)
+    blue, _ = _replaced_first_packet(tmp_path)
+    shutil.rmtree(blue / "states")
+    shutil.rmtree(blue / "aar")
+    path = blue / "packets" / "0002-blue.yaml"
+    text = path.read_text()
+    prev = loads(text)["prev"]
+    path.write_text(text.replace(prev, "ab" * 32))
+    told = verification_failure("audit", "one/blue")
+    assert told.startswith("pbem: audit failed: packets/0002-blue.yaml: the signature of side blue") \
+        and "was altered after it was signed" in told and "adjudicated another packet" not in told, told

@@ -184,9 +184,15 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
         if packet["seq"] != seq:
             out.divergence = Divergence(rel, f"packet {seq} is missing before it", "seq", seq, packet["seq"])
             return None
-        if seq > 1 and packet.get("prev") != state["state_hash"]:
+        if seq > 1 and packet.get("prev") != state["state_hash"] and (not game.secure
+                                                                     or packet.get("side") in game.public_keys):
             # the packets before this one chain up (each `prev` checked): its sender adjudicated
-            # another packet seq-1 than the file, or made it on a state no packet gives
+            # another packet seq-1 than the file, or made it on a state no packet gives; said once
+            # its signature shows its sender wrote that `prev` (a review: a forged one blamed the side)
+            from pbem.core.packet import verify_signature
+
+            if game.secure:
+                verify_signature(packet, game.public_keys[packet["side"]], packet["side"], rel, game.public_keys)
             before, _ = packets[position - 1]
             name = str(before.relative_to(folder))
             sender = packets[position - 1][1]["side"]
@@ -408,7 +414,7 @@ def _went_on_from(folder: Path, seq: int, valid: dict[str, tuple[str, dict]]) ->
     except (PbemError, OSError, AttributeError):
         return ""
     name = valid.get(recorded, (None,))[0] if isinstance(recorded, str) else None
-    return f"; the game went on from {name} ({rel} was made from it)" if name else ""
+    return f"; {rel} records {name} as the packet it was made from" if name else ""
 
 
 def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> bool:
