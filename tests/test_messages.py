@@ -346,3 +346,9 @@ def test_the_joiner_is_told_what_he_does_next_for_his_own_side(tmp_path, monkeyp
     assert run("join", "s", "r/game.yaml").splitlines()[-1] == (
         "first packet: from red (the player of red: `pbem orders s --key KEY`; anyone following the "
         "game: `pbem adjudicate s PACKET` for each packet, in order)")
+    # a sandbox game has no keys: the command given is one that runs there (a review)
+    run("new", "sb", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--seed", "x")
+    hint = run("join", "sbs", "sb/game.yaml").splitlines()[-1]
+    assert hint == ("first packet: from red (the player of red: `pbem orders sbs --side red`; anyone following the "
+                    "game: `pbem adjudicate sbs PACKET` for each packet, in order)")
+    assert run("orders", "sbs", "--side", "red").startswith("# pbem orders for red")

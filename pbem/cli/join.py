@@ -66,7 +66,9 @@ def _next_packet(game_dir: str, folder, key, key_file: str | None) -> str | None
                 f"each packet {sender} sends, then {yours} for yours")
     if you is not None:
         return f"{which}: from you ({you}): {yours}"
-    return (f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} --key KEY`; anyone "
+    # a sandbox game has no keys: its orders template needs the side (a review: --key KEY failed there)
+    theirs = "--key KEY" if folder.game.secure else f"--side {sender}"
+    return (f"{which}: from {sender} (the player of {sender}: `pbem orders {game_dir} {theirs}`; anyone "
             f"following the game: `pbem adjudicate {game_dir} PACKET` for each packet, in order)")
 
 
@@ -77,7 +79,7 @@ def _own_side(folder: Path, genesis: dict) -> str | None:
     from pbem.core import game
     from pbem.core.canonical import load_mapping
 
-    for name in (game.JOIN, game.PROPOSAL):
+    for name in (game.PROPOSAL, game.JOIN):   # the proposer may keep the join it received too (a review)
         if (folder / name).is_file():
             doc = load_mapping(folder / name, name)
             if doc.get("proposal_signature") != genesis.get("proposal_signature"):
