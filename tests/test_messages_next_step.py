@@ -368,7 +368,8 @@ def test_a_correction_dropped_with_the_void_order_it_corrects_is_said_and_repeat
         and void[0].endswith("its queued orders 3 and 4 of packet 5, and 3 to 5 of packet 6 are dropped too (standing "
                              "order on_void: stop).")
     assert tried.warnings == [   # packet 6 opens two items first: its orders are 3 to 5
-        "orders 3 to 5 of packet 6 are dropped unapplied with the void order 2 of your packet 5 (standing order "
+        "orders 3 to 5 of packet 6 (your file's orders 1 to 3) are dropped unapplied with the void order 2 of your "
+        "packet 5 (standing order "
         "on_void: stop); under `policies: {on_void: skip}`, given in this packet, a void order drops only itself, and "
         "your other orders queued before these apply first"]
 
@@ -384,9 +385,10 @@ def test_what_the_rules_warn_of_is_foreseen_for_orders_that_wait_for_dice(tmp_pa
                 if o["type"] == "fire")
     seen = []
 
-    def cautions(scenario, rules, events, side, queued):   # as a ruleset's, of what its rules did
+    def cautions(scenario, rules, events, side, queued):   # as a ruleset's: of what its rules did, and of the position
         seen.append([e["type"] for e in events])
-        return [f"{sum(e['type'] == 'roll' for e in events)} die rolled for {side}"] if events else []
+        return ([f"{sum(e['type'] == 'roll' for e in events)} die rolled for {side}"] if events else []) \
+            + ["a hex over the limit"]   # the real warnings say this one: not again, as foreseen
 
     g = match.game._replace(ruleset=match.game.ruleset._replace(cautions=cautions))
     from pbem.core.submit import foresee

@@ -202,7 +202,10 @@ def dropped(after: dict, events: list[dict], side: str, orders: list, first: int
                   and e["dropped"] > 1), None)
     if not gone or cause is None:
         return []
-    return [f"{numbers(gone)} {'is' if len(gone) == 1 else 'are'} dropped unapplied with the void order "
+    # the packet's numbers, as the report gives them, and the file's where the items it opens come first
+    in_file = numbers([{"seq": k, "index": item["index"] - first + 1} for item in gone]).removesuffix(f" of packet {k}")
+    files = f" (your file's {in_file})" if first > 1 else ""
+    return [f"{numbers(gone)}{files} {'is' if len(gone) == 1 else 'are'} dropped unapplied with the void order "
             f"{cause['index']} of your packet {cause['seq']} (standing order on_void: stop); under `policies: "
             f"{{on_void: skip}}`, given in this packet, a void order drops only itself, and your other orders "
             f"queued before these apply first"]
@@ -356,7 +359,7 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
         return {"pbem": 2, "game": g.game_id, "seq": before["seq"] + 1, "prev": before["state_hash"], "side": sender,
                 "orders": [], **({"opens": opens} if opens else {})}
 
-    def voids(seed: str) -> tuple[dict[int, str], dict] | None:
+    def voids(seed: str) -> tuple[dict[int, str], dict, list[dict]] | None:
         imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": seed}})
         try:
             after, events = engine.apply_packet(imagined, state, stand_in(state, other, []), "(foresee)", verify=False,
@@ -381,8 +384,11 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     second = voids("foresee-2") if first else None   # a second roll only where the first voids an order
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
     # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
-    # (of what the imagined play did: the orders still queued are spoken of by the real warnings)
-    later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])]
+    # (of what the imagined play did: the orders still queued, and the position as it stands, are
+    # spoken of by the real warnings)
+    now = set(g.cautions(state["rules"], [], side, []))
+    later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])
+             if caution not in now]
     return (void_words(first, second[0] if second else {}) if first else []) + later + unlooked(g, after, side, state["seq"])
 
 
