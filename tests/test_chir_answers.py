@@ -128,7 +128,7 @@ def test_the_score_names_the_level_of_victory_the_vp_give():
     sc = open_genesis(genesis.sandbox(rulesets.get("chir"), {"seed": "x"}, created="2026-11-29T10:00:00Z")).scenario
     now = {"phase": "attack"}
     assert score_text(sc, {"halves": {"soviet": 20, "german": 29}, "line": True}, now) == (
-        "VP if the game ended now (4.0): Soviet 10, German 14.5, a draw, 4 apart (4.5); the German line of "
+        "VP if the game ended now (4.0): Soviet 10, German 14.5, a draw, 4.5 apart, counted as 4 (4.5); the German line of "
         "communication to the Don is open (4.3)")
     assert score_text(sc, {"halves": {"soviet": 40, "german": 20}, "line": False}, {"phase": "over"}) == (
         "VP at the end (4.0): Soviet 20, German 10, a Soviet narrow victory by 10 (4.5); the German line of "

@@ -164,7 +164,8 @@ def test_status_of_a_finished_game(chir_over):
                 "Result: Game over after GT 12: Soviet 5.5 VP, German 42 VP; difference 36: german Brilliant victory.",
                 "The game is over: no packet is awaited.",
                 f"Last packet: 1 from german {SENT}; soviet's last packet: none yet.",
-                "VP at the end (4.0): Soviet 5.5, German 42, a German brilliant victory by 36 (4.5); the German line of "
+                "VP at the end (4.0): Soviet 5.5, German 42, a German brilliant victory by 36.5, counted as 36 (4.5); the "
+                "German line of "
                 "communication to the Don is open (4.3)."]
     assert lines(run("status", root / "soviet")) == expected
     assert lines(run("status", root / "soviet", "--key", root / "soviet-key.pub")) == expected + ["You played soviet."]

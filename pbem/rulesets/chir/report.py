@@ -74,8 +74,10 @@ def score_text(sc: Scenario, score: dict, rules: dict) -> str:
     halves = score["halves"]
     when = "at the end (4.0)" if rules["phase"] == "over" else "if the game ended now (4.0)"
     lv = victory.level(sc, halves)
-    level = (f"a {side_name(lv['winner'])} {lv['level'][0].lower()}{lv['level'][1:]} by {lv['difference']}"
-             if lv["winner"] else f"a {lv['level'].lower()}, {lv['difference']} apart")
+    apart = abs(halves["soviet"] - halves["german"])   # in halves: a half point counts down (4.5)
+    counted_as = f", counted as {lv['difference']}" if apart % 2 else ""
+    level = (f"a {side_name(lv['winner'])} {lv['level'][0].lower()}{lv['level'][1:]} by {vp_text(apart)}{counted_as}"
+             if lv["winner"] else f"a {lv['level'].lower()}, {vp_text(apart)} apart{counted_as}")
     return (f"VP {when}: Soviet {vp_text(halves['soviet'])}, German {vp_text(halves['german'])}, {level} (4.5); "
             f"the German line of communication to the Don is {'open' if score['line'] else 'cut'} (4.3)")
 
