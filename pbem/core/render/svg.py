@@ -391,8 +391,9 @@ class _Painter:
             bw = len(str(item["text"])) * size * CHAR + 4
             # beginning under the mark, so that it runs into its own cell, not the one left of it
             # (audience probe: a stalingrad combat's words stood in the neighbouring area)
-            spots = [(x - w + 2 + bw / 2, my + r + size), (x, y + h + size + 2), (x, y + h - size * 1.6),
-                     (x, y - h - 3), (mx, my + r + size)]
+            # (a hex narrows to the left of its centre: there the words start under the mark, as before)
+            first = (x - w + 2 + bw / 2, my + r + size) if self.grid.kind == "area" else (mx, my + r + size)
+            spots = [first, (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3), (mx + bw / 2 - r, my + r + size)]
             tx, ty = self.free_spot(spots, bw, size * 1.3, size)
             out += _text(tx, ty, item["text"], size, "i-name halo", bold=True)
         return [f"<g>{out}</g>"]
@@ -426,7 +427,7 @@ class _Painter:
         body = []
         for counter, (cx, cy, c) in zip(counters, places):
             body.append(self.counter(counter, cx, cy, c))
-        if len(counters) > len(places):
+        if places and len(counters) > len(places):   # (none fit a cell a few pixels high: nothing is drawn)
             cx, cy, c = places[-1]
             more = len(counters) - len(places) + 1
             body[-1] = (f'<g><rect x="{num(cx - c / 2)}" y="{num(cy - c / 2)}" width="{num(c)}" height="{num(c)}" '
