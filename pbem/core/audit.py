@@ -22,7 +22,7 @@ from pbem.core.text import shown
 from pbem.core.errors import PbemError, VerificationError
 from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_packet, state_numbers,
                             state_text)
-from pbem.core.packet import packet_id
+from pbem.core.packet import packet_id, verify_signature
 from pbem.core.sealing import PRIVATE
 
 _PACKET_NAME = re.compile(r"[0-9]{4,}-[a-z][a-z0-9-]*(\.[A-Za-z0-9._-]+)?\.yaml\Z")
@@ -189,13 +189,10 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
             # the packets before this one chain up (each `prev` checked): its sender adjudicated
             # another packet seq-1 than the file, or made it on a state no packet gives; said once
             # its signature shows its sender wrote that `prev` (a review: a forged one blamed the side)
-            from pbem.core.packet import verify_signature
-
             if game.secure:
                 verify_signature(packet, game.public_keys[packet["side"]], packet["side"], rel, game.public_keys)
-            before, _ = packets[position - 1]
-            name = str(before.relative_to(folder))
-            sender = packets[position - 1][1]["side"]
+            before, previous = packets[position - 1]
+            name, sender = str(before.relative_to(folder)), previous["side"]
             side = shown(str(packet["side"]))
             out.divergence = Divergence(rel, f"{side}'s packet {seq} follows a state {seq - 1} other than the one "
                                         f"{name} gives: {side} adjudicated another packet {seq - 1}, or made packet "
@@ -359,8 +356,6 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
     signature was re-encoded is refused, never taken for a second packet)."""
     if len(entries) < 2:
         return False
-    from pbem.core.packet import verify_signature
-
     valid: dict[str, tuple[str, dict]] = {}
     for path, packet in entries:
         rel = str(path.relative_to(folder))

@@ -311,8 +311,9 @@ def changes(game: Any, before: dict, after: dict, steps: list | None = None) -> 
     ordered by kind (turn, moves, entries, losses, units leaving the map, markers,
     control, the ruleset's facts such as VP) and within a kind by side and unit. With
     `steps` (`states_between` them), a unit that left the map is said to have left it from
-    where it last stood, and one whose last step was an advance after combat to have
-    advanced; without, from where it stood in `before`, which is all two states tell."""
+    where it last stood, and one whose last step was an advance after combat or a retreat
+    to have advanced or retreated; without, from where it stood in `before`, which is all two
+    states tell."""
     a, b = _view(game, before["rules"]), _view(game, after["rules"])
     if a is None or b is None:
         return _summary_changes(game.summary(before["rules"]), game.summary(after["rules"]))
@@ -338,12 +339,12 @@ def changes(game: Any, before: dict, after: dict, steps: list | None = None) -> 
     return out
 
 
-_AFTER_COMBAT = {"advance": "advanced after combat", "retreat": "retreated"}
+_AFTER_COMBAT = {"advance": ("advanced after combat", "advanced_from"), "retreat": ("retreated", "retreated_from")}
 
 
 def _ways(game: Any, first: dict, steps: list) -> dict[str, tuple[str, tuple[str, str] | None]]:
     """Where each unit last stood on the map over `steps` (frames, from the view `first` of the
-    state before them), with (the cell it came from, how) if it came there by an advance after
+    state before them), with (the cell it came from, the event's type) if it came there by an advance after
     combat or a retreat, else None. Within a packet its events tell the way (an event with
     `units` or `unit` and a `path`: a unit retreats, then is eliminated in the same packet);
     after it, the state tells where each unit stands (players' probe: R/30, destroyed in N2047
@@ -354,7 +355,7 @@ def _ways(game: Any, first: dict, steps: list) -> dict[str, tuple[str, tuple[str
         for e in step.events:
             path, units = e.get("path"), e.get("units") or ([e["unit"]] if e.get("unit") else [])
             if isinstance(path, list) and len(path) >= 2 and isinstance(units, list):
-                how = (str(path[0]), _AFTER_COMBAT[e["type"]]) if e["type"] in _AFTER_COMBAT else None
+                how = (str(path[0]), e["type"]) if e["type"] in _AFTER_COMBAT else None
                 for uid in units:
                     ways[str(uid)] = (str(path[-1]), how)
         for uid, u in (_view(game, step.state["rules"]) or {"units": {}})["units"].items():
@@ -371,8 +372,8 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
     last, how = way if way is not None and way[0] else (x["where"] if on_x else None, None)
     at = f" at state {first}" if first is not None else ""
     if on_x and on_y and x["where"] != y["where"] and how and last == y["where"]:
-        came, verb = how
-        field = "advanced_from" if verb.startswith("advanced") else "retreated_from"
+        came, kind = how
+        verb, field = _AFTER_COMBAT[kind]
         out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"], field: came,
                     "text": f"{label} {verb} from {came} to {y['where']}"
                             + (f"; it was in {x['where']}{at}." if came != x["where"] else ".")})

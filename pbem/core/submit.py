@@ -112,7 +112,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         # players' probe: a forgotten --seal showed the opponent a turn's hidden orders, told only after
         # signing; the sealed step may be the one this packet's reveal or openings bring (a review).
         # (A sandbox game's seals hide nothing: their salts are public, docs/protocol.md §8.)
-        need = _need_met(g, state, side, key, sent, extra, policies, source)
+        need, _ = _need_met(g, state, side, key, sent, extra, policies, source)
         if need is not None and need.sealed and need.side == side:
             raise UsageError(f"{source}: the rules ask you for sealed orders ({need.prompt.rstrip('.')}), and these "
                              f"are not sealed: `pbem submit --seal` seals them; to send them open, for your opponent "
@@ -317,10 +317,9 @@ def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: 
         return orders
     from pbem.rulesets.base import IllegalOrder
 
-    met = _need_met(g, state, side, key, sent, extra, policies, source, rules=True)
-    if met is None or met[0] is None or not met[0].sealed or met[0].side != side:
+    need, rules = _need_met(g, state, side, key, sent, extra, policies, source)
+    if need is None or not need.sealed or need.side != side:
         return orders   # refused when applied: the rules ask for no sealed orders (or the packet says what is wrong)
-    need, rules = met
     try:
         return g.seal_items(rules, need, orders)
     except IllegalOrder as exc:
@@ -329,17 +328,16 @@ def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: 
 
 
 def _need_met(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
-              source: str, rules: bool = False) -> Any:
-    """The step this packet's orders meet: where the game is once what is queued resolves with
-    its dice and its openings take effect (an empty packet like it, applied in memory); None if
-    such a packet is refused (the real one will say why). With `rules`, (that step, the rules)."""
+              source: str) -> tuple[Any, dict | None]:
+    """(the step this packet's orders meet, the rules then): where the game is once what is
+    queued resolves with its dice and its openings take effect (an empty packet like it,
+    applied in memory); (None, None) if such a packet is refused (the real one will say why)."""
     probe = game.build_packet(g, state, side, [], policies, key, sent, extra)
     try:
         after, _ = engine.apply_packet(g, state, probe, source, verify=False)
     except (RulesError, VerificationError):
-        return None
-    need = g.next_step(after["rules"])
-    return (need, after["rules"]) if rules else need
+        return None, None
+    return g.next_step(after["rules"]), after["rules"]
 
 
 def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None = None) -> list[str]:

@@ -82,7 +82,8 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         answer, said = _suggested(game, after, need, legal, decision, only)
         filled, head = (answer,) if answer else (), head + [said]
     else:   # as for orders awaited now: the `end` filled in, the orders above it to write
-        filled = tuple(o for o in game.listing(after["rules"], need, None)[0] if o.get("type") == "end")[:1]
+        every = legal if only is None else game.listing(after["rules"], need, None)[0]   # --only narrows the list
+        filled = tuple(o for o in every if o.get("type") == "end")[:1]
     sealed = awaiting["waiting_for"] == "sealed orders"   # its items are the packet's whole content (§8)
     after_filled = [] if sealed else _orders_after_answer(game, state, side, key, filled, only,
                                                           "the answer" if decision else "the `end`")
