@@ -257,11 +257,11 @@ def test_a_chir_fire_belongs_to_the_attack_of_its_number_declared_before_it():
     late = {"type": "fire", "attack": 1, "fire": "offensive", "side": "soviet", "firer_hexes": ["1824"],
             "target_hex": "1924", "die": 6, "result": "-"}
     new = {"type": "attack", "attack": 1, "side": "soviet", "groups": ["2335"], "target": "2436"}
-    arrows = chir_draw._arrows(sc, [late, new])
+    arrows = chir_draw._arrows(sc, {}, [late, new])
     assert [(a["cells"], a.get("text")) for a in arrows] == [(["1824", "1924"], "Soviet: no effect (die 6)"),
                                                              (["2335", "2436"], None)]
     # and a fire after its own declaration labels that declaration's first arrow
-    arrows = chir_draw._arrows(sc, [new, dict(late, target_hex="2436", firer_hexes=["2335"])])
+    arrows = chir_draw._arrows(sc, {}, [new, dict(late, target_hex="2436", firer_hexes=["2335"])])
     assert [(a["cells"], a.get("text")) for a in arrows] == [(["2335", "2436"], "Soviet: no effect (die 6)")]
     assert {a["side"] for a in arrows} == {"soviet"}
 
@@ -276,9 +276,38 @@ def test_a_chir_fire_result_is_drawn_on_the_arrow_of_a_group_that_fired():
     attack = {"type": "attack", "attack": 7, "groups": ["3310", "3410"], "target": "3409"}
     fire = {"type": "fire", "attack": 7, "fire": "offensive", "firer_hexes": ["3410"], "target_hex": "3409",
             "die": None, "result": "-", "outcome": "cancelled"}
-    arrows = chir_draw._arrows(sc, [attack, fire])
+    arrows = chir_draw._arrows(sc, {}, [attack, fire])
     assert [(a["cells"], a.get("text")) for a in arrows] == [(["3310", "3409"], None),
                                                              (["3410", "3409"], "cancelled (9.7)")]
+
+
+def test_a_chir_supporting_artillerys_fire_is_drawn_from_where_it_stands():
+    """Supporting artillery is an arrow of its own from its hex to the hex it fires at, in
+    attack (10.1) and in defence (10.2); an attack under way whose offensive fire is still to
+    come draws its declared artillery from where it stands now, less any it had to cancel
+    (10.3); an attack that ended without offensive fire draws none (audience probe: the
+    artillery that made a fire's strength was on no picture)."""
+    from pbem.rulesets.chir import draw as chir_draw
+
+    sc = frames.open_game(EXAMPLES["chir"]).game.scenario
+    attack = {"type": "attack", "attack": 2, "side": "soviet", "groups": ["3305"], "target": "3205",
+              "support": ["CC/Art"]}
+    defence = {"type": "fire", "attack": 2, "fire": "defensive", "side": "german", "firer_hexes": ["3205"],
+               "support_hexes": ["3105"], "target_hex": "3305", "die": 3, "result": "1-0"}
+    offence = {"type": "fire", "attack": 2, "fire": "offensive", "side": "soviet", "firer_hexes": ["3305"],
+               "support_hexes": ["3407"], "target_hex": "3205", "die": 6, "result": "-"}
+    styled = [(a["style"], a["cells"]) for a in chir_draw._arrows(sc, {}, [attack, defence, offence])]
+    assert styled == [("attack", ["3305", "3205"]), ("defensive-fire", ["3205", "3305"]),
+                      ("support", ["3105", "3305"]), ("support", ["3407", "3205"])]
+    # under way, waiting for the offensive fire's die: from where the artillery stands now
+    rules = {"units": {"CC/Art": "3408", "CC/Arta": "3406"},
+             "attack": {"n": 2, "att": "soviet", "target": "3205", "support": ["CC/Art", "CC/Arta"],
+                        "invalid": ["CC/Arta"]}}
+    supports = [a for a in chir_draw._arrows(sc, rules, [attack]) if a["style"] == "support"]
+    assert [(a["cells"], a["side"]) for a in supports] == [(["3408", "3205"], "soviet")]
+    # over: no offensive fire came, so no artillery fired
+    ended = {"type": "attack-end", "attack": 2, "target": "3205"}
+    assert [a["style"] for a in chir_draw._arrows(sc, {}, [attack, ended])] == ["attack"]
 
 
 @pytest.mark.parametrize("ruleset", ["chir", "dos"])

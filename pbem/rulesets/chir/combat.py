@@ -151,6 +151,8 @@ def fire(sc: Scenario, rules: dict, ctx, *, kind: str, n: int, firers: list[str]
     fields = dict(attack=n, fire=kind, side=side, firers=sorted(firers), support=sorted(supports),
                   # where the firers stand, for the picture of a fire whose attack an earlier packet declared
                   firer_hexes=sorted({h for h in map(lambda u: st.hex_of(rules, u), firers) if h is not None}),
+                  # and where its supporting artillery stands, for the picture's support arrows (10.0)
+                  support_hexes=sorted({h for h in map(lambda u: st.hex_of(rules, u), supports) if h is not None}),
                   target_hex=target_hex, target=sorted(target), target_class="tank" if tank_target else "not tank",
                   parts=parts, strength=strength, column_before=base, shifts=shifts, shift=total_shift,
                   column=final, rule="9.5")

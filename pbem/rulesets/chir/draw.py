@@ -40,6 +40,8 @@ STYLES = {
                "legend": "used", "label": "Last packet: attack, with the offensive fire's result (M-S: morale damage M, strength "
                         "loss S, 9.8) and die"},
     "defensive-fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "legend": "used", "label": "Last packet: defensive fire, result and die"},
+    "support": {"stroke": "#6b4a12", "width": 1.6, "dash": "1 3", "opacity": 0.9, "legend": "used",
+                "label": "Last packet: supporting artillery's fire (10.0)"},
     "retreat": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "legend": "used", "label": "Last packet: retreat"},
     "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9, "legend": "used", "label": "Last packet: advance after combat"},
     "cell-id": {"ink": "#8a8470", "width": 7.5},
@@ -85,7 +87,7 @@ def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
         items.append({"type": "label", "cell": place.hexes[0], "text": f"{place.name} {place.vp} VP", "style": "name",
                       "at": "bottom"})
     items += _stacks(sc, rules)
-    items += _arrows(sc, events)
+    items += _arrows(sc, rules, events)
     return {
         "title": "48th Panzer Korps: Battles on the River Chir (December 1942)",
         "caption": caption,
@@ -180,7 +182,7 @@ def _stacks(sc: Scenario, rules: dict) -> list[dict]:
     return items
 
 
-def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
+def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
     """The last packet's moves, attacks, fire, retreats and advances, from its events, in
     order: a fire belongs to the attack of its number declared before it in the packet.
     Attack numbers start again each phase, so a packet may resolve the fire of an attack an
@@ -188,9 +190,12 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
     a new attack of the same number: that fire is drawn from where its firers stand. Each arrow
     names the side whose it is, whose counter colour marks where it starts, and a fire's result
     names the side that fired: the firers may be gone from where the arrow starts (players'
-    probe, dos: an attack eliminated read as the enemy's, who had advanced into its hex)."""
+    probe, dos: an attack eliminated read as the enemy's, who had advanced into its hex).
+    Supporting artillery is drawn where its fire is, from where it stands (10.0); the
+    artillery of an attack still under way, which has not fired yet, from where it stands now."""
     items: list[dict] = []
     declared: dict[int, tuple[dict, list[dict]]] = {}   # attack number -> (its event, its arrows)
+    unfired: dict[int, dict] = {}   # attack number -> its event, while its supporting artillery has not fired
     for e in events:
         kind = e["type"]
         if kind == "move" and len(e.get("path", ())) >= 2:
@@ -204,8 +209,13 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
                       for h in sorted(e["groups"])]
             items += arrows
             declared[e["attack"]] = (e, arrows)
+            unfired[e["attack"]] = e
+        elif kind == "attack-end":
+            unfired.pop(e["attack"], None)
         elif kind == "fire" and e.get("target_hex") in sc.hexes:
             attack, arrows = declared.get(e.get("attack"), (None, []))
+            if e["fire"] == "offensive":
+                unfired.pop(e.get("attack"), None)
             if attack is not None and e["fire"] == "offensive":
                 # on the arrow of a group that fired: a group that retreated from defensive
                 # fire (8.6) did not, and its arrow must not carry the result
@@ -223,7 +233,18 @@ def _arrows(sc: Scenario, events: list[dict]) -> list[dict]:
                 if shots:
                     shots[0]["text"] = _said(e)
                 items += shots
+            items += _support(sc, e.get("support_hexes", ()), e["target_hex"], e.get("side"))
+    under_way = rules.get("attack")
+    if under_way is not None and under_way["n"] in unfired:
+        firing = [u for u in under_way["support"] if u not in under_way["invalid"] and st.on_map(rules, u)]
+        items += _support(sc, sorted({st.hex_of(rules, u) for u in firing}), under_way["target"], under_way["att"])
     return [a for a in items if len(a["cells"]) >= 2]
+
+
+def _support(sc: Scenario, hexes, target: str, side: str | None) -> list[dict]:
+    """Supporting artillery's arrows: from each hex it fires from to the hex it fires at."""
+    return [{"type": "arrow", "cells": [h, target], "style": "support", "side": side}
+            for h in hexes if h in sc.hexes and h != target]
 
 
 def _on_map(sc: Scenario, path: list[str]) -> list[str]:
