@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import pytest
 
+from pbem.core.canonical import load_mapping
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
 
@@ -331,6 +332,19 @@ def test_8_5_2_tactical_retreat_die(die, motorised_only, ok):
     tr = ctx.of("tactical-retreat")[0]
     assert (tr["die"], tr["modifier"], tr["success"]) == (die, -1 if motorised_only else 0, ok)
     assert st.hex_of(rules, unit) == ("3221" if ok else "3220")
+    assert tr["text"].startswith(f"{unit} attempts a tactical retreat from 3220 without support: die {die}")
+
+
+def test_8_5_2_a_tactical_retreats_words_agree_with_how_many_units_go():
+    """One unit "attempts" and "leaves", a stack "attempt" and "leave" (chir 1.7.0 wrote "CC/21a
+    attempt a tactical retreat")."""
+    rules = position({"11Pz/15a": {"hex": "3320"}, "1TC/44b": {"hex": "3220"}, "1TC/44a": {"hex": "3220"},
+                      "1TC/44c": {"hex": "3220"}})
+    ctx = play(rules, {"type": "move", "units": ["1TC/44b"], "path": ["3221"]})
+    assert ctx.of("tactical-retreat")[0]["text"] == ("1TC/44b leaves the enemy zone of control in 3220 with support "
+                                                     "(1TC/44a, 1TC/44c stay): automatic success.")
+    ctx = play(rules, {"type": "move", "units": ["1TC/44a", "1TC/44c"], "path": ["3221"]}, dice=[3])
+    assert ctx.of("tactical-retreat")[0]["text"].startswith("1TC/44a, 1TC/44c attempt a tactical retreat from 3220")
 
 
 def test_8_5_2_supported_retreat_is_automatic_and_tank_zoc_cancels_modifier():
@@ -712,6 +726,37 @@ def test_3_3_control_by_zone_of_control_and_its_places():
     assert rules["ever_soviet"] == ["Novomaksimovskiy"]
     play(rules, {"type": "end"})
     assert rules["ever_soviet"] == ["Novomaksimovskiy", "Oblivskaya"]
+
+
+def test_3_3_a_hex_holding_units_is_their_sides_whatever_zones_reach_it():
+    """A hex that holds units is their side's, though they were set up there and never moved
+    in: the other side holds it by neither clause of 3.3 (a probe: Soviet tank battalions
+    that had stood in 2823 since set-up handed it to the German side when Hei/I's zone of
+    control reached it, with no German unit entering)."""
+    rules = position({"1TC/159a": {"hex": "2823"}, "1TC/117a": {"hex": "2822"}, "Hei/I": {"hex": "2622"}},
+                     player="german")
+    assert st.recorded(SCENARIO, rules)("2823") == "german"   # nobody moved into it: German at the start
+    assert bd.control(SCENARIO, rules)("2823") == "soviet"
+    play(rules, {"type": "move", "units": ["Hei/I"], "path": ["2723"]})
+    assert "2823" in bd.zoc(SCENARIO, rules, "german")[0]      # both zones of control reach it now
+    of = bd.control(SCENARIO, rules)
+    assert (of("2823"), of("2822"), of("2723")) == ("soviet", "soviet", "german")
+    # an empty hex both zones reach goes to the last to move in, or to its side at the start
+    assert of("2724") == "german"
+
+
+def test_4_4_an_exit_line_runs_through_a_hex_soviet_units_have_held_since_set_up():
+    """4.4's line may not pass hexes "under German control": a hex Soviet units hold is not,
+    though they never moved into it (3.3). With a strength-2 battalion, whose zone of control
+    stays in its hex (2.3.3), standing in the gap hex 2621 of the case
+    4-4-exit-line-through-soviet-zone-of-control, the exit still scores 4 VP (it scored 0)."""
+    case = load_mapping("tests/cases/chir/4-4-exit-line-through-soviet-zone-of-control.yaml")
+    units = {uid: spot for uid, spot in case["position"]["units"].items() if uid != "1TC/117a"}
+    rules = position(dict(units, **{"1TC/159a": {"hex": "2621"}}), turn=10, control=case["position"]["control"])
+    assert bd.control(SCENARIO, rules)("2621") == "soviet"
+    ctx = play(rules, {"type": "move", "units": ["5MC/168"], "path": ["1020"], "exit": True})
+    assert [(e["line"], e["vp"]) for e in ctx.events if e["type"] == "exit"] == [(True, 4)]
+    assert rules["exit_vp"] == {"5MC/168": 4}
 
 
 def test_14_0_optional_multiplier_rounds_up():

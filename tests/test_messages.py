@@ -269,21 +269,20 @@ def test_a_dos_set_up_order_naming_no_unit_names_the_unit_it_most_likely_meant(d
            f"{meant}?) (5.2).\n")
 
 
-def test_chir_suggests_a_unit_as_its_reports_were_written():
-    """A chir refusal of an order queued earlier reaches a report as its void reason, and an
-    audit compares the reports: chir 1.7.0 keeps the suggestion as pbem 0.10.0 worked it out
-    (the first of two as close, not the player's own, and no look-alike characters) until a
-    chir release of its own takes `no_unit`'s (tests/test_messages.py, dos)."""
+def test_chir_suggests_the_unit_the_players_side_could_use():
+    """chir 1.8.0 takes `no_unit`'s suggestion, as dos did in 1.10.0: a unit of the side that
+    could be named now first (chir 1.7.0 gave both sides the first of two as close, the
+    German Ob/Art to a Soviet player too), and look-alike characters taken as one."""
     from pbem.core import text
     from tests.test_chir_rules import position, refusal
 
     units = {"Ob/Art": {"hex": "2930"}, "CC/Art": {"hex": "2830"}}
-    for player in ("german", "soviet"):   # the same for both, as 0.10.0 wrote it
+    said = {}
+    for player in ("german", "soviet"):
         rules = position(units, phase="movement", player=player)
-        assert refusal(rules, {"type": "move", "units": ["Oc/Art"], "path": ["2931"]}) == (
-            "8.0", "move Oc/Art: there is no unit Oc/Art (did you mean Ob/Art?)")
-    assert text.no_unit_as_written(["11Pz/119I", "11Pz/110I"], "11Pz/11OI") == \
-        "there is no unit 11Pz/11OI (did you mean 11Pz/119I?)"   # as 0.10.0 wrote it
+        said[player] = refusal(rules, {"type": "move", "units": ["Oc/Art"], "path": ["2931"]})
+    assert said == {"german": ("8.0", "move Oc/Art: there is no unit Oc/Art (did you mean Ob/Art?)"),
+                    "soviet": ("8.0", "move Oc/Art: there is no unit Oc/Art (did you mean CC/Art?)")}
     assert text.no_unit(["11Pz/119I", "11Pz/110I"], "11Pz/11OI") == \
         "there is no unit 11Pz/11OI (did you mean 11Pz/110I?)"   # a look-alike O for 0 first
 

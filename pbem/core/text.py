@@ -10,7 +10,7 @@ can neither forge a line nor a link.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, Sized
 
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
@@ -158,20 +158,6 @@ def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
     return f"there is no unit {text}" + (f" (did you mean {guess}?)" if guess else "")
 
 
-def no_unit_as_written(ids: Sequence[str], uid: object) -> str:
-    """`no_unit` as pbem 0.10.0 worked it out (same letters in another case, else the closest,
-    an id the text begins with first), for a ruleset whose reports were written with it: the
-    suggestion reaches a report as a void order's reason, and an audit compares the reports,
-    so a ruleset moves to `no_unit` in a release of its own (chir 1.7.0 is still here)."""
-    from difflib import get_close_matches
-
-    text = str(uid)
-    same = [u for u in ids if u.lower() == text.lower()]
-    close = same or sorted(get_close_matches(text, list(ids), n=4, cutoff=0.75),
-                           key=lambda u: not text.startswith(u))[:1]
-    return f"there is no unit {text}" + (f" (did you mean {close[0]}?)" if close else "")
-
-
 def _closest(text: str, ids: Sequence[str]) -> str | None:
     """The id of `ids` closest to `text` (look-alike characters taken as one), None if none is
     close; among the four closest, one `text` begins with first."""
@@ -183,6 +169,12 @@ def _closest(text: str, ids: Sequence[str]) -> str | None:
     key = _folded(text)
     close = sorted(get_close_matches(key, list(by_fold), n=4, cutoff=0.75), key=lambda f: not key.startswith(f))
     return by_fold[close[0]] if close else None
+
+
+def agreeing(subjects: Sized, singular: str, plural: str) -> str:
+    """The word that agrees with a list of units as the subject: "LW/I retreats", "LW/I,
+    LW/II retreat"."""
+    return singular if len(subjects) == 1 else plural
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.core.text import no_unit_as_written
+from pbem.core.text import no_unit
 
 from . import board as bd
 from . import state as st
@@ -18,7 +18,8 @@ def why_not_support(sc: Scenario, rules: dict, art: str, group: list[str], targe
     attackers next to it, not supporting fire (see README.md, readings)."""
     u = sc.units.get(art) if isinstance(art, str) else None
     if u is None:
-        return "10.3", no_unit_as_written(sc.unit_ids, art)
+        guns = [u for u in sc.unit_ids if sc.units[u].cls == "artillery" and st.on_map(rules, u)]
+        return "10.3", no_unit(sc.unit_ids, art, guns)
     h = st.hex_of(rules, art)
     if u.cls != "artillery" or h is None:
         return "10.0", f"{art} is not artillery on the map"

@@ -154,11 +154,14 @@ def fits(sc: Scenario, rules: dict, h: str, movers: list[str]) -> bool:
 # --- 3.3 control -----------------------------------------------------------------------------
 
 def control(sc: Scenario, rules: dict):
-    """3.3: a function giving the controller of any hex now. A hex into which one side's zone
-    of control extends, and neither the other side's zone of control nor its units, is that
-    side's (3.3's second clause, read in README.md); any other hex belongs to the player who
-    last moved a unit into it (the first clause, `state.record`), and at the start 2832 is
-    Soviet and every other hex German."""
+    """3.3: a function giving the controller of any hex now (README.md's reading). A hex that
+    holds units is their side's: the other side holds it by neither clause, as it did not
+    move into it last and its control needs "the absence of enemy units" (a probe found
+    Soviet units that had stood in their set-up hex since the start handed it to the German
+    side when a German zone of control reached it). An empty hex into which one side's zone
+    of control extends, and not the other side's, is the first side's (the second clause);
+    any other hex belongs to the player who last moved a unit into it (the first clause,
+    `state.record`), and at the start 2832 is Soviet and every other hex German."""
     soviet_zone, _ = zoc(sc, rules, "soviet")
     german_zone, _ = zoc(sc, rules, "german")
     side_of = sc.side_of
@@ -166,9 +169,12 @@ def control(sc: Scenario, rules: dict):
     first = st.recorded(sc, rules)
 
     def of(h: str) -> str:
-        if h in soviet_zone and h not in german_zone and held.get(h) != "german":
+        holder = held.get(h)
+        if holder is not None:
+            return holder
+        if h in soviet_zone and h not in german_zone:
             return "soviet"
-        if h in german_zone and h not in soviet_zone and held.get(h) != "soviet":
+        if h in german_zone and h not in soviet_zone:
             return "german"
         return first(h)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from pbem.core.text import counted, no_unit_as_written
+from pbem.core.text import agreeing, counted, no_unit
 
 from ..base import IllegalOrder
 from . import artillery, removal, retreat
@@ -241,8 +241,10 @@ def run_hit(sc: Scenario, rules: dict, hit: dict, ctx) -> bool:
             if test_allowed(sc, rules, hit):
                 return False
             alive = _alive(sc, rules, hit)
-            ctx.event("morale-choice", f"{', '.join(alive)} have {bd.strength(sc, rules, alive)} strength, less than the "
-                      f"morale damage {hit['M']}: they must retreat (9.9).", units=alive, choice="retreat",
+            ctx.event("morale-choice", f"{', '.join(alive)} {agreeing(alive, 'has', 'have')} "
+                      f"{bd.strength(sc, rules, alive)} strength, less than the morale damage {hit['M']}: "
+                      f"{agreeing(alive, 'it', 'they')} must retreat (9.9).",
+                      units=alive, choice="retreat",
                       forced=True, chosen_by="rule", rule="9.9")
             hit["retreaters"] = alive
             hit["stage"] = "retreat"
@@ -324,7 +326,8 @@ def _groups(sc: Scenario, rules: dict, side: str, uids: list[str], target: str, 
     for uid in uids:
         u = sc.units.get(uid) if isinstance(uid, str) else None
         if u is None:
-            raise IllegalOrder("9.1", f"{text}: {no_unit_as_written(sc.unit_ids, uid)}", None)
+            on_map = [u for u in sc.side_ids[side] if st.on_map(rules, u)]
+            raise IllegalOrder("9.1", f"{text}: {no_unit(sc.unit_ids, uid, on_map)}", None)
         h = st.hex_of(rules, uid)
         if u.side != side or h is None:
             raise IllegalOrder("9.1", f"{text}: {uid} is not a {side} unit on the map", None)

@@ -6,7 +6,7 @@ import heapq
 from functools import cached_property
 from weakref import WeakKeyDictionary
 
-from pbem.core.text import no_unit_as_written
+from pbem.core.text import agreeing, no_unit
 
 from ..base import IllegalOrder
 from . import board as bd
@@ -36,7 +36,7 @@ def why_not_move(sc: Scenario, rules: dict, uid: str, side: str) -> tuple[str, s
     """None if the unit may start a move now, else (rule, reason)."""
     u = sc.units.get(uid) if isinstance(uid, str) else None
     if u is None:
-        return "8.0", no_unit_as_written(sc.unit_ids, uid)
+        return "8.0", no_unit(sc.unit_ids, uid, [u for u in sc.side_ids[side] if st.on_map(rules, u)])
     if u.side != side:
         return "8.0", f"{uid} is not a {side} unit"
     if not st.on_map(rules, uid):
@@ -236,14 +236,14 @@ def tactical_retreat(sc: Scenario, rules: dict, side: str, uids: list[str], star
     motorised and the EZOC is not a tank ZOC."""
     staying = [u for u in bd.units_in(sc, rules, start, side) if u not in uids]
     if staying:
-        ctx.event("tactical-retreat", f"{', '.join(uids)} leave the enemy zone of control in {start} with support "
+        ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'leaves', 'leave')} the enemy zone of control in {start} with support "
                   f"({', '.join(staying)} stay): automatic success.", units=uids, hex=start, supported=True,
                   success=True, rule="8.5.2")
         return True
     die = ctx.d6(label)
     mod = -1 if all(sc.units[u].mot for u in uids) and not tank_ezoc else 0
     success = die + mod <= 3
-    ctx.event("tactical-retreat", f"{', '.join(uids)} attempt a tactical retreat from {start} without support: "
+    ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'attempts', 'attempt')} a tactical retreat from {start} without support: "
               f"die {die}{' -1 (all motorised, not a tank ZOC)' if mod else ''} = {die + mod}: "
               f"{'success' if success else 'failure, movement ends'}.", units=uids, hex=start, supported=False,
               die=die, modifier=mod, success=success, rule="8.5.2")
@@ -284,7 +284,7 @@ def _walk(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | No
         st.put(rules, u, info["last"])
         st.set_moved(rules, u, info["spent"][u])
     where = " -> ".join(([start] if start else []) + path)
-    ctx.event("move", f"{', '.join(uids)} move {where} ({max(info['spent'].values()) / 2:g} MP).",
+    ctx.event("move", f"{', '.join(uids)} {agreeing(uids, 'moves', 'move')} {where} ({max(info['spent'].values()) / 2:g} MP).",
               units=uids, path=([start] if start else []) + path, mp_halves=max(info["spent"].values()), rule="8.1")
     if exit_map:
         exit_units(sc, rules, uids, info["last"], ctx)
@@ -300,7 +300,7 @@ def exit_units(sc: Scenario, rules: dict, uids: list[str], h: str, ctx) -> None:
         rules["exit_vp"][u] = st.strength(sc, rules, u) * sc.victory["exit_vp_per_point"] if line else 0
         st.remove(rules, u, "exited")
     total = sum(rules["exit_vp"][u] for u in uids)
-    ctx.event("exit", f"{', '.join(uids)} leave the map at {h}: "
+    ctx.event("exit", f"{', '.join(uids)} {agreeing(uids, 'leaves', 'leave')} the map at {h}: "
               + (f"line of communication to {'/'.join(sc.exit_loc_to)} open, {total} VP."
                  if line else "no line of communication to the Soviet entry hexes, no VP."),
               units=uids, hex=h, line=line, vp=total, rule="4.4")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from pbem.core.text import agreeing
+
 from ..base import IllegalOrder
 from . import board as bd
 from . import state as st
@@ -33,7 +35,7 @@ def require(sc: Scenario, rules: dict, h: str, side: str, pool: list[str], rule:
         return False
     pool = sorted(u for u in pool if u in there)
     rules["removal"] = {"side": side, "hex": h, "pool": pool, "rule": rule, "why": why}
-    ctx.event("over-stacked", f"{', '.join(there)} in {h} break the stacking limit after {why}: "
+    ctx.event("over-stacked", f"{', '.join(there)} in {h} {agreeing(there, 'breaks', 'break')} the stacking limit after {why}: "
               f"{side} must remove units to comply ({rule}).", side=side, hex=h, units=there, pool=pool,
               rule=rule)
     return True

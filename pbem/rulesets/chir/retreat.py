@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.core.text import counted
+from pbem.core.text import agreeing, counted
 
 from ..base import IllegalOrder
 from . import board as bd
@@ -100,7 +100,7 @@ def step(sc: Scenario, rules: dict, hit: dict, to: str, ctx, chosen: str) -> Non
     hit["path"].append(to)
     hit["steps"] += 1
     hit["at"] = to
-    ctx.event("retreat-step", f"{', '.join(alive)} retreat to {to}" + (f" ({chosen})" if chosen else "") + ".",
+    ctx.event("retreat-step", f"{', '.join(alive)} {agreeing(alive, 'retreats', 'retreat')} to {to}" + (f" ({chosen})" if chosen else "") + ".",
               units=alive, to=to, step=hit["steps"], ezoc=to in zone, chosen_by=chosen or "rule", rule="9.10.1")
     if to in zone:
         for uid in alive:
@@ -117,7 +117,7 @@ def finish(sc: Scenario, rules: dict, hit: dict, ctx, blocked: bool) -> None:
             eliminate(sc, rules, uid, ctx, "no hex to retreat to", "9.10")
         alive = []
     beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
-    ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} retreat {' -> '.join(hit['path'])}"
+    ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} {agreeing(hit['retreaters'], 'retreats', 'retreat')} {' -> '.join(hit['path'])}"
               + (f" ({counted(hit['steps'], 'hex', 'hexes')} for morale damage {hit['M']})" if beyond else "")
               + ("; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
@@ -302,7 +302,7 @@ def advance(sc: Scenario, rules: dict, a: dict, order: dict, ctx) -> None:
         st.put(rules, u, path[-1])
         st.mark(rules, "done", u)  # 9.11: "regardless of the result" its facing turns: its movement is over (8.1)
     a["advanced"] = sorted(a["advanced"] + uids)
-    ctx.event("advance", f"{', '.join(uids)} advance {' -> '.join([start] + path)}"
+    ctx.event("advance", f"{', '.join(uids)} {agreeing(uids, 'advances', 'advance')} {' -> '.join([start] + path)}"
               f" ({'standing order' if ctx.chosen_by == 'policy' else 'attacker’s choice'}).",
               units=uids, path=[start] + path, chosen_by=ctx.chosen_by, rule="9.11")
     # 6.4, 9.11: an advance may end over the stacking limit; the attacker then removes units
