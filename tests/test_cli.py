@@ -499,7 +499,8 @@ def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_an
         "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
     out = run("join", "b", "a/proposal.yaml", "--key", "keys/bob", "--chain-length", "100").output
     assert ("Scenario EMBEDDED by the proposer, with the id of the bundled scenario city-1942, but 2 fields differ, "
-            "in tactical_cards, victory: tactical_cards.soviet, victory.german_victory.") in out
+            "in tactical_cards, victory: tactical_cards.soviet (bundled 4, here 0), victory.german_victory (bundled 4, "
+            "here 1).") in out
     assert "Options: all at their defaults." in out and "Dice chains: german 4096 values, soviet 100 values." in out
     # the joiner sees whose keys he plays against, as `pbem keygen` printed them
     assert f"Keys: german {alice}, soviet {bob}; a player checks his opponent's fingerprint with him" in out
@@ -530,7 +531,50 @@ def test_a_joiner_sees_how_many_fields_differ_and_every_section_however_many_the
     run("new", "a", "--ruleset", "stalingrad", "--scenario", "./rigged.yaml", "--side", "german=keys/alice.pub",
         "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
     out = run("join", "b", "a/proposal.yaml", "--key", "keys/bob").output
-    assert "but 10 fields differ, in areas, victory: areas[0].name, areas[1].name," in out and "areas[7].name and 2 more." in out
+    assert ('but 10 fields differ, in areas, victory: areas[0].name (bundled "Tractor Factory (STZ)", here "Tractor '
+            'Factory (STZ) "), areas[1].name (bundled "Dzerzhinsky Square", here "Dzerzhinsky Square "),') in out
+    assert "areas[4].name, areas[5].name" in out and "and 2 more." in out   # a value too long for a line: its path
+
+
+def test_a_scenario_embedded_without_an_id_is_compared_with_the_closest_bundled_one(run, tmp_path):
+    """A proposer who changes one table of a bundled scenario and leaves out its id is found out
+    all the same: the joiner, `pbem status` and the audit's verdict name the bundled scenario it
+    is closest to and each field that differs, with its values (a cheater's probe: chir, dos and
+    kkoh bundle scenarios without an id, and the joiner read only "not one bundled with pbem,
+    None", the status said nothing, and the audit passed without a word)."""
+    from pbem import rulesets
+    from pbem.core.canonical import dumps
+
+    run("keygen", "alice", "--dir", "keys")
+    run("keygen", "bob", "--dir", "keys")
+    rigged = rulesets.get("chir").scenarios["historical"]()
+    assert "id" not in rigged
+    was = rigged["crt"]["results"]["1-2"]
+    rigged["crt"]["results"]["1-2"] = ["3-2"] + was[1:]
+    Path("rigged.yaml").write_text(dumps(rigged))
+    run("new", "a", "--ruleset", "chir", "--scenario", "./rigged.yaml", "--side", "german=keys/alice.pub",
+        "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
+    said = ("Scenario EMBEDDED by the proposer, without an id, not one bundled with pbem: against the bundled scenario "
+            f'historical, the closest, 1 field differs, in crt: crt.results.1-2[0] (bundled "{was[0]}", here "3-2").')
+    out = run("join", "b", "a/proposal.yaml", "--key", "keys/bob").output
+    assert f"  {said} Read it in the proposal before you join.\n" in out
+    run("join", "a", "b/join.yaml", "--key", "keys/alice")
+    assert run("status", "a").output.splitlines()[1] == said
+    audit = run("audit", "a").output.splitlines()
+    assert audit[0].startswith("audit OK: secure game") and audit[1] == f"The rules followed are those of the scenario " \
+        f"in game.yaml. {said}"
+    data = json.loads(run("audit", "a", "--json").output)
+    assert data["scenario"]["compared_with"] == "historical" and data["scenario"]["fields"] == [
+        {"field": "crt.results.1-2[0]", "bundled": was[0], "embedded": "3-2"}]
+    # the same content as a bundled scenario, or the bundled one by name: said as it is
+    Path("same.yaml").write_text(dumps(rulesets.get("chir").scenarios["historical"]()))
+    run("new", "c", "--ruleset", "chir", "--scenario", "./same.yaml", "--side", "german=keys/alice.pub",
+        "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
+    out = run("join", "d", "c/proposal.yaml", "--key", "keys/bob").output
+    assert ("Scenario EMBEDDED by the proposer, without an id, not one bundled with pbem: the same content as the "
+            "bundled scenario historical.\n") in out
+    run("join", "c", "d/join.yaml", "--key", "keys/alice")
+    assert "Scenario" not in run("audit", "c").output
 
 
 def test_a_sandbox_game_yaml_is_refused_in_a_folder_of_a_handshake(run, tmp_path):

@@ -59,6 +59,11 @@ def match(root: Path, ruleset, scenario: str, position: dict, key_seed: str = "w
     return m
 
 
+# the status of a game whose scenario starts from a position says so (describe.scenario_terms)
+POSITIONED = ("Scenario EMBEDDED by the proposer, without an id, not one bundled with pbem: against the bundled "
+              "scenario historical, the closest, 1 field differs: position (added).")
+
+
 def head(m: Match, seq: int) -> str:
     r = m.ruleset
     return f"{r.title}. Ruleset {r.id} {r.version}, secure game {m.game.game_id}, state {seq}."
@@ -109,14 +114,14 @@ CHIR_FRESH_AWAITED = ("a packet from german{you}, who has nothing to decide now 
 
 def test_status_of_a_fresh_game(chir_fresh):
     m, root = chir_fresh
-    common = [head(m, 0), "Game turn 1 of 12, Soviet concentrated attack phase.",
+    common = [head(m, 0), POSITIONED, "Game turn 1 of 12, Soviet concentrated attack phase.",
               "Awaited: " + CHIR_FRESH_AWAITED.format(you=""), "No packet yet: german sends packet 1.",
               "VP if the game ended now (4.0): Soviet 5, German 40, a German brilliant victory by 35 (4.5); the German "
               "line of communication to the Don is "
               "open (4.3)."]
     assert lines(run("status", root / "german")) == common
     mine = run("status", root / "german", "--key", root / "german-key.pub")
-    assert lines(mine) == [*common[:2], "Awaited: " + CHIR_FRESH_AWAITED.format(you=" (you)"), *common[3:],
+    assert lines(mine) == [*common[:3], "Awaited: " + CHIR_FRESH_AWAITED.format(you=" (you)"), *common[4:],
                            "You play german: the next packet is yours (`pbem orders` writes a template of it, "
                            "`pbem submit` signs and sends it)."]
     theirs = run("status", root / "soviet", "--key", root / "soviet-key")  # the private key works too
@@ -131,7 +136,8 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
     m, root = chir_decision
     decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1); 2 legal "
                 "answers (`pbem orders` lists them).")
-    expected = [head(m, 3), "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
+    expected = [head(m, 3), POSITIONED,
+                "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
                 "Awaited: a packet from soviet, who has nothing to decide now (packets alternate; one without "
                 f"orders will do); then german, for {decision}",
                 f"Awaited since packet 3 from german {SENT}; soviet's last packet: 2 {SENT}.",
@@ -142,12 +148,12 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
                 "is open (4.3)."]
     assert lines(run("status", root / "german")) == expected
     # the report of the packet that led here ends with the same words
-    assert (root / "german" / "aar" / "0003.md").read_text().splitlines()[-1] == expected[2].replace("`", "\\`")
+    assert (root / "german" / "aar" / "0003.md").read_text().splitlines()[-1] == expected[3].replace("`", "\\`")
     mine = lines(run("status", root / "german", "--key", root / "german-key"))
-    assert mine[2] == expected[2].replace("then german,", "then german (you),")
-    assert mine[3:] == expected[3:] + ["You play german: the next packet is soviet's."]
+    assert mine[3] == expected[3].replace("then german,", "then german (you),")
+    assert mine[4:] == expected[4:] + ["You play german: the next packet is soviet's."]
     theirs = lines(run("status", root / "soviet", "--key", root / "soviet-key.pub"))
-    assert theirs[2] == expected[2].replace("from soviet,", "from soviet (you),")
+    assert theirs[3] == expected[3].replace("from soviet,", "from soviet (you),")
     assert theirs[-1].startswith("You play soviet: the next packet is yours")
     data = json.loads(run("status", root / "german", "--key", root / "german-key.pub", "--json"))
     assert data["awaiting"]["decision"] == "2.1/retreat" and data["you"] == "german"
@@ -160,7 +166,7 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
 
 def test_status_of_a_finished_game(chir_over):
     m, root = chir_over
-    expected = [head(m, 1), "Game over after game turn 12 of 12.",
+    expected = [head(m, 1), POSITIONED, "Game over after game turn 12 of 12.",
                 "Result: Game over after GT 12: Soviet 5.5 VP, German 42 VP; difference 36: german Brilliant victory.",
                 "The game is over: no packet is awaited.",
                 f"Last packet: 1 from german {SENT}; soviet's last packet: none yet.",

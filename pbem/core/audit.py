@@ -62,7 +62,7 @@ class AuditResult:
     the divergence that ended it, if any."""
 
     __slots__ = ("game", "mode", "keys", "packets", "signatures", "reveals", "rolls", "states", "final_state",
-                 "result", "awaited", "divergence", "record")
+                 "result", "awaited", "divergence", "record", "scenario")
 
     def __init__(self) -> None:
         self.game: str | None = None
@@ -78,6 +78,9 @@ class AuditResult:
         # False for a folder of the genesis and packets only (no states/, no aar/): what a
         # forum thread carries; the replay is checked, and there is no record to compare
         self.record = True
+        # the scenario the genesis plays: bundled by name, or embedded and how it differs from
+        # the bundled one closest to it (describe.scenario_terms)
+        self.scenario: dict | None = None
 
     @property
     def ok(self) -> bool:
@@ -87,7 +90,8 @@ class AuditResult:
         return {"ok": self.ok, "game": self.game, "mode": self.mode, "keys": self.keys, "packets": self.packets,
                 "signatures": self.signatures, "reveals": self.reveals, "rolls": self.rolls, "states": self.states,
                 "final_state": self.final_state, "result": self.result, "awaited": self.awaited,
-                "divergence": self.divergence.as_dict() if self.divergence else None, "record": self.record}
+                "divergence": self.divergence.as_dict() if self.divergence else None, "record": self.record,
+                "scenario": self.scenario}
 
 
 def audit(folder: Path, jobs: int | None = None) -> AuditResult:
@@ -167,11 +171,12 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.final_state = final["state_hash"]
     summary = game.summary(final["rules"])
     out.result = summary.get("result")
-    from pbem.core.describe import awaited_line
+    from pbem.core.describe import awaited_line, scenario_terms
 
     # where the game stands: a folder cut short audits clean (a player can always withhold a
     # packet), and its verdict says what it waits for
     out.awaited = None if out.result else awaited_line(game, final, summary)
+    out.scenario = scenario_terms(document)
 
 
 def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], start: int, stop: int,

@@ -173,6 +173,7 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
                 "value": chain["value"],   # the last value revealed: the anchor until the first
                 "next": None if announced is None else {"length": announced["chain_length"],
                                                         "from_seq": announced["from_seq"]}}
+    info["scenario"] = scenario_terms(game.genesis)
     info["text"] = _status_lines(game, state, info)
     return info
 
@@ -203,6 +204,8 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
     mode = "sandbox game (unsigned packets, no fair dice)" if state["mode"] == "sandbox" else "secure game"
     lines = [f"{game.ruleset.title}. Ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
              f"state {state['seq']}."]
+    if info["scenario"].get("differences"):   # what the proposer embedded differs from what pbem bundles
+        lines.append(info["scenario"]["text"])
     lines += now_lines(summary)
     lines.append(awaited_line(game, state, summary, you))
     for number, entry in enumerate(info["unapplied"]):
@@ -445,37 +448,84 @@ def changes_text(game: Any, before: dict, after: dict, steps: list | None = None
 
 # --- what a side agrees to --------------------------------------------------------------------
 
+def scenario_terms(genesis: dict) -> dict:
+    """The scenario a genesis plays, as data with its sentence in `text`: one bundled with
+    pbem by name, or a document the proposer embedded, compared field by field with the
+    bundled scenario of its id, or, with no id or an id pbem does not bundle, with the bundled
+    scenario it differs from least. A proposer who changed one cell of a bundled table and left
+    out the id is found out all the same (a cheater's probe: the joiner was told only "not one
+    bundled with pbem" and had 80 KB of YAML to read)."""
+    from pbem import rulesets
+    from pbem.core.canonical import differences
+    from pbem.core.text import shown
+
+    ruleset = rulesets.get(genesis["ruleset"])
+    entry = genesis["scenario"]
+    if "name" in entry:
+        return {"bundled": entry["name"], "text": f"Scenario {entry['name']}, as bundled with pbem."}
+    document = entry["document"]
+    ident = document.get("id") if isinstance(document, dict) else None
+    if isinstance(ident, str) and ident in ruleset.scenarios:
+        names = [ident]
+        head = f"Scenario EMBEDDED by the proposer, with the id of the bundled scenario {ident}"
+    else:
+        names = sorted(ruleset.scenarios)
+        head = ("Scenario EMBEDDED by the proposer, " + (f"with the id {shown(str(ident))}" if ident is not None
+                                                          else "without an id") + ", not one bundled with pbem")
+    # the bundled scenario it differs from least (in name order among as close)
+    found, name = min((list(differences(ruleset.scenarios[n](), document)), n) for n in names)
+    paths = [path for path, _, _ in found]
+    data = {"bundled": None, "embedded": True, "id": ident, "compared_with": name, "differences": len(paths),
+            "fields": [{"field": path, "bundled": was, "embedded": now} for path, was, now in found[:8]]}
+    # every differing section is named, and how many fields differ: a list cut short must not
+    # hide the one change that matters among cosmetic ones
+    tops = list(dict.fromkeys(re.split(r"[.\[ ]", path, maxsplit=1)[0] for path in paths))
+    sections = "" if tops == paths else ", in " + ", ".join(shown(top) for top in tops)   # not "in position: position"
+    first = ", ".join(shown(path) + _was_now(was, now) for path, was, now in found[:8]) \
+        + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
+    count = f"{len(paths)} field{'s differ' if len(paths) != 1 else ' differs'}"
+    if names == [ident]:
+        data["text"] = head + (f", but {count}{sections}: {first}." if paths else ", and the same content.")
+    elif paths:
+        data["text"] = f"{head}: against the bundled scenario {name}, the closest, {count}{sections}: {first}."
+    else:
+        data["text"] = f"{head}: the same content as the bundled scenario {name}."
+    return data
+
+
+def _was_now(was: Any, now: Any) -> str:
+    """A changed field's values, ' (bundled "1-0", here "3-2")', where both are short enough
+    to read in a line (strings quoted, so that a space added at the end shows); else nothing
+    (the path alone)."""
+    from pbem.core.canonical import canonical
+    from pbem.core.text import shown
+
+    def short(value: Any) -> str | None:
+        text = canonical(value).decode()
+        return shown(text) if len(text) <= 32 else None
+
+    if was == "(absent)" or now == "(absent)":   # canonical.differences' word for a missing field
+        return " (added)" if was == "(absent)" else " (left out)"
+    a, b = short(was), short(now)
+    return f" (bundled {a}, here {b})" if a is not None and b is not None else ""
+
+
 def terms(genesis: dict) -> list[str]:
     """What a side agrees to by joining or completing a game, in words: the ruleset,
-    the scenario (bundled, or embedded and where it differs from the bundled one of its id),
+    the scenario (bundled, or embedded and where it differs from a bundled one: `scenario_terms`),
     every option not at its default, each side's key fingerprint and dice chain. A proposer
     may embed a scenario of his own or choose options; the joiner sees them before he sends
     his join."""
     from pbem import rulesets
-    from pbem.core.canonical import canonical, differences
+    from pbem.core.canonical import canonical
     from pbem.core.genesis import DEFAULT_CHAIN_LENGTH
     from pbem.core.text import shown
 
     ruleset = rulesets.get(genesis["ruleset"])
-    lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}."]
-    entry = genesis["scenario"]
-    if "name" in entry:
-        lines.append(f"Scenario {entry['name']}, as bundled with pbem.")
-    else:
-        document = entry["document"]
-        ident = document.get("id") if isinstance(document, dict) else None
-        if isinstance(ident, str) and ident in ruleset.scenarios:
-            # every differing section is named, and how many fields differ: a list cut short
-            # must not hide the one change that matters among cosmetic ones
-            paths = [path for path, _, _ in differences(ruleset.scenarios[ident](), document)]
-            sections = ", ".join(dict.fromkeys(shown(re.split(r"[.\[ ]", path, maxsplit=1)[0]) for path in paths))
-            first = ", ".join(shown(path) for path in paths[:8]) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
-            count = f"{len(paths)} field{'s differ' if len(paths) != 1 else ' differs'}"
-            lines.append(f"Scenario EMBEDDED by the proposer, with the id of the bundled scenario {ident}"
-                         + (f", but {count}, in {sections}: {first}." if paths else ", and the same content."))
-        else:
-            lines.append(f"Scenario EMBEDDED by the proposer, {shown(str(ident))}: not one bundled with pbem; read it in "
-                         f"the proposal before you join.")
+    scenario = scenario_terms(genesis)
+    lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}.",
+             scenario["text"] + (" Read it in the proposal before you join." if scenario["bundled"] is None and
+                                 scenario["compared_with"] != scenario["id"] and scenario["differences"] else "")]
     changed = [f"{shown(name)} = {canonical(value).decode()} (default {canonical(ruleset.options.get(name)).decode()})"
                for name, value in genesis["options"].items() if canonical(ruleset.options.get(name)) != canonical(value)]
     lines.append("Options: " + ("; ".join(changed) + "." if changed else "all at their defaults."))
