@@ -193,3 +193,20 @@ def test_the_fast_check_agrees_on_every_sample(samples):
         for doc, (fast, reference) in zip(docs, row):
             assert fast == reference, (schema.get("title"), doc)
     assert sum(fast for row in verdicts for fast, _ in row) > len(docs)   # the valid pairs are many
+
+
+def test_a_pattern_ends_at_the_end_of_the_text_as_json_schemas_regular_expressions_have_it():
+    """JSON Schema's `pattern` is an ECMA-262 regular expression, whose `$` ends the text;
+    Python's `$` also matches before a final newline, so "0206\\n" passed "^[0-9]{4}$" in
+    both checks, where another validator of the same schema refuses it (a cheater's probe: a
+    parser differential on signed content)."""
+    assert fastcheck.python_pattern("^[0-9]{4}$") == r"^[0-9]{4}\Z"
+    assert fastcheck.python_pattern(r"^a\$[$]b$") == r"^a\$[$]b\Z"   # an escaped `$` and one in a class stay
+    square = {"type": "string", "pattern": "^[0-9]{4}$"}
+    chir_order = rulesets.get("chir").order_schema
+    for schema, good, bad in ((square, "0206", "0206\n"),
+                              (chir_order, {"type": "move", "units": ["LW/I"], "path": ["3221"]},
+                               {"type": "move", "units": ["LW/I\n"], "path": ["3221"]})):
+        fast, reference = fastcheck.compile_schema(schema), schemas.validator(schema)
+        assert (fast(good), reference.is_valid(good)) == (True, True)
+        assert (fast(bad), reference.is_valid(bad)) == (False, False)

@@ -40,7 +40,20 @@ def _validator(text: str) -> Any:
     # The schemas are pbem's own; tests/test_schemas.py checks them against their
     # metaschema once, so that every run does not pay for it (about 50 ms).
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema)
+    return jsonschema.validators.extend(cls, {"pattern": _pattern})(schema)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Any:
+    """jsonschema's `pattern` with `$` meaning the end of the text, as JSON Schema's regular
+    expressions have it (fastcheck.python_pattern)."""
+    import re
+
+    from jsonschema.exceptions import ValidationError
+
+    from pbem.core.fastcheck import python_pattern
+
+    if validator.is_type(instance, "string") and re.search(python_pattern(pattern), instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def unknown_keys(schema: dict, document: Any, what: str, ruleset_id: str) -> str | None:
