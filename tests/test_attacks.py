@@ -228,6 +228,29 @@ def test_01_the_engine_refuses_an_old_seq_even_without_the_stored_file(table):
         engine.apply_packet(table.game, table.state("blue"), packet, "p.yaml")
 
 
+def test_01_a_packet_re_sent_beside_fork_evidence_is_checked_against_the_packet_the_game_went_on_from(table):
+    """Fork evidence kept beside a packet, under a name with an infix that sorts after it, is
+    not the stored packet a re-send is checked against (a cheater's probe: the last file of a
+    seq in name order was)."""
+    packet_1 = table.send("red", [FIRE])
+    evidence = table.dirs["blue"] / "packets" / "0001-red.zzz.yaml"
+    evidence.write_bytes(b"seq: 1\n")
+    rejected(table.dirs["blue"], ["adjudicate", table.dirs["blue"], packet_1], 3,
+             "packet 1 was already applied (packets/0001-red.yaml); re-sending it changes nothing")
+
+
+def test_01_a_state_file_named_in_other_digits_is_no_state(table):
+    """Only ASCII digits number a state file: one named in Arabic-Indic digits, which int()
+    reads, does not pass for the latest state (a cheater's probe) and audit names it."""
+    table.send("red", [FIRE])
+    states = table.dirs["blue"] / "states"
+    (states / "\u0660\u0660\u0663\u0669.yaml").write_bytes((states / "0001.yaml").read_bytes())
+    assert game.state_numbers(table.dirs["blue"]) == [0, 1]
+    status = json.loads(run("status", table.dirs["blue"], "--json").output)
+    assert status["seq"] == 1
+    rejected(table.dirs["blue"], ["audit", table.dirs["blue"]], 3, "a file audit does not expect in a game folder")
+
+
 # --- 2. another game ---------------------------------------------------------------------
 
 def test_02_a_packet_from_another_game_signed_by_the_same_key(table):
@@ -731,6 +754,22 @@ def test_15_broken_files(table, make, code, words):
 def test_15_a_missing_packet_file(table):
     blue = table.dirs["blue"]
     rejected(blue, ["adjudicate", blue, table.mail / "nowhere.yaml"], 4, "no such file")
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda path: os.mkfifo(path), "a named pipe"),
+    (lambda path: path.mkdir(), "a folder"),
+    (lambda path: path.symlink_to(path.with_name("nowhere.yaml")), "a link to nothing"),
+])
+def test_15_a_genesis_that_is_no_file_is_named_as_what_it_is(table, make, kind):
+    """A game.yaml that is a named pipe (a tarball can carry one), a folder or a broken link
+    is said to be that, without hanging on a pipe, not "the handshake is not complete (no
+    game.yaml)" (a cheater's probe)."""
+    blue = table.dirs["blue"]
+    (blue / "game.yaml").unlink()
+    make(blue / "game.yaml")
+    for command in (["status", blue], ["audit", blue], ["adjudicate", blue, table.mail / "nowhere.yaml"]):
+        rejected(blue, command, 4, f"game.yaml: {kind}, not a file; a game folder's genesis is a plain file")
 
 
 # --- 16. email damage that changes no meaning ---------------------------------------------------

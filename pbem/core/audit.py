@@ -20,13 +20,11 @@ from pbem.core import engine, genesis, report
 from pbem.core.canonical import first_difference, load_mapping, loads, read_bounded
 from pbem.core.text import shown
 from pbem.core.errors import PbemError, VerificationError
-from pbem.core.game import (GENESIS, JOIN, PROPOSAL, initial_state, open_genesis, packet_files, read_packet, state_numbers,
-                            state_text)
+from pbem.core.game import (GENESIS, JOIN, PACKET_FILE, PROPOSAL, STATE_FILE, initial_state, open_genesis,
+                            packet_files, read_packet, state_numbers, state_text)
 from pbem.core.packet import packet_id, verify_signature
 from pbem.core.sealing import PRIVATE
 
-_PACKET_NAME = re.compile(r"[0-9]{4,}-[a-z][a-z0-9-]*(\.[A-Za-z0-9._-]+)?\.yaml\Z")
-_STATE_NAME = re.compile(r"[0-9]{4,}\.yaml\Z")
 _AAR_NAME = re.compile(r"([0-9]{4,})\.md\Z")
 _PRIVATE_NAME = re.compile(r"seal-[0-9]{4,}-[a-z][a-z0-9-]*\.yaml\Z")
 
@@ -329,7 +327,7 @@ def _names(folder: Path) -> list[str]:
 def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
     """Every file in the folder is one audit knows: the genesis and its handshake files,
     packets, states, reports, and the sealer's private items. Anything else is named."""
-    allowed = {"packets": _PACKET_NAME, "states": _STATE_NAME, "aar": _AAR_NAME, PRIVATE: _PRIVATE_NAME}
+    allowed = {"packets": PACKET_FILE, "states": STATE_FILE, "aar": _AAR_NAME, PRIVATE: _PRIVATE_NAME}
     for name in _names(folder):
         path = folder / name
         if name in (GENESIS, PROPOSAL, JOIN) and path.is_file():

@@ -144,11 +144,10 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
     }
     # packets of the folder beyond its latest state: written, never applied (a state file lost
     # or removed; players' probe: status went on from the state before, and said nothing)
-    from pbem.core.game import packet_files, preview_next
+    from pbem.core.game import fork_evidence, packet_files, preview_next
 
-    # (fork evidence, NNNN-side.alt.yaml, is not a packet to apply)
     info["unapplied"] = [{"seq": seq, "path": str(path)} for seq, path in packet_files(folder.path)
-                         if seq > state["seq"] and path.name.count(".") == 1]
+                         if seq > state["seq"] and not fork_evidence(path)]
     info["then"] = None
     if key is not None:
         from pbem.core.errors import PbemError

@@ -29,8 +29,11 @@ from pbem.core.text import shown
 GENESIS = "game.yaml"
 PROPOSAL = "proposal.yaml"
 JOIN = "join.yaml"
-_STATE_FILE = re.compile(r"(\d{4,})\.yaml\Z")
-_PACKET_FILE = re.compile(r"(\d{4,})-([a-z][a-z0-9-]*)(\..+)?\.yaml\Z")
+# ASCII digits only: `\d` also takes other scripts' digits, which int() reads, so a state file
+# named in them could pass for the latest (a cheater's probe); audit lists files by the same
+STATE_FILE = re.compile(r"([0-9]{4,})\.yaml\Z")
+# a packet, or with an infix (NNNN-side.alt.yaml) the fork evidence kept beside it
+PACKET_FILE = re.compile(r"([0-9]{4,})-([a-z][a-z0-9-]*)(\.[A-Za-z0-9._-]+)?\.yaml\Z")
 
 
 def scenario_document(ruleset: Any, scenario: dict, source: str = GENESIS) -> dict:
@@ -178,10 +181,28 @@ def check_game_folder(folder: Path) -> None:
     """A FileError (§5: exit 4) unless `folder` holds a genesis: a path that is no game
     folder at all is a wrong path, not a game that fails verification."""
     if not (folder / GENESIS).is_file():
+        kind = _not_a_file(folder / GENESIS)
+        if kind:   # named as it is, not as a missing file (a cheater's probe: a FIFO in a tarball)
+            raise FileError(f"{folder / GENESIS}: {kind}, not a file; a game folder's genesis is a plain file")
         hint = ""
         if (folder / PROPOSAL).is_file() or (folder / JOIN).is_file():
             hint = " yet: the handshake is not complete (`pbem join`)"
         raise FileError(f"{folder}: not a pbem game folder{hint} (no {GENESIS})")
+
+
+def _not_a_file(path: Path) -> str | None:
+    """What stands at `path` where a file was wanted ("a named pipe", "a folder"), or None if
+    nothing does."""
+    import stat
+
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "a link to nothing" if not path.exists() else _not_a_file(path.resolve())
+    return ("a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else None)
 
 
 def open_folder(folder: Path) -> Folder:
@@ -243,7 +264,7 @@ def state_numbers(folder: Path) -> list[int]:
     states = folder / "states"
     if not states.is_dir():
         return []
-    return sorted(int(m.group(1)) for m in map(_STATE_FILE.match, os.listdir(states)) if m)
+    return sorted(int(m.group(1)) for m in map(STATE_FILE.match, os.listdir(states)) if m)
 
 
 def packet_files(folder: Path, seq: int | None = None) -> list[tuple[int, Path]]:
@@ -254,10 +275,16 @@ def packet_files(folder: Path, seq: int | None = None) -> list[tuple[int, Path]]
         return []
     found = []
     for name in sorted(os.listdir(packets)):
-        match = _PACKET_FILE.match(name)
+        match = PACKET_FILE.match(name)
         if match and (seq is None or int(match.group(1)) == seq):
             found.append((int(match.group(1)), packets / name))
     return found
+
+
+def fork_evidence(path: Path) -> bool:
+    """Whether a file of packets/ is a second packet kept beside the one the game went on
+    from, under a name with an infix (NNNN-side.alt.yaml): evidence, never a packet to apply."""
+    return path.name.count(".") > 1
 
 
 def read_packet(path: Path, source: str | None = None, given: str | None = None) -> tuple[dict, bytes]:
@@ -293,7 +320,9 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
     if preview_key is not None and folder.game.secure:
         side_of_key(folder.game, preview_key)   # a key of no side: refused before anything is applied
     seq = packet.get("seq")
-    stored = {n: path for n, path in packet_files(folder.path, seq)} if isinstance(seq, int) else {}
+    # the packet the game went on from, not fork evidence kept beside it (NNNN-side.alt.yaml)
+    stored = {n: path for n, path in packet_files(folder.path, seq) if not fork_evidence(path)} \
+        if isinstance(seq, int) else {}
     if seq in stored:
         _check_known(folder, packet, stored[seq], source)
     new, events = engine.apply_packet(folder.game, folder.state, packet, source)
