@@ -740,6 +740,34 @@ def test_a_tampered_game_fails_its_audit_the_same_way_both_ways(tmp_path):
     assert outcomes[0][0] == 3 and outcomes[0][2].startswith("pbem: audit failed:")
 
 
+def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_ones(run, tmp_path):
+    """`pbem adjudicate FOLDER P1 P2 ...` applies the packets in order, each printing its
+    report; given them all again with newer ones, it skips those applied already with a line
+    and applies the rest; the first that fails stops it, says so, and keeps the packets
+    before it applied (an onlooker's wish: one command per packet to catch up on a thread)."""
+    from pbem.core import game
+
+    packets = [path for _, path in game.packet_files(EXAMPLE)]
+    run("join", "follow", EXAMPLE / "game.yaml")
+    out = run("adjudicate", "follow", *packets[:3]).output
+    assert out.count("after-action report, packet ") == 3 and "packet 3\n" in out.split("after-action report, ")[3]
+    out = run("adjudicate", "follow", *packets[:5]).output
+    assert out.startswith(f"{packets[0]}: packet 1 was applied already; skipped.\n{packets[1]}: packet 2 was applied "
+                          f"already; skipped.\n{packets[2]}: packet 3 was applied already; skipped.\n")
+    assert out.count("after-action report, packet ") == 2
+    assert json.loads(run("status", "follow", "--json").output)["seq"] == 5
+    for seq in range(6):
+        name = f"states/{seq:04d}.yaml"
+        assert (tmp_path / "follow" / name).read_bytes() == (EXAMPLE / name).read_bytes(), name
+    # a gap stops it after what came before: packet 8 without packet 7
+    failed = run("adjudicate", "follow", packets[5], packets[7], code=3).stderr
+    assert failed.startswith(f"pbem: {packets[7]}: packet seq 8 skips ahead") and \
+        failed.rstrip().endswith("(the 1 packet given before it was applied)")
+    assert json.loads(run("status", "follow", "--json").output)["seq"] == 6
+    # one packet given alone, applied already: refused as before (exit 3), a re-send
+    assert "re-sending it changes nothing" in run("adjudicate", "follow", packets[0], code=3).stderr
+
+
 def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alone(run, tmp_path):
     """What a forum thread carries is game.yaml and the packets: `pbem join` makes a folder
     of a sandbox game.yaml as of a secure one, the packets adjudicated into it give the

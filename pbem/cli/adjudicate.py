@@ -8,11 +8,14 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir
 
 @click.command("adjudicate", epilog=PASSPHRASE_HELP)
 @game_dir
-@click.argument("packet_file", type=click.Path(dir_okay=False))
+@click.argument("packet_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--key", "key_file", type=click.Path(dir_okay=False),
               help="Your private key: preview what your next reveal unlocks (nothing of it is written).")
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "bbcode"]), default="text", show_default=True,
               help="Report format to print (aar/NNNN.md is always Markdown).")
-def command(game_dir: str, packet_file: str, key_file: str | None, fmt: str) -> None:
-    """Verify PACKET_FILE, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report."""
-    plain.adjudicate(game_dir, packet_file, key_file=key_file, fmt=fmt)
+def command(game_dir: str, packet_files: tuple[str, ...], key_file: str | None, fmt: str) -> None:
+    """Verify PACKET_FILE, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report.
+
+    Given several packet files (`packets/*.yaml` of another folder), apply them in order,
+    skipping those applied already."""
+    plain.adjudicate(game_dir, *packet_files, key_file=key_file, fmt=fmt)

@@ -14,14 +14,34 @@ from pbem.cli.common import echo, echo_json, handles_errors, load_key
 
 
 @handles_errors
-def adjudicate(game_dir: str, packet_file: str, key_file: str | None = None, fmt: str = "text") -> None:
+def adjudicate(game_dir: str, *packet_files: str, key_file: str | None = None, fmt: str = "text") -> None:
+    """Several packets are applied in the order given, each printing its report; a packet of
+    them the folder has applied already is skipped with a line, so that a player or an
+    onlooker can give every packet of a thread or of another folder (`packets/*.yaml`) and
+    have the new ones applied. The first that fails stops the command, with those before it
+    applied and said so."""
     from pbem.core import game, report
+    from pbem.core.errors import PbemError
 
     folder = game.open_folder(Path(game_dir))
     key = load_key(key_file) if key_file else None
-    packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
-    applied = game.adjudicate(folder, packet, data, packet_file, preview_key=key)
-    echo(report.render(folder.game, applied.state, applied.events, fmt), nl=False)
+    several, done, applied = len(packet_files) > 1, 0, None
+    for packet_file in packet_files:
+        try:
+            packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
+            if several and game.applied_already(folder, packet):
+                echo(f"{packet_file}: packet {packet['seq']} was applied already; skipped.")
+                continue
+            applied = game.adjudicate(folder, packet, data, packet_file,
+                                      preview_key=key if packet_file is packet_files[-1] else None)
+        except PbemError as exc:
+            if done:
+                exc.message += f" (the {done} packet{'s' if done != 1 else ''} given before it {'were' if done != 1 else 'was'} applied)"
+            raise
+        done += 1
+        echo(("\n" if done > 1 else "") + report.render(folder.game, applied.state, applied.events, fmt), nl=False)
+    if applied is None:
+        return
     if applied.preview is not None and len(applied.preview) > 1:
         echo("\nPREVIEW (not written): what your next packet's reveal unlocks, whatever your packet says "
              "(docs/protocol.md §7, the resolution rule):")

@@ -281,6 +281,21 @@ def packet_files(folder: Path, seq: int | None = None) -> list[tuple[int, Path]]
     return found
 
 
+def applied_already(folder: Folder, packet: dict) -> bool:
+    """Whether `packet` is, byte for byte in content and signature, the packet the folder
+    went on from at its seq: one a re-send changes nothing with."""
+    from pbem.core.packet import packet_id
+
+    seq = packet.get("seq")
+    if not isinstance(seq, int) or not 1 <= seq <= folder.state["seq"]:
+        return False
+    stored = [path for _, path in packet_files(folder.path, seq) if not fork_evidence(path)]
+    if not stored:
+        return False
+    known, _ = read_packet(stored[0], folder.relative(stored[0]))
+    return packet_id(known) == packet_id(packet) and known.get("signature") == packet.get("signature")
+
+
 def fork_evidence(path: Path) -> bool:
     """Whether a file of packets/ is a second packet kept beside the one the game went on
     from, under a name with an infix (NNNN-side.alt.yaml): evidence, never a packet to apply."""
