@@ -20,6 +20,13 @@ from .state import Board, mark
 
 CALL_TYPES = ("bombard", "counter-battery", "chemical")
 
+# K-IF-10 (L107), the effects of counter-battery fire in the words the Direct Fire line uses for
+# its own ("no effect", "Give Ground", "a loss and Give Ground"), a loss said before the Give
+# Ground as the events that follow it come
+CB_EFFECT_WORDS = {"none": "no effect", "cancelled": "fire cancelled",
+                   "cancelled-give-ground": "fire cancelled and Give Ground",
+                   "cancelled-give-ground-loss": "fire cancelled, a loss and Give Ground"}
+
 
 def calls(rules: dict, side: str) -> list[dict]:
     """The calls made so far by a side in this step (read only: never creates them)."""
@@ -216,11 +223,12 @@ def resolve(sc: Scenario, rules: dict, ctx) -> bool:
             mark(rules, "ps", "ifired", pid)
             if sc.pieces[pid].rocket:
                 mark(rules, "ts", "rockets", pid)
+            # counter-battery is Indirect Fire: range and arc, as any bombardment (K-IF-2, K-IF-3)
             targets = sorted(c["unit"] for c in calls(rules, other(side)) if c["type"] == "bombard" and c["unit"] not in cancelled
-                             and board.alive(c["unit"]) and sc.grid.distance(board.piece(pid)["sq"],
-                                                                             board.piece(c["unit"])["sq"]) <= sc.pieces[pid].if_range)
+                             and board.alive(c["unit"]) and in_reach(sc, board, pid, board.piece(c["unit"])["sq"]))
             if not targets:
-                ctx.event("counter-battery", f"{pid} finds no enemy battery trying to bombard in range (K-IF-10).",
+                ctx.event("counter-battery", f"{pid} finds no enemy battery trying to bombard in its range and arc "
+                          f"(K-IF-3, K-IF-10).",
                           unit=pid, target=None, effect="none", rule="K-IF-10")
                 continue
             target = targets[dice_choice(ctx, f"{label}.cb.{pid}.target", len(targets))]
@@ -241,7 +249,7 @@ def resolve(sc: Scenario, rules: dict, ctx) -> bool:
             effect = next(r["effect"] for r in cb["results"]
                           if (r["from"] is None or score >= r["from"]) and (r["to"] is None or score <= r["to"]))
             ctx.event("counter-battery", f"{pid} fires counter-battery at {target}: die {effect_die}" + "".join(
-                f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: {effect.replace('-', ', ')} "
+                f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: {CB_EFFECT_WORDS[effect]} "
                 f"(K-IF-10).", unit=pid, target=target, die=effect_die, modifiers=mods, score=score, effect=effect,
                 rule="K-IF-10")
             if effect != "none" and target not in cancelled:

@@ -71,6 +71,9 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int, bo
         why = movement.unit_may_move(sc, board, u, ap, True)
         if why:
             raise IllegalOrder("K-CA-5", f"assault: {why}", None)
+        if u in rules["ps"]["ifired"] or any(c.get("unit") == u for c in artillery.calls(rules, side)):
+            raise IllegalOrder("K-IF-4", f"assault: {u} is called for Indirect Fire in this Action Phase, and artillery "
+                               f"engaged in a Close Assault may not Indirect Fire in the same Action Phase (K-IF-4)", None)
         if board.order(u) not in ATTACK_ORDERS:
             raise IllegalOrder("K-CAO-1", f"assault: {u} is on {board.order(u)}: only units on FA, PA, HA or M may "
                                f"assault (K-CAO-1, K-ORD-5)", None)
