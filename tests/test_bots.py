@@ -135,6 +135,17 @@ def test_selfplay_is_deterministic_and_counts_every_game():
     assert wins + sum(1 for o in table.outcomes if o.winner is None) == 2
 
 
+def test_selfplay_counts_each_unit_an_elimination_names_and_dos_names_the_side():
+    """Losses are units: an event naming a stack counts each of its units; dos's eliminations
+    name their side, so its self-play no longer reports no losses at all."""
+    lost = {"axis": 0, "soviet": 0}
+    bots.count_losses([{"type": "eliminated", "units": ["G/57", "G/71"], "side": "axis"},
+                       {"type": "eliminated", "unit": "R/6", "side": "soviet"},
+                       {"type": "eliminated", "units": ["R/7"]},            # no side: not counted
+                       {"type": "retreat", "units": ["R/8"], "side": "soviet"}], lost)
+    assert lost == {"axis": 2, "soviet": 1}
+
+
 def test_a_passive_side_loses():
     for kinds, loser in ((["heuristic", "passive"], "soviet"), (["passive", "heuristic"], "german")):
         table = bots.selfplay("stalingrad", 2, kinds, "passive")

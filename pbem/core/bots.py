@@ -253,9 +253,7 @@ def play_game(ruleset: Any, kinds: dict[str, str], seed: str) -> Outcome:
             orders = orders[:planned.sure]
             state, events = engine.apply_packet(g, state, games.build_packet(g, state, side, orders, planned.policies,
                                                                              None, ""), source)
-        for event in events:
-            if event["type"] == "eliminated" and event.get("side") in eliminated:
-                eliminated[event["side"]] += 1
+        count_losses(events, eliminated)
         stalled = stalled + 1 if state["rules"] == before and not orders else 0
         if stalled > 2:
             raise RulesError(f"self-play {seed}: the {players[side].kind} bot of {side} sends packets that change nothing "
@@ -270,6 +268,15 @@ def play_game(ruleset: Any, kinds: dict[str, str], seed: str) -> Outcome:
     if heuristics is not None and heuristics.outcome is not None:
         figures.update(heuristics.outcome(g.scenario, state["rules"]))
     return Outcome(figures["winner"], figures["level"], figures["vp"], figures["lost"], number)
+
+
+def count_losses(events: list[dict], lost: dict[str, int]) -> None:
+    """Add to `lost` (side -> units) the units each `eliminated` event with a `side` names, one
+    for an event that names none (an event of dos may name a stack; self-play counted it as
+    one unit, and dos's, which named no side, as none)."""
+    for event in events:
+        if event["type"] == "eliminated" and event.get("side") in lost:
+            lost[event["side"]] += len(event.get("units") or ()) or 1
 
 
 class Table:

@@ -250,7 +250,7 @@ class Heuristics(NamedTuple):
     policies: Mapping[str, Mapping[str, str]] = MappingProxyType({})
     # scenario, rules -> the figures of a finished game for self-play, any of "winner",
     # "level", "vp" {side: number}, "lost" {side: units lost}; None, or a figure left out:
-    # the summary's `winner`, `level` and `vp`, and the `eliminated` events by `side`
+    # the summary's `winner`, `level` and `vp`, and the units of the `eliminated` events by `side`
     outcome: Callable[[Any, dict], dict] | None = None
 
 
