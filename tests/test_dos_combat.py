@@ -138,7 +138,7 @@ def test_9_8_7_22_the_standing_order_advances_a_division_whole():
     assert [e["units"] for e in events_of(ctx, "advance") if e.get("units")] == [["110/11Pz", "111/11Pz", "15/11Pz"]]
     assert {u: st.hex_of(rules, u) for u in PANZERS} == {"15/11Pz": "N2245", "110/11Pz": "N2245", "111/11Pz": "N2245",
                                                          "Hun/7": "N2246", "Hun/9": "N2246"}
-    assert [e["units"] for e in events_of(ctx, "eliminated")] == [["R/6"]]     # and no unit of the Axis
+    assert [(e["units"], e["side"]) for e in events_of(ctx, "eliminated")] == [(["R/6"], "soviet")]   # no Axis unit
 
 
 def test_9_8_7_21_the_standing_order_keeps_a_division_whole_and_counts_it_doubled():
@@ -160,13 +160,16 @@ def test_9_8_7_21_the_standing_order_keeps_a_division_whole_and_counts_it_double
 
 def test_9_8_7_1_the_standing_order_never_advances_into_a_loss():
     """Only 15/11Pz attacked: its advance alone would split the division and leave four units
-    in N2246, so the standing order advances no one; an order to advance is still obeyed."""
-    for orders, where in (([], "N2246"), ([{"type": "advance", "units": ["15/11Pz"], "path": ["N2245"]}], "N2245")):
-        rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, **PANZERS, **HQ})
-        ctx = play(rules, [attack(["N2245"], ["15/11Pz"]), *orders], dice=[1])
-        assert fight(ctx)["result"] == "D2" and st.hex_of(rules, "R/6") != "N2245"       # 4-1, die 1: D2, retreated
-        assert st.hex_of(rules, "15/11Pz") == where
-        assert [e["units"] for e in events_of(ctx, "advance") if e.get("units")] == ([["15/11Pz"]] if orders else [])
+    in N2246, so the standing order advances no one, and an order to advance it is refused
+    (7.1: never more than three at any time of the Combat Phase; it was obeyed, and the end of
+    the phase eliminated a unit)."""
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, **PANZERS, **HQ})
+    ctx = play(rules, [attack(["N2245"], ["15/11Pz"])], dice=[1])
+    assert fight(ctx)["result"] == "D2" and st.hex_of(rules, "R/6") != "N2245"           # 4-1, die 1: D2, retreated
+    assert st.hex_of(rules, "15/11Pz") == "N2246"
+    assert [e["units"] for e in events_of(ctx, "advance") if e.get("units")] == []
+    refused(rules, {"type": "advance", "units": ["15/11Pz"], "path": ["N2245"]}, "7.1",
+            "N2246 would be left holding 4 combat units")
 
 
 def test_9_13_9_67_one_step_in_all_or_every_unit_retreats():
@@ -293,7 +296,7 @@ def test_9_73_9_86_eliminated_for_want_of_a_path_of_retreat_opens_the_two_hex_ad
     rules = at(turn=3, phase="combat", units={"GR/13": {"hex": "N1002"}, "G/57": {"hex": "N0902"}, "G/75": {"hex": "N1103"}})
     ctx = play(rules, [attack(["N1002"], ["G/57", "G/75"]), {"type": "result", "choice": "retreat"}], dice=[2],
                policies={"defender_result": "ask", "advance": "ask"})     # the standing order would take the step
-    assert fight(ctx)["result"] == "D1" and events_of(ctx, "eliminated")[0]["rule"] == "9.73"
+    assert fight(ctx)["result"] == "D1" and [(e["rule"], e["side"]) for e in events_of(ctx, "eliminated")][:1] == [("9.73", "soviet")]
     opts = combat.advance_options(SC(), rules, rules["combat"])
     assert {"type": "advance", "units": ["G/57"], "path": ["N1002"]} in opts
     assert {"type": "advance", "units": ["G/57"], "path": ["N1002", "N1001"]} in opts    # 9.86: a second, empty hex

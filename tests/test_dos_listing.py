@@ -348,11 +348,20 @@ def test_every_ruleset_names_its_one_sided_standing_orders_by_their_keys_and_sid
 def test_only_an_order_type_of_a_movement_phase_says_the_list_is_a_sample_and_how_to_see_every_one():
     """`--only rail` filters the phase's sample, which may hold no rail move though many units
     could move by rail (players' probe: "0 of them name rail" read as "no rail move now")."""
-    opened, state, need = axis_moves("move")
-    sc, rules = SC(), state["rules"]
-    sample = flow.legal_orders(sc, rules, need)
-    moves = sum(1 for o in sample if o["type"] == "move")
-    assert moves > 1 and not any(o["type"] == "rail" for o in sample)
+    from pbem.core import engine, game
+
+    opened, sc = game.open_folder(EXAMPLE), SC()
+    for seq in range(opened.state["seq"] + 1):   # a state of the example whose sample holds moves, and no rail move
+        state = game.load_state(EXAMPLE, seq, opened.game)
+        need = engine.awaited_need(state)
+        if need is None or need.kind != "axis-move" or state["awaiting"]["waiting_for"] != "orders":
+            continue
+        rules = state["rules"]
+        sample = flow.legal_orders(sc, rules, need)
+        if sum(1 for o in sample if o["type"] == "move") > 1 and not any(o["type"] == "rail" for o in sample):
+            break
+    else:
+        pytest.fail("no state of the dos example offers a sample of moves without a rail move")
     orders, note = flow.listing(sc, rules, need, "rail")
     assert orders == sample and note == (
         "These are a sample (the moves of the next stack able to move, to some of the hexes it can reach): every "

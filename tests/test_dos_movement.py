@@ -469,6 +469,44 @@ def test_19_22_exit_from_s1001_and_return():
     assert st.hex_of(rules, "G/57") == "S1001" and rules["exits"] == []
 
 
+def test_19_22_an_army_hq_is_no_division_and_a_truck_or_air_unit_holds_no_s1001():
+    """19.22: "the Axis Player must exit three divisions ... and have at least one unit in hex
+    S1001". An Army HQ that exits counts for no division (11.0); a truck or an air unit in S1001
+    holds nothing (the reading: they count for no stacking, 7.1, and Soviet units pass through
+    them, 12.38, 14.13). A rules probe: an HQ as the third division and a truck in S1001 gave
+    the Axis Astrakhan's 15 VP. The exit line's verb agrees with one unit."""
+    from pbem.rulesets.dos import victory
+
+    sc = SC()
+    out = {"G/57": {"status": "exited"}, "G/75": {"status": "exited"}}
+    rules = at(turn=10, units={**out, "HQ/3Rum": {"hex": "S1002"}, "G/79": {"hex": "S1001"}})
+    before = victory.vp(sc, rules)
+    ctx = play(rules, [{"type": "move", "units": ["HQ/3Rum"], "path": ["S1001"], "exit": True}])
+    assert events_of(ctx, "exit")[0]["text"] == "HQ/3Rum leaves the map eastward from S1001 (19.22)."
+    assert victory.exited_divisions(sc, rules) == 2 and victory.city_control(sc, rules, "Astrakhan") == "soviet"
+    assert victory.vp(sc, rules) == before
+    for holder in ("Tr/1", "AirK/4", "G/79"):
+        rules = at(turn=10, units={**out, "6/3Pz": {"hex": "S1002"}, holder: {"hex": "S1001"}})
+        play(rules, [{"type": "move", "units": ["6/3Pz"], "path": ["S1001"], "exit": True}])
+        assert victory.exited_divisions(sc, rules) == 3
+        assert victory.city_control(sc, rules, "Astrakhan") == ("axis" if holder == "G/79" else "soviet"), holder
+
+
+def test_12_0_a_unit_that_began_moving_out_of_supply_is_not_air_supplied_for_the_rest_of_the_phase():
+    """12.0: "a unit that starts its Movement Phase out of Supply is considered out of Supply for
+    that entire Movement Phase": air supply bought before it moves counts (12.44), not after. A
+    rules probe: G/57 moved its halved allowance, was air supplied, and moved on at full."""
+    rules = at(turn=3, units={"G/57": {"hex": "N2234"}, "AirK/4": {"hex": "N2245"}})
+    play(rules, [{"type": "move", "units": ["G/57"], "path": ["N2233", "N2232", "N2231", "N2230"]}])
+    refused(rules, {"type": "air-supply", "air": "AirK/4", "units": ["G/57"]}, "12.0",
+            "G/57 began moving out of supply and stays out of supply for this Movement Phase (12.0): air supply it "
+            "before it moves")
+    rules = at(turn=3, units={"G/57": {"hex": "N2234"}, "AirK/4": {"hex": "N2245"}})
+    play(rules, [{"type": "air-supply", "air": "AirK/4", "units": ["G/57"]},
+                 {"type": "move", "units": ["G/57"], "path": ["N2233", "N2232", "N2231", "N2230", "N2229", "N2228"]}])
+    assert st.hex_of(rules, "G/57") == "N2228"
+
+
 def test_10_44_10_45_control_follows_the_last_unit_through_a_hex():
     path, first_east = kharkov_line()
     sc = SC()

@@ -65,6 +65,11 @@ def air_supply(sc: Scenario, rules: dict, side: str, order: dict, ctx, defenders
                                f"air unit may supply itself, 12.46)", None)
         if defenders is not None and x not in defenders and x != uid:
             raise IllegalOrder("12.44", f"{x} is not a German unit under this attack", None)
+        if rules["phase"] in ("move", "mech") and rules["ps"]["moved"].get(x) and x in rules["ps"]["oos"]:
+            # 12.0: "a unit that starts its Movement Phase out of Supply is considered out of Supply
+            # for that entire Movement Phase": supply bought before it moves counts, not after
+            raise IllegalOrder("12.0", f"{x} began moving out of supply and stays out of supply for this Movement Phase "
+                               f"(12.0): air supply it before it moves", None)
         i = sc.idx[st.hex_of(rules, x)]
         if sc.mountain[i]:
             raise IllegalOrder("12.45", f"{x} is in a mountain hex: air supply does not reach the mountains", None)

@@ -193,3 +193,10 @@ def stacking_ok(sc: Scenario, rules: dict, units: list[str]) -> bool:
     may stack or stand alone, 11.23); markers (14.42), trucks and air units never count."""
     combat, hqs = stack_count(sc, rules, units)
     return combat <= 3 and combat + hqs <= 4
+
+
+def over_by(sc: Scenario, rules: dict, units: list[str]) -> int:
+    """How far units standing together are over the stacking limit of 7.1 (0: within it):
+    combat units beyond three, or units of any kind beyond four where one is an HQ."""
+    combat, hqs = stack_count(sc, rules, units)
+    return max(0, combat - 3, combat + hqs - 4)

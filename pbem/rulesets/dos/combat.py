@@ -22,9 +22,10 @@ combat die, .../draw.{unit} for the reveal of an untried unit.
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import combinations
 
 from ..base import IllegalOrder
-from .board import view, Board, stacking_ok
+from .board import view, Board, over_by, stack_count, stacking_ok
 from .scenario import Scenario, other
 from . import state as st
 from . import supply as sp
@@ -344,6 +345,7 @@ def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], ta
     defenders = sorted(u for u, w in rules["units"].items() if w in targets and sc.side_of[u] == enemy
                        and (sc.units[u].combat or sc.units[u].hq))
     rules["ps"]["combats"] = rules["ps"].get("combats", 0) + 1
+    rules["ps"].pop("advance_barred", None)
     for uid in air or []:
         rules["air"][uid] = rules["air"].get(uid, 0) + 1
     c = {"kind": kind, "att": side, "def": enemy, "units": units, "hqs": hqs or [], "targets": targets,
@@ -441,6 +443,9 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             return
         if step == "advance":
             if not advance_options(sc, rules, c):
+                barred = _barred(sc, rules, c)
+                if barred:                    # what an order to advance them is told (`why_no_advance`)
+                    rules["ps"]["advance_barred"] = barred
                 _finish(sc, rules, c, ctx)
                 continue
             return
@@ -662,7 +667,27 @@ def _double_possible(sc: Scenario, rules: dict, c: dict) -> bool:
 
 
 def choice_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    """9.67: loss or retreat; an attacker's retreat that would leave a hex over the stacking
+    limit is not offered (7.1, `retreat_left_behind`)."""
+    if c["step"] == "att-choice" and retreat_left_behind(sc, rules, c):
+        return [{"type": "result", "choice": "loss"}]
     return [{"type": "result", "choice": "retreat"}, {"type": "result", "choice": "loss"}]
+
+
+def retreat_left_behind(sc: Scenario, rules: dict, c: dict) -> str | None:
+    """Why the attackers may not retreat (None: they may): 7.1 allows no more than three combat
+    units in a hex at any time of the Combat Phase, and the units of a hex that did not attack
+    stay where they are, so a retreat of some regiments of a whole division leaves the others
+    counting one each (7.22) beside them. The defenders of a hex all retreat, so their retreat
+    leaves nothing behind (9.67). An overrun is movement: the limit holds at the end of the
+    Movement Phase only."""
+    if c["kind"] != "attack":
+        return None
+    going = [u for u in c["units"] + c.get("hqs", []) if st.on_map(rules, u)]
+    behind = left_behind(sc, rules, c["att"], going)
+    if behind is None:
+        return None
+    return f"the attackers may not retreat: {left_words(sc, rules, going, *behind)}"
 
 
 def answer_choice(sc: Scenario, rules: dict, which: str, order: dict, ctx) -> None:
@@ -670,6 +695,10 @@ def answer_choice(sc: Scenario, rules: dict, which: str, order: dict, ctx) -> No
     choice = order.get("choice")
     if choice not in ("loss", "retreat"):
         raise IllegalOrder("9.67", "choose loss or retreat", ["loss", "retreat"])
+    if which == "att" and choice == "retreat":
+        why = retreat_left_behind(sc, rules, c)
+        if why:
+            raise IllegalOrder("7.1", why, ["loss"])
     side = c["def"] if which == "def" else c["att"]
     part = c["def_part"] if which == "def" else c["att_part"]
     c[f"{which}_choice"] = choice
@@ -738,7 +767,7 @@ def _eliminate(sc: Scenario, rules: dict, units: list[str], ctx, rule: str) -> N
     for uid in gone:
         eliminate(sc, rules, uid)
     if gone:
-        ctx.event("eliminated", f"{', '.join(gone)} eliminated ({rule}).", units=gone, rule=rule)
+        ctx.event("eliminated", f"{', '.join(gone)} eliminated ({rule}).", units=gone, side=sc.side_of[gone[0]], rule=rule)
 
 
 def eliminate(sc: Scenario, rules: dict, uid: str) -> None:
@@ -795,7 +824,8 @@ def _take(sc: Scenario, rules: dict, c: dict, uid: str, ctx) -> None:
     dead = st.take_step(sc, rules, uid)
     if dead:
         eliminate(sc, rules, uid)
-        ctx.event("eliminated", f"{uid} loses its last step and is eliminated (9.6).", units=[uid], rule="9.6")
+        ctx.event("eliminated", f"{uid} loses its last step and is eliminated (9.6).", units=[uid],
+                  side=sc.side_of[uid], rule="9.6")
     else:
         ctx.event("step", f"{uid} loses a step (9.6).", unit=uid, rule="9.6")
     loss["left"] -= 1
@@ -981,7 +1011,8 @@ def _auto_retreat(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
     paths = retreat_paths(sc, rules, uid, r["hexes"])
     if not paths:
         eliminate(sc, rules, uid)
-        ctx.event("eliminated", f"{uid} has no path of retreat and is eliminated (9.73).", units=[uid], rule="9.73")
+        ctx.event("eliminated", f"{uid} has no path of retreat and is eliminated (9.73).", units=[uid],
+                  side=sc.side_of[uid], rule="9.73")
         r["queue"].pop(0)
         return True
     if len(paths) == 1:
@@ -1096,6 +1127,10 @@ def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str) -> list[list[in
 
 
 def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    """Every advance one order may make: each unit alone along each of its paths, and the
+    regiments of a division whole in its hex together (any of them that may take the path,
+    two or more), within the stacking limit in the hex entered and in the hex left (7.1, 7.22:
+    a regiment that leaves its whole division alone makes the others count one each)."""
     adv = c.get("advance")
     if not adv:
         return []
@@ -1103,16 +1138,86 @@ def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     board = view(sc, rules)
     left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
     escorted = _escorted(sc, rules, c)
+    paths: dict[str, list[tuple[int, ...]]] = {}
     for uid in left:
-        for p in _advance_paths(sc, rules, c, uid):
-            if uid in c.get("hqs", ()) and p[-1] not in escorted:
-                continue                                                      # 11.44
+        paths[uid] = [tuple(p) for p in _advance_paths(sc, rules, c, uid)
+                      if not (uid in c.get("hqs", ()) and p[-1] not in escorted)]        # 11.44
+    for uid in left:
+        d = sc.units[uid].division
+        whole = d is not None and board.intact(d, board.where[uid])
+        for p in paths[uid]:
+            mates = sorted(r for r in sc.divisions[d] if r != uid and p in paths.get(r, ())) if whole else []
+            # each group once, under its first unit (in id order)
+            groups = [[uid]] + [sorted([uid, *more]) for n in range(1, len(mates) + 1)
+                                for more in combinations(mates, n) if uid < min(more)]
             there = [u for u in board.units_at(p[-1]) if sc.side_of[u] == adv["side"]]
-            if stacking_ok(sc, rules, there + [uid]):
-                out.append({"type": "advance", "units": [uid], "path": [sc.ids[b] for b in p]})
+            for units in groups:
+                if stacking_ok(sc, rules, there + units) and left_behind(sc, rules, adv["side"], units) is None:
+                    out.append({"type": "advance", "units": units, "path": [sc.ids[b] for b in p]})
     if not out:
         return []
     return [{"type": "advance", "units": []}] + out
+
+
+def _barred(sc: Scenario, rules: dict, c: dict) -> list[str]:
+    """The victors of a combat that has no advance to offer who had a path to advance along,
+    but would each leave their hex over the stacking limit (7.1): an order to advance them
+    after the combat is told so, not merely that no advance is open."""
+    adv = c["advance"]
+    left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
+    return sorted(u for u in left if _advance_paths(sc, rules, c, u) and left_behind(sc, rules, adv["side"], [u]))
+
+
+def why_no_advance(sc: Scenario, rules: dict, side: str, order: dict) -> None:
+    """An order to advance when no advance after combat is open: if the last combat's victors
+    it names had none for the stacking limit in the hex they would leave, refused under 7.1
+    with the hex and its count, as an advance order is while the advance is open."""
+    units = [u for u in order.get("units") or [] if isinstance(u, str)]
+    barred = rules["ps"].get("advance_barred", [])
+    if units and all(u in barred and sc.side_of.get(u) == side for u in units):
+        behind = left_behind(sc, rules, side, units)
+        if behind is not None:
+            raise IllegalOrder("7.1", f"{', '.join(units)} may not advance: "
+                               f"{left_words(sc, rules, units, *behind)}", None)
+
+
+def left_behind(sc: Scenario, rules: dict, side: str, leaving: list[str]) -> tuple[str, list[str]] | None:
+    """7.1: no more than three combat units in a hex (four units with an HQ) at any time of the
+    Combat Phase. The first hex that `side`'s units `leaving` would leave over that limit, with
+    the units they leave there (None: none would): some regiments of a division whole in its
+    hex going without the others, who then count one each (7.22). A hex already over the limit
+    (a combat result broke a division up there, 7.23) may be left by units whose going brings
+    it nearer the limit; the end of the phase eliminates its excess."""
+    board = view(sc, rules)
+    gone = set(leaving)
+    for h in sorted({st.hex_of(rules, u) for u in leaving if st.on_map(rules, u)}):
+        here = [u for u in board.units_at(sc.idx[h]) if sc.side_of[u] == side]
+        stay = [u for u in here if u not in gone]
+        after = over_by(sc, rules, stay)
+        if after and after >= over_by(sc, rules, here):
+            return h, stay
+    return None
+
+
+def left_words(sc: Scenario, rules: dict, leaving: list[str], h: str, stay: list[str]) -> str:
+    """Why hex h may not be left with `stay` in it (`left_behind`), in one clause: "N2241 would
+    be left holding 4 combat units (103/14Pz and 108/14Pz of 14Pz count one each once the
+    division is split, 7.22), and no more than 3 combat units may stand in a hex at any time of
+    the Combat Phase (7.1)"."""
+    combat, hqs = stack_count(sc, rules, stay)
+    count = f"{combat} combat unit{'' if combat == 1 else 's'}" + (f" and {hqs} HQ{'' if hqs == 1 else 's'}"
+                                                                   if hqs else "")
+    board = view(sc, rules)
+    i = sc.idx[h]
+    split = []
+    for d in sorted({sc.units[u].division for u in leaving if sc.units[u].division}):
+        rest = [r for r in sc.divisions[d] if r in stay]
+        if rest and board.intact(d, i):
+            split.append(f"{' and '.join(rest)} of {d} count one each once the division is split")
+    why = f" ({'; '.join(split)}, 7.22)" if split else ""
+    limit = "3 combat units, or 4 units with an HQ," if hqs else "3 combat units"
+    return (f"{h} would be left holding {count}{why}, and no more than {limit} may stand in a hex at any time of the "
+            f"Combat Phase (7.1)")
 
 
 def _escorted(sc: Scenario, rules: dict, c: dict) -> set[int]:
@@ -1148,6 +1253,10 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     there = [u for u in board.units_at(path[-1]) if sc.side_of[u] == adv["side"]]
     if not stacking_ok(sc, rules, there + units):
         raise IllegalOrder("7.1", f"{sc.ids[path[-1]]} would hold more units than the stacking limit", None)
+    behind = left_behind(sc, rules, adv["side"], units)
+    if behind is not None:                           # 7.1: nor leave its hex over it, at any time of the phase
+        raise IllegalOrder("7.1", f"{', '.join(units)} may not advance: {left_words(sc, rules, units, *behind)}",
+                           advance_options(sc, rules, c))
     from .movement import arrive
 
     start = starts.pop()

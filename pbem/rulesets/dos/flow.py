@@ -244,6 +244,8 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
     if kind == "overrun" and not current.decision and current.kind.endswith(("-combat", "-interdiction")):
         raise IllegalOrder("6.5", "overruns take place only in the Movement Phases", None)
     if kind not in current.accepts:
+        if kind == "advance" and not current.decision and rules["phase"] == "combat":
+            combat.why_no_advance(sc, rules, current.side, order)      # 7.1: the hex it would leave
         raise IllegalOrder(current.rule, current.waits_for(), list(current.accepts))
     side = current.side
     if current.decision:
@@ -393,6 +395,8 @@ def _overstacked(sc: Scenario, rules: dict, side: str) -> list[str]:
 
 STACKING_WORDS = ("at the end of a Movement Phase a hex may hold at most 3 combat units, or 4 units if one is an "
                   "HQ; trucks and air units do not count")
+COMBAT_STACKING_WORDS = ("at any time of a Combat Phase a hex may hold at most 3 combat units, or 4 units if one is "
+                         "an HQ; trucks and air units do not count")
 
 
 def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
@@ -411,8 +415,10 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     for event in events:
         units = event.get("units") or []
         if event["type"] == "eliminated" and event.get("rule") == "7.1" and units and sc.side_of[units[0]] == side:
+            combat_phase = event.get("phase") == "combat"       # 7.1: the end of any Combat Phase, either side's
             out.append(f"{', '.join(units)} {'was' if len(units) == 1 else 'were'} eliminated: {event['hex']} was over "
-                       f"the stacking limit as the Movement Phase ended (7.1: {STACKING_WORDS})")
+                       f"the stacking limit as the {'Combat' if combat_phase else 'Movement'} Phase ended (7.1: "
+                       f"{COMBAT_STACKING_WORDS if combat_phase else STACKING_WORDS})")
     if any(e["type"] == "phase" and e.get("side") == side and e.get("phase") == "combat" for e in events):
         left = movement.ready(sc, rules, side)
         if left:   # players' probe: 34 of 36 were left off the map, unsaid
@@ -471,7 +477,7 @@ def _end_movement(sc: Scenario, rules: dict, ctx, then: str) -> None:
             for uid in dead:
                 combat.eliminate(sc, rules, uid)
             ctx.event("eliminated", f"{', '.join(dead)} made a strategic withdrawal and end the phase in an Enemy ZOC: "
-                      f"eliminated (18.12).", units=dead, rule="18.12")
+                      f"eliminated (18.12).", units=dead, side=sc.side_of[dead[0]], rule="18.12")
     rules["stage"] = then
 
 
@@ -487,10 +493,16 @@ def _stage_start_combat(sc, rules, ctx):
 
 
 def _stage_end_combat(sc, rules, ctx):
-    over = _overstacked(sc, rules, rules["player"])
-    if over:
-        rules["pending"].append(interphase.pending("stack", rules["player"], hex=over[0]))
-        return
+    """7.1: the excess found at the end of any Combat Phase is eliminated, in either player's
+    hexes (a combat result that takes a regiment from a whole division may leave the defender's
+    hex over the limit, 7.22, 7.23): the phasing player's hexes first, then the other's, each
+    hex's owner choosing which unit goes (decision `stack`, asked of him, one unit at a time
+    until the hex is within the limit)."""
+    for side in (rules["player"], other(rules["player"])):
+        over = _overstacked(sc, rules, side)
+        if over:
+            rules["pending"].append(interphase.pending("stack", side, hex=over[0]))
+            return
     _start(sc, rules, "mech", ctx)
 
 

@@ -71,7 +71,8 @@ def answer(sc: Scenario, rules: dict, p: dict, order: dict, ctx) -> None:
         for uid in units:
             combat.eliminate(sc, rules, uid)
         ctx.event("eliminated", f"{', '.join(units)} eliminated: {p['hex']} was over the stacking limit (7.1).",
-                  units=units, hex=p["hex"], rule="7.1", chosen_by=ctx.chosen_by)
+                  units=units, hex=p["hex"], rule="7.1", chosen_by=ctx.chosen_by, side=p["side"],
+                  phase=rules["phase"])   # the end of a Movement Phase or of a Combat Phase, either side's (7.1)
     elif kind == "directive-removal":
         directives.apply_removal(sc, rules, order, ctx)
     elif kind == "clear":

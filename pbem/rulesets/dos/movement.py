@@ -392,7 +392,8 @@ def _exit(sc: Scenario, rules: dict, units: list[str], ctx) -> None:
         rules["ps"]["moved"][uid] = rules["ps"]["moved"].get(uid, 0) + 1
         st.remove(rules, uid, "exited")
         st.mark(rules["exits"], uid)
-    ctx.event("exit", f"{', '.join(units)} leave the map eastward from {sc.astrakhan['hex']} (19.22).", units=units,
+    ctx.event("exit", f"{', '.join(units)} {verb(units, 'leave')} the map eastward from {sc.astrakhan['hex']} (19.22).",
+              units=units,
               rule="19.22")
 
 
@@ -536,9 +537,9 @@ def entry_hexes(sc: Scenario, rules: dict, side: str, uid: str, board: Board) ->
     blocking = board.blocking(side)
     if side == "axis":
         if st.status(rules, uid) == "exited":
-            i = sc.idx[sc.astrakhan["hex"]]
-            ok = any(sc.side_of[u] == "axis" for u in board.units_at(i))
-            return [], ([i] if ok else [])
+            from .victory import holds_astrakhan
+
+            return [], ([sc.idx[sc.astrakhan["hex"]]] if holds_astrakhan(sc, rules, board) else [])
         return [i for i in sorted(sc.edge["west"]) if i not in blocking], []     # 15.1
     section = rules["ready_map"].get(uid) or sc.units[uid].map or "north"
     edge, cities = sc.soviet_entry[section]                                      # 15.3; 11.5: "any"

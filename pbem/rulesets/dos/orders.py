@@ -175,7 +175,9 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
             which = "def" if kind == "defender-result" else "att"
             if not can_all_retreat(sc, rules, c, which):
                 return {"type": "result", "choice": "loss"}
-        return {"type": "result", "choice": value}
+        answer = {"type": "result", "choice": value}
+        # an attacker's retreat that would leave a hex over the stacking limit is not offered (7.1)
+        return answer if answer in options else options[0]
     if kind == "double-losses":
         return {"type": "double", "choice": value}
     if kind == "loss":
@@ -214,7 +216,8 @@ def _safe_advances(sc, rules: dict, c: dict, moves: list[dict]) -> list[dict]:
 
     board = view(sc, rules)
     side = c["advance"]["side"]
-    may = {(o["units"][0], tuple(o["path"])) for o in moves}
+    # every unit and path of the legal advances, alone or with regiments of its division (7.1, 7.22)
+    may = {(u, tuple(o["path"])) for o in moves for u in o["units"]}
     out: list[dict] = []
     for o in moves:
         uid, path = o["units"][0], tuple(o["path"])
@@ -228,8 +231,10 @@ def _safe_advances(sc, rules: dict, c: dict, moves: list[dict]) -> list[dict]:
         if division is not None and board.intact(division, start) and len(units) < len(sc.divisions[division]):
             continue                                   # it would lose its integrity, doubling and all (7.21)
         there = [u for u in board.units_at(sc.idx[path[-1]]) if sc.side_of[u] == side]
-        if stacking_ok(sc, rules, [u for u in mine if u not in units]) and stacking_ok(sc, rules, there + units):
-            out.append({"type": "advance", "units": units, "path": list(path)})
+        group = {"type": "advance", "units": units, "path": list(path)}
+        if group not in out and stacking_ok(sc, rules, [u for u in mine if u not in units]) \
+                and stacking_ok(sc, rules, there + units):
+            out.append(group)
     return out
 
 

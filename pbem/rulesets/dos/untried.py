@@ -36,4 +36,5 @@ def reveal(sc: Scenario, rules: dict, uid: str, ctx, label: str) -> None:
               pool=pool, rule="13.2")
     if (value == (0, 0)) or value == 0:
         st.remove(rules, uid, "gone")
-        ctx.event("eliminated", f"{uid} has no strength and is removed from the game (13.3).", units=[uid], rule="13.3")
+        ctx.event("eliminated", f"{uid} has no strength and is removed from the game (13.3).", units=[uid],
+                  side=sc.side_of[uid], rule="13.3")

@@ -20,17 +20,24 @@ def city_control(sc: Scenario, rules: dict, name: str, board: Board | None = Non
     if name == "Astrakhan":
         if exited_divisions(sc, rules) < sc.astrakhan["exits_needed"]:
             return "soviet"
-        i = sc.idx[sc.astrakhan["hex"]]
-        board = board or view(sc, rules)
-        return "axis" if any(sc.side_of[u] == "axis" for u in board.units_at(i)) else "soviet"
+        return "axis" if holds_astrakhan(sc, rules, board or view(sc, rules)) else "soviet"
     hexes = sc.voronezh_counts if name == "Voronezh" else city.hexes
     sides = {st.control(sc, rules, sc.idx[h]) for h in hexes}
     return sides.pop() if len(sides) == 1 else None
 
 
 def exited_divisions(sc: Scenario, rules: dict) -> int:
-    """19.22 reading: divisions counted as in 16.34 (a regiment stands for its division)."""
-    return len({sc.units[u].division or u for u in rules["exits"]})
+    """19.22 reading: divisions counted as in 16.34 (a regiment stands for its division); an
+    Army HQ that exits is no division (11.0) and counts for none."""
+    return len({sc.units[u].division or u for u in rules["exits"] if sc.units[u].combat})
+
+
+def holds_astrakhan(sc: Scenario, rules: dict, board: Board) -> bool:
+    """19.22 reading: "at least one unit in hex S1001" is an Axis unit that holds ground, a
+    combat unit or an HQ: not a truck nor an air unit, which count for no stacking (7.1), exert
+    no zone of control and are displaced by Soviet units passing through (12.38, 14.13)."""
+    i = sc.idx[sc.astrakhan["hex"]]
+    return any(sc.side_of[u] == "axis" and (sc.units[u].combat or sc.units[u].hq) for u in board.units_at(i))
 
 
 def vp(sc: Scenario, rules: dict) -> dict[str, int]:
@@ -260,8 +267,7 @@ def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
     if volga and sp.supplied(sc, rules, board, "axis", volga):
         award(rules, "axis", sc.volga_vp, "A supplied Axis combat unit stands on the Volga: 1 VP (19.17).", ctx, "19.17")
     if rules["exits"]:
-        i = sc.idx[sc.astrakhan["hex"]]
-        if any(sc.side_of[u] == "axis" for u in board.units_at(i)):
+        if holds_astrakhan(sc, rules, board):
             rules["lapse"] = 0
         else:
             rules["lapse"] += 1
@@ -273,4 +279,4 @@ def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
                 rules["lapse"] = 0
                 ctx.event("eliminated", f"No Axis unit in {sc.astrakhan['hex']} for three Game-Turn Record Inter-Phases: "
                           f"the units that left the map ({', '.join(gone)}) are eliminated (19.22).", units=gone,
-                          rule="19.22")
+                          side="axis", rule="19.22")
