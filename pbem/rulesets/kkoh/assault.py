@@ -87,6 +87,13 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int, bo
         why = movement.terrain_block(sc, board.profile(u), here, target)
         if why:
             raise IllegalOrder("K-TER-5", f"assault: {why}", None)
+        # K-TER-8, K-MOV-7: a Close Assault moves into the square (K-CA-5), and the attackers occupy
+        # it: terrain that allows one move a turn limits it as it limits a move (the mounted unit's
+        # profile for a dismounting assault: it moves in its vehicles, K-INF-4)
+        why = movement.slow_block(sc, board, u, board.profile(u), here, target, ap)
+        if why:
+            raise IllegalOrder("K-MOV-7", f"assault: {why}; a Close Assault is a move into {target} (K-CA-5, "
+                               f"K-MOV-7)", None)
     vehicles = [u for u in units if sc.profile(u, "dismounted" if dismount else board.piece(u).get("mode")).vehicle]
     for square in (here, target):
         if layout.road_square(sc, square) and vehicles:
@@ -865,7 +872,7 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
                 board.piece(p)["g"] = group
             placed.append(p)
             mark(rules, "ps", "left", p)
-            rules["ts"]["moved"][p] = "vehicle" if board.profile(p).vehicle else "foot"
+            _record_move(sc, board, a, p)
         if layout.check_square(sc, board, a["target"]) is not None and group:
             board.set_group(placed, None)
         force_order(board, placed, "HD", "K-CAR-1", ctx, when=("FA", "PA"))
@@ -888,6 +895,24 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
     if stay:
         ctx.event("pull-back", f"{', '.join(stay)} stay in {a['from']}: no room in {a['target']} (K-CA-16).", units=stay,
                   rule="K-CA-16")
+
+
+def _record_move(sc: Scenario, board: Board, a: dict, pid: str) -> None:
+    """The turn's record of an occupier's move, as a move makes it (K-INF-4, K-MOV-7). A unit that
+    dismounted in a Close Assault of this phase made the assault move in its vehicles (it may
+    assault dismounting only in an Action Phase it may move in them, K-INF-4 reading); one that
+    moved in its vehicles earlier in the turn keeps that record, so it may not then move on foot
+    (K-INF-4). Occupying a square across terrain that allows one move a turn is the unit's one
+    move of the turn (K-TER-8, K-MOV-7)."""
+    rules = board.rules
+    dismounted = any(x.get("dismount") and pid in x["units"] for x in rules["assaults"])
+    prof = sc.profile(pid, "mounted") if dismounted else board.profile(pid)
+    if prof.vehicle or rules["ts"]["moved"].get(pid) == "vehicle":
+        rules["ts"]["moved"][pid] = "vehicle"
+    else:
+        rules["ts"]["moved"][pid] = "foot"
+    if movement.slowed(sc, prof, a["from"], a["target"]):
+        mark(rules, "ts", "locked", pid)
 
 
 def _reface(sc: Scenario, board: Board, units: list[str], facing: str, grouped: bool, ctx) -> None:

@@ -197,7 +197,8 @@ def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: 
               to=square, path=path, cell=cell, places=offered or [cell], rule=job["rule"],
               **({"chosen_by": ctx.chosen_by} if offered else {}))
     displace_markers(sc, board, square, side, ctx, f"where {pid} gives ground")
-    movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines")
+    # K-SFX-5 with K-GG-8: a vehicle rolls for minelets in each square it leaves, passes through or enters
+    movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines", path)
     if not board.alive(pid):
         job["to"][pid] = None          # the minelets on its way destroyed it
 

@@ -95,11 +95,26 @@ def in_square_only(sc: Scenario, board: Board, pid: str) -> bool:
     return below(sc, board.order(pid), "HD") or board.profile(pid).move == "guns"
 
 
+_TROOPS_CLASS = {"recce": "recce", "mechanised": "mechanised", "motorised": "motorised", "infantry": "foot"}
+
+
+def marker_ways(sc: Scenario, hid: str, ap: int) -> list[str]:
+    """How a command marker may move in Action Phase `ap` (K-CMK-2: "may move as the troops that
+    they lead/command or as Infantry"): `infantry` (on foot) in the Action Phase units on foot
+    move, `troops` (in its vehicles, its own mobility class, K-MOV-4) in those its class moves.
+    Infantry comes first: where both reach a square the marker goes on foot, its owner's better
+    choice (the same one square, and minelets touch only vehicles, K-SFX-5; README reading)."""
+    c = sc.commands[hid]
+    open_now = phase_classes(sc, ap)
+    ways = ["infantry"] if "foot" in open_now else []
+    if c.vehicle and _TROOPS_CLASS[c.move] in open_now:
+        ways.append("troops")
+    return ways
+
+
 def hq_may_move(sc: Scenario, rules: dict, hid: str, ap: int) -> bool:
     """A command marker moves like its troops (its own mobility) or like infantry (K-CMK-2)."""
-    c = sc.commands[hid]
-    move = {"recce": "recce", "mechanised": "mechanised", "motorised": "motorised", "infantry": "foot"}[c.move]
-    return ap == 4 or move in phase_classes(sc, ap)
+    return bool(marker_ways(sc, hid, ap))
 
 
 # --- terrain (K-TER, K-MOV-2, K-MOV-7) ---------------------------------------------------------
@@ -169,6 +184,21 @@ def _slowed(sc: Scenario, prof: Profile, a: str, b: str) -> bool:
     if a != b and (getattr(sc.area[a], rule) == "one-phase" or getattr(sc.area[b], rule) == "one-phase"):
         return True
     return any(getattr(f, rule) == "one-phase" and not bridged for f, bridged in _crossed_features(sc, a, b))
+
+
+def slow_block(sc: Scenario, board: Board, pid: str, prof: Profile, a: str, b: str, ap: int) -> str | None:
+    """Why terrain that allows one move a turn stops the unit stepping from a to b now (K-TER-8,
+    K-TER-9, K-TER-2, K-MOV-7: "the unit can move when first normally entitled to, but cannot then
+    move again in that game turn"): it has moved this turn, or this is not the first Action Phase
+    it may move; None if the step is not slowed or may be made. A Close Assault is such a step
+    (assault.check_declare)."""
+    if a == b or not slowed(sc, prof, a, b):
+        return None
+    first = first_ap(sc, board, pid)
+    if board.rules["ts"]["moved"].get(pid) or first != ap:
+        return (f"{pid} crosses terrain that allows one move a turn, made in the first Action Phase it may move "
+                f"({first}), and only if it has not moved this turn")
+    return None
 
 
 def step_block(sc: Scenario, board: Board, side: str, prof: Profile, a: str, b: str) -> str | None:
@@ -344,11 +374,9 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
         why = step_block(sc, board, side, board.profile(u), here, to)
         if why:
             raise IllegalOrder("K-MOV-2", f"move: {why}", None)
-        if leave and slowed(sc, board.profile(u), here, to):
-            if rules["ts"]["moved"].get(u) or first_ap(sc, board, u) != ap:
-                raise IllegalOrder("K-MOV-7", f"move: {u} crosses terrain that allows one move a turn, made in the first "
-                                   f"Action Phase it may move ({first_ap(sc, board, u)}), and only if it has not moved "
-                                   f"this turn", None)
+        why = slow_block(sc, board, u, board.profile(u), here, to, ap)
+        if why:
+            raise IllegalOrder("K-MOV-7", f"move: {why}", None)
     join = sorted(order.get("join") or [])
     for j in join:
         if j not in rules["pieces"] or sc.pieces[j].side != side or rules["pieces"][j]["sq"] != to or j in units:
@@ -547,20 +575,57 @@ def move_hq(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> 
     to = order.get("to")
     if to not in sc.grid:
         raise IllegalOrder("K-BTF-1", f"hq: {to!r} is not a square of the table", None)
-    prof = _marker_profile(sc, hid, ap)
-    why = step_block(sc, board, side, prof, here, to)
-    if why or to == here:
-        raise IllegalOrder("K-CMK-2", f"hq: {why or 'the marker must move to another square'}", None)
+    if to == here:
+        raise IllegalOrder("K-CMK-2", "hq: the marker must move to another square", None)
+    way, blocked = marker_way(sc, board, side, hid, here, to, ap)
+    if way is None:
+        raise IllegalOrder("K-CMK-2", f"hq: {_marker_refusal(sc, board, side, hid, here, to, ap, blocked)}", None)
+    c = sc.commands[hid]
+    prof = _marker_profile(sc, hid, way)
     board.move_hq(hid, to)
     mark(rules, "ps", "moved", hid)
-    ctx.event("hq-move", f"{hid} moves to {to} (K-CMK-2).", side=side, hq=hid, origin=here, to=to, rule="K-CMK-2")
+    # a marker in vehicles that walks says so where it matters: where its troops could not have gone now
+    on_foot = c.vehicle and way == "infantry"
+    said = " as infantry, on foot" if on_foot and "troops" in blocked else ""
+    ctx.event("hq-move", f"{hid} moves to {to}{said} (K-CMK-2).", side=side, hq=hid, origin=here, to=to,
+              way=way, rule="K-CMK-2")
     if prof.vehicle:
         mines_for_marker(sc, board, hid, here, to, ctx, f"t{rules['turn']}.ap{ap}.mines.{hid}")
+    elif on_foot:
+        for square in _crossed_mines(rules, here, [to]):
+            ctx.event("minelets", f"{hid} moves on foot, as infantry: the minelets in {square} touch only vehicles, no "
+                      f"roll (K-SFX-5, K-CMK-2).", hq=hid, square=square, dice=[], rule="K-SFX-5")
 
 
-def _marker_profile(sc: Scenario, hid: str, ap: int) -> Profile:
+def marker_way(sc: Scenario, board: Board, side: str, hid: str, here: str, to: str,
+               ap: int) -> tuple[str | None, dict[str, str]]:
+    """The way the marker moves from `here` to `to` now (K-CMK-2: `marker_ways`, infantry first),
+    or None; and why each way it may use now does not reach `to`."""
+    ways = marker_ways(sc, hid, ap)
+    found = {way: step_block(sc, board, side, _marker_profile(sc, hid, way), here, to) for way in ways}
+    blocked = {way: why for way, why in found.items() if why is not None}
+    return next((way for way in ways if found[way] is None), None), blocked
+
+
+def _marker_refusal(sc: Scenario, board: Board, side: str, hid: str, here: str, to: str, ap: int,
+                    blocked: dict[str, str]) -> str:
+    """Why the marker reaches `to` in neither of the ways open to it now (K-CMK-2)."""
     c = sc.commands[hid]
-    vehicle = c.vehicle and (c.move != "mechanised" or ap >= 2)
+    reasons = list(dict.fromkeys(blocked.values()))
+    if len(reasons) > 1:
+        return (f"{hid} may move as its troops ({c.move}, in vehicles) or as infantry, and neither reaches {to}: as its "
+                f"troops, {blocked['troops']}; as infantry, {blocked['infantry']} (K-CMK-2)")
+    why = reasons[0]
+    if "infantry" not in blocked and c.vehicle and \
+            step_block(sc, board, side, _marker_profile(sc, hid, "infantry"), here, to) is None:
+        why += f"; {hid} may go there as infantry, on foot, but only in Action Phase 4, when infantry moves (K-CMK-2)"
+    return why
+
+
+def _marker_profile(sc: Scenario, hid: str, way: str) -> Profile:
+    """The marker moving `way` (K-CMK-2): in its vehicles as its troops, or on foot as infantry."""
+    c = sc.commands[hid]
+    vehicle = c.vehicle and way == "troops"
     return Profile(vehicle=vehicle, armour=None, ia=False, df=None, ir=False, heavy_atgw=False, mortar=False,
                    target="M", vulnerable=False, infantry=None, artillery=False, unlimbered=False,
                    move="mechanised" if vehicle else "foot", assault=False)
@@ -572,16 +637,23 @@ def mines_in(rules: dict, square: str) -> list[dict]:
     return [m for m in rules["minelets"] if m["square"] == square]
 
 
-def after_step(sc: Scenario, board: Board, pid: str, here: str, to: str, ctx, label: str) -> None:
+def _crossed_mines(rules: dict, here: str, path: list[str]) -> list[str]:
+    """The squares holding minelets that a move from `here` along `path` (the squares entered,
+    in order) is made within, into or out of: each once, in the order crossed (K-SFX-5)."""
+    return [square for square in dict.fromkeys([here, *path]) if mines_in(rules, square)]
+
+
+def after_step(sc: Scenario, board: Board, pid: str, here: str, to: str, ctx, label: str,
+               path: list[str] | None = None) -> None:
     """A vehicle moving within, into or out of a minelet square rolls 2D6: a loss on 2-4, one
     more for each marker beyond the first; only then is the marker found real or a dummy
-    (K-SFX-5)."""
+    (K-SFX-5). One roll for each such square it moves within, leaves, passes through or
+    enters, in the order crossed: `path` is the squares entered, ending in `to` (a Give Ground
+    on through over-full squares, K-GG-8), by default `to` alone (README reading)."""
     if not board.alive(pid) or not board.profile(pid).vehicle:
         return
-    for square in sorted({here, to}):
+    for square in _crossed_mines(board.rules, here, path or [to]):
         markers = mines_in(board.rules, square)
-        if not markers:
-            continue
         table = sc.tables["specials"]["minelets"]
         top = table["loss_to"] + table["per_extra_marker"] * (len(markers) - 1)
         a, b = ctx.d6(f"{label}.{square}.1"), ctx.d6(f"{label}.{square}.2")
@@ -601,9 +673,9 @@ def after_step(sc: Scenario, board: Board, pid: str, here: str, to: str, ctx, la
 
 def mines_for_marker(sc: Scenario, board: Board, hid: str, here: str, to: str, ctx, label: str) -> None:
     """A command marker in vehicles is hit like a vehicle; a loss destroys it (K-SFX-5 reading)."""
-    for square in sorted({here, to}):
+    for square in _crossed_mines(board.rules, here, [to]):
         markers = mines_in(board.rules, square)
-        if not markers or "sq" not in board.rules["hqs"][hid]:
+        if "sq" not in board.rules["hqs"][hid]:
             continue
         table = sc.tables["specials"]["minelets"]
         top = table["loss_to"] + table["per_extra_marker"] * (len(markers) - 1)
@@ -651,13 +723,11 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
     profiles = [board.profile(u) for u in body]
     # step_block reads a unit's profile only for terrain, which asks only whether it is a vehicle
     kinds = list({prof.vehicle: prof for prof in profiles}.values())
-    moved = rules["ts"]["moved"]
     for to in targets:
         if to != here:
             if any(step_block(sc, board, side, prof, here, to) for prof in kinds):
                 continue
-            if any(slowed(sc, prof, here, to) and (moved.get(u) or first_ap(sc, board, u) != ap)
-                   for u, prof in zip(body, profiles)):
+            if any(slow_block(sc, board, u, prof, here, to, ap) for u, prof in zip(body, profiles)):
                 continue
         facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
         others = {p: dict(pieces[p], sq=to) for p in board.at(to) if p not in body}
@@ -793,7 +863,6 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | N
         if hid in rules["ps"]["moved"] or not hq_may_move(sc, rules, hid, ap):
             continue
         here = rules["hqs"][hid]["sq"]
-        prof = _marker_profile(sc, hid, ap)
-        for to in sc.neighbours[here]:
-            if step_block(sc, board, side, prof, here, to) is None:
+        for to in sc.neighbours[here]:     # as its troops or as infantry (K-CMK-2)
+            if marker_way(sc, board, side, hid, here, to, ap)[0] is not None:
                 yield {"type": "hq", "hq": hid, "to": to}
