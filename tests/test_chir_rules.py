@@ -347,6 +347,16 @@ def test_8_5_2_a_tactical_retreats_words_agree_with_how_many_units_go():
     assert ctx.of("tactical-retreat")[0]["text"].startswith("1TC/44a, 1TC/44c attempt a tactical retreat from 3220")
 
 
+def test_8_5_2_a_unit_that_moved_in_earlier_in_the_phase_supports_the_retreat_of_the_one_it_relieves():
+    """The README's reading of "at the start of movement": the start of the leaving stack's own
+    move; 1TC/44b, which moved into 2516 (and had to stop there, 8.5.1), relieves 1TC/44a."""
+    rules = position({"Hei/I": {"hex": "2515"}, "1TC/44a": {"hex": "2516"}, "1TC/44b": {"hex": "2517"}})
+    play(rules, {"type": "move", "units": ["1TC/44b"], "path": ["2516"]})
+    ctx = play(rules, {"type": "move", "units": ["1TC/44a"], "path": ["2517", "2518"]})
+    assert ctx.of("tactical-retreat")[0]["text"] == ("1TC/44a leaves the enemy zone of control in 2516 with support "
+                                                     "(1TC/44b stays): automatic success.")
+
+
 def test_8_5_2_supported_retreat_is_automatic_and_tank_zoc_cancels_modifier():
     rules = position({"11Pz/15a": {"hex": "3320"}, "1TC/44b": {"hex": "3220"}, "1TC/44a": {"hex": "3220"}})
     ctx = play(rules, {"type": "move", "units": ["1TC/44b"], "path": ["3221"]})
@@ -597,22 +607,41 @@ def test_9_11_advance_limits():
     assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
 
 
-def test_9_11_a_unit_that_advanced_after_a_concentrated_attack_moves_no_more_that_turn():
-    """9.11: "Regardless of the result, the facing of the unit is changed by 90 degrees to
-    indicate that its movement has been completed" (8.1: it may not resume it), also after a
-    concentrated attack, whose other attackers move at half (8.6, 9.12.1); before chir 1.4.0 it
-    moved at half in the Movement Phase that follows."""
+def test_9_11_a_unit_that_advanced_after_a_concentrated_attack_moves_at_half_in_the_movement_phase():
+    """9.12.1 and the example of play: "the three Soviet rifle units may carry out a post-combat
+    advance of 3 hexes ... During the subsequent movement phase, these units may move using half
+    of their movement capacity" (13.0). 9.11's "its movement has been completed" ends the move of
+    a manoeuvre attack's stack (the next test); chir 1.4.0 to 1.7.0 read it for every advance, and
+    the rifle regiment that advanced could not move at all (a rules probe)."""
     r = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}}, phase="attack")
     play(r, {"type": "attack", "target": "3320", "units": ["333/1116"]})
     play(r, {"type": "fire", "target": None}, dice=[2])          # 5-7 column, die 2: 1-0
     play(r, {"type": "morale", "choice": "retreat"})             # LW/I retreats to 3319
     play(r, {"type": "retreat", "to": None})
     play(r, {"type": "advance", "units": ["333/1116"], "path": ["3320"]})
-    assert "333/1116" in r["markers"]["done"]
+    assert "333/1116" not in r["markers"]["done"] and "333/1116" in r["markers"]["half"]
     play(r, {"type": "end"})                                     # the Soviet Movement Phase
     with pytest.raises(IllegalOrder) as refused:
-        play(r, {"type": "move", "units": ["333/1116"], "path": ["3321"]}, dice=[1])
-    assert refused.value.rule == "8.1" and st.hex_of(r, "333/1116") == "3320"
+        play(r, {"type": "move", "units": ["333/1116"], "path": ["3321", "3322", "3323"]}, dice=[1])
+    assert (refused.value.rule, refused.value.message) == ("8.1", "move 333/1116: 333/1116 needs 3 MP and has 2")
+    ctx = play(r, {"type": "move", "units": ["333/1116"], "path": ["3321", "3322"]}, dice=[1])
+    assert ctx.of("move")[0]["text"] == "333/1116 moves 3320 -> 3321 -> 3322 (2 MP)."
+
+
+def test_9_11_a_unit_that_advanced_after_a_manoeuvre_attack_has_completed_its_movement():
+    """9.11: "the facing of the unit is changed by 90 degrees to indicate that its movement has
+    been completed": a manoeuvre attack follows the stack's move (9.2), and its advance ends it."""
+    r = position({"LW/I": {"hex": "3320"}, "1TC/44a": {"hex": "3222"}}, phase="movement")
+    play(r, {"type": "move", "units": ["1TC/44a"], "path": ["3221", "3220"]})
+    play(r, {"type": "attack", "target": "3320", "units": ["1TC/44a"]})
+    play(r, {"type": "fire", "target": None}, dice=[1])           # 3-4 column, die 1: 1-0
+    play(r, {"type": "morale", "choice": "retreat"})
+    play(r, {"type": "retreat", "to": None})
+    play(r, {"type": "advance", "units": ["1TC/44a"], "path": ["3320"]})
+    assert "1TC/44a" in r["markers"]["done"]
+    with pytest.raises(IllegalOrder) as refused:
+        play(r, {"type": "move", "units": ["1TC/44a"], "path": ["3321"]}, dice=[1])
+    assert (refused.value.rule, refused.value.message) == ("8.1", "move 1TC/44a: 1TC/44a has completed its movement")
 
 
 # --- 10.x artillery ----------------------------------------------------------------------------------

@@ -236,9 +236,9 @@ def tactical_retreat(sc: Scenario, rules: dict, side: str, uids: list[str], star
     motorised and the EZOC is not a tank ZOC."""
     staying = [u for u in bd.units_in(sc, rules, start, side) if u not in uids]
     if staying:
-        ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'leaves', 'leave')} the enemy zone of control in {start} with support "
-                  f"({', '.join(staying)} stay): automatic success.", units=uids, hex=start, supported=True,
-                  success=True, rule="8.5.2")
+        ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'leaves', 'leave')} the enemy zone of control "
+                  f"in {start} with support ({', '.join(staying)} {agreeing(staying, 'stays', 'stay')}): automatic "
+                  f"success.", units=uids, hex=start, supported=True, success=True, rule="8.5.2")
         return True
     die = ctx.d6(label)
     mod = -1 if all(sc.units[u].mot for u in uids) and not tank_ezoc else 0

@@ -300,7 +300,11 @@ def advance(sc: Scenario, rules: dict, a: dict, order: dict, ctx) -> None:
         bd.enter(sc, rules, h, a["att"])
     for u in uids:
         st.put(rules, u, path[-1])
-        st.mark(rules, "done", u)  # 9.11: "regardless of the result" its facing turns: its movement is over (8.1)
+        if a["kind"] == "manoeuvre":
+            # 9.11: its facing turns, "its movement has been completed" (8.1): a manoeuvre attack
+            # ends the stack's move. After a concentrated attack the advancing units move at half
+            # in the Movement Phase that follows, as 9.12.1 and the example of play (13.0) have it
+            st.mark(rules, "done", u)
     a["advanced"] = sorted(a["advanced"] + uids)
     ctx.event("advance", f"{', '.join(uids)} {agreeing(uids, 'advances', 'advance')} {' -> '.join([start] + path)}"
               f" ({'standing order' if ctx.chosen_by == 'policy' else 'attacker’s choice'}).",
