@@ -22,7 +22,7 @@ combat die, .../draw.{unit} for the reveal of an untried unit.
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import combinations
+from itertools import combinations, product
 
 from ..base import IllegalOrder
 from .board import view, Board, over_by, stack_count, stacking_ok
@@ -926,20 +926,27 @@ def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) 
             here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == c["att"]]
             if all(u in units or not sc.units[u].combat for u in here):
                 units += [u for u in here if sc.units[u].hq and u not in units]
-    # 9.73 reading: the strongest units retreat first, so the owner keeps the most
-    units.sort(key=lambda u: (-(st.strengths(sc, rules, u)[0] + st.strengths(sc, rules, u)[1]), u))
-    c["retreat"] = {"which": which, "hexes": n, "queue": units}
+    # 9.73 reading: the strongest units retreat first, so the owner keeps the most; the regiments
+    # of a division whole in its hex, all retreating (7.22: one combat unit for 7.1), one after
+    # another, in the place of the strongest of them
+    board = view(sc, rules)
+    whole = {}
+    for d in sorted({sc.units[u].division for u in units if sc.units[u].division}):
+        origin = board.where.get(sc.divisions[d][0])
+        if origin is not None and board.intact(d, origin) and all(r in units for r in sc.divisions[d]):
+            whole[d] = sc.ids[origin]
+    rank = {u: (-(st.strengths(sc, rules, u)[0] + st.strengths(sc, rules, u)[1]), u) for u in units}
+    lead = {d: min(rank[r] for r in sc.divisions[d]) for d in whole}
+    units.sort(key=lambda u: (lead.get(sc.units[u].division, rank[u]), rank[u]))
+    c["retreat"] = {"which": which, "hexes": n, "queue": units, "whole": whole}
     c.setdefault("paths", {})
     c["step"] = f"{which}-retreat"
 
 
-def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]]:
-    """9.71-9.73 (errata 9.72): every path of exactly n hexes ending n hexes away, not into
-    enemy units, Enemy ZOC (unless a friendly unit holds the hex, 8.24), terrain or hexsides
-    the unit could not move through, or a Major river hexside; through vacant hexes if any
-    such path exists, else through friendly hexes within the stacking limit into a vacant
-    hex if any such path exists (9.73, 9.75: the reading of README), else into friendly
-    hexes within the stacking limit."""
+def _geometry(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]]:
+    """9.71, 9.72 (errata): every path of exactly n hexes ending n hexes away, not into enemy
+    units, Enemy ZOC (unless a friendly unit holds the hex, 8.24), terrain or hexsides the unit
+    could not move through, or a Major river hexside (stacking aside)."""
     side = sc.side_of[uid]
     board = view(sc, rules)
     start = sc.idx[st.hex_of(rules, uid)]
@@ -969,17 +976,116 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]
                 continue
             nexts.append(path + [b])
         todo += reversed(nexts)
-    vacant = [p for p in found if all(not board.units_at(b) for b in p)]
-    if vacant:
-        return vacant
-    ok = []
-    for p in found:
-        if all(stacking_ok(sc, rules, [u for u in board.units_at(b) if sc.side_of[u] == side] + [uid]) for b in p):
-            ok.append(p)
-    # 9.73: "into a vacant hex" if possible, through friendly hexes if need be; 9.75: a unit
-    # that ends in an occupied hex dies with it, so the enemy may not choose that end here
-    into_vacant = [p for p in ok if not board.units_at(p[-1])]
-    return into_vacant or ok
+    return found
+
+
+def _division_retreat(sc: Scenario, rules: dict, c: dict | None, uid: str) -> tuple[str, list[str], list[str]] | None:
+    """(division, its regiments retreated already, those still to retreat, uid first) when uid
+    is a regiment of a division that stood whole in its hex as the retreat began and retreats
+    with all its regiments (7.21-7.23: none eliminated since); None otherwise."""
+    r = (c or {}).get("retreat") or {}
+    d = sc.units[uid].division
+    if d is None or d not in r.get("whole", {}) or d in rules["broken"]:
+        return None
+    rest = [uid] + [m for m in r["queue"] if m != uid and sc.units[m].division == d]
+    placed = [m for m in sc.divisions[d] if m not in rest and m in c.get("paths", {}) and st.on_map(rules, m)]
+    return d, placed, rest
+
+
+def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = None) -> list[list[int]]:
+    """9.71-9.73 (errata 9.72): every path of exactly n hexes ending n hexes away (`_geometry`);
+    through vacant hexes if any such path exists, else through friendly hexes within the
+    stacking limit into a vacant hex if any such path exists (9.73, 9.75: the reading of
+    README), else into friendly hexes within the stacking limit.
+
+    A regiment of a whole division retreating (`_division_retreat`, in the retreat `c`) is
+    judged as its division would stand together (7.22: one combat unit for 7.1): a hex that
+    holds only regiments of the division retreated before it is vacant to it, the hex they
+    went to counts the division as one while the rest of it may still join them there, and
+    the enemy who chooses the path (9.72) may send it elsewhere only where that leaves each
+    regiment of the division a path within the limit, counting the regiments apart one each
+    (`_split_refused`): no regiment is eliminated for a count that only the split makes."""
+    side = sc.side_of[uid]
+    board = view(sc, rules)
+    found = _geometry(sc, rules, uid, n)
+    body = _division_retreat(sc, rules, c, uid)
+    placed = set(body[1]) if body else set()
+
+    def vacant(b: int) -> bool:
+        return all(u in placed for u in board.units_at(b))
+
+    def friends(b: int) -> list[str]:
+        return [u for u in board.units_at(b) if sc.side_of[u] == side]
+
+    def fits(p: list[int]) -> bool:
+        if not all(stacking_ok(sc, rules, friends(b) + [uid]) for b in p[:-1]):
+            return False
+        end = p[-1]
+        if body and all(board.where.get(m) == end for m in placed):      # the division together there
+            return stacking_ok(sc, rules, friends(end) + body[2])
+        return stacking_ok(sc, rules, friends(end) + [uid])
+
+    vacant_paths = [p for p in found if all(vacant(b) for b in p)]
+    if vacant_paths:
+        out = vacant_paths
+    else:
+        ok = [p for p in found if fits(p)]
+        # 9.73: "into a vacant hex" if possible, through friendly hexes if need be; 9.75: a unit
+        # that ends in an occupied hex dies with it, so the enemy may not choose that end here
+        into_vacant = [p for p in ok if vacant(p[-1])]
+        out = into_vacant or [p for p in ok if not (body and _split_refused(sc, rules, c, body, p[-1]))]
+    if placed:
+        # first the path of the regiment of the division gone last, then the others into its hex:
+        # the division keeps together unless the enemy sends it apart (the standing order `first`)
+        last = [m for m in c["paths"] if m in placed][-1]
+        before = [sc.idx[h] for h in c["paths"][last][1:]]
+        out = sorted(out, key=lambda p: (p != before, p[-1] != before[-1]))
+    return out
+
+
+def _split_refused(sc: Scenario, rules: dict, c: dict, body: tuple[str, list[str], list[str]], end: int) -> str | None:
+    """Why the first of the regiments of a whole division still to retreat (`body`) may not
+    retreat into the friendly-occupied hex `end` (None: it may): then the regiments would not
+    all find a place within the stacking limit, those in hexes apart counting one each (7.22):
+    the rest of them have no paths of retreat whose ends leave every hex the division's
+    regiments stand in within it (7.1, 9.73). A vacant hex holds any division: only ends in
+    friendly-occupied hexes need it."""
+    d, placed, rest = body
+    uid, more = rest[0], rest[1:]
+    side = sc.side_of[uid]
+    board = view(sc, rules)
+    n = c["retreat"]["hexes"]
+    members = set(sc.divisions[d])
+
+    def friends(b: int) -> list[str]:
+        return [u for u in board.units_at(b) if sc.side_of[u] == side]
+
+    def others(b: int) -> list[str]:
+        return [u for u in friends(b) if u not in members]
+
+    ends = [sorted({p[-1] for p in _geometry(sc, rules, m, n)
+                    if all(stacking_ok(sc, rules, friends(b) + [m]) for b in p[:-1])}) for m in more]
+    fixed = {m: board.where[m] for m in placed}
+    fixed[uid] = end
+    over = None
+    for choice in product(*ends):
+        where = dict(fixed, **dict(zip(more, choice)))
+        over = next(((h, others(h) + [m for m in sc.divisions[d] if where.get(m) == h])
+                     for h in sorted(set(where.values()))
+                     if not stacking_ok(sc, rules, others(h) + [m for m in sc.divisions[d] if where.get(m) == h])), None)
+        if over is None:
+            return None
+    if more:
+        return (f"{' and '.join(more)} of {d} would then have no path of retreat within the stacking limit, its "
+                f"regiments apart counting one each (7.22, 9.73)")
+    h, here = over
+    combat, hqs = stack_count(sc, rules, here)
+    count = f"{combat} combat unit{'' if combat == 1 else 's'}" + (f" and {hqs} HQ{'' if hqs == 1 else 's'}" if hqs else "")
+    apart = [m for m in here if m in members]
+    limit = "3 combat units, or 4 units with an HQ," if hqs else "3 combat units"
+    return (f"{sc.ids[h]} would be left holding {count} ({' and '.join(apart)} of {d} count one each once the "
+            f"division is split, 7.22), and no more than {limit} may stand in a hex at any time of the Combat "
+            f"Phase (7.1)")
 
 
 def can_all_retreat(sc: Scenario, rules: dict, c: dict, which: str) -> bool:
@@ -992,7 +1098,7 @@ def can_all_retreat(sc: Scenario, rules: dict, c: dict, which: str) -> bool:
 def retreat_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     uid = c["retreat"]["queue"][0]
     return [{"type": "retreat", "unit": uid, "path": [sc.ids[b] for b in p]}
-            for p in retreat_paths(sc, rules, uid, c["retreat"]["hexes"])]
+            for p in retreat_paths(sc, rules, uid, c["retreat"]["hexes"], c)]
 
 
 def _auto_retreat(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
@@ -1008,7 +1114,7 @@ def _auto_retreat(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
             _after_attacker(sc, rules, c, ctx)
         return True
     uid = r["queue"][0]
-    paths = retreat_paths(sc, rules, uid, r["hexes"])
+    paths = retreat_paths(sc, rules, uid, r["hexes"], c)
     if not paths:
         eliminate(sc, rules, uid)
         ctx.event("eliminated", f"{uid} has no path of retreat and is eliminated (9.73).", units=[uid],
@@ -1034,9 +1140,15 @@ def answer_retreat(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     uid = c["retreat"]["queue"][0]
     if order.get("unit", uid) != uid:
         raise IllegalOrder("9.72", f"the retreat now decided is {uid}'s", None)
-    paths = retreat_paths(sc, rules, uid, c["retreat"]["hexes"])
+    paths = retreat_paths(sc, rules, uid, c["retreat"]["hexes"], c)
     want = [sc.idx.get(h, -1) for h in order.get("path") or []]
     if want not in paths:
+        body = _division_retreat(sc, rules, c, uid)
+        why = body and want in retreat_paths(sc, rules, uid, c["retreat"]["hexes"]) and \
+            _split_refused(sc, rules, c, body, want[-1])
+        if why:                                          # 7.1 with 7.22: a split that leaves a regiment no room
+            raise IllegalOrder("7.1", f"{uid} may not retreat into {sc.ids[want[-1]]}: {why}",
+                               [[sc.ids[b] for b in p] for p in paths[:12]])
         raise IllegalOrder("9.72", f"that is not a legal path of retreat for {uid}",
                            [[sc.ids[b] for b in p] for p in paths[:12]])
     _retreat(sc, rules, c, uid, want, ctx, chosen=ctx.chosen_by)
@@ -1050,17 +1162,25 @@ def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx,
 
     side = sc.side_of[uid]
     start = st.hex_of(rules, uid)
+    end = sc.ids[path[-1]]
+    body = _division_retreat(sc, rules, c, uid)
+    mates = set(body[1]) if body else set()                              # its division's regiments gone before
     for b in path:
         arrive(sc, rules, None, side, b, ctx.event)                      # 10.45; 12.38, 14.13
-    st.put(rules, uid, sc.ids[path[-1]])
-    if any(u != uid and st.hex_of(rules, u) == sc.ids[path[-1]] and sc.side_of[u] == side for u in rules["units"]):
-        rules["pt"]["retreated"][uid] = sc.ids[path[-1]]                # 9.75
+    st.put(rules, uid, end)
+    friends = [u for u in rules["units"] if u != uid and st.hex_of(rules, u) == end and sc.side_of[u] == side]
+    if any(u not in mates for u in friends):
+        rules["pt"]["retreated"][uid] = end                              # 9.75 (not a hex its own division entered)
     c["paths"][uid] = [start] + [sc.ids[b] for b in path]
     c["retreat"]["queue"].pop(0)
     # every hex of the path (a D2 retreat may pass through a Friendly unit's hex in an Enemy ZOC,
     # 8.24), and who chose it, unless no other path was open
     how = "the only path open" if chosen == "only path" else f"path chosen by the {other(side)} player"
-    ctx.event("retreat", f"{uid} retreats {' -> '.join(c['paths'][uid])} ({how}, 9.72).", unit=uid,
+    whole = ""
+    if body and len(body[2]) == 1 and any(u not in mates for u in friends) \
+            and all(st.hex_of(rules, m) == end for m in sc.divisions[body[0]]):
+        whole = f"; {body[0]} stands whole there, one combat unit for the stacking limit (7.22)"
+    ctx.event("retreat", f"{uid} retreats {' -> '.join(c['paths'][uid])} ({how}, 9.72){whole}.", unit=uid,
               path=c["paths"][uid], rule="9.72", chosen_by=chosen)
 
 
