@@ -210,3 +210,24 @@ def test_a_pattern_ends_at_the_end_of_the_text_as_json_schemas_regular_expressio
         fast, reference = fastcheck.compile_schema(schema), schemas.validator(schema)
         assert (fast(good), reference.is_valid(good)) == (True, True)
         assert (fast(bad), reference.is_valid(bad)) == (False, False)
+
+
+def test_a_property_names_pattern_ends_at_the_end_of_the_name_too():
+    """The names of an object's properties are matched the same way (`patternProperties`,
+    and `additionalProperties: false` beside it): a key "east\\n" passed the chir scenario's
+    "^(south|north|west|east)$" in both checks (a review)."""
+    edges = rulesets.get("chir").scenarios["historical"]()["map"]["edges"]
+    names = {"type": "object", "patternProperties": {"^(south|north|west|east)$": {"type": "string"}},
+             "additionalProperties": False}
+    fast, reference = fastcheck.compile_schema(names), schemas.validator(names)
+    assert (fast({"east": "x"}), reference.is_valid({"east": "x"})) == (True, True)
+    assert (fast({"east\n": "x"}), reference.is_valid({"east\n": "x"})) == (False, False)
+    # without additionalProperties a name the pattern does not match is free: "A\n" is not "A"
+    typed = {"type": "object", "patternProperties": {"^[A-E]$": {"type": "integer"}}}
+    fast, reference = fastcheck.compile_schema(typed), schemas.validator(typed)
+    assert (fast({"A": "x"}), reference.is_valid({"A": "x"})) == (False, False)
+    assert (fast({"A\n": "x"}), reference.is_valid({"A\n": "x"})) == (True, True)
+    document = rulesets.get("chir").scenarios["historical"]()
+    document["map"]["edges"] = dict(edges, **{"east\n": next(iter(edges.values()))})
+    schema = schemas.load("chir-scenario.schema.json")
+    assert fastcheck.compile_schema(schema)(document) is False and not schemas.validator(schema).is_valid(document)

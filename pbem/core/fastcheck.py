@@ -189,13 +189,13 @@ class _Compiler:
         return lambda v: not isinstance(v, dict) or all(sub(v[key]) for key, sub in subs.items() if key in v)
 
     def _patternProperties(self, value: dict, schema: dict) -> Check:
-        subs = [(re.compile(p).search, self.compile(s)) for p, s in value.items()]
+        subs = [(re.compile(python_pattern(p)).search, self.compile(s)) for p, s in value.items()]
         return lambda v: not isinstance(v, dict) or all(sub(item) for key, item in v.items()
                                                         for match, sub in subs if match(key))
 
     def _additionalProperties(self, value: Any, schema: dict) -> Check:
         known = set(schema.get("properties", {}))
-        patterns = [re.compile(p).search for p in schema.get("patternProperties", {})]
+        patterns = [re.compile(python_pattern(p)).search for p in schema.get("patternProperties", {})]
         sub = self.compile(value)
 
         def check(v: Any) -> bool:

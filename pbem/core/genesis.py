@@ -144,10 +144,11 @@ def sides_entries(ruleset: Any, sides: dict[str, Any]) -> list[dict]:
 
 
 def _key_pattern() -> str:
-    """The genesis schema's pattern of a side's key line."""
+    """The genesis schema's pattern of a side's key line, as Python must be told it."""
     from pbem.core import schema
+    from pbem.core.fastcheck import python_pattern
 
-    return schema.load("genesis.schema.json")["properties"]["sides"]["items"]["properties"]["key"]["pattern"]
+    return python_pattern(schema.load("genesis.schema.json")["properties"]["sides"]["items"]["properties"]["key"]["pattern"])
 
 
 def base(ruleset: Any, *, scenario: str | None = None, scenario_doc: dict | None = None,

@@ -40,20 +40,35 @@ def _validator(text: str) -> Any:
     # The schemas are pbem's own; tests/test_schemas.py checks them against their
     # metaschema once, so that every run does not pay for it (about 50 ms).
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return jsonschema.validators.extend(cls, {"pattern": _pattern})(schema)
+    return jsonschema.validators.extend(cls, _ecma_keywords(cls.VALIDATORS))(schema)
 
 
-def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Any:
-    """jsonschema's `pattern` with `$` meaning the end of the text, as JSON Schema's regular
-    expressions have it (fastcheck.python_pattern)."""
+def _ecma_keywords(builtin: dict) -> dict:
+    """jsonschema's keywords that match regular expressions, with `$` meaning the end of the
+    text as JSON Schema's (ECMA-262) regular expressions have it (fastcheck.python_pattern): a
+    value's `pattern`, and the names of an object's properties (`patternProperties`, and
+    `additionalProperties` beside it). A key "east\\n" passed "^(south|north|west|east)$"."""
     import re
 
     from jsonschema.exceptions import ValidationError
 
     from pbem.core.fastcheck import python_pattern
 
-    if validator.is_type(instance, "string") and re.search(python_pattern(pattern), instance) is None:
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+    def pattern(validator: Any, value: str, instance: Any, schema: dict) -> Any:
+        if validator.is_type(instance, "string") and re.search(python_pattern(value), instance) is None:
+            yield ValidationError(f"{instance!r} does not match {value!r}")
+
+    def pattern_properties(validator: Any, value: dict, instance: Any, schema: dict) -> Any:
+        yield from builtin["patternProperties"](validator, {python_pattern(p): sub for p, sub in value.items()},
+                                                instance, schema)
+
+    def additional_properties(validator: Any, value: Any, instance: Any, schema: dict) -> Any:
+        if "patternProperties" in schema:
+            schema = dict(schema, patternProperties={python_pattern(p): sub
+                                                     for p, sub in schema["patternProperties"].items()})
+        yield from builtin["additionalProperties"](validator, value, instance, schema)
+
+    return {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
 
 
 def unknown_keys(schema: dict, document: Any, what: str, ruleset_id: str) -> str | None:
