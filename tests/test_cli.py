@@ -766,6 +766,18 @@ def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_on
     assert json.loads(run("status", "follow", "--json").output)["seq"] == 6
     # one packet given alone, applied already: refused as before (exit 3), a re-send
     assert "re-sending it changes nothing" in run("adjudicate", "follow", packets[0], code=3).stderr
+    # fork evidence kept beside a packet, which `packets/*.yaml` lists before it: skipped, never applied
+    evidence = tmp_path / "thread" / "0007-soviet.alt.yaml"
+    evidence.parent.mkdir()
+    shutil.copy(packets[0], evidence)
+    out = run("adjudicate", "follow", evidence, packets[6]).output
+    assert out.startswith(f"{evidence}: fork evidence (a second packet of one seq), not a packet to apply; skipped.\n")
+    assert json.loads(run("status", "follow", "--json").output)["seq"] == 7
+    # a key of no side is refused before any packet is applied
+    run("keygen", "stranger", "--dir", "keys")
+    refused = run("adjudicate", "follow", packets[7], packets[8], "--key", "keys/stranger", code=3).stderr
+    assert "is not the key of any side of this game" in refused
+    assert json.loads(run("status", "follow", "--json").output)["seq"] == 7
 
 
 def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alone(run, tmp_path):

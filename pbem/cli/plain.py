@@ -25,21 +25,34 @@ def adjudicate(game_dir: str, *packet_files: str, key_file: str | None = None, f
 
     folder = game.open_folder(Path(game_dir))
     key = load_key(key_file) if key_file else None
-    several, done, applied = len(packet_files) > 1, 0, None
-    for packet_file in packet_files:
+    if key is not None and folder.game.secure:
+        game.side_of_key(folder.game, key)   # a key of no side: refused before any packet is applied
+    several, done, applied, last_applied = len(packet_files) > 1, 0, None, False
+    for number, packet_file in enumerate(packet_files, start=1):
+        if several and game.fork_evidence(Path(packet_file)):
+            # NNNN-side.alt.yaml: a second packet kept beside the one the game went on from, which
+            # `packets/*.yaml` lists too (and before it): evidence for `pbem audit`, never applied
+            echo(f"{packet_file}: fork evidence (a second packet of one seq), not a packet to apply; skipped.")
+            continue
         try:
             packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
             if several and game.applied_already(folder, packet):
                 echo(f"{packet_file}: packet {packet['seq']} was applied already; skipped.")
                 continue
             applied = game.adjudicate(folder, packet, data, packet_file,
-                                      preview_key=key if packet_file is packet_files[-1] else None)
+                                      preview_key=key if number == len(packet_files) else None)
+            last_applied = number == len(packet_files)
         except PbemError as exc:
             if done:
-                exc.message += f" (the {done} packet{'s' if done != 1 else ''} given before it {'were' if done != 1 else 'was'} applied)"
+                exc.message += (f" (the {done} packet{'s' if done != 1 else ''} given before it "
+                                f"{'were' if done != 1 else 'was'} applied)")
             raise
         done += 1
         echo(("\n" if done > 1 else "") + report.render(folder.game, applied.state, applied.events, fmt), nl=False)
+    if key is not None and folder.game.secure and not last_applied:
+        echo("\nPREVIEW: none: the last packet given was skipped, not applied now (`pbem status --key` says what "
+             "your next packet's reveal brings).")
+        return
     if applied is None:
         return
     if applied.preview is not None and len(applied.preview) > 1:
