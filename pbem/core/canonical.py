@@ -1106,23 +1106,24 @@ def first_difference(expected: Any, found: Any) -> tuple[str, Any, Any] | None:
     return next(differences(expected, found), None)
 
 
-def differences(expected: Any, found: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+def differences(expected: Any, found: Any, path: str = "", absent: Any = "(absent)") -> Iterator[tuple[str, Any, Any]]:
     """Every field where two JSON-like values differ, in sorted order: its path, the value
-    expected and the value found."""
+    expected and the value found; `absent` stands for the value of a field one of them lacks
+    (a caller that must tell it from a string "(absent)" gives an object of its own)."""
     if type(expected) is not type(found):
         yield path or "(top)", expected, found
     elif isinstance(expected, dict):
         for key in sorted(set(expected) | set(found)):
             sub = f"{path}.{key}" if path else key
             if key not in found:
-                yield sub, expected[key], "(absent)"
+                yield sub, expected[key], absent
             elif key not in expected:
-                yield sub, "(absent)", found[key]
+                yield sub, absent, found[key]
             else:
-                yield from differences(expected[key], found[key], sub)
+                yield from differences(expected[key], found[key], sub, absent)
     elif isinstance(expected, list):
         for index, (want, got) in enumerate(zip(expected, found)):
-            yield from differences(want, got, f"{path}[{index}]")
+            yield from differences(want, got, f"{path}[{index}]", absent)
         if len(expected) != len(found):
             yield f"{path} length", len(expected), len(found)
     elif expected != found:

@@ -471,11 +471,14 @@ def scenario_terms(genesis: dict) -> dict:
         names = sorted(ruleset.scenarios)
         head = ("Scenario EMBEDDED by the proposer, " + (f"with the id {shown(str(ident))}" if ident is not None
                                                           else "without an id") + ", not one bundled with pbem")
-    # the bundled scenario it differs from least (in name order among as close)
-    found, name = min((list(differences(ruleset.scenarios[n](), document)), n) for n in names)
+    # the bundled scenario it differs from least, the first in name order among as close
+    found, name = min(((list(differences(ruleset.scenarios[n](), document, absent=_ABSENT)), n) for n in names),
+                      key=lambda pair: (len(pair[0]), pair[1]))
     paths = [path for path, _, _ in found]
     data = {"bundled": None, "embedded": True, "id": ident, "compared_with": name, "differences": len(paths),
-            "fields": [{"field": path, "bundled": was, "embedded": now} for path, was, now in found[:8]]}
+            # a field one of them lacks has no value there
+            "fields": [{"field": path, **({} if was is _ABSENT else {"bundled": was}),
+                        **({} if now is _ABSENT else {"embedded": now})} for path, was, now in found[:8]]}
     # every differing section is named, and how many fields differ: a list cut short must not
     # hide the one change that matters among cosmetic ones
     tops = list(dict.fromkeys(re.split(r"[.\[ ]", path, maxsplit=1)[0] for path in paths))
@@ -492,6 +495,9 @@ def scenario_terms(genesis: dict) -> dict:
     return data
 
 
+_ABSENT = object()   # a field one of two scenarios lacks (not a string a proposer could write)
+
+
 def _was_now(was: Any, now: Any) -> str:
     """A changed field's values, ' (bundled "1-0", here "3-2")', where both are short enough
     to read in a line (strings quoted, so that a space added at the end shows); else nothing
@@ -503,8 +509,8 @@ def _was_now(was: Any, now: Any) -> str:
         text = canonical(value).decode()
         return shown(text) if len(text) <= 32 else None
 
-    if was == "(absent)" or now == "(absent)":   # canonical.differences' word for a missing field
-        return " (added)" if was == "(absent)" else " (left out)"
+    if was is _ABSENT or now is _ABSENT:
+        return " (added)" if was is _ABSENT else " (left out)"
     a, b = short(was), short(now)
     return f" (bundled {a}, here {b})" if a is not None and b is not None else ""
 
