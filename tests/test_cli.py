@@ -536,6 +536,22 @@ def test_a_joiner_sees_how_many_fields_differ_and_every_section_however_many_the
     assert "areas[4].name, areas[5].name" in out and "and 2 more." in out   # a value too long for a line: its path
 
 
+def test_an_embedded_scenarios_fields_added_left_out_and_changed_are_told_apart():
+    """A field the proposer added or left out is said so; a string field set to "(absent)",
+    the word a diff once used for a missing field, is a changed value (a review)."""
+    from pbem import rulesets
+    from pbem.core.describe import scenario_terms
+
+    document = rulesets.get("chir").scenarios["historical"]()
+    document["house"] = 1
+    document["victory"]["turns_source"] = "(absent)"
+    del document["victory"]["winner"]
+    terms = scenario_terms({"ruleset": "chir", "scenario": {"document": document}})
+    assert terms["text"].endswith(', the closest, 3 fields differ, in house, victory: house (added), victory.turns_source (bundled '
+                                  '"4.0", here "(absent)"), victory.winner (left out).')
+    assert terms["fields"][0] == {"field": "house", "embedded": 1} and "embedded" not in terms["fields"][2]
+
+
 def test_a_scenario_embedded_without_an_id_is_compared_with_the_closest_bundled_one(run, tmp_path):
     """A proposer who changes one table of a bundled scenario and leaves out its id is found out
     all the same: the joiner, `pbem status` and the audit's verdict name the bundled scenario it
