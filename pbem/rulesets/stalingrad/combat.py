@@ -178,7 +178,7 @@ def decision(sc, rules: dict) -> Need | None:
     if c.get("to_allocate", 0) > 0:
         if _choice([_capacity(rules, c, u) for u in _alloc_candidates(sc, rules, c)], c["to_allocate"]):
             return Need(allocator(c), "allocate-loss",
-                        f"Put one of {_points(c['to_allocate'])} on a {suffering(c)} unit "
+                        f"Put one of {_points(c['to_allocate'])} on a {side_name(suffering(c))} unit "
                         f"in {c['area']}.", ("allocate",), "house 6.4", True)
         return None
     if c.get("apply_queue"):
@@ -198,15 +198,17 @@ ATTRITION = ("house 6.5 revised in 1.2.0: a reduced unit may no longer shed its 
 
 def _allocation_rank(sc, rules: dict, c: dict, uid: str, how: str) -> tuple:
     """Where the next loss point goes first, by standing order. A point on a reduced unit
-    eliminates it; so does a second point on a full unit that has nowhere to retreat (10.3);
-    a full unit that can retreat takes two points as a step and a retreat (house 6.5).
+    eliminates it; so does a second point on a full unit that has nowhere to retreat (10.3),
+    counting the stacking limit as the retreat will (10.3(2): a full area it must retreat to
+    and nothing one area further is nowhere); a full unit that can retreat takes two points
+    as a step and a retreat (house 6.5).
     `save-units`: a full unit already hit that can retreat, then untouched full units, the
     weakest first, then the points that eliminate a unit, on the weakest. `kill-units` (a card
     player's): the points that eliminate a unit first, on the strongest, then a full unit
     already hit, then untouched ones, the strongest first."""
     hit = c.get("alloc", {}).get(uid, 0) > 0
     strength = unit_strength(sc, rules, uid)
-    kills = not may_retreat(rules, uid) or hit and not retreat.candidates(sc, rules, uid, rules["units"][uid], [], False)
+    kills = not may_retreat(rules, uid) or hit and not retreat.can_retreat(sc, rules, uid)
     if how == "save-units":
         return (2 if kills else 0 if hit else 1, strength)
     return (0 if kills else 1 if hit else 2, -strength)

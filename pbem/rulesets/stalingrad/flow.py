@@ -61,8 +61,8 @@ _PROMPTS = {
     "soviet-movement": "move units to adjacent areas (house 5), then end",
     "german-combat": "attack in areas holding units of both sides (house 6), then end",
     "soviet-combat": "attack in areas holding units of both sides (house 6), then end",
-    WITHDRAWAL: "black counters have left (11.3); place the turn-4 reinforcements in "
-                "German-controlled areas (11.3(3)), then end",
+    WITHDRAWAL: "black counters have left (11.3); place the turn-{entry} reinforcements, and earlier "
+                "ones still waiting (house 8.1), in German-controlled areas (11.3(3)), then end",
 }
 
 
@@ -96,7 +96,8 @@ def next_step(sc, rules: dict) -> Need | None:
         if need is not None:
             return need
     phase = rules["phase"]
-    return Need(phase_side(phase), phase, f"Turn {rules['turn']}, {phase_words(phase)}: {_PROMPTS[phase]}.",
+    prompt = _PROMPTS[phase].format(entry=rules["turn"] + 1)  # the withdrawal's: the next turn's units (11.3(3))
+    return Need(phase_side(phase), phase, f"Turn {rules['turn']}, {phase_words(phase)}: {prompt}.",
                 _PHASE_NEEDS[phase], _PHASE_RULES[phase], False)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..base import IllegalOrder
 from .areas import (count, describe, enemy, has_room, known_area, known_unit, listing, name,
-                    occupancy, set_control, side_units, status)
+                    occupancy, set_control, side_name, side_units, status)
 
 
 def targets(sc, rules: dict, uid: str, occ: dict | None = None) -> list[str]:
@@ -68,14 +68,16 @@ def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
     here = rules["units"][uid]
     ok = targets(sc, rules, uid)
     if to not in ok:
+        foe = enemy(side)
         if to not in sc.areas[here].adjacent:
             why, rule = f"{to} is not adjacent to {here}", "house 5.1"
-        elif count(sc, rules, here, enemy(side)) > 0:
+        elif count(sc, rules, here, foe) > 0 and not (rules["control"][to] == side
+                                                       and count(sc, rules, to, foe) == 0):
             why, rule = (f"{uid} starts in {here} with enemy units and may only move to an "
                          f"area its side controls without enemy units"), "house 5.2"
-        else:
-            why, rule = (f"{to} already holds {sc.stacking_limit} {side} units "
-                         f"(stacking limit 10.3(2))"), "house 5.3"
+        else:  # the area 5.2 leaves open, or any area for a unit not engaged: full
+            why, rule = (f"{to} already holds {sc.stacking_limit} {side_name(side)} units, the "
+                         f"stacking limit of 10.3(2), which applies to movement too"), "house 5.3"
         raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); {uid} may move to: "
                            f"{listing(ok)}.", [{"type": "move", "unit": uid, "to": a} for a in ok])
     rules["units"][uid] = to

@@ -18,7 +18,8 @@ House rules (NOT from the fragment):
 8.3 Soviet units may be placed on, and shifted to, crossings the Soviet side controls.
 8.4 The withdrawal is carried out in a "german-withdrawal" phase at the end of turn 3:
     the black counters on the map leave first, then substitutions (11.3(1)-(2)) are
-    chosen, then the German places his turn-4 reinforcements (11.3(3)); control is
+    chosen, then the German places his turn-4 reinforcements, and any earlier ones still
+    waiting (8.1), with the withdrawal (11.3(3)); control is
     checked (house rule 4.3) only when the phase ends, so an area emptied and refilled
     at once never changes hands.
 """
@@ -26,13 +27,14 @@ House rules (NOT from the fragment):
 from __future__ import annotations
 
 from ..base import IllegalOrder, Need
-from .areas import (describe, has_room, known_area, known_unit, listing, name, place, side_units,
-                    status, unit_strength)
+from .areas import (describe, has_room, known_area, known_unit, listing, name, place, side_name,
+                    side_units, status, unit_strength)
 
 
 def entry_turn(rules: dict) -> int:
     """Reinforcements of this turn enter now; in the withdrawal phase of turn 3 the
-    German turn-4 reinforcements enter together with the withdrawal (11.3(3))."""
+    German turn-4 reinforcements enter together with the withdrawal (11.3(3)), and with
+    them any earlier ones still waiting (house 8.1)."""
     return rules["turn"] + (1 if rules["phase"] == "german-withdrawal" else 0)
 
 
@@ -99,7 +101,7 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
             # the fragment asks German control (11.2(1)); Soviet control of a crossing is house 8.3
             rule = "11.2(1)" if side == "german" else "house 8.3"
         else:
-            why = (f"{area} already holds {sc.stacking_limit} {side} units (the stacking limit "
+            why = (f"{area} already holds {sc.stacking_limit} {side_name(side)} units (the stacking limit "
                    f"of 10.3(2), applied to placement)")
             rule = "house 8.2"
         raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); legal areas: "

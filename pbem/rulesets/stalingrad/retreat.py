@@ -10,13 +10,16 @@ areas qualify, the retreating player decides (decision "retreat").
 one area further; if it cannot retreat further from that area, it is eliminated.
 
 House clarifications (NOT from the fragment): a retreat goes to an adjacent area; the
-step "one area further" of 10.3(2) never returns to the area the unit was driven from,
-and chooses by the order of 10.3(1) among the areas where the unit fits under the limit.
+area it must retreat to (10.3(2)) is the one 10.3(1) ranks first, whether or not it has
+room, so a full own area with no enemy units is chosen over an own area with room and
+enemy units there (and over an empty enemy-controlled one); the step "one area further"
+of 10.3(2) never returns to the area the unit was driven from, and chooses by the order
+of 10.3(1) among the areas where the unit fits under the limit.
 """
 
 from __future__ import annotations
 
-from .areas import count, enemy, has_room, name, place, set_control
+from .areas import count, enemy, has_room, name, place, set_control, side_name
 
 
 def candidates(sc, rules: dict, uid: str, origin: str, exclude: list[str],
@@ -40,6 +43,28 @@ def candidates(sc, rules: dict, uid: str, origin: str, exclude: list[str],
         fewest = min(count(sc, rules, a, foe) for a in own_areas)
         return [a for a in own_areas if count(sc, rules, a, foe) == fewest]
     return eligible  # enemy-free enemy-controlled areas, all equal under 10.3(1)
+
+
+def further(sc, rules: dict, uid: str, origin: str, to: str) -> list[str]:
+    """10.3(2): the areas one further from a full `to` that take a unit driven from `origin`:
+    by the order of 10.3(1) among the neighbours of `to` with room, never back to `origin`."""
+    return candidates(sc, rules, uid, to, [origin], True)
+
+
+def lands(sc, rules: dict, uid: str, origin: str, to: str) -> bool:
+    """Whether a unit that must retreat from `origin` to `to` (10.3(1)) stays on the map:
+    `to` has room for it, or an area one further takes it (10.3(2)); as `arrive` decides."""
+    return has_room(sc, rules, to, sc.units[uid].side) or bool(further(sc, rules, uid, origin, to))
+
+
+def can_retreat(sc, rules: dict, uid: str) -> bool:
+    """Whether `uid`, driven from its area now, can retreat and stay on the map, as `start`
+    and `arrive` carry a retreat out: an area of the tier 10.3(1) ranks first qualifies
+    (10.3), and it has room or an area one further takes the unit (10.3(2)). Between tied
+    areas the retreating player decides (the standing order `engine-priority` takes one where
+    the unit lands), so one such area is enough."""
+    origin = rules["units"][uid]
+    return any(lands(sc, rules, uid, origin, to) for to in candidates(sc, rules, uid, origin, [], False))
 
 
 def _eliminate(sc, rules: dict, uid: str, ctx, rule: str, why: str) -> None:
@@ -87,13 +112,13 @@ def arrive(sc, rules: dict, uid: str, origin: str, to: str, ctx) -> dict | None:
     if has_room(sc, rules, to, side):
         _place(sc, rules, uid, to, ctx, "10.3", None)
         return None
-    tier = candidates(sc, rules, uid, to, [origin], True)
-    ctx.event("overstack", f"{name(sc, to)} already holds {sc.stacking_limit} {side} "
+    tier = further(sc, rules, uid, origin, to)
+    ctx.event("overstack", f"{name(sc, to)} already holds {sc.stacking_limit} {side_name(side)} "
               f"units, so {uid} may retreat one area further (10.3(2)).",
               unit=uid, side=side, area=to, rule="10.3(2)")
     if not tier:
         _eliminate(sc, rules, uid, ctx, "10.3(2)",
-                   f"{name(sc, to)} is over the stacking limit and no area beyond it can take it")
+                   f"{name(sc, to)} is at the stacking limit and no area beyond it can take it")
         return None
     if len(tier) == 1:
         _place(sc, rules, uid, tier[0], ctx, "10.3(2)", to)
@@ -111,11 +136,17 @@ def choose(sc, rules: dict, pending: dict, to: str, ctx) -> dict | None:
 
 def policy_choice(sc, rules: dict, pending: dict, how: str) -> str:
     """Standing order `retreat_tie`: "engine-priority" prefers an area where the unit fits
-    under the stacking limit, then the lowest area id; "lowest-id" takes the lowest id."""
+    under the stacking limit, then a full one from which an area one further takes it
+    (10.3(2)), then the lowest area id; "lowest-id" takes the lowest id."""
     options = sorted(pending["options"])
     if how == "engine-priority":
-        side = sc.units[pending["unit"]].side
+        uid = pending["unit"]
+        side = sc.units[uid].side
         roomy = [a for a in options if has_room(sc, rules, a, side)]
         if roomy:
             return roomy[0]
+        if pending["step"] == 1:
+            onward = [a for a in options if further(sc, rules, uid, pending["origin"], a)]
+            if onward:
+                return onward[0]
     return options[0]
