@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from pbem.core.text import no_unit as named_no_unit
+from pbem.core.text import agreeing, no_unit as named_no_unit
 
 from .scenario import Scenario
 
@@ -14,7 +14,7 @@ from .scenario import Scenario
 def verb(units: list[str], base: str) -> str:
     """A report's verb agreeing with its units: "G/9 attacks", "G/44, G/62 attack" (the verbs of
     dos's reports take an s alone: attack, advance, enter, move, overrun)."""
-    return base + "s" if len(units) == 1 else base
+    return agreeing(units, base + "s", base)
 
 
 def no_hex(sc: Scenario, h: object) -> str:
