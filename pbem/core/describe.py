@@ -472,7 +472,7 @@ def scenario_terms(genesis: dict) -> dict:
         head = ("Scenario EMBEDDED by the proposer, " + (f"with the id {shown(str(ident))}" if ident is not None
                                                           else "without an id") + ", not one bundled with pbem")
     # the bundled scenario it differs from least, the first in name order among as close
-    found, name = min(((list(differences(ruleset.scenarios[n](), document, absent=_ABSENT)), n) for n in names),
+    found, name = min(((list(differences(_bundled(ruleset, n), document, absent=_ABSENT)), n) for n in names),
                       key=lambda pair: (len(pair[0]), pair[1]))
     paths = [path for path, _, _ in found]
     data = {"bundled": None, "embedded": True, "id": ident, "compared_with": name, "differences": len(paths),
@@ -496,6 +496,16 @@ def scenario_terms(genesis: dict) -> dict:
 
 
 _ABSENT = object()   # a field one of two scenarios lacks (not a string a proposer could write)
+_BUNDLED: dict[tuple[str, str, str], dict] = {}
+
+
+def _bundled(ruleset: Any, name: str) -> dict:
+    """A bundled scenario's document, read once a process (only compared, never changed): a
+    process that describes many games, a test run or a referee's script, reads it once."""
+    key = (ruleset.id, ruleset.version, name)
+    if key not in _BUNDLED:
+        _BUNDLED[key] = ruleset.scenarios[name]()
+    return _BUNDLED[key]
 
 
 def _was_now(was: Any, now: Any) -> str:
