@@ -11,6 +11,7 @@ many generated documents, that this check and jsonschema always agree.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable
 
@@ -30,6 +31,7 @@ _TYPES: dict[str, Callable[[Any], bool]] = {
 }
 
 
+@functools.lru_cache(maxsize=256)
 def python_pattern(pattern: str) -> str:
     """A JSON Schema `pattern` (an ECMA-262 regular expression) as Python's `re` must be told
     it: a `$` outside a character class ends the text only, as in ECMA-262, where Python's

@@ -148,7 +148,8 @@ def _key_pattern() -> str:
     from pbem.core import schema
     from pbem.core.fastcheck import python_pattern
 
-    return python_pattern(schema.load("genesis.schema.json")["properties"]["sides"]["items"]["properties"]["key"]["pattern"])
+    key = schema.load("genesis.schema.json")["properties"]["sides"]["items"]["properties"]["key"]
+    return python_pattern(key["pattern"])
 
 
 def base(ruleset: Any, *, scenario: str | None = None, scenario_doc: dict | None = None,

@@ -243,7 +243,8 @@ def tactical_retreat(sc: Scenario, rules: dict, side: str, uids: list[str], star
     die = ctx.d6(label)
     mod = -1 if all(sc.units[u].mot for u in uids) and not tank_ezoc else 0
     success = die + mod <= 3
-    ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'attempts', 'attempt')} a tactical retreat from {start} without support: "
+    ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'attempts', 'attempt')} a tactical retreat "
+              f"from {start} without support: "
               f"die {die}{' -1 (all motorised, not a tank ZOC)' if mod else ''} = {die + mod}: "
               f"{'success' if success else 'failure, movement ends'}.", units=uids, hex=start, supported=False,
               die=die, modifier=mod, success=success, rule="8.5.2")
@@ -284,7 +285,8 @@ def _walk(sc: Scenario, rules: dict, side: str, uids: list[str], start: str | No
         st.put(rules, u, info["last"])
         st.set_moved(rules, u, info["spent"][u])
     where = " -> ".join(([start] if start else []) + path)
-    ctx.event("move", f"{', '.join(uids)} {agreeing(uids, 'moves', 'move')} {where} ({max(info['spent'].values()) / 2:g} MP).",
+    ctx.event("move", f"{', '.join(uids)} {agreeing(uids, 'moves', 'move')} {where} "
+              f"({max(info['spent'].values()) / 2:g} MP).",
               units=uids, path=([start] if start else []) + path, mp_halves=max(info["spent"].values()), rule="8.1")
     if exit_map:
         exit_units(sc, rules, uids, info["last"], ctx)

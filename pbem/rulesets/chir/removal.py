@@ -35,7 +35,8 @@ def require(sc: Scenario, rules: dict, h: str, side: str, pool: list[str], rule:
         return False
     pool = sorted(u for u in pool if u in there)
     rules["removal"] = {"side": side, "hex": h, "pool": pool, "rule": rule, "why": why}
-    ctx.event("over-stacked", f"{', '.join(there)} in {h} {agreeing(there, 'breaks', 'break')} the stacking limit after {why}: "
+    ctx.event("over-stacked", f"{', '.join(there)} in {h} {agreeing(there, 'breaks', 'break')} the stacking limit "
+              f"after {why}: "
               f"{side} must remove units to comply ({rule}).", side=side, hex=h, units=there, pool=pool,
               rule=rule)
     return True

@@ -100,7 +100,8 @@ def step(sc: Scenario, rules: dict, hit: dict, to: str, ctx, chosen: str) -> Non
     hit["path"].append(to)
     hit["steps"] += 1
     hit["at"] = to
-    ctx.event("retreat-step", f"{', '.join(alive)} {agreeing(alive, 'retreats', 'retreat')} to {to}" + (f" ({chosen})" if chosen else "") + ".",
+    ctx.event("retreat-step", f"{', '.join(alive)} {agreeing(alive, 'retreats', 'retreat')} to {to}"
+              + (f" ({chosen})" if chosen else "") + ".",
               units=alive, to=to, step=hit["steps"], ezoc=to in zone, chosen_by=chosen or "rule", rule="9.10.1")
     if to in zone:
         for uid in alive:
@@ -117,7 +118,8 @@ def finish(sc: Scenario, rules: dict, hit: dict, ctx, blocked: bool) -> None:
             eliminate(sc, rules, uid, ctx, "no hex to retreat to", "9.10")
         alive = []
     beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
-    ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} {agreeing(hit['retreaters'], 'retreats', 'retreat')} {' -> '.join(hit['path'])}"
+    ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} {agreeing(hit['retreaters'], 'retreats', 'retreat')} "
+              f"{' -> '.join(hit['path'])}"
               + (f" ({counted(hit['steps'], 'hex', 'hexes')} for morale damage {hit['M']})" if beyond else "")
               + ("; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
