@@ -173,19 +173,18 @@ def test_an_engaged_unit_refused_a_full_own_area_is_told_of_the_stacking_limit()
     rules = position(RULESET, {"turn": 1, "phase": "german-movement", "areas": {
         "station-1": {"control": "german", "units": ["71id-191", "10nkvd-272"]},
         "aerodromny": {"control": "german", "units": TEN}}})
-    with pytest.raises(IllegalOrder) as info:
-        apply_one(rules, {"type": "move", "unit": "71id-191", "to": "aerodromny"})
-    assert info.value.rule == "house 5.3"
-    assert info.value.message == (
+    def refusal(to: str) -> tuple[str, str]:
+        with pytest.raises(IllegalOrder) as info:
+            apply_one(rules, {"type": "move", "unit": "71id-191", "to": to})
+        return info.value.rule, info.value.message
+
+    assert refusal("aerodromny") == ("house 5.3", (
         "Order 'move 71id-191 to aerodromny': aerodromny already holds 10 German units, the stacking limit of "
-        "10.3(2), which applies to movement too (house 5.3); 71id-191 may move to: none.")
+        "10.3(2), which applies to movement too (house 5.3); 71id-191 may move to: none."))
     # an area house 5.2 bars (Soviet-controlled) is still refused under house 5.2
-    with pytest.raises(IllegalOrder) as info:
-        apply_one(rules, {"type": "move", "unit": "71id-191", "to": "mamayev-kurgan"})
-    assert info.value.rule == "house 5.2"
-    assert info.value.message == (
+    assert refusal("mamayev-kurgan") == ("house 5.2", (
         "Order 'move 71id-191 to mamayev-kurgan': 71id-191 starts in station-1 with enemy units and may only "
-        "move to an area its side controls without enemy units (house 5.2); 71id-191 may move to: none.")
+        "move to an area its side controls without enemy units (house 5.2); 71id-191 may move to: none."))
 
 
 def test_a_placement_refused_for_stacking_names_the_side_as_players_do():

@@ -1033,7 +1033,10 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = 
         # 9.73: "into a vacant hex" if possible, through friendly hexes if need be; 9.75: a unit
         # that ends in an occupied hex dies with it, so the enemy may not choose that end here
         into_vacant = [p for p in ok if vacant(p[-1])]
-        out = into_vacant or [p for p in ok if not (body and _split_refused(sc, rules, c, body, p[-1]))]
+        # a split is judged once for each hex it would end in, not for each path to it
+        refused = {} if into_vacant or not body else \
+            {end: _split_refused(sc, rules, c, body, end) for end in {p[-1] for p in ok}}
+        out = into_vacant or [p for p in ok if not refused.get(p[-1])]
     if placed:
         # first the path of the regiment of the division gone last, then the others into its hex:
         # the division keeps together unless the enemy sends it apart (the standing order `first`)
