@@ -24,8 +24,10 @@ FILES = ("map", "terrain", "crt", "oob", "victory")
 
 
 def _load(name: str):
+    # PyYAML's own safe reading, independent of pbem's loader; its C parser when installed,
+    # as the pure-Python one takes half a second here in every worker that collects tests
     with open(DATA / f"{name}.yaml", encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        return yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 DOC = {name: _load(name) for name in FILES}
