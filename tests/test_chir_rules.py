@@ -575,6 +575,21 @@ def test_9_10_the_retreat_may_end_at_the_morale_damage_or_go_farther():
     assert st.hex_of(rules, "LW/I") == "3319"
 
 
+def test_9_10_2_a_retreat_that_may_end_outside_every_ezoc_may_not_go_on_into_one():
+    """2414, one hex from 2515, lies outside the Soviet ZOC; every hex beyond it lies inside.
+    Ending the retreat there is an option, so entering the zone is not: the retreat ends."""
+    rules = position({"LW/I": {"hex": "2515"}, "333/1116": {"hex": "2615"}, "119/a": {"hex": "2214"},
+                      "119/b": {"hex": "2513"}, "321/a": {"hex": "2416"}}, phase="attack")
+    zone, _ = bd.ezoc(SCENARIO, rules, "german")
+    assert "2414" not in zone and {"2314", "2315", "2413"} <= zone
+    play(rules, {"type": "attack", "target": "2515", "units": ["333/1116"]})
+    play(rules, {"type": "fire", "target": None}, dice=[2])      # 6 on 5-7, die 2: 1-0
+    ctx = play(rules, {"type": "morale", "choice": "retreat"})
+    assert [(e["path"], e["hexes"]) for e in ctx.of("retreat")] == [(["2515", "2414"], 1)]
+    assert ctx.of("loss") == [] and st.hex_of(rules, "LW/I") == "2414" and st.strength(SCENARIO, rules, "LW/I") == 3
+    assert next_step(rules).kind != "retreat"   # no decision to go on is asked
+
+
 def test_9_10_the_retreat_may_not_end_short_of_the_morale_damage():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}})
     hit = combat.new_hit(SCENARIO, "german", "3320", ["LW/I"], 2, 0, "x")

@@ -60,7 +60,7 @@ def candidates(sc: Scenario, rules: dict, hit: dict) -> tuple[str, list[str]]:
     priority (not in an EZOC, then within stacking, then towards the own rear) for a next step:
     ('step', hexes) it must go on; ('may-stop', hexes) it has gone the morale damage or more
     and may end here, or go on (9.10: "equal to or greater"); ('stop', []) it ends here, with
-    no hex to go on to; ('none', []) it must go on and cannot."""
+    no hex to go on to but into an EZOC (9.10.2); ('none', []) it must go on and cannot."""
     side = hit["side"]
     alive = _alive(sc, rules, hit)
     cur = hit["at"]
@@ -77,6 +77,10 @@ def candidates(sc: Scenario, rules: dict, hit: dict) -> tuple[str, list[str]]:
         return ("stop" if may_stop else "none"), []
     keyed = sorted((n in zone, not fits(n), not sc.rearward(side, cur, n), n) for n in opts)
     best = keyed[0][:3]
+    if may_stop and best[0]:
+        # 9.10.2: into an EZOC "only when no other retreat options are available", and ending
+        # the retreat here is one
+        return "stop", []
     return ("may-stop" if may_stop else "step"), [k[3] for k in keyed if k[:3] == best]
 
 
