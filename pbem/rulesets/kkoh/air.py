@@ -73,15 +73,26 @@ def legal(sc: Scenario, rules: dict, kind: str) -> list[dict]:
     friends = board.squares(side)
     st = rules["air"][aid]
     if st["state"] == "active":     # second attack: it moves as reconnaissance from where it was
-        places = [s for s in sc.grid.within(st["sq"], rot["rotary_move"])]
+        places = list(_within(sc, st["sq"], rot["rotary_move"]))
     else:
-        places = sorted({s for f in friends for s in sc.grid.within(f, rot["rotary_placement"])})
+        places = sorted({s for f in friends for s in _within(sc, f, rot["rotary_placement"])})
     out = []
     for place in places:
+        reach = _within(sc, place, rot["rotary_range"])
         for target in enemy:
-            if sc.grid.distance(place, target) <= rot["rotary_range"]:
+            if target in reach:
                 out.append({"type": "air-target", "square": target, "from": place})
     return out
+
+
+def _within(sc: Scenario, square: str, radius: int) -> dict[str, None]:
+    """`sc.grid.within` (the squares at distance `radius` or less, sorted) as the keys of a dict:
+    remembered in the scenario, the table never changes."""
+    key = ("within", square, radius)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = dict.fromkeys(sc.grid.within(square, radius))
+    return found
 
 
 def default(sc: Scenario, rules: dict, kind: str) -> dict:

@@ -137,13 +137,13 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | N
     # the squares an assault may go into: held by the enemy's units or markers (K-CA-5)
     held = set(board.squares(enemy)) | {rec["sq"] for h, rec in rules["hqs"].items()
                                         if "sq" in rec and sc.commands[h].side == enemy}
-    for body in board.movers(side):
-        if any(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
-            continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
+    moved = set(rules["ps"]["moved"])
+    for body in board.each_mover(side):
         here = rules["pieces"][body[0]]["sq"]
-        for target in sc.faces[here]:
-            if target not in held:
-                continue
+        targets = [target for target in sc.faces[here] if target in held]
+        if not targets or any(u in moved for u in body) or board.hidden(body[0]):
+            continue    # no enemy next to it; or a sealed chit is shown first (`show`, K-ORD-6 reading)
+        for target in targets:
             bodies = [body] + ([[u] for u in body] if len(body) > 1 else [])
             for b in bodies:
                 # K-CA-10: infantry in vehicles may also assault and dismount (AIFV +1, on foot)

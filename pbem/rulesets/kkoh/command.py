@@ -12,7 +12,7 @@ K-CMD-10 reading).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ..base import IllegalOrder
 from .scenario import SIDES, Scenario, other
@@ -142,7 +142,16 @@ def block_of(sc: Scenario, order: str) -> int:
 def voluntary_targets(sc: Scenario, current: str) -> list[str]:
     """The orders a chit may be changed to by choice (K-ORD-2, K-ORD-7): down the list one line
     (M not counted: HA may go to M or past it to HD); up one block, to any order in it; never to
-    FA or FD; the same chit again as a bluff (K-ORD-4)."""
+    FA or FD; the same chit again as a bluff (K-ORD-4). Remembered in the scenario: it reads
+    only the tables."""
+    key = ("voluntary", current)
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = tuple(_voluntary_targets(sc, current))
+    return list(found)
+
+
+def _voluntary_targets(sc: Scenario, current: str) -> list[str]:
     table = sc.tables["orders"]
     listed, skip = table["list"], table["not_counted"]
     out = {current}
@@ -166,14 +175,15 @@ def voluntary_targets(sc: Scenario, current: str) -> list[str]:
 
 
 def change_modifiers(sc: Scenario, board: Board, pids: list[str], target: str | None,
-                     counter_attack: bool = False) -> dict[str, int]:
+                     counter_attack: bool = False, status: dict[str, bool] | None = None) -> dict[str, int]:
+    """`status`: the markers' `marker_status`, if already worked out for this board."""
     table = sc.tables["order_change"]["modifiers"]
     mods: dict[str, int] = {}
     if majority(sc, pids, "S"):
         mods["majority_superior"] = table["majority_superior"]
     if majority(sc, pids, "I"):
         mods["majority_inferior"] = table["majority_inferior"]
-    if not group_in_command(sc, board, pids):
+    if not group_in_command(sc, board, pids, status):
         mods["out_of_command"] = table["out_of_command"]
     if target == "PA":
         mods["to_pa"] = table["to_pa"]
@@ -234,10 +244,11 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
     side -> the packet that sealed them) stay sealed, each tested all the same (`hide`)."""
     board = Board(sc, rules)
     first = rules["turn"] == 1 and not sc.position
+    status = marker_status(sc, board)      # the chits change no marker's status: worked out once for all
     n = 0
     for side in (other(rules["initiative"]), rules["initiative"]):
         if side in (sealed or {}):
-            n = hide(sc, rules, side, sealed[side], n, ctx)
+            n = hide(sc, rules, side, sealed[side], n, ctx, status)
             continue
         for plan in rules["plans"].get("chits", {}).get(side, []):
             units = [u for u in plan["units"] if board.alive(u)]
@@ -252,7 +263,7 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
                           units=units, order=target, rule="K-ORD-1")
                 continue
             n += 1
-            mods = change_modifiers(sc, board, units, target)
+            mods = change_modifiers(sc, board, units, target, status=status)
             die = ctx.d6(f"t{rules['turn']}.orders.{n}")
             score = die + sum(mods.values())
             ok = score >= sc.tables["order_change"]["target"]
@@ -300,17 +311,21 @@ def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict
             for body in bodies(board, need.side)]
 
 
-def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx) -> int:
+def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx,
+         status: dict[str, bool] | None = None) -> int:
     """The sealed chits of `side` (sealed in packet `seq`) at Issuing Orders: each group's chit
-    is unknown until revealed; its test die is rolled now. Returns the test count so far."""
+    is unknown until revealed; its test die is rolled now. Returns the test count so far.
+    `status`: the markers' `marker_status`, if already worked out."""
     board = Board(sc, rules)
     first = rules["turn"] == 1 and not sc.position
+    if status is None and not first:
+        status = marker_status(sc, board)
     entries = []
     for i, body in enumerate(bodies(board, side), start=1):
         entry = {"units": body, "item": f"{seq}.{i}", "was": board.order(body[0])}
         if not first:
             n += 1
-            entry["mods"] = change_modifiers(sc, board, body, None)
+            entry["mods"] = change_modifiers(sc, board, body, None, status=status)
             entry["die"] = ctx.d6(f"t{rules['turn']}.orders.{n}")
             ctx.event("chit-test", f"{', '.join(body)}: a sealed order chit; its test die is {entry['die']} (K-ORD-3); "
                       f"whether it changes shows when the chit is revealed (K-ORD-4, K-ORD-6).", side=side, units=body,
@@ -410,17 +425,28 @@ def show_options(sc: Scenario, rules: dict, side: str, board: Board | None = Non
     representative order: a player may name fewer units); `each`: a `show` of each such group
     too, as `pbem orders` lists them (a chit shown is seen by the opponent: a player shows only
     the groups he will move); `board`: a view of `rules` to share."""
+    groups = list(_showable(sc, rules, side, board))
+    whole = [{"type": "show", "units": sorted(u for body in groups for u in body)}] if groups else []
+    return ([{"type": "show", "units": sorted(body)} for body in groups] if each and len(groups) > 1 else []) + whole
+
+
+def can_show(sc: Scenario, rules: dict, side: str, board: Board | None = None) -> bool:
+    """Whether `show_options` offers a `show` (K-ORD-6 reading): the first group found is enough."""
+    return next(_showable(sc, rules, side, board), None) is not None
+
+
+def _showable(sc: Scenario, rules: dict, side: str, board: Board | None) -> Iterator[list[str]]:
+    """The sealed groups of `show_options`, in the order of `bodies`."""
     from .movement import may_move
 
     pieces = rules["pieces"]
     if all(pieces[p]["o"] is not None for p in sc.side_pieces[side] if p in pieces):
-        return []       # nothing sealed: the usual case once the turn's chits are revealed
+        return          # nothing sealed: the usual case once the turn's chits are revealed
     board = board or Board(sc, rules)
     ap = rules["ap"]
-    groups = [body for body in bodies(board, side) if board.hidden(body[0])
-              and any(may_move(sc, board, u, ap, chit) for u in body for chit in ("M", "PA"))]
-    whole = [{"type": "show", "units": sorted(u for body in groups for u in body)}] if groups else []
-    return ([{"type": "show", "units": sorted(body)} for body in groups] if each and len(groups) > 1 else []) + whole
+    for body in board.each_mover(side):
+        if board.hidden(body[0]) and any(may_move(sc, board, u, ap, chit) for u in body for chit in ("M", "PA")):
+            yield body
 
 
 def force_order(board: Board, pids: Iterable[str], to: str, rule: str, ctx, when: Iterable[str] | None = None) -> None:

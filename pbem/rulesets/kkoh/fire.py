@@ -50,16 +50,21 @@ def firer_block(sc: Scenario, board: Board, pid: str) -> str | None:
 
 
 def arc(sc: Scenario, board: Board, pid: str) -> list[tuple[str, int, int]]:
-    """The squares the unit may fire into: (square, ahead, right) (K-DF-1, K-GM-8, K-INT-3)."""
+    """The squares the unit may fire into: (square, ahead, right) (K-DF-1, K-GM-8, K-INT-3);
+    remembered in the scenario by square, facing and range (the table never changes)."""
     rec = board.piece(pid)
     reach = sc.range_df(board.profile(pid).heavy_atgw)
-    out = []
-    for ahead in range(1, reach + 1):
-        for right in (0, -1, 1):
-            square = sc.grid.from_relative(rec["sq"], rec["f"], ahead, right)
-            if square is not None:
-                out.append((square, ahead, right))
-    return out
+    key = ("arc", rec["sq"], rec["f"], reach)
+    found = sc.memo.get(key)
+    if found is None:
+        out = []
+        for ahead in range(1, reach + 1):
+            for right in (0, -1, 1):
+                square = sc.grid.from_relative(rec["sq"], rec["f"], ahead, right)
+                if square is not None:
+                    out.append((square, ahead, right))
+        found = sc.memo[key] = tuple(out)
+    return list(found)
 
 
 def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int, right: int) -> str | None:

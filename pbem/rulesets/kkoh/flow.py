@@ -334,10 +334,10 @@ def _can_act(sc: Scenario, rules: dict, side: str) -> bool:
     board = Board(sc, rules)     # read only: one view for all three
     if movement.overfull(board, side):
         return True     # K-MOV-5: after every order an over-full square has a relief to make (check_relief)
-    if command.show_options(sc, rules, side, board):
-        return True     # a group with a sealed chit may show it, then move
     for _ in movement.iter_options(sc, rules, side, ap, board):
-        return True
+        return True     # the usual answer, so looked for first (the order of these tests changes nothing)
+    if command.can_show(sc, rules, side, board):
+        return True     # a group with a sealed chit may show it, then move
     for _ in assault.iter_options(sc, rules, side, ap, board):
         return True
     return False
@@ -400,9 +400,11 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if kind in ("fire", "fire-open"):
         return fire.options(sc, rules, side) + [{"type": "end"}]
     if kind == "move":
-        options = (movement.options(sc, rules, side, rules["ap"]) + assault.options(sc, rules, side, rules["ap"])
-                   + command.show_options(sc, rules, side))
-        if not movement.overfull(Board(sc, rules), side):
+        board = Board(sc, rules, still=True)     # read only: one view for all four, its movers read once
+        options = (list(movement.iter_options(sc, rules, side, rules["ap"], board))
+                   + list(assault.iter_options(sc, rules, side, rules["ap"], board))
+                   + command.show_options(sc, rules, side, board))
+        if not movement.overfull(board, side):
             return options + [{"type": "end"}]
         # K-MOV-5: no end while a square is over-full; the orders offered are those after which
         # it can still be relieved, and the first move of its relief (one unit of a group may

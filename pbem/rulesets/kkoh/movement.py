@@ -104,12 +104,16 @@ def marker_ways(sc: Scenario, hid: str, ap: int) -> list[str]:
     move, `troops` (in its vehicles, its own mobility class, K-MOV-4) in those its class moves.
     Infantry comes first: where both reach a square the marker goes on foot, its owner's better
     choice (the same one square, and minelets touch only vehicles, K-SFX-5; README reading)."""
-    c = sc.commands[hid]
-    open_now = phase_classes(sc, ap)
-    ways = ["infantry"] if "foot" in open_now else []
-    if c.vehicle and _TROOPS_CLASS[c.move] in open_now:
-        ways.append("troops")
-    return ways
+    key = ("marker-ways", hid, ap)     # remembered in the scenario: it reads nothing that play changes
+    found = sc.memo.get(key)
+    if found is None:
+        c = sc.commands[hid]
+        open_now = phase_classes(sc, ap)
+        ways = ["infantry"] if "foot" in open_now else []
+        if c.vehicle and _TROOPS_CLASS[c.move] in open_now:
+            ways.append("troops")
+        found = sc.memo[key] = tuple(ways)
+    return list(found)
 
 
 def hq_may_move(sc: Scenario, rules: dict, hid: str, ap: int) -> bool:
@@ -264,7 +268,10 @@ def unit_may_move(sc: Scenario, board: Board, pid: str, ap: int, leave: bool) ->
 def overfull(board: Board, side: str) -> list[tuple[str, int]]:
     """The squares holding more than six of `side`'s units, with how many: a movement step may
     leave none so when it ends (K-MOV-5, K-GM-1)."""
-    counts = [(square, len(board.at(square, side))) for square in board.squares(side)]
+    # a square of the side's (`Board.squares`) can hold more than six of its units only if it
+    # holds more than six pieces: the few such squares are counted, not every square
+    counts = [(square, len(board.at(square, side))) for square in board.crowded(layout.MAX_UNITS)
+              if board.occupied_by(square) == side]
     return [(square, n) for square, n in counts if n > layout.MAX_UNITS]
 
 
@@ -623,12 +630,17 @@ def _marker_refusal(sc: Scenario, board: Board, side: str, hid: str, here: str, 
 
 
 def _marker_profile(sc: Scenario, hid: str, way: str) -> Profile:
-    """The marker moving `way` (K-CMK-2): in its vehicles as its troops, or on foot as infantry."""
-    c = sc.commands[hid]
-    vehicle = c.vehicle and way == "troops"
-    return Profile(vehicle=vehicle, armour=None, ia=False, df=None, ir=False, heavy_atgw=False, mortar=False,
-                   target="M", vulnerable=False, infantry=None, artillery=False, unlimbered=False,
-                   move="mechanised" if vehicle else "foot", assault=False)
+    """The marker moving `way` (K-CMK-2): in its vehicles as its troops, or on foot as infantry;
+    remembered in the scenario (a marker's troops never change)."""
+    key = ("marker-profile", hid, way)
+    found = sc.memo.get(key)
+    if found is None:
+        c = sc.commands[hid]
+        vehicle = c.vehicle and way == "troops"
+        found = sc.memo[key] = Profile(vehicle=vehicle, armour=None, ia=False, df=None, ir=False, heavy_atgw=False,
+                                       mortar=False, target="M", vulnerable=False, infantry=None, artillery=False,
+                                       unlimbered=False, move="mechanised" if vehicle else "foot", assault=False)
+    return found
 
 
 # --- minelets (K-SFX-5) ---------------------------------------------------------------------------
@@ -786,7 +798,8 @@ def _body_options(sc: Scenario, board: Board, side: str, body: list[str], ap: in
 class MovesMemo:
     """The options of a body (`_body_options`), remembered by everything they read: the side,
     the Action Phase, the body, the pieces in its square and the eight around it (where they
-    stand, facing, chit, group, mode) and what the phase and the turn record of its units.
+    stand, facing, chit, group, mode; its square alone for a body that may not leave it) and
+    what the phase and the turn record of its units.
     Successive positions of a movement step differ in a few squares, so most bodies are found
     here. The contents of a square are keyed by a number (never given twice); when full, the
     memo starts again."""
@@ -819,25 +832,53 @@ class _Position:
         rules = board.rules
         ps, ts = rules["ps"], rules["ts"]
         self.marks = [set(ps[k]) for k in ("moved", "gg", "evaded", "fired", "ifired")] + [set(ts["locked"])]
+        # `_unit` of a unit no record names: not assaulting, no move this turn, no mark
+        self.unrecorded = (False, None, *(False for _ in self.marks), *(False for _ in _KINDS))
         self.changed = set(ps["mounted"])
         self.assaulting = {u for a in rules["assaults"] for u in a["units"]}
         self.turn_moves = ts["moved"]
+        # the units these records name (`changed` holds "unit:kind"); every other unit's part of
+        # a key is the same: nothing recorded
+        self.named = set().union(*self.marks, self.assaulting, self.turn_moves,
+                                 (c.rpartition(":")[0] for c in self.changed))
+        self.contents: dict[str, int] = {}
         self.around: dict[str, tuple[int, ...]] = {}
+
+    def _content(self, square: str) -> int:
+        """The number of the contents of `square` (worked out once for all the bodies that read it)."""
+        found = self.contents.get(square)
+        if found is None:
+            pieces, there = self.board.rules["pieces"], self.board.at(square)
+            found = self.contents[square] = self.memo.number(
+                tuple([(p, tuple(pieces[p].items())) for p in there]) if there else ())
+        return found
 
     def _around(self, here: str) -> tuple[int, ...]:
         """The numbers of the contents of `here` and the squares around it."""
         found = self.around.get(here)
         if found is None:
-            pieces = self.board.rules["pieces"]
-            found = self.around[here] = tuple(
-                self.memo.number(tuple((p, tuple(pieces[p].items())) for p in self.board.at(s)))
-                for s in (here, *self.sc.neighbours[here]))
+            found = self.around[here] = tuple([self._content(s) for s in (here, *self.sc.neighbours[here])])
         return found
 
+    def _in_square(self, u: str) -> bool:
+        """`in_square_only`, for a unit whose chit is known (a sealed one is not read here)."""
+        return self.board.piece(u)["o"] is not None and in_square_only(self.sc, self.board, u)
+
+    def _unit(self, u: str) -> tuple:
+        if u not in self.named:
+            return self.unrecorded
+        return (u in self.assaulting, self.turn_moves.get(u), *(u in m for m in self.marks),
+                *(f"{u}:{kind}" in self.changed for kind in _KINDS))
+
     def key(self, body: list[str]) -> tuple:
-        units = tuple((u in self.assaulting, self.turn_moves.get(u), *(u in m for m in self.marks),
-                       *(f"{u}:{kind}" in self.changed for kind in _KINDS)) for u in body)
-        return self.side, self.ap, tuple(body), self._around(self.board.piece(body[0])["sq"]), units
+        units = tuple([self._unit(u) for u in body])
+        here = self.board.piece(body[0])["sq"]
+        # a body whose every unit moves only within its square (K-ORD-5, K-MOV-4) has no move out
+        # of it (`unit_may_move`): its options read nothing around it, and are keyed by its square
+        # alone, so that they still hold when the squares around it change
+        if all(self._in_square(u) for u in body):
+            return self.side, self.ap, tuple(body), (self._content(here),), units
+        return self.side, self.ap, tuple(body), self._around(here), units
 
 
 _KINDS = ("dismount", "mount", "limber", "unlimber")
@@ -850,8 +891,9 @@ _MODE_CHANGES = {(paired, towed): (((("dismount", "dismounted"), ("mount", "moun
 def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | None = None):
     board = board or Board(sc, rules)
     position = _Position(sc, board, side, ap)
-    for body in board.movers(side):
-        if all(u in rules["ps"]["moved"] for u in body) or board.hidden(body[0]):
+    moved = set(rules["ps"]["moved"])
+    for body in board.each_mover(side):     # read as far as the options are wanted (flow._can_act)
+        if all(u in moved for u in body) or board.hidden(body[0]):
             continue    # a sealed chit is shown first (`show`, K-ORD-6 reading)
         key = position.key(body)
         found = position.memo.moves.get(key)
@@ -859,10 +901,28 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | N
             found = position.memo.moves[key] = list(_body_options(sc, board, side, body, ap))
         for option in found:
             yield dict(option, units=list(option["units"]))
+    enemy_held = set(board.squares(other(side)))
     for hid in sorted(h for h, rec in rules["hqs"].items() if "sq" in rec and sc.commands[h].side == side):
         if hid in rules["ps"]["moved"] or not hq_may_move(sc, rules, hid, ap):
             continue
-        here = rules["hqs"][hid]["sq"]
-        for to in sc.neighbours[here]:     # as its troops or as infantry (K-CMK-2)
-            if marker_way(sc, board, side, hid, here, to, ap)[0] is not None:
-                yield {"type": "hq", "hq": hid, "to": to}
+        for to in _hq_moves(sc, board, side, hid, rules["hqs"][hid]["sq"], ap, enemy_held):
+            yield {"type": "hq", "hq": hid, "to": to}
+
+
+def _hq_moves(sc: Scenario, board: Board, side: str, hid: str, here: str, ap: int,
+              enemy_held: set[str]) -> tuple[str, ...]:
+    """The squares around `here` the marker may move to now, as its troops or as infantry
+    (K-CMK-2, `marker_way`). Besides terrain, which never changes, a step is stopped only by the
+    enemy holding the square entered or a corner passed (`step_block`, K-MOV-2): remembered in
+    the scenario by which of those squares the enemy holds (`enemy_held`: the squares held by
+    the enemy's units)."""
+    watched = sc.memo.get(("step-squares", here))
+    if watched is None:
+        watched = sc.memo["step-squares", here] = tuple(dict.fromkeys(
+            s for to in sc.neighbours[here] for s in (to, *sc.steps[here, to])))
+    key = ("hq-moves", side, hid, ap, here, tuple([s in enemy_held for s in watched]))
+    found = sc.memo.get(key)
+    if found is None:
+        found = sc.memo[key] = tuple(to for to in sc.neighbours[here]
+                                     if marker_way(sc, board, side, hid, here, to, ap)[0] is not None)
+    return found

@@ -27,7 +27,7 @@ command markers, formations) is the scenario (scenario.py) and is never stored. 
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .scenario import INSIDE, SIDES, Scenario, other
 
@@ -94,21 +94,27 @@ def initial(sc: Scenario) -> dict:
 
 class Board:
     """A read view of the rules with indexes built on demand (who is in which square). Every
-    change to where pieces stand goes through its methods, which keep the index right."""
+    change to where pieces stand goes through its methods, which keep the index right.
+    A `still` board is a view of rules that nothing changes while it is in use (the legal
+    orders listed from it): it also remembers each side's `movers`, and refuses changes."""
 
-    def __init__(self, sc: Scenario, rules: dict):
+    def __init__(self, sc: Scenario, rules: dict, still: bool = False):
         self.sc = sc
         self.rules = rules
         self._at: dict[str, list[str]] | None = None
         self._hq_at: dict[str, list[str]] | None = None
+        self._movers: dict[str, list[list[str]]] | None = {} if still else None
 
     # --- reading -------------------------------------------------------------------------
 
     def _index(self) -> dict[str, list[str]]:
         if self._at is None:
             at: dict[str, list[str]] = {}
-            for pid in sorted(self.rules["pieces"]):
-                at.setdefault(self.rules["pieces"][pid]["sq"], []).append(pid)
+            pieces = self.rules["pieces"]
+            for pid in self.sc.piece_ids:     # sorted once in the scenario; the pieces on the table are among them
+                rec = pieces.get(pid)
+                if rec is not None:
+                    at.setdefault(rec["sq"], []).append(pid)
             self._at = at
         return self._at
 
@@ -124,6 +130,11 @@ class Board:
 
     def squares(self, side: str | None = None) -> list[str]:
         return sorted(s for s, ps in self._index().items() if ps and (side is None or self.sc.pieces[ps[0]].side == side))
+
+    def crowded(self, limit: int) -> list[str]:
+        """The squares holding more than `limit` pieces of either side (sorted): the only ones
+        where one side can have more than `limit` (`movement.overfull`)."""
+        return sorted([s for s, ps in self._index().items() if len(ps) > limit])
 
     def hqs_at(self, square: str) -> list[str]:
         if self._hq_at is None:
@@ -169,21 +180,32 @@ class Board:
     def movers(self, side: str) -> list[list[str]]:
         """Each battle group and lone piece of a side, as a sorted list (K-BG-1): `members`
         of each piece, read from the square index."""
+        return list(self.each_mover(side))
+
+    def each_mover(self, side: str) -> Iterator[list[str]]:
+        """`movers` one by one, as they are read: for a search that may stop at the first
+        (the board must not change meanwhile); a still board reads them once."""
+        if self._movers is None:
+            return self._read_movers(side)
+        found = self._movers.get(side)
+        if found is None:
+            found = self._movers[side] = list(self._read_movers(side))
+        return (list(body) for body in found)     # each reader its own lists, as when read afresh
+
+    def _read_movers(self, side: str) -> Iterator[list[str]]:
         pieces = self.rules["pieces"]
         seen: set[str] = set()
-        out = []
         for pid in self.sc.side_pieces[side]:
             rec = pieces.get(pid)
             if rec is None or pid in seen:
                 continue
             g = rec.get("g")
             if g is None:
-                out.append([pid])
+                yield [pid]
                 continue
             m = [p for p in self.at(rec["sq"]) if pieces[p].get("g") == g]
             seen.update(m)
-            out.append(m)
-        return out
+            yield m
 
     def order(self, pid: str) -> str:
         order = self.rules["pieces"][pid]["o"]
@@ -202,7 +224,12 @@ class Board:
 
     # --- changing ------------------------------------------------------------------------
 
+    def _changing(self) -> None:
+        if self._movers is not None:     # a bug, never a guess: what a still board remembers would be stale
+            raise RuntimeError("kkoh: a still view of the rules was asked to change them")
+
     def place(self, pid: str, square: str, cell: str, facing: str) -> None:
+        self._changing()
         rec = self.rules["pieces"][pid]
         if rec["sq"] != square and self._at is not None:
             self._at[rec["sq"]].remove(pid)
@@ -211,6 +238,7 @@ class Board:
         rec["sq"], rec["cell"], rec["f"] = square, cell, facing
 
     def remove(self, pid: str) -> None:
+        self._changing()
         rec = self.rules["pieces"].pop(pid)
         if self._at is not None:
             self._at[rec["sq"]].remove(pid)
@@ -225,10 +253,12 @@ class Board:
                 self.rules["pieces"][left[0]].pop("g", None)
 
     def move_hq(self, hid: str, square: str | None) -> None:
+        self._changing()
         self.rules["hqs"][hid] = {"sq": square} if square is not None else {"lost": self.rules["turn"]}
         self._hq_at = None
 
     def set_group(self, pids: list[str], group: str | None) -> None:
+        self._changing()
         for p in pids:
             if group is None:
                 self.rules["pieces"][p].pop("g", None)
@@ -236,11 +266,13 @@ class Board:
                 self.rules["pieces"][p]["g"] = group
 
     def new_group(self) -> str:
+        self._changing()
         self.rules["group_seq"] += 1
         return f"g{self.rules['group_seq']}"
 
     def leave_group(self, pid: str) -> None:
         """The piece leaves its group; what is left of the group stays one if still two or more."""
+        self._changing()
         g = self.group(pid)
         if g is None:
             return
