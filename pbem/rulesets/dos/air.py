@@ -125,9 +125,9 @@ def interdiction_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     board = view(sc, rules)
     out = []
     mine = set(rules["interdiction"][side])
-    enemy_rail = sorted(i for i in sc.rail_hex if st.control(sc, rules, i) == other(side))
-    for uid in sorted(u for u, w in rules["units"].items() if sc.side_of[u] == side and sc.units[u].air
-                      and w not in st.OFF_MAP):
+    held = sp.friendly_rail(sc, rules["control"], other(side))          # 10.45: the rail hexes he holds
+    enemy_rail = [i for i in sc.rail_hexes if held[i]]
+    for uid in sorted(u for u in sc.air_units[side] if rules["units"][u] not in st.OFF_MAP):
         if st.has(rules["air_moved"], uid) or rules["air"].get(uid, 0) >= sc.units[uid].air_points:
             continue
         i = sc.idx[st.hex_of(rules, uid)]

@@ -23,6 +23,13 @@ def memo(key, make):
     return found
 
 
+def control_key(rules: dict) -> tuple:
+    """The control of rail and city hexes (10.45) exactly, for a memo key: the hexes and their
+    entries, in order (two flat tuples hash and compare faster than one of pairs)."""
+    control = rules["control"]
+    return tuple(control), tuple(control.values())
+
+
 def board_key(sc: Scenario, rules: dict, side: str | None = None) -> tuple:
     """What a Board (of one side's units, or of all) is made of, exactly: where the units are,
     the disrupted units, the strategic withdrawals and the broken divisions."""
@@ -32,30 +39,35 @@ def board_key(sc: Scenario, rules: dict, side: str | None = None) -> tuple:
 
 def view(sc: Scenario, rules: dict) -> "Board":
     """The Board of the rules as they stand (shared while they do not change)."""
-    return memo(board_key(sc, rules), lambda: Board(sc, rules))
+    key = board_key(sc, rules)
+    return memo(key, lambda: Board(sc, rules, places=key[2]))
 
 
 def half_view(sc: Scenario, rules: dict, side: str) -> "Board":
     """A Board of one side's units only: what the other side's movement reads (its ZOC, the
     hexes it blocks), shared while that side's units do not change."""
-    return memo(board_key(sc, rules, side), lambda: Board(sc, rules, side))
+    key = board_key(sc, rules, side)
+    return memo(key, lambda: Board(sc, rules, side, key[2]))
 
 
 class Board:
-    def __init__(self, sc: Scenario, rules: dict, only: str | None = None):
+    def __init__(self, sc: Scenario, rules: dict, only: str | None = None, places: tuple | None = None):
+        """The board of the rules (`only`: of that side's units); `places`: where those units
+        are (Scenario.places), when the caller has them."""
         self.sc = sc
-        occ: dict[int, list[str]] = {}
-        where: dict[str, int] = {}
         idx = sc.idx
         off = st.OFF_MAP
-        for uid, w in zip(sc.unit_ids if only is None else sc.side_units[only], sc.places(rules["units"], only)):
-            if w not in off:
-                i = idx[w]
-                if i in occ:
-                    occ[i].append(uid)
-                else:
-                    occ[i] = [uid]
-                where[uid] = i
+        ids = sc.unit_ids if only is None else sc.side_units[only]
+        if places is None:
+            places = sc.places(rules["units"], only)
+        where = {uid: idx[w] for uid, w in zip(ids, places) if w not in off}
+        occ: dict[int, list[str]] = {}
+        for uid, i in where.items():
+            here = occ.get(i)
+            if here is None:
+                occ[i] = [uid]
+            else:
+                here.append(uid)
         self.occ = occ       # hex -> units (in id order, as rules["units"] is)
         self.where = where
         self.disrupted = frozenset(rules["disrupted"])
@@ -64,6 +76,8 @@ class Board:
         self._zoc: dict[str, frozenset[int]] = {}
         self._side_hexes: dict[str, frozenset[int]] = {}
         self._blocking: dict[str, frozenset[int]] = {}
+        self._combat_hexes: dict[str, frozenset[int]] = {}
+        self._exerters: tuple[frozenset[str], frozenset[str]] | None = None
         self.derived: dict = {}   # what other rule areas work out from this board alone, kept with it
 
     # --- who is where ------------------------------------------------------------------------------
@@ -80,7 +94,7 @@ class Board:
         found = self._side_hexes.get(side)
         if found is None:
             so = self.sc.side_of
-            found = self._side_hexes[side] = frozenset(i for i, us in self.occ.items() if so[us[0]] == side)
+            found = self._side_hexes[side] = frozenset([i for i, us in self.occ.items() if so[us[0]] == side])
         return found
 
     def blocking(self, mover: str) -> frozenset[int]:
@@ -106,18 +120,45 @@ class Board:
 
     def has_combat(self, i: int, side: str) -> bool:
         """A combat unit or HQ of `side` in hex i (what can be attacked, 9.21; 17.12)."""
-        sc = self.sc
-        return any(sc.side_of[u] == side and (sc.units[u].combat or sc.units[u].hq) for u in self.occ.get(i, ()))
+        return i in self.combat_hexes(side)
+
+    def combat_hexes(self, side: str) -> frozenset[int]:
+        """The hexes holding a combat unit or HQ of `side` (`has_combat`)."""
+        found = self._combat_hexes.get(side)
+        if found is None:
+            so, ground = self.sc.side_of, self.sc.ground_units
+            out = set()
+            for i, us in self.occ.items():
+                for u in us:
+                    if u in ground and so[u] == side:
+                        out.add(i)
+                        break
+            found = self._combat_hexes[side] = frozenset(out)
+        return found
 
     # --- zones of control (8.1) --------------------------------------------------------------------
 
     def exerts(self, uid: str) -> bool:
         """8.12, 12.38, 14.13, 18.16: every combat unit and HQ, unless disrupted or on a
         strategic withdrawal this player-turn; never trucks or air units."""
-        u = self.sc.units[uid]
-        if not (u.combat or u.hq):
-            return False
-        return uid not in self.disrupted and uid not in self.withdrew
+        return uid in self._exerting()[0]
+
+    def _exerting(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(the units that exert a ZOC, the mountain troops among them) on this board (`exerts`)."""
+        if self._exerters is None:
+            sc, out = self.sc, self.disrupted | self.withdrew
+            self._exerters = (sc.ground_units - out, sc.mountain_units - out)
+        return self._exerters
+
+    def _zoc_from(self, i: int, units) -> tuple[int, ...]:
+        """The hexes in the ZOC of `units` standing in hex i (of those, the ones that exert one):
+        the six neighbours, not across the Don, the Volga or a lake or sea hexside (8.11, 10.25),
+        and not into mountains except the ZOC of mountain troops (8.13 errata)."""
+        exerting, mountain_troops = self._exerting()
+        if exerting.isdisjoint(units):
+            return ()
+        sc = self.sc
+        return sc.zoc_nb_lowland[i] if mountain_troops.isdisjoint(units) else sc.zoc_nb[i]
 
     def zoc(self, side: str) -> frozenset[int]:
         """The hexes in the ZOC of `side`'s units (8.25: mutual; 8.26: a set, so several ZOCs on a
@@ -126,18 +167,11 @@ class Board:
         mountain troops (8.13 errata)."""
         found = self._zoc.get(side)
         if found is None:
-            sc = self.sc
+            so = self.sc.side_of
             out: set[int] = set()
             for i, us in self.occ.items():
-                if sc.side_of[us[0]] != side:
-                    continue
-                exerting = [u for u in us if self.exerts(u)]
-                if not exerting:
-                    continue
-                mountain_troops = any(sc.units[u].mountain for u in exerting)
-                for j in sc.zoc_nb[i]:
-                    if not sc.mountain[j] or mountain_troops:
-                        out.add(j)
+                if so[us[0]] == side:
+                    out.update(self._zoc_from(i, us))
             found = self._zoc[side] = frozenset(out)
         return found
 
@@ -147,13 +181,10 @@ class Board:
 
     def zoc_of_units(self, side: str, hexes) -> set[int]:
         """The ZOC exerted by `side`'s units standing in `hexes` only."""
-        sc = self.sc
+        so = self.sc.side_of
         out: set[int] = set()
         for i in hexes:
-            exerting = [u for u in self.occ.get(i, ()) if sc.side_of[u] == side and self.exerts(u)]
-            if exerting:
-                mountain_troops = any(sc.units[u].mountain for u in exerting)
-                out.update(j for j in sc.zoc_nb[i] if not sc.mountain[j] or mountain_troops)
+            out.update(self._zoc_from(i, [u for u in self.occ.get(i, ()) if so[u] == side]))
         return out
 
     # --- stacking (7.1, 7.22) ------------------------------------------------------------------------
@@ -191,6 +222,8 @@ def stack_count(sc: Scenario, rules: dict, units: list[str]) -> tuple[int, int]:
 def stacking_ok(sc: Scenario, rules: dict, units: list[str]) -> bool:
     """7.1: at most three combat units, or four units of any kind with at least one HQ (an HQ
     may stack or stand alone, 11.23); markers (14.42), trucks and air units never count."""
+    if len(units) <= 3:
+        return True                       # three units of any kind are within both limits
     combat, hqs = stack_count(sc, rules, units)
     return combat <= 3 and combat + hqs <= 4
 
@@ -198,5 +231,7 @@ def stacking_ok(sc: Scenario, rules: dict, units: list[str]) -> bool:
 def over_by(sc: Scenario, rules: dict, units: list[str]) -> int:
     """How far units standing together are over the stacking limit of 7.1 (0: within it):
     combat units beyond three, or units of any kind beyond four where one is an HQ."""
+    if len(units) <= 3:
+        return 0                          # as stacking_ok
     combat, hqs = stack_count(sc, rules, units)
     return max(0, combat - 3, combat + hqs - 4)

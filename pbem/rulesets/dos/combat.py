@@ -460,9 +460,9 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
 def _available_air(sc: Scenario, rules: dict, side: str, targets: list[int]) -> list[tuple[str, int]]:
     """Air units of `side` with Air Points left, not moved, in range of every target and in supply."""
     cands = []
-    for uid, w in rules["units"].items():
-        u = sc.units[uid]
-        if u.side != side or not u.air or w in st.OFF_MAP or st.has(rules["air_moved"], uid):
+    for uid in sc.air_units[side]:
+        u, w = sc.units[uid], rules["units"][uid]
+        if w in st.OFF_MAP or st.has(rules["air_moved"], uid):
             continue
         left = u.air_points - rules["air"].get(uid, 0)
         i = sc.idx[w]
@@ -943,12 +943,12 @@ def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) 
     c["step"] = f"{which}-retreat"
 
 
-def _geometry(sc: Scenario, rules: dict, uid: str, n: int) -> list[list[int]]:
+def _geometry(sc: Scenario, rules: dict, uid: str, n: int, board: Board | None = None) -> list[list[int]]:
     """9.71, 9.72 (errata): every path of exactly n hexes ending n hexes away, not into enemy
     units, Enemy ZOC (unless a friendly unit holds the hex, 8.24), terrain or hexsides the unit
     could not move through, or a Major river hexside (stacking aside)."""
     side = sc.side_of[uid]
-    board = view(sc, rules)
+    board = board or view(sc, rules)
     start = sc.idx[st.hex_of(rules, uid)]
     mine = board.side_hexes(side)
     ezoc = board.ezoc(side)
@@ -1007,7 +1007,7 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = 
     (`_split_refused`): no regiment is eliminated for a count that only the split makes."""
     side = sc.side_of[uid]
     board = view(sc, rules)
-    found = _geometry(sc, rules, uid, n)
+    found = _geometry(sc, rules, uid, n, board)
     body = _division_retreat(sc, rules, c, uid)
     placed = set(body[1]) if body else set()
 
@@ -1066,7 +1066,7 @@ def _split_refused(sc: Scenario, rules: dict, c: dict, body: tuple[str, list[str
     def others(b: int) -> list[str]:
         return [u for u in friends(b) if u not in members]
 
-    ends = [sorted({p[-1] for p in _geometry(sc, rules, m, n)
+    ends = [sorted({p[-1] for p in _geometry(sc, rules, m, n, board)
                     if all(stacking_ok(sc, rules, friends(b) + [m]) for b in p[:-1])}) for m in more]
     fixed = {m: board.where[m] for m in placed}
     fixed[uid] = end
@@ -1171,7 +1171,7 @@ def _retreat(sc: Scenario, rules: dict, c: dict, uid: str, path: list[int], ctx,
     for b in path:
         arrive(sc, rules, None, side, b, ctx.event)                      # 10.45; 12.38, 14.13
     st.put(rules, uid, end)
-    friends = [u for u in rules["units"] if u != uid and st.hex_of(rules, u) == end and sc.side_of[u] == side]
+    friends = [u for u, w in rules["units"].items() if w == end and u != uid and sc.side_of[u] == side]
     if any(u not in mates for u in friends):
         rules["pt"]["retreated"][uid] = end                              # 9.75 (not a hex its own division entered)
     c["paths"][uid] = [start] + [sc.ids[b] for b in path]
@@ -1211,13 +1211,13 @@ def _setup_advance(sc: Scenario, rules: dict, c: dict) -> None:
                             "two": list(c.get("att_eliminated", [])), "done": []}
 
 
-def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str) -> list[list[int]]:
+def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str, board: Board | None = None) -> list[list[int]]:
     """9.81-9.84, 9.86: along the Path of Retreat, stopping in any hex of it (9.82), Enemy ZOC
     ignored (9.83), or two hexes after an elimination."""
     adv = c["advance"]
     i = sc.idx[st.hex_of(rules, uid)]
     enemy_paths = [p for u, p in c.get("paths", {}).items() if sc.side_of[u] != adv["side"]]
-    board = view(sc, rules)
+    board = board or view(sc, rules)
     blocking = board.blocking(adv["side"])
     cls = sc.units[uid].move_class
     out: list[list[int]] = []
@@ -1263,7 +1263,7 @@ def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     escorted = _escorted(sc, rules, c)
     paths: dict[str, list[tuple[int, ...]]] = {}
     for uid in left:
-        paths[uid] = [tuple(p) for p in _advance_paths(sc, rules, c, uid)
+        paths[uid] = [tuple(p) for p in _advance_paths(sc, rules, c, uid, board)
                       if not (uid in c.get("hqs", ()) and p[-1] not in escorted)]        # 11.44
     for uid in left:
         d = sc.units[uid].division
@@ -1275,7 +1275,7 @@ def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
                                 for more in combinations(mates, n) if uid < min(more)]
             there = [u for u in board.units_at(p[-1]) if sc.side_of[u] == adv["side"]]
             for units in groups:
-                if stacking_ok(sc, rules, there + units) and left_behind(sc, rules, adv["side"], units) is None:
+                if stacking_ok(sc, rules, there + units) and left_behind(sc, rules, adv["side"], units, board) is None:
                     out.append({"type": "advance", "units": units, "path": [sc.ids[b] for b in p]})
     if not out:
         return []
@@ -1288,7 +1288,9 @@ def _barred(sc: Scenario, rules: dict, c: dict) -> list[str]:
     after the combat is told so, not merely that no advance is open."""
     adv = c["advance"]
     left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
-    return sorted(u for u in left if _advance_paths(sc, rules, c, u) and left_behind(sc, rules, adv["side"], [u]))
+    board = view(sc, rules)
+    return sorted(u for u in left if _advance_paths(sc, rules, c, u, board)
+                  and left_behind(sc, rules, adv["side"], [u], board))
 
 
 def why_no_advance(sc: Scenario, rules: dict, side: str, order: dict) -> None:
@@ -1304,14 +1306,16 @@ def why_no_advance(sc: Scenario, rules: dict, side: str, order: dict) -> None:
                                f"{left_words(sc, rules, units, *behind)}", None)
 
 
-def left_behind(sc: Scenario, rules: dict, side: str, leaving: list[str]) -> tuple[str, list[str]] | None:
+def left_behind(sc: Scenario, rules: dict, side: str, leaving: list[str],
+                board: Board | None = None) -> tuple[str, list[str]] | None:
     """7.1: no more than three combat units in a hex (four units with an HQ) at any time of the
     Combat Phase. The first hex that `side`'s units `leaving` would leave over that limit, with
     the units they leave there (None: none would): some regiments of a division whole in its
     hex going without the others, who then count one each (7.22). A hex already over the limit
     (a combat result broke a division up there, 7.23) may be left by units whose going brings
-    it nearer the limit; the end of the phase eliminates its excess."""
-    board = view(sc, rules)
+    it nearer the limit; the end of the phase eliminates its excess. `board`: the view of the
+    rules as they stand, when the caller has it."""
+    board = board or view(sc, rules)
     gone = set(leaving)
     for h in sorted({st.hex_of(rules, u) for u in leaving if st.on_map(rules, u)}):
         here = [u for u in board.units_at(sc.idx[h]) if sc.side_of[u] == side]

@@ -112,8 +112,10 @@ def excess(sc: Scenario, rules: dict) -> tuple[str, int, dict[str, list[str]]] |
     limit = contents["across_don"]
     if limit is not None:
         found: dict[str, list[str]] = {}
-        for i in sc.across_don:
-            for uid in board.units_at(i):
+        for i, us in board.occ.items():
+            if i not in sc.across_don:
+                continue
+            for uid in us:
                 u = sc.units[uid]
                 if u.side == "axis" and u.combat:
                     found.setdefault(_division_key(sc, uid), []).append(uid)

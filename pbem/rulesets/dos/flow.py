@@ -108,10 +108,11 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
         # has (tests/test_dos_setup.py), so `end` alone is offered
         return [{"type": "end"}]
     if phase in ("move", "mech"):
-        opts = movement.options(sc, rules, side)
-        first = next(movement.movers(sc, rules, side, half_view(sc, rules, side)), None)
+        board, ctx = half_view(sc, rules, side), movement.context(sc, rules, side)
+        opts = movement.options(sc, rules, side, board=board, ctx=ctx)
+        first = next(movement.movers(sc, rules, side, board), None)
         if first:    # overruns read only the enemy's units: his half of the board
-            opts += combat.overrun_options(sc, rules, side, first, half_view(sc, rules, other(side)))
+            opts += combat.overrun_options(sc, rules, side, first, ctx.enemy)
         return opts + [{"type": "end"}]
     if phase == "combat":
         return combat.attack_options(sc, rules, side) + [{"type": "end"}]
@@ -387,6 +388,8 @@ def _overstacked(sc: Scenario, rules: dict, side: str) -> list[str]:
     board = view(sc, rules)
     out = []
     for i, us in sorted(board.occ.items()):
+        if len(us) <= 3:
+            continue                      # within the limit, whoever they are (stacking_ok)
         mine = [u for u in us if sc.side_of[u] == side]
         if mine and not stacking_ok(sc, rules, mine):
             out.append(sc.ids[i])

@@ -14,14 +14,16 @@ from __future__ import annotations
 import heapq
 
 from ..base import IllegalOrder
-from .board import Board, half_view, memo, stacking_ok, view
+from .board import Board, control_key, half_view, memo, stacking_ok, view
 from .scenario import BLOCKED, DON, RAIL, VOLGA, Scenario, other
 from . import state as st
 from .naming import verb, no_hex, no_unit, not_own_unit
+from .supply import friendly_rail
 
 RAIL_LIMIT = {"axis": 3, "soviet": 10}     # 6.31
 RAIL_MP = 40                               # 6.33
 RETURN_DELAY = 3                           # 11.5, 12.38, 14.13
+UNBOUNDED = 1 << 30                        # a budget no step exceeds (6.14's free first hex)
 
 
 def context(sc: Scenario, rules: dict, side: str) -> "Context":
@@ -31,9 +33,9 @@ def context(sc: Scenario, rules: dict, side: str) -> "Context":
     return Context(sc, rules, side)
 
 
-def _enemy_parts(sc: Scenario, rules: dict, side: str) -> tuple:
+def _enemy_parts(sc: Scenario, half: Board, side: str) -> tuple:
+    """(blocking, ZOC, ZOC of the units on the Don) of the enemy's units, `half` (his half view)."""
     enemy = other(side)
-    half = half_view(sc, rules, enemy)
     found = half.derived.get("enemy-parts")
     if found is None:
         don_units = [i for i in half.side_hexes(enemy) if i in sc.don_hex]
@@ -43,9 +45,7 @@ def _enemy_parts(sc: Scenario, rules: dict, side: str) -> tuple:
 
 
 def _friendly(sc: Scenario, rules: dict, side: str) -> bytearray:
-    from .supply import friendly_rail
-
-    return memo(("friendly", side, id(sc), tuple(rules["control"].items())),
+    return memo(("friendly", side, id(sc), control_key(rules)),
                 lambda: friendly_rail(sc, rules["control"], side))
 
 
@@ -54,11 +54,20 @@ class Context:
 
     def __init__(self, sc: Scenario, rules: dict, side: str):
         self.sc, self.side = sc, side
-        self.blocking, self.ezoc, self.don_zoc = _enemy_parts(sc, rules, side)   # 6.21, 8.0, 10.23 errata
+        self.enemy = half_view(sc, rules, other(side))     # the enemy's units: whom a move may displace
+        self.blocking, self.ezoc, self.don_zoc = _enemy_parts(sc, self.enemy, side)   # 6.21, 8.0, 10.23 errata
         self._rules = rules
         self._mine = None
+        self._friendly: bytearray | None = None
         self.interdicted = frozenset(sc.idx[h] for h in rules["interdiction"][other(side)])
-        self.friendly = _friendly(sc, rules, side)
+
+    @property
+    def friendly(self) -> bytearray:
+        """1 for each rail and city hex last held by the mover's side (10.45): only steps along a
+        railroad (10.43) and across the Volga (10.26) read it."""
+        if self._friendly is None:
+            self._friendly = _friendly(self.sc, self._rules, self.side)
+        return self._friendly
 
     @property
     def mine(self) -> frozenset[int]:
@@ -119,7 +128,8 @@ def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: 
     """Dijkstra over the steps of `cls`: (cost, parent) of every hex a unit can reach with
     `budget` MP, stopping on entering an Enemy ZOC (8.0). `first_step_free`: 6.14, one hex is
     always possible. `withdraw`: 18.11, every step due east, Enemy ZOC ignored, never into the
-    area of 16.31 (18.26)."""
+    area of 16.31 (18.26). Of the hexes a hex is reached from at its least cost, its parent is
+    the first in index order."""
     sc = ctx.sc
     steps = sc.steps(ctx.side, cls)
     # Context.step_cost, written out: this loop is where legal moves spend their time
@@ -128,50 +138,64 @@ def search(ctx: Context, start: int, cls: str, budget: int, *, first_step_free: 
     best = {start: 0}
     parent: dict[int, int] = {}
     settled: dict[int, int] = {}
-    frontier = [(0, start)]
-    pop, push = heapq.heappop, heapq.heappush
+    # the hexes to settle by cost (a bucket queue): every step costs 1 MP or more (the terrain
+    # chart's least, which the schema checks), so the hexes of one cost are all found before
+    # it is reached, and settled in index order
+    frontier: dict[int, list[int]] = {0: [start]}
+    d = 0
     while frontier:
-        d, a = pop(frontier)
-        if a in settled:
-            continue
-        settled[a] = d
-        if a != start and a in ezoc and not withdraw:
-            continue
-        limit = None if (first_step_free and a == start) else budget - d
-        for b, c, flag in steps[a]:
-            if b in settled or c == BLOCKED or b in blocking:
+        for a in sorted(frontier.pop(d, ())):
+            if a in settled:
+                continue                                                      # reached cheaper since
+            settled[a] = d
+            if a != start and a in ezoc and not withdraw:
                 continue
-            if withdraw and (not sc.east_of(a, b) or b in sc.across_don):     # 18.11, 18.26
-                continue
-            if flag:
-                if flag & VOLGA:
-                    if not (ctx.friendly_city(a) or ctx.friendly_city(b)):
-                        continue                                              # 10.26
-                    if b in ezoc and b not in ctx.mine:
-                        continue                                              # 10.26 exception, 6.26
-                elif flag & DON and b in don_zoc and b not in ctx.mine:
-                    continue                                                  # 10.23 errata
-                if flag & RAIL and friendly[b]:
-                    c = 1                                                     # 10.43
-            if b in interdicted:
-                c += extra                                                    # 14.44
-            if limit is not None and c > limit:
-                continue
-            total = d + c
-            old = best.get(b)
-            if old is None or total < old or (total == old and a < parent[b]):
-                best[b] = total
-                parent[b] = a
-                push(frontier, (total, b))
+            limit = UNBOUNDED if (first_step_free and a == start) else budget - d
+            if limit < 1:
+                continue                                                      # no MP left for any step
+            for b, c, flag in steps[a]:
+                if b in settled or c == BLOCKED or b in blocking:
+                    continue
+                if withdraw and (not sc.east_of(a, b) or b in sc.across_don):     # 18.11, 18.26
+                    continue
+                if flag:
+                    if flag & VOLGA:
+                        if not (ctx.friendly_city(a) or ctx.friendly_city(b)):
+                            continue                                              # 10.26
+                        if b in ezoc and b not in ctx.mine:
+                            continue                                              # 10.26 exception, 6.26
+                    elif flag & DON and b in don_zoc and b not in ctx.mine:
+                        continue                                                  # 10.23 errata
+                    if flag & RAIL and friendly[b]:
+                        c = 1                                                     # 10.43
+                if b in interdicted:
+                    c += extra                                                    # 14.44
+                if c > limit:
+                    continue
+                total = d + c
+                old = best.get(b)
+                if old is None or total < old:
+                    best[b] = total
+                    parent[b] = a
+                    bucket = frontier.get(total)
+                    if bucket is None:
+                        frontier[total] = [b]
+                    else:
+                        bucket.append(b)
+                elif total == old and a < parent[b]:
+                    parent[b] = a
+        d += 1
     return settled, parent
 
 
 def path_to(parent: dict[int, int], start: int, goal: int) -> list[int]:
-    path = [goal]
-    while path[-1] != start:
-        path.append(parent[path[-1]])
+    """The hexes entered from `start` to `goal`, along `parent` (start not included)."""
+    path = []
+    while goal != start:
+        path.append(goal)
+        goal = parent[goal]
     path.reverse()
-    return path[1:]
+    return path
 
 
 # --- checks shared by the movement orders --------------------------------------------------------
@@ -285,8 +309,8 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
             raise IllegalOrder("18.1", "only the Soviet player makes strategic withdrawals", None)
         if rules["phase"] == "mech" and any(st.has(rules["pt"]["attacked"], u) for u in units):
             raise IllegalOrder("18.15", "a unit that attacked this player-turn may not make a strategic withdrawal", None)
-    board = half_view(sc, rules, other(side))        # the enemy's units: whom the move may displace
     ctx_ = context(sc, rules, side)
+    board = ctx_.enemy                               # the enemy's units: whom the move may displace
     path = _hexes(sc, order.get("path") or [], "6.1")
     exiting = bool(order.get("exit"))
     if not path and not exiting:
@@ -294,6 +318,11 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     if not withdraw:
         _no_voluntary_exit(sc, ctx_, start)
     costs = {u: 0 for u in units}
+    # each unit's steps, what it has left and whether its first hex is free (6.14), read once:
+    # the rules do not change while the move is checked
+    tables = {u: sc.steps(side, sc.units[u].move_class) for u in units}
+    left = {u: remaining(sc, rules, u) for u in units}
+    free = {u: one_hex_free(rules, u) for u in units}
     ignored = start in ctx_.ezoc
     a = start
     for n, b in enumerate(path):
@@ -310,18 +339,16 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
             if a in ctx_.ezoc and a != start or b in ctx_.ezoc:
                 ignored = True
         for uid in units:
-            cls = sc.units[uid].move_class
-            step = next(s for s in sc.steps(side, cls)[a] if s[0] == b)
+            step = next(s for s in tables[uid][a] if s[0] == b)
             cost = ctx_.step_cost(a, b, step[1], step[2])
             if cost is None:
                 raise IllegalOrder(_why_rule(sc, ctx_, a, b, step), f"{uid} may not move from {sc.ids[a]} into "
                                    f"{sc.ids[b]}: {_why(sc, ctx_, a, b, step, uid)}", None)
             costs[uid] += cost
-            left = remaining(sc, rules, uid)
-            first_free = n == 0 and one_hex_free(rules, uid)                # 6.14
-            if costs[uid] > left and not first_free:                   # 6.23, 6.27
-                raise IllegalOrder("6.23", f"{uid} would spend {costs[uid]} MP reaching {sc.ids[b]}, and has {left} left",
-                                   None)
+            first_free = n == 0 and free[uid]                               # 6.14
+            if costs[uid] > left[uid] and not first_free:              # 6.23, 6.27
+                raise IllegalOrder("6.23", f"{uid} would spend {costs[uid]} MP reaching {sc.ids[b]}, and has "
+                                   f"{left[uid]} left", None)
         a = b
     end = a
     if exiting:
@@ -484,8 +511,8 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     if used + need > RAIL_LIMIT[side]:
         raise IllegalOrder("6.31", f"rail movement would count {used + need} units this Game-Turn, over "
                            f"the {side} limit of {RAIL_LIMIT[side]}", None)
-    board = half_view(sc, rules, other(side))
     ctx_ = context(sc, rules, side)
+    board = ctx_.enemy
     path = _hexes(sc, order.get("path") or [], "6.3")
     if not path:
         raise IllegalOrder("6.3", "give the path of the rail move", None)
@@ -651,12 +678,14 @@ def movers(sc: Scenario, rules: dict, side: str, board: Board):
             yield us
 
 
-def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]:
+def options(sc: Scenario, rules: dict, side: str, limit: int = 24, board: Board | None = None,
+            ctx: Context | None = None) -> list[dict]:
     """A finite, representative set of legal movement orders: the next stack able to move
     with up to `limit` destinations (within the stacking limit), its rail moves, and the
-    reinforcements' entries and evacuations."""
-    board = half_view(sc, rules, side)
-    ctx = context(sc, rules, side)
+    reinforcements' entries and evacuations. `board` (the side's half view) and `ctx` (its
+    movement Context): of the rules as they stand, when the caller has them."""
+    board = board or half_view(sc, rules, side)
+    ctx = ctx or context(sc, rules, side)
     out: list[dict] = []
     for stack in movers(sc, rules, side, board):
         start = sc.idx[st.hex_of(rules, stack[0])]
@@ -668,7 +697,7 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24) -> list[dict]
         out += moves + _rail_moves(sc, rules, ctx, board, side, stack, start, limit=3)
         break
     if rules["phase"] == "move":
-        out += _entries(sc, rules, side, board)
+        out += _entries(sc, rules, side, board, ctx)
         if rules["ps"]["evacuate"]:
             on_map = [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w not in st.OFF_MAP]
             for uid in on_map:                                              # in id order
@@ -687,7 +716,7 @@ def unit_options(sc: Scenario, rules: dict, side: str, uid: str) -> list[dict]:
     14.12), each within the stacking limit."""
     board = half_view(sc, rules, side)
     ctx = context(sc, rules, side)
-    out = _entries(sc, rules, side, board, uid) if rules["phase"] == "move" else []
+    out = _entries(sc, rules, side, board, ctx, uid) if rules["phase"] == "move" else []
     if not st.on_map(rules, uid):
         return out
     start = sc.idx[st.hex_of(rules, uid)]
@@ -747,12 +776,13 @@ def ready(sc: Scenario, rules: dict, side: str) -> list[str]:
     return [u for u, w in zip(sc.side_units[side], sc.places(rules["units"], side)) if w == "ready"]
 
 
-def _entries(sc: Scenario, rules: dict, side: str, board: Board, unit: str | None = None) -> list[dict]:
+def _entries(sc: Scenario, rules: dict, side: str, board: Board, ctx: Context,
+             unit: str | None = None) -> list[dict]:
     """The entries of the first reinforcement ready to enter, at six of its entry hexes; of
     `unit` (if ready), at every one."""
     waiting = ready(sc, rules, side)
     out = []
-    held = _enemy_parts(sc, rules, side)[0]   # 6.21: `board` may show the mover's side only
+    held = ctx.blocking       # 6.21: `board` may show the mover's side only
     for uid in waiting[:1] if unit is None else [u for u in waiting if u == unit]:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
         cands = [i for i in cities + edge if i not in held]

@@ -181,6 +181,11 @@ def _step_row(nb: tuple, special: frozenset, plain: tuple, enter: tuple, extra: 
     return tuple(row)
 
 
+def _lowland_row(zoc_nb: tuple, mountain: tuple, a: int) -> tuple:
+    """Hex a's neighbours in `zoc_nb` that are not mountain hexes (Scenario.zoc_nb_lowland)."""
+    return tuple([b for b in zoc_nb[a] if not mountain[b]])
+
+
 def _back_row(nb: tuple, special: frozenset, enter: tuple, steps: _Rows, b: int) -> tuple:
     """The steps into hex b (Scenario.back): from a neighbour of no river, lake or rail
     hexside, the price of b with no flag; from another, its step into b."""
@@ -268,6 +273,9 @@ class Scenario:
         self.zoc_nb: tuple[tuple[int, ...], ...] = tuple(
             tuple(j for j in self.nb[i] if side_kind.get((i, j)) not in ("don", "volga", "lake"))
             if i in self._river_set else self.nb[i] for i in range(n))
+        # 8.13 (errata): the ZOC of a hex without mountain troops stops short of mountain hexes
+        # (each row worked out when first read, as the steps are)
+        self.zoc_nb_lowland = _Rows(functools.partial(_lowland_row, self.zoc_nb, self.mountain))
 
         # --- cities (10.4, 19.2) and the rail net (6.3, 10.4)
         vp = {c["name"]: c for c in doc["victory"]["cities"]}
@@ -291,6 +299,7 @@ class Scenario:
                 rail_nb.setdefault(ia, set()).add(ib)
                 rail_nb.setdefault(ib, set()).add(ia)
         self.rail_hex = frozenset(set(rail_nb) | set(self.city_of))                      # 10.4, 6.36
+        self.rail_hexes: tuple[int, ...] = tuple(sorted(self.rail_hex))
         # each hex's rail neighbours, sorted as `nb` (a tuple, which the cache reads back faster
         # than a set)
         self.rail_nb: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(rail_nb.get(i, ()))) for i in range(n))
@@ -405,6 +414,14 @@ class Scenario:
         self.side_units: Mapping[str, tuple[str, ...]] = _frozen(
             {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in SIDES})
         self._places = {side: _getter(self.side_units[side] if side else self.unit_ids) for side in (None,) + SIDES}
+        # the units that hold ground: combat units and HQs, what can be attacked (9.21, 17.12) and
+        # what exerts a ZOC (8.12), never trucks or air units; the mountain troops among them (8.13)
+        self.ground_units = frozenset(uid for uid, u in self.units.items() if u.combat or u.hq)
+        self.mountain_units = frozenset(uid for uid in self.ground_units if self.units[uid].mountain)
+        self.air_units: Mapping[str, tuple[str, ...]] = _frozen(
+            {side: tuple(uid for uid in self.side_units[side] if self.units[uid].air) for side in SIDES})
+        self.hq_units: Mapping[str, tuple[str, ...]] = _frozen(
+            {side: tuple(uid for uid in self.side_units[side] if self.units[uid].hq) for side in SIDES})
         divisions: dict[str, list[str]] = {}
         for uid, u in self.units.items():
             if u.division:

@@ -28,7 +28,7 @@ first source; both follow the same steps and agree (tests/test_dos_supply.py).
 
 from __future__ import annotations
 
-from .board import Board, memo, view
+from .board import Board, control_key, memo, view
 from .scenario import BLOCKED, RAIL, VOLGA, Scenario, other
 from . import state as st
 
@@ -49,7 +49,7 @@ def friendly_rail(sc: Scenario, control: dict, side: str) -> bytearray:
 def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
     """The Lines of `side` on the rules as they stand (shared while they do not change)."""
     board = view(sc, rules)
-    key = ("lines", side, tuple(rules["control"].items()), tuple(rules["cleared"]), rules["turn"])
+    key = ("lines", side, control_key(rules), tuple(rules["cleared"]), rules["turn"])
     found = board.derived.get(key)
     if found is None:
         found = board.derived[key] = Lines(sc, rules, board, side, key)
@@ -67,6 +67,8 @@ class Lines:
         self.control = dict(rules["control"])
         self.turn = rules["turn"]
         self._sources = None
+        self._source_set: frozenset[int] | None = None
+        self._near_source: dict[tuple[int, int], bool] = {}
         self._distances: dict[tuple, list[int]] = {}
         self._within: dict[tuple[int, int], dict[int, int]] = {}
         n = len(sc.ids)
@@ -74,12 +76,10 @@ class Lines:
         enemy = board.side_hexes(other(side))
         ezoc = board.ezoc(side)
         blocked = bytearray(n)
-        for i in ezoc:
-            if i not in mine:
-                blocked[i] = 1
-        for i in enemy:
-            if board.has_combat(i, other(side)):
-                blocked[i] = 1
+        for i in ezoc - mine:
+            blocked[i] = 1
+        for i in enemy & board.combat_hexes(other(side)):
+            blocked[i] = 1
         self.blocked = blocked
         # Friendly rail: last unit there friendly (10.48); Friendly cities for the Volga (10.28)
         self.friendly = friendly_rail(sc, self.control, side)
@@ -137,14 +137,21 @@ class Lines:
                 self._sources = memo(("sources", id(sc)) + self._key + (cut,), self._find_sources)
         return self._sources
 
+    def source_set(self) -> frozenset[int]:
+        """`sources`, as a set."""
+        if self._source_set is None:
+            self._source_set = frozenset(self.sources())
+        return self._source_set
+
     def _find_sources(self) -> list[int]:
         sc = self.sc
         if self.side == "soviet":
             # 12.15: Soviet rail connected to the east, north or south edge or the Volga,
             # and every Soviet-controlled town on the Volga
-            anchors = [i for i in sc.rail_hex if self.rail_usable(i) and (
-                i in sc.edge["north"] or i in sc.edge["east"] or i in sc.edge["south"] or i in sc.volga_hex)]
-            found = self._rail_flood(anchors, self.rail_usable)
+            usable = self.rail.__getitem__      # rail_usable, as the table _soviet_rail made of it
+            anchors = [i for i in sc.rail_hex if (i in sc.edge["north"] or i in sc.edge["east"] or i in sc.edge["south"]
+                                                  or i in sc.volga_hex) and usable(i)]
+            found = self._rail_flood(anchors, usable)
             for c in sc.cities:
                 if c.volga:
                     for h in c.hexes:
@@ -191,7 +198,11 @@ class Lines:
         key = (tuple(sources), bound)
         found = self._distances.get(key)
         if found is None:
-            found = self._distances[key] = self._search_back(sources, bound)
+            # and shared with the Lines of other boards that block the same hexes: the search reads
+            # nothing else of them
+            same = (self.side, bytes(self.blocked), bytes(self.rail), bytes(self.friendly))
+            found = self._distances[key] = memo(("distances", id(self.sc)) + same + key,
+                                                lambda: self._search_back(sources, bound))
         return list(found)
 
     def _search_back(self, sources: list[int], bound: int) -> list[int]:
@@ -205,7 +216,9 @@ class Lines:
             if not blocked[s]:
                 dist[s] = 0
                 buckets[0].append(s)
-        for d in range(far):
+        # every step costs 1 MP or more (the terrain chart's least, which the schema checks): the
+        # hexes `bound` away are reached, and lead nowhere within it
+        for d in range(bound):
             bucket = buckets[d]
             while bucket:
                 b = bucket.pop()
@@ -229,6 +242,14 @@ class Lines:
             dist[i] = far
         return dist
 
+    def near_source(self, start: int, bound: int) -> bool:
+        """`reaches` the side's Supply Sources (kept with the Lines: asked again for every
+        combat that a unit of the hex takes part in)."""
+        found = self._near_source.get((start, bound))
+        if found is None:
+            found = self._near_source[(start, bound)] = self.reaches(start, self.source_set(), bound)
+        return found
+
     def reaches(self, start: int, targets, bound: int) -> bool:
         """Forward search from `start`: is a hex of `targets` within `bound`?"""
         sc = self.sc
@@ -250,8 +271,8 @@ class Lines:
                     continue
                 if a in targets:
                     return True
-                if a != start and blocked[a]:
-                    continue
+                if (a != start and blocked[a]) or d == bound:
+                    continue                # d == bound: every step costs 1 MP or more, none stays within it
                 for b, c, flag in steps[a]:
                     if c == BLOCKED or blocked[b]:
                         continue
@@ -288,7 +309,8 @@ class Lines:
                 if a != start and blocked[a]:
                     continue
                 for b, c, flag in steps[a]:
-                    if b in dist or blocked[b] or sc.side_kind.get((a, b)) == "lake":
+                    # a lake hexside is a step no unit may take (Scenario.steps): only those are asked
+                    if b in dist or blocked[b] or (c == BLOCKED and sc.side_kind.get((a, b)) == "lake"):
                         continue
                     if flag & VOLGA and not ((a in city and friendly[a]) or (b in city and friendly[b])):
                         continue
@@ -308,12 +330,11 @@ def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | Non
     found = board.derived.get(key)
     if found is None:
         out = []
-        for i, us in board.occ.items():
-            for uid in us:
-                u = sc.units[uid]
-                if u.hq and u.side == side and (nation is None or u.nation == nation) \
-                        and not st.has(rules["disrupted"], uid):
-                    out.append((uid, i))
+        for uid in sc.hq_units[side]:
+            i = board.where.get(uid)
+            if i is not None and (nation is None or sc.units[uid].nation == nation) \
+                    and not st.has(rules["disrupted"], uid):
+                out.append((uid, i))
         found = board.derived[key] = sorted(out)
     return list(found)
 
@@ -402,17 +423,15 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
     lines = lines_
     cache = {} if cache is None else cache
     bound = LENGTH[side]
-    if "sources" not in cache:
-        cache["sources"] = set(lines.sources())
+    if "heads" not in cache:
         cache["heads"] = _railheads(sc, rules, side)
         cache["rh"] = {}
-    sources = cache["sources"]
     heads = cache["heads"]
 
     def source_near(i: int) -> bool:
         key = ("line", i)
         if key not in cache:
-            cache[key] = lines.reaches(i, sources, bound)
+            cache[key] = lines.near_source(i, bound)
         if cache[key] or not heads:
             return cache[key]
         key = ("head", i)

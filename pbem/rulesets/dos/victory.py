@@ -22,8 +22,14 @@ def city_control(sc: Scenario, rules: dict, name: str, board: Board | None = Non
             return "soviet"
         return "axis" if holds_astrakhan(sc, rules, board or view(sc, rules)) else "soviet"
     hexes = sc.voronezh_counts if name == "Voronezh" else city.hexes
-    sides = {st.control(sc, rules, sc.idx[h]) for h in hexes}
-    return sides.pop() if len(sides) == 1 else None
+    who = None
+    for h in hexes:
+        side = st.control(sc, rules, sc.idx[h])
+        if who is None:
+            who = side
+        elif side != who:
+            return None
+    return who
 
 
 def exited_divisions(sc: Scenario, rules: dict) -> int:
