@@ -948,7 +948,7 @@ def test_a_label_takes_the_first_clear_spot_and_else_the_first():
     assert painter.taken[-1] == painter.taken[-2]
 
 
-@pytest.mark.parametrize("ruleset, around, radius", [("dos", "N0850", 1), ("dos", "N0850", 3), ("dos", "N3145", 4),
+@pytest.mark.parametrize("ruleset, around, radius", [("dos", "N0949", 1), ("dos", "N0850", 3), ("dos", "N3145", 4),
                                                      ("dos", "N2121", 1), ("chir", "3320", 3), ("chir", "3320", 6),
                                                      ("kkoh", "0707.11", 4)])
 def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(ruleset, around, radius):

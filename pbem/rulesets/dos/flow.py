@@ -534,6 +534,9 @@ def _stage_axis_end(sc, rules, ctx):
         rules["pending"].append(interphase.pending("directive-removal", "axis"))
         return
     victory.check_zoc(sc, rules, "axis", ctx)
+    if rules["result"] is not None:         # 19.0: the 16.55 award brought 3:1
+        rules["stage"] = None
+        return
     rules["pt"] = st.fresh_pt()
     rules["player"] = "soviet"
     rules["rail_used"] = 0                    # 6.31: the Soviet player's own allowance of the Game-Turn
@@ -559,6 +562,9 @@ def _stage_soviet_draw(sc, rules, ctx):
 
 def _stage_soviet_end(sc, rules, ctx):
     victory.check_zoc(sc, rules, "soviet", ctx)
+    if rules["result"] is not None:         # 19.0: the 18.23 award brought 3:1
+        rules["stage"] = None
+        return
     rules["pt"] = st.fresh_pt()
     rules["stage"] = "interphase"
 

@@ -283,6 +283,9 @@ def stage_interphase(sc: Scenario, rules: dict, ctx) -> None:
 
 def stage_vp(sc: Scenario, rules: dict, ctx) -> None:
     victory.interphase_vp(sc, rules, ctx)
+    if rules["result"] is not None:         # 19.0: an award brought 3:1
+        rules["stage"] = None
+        return
     if rules["turn"] >= sc.last_turn:
         rules["stage"] = None
         victory.final(sc, rules, ctx)

@@ -63,8 +63,8 @@ def vp(sc: Scenario, rules: dict) -> dict[str, int]:
 
 
 def after_order(sc: Scenario, rules: dict, ctx) -> None:
-    """What is judged at every moment: the Axis capture bonuses (19.12), the 15.4 acceleration,
-    and the automatic victory (19.0)."""
+    """What is judged after every order: the Axis capture bonuses (19.12), then the thresholds
+    of `judge`."""
     if rules["result"] is not None or rules["phase"] in ("selection", "setup"):
         return
     for city in sc.vp_cities:
@@ -73,12 +73,25 @@ def after_order(sc: Scenario, rules: dict, ctx) -> None:
                 rules["bonus"][city.name] = city.vp
                 ctx.event("vp", f"The Axis takes {city.name} by Game-Turn {city.bonus_turn}: a bonus of {city.vp} VP, "
                           f"never lost (19.12).", side="axis", vp=city.vp, city=city.name, rule="19.12")
+    judge(sc, rules, ctx)
+
+
+def judge(sc: Scenario, rules: dict, ctx) -> None:
+    """The thresholds of the score, judged "at any point" (15.41, 19.0): after every order and
+    after every VP an automatic stage awards (`award`), so that a total passing a threshold
+    between two orders is seen where it does.
+    - 15.41: the doubling of the north-map reinforcements comes into force once an Axis unit
+      has occupied or passed through N0139, N0840 or N1340 while the Soviet player held 100 VP
+      or more (a passage is noted as it happens, state.enter_hex); 15.44: it ends for good when
+      his total falls below 100, even in the same order that brought it.
+    - 19.0: an Axis total three times the Soviet one or better ends the game."""
     score = vp(sc, rules)
-    if rules["accel"] is None and score["soviet"] >= st.ACCEL_VP and (rules["accel_met"] or _axis_in_accel_hex(sc, rules)):
+    if rules["accel"] is None and (rules["accel_met"] or (score["soviet"] >= st.ACCEL_VP
+                                                         and _axis_in_accel_hex(sc, rules))):
         rules["accel"] = "on"
         ctx.event("acceleration", "An Axis unit has reached N0139, N0840 or N1340 while the Soviet player holds 100 or "
                   "more VP: he may double his reinforcements on the north map (15.41).", rule="15.41")
-    elif rules["accel"] == "on" and score["soviet"] < st.ACCEL_VP:
+    if rules["accel"] == "on" and score["soviet"] < st.ACCEL_VP:
         rules["accel"] = "over"
         ctx.event("acceleration", "The Soviet VP are below 100: the doubled north-map reinforcements end (15.44).",
                   rule="15.44")
@@ -116,10 +129,13 @@ def final(sc: Scenario, rules: dict, ctx) -> None:
     ctx.event("victory", rules["result"]["text"], result=rules["result"], rule="19.0")
 
 
-def award(rules: dict, side: str, points: int, text: str, ctx, rule: str) -> None:
-    if points:
+def award(sc: Scenario, rules: dict, side: str, points: int, text: str, ctx, rule: str) -> None:
+    """VP gained or lost by an automatic stage, and the thresholds judged at once (`judge`);
+    once the game is over nothing more is awarded."""
+    if points and rules["result"] is None:
         rules["vp"][side] += points
         ctx.event("vp", text, side=side, vp=points, rule=rule)
+        judge(sc, rules, ctx)
 
 
 # --- 16.5 No Retreats and 18.23: the hexrows held at the start of a player-turn ----------------------
@@ -197,7 +213,7 @@ def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
     if failed:
         gainer = other(side)
         rule = "16.55" if side == "axis" else "18.23"
-        award(rules, gainer, len(failed), f"The {side} player gave up ground he had to hold ({', '.join(failed)}): "
+        award(sc, rules, gainer, len(failed), f"The {side} player gave up ground he had to hold ({', '.join(failed)}): "
               f"{len(failed)} VP to the {gainer} player ({rule}).", ctx, rule)
 
 
@@ -240,25 +256,32 @@ def don_line_failures(sc: Scenario, rules: dict, board: Board) -> list[str]:
 def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
     """4.2 D in the order README.md fixes: continuous fronts (17.2, 19.15), the Don line (18.22),
     strategic withdrawal (18.14, 19.16), directive deadlines (16.63, 19.14), the Volga (19.17),
-    Astrakhan (19.22)."""
+    Astrakhan (19.22). A total that reaches 3:1 (19.0) ends the game at the award that brings
+    it, and nothing after it is counted."""
     board = view(sc, rules)
     turn = rules["turn"]
     for side in ("axis", "soviet"):
         if not continuous_front(sc, rules, side, board):
-            award(rules, other(side), 1, f"The {side} player has no continuous front: 1 VP to the {other(side)} player "
-                  f"(17.2).", ctx, "17.2")
+            award(sc, rules, other(side), 1, f"The {side} player has no continuous front: 1 VP to the "
+                  f"{other(side)} player (17.2).", ctx, "17.2")
+    if rules["result"] is not None:
+        return
     if turn >= 4:
         failed = don_line_failures(sc, rules, board)
-        award(rules, "axis", len(failed), f"Don line hexes neither held nor in Soviet ZOC ({', '.join(failed)}): "
+        award(sc, rules, "axis", len(failed), f"Don line hexes neither held nor in Soviet ZOC ({', '.join(failed)}): "
               f"{len(failed)} VP to the Axis (18.22).", ctx, "18.22")
+    if rules["result"] is not None:
+        return
     if rules["strategic"]:
         lost = turn // 2
-        award(rules, "soviet", -lost, f"Strategic withdrawal on Game-Turn {turn}: the Soviet player loses {lost} VP "
-              f"(18.14).", ctx, "18.14")
+        award(sc, rules, "soviet", -lost, f"Strategic withdrawal on Game-Turn {turn}: the Soviet player loses "
+              f"{lost} VP (18.14).", ctx, "18.14")
         rules["strategic"] = False
     d = rules["directive"]
     if d:
         for city, due in sorted(d["deadlines"].items()):
+            if rules["result"] is not None:
+                return
             if turn < due or city_control(sc, rules, city, board) == "axis":
                 continue
             value = sc.city_by_name[city].vp
@@ -266,13 +289,16 @@ def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
             points = min(2, value - paid)
             if points > 0:
                 rules["penalty"][city] = paid + points
-                award(rules, "soviet", points, f"Directive {d['letter']} ordered {city} taken by Game-Turn {due}: "
+                award(sc, rules, "soviet", points, f"Directive {d['letter']} ordered {city} taken by Game-Turn {due}: "
                       f"{points} VP to the Soviet player ({paid + points} of {value} in all, 16.63).", ctx, "16.63")
+    if rules["result"] is not None:
+        return
     volga = [u for i, us in board.occ.items() if i in sc.volga_hex for u in us
              if sc.side_of[u] == "axis" and sc.units[u].combat]
     if volga and sp.supplied(sc, rules, board, "axis", volga):
-        award(rules, "axis", sc.volga_vp, "A supplied Axis combat unit stands on the Volga: 1 VP (19.17).", ctx, "19.17")
-    if rules["exits"]:
+        award(sc, rules, "axis", sc.volga_vp, "A supplied Axis combat unit stands on the Volga: 1 VP (19.17).", ctx,
+              "19.17")
+    if rules["exits"] and rules["result"] is None:
         if holds_astrakhan(sc, rules, board):
             rules["lapse"] = 0
         else:
