@@ -453,8 +453,10 @@ def test_fire_is_spread_evenly_one_shot_a_diagonal_and_one_second_rank_shooter()
     from pbem.rulesets.kkoh import fire
 
     fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
-    with pytest.raises(IllegalOrder, match="as evenly as possible"):
-        shot(sc, rules, "blue", "B2", "R1")
+    # K-DF-5 is judged over the whole plan (1.12.0): R1 twice and R2 not at all is uneven, and not offered
+    uneven = fire.uneven(sc, st.Board(sc, rules), fire.plan(rules, "blue") + [shot(sc, rules, "blue", "B2", "R1")])
+    assert (uneven["over"], uneven["left"]) == ("R1", "R2")
+    assert {"type": "fire", "unit": "B2", "target": "R1"} not in fire.options(sc, rules, "blue")
     fire.add_fire(sc, rules, "blue", {"type": "fire", "unit": "B2", "target": "R3"})     # a front diagonal
     with pytest.raises(IllegalOrder, match="each front diagonal"):
         shot(sc, rules, "blue", "B6", "R3")

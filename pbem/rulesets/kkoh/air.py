@@ -8,7 +8,9 @@ wing unit is placed within two squares of a friendly unit and fires up to two sq
 (K-AIR-5). Enemy AA within range fires first: one die per strength point, a 6 drives the
 unit off for the day, a 5 aborts this run (K-AIR-6). The attack hits any unit of the square
 (frontally): a loss on 5-6, a re-roll on 4, +1 against unarmoured vehicles; no Give Ground
-(K-AIR-3). Each air unit attacks in two consecutive turns, then leaves (K-AIR-4, K-AIR-5); a
+(K-AIR-3). Aircraft "use Direct Fire" (K-AIR-3), so a unit that has Given Ground, or evaded
+the fire, in this phase may not be attacked (K-DF-8, K-REC-2): a square holding none else is
+no square to strike. Each air unit attacks in two consecutive turns, then leaves (K-AIR-4, K-AIR-5); a
 rotary unit moves up to four squares (as reconnaissance in four phases) before its second.
 """
 
@@ -41,6 +43,15 @@ def begin(sc: Scenario, rules: dict) -> None:
     rules["plans"]["air"] = {"queue": queue(sc, rules), "now": None}
 
 
+def targets(board: Board, square: str, side: str | None = None) -> list[str]:
+    """The units in `square` (of `side`, if given) an air attack may hit: aircraft use Direct
+    Fire (K-AIR-3), and a unit that has Given Ground (or evaded the fire, K-REC-2) in this phase
+    may not be shot at again in it (K-DF-8)."""
+    ps = board.rules["ps"]
+    safe = set(ps["gg"]) | set(ps["evaded"])
+    return [p for p in board.at(square, side) if p not in safe]
+
+
 def decision(sc: Scenario, rules: dict) -> tuple[str, str, str] | None:
     plan = rules["plans"].get("air")
     if not plan or not plan["now"]:
@@ -65,8 +76,10 @@ def legal(sc: Scenario, rules: dict, kind: str) -> list[dict]:
     if kind == "air-support":
         return [{"type": "air-support", "use": True}, {"type": "air-support", "use": False}]
     if kind == "air-unit":
-        return [{"type": "air-unit", "unit": p} for p in board.at(now["square"])]
-    enemy = board.squares(other(side))
+        # K-AIR-3 with K-DF-8: any unit of the square, but one that has Given Ground this phase
+        return [{"type": "air-unit", "unit": p} for p in targets(board, now["square"])]
+    # the squares holding an enemy unit it may hit (K-AIR-2, K-AIR-3, K-DF-8)
+    enemy = [s for s in board.squares(other(side)) if targets(board, s, other(side))]
     if sc.air[aid]["kind"] == "fixed":
         return [{"type": "air-target", "square": s} for s in enemy]
     rot = sc.tables["air"]
@@ -108,7 +121,7 @@ def default(sc: Scenario, rules: dict, kind: str) -> dict:
         enemy = [o for o in options if sc.pieces[o["unit"]].side != chooser]
         pool = enemy or options
         return max(pool, key=lambda o: (board.points_left(o["unit"]), board.profile(o["unit"]).armour or "", o["unit"]))
-    return max(options, key=lambda o: (len(board.at(o["square"])), -sc.grid.distance(o.get("from", o["square"]), o["square"]),
+    return max(options, key=lambda o: (len(targets(board, o["square"])), -sc.grid.distance(o.get("from", o["square"]), o["square"]),
                                        [-ord(c) for c in o["square"]]))
 
 
@@ -122,6 +135,13 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             aid = plan["queue"].pop(0)
             plan["now"] = {"id": aid, "stage": "arrive"}
         now = plan["now"]
+        if now["stage"] == "target" and not legal(sc, rules, "air-target"):
+            # no enemy unit it may hit where it may strike (K-AIR-2, K-AIR-5; K-DF-8: not one that
+            # has Given Ground this phase): no attack is made this turn
+            ctx.event("air-no-target", f"{now['id']} finds no enemy unit it may attack (K-AIR-2, K-AIR-3, K-DF-8).",
+                      air=now["id"], rule="K-AIR-2")
+            now["stage"] = "done"
+            continue
         if decision(sc, rules) is not None:
             return
         if now["stage"] == "arrive":
@@ -154,6 +174,15 @@ def _arrive(sc: Scenario, rules: dict, now: dict, ctx) -> None:
 
 def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
     options = legal(sc, rules, kind)
+    ps = rules["ps"]
+    if kind == "air-unit" and order not in options and order.get("unit") in set(ps["gg"]) | set(ps["evaded"]):
+        raise IllegalOrder("K-DF-8", f"air-unit: {order['unit']} has Given Ground in this phase and may not be shot at "
+                           f"again; aircraft use Direct Fire (K-AIR-3, K-DF-8)", options[:12])
+    if kind == "air-target" and order not in options and order.get("square") in sc.grid:
+        held = Board(sc, rules).at(order["square"], other(sc.air[rules["plans"]["air"]["now"]["id"]]["side"]))
+        if held and set(held) <= set(ps["gg"]) | set(ps["evaded"]):
+            raise IllegalOrder("K-DF-8", f"air-target: {', '.join(held)} in {order['square']} gave ground in this phase "
+                               f"and may not be shot at again; aircraft use Direct Fire (K-AIR-3, K-DF-8)", options[:12])
     if order not in options:
         raise IllegalOrder("K-AIR-2", f"{kind}: that answer is not one of the legal ones now", options[:12])
     now = rules["plans"]["air"]["now"]
@@ -209,13 +238,21 @@ def _attack(sc: Scenario, rules: dict, now: dict, ctx) -> None:
         return
     square = now["aim"]
     if sc.air[aid]["kind"] == "fixed":
-        candidates = [square] + [s for s in sc.neighbours[square] if board.at(s)]
-        candidates = [s for s in candidates if board.at(s)]
+        # K-AIR-2: the squares "that contain any units", among them the target square: a unit that
+        # has Given Ground this phase may not be shot at again (K-AIR-3 "use Direct Fire", K-DF-8),
+        # so a square holding no other unit is not among them
+        candidates = [s for s in [square] + list(sc.neighbours[square]) if targets(board, s)]
         if len(candidates) > 1:
             square = candidates[dice_choice(ctx, f"{label}.square", len(candidates))]
-        ctx.event("air-strike", f"{aid} strikes at {now['aim']}; among {', '.join(candidates)} the die picks {square} "
-                  f"(K-AIR-2).", air=aid, aim=now["aim"], options=candidates, square=square, rule="K-AIR-2")
-    if not board.at(square):
+        elif candidates:
+            square = candidates[0]
+        if candidates:
+            ctx.event("air-strike", f"{aid} strikes at {now['aim']}; among {', '.join(candidates)} the die picks {square} "
+                      f"(K-AIR-2).", air=aid, aim=now["aim"], options=candidates, square=square, rule="K-AIR-2")
+    if not targets(board, square):
+        ctx.event("air-no-target", f"{aid} finds no unit it may attack in or around {now['aim']}: units that have Given "
+                  f"Ground this phase may not be shot at again (K-AIR-3, K-DF-8).", air=aid, aim=now["aim"],
+                  rule="K-DF-8")
         now["stage"] = "done"
         return
     now["square"] = square

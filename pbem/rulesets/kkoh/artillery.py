@@ -173,10 +173,26 @@ def needed(sc: Scenario, rules: dict, pid: str) -> int | None:
     return table[rules["ap"] - 1]
 
 
-def call_modifiers(sc: Scenario, board: Board, support: str) -> dict[str, int]:
-    """K-IF-6, for the unit or group the fire is called for."""
+def supported_body(sc: Scenario, board: Board, support: str, a: dict | None = None) -> list[str]:
+    """The units the fire is called for (K-IF-6, K-IF-7, K-CA-9): for the attacker, the units
+    actually in the assault (`a`) - one unit of a battle group that assaults alone (K-CA-3),
+    or the part of it that assaults (K-CA-2), calls as what it is, not as its whole group; for
+    the defender (who names his defending body only in the fight, K-CA-7), the supported unit's
+    battle group. A supported unit no longer on the table: itself."""
+    if not board.alive(support):
+        return [support]
+    if a is not None and a["side"] == sc.pieces[support].side and support in a["units"]:
+        return [p for p in a["units"] if board.alive(p)]
+    return board.members(support)
+
+
+def call_modifiers(sc: Scenario, board: Board, support: str, a: dict | None = None) -> dict[str, int]:
+    """K-IF-6, for the unit or group the fire is called for: the units in the assault `a`
+    (`supported_body`), or, with no assault given, the supported unit's battle group."""
     m = sc.tables["artillery"]["modifiers"]
-    body = board.members(support) if board.alive(support) else [support]
+    # K-IF-6: "majority of own troops involved", "a single unit is calling", Out of Command: of
+    # the supported body (K-CA-3: a unit of a group assaulting alone is a single unit calling)
+    body = supported_body(sc, board, support, a)
     out: dict[str, int] = {}
     if majority(sc, [p for p in body if board.alive(p)], "I"):
         out["majority_inferior"] = m["majority_inferior"]
@@ -274,7 +290,7 @@ def resolve(sc: Scenario, rules: dict, ctx) -> bool:
                 ctx.event("arty-unavailable", f"{pid} ({sc.pieces[pid].level}) cannot fire in Action Phase {rules['ap']} "
                           f"(K-IF-5).", unit=pid, rule="K-IF-5")
                 continue
-            mods = call_modifiers(sc, board, call["support"])
+            mods = call_modifiers(sc, board, call["support"], a)
             die = ctx.d6(f"{label}.{pid}")
             score = die + sum(mods.values())
             ok = score >= need

@@ -2,7 +2,8 @@
 the Result Table (K-CAT-1), the results (K-CAR-1 to K-CAR-6) and attrition (K-ATR-1 to K-ATR-4).
 
 A moving side declares its assaults as moves of its eligible units or groups that started
-the phase as groups, partly into an orthogonally adjacent enemy square (K-CA-3, K-CA-5).
+the phase as groups (whole, or with any of their units left behind, K-CA-2), partly into an
+orthogonally adjacent enemy square (K-CA-3, K-CA-5).
 After the bombardment calls they are fought one at a time in the order the attacker
 chooses (K-CA-1, K-CA-4). The attackers stay in the square they came from until they win
 and occupy; a retreating attacker is back there (K-CA-18). Attackers that won while enemy
@@ -19,6 +20,8 @@ rulebook's example (K-EX-1, K-EX-2, K-EX-3) is case close-assault-example.yaml.
 """
 
 from __future__ import annotations
+
+from itertools import combinations
 
 from ..base import IllegalOrder
 from . import artillery, layout, movement
@@ -50,12 +53,17 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int, bo
     if not enemies and not markers:
         raise IllegalOrder("K-CA-6", f"assault: there is no enemy in {target} to assault", None)
     if len(units) > 1:
+        # K-CA-3: units assault together only as a battle group that started the phase as one (and
+        # is one still: its shape is not adjusted in the phase, K-CA-3); K-CA-2: units that may not
+        # attack "must be left behind in the assault move as indeed may any unit", so the group
+        # may assault less any of its units
         start = rules["ps"]["groups"]
         g = start.get(units[0])
-        started = sorted(p for p, grp in start.items() if grp == g) if g else []
-        if g is None or started != units or board.members(units[0]) != units:
+        started = {p for p, grp in start.items() if grp == g} if g else set()
+        if g is None or not set(units) <= started or not set(units) <= set(board.members(units[0])):
             raise IllegalOrder("K-CA-3", f"assault: units assault together only as a battle group that started the phase "
-                               f"as one ({', '.join(units)} did not); each may assault alone (K-CA-3, K-ORD-8)", None)
+                               f"as one, or part of one, the rest left behind ({', '.join(units)} are not); each may "
+                               f"assault alone (K-CA-2, K-CA-3, K-ORD-8)", None)
     dismount = bool(order.get("dismount", False))
     for u in units:
         mode = board.piece(u).get("mode")
@@ -80,7 +88,9 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int, bo
         prof = sc.profile(u, "dismounted" if dismount else mode)
         if not prof.assault:
             raise IllegalOrder("K-CA-2", f"assault: {u} may not attack in a Close Assault (only armour, mechanised "
-                               f"armoured self-propelled artillery, reconnaissance and infantry, K-CA-2, K-CA-11)", None)
+                               f"armoured self-propelled artillery, reconnaissance and infantry, K-CA-2, K-CA-11)"
+                               + (f"; leave it behind and assault with {', '.join(p for p in units if p != u)}"
+                                  if len(units) > 1 else ""), None)
         if demoralised(sc, board, u):
             raise IllegalOrder("K-MOR-1", f"assault: {u}'s formation is Demoralised and may launch no Close Assault "
                                f"(K-MOR-1)", None)
@@ -138,25 +148,43 @@ def iter_options(sc: Scenario, rules: dict, side: str, ap: int, board: Board | N
     held = set(board.squares(enemy)) | {rec["sq"] for h, rec in rules["hqs"].items()
                                         if "sq" in rec and sc.commands[h].side == enemy}
     moved = set(rules["ps"]["moved"])
-    for body in board.each_mover(side):
-        here = rules["pieces"][body[0]]["sq"]
+    for group in board.each_mover(side):
+        here = rules["pieces"][group[0]]["sq"]
         targets = [target for target in sc.faces[here] if target in held]
-        if not targets or any(u in moved for u in body) or board.hidden(body[0]):
+        # the units of the group that have not moved or assaulted: those left behind by an assault
+        # of part of it may still assault, alone or together (K-CA-2, K-CA-3)
+        body = [u for u in group if u not in moved]
+        if not targets or not body or board.hidden(body[0]):
             continue    # no enemy next to it; or a sealed chit is shown first (`show`, K-ORD-6 reading)
         for target in targets:
-            bodies = [body] + ([[u] for u in body] if len(body) > 1 else [])
-            for b in bodies:
-                # K-CA-10: infantry in vehicles may also assault and dismount (AIFV +1, on foot)
-                mounted = all(rules["pieces"][u].get("mode") == "mounted" for u in b)
-                for dismount in ((False, True) if mounted else (False,)):
-                    order = {"type": "assault", "units": b, "target": target}
-                    if dismount:
-                        order["dismount"] = True
-                    try:
-                        check_declare(sc, rules, side, order, ap, board)
-                    except IllegalOrder:
-                        continue
-                    yield order
+            if len(body) == 1:
+                yield from _body_options(sc, rules, side, body, target, ap, board)
+                continue
+            # the group whole; the group less the units that may not attack, which K-CA-2 leaves
+            # behind (any other part may be ordered too: check_declare takes it); each unit alone
+            # (K-CA-3)
+            singles = {u: list(_body_options(sc, rules, side, [u], target, ap, board)) for u in body}
+            yield from _body_options(sc, rules, side, body, target, ap, board)
+            able = [u for u in body if singles[u]]
+            if 1 < len(able) < len(body):
+                yield from _body_options(sc, rules, side, able, target, ap, board)
+            for u in body:
+                yield from singles[u]
+
+
+def _body_options(sc: Scenario, rules: dict, side: str, b: list[str], target: str, ap: int, board: Board):
+    """The legal assaults of the units `b` into `target`: mounted, and dismounting (K-CA-10)."""
+    # K-CA-10: infantry in vehicles may also assault and dismount (AIFV +1, on foot)
+    mounted = all(rules["pieces"][u].get("mode") == "mounted" for u in b)
+    for dismount in ((False, True) if mounted else (False,)):
+        order = {"type": "assault", "units": b, "target": target}
+        if dismount:
+            order["dismount"] = True
+        try:
+            check_declare(sc, rules, side, order, ap, board)
+        except IllegalOrder:
+            continue
+        yield order
 
 
 # --- the fight --------------------------------------------------------------------------------
@@ -494,7 +522,12 @@ def _occupy_cleared(board: Board, a: dict, ctx) -> None:
 def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
     """Apply the answer to an assault decision, then run on."""
     options = legal(sc, rules, kind)
-    if order not in options:
+    plan = None
+    if kind == "occupy-facing":
+        # K-CA-17: the full form (each unit its facing, the groups as the player forms them) is
+        # checked as it comes; the simple form is one of the options listed
+        plan = check_face(sc, rules, rules["ca"]["steps"][0], order)
+    if plan is None and order not in options:
         raise IllegalOrder("K-CA-7", f"{kind}: that answer is not one of the legal ones now", options[:12])
     board = Board(sc, rules)
     if kind == "assault-next":
@@ -549,7 +582,10 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
                 _withdraw(sc, board, a, order["unit"], ctx)
         elif kind == "occupy-facing":
             ca["steps"].pop(0)
-            _reface(sc, board, step["units"], order["facing"], order["group"], ctx)
+            if plan is not None:
+                _reface_each(sc, board, plan, ctx)
+            else:
+                _reface(sc, board, step["units"], order["facing"], order["group"], ctx)
         elif kind == "occupy":
             if order["unit"] is None:
                 step["choose"] = []
@@ -913,6 +949,128 @@ def _record_move(sc: Scenario, board: Board, a: dict, pid: str) -> None:
         rules["ts"]["moved"][pid] = "foot"
     if movement.slowed(sc, prof, a["from"], a["target"]):
         mark(rules, "ts", "locked", pid)
+
+
+def check_face(sc: Scenario, rules: dict, step: dict, order: dict) -> dict | None:
+    """A `face` order in its full form (K-CA-17, K-CAR-1: the occupiers "may reorganise in any
+    legal facing and any group may split down to smaller groups or individual units"):
+    `facings` gives a unit its own facing (the others take `facing`), `groups` the battle
+    groups they form (each of two or more of them, facing one way; the rest stand alone), in
+    place of `group`. Returns the arrangement ({"bodies": [[units, facing, grouped]], "cells":
+    {unit: cell}}); None for the simple form (`facing` and `group` only), which `facing_options`
+    lists. Raises IllegalOrder, one sentence, for an arrangement the layout rules refuse."""
+    if "facings" not in order and "groups" not in order and "group" in order:
+        return None
+    board = Board(sc, rules)
+    units = [u for u in step["units"] if board.alive(u)]
+    named = ", ".join(units)
+    if ("group" in order) == ("groups" in order):
+        raise IllegalOrder("K-CA-17", "face: give `group` (all the occupiers one battle group, or none) or `groups` (the "
+                           "battle groups they form), not both nor neither", None)
+    facings = dict(order.get("facings") or {})
+    stray = [u for u in facings if u not in units]
+    if stray:
+        raise IllegalOrder("K-CA-17", f"face: {stray[0]} is not one of the units that occupied the square ({named})", None)
+    facing_of = {u: facings.get(u, order["facing"]) for u in units}
+    if "groups" in order:
+        groups = [list(g) for g in order["groups"]]
+    else:
+        groups = [list(units)] if order["group"] and len(units) > 1 else []
+    seen: set[str] = set()
+    for g in groups:
+        bad = [u for u in g if u not in units]
+        if bad:
+            raise IllegalOrder("K-CA-17", f"face: {bad[0]} is not one of the units that occupied the square ({named})",
+                               None)
+        twice = [u for u in g if u in seen or g.count(u) > 1]
+        if twice:
+            raise IllegalOrder("K-CA-17", f"face: {twice[0]} is named in more than one battle group", None)
+        seen.update(g)
+        if len(g) < 2:
+            raise IllegalOrder("K-GM-5", f"face: a battle group is two or more units: {g[0]} alone is none (leave it "
+                               f"out of `groups`, K-GM-5)", None)
+        ways = sorted({facing_of[u] for u in g})
+        if len(ways) > 1:
+            raise IllegalOrder("K-GM-5", f"face: a battle group faces one way: {', '.join(g)} would face "
+                               f"{' and '.join(ways)} (K-GM-5, K-CA-17)", None)
+    bodies = [[sorted(g), facing_of[g[0]], True] for g in groups]
+    bodies += [[[u], facing_of[u], False] for u in units if u not in seen]
+    square = rules["pieces"][units[0]]["sq"]
+    cells = arrange(sc, board, square, units, bodies)
+    if cells is None:
+        raise IllegalOrder("K-GM-2", f"face: {named} cannot stand in {square} so: each unit stands closest to the edge it "
+                           f"faces, behind a friendly unit facing the same way, each battle group in edge contact "
+                           f"(K-GM-2, K-GM-5, K-CA-17)", None)
+    entries = {p: dict(rules["pieces"][p]) for p in board.at(square) if p not in units}
+    for k, (members, f, grouped) in enumerate(bodies):
+        for p in members:
+            entries[p] = dict(rules["pieces"][p], cell=cells[p], f=f)
+            entries[p].pop("g", None)
+            if grouped:
+                entries[p]["g"] = f"new{k}"
+    why = layout.check_entries(sc, square, entries)
+    if why:
+        raise IllegalOrder("K-CA-17", f"face: {why}", None)
+    return {"bodies": bodies, "cells": cells}
+
+
+def arrange(sc: Scenario, board: Board, square: str, movers: list[str], bodies: list) -> dict[str, str] | None:
+    """Cells for the bodies ([units, facing, grouped], in order) of `movers` in `square`, the
+    front-most found body by body: every unit closest to the edge it faces (K-GM-2), each group
+    in edge contact (K-GM-5); the other units there keep their places, the movers' own places
+    count as free. None if there is none."""
+    rules = board.rules
+    mine = set(movers)
+    fixed = {rules["pieces"][p]["cell"]: rules["pieces"][p]["f"] for p in board.at(square) if p not in mine}
+    budget = [20000]      # a bound on the search (six units in nine cells never come near it)
+
+    def sound(placed: dict[str, str]) -> bool:
+        # no unit stands behind a unit facing elsewhere (an empty place ahead may be filled later)
+        return all(placed.get(layout.in_front(f, c), f) == f for c, f in placed.items())
+
+    def search(i: int, placed: dict[str, str], got: dict[str, str]) -> dict[str, str] | None:
+        if i == len(bodies):
+            complete = all(layout.in_front(f, c) is None or layout.in_front(f, c) in placed for c, f in placed.items())
+            return dict(got) if complete else None
+        members, f, grouped = bodies[i]
+        free = [c for c in layout.PLACES[f] if c not in placed]
+        for chosen in combinations(free, len(members)):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            if grouped and not layout.connected(chosen):
+                continue
+            trial = dict(placed, **{c: f for c in chosen})
+            if not sound(trial):
+                continue
+            found = search(i + 1, trial, dict(got, **dict(zip(members, chosen))))
+            if found is not None:
+                return found
+        return None
+
+    return search(0, fixed, {})
+
+
+def _reface_each(sc: Scenario, board: Board, plan: dict, ctx) -> None:
+    """K-CA-17, K-CAR-1: the occupiers reorganise as the full `face` order says (`check_face`):
+    each body its facing, the groups new battle groups, the rest single units."""
+    units = [p for members, _, _ in plan["bodies"] for p in members]
+    square = board.piece(units[0])["sq"]
+    for u in units:
+        board.leave_group(u)
+    words = []
+    for members, f, grouped in plan["bodies"]:
+        group = board.new_group() if grouped else None
+        for p in members:
+            board.place(p, square, plan["cells"][p], f)
+            if group:
+                board.piece(p)["g"] = group
+        words.append(f"{', '.join(members)} face {f} as one battle group" if grouped else
+                     f"{members[0]} faces {f} alone")
+    ctx.event("occupy-facing", f"In {square}: {'; '.join(words)} (K-CA-17).", units=sorted(units),
+              facings={p: f for members, f, _ in plan["bodies"] for p in members},
+              groups=[members for members, _, grouped in plan["bodies"] if grouped], chosen_by=ctx.chosen_by,
+              rule="K-CA-17")
 
 
 def _reface(sc: Scenario, board: Board, units: list[str], facing: str, grouped: bool, ctx) -> None:

@@ -6,7 +6,9 @@ unit fires through the edge it faces: into the square ahead, or, at most one uni
 diagonal per faced edge, into a front diagonal (K-GM-8); heavy ATGW also into the three
 squares beyond (K-DF-1). Only the front rank fires, and in a battle group one unit of the
 second rank per edge (K-GM-9, K-DF-3). Targets are the nearest rank of the enemy by the
-priorities of K-GM-10; fire is spread as evenly as possible over them (K-DF-5). Through each
+priorities of K-GM-10; fire is spread as evenly as possible over them (K-DF-5), judged over the
+whole plan once it is complete (`end`, or the opening of a sealed plan), never shot by shot, so
+that the order in which shots are listed changes nothing (`uneven`). Through each
 face of a steep ridge, wood or built-up square one vehicle unit of a side fires, out of it or
 into it (K-TER-5, K-TER-6, K-TER-7).
 """
@@ -138,13 +140,98 @@ def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
         raise IllegalOrder("K-GM-10", f"fire: from {rec['sq']} into {square} only {', '.join(targets) or 'no unit'} may "
                            f"be fired at (the nearest rank: facing units, else flank, else rear; mortars not at vehicles, "
                            f"K-GM-10, K-DF-4)", None)
-    counts = {t: sum(1 for s in shots if s["target"] == t) for t in targets}
-    least = min(counts.values())
-    if counts[target] > least:
-        raise IllegalOrder("K-DF-5", f"fire: fire is spread as evenly as possible: {', '.join(t for t in targets if counts[t] == least)} "
-                           f"must be fired at before {target} again (K-DF-5)", None)
+    # K-DF-5, the spread: judged over the whole plan when it is complete (even_out), not here
     return {"unit": pid, "target": target, "sq": square, "from": rec["sq"], "edge": rec["f"], "ahead": ahead,
             "right": right, "rank": INSIDE.rank(rec["f"], rec["cell"]), "vehicle": vehicle}
+
+
+def eligible(sc: Scenario, board: Board, shot: dict) -> list[str]:
+    """The targets the shot's firer may fire at in the square it fires into: the nearest rank
+    by K-GM-10, none that has Given Ground (K-DF-8), mortars not at vehicles (K-DF-4); the
+    shot's own target is one of them (check_fire)."""
+    targets, _ = layout.fire_targets(sc, board, shot["sq"], shot["from"], sc.pieces[shot["target"]].side,
+                                     set(board.rules["ps"]["gg"]))
+    if board.profile(shot["unit"]).mortar:
+        targets = [t for t in targets if not board.profile(t).vehicle]
+    return targets
+
+
+def _times(n: int) -> str:
+    return {0: "not at all", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def uneven(sc: Scenario, board: Board, shots: list[dict], sets: list[list[str]] | None = None) -> dict | None:
+    """K-DF-5: fire "must be spread as evenly as possible, as per the firers' choice, amongst the
+    eligible targets, before firing dice are rolled". A plan is as even as possible when no
+    shifting of fire along its shots (a firer moves to another target it may fire at, whose
+    firer moves on, ...) takes a shot from a target fired at `n` times to one fired at `n - 2`
+    or fewer: the plans no such shift improves are exactly the evenest ones (each target's share
+    cannot be levelled further). None for such a plan; else what is wrong with it: the target
+    fired at most (`over`), the one left short (`left`), their shots (`counts`), and the index
+    in `shots` of the shot at `over` the shift starts from (`shot`: the last listed that can),
+    the firers the shift passes through (`path`). Which targets are named does not depend on
+    the order in which the shots are listed."""
+    if sets is None:
+        sets = [eligible(sc, board, s) for s in shots]
+    load: dict[str, int] = {}
+    for targets in sets:
+        for t in targets:
+            load.setdefault(t, 0)
+    at: dict[str, list[int]] = {}
+    for i, s in enumerate(shots):
+        load[s["target"]] = load.get(s["target"], 0) + 1
+        at.setdefault(s["target"], []).append(i)
+    for t in sorted(load, key=lambda x: (-load[x], x)):
+        if load[t] < 2:
+            break
+        parent: dict[str, tuple[str, int] | None] = {t: None}
+        queue = [t]
+        while queue:
+            x = queue.pop(0)
+            for i in reversed(at.get(x, [])):
+                for y in sets[i]:
+                    if y not in parent:
+                        parent[y] = (x, i)
+                        queue.append(y)
+        low = [u for u in parent if load[u] <= load[t] - 2]
+        if low:
+            u = min(low, key=lambda x: (load[x], x))
+            path, here = [], u
+            while parent[here] is not None:
+                here, i = parent[here]
+                path.insert(0, shots[i]["unit"])
+                first = i
+            return {"over": t, "left": u, "counts": {t: load[t], u: load[u]}, "shot": first, "path": path}
+    return None
+
+
+def uneven_words(found: dict) -> str:
+    """The refusal of an uneven plan, in one sentence (K-DF-5)."""
+    over, left, path = found["over"], found["left"], found["path"]
+    how = (f"{path[0]} could fire at {left} instead" if len(path) == 1 else
+           f"{path[0]} could fire at another target, and {', '.join(path[1:])} in turn at {left}")
+    return (f"fire: fire must be spread as evenly as possible over the eligible targets before any die is rolled: "
+            f"{over} is fired at {_times(found['counts'][over])} and {left} {_times(found['counts'][left])}, though "
+            f"{how} (K-DF-5)")
+
+
+def even_out(sc: Scenario, rules: dict, side: str, ctx, sealed: bool) -> None:
+    """A plan at its end that is not spread as evenly as possible (K-DF-5): its shots were
+    accepted one by one, maybe in earlier packets, and cannot be taken back, nor a sealed plan
+    sent again, so the shot each shift would start from is void, one at a time, until it is
+    (the last listed of those at the target fired at most). A plan whose shots come with its
+    `end` in one packet is evened the same way: `pbem submit` shows the void shot before the
+    packet is sent."""
+    board = Board(sc, rules)
+    shots = plan(rules, side)
+    while True:
+        found = uneven(sc, board, shots)
+        if not found:
+            return
+        gone = shots.pop(found["shot"])
+        ctx.event("void", f"{side}'s {'sealed ' if sealed else ''}fire of {gone['unit']} at {gone['target']} is void: "
+                  f"{uneven_words(found)[len('fire: '):]}.", side=side,
+                  order={"type": "fire", "unit": gone["unit"], "target": gone["target"]}, rule="K-DF-5")
 
 
 def add_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
@@ -154,8 +241,12 @@ def add_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
 
 
 def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
-    """Every fire order legal now for the side (one per firer and target)."""
+    """Every fire order legal now for the side (one per firer and target) after which the plan
+    is still spread as evenly as possible (K-DF-5): a plan made of them may always end. (A shot
+    not listed may still be given, and the plan evened by later ones before its end.)"""
     board = Board(sc, rules)
+    shots = plan(rules, side)
+    sets = [eligible(sc, board, s) for s in shots]
     out = []
     for pid in sc.side_pieces[side]:
         if pid not in rules["pieces"] or firer_block(sc, board, pid) is not None:
@@ -168,10 +259,11 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
             for target in board.at(square, other(side)):
                 order = {"type": "fire", "unit": pid, "target": target}
                 try:
-                    check_fire(sc, rules, side, order)
+                    new = check_fire(sc, rules, side, order)
                 except IllegalOrder:
                     continue
-                out.append(order)
+                if uneven(sc, board, shots + [new], sets + [eligible(sc, board, new)]) is None:
+                    out.append(order)
     return out
 
 

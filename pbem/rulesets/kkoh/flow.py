@@ -398,6 +398,8 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if kind in ("orders", "orders-open"):
         return command.chit_options(sc, rules, side) + [{"type": "end"}]
     if kind in ("fire", "fire-open"):
+        # K-DF-5: the shots offered keep the plan spread as evenly as possible (an uneven plan
+        # loses its extra shots at its end, fire.even_out)
         return fire.options(sc, rules, side) + [{"type": "end"}]
     if kind == "move":
         board = Board(sc, rules, still=True)     # read only: one view for all four, its movers read once
@@ -647,6 +649,8 @@ def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> 
                 if xc["open"]:
                     xc["left"] = xc["sealed"][xc["open"][0]]
         elif kind == "end":
+            if xc["kind"] == "fire":
+                fire.even_out(sc, rules, side, ctx, sealed=False)   # K-DF-5: the whole plan, at its end
             xc["i"] += 1
             if xc["i"] == len(xc["sides"]):
                 xc["open"] = [s for s in xc["sides"] if s in xc["sealed"] and s not in xc.get("seqs", {})]
@@ -667,6 +671,8 @@ def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> 
         ctx.event("void", f"{side}'s sealed item of type {kind} is void: the step takes {item} and end.", side=side,
                   order=order, rule=need.rule)
     if kind == "end" or xc["left"] <= 0:
+        if xc["kind"] == "fire":
+            fire.even_out(sc, rules, side, ctx, sealed=True)   # K-DF-5: the opened plan as a whole
         xc["open"].pop(0)
         xc["left"] = xc["sealed"][xc["open"][0]] if xc["open"] else 0
 

@@ -26,6 +26,21 @@ def _order(type_: str, title: str, required: list[str], **props) -> dict:
             "required": ["type"] + required, "additionalProperties": False}
 
 
+def _face() -> dict:
+    """K-CA-17, K-CAR-1: the occupiers' facing and grouping. Simple: `facing` and `group` (all one
+    battle group, or all single units). Full: `facings` gives any of them its own facing (the
+    others take `facing`) and `groups` the battle groups they form (the rest stand alone), in
+    place of `group`."""
+    face = _order("face", "K-CA-17: the facing of the units that occupied a square, and whether they stay one group; "
+                  "or each unit its own facing (`facings`) and the battle groups they form (`groups`, in place of "
+                  "`group`).", ["facing"], facing=_EDGE, group={"type": "boolean"},
+                  facings={"type": "object", "propertyNames": _ID, "additionalProperties": _EDGE, "maxProperties": 6},
+                  groups={"type": "array", "items": {"type": "array", "items": _ID, "minItems": 2, "maxItems": 6},
+                          "maxItems": 3})
+    face["anyOf"] = [{"required": ["group"]}, {"required": ["groups"]}]
+    return face
+
+
 ORDER_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "kkoh: one order",
@@ -82,8 +97,7 @@ ORDER_SCHEMA = {
                unit=_ID, go={"type": "boolean"}),
         _order("occupy", "K-CA-15: the next successful attacker to occupy the square (null: no more).", ["unit"],
                unit={"type": ["string", "null"], "pattern": _ID_PATTERN}),
-        _order("face", "K-CA-17: the facing of the units that occupied a square, and whether they stay one group.",
-               ["facing", "group"], facing=_EDGE, group={"type": "boolean"}),
+        _face(),
         _order("place", "K-GG-5: the place a unit giving ground takes in its new square (its facing unchanged).",
                ["unit", "cell"], unit=_ID, cell=_CELL),
         _order("breakthrough", "K-CA-20: take or decline a Breakthrough Close Assault.", ["assault", "take"],

@@ -1,7 +1,8 @@
 """The points system (K-PTS-1 to K-PTS-3; rulebook L203-L225): the cost of a unit from what it
 is, by the formulas and values of `tables.yaml` (`points`). It reproduces every printed
 price of the three army lists (`armies.yaml`), except the British mortar platoon, printed
-at 10 where the formula gives 12 (the list price is kept; README "Army lists")."""
+at 10 where the formula gives 12 (the list price is kept; README "Army lists"): `cost` is the
+formula's, `list_cost` the price a piece of the list costs in play (the victory score)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,16 @@ def cost(row: Mapping, table: Mapping, doctrine: str, *, reduced_strength: bool 
     full = full_cost(row, table, doctrine)
     is_reduced = row.get("reduced", False) if reduced_strength is None else reduced_strength
     return reduced(full) if is_reduced else full
+
+
+def list_cost(row: Mapping, table: Mapping, doctrine: str, *, reduced_strength: bool | None = None) -> int:
+    """The cost of one unit of the row in play (K-PTS-1, K-LST-1; README "Army lists"): the
+    formula's, but where the list prints another price (`misprint` records the formula's) the
+    printed price is kept, half of it, rounded up, for a unit fielded with losses (K-PTS-3)."""
+    if "misprint" not in row:
+        return cost(row, table, doctrine, reduced_strength=reduced_strength)
+    is_reduced = row.get("reduced", False) if reduced_strength is None else reduced_strength
+    return reduced(row["cost"]) if is_reduced else row["cost"]
 
 
 def list_total(rows: list[Mapping], table: Mapping, doctrine: str) -> int:

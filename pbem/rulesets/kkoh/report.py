@@ -86,7 +86,8 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     if need.sealed:
         return ["These orders are sealed (docs/protocol.md §8): `pbem submit --seal` sends only their hashes; your next packet opens",
                 "them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
-                "One fire order per firing unit, spread evenly over the targets (K-DF-5); all dice after both plans."]
+                "One fire order per firing unit, spread as evenly as possible over the targets each could fire at",
+                "(K-DF-5), judged over the whole plan when it is opened; all dice after both plans."]
     if need.opens:
         return ["The rules reveal these sealed chits now (K-ORD-6): `pbem submit` opens them for you from private/."]
     if need.kind.endswith("-open"):
@@ -94,12 +95,18 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                 "an opened item the rules refuse now is void (K-ORD-2, K-DF-5)."]
     if need.kind == "move":
         return ["One move per unit or group this Action Phase: to a square next to it, or within its square; a Close",
-                "Assault moves a group that started the phase as one into an enemy square through an edge (K-CA-5).",
+                "Assault moves a group that started the phase as one (or part of it, the rest left behind, K-CA-2),",
+                "or a unit alone, into an enemy square through an edge (K-CA-3, K-CA-5).",
                 "A group whose chit is sealed shows it first (`show`: one order for every group you will move)."]
     if need.kind == "give-ground-place":
         return ["Cells are \"rc\": row from the north edge, column from the west edge. The unit keeps its facing; each",
                 "place listed is free, closest to its edge (K-GM-2) and, where the square allows, blocks no other",
                 "incoming Direct Fire into it (K-GG-5)."]
+    if need.kind == "occupy-facing":
+        return ["Listed: one facing for all the occupiers, as one battle group or as single units. Any other legal",
+                "arrangement may be given (K-CA-17): `facings: {unit: edge}` gives a unit its own facing (the others",
+                "take `facing`), and `groups: [[unit, unit], ...]` the battle groups they form in place of `group`",
+                "(each facing one way; the rest stand alone)."]
     if need.kind == "calls":
         return ["Each battery bombards one Close Assault for one of your units in it, or fires counter-battery (K-IF)."]
     return []

@@ -274,7 +274,7 @@ class Scenario:
             out[entry["id"]] = Command(entry["id"], entry["side"], entry.get("name", row["unit"]), entry["level"],
                                        entry.get("superior"), doctrine, row["quality"], row["mobility"],
                                        row["mobility"] != "infantry",
-                                       points.cost(row, self.tables["points"], doctrine))
+                                       points.list_cost(row, self.tables["points"], doctrine))
         for c in out.values():
             if c.superior is not None and (c.superior not in out or out[c.superior].side != c.side):
                 raise ValueError(f"kkoh scenario: commands.{c.id}: superior {c.superior!r} is not a marker of its side")
@@ -362,7 +362,7 @@ class Scenario:
                 raise ValueError(f"kkoh scenario: units.{uid}: attached_to {attached_to!r} is not a marker of {side}")
             hq = attached_to or self.formations[formation]["hq"]
             reduced = entry.get("reduced", row.get("reduced", False))
-            cost = points.cost(row, table, doctrine, reduced_strength=reduced)
+            cost = points.list_cost(row, table, doctrine, reduced_strength=reduced)   # the printed price (README "Army lists")
             carrier_id = entry.get("carrier")
             if carrier_id is not None:
                 carrier, _ = self._row(side, carrier_id, f"units.{uid}.carrier")
@@ -376,7 +376,7 @@ class Scenario:
                 # the infantry aboard fights with its transports (K-INF-7, K-CA-10)
                 aboard = aboard._replace(infantry=foot.infantry, assault=foot.assault, artillery=foot.artillery)
                 modes = {"mounted": aboard, "dismounted": foot}
-                cost += points.cost(carrier, table, doctrine, reduced_strength=entry.get("reduced", carrier.get("reduced", False)))
+                cost += points.list_cost(carrier, table, doctrine, reduced_strength=entry.get("reduced", carrier.get("reduced", False)))
                 aifv = bool(carrier.get("aifv"))
             elif row.get("towed"):
                 modes = {"limbered": self._profile(row, "limbered"), "deployed": self._profile(row, "deployed")}
