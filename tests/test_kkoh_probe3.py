@@ -131,7 +131,8 @@ def test_an_aircraft_may_not_attack_a_unit_that_gave_ground_in_the_phase():
         "K-DF-8", "air-target: R1 in 0506 gave ground in this phase and may not be shot at again; aircraft use Direct "
                   "Fire (K-AIR-3, K-DF-8)")
     flow.apply(sc, rules, need, {"type": "air-target", "square": "0507"}, ctx)
-    assert texts(ctx, "air-strike") == ["B-AIR strikes at 0507; among 0507 the die picks 0507 (K-AIR-2)."]
+    assert texts(ctx, "air-strike") == [
+        "B-AIR strikes at 0507; 0507 is the only square there with a unit it may attack (K-AIR-2)."]
     need = flow.next_step(sc, rules)
     assert flow.legal_orders(sc, rules, need) == [{"type": "air-unit", "unit": "R2"}]
     assert flow.policy(sc, rules, need, None) == {"type": "air-unit", "unit": "R2"}

@@ -244,11 +244,13 @@ def _attack(sc: Scenario, rules: dict, now: dict, ctx) -> None:
         candidates = [s for s in [square] + list(sc.neighbours[square]) if targets(board, s)]
         if len(candidates) > 1:
             square = candidates[dice_choice(ctx, f"{label}.square", len(candidates))]
-        elif candidates:
-            square = candidates[0]
-        if candidates:
             ctx.event("air-strike", f"{aid} strikes at {now['aim']}; among {', '.join(candidates)} the die picks {square} "
                       f"(K-AIR-2).", air=aid, aim=now["aim"], options=candidates, square=square, rule="K-AIR-2")
+        elif candidates:
+            square = candidates[0]      # no die: one square only
+            ctx.event("air-strike", f"{aid} strikes at {now['aim']}; {square} is the only square there with a unit it "
+                      f"may attack (K-AIR-2).", air=aid, aim=now["aim"], options=candidates, square=square,
+                      rule="K-AIR-2")
     if not targets(board, square):
         ctx.event("air-no-target", f"{aid} finds no unit it may attack in or around {now['aim']}: units that have Given "
                   f"Ground this phase may not be shot at again (K-AIR-3, K-DF-8).", air=aid, aim=now["aim"],

@@ -87,7 +87,7 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
         return ["These orders are sealed (docs/protocol.md §8): `pbem submit --seal` sends only their hashes; your next packet opens",
                 "them. Your opponent gives theirs before seeing yours. Giving them openly is allowed too.",
                 "One fire order per firing unit, spread as evenly as possible over the targets each could fire at",
-                "(K-DF-5), judged over the whole plan when it is opened; all dice after both plans."]
+                "(K-DF-5), judged over the whole plan at its end; all dice after both plans."]
     if need.opens:
         return ["The rules reveal these sealed chits now (K-ORD-6): `pbem submit` opens them for you from private/."]
     if need.kind.endswith("-open"):
