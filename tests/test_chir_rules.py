@@ -590,6 +590,33 @@ def test_9_10_2_a_retreat_that_may_end_outside_every_ezoc_may_not_go_on_into_one
     assert next_step(rules).kind != "retreat"   # no decision to go on is asked
 
 
+def test_9_10_2_the_default_retreat_looks_ahead_past_a_hex_whose_every_way_on_enters_a_zone():
+    """LW/I in 2515 retreats 2 hexes. Two first hexes are tied at the best 9.10.1 priority (out of
+    every Soviet ZOC): 2415, from which every next hex is in a Soviet zone, and 2514, from which
+    2513 is not. The default standing order (engine-priority) counts the zones each way on
+    enters before the retreat may end, as a player would, and takes 2514: LW/I ends in 2513 at
+    strength 2 (the 2-1 result's point). Without the look-ahead it took 2415, the hex farther
+    back, and lost a point more in the zone of control beyond."""
+    rules = position({"LW/I": {"hex": "2515"}, "333/1116": {"hex": "2615"}, "333/Art": {"hex": "2817"},
+                      "119/a": {"hex": "2314"}, "119/b": {"hex": "2417"}, "321/a": {"hex": "2215"},
+                      "346/a": {"hex": "2216"}}, phase="attack")
+    zone, _ = bd.ezoc(SCENARIO, rules, "german")
+    assert {"2415", "2514", "2513"}.isdisjoint(zone)
+    assert all(n in zone for n in SCENARIO.neigh["2415"] if n not in ("2515", "2514") and bd.side_in(SCENARIO, rules, n) is None)
+    play(rules, {"type": "attack", "target": "2515", "units": ["333/1116"], "support": ["333/Art"]})
+    play(rules, {"type": "fire", "target": None}, dice=[1])            # 10 on 8-11, die 1: 2-1
+    play(rules, {"type": "morale", "choice": "retreat"})
+    need = next_step(rules)
+    assert [o["to"] for o in RULESET.legal_orders(SCENARIO, rules, need)] == ["2415", "2514"]
+    answer = RULESET.policy(SCENARIO, rules, need, {})
+    assert answer == {"type": "retreat", "to": "2514"}
+    play(rules, answer, chosen_by="policy")                            # 2514, then 2513, the only way on
+    need = next_step(rules)                                            # it has gone 2 hexes: it may end
+    ctx = play(rules, RULESET.policy(SCENARIO, rules, need, {}), chosen_by="policy")
+    assert [(e["path"], e["losses"]) for e in ctx.of("retreat")] == [(["2515", "2514", "2513"], [])]
+    assert st.hex_of(rules, "LW/I") == "2513" and st.strength(SCENARIO, rules, "LW/I") == 2
+
+
 def test_9_10_the_retreat_may_not_end_short_of_the_morale_damage():
     rules = position({"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220"}})
     hit = combat.new_hit(SCENARIO, "german", "3320", ["LW/I"], 2, 0, "x")

@@ -202,19 +202,41 @@ def choose(sc: Scenario, rules: dict, hit: dict, order: dict, ctx) -> None:
 
 
 def policy_choice(sc: Scenario, rules: dict, hit: dict, policy: str) -> dict:
-    """engine-priority: the tied hex farthest back, then the lowest id; end the retreat as soon
-    as it may. break-contact: the same, but where the retreat may end next to an enemy unit it
-    goes on while a next hex lies outside enemy ZOC and within the stacking limit."""
+    """engine-priority: of the tied hexes, the one whose way on enters the fewest enemy zones of
+    control before the retreat may end (looking ahead), then the farthest back, then the lowest
+    id; end the retreat as soon as it may. break-contact: the same, but where the retreat may end
+    next to an enemy unit it goes on while a next hex lies outside enemy ZOC and within the
+    stacking limit."""
     kind, hexes = candidates(sc, rules, hit)
     sign = -1 if hit["side"] == "german" else 1
-    best = sorted(hexes, key=lambda h: (-sign * sc.offset(h)[0], -sign * sc.offset(h)[1], h))
+    zone, _ = bd.ezoc(sc, rules, hit["side"])
+    ahead = {h: _zones_ahead(sc, rules, hit, h, zone, LOOK_AHEAD) for h in hexes} if len(hexes) > 1 else {}
+    best = sorted(hexes, key=lambda h: (ahead.get(h, 0), -sign * sc.offset(h)[0], -sign * sc.offset(h)[1], h))
     if kind == "may-stop":
-        zone, _ = bd.ezoc(sc, rules, hit["side"])
         safe = [h for h in best if h not in zone and bd.fits(sc, rules, h, _alive(sc, rules, hit))]
         if policy != "break-contact" or not safe or not bd.adjacent_enemy(sc, rules, hit["at"], hit["side"]):
             return {"type": "retreat", "to": None}
         return {"type": "retreat", "to": safe[0]}
     return {"type": "retreat", "to": best[0]}
+
+
+LOOK_AHEAD = 6          # hexes a standing order looks ahead along a retreat (policy_choice)
+NO_WAY = 1_000          # the cost of a way on that is blocked, or longer than the look-ahead
+
+
+def _zones_ahead(sc: Scenario, rules: dict, hit: dict, to: str, zone: set, depth: int) -> int:
+    """The fewest enemy ZOC hexes the retreat enters from stepping into `to` until it may end,
+    each step among the hexes 9.10.1 leaves it (NO_WAY if every way is blocked, or runs past
+    `depth` hexes): what a player would count before choosing among tied hexes, so that a
+    standing order does not walk a unit into zones of control it could have kept out of."""
+    on = dict(hit, at=to, path=hit["path"] + [to], steps=hit["steps"] + 1)
+    here = 1 if to in zone else 0
+    kind, hexes = candidates(sc, rules, on)
+    if kind in ("stop", "may-stop"):
+        return here
+    if kind == "none" or depth <= 1:
+        return NO_WAY
+    return here + min(_zones_ahead(sc, rules, on, h, zone, depth - 1) for h in hexes)
 
 
 # --- 9.11 advance after combat --------------------------------------------------------------------
