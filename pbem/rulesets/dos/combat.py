@@ -952,7 +952,10 @@ def _geometry(sc: Scenario, rules: dict, uid: str, n: int, board: Board | None =
     start = sc.idx[st.hex_of(rules, uid)]
     mine = board.side_hexes(side)
     ezoc = board.ezoc(side)
-    blocking = board.blocking(side)
+    # 9.71: "never ... into a hex containing an Enemy unit" - a hex an enemy air unit or truck
+    # holds alone too: 12.38 and 14.13 let enemy units *move* into one, and a retreat is not
+    # movement (6.24)
+    blocking = board.side_hexes(other(side))
     steps = sc.steps(side, sc.units[uid].move_class)
     found: list[list[int]] = []
     # depth first, each hex's neighbours in order (a stack, not a recursive closure: pbem

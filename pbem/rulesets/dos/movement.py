@@ -437,15 +437,21 @@ def rail_units(sc: Scenario, uid: str) -> int:
 
 
 def rail_hex_usable(sc: Scenario, rules: dict, side: str, i: int, friendly: bytearray) -> bool:
-    """6.41, 6.44-6.47: a rail hex this side may move through by rail. 6.45: an Axis-cleared hex
-    serves the Axis as long as an Axis unit was last there (control); 6.48: every cleared hex
-    is kept in `rules["cleared"]`, so no Railhead marker is needed to find them."""
-    if i not in sc.rail_hex or not friendly[i]:
+    """6.41, 6.44-6.47: a rail hex this side may move through by rail. 6.41: the Axis player
+    uses every rail hex west of the Front Line, whoever last passed it (the clause has no
+    condition; a hex an enemy unit holds is closed to any move, 6.21), and an Axis-cleared hex
+    as long as an Axis unit was last there (6.45, control); 6.48: every cleared hex is kept in
+    `rules["cleared"]`, so no Railhead marker is needed to find them."""
+    if i not in sc.rail_hex:
+        return False
+    if side == "axis" and i in sc.axis_start:
+        return True
+    if not friendly[i]:
         return False
     h = sc.ids[i]
     cleared = st.has(rules["cleared"], h)
     if side == "axis":
-        return i in sc.axis_start or cleared
+        return cleared
     if cleared:
         return False
     entry = rules["control"].get(h)

@@ -78,7 +78,7 @@ class Lines:
         blocked = bytearray(n)
         for i in ezoc - mine:
             blocked[i] = 1
-        for i in enemy & board.combat_hexes(other(side)):
+        for i in enemy:         # 12.11: no line passes a hex holding enemy units, of any kind
             blocked[i] = 1
         self.blocked = blocked
         # Friendly rail: last unit there friendly (10.48); Friendly cities for the Volga (10.28)
