@@ -20,7 +20,8 @@ it leaves, plus DRIFT times the gain in `reach`: what one more unit of TYPICAL s
 and steps would add in an area, or REACH_DISCOUNT of that one area further on, whichever
 is more (so units head for where they are wanted, over several turns). Reinforcements
 always enter. An attack is worth the expected loss points it inflicts less those it
-suffers, plus the worth of the area times the share of the enemy's steps it should take.
+suffers, plus the worth of the area plus one, times the share of the enemy's steps it
+should take.
 The bots' standing orders: play a tactical card from two loss points on (house 7), and
 save units (a unit about to be eliminated retreats, house 6.5).
 """
