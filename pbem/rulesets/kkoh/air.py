@@ -47,9 +47,14 @@ def targets(board: Board, square: str, side: str | None = None) -> list[str]:
     """The units in `square` (of `side`, if given) an air attack may hit: aircraft use Direct
     Fire (K-AIR-3), and a unit that has Given Ground (or evaded the fire, K-REC-2) in this phase
     may not be shot at again in it (K-DF-8)."""
-    ps = board.rules["ps"]
-    safe = set(ps["gg"]) | set(ps["evaded"])
+    safe = spared(board.rules)
     return [p for p in board.at(square, side) if p not in safe]
+
+
+def spared(rules: dict) -> set[str]:
+    """The units no fire may hit again this phase: those that Gave Ground or evaded (K-DF-8, K-REC-2)."""
+    ps = rules["ps"]
+    return set(ps["gg"]) | set(ps["evaded"])
 
 
 def decision(sc: Scenario, rules: dict) -> tuple[str, str, str] | None:
@@ -174,13 +179,12 @@ def _arrive(sc: Scenario, rules: dict, now: dict, ctx) -> None:
 
 def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
     options = legal(sc, rules, kind)
-    ps = rules["ps"]
-    if kind == "air-unit" and order not in options and order.get("unit") in set(ps["gg"]) | set(ps["evaded"]):
+    if kind == "air-unit" and order not in options and order.get("unit") in spared(rules):
         raise IllegalOrder("K-DF-8", f"air-unit: {order['unit']} has Given Ground in this phase and may not be shot at "
                            f"again; aircraft use Direct Fire (K-AIR-3, K-DF-8)", options[:12])
     if kind == "air-target" and order not in options and order.get("square") in sc.grid:
         held = Board(sc, rules).at(order["square"], other(sc.air[rules["plans"]["air"]["now"]["id"]]["side"]))
-        if held and set(held) <= set(ps["gg"]) | set(ps["evaded"]):
+        if held and set(held) <= spared(rules):
             raise IllegalOrder("K-DF-8", f"air-target: {', '.join(held)} in {order['square']} gave ground in this phase "
                                f"and may not be shot at again; aircraft use Direct Fire (K-AIR-3, K-DF-8)", options[:12])
     if order not in options:

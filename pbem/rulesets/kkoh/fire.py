@@ -247,11 +247,10 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     board = Board(sc, rules)
     shots = plan(rules, side)
     sets = [eligible(sc, board, s) for s in shots]
+    firing = {s["unit"] for s in shots}
     out = []
     for pid in sc.side_pieces[side]:
-        if pid not in rules["pieces"] or firer_block(sc, board, pid) is not None:
-            continue
-        if any(s["unit"] == pid for s in plan(rules, side)):
+        if pid in firing or pid not in rules["pieces"] or firer_block(sc, board, pid) is not None:
             continue
         for square, ahead, right in arc(sc, board, pid):
             if board.occupied_by(square) != other(side):
