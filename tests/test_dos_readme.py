@@ -50,9 +50,11 @@ def test_done_rows_name_citing_code_and_tests():
     tests = {}
     for p in (ROOT / "tests").glob("test_dos_*.py"):
         src = p.read_text()
+        lines = src.splitlines()   # a test's lines by number: ast.get_source_segment splits the file anew each time
         for node in ast.parse(src).body:
             if isinstance(node, ast.FunctionDef):
-                tests[f"{p.stem[len('test_dos_'):]}::{node.name}"] = (node.name, ast.get_source_segment(src, node))
+                body = "\n".join(lines[node.lineno - 1:node.end_lineno])
+                tests[f"{p.stem[len('test_dos_'):]}::{node.name}"] = (node.name, body)
     cases = {f"cases/{p.name}": p.read_text().split("\npackets:")[0] for p in (ROOT / "tests" / "cases" / "dos").glob("*.yaml")}
     for case, status, modules, named_tests in rows():
         if status == "n/a":
