@@ -220,3 +220,26 @@ def test_a_command_process_freezes_its_scenario_and_a_library_user_keeps_collect
     with pytest.raises(ValueError):
         cache.settled(broken)
     assert gc.isenabled()
+
+
+def test_one_scenario_object_serves_every_file_that_names_it_and_a_refusal_names_the_file(tmp_path):
+    """A process that reads a proposal, a join and the genesis of one game builds its scenario
+    once: the name of the file is no part of what is kept. A scenario entry that names no
+    bundled scenario, or one of another version, is still refused in the words of the file
+    that names it, whichever file asked first."""
+    from pbem.core.errors import FileError, VerificationError
+
+    document = game.open_folder(sandbox(tmp_path / "g", "stalingrad").path).game.genesis
+    game._scenario.cache_clear()
+    first = game.open_genesis(document, "proposal.yaml").scenario
+    assert game.open_genesis(document, "game.yaml").scenario is first
+    assert game._scenario.cache_info().misses == 1
+    for source in ("proposal.yaml", "game.yaml"):
+        unknown = dict(document, scenario={"name": "nowhere", "sha256": "0" * 64})
+        with pytest.raises(FileError, match=rf"^{source}: scenario 'nowhere' is not bundled with ruleset stalingrad "
+                                             r"\(it has city-1942\)"):
+            game.open_genesis(unknown, source)
+        other = dict(document, scenario=dict(document["scenario"], sha256="0" * 64))
+        with pytest.raises(VerificationError, match=rf"^{source}: the bundled scenario 'city-1942' differs from the one "
+                                                     r"it names \(sha256 0000000000000000\.\.\.\)"):
+            game.open_genesis(other, source)

@@ -36,20 +36,29 @@ STATE_FILE = re.compile(r"([0-9]{4,})\.yaml\Z")
 PACKET_FILE = re.compile(r"([0-9]{4,})-([a-z][a-z0-9-]*)(\.[A-Za-z0-9._-]+)?\.yaml\Z")
 
 
-def scenario_document(ruleset: Any, scenario: dict, source: str = GENESIS) -> dict:
-    """The scenario document a genesis or a proposal (`source`) names (its `scenario` entry),
-    checked against its recorded hash."""
+def _named_document(ruleset: Any, scenario: dict) -> dict:
+    """The scenario document a genesis or a proposal names (its `scenario` entry), checked
+    against its recorded hash."""
     if "document" in scenario:
         return scenario["document"]
     loader = ruleset.scenarios.get(scenario["name"])
     if loader is None:
-        raise FileError(f"{source}: scenario {scenario['name']!r} is not bundled with ruleset {ruleset.id} "
-                        f"(it has {', '.join(sorted(ruleset.scenarios))})")
+        raise _Refused(FileError, f"scenario {scenario['name']!r} is not bundled with ruleset {ruleset.id} "
+                                  f"(it has {', '.join(sorted(ruleset.scenarios))})")
     document = loader()
     if digest(b"", document) != scenario["sha256"]:
-        raise VerificationError(f"{source}: the bundled scenario {scenario['name']!r} differs from the one it names "
-                                f"(sha256 {scenario['sha256'][:16]}...); use the pbem version that made it")
+        raise _Refused(VerificationError, f"the bundled scenario {scenario['name']!r} differs from the one it names "
+                                          f"(sha256 {scenario['sha256'][:16]}...); use the pbem version that made it")
     return document
+
+
+class _Refused(Exception):
+    """Why a scenario entry names no document this pbem has, before the file that names it is
+    known (`kind`: the error to raise, with that file's name in front)."""
+
+    def __init__(self, kind: type, message: str):
+        super().__init__(message)
+        self.kind = kind
 
 
 def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> engine.Game:
@@ -77,10 +86,11 @@ def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tup
         raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
     options.update(document.get("options", {}))
     try:
-        world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept,
-                          source)
+        world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
     except _Unplayable as exc:
         raise FileError(f"{source}: the scenario cannot be set up: {exc}") from None
+    except _Refused as exc:
+        raise exc.kind(f"{source}: {exc}") from None
     return ruleset, world
 
 
@@ -105,14 +115,15 @@ def _other_version(source: str, ruleset_id: str, made: str, played: str) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True, source: str = GENESIS) -> Any:
+def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True) -> Any:
     """The ruleset's scenario object, made once per process for each scenario and options:
-    built, or loaded from the cache of built scenarios when `kept`."""
+    built, or loaded from the cache of built scenarios when `kept`. (The file that names the
+    scenario is no part of the key: a proposal, a join and the genesis of one game share it.)"""
     ruleset = rulesets.get(ruleset_id)
 
     def build() -> Any:
         try:
-            return ruleset.scenario(scenario_document(ruleset, json.loads(entry), source), json.loads(options))
+            return ruleset.scenario(_named_document(ruleset, json.loads(entry)), json.loads(options))
         except ValueError as exc:  # a scenario document the ruleset cannot set up
             raise _Unplayable(str(exc)) from None
 
