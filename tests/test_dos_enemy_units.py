@@ -1,8 +1,9 @@
 """Enemy air units and trucks are enemy units wherever a rule names "Enemy units" and no case
-excepts them: a retreat never enters their hex (9.71), no line of supply or communication passes
-it (12.11). The movement of 6.21 is what 12.38 and 14.13 except, and a retreat is not movement
-(6.24). And 6.41's rail west of the Front Line serves the Axis player whoever last passed it.
-Positions through the real flow (tests/test_dos_support.py)."""
+excepts them: a retreat never enters their hex (9.71), no advance after combat does (9.81, 9.86),
+no line of supply or communication passes it (12.11). The movement of 6.21 is what 12.38 and
+14.13 except, and neither a retreat nor an advance is movement (6.24); an advance still enters
+each hex as the unit could move into it (10.33). And 6.41's rail west of the Front Line serves
+the Axis player whoever last passed it. Positions through the real flow (tests/test_dos_support.py)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,76 @@ def test_6_41_axis_rail_west_of_the_front_line_whoever_last_passed_it():
         rules = at(units={"G/57": {"hex": "N2154"}}, control=control)
         play(rules, [{"type": "rail", "units": ["G/57"], "path": west}])
         assert st.hex_of(rules, "G/57") == west[-1]
+
+
+def _advance_offers(rules) -> list:
+    """The advances the pending combat offers ([] when it ended with none to offer)."""
+    from pbem.rulesets.dos import combat
+
+    c = rules["combat"]
+    return [(o.get("units"), o.get("path")) for o in combat.advance_options(SC(), rules, c)] if c else []
+
+
+@pytest.mark.parametrize("with_air", [False, True])
+def test_6_24_9_81_no_advance_enters_a_hex_an_enemy_air_unit_still_holds(with_air):
+    """G/57 attacks R/6 in N2245 at 2-1; die 2, D1: R/6 retreats to N2145. Alone, R/6 leaves
+    N2245 vacant and G/57 may advance into it (9.81). Stacked with the Soviet air army AA/8, which
+    stays, it leaves no vacant hex: an advance is not movement (6.24), so the exception of 14.13
+    (a unit that *moves* in displaces the air unit) does not open it. 1.12.0 offered the advance
+    and displaced AA/8 for three Game-Turns."""
+    units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "A/21": {"hex": "N2143"}}
+    if with_air:
+        units["AA/8"] = {"hex": "N2245"}
+    rules = at(phase="combat", units=units)
+    play(rules, [{"type": "attack", "targets": ["N2245"], "units": ["G/57"]}], dice=[2],
+         policies={"defender_result": "retreat", "advance": "ask", "retreat_paths": "first"})
+    assert st.hex_of(rules, "R/6") == "N2145"
+    if with_air:
+        assert rules["combat"] is None and st.hex_of(rules, "AA/8") == "N2245"
+    else:
+        assert _advance_offers(rules) == [([], None), (["G/57"], ["N2245"])]
+
+
+@pytest.mark.parametrize("attacker, defenders, blocker, attack, die", [
+    ("axis", {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "AA/8": {"hex": "N2245"}}, "AA/8",
+     {"targets": ["N2245"], "units": ["G/57", "G/75", "G/79"]}, 1),
+    ("soviet", {"G/57": {"hex": "N2245", "steps_lost": 3}, "Tr/1": {"hex": "N2245"}}, "Tr/1",
+     {"targets": ["N2245"], "units": ["TC/22", "TC/24"]}, 4),
+])
+def test_9_86_an_elimination_that_leaves_an_air_unit_or_truck_opens_no_advance(attacker, defenders, blocker, attack,
+                                                                                die):
+    """De eliminates every combat unit in N2245, but the Soviet air army (or the Axis truck)
+    stays: not "all units in a hex are eliminated" (9.86) and the hex is not vacant (9.81), so
+    neither the advance into it nor the two-hex advance is offered, and the unit stays where it
+    is. 1.12.0 offered both and displaced it (14.13, 12.38)."""
+    units = dict(defenders)
+    if attacker == "axis":   # 27 against 4: 6-1, die 1: De/A1, A1 taken as a step
+        units |= {"G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, "G/79": {"hex": "N2246"}, "A/21": {"hex": "N2143"}}
+    else:                    # 16 against 1: 10-1, die 4: De
+        units |= {"TC/22": {"hex": "N2244"}, "TC/24": {"hex": "N2244"}, "A/21": {"hex": "N2244"}}
+    rules = at(player=attacker, phase="combat", units=units)
+    ctx = play(rules, [{"type": "attack", **attack}], dice=[die],
+               policies={"defender_result": "retreat", "attacker_result": "loss", "advance": "ask",
+                         "retreat_paths": "first"})
+    assert [e["rule"] for e in events_of(ctx, "eliminated")] == ["9.66"] and events_of(ctx, "retreat") == []
+    assert rules["combat"] is None and st.hex_of(rules, blocker) == "N2245" and events_of(ctx, "displaced") == []
+
+
+def test_10_33_a_mechanized_advance_stops_before_a_mountain_on_the_path_of_retreat():
+    """15/11Pz and G/57 in S3817 (rough) attack R/6 in S3918 (clear); D2, and the Axis player retreats
+    R/6 by S4017 (mountain) to S4016. The infantry regiment may follow it into the mountain; the
+    panzer regiment may advance into S3918 only: mechanized and cavalry units never enter a
+    mountain hex (10.33), and an advance enters its hexes as the unit could. 1.12.0 checked the
+    mountain on the first hex of an advance only."""
+    sc = SC()
+    assert [sc.terrain_of[sc.idx[h]] for h in ("S3817", "S3918", "S4017", "S4016")] == \
+        ["rough", "clear", "mountain", "clear"]
+    units = {"R/6": {"hex": "S3918", "revealed": [2, 4]}, "A/21": {"hex": "S3720"},
+             "15/11Pz": {"hex": "S3817"}, "G/57": {"hex": "S3817"}}
+    rules = at(phase="combat", units=units)
+    play(rules, [{"type": "attack", "targets": ["S3918"], "units": ["15/11Pz", "G/57"]}], dice=[2],
+         policies={"defender_result": "retreat", "advance": "ask", "retreat_paths": "ask"})
+    play(rules, [{"type": "retreat", "unit": "R/6", "path": ["S4017", "S4016"]}], policies={"advance": "ask"})
+    assert st.hex_of(rules, "R/6") == "S4016"
+    assert _advance_offers(rules) == [([], None), (["15/11Pz"], ["S3918"]), (["G/57"], ["S3918"]),
+                                      (["G/57"], ["S3918", "S4017"])]

@@ -473,6 +473,25 @@ def test_16_51_16_52_16_55_19_13_the_easternmost_hex_in_axis_zoc_must_stay_in_it
     assert kinds.index(("vp", "soviet")) < kinds.index(("phase", "soviet"))              # 19.13: at the Axis end
 
 
+def test_16_51_15_21_ground_a_withdrawal_gives_up_is_owed():
+    """Directive A is in force as Game-Turn 5 begins; G/257 in N2240 (ordered out on Game-Turn
+    5) and G/75 in N2440 hold the zones of hexrows N21-N25. The zones are taken as the Axis
+    Player-Turn begins (16.51), before the withdrawal at the beginning of its Initial Movement
+    Phase (15.21); hexrows N21 and N22 are left without them, and no case excuses a withdrawal
+    (16.53 excuses the Combat Phase's retreats): 2 VP to the Soviet player at the end of the
+    Player-Turn. 1.12.0 took the zones after the withdrawal, so nothing was owed."""
+    rules = at(turn=4, player="soviet", phase="interdiction", units={"G/257": {"hex": "N2240"}, "G/75": {"hex": "N2440"}},
+               directive={"letter": "A", "obtained": 2})
+    ctx = play(rules, [{"type": "end"}], dice=[2], policies={"withdrawal": "named", "rail_clearing": "none",
+                                                             "truck_railheads": "none"})
+    assert [e["rule"] for e in events_of(ctx, "withdrawal")] == ["15.21"] and st.status(rules, "G/257") == "out"
+    assert (rules["turn"], rules["player"], rules["phase"]) == (5, "axis", "move")
+    assert rules["pt"]["zoc"] == {"N21": "N2140", "N22": "N2239", "N23": "N2340", "N24": "N2439", "N25": "N2540"}
+    ctx = play(rules, END4)
+    assert [v for v in vp_events(ctx) if v[0] == "16.55"] == [("16.55", "soviet", 2)]
+    assert "(N2140, N2239)" in events_of(ctx, "vp")[0]["text"]
+
+
 def test_16_54_not_south_of_hexrow_n36():
     sc = SC()
     rules = at(units={"G/57": {"hex": "N3740"}}, directive={"letter": "A", "obtained": 2})

@@ -1216,26 +1216,30 @@ def _setup_advance(sc: Scenario, rules: dict, c: dict) -> None:
 
 def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str, board: Board | None = None) -> list[list[int]]:
     """9.81-9.84, 9.86: along the Path of Retreat, stopping in any hex of it (9.82), Enemy ZOC
-    ignored (9.83), or two hexes after an elimination."""
+    ignored (9.83), or two hexes after an elimination. An advance is not movement (6.24): it
+    never enters a hex holding an enemy unit of any kind, not even one held only by air units
+    or trucks, which 14.13 and 12.38 open to units that *move* in (a hex where one stays is not
+    left vacant, 9.81); and it enters each hex of its way as the unit could move into it, never
+    across an all-lake or Volga hexside nor, mechanized or cavalry, into a mountain (10.33)."""
     adv = c["advance"]
     i = sc.idx[st.hex_of(rules, uid)]
     enemy_paths = [p for u, p in c.get("paths", {}).items() if sc.side_of[u] != adv["side"]]
     board = board or view(sc, rules)
-    blocking = board.blocking(adv["side"])
-    cls = sc.units[uid].move_class
+    held = board.side_hexes(other(adv["side"]))
+    mech = sc.units[uid].move_class == "mech"
+
+    def barred(a: int, b: int) -> bool:
+        return sc.side_kind.get((a, b)) in ("volga", "lake") or (mech and sc.mountain[b])
+
     out: list[list[int]] = []
     for h in adv["hexes"]:
         v = sc.idx[h]
-        if not sc.adjacent(i, v) or v in blocking:
-            continue
-        kind = sc.side_kind.get((i, v))
-        if kind in ("volga", "lake") or (cls == "mech" and sc.mountain[v]):
+        if not sc.adjacent(i, v) or v in held or barred(i, v):
             continue
         out.append([v])
         if h in adv["two"]:                                               # 9.86: a second hex, any empty one
             for w in sc.nb[v]:
-                if w == i or board.units_at(w) or sc.side_kind.get((v, w)) in ("volga", "lake") \
-                        or (cls == "mech" and sc.mountain[w]):
+                if w == i or board.units_at(w) or barred(v, w):
                     continue
                 out.append([v, w])
         for p in enemy_paths:                                             # 9.81, 9.84: along the Path of Retreat
@@ -1244,7 +1248,7 @@ def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str, board: Board | 
             trail = [v]
             for x in p[1:]:
                 xi = sc.idx[x]
-                if xi in blocking or board.units_at(xi) and board.side_at(xi) != adv["side"]:
+                if xi in held or barred(trail[-1], xi):
                     break
                 trail = trail + [xi]
                 if trail not in out:

@@ -577,9 +577,14 @@ def _stage_directive(sc, rules, ctx):
 
 
 def _stage_axis_start(sc, rules, ctx):
-    """15.21: withdrawals before any unit moves; then the Axis reinforcements."""
+    """16.51: the Axis zones of control as the Player-Turn begins; 15.21: withdrawals, at the
+    beginning of its Initial Movement Phase, before any unit moves; then the Axis reinforcements.
+    A hex a withdrawal takes out of the zones is owed under No Retreats like any other (16.53
+    excuses only the Combat Phase's retreats)."""
     due = reinforce.due_withdrawals(sc, rules)
     k = rules["ps"].get("withdrawals", 0)
+    if k == 0:
+        victory.record_zoc(sc, rules, "axis")
     if k < len(due):
         rules["pending"].append(interphase.pending("withdrawal", "axis", index=sc.withdrawals.index(due[k])))
         return
@@ -587,7 +592,6 @@ def _stage_axis_start(sc, rules, ctx):
     rules["phase"] = "move"
     rules["player"] = "axis"
     rules["stage"] = None
-    victory.record_zoc(sc, rules, "axis")
     begin_phase(sc, rules, ctx)
 
 
