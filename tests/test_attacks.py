@@ -9,6 +9,7 @@ mailbox folder for the packet files they email each other.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import copy
 import errno
@@ -16,6 +17,7 @@ import json
 import os
 import quopri
 import shutil
+import tempfile
 import tracemalloc
 from pathlib import Path
 
@@ -104,6 +106,28 @@ def resign(packet: dict, key, **changes) -> dict:
     return sign(body, key)
 
 
+_HANDSHAKES: dict[tuple, Path] = {}
+
+
+def _handshake(name: str, created: str, key_seed: str, ruleset: str) -> Path:
+    """A directory holding the keys (keys-SEED/) and both folders (NAME/SIDE/) of the handshake
+    of §2.2 with fixed keys and nonces, so that every run has the same dice (tests/test_cli.py
+    and test_21_* run it through the command line). It is made once per process for each
+    game and copied for each table: the files are the same bytes every time."""
+    made = _HANDSHAKES.get((name, created, key_seed, ruleset))
+    if made is None:
+        made = Path(tempfile.mkdtemp(prefix="pbem-handshake-"))
+        atexit.register(shutil.rmtree, made, True)
+        sides = rulesets.get(ruleset).sides
+        key_dir = made / f"keys-{key_seed}"
+        key_dir.mkdir()
+        private = {side: keys.load_private_key(write_key(key_dir, side, f"{key_seed}-{side}")) for side in sides}
+        demo.handshake({side: made / name / side for side in sides}, rulesets.get(ruleset), private, created=created,
+                       chain_length=CHAIN, nonces={side: nonce(f"{key_seed}-{name}-{side}") for side in sides})
+        _HANDSHAKES[(name, created, key_seed, ruleset)] = made
+    return made
+
+
 class Table:
     """A secure duel made with `pbem new`: red's and blue's folders of the same game."""
 
@@ -113,15 +137,13 @@ class Table:
         self.mail = self.root / "mail"
         self.mail.mkdir(parents=True, exist_ok=True)
         self.sides = rulesets.get(ruleset).sides
+        made = _handshake(name, created, key_seed, ruleset)
+        for part in (f"keys-{key_seed}", name):
+            shutil.copytree(made / part, self.root / part, dirs_exist_ok=True)
         key_dir = self.root / f"keys-{key_seed}"
-        key_dir.mkdir(exist_ok=True)
-        self.key_files = {side: write_key(key_dir, side, f"{key_seed}-{side}") for side in self.sides}
+        self.key_files = {side: key_dir / side for side in self.sides}
         self.keys = {side: keys.load_private_key(path) for side, path in self.key_files.items()}
         self.dirs = {side: self.root / name / side for side in self.sides}
-        # The handshake of §2.2 with fixed nonces, so that every run has the same dice
-        # (tests/test_cli.py and test_21_* run it through the command line).
-        demo.handshake(self.dirs, rulesets.get(ruleset), self.keys, created=created, chain_length=CHAIN,
-                       nonces={side: nonce(f"{key_seed}-{name}-{side}") for side in self.sides})
         self._posted = 0
 
     def other(self, side: str) -> str:
@@ -1319,7 +1341,8 @@ def test_27_a_key_whose_comment_the_genesis_refuses_is_refused_before_a_proposal
     """A .pub file whose comment holds a control character: `pbem new` signed a proposal that
     the opponent's `pbem join` then refused as not matching the schema (exit 3), so an honest
     proposal looked forged (referee's probe). It is refused at once, as a usage slip."""
-    red, blue = write_key(tmp_path, "red", "comment-red"), write_key(tmp_path, "blue", "comment-blue")
+    red = write_key(tmp_path, "red", "comment-red")
+    write_key(tmp_path, "blue", "comment-blue")
     pub = tmp_path / "blue.pub"
     pub.write_text(pub.read_text().strip() + " bob\x1b[31mred\n")
     rejected(tmp_path, ["new", tmp_path / "g", "--ruleset", "duel", "--side", f"red={red}.pub", "--side",
