@@ -621,3 +621,49 @@ def test_9_69_a_unit_an_engaged_result_eliminates_is_eliminated_under_9_69():
     assert fight(ctx)["column"] == "2-1" and fight(ctx)["result"] == "Eng"
     assert [(e["units"], e["rule"], e["text"]) for e in events_of(ctx, "eliminated")] == [
         (["R/6"], "9.69", "R/6 eliminated (9.69).")]
+
+
+# --- a third rules probe ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("policy", ["add", "ask"])
+def test_11_43_an_axis_hq_adds_to_the_stack_in_its_hex_one_in_each_hex_of_the_defence(policy):
+    """GR/9 (8) attacks Rum/1 in N2246 and Rum/2 in N2146 (4 each), each stacked with a Rumanian
+    HQ (rating 5: +2 to the stack in its hex, 11.43). Each HQ adds to its own stack, as each
+    Soviet HQ adds to the stack in its hex in an attack from two hexes: defence 12 (8 against 12,
+    1-2). 1.12.0 let one HQ add to the whole combat and refused the second (defence 10)."""
+    units = {"GR/9": {"hex": "N2245"}, **HQ, "Rum/1": {"hex": "N2246", "revealed": 4}, "HQ/3Rum": {"hex": "N2246"},
+             "Rum/2": {"hex": "N2146", "revealed": 4}, "HQ/4Rum": {"hex": "N2146"}}
+    rules = at(player="soviet", phase="combat", units=units)
+    answers = [] if policy == "add" else [{"type": "hq", "hq": "HQ/3Rum"}, {"type": "hq", "hq": "HQ/4Rum"}]
+    ctx = play(rules, [attack(["N2146", "N2246"], ["GR/9"])] + answers, dice=[6], policies={"hq_defence": policy})
+    assert sorted(e["unit"] for e in events_of(ctx, "hq")) == ["HQ/3Rum", "HQ/4Rum"]
+    f = fight(ctx)
+    assert (f["column"], f["result"]) == ("1-2", "Ae")
+    assert "Defence strength 12: Rum/2 4 in N2146, HQ/4Rum +2 (11.43) = 6; Rum/1 4 in N2246, HQ/3Rum +2 (11.43) = 6." \
+        in f["text"]
+
+
+def test_11_43_one_axis_hq_named_and_then_none_adds_one():
+    """The defender may stop after one HQ: the decision asked again takes `hq: null`."""
+    units = {"GR/9": {"hex": "N2245"}, **HQ, "Rum/1": {"hex": "N2246", "revealed": 4}, "HQ/3Rum": {"hex": "N2246"},
+             "Rum/2": {"hex": "N2146", "revealed": 4}, "HQ/4Rum": {"hex": "N2146"}}
+    rules = at(player="soviet", phase="combat", units=units)
+    ctx = play(rules, [attack(["N2146", "N2246"], ["GR/9"]), {"type": "hq", "hq": "HQ/3Rum"},
+                       {"type": "hq", "hq": None}], dice=[6], policies={"hq_defence": "ask"})
+    assert [e["unit"] for e in events_of(ctx, "hq")] == ["HQ/3Rum"]
+    assert "Defence strength 10: Rum/2 4 in N2146; Rum/1 4 in N2246, HQ/3Rum +2 (11.43) = 6." in fight(ctx)["text"]
+
+
+def test_9_14_13_3_an_attack_that_does_not_take_place_leaves_its_defenders_free_to_be_attacked():
+    """R/6, untried, attacks G/57 alone and is revealed 0-0: it is removed and the attack does
+    not take place (13.3). G/57 was not attacked, so R/38 may attack it in the same phase
+    (9.14). 1.12.0 counted G/57 as attacked and refused the second attack."""
+    sc = SC()
+    units = {"R/6": {"hex": "N2245"}, "R/38": {"hex": "N2146", "revealed": [6, 8]}, "G/57": {"hex": "N2246"}, **HQ}
+    rules = at(player="soviet", phase="combat", units=units)
+    pool = untried.remaining(sc, rules, "sov-rifle")
+    ctx = play(rules, [attack(["N2246"], ["R/6"])], picks=[list(map(list, pool)).index([0, 0])])
+    assert [e["rule"] for e in events_of(ctx, "combat")] == ["13.3"] and st.status(rules, "R/6") == "gone"
+    assert not st.has(rules["ps"]["targets"], "G/57")
+    ctx = play(rules, [attack(["N2246"], ["R/38"])], dice=[6])
+    assert fight(ctx)["text"].startswith("Attack strength 6: R/38 6.")

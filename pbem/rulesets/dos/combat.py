@@ -563,11 +563,15 @@ def answer_defence_supply(sc: Scenario, rules: dict, order: dict, ctx) -> None:
 
 def _hq_defence_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     """11.43: an Axis HQ stacked with defending combat units of its nationality may add
-    half its rating (never against an overrun, 11.46)."""
+    half its rating (never against an overrun, 11.46): one HQ to the stack in its hex, so in an
+    attack on several hexes (9.23) one in each, as the Soviet attacker adds one HQ to each
+    attacking stack; the decision is asked again while a hex without one may have one."""
     if c["def"] != "axis" or c["kind"] != "attack":
         return []
     out = []
     for h in c["targets"]:
+        if h in c["hq_defence"]:
+            continue
         here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == "axis"]
         for hq in here:
             u = sc.units[hq]
@@ -591,8 +595,9 @@ def answer_hq(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         c["hq_defence"][st.hex_of(rules, hq)] = hq
         ctx.event("hq", f"{hq} adds to the defence of {st.hex_of(rules, hq)} (11.43).", unit=hq, rule="11.43",
                   chosen_by=ctx.chosen_by)
-    c["step"] = "roll"
-    run(sc, rules, ctx)
+    else:
+        c["step"] = "roll"
+    run(sc, rules, ctx)   # with an HQ named, the step is asked again while another hex may have one
 
 
 # --- the roll (9.4, 9.5, 13.2) ---------------------------------------------------------------------
@@ -1409,7 +1414,10 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
 # --- finishing ----------------------------------------------------------------------------------------
 
 def _finish(sc: Scenario, rules: dict, c: dict, ctx, fought: bool = True) -> None:
-    if c["kind"] == "attack":
+    """The combat is over: who attacked and who was attacked this phase (9.14), unless the
+    attack did not take place (13.3: no attacker left with strength after the reveal), which
+    leaves the defenders free to be attacked by others."""
+    if c["kind"] == "attack" and fought:
         for uid in c["units"] + c.get("hqs", []):
             st.mark(rules["ps"]["attacked"], uid)
             st.mark(rules["pt"]["attacked"], uid)
