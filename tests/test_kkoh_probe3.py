@@ -23,15 +23,16 @@ def kkoh_registered(monkeypatch):
     monkeypatch.setitem(rulesets.REGISTRY, "kkoh", "pbem.rulesets.kkoh")
 
 
-def drive(sc, rules, orders, dice, policies=None, stop_kind=None):
+def drive(sc, rules, orders, dice, policies=None, stop_kind=None, stop_step=None, all_used=False):
     """Play the flow: the scripted orders in turn (a decision's only when its kind is the
     order's `_for`), every other decision by the standing orders `policies`; stop before a
-    need of `stop_kind` or when nothing answers. Returns the context (its events)."""
+    need of `stop_kind`, at the step `stop_step`, or when nothing answers (`all_used`: every
+    scripted order must have been played). Returns the context (its events)."""
     ctx = Ctx(dice)
     orders = list(orders)
     for _ in range(500):
         need = flow.next_step(sc, rules)
-        if need is None or need.kind == stop_kind:
+        if need is None or need.kind == stop_kind or (stop_step is not None and rules["step"] == stop_step):
             break
         if orders and (not need.decision or orders[0].get("_for") == need.kind):
             order = dict(orders.pop(0))
@@ -43,6 +44,7 @@ def drive(sc, rules, orders, dice, policies=None, stop_kind=None):
         else:
             break
         flow.apply(sc, rules, need, order, ctx)
+    assert not (all_used and orders), f"orders left unused: {orders}"
     return ctx
 
 

@@ -1204,19 +1204,22 @@ def test_bombardment_factors_and_chemical_attack():
 
 
 def test_chemical_attack_needs_your_bombardment_and_is_spent_anyway():
-    """K-SFX-4: declared with your bombardment of that assault, one per assault, at most as bought."""
+    """K-SFX-4: declared before your bombardment of that assault is called for, and only if a
+    battery of yours can be; one per assault, at most as bought; spent even if the battery fails."""
     from pbem.rulesets.kkoh import artillery
 
     units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BA", "blue", "sp", "0502", "01", "N", level="bn-bde"),
              U("R1", "red", "tank", "0506", "21", "S")]
     sc, rules = _assault_table(units, blue={"specials": {"chemical": 1}})
+    rules["pieces"]["BA"]["f"] = "S"                                # facing away: it cannot bombard 0506
     with pytest.raises(IllegalOrder, match="only with your bombarding artillery"):
         artillery.check_call(sc, rules, "blue", {"type": "chemical", "assault": 1})
+    rules["pieces"]["BA"]["f"] = "N"
     ctx = Ctx()
-    artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BA", "assault": 1, "support": "B1"}, ctx)
     artillery.add_call(sc, rules, "blue", {"type": "chemical", "assault": 1}, ctx)
     with pytest.raises(IllegalOrder, match="no chemical attack left"):
         artillery.check_call(sc, rules, "blue", {"type": "chemical", "assault": 1})
+    artillery.add_call(sc, rules, "blue", {"type": "bombard", "unit": "BA", "assault": 1, "support": "B1"}, ctx)
     artillery.resolve(sc, rules, Ctx([1]))                          # the battery fails: the attack is still made
     assert rules["assaults"][0]["chemical"] == ["blue"] and "fire" not in rules["assaults"][0]
 
@@ -1453,7 +1456,9 @@ def test_rotary_wing_places_within_two_of_friends_fires_two_and_attacks_twice():
     ctx = Ctx([6])
     air.run(sc, rules, ctx)                                     # no arrival roll for the second attack
     assert not ctx.of("air-arrival")
-    assert all(sc.grid.distance(o["from"], "0303") <= 4 for o in air.legal(sc, rules, "air-target"))
+    # as reconnaissance in Action Phases 1-3 of the next turn: its phase 4 Direct Fire comes before phase 4's move
+    assert max(sc.grid.distance(o["from"], "0303") for o in air.legal(sc, rules, "air-target")) == 3
+    assert not [o for o in air.legal(sc, rules, "air-target") if o["from"] == "0707"]
     air.answer(sc, rules, "air-target", {"type": "air-target", "square": "0505", "from": "0404"}, ctx)
     air.answer(sc, rules, "air-unit", {"type": "air-unit", "unit": "R1"}, ctx)
     assert "R1" in rules["gone"] and rules["air"]["B-HELO"]["state"] == "gone"

@@ -11,7 +11,8 @@ unit off for the day, a 5 aborts this run (K-AIR-6). The attack hits any unit of
 (K-AIR-3). Aircraft "use Direct Fire" (K-AIR-3), so a unit that has Given Ground, or evaded
 the fire, in this phase may not be attacked (K-DF-8, K-REC-2): a square holding none else is
 no square to strike. Each air unit attacks in two consecutive turns, then leaves (K-AIR-4, K-AIR-5); a
-rotary unit moves up to four squares (as reconnaissance in four phases) before its second.
+rotary unit moves up to three squares before its second: as reconnaissance, one a phase, in
+Action Phases 1 to 3 of the next turn (phase 4's movement comes after its Direct Fire).
 """
 
 from __future__ import annotations

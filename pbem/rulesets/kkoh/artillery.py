@@ -72,21 +72,67 @@ def _assault(rules: dict, n) -> dict | None:
     return next((a for a in rules["assaults"] if a["n"] == n and not a.get("done")), None)
 
 
+def chemical_due(rules: dict, side: str) -> int | None:
+    """The Close Assault of the side's chemical attack declared in this step for which it has
+    not yet called a battery, or None (K-SFX-4: the attack is declared "before any artillery
+    fire is called for", for "a Close Assault that involves your bombarding artillery fire")."""
+    made = calls(rules, side)
+    return next((c["assault"] for c in made if c["type"] == "chemical" and
+                 not any(b["type"] == "bombard" and b["assault"] == c["assault"] for b in made)), None)
+
+
+def _can_bombard(sc: Scenario, board: Board, side: str, a: dict) -> bool:
+    """Whether a battery of the side may now be called to bombard the assault `a` (K-IF-1..4),
+    dedicated to one of the side's units in it (K-CA-9, K-IF-7), as `options` offers the call:
+    a side with no unit there (a defender whose units have all left the square) has none."""
+    supported = a["units"] if a["side"] == side else board.at(a["target"], side)
+    return not a.get("breakthrough") and bool(supported) and any(
+        pid in board.rules["pieces"] and battery_block(sc, board, pid) is None and in_reach(sc, board, pid, a["target"])
+        for pid in sc.side_pieces[side])
+
+
+def end_block(sc: Scenario, rules: dict, side: str) -> str | None:
+    """Why the side may not end its calls now, or None: a chemical attack declared waits for the
+    bombardment it is declared for (K-SFX-4). It is declared only while that call can be made
+    (`check_call`); should none be left, the side may end, never held in the step for good."""
+    due = chemical_due(rules, side)
+    if due is None or not options(sc, rules, side):
+        return None
+    return (f"end: {side} has declared a chemical attack on Close Assault {due}: call a battery to bombard it first; the "
+            f"attack is made with your bombarding artillery fire (K-SFX-4)")
+
+
 def check_call(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     board = Board(sc, rules)
     kind = order["type"]
+    due = chemical_due(rules, side)
     if kind == "chemical":
         a = _assault(rules, order.get("assault"))
         if a is None:
             raise IllegalOrder("K-SFX-4", f"chemical: there is no Close Assault {order.get('assault')!r} to support", None)
         if special_left(sc, rules, side, "chemical") <= 0:
             raise IllegalOrder("K-SFX-4", f"chemical: {side} has no chemical attack left (K-SFX-4)", None)
+        # K-SFX-4 "One attack is allowed per Close Assault": one of the side's attacks per assault
+        # (README reading: each side may make its own)
         if any(c["type"] == "chemical" and c["assault"] == a["n"] for c in calls(rules, side)):
             raise IllegalOrder("K-SFX-4", "chemical: one chemical attack per Close Assault (K-SFX-4)", None)
-        if not any(c["type"] == "bombard" and c["assault"] == a["n"] for c in calls(rules, side)):
-            raise IllegalOrder("K-SFX-4", "chemical: only with your bombarding artillery called for that Close Assault "
-                               "(K-SFX-4)", None)
+        # K-SFX-4 "This must be declared before any artillery fire is called for": before the side
+        # calls any battery for that assault, then followed by the call (`chemical_due`)
+        if any(c["type"] == "bombard" and c["assault"] == a["n"] for c in calls(rules, side)):
+            raise IllegalOrder("K-SFX-4", f"chemical: {side} has already called artillery fire for Close Assault "
+                               f"{a['n']}; a chemical attack must be declared before any artillery fire is called for "
+                               f"(K-SFX-4)", None)
+        if due is not None:
+            raise IllegalOrder("K-SFX-4", f"chemical: call a battery for Close Assault {due} first, whose chemical attack "
+                               f"is declared (K-SFX-4)", None)
+        if not _can_bombard(sc, board, side, a):
+            raise IllegalOrder("K-SFX-4", f"chemical: only with your bombarding artillery, and none of {side}'s batteries "
+                               f"can be called for Close Assault {a['n']} (K-SFX-4, K-IF-1)", None)
         return {"type": "chemical", "assault": a["n"]}
+    if due is not None and not (kind == "bombard" and order.get("assault") == due):
+        raise IllegalOrder("K-SFX-4", f"{kind}: {side} has declared a chemical attack on Close Assault {due}: its next "
+                           f"call is a battery to bombard that assault, the fire the attack is declared for (K-SFX-4)",
+                           None)
     pid = order.get("unit")
     if pid not in rules["pieces"] or sc.pieces[pid].side != side:
         raise IllegalOrder("K-IF-1", f"{kind}: {pid!r} is not a unit of {side} on the table", None)
@@ -134,6 +180,10 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     board = Board(sc, rules)
     out = []
     live = [a for a in rules["assaults"] if not a.get("done")]
+    due = chemical_due(rules, side)
+    if due is not None:
+        # K-SFX-4: the chemical attack declared waits for its bombardment call, the only call now
+        live = [a for a in live if a["n"] == due]
     assets = special_left(sc, rules, side, "counter_battery") > 0
     for pid in sc.side_pieces[side]:
         if pid not in rules["pieces"] or battery_block(sc, board, pid) is not None:
@@ -146,6 +196,8 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
             allowed = a["units"] if a["side"] == side else board.at(a["target"], side)
             for support in allowed:
                 out.append({"type": "bombard", "unit": pid, "assault": a["n"], "support": support})
+        if due is not None:
+            continue
         out.append({"type": "counter-battery", "unit": pid, "assets": False})
         if assets:
             out.append({"type": "counter-battery", "unit": pid, "assets": True})     # K-SFX-2: +2 with the assets

@@ -11,8 +11,10 @@ units remained occupy the square as soon as a later assault of their side has cl
 (K-CA-14, K-CA-15), after that assault's own occupiers.
 
 A fight runs as a queue of steps kept in `rules["ca"]` (nominate, fight, loss, attrition,
-counter attack, retreat, withdraw, win, occupy, back, refight); a step that is a player's
-choice stops the queue as a decision (flow.py) until its answer or standing order comes.
+counter attack, withdraw (asked before anyone gives ground), retreat, win, occupy, back,
+refight); a step that is a player's choice stops the queue as a decision (flow.py) until its
+answer or standing order comes. When a fight is over, command markers share its result
+(K-CMK-4, `_markers_fate`).
 A square may be assaulted by as many assaults as are legal (K-CA-6); as attackers stay in
 their own square until they occupy, no square is ever over-full, during an assault or after
 (K-CA-12). Only units roll attrition, never command markers (K-CMK-5, K-ATR-4). The
@@ -453,14 +455,26 @@ def defence_options(sc: Scenario, board: Board, rules: dict) -> list[dict]:
     engaged = set(rules["ps"].get("defended", []))
     levels = layout.defence_levels(sc, board, a["target"], a["from"], side, engaged)
     level = next((lv for lv in levels if lv), [])
+    targets = targeted(rules)
     out = []
     for body in level:
-        # K-CA-11: a limbered gun contributes nothing, so it is never named as the supporting unit
+        # K-CA-7: the support is "one other single unit ... that has not already Given Ground or is
+        # not already the target of an Assault itself": a unit that only supported an earlier
+        # assault was not its target and may support again (K-EX-3: in the Breakthrough "the
+        # Russians could defend with the T64s supported by the remaining BTR company", the BTR that
+        # had supported the T64s in the assault before). K-CA-11: a limbered gun contributes
+        # nothing, so it is never named as the supporting unit
         supports = [None] + [p for p in board.at(a["target"], side) if p not in body and p not in rules["ps"]["gg"]
-                             and p not in engaged and board.piece(p).get("mode") != "limbered"]
+                             and p not in targets and board.piece(p).get("mode") != "limbered"]
         for s in supports:
             out.append({"type": "defend", "units": body, "support": s})
     return out
+
+
+def targeted(rules: dict) -> set[str]:
+    """The units that have been the target of a Close Assault of this step: each defending unit
+    or group named (K-CA-7), not its support."""
+    return {p for a in rules["assaults"] for p in a.get("body", [])}
 
 
 def loss_options(sc: Scenario, rules: dict, step: dict) -> list[str]:
@@ -561,6 +575,7 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
         a = _current(rules)
         if kind == "ca-defence":
             ca["body"] = list(order["units"])
+            a["body"] = list(order["units"])       # the target of this assault (K-CA-7)
             ca["def"] = list(order["units"]) + ([order["support"]] if order["support"] else [])
             for p in ca["def"]:
                 mark(rules, "ps", "defended", p)
@@ -616,6 +631,7 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             return      # K-ORD-6: the chits of everyone engaged are revealed before the fight
         if not ca["steps"]:
             a = _current(rules)
+            _markers_fate(sc, Board(sc, rules), a, ctx)
             a["done"] = True
             rules["ca"] = None
             board = Board(sc, rules)
@@ -638,6 +654,7 @@ def _do(sc: Scenario, rules: dict, step: dict, ctx) -> None:
             return
         choice = options[0]
         ca["body"], ca["def"] = list(choice["units"]), list(choice["units"])
+        a["body"] = list(choice["units"])
         ca["steps"].pop(0)
         return
     if do == "fight":
@@ -697,6 +714,7 @@ def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
         ctx.event("orders-revealed", f"Close Assault {a['n']}: the chits are revealed: "
                   + ", ".join(f"{p} {board.order(p)}" for p in att + dfn) + " (K-ORD-6).",
                   orders={p: board.order(p) for p in att + dfn}, rule="K-ORD-6")
+    ca["fought"] = True         # both sides fought: their command markers share the result (K-CMK-4)
     parts = factors(sc, board, a, att, dfn, ca["body"])
     total = sum(parts.values())
     die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.{ca['round']}")
@@ -725,7 +743,7 @@ def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
             steps.append({"do": "loss", "side": defender, "n": extra, "rule": "K-CAR-1"})
         steps += [attr(defender, min(n_def, n_att), att_armour), attr(attacker, min(n_att, n_def), def_armour)]
         if extra:
-            steps += [{"do": "retreat"}, {"do": "withdraw"}, {"do": "win"}]
+            steps += [{"do": "withdraw"}, {"do": "retreat"}, {"do": "win"}]
         else:
             steps += [{"do": "counter"}]
     elif result == "DF":
@@ -780,7 +798,7 @@ def _counter(sc: Scenario, board: Board, a: dict, attempt: bool, ctx) -> None:
     dfn = [p for p in ca["def"] if board.alive(p)]
     att = [p for p in ca["att"] if board.alive(p)]
     if not attempt or not dfn:
-        ca["steps"] = [{"do": "retreat"}, {"do": "withdraw"}, {"do": "win"}] + ca["steps"]
+        ca["steps"] = [{"do": "withdraw"}, {"do": "retreat"}, {"do": "win"}] + ca["steps"]
         return
     mods = change_modifiers(sc, board, dfn, None, counter_attack=True)
     die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.counter")
@@ -802,20 +820,25 @@ def _counter(sc: Scenario, board: Board, a: dict, attempt: bool, ctx) -> None:
     else:
         ca["steps"] = [{"do": "attr", "side": other(a["side"]), "count": len(dfn), "armour": att_armour, "tested": [],
                         "units": None, "rule": "K-CAR-3"},
-                       {"do": "retreat"}, {"do": "withdraw"}, {"do": "win"}] + ca["steps"]
+                       {"do": "withdraw"}, {"do": "retreat"}, {"do": "win"}] + ca["steps"]
 
 
 def _defenders_retreat(sc: Scenario, board: Board, a: dict, ctx) -> None:
-    """The engaged defenders Give Ground away from the assault, slowest first; their orders
-    become HD (K-CAR-1, K-CAR-2, K-GG-6); command markers share their fate (K-CMK-4)."""
+    """The engaged defenders, and the unengaged ones that chose to go with them (`_withdraw`,
+    asked before any of them moves), Give Ground away from the assault together, in one
+    sequence of the slowest moving first: "Units that Give Ground as a result of a Close Assault
+    must move in a sequence of the slowest moving first" (K-GG-6), and "All that Give Ground do
+    so immediately and all orders become HD" (K-CAR-1, K-CAR-2); command markers share their
+    fate (K-CMK-4)."""
     rules = board.rules
     ca = rules["ca"]
-    dfn = [p for p in ca["def"] if board.alive(p)]
-    if not dfn:
+    going = [p for p in ca["def"] if board.alive(p)]
+    going += [p for p in ca.get("volunteers", []) if board.alive(p) and p not in going]
+    if not going:
         return
-    force_order(board, dfn, "HD", "K-CAR-1", ctx)
-    ca["steps"].insert(0, {"do": "follow", "units": dfn})     # once they have all given ground (K-GG-5 may wait)
-    give_ground(sc, board, dfn, a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.gg", fire=False,
+    force_order(board, going, "HD", "K-CAR-1", ctx)
+    ca["steps"].insert(0, {"do": "follow", "units": going})     # once they have all given ground (K-GG-5 may wait)
+    give_ground(sc, board, going, a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.gg", fire=False,
                 rule="K-CAR-1")
 
 
@@ -832,14 +855,63 @@ def _markers_follow(sc: Scenario, board: Board, a: dict, units: list[str], ctx) 
             board.move_hq(h, landed[0])
             ctx.event("hq-retreats", f"{h} goes back with its units to {landed[0]} (K-CMK-4).", hq=h, to=landed[0],
                       rule="K-CMK-4")
+            # K-SFX-5: the marker's movement out of the square and into the one it reaches rolls for
+            # their minelets, as a plain marker move does
+            marker_mines(sc, board, h, a["target"], landed[0], ctx,
+                         f"t{board.rules['turn']}.ap{board.rules['ap']}.ca.{a['n']}.mines.{h}")
         else:
             board.move_hq(h, None)
             ctx.event("hq-destroyed", f"{h} is destroyed with the units in {a['target']} (K-CMK-4).", hq=h,
                       side=side, rule="K-CMK-4")
 
 
+def _markers_fate(sc: Scenario, board: Board, a: dict, ctx) -> None:
+    """K-CMK-4: command markers "suffer the result of the other units fighting, being destroyed if
+    all other friendly units are", whatever the result (AR, a second DF, attrition after a DR):
+    once the assault is over, the markers that went in with its attackers (`hqs`) are destroyed if
+    every attacker of the fight is, and the defender's markers in the assaulted square if no unit
+    of their side is left there (a marker that went back with retreating units is no longer
+    there, `_markers_follow`). A fight never fought (no attacker left to make it) changes
+    nothing."""
+    rules = board.rules
+    ca = rules["ca"]
+    if not ca.get("fought"):
+        return
+    if not any(board.alive(u) for u in ca["att"]):
+        for h in a.get("hqs", []):
+            if rules["hqs"].get(h, {}).get("sq") == a["from"]:
+                board.move_hq(h, None)
+                ctx.event("hq-destroyed", f"{h}, who went in with {', '.join(ca['att'])} in Close Assault {a['n']}, is "
+                          f"destroyed with them (K-CMK-4).", hq=h, side=a["side"], assault=a["n"], rule="K-CMK-4")
+    side = other(a["side"])
+    if not board.at(a["target"], side):
+        for h in [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == side]:
+            board.move_hq(h, None)
+            ctx.event("hq-destroyed", f"{h} is destroyed in {a['target']}: no unit of {side} is left there after Close "
+                      f"Assault {a['n']} (K-CMK-4).", hq=h, side=side, assault=a["n"], rule="K-CMK-4")
+
+
+def marker_mines(sc: Scenario, board: Board, hid: str, here: str, to: str, ctx, label: str) -> None:
+    """A command marker that goes with units (into the square they occupy after a Close Assault,
+    or back with units giving ground from it) rolls for the minelets of the square it leaves
+    and the one it enters as a plain marker move does (K-SFX-5, `movement.move_hq`): in
+    vehicles, as its troops, it is hit like a vehicle (a loss destroys it); on foot, as infantry
+    (K-CMK-2, in an Action Phase in which infantry moves: the owner's better way, README
+    reading), it rolls nothing."""
+    c = sc.commands[hid]
+    if "infantry" in movement.marker_ways(sc, hid, board.rules["ap"]) or not c.vehicle:
+        if c.vehicle:
+            for square in movement._crossed_mines(board.rules, here, [to]):
+                ctx.event("minelets", f"{hid} moves on foot, as infantry: the minelets in {square} touch only vehicles, "
+                          f"no roll (K-SFX-5, K-CMK-2).", hq=hid, square=square, dice=[], rule="K-SFX-5")
+        return
+    movement.mines_for_marker(sc, board, hid, here, to, ctx, label)
+
+
 def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:
-    """An unengaged defender gives ground voluntarily, rolling attrition as a loser (K-CAR-1)."""
+    """An unengaged defender elects to give ground voluntarily, rolling attrition as a loser
+    (K-CAR-1, K-CAR-2); it gives ground with the engaged defenders, slowest first (K-GG-6,
+    `_defenders_retreat`): every unengaged unit is asked before any unit moves."""
     rules = board.rules
     att_armour = any(is_armour(board, p) for p in rules["ca"]["att"] if board.alive(p))
     step = {"do": "attr", "side": sc.pieces[pid].side, "count": 1, "armour": att_armour, "tested": [],
@@ -847,10 +919,7 @@ def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:
     rules["ca"]["steps"].insert(0, step)
     _test(sc, board, step, pid, ctx)
     if board.alive(pid):
-        force_order(board, [pid], "HD", "K-CAR-1", ctx)
-        rules["ca"]["steps"].insert(0, {"do": "follow", "units": [pid]})
-        give_ground(sc, board, [pid], a["from"], ctx, f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.withdraw.{pid}",
-                    fire=False, rule="K-CAR-1")
+        rules["ca"].setdefault("volunteers", []).append(pid)
 
 
 def _win(sc: Scenario, board: Board, a: dict, ctx) -> None:
@@ -912,9 +981,9 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
         if layout.check_square(sc, board, a["target"]) is not None and group:
             board.set_group(placed, None)
         force_order(board, placed, "HD", "K-CAR-1", ctx, when=("FA", "PA"))
-        for h in a.get("hqs", []):
-            if rules["hqs"].get(h, {}).get("sq") == a["from"]:
-                board.move_hq(h, a["target"])
+        going_in = [h for h in a.get("hqs", []) if rules["hqs"].get(h, {}).get("sq") == a["from"]]
+        for h in going_in:
+            board.move_hq(h, a["target"])
         if a["target"] in rules["held"]:
             rules["held"][a["target"]] = side
         occupy = "occupies" if len(placed) == 1 else "occupy"
@@ -927,6 +996,12 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
         for p in placed:
             movement.after_step(sc, board, p, a["from"], a["target"], ctx,
                                 f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.mines.{p}")
+        # K-SFX-5: "Any vehicle movement, including command markers, within, in or out of such a
+        # square may take a loss": the markers that went in with the occupiers roll as a plain
+        # marker move does, after the units
+        for h in going_in:
+            marker_mines(sc, board, h, a["from"], a["target"], ctx,
+                         f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.mines.{h}")
     stay = [u for u in att if u not in placed]
     if stay:
         ctx.event("pull-back", f"{', '.join(stay)} stay in {a['from']}: no room in {a['target']} (K-CA-16).", units=stay,

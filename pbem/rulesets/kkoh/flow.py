@@ -415,7 +415,8 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
         kept = [o for o in options if o == first or _kept_by_relief(sc, rules, side, o)]
         return kept + ([first] if first is not None and first not in kept else [])
     if kind == "calls":
-        return artillery.options(sc, rules, side) + [{"type": "end"}]
+        # K-SFX-4: no end while a chemical attack declared waits for its bombardment call
+        return artillery.options(sc, rules, side) + ([] if artillery.end_block(sc, rules, side) else [{"type": "end"}])
     if kind == "initiative":
         return [{"type": "roll"}]
     if kind == "replace-hq":
@@ -571,6 +572,9 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
             _move_step_order(sc, rules, side, order, ctx)
     elif step in ("calls1", "calls2"):
         if kind == "end":
+            refused = artillery.end_block(sc, rules, side)
+            if refused:
+                raise IllegalOrder("K-SFX-4", refused, artillery.options(sc, rules, side))
             rules["plans"]["callers"].pop(0)
         else:
             artillery.add_call(sc, rules, side, order, ctx)

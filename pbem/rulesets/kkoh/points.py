@@ -18,8 +18,10 @@ def full_cost(row: Mapping, table: Mapping, doctrine: str) -> int:
         # Command = 8 + Mobility +/- Quality, -2 if Soviet style (L207)
         return table["base"]["command"] + mobility + quality + (table["soviet_command"] if doctrine == "soviet" else 0)
     if kind == "infantry":
-        # Infantry = 2 + RI or MI +/- Quality (L207, L209, L219)
-        return table["base"]["infantry"] + table["infantry"][row.get("infantry", "GI")] + quality
+        # Infantry = 2 + RI or MI or ATGW +/- Quality (L207, L209, L219); the medium ATGW of
+        # K-INF-1 ("additionally costed") adds the Missile column's M on top of the grade
+        atgw = table["missile"][row["atgw"]] if row.get("atgw") else 0
+        return table["base"]["infantry"] + table["infantry"][row.get("infantry", "GI")] + atgw + quality
     value = table["base"][kind] + mobility + quality
     if row.get("gun"):
         value += table["gun"][row["gun"]]

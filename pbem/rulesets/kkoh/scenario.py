@@ -311,6 +311,8 @@ class Scenario:
             df = gun                       # only gun-armed AA (K-ART-4)
         elif kind == "fd-arty":
             df = None if row.get("rocket") else gun
+        elif kind == "infantry":
+            df = row.get("atgw")           # K-INF-1: only infantry "additionally costed" with medium ATGW
         else:
             df = None
         if mode in ("limbered",):
@@ -354,6 +356,9 @@ class Scenario:
             row, doctrine = self._row(side, entry["row"], f"units.{uid}")
             if row["type"] == "command":
                 raise ValueError(f"kkoh scenario: units.{uid}: a command marker is not a unit (K-CMK-1)")
+            if row["type"] == "infantry" and (row.get("atgw", "M") != "M" or row.get("gun") or row.get("missile")):
+                raise ValueError(f"kkoh scenario: units.{uid}: infantry fires only as costed with medium ATGWs "
+                                 f"(`atgw: M`), never with a gun, a missile or a heavy ATGW (K-INF-1)")
             formation = entry["formation"]
             if formation not in self.formations or self.formations[formation]["side"] != side:
                 raise ValueError(f"kkoh scenario: units.{uid}: formation {formation!r} is not a formation of {side}")
