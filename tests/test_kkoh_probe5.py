@@ -38,6 +38,18 @@ def events(ctx, *types):
 
 # --- 1. K-CA-7, K-EX-3: a unit that supported may support again; a target may not ------------------
 
+def example_to_the_breakthrough():
+    """The rulebook's example (case close-assault-example.yaml) and the orders that play it to
+    the Marder's Breakthrough: the Russians defend Close Assault 1 with R-BTR1 supported by
+    R-BTR2 and Close Assault 2 with the T-64s supported by R-BTR3 (K-EX-3)."""
+    case = load_file(CASES / "close-assault-example.yaml")
+    sc = RULESET.scenario(scenario_doc(case["scenario"]), {})
+    orders = case["packets"][0]["orders"] + [
+        {"_for": "ca-defence", "type": "defend", "units": ["R-BTR1"], "support": "R-BTR2"},
+        {"_for": "ca-defence", "type": "defend", "units": ["R-T64"], "support": "R-BTR3"}]
+    return sc, RULESET.setup(sc), orders
+
+
 def test_k_ex_3_the_breakthrough_defender_may_be_supported_by_the_unit_that_supported_it_before():
     """K-CA-7: the defender names a unit or group "plus up to one other single unit in support
     that has not already Given Ground or is not already the target of an Assault itself";
@@ -46,12 +58,7 @@ def test_k_ex_3_the_breakthrough_defender_may_be_supported_by_the_unit_that_supp
     (Close Assault 2). The T-64s, the target of Close Assault 2, may not in turn support R-BTR3;
     R-BTR1 and R-BTR2 have given ground. The engine before the fix barred every unit engaged in
     the step as a supporter, so the T-64s could only defend alone."""
-    case = load_file(CASES / "close-assault-example.yaml")
-    sc = RULESET.scenario(scenario_doc(case["scenario"]), {})
-    rules = RULESET.setup(sc)
-    orders = case["packets"][0]["orders"] + [
-        {"_for": "ca-defence", "type": "defend", "units": ["R-BTR1"], "support": "R-BTR2"},
-        {"_for": "ca-defence", "type": "defend", "units": ["R-T64"], "support": "R-BTR3"}]
+    sc, rules, orders = example_to_the_breakthrough()
     ctx = drive(sc, rules, orders, [5, 1, 4, 2, 3, 5, 2, 6, 3, 6, 6],
                 policies={"breakthrough": "take", "ca_defence": "ask"})
     need = flow.next_step(sc, rules)

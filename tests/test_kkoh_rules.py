@@ -1271,10 +1271,11 @@ def test_assault_factors_arms_infantry_against_armour():
     assert "attackers_armour_and_infantry" not in found          # dismounted: not armour (K-CA-10)
     found = _factors(units, ["B3"], ["R1"], source="0606", target="0506")
     assert found["attackers_mi_vs_armour"] == 2 and "attackers_ri_vs_armour" not in found
+    # mounted in a tracked carrier, B4 counts as armour or as infantry, never both (K-INF-7): the
+    # better for the attacker when the order does not say (tests/test_kkoh_probe6.py)
     assert _factors(units, ["B4"], ["R2"], source="0507", target="0508") == {
-        "attackers_armour_and_infantry": 1, "defenders_solely_gi_vs_armour": 1, "orders": 1}
-    assert _factors(units, ["B4"], ["R3"], source="0507", target="0407") == {
-        "attackers_armour_and_infantry": 1, "defenders_mi": -2, "flank": 2, "orders": 1}
+        "defenders_solely_gi_vs_armour": 1, "orders": 1}                          # as armour
+    assert _factors(units, ["B4"], ["R3"], source="0507", target="0407") == {"flank": 2, "orders": 1}   # as infantry
 
 
 def test_assault_factors_terrain_artillery_vulnerable_flank_and_rear():

@@ -34,6 +34,7 @@ from .scenario import Scenario, other
 from .state import Board, mark
 
 ATTACK_ORDERS = ("FA", "PA", "HA", "M")
+COUNTS_AS = ("armour", "infantry")      # K-INF-7: how an attacking mechanised infantry unit counts
 DECISIONS = ("assault-next", "ca-defence", "ca-loss", "attrition", "counter-attack", "withdraw", "occupy",
              "occupy-facing", "breakthrough")
 
@@ -117,7 +118,24 @@ def check_declare(sc: Scenario, rules: dict, side: str, order: dict, ap: int, bo
     for h in hqs:
         if h not in sc.commands or sc.commands[h].side != side or rules["hqs"].get(h, {}).get("sq") != here:
             raise IllegalOrder("K-CA-2", f"assault: {h!r} is not a command marker of {side} in {here}", None)
-    return {"units": units, "from": here, "target": target, "dismount": dismount, "hqs": hqs, "vehicles": vehicles}
+    counts_as = check_counts_as(board, "assault", units, order, dismount)
+    return {"units": units, "from": here, "target": target, "dismount": dismount, "hqs": hqs, "vehicles": vehicles,
+            "counts_as": counts_as}
+
+
+def check_counts_as(board: Board, what: str, units: list[str], order: dict, dismount: bool = False) -> str | None:
+    """An order's `counts_as` (K-INF-7): `armour` or `infantry`, for every attacking mechanised
+    infantry unit of the assault; only where one attacks mounted."""
+    counts_as = order.get("counts_as")
+    if counts_as is None:
+        return None
+    if counts_as not in COUNTS_AS:
+        raise IllegalOrder("K-INF-7", f"{what}: counts_as is armour or infantry, not {counts_as!r} (K-INF-7)", None)
+    if dismount or not counts_as_choices(board, units):
+        raise IllegalOrder("K-INF-7", f"{what}: counts_as is only for mechanised infantry assaulting mounted in its "
+                           f"tracked armoured carriers, which counts as armour or as infantry (K-INF-7); "
+                           f"{', '.join(units)} {'dismount' if dismount else 'have none'}", None)
+    return counts_as
 
 
 def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
@@ -134,6 +152,8 @@ def declare(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> 
             mark(rules, "ps", "faces", f"{square}:{sc.grid.direction(square, other_sq)}:{side}")
     rules["assaults"].append({"n": n, "side": side, "units": plan["units"], "from": plan["from"],
                               "target": plan["target"], "dismount": plan["dismount"], "hqs": plan["hqs"]})
+    if plan["counts_as"]:
+        rules["assaults"][-1].update(counts_as=plan["counts_as"], counts_as_by="order")     # K-INF-7
     ctx.event("assault-declared", f"Close Assault {n}: {', '.join(plan['units'])} from {plan['from']} into "
               f"{plan['target']}" + (" (dismounting)" if plan["dismount"] else "") + " (K-CA-5).", side=side, assault=n,
               units=plan["units"], origin=plan["from"], target=plan["target"], rule="K-CA-5")
@@ -222,8 +242,48 @@ def strength(board: Board, units: list[str]) -> int:
     return sum(1 for p in units if board.piece(p).get("mode") != "limbered")
 
 
+def mechanised_infantry(board: Board, pid: str) -> bool:
+    """K-INF-7: "Mechanised, that is Armoured Infantry in tracked vehicles": infantry aboard its
+    armoured tracked carriers (mechanised mobility: an AIFV such as the Marder or the BMP, or an
+    APC such as the M113). Wheeled carriers (motorised, the BTR-70) are not tracked: not this."""
+    prof = board.profile(pid)
+    return (board.piece(pid).get("mode") == "mounted" and prof.infantry is not None and prof.move == "mechanised"
+            and is_armour(board, pid))
+
+
+def counts_as_choices(board: Board, att: list[str]) -> list[str]:
+    """The attacking mechanised infantry units that choose how they count (K-INF-7)."""
+    return [p for p in att if mechanised_infantry(board, p)]
+
+
 def factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str], body: list[str]) -> dict[str, int]:
-    """The attacker's final factor, part by part (K-CAF-1, K-CAO-1, K-SFX-4)."""
+    """The attacker's final factor, part by part (K-CAF-1, K-CAO-1, K-SFX-4); an attacking
+    mechanised infantry unit counts as the assault's `counts_as` says, or the engine's best
+    (`chosen_factors`, K-INF-7)."""
+    return chosen_factors(sc, board, a, att, dfn, body)[0]
+
+
+def chosen_factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str],
+                   body: list[str]) -> tuple[dict[str, int], str | None]:
+    """The factors and how the attacking mechanised infantry counts (K-INF-7): "may Close
+    Assault as if Armour or Infantry for factors, but as only one unit for strength purposes",
+    the attacker choosing one, never both. The choice is the assault's `counts_as` (the order's,
+    or the one made at its first round); without it the one giving the attacker the higher
+    final factor, armour on a tie. None: no attacker chooses."""
+    if not counts_as_choices(board, att):
+        return _factors(sc, board, a, att, dfn, body, None), None
+    if a.get("counts_as") in COUNTS_AS:
+        return _factors(sc, board, a, att, dfn, body, a["counts_as"]), a["counts_as"]
+    best: tuple[dict[str, int], str] | None = None
+    for choice in COUNTS_AS:          # armour first: it keeps a tie
+        parts = _factors(sc, board, a, att, dfn, body, choice)
+        if best is None or sum(parts.values()) > sum(best[0].values()):
+            best = (parts, choice)
+    return best
+
+
+def _factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str], body: list[str],
+             counts_as: str | None) -> dict[str, int]:
     f = sc.tables["assault"]["factors"]
     out: dict[str, int] = {}
     diff = strength(board, att) - strength(board, dfn)
@@ -246,13 +306,23 @@ def factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str],
         out["attacking_group_out_of_command"] = f["attacking_group_out_of_command"]
     if len(body) > 1 and not group_in_command(sc, board, [p for p in body if board.alive(p)]):
         out["defending_group_out_of_command"] = f["defending_group_out_of_command"]
-    # arms (K-CAF-1, K-INF-7, K-CA-10): a mounted armoured infantry unit counts as armour and as infantry
+    # arms (K-CAF-1, K-INF-7, K-CA-10): an attacking mechanised infantry unit (mounted in tracked
+    # armoured carriers) counts as armour or as its infantry type, as `counts_as` says, never both
+    # (K-INF-7); a defending one, and infantry in wheeled armoured carriers, count as armour and as
+    # infantry: K-INF-7 speaks only of the mechanised infantry that Close Assaults
+    mech = set(counts_as_choices(board, att)) if counts_as else set()
+
+    def armour(p: str) -> bool:
+        return is_armour(board, p) and not (p in mech and counts_as == "infantry")
+
+    def infantry_of(p: str) -> str | None:
+        return None if p in mech and counts_as == "armour" else board.profile(p).infantry
+
     arms = {}
     for who, units in (("attackers", att), ("defenders", dfn)):
-        infantry = {board.profile(p).infantry for p in units} - {None}
-        arms[who] = {"armour": any(is_armour(board, p) for p in units), "infantry": infantry,
-                     "only_gi": bool(units) and all(board.profile(p).infantry == "GI" and not is_armour(board, p)
-                                                    for p in units),
+        infantry = {infantry_of(p) for p in units} - {None}
+        arms[who] = {"armour": any(armour(p) for p in units), "infantry": infantry,
+                     "only_gi": bool(units) and all(infantry_of(p) == "GI" and not armour(p) for p in units),
                      "aifv": any(sc.pieces[p].aifv and board.piece(p).get("mode") == "dismounted" for p in units)}
     for who, foe in (("attackers", "defenders"), ("defenders", "attackers")):
         mine, theirs = arms[who], arms[foe]
@@ -541,6 +611,12 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
         # K-CA-17: the full form (each unit its facing, the groups as the player forms them) is
         # checked as it comes; the simple form is one of the options listed
         plan = check_face(sc, rules, rules["ca"]["steps"][0], order)
+    counts_as = None
+    if kind == "breakthrough" and "counts_as" in order:
+        # K-INF-7: the attacker chooses again for the Breakthrough, a Close Assault of its own
+        # (K-CA-20); checked below, before anything changes
+        counts_as = order["counts_as"]
+        order = {k: v for k, v in order.items() if k != "counts_as"}
     if plan is None and order not in options:
         raise IllegalOrder("K-CA-7", f"{kind}: that answer is not one of the legal ones now", options[:12])
     board = Board(sc, rules)
@@ -549,8 +625,13 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
         start(sc, rules, a, ctx)
     elif kind == "breakthrough":
         a = next(x for x in rules["assaults"] if x["n"] == order["assault"])
-        a["bt_done"] = True
         att = [u for u in a["units"] if board.alive(u)]
+        if counts_as is not None:
+            if not order["take"]:
+                raise IllegalOrder("K-INF-7", "breakthrough: counts_as goes with take: true (how the mechanised "
+                                   "infantry counts in the Breakthrough Close Assault, K-INF-7)", options)
+            check_counts_as(board, "breakthrough", att, {"counts_as": counts_as})
+        a["bt_done"] = True
         if order["take"]:
             if any(demoralised(sc, board, u) for u in att):
                 ctx.event("breakthrough-cancelled", f"Close Assault {a['n']}: a loss has Demoralised the attackers; no "
@@ -560,6 +641,8 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
                 n = 1 + max(x["n"] for x in rules["assaults"])
                 bt = {"n": n, "side": a["side"], "units": att, "from": a["from"], "target": a["target"],
                       "dismount": False, "hqs": a.get("hqs", []), "breakthrough": True}
+                if counts_as is not None:
+                    bt.update(counts_as=counts_as, counts_as_by="order")      # K-INF-7
                 rules["assaults"].append(bt)
                 ctx.event("breakthrough", f"Breakthrough Close Assault {n}: {', '.join(att)} go on into {a['target']} "
                           f"(no bombardment, one round of Desperate Fighting, K-CA-20).", side=a["side"], assault=n,
@@ -715,17 +798,29 @@ def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
                   + ", ".join(f"{p} {board.order(p)}" for p in att + dfn) + " (K-ORD-6).",
                   orders={p: board.order(p) for p in att + dfn}, rule="K-ORD-6")
     ca["fought"] = True         # both sides fought: their command markers share the result (K-CMK-4)
-    parts = factors(sc, board, a, att, dfn, ca["body"])
+    parts, counts_as = chosen_factors(sc, board, a, att, dfn, ca["body"])
+    chose = ""
+    more = {}
+    if counts_as is not None:
+        # K-INF-7: the attacker's choice holds for the whole assault: made here, at its first
+        # round, unless the order gave it
+        if "counts_as" not in a:
+            a.update(counts_as=counts_as, counts_as_by="engine")
+        mech = counts_as_choices(board, att)
+        chose = (f"; {', '.join(mech)} {'counts' if len(mech) == 1 else 'count'} as {counts_as}, "
+                 + ("as ordered" if a.get("counts_as_by") == "order" else "the better factor for the attacker")
+                 + ", K-INF-7")
+        more = {"counts_as": counts_as, "counts_as_units": mech, "counts_as_by": a.get("counts_as_by", "engine")}
     total = sum(parts.values())
     die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{a['n']}.{ca['round']}")
     result = result_of(sc, total, die)
     ca["result"] = result
     column = "EVENS" if total == 0 else f"{total:+d}"
-    ctx.event("assault", f"Close Assault {a['n']} ({', '.join(att)} against {', '.join(dfn)}): final factor {column} ("
-              + (", ".join(f"{k.replace('_', ' ')} {v:+d}" for k, v in parts.items()) or "no factor") + f"), die {die}: "
-              f"{result} (K-CAF-1, K-CAT-1).", side=a["side"], assault=a["n"], attackers=att, defenders=dfn,
-              factors=parts, factor=total, die=die, result=result, round=ca["round"],
-              breakthrough=bool(a.get("breakthrough")), rule="K-CAT-1")
+    ctx.event("assault", f"Close Assault {a['n']} ({', '.join(att)} against {', '.join(dfn)}{chose}): final factor "
+              f"{column} (" + (", ".join(f"{k.replace('_', ' ')} {v:+d}" for k, v in parts.items()) or "no factor")
+              + f"), die {die}: {result} (K-CAF-1, K-CAT-1).", side=a["side"], assault=a["n"], attackers=att,
+              defenders=dfn, factors=parts, factor=total, die=die, result=result, round=ca["round"],
+              breakthrough=bool(a.get("breakthrough")), **more, rule="K-CAT-1")
     n_att, n_def = len(att), len(dfn)
     smaller = min(n_att, n_def)
     def_armour = any(is_armour(board, p) for p in dfn)

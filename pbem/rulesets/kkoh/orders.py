@@ -17,6 +17,7 @@ _EDGE = {"enum": ["N", "E", "S", "W"]}
 _ORDER = {"enum": ["FA", "PA", "HA", "M", "HD", "HD1", "HD2", "HD3", "PD", "FD"]}
 _CELL = {"type": "string", "pattern": "^[0-2][0-2]$"}
 _N = {"type": "integer", "minimum": 1, "maximum": 999}
+_COUNTS_AS = {"enum": ["armour", "infantry"]}      # K-INF-7 (assault.COUNTS_AS)
 
 
 def _order(type_: str, title: str, required: list[str], **props) -> dict:
@@ -58,8 +59,13 @@ ORDER_SCHEMA = {
                "optionally its cells, units joining it at the destination, no new group.", ["units", "facing"],
                units=_IDS, to=_SQUARE, facing=_EDGE, cells={"type": "array", "items": _CELL, "maxItems": 6},
                join={"type": "array", "items": _ID, "maxItems": 5}, group={"type": "boolean"}),
-        _order("assault", "K-CA: a Close Assault by a battle group or a unit into an adjacent square.", ["units", "target"],
-               units=_IDS, target=_SQUARE, dismount={"type": "boolean"}, hqs={"type": "array", "items": _ID, "maxItems": 3}),
+        _order("assault", "K-CA: a Close Assault by a battle group or a unit into an adjacent square; optionally "
+               "`dismount` (K-CA-10), `hqs` (the command markers going with it) and `counts_as` (K-INF-7: every "
+               "mechanised infantry unit attacking mounted in its tracked armoured carriers counts for the factors as "
+               "armour or as its infantry type, never both; left out, the one giving the higher final factor, armour "
+               "on a tie).", ["units", "target"],
+               units=_IDS, target=_SQUARE, dismount={"type": "boolean"}, hqs={"type": "array", "items": _ID, "maxItems": 3},
+               counts_as=_COUNTS_AS),
         _order("dismount", "K-INF-4: infantry gets out of its transports.", ["units"], units=_IDS),
         _order("mount", "K-INF-5: infantry gets back into its transports (Action Phase 4).", ["units"], units=_IDS),
         _order("limber", "K-ART-7: towed guns limber up.", ["units"], units=_IDS),
@@ -100,8 +106,9 @@ ORDER_SCHEMA = {
         _face(),
         _order("place", "K-GG-5: the place a unit giving ground takes in its new square (its facing unchanged).",
                ["unit", "cell"], unit=_ID, cell=_CELL),
-        _order("breakthrough", "K-CA-20: take or decline a Breakthrough Close Assault.", ["assault", "take"],
-               assault=_N, take={"type": "boolean"}),
+        _order("breakthrough", "K-CA-20: take or decline a Breakthrough Close Assault; taking it, optionally "
+               "`counts_as` for its mechanised infantry, as in `assault` (K-INF-7).", ["assault", "take"],
+               assault=_N, take={"type": "boolean"}, counts_as=_COUNTS_AS),
     ],
 }
 
