@@ -243,3 +243,25 @@ def test_one_scenario_object_serves_every_file_that_names_it_and_a_refusal_names
         with pytest.raises(VerificationError, match=rf"^{source}: the bundled scenario 'city-1942' differs from the one "
                                                      r"it names \(sha256 0000000000000000\.\.\.\)"):
             game.open_genesis(other, source)
+
+
+def test_a_shipped_data_file_is_parsed_once_and_handed_out_as_a_fresh_copy(tmp_path, monkeypatch):
+    """bundled.data_file: a caller that edits what it got (a test's position) changes nothing
+    the next caller gets; a file edited since is read again; the parse is the strict loader's."""
+    from pbem.core import bundled, canonical
+
+    path = tmp_path / "data.yaml"
+    path.write_text("units: {LW/I: {hex: '3320'}}\n")
+    parsed = []
+    real = canonical.load_file
+    monkeypatch.setattr(bundled, "load_file", lambda *args: parsed.append(args) or real(*args))
+    first = bundled.data_file(path, "data.yaml")
+    first["units"]["LW/I"]["hex"] = "0000"
+    assert bundled.data_file(path, "data.yaml") == {"units": {"LW/I": {"hex": "3320"}}} and len(parsed) == 1
+    path.write_text("units: {LW/I: {hex: '3321'}}\n")
+    os.utime(path, ns=(1, 1))                          # a new stamp, however fast the machine
+    assert bundled.data_file(path, "data.yaml") == {"units": {"LW/I": {"hex": "3321"}}} and len(parsed) == 2
+    path.write_text("units: [\n")
+    os.utime(path, ns=(2, 2))
+    with pytest.raises(canonical.InputError, match="data.yaml"):
+        bundled.data_file(path, "data.yaml")

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from pbem import rulesets
-from pbem.core.canonical import load_file, load_mapping
+from pbem.core.bundled import data_file
+from pbem.core.canonical import load_mapping
 from tests.support.cases import check_events, check_need, matches, play_case
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +37,8 @@ def scenario_doc(spec: dict) -> dict:
     the spec's extra lists), a table of `columns` x `rows` squares, default command markers
     and formations (B-HQ, brigade, in the south-west corner; R-HQ, division, in the
     north-east), default victory (house rules, `turns`), and the spec's units and position."""
-    tables = load_file(DATA / "tables.yaml", "tables.yaml")
-    armies = load_file(DATA / "armies.yaml", "armies.yaml")
+    tables = data_file(DATA / "tables.yaml", "tables.yaml")      # parsed once, a fresh copy each time
+    armies = data_file(DATA / "armies.yaml", "armies.yaml")
     for name, army in (spec.get("armies") or {}).items():
         armies["lists"][name] = copy.deepcopy(army)
     for path, value in (spec.get("tables") or {}).items():

@@ -9,10 +9,27 @@ again; anything else (an edited file, a document embedded in a genesis) is check
 
 from __future__ import annotations
 
+import marshal
+import os
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from pbem.core.canonical import digest, load_file
+
+_READ: dict[str, tuple[tuple[int, int], bytes]] = {}
+
+
+def data_file(path: Path, source: str) -> Any:
+    """A data file shipped with pbem, strictly parsed once per process and handed out as a
+    fresh copy each time (callers edit what they get: a test's position, an embedded
+    document). The file's size and modification time are checked on every call, so an edited
+    file is read again; a process of one command reads each file once anyway."""
+    info = os.stat(path)
+    stamp = (info.st_size, info.st_mtime_ns)
+    kept = _READ.get(str(path))
+    if kept is None or kept[0] != stamp:
+        kept = _READ[str(path)] = (stamp, marshal.dumps(load_file(path, source)))
+    return marshal.loads(kept[1])
 
 
 class Bundled(NamedTuple):
@@ -24,7 +41,7 @@ class Bundled(NamedTuple):
     prepare: Callable[[dict], dict] = lambda schema: schema   # a faster equivalent schema
 
     def load(self) -> dict:
-        return {part: load_file(self.directory / f"{part}.yaml", f"{self.ruleset}/data/{part}.yaml") for part in self.parts}
+        return {part: data_file(self.directory / f"{part}.yaml", f"{self.ruleset}/data/{part}.yaml") for part in self.parts}
 
     def digest(self, doc: Any) -> str | None:
         """SHA-256 of the canonical parts of a document, or None if one is missing."""

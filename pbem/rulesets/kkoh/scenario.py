@@ -32,7 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
-from pbem.core.canonical import load_file
+from pbem.core.bundled import data_file
 from pbem.core.geometry.squaregrid import Interior, SquareMap
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -51,9 +51,9 @@ def other(side: str) -> str:
 def load_historical() -> dict:
     """The bundled scenario (README "The bundled scenario"): its own file plus the tables and
     army lists it plays with."""
-    doc = load_file(DATA / "scenario-pz-brigade.yaml", "kkoh/data/scenario-pz-brigade.yaml")
-    doc["tables"] = load_file(DATA / "tables.yaml", "kkoh/data/tables.yaml")
-    doc["armies"] = load_file(DATA / "armies.yaml", "kkoh/data/armies.yaml")
+    doc = data_file(DATA / "scenario-pz-brigade.yaml", "kkoh/data/scenario-pz-brigade.yaml")
+    doc["tables"] = data_file(DATA / "tables.yaml", "kkoh/data/tables.yaml")
+    doc["armies"] = data_file(DATA / "armies.yaml", "kkoh/data/armies.yaml")
     return doc
 
 
