@@ -61,3 +61,17 @@ def no_waiting_for_the_disk():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "fsync", lambda fd: None)
         yield
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for each process of the suite (tests/test_render.py's DevTools
+    client), shared by the picture and replay tests: each starts it at a cost of about half a
+    CPU-second, and every test opens its own page in it."""
+    from tests.test_render import BROWSER, Chromium
+
+    if BROWSER is None:
+        pytest.skip("no Chromium on this machine (.ci/run installs Debian's chromium)")
+    b = Chromium()
+    yield b
+    b.close()

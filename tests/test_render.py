@@ -135,15 +135,6 @@ class Chromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if BROWSER is None:
-        pytest.skip("no Chromium on this machine (.ci/run installs Debian's chromium)")
-    b = Chromium()
-    yield b
-    b.close()
-
-
 def image(data: bytes):
     from PIL import Image
 

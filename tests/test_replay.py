@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pbem.core.render import frames
-from tests.test_render import CHIR, STALINGRAD, browser, needs_browser, not_blank, run, units_on_board  # noqa: F401
+from tests.test_render import CHIR, STALINGRAD, needs_browser, not_blank, run, units_on_board
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def units_in_dom(b) -> set[str]:
 
 
 @needs_browser
-def test_on_a_phone_the_map_stands_above_the_report(browser, chir_page):  # noqa: F811
+def test_on_a_phone_the_map_stands_above_the_report(browser, chir_page):
     """A narrow window (a phone, 414 px) puts the map above the report, both the window's
     width (audience probe: beside a 34em report the map was 0 px wide)."""
     browser.open(chir_page, 414, 896)
@@ -134,7 +134,7 @@ def test_on_a_phone_the_map_stands_above_the_report(browser, chir_page):  # noqa
 
 
 @needs_browser
-def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):  # noqa: F811
+def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):
     """The map is fitted to the window, and its key (title, turn, compass, legend) stands
     beside the report at its own size (audience probe: fitted with the map, a large map's
     legend shrank to 3-4 px). The key follows the state, as the map does."""
@@ -155,7 +155,7 @@ def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):  # no
     assert first.startswith("Set-up:") and not last.startswith("Set-up:") and "VP Soviet" in last
 
 
-def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
+def test_stepping_the_replay_in_a_browser(browser, chir_page):
     browser.open(chir_page, 1600, 1000)
     f = frames.open_game(CHIR)
     last = f.state["seq"]
@@ -216,7 +216,7 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):  # noqa: F811
 
 
 @needs_browser
-def test_the_address_opens_a_state(browser, tmp_path):  # noqa: F811
+def test_the_address_opens_a_state(browser, tmp_path):
     page = tmp_path / "city.html"
     run("replay", STALINGRAD, "-o", page)
     browser.open(page.with_name("city.html"))
