@@ -426,3 +426,54 @@ def test_the_field_and_the_instant_of_combat_agree():
         found, _ = sp.field(sc, rules, board, side)
         mine = [u for u in sc.side_units[side] if st.on_map(rules, u)]
         assert sp.supplied(sc, rules, board, side, mine) == found & set(mine), side
+
+
+# --- a fifth rules probe: truck railheads ----------------------------------------------------------
+
+RAILHEADS = {"rail_clearing": "none", "truck_railheads": "auto"}
+
+
+def test_12_33_12_34_a_chains_own_trucks_never_spend_its_railhead():
+    """Tr/1 (N0151, 3 MP from the rail), Tr/2 (N0146, 8 MP) and Tr/3 (N0141, 16 MP: beyond the
+    rail's 14) form a chain; the railhead goes on Tr/1 (12.32). No Axis unit but the trucks is on
+    the map, so nothing utilizes it in Game-Turn 4, and it moves on to Tr/2 (12.34). A truck's
+    supply matters only for a move, and a moved truck of the chain removes the railhead anyway
+    (12.39): no truck spends one. Tr/3 stays out of supply (12.51). 1.12.0 counted Tr/3 as using
+    the railhead, which was removed at the Inter-Phase and could never move along the chain."""
+    from pbem.rulesets.dos import interphase
+
+    sc = SC()
+    rules = at(turn=3, player="soviet", phase="interdiction",
+               units={"Tr/1": {"hex": "N0151"}, "Tr/2": {"hex": "N0146"}, "Tr/3": {"hex": "N0141"}})
+    assert interphase.chains(sc, rules) == [["Tr/1", "Tr/2", "Tr/3"]]
+    ctx = play(rules, [{"type": "end"}], dice=[2], policies=RAILHEADS)
+    assert [e["text"] for e in events_of(ctx, "railhead")] == ["An Axis railhead on truck Tr/1 at N0151 (12.32)."]
+    assert (rules["turn"], rules["player"], rules["phase"]) == (4, "axis", "move")
+    assert rules["railheads"] == [{"truck": "Tr/1", "chain": ["Tr/1", "Tr/2", "Tr/3"], "used": False}]
+    assert rules["ps"]["oos"] == ["Tr/3"]
+    ctx = play(rules, [{"type": "end"}] * 9, dice=[2] * 3, policies=RAILHEADS)
+    assert [e["text"] for e in events_of(ctx, "railhead")] == ["The unused railhead moves on to truck Tr/2 (12.34)."]
+    assert rules["railheads"][0]["truck"] == "Tr/2" and rules["turn"] == 5
+
+
+def test_12_39_a_truck_that_joined_the_chain_since_takes_its_railhead_with_it_when_it_moves():
+    """Railheads go on Tr/1 of the chain Tr/1 (N0151), Tr/2 (N0146), and on Tr/4 (N0251), a chain
+    of its own. Tr/4 then moves to N0244 (its own railhead goes, 12.39), within five hexes of Tr/2: the chain is now Tr/1, Tr/2, Tr/4, and when Tr/4, "part of
+    a Truck Supply Chain", moves again, the railhead is removed (12.39). 1.12.0 kept the chain as
+    it stood when the railhead was placed, and the railhead stayed."""
+    from pbem.rulesets.dos import interphase
+
+    sc = SC()
+    rules = at(turn=3, player="soviet", phase="interdiction",
+               units={"Tr/1": {"hex": "N0151"}, "Tr/2": {"hex": "N0146"}, "Tr/4": {"hex": "N0251"}})
+    play(rules, [{"type": "end"}], dice=[2], policies=RAILHEADS)
+    assert [r["truck"] for r in rules["railheads"]] == ["Tr/1", "Tr/4"]
+    play(rules, [{"type": "move", "units": ["Tr/4"], "path": ["N0250", "N0249", "N0248", "N0247", "N0246", "N0245",
+                                                               "N0244"]}])
+    assert interphase.chains(sc, rules) == [["Tr/1", "Tr/2", "Tr/4"]] and [r["truck"] for r in rules["railheads"]] == ["Tr/1"]
+    play(rules, [{"type": "end"}, {"type": "end"}])
+    assert rules["phase"] == "mech"
+    ctx = play(rules, [{"type": "move", "units": ["Tr/4"], "path": ["N0243"]}])
+    assert [e["text"] for e in events_of(ctx, "railhead")] == [
+        "The railhead on Tr/1 is removed: Tr/4 of its chain moved or left (12.39)."]
+    assert rules["railheads"] == []

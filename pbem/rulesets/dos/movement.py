@@ -279,18 +279,26 @@ def arrive(sc: Scenario, rules: dict, board: Board | None, side: str, i: int, ct
     for uid in here:
         u = sc.units[uid]
         if u.air or (u.truck and side == "soviet"):
+            drop_railheads(sc, rules, uid, ctx_event)
             st.remove(rules, uid, "due", rules["turn"] + RETURN_DELAY)
-            drop_railheads(rules, uid, ctx_event)
             ctx_event("displaced", f"{uid} is displaced from {h} by the enemy and returns on Game-Turn "
                       f"{rules['turn'] + RETURN_DELAY} ({'12.38' if u.truck else '14.13'}).", units=[uid], hex=h,
                       rule="12.38" if u.truck else "14.13")
 
 
-def drop_railheads(rules: dict, uid: str, ctx_event) -> None:
-    """12.39: a truck of a chain moved or removed: the chain's railhead goes."""
+def drop_railheads(sc: Scenario, rules: dict, uid: str, ctx_event) -> None:
+    """12.39: a truck that "is part of a Truck Supply Chain" moved or removed (called before it
+    leaves its hex): the chain's railhead goes. Its chain is the chain as the trucks stand now
+    (12.31, `interphase.chains`), a truck that joined it since the railhead was placed
+    included, as well as the chain the railhead was placed on."""
+    from .interphase import chains
+
+    if not rules["railheads"]:
+        return
+    linked = next((set(c) for c in chains(sc, rules) if uid in c), set())
     kept = []
     for r in rules["railheads"]:
-        if uid in r["chain"] or r["truck"] == uid:
+        if uid in r["chain"] or r["truck"] == uid or r["truck"] in linked:
             ctx_event("railhead", f"The railhead on {r['truck']} is removed: {uid} of its chain moved or left (12.39).",
                       truck=r["truck"], rule="12.39")
         else:
@@ -357,7 +365,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     for uid in units:
         rules["ps"]["moved"][uid] = rules["ps"]["moved"].get(uid, 0) + costs[uid]
         if sc.units[uid].truck:
-            drop_railheads(rules, uid, ctx.event)
+            drop_railheads(sc, rules, uid, ctx.event)
     for b in path:
         arrive(sc, rules, board, side, b, ctx.event)
     for uid in units:
@@ -549,7 +557,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
         if sc.units[uid].air:
             st.mark(rules["air_moved"], uid)
         if sc.units[uid].truck:
-            drop_railheads(rules, uid, ctx.event)
+            drop_railheads(sc, rules, uid, ctx.event)
     for b in path:
         arrive(sc, rules, board, side, b, ctx.event)
     for uid in units:

@@ -399,6 +399,8 @@ def field(sc: Scenario, rules: dict, board: Board, side: str, mark: bool = False
                 continue
             if sc.mountain[i]:
                 good = False                        # 10.35, 12.11 note
+            elif not railhead_users(u):
+                good = dist[i] <= bound             # a truck: never by a railhead
             elif traces_to_source(u, side):
                 good = reached(i)
             else:
@@ -428,11 +430,11 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
         cache["rh"] = {}
     heads = cache["heads"]
 
-    def source_near(i: int) -> bool:
+    def source_near(i: int, railheads: bool = True) -> bool:
         key = ("line", i)
         if key not in cache:
             cache[key] = lines.near_source(i, bound)
-        if cache[key] or not heads:
+        if cache[key] or not heads or not railheads:
             return cache[key]
         key = ("head", i)
         if key not in cache:
@@ -455,7 +457,7 @@ def supplied(sc: Scenario, rules: dict, board: Board, side: str, uids: list[str]
             out.add(uid)
             continue
         if traces_to_source(u, side):
-            if source_near(i):
+            if source_near(i, railheads=railhead_users(u)):
                 out.add(uid)
             continue
         key = ("loc", i, u.nation)
@@ -490,6 +492,18 @@ def in_radius(sc: Scenario, rules: dict, board: Board, side: str, uid: str, line
             if near.get(j, 99) <= sc.units[hq].leadership:
                 return True
     return False
+
+
+# 12.33: units "may be considered to be in Supply" from a truck railhead, and one that "utilizes"
+# it spends it (removed at the Inter-Phase), so that it cannot move on along its chain (12.34,
+# 12.35). The engine decides for the Axis player: every unit that needs the railhead uses it,
+# except trucks. A truck has no combat strength, so its supply matters only for its Movement
+# Allowance, and a truck of the chain that moves removes the railhead anyway (12.39): counting
+# the chain's own trucks as its users spent every railhead of a chain reaching more than 14 MP
+# beyond the rail, and no railhead could ever move along it.
+def railhead_users(u) -> bool:
+    """Whether a unit may be supplied by (and so spend) a truck railhead (12.33): not a truck."""
+    return not u.truck
 
 
 def traces_to_source(u, side: str) -> bool:
