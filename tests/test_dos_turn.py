@@ -328,8 +328,27 @@ def test_15_42_15_43_twice_the_north_map_units_the_south_unchanged():
                policies={"acceleration": "double"})
     assert rules["player"] == "soviet" and events_of(ctx, "acceleration")[-1]["rule"] == "15.42"
     got = [x for x in ctx.labels if x.startswith("t4.reinforce.")]
-    assert len([x for x in got if ".rifle.n." in x]) == 10 and len([x for x in got if ".mech.n." in x]) == 4  # 5n, 2n
+    # 5 and 2 listed for the north map, and as many again drawn after the south map's (15.43)
+    assert [len([x for x in got if f".{g}.{part}." in x]) for g in ("rifle", "mech") for part in "nx"] == [5, 5, 2, 2]
     assert len([x for x in got if ".rifle.s." in x]) == 1                                # 1s: not doubled
+
+
+def test_15_43_the_doubled_draws_never_take_the_south_maps_units():
+    """Game-Turn 4 lists 5 rifle divisions for the north map and 1 for the south (20.2); seven
+    are left in the pool and the north map is doubled. The south map's one comes first, before
+    the doubling's extra five, of which two can be drawn: the acceleration "does not affect the
+    influx of Soviet reinforcements on the south map" (15.43), and the pool runs out on the
+    extra draws (15.44). 1.12.0 drew the ten north-map divisions first and left the south none."""
+    sc = SC()
+    assert sc.soviet_track[4]["rifle"] == (5, 1)
+    rifle = sc.groups["rifle"]
+    for doubled, north, south in ((True, 6, 1), (False, 5, 1)):
+        rules = at(turn=4, player="soviet", phase="move", rest="pool")
+        for uid in rifle[7:]:
+            rules["units"][uid] = "out"
+        reinforce.soviet_turn(sc, rules, Ctx(), double=doubled)
+        where = [rules["ready_map"][u] for u in rifle if rules["units"][u] == "ready"]
+        assert (where.count("north"), where.count("south")) == (north, south)
 
 
 def test_15_41_never_on_game_turn_1():

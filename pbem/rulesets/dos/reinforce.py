@@ -51,16 +51,18 @@ def initial_selection(sc: Scenario, rules: dict, ctx) -> None:
 def soviet_turn(sc: Scenario, rules: dict, ctx, double: bool) -> None:
     """15.3, 15.4: the Soviet reinforcements of this Game-Turn, drawn by group (20.2's units,
     sorted into the five groups of 15.3) and map section; doubling multiplies the north map's
-    numbers only (15.42, 15.43)."""
+    numbers only (15.42), and the extra north-map draws come after the south map's listed ones,
+    which the acceleration "does not affect" (15.43): a pool running low runs out on the
+    doubled draws, never on the south's (15.44)."""
     turn = rules["turn"]
     track = sc.soviet_track.get(turn, {})
     drawn = []
     for group in ("rifle", "cavalry", "guards", "mech", "hq"):
         north, south = track.get(group, (0, 0))
-        if double:
-            north *= 2
         drawn += draw(sc, rules, group, north, ctx, f"t{turn}.reinforce.{group}.n", "ready", "north")
         drawn += draw(sc, rules, group, south, ctx, f"t{turn}.reinforce.{group}.s", "ready", "south")
+        if double:
+            drawn += draw(sc, rules, group, north, ctx, f"t{turn}.reinforce.{group}.x", "ready", "north")
     for uid, u in sc.units.items():
         if u.side == "soviet" and u.turn == turn and rules["units"][uid] == "pool":
             rules["units"][uid] = "ready"
