@@ -31,35 +31,50 @@ def command_range(sc: Scenario, hid: str) -> int | None:
 
 
 def marker_status(sc: Scenario, board: Board) -> dict[str, bool]:
-    """In Command (True) or not, for every marker on the table."""
+    """In Command (True) or not, for every marker on the table. "Only one command marker may be
+    'In Command' in any one square at any time" (K-CMD-2, K-CMK-7): of the markers in a square
+    that would be In Command (on the table, not put Out of Command by EW, their superior In
+    Command and in range), the most senior, then by id; one whose own chain is broken takes no
+    place from the others."""
     rules = board.rules
     present = {h: rec["sq"] for h, rec in rules["hqs"].items() if "sq" in rec}
-    ew = set(rules["ooc"])
-    # one In Command marker per square: the most senior, then by id (K-CMD-2, K-CMK-7)
-    first: dict[str, str] = {}
+    by_square: dict[str, list[str]] = {}
     for hid in sorted(present, key=lambda h: (LEVELS.index(sc.commands[h].level), h)):
-        if hid not in ew:
-            first.setdefault(present[hid], hid)
-    status: dict[str, bool] = {}
-    for hid in sorted(sc.commands):
-        _in_command(sc, hid, present, ew, first, status)
-    return status
+        by_square.setdefault(present[hid], []).append(hid)
+    work = _Status(sc, present, set(rules["ooc"]), by_square)
+    return {hid: work.in_command(hid) for hid in sorted(sc.commands)}
 
 
-def _in_command(sc: Scenario, hid: str, present: dict[str, str], ew: set[str], first: dict[str, str],
-                status: dict[str, bool]) -> bool:
-    """Marker hid's status, its superiors' first (kept in `status`)."""
-    if hid in status:
-        return status[hid]
-    status[hid] = False   # guards a cycle (none in a checked scenario)
-    good = hid in present and hid not in ew and first.get(present[hid]) == hid
-    sup = sc.commands[hid].superior
-    if good and sup is not None:
-        reach = command_range(sc, sup)
-        good = _in_command(sc, sup, present, ew, first, status) and \
-            (reach is None or sc.grid.distance(present[sup], present[hid]) <= reach)
-    status[hid] = good
-    return good
+class _Status:
+    """The markers' statuses, each worked out once, superiors first (`marker_status`)."""
+
+    def __init__(self, sc: Scenario, present: dict[str, str], ew: set[str], by_square: dict[str, list[str]]):
+        self.sc, self.present, self.ew, self.by_square = sc, present, ew, by_square
+        self.chain: dict[str, bool] = {}
+        self.status: dict[str, bool] = {}
+
+    def chain_ok(self, hid: str) -> bool:
+        """On the table, not hit by EW, and its superior In Command within range."""
+        if hid not in self.chain:
+            self.chain[hid] = False   # guards a cycle (none in a checked scenario)
+            good = hid in self.present and hid not in self.ew
+            sup = self.sc.commands[hid].superior
+            if good and sup is not None:
+                reach = command_range(self.sc, sup)
+                good = self.in_command(sup) and \
+                    (reach is None or self.sc.grid.distance(self.present[sup], self.present[hid]) <= reach)
+            self.chain[hid] = good
+        return self.chain[hid]
+
+    def in_command(self, hid: str) -> bool:
+        if hid not in self.status:
+            self.status[hid] = False
+            good = self.chain_ok(hid)
+            if good:
+                ahead = self.by_square[self.present[hid]]
+                good = not any(self.chain_ok(other) for other in ahead[:ahead.index(hid)])
+            self.status[hid] = good
+        return self.status[hid]
 
 
 def piece_in_command(sc: Scenario, board: Board, pid: str, status: dict[str, bool] | None = None) -> bool:

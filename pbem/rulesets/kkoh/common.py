@@ -60,16 +60,16 @@ def is_demoralised(sc: Scenario, board: Board, formation: str) -> bool:
 
 
 def demoralised(sc: Scenario, board: Board, pid: str) -> bool:
-    """A unit may not launch Close Assaults if its formation, or the formation it is attached
-    to, is Demoralised (K-MOR-1: "this then applies to the attachments as well")."""
+    """A unit may not launch Close Assaults if the battalion or battlegroup it fights in is
+    Demoralised (K-MOR-1): its own formation, or for an attachment the formation it is attached
+    to ("this then applies to the attachments as well"). An attachment counts in neither
+    formation's strength (K-MOR-2), and its home formation's demoralisation is not its own."""
     rules = board.rules
     piece = sc.pieces[pid]
-    if piece.formation in rules["demoralised"]:
-        return True
     if piece.attached:
-        host = [f for f, entry in sc.formations.items() if entry["hq"] == piece.hq]
+        host = [f for f, entry in sc.formations.items() if entry["hq"] == piece.hq] or [piece.formation]
         return any(f in rules["demoralised"] for f in host)
-    return False
+    return piece.formation in rules["demoralised"]
 
 
 def check_morale(sc: Scenario, board: Board, ctx, phase: bool = False) -> None:
