@@ -81,22 +81,28 @@ def chemical_due(rules: dict, side: str) -> int | None:
                  not any(b["type"] == "bombard" and b["assault"] == c["assault"] for b in made)), None)
 
 
+def _supported(board: Board, side: str, a: dict) -> list[str]:
+    """The side's units in the assault `a` that a battery's fire may be dedicated to (K-CA-9,
+    K-IF-7): its attackers (at most 3), or the at most 6 defenders of the square (K-GM-1)."""
+    return a["units"] if a["side"] == side else board.at(a["target"], side)
+
+
 def _can_bombard(sc: Scenario, board: Board, side: str, a: dict) -> bool:
     """Whether a battery of the side may now be called to bombard the assault `a` (K-IF-1..4),
-    dedicated to one of the side's units in it (K-CA-9, K-IF-7), as `options` offers the call:
-    a side with no unit there (a defender whose units have all left the square) has none."""
-    supported = a["units"] if a["side"] == side else board.at(a["target"], side)
-    return not a.get("breakthrough") and bool(supported) and any(
+    as `options` offers the call: a side with no unit there (a defender whose units have all
+    left the square) has none."""
+    return not a.get("breakthrough") and bool(_supported(board, side, a)) and any(
         pid in board.rules["pieces"] and battery_block(sc, board, pid) is None and in_reach(sc, board, pid, a["target"])
         for pid in sc.side_pieces[side])
 
 
-def end_block(sc: Scenario, rules: dict, side: str) -> str | None:
+def end_block(sc: Scenario, rules: dict, side: str, opts: list[dict] | None = None) -> str | None:
     """Why the side may not end its calls now, or None: a chemical attack declared waits for the
     bombardment it is declared for (K-SFX-4). It is declared only while that call can be made
-    (`check_call`); should none be left, the side may end, never held in the step for good."""
+    (`check_call`); should none be left, the side may end, never held in the step for good.
+    `opts`: the side's `options` now, when the caller has them."""
     due = chemical_due(rules, side)
-    if due is None or not options(sc, rules, side):
+    if due is None or not (opts if opts is not None else options(sc, rules, side)):
         return None
     return (f"end: {side} has declared a chemical attack on Close Assault {due}: call a battery to bombard it first; the "
             f"attack is made with your bombarding artillery fire (K-SFX-4)")
@@ -191,10 +197,7 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         for a in live:
             if a.get("breakthrough") or not in_reach(sc, board, pid, a["target"]):
                 continue
-            # K-CA-9, K-IF-7: dedicated to any one unit of the assault (at most 3 attackers, or the
-            # at most 6 defenders of the square, K-GM-1): every one is offered
-            allowed = a["units"] if a["side"] == side else board.at(a["target"], side)
-            for support in allowed:
+            for support in _supported(board, side, a):      # every one is offered
                 out.append({"type": "bombard", "unit": pid, "assault": a["n"], "support": support})
         if due is not None:
             continue

@@ -27,7 +27,7 @@ from itertools import combinations
 
 from ..base import IllegalOrder
 from . import artillery, layout, movement
-from .command import ask_reveal, change_modifiers, force_order, group_in_command, majority
+from .command import ask_reveal, change_modifiers, force_order, group_in_command, majority, marker_status
 from .common import demoralised, lose
 from .giveground import displace_markers, give_ground, waiting
 from .scenario import Scenario, other
@@ -270,20 +270,24 @@ def chosen_factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: lis
     the attacker choosing one, never both. The choice is the assault's `counts_as` (the order's,
     or the one made at its first round); without it the one giving the attacker the higher
     final factor, armour on a tie. None: no attacker chooses."""
-    if not counts_as_choices(board, att):
-        return _factors(sc, board, a, att, dfn, body, None), None
+    mech = set(counts_as_choices(board, att))
+    if not mech:
+        return _factors(sc, board, a, att, dfn, body, None, mech), None
     if a.get("counts_as") in COUNTS_AS:
-        return _factors(sc, board, a, att, dfn, body, a["counts_as"]), a["counts_as"]
+        return _factors(sc, board, a, att, dfn, body, a["counts_as"], mech), a["counts_as"]
     best: tuple[dict[str, int], str] | None = None
+    status = marker_status(sc, board)     # the same board for both choices: worked out once
     for choice in COUNTS_AS:          # armour first: it keeps a tie
-        parts = _factors(sc, board, a, att, dfn, body, choice)
+        parts = _factors(sc, board, a, att, dfn, body, choice, mech, status)
         if best is None or sum(parts.values()) > sum(best[0].values()):
             best = (parts, choice)
     return best
 
 
 def _factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str], body: list[str],
-             counts_as: str | None) -> dict[str, int]:
+             counts_as: str | None, mech: set[str], status: dict[str, bool] | None = None) -> dict[str, int]:
+    """`chosen_factors` for one choice of `counts_as`, for the attacking mechanised infantry
+    `mech`; `status`: the markers' `marker_status`, when the caller has it."""
     f = sc.tables["assault"]["factors"]
     out: dict[str, int] = {}
     diff = strength(board, att) - strength(board, dfn)
@@ -302,15 +306,16 @@ def _factors(sc: Scenario, board: Board, a: dict, att: list[str], dfn: list[str]
             out[f"{who}_superior"] = f[f"{who}_superior"]
         if majority(sc, units, "I"):
             out[f"{who}_inferior"] = f[f"{who}_inferior"]
-    if len(att) > 1 and not group_in_command(sc, board, att):
+    if len(att) > 1 and not group_in_command(sc, board, att, status):
         out["attacking_group_out_of_command"] = f["attacking_group_out_of_command"]
-    if len(body) > 1 and not group_in_command(sc, board, [p for p in body if board.alive(p)]):
+    if len(body) > 1 and not group_in_command(sc, board, [p for p in body if board.alive(p)], status):
         out["defending_group_out_of_command"] = f["defending_group_out_of_command"]
     # arms (K-CAF-1, K-INF-7, K-CA-10): an attacking mechanised infantry unit (mounted in tracked
     # armoured carriers) counts as armour or as its infantry type, as `counts_as` says, never both
     # (K-INF-7); a defending one, and infantry in wheeled armoured carriers, count as armour and as
     # infantry: K-INF-7 speaks only of the mechanised infantry that Close Assaults
-    mech = set(counts_as_choices(board, att)) if counts_as else set()
+    if not counts_as:
+        mech = set()
 
     def armour(p: str) -> bool:
         return is_armour(board, p) and not (p in mech and counts_as == "infantry")
@@ -988,19 +993,11 @@ def _markers_fate(sc: Scenario, board: Board, a: dict, ctx) -> None:
 
 def marker_mines(sc: Scenario, board: Board, hid: str, here: str, to: str, ctx, label: str) -> None:
     """A command marker that goes with units (into the square they occupy after a Close Assault,
-    or back with units giving ground from it) rolls for the minelets of the square it leaves
-    and the one it enters as a plain marker move does (K-SFX-5, `movement.move_hq`): in
-    vehicles, as its troops, it is hit like a vehicle (a loss destroys it); on foot, as infantry
-    (K-CMK-2, in an Action Phase in which infantry moves: the owner's better way, README
-    reading), it rolls nothing."""
-    c = sc.commands[hid]
-    if "infantry" in movement.marker_ways(sc, hid, board.rules["ap"]) or not c.vehicle:
-        if c.vehicle:
-            for square in movement._crossed_mines(board.rules, here, [to]):
-                ctx.event("minelets", f"{hid} moves on foot, as infantry: the minelets in {square} touch only vehicles, "
-                          f"no roll (K-SFX-5, K-CMK-2).", hq=hid, square=square, dice=[], rule="K-SFX-5")
-        return
-    movement.mines_for_marker(sc, board, hid, here, to, ctx, label)
+    or back with units giving ground from it) rolls for minelets as a plain marker move does
+    (K-SFX-5, `movement.marker_mines`): on foot, as infantry, in an Action Phase in which
+    infantry moves (the owner's better way, README reading), else in its vehicles."""
+    way = "infantry" if "infantry" in movement.marker_ways(sc, hid, board.rules["ap"]) else "troops"
+    movement.marker_mines(sc, board, hid, here, to, way, ctx, label)
 
 
 def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:

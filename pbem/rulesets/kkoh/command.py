@@ -326,15 +326,12 @@ def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict
             for body in bodies(board, need.side)]
 
 
-def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx,
-         status: dict[str, bool] | None = None) -> int:
+def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx, status: dict[str, bool]) -> int:
     """The sealed chits of `side` (sealed in packet `seq`) at Issuing Orders: each group's chit
     is unknown until revealed; its test die is rolled now. Returns the test count so far.
-    `status`: the markers' `marker_status`, if already worked out."""
+    `status`: the markers' `marker_status` (`resolve_chits` works it out once for both sides)."""
     board = Board(sc, rules)
     first = rules["turn"] == 1 and not sc.position
-    if status is None and not first:
-        status = marker_status(sc, board)
     entries = []
     for i, body in enumerate(bodies(board, side), start=1):
         entry = {"units": body, "item": f"{seq}.{i}", "was": board.order(body[0])}

@@ -210,7 +210,7 @@ def uneven_words(found: dict) -> str:
     over, left, path = found["over"], found["left"], found["path"]
     how = (f"{path[0]} could fire at {left} instead" if len(path) == 1 else
            f"{path[0]} could fire at another target, and {', '.join(path[1:])} in turn at {left}")
-    return (f"fire: fire must be spread as evenly as possible over the eligible targets before any die is rolled: "
+    return (f"fire must be spread as evenly as possible over the eligible targets before any die is rolled: "
             f"{over} is fired at {_times(found['counts'][over])} and {left} {_times(found['counts'][left])}, though "
             f"{how} (K-DF-5)")
 
@@ -230,7 +230,7 @@ def even_out(sc: Scenario, rules: dict, side: str, ctx, sealed: bool) -> None:
             return
         gone = shots.pop(found["shot"])
         ctx.event("void", f"{side}'s {'sealed ' if sealed else ''}fire of {gone['unit']} at {gone['target']} is void: "
-                  f"{uneven_words(found)[len('fire: '):]}.", side=side,
+                  f"{uneven_words(found)}.", side=side,
                   order={"type": "fire", "unit": gone["unit"], "target": gone["target"]}, rule="K-DF-5")
 
 

@@ -416,7 +416,8 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
         return kept + ([first] if first is not None and first not in kept else [])
     if kind == "calls":
         # K-SFX-4: no end while a chemical attack declared waits for its bombardment call
-        return artillery.options(sc, rules, side) + ([] if artillery.end_block(sc, rules, side) else [{"type": "end"}])
+        opts = artillery.options(sc, rules, side)
+        return opts + ([] if artillery.end_block(sc, rules, side, opts) else [{"type": "end"}])
     if kind == "initiative":
         return [{"type": "roll"}]
     if kind == "replace-hq":

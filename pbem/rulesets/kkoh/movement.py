@@ -588,7 +588,6 @@ def move_hq(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> 
     if way is None:
         raise IllegalOrder("K-CMK-2", f"hq: {_marker_refusal(sc, board, side, hid, here, to, ap, blocked)}", None)
     c = sc.commands[hid]
-    prof = _marker_profile(sc, hid, way)
     board.move_hq(hid, to)
     mark(rules, "ps", "moved", hid)
     # a marker in vehicles that walks says so where it matters: where its troops could not have gone now
@@ -596,10 +595,17 @@ def move_hq(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> 
     said = " as infantry, on foot" if on_foot and "troops" in blocked else ""
     ctx.event("hq-move", f"{hid} moves to {to}{said} (K-CMK-2).", side=side, hq=hid, origin=here, to=to,
               way=way, rule="K-CMK-2")
-    if prof.vehicle:
-        mines_for_marker(sc, board, hid, here, to, ctx, f"t{rules['turn']}.ap{ap}.mines.{hid}")
-    elif on_foot:
-        for square in _crossed_mines(rules, here, [to]):
+    marker_mines(sc, board, hid, here, to, way, ctx, f"t{rules['turn']}.ap{ap}.mines.{hid}")
+
+
+def marker_mines(sc: Scenario, board: Board, hid: str, here: str, to: str, way: str, ctx, label: str) -> None:
+    """A command marker's minelet rolls for leaving `here` and entering `to` (K-SFX-5), by a move
+    of its own or with units (after a Close Assault): in its vehicles, as its troops, it is hit
+    like a vehicle (a loss destroys it); on foot, as infantry (K-CMK-2), it rolls nothing."""
+    if _marker_profile(sc, hid, way).vehicle:
+        mines_for_marker(sc, board, hid, here, to, ctx, label)
+    elif sc.commands[hid].vehicle and way == "infantry":
+        for square in _crossed_mines(board.rules, here, [to]):
             ctx.event("minelets", f"{hid} moves on foot, as infantry: the minelets in {square} touch only vehicles, no "
                       f"roll (K-SFX-5, K-CMK-2).", hq=hid, square=square, dice=[], rule="K-SFX-5")
 

@@ -52,19 +52,22 @@ def reduced(full: int) -> int:
 def cost(row: Mapping, table: Mapping, doctrine: str, *, reduced_strength: bool | None = None) -> int:
     """The cost of one unit of the row, at full or reduced strength (the row's own unless
     `reduced_strength` says)."""
-    full = full_cost(row, table, doctrine)
-    is_reduced = row.get("reduced", False) if reduced_strength is None else reduced_strength
-    return reduced(full) if is_reduced else full
+    return _at_strength(full_cost(row, table, doctrine), row, reduced_strength)
 
 
 def list_cost(row: Mapping, table: Mapping, doctrine: str, *, reduced_strength: bool | None = None) -> int:
     """The cost of one unit of the row in play (K-PTS-1, K-LST-1; README "Army lists"): the
     formula's, but where the list prints another price (`misprint` records the formula's) the
     printed price is kept, half of it, rounded up, for a unit fielded with losses (K-PTS-3)."""
-    if "misprint" not in row:
-        return cost(row, table, doctrine, reduced_strength=reduced_strength)
+    full = row["cost"] if "misprint" in row else full_cost(row, table, doctrine)
+    return _at_strength(full, row, reduced_strength)
+
+
+def _at_strength(full: int, row: Mapping, reduced_strength: bool | None) -> int:
+    """A full-strength price, or half of it for a unit fielded with losses (the row's own
+    strength unless `reduced_strength` says)."""
     is_reduced = row.get("reduced", False) if reduced_strength is None else reduced_strength
-    return reduced(row["cost"]) if is_reduced else row["cost"]
+    return reduced(full) if is_reduced else full
 
 
 def list_total(rows: list[Mapping], table: Mapping, doctrine: str) -> int:

@@ -418,13 +418,12 @@ class Scenario:
     def _check_doctrine(self) -> None:
         """K-DOC-1: a NATO battalion takes in and gives away at most two units; K-DOC-1, K-DOC-2:
         "AA can never be attached", in either doctrine."""
+        given: dict[str, int] = {}
+        taken: dict[str, int] = {}
         for p in self.pieces.values():
             if p.attached and p.kind == "aa-arty":
                 raise ValueError(f"kkoh scenario: units.{p.id}: AA units are never attached to another unit "
                                  f"(K-DOC-1, K-DOC-2)")
-        given: dict[str, int] = {}
-        taken: dict[str, int] = {}
-        for p in self.pieces.values():
             if p.doctrine != "nato" or not p.attached:
                 continue
             home = self.formations[p.formation]["hq"]
