@@ -1520,6 +1520,23 @@ def test_32_the_awaited_side_must_answer(awaited):
     assert awaited.state("red")["rules"]["units"]["b2"]["strength"] == 1
 
 
+def test_32_the_side_awaited_for_sealed_orders_must_seal_them(blind):
+    """Were an empty packet enough, south could stall until north's next packet had to open
+    north's plan, and then seal a plan made knowing it (a cheater's probe)."""
+    sealed = blind.post(blind.packet("north", extra={"sealed": [seal_of(blind, 1, "north", SALT, PLAN)]}))
+    blind.deliver(sealed, "north")
+    blind.deliver(sealed, "south")
+    north = blind.dirs["north"]
+    assert blind.state("north")["awaiting"]["waiting_for"] == "sealed orders"
+    stall = blind.post(blind.packet("south", []))
+    rejected(north, ["adjudicate", north, stall], 1, "packet 2 does not seal the orders south is awaited for",
+             "`pbem submit --seal`")
+    assert blind.state("north")["seq"] == 1
+    seal = blind.post(blind.packet("south", extra={"sealed": [seal_of(blind, 2, "south", SALT, PLAN)]}))
+    ok(run("adjudicate", north, seal))
+    assert blind.state("north")["sealed"]["south"]["items"][0]["id"] == "2.1"   # north opens once both are sealed
+
+
 # --- 33. values read differently elsewhere ------------------------------------------------------------------
 
 @pytest.mark.parametrize("field, value, words", [

@@ -466,6 +466,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     # b. What was queued before packet k resolves with segment k's dice.
     run.resolve(rolls=True)
     awaited = _awaited_decision(state, side)
+    awaited_seal = _awaited_seal(state, side)
     events.append({"type": "takes-effect", "text": f"Packet {k} from {side} takes effect"
                    + (" (its orders roll no die of this segment)." if game.secure else "."), "seq": k, "side": side})
 
@@ -490,6 +491,8 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
         run.resolve(rolls=not game.secure)
     if awaited is not None and not lookahead:
         run.check_answered(awaited)
+    if awaited_seal is not None and not lookahead and "sealed" not in packet:
+        run.check_sealed(awaited_seal)
 
     if dice_source.script is not None:
         new["dice"]["script_used"] = dice_source.script_used
@@ -542,6 +545,14 @@ def _awaited_decision(state: dict, side: str) -> dict | None:
     """The decision state k-1 waits for from `side`, which packet k must answer (§2.3)."""
     awaiting = state["awaiting"]
     if awaiting and awaiting.get("waiting_for") == "decision" and awaiting["need"]["side"] == side:
+        return awaiting
+    return None
+
+
+def _awaited_seal(state: dict, side: str) -> dict | None:
+    """The sealed orders state k-1 waits for from `side`, which packet k must seal (§8)."""
+    awaiting = state["awaiting"]
+    if awaiting and awaiting.get("waiting_for") == "sealed orders" and awaiting["need"]["side"] == side:
         return awaiting
     return None
 
@@ -926,6 +937,20 @@ class _Run:
             return
         raise RulesError(f"{self.source}: packet {self.k} does not answer the decision {need.side} is awaited for: "
                          f"{need.prompt} (decision {status['decision']}); give one of its legal orders (docs/protocol.md §7.2)")
+
+
+    def check_sealed(self, awaited: dict) -> None:
+        """A packet from the side whose sealed orders are awaited must seal them (§8). Were an
+        empty packet enough, the side that seals second could stall until its opponent's
+        packet had to open what it sealed first, and then answer that plan knowing it
+        (a cheater's probe: the simultaneous fire plans of kkoh read before one's own)."""
+        status = self.status
+        if not status or status.get("waiting_for") != "sealed orders" or status["need"].side != awaited["need"]["side"]:
+            return
+        need = status["need"]
+        raise RulesError(f"{self.source}: packet {self.k} does not seal the orders {need.side} is awaited for: "
+                         f"{need.prompt}; seal them (`pbem submit --seal`), for the opponent's seal opens only after "
+                         f"this one is made (docs/protocol.md §8)")
 
 
 def _answered(decisions: dict, side: str, key: str) -> bool:

@@ -334,7 +334,7 @@ def _need_met(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra
     applied in memory); (None, None) if such a packet is refused (the real one will say why)."""
     probe = game.build_packet(g, state, side, [], policies, key, sent, extra)
     try:
-        after, _ = engine.apply_packet(g, state, probe, source, verify=False)
+        after, _ = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
     except (RulesError, VerificationError):
         return None, None
     return g.next_step(after["rules"]), after["rules"]
