@@ -1479,12 +1479,20 @@ def test_30_an_oversized_sparse_report_is_refused_with_bounded_memory(table):
     ("notes.txt", ["notes.txt", "a file audit does not expect"]),
     ("packets/readme.txt", ["packets/readme.txt", "does not expect"]),
     ("states/.0002.yaml.tmp123", ["states/.0002.yaml.tmp123", "a leftover"]),
+    # a number padded otherwise names a second file for one number, which audit would never
+    # read: a forged report beside the real one (a cheater's probe)
+    ("aar/00001.md", ["aar/00001.md", "a file audit does not expect"]),
+    ("states/00001.yaml", ["states/00001.yaml", "a file audit does not expect"]),
+    ("packets/00001-red.yaml", ["packets/00001-red.yaml", "a file audit does not expect"]),
+    ("private/seal-00001-red.yaml", ["private/seal-00001-red.yaml", "a file audit does not expect"]),
 ])
 def test_30_audit_names_every_file_it_does_not_expect(table, stray, words):
     table.send("red", [FIRE])
     blue = table.dirs["blue"]
     ok(run("audit", blue))
-    (blue / stray).write_text("x\n")
+    (blue / stray).parent.mkdir(exist_ok=True)
+    twin = blue / stray.replace("00001", "0001")   # a padded name: a copy of the real file beside it
+    (blue / stray).write_text(twin.read_text() if twin != blue / stray and twin.exists() else "x\n")
     rejected(blue, ["audit", blue], 3, *words)
 
 

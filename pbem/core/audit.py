@@ -20,13 +20,13 @@ from pbem.core import engine, genesis, report
 from pbem.core.canonical import first_difference, load_mapping, loads, read_bounded
 from pbem.core.text import shown
 from pbem.core.errors import PbemError, VerificationError
-from pbem.core.game import (GENESIS, JOIN, PACKET_FILE, PROPOSAL, STATE_FILE, initial_state, open_genesis,
+from pbem.core.game import (GENESIS, JOIN, NUMBER, PACKET_FILE, PROPOSAL, STATE_FILE, initial_state, open_genesis,
                             packet_files, read_packet, state_numbers, state_text)
 from pbem.core.packet import packet_id, verify_signature
 from pbem.core.sealing import PRIVATE
 
-_AAR_NAME = re.compile(r"([0-9]{4,})\.md\Z")
-_PRIVATE_NAME = re.compile(r"seal-[0-9]{4,}-[a-z][a-z0-9-]*\.yaml\Z")
+_AAR_NAME = re.compile(NUMBER + r"\.md\Z")
+_PRIVATE_NAME = re.compile(r"seal-" + NUMBER + r"-[a-z][a-z0-9-]*\.yaml\Z")
 
 
 class Divergence:

@@ -29,11 +29,14 @@ from pbem.core.text import shown
 GENESIS = "game.yaml"
 PROPOSAL = "proposal.yaml"
 JOIN = "join.yaml"
-# ASCII digits only: `\d` also takes other scripts' digits, which int() reads, so a state file
-# named in them could pass for the latest (a cheater's probe); audit lists files by the same
-STATE_FILE = re.compile(r"([0-9]{4,})\.yaml\Z")
+# A file's number as pbem writes it (f"{n:04d}"), ASCII digits only: `\d` also takes other
+# scripts' digits, which int() reads, so a state file named in them could pass for the latest;
+# and a number padded otherwise (states/00002.yaml beside states/0002.yaml) names a second file
+# for one number, which audit would never read (cheaters' probes). Audit lists files by the same.
+NUMBER = r"([0-9]{4}|[1-9][0-9]{4,})"
+STATE_FILE = re.compile(NUMBER + r"\.yaml\Z")
 # a packet, or with an infix (NNNN-side.alt.yaml) the fork evidence kept beside it
-PACKET_FILE = re.compile(r"([0-9]{4,})-([a-z][a-z0-9-]*)(\.[A-Za-z0-9._-]+)?\.yaml\Z")
+PACKET_FILE = re.compile(NUMBER + r"-([a-z][a-z0-9-]*)(\.[A-Za-z0-9._-]+)?\.yaml\Z")
 
 
 def _named_document(ruleset: Any, scenario: dict) -> dict:
