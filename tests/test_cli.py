@@ -629,6 +629,11 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
     assert refused.startswith("pbem: the proposal: the scenario cannot be set up: ") and "'victory'" in refused
     refused = run("new", "a", "--ruleset", "chir", "--option", "nope=1", *sides, code=1).stderr
     assert refused.startswith("pbem: the proposal: unknown option 'nope' for chir")
+    # a string "false" would switch on an option the joiner reads as off (a cheater's probe)
+    for value in ('"false"', "0", "[false]"):
+        refused = run("new", "a", "--ruleset", "chir", "--option", f"line_never_cut={value}", *sides, code=1).stderr
+        assert refused.startswith(f"pbem: the proposal: option 'line_never_cut' of chir takes true or false, as its "
+                                  f"default false is, not {value}")
     assert not Path("a").exists()
 
     crafted = genesis.propose(rulesets.get("stalingrad"), {"german": keys.load_public_key_file("keys/alice.pub"),
@@ -638,6 +643,13 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
     refused = run("join", "b", "crafted.yaml", "--key", "keys/bob", code=4).stderr
     assert refused.startswith("pbem: crafted.yaml: the scenario cannot be set up: ")
     assert not Path("b", "join.yaml").exists()
+    crafted = genesis.propose(rulesets.get("chir"), {"german": keys.load_public_key_file("keys/alice.pub"),
+                                                     "soviet": keys.load_public_key_file("keys/bob.pub")},
+                              keys.load_private_key(Path("keys/alice")), options={"line_never_cut": "false"}, created="x")
+    Path("crafted-option.yaml").write_text(dumps(crafted))
+    refused = run("join", "c", "crafted-option.yaml", "--key", "keys/bob", code=1).stderr
+    assert refused.startswith("pbem: crafted-option.yaml: option 'line_never_cut' of chir takes true or false")
+    assert not Path("c", "join.yaml").exists()
 
 
 def test_the_readme_handshake_has_bob_send_his_key_before_alice_names_it():

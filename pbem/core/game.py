@@ -87,6 +87,14 @@ def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tup
     unknown = sorted(set(document.get("options", {})) - set(options))
     if unknown:
         raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
+    for name, value in sorted(document.get("options", {}).items()):
+        # the rules read an option as its default's type: a string "false" would switch on
+        # an option the joiner reads as off (a cheater's probe), so a value of another type is refused
+        default = options[name]
+        if type(value) is not type(default):
+            kind = {bool: "true or false", int: "a whole number", str: "a string"}.get(type(default), type(default).__name__)
+            raise RulesError(f"{source}: option {name!r} of {ruleset.id} takes {kind}, as its default "
+                             f"{canonical(default).decode()} is, not {canonical(value).decode()}")
     options.update(document.get("options", {}))
     try:
         world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
