@@ -1072,6 +1072,7 @@ def _occupy(sc: Scenario, board: Board, a: dict, step: dict, ctx) -> None:
             _record_move(sc, board, a, p)
         if layout.check_square(sc, board, a["target"]) is not None and group:
             board.set_group(placed, None)
+        layout.close_ranks(sc, board, [a["from"]], ctx)    # those left behind close up (K-GM-2)
         force_order(board, placed, "HD", "K-CAR-1", ctx, when=("FA", "PA"))
         going_in = [h for h in a.get("hqs", []) if rules["hqs"].get(h, {}).get("sq") == a["from"]]
         for h in going_in:

@@ -3,6 +3,7 @@ choices made by a die (K-GG-3, K-IF-10, K-AIR-2), demoralisation (K-MOR-1..4).""
 
 from __future__ import annotations
 
+from .layout import close_ranks
 from .scenario import Scenario
 from .state import Board
 
@@ -41,6 +42,7 @@ def lose(sc: Scenario, board: Board, pid: str, n: int, ctx, rule: str, why: str)
         board.remove(pid)
         ctx.event("destroyed", f"{pid} is destroyed ({why}, {rule}).", unit=pid, side=sc.pieces[pid].side,
                   square=square, rule=rule)
+        close_ranks(sc, board, [square], ctx)    # those behind it close up (K-GM-2)
         check_morale(sc, board, ctx)
         return True
     rec["hits"] = rec.get("hits", 0) + n

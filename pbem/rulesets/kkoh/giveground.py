@@ -196,6 +196,7 @@ def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: 
               else "") + f", to place {cell}, {how} ({job['rule']}, K-GG-5).", unit=pid, side=side, origin=start,
               to=square, path=path, cell=cell, places=offered or [cell], rule=job["rule"],
               **({"chosen_by": ctx.chosen_by} if offered else {}))
+    layout.close_ranks(sc, board, [start], ctx)    # those behind the place it left close up (K-GM-2)
     displace_markers(sc, board, square, side, ctx, f"where {pid} gives ground")
     # K-SFX-5 with K-GG-8: a vehicle rolls for minelets in each square it leaves, passes through or enters
     movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines", path)

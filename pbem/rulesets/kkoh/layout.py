@@ -97,6 +97,61 @@ def check_square(sc: Scenario, board: Board, square: str, groups: bool = True) -
     return check_entries(sc, square, {p: rules["pieces"][p] for p in board.at(square)}, groups)
 
 
+def close_up(sc: Scenario, entries: dict[str, dict], fixed=()) -> tuple[dict[str, str], list[str]]:
+    """K-GM-2: "units that are facing an edge of a square are placed closest to that edge".
+    When a unit leaves a square, is destroyed, or moves or faces anew inside it, those behind
+    the place it left close up: each unit with an empty place in front of it steps forward,
+    until none has (K-GM-7: any unit may leave whatever stands behind it). Then a battle
+    group no longer in contact, or left with one unit, is a group no more (K-GM-5).
+    `entries` (piece -> its record, the caller's copies) change in place; `fixed`: units that
+    keep the cells given them. Returns ({piece: its new cell}, the pieces out of a group)."""
+    by_cell = {rec["cell"]: p for p, rec in entries.items()}
+    moved: dict[str, str] = {}
+    stepping = True
+    while stepping:
+        stepping = False
+        for p in sorted(entries):
+            rec = entries[p]
+            ahead = in_front(rec["f"], rec["cell"])
+            if p not in fixed and ahead is not None and ahead not in by_cell:
+                del by_cell[rec["cell"]]
+                by_cell[ahead] = p
+                rec["cell"] = moved[p] = ahead
+                stepping = True
+    groups: dict[str, list[str]] = {}
+    for p, rec in sorted(entries.items()):
+        if rec.get("g"):
+            groups.setdefault(rec["g"], []).append(p)
+    dropped = []
+    for members in groups.values():
+        if any(p in fixed for p in members):
+            continue     # a group the order forms or keeps is the order's to get right (K-GM-5)
+        if len(members) < 2 or _check_group(sc, members, entries) is not None:
+            for p in members:
+                entries[p].pop("g", None)
+                dropped.append(p)
+    return moved, sorted(dropped)
+
+
+def close_ranks(sc: Scenario, board: Board, squares, ctx, fixed=()) -> None:
+    """`close_up` on the board, in each of `squares`, said in the report."""
+    rules = board.rules
+    for square in sorted(set(squares)):
+        entries = {p: dict(rules["pieces"][p]) for p in board.at(square)}
+        moved, dropped = close_up(sc, entries, fixed)
+        for p, cell in sorted(moved.items()):
+            board.place(p, square, cell, entries[p]["f"])
+        for p in dropped:
+            rules["pieces"][p].pop("g", None)
+        if moved:
+            steps = ", ".join(f"{p} steps up to cell {cell}" for p, cell in sorted(moved.items()))
+            why = "to stand" if len(moved) == 1 else "each to stand"
+            broken = (f"; {', '.join(dropped)} no longer form{'s' if len(dropped) == 1 else ''} a battle group (K-GM-5)"
+                      if dropped else "")
+            ctx.event("close-up", f"In {square}, {steps}, {why} closest to the edge it faces (K-GM-2){broken}.",
+                      square=square, cells=dict(sorted(moved.items())), rule="K-GM-2")
+
+
 def check_entries(sc: Scenario, square: str, entries: dict[str, dict], groups: bool = True,
                   count: bool = True) -> str | None:
     """`check_square` for a square holding `entries` (piece -> its record: cell, f, o, g, mode),

@@ -337,13 +337,14 @@ def _moved(sc: Scenario, rules: dict, plan: dict) -> dict:
     """The rules after a planned move, as far as where units stand and who has moved go: what a
     relief search reads (never stored)."""
     pieces = dict(rules["pieces"])
-    for p, cell in zip(plan["units"] + plan["join"], plan["cells"]):
+    movers = plan["units"] + plan["join"]
+    for p, cell in zip(movers, plan["cells"]):
         pieces[p] = dict(pieces[p], sq=plan["to"], cell=cell, f=plan["facing"])
         pieces[p].pop("g", None)
-    rest = {p: dict(r) for p, r in pieces.items() if r["sq"] == plan["from"]}
-    for p in _drop_broken_groups(sc, rest):
-        pieces[p] = dict(pieces[p])
-        pieces[p].pop("g", None)
+    for square in sorted({plan["from"], plan["to"]}):
+        entries = {p: dict(r) for p, r in pieces.items() if r["sq"] == square}
+        layout.close_up(sc, entries, movers)
+        pieces.update(entries)
     moved = sorted(set(rules["ps"]["moved"]) | set(plan["units"]) | set(plan["join"]))
     return dict(rules, pieces=pieces, ps=dict(rules["ps"], moved=moved))
 
@@ -425,31 +426,17 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
             left = [q for q in entries if entries[q].get("g") == g]
             if len(left) < 2:
                 entries[p].pop("g", None)
+    layout.close_up(sc, entries, movers)     # in its own square, those behind the movers' places step up
     why = layout.check_entries(sc, to, entries, count=False)   # over-full for now: K-MOV-5, check_relief
     if why:
         raise IllegalOrder("K-GM-2", f"move: {why}", None)
     if leave:
         rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in units}
-        _drop_broken_groups(sc, rest)
+        layout.close_up(sc, rest)
         why = layout.check_entries(sc, here, rest, count=False)
         if why:
             raise IllegalOrder("K-GM-5", f"move: what stays behind in {here}: {why}", None)
     return {"units": units, "join": join, "from": here, "to": to, "facing": facing, "cells": cells, "grouped": grouped}
-
-
-def _drop_broken_groups(sc: Scenario, entries: dict[str, dict]) -> list[str]:
-    """Groups left with fewer than two units, or out of contact, are groups no more."""
-    dropped = []
-    groups: dict[str, list[str]] = {}
-    for p, rec in entries.items():
-        if rec.get("g"):
-            groups.setdefault(rec["g"], []).append(p)
-    for g, members in groups.items():
-        if len(members) < 2 or layout._check_group(sc, sorted(members), entries) is not None:
-            for p in members:
-                entries[p].pop("g", None)
-                dropped.append(p)
-    return dropped
 
 
 def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
@@ -464,9 +451,6 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
         board.place(p, to, cell, plan["facing"])
         if group:
             board.piece(p)["g"] = group
-    rest = {p: rules["pieces"][p] for p in board.at(here)}
-    for p in _drop_broken_groups(sc, {p: dict(r) for p, r in rest.items()}):
-        rules["pieces"][p].pop("g", None)
     for p in plan["units"]:
         mark(rules, "ps", "moved", p)
         prof = board.profile(p)
@@ -482,6 +466,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
               + (", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
               + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
               rule="K-MOV-8" if here != to else "K-MOV-3")
+    layout.close_ranks(sc, board, {here, to}, ctx, movers)
     if here != to:   # K-GG-2, K-CMK-4: enemy markers in the square entered are displaced, as on Give Ground
         from .giveground import displace_markers
 
@@ -735,7 +720,7 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
     rest_ok = True
     if leave:
         rest = {p: dict(pieces[p]) for p in board.at(here) if p not in body}
-        _drop_broken_groups(sc, rest)
+        layout.close_up(sc, rest)
         rest_ok = layout.check_entries(sc, here, rest, count=False) is None
     targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
     profiles = [board.profile(u) for u in body]
@@ -758,12 +743,14 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
             cells = layout.place_cells(sc, board, to, body, f, grouped)
             if cells is None:
                 continue
-            entries = dict(others)
+            entries = {p: dict(r) for p, r in others.items()}    # close_up steps records on
             for p, cell in zip(body, cells):
                 entries[p] = dict(pieces[p], sq=to, cell=cell, f=f)
                 entries[p].pop("g", None)
                 if grouped:
                     entries[p]["g"] = "new"
+            if to == here:
+                layout.close_up(sc, entries, body)
             if layout.check_entries(sc, to, entries) is None:
                 yield {"type": "move", "units": body, "to": to, "facing": f}
 
