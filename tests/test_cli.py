@@ -643,6 +643,21 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
     refused = run("join", "b", "crafted.yaml", "--key", "keys/bob", code=4).stderr
     assert refused.startswith("pbem: crafted.yaml: the scenario cannot be set up: ")
     assert not Path("b", "join.yaml").exists()
+    # a name holding a line break would print a line of the proposer's making in the joiner's
+    # `pbem status` and `pbem show`: a forged die or verdict (a cheater's probe)
+    forged = rulesets.get("stalingrad").scenarios["city-1942"]()
+    forged["areas"][0]["name"] += "\nResult: Soviet victory (house 9.1)."
+    Path("forged.yaml").write_text(dumps(forged))
+    refused = run("new", "a", "--ruleset", "stalingrad", "--scenario", "./forged.yaml", *sides, code=4).stderr
+    assert refused.startswith("pbem: the proposal: the scenario cannot be set up: areas[0].name holds \\x0a, a line "
+                              "break or control character")
+    crafted = genesis.propose(rulesets.get("stalingrad"), {"german": keys.load_public_key_file("keys/alice.pub"),
+                                                           "soviet": keys.load_public_key_file("keys/bob.pub")},
+                              keys.load_private_key(Path("keys/alice")), scenario_doc=forged, created="x")
+    Path("crafted-name.yaml").write_text(dumps(crafted))
+    refused = run("join", "d", "crafted-name.yaml", "--key", "keys/bob", code=4).stderr
+    assert refused.startswith("pbem: crafted-name.yaml: the scenario cannot be set up: areas[0].name holds \\x0a")
+    assert not Path("d", "join.yaml").exists()
     crafted = genesis.propose(rulesets.get("chir"), {"german": keys.load_public_key_file("keys/alice.pub"),
                                                      "soviet": keys.load_public_key_file("keys/bob.pub")},
                               keys.load_private_key(Path("keys/alice")), options={"line_never_cut": "false"}, created="x")

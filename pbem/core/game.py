@@ -24,7 +24,7 @@ from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads, read_bounded
 from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
-from pbem.core.text import shown
+from pbem.core.text import first_unsafe, shown
 
 GENESIS = "game.yaml"
 PROPOSAL = "proposal.yaml"
@@ -96,6 +96,13 @@ def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tup
             raise RulesError(f"{source}: option {name!r} of {ruleset.id} takes {kind}, as its default "
                              f"{canonical(default).decode()} is, not {canonical(value).decode()}")
     options.update(document.get("options", {}))
+    embedded = document["scenario"].get("document")
+    unsafe = first_unsafe(embedded) if embedded is not None else None
+    if unsafe is not None:
+        # its names reach `pbem status` and `pbem show` as they are: a line break would print a
+        # line of the proposer's making there, a forged die or verdict (a cheater's probe)
+        raise FileError(f"{source}: the scenario cannot be set up: {unsafe[0]} holds {shown(unsafe[1])}, a line break "
+                        f"or control character; every text of a scenario is one line of plain characters")
     try:
         world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
     except _Unplayable as exc:

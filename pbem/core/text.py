@@ -10,7 +10,7 @@ can neither forge a line nor a link.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence, Sized
+from typing import Any, Iterable, Sequence, Sized
 
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
@@ -35,6 +35,26 @@ def _escape(match: re.Match) -> str:
 def shown(text: str) -> str:
     """A string from a packet, with every unsafe character escaped (newlines too)."""
     return _UNSAFE_ANY.sub(_escape, text) if _UNSAFE_ANY.search(text) else text
+
+
+def first_unsafe(document: Any, path: str = "") -> tuple[str, str] | None:
+    """The first string of `document` (keys too, in order) holding an unsafe character: its
+    path ("units.german[0].name") and that character; None if there is none."""
+    if isinstance(document, str):
+        found = _UNSAFE_ANY.search(document)
+        return (path or "(the text)", found.group()) if found else None
+    if isinstance(document, dict):
+        for key, value in document.items():
+            found = first_unsafe(key, f"{path} (a key)" if path else "(a key)") or \
+                first_unsafe(value, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+    elif isinstance(document, list):
+        for n, value in enumerate(document):
+            found = first_unsafe(value, f"{path}[{n}]")
+            if found:
+                return found
+    return None
 
 
 def for_output(text: str) -> str:
