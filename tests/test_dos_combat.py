@@ -667,3 +667,23 @@ def test_9_14_13_3_an_attack_that_does_not_take_place_leaves_its_defenders_free_
     assert not st.has(rules["ps"]["targets"], "G/57")
     ctx = play(rules, [attack(["N2246"], ["R/38"])], dice=[6])
     assert fight(ctx)["text"].startswith("Attack strength 6: R/38 6.")
+
+
+@pytest.mark.parametrize("die, result", [(1, "A1"), (3, "A2")])
+def test_9_81_9_86_9_87_attackers_lost_to_an_a1_or_a2_step_loss_open_the_defenders_advance(die, result):
+    """R/6 (one step) attacks G/57 at 1-3 and takes the A1 or A2 as a step loss: eliminated,
+    its hex N2245 is left vacant "as a result of combat" (9.81), "all units in [the] hex are
+    eliminated" (9.86), and "any victorious unit may advance after combat, regardless of
+    whether it was the attacker or the defender" (9.87). 1.13.0 offered G/57 an advance after
+    an Ae or a retreat, not after a loss of steps."""
+    units = {"R/6": {"hex": "N2245", "revealed": [3, 4]}, "A/21": {"hex": "N2143"}, "G/57": {"hex": "N2246"}}
+    rules = at(player="soviet", phase="combat", units=units)
+    ctx = play(rules, [attack(["N2246"], ["R/6"])], dice=[die],
+               policies={"attacker_result": "loss", "advance": "ask"})
+    assert fight(ctx)["text"].endswith(f"3 against 9: 1-3; die {die}: {result} (9.5).")
+    assert [e["text"] for e in events_of(ctx, "eliminated")] == ["R/6 eliminated (9.67)."]
+    options = combat.advance_options(SC(), rules, rules["combat"])
+    assert [o.get("path") for o in options] == [None, ["N2245"], ["N2245", "N2145"], ["N2245", "N2146"],
+                                                ["N2245", "N2244"], ["N2245", "N2345"], ["N2245", "N2346"]]
+    play(rules, [{"type": "advance", "units": ["G/57"], "path": ["N2245", "N2145"]}])
+    assert st.hex_of(rules, "G/57") == "N2145"

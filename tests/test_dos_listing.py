@@ -18,7 +18,7 @@ from pbem.rulesets.dos import report, words
 from pbem.rulesets.dos.board import stacking_ok, view
 from pbem.rulesets.dos import state as st
 from tests.test_dos_setup import drawn, set_up
-from tests.test_dos_support import SC, Ctx
+from tests.test_dos_support import SC, Ctx, at, play
 
 SENT = "2026-12-04T10:00:00Z"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
@@ -467,3 +467,23 @@ def test_after_the_withdrawal_its_packet_lists_the_initial_movement_phase_too(tm
     only = templates.orders_template(m.game, m.state("axis"), "axis", m.keys["axis"], only="Germania/Wiking")
     after = only[only.index("# With the answer filled in"):]
     assert '#   - {type: enter, units: ["Germania/Wiking"], path: [' in after
+
+
+def test_only_unit_lists_a_soviet_units_strategic_withdrawals_out_of_an_axis_zoc():
+    """18.11: "the Soviet Player may ignore Axis Zones of Control in moving any unit that is
+    being moved east only". R/6 stands in G/57's zone: `--only R/6` listed only its overrun,
+    though a withdrawal east was accepted (a rules probe); now it lists a withdrawal to each
+    hex one reaches, and each is accepted."""
+    sc = SC()
+    rules = at(turn=5, player="soviet",
+               units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "A/21": {"hex": "N2143"}})
+    orders, note = flow.listing(sc, rules, flow.next_step(sc, rules), "R/6")
+    withdrawals = [o for o in orders if o.get("withdraw")]
+    assert note is None and len(withdrawals) == 68 and len({o["path"][-1] for o in withdrawals}) == 68
+    assert {"type": "move", "units": ["R/6"], "path": ["N2244"], "withdraw": True} in withdrawals
+    assert [o for o in orders if not o.get("withdraw")] == [{"type": "overrun", "units": ["R/6"], "target": "N2246"},
+                                                            {"type": "end"}]
+    for order in withdrawals:
+        tried = copy.deepcopy(rules)
+        play(tried, [order])
+        assert tried["units"]["R/6"] == order["path"][-1]

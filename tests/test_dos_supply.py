@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pbem.rulesets.dos import board as bd
+from pbem.rulesets.dos import flow
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import supply as sp
 from tests.test_dos_support import rail_chain, SC, IllegalOrder, at, events_of, find_step, play
@@ -477,3 +478,26 @@ def test_12_39_a_truck_that_joined_the_chain_since_takes_its_railhead_with_it_wh
     assert [e["text"] for e in events_of(ctx, "railhead")] == [
         "The railhead on Tr/1 is removed: Tr/4 of its chain moved or left (12.39)."]
     assert rules["railheads"] == []
+
+
+def test_12_44_air_supply_of_german_defenders_against_a_soviet_overrun():
+    """14.0: "During any Phase of either Player-Turn, the Axis Player may expend Air Points to
+    put Axis units in Supply"; 6.51: an overrun is resolved with "all terrain and Supply rules
+    affecting combat ... in effect. (Supply state is judged at the instant of Overrun.)" G/57,
+    cut off in N2032, is overrun by TC/1 in the Soviet Movement Phase: AirK/8, in range,
+    supplies it (the standing order `when-needed`), and it defends at 9, not halved to 4 (1-3,
+    not 1-1). 1.13.0 offered air supply against attacks only. (14.3 bars only die shifts.)"""
+    units = {"TC/1": {"hex": "N1932"}, "A/21": {"hex": "N1831"}, "G/57": {"hex": "N2032"}, "AirK/8": {"hex": "N2050"}}
+    overrun = {"type": "overrun", "units": ["TC/1"], "target": "N2032"}
+    rules = at(player="soviet", phase="move", units=units)
+    ctx = play(rules, [overrun], dice=[3])
+    assert events_of(ctx, "air-supply")[0]["text"] == "AirK/8 spends an Air Point to supply G/57 for this phase (12.4)."
+    assert "Defence strength 9: G/57 9 in N2032. 4 against 9: 1-3; die 3: A2" in events_of(ctx, "combat")[0]["text"]
+    assert rules["air"] == {"AirK/8": 1}
+    rules = at(player="soviet", phase="move", units=units)
+    ctx = play(rules, [overrun], dice=[3], policies={"defence_air_supply": "none"})
+    assert "G/57 9 halved out of supply = 4 (12.51) in N2032. 4 against 4: 1-1" in events_of(ctx, "combat")[0]["text"]
+    rules = at(player="soviet", phase="move", units=units)
+    play(rules, [overrun], dice=[3], policies={"defence_air_supply": "ask"})
+    need = flow.next_step(SC(), rules)
+    assert (need.side, need.kind) == ("axis", "air-supply-defence")

@@ -520,7 +520,13 @@ def _unsupplied_germans(sc: Scenario, rules: dict, c: dict) -> list[str]:
 
 
 def _defence_supply_possible(sc: Scenario, rules: dict, c: dict) -> bool:
-    if c["def"] != "axis" or c["kind"] != "attack":
+    """Air supply of German defenders (12.44): against a Soviet attack, and against a Soviet
+    overrun too: "During any Phase of either Player-Turn, the Axis Player may expend Air
+    Points to put Axis units in Supply" (14.0), and an overrun is resolved with "all ...
+    Supply rules affecting combat ... in effect", judged "at the instant of Overrun" (6.51).
+    (14.3 bars the Soviet player's Air Points from overruns, and the Axis defender's die
+    shifts, not supply.)"""
+    if c["def"] != "axis":
         return False
     if not _unsupplied_germans(sc, rules, c):
         return False
@@ -892,8 +898,8 @@ def _attacker_part(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         _after_attacker(sc, rules, c, ctx)
         return
     if a in ("A1", "A2"):
+        c["att_origins"] = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
         if c.get("att_choice") == "retreat":
-            c["att_origins"] = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
             _begin_retreat(sc, rules, c, "att", _steps_of(a), ctx)
         else:
             _begin_loss(sc, rules, c, "att", _steps_of(a) * factor, ctx)
@@ -902,11 +908,14 @@ def _attacker_part(sc: Scenario, rules: dict, c: dict, ctx) -> None:
 
 
 def _after_attacker(sc: Scenario, rules: dict, c: dict, ctx) -> None:
-    if c["att_part"] == "A1" or c["att_part"] == "A2":
-        if c.get("att_choice") == "retreat" and "att_vacated" not in c:
-            origins = c.get("att_origins", [])
-            c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
-            c["att_eliminated"] = _wiped_out(sc, c, c["att_vacated"], c["att"])
+    """The attackers' hexes an A1 or A2 emptied, by retreat or by the loss of their last steps,
+    open to the defender's advance (9.81, 9.87), two hexes where every unit was eliminated
+    (9.86), as for the defender's hexes after a D1 or D2."""
+    if (c["att_part"] == "A1" or c["att_part"] == "A2") and "att_vacated" not in c:
+        origins = c.get("att_origins", [])
+        c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
+        c["att_eliminated"] = (_wiped_out(sc, c, c["att_vacated"], c["att"]) if c.get("att_choice") == "retreat"
+                               else list(c["att_vacated"]))
     if c["kind"] == "overrun":
         _overrun_outcome(sc, rules, c, ctx)
         return

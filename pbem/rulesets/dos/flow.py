@@ -184,7 +184,8 @@ def _why_not_move(sc: Scenario, rules: dict, side: str, uid: str) -> str:
         rule, _, text = why.partition(": ")
         return f"{text} ({rule})"
     if sc.idx[where] in movement.context(sc, rules, side).ezoc:
-        return "it stands in an Enemy Zone of Control, which it may not leave voluntarily (8.22)"
+        return "it stands in an Enemy Zone of Control, which it may not leave voluntarily (8.22)" + (
+            ", and it has no strategic withdrawal open (18.11, 18.15)" if side == "soviet" else "")
     return "it can reach no hex where it may end its move"
 
 

@@ -725,36 +725,42 @@ def options(sc: Scenario, rules: dict, side: str, limit: int = 24, board: Board 
 
 def unit_options(sc: Scenario, rules: dict, side: str, uid: str) -> list[dict]:
     """Every legal move of `uid` alone, for `pbem orders --only UNIT`: its entry at every entry
-    hex (a reinforcement ready, 15.1), its moves to every hex it can reach (6.1) and, in the
-    Initial Movement Phase, by rail to every rail hex (6.3; air units move by rail only,
-    14.12), each within the stacking limit."""
+    hex (a reinforcement ready, 15.1), its moves to every hex it can reach (6.1), a Soviet
+    unit's strategic withdrawals to every hex only a withdrawal reaches (18.11: out of an Axis
+    ZOC, or through one) and, in the Initial Movement Phase, by rail to every rail hex (6.3;
+    air units move by rail only, 14.12), each within the stacking limit."""
     board = half_view(sc, rules, side)
     ctx = context(sc, rules, side)
     out = _entries(sc, rules, side, board, ctx, uid) if rules["phase"] == "move" else []
     if not st.on_map(rules, uid):
         return out
     start = sc.idx[st.hex_of(rules, uid)]
-    if start in ctx.ezoc:
-        return out
+    held = start in ctx.ezoc
     if not sc.units[uid].air and may_move(sc, rules, uid) is None:
-        out += _moves(sc, rules, ctx, board, [uid], start)
-    if may_move(sc, rules, uid, rail=True) is None:
+        plain = [] if held else _moves(sc, rules, ctx, board, [uid], start)
+        out += plain
+        if side == "soviet" and not (rules["phase"] == "mech" and st.has(rules["pt"]["attacked"], uid)):   # 18.15
+            reached = {o["path"][-1] for o in plain}
+            out += [o for o in _moves(sc, rules, ctx, board, [uid], start, withdraw=True) if o["path"][-1] not in reached]
+    if not held and may_move(sc, rules, uid, rail=True) is None:
         out += _rail_moves(sc, rules, ctx, board, side, [uid], start)
     return out
 
 
 def _moves(sc: Scenario, rules: dict, ctx: "Context", board: Board, stack: list[str], start: int,
-           limit: int | None = None) -> list[dict]:
+           limit: int | None = None, withdraw: bool = False) -> list[dict]:
     """The stack's moves from `start` to each hex it can reach and end in (within the stacking
-    limit); to `limit` of them, spread over the hexes in id order, if given."""
+    limit); to `limit` of them, spread over the hexes in id order, if given; with `withdraw`,
+    its strategic withdrawals (18.11)."""
     budget = min(remaining(sc, rules, u) for u in stack)
     first_free = all(one_hex_free(rules, u) for u in stack)                                  # 6.14
-    reach, parent = search(ctx, start, _common_class(sc, stack), budget, first_step_free=first_free)
+    reach, parent = search(ctx, start, _common_class(sc, stack), budget, first_step_free=first_free, withdraw=withdraw)
     ends = [b for b in sorted(reach) if b != start]
     if limit is not None and len(ends) > limit:
         ends = [ends[k * len(ends) // limit] for k in range(limit)]
     alone = stacking_ok(sc, rules, stack)          # what _fits says of a hex with none of the side's units
-    return [{"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)]}
+    flag = {"withdraw": True} if withdraw else {}
+    return [{"type": "move", "units": stack, "path": [sc.ids[x] for x in path_to(parent, start, b)], **flag}
             for b in ends if (_fits(sc, rules, board, stack, b) if board.units_at(b) else alone)]
 
 
