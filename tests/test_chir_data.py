@@ -772,3 +772,21 @@ def test_4_1_to_4_4_points():
     opt = {c["id"]: c for c in VICTORY["optional"]["conditions"]}
     assert opt["never_soviet_city_multiplier"]["multiplier"] == [3, 2]
     assert opt["line_never_cut"]["german_vp_if_never_cut"] == 10
+
+
+@pytest.mark.parametrize("where, change, words", [
+    ("map.setup.soviet.G.front[3]", lambda m: m["setup"]["soviet"]["G"]["front"].__setitem__(3, "0000"), "0000"),
+    ("map.bridges[0].hexside", lambda m: m["bridges"][0].__setitem__("hexside", "1930/9930"), "1930/9930"),
+    ("map.setup.red_star.hexes[0]", lambda m: m["setup"]["red_star"]["hexes"].__setitem__(0, "4545"), "4545"),
+])
+def test_a_scenario_naming_a_hex_off_its_map_cannot_be_set_up(where, change, words):
+    """A set-up front off the map was accepted by `pbem new`, `join` and `status`, and the
+    first picture of the board failed with a traceback (a cheater's probe): every hex and
+    hexside the map part names must be on the map."""
+    from pbem.rulesets.chir import RULESET, scenario
+
+    doc = RULESET.scenarios["historical"]()
+    change(doc["map"])
+    with pytest.raises(ValueError) as info:
+        scenario.Scenario(doc, {})
+    assert str(info.value) == f"chir scenario: {where} names {words}, which is not on the map (hexes 1001 to 4344)"

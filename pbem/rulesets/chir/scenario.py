@@ -13,6 +13,7 @@ changes.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
@@ -133,6 +134,33 @@ class Place(NamedTuple):
     vp: int
 
 
+_HEX = re.compile(r"[0-9]{4}\Z")
+_HEXSIDE = re.compile(r"([0-9]{4})/([0-9]{4})\Z")
+
+
+def _off_map(node: Any, hexes: frozenset[str], path: str = "map") -> tuple[str, str] | None:
+    """The first hex or hexside the map part of a scenario names (as a value, or as a key of
+    its terrain) that is not on its map: (where, what); None if every one is. A set-up front
+    off the map was accepted, and the first picture of the board failed (a cheater's probe)."""
+    if isinstance(node, str):
+        side = _HEXSIDE.match(node)
+        named = side.groups() if side else (node,) if _HEX.match(node) else ()
+        return (path, node) if any(h not in hexes for h in named) else None
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if path == "map.hexes" and key not in hexes:
+                return f"{path} (a key)", key
+            found = _off_map(value, hexes, f"{path}.{key}")
+            if found:
+                return found
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            found = _off_map(value, hexes, f"{path}[{n}]")
+            if found:
+                return found
+    return None
+
+
 class Scenario:
     """The world of one scenario document and options, built once and never changed.
 
@@ -177,6 +205,10 @@ class Scenario:
         self.grid = HexMap.rectangle(HexIdFormat(m["format"]["layout"], 2), range(c0, c1 + 1), range(r0, r1 + 1))
         self.ids: tuple[str, ...] = self.grid.ids
         self.hexes = frozenset(self.ids)
+        off = _off_map(m, self.hexes)
+        if off is not None:
+            raise ValueError(f"chir scenario: {off[0]} names {off[1]}, which is not on the map (hexes {self.ids[0]} to "
+                             f"{self.ids[-1]})")
         self.hex_index: Mapping[str, int] = _frozen({h: i for i, h in enumerate(self.ids)})  # the order of ids
         self.neigh: Mapping[str, tuple[str, ...]] = _frozen(
             {h: tuple(sorted(self.grid.neighbours(h))) for h in self.ids})
