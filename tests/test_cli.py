@@ -809,9 +809,9 @@ def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_on
     assert json.loads(run("status", "follow", "--json").output)["seq"] == 6
     # one packet given alone, applied already: refused as before (exit 3), a re-send
     assert "re-sending it changes nothing" in run("adjudicate", "follow", packets[0], code=3).stderr
-    # fork evidence kept beside a packet, which `packets/*.yaml` lists before it: skipped, never applied
-    evidence = tmp_path / "thread" / "0007-soviet.alt.yaml"
-    evidence.parent.mkdir()
+    # fork evidence kept beside a packet in a game folder's packets/, which `packets/*.yaml` lists
+    # before it: skipped, never applied (elsewhere a file is read as a packet, whatever its name)
+    evidence = tmp_path / "follow" / "packets" / "0007-soviet.alt.yaml"
     shutil.copy(packets[0], evidence)
     out = run("adjudicate", "follow", evidence, packets[6]).output
     assert out.startswith(f"{evidence}: fork evidence (a second packet of one seq), not a packet to apply; skipped.\n")

@@ -24,15 +24,16 @@ def command(packet_file: str, signature_out: str | None) -> None:
     import base64
 
     from pbem.core import game, keys
+    from pbem.core.errors import FileError, VerificationError
     from pbem.core.packet import signed_bytes
 
+    if signature_out and Path(signature_out).exists():   # the packet itself, by a slip for P.sig
+        raise FileError(f"{signature_out} already exists; pbem never overwrites it (nothing was written)")
     packet, _ = game.read_packet(Path(packet_file), packet_file, given="canonical")
     if signature_out:
         if "signature" not in packet:
-            from pbem.core.errors import VerificationError
-
             raise VerificationError(f"{packet_file}: the packet is not signed")
-        Path(signature_out).write_text(keys.armor(base64.b64decode(packet["signature"]["value"])))
+        game.write_new(Path(signature_out), keys.armor(base64.b64decode(packet["signature"]["value"])))
     data = signed_bytes(packet)
     if sys.stdout.isatty():  # for a pipe, the exact bytes; for a terminal, nothing it would obey
         echo(data.decode("utf-8"))

@@ -30,8 +30,9 @@ def adjudicate(game_dir: str, *packet_files: str, key_file: str | None = None, f
     several, done, applied, last_applied = len(packet_files) > 1, 0, None, False
     for number, packet_file in enumerate(packet_files, start=1):
         if several and game.fork_evidence(Path(packet_file)):
-            # NNNN-side.alt.yaml: a second packet kept beside the one the game went on from, which
-            # `packets/*.yaml` lists too (and before it): evidence for `pbem audit`, never applied
+            # NNNN-side.alt.yaml in a game folder's packets/: a second packet kept beside the one the
+            # game went on from, which `packets/*.yaml` lists too (and before it): evidence for `pbem
+            # audit`, never applied. A file from elsewhere is read as a packet, whatever its name.
             echo(f"{packet_file}: fork evidence (a second packet of one seq), not a packet to apply; skipped.")
             continue
         try:

@@ -910,15 +910,25 @@ def _type_name(value: Any) -> str:
 
 def read_bounded(path: str | Path, source: str | None = None) -> bytes:
     """A file's bytes, refusing one over the file limit without reading it all (however
-    large or sparse it is); I/O problems are FileErrors naming it."""
+    large or sparse it is), and anything but a regular file without waiting on it (a named
+    pipe in a folder sent to a referee: opening it to read would wait for a writer for ever);
+    I/O problems are FileErrors naming it."""
     import os
+    import stat
 
     from pbem.core.errors import FileError
 
     name = source or str(path)
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+        # O_NONBLOCK: opening a pipe returns at once; what was opened is then known by its
+        # descriptor, so nothing can be put in its place between a look and the read
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY), "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if stat.S_ISDIR(status.st_mode):
+                raise FileError(f"{name}: is a folder, not a file")
+            if not stat.S_ISREG(status.st_mode):
+                raise FileError(f"{name}: is not a regular file but {_kind(status.st_mode)}")
+            size = status.st_size
             # as many bytes as the file has and one more (a file that grows as it is read
             # is read on, to the limit): asking for the whole limit at once would allocate
             # and free 4 MB for every small file
@@ -934,6 +944,14 @@ def read_bounded(path: str | Path, source: str | None = None) -> bytes:
     if len(data) > MAX_BYTES:
         raise InputError(f"{name}: the file is {max(size, len(data))} bytes, over the limit of {MAX_BYTES}")
     return data
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    import stat
+
+    return ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
 
 
 def load_file(path: str | Path, source: str | None = None) -> Any:

@@ -326,9 +326,15 @@ def applied_already(folder: Folder, packet: dict) -> bool:
 
 
 def fork_evidence(path: Path) -> bool:
-    """Whether a file of packets/ is a second packet kept beside the one the game went on
-    from, under a name with an infix (NNNN-side.alt.yaml): evidence, never a packet to apply."""
-    return path.name.count(".") > 1
+    """Whether a file is a second packet kept beside the one the game went on from: one in a
+    game folder's packets/ under a packet's name with an infix (NNNN-side.alt.yaml), evidence
+    for `pbem audit`, never a packet to apply. A file from elsewhere (an attachment saved as
+    turn.58.yaml) is no evidence of anything, whatever its name: it is read as a packet."""
+    match = PACKET_FILE.match(path.name)
+    if not match or match.group(3) is None:
+        return False
+    packets = Path(path).absolute().parent
+    return packets.name == "packets" and (packets.parent / GENESIS).is_file()
 
 
 def read_packet(path: Path, source: str | None = None, given: str | None = None) -> tuple[dict, bytes]:

@@ -1,0 +1,167 @@
+"""Files a player or an onlooker is handed that are not what their names say: a signature
+file named after the packet it comes from, a packet saved under a name with dots, a named
+pipe in a game folder. Each refusal is one sentence naming the file, with the exit code of
+DESIGN §5, and leaves every file as it was; nothing waits for ever."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import cli
+from pbem.core import canonical, game
+from pbem.core.errors import FileError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"
+PACKETS = [path for _, path in game.packet_files(EXAMPLE)]
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def refused(result, code: int) -> str:
+    """The first line of a refusal with `code`: an error, not a crash."""
+    assert result.exit_code == code, result.output + result.stderr
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output
+    return result.stderr.splitlines()[0]
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every path under `folder`: its bytes, or None for what is no regular file (a folder, a pipe)."""
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+# --- `pbem canonical --signature FILE` never overwrites FILE ------------------------------------
+
+@pytest.mark.parametrize("target", ["0001-german.yaml", "P.sig"])
+def test_canonical_refuses_a_signature_file_that_exists_even_the_packet_it_reads(tmp_path, monkeypatch, target):
+    """`--signature P.yaml` for `--signature P.sig` (a slip) once replaced the packet with its
+    signature; as every --out of pbem, an existing file is refused (exit 4) and left as it was."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(PACKETS[0], "0001-german.yaml")
+    Path("P.sig").write_text("an earlier signature\n")
+    before = snapshot(tmp_path)
+    result = run("canonical", "0001-german.yaml", "--signature", target)
+    assert refused(result, 4) == f"pbem: {target} already exists; pbem never overwrites it (nothing was written)"
+    assert result.stdout == ""
+    assert snapshot(tmp_path) == before
+
+
+def test_canonical_writes_a_new_signature_file_whole(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(PACKETS[0], "0001-german.yaml")
+    result = run("canonical", "0001-german.yaml", "--signature", "P.sig")
+    assert result.exit_code == 0, result.output
+    assert Path("P.sig").read_text().startswith("-----BEGIN SSH SIGNATURE-----\n")
+    assert sorted(os.listdir(tmp_path)) == ["0001-german.yaml", "P.sig"]   # no temporary file left
+
+
+# --- fork evidence is a file of a game folder's packets/, not any name with two dots -----------
+
+@pytest.fixture
+def onlooker(tmp_path, monkeypatch):
+    """An onlooker's folder of the example game at state 0, and a mail folder."""
+    monkeypatch.chdir(tmp_path)
+    assert run("join", "follow", EXAMPLE / "game.yaml").exit_code == 0
+    Path("mail").mkdir()
+    return tmp_path / "follow"
+
+
+def seq_of(folder: Path) -> int:
+    return json.loads(run("status", folder, "--json").output)["seq"]
+
+
+@pytest.mark.parametrize("names", [("turn.1.yaml", "soviet.2026-01-05.yaml"),
+                                   ("0001-german.yaml", "0002-soviet.alt.yaml")])
+def test_packets_given_under_names_with_dots_are_applied(onlooker, names):
+    """Packets saved from mail under names with dots, even a name of fork evidence's form,
+    are read and applied as the same files given one at a time are (they were skipped
+    unread as fork evidence, exit 0 with nothing applied)."""
+    given = [Path("mail", name) for name in names]
+    for packet, path in zip(PACKETS, given):
+        shutil.copy(packet, path)
+    result = run("adjudicate", onlooker, *given)
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "fork evidence" not in result.output and result.output.count("after-action report, packet ") == 2
+    assert seq_of(onlooker) == 2
+    for name in ("states/0001.yaml", "states/0002.yaml"):
+        assert (onlooker / name).read_bytes() == (EXAMPLE / name).read_bytes()
+
+
+@pytest.mark.parametrize("where", ["follow", "other"])
+def test_fork_evidence_in_a_game_folders_packets_is_still_skipped(onlooker, where):
+    """NNNN-side.alt.yaml in the packets/ of the folder adjudicated, or of another game folder
+    given as `packets/*.yaml`: skipped unread, and the packet beside it applied."""
+    folder = onlooker if where == "follow" else Path("other")
+    if where == "other":
+        shutil.copytree(EXAMPLE, folder, ignore=lambda d, names: [n for n in names if n in ("states", "aar")])
+    evidence = folder / "packets" / "0001-german.alt.yaml"
+    shutil.copy(PACKETS[2], evidence)   # a packet that, read and applied, would be refused (seq 3 skips ahead)
+    result = run("adjudicate", onlooker, evidence, PACKETS[0])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert result.output.startswith(f"{evidence}: fork evidence (a second packet of one seq), not a packet to apply; "
+                                    f"skipped.\n")
+    assert seq_of(onlooker) == 1
+
+
+# --- a named pipe where a file should be: refused at once, never waited on ---------------------
+
+def without_hanging(fifo: Path, call, seconds: float = 5.0):
+    """`call()`, failing the test rather than hanging if it waits on the pipe: after `seconds`
+    a writer opens and closes the pipe, which lets a reader stuck on it go on."""
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        worker.join(seconds)
+        pytest.fail(f"waited on the named pipe {fifo} for {seconds} seconds")
+    return outcome[0]
+
+
+def test_read_bounded_refuses_a_named_pipe_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "0001.yaml"
+    os.mkfifo(fifo)
+
+    def read():
+        with pytest.raises(FileError) as refusal:
+            canonical.read_bounded(fifo, "states/0001.yaml")
+        return refusal.value
+    refusal = without_hanging(fifo, read)
+    assert refusal.message == "states/0001.yaml: is not a regular file but a named pipe" and refusal.exit_code == 4
+
+
+@pytest.fixture
+def sandbox_game(tmp_path, monkeypatch):
+    """A sandbox duel game after red's first packet."""
+    monkeypatch.chdir(tmp_path)
+    assert run("new", "g", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", "--dice", "6,1",
+               "--created", "x").exit_code == 0
+    Path("o.yaml").write_text("orders: []\n")
+    assert run("submit", "g", "o.yaml", "--side", "red").exit_code == 0
+    return tmp_path / "g"
+
+
+@pytest.mark.parametrize("name", ["states/0001.yaml", "packets/0001-red.yaml"])
+@pytest.mark.parametrize("command", [["status"], ["show"], ["render", "-o", "m.svg"]])
+def test_a_named_pipe_in_a_game_folder_is_refused_not_waited_on(sandbox_game, name, command):
+    """A folder sent to a referee may hold a named pipe (a tarball can carry one) where the
+    latest state or its packet should be: every command that reads it says so (exit 4)."""
+    fifo = sandbox_game / name
+    fifo.unlink()
+    os.mkfifo(fifo)
+    before = snapshot(sandbox_game)
+    result = without_hanging(fifo, lambda: run(command[0], sandbox_game, *command[1:]))
+    assert refused(result, 4) == f"pbem: {name}: is not a regular file but a named pipe"
+    assert snapshot(sandbox_game) == before and not Path("m.svg").exists()
