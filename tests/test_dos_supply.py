@@ -15,7 +15,7 @@ from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import flow
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import supply as sp
-from tests.test_dos_support import rail_chain, SC, IllegalOrder, at, events_of, find_step, play
+from tests.test_dos_support import rail_chain, SC, Ctx, IllegalOrder, at, events_of, find_step, play
 
 
 def supplied(rules, side, uids=None):
@@ -501,3 +501,25 @@ def test_12_44_air_supply_of_german_defenders_against_a_soviet_overrun():
     play(rules, [overrun], dice=[3], policies={"defence_air_supply": "ask"})
     need = flow.next_step(SC(), rules)
     assert (need.side, need.kind) == ("axis", "air-supply-defence")
+
+
+def test_12_23_12_31_a_railhead_whose_truck_no_chain_reaches_supplies_nothing():
+    """12.23: a truck is an Axis source while it "is part of a Truck Supply Chain", whose first
+    truck "must be within five hexes of any valid Axis Source" (12.31). The railhead on Tr/1
+    supplies G/57, 15 MP from the rail, as the Axis Initial Movement Phase begins; with R/6 and
+    R/38 cutting every five-hex line from Tr/1 to a source, Tr/1 is in no chain, and G/57 is out
+    of supply (1.13.0 kept the railhead supplying behind the encirclement)."""
+    from pbem.rulesets.dos import interphase
+
+    sc = SC()
+    for blocked in (False, True):
+        units = {"Tr/1": {"hex": "N0151"}, "G/57": {"hex": "N0142"}}
+        if blocked:
+            units |= {"R/6": {"hex": "N0147", "revealed": [2, 4]}, "R/38": {"hex": "N0251", "revealed": [2, 4]}}
+        rules = at(turn=4, units=units)
+        rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"], "used": False}]
+        ctx = Ctx()
+        flow.begin_phase(sc, rules, ctx)
+        assert interphase.chains(sc, rules) == ([] if blocked else [["Tr/1"]])
+        assert rules["ps"]["oos"] == (["G/57"] if blocked else [])
+        assert rules["railheads"][0]["used"] is not blocked

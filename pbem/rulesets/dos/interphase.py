@@ -257,6 +257,7 @@ def stage_interphase(sc: Scenario, rules: dict, ctx) -> None:
     if not ps.get("interphase_begun"):
         ps["interphase_begun"] = True
         air.reset(rules)
+        ps["volga_supplied"] = victory.volga_supplied(sc, rules)      # 19.17, before railheads go or come
         used = [r for r in rules["railheads"] if r["used"]]
         if used:
             rules["railheads"] = [r for r in rules["railheads"] if not r["used"]]

@@ -340,11 +340,16 @@ def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | Non
 
 
 def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
-    """(index in rules["railheads"], hex) of the truck railheads that are Axis supply sources (12.33)."""
-    if side != "axis":
+    """(index in rules["railheads"], hex) of the truck railheads that are Axis supply sources
+    (12.33): a railhead's truck is a source while it "is part of a Truck Supply Chain" (12.23),
+    so not once enemy units or zones of control cut the chain from every source (12.31)."""
+    if side != "axis" or not rules["railheads"]:
         return []
+    from .interphase import chains      # (interphase reads supply)
+
+    linked = {u for chain in chains(sc, rules) for u in chain}
     return [(k, sc.idx[st.hex_of(rules, r["truck"])]) for k, r in enumerate(rules["railheads"])
-            if st.on_map(rules, r["truck"])]
+            if st.on_map(rules, r["truck"]) and r["truck"] in linked]
 
 
 def _by_railhead(lines_: "Lines", rules: dict, heads: list[tuple[int, int]], i: int, bound: int, mark: bool,

@@ -253,6 +253,17 @@ def don_line_failures(sc: Scenario, rules: dict, board: Board) -> list[str]:
     return [sc.ids[i] for i in sc.don_line if i not in zoc and i not in held and sc.hexrow_label[i] not in west_rows]
 
 
+def volga_supplied(sc: Scenario, rules: dict) -> bool:
+    """19.17: whether a supplied Axis combat unit stands on the Volga, judged as the Game-Turn
+    Record Inter-Phase begins, on the supply of the Game-Turn it closes: a railhead of that turn
+    still counts (and is used by it, 12.33), one the inter-phase places counts only in the next
+    ("During the immediately subsequent Game-Turn", 12.33; the rail it clears likewise, 6.44)."""
+    board = view(sc, rules)
+    volga = [u for i, us in board.occ.items() if i in sc.volga_hex for u in us
+             if sc.side_of[u] == "axis" and sc.units[u].combat]
+    return bool(volga and sp.supplied(sc, rules, board, "axis", volga, mark=True))
+
+
 def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
     """4.2 D in the order README.md fixes: continuous fronts (17.2, 19.15), the Don line (18.22),
     strategic withdrawal (18.14, 19.16), directive deadlines (16.63, 19.14), the Volga (19.17),
@@ -293,9 +304,7 @@ def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
                       f"{points} VP to the Soviet player ({paid + points} of {value} in all, 16.63).", ctx, "16.63")
     if rules["result"] is not None:
         return
-    volga = [u for i, us in board.occ.items() if i in sc.volga_hex for u in us
-             if sc.side_of[u] == "axis" and sc.units[u].combat]
-    if volga and sp.supplied(sc, rules, board, "axis", volga):
+    if rules["ps"].get("volga_supplied"):
         award(sc, rules, "axis", sc.volga_vp, "A supplied Axis combat unit stands on the Volga: 1 VP (19.17).", ctx,
               "19.17")
     if rules["exits"] and rules["result"] is None:
