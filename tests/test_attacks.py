@@ -1195,6 +1195,69 @@ def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tm
     ok(run("audit", south))
 
 
+# `pbem` killed as it begins to write a file under KILL_AT/ (the test ruleset `blind` registered)
+_KILLED_AT = """
+import os, signal, sys
+sys.path.insert(0, ROOT)
+from pbem import rulesets
+from pbem.core import game
+rulesets.REGISTRY["blind"] = "tests.support.blind"
+real = game.write_new
+def write_new(path, *args, **kwargs):
+    if ("/" + KILL_AT + "/") in str(path):
+        os.kill(os.getpid(), signal.SIGKILL)   # a power cut, kill -9: no clean-up runs
+    return real(path, *args, **kwargs)
+game.write_new = write_new
+from pbem.entry import main
+sys.argv[0] = "pbem"
+main()
+"""
+
+
+@pytest.mark.parametrize("killed_at, filed", [("packets", False), ("states", True)])
+def test_20_23_a_kill_in_submit_seal_never_loses_what_it_sealed(blind, tmp_path, killed_at, filed):
+    """A kill once the sealing packet was in the folder, before its state, left the items
+    unkept: the sealer could never open its seal, so never send another packet (a cheater's
+    probe). They are kept before the packet is written; the same command again re-sends the
+    filed packet, and the next packet opens them. Killed before the packet is filed, the same
+    command seals anew."""
+    import subprocess
+    import sys
+
+    plan = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
+    north, south = blind.dirs["north"], blind.dirs["south"]
+    root = str(Path(__file__).resolve().parents[1])
+    script = f"KILL_AT = {killed_at!r}\nROOT = {root!r}\n" + _KILLED_AT
+    killed = subprocess.run([sys.executable, "-c", script, "submit", str(north), str(plan),
+                             "--key", str(blind.key_files["north"]), "--seal"], capture_output=True)
+    assert killed.returncode == -9
+    kept = north / "private" / "seal-0001-north.yaml"
+    assert (north / "packets" / "0001-north.yaml").exists() is filed and kept.exists()
+    assert not (north / "states" / "0001.yaml").exists()
+    ok(run("submit", north, plan, "--key", blind.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
+    assert kept.stat().st_mode & 0o777 == 0o600
+    ok(run("adjudicate", south, tmp_path / "p1.yaml"))
+    ok(run("submit", south, plan, "--key", blind.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
+    ok(run("adjudicate", north, tmp_path / "p2.yaml"))
+    empty = blind.post("orders: []\n", "empty.yaml")
+    ok(run("submit", north, empty, "--key", blind.key_files["north"], "--out", tmp_path / "p3.yaml"))
+    assert canonical.load_mapping(tmp_path / "p3.yaml")["opens"][0]["item"] == {"type": "plan", "attack": "c", "guard": "a"}
+    ok(run("adjudicate", south, tmp_path / "p3.yaml"))
+    ok(run("audit", south))
+
+
+def test_23_a_seal_refused_before_its_packet_is_filed_keeps_nothing(blind, monkeypatch):
+    """The items are kept before the packet is written, and taken away again when it is not:
+    an interrupt before the packet is filed leaves no private items of a packet never sent."""
+    plan = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
+    north = blind.dirs["north"]
+    with monkeypatch.context() as patch:
+        patch.setattr(game.os, "link", _failing(os.link, {1}, KeyboardInterrupt()))
+        assert run("submit", north, plan, "--key", blind.key_files["north"], "--seal").exit_code != 0
+    assert not (north / "packets" / "0001-north.yaml").exists()
+    assert not (north / "private" / "seal-0001-north.yaml").exists()
+
+
 @pytest.mark.parametrize("item, words", [
     ("{type: plan, attack: z, guard: a}", ("order 1", "attack")),        # no such place: the schema refuses it
     ("{type: plan, attack: c}", ("order 1", "guard")),                   # a field missing

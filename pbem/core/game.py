@@ -659,14 +659,15 @@ def _existing_game(folder: Path, document: dict, source: str) -> Folder | None:
 
 # --- atomic writes ------------------------------------------------------------------------
 
-def write_new(path: Path, text: str, replace: bool = False) -> None:
+def write_new(path: Path, text: str, replace: bool = False, mode: int = 0o644) -> None:
     """Write `text` to `path` atomically: a temporary file, fsync, then link (never
-    overwriting) or, with `replace`, rename over a derivable file such as a report."""
+    overwriting) or, with `replace`, rename over a derivable file such as a report. `mode`:
+    the file's permissions (0o600 for a sealer's private items)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     data = text.encode("utf-8")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
             os.write(fd, data)
             os.fsync(fd)

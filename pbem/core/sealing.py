@@ -6,9 +6,10 @@ each salt is derived from the player's key, like the dice chain: the hash of the
 Ed25519 signature over a public message, which only the key can make, so a lost item can
 be retyped and opened without any stored secret. The items are kept, until they are
 opened, in `private/seal-NNNN-SIDE.yaml` of the sealer's own folder (mode 600), so that
-`pbem submit` opens each when it is due without retyping. (They are written once the sealing
-packet is applied; should that fail, the items can be given again, since the salts can
-be recomputed.)
+`pbem submit` opens each when it is due without retyping. They are written, atomically,
+before the sealing packet is: a crash once the packet is in the folder would otherwise leave
+the sealer unable ever to open its seal, and so to send another packet. A packet refused
+before it is written takes them away again.
 """
 
 from __future__ import annotations
@@ -45,19 +46,19 @@ def keep(folder: Any, seq: int, side: str, items: list, item_salts: list[bytes])
     target.parent.mkdir(mode=0o700, exist_ok=True)
     text = ("# pbem: orders you sealed; keep this file private until your next packet opens them.\n"
             + dumps({"seq": seq, "side": side, "items": items, "salts": [s.hex() for s in item_salts]}))
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        raise FileError(f"{target}: cannot be written ({exc.strerror})") from None
+    from pbem.core.game import write_new
+
+    write_new(target, text, replace=True, mode=0o600)   # a second try at one seq seals anew
 
 
-def forget(folder: Any, seq: int, side: str) -> None:
+def forget(folder: Any, seq: int, side: str, tidy: bool = False) -> None:
+    """Forget a kept seal; with `tidy`, also the private folder if that leaves it empty (a
+    refused packet changes nothing in the folder)."""
+    target = path(folder, seq, side)
     try:
-        os.unlink(path(folder, seq, side))
+        os.unlink(target)
+        if tidy:
+            os.rmdir(target.parent)
     except OSError:
         pass
 
