@@ -123,7 +123,7 @@ def test_counter_battery_hits_only_an_enemy_battery_bombarding_within_its_range(
     assert cb[0]["text"] == "RM fires counter-battery at BB: die 3 = 3: fire cancelled (K-IF-10)."
     assert [(e["type"], e["unit"]) for e in ctx.events if e["type"].startswith("arty")] == [
         ("arty-roll", "RM"), ("arty-roll", "BA"), ("arty-cancelled", "BB")]
-    assert rules["assaults"][0]["fire"] == {"blue": [{"unit": "BA", "support": "B1"}]}
+    assert rules["assaults"][0]["fire"] == {"blue": [{"unit": "BA", "support": "B1", "group": ["B1"]}]}
 
 
 def test_counter_battery_reaches_only_the_batteries_in_its_arc():

@@ -1150,7 +1150,7 @@ def test_availability_rolls_and_counter_battery_results():
     assert rules["pieces"]["BB"]["sq"] == "0401" and ctx.of("arty-cancelled")[0]["unit"] == "BB"
     rolls = ctx.of("arty-roll")
     assert [(r["unit"], r.get("needed"), r.get("success")) for r in rolls] == [("RA", 5, True), ("BA", 4, True)]
-    assert rules["assaults"][0]["fire"] == {"blue": [{"unit": "BA", "support": "B1"}]}
+    assert rules["assaults"][0]["fire"] == {"blue": [{"unit": "BA", "support": "B1", "group": ["B1", "B2"]}]}
     assert rules["ps"]["rolled"] == ["BA", "BB", "RA"]
 
 
@@ -1193,15 +1193,15 @@ def test_bombardment_factors_and_chemical_attack():
     board = st.Board(sc, rules)
     a = rules["assaults"][0]
     engaged = {"blue": ["B1"], "red": ["R1"]}
-    a["fire"] = {"blue": [{"unit": "BA", "support": "B1"}]}
+    a["fire"] = {"blue": [{"unit": "BA", "support": "B1", "group": ["B1"]}]}
     assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 2}
-    a["fire"]["blue"] += [{"unit": "BB", "support": "B1"}, {"unit": "BC", "support": "B1"}]
+    a["fire"]["blue"] += [{"unit": "BB", "support": "B1", "group": ["B1"]}, {"unit": "BC", "support": "B1", "group": ["B1"]}]
     assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 4, "attacker_heavy_artillery": 1,
                                                             "attacker_rocket": 1}
-    a["fire"] = {"red": [{"unit": "RA", "support": "R1"}], "blue": []}
+    a["fire"] = {"red": [{"unit": "RA", "support": "R1", "group": ["R1"]}], "blue": []}
     a["chemical"] = ["blue"]
     assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": -2, "chemical": 2}
-    a["fire"]["red"].append({"unit": "BB", "support": "R9"})          # fire for a unit not engaged does not count
+    a["fire"]["red"].append({"unit": "BB", "support": "R9", "group": ["R9"]})   # fire for a unit not engaged: none
     assert artillery.bombardment(sc, board, a, engaged)["bombardment"] == -2
 
 

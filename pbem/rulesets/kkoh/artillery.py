@@ -170,6 +170,10 @@ def check_call(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
 def add_call(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     call = check_call(sc, rules, side, order)
     rules["plans"].setdefault("calls", {}).setdefault(side, []).append(call)
+    if call.get("assets"):
+        # K-SFX-2: an attempt is spent as it is declared, so the next call sees it gone (counted
+        # as the fire resolved, one bought was used by every battery of a calls step)
+        rules["used"][side]["counter_battery"] = rules["used"][side].get("counter_battery", 0) + 1
     if call["type"] == "chemical":
         rules["used"][side]["chemical"] = rules["used"][side].get("chemical", 0) + 1
         ctx.event("chemical", f"{side} declares a chemical attack on Close Assault {call['assault']} (K-SFX-4).", side=side,
@@ -277,8 +281,6 @@ def resolve(sc: Scenario, rules: dict, ctx) -> bool:
             call["done"] = True
             pid = call["unit"]
             mark(rules, "ps", "rolled", pid)
-            if call.get("assets"):
-                rules["used"][side]["counter_battery"] = rules["used"][side].get("counter_battery", 0) + 1
             need = needed(sc, rules, pid)
             if need is None:
                 ctx.event("arty-unavailable", f"{pid} ({sc.pieces[pid].level}) cannot fire in Action Phase {rules['ap']} "
@@ -357,7 +359,10 @@ def resolve(sc: Scenario, rules: dict, ctx) -> bool:
                 mark(rules, "ps", "ifired", pid)
                 if sc.pieces[pid].rocket:
                     mark(rules, "ts", "rockets", pid)
-                a.setdefault("fire", {}).setdefault(side, []).append({"unit": pid, "support": call["support"]})
+                # dedicated "to one particular friendly unit or Group" (K-IF-9): the group the unit
+                # named fights in, as it fires; it goes on firing for the group's survivors (K-CAR-4)
+                a.setdefault("fire", {}).setdefault(side, []).append(
+                    {"unit": pid, "support": call["support"], "group": sorted(board.members(call["support"]))})
     for side in order:
         for call in calls(rules, side):
             if call["type"] == "chemical":
@@ -378,8 +383,7 @@ def bombardment(sc: Scenario, board: Board, a: dict, engaged: dict[str, list[str
     fire = a.get("fire") or {}
     counts, heavy, rockets = {}, {}, {}
     for side, units in engaged.items():
-        firing = [e["unit"] for e in fire.get(side, []) if e["support"] in units or
-                  (board.alive(e["support"]) and set(board.members(e["support"])) & set(units))]
+        firing = [e["unit"] for e in fire.get(side, []) if set(e["group"]) & set(units)]
         counts[side] = len(firing)
         heavy[side] = sum(1 for p in firing if sc.pieces[p].if_class == "H" and not sc.pieces[p].rocket)
         rockets[side] = sum(1 for p in firing if sc.pieces[p].rocket)

@@ -1260,9 +1260,14 @@ def _reface(sc: Scenario, board: Board, units: list[str], facing: str, grouped: 
 
 def _back(sc: Scenario, board: Board, a: dict, att: list[str], to: str | None, ctx, rule: str) -> None:
     """The attackers Give Ground to the square they came from, keeping facing and grouping
-    (K-CA-18): they are back where they stood; FA or PA drop as the result says."""
+    (K-CA-18): they are back where they stood; FA or PA drop as the result says. Having Given
+    Ground, they are safe from further fire (K-DF-8), move no more (K-GG-9) and may not support
+    a defence (K-CA-7) in the phase."""
     if to is not None:
         force_order(board, att, to, rule, ctx, when=("FA", "PA"))
+    for p in att:
+        mark(board.rules, "ps", "gg", p)
+        mark(board.rules, "ps", "moved", p)
     if att:
         ctx.event("attackers-back", f"{', '.join(att)} give ground back to {a['from']}, still facing "
                   f"{board.piece(att[0])['f']} ({rule}, K-CA-18).", side=a["side"], units=att, square=a["from"], rule=rule)

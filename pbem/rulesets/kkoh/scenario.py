@@ -439,8 +439,10 @@ class Scenario:
     # --- reading ----------------------------------------------------------------------------
 
     def body(self, formation: str) -> list[str]:
-        """The pieces that count for a formation's morale (K-MOR-1/2): its own, not attached."""
-        return [p for p in self.piece_ids if self.pieces[p].formation == formation and not self.pieces[p].attached]
+        """The pieces that count for a formation's morale (K-MOR-1/2): its own, "excluding
+        attachments, transport and Command Markers" (markers are no pieces)."""
+        return [p for p in self.piece_ids if self.pieces[p].formation == formation and not self.pieces[p].attached
+                and self.pieces[p].kind != "transport"]
 
     def profile(self, pid: str, mode: str | None) -> Profile:
         modes = self.pieces[pid].modes
