@@ -350,7 +350,7 @@ def test_an_uneven_fire_plan_loses_its_extra_shot_at_its_end_in_whichever_order_
         flow.apply(sc, rules, need, {"type": "fire", "unit": unit, "target": "R1"}, ctx)
     assert {"type": "end"} in flow.legal_orders(sc, rules, need)
     flow.apply(sc, rules, need, {"type": "end"}, ctx)
-    assert texts(ctx, "void") == ["blue's fire of BSE at R1 is void: " + UNEVEN[len("fire: "):] + "."]
+    assert texts(ctx, "void-item") == ["blue's fire of BSE at R1 is void: " + UNEVEN[len("fire: "):] + "."]
     assert [(e["unit"], e["target"]) for e in ctx.of("fire")] == [("BS", "R1")]
 
     sc, rules = _spread(red_can_fire=False)
@@ -359,7 +359,7 @@ def test_an_uneven_fire_plan_loses_its_extra_shot_at_its_end_in_whichever_order_
     for unit in (first, second):
         flow.apply(sc, rules, need, {"type": "fire", "unit": unit, "target": shots[unit]}, ctx)
     flow.apply(sc, rules, need, {"type": "end"}, ctx)
-    assert texts(ctx, "void") == []
+    assert texts(ctx, "void-item") == []
     assert sorted((e["unit"], e["target"]) for e in ctx.of("fire")) == [("BS", "R1"), ("BSE", "R2")]
 
 
@@ -383,7 +383,7 @@ def test_an_uneven_sealed_fire_plan_loses_the_shot_that_should_have_gone_elsewhe
     for order in ({"type": "fire", "unit": first, "target": "R1"}, {"type": "fire", "unit": second, "target": "R1"},
                   {"type": "end"}):
         flow.apply(sc, rules, need, order, ctx)
-    assert texts(ctx, "void") == ["blue's sealed fire of BSE at R1 is void: " + UNEVEN[len("fire: "):] + "."]
+    assert texts(ctx, "void-item") == ["blue's sealed fire of BSE at R1 is void: " + UNEVEN[len("fire: "):] + "."]
     assert [(s["unit"], s["target"]) for s in fire.plan(rules, "blue")] == [("BS", "R1")]
 
 

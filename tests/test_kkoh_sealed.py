@@ -417,3 +417,80 @@ def test_a_template_whose_reveal_comes_to_the_senders_sealed_orders_fills_them_i
     assert "the rules ask you for sealed orders (turn 1: seal your order chits" in refused.value.message
     sent = match.send("red", [{"type": "end"}], seal=True)        # as filled in: every group keeps its chit
     assert sent.state["sealed"]["red"]["items"] and sent.state["awaiting"]["packet_from"] == "blue"
+
+
+def _fire_match(tmp_path, n: int = 3) -> Match:
+    """Three blue tanks facing three red ones across a square edge, every chit M."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    units = []
+    for i in range(1, n + 1):
+        units += [{"id": f"B{i}", "side": "blue", "row": "tank-1", "square": f"0{i}02", "cell": "01", "facing": "N",
+                   "order": "M"},
+                  {"id": f"R{i}", "side": "red", "row": "tr1-tank", "square": f"0{i}03", "cell": "21", "facing": "S",
+                   "order": "M"}]
+    doc = scenario_doc({"columns": 6, "rows": 6, "units": units})
+    return Match(tmp_path, "kkoh", chain_length=256, key_seed="padding", scenario_doc=doc)
+
+
+@pytest.mark.parametrize("shots", [0, 1, 3])
+def test_a_sealed_fire_plan_shows_its_opponent_no_count_of_its_shots(tmp_path, shots):
+    """K-DF-5: Direct Fire is simultaneous, and the side that seals second saw the first side's
+    number of items, so its number of shots (a cheater's probe). `pbem submit --seal` pads a plan
+    with `end` to one item more than the side has units on the table, whatever it holds; opened,
+    the padding is part of the plan, never an order for a later step."""
+    match = _fire_match(tmp_path)
+    first = drive_to(match, "fire")
+    second = "red" if first.side == "blue" else "blue"
+    mine = [o for o in match.game.legal_orders(match.state()["rules"], first) if o["type"] == "fire"]
+    planned = list({o["unit"]: o for o in mine}.values())[:shots]
+    applied = match.send(first.side, planned + [{"type": "end"}], seal=True)
+    assert len(game.read_packet(applied.packet_path)[0]["sealed"]) == 4
+    assert [e["text"] for e in applied.events if e["type"] == "sealed-orders"] == [
+        f"{first.side} has sealed its fire plan (4 items)."]
+    theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
+    match.send(second, theirs[:1] + [{"type": "end"}], seal=True)
+    events = []
+    for _ in range(12):
+        applied = step(match)
+        events += applied.events
+        if any(e["type"] == "fire" for e in applied.events):
+            break
+    assert sorted(e["unit"] for e in events if e["type"] == "fire" and e.get("side") == first.side) == \
+        sorted(o["unit"] for o in planned)
+    assert not [e for e in events if e["type"] in ("void", "void-item")]
+    assert not [q for q in match.state()["queue"] if q["side"] == first.side]   # no padding left queued
+    for folder in match.folders.values():
+        assert audit(folder.path).ok
+
+
+def test_a_sealed_plan_that_turns_uneven_is_void_in_part_and_submit_goes_on(tmp_path):
+    """K-DF-5: two shots at R1 and none at R2 is uneven: opened, one of them is void. `pbem
+    submit`, opening it, failed after signing with a KeyError (it read the rules' void item as
+    one of the engine's void orders); it now applies the packet and says which is void."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    units = [{"id": "B1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "M"},
+             {"id": "B2", "side": "blue", "row": "tank-1", "square": "0202", "cell": "02", "facing": "N", "order": "M"},
+             {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "21", "facing": "S", "order": "M"},
+             {"id": "R2", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "20", "facing": "S", "order": "M"}]
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="uneven",
+                  scenario_doc=scenario_doc({"columns": 6, "rows": 6, "units": units}))
+    first = drive_to(match, "fire")
+    second = "red" if first.side == "blue" else "blue"
+    me, them = ("B", "R") if first.side == "blue" else ("R", "B")
+    plan = [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
+            {"type": "fire", "unit": f"{me}2", "target": f"{them}1"}, {"type": "end"}]
+    match.send(first.side, plan, seal=True)
+    theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
+    match.send(second, theirs[:1] + [{"type": "end"}], seal=True)
+    events = []
+    for _ in range(12):
+        applied = step(match)
+        events += applied.events
+        if any(e["type"] == "fire" for e in applied.events):
+            break
+    void = [e["text"] for e in events if e["type"] == "void-item"]
+    assert len(void) == 1 and void[0].startswith(f"{first.side}'s sealed fire of ") and "is void" in void[0]
+    for folder in match.folders.values():
+        assert audit(folder.path).ok

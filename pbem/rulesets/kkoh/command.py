@@ -307,9 +307,13 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
 
 def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict]:
     """The items a side seals at Issuing Orders for its chit orders: one chit for each group
-    in order, the group's own chit again for a group given none. Fire plans are sealed as given."""
+    in order, the group's own chit again for a group given none. A fire plan as given, padded
+    with `end` to one item more than the side has units on the table: the number of items, which
+    the opponent sees before it seals its own, then tells nothing of the shots (K-DF-5: fire is
+    simultaneous; a probe read the count of shots off the seal)."""
     if need.kind != "orders":
-        return list(orders)
+        size = sum(1 for p in sc.side_pieces[need.side] if p in rules["pieces"]) + 1
+        return list(orders) + [{"type": "end"}] * (size - len(orders))
     board = Board(sc, rules)
     given: dict[tuple, str] = {}
     for order in orders:

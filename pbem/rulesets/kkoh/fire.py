@@ -229,7 +229,7 @@ def even_out(sc: Scenario, rules: dict, side: str, ctx, sealed: bool) -> None:
         if not found:
             return
         gone = shots.pop(found["shot"])
-        ctx.event("void", f"{side}'s {'sealed ' if sealed else ''}fire of {gone['unit']} at {gone['target']} is void: "
+        ctx.event("void-item", f"{side}'s {'sealed ' if sealed else ''}fire of {gone['unit']} at {gone['target']} is void: "
                   f"{uneven_words(found)}.", side=side,
                   order={"type": "fire", "unit": gone["unit"], "target": gone["target"]}, rule="K-DF-5")
 

@@ -664,20 +664,29 @@ def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> 
         else:
             _item(sc, rules, side, order, ctx)
         return
-    # opening: each opened item counts, legal or not; an illegal one is void (it cannot be resent)
+    # opening: each opened item counts, legal or not; an illegal one is void (it cannot be resent).
+    # Every item sealed belongs to the plan: after its `end`, the rest is padding (`end` again),
+    # which hides how many shots a plan holds (command.seal_items); never an order for later.
     xc["left"] -= 1
-    if kind == item:
+    if xc.get("ended"):
+        if kind != "end":
+            ctx.event("void-item", f"{side}'s sealed item of type {kind} is void: it comes after the end of the plan.",
+                      side=side, order=order, rule=need.rule)
+    elif kind == item:
         try:
             _item(sc, rules, side, order, ctx)
         except IllegalOrder as exc:
-            ctx.event("void", f"{side}'s sealed {kind} is void: {exc.message} ({exc.rule}).", side=side, order=order,
-                      rule=exc.rule)
-    elif kind != "end":
-        ctx.event("void", f"{side}'s sealed item of type {kind} is void: the step takes {item} and end.", side=side,
+            ctx.event("void-item", f"{side}'s sealed {kind} is void: {exc.message} ({exc.rule}).", side=side,
+                      order=order, rule=exc.rule)
+    elif kind == "end":
+        xc["ended"] = True
+    else:
+        ctx.event("void-item", f"{side}'s sealed item of type {kind} is void: the step takes {item} and end.", side=side,
                   order=order, rule=need.rule)
-    if kind == "end" or xc["left"] <= 0:
+    if xc["left"] <= 0:
         if xc["kind"] == "fire":
             fire.even_out(sc, rules, side, ctx, sealed=True)   # K-DF-5: the opened plan as a whole
+        xc.pop("ended", None)
         xc["open"].pop(0)
         xc["left"] = xc["sealed"][xc["open"][0]] if xc["open"] else 0
 
