@@ -5,7 +5,8 @@ leave its square when a friend behind it would be left behind an empty place, so
 front of its infantry, or the cover picture's tanks in front of their AIFVs, stood frozen; and
 a unit left behind a gap by Give Ground or a loss stayed there, fired upon as the front rank
 but not allowed to fire as one. Those behind the place a unit leaves now close up, and the
-report says so. Each test fails on the code before the fix."""
+report says so. Each test fails on the code before the fix, but the last guard, that a move's
+own cells behind an empty place are still refused."""
 
 from __future__ import annotations
 
@@ -97,8 +98,9 @@ def test_k_gm_2_a_unit_destroyed_in_front_leaves_no_gap():
 
 
 def test_k_gm_2_a_friend_entering_a_square_need_not_fill_a_hole():
-    """After the Give Ground above, 1.13.0 let a friend enter 0505 only into the hole left in
-    front of T2; facing E, or into cell 00, it was refused (K-GM-2)."""
+    """T1 gives ground out of 0505 under fire, leaving I1 behind its place: 1.13.0 let a friend
+    enter 0505 only into the hole in front of I1; facing E, or into cell 00, it was refused
+    (K-GM-2). I1 now steps up, and T2 enters either way."""
     units = [U("T1", "blue", "tank", "0505", "01", "N", "HA"), U("I1", "blue", "ri", "0505", "11", "N", "HA"),
              U("T2", "blue", "tank", "0405", "01", "E", "HA"),
              U("R1", "red", "tank", "0506", "21", "S", "HA"), U("R2", "red", "tank", "0909", "21", "S", "HA")]
@@ -128,7 +130,7 @@ def test_k_gm_2_facing_anew_in_the_square_lets_those_behind_step_up():
     assert layout.check_square(sc, st.Board(sc, rules), "0505") is None
 
 
-def test_k_gm_5_a_player_placing_a_unit_behind_a_gap_is_still_refused():
+def test_k_gm_2_a_player_placing_a_unit_behind_a_gap_is_still_refused():
     """Closing up moves those left behind, never a unit its order places: a move's own cells
     behind an empty place are refused as before."""
     from pbem.rulesets.base import IllegalOrder
@@ -157,3 +159,36 @@ def test_k_gm_2_attackers_occupying_leave_no_gap_behind_them():
         assault.answer(sc, rules, kind, assault.legal(sc, rules, kind)[0], ctx)
     assert rules["pieces"]["B0"]["sq"] == "0506"
     assert rules["pieces"]["B9"]["cell"] == "01" and [e["cells"] for e in ctx.of("close-up")] == [{"B9": "01"}]
+
+
+def test_k_ca_18_a_group_giving_ground_together_lands_a_group():
+    """R1 and R2, one battle group, give ground together from 0506: they keep one route and land
+    a group (K-CA-18); those left behind close up only once both have gone. (Closing up after
+    the first had gone left the second alone and out of its group, to roll its own route.)"""
+    from pbem.rulesets.kkoh import giveground
+
+    units = [U("R1", "red", "tank", "0506", "21", "S", "HD", group="g1"),
+             U("R2", "red", "tank", "0506", "20", "S", "HD", group="g1"),
+             U("B1", "blue", "tank", "0505", "01", "N", "HA")]
+    sc, rules = table(units, position=POS_AP(2))
+    board = st.Board(sc, rules)
+    ctx = Ctx([1] * 6)
+    giveground.give_ground(sc, board, ["R1", "R2"], "0505", ctx, "t1.test", fire=False, rule="K-CAR-1")
+    while giveground.waiting(rules):
+        giveground.answer(sc, rules, giveground.legal_places(rules)[0], ctx)
+    r1, r2 = rules["pieces"]["R1"], rules["pieces"]["R2"]
+    assert r1["sq"] == r2["sq"] != "0506" and r1.get("g") is not None and r1.get("g") == r2.get("g")
+
+
+def test_k_mov_3_a_unit_turns_in_its_square_where_the_one_behind_it_steps_up():
+    """T1 (02, facing N) turns to face E; I1 behind it (12) steps up to 02, and T1 takes the
+    east file's front-most place left: the turn is offered and taken. (Placing T1 before I1
+    stepped up put it in front of I1's new place, facing elsewhere, and refused the turn.)"""
+    units = [U("T1", "blue", "tank", "0505", "02", "N", "HA"), U("I1", "blue", "ri", "0505", "12", "N", "HA"),
+             U("R1", "red", "tank", "0909", "21", "S", "HA")]
+    sc, rules = table(units, position=POS_AP(2))
+    assert ("0505", "E") in _moves_of(sc, rules, "T1")
+    ctx = mv(sc, rules, ["T1"], "0505", "E", 2)
+    assert (rules["pieces"]["T1"]["f"], rules["pieces"]["I1"]["cell"]) == ("E", "02")
+    assert [e["type"] for e in ctx.events][:2] == ["move", "close-up"]      # the turn, then who steps up
+    assert layout.check_square(sc, st.Board(sc, rules), "0505") is None

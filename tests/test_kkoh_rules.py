@@ -872,9 +872,11 @@ def test_the_relief_of_an_over_full_square_is_offered_where_it_moves_one_unit_of
     order(type="hq", hq="B-HQ", to="0001")
     assert rules["step"] == "move1" and RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules)) == [relieving]
     order(**relieving)
-    # relieved: the step may end (G1, unmoved, may still move: nothing behind holds it, K-GM-7)
+    # relieved: the step may end, and G1, unmoved, may still leave: nothing behind holds it (K-GM-7)
     assert len(st.Board(sc, rules).at("0505")) == 6
-    assert {"type": "end"} in RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))
+    offered = RULESET.legal_orders(sc, rules, RULESET.next_step(sc, rules))
+    assert {"type": "end"} in offered
+    assert any(o["type"] == "move" and o["units"] == ["G1"] and o["to"] != "0505" for o in offered)
 
 
 def test_hd_and_lower_move_only_within_their_square():

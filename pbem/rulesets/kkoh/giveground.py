@@ -92,7 +92,7 @@ def give_ground(sc: Scenario, board: Board, pids: list[str], source: str, ctx, l
         for pid in order:
             board.leave_group(pid)     # under Direct Fire each unit Gives Ground alone (K-GG-4)
     rules["gg"] = {"units": order, "k": 0, "from": source, "label": label, "fire": fire, "rule": rule, "to": {},
-                   "routes": {}}
+                   "routes": {}, "left": []}
     _go_on(sc, board, ctx)
 
 
@@ -126,6 +126,9 @@ def _go_on(sc: Scenario, board: Board, ctx) -> None:
             return
         _settle(sc, board, pid, square, cells[0], path, start, ctx, None)
         job["k"] += 1
+    # those behind the places left close up once all have gone, not while a group is still on
+    # its way out (it keeps its route and lands a group, K-CA-18)
+    layout.close_ranks(sc, board, job["left"], ctx)
     _regroup(sc, board, job["units"], job["to"])
     del rules["gg"]
 
@@ -196,7 +199,9 @@ def _settle(sc: Scenario, board: Board, pid: str, square: str, cell: str, path: 
               else "") + f", to place {cell}, {how} ({job['rule']}, K-GG-5).", unit=pid, side=side, origin=start,
               to=square, path=path, cell=cell, places=offered or [cell], rule=job["rule"],
               **({"chosen_by": ctx.chosen_by} if offered else {}))
-    layout.close_ranks(sc, board, [start], ctx)    # those behind the place it left close up (K-GM-2)
+    if start not in job["left"]:
+        job["left"].append(start)      # its place there is closed up once the Give Ground is done (K-GM-2)
+        job["left"].sort()
     displace_markers(sc, board, square, side, ctx, f"where {pid} gives ground")
     # K-SFX-5 with K-GG-8: a vehicle rolls for minelets in each square it leaves, passes through or enters
     movement.after_step(sc, board, pid, start, square, ctx, f"{job['label']}.{job['k'] + 1}.mines", path)

@@ -97,14 +97,14 @@ def check_square(sc: Scenario, board: Board, square: str, groups: bool = True) -
     return check_entries(sc, square, {p: rules["pieces"][p] for p in board.at(square)}, groups)
 
 
-def close_up(sc: Scenario, entries: dict[str, dict], fixed=()) -> tuple[dict[str, str], list[str]]:
+def close_up(sc: Scenario, entries: dict[str, dict]) -> tuple[dict[str, str], list[str]]:
     """K-GM-2: "units that are facing an edge of a square are placed closest to that edge".
     When a unit leaves a square, is destroyed, or moves or faces anew inside it, those behind
     the place it left close up: each unit with an empty place in front of it steps forward,
     until none has (K-GM-7: any unit may leave whatever stands behind it). Then a battle
     group no longer in contact, or left with one unit, is a group no more (K-GM-5).
-    `entries` (piece -> its record, the caller's copies) change in place; `fixed`: units that
-    keep the cells given them. Returns ({piece: its new cell}, the pieces out of a group)."""
+    `entries` (piece -> its record, the caller's copies) change in place. Returns ({piece: its
+    new cell}, the pieces out of a group)."""
     by_cell = {rec["cell"]: p for p, rec in entries.items()}
     moved: dict[str, str] = {}
     stepping = True
@@ -113,7 +113,7 @@ def close_up(sc: Scenario, entries: dict[str, dict], fixed=()) -> tuple[dict[str
         for p in sorted(entries):
             rec = entries[p]
             ahead = in_front(rec["f"], rec["cell"])
-            if p not in fixed and ahead is not None and ahead not in by_cell:
+            if ahead is not None and ahead not in by_cell:
                 del by_cell[rec["cell"]]
                 by_cell[ahead] = p
                 rec["cell"] = moved[p] = ahead
@@ -124,8 +124,6 @@ def close_up(sc: Scenario, entries: dict[str, dict], fixed=()) -> tuple[dict[str
             groups.setdefault(rec["g"], []).append(p)
     dropped = []
     for members in groups.values():
-        if any(p in fixed for p in members):
-            continue     # a group the order forms or keeps is the order's to get right (K-GM-5)
         if len(members) < 2 or _check_group(sc, members, entries) is not None:
             for p in members:
                 entries[p].pop("g", None)
@@ -133,23 +131,29 @@ def close_up(sc: Scenario, entries: dict[str, dict], fixed=()) -> tuple[dict[str
     return moved, sorted(dropped)
 
 
-def close_ranks(sc: Scenario, board: Board, squares, ctx, fixed=()) -> None:
-    """`close_up` on the board, in each of `squares`, said in the report."""
+def close_ranks(sc: Scenario, board: Board, squares, ctx, absent=(), told: list | None = None) -> None:
+    """`close_up` on the board, in each of `squares`, said in the report; `absent`: pieces
+    about to take other places, whose present ones count as empty; `told`: where to keep the
+    events instead, for the caller to tell after its own."""
+    say = ctx.event if told is None else (lambda kind, text, **fields: told.append((kind, text, fields)))
     rules = board.rules
     for square in sorted(set(squares)):
-        entries = {p: dict(rules["pieces"][p]) for p in board.at(square)}
-        moved, dropped = close_up(sc, entries, fixed)
+        entries = {p: dict(rules["pieces"][p]) for p in board.at(square) if p not in absent}
+        moved, dropped = close_up(sc, entries)
         for p, cell in sorted(moved.items()):
             board.place(p, square, cell, entries[p]["f"])
         for p in dropped:
             rules["pieces"][p].pop("g", None)
+        broken = (f"{', '.join(dropped)} no longer form{'s' if len(dropped) == 1 else ''} a battle group (K-GM-5)"
+                  if dropped else "")
         if moved:
             steps = ", ".join(f"{p} steps up to cell {cell}" for p, cell in sorted(moved.items()))
             why = "to stand" if len(moved) == 1 else "each to stand"
-            broken = (f"; {', '.join(dropped)} no longer form{'s' if len(dropped) == 1 else ''} a battle group (K-GM-5)"
-                      if dropped else "")
-            ctx.event("close-up", f"In {square}, {steps}, {why} closest to the edge it faces (K-GM-2){broken}.",
-                      square=square, cells=dict(sorted(moved.items())), rule="K-GM-2")
+            say("close-up", f"In {square}, {steps}, {why} closest to the edge it faces (K-GM-2)"
+                + (f"; {broken}." if broken else "."), square=square, cells=dict(sorted(moved.items())),
+                groups_ended=dropped, rule="K-GM-2")
+        elif dropped:
+            say("close-up", f"In {square}, {broken}.", square=square, cells={}, groups_ended=dropped, rule="K-GM-5")
 
 
 def check_entries(sc: Scenario, square: str, entries: dict[str, dict], groups: bool = True,
@@ -225,15 +229,16 @@ def _check_group(sc: Scenario, members: list[str], entries: dict[str, dict]) -> 
 
 
 def place_cells(sc: Scenario, board: Board, square: str, movers: list[str], facing: str,
-                grouped: bool, keep: set[str] | None = None) -> list[str] | None:
+                grouped: bool, others: dict[str, dict] | None = None) -> list[str] | None:
     """Cells for `movers` (in order) facing `facing` in `square`, the front-most legal
     placement: every mover stands closest to its edge and, if `grouped`, the movers are in
-    edge contact. Pieces of `keep` already there stay where they are; the movers' own present
-    places count as free. None if there is no room."""
-    rules = board.rules
-    mine = set(movers)
-    taken = {rules["pieces"][p]["cell"]: p for p in board.at(square) if p not in mine}
-    facings = {cell: rules["pieces"][p]["f"] for cell, p in taken.items()}
+    edge contact. The other pieces stay where they are (or as `others`, their records, has
+    them: closed up once the movers have left their places); the movers' own present places
+    count as free. None if there is no room."""
+    if others is None:
+        others = {p: board.rules["pieces"][p] for p in board.at(square) if p not in set(movers)}
+    taken = {rec["cell"]: p for p, rec in others.items()}
+    facings = {rec["cell"]: rec["f"] for rec in others.values()}
     free = [c for c in PLACES[facing] if c not in taken]
     if len(free) < len(movers):
         return None

@@ -338,13 +338,11 @@ def _moved(sc: Scenario, rules: dict, plan: dict) -> dict:
     relief search reads (never stored)."""
     pieces = dict(rules["pieces"])
     movers = plan["units"] + plan["join"]
-    for p, cell in zip(movers, plan["cells"]):
-        pieces[p] = dict(pieces[p], sq=plan["to"], cell=cell, f=plan["facing"])
-        pieces[p].pop("g", None)
-    for square in sorted({plan["from"], plan["to"]}):
-        entries = {p: dict(r) for p, r in pieces.items() if r["sq"] == square}
-        layout.close_up(sc, entries, movers)
-        pieces.update(entries)
+    for square in sorted({plan["from"], plan["to"]}):      # as `move` leaves them (K-GM-2)
+        others = {p: dict(r) for p, r in pieces.items() if r["sq"] == square and p not in movers}
+        layout.close_up(sc, others)
+        pieces.update(others)
+    pieces.update(_with_movers(rules, {}, plan["to"], movers, plan["cells"], plan["facing"], False))
     moved = sorted(set(rules["ps"]["moved"]) | set(plan["units"]) | set(plan["join"]))
     return dict(rules, pieces=pieces, ps=dict(rules["ps"], moved=moved))
 
@@ -401,32 +399,19 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
     else:
         grouped = False
     movers = units + join
+    # the others in the square, those behind the places movers leave there stepped up (K-GM-2)
+    others = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in movers}
+    layout.close_up(sc, others)
     cells = order.get("cells")
     if cells is not None:
         if not isinstance(cells, list) or len(cells) != len(movers):
             raise IllegalOrder("K-GM-2", f"move: give one cell for each unit placed ({', '.join(movers)})", None)
     else:
-        cells = layout.place_cells(sc, board, to, movers, facing, grouped)
+        cells = layout.place_cells(sc, board, to, movers, facing, grouped, others)
         if cells is None:
             raise IllegalOrder("K-GM-1", f"move: there is no room for {', '.join(movers)} facing {facing} in {to} (at "
                                "most six units, three deep and three wide, each closest to its edge, K-GM-1/2/3)", None)
-    group = None
-    if grouped:
-        group = "new"
-    entries = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in movers}
-    for p, cell in zip(movers, cells):
-        entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=facing)
-        entries[p].pop("g", None)
-        if group:
-            entries[p]["g"] = group
-    # what is left of the movers' old groups, where they stood
-    for p in list(entries):
-        g = entries[p].get("g")
-        if g and g != "new" and p not in movers:
-            left = [q for q in entries if entries[q].get("g") == g]
-            if len(left) < 2:
-                entries[p].pop("g", None)
-    layout.close_up(sc, entries, movers)     # in its own square, those behind the movers' places step up
+    entries = _with_movers(rules, others, to, movers, cells, facing, grouped)
     why = layout.check_entries(sc, to, entries, count=False)   # over-full for now: K-MOV-5, check_relief
     if why:
         raise IllegalOrder("K-GM-2", f"move: {why}", None)
@@ -439,6 +424,19 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
     return {"units": units, "join": join, "from": here, "to": to, "facing": facing, "cells": cells, "grouped": grouped}
 
 
+def _with_movers(rules: dict, others: dict[str, dict], to: str, movers: list[str], cells: list[str], facing: str,
+                 grouped: bool) -> dict[str, dict]:
+    """The records of a square after a move: `others` (copies), and the movers in their cells,
+    out of their old groups, in a new one if `grouped`."""
+    entries = dict(others)
+    for p, cell in zip(movers, cells):
+        entries[p] = dict(rules["pieces"][p], sq=to, cell=cell, f=facing)
+        entries[p].pop("g", None)
+        if grouped:
+            entries[p]["g"] = "new"
+    return entries
+
+
 def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> None:
     board = Board(sc, rules)
     plan = plan_move(sc, board, side, order, ap)
@@ -446,6 +444,8 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
     here, to = plan["from"], plan["to"]
     for p in movers:
         board.leave_group(p)
+    told: list = []      # those behind the places movers leave there step up, told after the move
+    layout.close_ranks(sc, board, [to], ctx, absent=movers, told=told)
     group = board.new_group() if plan["grouped"] else None
     for p, cell in zip(movers, plan["cells"]):
         board.place(p, to, cell, plan["facing"])
@@ -466,8 +466,11 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
               + (", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
               + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
               rule="K-MOV-8" if here != to else "K-MOV-3")
-    layout.close_ranks(sc, board, {here, to}, ctx, movers)
-    if here != to:   # K-GG-2, K-CMK-4: enemy markers in the square entered are displaced, as on Give Ground
+    for kind, text, fields in told:
+        ctx.event(kind, text, **fields)
+    if here != to:
+        layout.close_ranks(sc, board, [here], ctx)       # those behind the places they left step up (K-GM-2)
+        # K-GG-2, K-CMK-4: enemy markers in the square entered are displaced, as on Give Ground
         from .giveground import displace_markers
 
         displace_markers(sc, board, to, side, ctx,
@@ -734,23 +737,12 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
                 continue
         facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
         others = {p: dict(pieces[p], sq=to) for p in board.at(to) if p not in body}
-        # what is left of the groups already there (the body's own are new, or none)
-        for p in list(others):
-            g = others[p].get("g")
-            if g and g != "new" and sum(1 for q in others if others[q].get("g") == g) < 2:
-                others[p].pop("g", None)
+        layout.close_up(sc, others)      # as `plan_move` has them
         for f in facings:
-            cells = layout.place_cells(sc, board, to, body, f, grouped)
+            cells = layout.place_cells(sc, board, to, body, f, grouped, others)
             if cells is None:
                 continue
-            entries = {p: dict(r) for p, r in others.items()}    # close_up steps records on
-            for p, cell in zip(body, cells):
-                entries[p] = dict(pieces[p], sq=to, cell=cell, f=f)
-                entries[p].pop("g", None)
-                if grouped:
-                    entries[p]["g"] = "new"
-            if to == here:
-                layout.close_up(sc, entries, body)
+            entries = _with_movers(rules, others, to, body, cells, f, grouped)
             if layout.check_entries(sc, to, entries) is None:
                 yield {"type": "move", "units": body, "to": to, "facing": f}
 
