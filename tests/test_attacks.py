@@ -1793,7 +1793,8 @@ def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_ga
     goes on past the first chain and audits clean. What a cheater could try is refused: an
     announcement before the chain runs short, a second one while one is pending, the new chain's
     first value one packet early, a nonce or an anchor of a chain already used (the genesis's
-    or one moved to), a malformed announcement, one in a sandbox game."""
+    or one moved to, either side's) or a value already revealed as its anchor, a malformed
+    announcement, one in a sandbox game."""
     from pbem.core import describe
     from pbem.core.audit import audit
     from tests.support.games import Match, sandbox
@@ -1846,6 +1847,13 @@ def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_ga
     refused(state, dict(body, next_chain=dict(body["next_chain"], anchor=chain["used"][0]["anchor"])), "reuses the anchor")
     refused(state, dict(body, next_chain=dict(body["next_chain"], nonce=g.side_entry("blue")["nonce"])), "reuses the nonce")
     refused(state, dict(body, next_chain=dict(body["next_chain"], anchor=g.side_entry("red")["anchor"])), "reuses the anchor")
+    # nor the opponent's chain, nor a value already out: red would reveal values blue knew before
+    # they were due, and the audit would call the dice unforeseeable (a probe of collusion)
+    blue = state["chains"]["blue"]
+    for taken in (dict(nonce=blue["used"][0]["nonce"]), dict(anchor=blue["used"][0]["anchor"]),
+                  dict(anchor=blue["value"]), dict(anchor=body["reveal"]["value"])):
+        refused(state, dict(body, next_chain=dict(body["next_chain"], **taken)),
+                "reuses the nonce" if "nonce" in taken else "reuses the anchor")
     engine.apply_packet(g, state, sign(body, key), "p.yaml")                 # its own fresh one is taken
 
     # back at the packet between the announcement and the new chain

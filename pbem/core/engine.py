@@ -351,19 +351,29 @@ def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
             raise VerificationError(f"{source}: `next_chain`: {side}'s chain has {length - reveal['index']} values left "
                                     f"after this packet; a next chain is announced when fewer than "
                                     f"{NEXT_CHAIN_WHEN_LEFT} are left (docs/protocol.md §5)")
-        nonces, anchors = used_chains(game, chain)
-        if announced["nonce"] in nonces or announced["anchor"] in anchors:
+        nonces, anchors = used_chains(game, state, chain)
+        if announced["nonce"] in nonces or announced["anchor"] in anchors | {reveal["value"]}:
             what = "nonce" if announced["nonce"] in nonces else "anchor"
-            raise VerificationError(f"{source}: `next_chain` reuses the {what} of a chain of this game; a new chain "
-                                    f"takes a fresh nonce and anchor, or its values are ones already revealed "
-                                    f"(docs/protocol.md §5)")
+            raise VerificationError(f"{source}: `next_chain` reuses the {what} of a chain of this game, or a value "
+                                    f"already revealed; a new chain takes a fresh nonce and anchor, or its values are "
+                                    f"ones already revealed (docs/protocol.md §5)")
 
 
-def used_chains(game: Game, chain: dict) -> tuple[set[str], set[str]]:
-    """The nonces and anchors of every chain of the game so far: the genesis's and those a
-    side has moved to (`chain` records its own in `used`)."""
-    entries = game.genesis["sides"] + chain.get("used", [])
-    return {entry["nonce"] for entry in entries}, {entry["anchor"] for entry in entries}
+def used_chains(game: Game, state: dict, chain: dict) -> tuple[set[str], set[str]]:
+    """The nonces of every chain of the game so far, either side's: the genesis's, those moved
+    to (each side's `used`), one announced (`next`); and the values no new chain may take as its
+    anchor: those chains' anchors, and each side's last value revealed. (A side that announced
+    its opponent's chain, or a value already out, would reveal values its opponent knew before
+    they were due, and an audit would call the game's dice unforeseeable: a cheaters' probe of
+    collusion.) `chain`: the announcing side's chain in force, its `used` with the one it may
+    just have moved to."""
+    entries = list(game.genesis["sides"]) + chain.get("used", [])
+    values = set()
+    for record in state["chains"].values():
+        entries += record.get("used", []) + ([record["next"]] if "next" in record else [])
+        if record.get("value"):
+            values.add(record["value"])
+    return {entry["nonce"] for entry in entries}, {entry["anchor"] for entry in entries} | values
 
 
 def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
