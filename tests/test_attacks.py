@@ -514,6 +514,19 @@ def test_07_a_tampered_report_is_reported_with_its_first_differing_line(table):
     assert f"field line {number + 1}: expected {original!r}, found {lines[number]!r}" in first
 
 
+@pytest.mark.parametrize("change", [lambda text: text + "\n\n\n\n", lambda text: text.rstrip("\n")])
+def test_07_blank_lines_added_to_or_taken_from_the_end_of_a_report_are_reported(table, change):
+    """A probe: empty lines at the end of a report were never a differing line, and it audited
+    clean. (Line endings written as CRLF by a mail program are the same report.)"""
+    blue = _played(table)
+    path = blue / "aar" / "0002.md"
+    text = path.read_text()
+    path.write_bytes(text.replace("\n", "\r\n").encode())
+    ok(run("audit", blue))
+    path.write_text(change(text))
+    rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report differs from the replay in its empty lines at the end")
+
+
 # --- 8. forged reveal ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("forge, words", [
@@ -1340,6 +1353,35 @@ def test_25_a_reencoded_signature_is_refused_and_is_never_equivocation(table, ho
     shutil.copy(table.mail / f"mail-{table._posted}.yaml", blue / "packets" / "0003-red.zzz.yaml")
     first = rejected(blue, ["audit", blue], 3, "packets/0003-red.zzz.yaml", words)
     assert "fork" not in first
+
+
+def test_3_a_packet_of_another_game_of_the_same_keys_is_never_equivocation(table, tmp_path):
+    """Two games of the same two keys: packet 1 of the second, given to the first once its own
+    packet 1 is applied, was called "equivocation: red signed two different packets", a false
+    accusation (a probe). It is a packet of another game."""
+    one = _cli_handshake(tmp_path, table.key_files, name="one")
+    two = _cli_handshake(tmp_path, table.key_files, name="two")
+    orders = table.post("orders: []\n", "o.yaml")
+    ok(run("submit", one["red"], orders, "--key", table.key_files["red"], "--out", tmp_path / "p1.yaml"))
+    ok(run("submit", two["red"], orders, "--key", table.key_files["red"], "--out", tmp_path / "q1.yaml"))
+    ok(run("adjudicate", one["blue"], tmp_path / "p1.yaml"))
+    first = rejected(one["blue"], ["adjudicate", one["blue"], tmp_path / "q1.yaml"], 3, "the packet belongs to game")
+    assert "equivocation" not in first
+
+
+def test_3_audit_names_a_packet_of_another_game_put_in_a_folder_as_one(table, tmp_path):
+    """Packet 2 of a second game of the same keys put in the place of the first's: audit said
+    its sender had "adjudicated another packet 1" (a probe); it is a packet of another game."""
+    one = _cli_handshake(tmp_path, table.key_files, name="one")
+    two = _cli_handshake(tmp_path, table.key_files, name="two")
+    orders = table.post("orders: []\n", "o.yaml")
+    for dirs, name in ((one, "p"), (two, "q")):
+        ok(run("submit", dirs["red"], orders, "--key", table.key_files["red"], "--out", tmp_path / f"{name}1.yaml"))
+        ok(run("adjudicate", dirs["blue"], tmp_path / f"{name}1.yaml"))
+        ok(run("submit", dirs["blue"], orders, "--key", table.key_files["blue"]))
+    shutil.copy(two["blue"] / "packets" / "0002-blue.yaml", one["blue"] / "packets" / "0002-blue.yaml")
+    first = fails(run("audit", one["blue"]), 3, "packets/0002-blue.yaml", "a packet of another game")
+    assert "adjudicated another packet" not in first
 
 
 # --- 26. a rigged state is refused by every command ------------------------------------------------------

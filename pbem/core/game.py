@@ -417,6 +417,11 @@ def files_of(game: engine.Game, new: dict, events: list[dict], source: str) -> t
 
 def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -> None:
     """A packet whose seq is already stored: a replay, a crash recovery, or a fork."""
+    if packet.get("game") != folder.game.game_id:
+        # a packet of another game of the same two keys is no second packet of this one: calling it
+        # equivocation would accuse its sender falsely (a probe)
+        raise VerificationError(f"{source}: the packet belongs to game {shown(str(packet.get('game')))}, not to this game "
+                                f"{folder.game.game_id}")
     stored, _ = read_packet(stored_path, folder.relative(stored_path))
     same = packet_id(stored) == packet_id(packet)
     if same and packet["seq"] == folder.state["seq"] + 1:
