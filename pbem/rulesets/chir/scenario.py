@@ -139,9 +139,10 @@ _HEXSIDE = re.compile(r"([0-9]{4})/([0-9]{4})\Z")
 
 
 def _off_map(node: Any, hexes: frozenset[str], path: str = "map") -> tuple[str, str] | None:
-    """The first hex or hexside the map part of a scenario names (as a value, or as a key of
-    its terrain) that is not on its map: (where, what); None if every one is. A set-up front
-    off the map was accepted, and the first picture of the board failed (a cheater's probe)."""
+    """The first hex or hexside a part of a scenario names (as a value, or as a key of the
+    map's terrain) that is not on its map: (where, what); None if every one is. A set-up front
+    or a place off the map was accepted, and the first picture of the board failed (a
+    cheater's probe, and a review)."""
     if isinstance(node, str):
         side = _HEXSIDE.match(node)
         named = side.groups() if side else (node,) if _HEX.match(node) else ()
@@ -205,7 +206,8 @@ class Scenario:
         self.grid = HexMap.rectangle(HexIdFormat(m["format"]["layout"], 2), range(c0, c1 + 1), range(r0, r1 + 1))
         self.ids: tuple[str, ...] = self.grid.ids
         self.hexes = frozenset(self.ids)
-        off = _off_map(m, self.hexes)
+        off = next((found for part in ("map", "oob", "victory") if (found := _off_map(doc[part], self.hexes, part))),
+                   None)
         if off is not None:
             raise ValueError(f"chir scenario: {off[0]} names {off[1]}, which is not on the map (hexes {self.ids[0]} to "
                              f"{self.ids[-1]})")
