@@ -1259,16 +1259,21 @@ def test_20_23_a_kill_in_submit_seal_never_loses_what_it_sealed(blind, tmp_path,
     ok(run("audit", south))
 
 
-def test_23_a_seal_refused_before_its_packet_is_filed_keeps_nothing(blind, monkeypatch):
+@pytest.mark.parametrize("private_before", [False, True])
+def test_23_a_seal_refused_before_its_packet_is_filed_keeps_nothing(blind, monkeypatch, private_before):
     """The items are kept before the packet is written, and taken away again when it is not:
-    an interrupt before the packet is filed leaves no private items of a packet never sent."""
+    an interrupt before the packet is filed leaves no private items of a packet never sent,
+    and the folder as it was (the private folder only if the seal made it)."""
     plan = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
     north = blind.dirs["north"]
+    if private_before:
+        (north / "private").mkdir(mode=0o700)
     with monkeypatch.context() as patch:
         patch.setattr(game.os, "link", _failing(os.link, {1}, KeyboardInterrupt()))
         assert run("submit", north, plan, "--key", blind.key_files["north"], "--seal").exit_code != 0
     assert not (north / "packets" / "0001-north.yaml").exists()
     assert not (north / "private" / "seal-0001-north.yaml").exists()
+    assert (north / "private").exists() is private_before
 
 
 @pytest.mark.parametrize("item, words", [

@@ -775,20 +775,20 @@ def test_4_1_to_4_4_points():
 
 
 @pytest.mark.parametrize("where, change, words", [
-    ("map.setup.soviet.G.front[3]", lambda m: m["setup"]["soviet"]["G"]["front"].__setitem__(3, "0000"), "0000"),
-    ("map.bridges[0].hexside", lambda m: m["bridges"][0].__setitem__("hexside", "1930/9930"), "1930/9930"),
-    ("map.setup.red_star.hexes[0]", lambda m: m["setup"]["red_star"]["hexes"].__setitem__(0, "4545"), "4545"),
-    ("victory.places.list[0].hexes[0]", lambda m, d: d["victory"]["places"]["list"][0]["hexes"].__setitem__(0, "0000"),
+    ("map.setup.soviet.G.front[3]", lambda d: d["map"]["setup"]["soviet"]["G"]["front"].__setitem__(3, "0000"), "0000"),
+    ("map.bridges[0].hexside", lambda d: d["map"]["bridges"][0].__setitem__("hexside", "1930/9930"), "1930/9930"),
+    ("map.setup.red_star.hexes[0]", lambda d: d["map"]["setup"]["red_star"]["hexes"].__setitem__(0, "4545"), "4545"),
+    ("victory.places.list[0].hexes[0]", lambda d: d["victory"]["places"]["list"][0]["hexes"].__setitem__(0, "0000"),
      "0000"),
 ])
 def test_a_scenario_naming_a_hex_off_its_map_cannot_be_set_up(where, change, words):
     """A set-up front off the map was accepted by `pbem new`, `join` and `status`, and the
     first picture of the board failed with a traceback (a cheater's probe): every hex and
-    hexside the map part names must be on the map."""
+    hexside the map, the order of battle and the victory conditions name must be on the map."""
     from pbem.rulesets.chir import RULESET, scenario
 
     doc = RULESET.scenarios["historical"]()
-    change(doc["map"]) if change.__code__.co_argcount == 1 else change(doc["map"], doc)
+    change(doc)
     with pytest.raises(ValueError) as info:
         scenario.Scenario(doc, {})
     assert str(info.value) == f"chir scenario: {where} names {words}, which is not on the map (hexes 1001 to 4344)"

@@ -650,7 +650,7 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
     Path("forged.yaml").write_text(dumps(forged))
     refused = run("new", "a", "--ruleset", "stalingrad", "--scenario", "./forged.yaml", *sides, code=4).stderr
     assert refused.startswith("pbem: the proposal: the scenario cannot be set up: areas[0].name holds \\x0a, a line "
-                              "break or control character")
+                              "break, control or invisible formatting character")
     crafted = genesis.propose(rulesets.get("stalingrad"), {"german": keys.load_public_key_file("keys/alice.pub"),
                                                            "soviet": keys.load_public_key_file("keys/bob.pub")},
                               keys.load_private_key(Path("keys/alice")), scenario_doc=forged, created="x")

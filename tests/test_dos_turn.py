@@ -843,19 +843,20 @@ def test_the_random_planner_lets_the_standing_order_draw_the_soviet_selection_fi
     assert f"soviet order {len(orders)} of packet 1" in "\n".join(e["text"] for e in applied.events)
 
 
-@pytest.mark.parametrize("railhead", ["placed", "used"])
+@pytest.mark.parametrize("railhead", ["placed", "used", "unused"])
 def test_19_17_the_volga_is_judged_on_the_supply_of_the_game_turn_the_inter_phase_closes(railhead):
     """G/57 on the Volga (N2114) is 16 MP from the end of the Axis rail (N0812): only a railhead
     on Tr/1 (N0912) supplies it. One the inter-phase places supplies "during the immediately
     subsequent Game-Turn" (12.33), so it earns no 19.17 VP now (1.13.0 gave it); one that
     supplied G/57 in the Game-Turn closing still counts, though the inter-phase removes it
-    (1.13.0 removed it first and gave none)."""
+    (1.13.0 removed it first and gave none); one that supplied nobody until then is used by
+    this judgement, and goes as a used one does (README, 4.2 D)."""
     cleared = rail_path_to("N0812")
     units = {"G/57": {"hex": "N2114"}, "Tr/1": {"hex": "N0912"}, "G/257": {"hex": "N0554"}}
     rules = at(turn=5, player="soviet", phase="interdiction", units=units, cleared=cleared,
                control={h: "axis" for h in cleared})
-    if railhead == "used":
-        rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"], "used": True}]
+    if railhead != "placed":
+        rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"], "used": railhead == "used"}]
     ctx = play(rules, [{"type": "end"}], dice=[2], policies={"rail_clearing": "none", "truck_railheads": "auto"})
     texts = [e["text"] for e in events_of(ctx, "railhead")]
     if railhead == "placed":

@@ -165,3 +165,14 @@ def test_a_named_pipe_in_a_game_folder_is_refused_not_waited_on(sandbox_game, na
     result = without_hanging(fifo, lambda: run(command[0], sandbox_game, *command[1:]))
     assert refused(result, 4) == f"pbem: {name}: is not a regular file but a named pipe"
     assert snapshot(sandbox_game) == before and not Path("m.svg").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open descriptors in /proc")
+def test_read_bounded_refuses_a_folder_and_keeps_no_descriptor_open(tmp_path):
+    """A review: each refusal of a folder left its descriptor open."""
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(FileError) as refusal:
+            canonical.read_bounded(tmp_path, "states")
+        assert refusal.value.message == "states: is a folder, not a file"
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -351,3 +351,17 @@ def test_the_joiner_is_told_what_he_does_next_for_his_own_side(tmp_path, monkeyp
     assert hint == ("first packet: from red (the player of red: `pbem orders sbs --side red`; anyone following the "
                     "game: `pbem adjudicate sbs PACKET` for each packet, in order)")
     assert run("orders", "sbs", "--side", "red").startswith("# pbem orders for red")
+
+
+@pytest.mark.parametrize("document, where, char", [
+    ({"areas": [{"name": "ok"}, {"name": "Mechetka\nResult: Soviet victory"}]}, "areas[1].name", "\n"),
+    ({"units": {"german\u202e": []}}, "units (the key german\\u202e)", "\u202e"),
+    ({"levels": [{"level": "win\u200b"}]}, "levels[0].level", "\u200b"),
+    ({"turns": 6, "names": ["a", "b"], 7: "x"}, None, None),
+])
+def test_first_unsafe_names_where_a_scenario_text_could_forge_a_line(document, where, char):
+    """The path and the character a scenario refused at join is named by (game.py): a line
+    break, a bidi override in a key, a zero-width space; nothing in plain text."""
+    from pbem.core.text import first_unsafe
+
+    assert first_unsafe(document) == ((where, char) if where else None)

@@ -922,12 +922,17 @@ def read_bounded(path: str | Path, source: str | None = None) -> bytes:
     try:
         # O_NONBLOCK: opening a pipe returns at once; what was opened is then known by its
         # descriptor, so nothing can be put in its place between a look and the read
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY), "rb") as handle:
-            status = os.fstat(handle.fileno())
-            if stat.S_ISDIR(status.st_mode):
-                raise FileError(f"{name}: is a folder, not a file")
-            if not stat.S_ISREG(status.st_mode):
-                raise FileError(f"{name}: is not a regular file but {_kind(status.st_mode)}")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        try:
+            status = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        if not stat.S_ISREG(status.st_mode):
+            os.close(fd)
+            raise FileError(f"{name}: is a folder, not a file" if stat.S_ISDIR(status.st_mode) else
+                            f"{name}: is not a regular file but {_kind(status.st_mode)}")
+        with open(fd, "rb") as handle:
             size = status.st_size
             # as many bytes as the file has and one more (a file that grows as it is read
             # is read on, to the limit): asking for the whole limit at once would allocate
@@ -947,10 +952,11 @@ def read_bounded(path: str | Path, source: str | None = None) -> bytes:
 
 
 def _kind(mode: int) -> str:
-    """What a file that is not a regular one is, in words."""
+    """What a file that is neither regular nor a folder is, in words (a socket cannot be
+    opened at all: `cannot be read`)."""
     import stat
 
-    return ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
+    return ("a named pipe" if stat.S_ISFIFO(mode) else
             "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
 
 

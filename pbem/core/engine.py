@@ -438,7 +438,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
                  lookahead: bool = False) -> tuple[dict, list[dict]]:
     """Verify and apply packet k; return state k and the events for its AAR. With `lookahead`,
     the packet is a stand-in (a preview, a foresight): it need not answer the decision its
-    side is awaited for.
+    side is awaited for, nor give the sealed orders.
 
     Raises VerificationError (exit 3) or RulesError (exit 1); never partially applies."""
     if verify:
@@ -475,8 +475,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
 
     # b. What was queued before packet k resolves with segment k's dice.
     run.resolve(rolls=True)
-    awaited = _awaited_decision(state, side)
-    awaited_seal = _awaited_seal(state, side)
+    awaited, awaited_seal = _awaited(state, side, "decision"), _awaited(state, side, "sealed orders")
     events.append({"type": "takes-effect", "text": f"Packet {k} from {side} takes effect"
                    + (" (its orders roll no die of this segment)." if game.secure else "."), "seq": k, "side": side})
 
@@ -551,18 +550,11 @@ def _set_due(game: Game, state: dict) -> None:
                                f"{need.side} has none sealed")
 
 
-def _awaited_decision(state: dict, side: str) -> dict | None:
-    """The decision state k-1 waits for from `side`, which packet k must answer (§2.3)."""
+def _awaited(state: dict, side: str, what: str) -> dict | None:
+    """What state k-1 waits for from `side` (`what`: "decision", which packet k must answer,
+    §2.3; "sealed orders", which packet k must give, §8), or None."""
     awaiting = state["awaiting"]
-    if awaiting and awaiting.get("waiting_for") == "decision" and awaiting["need"]["side"] == side:
-        return awaiting
-    return None
-
-
-def _awaited_seal(state: dict, side: str) -> dict | None:
-    """The sealed orders state k-1 waits for from `side`, which packet k must seal (§8)."""
-    awaiting = state["awaiting"]
-    if awaiting and awaiting.get("waiting_for") == "sealed orders" and awaiting["need"]["side"] == side:
+    if awaiting and awaiting.get("waiting_for") == what and awaiting["need"]["side"] == side:
         return awaiting
     return None
 

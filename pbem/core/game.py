@@ -101,8 +101,9 @@ def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tup
     if unsafe is not None:
         # its names reach `pbem status` and `pbem show` as they are: a line break would print a
         # line of the proposer's making there, a forged die or verdict (a cheater's probe)
-        raise FileError(f"{source}: the scenario cannot be set up: {unsafe[0]} holds {shown(unsafe[1])}, a line break "
-                        f"or control character; every text of a scenario is one line of plain characters")
+        raise FileError(f"{source}: the scenario cannot be set up: {unsafe[0]} holds {shown(unsafe[1])}, a line break, "
+                        f"control or invisible formatting character; every text of a scenario is one line of plain "
+                        f"characters")
     try:
         world = _scenario(ruleset.id, canonical(document["scenario"]).decode(), canonical(options).decode(), kept)
     except _Unplayable as exc:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pbem.core.canonical import dumps, load_mapping
 from pbem.core.errors import FileError, VerificationError
+from pbem.core.game import write_new
 
 SALT_DOMAIN = b"pbem-seal-salt-v1\n"
 PRIVATE = "private"
@@ -41,19 +42,20 @@ def path(folder: Any, seq: int, side: str) -> Path:
     return Path(folder.path) / PRIVATE / f"seal-{seq:04d}-{side}.yaml"
 
 
-def keep(folder: Any, seq: int, side: str, items: list, item_salts: list[bytes]) -> None:
+def keep(folder: Any, seq: int, side: str, items: list, item_salts: list[bytes]) -> bool:
+    """Keep the items of a seal; whether that made the private folder."""
     target = path(folder, seq, side)
+    made = not target.parent.exists()
     target.parent.mkdir(mode=0o700, exist_ok=True)
     text = ("# pbem: orders you sealed; keep this file private until your next packet opens them.\n"
             + dumps({"seq": seq, "side": side, "items": items, "salts": [s.hex() for s in item_salts]}))
-    from pbem.core.game import write_new
-
     write_new(target, text, replace=True, mode=0o600)   # a second try at one seq seals anew
+    return made
 
 
 def forget(folder: Any, seq: int, side: str, tidy: bool = False) -> None:
-    """Forget a kept seal; with `tidy`, also the private folder if that leaves it empty (a
-    refused packet changes nothing in the folder)."""
+    """Forget a kept seal; with `tidy`, also the private folder `keep` made for it, if that
+    leaves it empty (a refused packet changes nothing in the folder)."""
     target = path(folder, seq, side)
     try:
         os.unlink(target)

@@ -138,15 +138,16 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
                                   policies, folder)
         return tried
     text = game.packet_yaml(packet)
+    made = False
     if sealed_items is not None:
         # kept before the packet is written: a crash between the two must not lose what it seals
         # (a cheater's probe: the sealer could never open the seal, nor send another packet)
-        sealing.keep(folder, seq, side, sealed_items, salts)
+        made = sealing.keep(folder, seq, side, sealed_items, salts)
     try:
         applied = game.adjudicate(folder, packet, text.encode("utf-8"), source)
     except BaseException as exc:
         if sealed_items is not None and not stored.exists():
-            sealing.forget(folder, seq, side, tidy=True)   # nothing signed went into the folder: nothing sealed
+            sealing.forget(folder, seq, side, tidy=made)   # nothing signed went into the folder: nothing sealed
         if isinstance(exc, VerificationError):   # our own packet failing verification is a bug or a wrong key
             raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
         raise

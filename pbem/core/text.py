@@ -45,8 +45,10 @@ def first_unsafe(document: Any, path: str = "") -> tuple[str, str] | None:
         return (path or "(the text)", found.group()) if found else None
     if isinstance(document, dict):
         for key, value in document.items():
-            found = first_unsafe(key, f"{path} (a key)" if path else "(a key)") or \
-                first_unsafe(value, f"{path}.{key}" if path else str(key))
+            bad = _UNSAFE_ANY.search(key) if isinstance(key, str) else None
+            if bad:
+                return (f"{path} (the key {shown(key)})" if path else f"the key {shown(key)}"), bad.group()
+            found = first_unsafe(value, f"{path}.{key}" if path else str(key))
             if found:
                 return found
     elif isinstance(document, list):

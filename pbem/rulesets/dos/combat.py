@@ -890,15 +890,13 @@ def _attacker_part(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     if c["engaged"]:
         _begin_loss(sc, rules, c, "att", 1 * factor, ctx)
         return
+    if a in ("Ae", "A1", "A2"):
+        c["att_origins"] = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
     if a == "Ae":
-        origins = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
         _eliminate(sc, rules, c["units"] + c.get("hqs", []), ctx, "9.66")
-        c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
-        c["att_eliminated"] = list(c["att_vacated"])
         _after_attacker(sc, rules, c, ctx)
         return
     if a in ("A1", "A2"):
-        c["att_origins"] = sorted({st.hex_of(rules, u) for u in c["units"] if st.on_map(rules, u)})
         if c.get("att_choice") == "retreat":
             _begin_retreat(sc, rules, c, "att", _steps_of(a), ctx)
         else:
@@ -908,14 +906,14 @@ def _attacker_part(sc: Scenario, rules: dict, c: dict, ctx) -> None:
 
 
 def _after_attacker(sc: Scenario, rules: dict, c: dict, ctx) -> None:
-    """The attackers' hexes an A1 or A2 emptied, by retreat or by the loss of their last steps,
-    open to the defender's advance (9.81, 9.87), two hexes where every unit was eliminated
-    (9.86), as for the defender's hexes after a D1 or D2."""
-    if (c["att_part"] == "A1" or c["att_part"] == "A2") and "att_vacated" not in c:
+    """The attackers' hexes an Ae, A1 or A2 emptied, by elimination, retreat or the loss of their
+    last steps, open to the defender's advance (9.81, 9.87), an advance of two hexes from a hex
+    where every unit was eliminated (9.86), as for the defender's hexes after a De, D1 or D2."""
+    if c["att_part"] in ("Ae", "A1", "A2") and "att_vacated" not in c:
         origins = c.get("att_origins", [])
         c["att_vacated"] = [h for h in origins if not _holds(sc, rules, h, c["att"])]
-        c["att_eliminated"] = (_wiped_out(sc, c, c["att_vacated"], c["att"]) if c.get("att_choice") == "retreat"
-                               else list(c["att_vacated"]))
+        retreated = c["att_part"] != "Ae" and c.get("att_choice") == "retreat"
+        c["att_eliminated"] = _wiped_out(sc, c, c["att_vacated"], c["att"]) if retreated else list(c["att_vacated"])
     if c["kind"] == "overrun":
         _overrun_outcome(sc, rules, c, ctx)
         return

@@ -209,6 +209,26 @@ def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     return out
 
 
+def linked_trucks(sc: Scenario, rules: dict) -> set[str]:
+    """The trucks that are "part of a Truck Supply Chain" (12.23): within five hexes of an Axis
+    source, or of a truck that is (12.31), however `chains` strings them (it takes each next
+    truck in id order, so a branch of two trucks near one is in no chain of its own)."""
+    lines = sp.lines_of(sc, rules, "axis")
+    sources = set(lines.sources())
+    trucks = sorted(u for u, w in rules["units"].items() if sc.units[u].truck and w not in st.OFF_MAP)
+    where = {u: sc.idx[st.hex_of(rules, u)] for u in trucks}
+    reach = {u: lines.within(where[u], TRUCK_REACH) for u in trucks}
+    linked = [u for u in trucks if any(h in sources for h in reach[u])]
+    seen = set(linked)
+    while linked:
+        near = reach[linked.pop()]
+        for u in trucks:
+            if u not in seen and where[u] in near:
+                seen.add(u)
+                linked.append(u)
+    return seen
+
+
 def railhead_plan(sc: Scenario, rules: dict) -> dict:
     """12.32-12.35: a railhead on the first truck of each chain that has none (unless one was
     used on it this turn, 12.36); an unused railhead moves on to the next truck of its chain."""
@@ -251,13 +271,14 @@ def _apply_railheads(sc: Scenario, rules: dict, order: dict, options: list[dict]
 # --- 4.2 D: the Game-Turn Record Inter-Phase ---------------------------------------------------------------
 
 def stage_interphase(sc: Scenario, rules: dict, ctx) -> None:
-    """Air units back to 0 (14.7); used railheads go (12.33, 12.36); the Axis clears rail (6.42)
-    and places or moves railheads (12.32-12.35); then the VP of the inter-phase."""
+    """The Volga judged on the Game-Turn's supply (19.17); air units back to 0 (14.7); used
+    railheads go (12.33, 12.36); the Axis clears rail (6.42) and places or moves railheads
+    (12.32-12.35); then the VP of the inter-phase."""
     ps = rules["ps"]
     if not ps.get("interphase_begun"):
         ps["interphase_begun"] = True
-        air.reset(rules)
         ps["volga_supplied"] = victory.volga_supplied(sc, rules)      # 19.17, before railheads go or come
+        air.reset(rules)
         used = [r for r in rules["railheads"] if r["used"]]
         if used:
             rules["railheads"] = [r for r in rules["railheads"] if not r["used"]]

@@ -308,6 +308,12 @@ def drop_railheads(sc: Scenario, rules: dict, uid: str, ctx_event) -> None:
 
 # --- move ------------------------------------------------------------------------------------------
 
+def may_withdraw(rules: dict, uid: str) -> bool:
+    """18.15: a Soviet unit may make a strategic withdrawal unless, in the Mechanized Movement
+    Phase, it attacked in the Player-Turn's Combat Phase."""
+    return not (rules["phase"] == "mech" and st.has(rules["pt"]["attacked"], uid))
+
+
 def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     units, start = _units(sc, rules, side, order, "6.1")
     _check_can_move(sc, rules, units, "6.1")
@@ -315,7 +321,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     if withdraw:
         if side != "soviet":
             raise IllegalOrder("18.1", "only the Soviet player makes strategic withdrawals", None)
-        if rules["phase"] == "mech" and any(st.has(rules["pt"]["attacked"], u) for u in units):
+        if not all(may_withdraw(rules, u) for u in units):
             raise IllegalOrder("18.15", "a unit that attacked this player-turn may not make a strategic withdrawal", None)
     ctx_ = context(sc, rules, side)
     board = ctx_.enemy                               # the enemy's units: whom the move may displace
@@ -739,7 +745,7 @@ def unit_options(sc: Scenario, rules: dict, side: str, uid: str) -> list[dict]:
     if not sc.units[uid].air and may_move(sc, rules, uid) is None:
         plain = [] if held else _moves(sc, rules, ctx, board, [uid], start)
         out += plain
-        if side == "soviet" and not (rules["phase"] == "mech" and st.has(rules["pt"]["attacked"], uid)):   # 18.15
+        if side == "soviet" and may_withdraw(rules, uid):
             reached = {o["path"][-1] for o in plain}
             out += [o for o in _moves(sc, rules, ctx, board, [uid], start, withdraw=True) if o["path"][-1] not in reached]
     if not held and may_move(sc, rules, uid, rail=True) is None:

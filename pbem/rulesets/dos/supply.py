@@ -345,9 +345,9 @@ def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
     so not once enemy units or zones of control cut the chain from every source (12.31)."""
     if side != "axis" or not rules["railheads"]:
         return []
-    from .interphase import chains      # (interphase reads supply)
+    from .interphase import linked_trucks      # (interphase reads supply)
 
-    linked = {u for chain in chains(sc, rules) for u in chain}
+    linked = linked_trucks(sc, rules)
     return [(k, sc.idx[st.hex_of(rules, r["truck"])]) for k, r in enumerate(rules["railheads"])
             if st.on_map(rules, r["truck"]) and r["truck"] in linked]
 
