@@ -816,6 +816,17 @@ def test_3_3_a_hex_holding_units_is_their_sides_whatever_zones_reach_it():
     assert of("2724") == "german"
 
 
+def test_4_4_8_5_2_a_unit_on_the_exit_hex_in_an_enemy_zoc_is_offered_its_exit():
+    """26TC/216 on the exit hex 1020, in the zone of control of 11Pz/110I: it may leave by a
+    tactical retreat (8.5.2) and then the map (4.4), which the engine took but never offered
+    (a rules probe: the options hold what the engine accepts)."""
+    rules = position({"26TC/216": {"hex": "1020"}, "11Pz/110I": {"hex": "1121"}})
+    exit_order = {"type": "move", "units": ["26TC/216"], "path": [], "exit": True}
+    assert exit_order in RULESET.legal_orders(SCENARIO, rules, next_step(rules))
+    ctx = play(rules, exit_order, dice=[1])
+    assert ctx.of("tactical-retreat") and ctx.of("exit") and rules["units"]["26TC/216"] == "exited"
+
+
 def test_4_4_an_exit_line_runs_through_a_hex_soviet_units_have_held_since_set_up():
     """4.4's line may not pass hexes "under German control": a hex Soviet units hold is not,
     though they never moved into it (3.3). With a strength-2 battalion, whose zone of control

@@ -519,8 +519,9 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         moves, orders = search.move_options(start, us, limit)
         fits, alone = v.fitting(us)
         found = search.found
-        if start in exits and start not in v.ezoc and sc.exit_cost <= limit:
-            out.append({"type": "move", "units": us, "path": [], "exit": True})     # 4.4: from where they stand
+        if start in exits and sc.exit_cost <= limit:
+            # 4.4: from where they stand; out of an Enemy ZOC by a tactical retreat first (8.5.2)
+            out.append({"type": "move", "units": us, "path": [], "exit": True})
         if any(e != start and e in found and found[e][0] <= limit for e in exits):
             for dest, order in moves:
                 if fits(dest):
