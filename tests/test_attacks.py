@@ -1897,8 +1897,10 @@ def test_a_short_chain_is_followed_by_the_next_one_its_side_announced_and_the_ga
     # nor the opponent's chain, nor a value already out: red would reveal values blue knew before
     # they were due, and the audit would call the dice unforeseeable (a probe of collusion)
     blue = state["chains"]["blue"]
+    earlier = dice.chain_step(dice.chain_step(dice.chain_step(bytes.fromhex(blue["value"])))).hex()   # 3 back
+    assert blue["index"] > 3
     for taken in (dict(nonce=blue["used"][0]["nonce"]), dict(anchor=blue["used"][0]["anchor"]),
-                  dict(anchor=blue["value"]), dict(anchor=body["reveal"]["value"])):
+                  dict(anchor=blue["value"]), dict(anchor=earlier), dict(anchor=body["reveal"]["value"])):
         refused(state, dict(body, next_chain=dict(body["next_chain"], **taken)),
                 "reuses the nonce" if "nonce" in taken else "reuses the anchor")
     engine.apply_packet(g, state, sign(body, key), "p.yaml")                 # its own fresh one is taken

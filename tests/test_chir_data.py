@@ -791,4 +791,9 @@ def test_a_scenario_naming_a_hex_off_its_map_cannot_be_set_up(where, change, wor
     change(doc)
     with pytest.raises(ValueError) as info:
         scenario.Scenario(doc, {})
+    # a name of four digits is a regiment's number, not a hex (a review: 1150 was refused)
+    named = RULESET.scenarios["historical"]()
+    unit = next(u for group in named["oob"]["soviet"] for u in group["units"] if u["name"] == "1116")
+    unit["name"] = "1150"
+    assert scenario.Scenario(named, {}).units
     assert str(info.value) == f"chir scenario: {where} names {words}, which is not on the map (hexes 1001 to 4344)"

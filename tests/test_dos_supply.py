@@ -523,19 +523,3 @@ def test_12_23_12_31_a_railhead_whose_truck_no_chain_reaches_supplies_nothing():
         assert interphase.chains(sc, rules) == ([] if blocked else [["Tr/1"]])
         assert rules["ps"]["oos"] == (["G/57"] if blocked else [])
         assert rules["railheads"][0]["used"] is not blocked
-
-
-def test_12_23_a_truck_on_a_branch_of_a_chain_is_part_of_it():
-    """Tr/2 and Tr/4 are each within five hexes of Tr/1, which is within five of an Axis
-    source, but not of each other: `chains` strings Tr/1 to Tr/2 and leaves Tr/4 out, yet Tr/4
-    "is part of a Truck Supply Chain" (12.31: each truck within five hexes of the one before),
-    and a railhead on it supplies (a review)."""
-    from pbem.rulesets.dos import interphase
-
-    sc = SC()
-    units = {"Tr/1": {"hex": "N0348"}, "Tr/2": {"hex": "N0144"}, "Tr/4": {"hex": "N0745"}}
-    rules = at(turn=4, units=units)
-    assert interphase.chains(sc, rules) == [["Tr/1", "Tr/2"]]
-    assert interphase.linked_trucks(sc, rules) == {"Tr/1", "Tr/2", "Tr/4"}
-    rules["railheads"] = [{"truck": "Tr/4", "chain": ["Tr/1", "Tr/4"], "used": False}]
-    assert [k for k, _ in sp._railheads(sc, rules, "axis")] == [0]

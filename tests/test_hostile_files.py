@@ -176,3 +176,21 @@ def test_read_bounded_refuses_a_folder_and_keeps_no_descriptor_open(tmp_path):
             canonical.read_bounded(tmp_path, "states")
         assert refusal.value.message == "states: is a folder, not a file"
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_seal_kept_in_vain_leaves_no_private_folder(tmp_path, monkeypatch):
+    """`sealing.keep` makes the private folder and writes the items; when the write fails, the
+    folder it made goes again, so a refused packet changes nothing (a review)."""
+    from pbem.core import sealing
+    from pbem.core.errors import FileError as Refused
+
+    class Folder:
+        path = tmp_path
+
+    def full_disk(path, *args, **kwargs):
+        raise Refused(f"{path}: cannot be written (No space left on device)")
+
+    monkeypatch.setattr(sealing, "write_new", full_disk)
+    with pytest.raises(Refused, match="No space left"):
+        sealing.keep(Folder(), 3, "red", [{"type": "end"}], [b"\x00" * 32])
+    assert not (tmp_path / "private").exists()

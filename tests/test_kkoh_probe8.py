@@ -5,8 +5,9 @@ leave its square when a friend behind it would be left behind an empty place, so
 front of its infantry, or the cover picture's tanks in front of their AIFVs, stood frozen; and
 a unit left behind a gap by Give Ground or a loss stayed there, fired upon as the front rank
 but not allowed to fire as one. Those behind the place a unit leaves now close up, and the
-report says so. Each test fails on the code before the fix, but the last guard, that a move's
-own cells behind an empty place are still refused."""
+report says so. Each test fails on the code before the fix, but
+`test_k_gm_2_a_player_placing_a_unit_behind_a_gap_is_still_refused`, a guard: a move's own
+cells behind an empty place are still refused."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 
 from pbem import rulesets
 from pbem.rulesets.base import IllegalOrder
-from pbem.rulesets.kkoh import common, flow
+from pbem.rulesets.kkoh import common, flow, layout, movement
 from pbem.rulesets.kkoh import state as st
 from tests.test_kkoh_probe3 import drive, texts
 from tests.test_kkoh_rules import POS_AP, Ctx, U, table
@@ -57,6 +57,13 @@ def test_k_ca_18_attackers_forced_back_have_given_ground_and_may_not_support_a_d
     ctx = drive(sc, rules, orders, [2, 6, 6], policies={"ca_defence": "alone"}, stop_step="move2")
     assert texts(ctx, "attackers-back") == ["B1 give ground back to 0504, still facing N (K-CAR-5, K-CA-18)."]
     assert rules["ps"]["gg"] == ["B1"] and "B1" in rules["ps"]["moved"]
+    # safe from further fire in the phase (K-DF-8): fire from 0505 at 0504 takes B2, not B1 in front
+    # of it, nor is B1 a screen; and it moves no more (K-GG-9)
+    board = st.Board(sc, rules)
+    assert layout.fire_targets(sc, board, "0504", "0505", "blue", set(rules["ps"]["gg"]))[0] == ["B2"]
+    assert layout.fire_targets(sc, board, "0504", "0505", "blue")[0] == ["B1"]
+    with pytest.raises(IllegalOrder):
+        movement.move(sc, rules, "blue", {"type": "move", "units": ["B1"], "to": "0503", "facing": "S"}, Ctx(), 2)
     for order in ({"type": "assault", "units": ["R3"], "target": "0504"}, {"type": "end"}):
         flow.apply(sc, rules, flow.next_step(sc, rules), order, Ctx())
     drive(sc, rules, [], [], policies={"ca_defence": "ask"})

@@ -494,3 +494,18 @@ def test_a_sealed_plan_that_turns_uneven_is_void_in_part_and_submit_goes_on(tmp_
     assert len(void) == 1 and void[0].startswith(f"{first.side}'s sealed fire of ") and "is void" in void[0]
     for folder in match.folders.values():
         assert audit(folder.path).ok
+
+
+def test_a_fire_plan_longer_than_any_plan_can_be_is_refused_before_sealing(tmp_path):
+    """Padding hides the count of shots only if no plan is longer than the padded size: one shot
+    for each unit on the table and `end`. More could only be orders of later steps, void once
+    opened and seen in the count (a review): `pbem submit --seal` refuses them."""
+    match = _fire_match(tmp_path)
+    first = drive_to(match, "fire")
+    rules = match.state()["rules"]
+    mine = [o for o in match.game.legal_orders(rules, first) if o["type"] == "fire"]
+    assert len(match.game.seal_items(rules, first, mine[:1] + [{"type": "end"}])) == 4
+    from pbem.rulesets.base import IllegalOrder
+
+    with pytest.raises(IllegalOrder, match="a fire plan is at most one shot for each of your 3 units on the table and end"):
+        match.game.seal_items(rules, first, mine[:1] + [{"type": "end"}] * 4)

@@ -362,17 +362,21 @@ def _verify_reveal(game: Game, state: dict, packet: dict, source: str) -> None:
 def used_chains(game: Game, state: dict, chain: dict) -> tuple[set[str], set[str]]:
     """The nonces of every chain of the game so far, either side's: the genesis's, those moved
     to (each side's `used`), one announced (`next`); and the values no new chain may take as its
-    anchor: those chains' anchors, and each side's last value revealed. (A side that announced
-    its opponent's chain, or a value already out, would reveal values its opponent knew before
-    they were due, and an audit would call the game's dice unforeseeable: a cheaters' probe of
-    collusion.) `chain`: the announcing side's chain in force, its `used` with the one it may
-    just have moved to."""
+    anchor: those chains' anchors, and every value revealed of the chains the sides are in
+    (walked back from the last, a hash a step, down to the anchor). A side that announced its
+    opponent's chain, or a value already out, would reveal values its opponent knew before
+    they were due, and an audit would call the dice unforeseeable: a cheaters' probe of
+    collusion. (Values of a chain a side has left are gone from the state; two players who
+    share their chain values out of band can foresee dice together whatever pbem checks.)
+    `chain`: the announcing side's chain in force, which may be one it just moved to."""
     entries = list(game.genesis["sides"]) + chain.get("used", [])
     values = set()
-    for record in state["chains"].values():
+    for record in list(state["chains"].values()) + [chain]:
         entries += record.get("used", []) + ([record["next"]] if "next" in record else [])
-        if record.get("value"):
-            values.add(record["value"])
+        value = bytes.fromhex(record["value"])
+        for _ in range(record["index"] + 1):
+            values.add(value.hex())
+            value = dice.chain_step(value)
     return {entry["nonce"] for entry in entries}, {entry["anchor"] for entry in entries} | values
 
 

@@ -49,7 +49,12 @@ def keep(folder: Any, seq: int, side: str, items: list, item_salts: list[bytes])
     target.parent.mkdir(mode=0o700, exist_ok=True)
     text = ("# pbem: orders you sealed; keep this file private until your next packet opens them.\n"
             + dumps({"seq": seq, "side": side, "items": items, "salts": [s.hex() for s in item_salts]}))
-    write_new(target, text, replace=True, mode=0o600)   # a second try at one seq seals anew
+    try:
+        write_new(target, text, replace=True, mode=0o600)   # a second try at one seq seals anew
+    except BaseException:
+        if made:
+            target.parent.rmdir()
+        raise
     return made
 
 

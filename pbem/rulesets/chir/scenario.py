@@ -135,6 +135,7 @@ class Place(NamedTuple):
 
 
 _HEX = re.compile(r"[0-9]{4}\Z")
+_NAMES = frozenset({"name", "id"})    # a unit's name or id may be four digits, a regiment's number (1116)
 _HEXSIDE = re.compile(r"([0-9]{4})/([0-9]{4})\Z")
 
 
@@ -151,6 +152,8 @@ def _off_map(node: Any, hexes: frozenset[str], path: str = "map") -> tuple[str, 
         for key, value in node.items():
             if path == "map.hexes" and key not in hexes:
                 return f"{path} (a key)", key
+            if key in _NAMES:
+                continue
             found = _off_map(value, hexes, f"{path}.{key}")
             if found:
                 return found

@@ -209,26 +209,6 @@ def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     return out
 
 
-def linked_trucks(sc: Scenario, rules: dict) -> set[str]:
-    """The trucks that are "part of a Truck Supply Chain" (12.23): within five hexes of an Axis
-    source, or of a truck that is (12.31), however `chains` strings them (it takes each next
-    truck in id order, so a branch of two trucks near one is in no chain of its own)."""
-    lines = sp.lines_of(sc, rules, "axis")
-    sources = set(lines.sources())
-    trucks = sorted(u for u, w in rules["units"].items() if sc.units[u].truck and w not in st.OFF_MAP)
-    where = {u: sc.idx[st.hex_of(rules, u)] for u in trucks}
-    reach = {u: lines.within(where[u], TRUCK_REACH) for u in trucks}
-    linked = [u for u in trucks if any(h in sources for h in reach[u])]
-    seen = set(linked)
-    while linked:
-        near = reach[linked.pop()]
-        for u in trucks:
-            if u not in seen and where[u] in near:
-                seen.add(u)
-                linked.append(u)
-    return seen
-
-
 def railhead_plan(sc: Scenario, rules: dict) -> dict:
     """12.32-12.35: a railhead on the first truck of each chain that has none (unless one was
     used on it this turn, 12.36); an unused railhead moves on to the next truck of its chain."""

@@ -342,12 +342,14 @@ def hqs_of(sc: Scenario, rules: dict, board: Board, side: str, nation: str | Non
 def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
     """(index in rules["railheads"], hex) of the truck railheads that are Axis supply sources
     (12.33): a railhead's truck is a source while it "is part of a Truck Supply Chain" (12.23),
-    so not once enemy units or zones of control cut the chain from every source (12.31)."""
+    so not once enemy units or zones of control cut the chain from every source (12.31). The
+    chains are those `interphase.chains` strings, as the railheads are placed, moved on and
+    removed by (12.32-12.39): one reading of a chain throughout, so never two railheads on one."""
     if side != "axis" or not rules["railheads"]:
         return []
-    from .interphase import linked_trucks      # (interphase reads supply)
+    from .interphase import chains      # (interphase reads supply)
 
-    linked = linked_trucks(sc, rules)
+    linked = {u for chain in chains(sc, rules) for u in chain}
     return [(k, sc.idx[st.hex_of(rules, r["truck"])]) for k, r in enumerate(rules["railheads"])
             if st.on_map(rules, r["truck"]) and r["truck"] in linked]
 

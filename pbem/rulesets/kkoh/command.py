@@ -313,6 +313,10 @@ def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict
     simultaneous; a probe read the count of shots off the seal)."""
     if need.kind != "orders":
         size = sum(1 for p in sc.side_pieces[need.side] if p in rules["pieces"]) + 1
+        if len(orders) > size:      # more could only be orders of later steps, void, and seen in the count
+            raise IllegalOrder("K-DF-5", f"a fire plan is at most one shot for each of your {size - 1} units on the "
+                               f"table and end, {size} items, not {len(orders)}: seal the plan alone, and give the "
+                               f"orders of later steps in a later packet", None)
         return list(orders) + [{"type": "end"}] * (size - len(orders))
     board = Board(sc, rules)
     given: dict[tuple, str] = {}

@@ -42,7 +42,12 @@ def lose(sc: Scenario, board: Board, pid: str, n: int, ctx, rule: str, why: str)
         board.remove(pid)
         ctx.event("destroyed", f"{pid} is destroyed ({why}, {rule}).", unit=pid, side=sc.pieces[pid].side,
                   square=square, rule=rule)
-        close_ranks(sc, board, [square], ctx)    # those behind it close up (K-GM-2)
+        job = board.rules.get("gg")
+        if job is None:
+            close_ranks(sc, board, [square], ctx)    # those behind it close up (K-GM-2)
+        elif square not in job["left"]:     # a Give Ground under way: once all have gone (giveground)
+            job["left"].append(square)
+            job["left"].sort()
         check_morale(sc, board, ctx)
         return True
     rec["hits"] = rec.get("hits", 0) + n

@@ -399,9 +399,7 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
     else:
         grouped = False
     movers = units + join
-    # the others in the square, those behind the places movers leave there stepped up (K-GM-2)
-    others = {p: dict(rules["pieces"][p], sq=to) for p in board.at(to) if p not in movers}
-    layout.close_up(sc, others)
+    others = _closed(sc, board, to, movers)     # those behind the places movers leave there step up (K-GM-2)
     cells = order.get("cells")
     if cells is not None:
         if not isinstance(cells, list) or len(cells) != len(movers):
@@ -416,12 +414,19 @@ def plan_move(sc: Scenario, board: Board, side: str, order: dict, ap: int) -> di
     if why:
         raise IllegalOrder("K-GM-2", f"move: {why}", None)
     if leave:
-        rest = {p: dict(rules["pieces"][p]) for p in board.at(here) if p not in units}
-        layout.close_up(sc, rest)
+        rest = _closed(sc, board, here, units)
         why = layout.check_entries(sc, here, rest, count=False)
         if why:
             raise IllegalOrder("K-GM-5", f"move: what stays behind in {here}: {why}", None)
     return {"units": units, "join": join, "from": here, "to": to, "facing": facing, "cells": cells, "grouped": grouped}
+
+
+def _closed(sc: Scenario, board: Board, square: str, without: list[str]) -> dict[str, dict]:
+    """The records (copies) of the pieces of `square` but `without`, closed up as they will be
+    once those have left their places (K-GM-2)."""
+    others = {p: dict(board.rules["pieces"][p]) for p in board.at(square) if p not in without}
+    layout.close_up(sc, others)
+    return others
 
 
 def _with_movers(rules: dict, others: dict[str, dict], to: str, movers: list[str], cells: list[str], facing: str,
@@ -722,8 +727,7 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
         return
     rest_ok = True
     if leave:
-        rest = {p: dict(pieces[p]) for p in board.at(here) if p not in body}
-        layout.close_up(sc, rest)
+        rest = _closed(sc, board, here, body)
         rest_ok = layout.check_entries(sc, here, rest, count=False) is None
     targets = [here] + (list(sc.neighbours[here]) if leave and rest_ok else [])
     profiles = [board.profile(u) for u in body]
@@ -736,8 +740,7 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
             if any(slow_block(sc, board, u, prof, here, to, ap) for u, prof in zip(body, profiles)):
                 continue
         facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
-        others = {p: dict(pieces[p], sq=to) for p in board.at(to) if p not in body}
-        layout.close_up(sc, others)      # as `plan_move` has them
+        others = _closed(sc, board, to, body)      # as `plan_move` has them
         for f in facings:
             cells = layout.place_cells(sc, board, to, body, f, grouped, others)
             if cells is None:
