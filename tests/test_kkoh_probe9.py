@@ -109,3 +109,23 @@ def test_k_mor_1_transport_does_not_count_in_a_battalions_morale():
     common.lose(sc, board, "B1", 2, ctx, "K-DF-7", "Direct Fire")
     common.lose(sc, board, "B2", 1, ctx, "K-DF-7", "Direct Fire")
     assert common.strength(sc, board, "b") == 1 and rules["demoralised"] == ["b"]
+
+
+def test_k_car_1_a_volunteer_whose_chit_is_sealed_is_revealed_before_it_gives_ground():
+    """After a DR, R2 (unengaged, its chit still sealed) chose to Give Ground with R1 ("all
+    orders become HD"): forcing HD read its sealed chit, and the game stopped with an error (a
+    probe, 9 random games in 150). The rules now reveal R2's chit first (K-ORD-6); the Give
+    Ground waits for the opening."""
+    from pbem.rulesets.kkoh import assault
+
+    units = [U("B1", "blue", "tank", "0504", "01", "N", "HA"), U("R1", "red", "tank", "0505", "21", "S", "HD"),
+             U("R2", "red", "tank", "0505", "01", "N", "HD")]
+    sc, rules = table(units, position=POS_AP(2), turns=3)
+    rules["pieces"]["R2"]["o"] = None
+    rules["hidden"] = {"red": [{"units": ["R2"], "item": "7.2", "was": "HD"}]}
+    rules["assaults"] = [{"n": 1, "side": "blue", "units": ["B1"], "from": "0504", "target": "0505", "won": True}]
+    rules["ca"] = {"n": 1, "att": ["B1"], "def": ["R1"], "body": ["R1"], "round": 1, "steps": [{"do": "retreat"}],
+                   "volunteers": ["R2"]}
+    assault.run(sc, rules, Ctx([6] * 6))
+    assert rules["reveal"] == {"red": ["7.2"]}
+    assert (rules["pieces"]["R1"]["sq"], rules["pieces"]["R2"]["sq"]) == ("0505", "0505")

@@ -717,6 +717,8 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             return
         if ca["steps"] and ca["steps"][0]["do"] == "fight" and ask_reveal(rules, ca["att"] + ca["def"] + ca["body"]):
             return      # K-ORD-6: the chits of everyone engaged are revealed before the fight
+        if ca["steps"] and ca["steps"][0]["do"] == "retreat" and ask_reveal(rules, ca.get("volunteers", [])):
+            return      # K-CAR-1: "all orders become HD": the volunteers' chits are revealed first (a probe)
         if not ca["steps"]:
             a = _current(rules)
             _markers_fate(sc, Board(sc, rules), a, ctx)
