@@ -5,6 +5,7 @@ the file, the order or the option (DESIGN §5)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -124,6 +125,31 @@ def test_a_packet_quoted_by_a_mail_client_is_named_as_such(match, tmp_path):
         f"packet attachment itself, or remove the \"> \" quoting; the YAML error: a block scalar at the top level "
         f"with no indented text may be followed only by blank lines and the end marker ... (a line at the left "
         f"margin would be its text)\n")
+
+
+@pytest.mark.parametrize("before, after", [("Hi Bob,\nhere is my turn:\n\n", ""), ("", "\n-- \nAlice\n")])
+def test_a_packet_pasted_into_a_mail_is_named_as_such(match, tmp_path, before, after):
+    """A new user's probe: a packet with the text of a mail before or after it was refused with
+    the parser's words alone ("a plain or quoted value must be on one line")."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    mail = tmp_path / "mail.txt"
+    mail.write_text(before + packet.read_text() + after)
+    result = run("adjudicate", "game/blue", mail)
+    assert result.exit_code == 4
+    assert "the file holds a packet with other text around it (a mail pasted?): save the packet attachment " \
+           "itself, unchanged, or keep only its lines, from \"# pbem packet\" to its signature's value; the YAML " \
+           "error: " in result.stderr
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
+def test_a_packet_given_to_submit_is_named_as_one(match, tmp_path):
+    """A new user's probe: the packet a friend sent, given to `pbem submit`, was "unknown key
+    `game`"; it says what the file is and which command takes it."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    result = run("submit", "game/blue", packet, "--key", key_file(tmp_path / "bob", match.keys["blue"]))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"pbem: {packet} is a packet, not an orders file: `pbem adjudicate GAME_DIR "
+                                    f"{packet}` applies a packet your opponent sent")
 
 
 def test_a_quoted_orders_file_is_named_as_such_with_the_parsers_detail():

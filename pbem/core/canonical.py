@@ -756,16 +756,26 @@ _CONTEXTS = [
 
 def _quoted(text: str, source: str, error: InputError) -> InputError:
     """`error` for a file the parser or pbem's subset refused, with a first sentence for a
-    file a mail client quoted in a reply (most lines begin with `>`): what to do about it."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    if not lines or 2 * sum(line.lstrip().startswith(">") for line in lines) <= len(lines):
-        return error
+    file a mail client quoted in a reply (most lines begin with `>`), or a packet pasted into
+    the text of a mail (other lines before its first or after its signature): what to do."""
     where = re.match(re.escape(source) + r"(, line [0-9]+)?: ", error.message)
     if where is None:
         return error
-    return InputError(f"{where.group()}the file looks quoted by a mail client (its lines begin with \">\"): save the "
-                      f"packet attachment itself, or remove the \"> \" quoting; the YAML error: "
-                      f"{error.message[where.end():]}")
+    all_lines = text.split("\n")
+    lines = [line for line in all_lines if line.strip()]
+    if lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
+        why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
+               "itself, or remove the \"> \" quoting")
+    else:
+        head = next((n for n, line in enumerate(all_lines) if line.startswith("# pbem packet ")), None)
+        last = max((n for n, line in enumerate(all_lines) if line.startswith('  value: "U1NIU0lH')), default=None)
+        around = head is not None and (any(line.strip() for line in all_lines[:head]) or
+                                       last is not None and any(line.strip() for line in all_lines[last + 1:]))
+        if not around:
+            return error
+        why = ("the file holds a packet with other text around it (a mail pasted?): save the packet attachment "
+               "itself, unchanged, or keep only its lines, from \"# pbem packet\" to its signature's value")
+    return InputError(f"{where.group()}{why}; the YAML error: {error.message[where.end():]}")
 
 
 def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:
