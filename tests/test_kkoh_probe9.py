@@ -1,8 +1,9 @@
 """The ninth rules probe of kkoh, of Close Assault, artillery and morale: counter-battery assets
 spent as they are called (K-SFX-2); attackers forced back have Given Ground (K-CA-18, K-CA-7,
 K-DF-8); a bombardment dedicated to a group goes on for its survivors in Desperate Fighting
-(K-IF-9, K-CAR-4); transport does not count in a battalion's morale (K-MOR-1). Each test fails
-on the code before the fix."""
+(K-IF-9, K-CAR-4); transport does not count in a battalion's morale (K-MOR-1). And the tenth's,
+of the turn and command: a volunteer whose chit is sealed has it revealed before it gives
+ground after a DR (K-CAR-1, K-ORD-6). Each test fails on the code before the fix."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from pbem import rulesets
 from pbem.rulesets.base import IllegalOrder
-from pbem.rulesets.kkoh import common, flow, layout, movement
+from pbem.rulesets.kkoh import command, common, flow, giveground, layout, movement
 from pbem.rulesets.kkoh import state as st
 from tests.test_kkoh_probe3 import drive, texts
 from tests.test_kkoh_rules import POS_AP, Ctx, U, table
@@ -126,6 +127,16 @@ def test_k_car_1_a_volunteer_whose_chit_is_sealed_is_revealed_before_it_gives_gr
     rules["assaults"] = [{"n": 1, "side": "blue", "units": ["B1"], "from": "0504", "target": "0505", "won": True}]
     rules["ca"] = {"n": 1, "att": ["B1"], "def": ["R1"], "body": ["R1"], "round": 1, "steps": [{"do": "retreat"}],
                    "volunteers": ["R2"]}
-    assault.run(sc, rules, Ctx([6] * 6))
+    ctx = Ctx([6] * 12)
+    assault.run(sc, rules, ctx)
     assert rules["reveal"] == {"red": ["7.2"]}
     assert (rules["pieces"]["R1"]["sq"], rules["pieces"]["R2"]["sq"]) == ("0505", "0505")
+    # the opening comes; the Give Ground goes on, R2 with the others, on HD
+    ctx.opened = "7.2"
+    command.reveal(sc, rules, "red", "7.2", {"type": "chit", "units": ["R2"], "order": "HD"}, ctx)
+    assault.run(sc, rules, ctx)
+    assert not rules.get("reveal") and rules["pieces"]["R2"]["o"] == "HD"
+    assert rules["gg"]["units"] == ["R1", "R2"]           # giving ground, R1 waiting for its place (K-GG-5)
+    while giveground.waiting(rules):
+        giveground.answer(sc, rules, giveground.legal_places(rules)[0], ctx)
+    assert rules["pieces"]["R1"]["sq"] != "0505" and rules["pieces"]["R2"]["sq"] != "0505"

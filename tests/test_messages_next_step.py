@@ -136,10 +136,23 @@ def test_a_packet_pasted_into_a_mail_is_named_as_such(match, tmp_path, before, a
     mail.write_text(before + packet.read_text() + after)
     result = run("adjudicate", "game/blue", mail)
     assert result.exit_code == 4
-    assert "the file holds a packet with other text around it (a mail pasted?): save the packet attachment " \
-           "itself, unchanged, or keep only its lines, from \"# pbem packet\" to its signature's value; the YAML " \
-           "error: " in result.stderr
+    assert result.stderr.startswith(
+        f"pbem: {mail}: the file holds a packet with other text before or after it, as when a packet is pasted into a "
+        f"mail: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to its "
+        f"signature's value; the YAML error, line ")
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
+def test_a_broken_packet_with_a_comment_above_it_keeps_its_own_error(match, tmp_path):
+    """A comment before the packet's first line is no mail text, and a packet broken in itself
+    is no pasted packet: the parser's words alone (a review)."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    text = packet.read_text()
+    for name, changed in (("commented.yaml", "# kept from the forum thread\n" + text.replace("orders:", "orders: [", 1)),
+                          ("mail.txt", "Hi Bob,\n" + text.replace("orders:", "orders: [", 1))):
+        (tmp_path / name).write_text(changed)
+        result = run("adjudicate", "game/blue", tmp_path / name)
+        assert result.exit_code == 4 and "other text before or after it" not in result.stderr
 
 
 def test_a_packet_given_to_submit_is_named_as_one(match, tmp_path):

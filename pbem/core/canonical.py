@@ -769,12 +769,19 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
     else:
         head = next((n for n, line in enumerate(all_lines) if line.startswith("# pbem packet ")), None)
         last = max((n for n, line in enumerate(all_lines) if line.startswith('  value: "U1NIU0lH')), default=None)
-        around = head is not None and (any(line.strip() for line in all_lines[:head]) or
-                                       last is not None and any(line.strip() for line in all_lines[last + 1:]))
-        if not around:
+        if head is None or last is None or last < head:
             return error
-        why = ("the file holds a packet with other text around it (a mail pasted?): save the packet attachment "
-               "itself, unchanged, or keep only its lines, from \"# pbem packet\" to its signature's value")
+        text_of = [line for line in all_lines[:head] + all_lines[last + 1:] if line.strip() and not line.startswith("#")]
+        if not text_of:
+            return error
+        try:     # only where the packet's own lines are a whole packet: else the packet itself is broken
+            loads("\n".join(all_lines[head:last + 1]) + "\n", source)
+        except InputError:
+            return error
+        return InputError(f"{source}: the file holds a packet with other text before or after it, as when a packet is "
+                          f"pasted into a mail: save the packet attachment itself, unchanged, or keep only its lines, "
+                          f"from \"# pbem packet\" to its signature's value; the YAML error{where.group(1) or ''}: "
+                          f"{error.message[where.end():]}")
     return InputError(f"{where.group()}{why}; the YAML error: {error.message[where.end():]}")
 
 

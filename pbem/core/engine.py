@@ -371,7 +371,7 @@ def used_chains(game: Game, state: dict, chain: dict) -> tuple[set[str], set[str
     `chain`: the announcing side's chain in force, which may be one it just moved to."""
     entries = list(game.genesis["sides"]) + chain.get("used", [])
     values = set()
-    for record in list(state["chains"].values()) + [chain]:
+    for record in [r for r in state["chains"].values() if r is not chain] + [chain]:
         entries += record.get("used", []) + ([record["next"]] if "next" in record else [])
         value = bytes.fromhex(record["value"])
         for _ in range(record["index"] + 1):

@@ -3,10 +3,10 @@
 A sealed item is sent as SHA-256(b"pbem-seal-v1\\n" + game_id + seq + side + 0x00 + salt +
 canonical(item)) and opened as {seal: "SEQ.N", salt, item} when it is due (§8). In a secure game
 each salt is derived from the player's key, like the dice chain: the hash of the key's
-Ed25519 signature over a public message, which only the key can make, so a lost item can
-be retyped and opened without any stored secret. The items are kept, until they are
-opened, in `private/seal-NNNN-SIDE.yaml` of the sealer's own folder (mode 600), so that
-`pbem submit` opens each when it is due without retyping. They are written, atomically,
+Ed25519 signature over a public message, which only the key can make (so no secret but the
+key is needed; pbem has no command to retype a lost item, though: keep `private/`). The items
+are kept, until they are opened, in `private/seal-NNNN-SIDE.yaml` of the sealer's own folder
+(mode 600), so that `pbem submit` opens each when it is due without retyping. They are written, atomically,
 before the sealing packet is: a crash once the packet is in the folder would otherwise leave
 the sealer unable ever to open its seal, and so to send another packet. A packet refused
 before it is written takes them away again.

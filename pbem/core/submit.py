@@ -32,11 +32,11 @@ def read_orders(path: Path, order_schema: dict | None = None) -> tuple[list, dic
         return doc, None
     if not isinstance(doc, dict):
         raise RulesError(f"{path}: an orders file holds `orders:` (a list) and optionally `policies:`")
-    unknown = sorted(set(doc) - _ORDER_FILE_KEYS)
     if {"game", "seq", "side"} <= set(doc):     # a new user's probe: a packet received, given to submit
         raise UsageError(f"{path} is a packet, not an orders file: `pbem adjudicate GAME_DIR {path}` applies a packet "
                          f"your opponent sent; `pbem submit` takes the orders you write (`pbem orders` writes a "
                          f"template)")
+    unknown = sorted(set(doc) - _ORDER_FILE_KEYS)
     if unknown:
         raise RulesError(f"{path}: unknown key `{unknown[0]}` (an orders file holds `orders:` and `policies:`)")
     orders = doc.get("orders") or []
