@@ -624,15 +624,16 @@ def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monk
     stop the game there) sends 64 packets; then its next one cannot be made, and status says
     so rather than only that the side is awaited (docs/protocol.md §5)."""
     from pbem.core import engine
-    from pbem.core.errors import RulesError
+    from pbem.core.audit import audit
+    from pbem.core.errors import VerificationError
 
     monkeypatch.setattr(engine, "NEXT_CHAIN_WHEN_LEFT", 0)
     m = Match(tmp_path, "duel", key_seed="words", chain_length=64)
     for _ in range(64):
         m.send("red", [])
         m.send("blue", [])
-    with pytest.raises(RulesError, match="red's chain of 64 values is used up; the game cannot go on"):
-        m.send("red", [])
+    with pytest.raises(VerificationError, match="red's chain of 64 values is used up; the game cannot go on"):
+        m.send("red", [])      # a chain failure: exit 3 (docs/protocol.md §12)
     out = lines(run("status", tmp_path / "blue"))
     assert "red's dice chain of 64 values is used up, and red announced no next chain in time: red can send no " \
            "more packets, and the game cannot go on (docs/protocol.md §5)." in out
@@ -641,6 +642,11 @@ def test_status_says_when_the_awaited_sides_dice_chain_is_used_up(tmp_path, monk
     from pbem.core import describe      # red's own key: its look ahead cannot be made, and the status stands
     told = describe.status(m.folders["red"], "red", key=m.keys["red"])
     assert told["then"] is None and any("dice chain of 64 values is used up" in line for line in told["text"])
+    # and the audit's verdict and the orders template say it too, not only "Awaited: red" (a probe)
+    used_up = "red's dice chain of 64 values is used up, and red announced no next chain in time"
+    assert used_up in audit(tmp_path / "blue").awaited
+    assert "# red's dice chain of 64 values is used up, and red announced no next chain in time: red can" in \
+        run("orders", tmp_path / "red", "--side", "red")
 
 
 # --- a need's rule is named once -----------------------------------------------------------------

@@ -169,11 +169,12 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.final_state = final["state_hash"]
     summary = game.summary(final["rules"])
     out.result = summary.get("result")
-    from pbem.core.describe import awaited_line, scenario_terms
+    from pbem.core.describe import awaited_line, chain_used_up, scenario_terms
 
     # where the game stands: a folder cut short audits clean (a player can always withhold a
     # packet), and its verdict says what it waits for
-    out.awaited = None if out.result else awaited_line(game, final, summary)
+    used_up = chain_used_up(game, final)       # a probe: "Awaited: red" of a red that can send no more
+    out.awaited = None if out.result else awaited_line(game, final, summary) + (f" {used_up}" if used_up else "")
     out.scenario = scenario_terms(document)
 
 

@@ -120,6 +120,22 @@ def awaited_line(game: Any, state: dict, summary: dict, you: str | None = None) 
                     state["dice"].get("script"))
 
 
+def chain_used_up(game: Any, state: dict) -> str | None:
+    """The sentence that the side the game waits for can send no more packets, its dice chain
+    used up with no next chain announced (docs/protocol.md §5); None if it can."""
+    if state["awaiting"]["need"] is None or not game.secure:
+        return None
+    from pbem.core import engine
+
+    sender = state["awaiting"]["packet_from"]
+    chain = engine.chain_in_force(game, state, sender, state["seq"] + 1)
+    length = engine.chain_length_of(game, chain, sender)
+    if chain["index"] < length:
+        return None
+    return (f"{sender}'s dice chain of {length} values is used up, and {sender} announced no next chain in time: "
+            f"{sender} can send no more packets, and the game cannot go on (docs/protocol.md §5).")
+
+
 def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
     """The status as data (the `--json` form) with `text`, its lines in words. `key`: a side's
     private key; where that side sends the next packet and its reveal brings the game to that
@@ -214,15 +230,9 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
                      f".yaml, is missing): " + (f"{command} applies it." if number == 0 else f"{command} after it."))
     if info["then"]:
         lines.append(info["then"])
-    if awaiting["need"] is not None:
-        from pbem.core import engine
-
-        sender = awaiting["packet_from"]
-        chain = engine.chain_in_force(game, state, sender, state["seq"] + 1) if game.secure else None
-        if chain is not None and chain["index"] >= engine.chain_length_of(game, chain, sender):
-            lines.append(f"{sender}'s dice chain of {engine.chain_length_of(game, chain, sender)} values is used up, and "
-                         f"{sender} announced no next chain in time: {sender} can send no more packets, and the game "
-                         f"cannot go on (docs/protocol.md §5).")
+    used_up = chain_used_up(game, state)
+    if used_up:
+        lines.append(used_up)
     if game.secure:
         for side in game.sides:
             announced = state["chains"][side].get("next")

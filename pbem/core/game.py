@@ -482,7 +482,7 @@ def reveal_for(game: engine.Game, state: dict, side: str, key: Any) -> dict:
     length = engine.chain_length_of(game, chain, side)
     index = chain["index"] + 1
     if index > length:
-        raise RulesError(f"{side}'s chain of {length} values is used up; the game cannot go on")
+        raise VerificationError(f"{side}'s chain of {length} values is used up; the game cannot go on")   # §12: exit 3
     value = dice.chain_value(chain_secret(game, side, key, chain.get("nonce")), length, index)
     if dice.chain_step(value).hex() != chain["value"]:
         raise VerificationError(f"the key of {side} does not give the chain committed in the genesis (was the game "

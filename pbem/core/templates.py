@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+import textwrap
 from typing import Any, Iterator, NamedTuple
 
 from pbem.core import describe, engine
@@ -239,6 +240,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append(f"# Not your packet yet: the next packet, {state['seq'] + 1}, comes from {sender}"
                      + (f"; yours is {yours}, after you adjudicate {sender}'s." if yours else "."))
     lines.append("# " + describe.awaited_line(game, state, game.summary(state["rules"]), side))
+    used_up = describe.chain_used_up(game, state)     # a probe: a template for a packet that cannot be made
+    if used_up:
+        lines += [f"# {line}" for line in textwrap.wrap(used_up, 94)]
     record = state["sealed"].get(side)
     if record and record["due"]:
         lines.append(f"# Your sealed item(s) {seal_names(record['due'])} are due: `pbem submit` opens them in this packet")
