@@ -1196,16 +1196,23 @@ def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tm
     assert kept.stat().st_mode & 0o777 == 0o600
     packet_1 = canonical.load_mapping(tmp_path / "p1.yaml")
     assert packet_1["orders"] == [] and len(packet_1["sealed"]) == 1 and "plan" not in (tmp_path / "p1.yaml").read_text()
+    _south_seals_and_north_opens(blind, tmp_path, table_file)
+    assert not kept.exists()
+    ok(run("audit", north))
+    ok(run("audit", south))
+
+
+def _south_seals_and_north_opens(blind, tmp_path, plan: Path) -> None:
+    """North's sealing packet 1 (tmp_path/p1.yaml) reaches south, which seals `plan` in packet 2;
+    north's packet 3, of no orders, opens north's plan (attack c, guard a), and south applies it."""
+    north, south = blind.dirs["north"], blind.dirs["south"]
     ok(run("adjudicate", south, tmp_path / "p1.yaml"))
-    ok(run("submit", south, table_file, "--key", blind.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
+    ok(run("submit", south, plan, "--key", blind.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
     ok(run("adjudicate", north, tmp_path / "p2.yaml"))
     empty = blind.post("orders: []\n", "empty.yaml")
     ok(run("submit", north, empty, "--key", blind.key_files["north"], "--out", tmp_path / "p3.yaml"))
     assert canonical.load_mapping(tmp_path / "p3.yaml")["opens"][0]["item"] == {"type": "plan", "attack": "c", "guard": "a"}
-    assert not kept.exists()
     ok(run("adjudicate", south, tmp_path / "p3.yaml"))
-    ok(run("audit", north))
-    ok(run("audit", south))
 
 
 # `pbem` killed as it begins to write a file under KILL_AT/ (the test ruleset `blind` registered)
@@ -1249,13 +1256,7 @@ def test_20_23_a_kill_in_submit_seal_never_loses_what_it_sealed(blind, tmp_path,
     assert not (north / "states" / "0001.yaml").exists()
     ok(run("submit", north, plan, "--key", blind.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
     assert kept.stat().st_mode & 0o777 == 0o600
-    ok(run("adjudicate", south, tmp_path / "p1.yaml"))
-    ok(run("submit", south, plan, "--key", blind.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
-    ok(run("adjudicate", north, tmp_path / "p2.yaml"))
-    empty = blind.post("orders: []\n", "empty.yaml")
-    ok(run("submit", north, empty, "--key", blind.key_files["north"], "--out", tmp_path / "p3.yaml"))
-    assert canonical.load_mapping(tmp_path / "p3.yaml")["opens"][0]["item"] == {"type": "plan", "attack": "c", "guard": "a"}
-    ok(run("adjudicate", south, tmp_path / "p3.yaml"))
+    _south_seals_and_north_opens(blind, tmp_path, plan)
     ok(run("audit", south))
 
 

@@ -621,6 +621,15 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
 
     run("keygen", "alice", "--dir", "keys")
     run("keygen", "bob", "--dir", "keys")
+
+    def crafted_join(folder: str, ruleset: str, code: int, **fields) -> str:
+        """Bob's `pbem join` of a proposal Alice made without pbem's check: refused with `code`."""
+        crafted = genesis.propose(rulesets.get(ruleset), {"german": keys.load_public_key_file("keys/alice.pub"),
+                                                          "soviet": keys.load_public_key_file("keys/bob.pub")},
+                                  keys.load_private_key(Path("keys/alice")), created="x", **fields)
+        Path(f"crafted-{folder}.yaml").write_text(dumps(crafted))
+        return run("join", folder, f"crafted-{folder}.yaml", "--key", "keys/bob", code=code).stderr
+
     broken = rulesets.get("stalingrad").scenarios["city-1942"]()
     del broken["victory"]
     Path("broken.yaml").write_text(dumps(broken))
@@ -636,12 +645,8 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
                                   f"default false is, not {value}")
     assert not Path("a").exists()
 
-    crafted = genesis.propose(rulesets.get("stalingrad"), {"german": keys.load_public_key_file("keys/alice.pub"),
-                                                           "soviet": keys.load_public_key_file("keys/bob.pub")},
-                              keys.load_private_key(Path("keys/alice")), scenario_doc=broken, created="x")
-    Path("crafted.yaml").write_text(dumps(crafted))
-    refused = run("join", "b", "crafted.yaml", "--key", "keys/bob", code=4).stderr
-    assert refused.startswith("pbem: crafted.yaml: the scenario cannot be set up: ")
+    refused = crafted_join("b", "stalingrad", 4, scenario_doc=broken)
+    assert refused.startswith("pbem: crafted-b.yaml: the scenario cannot be set up: ")
     assert not Path("b", "join.yaml").exists()
     # a name holding a line break would print a line of the proposer's making in the joiner's
     # `pbem status` and `pbem show`: a forged die or verdict (a cheater's probe)
@@ -651,19 +656,11 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
     refused = run("new", "a", "--ruleset", "stalingrad", "--scenario", "./forged.yaml", *sides, code=4).stderr
     assert refused.startswith("pbem: the proposal: the scenario cannot be set up: areas[0].name holds \\x0a, a line "
                               "break, control or invisible formatting character")
-    crafted = genesis.propose(rulesets.get("stalingrad"), {"german": keys.load_public_key_file("keys/alice.pub"),
-                                                           "soviet": keys.load_public_key_file("keys/bob.pub")},
-                              keys.load_private_key(Path("keys/alice")), scenario_doc=forged, created="x")
-    Path("crafted-name.yaml").write_text(dumps(crafted))
-    refused = run("join", "d", "crafted-name.yaml", "--key", "keys/bob", code=4).stderr
-    assert refused.startswith("pbem: crafted-name.yaml: the scenario cannot be set up: areas[0].name holds \\x0a")
+    refused = crafted_join("d", "stalingrad", 4, scenario_doc=forged)
+    assert refused.startswith("pbem: crafted-d.yaml: the scenario cannot be set up: areas[0].name holds \\x0a")
     assert not Path("d", "join.yaml").exists()
-    crafted = genesis.propose(rulesets.get("chir"), {"german": keys.load_public_key_file("keys/alice.pub"),
-                                                     "soviet": keys.load_public_key_file("keys/bob.pub")},
-                              keys.load_private_key(Path("keys/alice")), options={"line_never_cut": "false"}, created="x")
-    Path("crafted-option.yaml").write_text(dumps(crafted))
-    refused = run("join", "c", "crafted-option.yaml", "--key", "keys/bob", code=1).stderr
-    assert refused.startswith("pbem: crafted-option.yaml: option 'line_never_cut' of chir takes true or false")
+    refused = crafted_join("c", "chir", 1, options={"line_never_cut": "false"})
+    assert refused.startswith("pbem: crafted-c.yaml: option 'line_never_cut' of chir takes true or false")
     assert not Path("c", "join.yaml").exists()
 
 

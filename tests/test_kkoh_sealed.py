@@ -433,6 +433,19 @@ def _fire_match(tmp_path, n: int = 3) -> Match:
     return Match(tmp_path, "kkoh", chain_length=256, key_seed="padding", scenario_doc=doc)
 
 
+def _second_seals_and_both_fire(match: Match, second: str) -> list[dict]:
+    """`second` seals a plan of one shot; both plans are opened and fired: the events."""
+    theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
+    match.send(second, theirs[:1] + [{"type": "end"}], seal=True)
+    events = []
+    for _ in range(12):
+        applied = step(match)
+        events += applied.events
+        if any(e["type"] == "fire" for e in applied.events):
+            break
+    return events
+
+
 @pytest.mark.parametrize("shots", [0, 1, 3])
 def test_a_sealed_fire_plan_shows_its_opponent_no_count_of_its_shots(tmp_path, shots):
     """K-DF-5: Direct Fire is simultaneous, and the side that seals second saw the first side's
@@ -448,14 +461,7 @@ def test_a_sealed_fire_plan_shows_its_opponent_no_count_of_its_shots(tmp_path, s
     assert len(game.read_packet(applied.packet_path)[0]["sealed"]) == 4
     assert [e["text"] for e in applied.events if e["type"] == "sealed-orders"] == [
         f"{first.side} has sealed its fire plan (4 items)."]
-    theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
-    match.send(second, theirs[:1] + [{"type": "end"}], seal=True)
-    events = []
-    for _ in range(12):
-        applied = step(match)
-        events += applied.events
-        if any(e["type"] == "fire" for e in applied.events):
-            break
+    events = _second_seals_and_both_fire(match, second)
     assert sorted(e["unit"] for e in events if e["type"] == "fire" and e.get("side") == first.side) == \
         sorted(o["unit"] for o in planned)
     assert not [e for e in events if e["type"] in ("void", "void-item")]
@@ -482,14 +488,7 @@ def test_a_sealed_plan_that_turns_uneven_is_void_in_part_and_submit_goes_on(tmp_
     plan = [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
             {"type": "fire", "unit": f"{me}2", "target": f"{them}1"}, {"type": "end"}]
     match.send(first.side, plan, seal=True)
-    theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
-    match.send(second, theirs[:1] + [{"type": "end"}], seal=True)
-    events = []
-    for _ in range(12):
-        applied = step(match)
-        events += applied.events
-        if any(e["type"] == "fire" for e in applied.events):
-            break
+    events = _second_seals_and_both_fire(match, second)
     void = [e["text"] for e in events if e["type"] == "void-item"]
     assert len(void) == 1 and void[0].startswith(f"{first.side}'s sealed fire of ") and "is void" in void[0]
     for folder in match.folders.values():
