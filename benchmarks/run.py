@@ -19,7 +19,8 @@ anew on every command, which is not what a user's commands cost.) The figures:
   sandbox game, every attack and move the engine allows, in one packet (at least 50
   orders, every one consumed, or the benchmark stops); timed as a game's later commands
   run (the built scenario loaded from pbem's cache, core/cache.py) and with the cache off,
-  as the first command of a game runs;
+  as the first command of a game runs; and beside it the standard library's share: a bare
+  interpreter importing only the standard-library modules that command imports;
 - `pbem audit` of a whole secure chir game and of a whole secure stalingrad game, net of
   start-up: (packets - 1) / (wall of auditing the whole folder - wall of auditing the
   same folder cut after its first packet), so interpreter, imports and scenario loading
@@ -161,6 +162,30 @@ def busy_turn(directory: Path, exe: list[str], repeat: int, ruleset_id: str, sid
         row(f"pbem adjudicate, busy {ruleset_id} player-turn{label}", f"{statistics.median(ratios):.2f}x",
             f"({statistics.median(walls) * 1000:.0f} ms; {side}, turn {turn}: {len(orders)} orders: {kinds['attack']} "
             f"attacks, {kinds['move'] + kinds['enter']} moves; {report.count('Die: ')} dice)")
+    stdlib_floor(fresh, exe + ["adjudicate", str(copy), str(path)], repeat, ruleset_id)
+
+
+def stdlib_floor(fresh: list[str], command: list[str], repeat: int, ruleset_id: str) -> None:
+    """The standard library's share of the command's ratio: a bare interpreter importing the
+    standard-library modules that the command itself imports (read from its own `-X
+    importtime` lines), nothing of pbem's, as a ratio to `python -c pass`."""
+    subprocess.run(fresh, check=True)
+    script_args = command[1:] if command[0] == sys.executable else command   # `python -m pbem.cli ...` or the script
+    done = subprocess.run([sys.executable, "-X", "importtime"] + script_args, capture_output=True, check=True)
+    names = []
+    for line in done.stderr.decode().splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            name = line.rsplit("|", 1)[1].strip()
+            if name.split(".")[0] not in ("pbem", "_distutils_hack", "sitecustomize", "site") and name not in names:
+                names.append(name)
+    if len(names) < 10:
+        raise SystemExit(f"benchmark input broken: `-X importtime` named {len(names)} standard modules")
+    script = ("import importlib\n"
+              f"for name in {names!r}:\n"
+              "    try:\n        importlib.import_module(name)\n    except ImportError:\n        pass\n")
+    wa, wb, ratio = side_by_side([sys.executable, "-c", script], [sys.executable, "-c", "pass"], repeat)
+    row(f"  its {len(names)} standard-library modules alone", f"{ratio:.2f}x",
+        f"({wa * 1000:.0f} ms: python importing what the busy {ruleset_id} adjudicate imports, not pbem)")
 
 
 def play(directory: Path, ruleset_id: str) -> Path:
