@@ -417,13 +417,19 @@ class Scenario:
 
     def _check_doctrine(self) -> None:
         """K-DOC-1: a NATO battalion takes in and gives away at most two units; K-DOC-1, K-DOC-2:
-        "AA can never be attached", in either doctrine."""
+        "AA can never be attached", in either doctrine; K-DOC-2: a Soviet-style unit is attached
+        only as `_soviet_attachment` allows."""
         given: dict[str, int] = {}
         taken: dict[str, int] = {}
-        for p in self.pieces.values():
+        for uid in self.piece_ids:
+            p = self.pieces[uid]
             if p.attached and p.kind == "aa-arty":
                 raise ValueError(f"kkoh scenario: units.{p.id}: AA units are never attached to another unit "
                                  f"(K-DOC-1, K-DOC-2)")
+            if p.doctrine == "soviet" and p.hq != self.formations[p.formation]["hq"]:
+                why = self._soviet_attachment(p)
+                if why:
+                    raise ValueError(f"kkoh scenario: units.{p.id}: attached to {p.hq}, {why} (K-DOC-2)")
             if p.doctrine != "nato" or not p.attached:
                 continue
             home = self.formations[p.formation]["hq"]
@@ -435,6 +441,69 @@ class Scenario:
             if n > 2:
                 raise ValueError(f"kkoh scenario: battalion {hq} attaches or detaches {n} units; NATO doctrine allows "
                                  "two (K-DOC-1)")
+
+    def _soviet_attachment(self, p: Piece) -> str | None:
+        """Why Soviet doctrine does not let unit p answer to another HQ marker (K-DOC-2), or None.
+        The text lets "infantry companies within a tank regiment" go "to any tank battalion
+        HQ's" and does "the same for tank companies within an infantry regiment"; its army list
+        lets "tanks in the Infantry Regiment" go to "any HQ in that Regiment" and says
+        "Divisional assets must be allocated to any HQ marker". So: a unit of a formation the
+        division commands itself goes to any marker of its side; an infantry company of a tank
+        regiment to a tank battalion of that regiment; a tank company (a gun-armed armoured
+        unit, not reconnaissance) of an infantry regiment to a battalion of that regiment;
+        nothing else. A battalion is a tank or an infantry battalion by what most of its own
+        units are (tank or infantry companies), a regiment by what most of its battalions are."""
+        home = self.formations[p.formation]["hq"]
+        if self.commands[home].level == "division":
+            return None
+        regiment = self._regiment(home)
+        if regiment is None:
+            return f"but its battalion {home} is of no regiment, and only the division's own units and companies of a " \
+                   "regiment are attached in Soviet doctrine"
+        if self._regiment(p.hq) != regiment:
+            return f"outside its own regiment {regiment}"
+        arm = self._arm(regiment)
+        host = self.commands[p.hq]
+        if arm == "tank" and p.kind == "infantry":
+            if host.level == "battalion" and self._arm(p.hq) == "tank":
+                return None
+            return f"but an infantry company of tank regiment {regiment} goes only to one of its tank battalions"
+        if arm == "infantry" and self._tank(p):
+            if host.level == "battalion":
+                return None
+            return f"but a tank company of infantry regiment {regiment} goes only to one of its battalions"
+        kind = {"tank": "a tank regiment", "infantry": "an infantry regiment"}.get(arm, "a regiment of neither arm")
+        return (f"but of {regiment} ({kind}) only infantry companies of a tank regiment and tank companies of an "
+                "infantry regiment are attached")
+
+    def _regiment(self, marker: str) -> str | None:
+        """The regiment HQ marker at or above `marker`, or None."""
+        at: str | None = marker
+        while at is not None:
+            if self.commands[at].level == "regiment":
+                return at
+            at = self.commands[at].superior
+        return None
+
+    @staticmethod
+    def _tank(p: Piece) -> bool:
+        """A tank company: a gun- or missile-armed armoured unit, not reconnaissance."""
+        return p.kind == "armour" and not p.recce and any(m.df is not None for m in p.modes.values())
+
+    def _arm(self, marker: str) -> str | None:
+        """"tank" or "infantry": what most of a battalion's own companies are, or most of a
+        regiment's battalions; None where neither is more."""
+        level = self.commands[marker].level
+        if level == "battalion":
+            own = [self.pieces[u] for u in self.piece_ids
+                   if self.formations[self.pieces[u].formation]["hq"] == marker]
+            tanks = sum(1 for q in own if self._tank(q))
+            infantry = sum(1 for q in own if q.kind == "infantry")
+        else:
+            arms = [self._arm(b) for b in self.command_ids if self.commands[b].superior == marker
+                    and self.commands[b].level == "battalion"]
+            tanks, infantry = arms.count("tank"), arms.count("infantry")
+        return "tank" if tanks > infantry else "infantry" if infantry > tanks else None
 
     # --- reading ----------------------------------------------------------------------------
 

@@ -1,0 +1,91 @@
+"""K-DOC-2, Soviet style: "Infantry companies within a tank regiment may be attached to any tank
+battalion HQ`s. The same for tank companies within an infantry regiment"; the army list adds
+"Divisional assets must be allocated to any HQ marker". A scenario attaching a Soviet-style
+unit any other way is refused, naming the unit, its host and the rule (kkoh 1.14.0 checked
+only that no AA unit was attached). Each refusal here fails on 1.14.0."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem import rulesets
+from tests.test_kkoh_rules import U, table
+
+
+@pytest.fixture(autouse=True)
+def kkoh_registered(monkeypatch):
+    monkeypatch.setitem(rulesets.REGISTRY, "kkoh", "pbem.rulesets.kkoh")
+
+
+def _marker(mid: str, level: str, superior: str | None, square: str) -> dict:
+    return {"id": mid, "side": "red", "row": "hq" if level != "battalion" else "bn", "level": level,
+            "superior": superior, "square": square}
+
+
+# a tank regiment (three tank battalions and a motor rifle battalion), an infantry regiment (two
+# motor rifle battalions and a tank battalion), a second tank regiment, and the division's own
+# reconnaissance; blue has its brigade
+COMMANDS = [{"id": "B-HQ", "side": "blue", "row": "hq", "level": "brigade", "square": "0000"},
+            _marker("R-HQ", "division", None, "0909"),
+            _marker("R-TR", "regiment", "R-HQ", "0908"),
+            _marker("R-TB1", "battalion", "R-TR", "0907"), _marker("R-TB2", "battalion", "R-TR", "0906"),
+            _marker("R-TB3", "battalion", "R-TR", "0905"), _marker("R-TMB", "battalion", "R-TR", "0904"),
+            _marker("R-MR", "regiment", "R-HQ", "0809"),
+            _marker("R-MB1", "battalion", "R-MR", "0808"), _marker("R-MB2", "battalion", "R-MR", "0807"),
+            _marker("R-MTB", "battalion", "R-MR", "0806"),
+            _marker("R-TR2", "regiment", "R-HQ", "0709"), _marker("R-T2B1", "battalion", "R-TR2", "0708"),
+            _marker("R-LONE", "battalion", "R-HQ", "0707")]
+FORMATIONS = {"b": {"hq": "B-HQ"}, "div": {"hq": "R-HQ"}, "tb1": {"hq": "R-TB1"}, "tb2": {"hq": "R-TB2"},
+              "tb3": {"hq": "R-TB3"}, "tmb": {"hq": "R-TMB"}, "mb1": {"hq": "R-MB1"}, "mb2": {"hq": "R-MB2"},
+              "mtb": {"hq": "R-MTB"}, "t2b1": {"hq": "R-T2B1"}, "lone": {"hq": "R-LONE"}}
+# each battalion's own companies: one a square, down the middle of the table
+OWN = [("tb1", "tank"), ("tb2", "tank"), ("tb3", "tank"), ("tmb", "ri"), ("mb1", "ri"), ("mb2", "ri"),
+       ("mtb", "tank"), ("t2b1", "tank"), ("lone", "ri"), ("div", "recce")]
+
+
+def scenario(unit: str, row: str, formation: str, host: str, **extra):
+    units = [U("B1", "blue", "tank", "0101", "01", "N", formation="b")]
+    units += [U(f"R-{f}-{n}", "red", r, f"0{5 + n}0{i}", "01", "S", formation=f)
+              for i, (f, r) in enumerate(OWN) for n in range(2)]
+    units.append(U(unit, "red", row, "0409", "01", "S", formation=formation, attached_to=host, **extra))
+    sc, _ = table(units, commands=COMMANDS, formations=FORMATIONS)
+    return sc
+
+
+@pytest.mark.parametrize("row, formation, host", [
+    ("ri", "tmb", "R-TB2"),        # infantry of a tank regiment to a tank battalion of it
+    ("tank", "mtb", "R-MB1"),      # a tank company of an infantry regiment to a battalion of it
+    ("recce", "div", "R-TB1"),     # the division's own: to any HQ marker
+    ("sp", "div", "R-MR"),
+])
+def test_k_doc_2_the_attachments_soviet_doctrine_allows(row, formation, host):
+    sc = scenario("X", row, formation, host, **({"level": "bn-bde"} if row == "sp" else {}))
+    assert (sc.pieces["X"].hq, sc.pieces["X"].formation, sc.pieces["X"].attached) == (host, formation, True)
+    assert (sc._arm("R-TR"), sc._arm("R-MR"), sc._arm("R-TB1"), sc._arm("R-TMB")) == ("tank", "infantry", "tank", "infantry")
+
+
+@pytest.mark.parametrize("row, formation, host, why", [
+    ("ri", "tmb", "R-T2B1", r"outside its own regiment R-TR"),
+    ("tank", "mtb", "R-TB1", r"outside its own regiment R-MR"),
+    ("ri", "tmb", "R-TR", r"but an infantry company of tank regiment R-TR goes only to one of its tank battalions"),
+    ("tank", "mtb", "R-MR", r"but a tank company of infantry regiment R-MR goes only to one of its battalions"),
+    ("tank", "tb1", "R-TB2", r"but of R-TR \(a tank regiment\) only infantry companies of a tank regiment and tank "
+                             r"companies of an infantry regiment are attached"),
+    ("ri", "mb1", "R-MTB", r"but of R-MR \(an infantry regiment\) only infantry companies"),
+    ("recce", "tmb", "R-TB1", r"but of R-TR \(a tank regiment\) only"),       # reconnaissance is no tank company
+    ("ri", "lone", "R-TB1", r"but its battalion R-LONE is of no regiment"),
+])
+def test_k_doc_2_any_other_soviet_attachment_is_refused(row, formation, host, why):
+    with pytest.raises(ValueError, match=rf"kkoh scenario: units\.X: attached to {host}, {why}.*\(K-DOC-2\)"):
+        scenario("X", row, formation, host)
+
+
+def test_k_doc_2_nato_units_are_not_held_to_the_soviet_rule():
+    """Blue (NATO) attaches across its own formations within K-DOC-1's two; the Soviet rule does
+    not reach it."""
+    commands = COMMANDS + [{"id": "B-BN1", "side": "blue", "row": "bn", "level": "battalion", "superior": "B-HQ",
+                            "square": "0001"}]
+    units = [U("B1", "blue", "tank", "0101", "01", "N", formation="b", attached_to="B-BN1"),
+             U("R1", "red", "tank", "0909", "01", "S", formation="tb1")]
+    sc, _ = table(units, commands=commands, formations=FORMATIONS)
+    assert sc.pieces["B1"].hq == "B-BN1"
