@@ -89,3 +89,16 @@ def test_k_doc_2_nato_units_are_not_held_to_the_soviet_rule():
              U("R1", "red", "tank", "0909", "01", "S", formation="tb1")]
     sc, _ = table(units, commands=commands, formations=FORMATIONS)
     assert sc.pieces["B1"].hq == "B-BN1"
+
+
+def test_an_attachment_says_where_from_so_that_k_doc_can_be_checked():
+    """A unit marked `attached: true` in its host's formation, with no `attached_to`, said it
+    came from elsewhere without saying from where, so no doctrine could be checked (a Soviet tank
+    company listed as attached into a motor rifle battalion of another regiment passed): the
+    field is gone, and a unit attached to its own formation's HQ is refused."""
+    with pytest.raises(ValueError, match=r"units\[0\]: Additional properties are not allowed \('attached' was unexpected\)"):
+        table([U("R1", "red", "tank", "0909", "01", "S", formation="mb1", attached=True)],
+              commands=COMMANDS, formations=FORMATIONS)
+    with pytest.raises(ValueError, match=r"kkoh scenario: units\.X: attached_to 'R-TB1' is the HQ of its own formation "
+                                         r"'tb1': a unit is attached to another HQ \(K-DOC-1, K-DOC-2\)"):
+        scenario("X", "tank", "tb1", "R-TB1")

@@ -365,6 +365,9 @@ class Scenario:
             attached_to = entry.get("attached_to")
             if attached_to is not None and (attached_to not in self.commands or self.commands[attached_to].side != side):
                 raise ValueError(f"kkoh scenario: units.{uid}: attached_to {attached_to!r} is not a marker of {side}")
+            if attached_to is not None and attached_to == self.formations[formation]["hq"]:
+                raise ValueError(f"kkoh scenario: units.{uid}: attached_to {attached_to!r} is the HQ of its own formation "
+                                 f"{formation!r}: a unit is attached to another HQ (K-DOC-1, K-DOC-2)")
             hq = attached_to or self.formations[formation]["hq"]
             reduced = entry.get("reduced", row.get("reduced", False))
             cost = points.list_cost(row, table, doctrine, reduced_strength=reduced)   # the printed price (README "Army lists")
@@ -401,7 +404,7 @@ class Scenario:
             out[uid] = Piece(
                 id=uid, side=side, name=entry.get("name", row["unit"]), row=row["id"], carrier=carrier_id,
                 quality=entry.get("quality", row["quality"]), kind=row["type"], formation=formation, hq=hq,
-                attached=attached_to is not None or bool(entry.get("attached", False)), doctrine=doctrine,
+                attached=attached_to is not None, doctrine=doctrine,
                 self_ordering=bool(row.get("self_ordering")), recce=row["mobility"] == "recce", aifv=aifv,
                 reduced=reduced, modes=MappingProxyType(modes), if_class=if_class, if_range=if_range,
                 rocket=bool(row.get("rocket")), sp=bool(row.get("sp")), towed=bool(row.get("towed")),
@@ -426,7 +429,7 @@ class Scenario:
             if p.attached and p.kind == "aa-arty":
                 raise ValueError(f"kkoh scenario: units.{p.id}: AA units are never attached to another unit "
                                  f"(K-DOC-1, K-DOC-2)")
-            if p.doctrine == "soviet" and p.hq != self.formations[p.formation]["hq"]:
+            if p.doctrine == "soviet" and p.attached:
                 why = self._soviet_attachment(p)
                 if why:
                     raise ValueError(f"kkoh scenario: units.{p.id}: attached to {p.hq}, {why} (K-DOC-2)")
