@@ -102,3 +102,34 @@ def test_an_attachment_says_where_from_so_that_k_doc_can_be_checked():
     with pytest.raises(ValueError, match=r"kkoh scenario: units\.X: attached_to 'R-TB1' is the HQ of its own formation "
                                          r"'tb1': a unit is attached to another HQ \(K-DOC-1, K-DOC-2\)"):
         scenario("X", "tank", "tb1", "R-TB1")
+
+
+NATO_COMMANDS = [{"id": "B-HQ", "side": "blue", "row": "hq", "level": "division", "square": "0000"},
+                 {"id": "B-BDE1", "side": "blue", "row": "hq", "level": "brigade", "superior": "B-HQ", "square": "0001"},
+                 {"id": "B-BDE2", "side": "blue", "row": "hq", "level": "brigade", "superior": "B-HQ", "square": "0002"},
+                 {"id": "B-BN1", "side": "blue", "row": "bn", "level": "battalion", "superior": "B-BDE1", "square": "0003"},
+                 {"id": "B-BN2", "side": "blue", "row": "bn", "level": "battalion", "superior": "B-BDE1", "square": "0004"},
+                 {"id": "B-BN3", "side": "blue", "row": "bn", "level": "battalion", "superior": "B-BDE2", "square": "0005"},
+                 _marker("R-HQ", "division", None, "0909")]
+NATO_FORMATIONS = {"div": {"hq": "B-HQ"}, "bde1": {"hq": "B-BDE1"}, "bn1": {"hq": "B-BN1"}, "bn2": {"hq": "B-BN2"},
+                   "bn3": {"hq": "B-BN3"}, "r": {"hq": "R-HQ"}}
+
+
+@pytest.mark.parametrize("formation, host, parent", [("bn1", "B-BN2", None), ("bde1", "B-BN1", None),
+                                                     ("div", "B-BN3", None), ("bn1", "B-BN3", "B-BDE1"),
+                                                     ("bde1", "B-BN3", "B-BDE1")])
+def test_k_doc_1_a_nato_battlegroup_is_formed_within_the_parent_brigade_or_regiment(formation, host, parent):
+    """"Each battalion may attach and detach up to two units to form its Battlegroup within the
+    parent Brigade or Regiment": within brigade 1 (a battalion's unit or the brigade's own), or
+    a unit of the division's own (which the text leaves free), is accepted; into brigade 2's
+    battalion, refused (1.14.0 accepted it)."""
+    units = [U("X", "blue", "tank", "0101", "01", "N", formation=formation, attached_to=host),
+             U("R1", "red", "tank", "0909", "01", "S", formation="r")]
+    if parent is None:
+        sc, _ = table(units, commands=NATO_COMMANDS, formations=NATO_FORMATIONS)
+        assert sc.pieces["X"].hq == host
+    else:
+        with pytest.raises(ValueError, match=rf"units\.X: attached to {host}, outside its parent {parent}: a NATO "
+                                             r"battalion forms its Battlegroup within the parent Brigade or Regiment "
+                                             r"\(K-DOC-1\)"):
+            table(units, commands=NATO_COMMANDS, formations=NATO_FORMATIONS)

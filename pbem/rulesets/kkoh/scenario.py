@@ -419,7 +419,8 @@ class Scenario:
         return MappingProxyType({k: tuple(sorted(v)) for k, v in subs.items()})
 
     def _check_doctrine(self) -> None:
-        """K-DOC-1: a NATO battalion takes in and gives away at most two units; K-DOC-1, K-DOC-2:
+        """K-DOC-1: a NATO battalion takes in and gives away at most two units, within its parent
+        brigade or regiment; K-DOC-1, K-DOC-2:
         "AA can never be attached", in either doctrine; K-DOC-2: a Soviet-style unit is attached
         only as `_soviet_attachment` allows."""
         given: dict[str, int] = {}
@@ -436,6 +437,10 @@ class Scenario:
             if p.doctrine != "nato" or not p.attached:
                 continue
             home = self.formations[p.formation]["hq"]
+            parent = self._parent(home)
+            if parent is not None and self._parent(p.hq) != parent:
+                raise ValueError(f"kkoh scenario: units.{p.id}: attached to {p.hq}, outside its parent {parent}: a NATO "
+                                 "battalion forms its Battlegroup within the parent Brigade or Regiment (K-DOC-1)")
             if self.commands[home].level == "battalion":
                 given[home] = given.get(home, 0) + 1
             if self.commands[p.hq].level == "battalion":
@@ -481,9 +486,17 @@ class Scenario:
 
     def _regiment(self, marker: str) -> str | None:
         """The regiment HQ marker at or above `marker`, or None."""
+        return self._above(marker, ("regiment",))
+
+    def _parent(self, marker: str) -> str | None:
+        """The brigade or regiment HQ marker at or above `marker` (K-DOC-1: "the parent Brigade
+        or Regiment"), or None (a unit of the division's own, which the text leaves free)."""
+        return self._above(marker, ("brigade", "regiment"))
+
+    def _above(self, marker: str, levels: tuple[str, ...]) -> str | None:
         at: str | None = marker
         while at is not None:
-            if self.commands[at].level == "regiment":
+            if self.commands[at].level in levels:
                 return at
             at = self.commands[at].superior
         return None
