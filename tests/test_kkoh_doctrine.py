@@ -133,3 +133,15 @@ def test_k_doc_1_a_nato_battlegroup_is_formed_within_the_parent_brigade_or_regim
                                              r"battalion forms its Battlegroup within the parent Brigade or Regiment "
                                              r"\(K-DOC-1\)"):
             table(units, commands=NATO_COMMANDS, formations=NATO_FORMATIONS)
+
+
+def test_a_chain_of_command_that_loops_is_refused():
+    """Markers R-C1 and R-C2 each the other's superior: with one marker a side without a
+    superior, 1.14.0 accepted the loop, and looking up the regiment of a unit attached from it
+    (K-DOC-2) never ended."""
+    commands = COMMANDS + [_marker("R-C1", "battalion", "R-C2", "0101"), _marker("R-C2", "battalion", "R-C1", "0102")]
+    with pytest.raises(ValueError, match=r"kkoh scenario: commands\.R-C1: its chain of superiors loops back to 'R-C1' "
+                                         r"and never reaches the commander-in-chief \(K-CMD\)"):
+        table([U("B1", "blue", "tank", "0101", "01", "N", formation="b"),
+               U("X", "red", "ri", "0505", "01", "S", formation="c1", attached_to="R-TB1")],
+              commands=commands, formations=dict(FORMATIONS, c1={"hq": "R-C1"}))

@@ -286,6 +286,14 @@ class Scenario:
                                  "with no superior (the commander-in-chief, K-INI-1)")
             if len(top) != 1:
                 raise ValueError(f"kkoh scenario: {side} must have exactly one command marker without a superior")
+        for c in out.values():   # with one top marker a side, a chain that never ends there is a loop
+            at, seen = c.id, set()
+            while at is not None:
+                if at in seen:
+                    raise ValueError(f"kkoh scenario: commands.{c.id}: its chain of superiors loops back to {at!r} "
+                                     "and never reaches the commander-in-chief (K-CMD)")
+                seen.add(at)
+                at = out[at].superior
         return MappingProxyType(out)
 
     def _formations(self, doc: dict) -> Mapping[str, dict]:
