@@ -16,6 +16,7 @@ import errno
 import json
 import os
 import quopri
+import re
 import shutil
 import tempfile
 import tracemalloc
@@ -1373,6 +1374,9 @@ def test_3_a_packet_of_another_game_of_the_same_keys_is_never_equivocation(table
     ok(run("adjudicate", one["blue"], tmp_path / "p1.yaml"))
     first = rejected(one["blue"], ["adjudicate", one["blue"], tmp_path / "q1.yaml"], 3, "the packet belongs to game")
     assert "equivocation" not in first
+    # what the packet is and what this folder is, so that the player sees which was wrong
+    assert re.search(r"belongs to game [0-9a-f]{32} \(its packet 1, from red\), not to this [a-z]+ game [0-9a-f]{32}: "
+                     r"a packet of another game, or the wrong game folder", first), first
 
 
 def test_3_audit_names_a_packet_of_another_game_put_in_a_folder_as_one(table, tmp_path):

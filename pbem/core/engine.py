@@ -273,12 +273,21 @@ def initial_state(game: Game, rules: dict) -> dict:
 
 # --- verification (exit 3) --------------------------------------------------------------------
 
+def other_game(game: Game, packet: dict, source: str) -> VerificationError:
+    """The error for a packet of another game: what it is and what this game is, so that a
+    player given the wrong folder or the wrong attachment sees which."""
+    what = (f" (its packet {packet['seq']}, from {shown(packet['side'])})"
+            if isinstance(packet.get("seq"), int) and isinstance(packet.get("side"), str) else "")
+    return VerificationError(f"{source}: the packet belongs to game {shown(str(packet.get('game')))}{what}, not to this "
+                             f"{game.ruleset.id} game {game.game_id}: a packet of another game, or the wrong game folder")
+
+
 def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
     """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3)."""
     check_envelope(packet, source)
     seq = packet["seq"]
     if packet["game"] != game.game_id:
-        raise VerificationError(f"{source}: the packet belongs to game {packet['game']}, not to this game {game.game_id}")
+        raise other_game(game, packet, source)
     if seq != state["seq"] + 1:
         kind = "replays or re-sends an old packet" if seq <= state["seq"] else "skips ahead (a packet is missing)"
         raise VerificationError(f"{source}: packet seq {seq} {kind}: the game is at state {state['seq']} and expects seq {state['seq'] + 1}")

@@ -421,8 +421,7 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
     if packet.get("game") != folder.game.game_id:
         # a packet of another game of the same two keys is no second packet of this one: calling it
         # equivocation would accuse its sender falsely (a probe)
-        raise VerificationError(f"{source}: the packet belongs to game {shown(str(packet.get('game')))}, not to this game "
-                                f"{folder.game.game_id}")
+        raise engine.other_game(folder.game, packet, source)
     stored, _ = read_packet(stored_path, folder.relative(stored_path))
     same = packet_id(stored) == packet_id(packet)
     if same and packet["seq"] == folder.state["seq"] + 1:
