@@ -470,24 +470,38 @@ def test_a_sealed_fire_plan_shows_its_opponent_no_count_of_its_shots(tmp_path, s
         assert audit(folder.path).ok
 
 
-def test_a_sealed_plan_that_turns_uneven_is_void_in_part_and_submit_goes_on(tmp_path):
-    """K-DF-5: two shots at R1 and none at R2 is uneven: opened, one of them is void. `pbem
-    submit`, opening it, failed after signing with a KeyError (it read the rules' void item as
-    one of the engine's void orders); it now applies the packet and says which is void."""
+def _uneven_match(tmp_path) -> Match:
+    """Two blue tanks and two red ones across an edge: two shots at one and none at the other is
+    uneven (K-DF-5)."""
     from tests.test_kkoh_cases import scenario_doc
 
     units = [{"id": "B1", "side": "blue", "row": "tank-1", "square": "0202", "cell": "01", "facing": "N", "order": "M"},
              {"id": "B2", "side": "blue", "row": "tank-1", "square": "0202", "cell": "02", "facing": "N", "order": "M"},
              {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "21", "facing": "S", "order": "M"},
              {"id": "R2", "side": "red", "row": "tr1-tank", "square": "0203", "cell": "20", "facing": "S", "order": "M"}]
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="uneven",
-                  scenario_doc=scenario_doc({"columns": 6, "rows": 6, "units": units}))
+    return Match(tmp_path, "kkoh", chain_length=256, key_seed="uneven",
+                 scenario_doc=scenario_doc({"columns": 6, "rows": 6, "units": units}))
+
+
+def _uneven_plan(first) -> list[dict]:
+    me, them = ("B", "R") if first.side == "blue" else ("R", "B")
+    return [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
+            {"type": "fire", "unit": f"{me}2", "target": f"{them}1"}, {"type": "end"}]
+
+
+def test_a_sealed_plan_that_turns_uneven_is_void_in_part_and_submit_goes_on(tmp_path, monkeypatch):
+    """K-DF-5: two shots at R1 and none at R2 is uneven: opened, one of them is void. `pbem
+    submit`, opening it, failed after signing with a KeyError (it read the rules' void item as
+    one of the engine's void orders); it now applies the packet and says which is void. (`pbem
+    submit --seal` refuses to seal such a plan; a packet made by another program seals what it
+    likes, as this one does with that check off.)"""
+    from pbem.rulesets.kkoh import command
+
+    monkeypatch.setattr(command, "_check_plan", lambda *args: None)
+    match = _uneven_match(tmp_path)
     first = drive_to(match, "fire")
     second = "red" if first.side == "blue" else "blue"
-    me, them = ("B", "R") if first.side == "blue" else ("R", "B")
-    plan = [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
-            {"type": "fire", "unit": f"{me}2", "target": f"{them}1"}, {"type": "end"}]
-    match.send(first.side, plan, seal=True)
+    match.send(first.side, _uneven_plan(first), seal=True)
     events = _second_seals_and_both_fire(match, second)
     void = [e["text"] for e in events if e["type"] == "void-item"]
     assert len(void) == 1 and void[0].startswith(f"{first.side}'s sealed fire of ") and "is void" in void[0]
@@ -508,3 +522,41 @@ def test_a_fire_plan_longer_than_any_plan_can_be_is_refused_before_sealing(tmp_p
 
     with pytest.raises(IllegalOrder, match="a fire plan is at most one shot for each of your 3 units on the table and end"):
         match.game.seal_items(rules, first, mine[:1] + [{"type": "end"}] * 4)
+
+
+@pytest.mark.parametrize("plan, refusal", [
+    ([{"type": "fire", "unit": "X9", "target": "{them}1"}],
+     "item 1: fire: 'X9' is not a unit of {me_side} on the table (K-DF-3)"),
+    ([{"type": "fire", "unit": "{them}1", "target": "{me}1"}],
+     "item 1: fire: '{them}1' is not a unit of {me_side} on the table (K-DF-3)"),
+    ([{"type": "fire", "unit": "{me}1", "target": "{them}1"}, {"type": "fire", "unit": "{me}1", "target": "{them}2"}],
+     "item 2: fire: {me}1 already has its target this Action Phase (K-DF-5)"),
+    ([{"type": "move", "units": ["{me}1"], "to": "0204", "facing": "N"}],
+     "item 1: move: a fire plan holds fire orders and end only (K-DF-5)"),
+    ([{"type": "end"}, {"type": "fire", "unit": "{me}1", "target": "{them}1"}],
+     "item 2 (fire) comes after the plan's end, where it would be void: end the plan after its last shot (K-DF-5)"),
+    ([{"type": "fire", "unit": "{me}1", "target": "{them}1"}, {"type": "fire", "unit": "{me}2", "target": "{them}1"}],
+     "the plan would lose a shot when it opens: fire must be spread as evenly as possible"),
+])
+def test_a_fire_plan_is_checked_before_it_is_sealed_as_if_given_openly(tmp_path, plan, refusal):
+    """A sealed fire plan was not checked at all (a players' probe): a typo in a unit id, a shot
+    by an enemy unit or a move order was sealed, `--dry-run` called the packet legal, and the
+    fire was lost, void, when the plan opened. Nothing moves between sealing and opening, so
+    `pbem submit --seal` checks the plan as an open one is checked, and refuses it with nothing
+    sealed or signed."""
+    match = _uneven_match(tmp_path)
+    first = drive_to(match, "fire")
+    me, them = ("B", "R") if first.side == "blue" else ("R", "B")
+    orders = [{k: ([u.format(me=me, them=them) for u in v] if isinstance(v, list) else v.format(me=me, them=them))
+               for k, v in order.items()} for order in plan] + [{"type": "end"}]
+    before = folder_text(match, first.side)
+    with pytest.raises(RulesError) as refused:
+        match.send(first.side, orders, seal=True)
+    assert refused.value.message.endswith("; nothing was sealed or signed"), refused.value.message
+    assert "the orders cannot be sealed: " + refusal.format(me=me, them=them, me_side=first.side) \
+        in refused.value.message
+    assert folder_text(match, first.side) == before
+    # the same plan, mended, is sealed
+    sent = match.send(first.side, [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
+                                   {"type": "fire", "unit": f"{me}2", "target": f"{them}2"}, {"type": "end"}], seal=True)
+    assert sent.state["sealed"][first.side]["items"]

@@ -305,6 +305,38 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
 # die of every sealed group is rolled at Issuing Orders, as for an open chit (so a test shows
 # nothing); whether the change holds is worked out at the opening (Changing to PA -1).
 
+def _check_plan(sc: Scenario, rules: dict, side: str, orders: list[dict]) -> None:
+    """A fire plan is checked before it is sealed as it would be given openly (a probe: a typo in
+    a unit id, a shot by an enemy unit or a move order was sealed, and the fire lost when the
+    plan opened): each item a fire order legal after the shots before it (K-DF-1 to K-DF-3,
+    K-GM-8, K-GM-9, K-TER-5), or `end`, with nothing but `end` after it, and the whole spread
+    as evenly as possible (K-DF-5). Nothing moves between the sealing and the opening (the
+    opponent only seals its own plan), so what is legal now is legal then."""
+    from . import fire
+
+    plans = dict(rules["plans"])          # a plan of its own for the trial; the rest is read only
+    plans["fire"] = dict(plans.get("fire", {}), **{side: list(fire.plan(rules, side))})
+    trial = dict(rules, plans=plans)
+    ended = False
+    for n, order in enumerate(orders, 1):
+        kind = order.get("type")
+        if kind == "end":
+            ended = True
+            continue
+        if ended:
+            raise IllegalOrder("K-DF-5", f"item {n} ({kind}) comes after the plan's end, where it would be void: "
+                               "end the plan after its last shot", None)
+        if kind != "fire":
+            raise IllegalOrder("K-DF-5", f"item {n}: {kind}: a fire plan holds fire orders and end only", None)
+        try:
+            fire.add_fire(sc, trial, side, order)
+        except IllegalOrder as exc:
+            raise IllegalOrder(exc.rule, f"item {n}: {exc.message}", exc.legal) from None
+    found = fire.uneven(sc, Board(sc, trial), fire.plan(trial, side))
+    if found:
+        raise IllegalOrder("K-DF-5", f"the plan would lose a shot when it opens: {fire.uneven_words(found)}", None)
+
+
 def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict]:
     """The items a side seals at Issuing Orders for its chit orders: one chit for each group
     in order, the group's own chit again for a group given none. A fire plan as given, padded
@@ -317,6 +349,7 @@ def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict
             raise IllegalOrder("K-DF-5", f"a fire plan is at most one shot for each of your {size - 1} units on the "
                                f"table and end, {size} items, not {len(orders)}: seal the plan alone, and give the "
                                f"orders of later steps in a later packet", None)
+        _check_plan(sc, rules, need.side, orders)
         return list(orders) + [{"type": "end"}] * (size - len(orders))
     board = Board(sc, rules)
     given: dict[tuple, str] = {}
