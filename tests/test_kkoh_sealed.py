@@ -560,3 +560,27 @@ def test_a_fire_plan_is_checked_before_it_is_sealed_as_if_given_openly(tmp_path,
     sent = match.send(first.side, [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
                                    {"type": "fire", "unit": f"{me}2", "target": f"{them}2"}, {"type": "end"}], seal=True)
     assert sent.state["sealed"][first.side]["items"]
+
+
+def test_the_template_of_the_packet_that_opens_a_fire_plan_fills_in_no_end(tmp_path):
+    """The packet that opens a side's sealed fire plan: `pbem orders` filled in `end` for the
+    step, though the opened plan takes it whole (its own `end` and padding); sent as it was, the
+    `end` stayed queued and, packets later, ended that side's movement unasked (a players'
+    probe). The template now fills in nothing and says why; sent as it is, nothing is left in
+    the queue."""
+    from pbem.core.templates import orders_template
+
+    match = _fire_match(tmp_path)
+    first = drive_to(match, "fire")
+    second = "red" if first.side == "blue" else "blue"
+    match.send(first.side, [{"type": "end"}], seal=True)
+    match.send(second, [{"type": "end"}], seal=True)
+    state = match.state()
+    assert (state["awaiting"]["packet_from"], need(match).kind, bool(state["sealed"][first.side]["due"])) == \
+        (first.side, "fire-open", True)
+    text = orders_template(match.game, state, first.side, match.keys[first.side])
+    assert "\norders: []\n" in text and "  - {type: end}" not in text
+    assert "# This step takes only the items you sealed, opened: write no orders for it. An order written\n" \
+           "# here waits in the queue for a later step of yours, and applies there.\n" in text
+    match.send(first.side, [])
+    assert not [item for item in match.state()["queue"] if item["side"] == first.side]

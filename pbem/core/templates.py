@@ -271,6 +271,14 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append(f"# Your standing order answers this decision ({awaiting.get('decision')}) when your packet's dice")
         lines.append(f"# open, before its orders take effect (docs/protocol.md §7 part 2): {flow(standing)}.")
         lines.append("# An answer to it here would be refused, and `policies` set here apply to later decisions.")
+    elif need.side == side and (awaiting["waiting_for"] == "openings" or
+                                (awaiting["waiting_for"] == "orders" and record and record["due"])):
+        # the step takes the items due, opened (they come before the packet's orders, §8): no order
+        # to fill in (a players' probe: kkoh's fire plan opening had its `end` filled in, which
+        # stayed queued and, packets later, ended this side's own movement unasked)
+        lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
+        lines.append("# This step takes only the items you sealed, opened: write no orders for it. An order written")
+        lines.append("# here waits in the queue for a later step of yours, and applies there.")
     elif need.side == side and awaiting["waiting_for"] != "dice":
         lines += [f"# {line}" for line in game.describe_need(state["rules"], need)]
         legal, note = game.listing(state["rules"], need, only)
