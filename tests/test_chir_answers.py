@@ -133,3 +133,54 @@ def test_the_score_names_the_level_of_victory_the_vp_give():
     assert score_text(sc, {"halves": {"soviet": 40, "german": 20}, "line": False}, {"phase": "over"}) == (
         "VP at the end (4.0): Soviet 20, German 10, a Soviet narrow victory by 10 (4.5); the German line of "
         "communication to the Don is cut (4.3)")
+
+
+
+def test_a_key_that_names_no_decision_is_refused_with_the_decision_awaited_as_example(tmp_path):
+    """A players' probe: a key naming no decision was refused with an example made of the
+    order's type ("such as "5.1/result""), a kind of decision the ruleset has not; written as
+    shown, it was accepted and answered nothing. The example is now the sender's decision the
+    game waits for, or none."""
+    import pytest
+
+    from pbem.core import engine
+    from pbem.core.errors import RulesError
+
+    match, state = _asked_for_defensive_fire(tmp_path)
+    with pytest.raises(RulesError) as refused:
+        match.send("german", [{"type": "fire", "target": "3220", "decision": "2.1/defensive_fire"}])
+    assert refused.value.message.endswith(
+        "order 1, field `decision`: 2.1/defensive_fire does not name a decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] "
+        "of an order sent so far, such as \"2.1/defensive-fire\", your decision the game waits for"), refused.value.message
+    assert engine.awaited_decision(state, "soviet") is None      # the Soviet side awaits no decision of its own
+    with pytest.raises(RulesError) as refused:
+        engine.check_orders(match.game, [{"type": "morale", "choice": "retreat", "decision": "2.1"}], 4, "o.yaml",
+                            engine.awaited_decision(state, "soviet"))
+    assert refused.value.message == (
+        "o.yaml: order 1, field `decision`: 2.1 does not name a decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an "
+        "order sent so far (`pbem orders` writes each answer with the key of its decision)")
+
+
+def test_an_answer_named_for_another_decision_than_the_one_awaited_is_warned_of(tmp_path):
+    """Where a packet's reveal brings the game to its sender's own decision (dos: a defender's
+    result after the dice of its air defence), an answer named `5.1/result` for
+    5.1/defender-result names a decision that never comes, and the one awaited stays unanswered
+    (a players' probe): `pbem submit` says so, and which key was meant. An answer named for a
+    decision still to come is said to wait for it, not for the side's next orders. Here the
+    German defensive-fire decision stands for it, the packet's queue as it would be after."""
+    from pbem.core import submit
+
+    match, state = _asked_for_defensive_fire(tmp_path)
+    after = dict(state, queue=state["queue"] + [
+        {"seq": state["seq"], "side": "german", "index": 1, "order": {"type": "fire", "target": "3220"},
+         "decision": "2.1/fire"},
+        {"seq": state["seq"], "side": "german", "index": 2, "order": {"type": "morale", "choice": "retreat"},
+         "decision": "2.1/morale"}])
+    assert submit.misnamed(after, "german") == [
+        "order 1 (fire target=3220) answers decision 2.1/fire, but the game now waits for your decision "
+        "2.1/defensive-fire, which no order of yours answers: if you meant it, name it `decision: "
+        "\"2.1/defensive-fire\"` (an answer to a decision that never comes is never applied)"]
+    assert submit.kept(after, "german") == [
+        "order 2 answers decision 2.1/morale: it waits in the queue for that decision, and applies when it comes "
+        "(never, if it does not)"]
+    assert submit.misnamed(after, "soviet") == []

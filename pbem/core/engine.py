@@ -578,9 +578,13 @@ def _check_dice(values: list, source: str) -> None:
             raise VerificationError(f"{source}: scripted dice must be integers 1 to 6, not {value!r}")
 
 
-def check_orders(game: Game, orders: list, k: int, source: str) -> list[tuple[dict, str | None]]:
+def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | None = None
+                 ) -> list[tuple[dict, str | None]]:
     """Each order of packet k checked by the orders schema, with the decision it names
-    split off: [(order, decision key or None)]. Raises RulesError naming the first fault."""
+    split off: [(order, decision key or None)]. Raises RulesError naming the first fault;
+    `awaited`, the key of the sender's decision the game waits for, is the example a key that
+    names no decision is given (a players' probe: an example made of the order's type named a
+    kind of decision the ruleset has not, and was accepted, and answered nothing)."""
     from pbem.core.schema import order_errors
 
     checked = []
@@ -592,8 +596,9 @@ def check_orders(game: Game, orders: list, k: int, source: str) -> list[tuple[di
             match = DECISION_KEY.match(key) if isinstance(key, str) else None
             if match is None or int(match.group(1)) > k:
                 raise RulesError(f"{source}: order {index}, field `decision`: {shown(key)} does not name a "
-                                 f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far, such as "
-                                 f"\"{max(k - 1, 1)}.1/{order.get('type', 'kind')}\"")
+                                 f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far"
+                                 + (f", such as \"{awaited}\", your decision the game waits for" if awaited else
+                                    " (`pbem orders` writes each answer with the key of its decision)"))
         errors = order_errors(game.ruleset.order_schema, order)
         if errors:
             error = errors[0]
@@ -604,12 +609,20 @@ def check_orders(game: Game, orders: list, k: int, source: str) -> list[tuple[di
     return checked
 
 
+def awaited_decision(state: dict, side: str) -> str | None:
+    """The key of `side`'s decision the game waits for, if it waits for one of `side`'s."""
+    awaiting = state["awaiting"]
+    if awaiting["waiting_for"] == "decision" and (awaiting["need"] or {}).get("side") == side:
+        return awaiting.get("decision")
+    return None
+
+
 def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str,
                   opened: list[str] = ()) -> None:
     """Check the packet's orders by schema and add them to the queue as orders of packet k
     (the first ones are the items it opens, each marked with the item's name)."""
     queue = state["queue"]
-    for index, (order, key) in enumerate(check_orders(game, orders, k, source), start=1):
+    for index, (order, key) in enumerate(check_orders(game, orders, k, source, awaited_decision(state, side)), start=1):
         item = {"seq": k, "side": side, "index": index, "order": order}
         if index <= len(opened):
             # an opened item answers the need that revealed it and nothing else (§8): a

@@ -127,7 +127,7 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
             raise UsageError(f"{source}: --seal seals the orders of the file, and it gives none")
         orders = arrange(g, state, side, key, sent, extra, policies, orders, source)
         try:   # an item the schema refuses could never be opened: the game would be stuck
-            engine.check_orders(g, orders, seq, source)
+            engine.check_orders(g, orders, seq, source, engine.awaited_decision(state, side))
         except RulesError as exc:
             raise RulesError(f"{exc.message}; nothing was sealed or signed") from None
         sealed_items, orders = orders, []
@@ -173,7 +173,7 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
     open_orders = [] if sealed or not isinstance(gave, list) else gave
     first = len(before["sealed"].get(side, {}).get("due", [])) + 1   # the items it opens come first (§8)
     return (repeats(after, side, open_orders, first) + dropped(after, events, side, open_orders, first)
-            + unawaited(g, before, side, gave)
+            + unawaited(g, before, side, gave) + misnamed(after, side)
             + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
@@ -255,21 +255,49 @@ def unawaited(g: Any, before: dict, side: str, orders: list) -> list[str]:
             f"game reaches them (a sandbox game takes packets from any side)"]
 
 
+def misnamed(after: dict, side: str) -> list[str]:
+    """Answers of this packet still queued, named for another decision than the one of the
+    side's that the game now waits for, though they are of a type it takes: most likely meant
+    for it (a players' probe: "5.1/result" for 5.1/defender-result was accepted, answered
+    nothing, and the decision cost a round trip). A decision so named may still come later."""
+    awaited = engine.awaited_decision(after, side)
+    if awaited is None:
+        return []
+    accepts = after["awaiting"]["need"].get("accepts") or ()
+    return [f"order {item['index']} ({engine.order_text(item['order'])}) answers decision {item['decision']}, but the "
+            f"game now waits for your decision {awaited}, which no order of yours answers: if you meant it, name it "
+            f"`decision: \"{awaited}\"` (an answer to a decision that never comes is never applied)"
+            for item in still_queued(after, side, after["seq"])
+            if item.get("decision") not in (None, awaited) and item["order"].get("type") in accepts]
+
+
 def kept(after: dict, side: str) -> list[str]:
     """Orders of this packet that the game has not reached wait in the queue and apply, in
     order, as the game next asks this side for orders, however late: say so where they do not
     wait for dice alone (a player who wrote next turn's orders into this packet would
     otherwise learn it when they went off), and that they never apply once the game is over."""
-    mine = still_queued(after, side, after["seq"])
+    queued = still_queued(after, side, after["seq"])
     awaiting = after["awaiting"]
-    if not mine or awaiting["waiting_for"] == "dice":
+    if not queued or awaiting["waiting_for"] == "dice":
         return []
-    one = len(mine) == 1
     if awaiting["need"] is None:
-        return [f"the game is over: {numbers(mine)} {'is' if one else 'are'} never applied"]
+        one = len(queued) == 1
+        return [f"the game is over: {numbers(queued)} {'is' if one else 'are'} never applied"]
+    # an answer named for a decision waits for that decision, not for the side's next orders
+    # (`misnamed` speaks of one that looks meant for the decision awaited)
+    accepts = awaiting["need"].get("accepts") or ()
+    awaited = engine.awaited_decision(after, side)
+    named = [item for item in queued if "decision" in item
+             and not (awaited and item["decision"] != awaited and item["order"].get("type") in accepts)]
+    said = [f"order {item['index']} answers decision {item['decision']}: it waits in the queue for that decision, "
+            f"and applies when it comes (never, if it does not)" for item in named]
+    mine = [item for item in queued if "decision" not in item]
+    if not mine:
+        return said
+    one = len(mine) == 1
     need = awaiting["need"]
     now = "your" if need["side"] == side else f"{need['side']}'s"
-    return [f"{numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for {now} "
+    return said + [f"{numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for {now} "
             f"{awaiting['waiting_for']} ({need['prompt'].rstrip('.')}), and {'it applies' if one else 'they apply, in order,'} "
             f"as the game next asks {side} for orders, however late that is (an order it cannot take then is void); "
             f"your opponent reads {'it' if one else 'them'} in the packet"
