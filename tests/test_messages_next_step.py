@@ -143,6 +143,26 @@ def test_a_packet_pasted_into_a_mail_is_named_as_such(match, tmp_path, before, a
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
 
 
+def test_mail_text_above_a_packet_that_reads_as_yaml_is_named_as_mail_text(match, tmp_path):
+    """A players' probe: one line of mail above the packet, "Hi Alice, here is my turn:", is
+    valid YAML, a field of the packet's mapping: the packet was refused as having an "unknown
+    packet field", exit 3, as if forged. It is a packet pasted into a mail, exit 4, as when the
+    mail's text breaks the YAML."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    mail = tmp_path / "mail.txt"
+    mail.write_text("Hi Alice, here is my turn:\n\n" + packet.read_text())
+    result = run("adjudicate", "game/blue", mail)
+    assert (result.exit_code, result.stderr) == (4, (
+        f"pbem: {mail}: the file holds a packet with other text before or after it, as when a packet is pasted into a "
+        f"mail: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to its "
+        f"signature's value; the packet check: unknown packet field `Hi Alice, here is my turn`\n"))
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+    forged = tmp_path / "forged.yaml"      # a field added inside the packet's own lines is no mail text
+    forged.write_text(packet.read_text().replace("orders:", "extra: 1\norders:", 1))
+    result = run("adjudicate", "game/blue", forged)
+    assert result.exit_code == 3 and result.stderr == f"pbem: {forged}: unknown packet field `extra`\n"
+
+
 def test_a_broken_packet_with_a_comment_above_it_keeps_its_own_error(match, tmp_path):
     """A comment before the packet's first line is no mail text, and a packet broken in itself
     is no pasted packet: the parser's words alone (a review)."""

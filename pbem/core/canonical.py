@@ -767,22 +767,32 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
     else:
-        head = next((n for n, line in enumerate(all_lines) if line.startswith("# pbem packet ")), None)
-        last = max((n for n, line in enumerate(all_lines) if line.startswith('  value: "U1NIU0lH')), default=None)
-        if head is None or last is None or last < head:
+        if not pasted(text, source):
             return error
-        text_of = [line for line in all_lines[:head] + all_lines[last + 1:] if line.strip() and not line.startswith("#")]
-        if not text_of:
-            return error
-        try:     # only where the packet's own lines are a whole packet: else the packet itself is broken
-            loads("\n".join(all_lines[head:last + 1]) + "\n", source)
-        except InputError:
-            return error
-        return InputError(f"{source}: the file holds a packet with other text before or after it, as when a packet is "
-                          f"pasted into a mail: save the packet attachment itself, unchanged, or keep only its lines, "
-                          f"from \"# pbem packet\" to its signature's value; the YAML error{where.group(1) or ''}: "
-                          f"{error.message[where.end():]}")
+        return InputError(f"{source}: {PASTED}; the YAML error{where.group(1) or ''}: {error.message[where.end():]}")
     return InputError(f"{where.group()}{why}; the YAML error: {error.message[where.end():]}")
+
+
+PASTED = ("the file holds a packet with other text before or after it, as when a packet is pasted into a mail: save "
+          "the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to its signature's "
+          "value")
+
+
+def pasted(text: str, source: str) -> bool:
+    """Whether `text` is a whole packet's lines, from its "# pbem packet" head to its signature's
+    value, with other text (not comments) before or after them, as in a mail."""
+    all_lines = text.split("\n")
+    head = next((n for n, line in enumerate(all_lines) if line.startswith("# pbem packet ")), None)
+    last = max((n for n, line in enumerate(all_lines) if line.startswith('  value: "U1NIU0lH')), default=None)
+    if head is None or last is None or last < head:
+        return False
+    if not [line for line in all_lines[:head] + all_lines[last + 1:] if line.strip() and not line.startswith("#")]:
+        return False
+    try:     # only where the packet's own lines are a whole packet: else the packet itself is broken
+        loads("\n".join(all_lines[head:last + 1]) + "\n", source)
+    except InputError:
+        return False
+    return True
 
 
 def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:

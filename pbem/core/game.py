@@ -21,8 +21,9 @@ from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import MAX_BYTES, canonical, digest, dumps, load_mapping, loads, read_bounded
-from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
+from pbem.core.canonical import (MAX_BYTES, PASTED, canonical, digest, dumps, load_mapping, loads, pasted,
+                                  read_bounded)
+from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
 
@@ -346,7 +347,15 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
     document = loads(data, source)
     if given:
         not_a_packet(document, source, given)
-    return check_envelope(document, source), data
+    try:
+        return check_envelope(document, source), data
+    except VerificationError as exc:
+        # mail text above the packet that reads as YAML ("Hi Alice, here is my turn:") is a field
+        # of no packet: say what the file is (a players' probe), as for text the parser refuses
+        text = data.decode("utf-8", errors="replace")
+        if pasted(text, source):
+            raise InputError(f"{source}: {PASTED}; the packet check: {exc.message.removeprefix(source + ': ')}") from None
+        raise
 
 
 class Applied:
