@@ -515,6 +515,31 @@ def test_07_a_tampered_report_is_reported_with_its_first_differing_line(table):
     assert f"field line {number + 1}: expected {original!r}, found {lines[number]!r}" in first
 
 
+def test_07_a_long_report_line_is_shown_from_where_it_differs(table):
+    """A players' probe: a report line changed far into it ("die 3: D1" made "D2") was shown
+    cut at 80 characters, before the change, expected and found alike. Both are shown from a
+    little before the first character that differs."""
+    from pbem.core.audit import Divergence
+
+    head = "- Attack strength 9: G/299 9. Defence strength 3: R/120 3 in N0149. 9 against 3: 3-1; die 3: "
+    divergence = Divergence("aar/0012.md", "the report differs from the replay", "line 12", head + "D1 (9.5).",
+                            head + "D2 (9.5).")
+    assert divergence.sentence() == (
+        "aar/0012.md: the report differs from the replay (field line 12: expected '...49. 9 against 3: 3-1; die 3: D1 "
+        "(9.5).', found '...49. 9 against 3: 3-1; die 3: D2 (9.5).')")
+    short = Divergence("aar/0002.md", "the report differs from the replay", "line 3", "- Die: 4", "- Die: 6")
+    assert short.sentence().endswith("(field line 3: expected '- Die: 4', found '- Die: 6')")
+    blue = _played(table)
+    path = blue / "aar" / "0002.md"
+    lines = path.read_text().split("\n")
+    number = max(range(len(lines)), key=lambda i: len(lines[i]))     # the longest line, changed at its end
+    assert len(lines[number]) > 60
+    lines[number] = lines[number][:-1] + ("X" if lines[number][-1] != "X" else "Y")
+    path.write_text("\n".join(lines))
+    first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report differs from the replay")
+    assert f"found '...{lines[number][-31:]}')" in first
+
+
 @pytest.mark.parametrize("change", [lambda text: text + "\n\n\n\n", lambda text: text.rstrip("\n")])
 def test_07_blank_lines_added_to_or_taken_from_the_end_of_a_report_are_reported(table, change):
     """A probe: empty lines at the end of a report were never a differing line, and it audited

@@ -51,8 +51,20 @@ class Divergence:
     def sentence(self) -> str:
         text = f"{self.file}: {self.message}"
         if self.field is not None:
-            text += f" (field {self.field}: expected {_short(self.expected)}, found {_short(self.found)})"
+            expected, found = _from_difference(self.expected, self.found)
+            text += f" (field {self.field}: expected {_short(expected)}, found {_short(found)})"
         return text
+
+
+def _from_difference(expected: Any, found: Any, before: int = 30) -> tuple[Any, Any]:
+    """Two long texts cut to where they part, `before` characters ahead of it, so that what
+    the sentence shows of them is their difference (a players' probe: two report lines cut at
+    80 characters read the same)."""
+    if not (isinstance(expected, str) and isinstance(found, str)) or max(len(expected), len(found)) <= 60:
+        return expected, found
+    start = next((i for i, (a, b) in enumerate(zip(expected, found)) if a != b), min(len(expected), len(found)))
+    start = max(0, start - before)
+    return ((("..." if start else "") + expected[start:]), (("..." if start else "") + found[start:]))
 
 
 class AuditResult:
