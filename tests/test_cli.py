@@ -415,6 +415,9 @@ def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
     run("new", "r", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub", "--key", "keys/red")
     assert "the handshake is not complete" in run("status", "r", code=4).stderr
     assert "your own proposal" in run("join", "r2", "r/proposal.yaml", "--key", "keys/red", code=2).stderr
+    # in the proposer's own folder too, which holds the proposal: said so, not "already exists" (a players' probe)
+    assert run("join", "r", "r/proposal.yaml", "--key", "keys/red", code=2).stderr == (
+        "pbem: r/proposal.yaml is your own proposal; send it to your opponent, who joins it\n")
     assert "is not the key of any side" in run("join", "m", "r/proposal.yaml", "--key", "keys/mallory", code=3).stderr
     assert "join it with --key" in run("join", "b", "r/proposal.yaml", code=2).stderr
     assert "is not the key of any side given with --side" in run(

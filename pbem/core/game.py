@@ -621,6 +621,7 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
             raise UsageError(f"{source} is a proposal: join it with --key YOUR_KEY")
         _ruleset_and_scenario(document, source, kept=False)     # what the joiner agrees to can be played (built
         # here, not kept in pbem's cache: the joiner has agreed to nothing yet)
+        genesis.joiner(document, key, source)   # first: the proposer's own folder holds the proposal (a probe)
         for name in (GENESIS, PROPOSAL, JOIN):
             if (folder / name).exists():
                 raise FileError(f"{folder / name} already exists; join a proposal in a new folder")

@@ -196,18 +196,24 @@ def propose(ruleset: Any, sides: dict[str, Any], key: Any, *, chain_length: int 
     return genesis
 
 
-def join(proposal: dict, key: Any, source: str, *, chain_length: int = DEFAULT_CHAIN_LENGTH,
-         nonce: bytes | None = None) -> dict:
-    """The joiner's step: check the proposal, add this side's chain, sign the complete genesis."""
-    verify_proposal(proposal, source)
+def joiner(proposal: dict, key: Any, source: str) -> str:
+    """The side `key` joins the proposal as: refused if it is no side's, the proposer's own, or
+    a side that has joined already."""
     side = side_of(proposal["sides"], key.public)
     if side is None:
         raise VerificationError(f"{source}: the key {key.public.fingerprint()} is not the key of any side of this proposal")
     if side == proposal["proposer"]:
         raise UsageError(f"{source} is your own proposal; send it to your opponent, who joins it")
-    entry = next(s for s in proposal["sides"] if s["name"] == side)
-    if "anchor" in entry:
+    if "anchor" in next(s for s in proposal["sides"] if s["name"] == side):
         raise VerificationError(f"{source}: {side} has already joined this proposal")
+    return side
+
+
+def join(proposal: dict, key: Any, source: str, *, chain_length: int = DEFAULT_CHAIN_LENGTH,
+         nonce: bytes | None = None) -> dict:
+    """The joiner's step: check the proposal, add this side's chain, sign the complete genesis."""
+    verify_proposal(proposal, source)
+    side = joiner(proposal, key, source)
     genesis = dict(proposal)
     genesis["sides"] = [dict(s, **commitment(key, nonce or fresh_nonce(), chain_length)) if s["name"] == side else s
                         for s in proposal["sides"]]
