@@ -584,3 +584,43 @@ def test_the_template_of_the_packet_that_opens_a_fire_plan_fills_in_no_end(tmp_p
            "# here waits in the queue for a later step of yours, and applies there.\n" in text
     match.send(first.side, [])
     assert not [item for item in match.state()["queue"] if item["side"] == first.side]
+
+
+def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fails(tmp_path):
+    """A players' probe: with private/ lost, `pbem orders` and `pbem status --key` still said
+    `pbem submit` would open the sealed chits from it, and submit failed only when one was due,
+    with no word of what to do. Both warn now, naming the file and the way back; the file's own
+    header says to keep it (it said "until your next packet opens them", though chits stay
+    sealed for many packets)."""
+    import os
+
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+    from pbem.core import keys
+
+    match = _fire_match(tmp_path)
+    drive_to(match, "move")                          # both sides' chits sealed at Issuing Orders
+    side = "red"
+    folder = match.folders[side]
+    [kept] = sorted((folder.path / "private").glob(f"seal-*-{side}.yaml"))
+    assert kept.read_text().startswith("# pbem: orders you sealed; keep this file private, and keep it: `pbem submit` "
+                                       "opens each order\n# from it when the rules reveal it")
+    key_file = tmp_path / "red-key"
+    fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(keys.private_key_bytes(match.keys[side]))
+    runner = CliRunner()
+    for command in ("orders", "status"):
+        result = runner.invoke(cli, [command, str(folder.path), "--key", str(key_file)])
+        assert result.exit_code == 0 and "warning:" not in result.stderr
+    seq = int(kept.name.split("-")[1])
+    kept.unlink()
+    warning = (f"warning: private/{kept.name}, where pbem kept the orders {side} sealed in packet {seq}, is missing: "
+               f"`pbem submit` cannot open them when the rules reveal them, and the game stops there; copy it back "
+               f"from the folder where you sealed them, or from a backup\n")
+    for command in ("orders", "status"):
+        result = runner.invoke(cli, [command, str(folder.path), "--key", str(key_file)])
+        assert (result.exit_code, result.stderr) == (0, warning)
+    result = runner.invoke(cli, ["status", str(folder.path)])     # an onlooker's status: no private/ of its own
+    assert result.exit_code == 0 and "warning:" not in result.stderr

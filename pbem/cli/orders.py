@@ -63,3 +63,8 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
         return loaded[0]
 
     echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only), nl=False)
+    if key_file and secure:   # the player's own folder: its sealed orders are kept there
+        from pbem.core import sealing
+
+        for line in sealing.missing(folder, side):
+            echo(f"warning: {line}", err=True)

@@ -130,6 +130,11 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
         echo_json(info)
     else:
         echo("\n".join(info["text"]))
+    if you is not None and folder.game.secure:   # the player's own folder: its sealed orders are kept there
+        from pbem.core import sealing
+
+        for line in sealing.missing(folder, you):
+            echo(f"warning: {line}", err=True)
 
 
 @handles_errors

@@ -47,7 +47,8 @@ def keep(folder: Any, seq: int, side: str, items: list, item_salts: list[bytes])
     target = path(folder, seq, side)
     made = not target.parent.exists()
     target.parent.mkdir(mode=0o700, exist_ok=True)
-    text = ("# pbem: orders you sealed; keep this file private until your next packet opens them.\n"
+    text = ("# pbem: orders you sealed; keep this file private, and keep it: `pbem submit` opens each order\n"
+            "# from it when the rules reveal it (docs/protocol.md §8), and cannot without it.\n"
             + dumps({"seq": seq, "side": side, "items": items, "salts": [s.hex() for s in item_salts]}))
     try:
         write_new(target, text, replace=True, mode=0o600)   # a second try at one seq seals anew
@@ -68,6 +69,17 @@ def forget(folder: Any, seq: int, side: str, tidy: bool = False) -> None:
             os.rmdir(target.parent)
     except OSError:
         pass
+
+
+def missing(folder: Any, side: str) -> list[str]:
+    """The files of private/ that hold `side`'s items still sealed and are not there (a
+    players' probe: with private/ lost, `pbem orders` and `pbem status` still said `pbem
+    submit` would open them, and it failed only when one was due), each said in a sentence."""
+    seqs = sorted({int(item["id"].split(".")[0]) for item in folder.state["sealed"].get(side, {}).get("items", [])})
+    return [f"{folder.relative(path(folder, seq, side))}, where pbem kept the orders {side} sealed in packet {seq}, is "
+            f"missing: `pbem submit` cannot open them when the rules reveal them, and the game stops there; copy it "
+            f"back from the folder where you sealed them, or from a backup"
+            for seq in seqs if not path(folder, seq, side).is_file()]
 
 
 def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
