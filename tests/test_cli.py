@@ -934,3 +934,14 @@ def test_the_joiner_with_his_key_is_told_his_side_and_what_comes_first(run, tmp_
     assert out.splitlines()[-1] == (
         "first packet: from red, your opponent; you play blue: `pbem adjudicate blue-folder PACKET` for each packet "
         "red sends, then `pbem orders blue-folder --key keys/blue` for yours")
+
+
+def test_the_readme_says_how_many_orders_the_templates_list():
+    """A players' probe: the README said `--only UNIT` lists "every legal order of that unit",
+    and a dos unit being set up showed 400 of 3,667. The README's numbers are the code's."""
+    from pbem.core import templates
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert f"the template lists {templates.MAX_LISTED}:" in text
+    assert (f"`--only UNIT` works out every legal order of that unit, counts them and lists up to "
+            f"{templates.MAX_NAMED}") in text
