@@ -224,6 +224,8 @@ def test_an_order_naming_no_unit_or_hex_says_which_one_it_most_likely_meant():
         f"there is no unit {unit.lower()} (did you mean {unit}?)"
     assert naming.no_unit(sc, "R/1766") == "there is no unit R/1766 (did you mean R/176?)"
     assert naming.no_unit(sc, "G/4500") == "there is no unit G/4500 (did you mean G/45?)"   # not G/50, as close
+    # two digits typed the wrong way round: GR/37, not GR/47, which difflib scores higher (a players' probe)
+    assert naming.no_unit(sc, "GR/73") == "there is no unit GR/73 (did you mean GR/37?)"
     assert naming.no_unit(sc, "Q/999") == "there is no unit Q/999"
     assert setup.place_error(sc, rules, "soviet", "G/44", "N2348").message == "G/44 is an Axis unit"
 

@@ -176,8 +176,19 @@ def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
     wanted = set(prefer)
     same = sorted((u for u in ids if _folded(u) == _folded(text)),
                   key=lambda u: (u.lower() != text.lower(), u not in wanted))
-    guess = same[0] if same else _closest(text, [u for u in ids if u in wanted]) or _closest(text, ids)
+    # then two neighbouring characters typed the wrong way round ("GR/73" for GR/37, which
+    # difflib scores below GR/47: a players' probe)
+    swapped = sorted((u for u in ids if _swapped(_folded(u), _folded(text))), key=lambda u: (u not in wanted, u))
+    guess = (same or swapped or [None])[0] or _closest(text, [u for u in ids if u in wanted]) or _closest(text, ids)
     return f"there is no unit {text}" + (f" (did you mean {guess}?)" if guess else "")
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Whether b is a with two neighbouring characters exchanged."""
+    if len(a) != len(b):
+        return False
+    apart = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(apart) == 2 and apart[1] == apart[0] + 1 and a[apart[0]] == b[apart[1]] and a[apart[1]] == b[apart[0]]
 
 
 def _closest(text: str, ids: Sequence[str]) -> str | None:
