@@ -1044,3 +1044,15 @@ def test_a_report_says_which_standing_orders_a_packet_changes(tmp_path):
     back = m.send("red", [], policies={"absorb": "target"})
     assert [e["text"] for e in back.events if e["type"] == "standing-orders"] == [
         "red changes its standing orders: absorb ask -> target."]
+
+
+def test_template_notes_never_break_a_unit_id_at_its_hyphens():
+    """A players' probe: a kkoh template's note wrapped "R-MRR-Mrs3" as "R-MRR-" and "Mrs3" on
+    two comment lines: ids with hyphens are whole on one line."""
+    from pbem.core import templates
+
+    ids = [f"R-MRR-Mrs{n}" for n in range(1, 30)]
+    lines = templates._noted("The groups of " + ", ".join(ids) + " may not move this phase.")
+    assert len(lines) > 2
+    words = [word.strip(",.") for line in lines for word in line[2:].split()]
+    assert all(u in words for u in ids) and not [w for w in words if w.endswith("-")]

@@ -172,7 +172,7 @@ def _noted(note: str | None) -> list[str]:
     """The ruleset's sentence on what its list leaves out, as comment lines."""
     import textwrap
 
-    return [f"# {line}" for line in textwrap.wrap(note, 96)] if note else []
+    return [f"# {line}" for line in textwrap.wrap(note, 96, break_on_hyphens=False)] if note else []
 
 
 def _names(order: dict, only: str) -> bool:
@@ -242,7 +242,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     lines.append("# " + describe.awaited_line(game, state, game.summary(state["rules"]), side))
     used_up = describe.chain_used_up(game, state)     # a probe: a template for a packet that cannot be made
     if used_up:
-        lines += [f"# {line}" for line in textwrap.wrap(used_up, 94)]
+        lines += [f"# {line}" for line in textwrap.wrap(used_up, 94, break_on_hyphens=False)]
     record = state["sealed"].get(side)
     if record and record["due"]:
         lines.append(f"# Your sealed item(s) {seal_names(record['due'])} are due: `pbem submit` opens them in this packet")

@@ -122,12 +122,12 @@ def setup_areas(sc: Scenario, rules: dict, side: str) -> list[str]:
                 "each in the band of its army (20.1):"]
         groups = [(f"{zone} ({ZONE_WORDS[zone]}): ", [u for u in left if sc.units[u].setup == zone])
                   for zone in sorted(ZONE_WORDS)]
-    lines = textwrap.wrap(" ".join(head), 96)
+    lines = textwrap.wrap(" ".join(head), 96, break_on_hyphens=False)
     for label, units in groups:
         if units:
-            lines += textwrap.wrap(label + ", ".join(units) + ".", 96, initial_indent="  ", subsequent_indent="    ")
+            lines += textwrap.wrap(label + ", ".join(units) + ".", 96, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
     if side == "axis":
         lines += textwrap.wrap("After `end`, Game-Turn 1 begins with the Axis Initial Movement Phase (4.2): its orders "
                                "may follow the `end` in this same packet (the units of 5.31 and 5.32 stand still on "
-                               "Game-Turn 1, 5.38).", 96)
+                               "Game-Turn 1, 5.38).", 96, break_on_hyphens=False)
     return lines

@@ -70,7 +70,7 @@ def current_chits(sc: Scenario, rules: dict, side: str) -> list[str]:
     board = Board(sc, rules)
     now = "; ".join(f"{', '.join(body)}: {'sealed' if board.hidden(body[0]) else board.order(body[0])}"
                     for body in command.bodies(board, side))
-    return textwrap.wrap(f"Chits now (kept unless changed): {now}.", 100)
+    return textwrap.wrap(f"Chits now (kept unless changed): {now}.", 100, break_on_hyphens=False)
 
 
 def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
