@@ -57,6 +57,7 @@ def scenario(unit: str, row: str, formation: str, host: str, **extra):
     ("tank", "mtb", "R-MB1"),      # a tank company of an infantry regiment to a battalion of it
     ("recce", "div", "R-TB1"),     # the division's own: to any HQ marker
     ("sp", "div", "R-MR"),
+    ("ri", "lone", "R-TB1"),       # a battalion of the division's own, of no regiment: the division's own
 ])
 def test_k_doc_2_the_attachments_soviet_doctrine_allows(row, formation, host):
     sc = scenario("X", row, formation, host, **({"level": "bn-bde"} if row == "sp" else {}))
@@ -73,7 +74,6 @@ def test_k_doc_2_the_attachments_soviet_doctrine_allows(row, formation, host):
                              r"companies of an infantry regiment are attached"),
     ("ri", "mb1", "R-MTB", r"but of R-MR \(an infantry regiment\) only infantry companies"),
     ("recce", "tmb", "R-TB1", r"but of R-TR \(a tank regiment\) only"),       # reconnaissance is no tank company
-    ("ri", "lone", "R-TB1", r"but its battalion R-LONE is of no regiment"),
 ])
 def test_k_doc_2_any_other_soviet_attachment_is_refused(row, formation, host, why):
     with pytest.raises(ValueError, match=rf"kkoh scenario: units\.X: attached to {host}, {why}.*\(K-DOC-2\)"):
@@ -138,10 +138,41 @@ def test_k_doc_1_a_nato_battlegroup_is_formed_within_the_parent_brigade_or_regim
 def test_a_chain_of_command_that_loops_is_refused():
     """Markers R-C1 and R-C2 each the other's superior: with one marker a side without a
     superior, 1.14.0 accepted the loop, and looking up the regiment of a unit attached from it
-    (K-DOC-2) never ended."""
+    (K-DOC-2) never ended. A superior is now of a higher level than its marker, so no chain
+    loops."""
     commands = COMMANDS + [_marker("R-C1", "battalion", "R-C2", "0101"), _marker("R-C2", "battalion", "R-C1", "0102")]
-    with pytest.raises(ValueError, match=r"kkoh scenario: commands\.R-C1: its chain of superiors loops back to 'R-C1' "
-                                         r"and never reaches the commander-in-chief \(K-CMD\)"):
+    with pytest.raises(ValueError, match=r"kkoh scenario: commands\.R-C1: a battalion marker under R-C2, a battalion: "
+                                         r"a superior is of a higher level \(division, brigade, regiment, battalion; "
+                                         r"K-CMD\)"):
         table([U("B1", "blue", "tank", "0101", "01", "N", formation="b"),
                U("X", "red", "ri", "0505", "01", "S", formation="c1", attached_to="R-TB1")],
               commands=commands, formations=dict(FORMATIONS, c1={"hq": "R-C1"}))
+
+
+def test_k_doc_2_an_asset_of_the_army_list_goes_to_any_hq_marker():
+    """"Divisional assets must be allocated to any HQ marker" (the Soviet list); "brigade asset,
+    may be allocated to any HQ" (the NATO lists): a row the list marks `asset` is attached to
+    any HQ of its side, whatever its formation, and counts in no battalion's two (a probe: the
+    division's artillery regiment's batteries, assets of the list, could not be attached at
+    all)."""
+    import copy
+
+    from tests import test_kkoh_rules
+
+    armies = copy.deepcopy(test_kkoh_rules.ARMIES)
+    for army in armies.values():
+        army["rows"] = [dict(row, asset=True) if row["id"] == "sp" else row for row in army["rows"]]
+    units = [U("B1", "blue", "tank", "0101", "01", "N", formation="b")]
+    units += [U(f"R-{f}-{n}", "red", r, f"0{5 + n}0{i}", "01", "S", formation=f)
+              for i, (f, r) in enumerate(OWN) for n in range(2)]
+    units.append(U("X", "red", "sp", "0409", "01", "S", formation="tb1", attached_to="R-MB2", level="bn-bde"))
+    sc, _ = test_kkoh_rules.make(units, armies=armies, columns=10, rows=10, commands=COMMANDS, formations=FORMATIONS,
+                                 blue={"army": "test-nato"}, red={"army": "test-soviet"})
+    assert sc.pieces["X"].hq == "R-MB2"
+    with pytest.raises(ValueError, match=r"units\.X: attached to R-MB2, outside its own regiment R-TR"):
+        scenario("X", "sp", "tb1", "R-MB2", level="bn-bde")      # the same battery, not an asset of the list
+    nato = [U("X", "blue", "sp", "0101", "01", "N", formation="bn1", attached_to="B-BN3", level="bn-bde"),
+            U("R1", "red", "tank", "0909", "01", "S", formation="r")]
+    sc, _ = test_kkoh_rules.make(nato, armies=armies, columns=10, rows=10, commands=NATO_COMMANDS,
+                                 formations=NATO_FORMATIONS, blue={"army": "test-nato"}, red={"army": "test-soviet"})
+    assert sc.pieces["X"].hq == "B-BN3"     # outside its brigade, as an asset may go

@@ -28,7 +28,7 @@ def _with_infantry(**weapons):
     armies["test-nato"]["rows"] = armies["test-nato"]["rows"] + [row]
     units = [U("B1", "blue", "ri-coy", "0202", "01", "N"), U("R1", "red", "tank", "0203", "21", "S")]
     return make(units, armies=armies, commands=HQS, blue={"army": "test-nato"}, red={"army": "test-soviet"},
-                position=POS_FIRE), row
+                position=POS_FIRE, columns=10, rows=10), row
 
 
 def test_k_inf_1_infantry_costed_with_medium_atgw_fires_as_medium():
@@ -47,7 +47,8 @@ def test_k_pts_1_the_medium_atgw_is_paid_for_on_top_of_the_grade():
     """Infantry = 2 + RI or MI or ATGW +/- Quality, the ATGW "additionally costed" (K-INF-1): an
     average RI company costs 2 + 1 = 3, with medium ATGWs 2 + 1 + 2 (the Missile column's M)
     = 5. 1.12.0 charged 3 for both."""
-    table = make([], armies=ARMIES, commands=HQS, blue={"army": "test-nato"}, red={"army": "test-soviet"})[0] \
+    table = make([], armies=ARMIES, commands=HQS, blue={"army": "test-nato"}, red={"army": "test-soviet"},
+                 columns=10, rows=10)[0] \
         .tables["points"]
     plain = {"type": "infantry", "infantry": "RI", "quality": "A", "mobility": "infantry"}
     assert points.cost(plain, table, "nato") == 3

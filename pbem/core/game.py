@@ -142,10 +142,15 @@ def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True) -> A
     ruleset = rulesets.get(ruleset_id)
 
     def build() -> Any:
+        named = json.loads(entry)
         try:
-            return ruleset.scenario(_named_document(ruleset, json.loads(entry)), json.loads(options))
+            return ruleset.scenario(_named_document(ruleset, named), json.loads(options))
         except ValueError as exc:  # a scenario document the ruleset cannot set up
             raise _Unplayable(str(exc)) from None
+        except _INCONSISTENT as exc:
+            if "document" not in named:
+                raise     # a bundled scenario that fails is pbem's bug: its traceback is wanted
+            raise _Unplayable(_inconsistent(exc)) from None
 
     from pbem.core import cache
 
@@ -154,12 +159,28 @@ def _scenario(ruleset_id: str, entry: str, options: str, kept: bool = True) -> A
     return cache.scenario(ruleset.id, ruleset.version, entry, options, build)
 
 
+# What a ruleset's checks of an embedded scenario document may still let through and its
+# building or set-up trip over: a value of the wrong kind or an id of nothing where the checks
+# did not look (a probe of crafted scenarios). The document is refused, not played.
+_INCONSISTENT = (KeyError, IndexError, TypeError, AttributeError, RuntimeError, ZeroDivisionError)
+
+
+def _inconsistent(exc: BaseException) -> str:
+    what = {KeyError: "names something it does not define", IndexError: "is shorter than its other entries ask",
+            TypeError: "holds a value of the wrong kind"}.get(type(exc), "contradicts itself")
+    return f"the scenario document {what} ({type(exc).__name__}: {shown(str(exc))[:120]})"
+
+
 def initial_state(game: engine.Game) -> dict:
     """State 0, always computed from the genesis: nobody copies a state file (§2.4)."""
     try:
         rules = game.ruleset.setup(game.scenario)
     except ValueError as exc:  # a position the ruleset cannot set up
         raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
+    except _INCONSISTENT as exc:
+        if "document" not in game.genesis["scenario"]:
+            raise
+        raise FileError(f"game.yaml: the scenario cannot be set up: {_inconsistent(exc)}") from None
     return engine.initial_state(game, rules)
 
 

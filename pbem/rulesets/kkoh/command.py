@@ -15,10 +15,8 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ..base import IllegalOrder
-from .scenario import SIDES, Scenario, other
+from .scenario import LEVELS, SIDES, Scenario, other
 from .state import Board
-
-LEVELS = ("division", "brigade", "regiment", "battalion")
 
 
 # --- command status ---------------------------------------------------------------------------

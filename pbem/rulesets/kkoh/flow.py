@@ -33,7 +33,7 @@ from __future__ import annotations
 import copy
 
 from ..base import IllegalOrder, Need
-from . import air, artillery, assault, command, fire, giveground, movement, victory
+from . import air, artillery, assault, command, fire, giveground, layout, movement, victory
 from .common import check_morale, dice_choice
 from .orders import DEFAULT_POLICIES, ORDER_TYPES
 from .scenario import SIDES, Scenario, other
@@ -55,8 +55,39 @@ class QuietContext:
         pass
 
 
+def _check_deployment(sc: Scenario, rules: dict) -> None:
+    """The units as the scenario sets them out stand where units can stand (a probe of crafted
+    scenarios: two units in one place, units of both sides in one square, ten in a square, a
+    battle group of both sides were played on): each square of one side's units, at most
+    K-GM-1's six, one to a place (K-GM-3), each battle group of one side. (Where in its square
+    a unit stands, K-GM-2, is the scenario's to set: a case may start from any layout.)"""
+    board = Board(sc, rules)
+    for square in sorted({rec["sq"] for rec in rules["pieces"].values()}):
+        here = board.at(square)
+        if len({sc.pieces[p].side for p in here}) > 1:
+            raise ValueError(f"kkoh scenario: units: {square} holds units of both sides ({', '.join(here)}); a square "
+                             "is one side's at the start")
+        if len(here) > layout.MAX_UNITS:
+            raise ValueError(f"kkoh scenario: units: {square} holds {len(here)} units; a square holds at most "
+                             f"{layout.MAX_UNITS} (K-GM-1)")
+        cells: dict[str, str] = {}
+        for p in here:
+            cell = rules["pieces"][p]["cell"]
+            if cell in cells:
+                raise ValueError(f"kkoh scenario: units: {cells[cell]} and {p} stand in the same place ({square} cell "
+                                 f"{cell}) (K-GM-3)")
+            cells[cell] = p
+    for entry in sc.doc["units"]:
+        if entry.get("group") and any(other_entry.get("group") == entry["group"] and other_entry["square"] ==
+                                      entry["square"] and other_entry["side"] != entry["side"]
+                                      for other_entry in sc.doc["units"]):
+            raise ValueError(f"kkoh scenario: units.{entry['id']}: battle group {entry['group']!r} in "
+                             f"{entry['square']} holds units of both sides (K-BG-1)")
+
+
 def setup_rules(sc: Scenario) -> dict:
     rules = initial(sc)
+    _check_deployment(sc, rules)
     check_morale(sc, Board(sc, rules), QuietContext())     # a position may start with a formation below half
     pos = sc.position
     if pos and pos["step"] != "turn":

@@ -28,6 +28,7 @@ morale bodies with their starting strength. The core caches it; nothing changes 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
@@ -37,6 +38,7 @@ from pbem.core.geometry.squaregrid import Interior, SquareMap
 
 DATA = Path(__file__).resolve().parent / "data"
 SIDES = ("blue", "red")
+LEVELS = ("division", "brigade", "regiment", "battalion")   # of command markers, the highest first
 QUALITY = ("S", "A", "I")
 CLASS_RANK = {"L": 1, "M": 2, "H": 3}
 INSIDE = Interior(3)
@@ -63,6 +65,49 @@ def validate(doc: dict) -> None:
     problems = schema.errors(schema.load("kkoh-scenario.schema.json"), doc)
     if problems:
         raise ValueError(f"kkoh scenario: {problems[0]}")
+    _check_tables(doc["tables"], data_file(DATA / "tables.yaml", "kkoh/data/tables.yaml"), "tables")
+
+
+# The words of a table that are the reader's, not the engine's: what a corrected table may say
+# differently (the raw lines quoted, the reading adopted, the basis of a reconstructed value).
+_TABLE_PROSE = ("raw", "reading", "rule", "note", "reconstructed", "blocks_basis", "battery_basis")
+TABLE_NUMBERS = (-50, 50)   # a corrected cell stays within these (the printed ones lie in -6 to 20)
+
+
+def _check_tables(tables: dict, printed: dict, where: str) -> None:
+    """A scenario's tables are the printed ones (data/tables.yaml), each cell correctable by a
+    player who owns the rules (its header says so), not re-shaped: the same entries, lists of
+    the same length, the same words, a number where a number is, within TABLE_NUMBERS; terrain
+    features as the schema has them (a map may bring its own). A probe of crafted scenarios: a
+    range of 1,000,000 hung `pbem orders`, a range "far", an empty initiative table or order
+    list broke the game in play."""
+    if where == "tables.terrain":
+        return
+    if isinstance(printed, dict):
+        if not isinstance(tables, dict):
+            raise ValueError(f"kkoh scenario: {where}: a table of entries, as the printed table is")
+        keys = set(printed) - set(_TABLE_PROSE)
+        missing, extra = sorted(keys - set(tables)), sorted(set(tables) - keys - set(_TABLE_PROSE))
+        if missing or extra:
+            raise ValueError(f"kkoh scenario: {where}: " + (f"entry {missing[0]!r} is missing" if missing else
+                                                            f"entry {extra[0]!r} is no entry of the printed table")
+                             + " (a scenario corrects the printed tables' values, not their shape)")
+        for key in sorted(keys):
+            _check_tables(tables[key], printed[key], f"{where}.{key}")
+    elif isinstance(printed, list):
+        if not isinstance(tables, list) or len(tables) != len(printed):
+            raise ValueError(f"kkoh scenario: {where}: a list of {len(printed)}, as the printed table has")
+        for n, (mine, theirs) in enumerate(zip(tables, printed)):
+            _check_tables(mine, theirs, f"{where}[{n}]")
+    elif isinstance(printed, bool) or isinstance(printed, str):
+        if tables != printed:
+            raise ValueError(f"kkoh scenario: {where}: {json.dumps(tables)}, where the printed table has "
+                             f"{json.dumps(printed)} (a scenario corrects the tables' numbers)")
+    else:   # a number, or none (no limit): a number may stand for none, and none for a number
+        low, high = TABLE_NUMBERS
+        if tables is not None and (type(tables) is not int or not low <= tables <= high):
+            raise ValueError(f"kkoh scenario: {where}: {json.dumps(tables)} is not a whole number from {low} to "
+                             f"{high}" + (" (or null, no limit)" if printed is None else ""))
 
 
 # --- fixed attributes ---------------------------------------------------------------------
@@ -175,6 +220,9 @@ class Scenario:
         self.open_terrain = bool(m.get("open_terrain", False))
         self.features = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["area"].items()}
         self.linear = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["linear"].items()}
+        if "open" not in self.features:   # every square without a feature is open ground (K-TER-1)
+            raise ValueError("kkoh scenario: tables.terrain.area: the feature \"open\" is missing, which every square "
+                             "without a feature of its own is (K-TER-1)")
         # K-TER-1, K-BTF-2, K-BTF-3: area features fill a square (every square without one is open
         # ground, of no effect), linear features lie along edges, roads cross edges (K-TER-3)
         area = dict(m.get("area") or {})
@@ -211,6 +259,8 @@ class Scenario:
         rows = {}
         for list_id, army in doc["armies"]["lists"].items():
             for row in army["rows"]:
+                if (list_id, row["id"]) in rows:    # the last would silently win over the first (a probe)
+                    raise ValueError(f"kkoh scenario: armies.lists.{list_id}: row {row['id']!r} is given twice")
                 rows[(list_id, row["id"])] = (row, army["doctrine"])
         self._rows = rows
         self.commands = self._commands(doc)
@@ -223,6 +273,10 @@ class Scenario:
         self.subordinates = self._subordinates()
         self.morale_start = MappingProxyType({f: sum(self.pieces[p].points for p in self.body(f))
                                               for f in sorted(self.formations)})
+        air_ids = [a["id"] for side in SIDES for a in doc["sides"][side].get("air") or []]
+        for aid in air_ids:     # one id would stand for two aircraft, or for an aircraft and a unit (a probe)
+            if air_ids.count(aid) > 1 or aid in self.pieces or aid in self.commands:
+                raise ValueError(f"kkoh scenario: sides: the aircraft id {aid!r} is given twice, or to a unit or marker")
         self.air = MappingProxyType({a["id"]: dict(a, side=side) for side in SIDES
                                      for a in doc["sides"][side].get("air") or []})
         self.specials = MappingProxyType({side: MappingProxyType(dict(doc["sides"][side].get("specials") or {}))
@@ -237,6 +291,7 @@ class Scenario:
         self.last_turn = self.victory["turns"]     # at most the 20 of the turn track (K-REF-1, K-REF-2)
         self.position = doc.get("position")
         self._check_doctrine()
+        self._check_position()
         # answers that depend only on the scenario (terrain of a step, the movement table of a
         # phase), remembered as they are first asked: they never change
         self.memo: dict = {}
@@ -267,6 +322,9 @@ class Scenario:
     def _commands(self, doc: dict) -> Mapping[str, Command]:
         out = {}
         for entry in doc["commands"]:
+            if entry["id"] in out:     # the second would silently stand for the first (a probe)
+                raise ValueError(f"kkoh scenario: commands: {entry['id']!r} is given twice")
+            self._square(entry["square"], f"commands.{entry['id']}")
             row, doctrine = self._row(entry["side"], entry["row"], f"commands.{entry['id']}")
             if row["type"] != "command":
                 raise ValueError(f"kkoh scenario: commands.{entry['id']}: row {row['id']!r} is not a command marker")
@@ -278,6 +336,9 @@ class Scenario:
         for c in out.values():
             if c.superior is not None and (c.superior not in out or out[c.superior].side != c.side):
                 raise ValueError(f"kkoh scenario: commands.{c.id}: superior {c.superior!r} is not a marker of its side")
+            if c.superior is not None and LEVELS.index(out[c.superior].level) >= LEVELS.index(c.level):
+                raise ValueError(f"kkoh scenario: commands.{c.id}: a {c.level} marker under {c.superior}, a "
+                                 f"{out[c.superior].level}: a superior is of a higher level ({', '.join(LEVELS)}; K-CMD)")
         for side in SIDES:
             top = [c for c in out.values() if c.side == side and c.superior is None]
             chief = doc["sides"][side]["commander"]
@@ -286,14 +347,9 @@ class Scenario:
                                  "with no superior (the commander-in-chief, K-INI-1)")
             if len(top) != 1:
                 raise ValueError(f"kkoh scenario: {side} must have exactly one command marker without a superior")
-        for c in out.values():   # with one top marker a side, a chain that never ends there is a loop
-            at, seen = c.id, set()
-            while at is not None:
-                if at in seen:
-                    raise ValueError(f"kkoh scenario: commands.{c.id}: its chain of superiors loops back to {at!r} "
-                                     "and never reaches the commander-in-chief (K-CMD)")
-                seen.add(at)
-                at = out[at].superior
+        # each superior of a higher level than its marker, every chain of superiors ends, at the
+        # one top marker of its side: the attachment checks walk them (a chain that looped, two
+        # markers each the other's superior, made them run for ever: a probe)
         return MappingProxyType(out)
 
     def _formations(self, doc: dict) -> Mapping[str, dict]:
@@ -367,6 +423,7 @@ class Scenario:
             if row["type"] == "infantry" and (row.get("atgw", "M") != "M" or row.get("gun") or row.get("missile")):
                 raise ValueError(f"kkoh scenario: units.{uid}: infantry fires only as costed with medium ATGWs "
                                  f"(`atgw: M`), never with a gun, a missile or a heavy ATGW (K-INF-1)")
+            self._square(entry["square"], f"units.{uid}")
             formation = entry["formation"]
             if formation not in self.formations or self.formations[formation]["side"] != side:
                 raise ValueError(f"kkoh scenario: units.{uid}: formation {formation!r} is not a formation of {side}")
@@ -400,7 +457,17 @@ class Scenario:
             else:
                 modes = {"normal": self._profile(row, "normal")}
                 aifv = bool(row.get("aifv"))
+            # what an entry says of a unit fits the unit (a probe of crafted scenarios: each was taken and ignored)
+            if "mounted" in entry and carrier_id is None:
+                raise ValueError(f"kkoh scenario: units.{uid}: `mounted` is for infantry in transports (a `carrier`)")
+            if "limbered" in entry and not row.get("towed"):
+                raise ValueError(f"kkoh scenario: units.{uid}: `limbered` is for towed guns (K-ART-7)")
+            if entry.get("losses") and reduced:
+                raise ValueError(f"kkoh scenario: units.{uid}: a unit fielded reduced has one strength point, and no "
+                                 f"loss to start with (K-TRP-2, K-TRP-3)")
             level = entry.get("level")
+            if level is not None and row["type"] != "fd-arty":
+                raise ValueError(f"kkoh scenario: units.{uid}: `level` is the level field artillery works at (K-IF-5)")
             if row["type"] == "fd-arty" and level is None:      # K-PRE-1
                 raise ValueError(f"kkoh scenario: units.{uid}: field artillery needs the level it works at "
                                  "(battery, bn-bde or div-corps; K-IF-5, K-PRE-1)")
@@ -442,8 +509,8 @@ class Scenario:
                 why = self._soviet_attachment(p)
                 if why:
                     raise ValueError(f"kkoh scenario: units.{p.id}: attached to {p.hq}, {why} (K-DOC-2)")
-            if p.doctrine != "nato" or not p.attached:
-                continue
+            if p.doctrine != "nato" or not p.attached or self._asset(p):
+                continue      # an asset of the list "may be allocated to any HQ": no battalion gives it away
             home = self.formations[p.formation]["hq"]
             parent = self._parent(home)
             if parent is not None and self._parent(p.hq) != parent:
@@ -458,24 +525,61 @@ class Scenario:
                 raise ValueError(f"kkoh scenario: battalion {hq} attaches or detaches {n} units; NATO doctrine allows "
                                  "two (K-DOC-1)")
 
+    def _check_position(self) -> None:
+        """A `position` (where play starts, for cases and refereed positions) names only what
+        the scenario defines, and a turn of the game (a probe of crafted scenarios: unknown ids
+        were taken as they came, or broke the set-up)."""
+        pos = self.position or {}
+        where = "position"
+
+        def known(ids, kinds: str, *tables) -> None:
+            for i in ids:
+                if not any(i in table for table in tables):
+                    raise ValueError(f"kkoh scenario: {where}: {i!r} is not {kinds} of the scenario")
+
+        if pos.get("turn", 1) > self.last_turn:
+            raise ValueError(f"kkoh scenario: {where}.turn: {pos['turn']} is after the last turn, {self.last_turn}")
+        gone = pos.get("gone") or []
+        if len(set(gone)) != len(gone):
+            raise ValueError(f"kkoh scenario: {where}.gone: a unit is listed twice")
+        known(gone, "a unit", self.pieces)
+        known(pos.get("lost") or {}, "a command marker", self.commands)
+        known(pos.get("out_of_command") or [], "a unit or command marker", self.pieces, self.commands)
+        known(pos.get("held") or {}, "an objective", self.objectives)
+        known(pos.get("moved") or {}, "a unit", self.pieces)
+        for pid, how in (pos.get("moved") or {}).items():
+            if how not in ("vehicle", "foot"):
+                raise ValueError(f"kkoh scenario: {where}.moved.{pid}: {json.dumps(how)} is not vehicle or foot")
+        for aid, status in (pos.get("air") or {}).items():
+            known([aid], "an aircraft", self.air)
+            if not isinstance(status, dict) or status.get("state") not in ("ready", "active", "gone") \
+                    or not set(status) <= {"state", "turn", "sq"}:
+                raise ValueError(f"kkoh scenario: {where}.air.{aid}: a state of ready, active or gone (with its turn "
+                                 "and square when active)")
+        for side, used in (pos.get("used") or {}).items():
+            known([side], "a side", SIDES)
+            if not isinstance(used, dict) or any(name not in self.tables["specials"] and name != "air_support"
+                                                 or type(n) is not int or n < 0 for name, n in used.items()):
+                raise ValueError(f"kkoh scenario: {where}.used.{side}: the special effects a side has used, each a "
+                                 "whole number")
+        for n, minelet in enumerate(pos.get("minelets") or []):
+            self._square(minelet["square"], f"{where}.minelets[{n}]")
+
     def _soviet_attachment(self, p: Piece) -> str | None:
         """Why Soviet doctrine does not let unit p answer to another HQ marker (K-DOC-2), or None.
         The text lets "infantry companies within a tank regiment" go "to any tank battalion
         HQ's" and does "the same for tank companies within an infantry regiment"; its army list
         lets "tanks in the Infantry Regiment" go to "any HQ in that Regiment" and says
-        "Divisional assets must be allocated to any HQ marker". So: a unit of a formation the
-        division commands itself goes to any marker of its side; an infantry company of a tank
-        regiment to a tank battalion of that regiment; a tank company (a gun-armed armoured
+        "Divisional assets must be allocated to any HQ marker". So: a unit of the division's own
+        (of no regiment), or of a row the army list marks as an asset, goes to any marker of its
+        side; an infantry company of a tank regiment to a tank battalion of that regiment; a tank company (a gun-armed armoured
         unit, not reconnaissance) of an infantry regiment to a battalion of that regiment;
         nothing else. A battalion is a tank or an infantry battalion by what most of its own
         units are (tank or infantry companies), a regiment by what most of its battalions are."""
         home = self.formations[p.formation]["hq"]
-        if self.commands[home].level == "division":
-            return None
         regiment = self._regiment(home)
-        if regiment is None:
-            return f"but its battalion {home} is of no regiment, and only the division's own units and companies of a " \
-                   "regiment are attached in Soviet doctrine"
+        if regiment is None or self._asset(p):   # the division's own, or an asset of the list: any HQ
+            return None
         if self._regiment(p.hq) != regiment:
             return f"outside its own regiment {regiment}"
         arm = self._arm(regiment)
@@ -491,6 +595,12 @@ class Scenario:
         kind = {"tank": "a tank regiment", "infantry": "an infantry regiment"}.get(arm, "a regiment of neither arm")
         return (f"but of {regiment} ({kind}) only infantry companies of a tank regiment and tank companies of an "
                 "infantry regiment are attached")
+
+    def _asset(self, p: Piece) -> bool:
+        """Whether the army list marks the unit's row as an asset of its brigade or division,
+        which "may be allocated to any HQ" (NATO lists) or "must be allocated to any HQ
+        marker" (the Soviet list)."""
+        return bool(self._rows[(self.doc["sides"][p.side]["army"], p.row)][0].get("asset"))
 
     def _regiment(self, marker: str) -> str | None:
         """The regiment HQ marker at or above `marker`, or None."""
