@@ -134,7 +134,7 @@ def test_status_of_a_fresh_game(chir_fresh):
 
 def test_status_of_a_game_awaiting_a_decision(chir_decision):
     m, root = chir_decision
-    decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1); 2 legal "
+    decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 4 hexes gone (9.10.1); 2 legal "
                 "answers (`pbem orders` lists them).")
     expected = [head(m, 3), POSITIONED,
                 "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
@@ -160,7 +160,7 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
     assert data["since"] == {"side": "german", "seq": 3, "sent": "2026-11-29T10:00:00Z", "packet": data["since"]["packet"]}
     assert data["queued"] == {"soviet": 1} and data["queued_orders"] == 1 and data["sealed"] == {}
     assert data["summary"]["vp"] == {"soviet": "6", "german": "40"} and data["summary"]["vp_halves"] == {"soviet": 12, "german": 80}
-    assert data["summary"]["decision"] == "where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1)"
+    assert data["summary"]["decision"] == "where LW/I retreats from 3319, 1 of at least 4 hexes gone (9.10.1)"
     assert data["text"] == mine
 
 

@@ -250,9 +250,12 @@ class Scenario:
                 bridged[ab[1]].add(ab[0])
         self._bridged = {h: frozenset(s) for h, s in bridged.items()}
         road_to: dict[str, set[str]] = {h: set() for h in self.ids}
-        for r in m["roads"]:
+        for n, r in enumerate(m["roads"]):
             for a, b in zip(r["hexes"], r["hexes"][1:]):
-                self.grid.hexside(a, b)  # consecutive road hexes must be neighbours
+                try:
+                    self.grid.hexside(a, b)  # consecutive road hexes must be neighbours
+                except ValueError as exc:
+                    raise ValueError(f"chir scenario: map.roads[{n}]: {exc}") from None
                 road_to[a].add(b)
                 road_to[b].add(a)
         # 9.10, 9.11.1: neighbours across a river without a bridge
@@ -290,6 +293,10 @@ class Scenario:
         # --- places, lines of communication, entry and exit (4.x, 11.x)
         self.exit = frozenset(e["hex"] for e in m["exit_hexes"])
         self.places: tuple[Place, ...] = tuple(Place(p["name"], tuple(p["hexes"]), p["vp"]) for p in v["places"]["list"])
+        for n, place in enumerate(self.places):   # a place or hex given twice would count its VP twice (a probe)
+            if any(place.name == q.name or set(place.hexes) & set(q.hexes) for q in self.places[:n]):
+                raise ValueError(f"chir scenario: victory.places.list[{n}]: {place.name} is given twice, or shares a "
+                                 f"hex with a place before it (4.1)")
         self.place_hexes = frozenset(h for p in self.places for h in p.hexes)
         loc = m["lines_of_communication"]["german"]
         self.loc_from: str = loc["from"]
@@ -320,6 +327,10 @@ class Scenario:
         self.weapons: Mapping[str, Mapping[str, tuple[int, int]]] = _frozen(
             {k: _frozen({"tank": tuple(e["tank"]), "not_tank": tuple(e["not_tank"])})
              for k, e in sorted(crt["weapon_effects"].items()) if isinstance(e, dict)})
+        ids = [shift["id"] for shift in crt["shifts"]]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:   # the last would silently stand for the first (a probe)
+            raise ValueError(f"chir scenario: crt.shifts: the shift {twice[0]!r} is given twice")
         self.shifts: Mapping[str, int] = _frozen({s["id"]: s.get("shift", 0) for s in crt["shifts"]})
 
         # --- victory (4.x, 14.0)

@@ -279,6 +279,17 @@ class Scenario:
 
         # --- cities (10.4, 19.2) and the rail net (6.3, 10.4)
         vp = {c["name"]: c for c in doc["victory"]["cities"]}
+        names = [c["name"] for c in m["cities"]]
+        for k, c in enumerate(m["cities"]):   # given twice, a city would count its VP twice (a probe)
+            if c["name"] in names[:k] or set(c["hexes"]) & {h for e in m["cities"][:k] for h in e["hexes"]}:
+                raise ValueError(f"dos scenario: map.cities[{k}]: {c['name']} is given twice, or shares a hex with a "
+                                 f"city before it")
+            for h in c["hexes"]:
+                if h not in self.idx:
+                    raise ValueError(f"dos scenario: map.cities[{k}]: {h} is not a land hex of the playing area")
+        unknown = sorted(set(vp) - set(names))
+        if unknown:
+            raise ValueError(f"dos scenario: victory.cities: {unknown[0]} is no city of the map")
         cities = []
         for c in m["cities"]:
             v = vp.get(c["name"], {})
@@ -399,7 +410,13 @@ class Scenario:
             for u in oob["units"][side]:
                 if u["id"] in units:
                     raise ValueError(f"dos scenario: unit id {u['id']} appears twice in the order of battle")
+                if u["type"] not in types:
+                    raise ValueError(f"dos scenario: oob.units.{side}: unit {u['id']} is of type {u['type']!r}, which "
+                                     f"oob.types does not define")
                 ty = types[u["type"]]
+                if (u.get("nation", ty["nation"]) == "soviet") != (side == "soviet"):   # a probe: an Axis unit of a Soviet HQ type
+                    raise ValueError(f"dos scenario: oob.units.{side}: unit {u['id']} is of type {u['type']!r}, of "
+                                     f"nation {u.get('nation', ty['nation'])}, not one of {side}'s")
                 steps_ = tuple(tuple(s) if isinstance(s, list) else s for s in ty.get("steps", []))
                 units[u["id"]] = Unit(
                     id=u["id"], side=side, name=u["name"], kind=u["type"], nation=u.get("nation", ty["nation"]),
@@ -447,6 +464,9 @@ class Scenario:
         sched = doc["schedule"]
         self.last_turn: int = sched["last_turn"]
         self.dates: tuple[str, ...] = tuple(sched["dates"]["turns"])
+        if len(self.dates) < self.last_turn:   # the record track names every Game-Turn (a probe: turn 3 broke play)
+            raise ValueError(f"dos scenario: schedule.dates.turns: {len(self.dates)} dates for {self.last_turn} "
+                             f"Game-Turns")
         self.withdrawals: tuple[dict, ...] = tuple(sched["axis"]["withdrawals"])
         self.returns: tuple[dict, ...] = tuple(sched["axis"]["returns"])
         self.soviet_track: Mapping[int, Mapping[str, tuple[int, int]]] = _frozen({
