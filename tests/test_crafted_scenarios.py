@@ -37,18 +37,9 @@ DOS_REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("change, refusal", DOS_REFUSED)
-def test_a_crafted_dos_scenario_is_refused_naming_its_fault(change, refusal):
-    doc = copy.deepcopy(DOS)
-    change(doc)
-    with pytest.raises(ValueError) as refused:
-        dos_scenario.Scenario(doc, {})
-    assert str(refused.value) == refusal.format(first=DOS["map"]["cities"][0]["name"])
-
-
 CHIR_REFUSED = [
     (lambda d: d["victory"]["places"]["list"].append(dict(d["victory"]["places"]["list"][0])),
-     "chir scenario: victory.places.list[{n}]: {first} is given twice, or shares a hex with a place before it (4.1)"),
+     "chir scenario: victory.places.list[{n}]: {place} is given twice, or shares a hex with a place before it (4.1)"),
     (lambda d: d["crt"]["shifts"].append(dict(d["crt"]["shifts"][0], shift=5)),
      "chir scenario: crt.shifts: the shift {shift!r} is given twice"),
     (lambda d: d["map"]["roads"][0].update(hexes=[d["map"]["roads"][0]["hexes"][0], "1020"]),
@@ -56,15 +47,20 @@ CHIR_REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("change, refusal", CHIR_REFUSED)
-def test_a_crafted_chir_scenario_is_refused_naming_its_fault(change, refusal):
-    doc = copy.deepcopy(CHIR)
+PLACES = CHIR["victory"]["places"]["list"]
+WORDS = {"first": DOS["map"]["cities"][0]["name"], "n": len(PLACES), "place": PLACES[0]["name"],
+         "shift": CHIR["crt"]["shifts"][0]["id"], "road": CHIR["map"]["roads"][0]["hexes"][0]}
+
+
+@pytest.mark.parametrize("module, bundled, change, refusal",
+                         [(dos_scenario, DOS, *case) for case in DOS_REFUSED]
+                         + [(chir_scenario, CHIR, *case) for case in CHIR_REFUSED])
+def test_a_crafted_scenario_is_refused_naming_its_fault(module, bundled, change, refusal):
+    doc = copy.deepcopy(bundled)
     change(doc)
     with pytest.raises(ValueError) as refused:
-        chir_scenario.Scenario(doc, {})
-    places = CHIR["victory"]["places"]["list"]
-    assert str(refused.value) == refusal.format(n=len(places), first=places[0]["name"], shift=CHIR["crt"]["shifts"][0]["id"],
-                                                road=CHIR["map"]["roads"][0]["hexes"][0])
+        module.Scenario(doc, {})
+    assert str(refused.value) == refusal.format(**WORDS)
 
 
 def test_the_bundled_scenarios_are_accepted_as_they_are():
