@@ -624,3 +624,28 @@ def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fai
         assert (result.exit_code, result.stderr) == (0, warning)
     result = runner.invoke(cli, ["status", str(folder.path)])     # an onlooker's status: no private/ of its own
     assert result.exit_code == 0 and "warning:" not in result.stderr
+
+
+def test_a_seal_made_in_a_folder_that_keeps_the_opponents_seals_is_warned_of(tmp_path):
+    """A players' probe: red ran `pbem submit --seal` in blue's folder (a copy of it); red's
+    sealed chits went into blue's private/, and red's own folder never had them. `pbem submit`
+    now says whose seals the folder keeps, and which file to copy where."""
+    import shutil
+
+    from pbem.core import game as core_game
+    from pbem.core.submit import submit_orders
+
+    match = _fire_match(tmp_path)
+    first = drive_to(match, "orders")
+    second = "red" if first.side == "blue" else "blue"
+    match.send(first.side, [{"type": "end"}], seal=True)
+    wrong = tmp_path / "copy-of-first"
+    shutil.copytree(match.folders[first.side].path, wrong)
+    applied = submit_orders(core_game.open_folder(wrong), [{"type": "end"}], None, key=match.keys[second],
+                            sent="2026-11-29T10:00:00Z", seal=True)
+    seq = applied.state["seq"]
+    assert (f"this folder's private/ keeps {first.side}'s sealed orders: if it is not your own game folder, copy "
+            f"private/seal-{seq:04d}-{second}.yaml into yours, where `pbem submit` opens your sealed orders from when "
+            f"the rules reveal them") in applied.warnings
+    own = match.send(second, [{"type": "end"}], seal=True)        # in its own folder: no such warning
+    assert not [w for w in own.warnings if "keeps" in w and "sealed orders" in w]

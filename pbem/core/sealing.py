@@ -71,6 +71,12 @@ def forget(folder: Any, seq: int, side: str, tidy: bool = False) -> None:
         pass
 
 
+def kept_names(folder: Any) -> list[str]:
+    """The names of the seal files in the folder's private/ (seal-SEQ-SIDE.yaml)."""
+    where = Path(folder.path) / PRIVATE
+    return sorted(p.name for p in where.glob("seal-*-*.yaml")) if where.is_dir() else []
+
+
 def missing(folder: Any, side: str) -> list[str]:
     """The files of private/ that hold `side`'s items still sealed and are not there (a
     players' probe: with private/ lost, `pbem orders` and `pbem status` still said `pbem

@@ -176,7 +176,24 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
             + unawaited(g, before, side, gave) + misnamed(after, side)
             + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
-            + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued))
+            + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued)
+            + (others_folder(g, folder, side, after["seq"]) if sealed else []))
+
+
+def others_folder(g: engine.Game, folder: game.Folder | None, side: str, seq: int) -> list[str]:
+    """A seal made in a folder whose private/ keeps another side's sealed orders: most likely
+    the opponent's folder, or a copy of it (a players' probe: red's chits went into blue's
+    private/, and red's own folder never had them, so red could not open them from it)."""
+    from pbem.core import sealing
+
+    if folder is None or not g.secure:
+        return []
+    theirs = sorted({name.split("-")[-1].removesuffix(".yaml") for name in sealing.kept_names(folder)} - {side})
+    if not theirs:
+        return []
+    return [f"this folder's private/ keeps {' and '.join(theirs)}'s sealed orders: if it is not your own game folder, "
+            f"copy {sealing.PRIVATE}/seal-{seq:04d}-{side}.yaml into yours, where `pbem submit` "
+            f"opens your sealed orders from when the rules reveal them"]
 
 
 def repeats(after: dict, side: str, orders: list, first: int = 1) -> list[str]:
