@@ -143,6 +143,25 @@ def test_a_packet_pasted_into_a_mail_is_named_as_such(match, tmp_path, before, a
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
 
 
+def test_a_packet_whose_long_lines_a_mail_program_wrapped_is_named_as_such(match, tmp_path):
+    """A players' probe: a packet pasted into a mail that wraps lines at 72 characters broke its
+    signature's line, and was refused with the parser's words alone ("a plain or quoted value
+    must be on one line"). It is named as wrapped, with what to do; nothing is applied."""
+    import textwrap
+
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    wrapped = tmp_path / "wrapped.yaml"
+    wrapped.write_text("\n".join(part for line in packet.read_text().splitlines()
+                                  for part in (textwrap.wrap(line, 72, break_long_words=True, drop_whitespace=False)
+                                               or [""])) + "\n")
+    assert max(len(line) for line in wrapped.read_text().splitlines()) <= 72
+    result = run("adjudicate", "game/blue", wrapped)
+    assert result.exit_code == 4
+    assert ": the packet's long lines look wrapped, as a mail program wraps lines at about 80 characters: save the " \
+           "packet attachment itself, unchanged, or send it as an attachment; the YAML error: " in result.stderr
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
 def test_mail_text_above_a_packet_that_reads_as_yaml_is_named_as_mail_text(match, tmp_path):
     """A players' probe: one line of mail above the packet, "Hi Alice, here is my turn:", is
     valid YAML, a field of the packet's mapping: the packet was refused as having an "unknown

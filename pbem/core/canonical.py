@@ -754,6 +754,9 @@ _CONTEXTS = [
 ]
 
 
+WRAPPED = 80   # the longest line a file whose long lines a mail program wrapped holds (78, most often)
+
+
 def _quoted(text: str, source: str, error: InputError) -> InputError:
     """`error` for a file the parser or pbem's subset refused, with a first sentence for a
     file a mail client quoted in a reply (most lines begin with `>`), or a packet pasted into
@@ -766,6 +769,11 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
     if lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
+    elif any(line.startswith("# pbem packet ") for line in all_lines) and max(map(len, all_lines)) <= WRAPPED:
+        # a packet's signature is one line of hundreds of characters: a packet without a long line
+        # was wrapped by a mail program, and the YAML error alone does not say why (a players' probe)
+        why = (f"the packet's long lines look wrapped, as a mail program wraps lines at about {WRAPPED} characters: "
+               "save the packet attachment itself, unchanged, or send it as an attachment")
     else:
         if not pasted(text, source):
             return error
