@@ -176,7 +176,7 @@ def stdlib_floor(fresh: list[str], command: list[str], repeat: int, ruleset_id: 
     for line in done.stderr.decode().splitlines():
         if line.startswith("import time:") and line.count("|") == 2:
             name = line.rsplit("|", 1)[1].strip()
-            if name.split(".")[0] not in ("pbem", "_distutils_hack", "sitecustomize", "site") and name not in names:
+            if name.split(".")[0] in sys.stdlib_module_names and name not in names:   # no pbem, no dependency
                 names.append(name)
     if len(names) < 10:
         raise SystemExit(f"benchmark input broken: `-X importtime` named {len(names)} standard modules")

@@ -31,7 +31,11 @@ DOS_REFUSED = [
     (lambda d: d["schedule"]["dates"].update(turns=d["schedule"]["dates"]["turns"][:2]),
      "dos scenario: schedule.dates.turns: 2 dates for 25 Game-Turns"),
     (lambda d: _unit(d, "axis", "G/9").update(type="sov-hq"),
-     "dos scenario: oob.units.axis: unit G/9 is of type 'sov-hq', of nation soviet, not one of axis's"),
+     "dos scenario: oob.units.axis: unit G/9 is of type 'sov-hq' (soviet) and nation soviet, not of axis's types and "
+     "nations"),
+    (lambda d: _unit(d, "axis", "G/9").update(type="sov-hq", nation="german"),    # the nation given, the type Soviet
+     "dos scenario: oob.units.axis: unit G/9 is of type 'sov-hq' (soviet) and nation german, not of axis's types and "
+     "nations"),
     (lambda d: _unit(d, "axis", "G/9").update(type="nope"),
      "dos scenario: oob.units.axis: unit G/9 is of type 'nope', which oob.types does not define"),
 ]

@@ -51,6 +51,14 @@ REFUSED = [
     (lambda d: d["tables"]["orders"]["list"].__setitem__(4, "XX"),
      "tables.orders.list[4]: \"XX\", where the printed table has \"HD\""),
     (lambda d: d["tables"]["terrain"]["area"].pop("open"), "tables.terrain.area: the feature \"open\" is missing"),
+    (lambda d: d["tables"]["direct_fire"].update(range=None),      # null only where printed (a review: play broke)
+     "tables.direct_fire.range: null is not a whole number from -50 to 50"),
+    (lambda d: d["tables"]["results"]["columns"].__setitem__(3, 4),
+     "tables.results.columns[3]: 4, where the printed table has 5 (the table's columns, bands and phases are not "
+     "corrected)"),
+    (lambda d: d["tables"]["air"].update(arrival_phase=0), "tables.air.arrival_phase: 0, where the printed table has 4"),
+    (lambda d: d["tables"]["terrain"].update(road_column="x"),
+     "tables.terrain.road_column: \"x\" is not a whole number from 1 to 6 (K-TER-5)"),
     # ids given twice, which let the last silently stand for the first
     (lambda d: d["commands"].append(dict(_command(d, "B-Pz1"), square="0000", name="Decoy")),
      "commands: 'B-Pz1' is given twice"),
@@ -76,11 +84,11 @@ REFUSED = [
     (lambda d: _unit(d, "B-Rec1").update(losses=1), "units.B-Rec1: a unit fielded reduced has one strength point"),
     # a position names what the scenario has
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "gone": ["NOPE"]}),
-     "position: 'NOPE' is not a unit of the scenario"),
+     "position.gone: 'NOPE' is not a unit of the scenario"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "gone": ["B-Pz1-1", "B-Pz1-1"]}),
      "position.gone: a unit is listed twice"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "lost": {"NOPE": 1}}),
-     "position: 'NOPE' is not a command marker of the scenario"),
+     "position.lost: 'NOPE' is not a command marker of the scenario"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "air": {"B-PAH": 3}}),
      "position.air.B-PAH: a state of ready, active or gone"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "used": {"blue": 3}}),
@@ -109,6 +117,10 @@ def test_a_corrected_table_value_is_played():
     sc, _ = _set_up(doc)
     assert sc.tables["direct_fire"]["range"] == 3
     assert _set_up(_mutated(lambda d: d["tables"]["direct_fire"].update(raw=["my own reading"])))[0]
+    unlimited = _mutated(lambda d: d["tables"]["command"]["ranges"]["nato"].update(brigade=None))
+    assert _set_up(unlimited)[0].tables["command"]["ranges"]["nato"]["brigade"] is None    # null, as printed
+    limited = _mutated(lambda d: d["tables"]["command"]["ranges"]["nato"].update(brigade=6))
+    assert _set_up(limited)[0].tables["command"]["ranges"]["nato"]["brigade"] == 6         # a number for none
 
 
 def test_what_no_check_names_is_refused_by_pbem_new_not_thrown(tmp_path, monkeypatch):

@@ -176,3 +176,24 @@ def test_k_doc_2_an_asset_of_the_army_list_goes_to_any_hq_marker():
     sc, _ = test_kkoh_rules.make(nato, armies=armies, columns=10, rows=10, commands=NATO_COMMANDS,
                                  formations=NATO_FORMATIONS, blue={"army": "test-nato"}, red={"army": "test-soviet"})
     assert sc.pieces["X"].hq == "B-BN3"     # outside its brigade, as an asset may go
+
+
+def test_k_doc_2_a_bmp_company_is_infantry_and_a_tied_regiment_takes_either_rule():
+    """A review: BMP companies (armour rows with `aifv`) counted as tank companies, so a motor
+    rifle regiment's BMPs could go to its other battalions and a tank regiment's could not go
+    to its tank battalions; and a regiment fielding as many tank as infantry battalions refused
+    the textbook attachment. BMPs are infantry now, and a tied regiment takes either rule."""
+    sc = scenario("X", "aifv", "tmb", "R-TB1")          # a tank regiment's BMPs to its tank battalion
+    assert sc.pieces["X"].hq == "R-TB1" and sc._tank(sc.pieces["X"]) is False
+    with pytest.raises(ValueError, match=r"units\.X: attached to R-MB2, but of R-MR \(an infantry regiment\) only"):
+        scenario("X", "aifv", "mb1", "R-MB2")           # a motor rifle regiment's BMPs between its battalions
+    commands = COMMANDS + [_marker("R-TR3", "regiment", "R-HQ", "0609"), _marker("R-T3B", "battalion", "R-TR3", "0608"),
+                           _marker("R-T3M", "battalion", "R-TR3", "0607")]
+    formations = dict(FORMATIONS, t3b={"hq": "R-T3B"}, t3m={"hq": "R-T3M"})
+    units = [U("B1", "blue", "tank", "0101", "01", "N", formation="b"),
+             U("T1", "red", "tank", "0606", "01", "S", formation="t3b"),
+             U("M1", "red", "ri", "0605", "01", "S", formation="t3m"),
+             U("M2", "red", "ri", "0604", "01", "S", formation="t3m", attached_to="R-T3B"),
+             U("T2", "red", "tank", "0603", "01", "S", formation="t3b", attached_to="R-T3M")]
+    sc, _ = table(units, commands=commands, formations=formations)
+    assert sc._arm("R-TR3") is None and (sc.pieces["M2"].hq, sc.pieces["T2"].hq) == ("R-T3B", "R-T3M")

@@ -524,6 +524,18 @@ def test_a_fire_plan_longer_than_any_plan_can_be_is_refused_before_sealing(tmp_p
         match.game.seal_items(rules, first, mine[:1] + [{"type": "end"}] * 4)
 
 
+@pytest.mark.parametrize("item", ["fire", {"type": "fire", "unit": ["B1"], "target": "R1"}])
+def test_a_malformed_item_to_seal_is_refused_by_the_schema_before_the_rules_read_it(tmp_path, item):
+    """A review: the fire plan's check read the items before the orders schema had, so an item
+    that is no order, or a unit id that is a list, broke `pbem submit --seal` with a traceback."""
+    match = _fire_match(tmp_path)
+    first = drive_to(match, "fire")
+    with pytest.raises(RulesError) as refused:
+        match.send(first.side, [item, {"type": "end"}], seal=True)
+    assert refused.value.message.startswith("order 1") or ": order 1" in refused.value.message
+    assert refused.value.message.endswith("; nothing was sealed or signed")
+
+
 @pytest.mark.parametrize("plan, refusal", [
     ([{"type": "fire", "unit": "X9", "target": "{them}1"}],
      "item 1: fire: 'X9' is not a unit of {me_side} on the table (K-DF-3)"),
@@ -623,6 +635,10 @@ def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fai
         result = runner.invoke(cli, [command, str(folder.path), "--key", str(key_file)])
         assert (result.exit_code, result.stderr) == (0, warning)
     result = runner.invoke(cli, ["status", str(folder.path)])     # an onlooker's status: no private/ of its own
+    assert result.exit_code == 0 and "warning:" not in result.stderr
+    public = tmp_path / "red-key.pub"   # a public key tells the side, not that the folder is the player's (a review)
+    public.write_text(match.keys[side].public.line() + "\n")
+    result = runner.invoke(cli, ["status", str(folder.path), "--key", str(public)])
     assert result.exit_code == 0 and "warning:" not in result.stderr
 
 

@@ -180,6 +180,9 @@ def test_mail_text_above_a_packet_that_reads_as_yaml_is_named_as_mail_text(match
     forged.write_text(packet.read_text().replace("orders:", "extra: 1\norders:", 1))
     result = run("adjudicate", "game/blue", forged)
     assert result.exit_code == 3 and result.stderr == f"pbem: {forged}: unknown packet field `extra`\n"
+    forged.write_text("Hi Alice:\n\n" + forged.read_text())   # and with mail text too: still a forged packet (a review)
+    result = run("adjudicate", "game/blue", forged)
+    assert result.exit_code == 3 and result.stderr == f"pbem: {forged}: unknown packet field `Hi Alice`\n"
 
 
 def test_a_broken_packet_with_a_comment_above_it_keeps_its_own_error(match, tmp_path):

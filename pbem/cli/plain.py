@@ -130,7 +130,7 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
         echo_json(info)
     else:
         echo("\n".join(info["text"]))
-    if you is not None and folder.game.secure:   # the player's own folder: its sealed orders are kept there
+    if you is not None and folder.game.secure and not isinstance(key, _Public):   # a private key: the player's own folder
         from pbem.core import sealing
 
         for line in sealing.missing(folder, you):

@@ -775,7 +775,7 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         why = (f"the packet's long lines look wrapped, as a mail program wraps lines at about {WRAPPED} characters: "
                "save the packet attachment itself, unchanged, or send it as an attachment")
     else:
-        if not pasted(text, source):
+        if pasted(text, source) is None:
             return error
         return InputError(f"{source}: {PASTED}; the YAML error{where.group(1) or ''}: {error.message[where.end():]}")
     return InputError(f"{where.group()}{why}; the YAML error: {error.message[where.end():]}")
@@ -786,21 +786,21 @@ PASTED = ("the file holds a packet with other text before or after it, as when a
           "value")
 
 
-def pasted(text: str, source: str) -> bool:
-    """Whether `text` is a whole packet's lines, from its "# pbem packet" head to its signature's
-    value, with other text (not comments) before or after them, as in a mail."""
+def pasted(text: str, source: str) -> Any:
+    """The packet `text` holds, read from its own lines, from its "# pbem packet" head to its
+    signature's value, where other text (not comments) stands before or after them, as in a
+    mail; else None."""
     all_lines = text.split("\n")
     head = next((n for n, line in enumerate(all_lines) if line.startswith("# pbem packet ")), None)
     last = max((n for n, line in enumerate(all_lines) if line.startswith('  value: "U1NIU0lH')), default=None)
     if head is None or last is None or last < head:
-        return False
+        return None
     if not [line for line in all_lines[:head] + all_lines[last + 1:] if line.strip() and not line.startswith("#")]:
-        return False
+        return None
     try:     # only where the packet's own lines are a whole packet: else the packet itself is broken
-        loads("\n".join(all_lines[head:last + 1]) + "\n", source)
+        return loads("\n".join(all_lines[head:last + 1]) + "\n", source)
     except InputError:
-        return False
-    return True
+        return None
 
 
 def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:

@@ -373,8 +373,12 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
     except VerificationError as exc:
         # mail text above the packet that reads as YAML ("Hi Alice, here is my turn:") is a field
         # of no packet: say what the file is (a players' probe), as for text the parser refuses
-        text = data.decode("utf-8", errors="replace")
-        if pasted(text, source):
+        inner = pasted(data.decode("utf-8", errors="replace"), source)
+        if inner is not None:
+            try:   # a packet forged in itself stays a forged packet, mail text or not (a review)
+                check_envelope(inner, source)
+            except VerificationError:
+                raise exc from None
             raise InputError(f"{source}: {PASTED}; the packet check: {exc.message.removeprefix(source + ': ')}") from None
         raise
 

@@ -125,11 +125,15 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if seal:
         if not orders:
             raise UsageError(f"{source}: --seal seals the orders of the file, and it gives none")
+        def checked(items: list) -> None:
+            try:
+                engine.check_orders(g, items, seq, source, engine.awaited_decision(state, side))
+            except RulesError as exc:
+                raise RulesError(f"{exc.message}; nothing was sealed or signed") from None
+
+        checked(orders)   # as written: the ruleset reads them to arrange them (a review: a malformed item broke it)
         orders = arrange(g, state, side, key, sent, extra, policies, orders, source)
-        try:   # an item the schema refuses could never be opened: the game would be stuck
-            engine.check_orders(g, orders, seq, source, engine.awaited_decision(state, side))
-        except RulesError as exc:
-            raise RulesError(f"{exc.message}; nothing was sealed or signed") from None
+        checked(orders)   # as arranged: an item the schema refuses could never be opened, and the game would stick
         sealed_items, orders = orders, []
         salts = sealing.salts(g, seq, side, key, len(sealed_items))
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]

@@ -414,9 +414,10 @@ class Scenario:
                     raise ValueError(f"dos scenario: oob.units.{side}: unit {u['id']} is of type {u['type']!r}, which "
                                      f"oob.types does not define")
                 ty = types[u["type"]]
-                if (u.get("nation", ty["nation"]) == "soviet") != (side == "soviet"):   # a probe: an Axis unit of a Soviet HQ type
-                    raise ValueError(f"dos scenario: oob.units.{side}: unit {u['id']} is of type {u['type']!r}, of "
-                                     f"nation {u.get('nation', ty['nation'])}, not one of {side}'s")
+                nation = u.get("nation", ty["nation"])    # a probe: an Axis unit of a Soviet HQ type
+                if ty["side"] != side or (nation == "soviet") != (side == "soviet"):
+                    raise ValueError(f"dos scenario: oob.units.{side}: unit {u['id']} is of type {u['type']!r} "
+                                     f"({ty['side']}) and nation {nation}, not of {side}'s types and nations")
                 steps_ = tuple(tuple(s) if isinstance(s, list) else s for s in ty.get("steps", []))
                 units[u["id"]] = Unit(
                     id=u["id"], side=side, name=u["name"], kind=u["type"], nation=u.get("nation", ty["nation"]),

@@ -57,9 +57,9 @@ class QuietContext:
 
 def _check_deployment(sc: Scenario, rules: dict) -> None:
     """The units as the scenario sets them out stand where units can stand (a probe of crafted
-    scenarios: two units in one place, units of both sides in one square, ten in a square, a
-    battle group of both sides were played on): each square of one side's units, at most
-    K-GM-1's six, one to a place (K-GM-3), each battle group of one side. (Where in its square
+    scenarios: two units in one place, units of both sides in one square, ten in a square were
+    played on): each square of one side's units, at most K-GM-1's six, one to a place (K-GM-3).
+    (A battle group is labelled within its square, so it is of one side too.) (Where in its square
     a unit stands, K-GM-2, is the scenario's to set: a case may start from any layout.)"""
     board = Board(sc, rules)
     for square in sorted({rec["sq"] for rec in rules["pieces"].values()}):
@@ -77,12 +77,6 @@ def _check_deployment(sc: Scenario, rules: dict) -> None:
                 raise ValueError(f"kkoh scenario: units: {cells[cell]} and {p} stand in the same place ({square} cell "
                                  f"{cell}) (K-GM-3)")
             cells[cell] = p
-    for entry in sc.doc["units"]:
-        if entry.get("group") and any(other_entry.get("group") == entry["group"] and other_entry["square"] ==
-                                      entry["square"] and other_entry["side"] != entry["side"]
-                                      for other_entry in sc.doc["units"]):
-            raise ValueError(f"kkoh scenario: units.{entry['id']}: battle group {entry['group']!r} in "
-                             f"{entry['square']} holds units of both sides (K-BG-1)")
 
 
 def setup_rules(sc: Scenario) -> dict:

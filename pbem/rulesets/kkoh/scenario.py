@@ -103,11 +103,25 @@ def _check_tables(tables: dict, printed: dict, where: str) -> None:
         if tables != printed:
             raise ValueError(f"kkoh scenario: {where}: {json.dumps(tables)}, where the printed table has "
                              f"{json.dumps(printed)} (a scenario corrects the tables' numbers)")
-    else:   # a number, or none (no limit): a number may stand for none, and none for a number
+    elif _fixed(where):
+        if tables != printed:
+            raise ValueError(f"kkoh scenario: {where}: {json.dumps(tables)}, where the printed table has "
+                             f"{json.dumps(printed)} (the table's columns, bands and phases are not corrected)")
+    else:   # a number, or none (no limit) where the printed table has none
         low, high = TABLE_NUMBERS
-        if tables is not None and (type(tables) is not int or not low <= tables <= high):
+        if printed is None and tables is None:
+            return
+        if type(tables) is not int or not low <= tables <= high:
             raise ValueError(f"kkoh scenario: {where}: {json.dumps(tables)} is not a whole number from {low} to "
-                             f"{high}" + (" (or null, no limit)" if printed is None else ""))
+                             f"{high}" + (" (or null, no limit, as printed)" if printed is None else ""))
+
+
+def _fixed(where: str) -> bool:
+    """The numbers that shape a table rather than fill it: the Result Table's column labels, the
+    counter-battery bands' limits, the phase aircraft arrive in (a review: any other value broke
+    play)."""
+    return (where.startswith("tables.results.columns") or where == "tables.air.arrival_phase"
+            or (where.startswith("tables.counter_battery.results[") and where.endswith((".from", ".to"))))
 
 
 # --- fixed attributes ---------------------------------------------------------------------
@@ -220,6 +234,10 @@ class Scenario:
         self.open_terrain = bool(m.get("open_terrain", False))
         self.features = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["area"].items()}
         self.linear = {name: Feature(name, **spec) for name, spec in self.tables["terrain"]["linear"].items()}
+        column = self.tables["terrain"].get("road_column")
+        if type(column) is not int or not 1 <= column <= 6:   # K-TER-5: vehicles in a column on a road
+            raise ValueError(f"kkoh scenario: tables.terrain.road_column: {json.dumps(column)} is not a whole number "
+                             "from 1 to 6 (K-TER-5)")
         if "open" not in self.features:   # every square without a feature is open ground (K-TER-1)
             raise ValueError("kkoh scenario: tables.terrain.area: the feature \"open\" is missing, which every square "
                              "without a feature of its own is (K-TER-1)")
@@ -532,32 +550,32 @@ class Scenario:
         pos = self.position or {}
         where = "position"
 
-        def known(ids, kinds: str, *tables) -> None:
+        def known(ids, field: str, kinds: str, *tables) -> None:
             for i in ids:
                 if not any(i in table for table in tables):
-                    raise ValueError(f"kkoh scenario: {where}: {i!r} is not {kinds} of the scenario")
+                    raise ValueError(f"kkoh scenario: {where}.{field}: {i!r} is not {kinds} of the scenario")
 
         if pos.get("turn", 1) > self.last_turn:
             raise ValueError(f"kkoh scenario: {where}.turn: {pos['turn']} is after the last turn, {self.last_turn}")
         gone = pos.get("gone") or []
         if len(set(gone)) != len(gone):
             raise ValueError(f"kkoh scenario: {where}.gone: a unit is listed twice")
-        known(gone, "a unit", self.pieces)
-        known(pos.get("lost") or {}, "a command marker", self.commands)
-        known(pos.get("out_of_command") or [], "a unit or command marker", self.pieces, self.commands)
-        known(pos.get("held") or {}, "an objective", self.objectives)
-        known(pos.get("moved") or {}, "a unit", self.pieces)
+        known(gone, "gone", "a unit", self.pieces)
+        known(pos.get("lost") or {}, "lost", "a command marker", self.commands)
+        known(pos.get("out_of_command") or [], "out_of_command", "a unit or command marker", self.pieces, self.commands)
+        known(pos.get("held") or {}, "held", "an objective", self.objectives)
+        known(pos.get("moved") or {}, "moved", "a unit", self.pieces)
         for pid, how in (pos.get("moved") or {}).items():
             if how not in ("vehicle", "foot"):
                 raise ValueError(f"kkoh scenario: {where}.moved.{pid}: {json.dumps(how)} is not vehicle or foot")
         for aid, status in (pos.get("air") or {}).items():
-            known([aid], "an aircraft", self.air)
+            known([aid], "air", "an aircraft", self.air)
             if not isinstance(status, dict) or status.get("state") not in ("ready", "active", "gone") \
                     or not set(status) <= {"state", "turn", "sq"}:
                 raise ValueError(f"kkoh scenario: {where}.air.{aid}: a state of ready, active or gone (with its turn "
                                  "and square when active)")
         for side, used in (pos.get("used") or {}).items():
-            known([side], "a side", SIDES)
+            known([side], "used", "a side", SIDES)
             if not isinstance(used, dict) or any(name not in self.tables["specials"] and name != "air_support"
                                                  or type(n) is not int or n < 0 for name, n in used.items()):
                 raise ValueError(f"kkoh scenario: {where}.used.{side}: the special effects a side has used, each a "
@@ -582,17 +600,17 @@ class Scenario:
             return None
         if self._regiment(p.hq) != regiment:
             return f"outside its own regiment {regiment}"
-        arm = self._arm(regiment)
+        arm = self._arm(regiment)     # None where the battalions fielded tie: either rule may apply
         host = self.commands[p.hq]
-        if arm == "tank" and p.kind == "infantry":
+        if arm in ("tank", None) and self._infantry(p):
             if host.level == "battalion" and self._arm(p.hq) == "tank":
                 return None
             return f"but an infantry company of tank regiment {regiment} goes only to one of its tank battalions"
-        if arm == "infantry" and self._tank(p):
+        if arm in ("infantry", None) and self._tank(p):
             if host.level == "battalion":
                 return None
             return f"but a tank company of infantry regiment {regiment} goes only to one of its battalions"
-        kind = {"tank": "a tank regiment", "infantry": "an infantry regiment"}.get(arm, "a regiment of neither arm")
+        kind = {"tank": "a tank regiment", "infantry": "an infantry regiment"}.get(arm, "as many tank as infantry battalions")
         return (f"but of {regiment} ({kind}) only infantry companies of a tank regiment and tank companies of an "
                 "infantry regiment are attached")
 
@@ -621,18 +639,31 @@ class Scenario:
 
     @staticmethod
     def _tank(p: Piece) -> bool:
-        """A tank company: a gun- or missile-armed armoured unit, not reconnaissance."""
-        return p.kind == "armour" and not p.recce and any(m.df is not None for m in p.modes.values())
+        """A tank company: a gun- or missile-armed armoured unit, not reconnaissance nor an
+        infantry fighting vehicle (a BMP company is infantry, a review)."""
+        return p.kind == "armour" and not p.recce and not p.aifv and any(m.df is not None for m in p.modes.values())
+
+    @staticmethod
+    def _infantry(p: Piece) -> bool:
+        """An infantry company: infantry, or its fighting vehicles (a BMP company)."""
+        return p.kind == "infantry" or (p.kind == "armour" and p.aifv)
 
     def _arm(self, marker: str) -> str | None:
         """"tank" or "infantry": what most of a battalion's own companies are, or most of a
-        regiment's battalions; None where neither is more."""
+        regiment's battalions; None where neither is more. Worked out once a marker (a review:
+        hundreds of attachments made building a scenario ten times slower)."""
+        arms = self.__dict__.setdefault("_arms", {})
+        if marker not in arms:
+            arms[marker] = self._arm_of(marker)
+        return arms[marker]
+
+    def _arm_of(self, marker: str) -> str | None:
         level = self.commands[marker].level
         if level == "battalion":
             own = [self.pieces[u] for u in self.piece_ids
                    if self.formations[self.pieces[u].formation]["hq"] == marker]
             tanks = sum(1 for q in own if self._tank(q))
-            infantry = sum(1 for q in own if q.kind == "infantry")
+            infantry = sum(1 for q in own if self._infantry(q))
         else:
             arms = [self._arm(b) for b in self.command_ids if self.commands[b].superior == marker
                     and self.commands[b].level == "battalion"]
