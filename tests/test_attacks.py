@@ -537,7 +537,8 @@ def test_07_a_long_report_line_is_shown_from_where_it_differs(table):
     lines[number] = lines[number][:-1] + ("X" if lines[number][-1] != "X" else "Y")
     path.write_text("\n".join(lines))
     first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report differs from the replay")
-    assert f"found '...{lines[number][-31:]}')" in first
+    shown = repr(lines[number])     # as written, from 30 characters before the last, which differs
+    assert f"found {shown[0]}...{shown[-32:]})" in first
 
 
 @pytest.mark.parametrize("change", [lambda text: text + "\n\n\n\n", lambda text: text.rstrip("\n")])

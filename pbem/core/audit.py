@@ -51,20 +51,26 @@ class Divergence:
     def sentence(self) -> str:
         text = f"{self.file}: {self.message}"
         if self.field is not None:
-            expected, found = _from_difference(self.expected, self.found)
-            text += f" (field {self.field}: expected {_short(expected)}, found {_short(found)})"
+            expected, found = _from_difference(repr(self.expected), repr(self.found))
+            text += f" (field {self.field}: expected {_cut(expected)}, found {_cut(found)})"
         return text
 
 
-def _from_difference(expected: Any, found: Any, before: int = 30) -> tuple[Any, Any]:
-    """Two long texts cut to where they part, `before` characters ahead of it, so that what
-    the sentence shows of them is their difference (a players' probe: two report lines cut at
-    80 characters read the same)."""
-    if not (isinstance(expected, str) and isinstance(found, str)) or max(len(expected), len(found)) <= 60:
+def _from_difference(expected: str, found: str, before: int = 30) -> tuple[str, str]:
+    """Two long values, as written (repr), cut to where they part, `before` characters ahead
+    of it, so that what the sentence shows of them is their difference (a players' probe: two
+    report lines cut at 80 characters read the same)."""
+    if max(len(expected), len(found)) <= 80:
         return expected, found
     start = next((i for i, (a, b) in enumerate(zip(expected, found)) if a != b), min(len(expected), len(found)))
     start = max(0, start - before)
-    return ((("..." if start else "") + expected[start:]), (("..." if start else "") + found[start:]))
+    if start <= 1:
+        return expected, found
+    return expected[0] + "..." + expected[start:], found[0] + "..." + found[start:]   # after the opening quote
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class AuditResult:
@@ -507,11 +513,6 @@ def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bo
     out.divergence = Divergence(rel, "the report differs from the replay in its empty lines at the end",
                                 "lines", len(want_lines), len(got_lines))
     return False
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _file_of(message: str) -> str:
