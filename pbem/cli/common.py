@@ -49,6 +49,15 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     _write(for_output(text) + ("\n" if nl else ""), sys.stderr if err else sys.stdout)
 
 
+def warn_missing_seals(folder: Any, side: str) -> None:
+    """Warn of private/ files holding `side`'s still-sealed orders that are not there (the
+    player's own folder, told by a private key)."""
+    from pbem.core import sealing
+
+    for line in sealing.missing(folder, side):
+        echo(f"warning: {line}", err=True)
+
+
 def echo_json(data: Any) -> None:
     # ASCII only: every character beyond it, control and bidi ones included, as \uXXXX.
     _write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=True) + "\n", sys.stdout)

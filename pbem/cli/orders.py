@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, load_key
+from pbem.cli.common import PASSPHRASE_HELP, echo, game_dir, handles_errors, load_key, warn_missing_seals
 
 
 @click.command("orders", epilog=PASSPHRASE_HELP)
@@ -64,7 +64,4 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
 
     echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only), nl=False)
     if key_file and secure:   # the player's own folder: its sealed orders are kept there
-        from pbem.core import sealing
-
-        for line in sealing.missing(folder, side):
-            echo(f"warning: {line}", err=True)
+        warn_missing_seals(folder, side)

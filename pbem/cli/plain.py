@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pbem.cli.common import echo, echo_json, handles_errors, load_key
+from pbem.cli.common import echo, echo_json, handles_errors, load_key, warn_missing_seals
 
 
 @handles_errors
@@ -131,10 +131,7 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
     else:
         echo("\n".join(info["text"]))
     if you is not None and folder.game.secure and not isinstance(key, _Public):   # a private key: the player's own folder
-        from pbem.core import sealing
-
-        for line in sealing.missing(folder, you):
-            echo(f"warning: {line}", err=True)
+        warn_missing_seals(folder, you)
 
 
 @handles_errors

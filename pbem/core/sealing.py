@@ -71,10 +71,10 @@ def forget(folder: Any, seq: int, side: str, tidy: bool = False) -> None:
         pass
 
 
-def kept_names(folder: Any) -> list[str]:
-    """The names of the seal files in the folder's private/ (seal-SEQ-SIDE.yaml)."""
+def kept_sides(folder: Any) -> set[str]:
+    """The sides whose sealed orders the folder's private/ keeps (seal-SEQ-SIDE.yaml)."""
     where = Path(folder.path) / PRIVATE
-    return sorted(p.name for p in where.glob("seal-*-*.yaml")) if where.is_dir() else []
+    return {p.name.split("-", 2)[2].removesuffix(".yaml") for p in where.glob("seal-*-*.yaml")} if where.is_dir() else set()
 
 
 def missing(folder: Any, side: str) -> list[str]:

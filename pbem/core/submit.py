@@ -192,7 +192,7 @@ def others_folder(g: engine.Game, folder: game.Folder | None, side: str, seq: in
 
     if folder is None or not g.secure:
         return []
-    theirs = sorted({name.split("-")[-1].removesuffix(".yaml") for name in sealing.kept_names(folder)} - {side})
+    theirs = sorted(sealing.kept_sides(folder) - {side})
     if not theirs:
         return []
     return [f"this folder's private/ keeps {' and '.join(theirs)}'s sealed orders: if it is not your own game folder, "
@@ -282,14 +282,18 @@ def misnamed(after: dict, side: str) -> list[str]:
     for it (a players' probe: "5.1/result" for 5.1/defender-result was accepted, answered
     nothing, and the decision cost a round trip). A decision so named may still come later."""
     awaited = engine.awaited_decision(after, side)
-    if awaited is None:
-        return []
-    accepts = after["awaiting"]["need"].get("accepts") or ()
     return [f"order {item['index']} ({engine.order_text(item['order'])}) answers decision {item['decision']}, but the "
             f"game now waits for your decision {awaited}, which no order of yours answers: if you meant it, name it "
             f"`decision: \"{awaited}\"` (an answer to a decision that never comes is never applied)"
-            for item in still_queued(after, side, after["seq"])
-            if item.get("decision") not in (None, awaited) and item["order"].get("type") in accepts]
+            for item in still_queued(after, side, after["seq"]) if _meant_for_awaited(after, side, item)]
+
+
+def _meant_for_awaited(after: dict, side: str, item: dict) -> bool:
+    """Whether a queued answer names another decision than the side's one the game waits for,
+    though it is of a type that decision takes."""
+    awaited = engine.awaited_decision(after, side)
+    return (awaited is not None and item.get("decision") not in (None, awaited)
+            and item["order"].get("type") in (after["awaiting"]["need"].get("accepts") or ()))
 
 
 def kept(after: dict, side: str) -> list[str]:
@@ -306,10 +310,7 @@ def kept(after: dict, side: str) -> list[str]:
         return [f"the game is over: {numbers(queued)} {'is' if one else 'are'} never applied"]
     # an answer named for a decision waits for that decision, not for the side's next orders
     # (`misnamed` speaks of one that looks meant for the decision awaited)
-    accepts = awaiting["need"].get("accepts") or ()
-    awaited = engine.awaited_decision(after, side)
-    named = [item for item in queued if "decision" in item
-             and not (awaited and item["decision"] != awaited and item["order"].get("type") in accepts)]
+    named = [item for item in queued if "decision" in item and not _meant_for_awaited(after, side, item)]
     said = [f"order {item['index']} answers decision {item['decision']}: it waits in the queue for that decision, "
             f"and applies when it comes (never, if it does not)" for item in named]
     mine = [item for item in queued if "decision" not in item]

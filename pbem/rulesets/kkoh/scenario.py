@@ -308,11 +308,11 @@ class Scenario:
         self.victory = doc["victory"]              # house rules of the scenario (K-PRE-3)
         self.last_turn = self.victory["turns"]     # at most the 20 of the turn track (K-REF-1, K-REF-2)
         self.position = doc.get("position")
+        # answers that depend only on the scenario (terrain of a step, the movement table of a
+        # phase, a battalion's arm), remembered as they are first asked: they never change
+        self.memo: dict = {}
         self._check_doctrine()
         self._check_position()
-        # answers that depend only on the scenario (terrain of a step, the movement table of a
-        # phase), remembered as they are first asked: they never change
-        self.memo: dict = {}
 
     # --- document checks ------------------------------------------------------------------
 
@@ -590,10 +590,11 @@ class Scenario:
         lets "tanks in the Infantry Regiment" go to "any HQ in that Regiment" and says
         "Divisional assets must be allocated to any HQ marker". So: a unit of the division's own
         (of no regiment), or of a row the army list marks as an asset, goes to any marker of its
-        side; an infantry company of a tank regiment to a tank battalion of that regiment; a tank company (a gun-armed armoured
-        unit, not reconnaissance) of an infantry regiment to a battalion of that regiment;
-        nothing else. A battalion is a tank or an infantry battalion by what most of its own
-        units are (tank or infantry companies), a regiment by what most of its battalions are."""
+        side; an infantry company (`_infantry`: BMPs too) of a tank regiment to a tank battalion of
+        that regiment; a tank company (`_tank`) of an infantry regiment to a battalion of that
+        regiment; nothing else. A battalion is a tank or an infantry battalion by what most of its
+        own companies are, a regiment by what most of its battalions are; a regiment with as many
+        of each takes either rule."""
         home = self.formations[p.formation]["hq"]
         regiment = self._regiment(home)
         if regiment is None or self._asset(p):   # the division's own, or an asset of the list: any HQ
@@ -652,10 +653,10 @@ class Scenario:
         """"tank" or "infantry": what most of a battalion's own companies are, or most of a
         regiment's battalions; None where neither is more. Worked out once a marker (a review:
         hundreds of attachments made building a scenario ten times slower)."""
-        arms = self.__dict__.setdefault("_arms", {})
-        if marker not in arms:
-            arms[marker] = self._arm_of(marker)
-        return arms[marker]
+        key = ("arm", marker)
+        if key not in self.memo:
+            self.memo[key] = self._arm_of(marker)
+        return self.memo[key]
 
     def _arm_of(self, marker: str) -> str | None:
         level = self.commands[marker].level
