@@ -38,6 +38,15 @@ DOS_REFUSED = [
      "nations"),
     (lambda d: _unit(d, "axis", "G/9").update(type="nope"),
      "dos scenario: oob.units.axis: unit G/9 is of type 'nope', which oob.types does not define"),
+    # hexes outside the playing area (S0742 is sea), named by their entry
+    (lambda d: d["map"]["rail"][0].append("S0742"),
+     "dos scenario: map.rail[0]: S0742 is not a land hex of the playing area"),
+    (lambda d: d["map"]["rail_links"][1]["hexes"].__setitem__(1, "S0742"),
+     "dos scenario: map.rail_links[1]: S0742 is not a land hex of the playing area"),
+    (lambda d: d["map"]["front_line"].append("S0742"),
+     "dos scenario: map.front_line: S0742 is not a land hex of the playing area"),
+    (lambda d: d["victory"]["special"]["voronezh"]["hexes"].__setitem__(0, "S0742"),
+     "dos scenario: victory.special.voronezh.hexes: S0742 is not a land hex of the playing area"),
 ]
 
 

@@ -302,9 +302,9 @@ class Scenario:
         self.city_hex_ids = frozenset(h for c in cities for h in c.hexes)
         self.vp_cities: tuple[City, ...] = tuple(c for c in cities if c.vp)
         rail_nb: dict[int, set[int]] = {}
-        for line in m["rail"]:
+        for k, line in enumerate(m["rail"]):
             for a, b in zip(line, line[1:]):
-                ia, ib = self.idx[a], self.idx[b]
+                ia, ib = self._land(a, f"map.rail[{k}]"), self._land(b, f"map.rail[{k}]")
                 if ib not in self.nb[ia]:
                     raise ValueError(f"dos scenario: rail hexes {a} and {b} are not neighbours")
                 rail_nb.setdefault(ia, set()).add(ib)
@@ -315,8 +315,8 @@ class Scenario:
         # than a set)
         self.rail_nb: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(rail_nb.get(i, ()))) for i in range(n))
         links: dict[int, dict[int, int]] = {}
-        for link in m["rail_links"]:
-            a, b = (self.idx[h] for h in link["hexes"])
+        for k, link in enumerate(m["rail_links"]):
+            a, b = (self._land(h, f"map.rail_links[{k}]") for h in link["hexes"])
             links.setdefault(a, {})[b] = link["cost"]
             links.setdefault(b, {})[a] = link["cost"]
         self.rail_links: Mapping[int, Mapping[int, int]] = _frozen({a: _frozen(v) for a, v in sorted(links.items())})
@@ -345,7 +345,7 @@ class Scenario:
         self.soviet_entry: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]] = _frozen(entry)
 
         # --- the 28 June 1942 front line and the ground it divides (5.22, 5.36, 10.44)
-        self.front: tuple[int, ...] = tuple(self.idx[h] for h in m["front_line"])
+        self.front: tuple[int, ...] = tuple(self._land(h, "map.front_line") for h in m["front_line"])
         self.front_set = frozenset(self.front)
         self.axis_start = self._flood({self.idx["N2154"]}, lambda a, b: b not in self.front_set)
         # 10.44: who holds each rail and city hex at the start (1 = that side)
@@ -356,7 +356,8 @@ class Scenario:
         start = {}
         for c in self.vp_cities:
             hexes = doc["victory"]["special"]["voronezh"]["hexes"] if c.name == "Voronezh" else c.hexes
-            sides = {"axis" if self.idx[h] in self.axis_start else "soviet" for h in hexes}
+            sides = {"axis" if self._land(h, "victory.special.voronezh.hexes") in self.axis_start else "soviet"
+                     for h in hexes}
             start[c.name] = sides.pop() if len(sides) == 1 else None
         self.city_start: Mapping[str, str | None] = _frozen(start)
         self.hexrow_label: tuple[str, ...] = tuple(h[:3] for h in self.ids)
@@ -494,6 +495,15 @@ class Scenario:
         self.position: dict | None = json.loads(json.dumps(doc["position"])) if "position" in doc else None
 
     # --- helpers -----------------------------------------------------------------------------------
+
+    def _land(self, h: str, where: str) -> int:
+        """The index of hex `h`, which the document's entry `where` names: a land hex of the
+        playing area, or the document is refused naming the entry (a probe of crafted
+        scenarios: a rail line or front line through the sea broke the set-up)."""
+        i = self.idx.get(h)
+        if i is None:
+            raise ValueError(f"dos scenario: {where}: {h} is not a land hex of the playing area")
+        return i
 
     def _pair(self, key: str) -> tuple[int, int] | None:
         a, _, b = key.partition("/")
