@@ -198,6 +198,9 @@ def test_3_2_a_unit_behind_its_front_stays_on_its_bank_of_the_chir():
         "3.2", "2820 is in the Soviet set-up area of group C, D (3.3): German units set up only on their own front "
         "or behind it")
     assert setup.placement_error(SCENARIO, rules, "Art/I", "3108") is None
+    # the nearest front hex in line is named: 2030, next to 1930, not 2730 further along row 30
+    assert setup.placement_error(SCENARIO, rules, "Art/III", "1930") == (
+        "3.2", "Art/III sets up on the front of group E or south or west of it: 1930 is across the Chir from 2030")
 
 
 def test_3_2_3_3_german_artillery_offered_no_soviet_hex_and_front_a_stays_soviet():

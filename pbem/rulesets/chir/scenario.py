@@ -446,11 +446,16 @@ class Scenario:
 
     def why_not_behind(self, h: str, side: str, group: str) -> str:
         """Why h is not behind the group's front: what stops the walk from the front hexes in
-        line with it, or that no front hex is in line."""
+        line with it, the nearest first (a probe: a refusal named a front hex six columns away
+        where one in line was next to h), or that no front hex is in line."""
         sign = -1 if side == "german" else 1
         c, r = self.offset(h)
         fmt = self.grid.format
-        for f in self.fronts[side][group]:
+
+        def away(f: str) -> tuple[int, str]:
+            fc, fr = self.offset(f)
+            return abs(c - fc) + abs(r - fr), f
+        for f in sorted(self.fronts[side][group], key=away):
             fc, fr = self.offset(f)
             if fr == r and sign * (c - fc) > 0:
                 line = [fmt.format_offset(x, r) for x in range(fc, c + sign, sign)]
