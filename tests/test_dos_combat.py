@@ -364,6 +364,40 @@ def test_10_24_the_don_triples():
     assert fight(play(rules, [attack(["N3020"], ["G/57"])], dice=[6]))["defence"] == 12
 
 
+DON_BANKS = {"G/57": {"hex": "N2036"}, "R/6": {"hex": "N2035", "revealed": [1, 1]},   # N2036/N2035: a Don hexside
+             "R/38": {"hex": "N2135", "revealed": [2, 4]}, "A/21": {"hex": "N2134"}}   # R/38 on the Don, its ZOC on N2035
+
+
+def _advances(rules: dict) -> list[tuple[str, tuple[str, ...]]]:
+    c = rules["combat"]
+    return sorted((o["units"][0], tuple(o["path"])) for o in combat.advance_options(SC(), rules, c) if o["units"]) if c else []
+
+
+def test_10_23_the_defender_advances_across_the_don_into_the_zoc_of_a_unit_on_the_don_never():
+    """10.23 (errata): "no unit may ever be moved through a Don River hexside into a hex that is in
+    the Zone of Control of an Enemy unit that is adjacent to the Don River"; the exception is an
+    advance "during the Friendly Combat Phase". R/6 attacks G/57 across the Don and dies (1-3, die
+    6: Ae); G/57, advancing in the Soviet Combat Phase, may not enter N2035, in the ZOC of R/38 on
+    the Don. Without R/38 it may, and on (9.86)."""
+    rules = at(player="soviet", phase="combat", units=DON_BANKS)
+    ctx = play(rules, [attack(["N2036"], ["R/6"])], dice=[6], policies={"advance": "ask"})
+    assert fight(ctx)["result"] == "Ae" and not st.on_map(rules, "R/6")
+    assert _advances(rules) == [] and st.hex_of(rules, "G/57") == "N2036"
+    rules = at(player="soviet", phase="combat", units={u: v for u, v in DON_BANKS.items() if u != "R/38"})
+    play(rules, [attack(["N2036"], ["R/6"])], dice=[6], policies={"advance": "ask"})
+    assert _advances(rules) == [("G/57", ("N2035",))] + [("G/57", ("N2035", h)) for h in
+                                                          ("N1935", "N1936", "N2034", "N2135", "N2136")]
+
+
+def test_10_23_the_attacker_advances_across_the_don_into_the_zoc_of_a_unit_on_the_don():
+    """10.23 (errata), the exception: in the Axis Combat Phase G/57 attacks R/6 across the Don
+    (1-1, die 1: D1) and may advance into N2035, in the ZOC of R/38 on the Don."""
+    rules = at(player="axis", phase="combat", units=DON_BANKS)
+    ctx = play(rules, [attack(["N2035"], ["G/57"])], dice=[1], policies={"advance": "ask"})
+    assert fight(ctx)["result"] == "D1" and st.hex_of(rules, "R/6") != "N2035"
+    assert _advances(rules) == [("G/57", ("N2035",))]
+
+
 def test_10_27_no_attack_across_the_volga():
     rules = at(phase="combat", units={"R/6": {"hex": "N3117", "revealed": [2, 4]}, "G/57": {"hex": "N3116"}})
     refused(rules, attack(["N3117"], ["G/57"]), "10.27")

@@ -286,26 +286,59 @@ def test_a_move_into_a_square_held_only_by_an_enemy_marker_displaces_it(tmp_path
         ("hq-destroyed", "R-HQ", "red", "K-GG-2")]
 
 
-# --- F8: every area terrain feature stops a shot beyond one square (K-DF-2) -------------------------
+# --- F8: every area terrain feature stops a diagonal shot beyond one square (K-DF-2) ------------
 
-@pytest.mark.parametrize("feature, blocked", [("open", False), ("marsh", True), ("light-woods", True),
-                                              ("impassable", True), ("woods", True), ("ridge", True)])
-def test_a_shot_beyond_one_square_stops_at_any_area_terrain_feature(feature, blocked):
-    """K-DF-2 (L75: no shot at more than one square's range "beyond a square that contains an
-    area terrain feature"; L23 lists Marsh, Light Woods and Impassable among the "Area
-    features" with ridges, built-up areas and woods): the heavy ATGW in 0202 fires two squares
-    ahead at 0204 over 0203; at one square's range the feature stops nothing."""
+@pytest.mark.parametrize("feature, sight", [("open", False), ("marsh", False), ("light-woods", False),
+                                            ("impassable", False), ("woods", True), ("ridge", True)])
+def test_a_diagonal_shot_beyond_one_square_stops_at_any_area_terrain_feature(feature, sight):
+    """K-DF-2 (L75: "Diagonal Fire may not pass ... beyond a square that contains an area terrain
+    feature when firing at more than one squares range"; L23 lists Marsh, Light Woods and
+    Impassable among the "Area features" with ridges, built-up areas and woods): the heavy ATGW
+    in 0202, facing N, fires diagonally at 0304 past 0303, and is stopped by any feature there;
+    straight ahead at 0204 past 0203, only by one that blocks line of sight (K-TER-4..7). At one
+    square's range the feature stops nothing."""
     from tests.test_kkoh_rules import shot
 
-    units = [U("B1", "blue", "jaguar", "0202", "01", "N"), U("R1", "red", "tank", "0204", "21", "S"),
-             U("R2", "red", "tank", "0203", "21", "S")]
-    sc, rules = table(units[:2], position=POS_FIRE, area={"0203": feature})
-    if blocked:
-        with pytest.raises(IllegalOrder) as info:
-            shot(sc, rules, "blue", "B1", "R1")
-        assert info.value.rule == "K-DF-2" and info.value.message.startswith(f"fire: 0203 ({feature}) ")
-    else:
-        assert shot(sc, rules, "blue", "B1", "R1")["ahead"] == 2
+    jaguar = U("B1", "blue", "jaguar", "0202", "01", "N")
+    for target, between, blocked, words in (("0204", "0203", sight, None),
+                                            ("0304", "0303", feature != "open",
+                                             "is an area terrain feature, which no diagonal shot beyond one square passes")):
+        sc, rules = table([jaguar, U("R1", "red", "tank", target, "21", "S")], position=POS_FIRE, area={between: feature})
+        if blocked:
+            with pytest.raises(IllegalOrder) as info:
+                shot(sc, rules, "blue", "B1", "R1")
+            why = "blocks the line of sight" if sight else words
+            assert info.value.rule == "K-DF-2" and info.value.message == (
+                f"fire: {between} ({feature}) {why} (K-DF-2, K-TER-{4 if sight else 1})")
+        else:
+            made = shot(sc, rules, "blue", "B1", "R1")
+            assert (made["ahead"], made["right"]) == (2, 0 if target == "0204" else 1)
     if feature != "impassable":   # no unit stands in an impassable square
-        sc, rules = table(units[::2], position=POS_FIRE, area={"0203": feature})
+        sc, rules = table([jaguar, U("R2", "red", "tank", "0203", "21", "S")], position=POS_FIRE, area={"0203": feature})
         assert shot(sc, rules, "blue", "B1", "R2")["ahead"] == 1
+
+
+# --- K-TER-11: the face a shot crosses into its target's square is defensive terrain too ---------
+
+@pytest.mark.parametrize("firer, target, edge, covered", [
+    (("0502", "tank"), "0503", "0502/0503", True),     # straight, across the stream on the target's face
+    (("0502", "tank"), "0503", None, False),           # the same shot over no stream
+    (("0502", "jaguar"), "0504", "0503/0504", True),   # two squares ahead: the face into the target's square
+    (("0502", "jaguar"), "0504", "0502/0503", False),  # a stream crossed on the way, not at the target
+    (("0502", "tank"), "0603", "0503/0603", False),    # front diagonal: it arrives by a corner, across no face
+])
+def test_a_stream_on_the_face_a_shot_enters_by_covers_the_target(firer, target, edge, covered):
+    """K-DF-6 "Target in PD or defensive terrain" with K-TER-11 (recommended: "any square (or edge
+    crossed) whose feature gives the target/defender a Close Assault advantage"): a stream that
+    gives its defenders a Close Assault advantage (K-TER-2) covers a target behind it against
+    Direct Fire across it, -1, as it does against a Close Assault across it."""
+    from pbem.rulesets.kkoh import fire
+
+    square, kind = firer
+    units = [U("B1", "blue", kind, square, "01", "N"), U("R1", "red", "tank", target, "21", "S")]
+    sc, rules = table(units, position=POS_FIRE, edges={edge: "stream"} if edge else {})
+    if edge:
+        assert sc.edges[edge].ca_defence < 0      # the stream gives its defenders the advantage (K-TER-2)
+    shot = fire.check_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
+    mods = fire.modifiers(sc, st.Board(sc, rules), shot)
+    assert mods.get("target_pd_or_cover") == (-1 if covered else None)

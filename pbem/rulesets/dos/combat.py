@@ -1232,16 +1232,25 @@ def _advance_paths(sc: Scenario, rules: dict, c: dict, uid: str, board: Board | 
     never enters a hex holding an enemy unit of any kind, not even one held only by air units
     or trucks, which 14.13 and 12.38 open to units that *move* in (a hex where one stays is not
     left vacant, 9.81); and it enters each hex of its way as the unit could move into it, never
-    across an all-lake or Volga hexside nor, mechanized or cavalry, into a mountain (10.33)."""
+    across an all-lake or Volga hexside nor, mechanized or cavalry, into a mountain (10.33).
+    10.23 (errata): only in its own Combat Phase may a unit advance across a Don hexside into
+    the ZOC of an enemy unit on the Don; the defender, advancing in the enemy's, may not
+    (unless a unit of its own holds the hex)."""
     adv = c["advance"]
     i = sc.idx[st.hex_of(rules, uid)]
     enemy_paths = [p for u, p in c.get("paths", {}).items() if sc.side_of[u] != adv["side"]]
     board = board or view(sc, rules)
     held = board.side_hexes(other(adv["side"]))
     mech = sc.units[uid].move_class == "mech"
+    don_zoc: set[int] = set()      # where the defender may not advance across the Don
+    if adv["side"] != rules["player"]:
+        don_zoc = board.zoc_of_units(other(adv["side"]), [h for h in held if h in sc.don_hex])
+        don_zoc.difference_update(board.side_hexes(adv["side"]))
 
     def barred(a: int, b: int) -> bool:
-        return sc.side_kind.get((a, b)) in ("volga", "lake") or (mech and sc.mountain[b])
+        kind = sc.side_kind.get((a, b))
+        return (kind in ("volga", "lake") or (mech and sc.mountain[b])
+                or (kind == "don" and b in don_zoc))
 
     out: list[list[int]] = []
     for h in adv["hexes"]:

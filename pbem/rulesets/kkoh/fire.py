@@ -20,7 +20,7 @@ from pbem.core.geometry import squaregrid as sg
 from ..base import IllegalOrder
 from . import layout
 from .common import lose
-from .scenario import CLASS_RANK, INSIDE, Scenario, other
+from .scenario import CLASS_RANK, INSIDE, Feature, Scenario, other
 from .state import Board, mark
 
 
@@ -70,9 +70,12 @@ def arc(sc: Scenario, board: Board, pid: str) -> list[tuple[str, int, int]]:
 
 
 def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int, right: int) -> str | None:
-    """K-DF-2: a diagonal shot may not pass between the corners of two occupied squares; no
-    shot beyond one square passes a square that contains an area terrain feature (L75), any of
-    L23's "Area features" (K-TER-1), not only those that block line of sight (K-TER-4..7)."""
+    """K-DF-2 (L75: "Diagonal Fire may not pass between the corners of occupied squares or beyond
+    a square that contains an area terrain feature when firing at more than one squares range"):
+    a diagonal shot may not pass between the corners of two occupied squares, nor, beyond one
+    square, past any of L23's "Area features" (K-TER-1). A shot straight ahead beyond one square
+    is stopped only by the features that block line of sight (K-TER-4..7): marsh, light woods
+    and impassable squares do not."""
     squares, corners = sc.grid.crossed(origin, target)
     if right:
         for a, b in corners:
@@ -80,11 +83,14 @@ def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int,
                 return f"the shot would pass between the corners of occupied {a} and {b} (K-DF-2)"
     if ahead > 1:
         for s in squares:
-            if s in sc.grid and sc.area[s].name != "open":
-                feature = sc.area[s]
-                why = "blocks the line of sight (K-DF-2, K-TER-4)" if feature.sight else \
-                    "is an area terrain feature, which no shot beyond one square passes (K-DF-2, K-TER-1)"
-                return f"{s} ({feature.name}) {why}"
+            feature = sc.area[s] if s in sc.grid else None
+            if feature is None or feature.name == "open":
+                continue
+            if feature.sight:
+                return f"{s} ({feature.name}) blocks the line of sight (K-DF-2, K-TER-4)"
+            if right:
+                return (f"{s} ({feature.name}) is an area terrain feature, which no diagonal shot beyond one square "
+                        f"passes (K-DF-2, K-TER-1)")
     return None
 
 
@@ -326,8 +332,15 @@ def sorted_shots(rules: dict) -> list[dict]:
 def defensive_terrain(sc: Scenario, board: Board, target: str, source: str) -> bool:
     """K-TER-11 reading: the target's square gives it a Close Assault advantage against fire
     from `source` (ridges only upslope; marsh and light woods only to units on foot or
-    deployed guns)."""
-    feature = sc.area[board.piece(target)["sq"]]
+    deployed guns), or the linear feature on the face the shot crosses into the target's square
+    does (a stream with a defender's advantage, K-TER-2), as the same edge does in a Close
+    Assault (a probe: a tank behind a stream had the advantage against an assault across it,
+    not against fire)."""
+    square = board.piece(target)["sq"]
+    feature = sc.area[square]
+    edge = _face_crossed(sc, source, square)
+    if edge is not None and edge.ca_defence < 0:
+        return True
     if feature.ca_defence >= 0:
         return False
     if feature.ca_for == "upslope":
@@ -336,6 +349,17 @@ def defensive_terrain(sc: Scenario, board: Board, target: str, source: str) -> b
         prof = board.profile(target)
         return not prof.vehicle or prof.unlimbered
     return True
+
+
+def _face_crossed(sc: Scenario, source: str, square: str) -> Feature | None:
+    """The linear feature on the face through which a shot from `source` enters `square`: from
+    the last square its line passes (or `source` itself) where that one shares a face with
+    `square`; a front diagonal shot arrives by a corner and crosses no face."""
+    passed, _ = sc.grid.crossed(source, square)
+    last = passed[-1] if passed else source
+    if sc.grid.orthogonal_distance(last, square) != 1:
+        return None
+    return sc.edge_feature(last, square)
 
 
 def modifiers(sc: Scenario, board: Board, shot: dict) -> dict[str, int]:
