@@ -342,3 +342,33 @@ def test_a_stream_on_the_face_a_shot_enters_by_covers_the_target(firer, target, 
     shot = fire.check_fire(sc, rules, "blue", {"type": "fire", "unit": "B1", "target": "R1"})
     mods = fire.modifiers(sc, st.Board(sc, rules), shot)
     assert mods.get("target_pd_or_cover") == (-1 if covered else None)
+
+
+# --- K-CAR-4, K-CA-20: a Breakthrough's one round of Desperate Fighting ---------------------------
+
+@pytest.mark.parametrize("breakthrough", [False, True])
+def test_a_first_desperate_fighting_is_fought_again_in_a_breakthrough_too(breakthrough):
+    """K-CAR-4 as the acceptance list reads it: DF means attrition for both sides and the assault
+    fought again at once; "a second DF means another attrition round and the attacker Gives
+    Ground; in a Breakthrough Assault no second DF round is allowed (treat a second DF as the
+    attacker Giving Ground after attrition)". So a Breakthrough's first DF is fought again, as an
+    assault's is (1.15.0 ended the Breakthrough at its first DF): B1 against R1, EVENS, die 3, DF
+    twice; no attrition loss (dice 6); B1 is thrown back to 0504."""
+    from pbem.rulesets.kkoh import assault, flow
+
+    units = [U("B1", "blue", "tank", "0504", "01", "N", "HA"), U("R1", "red", "tank", "0505", "21", "S", "HD"),
+             U("R2", "red", "tank", "0505", "20", "S", "HD")]
+    sc, rules = table(units, position={"turn": 1, "ap": 2, "step": "move", "mover": "first", "initiative": "blue"})
+    rules["assaults"] = [{"n": 1, "side": "blue", "units": ["B1"], "from": "0504", "target": "0505", "dismount": False,
+                          "hqs": [], **({"breakthrough": True} if breakthrough else {})}]
+    rules["step"] = "assault1"
+    ctx = Ctx([3, 6, 6, 3, 6, 6])
+    flow.advance(sc, rules, ctx)
+    while (asked := assault.decision(sc, rules)) is not None:
+        options = assault.legal(sc, rules, asked[1])
+        assault.answer(sc, rules, asked[1], next((o for o in options if o.get("support") is None), options[0]), ctx)
+        flow.advance(sc, rules, ctx)
+    assert [(e["round"], e["result"]) for e in ctx.of("assault")] == [(1, "DF"), (2, "DF")]
+    assert len(ctx.of("desperate-fighting")) == 1 and len(ctx.of("attrition")) == 4 and ctx.dice == []
+    assert rules["pieces"]["B1"]["sq"] == "0504" and {p: rules["pieces"][p]["sq"] for p in ("R1", "R2")} == {
+        "R1": "0505", "R2": "0505"}

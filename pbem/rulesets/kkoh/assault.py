@@ -850,7 +850,7 @@ def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
             steps += [{"do": "counter"}]
     elif result == "DF":
         steps += [attr(defender, smaller, att_armour, why="K-CAR-4"), attr(attacker, smaller, def_armour, why="K-CAR-4")]
-        if ca["round"] == 1 and not a.get("breakthrough"):
+        if ca["round"] == 1:   # a Breakthrough too: its "one round of Desperate Fighting" (K-CA-20)
             steps.append({"do": "refight"})
             ctx.event("desperate-fighting", f"Close Assault {a['n']}: Desperate Fighting; after attrition the assault is "
                       f"fought again (K-CAR-4).", assault=a["n"], rule="K-CAR-4")
