@@ -61,8 +61,10 @@ DOMAIN_STATE = b"pbem-state-v1\n"
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
 # Plain scalars that some YAML 1.1 or 1.2 reader takes for something other than a string,
-# from the resolvers of YAML 1.1 (yaml.org/type), YAML 1.2 (core and JSON schemas) and
-# PyYAML's variants of the 1.1 ones. Each must be quoted to be a string.
+# from the resolvers of YAML 1.1 (yaml.org/type), YAML 1.2 (core and JSON schemas),
+# PyYAML's variants of the 1.1 ones and the 1.2 ones of ruamel.yaml and go-yaml, which allow
+# underscores in numbers (a probe: `created: 0_9` read as 9 by ruamel.yaml, a string by
+# pbem, gave the genesis two game ids). Each must be quoted to be a string.
 _WORD_KINDS = {
     **dict.fromkeys("y Y yes Yes YES n N no No NO on On ON off Off OFF".split(), "a boolean by YAML 1.1 readers"),
     **dict.fromkeys("True TRUE False FALSE".split(), "a boolean by YAML 1.1 and 1.2 readers"),
@@ -75,6 +77,7 @@ _NUMBER_KINDS = [
         [-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(?:0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+
       | [-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+                       # YAML 1.1
       | [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+                   # YAML 1.2 core
+      | [-+]?0o?[0-7_]+ | [-+]?[0-9][0-9_]* | [-+][0-9_]+       # ruamel.yaml's and go-yaml's YAML 1.2
     """)),
     ("a float", re.compile(r"""(?x)
         [-+]?(?:[0-9][0-9_]*)?\.[0-9.]*(?:[eE][-+][0-9]+)?          # YAML 1.1
@@ -83,6 +86,8 @@ _NUMBER_KINDS = [
       | [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?               # PyYAML's YAML 1.1
       | \.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
       | [-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?    # YAML 1.2 core and JSON
+      | [-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+             # ruamel.yaml's and go-yaml's YAML 1.2
+      | [-+]?[0-9][0-9_]*\.[0-9_]* | [-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
     """)),
     ("a date or timestamp", re.compile(r"""(?x)
         [0-9]{4}-[0-9]{2}-[0-9]{2}
