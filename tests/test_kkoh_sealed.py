@@ -665,3 +665,44 @@ def test_a_seal_made_in_a_folder_that_keeps_the_opponents_seals_is_warned_of(tmp
             f"the rules reveal them") in applied.warnings
     own = match.send(second, [{"type": "end"}], seal=True)        # in its own folder: no such warning
     assert not [w for w in own.warnings if "keeps" in w and "sealed orders" in w]
+
+
+def test_a_sealed_item_no_order_schema_accepts_is_void_when_opened_and_the_game_goes_on(tmp_path):
+    """A cheater's probe: a sealer who seals, by hand, an order chit the orders schema refuses (an
+    extra key) could jam the game when the rules reveal it: the exact opening was refused by the
+    schema, any other as not what was sealed. Now the opened item is void (docs/protocol.md §8):
+    the group keeps its chit, the game goes on, and the audit passes."""
+    from pbem.rulesets.kkoh import command
+
+    match = Match(tmp_path, "kkoh", chain_length=1024, key_seed="poison")
+    n = drive_to(match, "orders")
+    side = n.side
+    folder, g, key = match.folders[side], match.game, match.keys[side]
+    state = folder.state
+    items = command.seal_items(g.scenario, state["rules"], n, [{"type": "end"}])
+    first = items[0]
+    items[0] = dict(first, note="poison")
+    seq = state["seq"] + 1
+    salts = sealing.salts(g, seq, side, key, len(items))
+    sealing.keep(folder, seq, side, items, salts)
+    packet = game.build_packet(g, state, side, [], None, key, "2026-11-29T10:00:00Z",
+                               {"sealed": [engine.seal_hash(g.game_id, seq, side, s, i) for s, i in zip(salts, items)]})
+    data = game.packet_yaml(packet).encode()
+    for each in match.folders.values():
+        game.adjudicate(each, packet, data, "crafted.yaml")
+    for _ in range(300):
+        applied = step(match)
+        voids = [e["text"] for e in applied.events if e["type"] == "void"]
+        if voids:
+            break
+    else:
+        raise AssertionError(f"item {seq}.1 was never opened")
+    assert voids == [f"{side}'s sealed item {seq}.1 is void: it is no order the rules read (unknown key `note`; an "
+                     f"order of type chit takes the keys type, units, order) (docs/protocol.md §8)."]
+    revealed = next(e for e in applied.events if e["type"] == "chit-revealed" and e["item"] == f"{seq}.1")
+    units = ", ".join(first["units"])
+    assert revealed["text"].startswith(f"{side}'s sealed order chit {seq}.1 is void: it is not a chit of {units}; "
+                                       f"they keep ")
+    step(match)                                         # the game goes on
+    assert match.state()["seq"] == applied.state["seq"] + 1
+    assert all(audit(each.path).ok for each in match.folders.values())

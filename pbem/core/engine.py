@@ -505,7 +505,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
         opened = _open(new, side, len(items))
         events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed: "
                        f"{', '.join(opened)}.", "side": side, "items": opened})
-    _queue_orders(game, new, side, k, items + packet["orders"], source, opened)
+    _queue_orders(game, new, side, k, items + packet["orders"], source, opened, events)
     run.refuse_answers_for_others(side)
     run.resolve(rolls=not game.secure)
     if "sealed" in packet:
@@ -578,17 +578,18 @@ def _check_dice(values: list, source: str) -> None:
             raise VerificationError(f"{source}: scripted dice must be integers 1 to 6, not {value!r}")
 
 
-def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | None = None
+def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | None = None, first: int = 1
                  ) -> list[tuple[dict, str | None]]:
     """Each order of packet k checked by the orders schema, with the decision it names
-    split off: [(order, decision key or None)]. Raises RulesError naming the first fault;
-    `awaited`, the key of the sender's decision the game waits for, is the example a key that
-    names no decision is given (a players' probe: an example made of the order's type named a
-    kind of decision the ruleset has not, and was accepted, and answered nothing)."""
+    split off: [(order, decision key or None)]. Raises RulesError naming the first fault
+    (the orders numbered from `first`); `awaited`, the key of the sender's decision the game
+    waits for, is the example a key that names no decision is given (a players' probe: an
+    example made of the order's type named a kind of decision the ruleset has not, and was
+    accepted, and answered nothing)."""
     from pbem.core.schema import order_errors
 
     checked = []
-    for index, order in enumerate(orders, start=1):
+    for index, order in enumerate(orders, start=first):
         key = None
         if isinstance(order, dict) and "decision" in order:
             order = dict(order)
@@ -617,12 +618,31 @@ def awaited_decision(state: dict, side: str) -> str | None:
     return None
 
 
+# What an opened item that is no order (the orders schema refuses it) is queued as: the ruleset
+# voids it as it voids any opened item it refuses (§8).
+VOID_ITEM = {"type": "void"}
+
+
 def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str,
-                  opened: list[str] = ()) -> None:
+                  opened: list[str], events: list[dict]) -> None:
     """Check the packet's orders by schema and add them to the queue as orders of packet k
-    (the first ones are the items it opens, each marked with the item's name)."""
+    (the first ones are the items it opens, each marked with the item's name). An opened item
+    the schema refuses is void, not the packet: it is what was sealed and cannot be changed,
+    so refusing it would stop the game for good (a cheater's probe: a sealer who sealed an item
+    no reader accepts could jam the game at its opening, when it suited him)."""
     queue = state["queue"]
-    for index, (order, key) in enumerate(check_orders(game, orders, k, source, awaited_decision(state, side)), start=1):
+    checked = []
+    for index, (item, name) in enumerate(zip(orders, opened), start=1):
+        try:
+            checked += [(order, None) for order, _ in check_orders(game, [item], k, source, first=index)]
+        except RulesError as exc:
+            reason = exc.message.removeprefix(f"{source}: order {index}").lstrip(":, ")
+            checked.append((dict(VOID_ITEM), None))
+            events.append({"type": "void", "text": f"{side}'s sealed item {name} is void: it is no order the rules "
+                           f"read ({reason}) (docs/protocol.md §8).", "side": side, "seq": k, "index": index,
+                           "rule": "§8", "dropped": 1})
+    checked += check_orders(game, orders[len(opened):], k, source, awaited_decision(state, side), len(opened) + 1)
+    for index, (order, key) in enumerate(checked, start=1):
         item = {"seq": k, "side": side, "index": index, "order": order}
         if index <= len(opened):
             # an opened item answers the need that revealed it and nothing else (§8): a

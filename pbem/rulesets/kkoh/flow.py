@@ -550,7 +550,9 @@ def apply(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> None:
         raise IllegalOrder(current.rule, f"the game waits for {current.kind} of {current.side}, not {need.kind}",
                            list(current.accepts))
     kind = order.get("type") if isinstance(order, dict) else None
-    if kind not in current.accepts:
+    if kind not in current.accepts and getattr(ctx, "opened", None) is None:
+        # (an opened item, even the core's `void` for one that is no order, is voided below:
+        # it cannot be sent again, docs/protocol.md §8)
         raise IllegalOrder(current.rule, current.waits_for(), list(current.accepts))
     side = current.side
     step = rules["step"]
