@@ -212,17 +212,18 @@ def test_10_3_2_soviet_retreat_onto_crossing_has_no_limit():
     crowd = ["2mrb", "stz-militia", "115rb", "149rb", "112rd-385", "23tc-189tb",
              "112rd-524", "6gtb", "112rd-416", "10nkvd-269", "42rb"]
     rules = position(RULESET, {"turn": 2, "phase": "german-combat", "areas": {
-        "january-9-square": {"control": "soviet", "units": ["71id-191", "10nkvd-270"]},
+        "january-9-square": {"control": "soviet", "units": ["71id-191", "71id-194", "71id-211", "10nkvd-270"]},
         "crossing-central": {"control": "soviet", "units": crowd},
-        "dolgiy-ravine": {"control": "german", "units": ["71id-194"]},
+        "dolgiy-ravine": {"control": "german"},
         "station-1": {"control": "german", "units": ["295id-517"]},
         "fallen-fighters": {"control": "german", "units": ["295id-518"]},
-        "central-landing": {"control": "german", "units": ["71id-211"]}}})
-    # a full unit takes its 1 loss point as a retreat by standing order (house 6.5)
+        "central-landing": {"control": "german"}}})
+    # a full unit takes its 2 loss points as a step and a retreat by standing order (house 6.5)
     after, events = play(RULESET, rules, {"german": [{"type": "attack",
                                                       "area": "january-9-square"}]}, [6, 1],
                          {"soviet": {"apply_losses": "retreat"}})
     assert where(after, "10nkvd-270") == "crossing-central"
+    assert [e["points"] for e in events if e["type"] == "allocate"] == [2]
     assert not [e for e in events if e["type"] == "overstack"]
 
 
@@ -238,13 +239,14 @@ def test_10_3_2_tie_choice_of_a_full_area_goes_further():
         "fallen-fighters": {"control": "soviet", "units": ["10nkvd-271"]}}})
     orders = {"soviet": [{"type": "attack", "area": "station-1"}],
               "german": [{"type": "retreat", "unit": "24pd-21pgr", "to": "aerodromny"}]}
-    retreating = {"german": {"apply_losses": "retreat"}}  # a full unit's point as a retreat (house 6.5)
-    after, events = play(RULESET, rules, orders, [3, 1], retreating)
+    retreating = {"german": {"apply_losses": "retreat"}}  # a full unit's 2 points as a step and a retreat (house 6.5)
+    after, events = play(RULESET, rules, orders, [6, 1], retreating)
+    assert [e["points"] for e in events if e["type"] == "allocate"] == [2]
     # aerodromny is full: one area further, to razgulyayevka or station-2 (tie, policy)
     assert where(after, "24pd-21pgr") == "razgulyayevka"
     assert after["control"]["razgulyayevka"] == "german"
     # the standing order alone prefers the tied area with room: dolgiy-ravine
-    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [3, 1], retreating)
+    after, _ = play(RULESET, rules, {"soviet": orders["soviet"]}, [6, 1], retreating)
     assert where(after, "24pd-21pgr") == "dolgiy-ravine"
     assert after["control"]["dolgiy-ravine"] == "german"
 
