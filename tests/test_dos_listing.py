@@ -246,7 +246,7 @@ def test_submit_warns_of_a_queued_order_no_state_of_the_game_can_take(tmp_path):
     never = [w for w in tried.warnings if "can never take it" in w]
     assert never == [
         "order 1 of packet 1 waits in the queue, but the game can never take it: G/44 sets up in the band of 5.32, "
-        "hexrows N2900 to N3600 (5.32); it will be void when the game reaches it",
+        "hexrows N2900 to N3600; it will be void when the game reaches it",
         "order 2 of packet 1 waits in the queue, but the game can never take it: 2252 is not a hex id: it begins "
         "with its mapsheet, N2252 or S2252 (3.1); it will be void when the game reaches it",
         "order 3 of packet 1 waits in the queue, but the game can never take it: there is no unit G/4 (did you "

@@ -7,6 +7,8 @@ seeing the other side's; every die a chit rolls comes from a segment after both 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pbem import rulesets
@@ -567,6 +569,8 @@ def test_a_fire_plan_is_checked_before_it_is_sealed_as_if_given_openly(tmp_path,
     assert refused.value.message.endswith("; nothing was sealed or signed"), refused.value.message
     assert "the orders cannot be sealed: " + refusal.format(me=me, them=them, me_side=first.side) \
         in refused.value.message
+    cited = re.findall(r"K-[A-Z]+-\d+", refused.value.message)   # each rule once (a probe: "(K-DF-3) (K-DF-3)")
+    assert cited and len(cited) == len(set(cited)), refused.value.message
     assert folder_text(match, first.side) == before
     # the same plan, mended, is sealed
     sent = match.send(first.side, [{"type": "fire", "unit": f"{me}1", "target": f"{them}1"},
@@ -705,4 +709,49 @@ def test_a_sealed_item_no_order_schema_accepts_is_void_when_opened_and_the_game_
                                        f"they keep ")
     step(match)                                         # the game goes on
     assert match.state()["seq"] == applied.state["seq"] + 1
+    assert all(audit(each.path).ok for each in match.folders.values())
+
+
+def test_a_sealed_fire_plan_with_an_item_no_order_schema_accepts_is_opened_and_goes_on(tmp_path):
+    """A cheater's probe (a second one): the same for a Direct Fire plan, opened in the sealer's
+    next packet: an item the schema refuses, hidden in the padding after `end`, was queued as
+    `void`, which the step of opening a plan did not take, so every opening was refused and the
+    game stopped for good (after the sealer had read its opponent's opened plan). The opened
+    item now reaches the rules, which void it; the sealer's shot is planned."""
+    from tests.test_kkoh_cases import scenario_doc
+
+    units = []
+    for i in range(1, 4):
+        units += [{"id": f"B{i}", "side": "blue", "row": "tank-1", "square": f"0{i}02", "cell": "01", "facing": "N",
+                   "order": "M"},
+                  {"id": f"R{i}", "side": "red", "row": "tr1-tank", "square": f"0{i}03", "cell": "21", "facing": "S",
+                   "order": "M"}]
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="jam",
+                  scenario_doc=scenario_doc({"columns": 6, "rows": 6, "units": units}))
+    first = drive_to(match, "fire")
+    second = "red" if first.side == "blue" else "blue"
+
+    def shots(n):
+        return [o for o in match.game.legal_orders(match.state()["rules"], n) if o["type"] == "fire"]
+
+    match.send(first.side, shots(first)[:1] + [{"type": "end"}], seal=True)
+    shot = shots(need(match))[0]
+    folder, g, key = match.folders[second], match.game, match.keys[second]
+    seq = folder.state["seq"] + 1
+    items = [shot, {"type": "end"}, {"type": "end", "x": 1}, {"type": "end"}]
+    salts = sealing.salts(g, seq, second, key, len(items))
+    sealing.keep(folder, seq, second, items, salts)
+    packet = game.build_packet(g, folder.state, second, [], None, key, "2026-11-29T10:00:00Z",
+                               {"sealed": [engine.seal_hash(g.game_id, seq, second, s, i) for s, i in zip(salts, items)]})
+    data = game.packet_yaml(packet).encode()
+    for each in match.folders.values():
+        game.adjudicate(each, packet, data, "crafted.yaml")
+    match.send(first.side, [])                               # the first sealer opens its plan
+    opened = match.send(second, [])                          # the opening no longer stops the game
+    assert [e["text"] for e in opened.events if e["type"] == "void"] == [
+        f"{second}'s sealed item {seq}.3 is void: it is no order the rules read (unknown key `x`; an order of type "
+        f"end takes the keys type) (docs/protocol.md §8)."]
+    assert any(e["type"] == "fire-planned" and e.get("unit") == shot["unit"] for e in opened.events), \
+        [e["text"] for e in opened.events]
+    step(match)
     assert all(audit(each.path).ok for each in match.folders.values())

@@ -758,7 +758,9 @@ class _Run:
                 self._illegal(need, item, IllegalOrder(need.rule, f"decision {key} takes {', '.join(need.accepts)}",
                                                        list(need.accepts)))
                 continue
-            if item is not None and item["order"].get("type") in need.accepts:
+            if item is not None and (item["order"].get("type") in need.accepts or "opened" in item):
+                # an opened item goes to the ruleset whatever it is, which voids what it refuses
+                # (§8: refused, it would refuse its opening packet, and no other opening verifies)
                 order, chosen_by = item["order"], "order"
             elif item is not None and not need.decision:
                 self._illegal(need, item, IllegalOrder(need.rule, need.waits_for(), list(need.accepts)))
@@ -807,7 +809,7 @@ class _Run:
             self.dice.restore(snapshot)
             if item is None:
                 raise RulesError(f"{self.source}: {need.side}'s standing orders gave an illegal answer to {need.kind}: "
-                                 f"{exc.message} ({exc.rule})") from None
+                                 f"{with_rule(exc.message, exc.rule)}") from None
             self._illegal(need, item, exc)
             return True
         decisions = state["decisions"]

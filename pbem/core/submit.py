@@ -9,7 +9,7 @@ from typing import Any
 from pbem.core import engine, game, schema, sealing
 from pbem.core.canonical import NumberRefused, load_file
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
-from pbem.core.text import numbers
+from pbem.core.text import numbers, with_rule
 
 _ORDER_FILE_KEYS = {"orders", "policies"}
 
@@ -384,7 +384,7 @@ def arrange(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: 
     try:
         return g.seal_items(rules, need, orders)
     except IllegalOrder as exc:
-        raise RulesError(f"{source}: the orders cannot be sealed: {exc.message} ({exc.rule}); nothing was sealed or "
+        raise RulesError(f"{source}: the orders cannot be sealed: {with_rule(exc.message, exc.rule)}; nothing was sealed or "
                          f"signed") from None
 
 

@@ -22,6 +22,8 @@ at any of these points and resume from the state file alone.
 
 from __future__ import annotations
 
+from pbem.core.text import with_rule
+
 from ..base import IllegalOrder, Need
 from . import air, combat, directives, movement, reinforce, setup, victory
 from . import state as st
@@ -462,7 +464,7 @@ def _never(sc: Scenario, order: dict, side: str) -> str | None:
     if order.get("type") == "place" and side == "axis" and order.get("unit") and order.get("hex"):
         error = setup.zone_error(sc, order["unit"], sc.idx[order["hex"]])
         if error is not None:
-            return f"{error.message} ({error.rule})"
+            return with_rule(error.message, error.rule)
     return None
 
 

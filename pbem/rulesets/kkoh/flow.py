@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import copy
 
+from pbem.core.text import with_rule
+
 from ..base import IllegalOrder, Need
 from . import air, artillery, assault, command, fire, giveground, layout, movement, victory
 from .common import check_morale, dice_choice
@@ -703,7 +705,7 @@ def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> 
         try:
             _item(sc, rules, side, order, ctx)
         except IllegalOrder as exc:
-            ctx.event("void-item", f"{side}'s sealed {kind} is void: {exc.message} ({exc.rule}).", side=side,
+            ctx.event("void-item", f"{side}'s sealed {kind} is void: {with_rule(exc.message, exc.rule)}.", side=side,
                       order=order, rule=exc.rule)
     elif kind == "end":
         xc["ended"] = True
