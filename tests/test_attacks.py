@@ -592,7 +592,7 @@ def test_09_two_consecutive_packets_from_the_same_side(table):
     orders = table.post("orders: []\n", "orders.yaml")
     first = rejected(table.dirs["red"], ["submit", table.dirs["red"], orders, "--key", table.key_files["red"]], 1,
                      "it is blue's turn", root=table.root)
-    assert "your packet 1 is packets/0001-red.yaml" in first
+    assert "red's packet 1 is packets/0001-red.yaml, if it must be sent again" in first
 
 
 # --- 10. sealed orders (with the simultaneous test ruleset `blind`) ----------------------------

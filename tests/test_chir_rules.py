@@ -190,6 +190,14 @@ def test_3_2_german_non_infantry_never_on_the_soviet_front_across_the_chir(hex_,
         "their own front or behind it")
 
 
+@pytest.mark.parametrize("typed, meant", [("LW/1", "LW/I"), ("lw/i", "LW/I"), ("A/l", "A/I")])
+def test_3_0_a_mistyped_unit_in_the_set_up_names_the_unit_most_likely_meant(typed, meant):
+    """A players' probe: `place` answered a typo with "not a german unit waiting to be set up"
+    and a list cut short, where other orders say which unit was most likely meant."""
+    assert refusal(fresh(), {"type": "place", "unit": typed, "hex": "3201"}) == (
+        "3.0", f"place {typed}: there is no unit {typed} (did you mean {meant}?)")
+
+
 def test_3_2_a_unit_behind_its_front_stays_on_its_bank_of_the_chir():
     rules = fresh()
     assert setup.placement_error(SCENARIO, rules, "Art/I", "3401") == (
@@ -313,6 +321,11 @@ def test_8_1_no_move_beyond_allowance_and_8_6_half_move():
     with pytest.raises(IllegalOrder) as info:
         play(rules, {"type": "move", "units": ["333/1116"], "path": ["3221", "3222", "3223"]})
     assert info.value.rule == "8.1"
+    # a path that begins where the unit stands is told so (a players' probe: "3220 and 3220 are
+    # not adjacent")
+    assert refusal(rules, {"type": "move", "units": ["333/1116"], "path": ["3220", "3221"]}) == (
+        "8.1", "move 333/1116: the path lists the hexes entered, one after another: leave out 3220, where the units "
+        "stand")
 
 
 def test_8_5_1_ezoc_stops_and_artillery_alone_may_not_enter():

@@ -122,7 +122,10 @@ def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_
 def test_submit_refuses_out_of_turn_and_illegal_orders(run, duel_game):
     write("o.yaml", "orders: []\n")
     result = run("submit", "red-folder", "o.yaml", "--key", "keys/blue", code=1)
-    assert "it is red's turn to send packet 1, not blue's" in result.stderr
+    # the same words for a blue player out of turn and a red player who gave blue's key (a probe)
+    assert result.stderr == ("pbem: it is red's turn to send packet 1, and the key given is blue's: if you play red, "
+                             "give your own key; if you play blue, wait for red's packet and adjudicate it (packets "
+                             "alternate)\n")
     write("bad.yaml", "orders:\n  - {type: fire, unit: r1, target: r2}\n")
     before = sorted(p.name for p in Path("red-folder").rglob("*"))
     result = run("submit", "red-folder", "bad.yaml", "--key", "keys/red", code=1)

@@ -142,3 +142,14 @@ def test_6_42_6_43_every_legal_clearing_is_offered():
                 continue
             legal.add(frozenset(c))
     assert legal == {frozenset(s) for s in sets}
+
+
+def test_6_1_6_3_a_path_that_begins_where_the_units_stand_is_told_so():
+    """A players' probe: a path written from the unit's own hex read "N2146 is not next to
+    N2146". A path is the hexes entered, by foot as by rail."""
+    rules = at(units={"G/57": {"hex": "N2146"}})
+    refused(rules, {"type": "move", "units": ["G/57"], "path": ["N2146", "N2145"]}, "6.1",
+            "the path lists the hexes entered, one after another: leave out N2146, where the units stand")
+    rules = at(units={"G/57": {"hex": AXIS_LINE[0]}})
+    refused(rules, {"type": "rail", "units": ["G/57"], "path": AXIS_LINE[:3]}, "6.3",
+            f"the path lists the hexes entered, one after another: leave out {AXIS_LINE[0]}, where the units stand")

@@ -84,10 +84,14 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         expected = g.sender_of(state["seq"] + 1)
         if side != expected:
             last = state["last_packet"].get(side)
-            sent_file = (f"; your packet {last['seq']} is packets/{last['seq']:04d}-{side}.yaml, if it must be sent again"
-                         if last else "")
-            raise RulesError(f"it is {expected}'s turn to send packet {state['seq'] + 1}, not {side}'s "
-                             f"(packets alternate; wait for {expected}'s packet and adjudicate it){sent_file}")
+            sent_file = (f"; {side}'s packet {last['seq']} is packets/{last['seq']:04d}-{side}.yaml, if it must be sent "
+                         f"again" if last else "")
+            # the key says who sends: a player who gave the other side's key by mistake reads
+            # the same refusal as one who sends out of turn (a players' probe: told to wait
+            # for the packet he had to send himself)
+            raise RulesError(f"it is {expected}'s turn to send packet {state['seq'] + 1}, and the key given is "
+                             f"{side}'s: if you play {expected}, give your own key; if you play {side}, wait for "
+                             f"{expected}'s packet and adjudicate it (packets alternate){sent_file}")
     elif side is None:
         raise UsageError("a sandbox game needs --side SIDE")
     seq = state["seq"] + 1

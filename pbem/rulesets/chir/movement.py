@@ -182,6 +182,9 @@ def check_path(sc: Scenario, rules: dict, side: str, uids: list[str], start: str
             for u in uids:
                 spent[u] += sc.road_cost[sc.units[u].move_class]
         else:
+            if i == 0 and h == prev:   # a players' probe: "1932 and 1932 are not adjacent"
+                raise IllegalOrder("8.1", f"{order_text}: the path lists the hexes entered, one after another: leave "
+                                   f"out {h}, where the units stand", None)
             if not sc.adjacent(prev, h):
                 raise IllegalOrder("8.1", f"{order_text}: {prev} and {h} are not adjacent", None)
             if prev in v.ezoc and i > 0:

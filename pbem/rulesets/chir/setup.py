@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pbem.core.text import no_unit
+
 from ..base import IllegalOrder
 from . import board as bd
 from . import state as st
@@ -165,7 +167,10 @@ def options(sc: Scenario, rules: dict, side: str) -> list[dict]:
 def apply_place(sc: Scenario, rules: dict, side: str, order: dict) -> None:
     uid, h = order.get("unit"), order.get("hex")
     u = sc.units.get(uid) if isinstance(uid, str) else None
-    if u is None or u.side != side or st.where(rules, uid) != "setup":
+    if u is None:   # a typo: the unit it most likely meant (a players' probe: "LW/1" for LW/I had no hint)
+        waiting = [w for w in sc.side_ids[side] if st.where(rules, w) == "setup"]
+        raise IllegalOrder("3.0", f"place {uid}: {no_unit(sc.unit_ids, uid, waiting)}", to_place(sc, rules, side))
+    if u.side != side or st.where(rules, uid) != "setup":
         raise IllegalOrder("3.0", f"place {uid}: not a {side} unit waiting to be set up", to_place(sc, rules, side))
     why = placement_error(sc, rules, uid, h)
     if why:

@@ -252,6 +252,14 @@ def _check_can_move(sc: Scenario, rules: dict, units: list[str], rule: str) -> N
             raise IllegalOrder(rule_, f"{uid} may not move: {text}", None)
 
 
+def _not_from_start(sc: Scenario, path: list[int], start: int, rule: str) -> None:
+    """A path is the hexes entered: one that begins where the units stand is refused saying so
+    (a players' probe read "N2146 is not next to N2146")."""
+    if path and path[0] == start:
+        raise IllegalOrder(rule, f"the path lists the hexes entered, one after another: leave out {sc.ids[start]}, "
+                           f"where the units stand", None)
+
+
 def _hexes(sc: Scenario, path: list, rule: str) -> list[int]:
     out = []
     for h in path:
@@ -329,6 +337,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     exiting = bool(order.get("exit"))
     if not path and not exiting:
         raise IllegalOrder("6.1", "give the path of the move (the hexes entered, in order)", None)
+    _not_from_start(sc, path, start, "6.1")
     if not withdraw:
         _no_voluntary_exit(sc, ctx_, start)
     costs = {u: 0 for u in units}
@@ -536,6 +545,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     path = _hexes(sc, order.get("path") or [], "6.3")
     if not path:
         raise IllegalOrder("6.3", "give the path of the rail move", None)
+    _not_from_start(sc, path, start, "6.3")
     _no_voluntary_exit(sc, ctx_, start)          # 8.0, 8.22: rail movement is movement
     a, total = start, 0
     for b in path:
