@@ -1056,3 +1056,30 @@ def test_template_notes_never_break_a_unit_id_at_its_hyphens():
     assert len(lines) > 2
     words = [word.strip(",.") for line in lines for word in line[2:].split()]
     assert all(u in words for u in ids) and not [w for w in words if w.endswith("-")]
+
+
+def test_a_sealed_plans_padding_is_one_line_of_the_report():
+    """A players' probe: a kkoh fire plan opened with its padding read as 83 lines "red order N
+    of packet 10: end" around one shot. Opened items in a row that are the same order are one
+    line; an order given openly, or another order between, keeps its own."""
+    import re
+
+    from pbem.core import game, report
+
+    kkoh = game.open_folder(Path(__file__).resolve().parents[1] / "examples" / "kkoh-demo")
+
+    def order(index, kind, opened=True):
+        return {"type": "order", "text": f"red order {index} of packet 10: {kind}", "side": "red", "seq": 10,
+                "index": index, "order": {"type": kind}, **({"opened": f"8.{index}"} if opened else {})}
+    events = ([order(1, "fire"), {"type": "fire-planned", "text": "red: R-Rec1 will fire at B-Rec1 in 1006."}]
+              + [order(i, "end") for i in range(2, 85)] + [order(85, "end", opened=False), order(86, "end", False)])
+    lines = report.render(kkoh.game, kkoh.state, events, "text").splitlines()
+    body = lines[lines.index("") + 1:]
+    assert body[:5] == ["- red order 1 of packet 10: fire", "- red: R-Rec1 will fire at B-Rec1 in 1006.",
+                        "- red orders 2 to 84 of packet 10: end, each", "- red order 85 of packet 10: end",
+                        "- red order 86 of packet 10: end"]
+    from pbem.cli.plain import preview_lines
+    assert preview_lines([{"type": "packet", "text": "Packet 10 from red."}] + events) == [
+        f"  {line}" for line in body[:5]]
+    example = "".join(p.read_text() for p in sorted((kkoh.path / "aar").glob("*.md")))
+    assert re.search(r"^- (blue|red) orders \d+ to \d+ of packet \d+: end, each$", example, re.M)

@@ -67,12 +67,12 @@ def adjudicate(game_dir: str, *packet_files: str, key_file: str | None = None, f
 
 
 def preview_lines(preview: list[dict]) -> list[str]:
-    """The preview's events after its first, one line each, draws in a row on one line as the
-    reports have them (players' probe: 48 lines of draws)."""
+    """The preview's events after its first, one line each, draws in a row (and a sealed plan's
+    padding) on one line as the reports have them (players' probe: 48 lines of draws)."""
     from pbem.core import report
     from pbem.core.text import shown
 
-    return [f"  - {shown(event['text'])}" for event in report.draws_together(preview[1:])]
+    return [f"  - {shown(event['text'])}" for event in report.together(preview[1:])]
 
 
 @handles_errors

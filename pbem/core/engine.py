@@ -824,7 +824,8 @@ class _Run:
             label = f"{item['side']} order {item['index']} of packet {item['seq']}"
             self.events.append({"type": "order", "text": f"{label}: {order_text(order)}"
                                 + (f" (answers decision {key})" if need.decision else ""), "side": item["side"],
-                                "seq": item["seq"], "index": item["index"], "order": order})
+                                "seq": item["seq"], "index": item["index"], "order": order,
+                                **({"opened": item["opened"]} if "opened" in item else {})})
         else:
             self.events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind} "
                                 f"(decision key {key}): {order_text(order)}", "side": need.side, "kind": need.kind,

@@ -34,7 +34,7 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
 
     summary = game.summary(state["rules"])
     title, head = _headline(game, state, summary)
-    events = draws_together(events)
+    events = together(events)
     result = summary.get("result")
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
@@ -51,6 +51,12 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     return "\n".join(out) + "\n"
 
 
+def together(events: list[dict]) -> list[dict]:
+    """The events as the reports list them: draws in a row, and a sealed plan's padding, on
+    one line each."""
+    return openings_together(draws_together(events))
+
+
 def draws_together(events: list[dict]) -> list[dict]:
     """Draws in a row (a random pick among N: dos's untried strengths and reinforcements) on
     one line, as "Draws (segment 2): 146 of 155 (setup.rifle.0 #0), 12 of 154 (...)": one line
@@ -64,6 +70,24 @@ def draws_together(events: list[dict]) -> list[dict]:
         else:
             out.append(event)
     return [_draws_line(e["draws"]) if e.get("draws") else e for e in out]
+
+
+def openings_together(events: list[dict]) -> list[dict]:
+    """Opened sealed items in a row that are the same order (a sealed plan's padding: kkoh pads
+    a fire plan with `end` to a count that tells nothing) on one line, "red orders 2 to 84 of
+    packet 10: end, each": one line each buried the one shot among 83 (a players' probe)."""
+    out: list[dict] = []
+    for event in events:
+        last = out[-1] if out else None
+        if (event["type"] == "order" and "opened" in event and last is not None and last["type"] == "order"
+                and "opened" in last and (last["side"], last["seq"]) == (event["side"], event["seq"])
+                and last.get("last", last["index"]) + 1 == event["index"] and last["order"] == event["order"]):
+            last["last"] = event["index"]
+            last["text"] = (f"{event['side']} orders {last['index']} to {event['index']} of packet {event['seq']}: "
+                            f"{event['text'].split(': ', 1)[1]}, each")
+        else:
+            out.append(dict(event) if event["type"] == "order" and "opened" in event else event)
+    return out
 
 
 def _draws_line(draws: list[dict]) -> dict:
