@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from pbem.cli import cli
@@ -23,7 +24,9 @@ def pbem(*args: str, code: int = 0) -> str:
 def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
-    assert "VP as they stand (19.1): Axis 32, Soviet 177; Hitler Directive in force (16.0): A." in text
+    # what the VP would make of the game if it ended now (a players' probe: the onlooker could not tell)
+    assert ("VP as they stand (19.1): Axis 32, Soviet 177; if the game ended now: Decisive Soviet Victory (19.0); "
+            "Hitler Directive in force (16.0): A.") in text
     board = pbem("show", str(EXAMPLE))
     # the phase as status says it (players' probe: show read "soviet interdiction", an internal word)
     assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0148 soviet: R/120 2-4-8" in board
@@ -146,3 +149,14 @@ def test_a_reports_verbs_agree_with_their_units():
                                       "G/75": {"hex": "N2146"}, "A/21": {"hex": "N2143"}})
     two = play(rules, [{"type": "attack", "targets": ["N2245"], "units": ["G/57", "G/75"]}], dice=[6])
     assert "G/57, G/75 attack N2245." in [e["text"] for e in two.events]
+
+
+@pytest.mark.parametrize("axis, soviet, level", [(90, 30, "Decisive Axis Victory"), (89, 30, "Marginal Axis Victory"),
+                                                  (60, 30, "Marginal Axis Victory"), (59, 30, "Marginal Soviet Victory"),
+                                                  (31, 30, "Marginal Soviet Victory"), (30, 30, "Decisive Soviet Victory")])
+def test_19_0_the_level_a_score_would_make_at_the_end(axis, soviet, level):
+    """19.0's ratios: 3:1 or better Decisive Axis, 2:1 Marginal Axis, better than 1:1 Marginal
+    Soviet, else Decisive Soviet; `pbem status` says it of the VP as they stand."""
+    from pbem.rulesets.dos import victory
+
+    assert victory.level_of({"axis": axis, "soviet": soviet}) == (level, "axis" if "Axis" in level else "soviet")

@@ -15,7 +15,7 @@ from pbem import rulesets
 from pbem.core import engine, game, sealing
 from pbem.core.canonical import dumps, load_mapping
 from pbem.core.audit import audit
-from pbem.core.errors import PbemError, RulesError, UsageError, VerificationError
+from pbem.core.errors import FileError, PbemError, RulesError, UsageError, VerificationError
 from tests.support.games import Match
 
 
@@ -644,6 +644,13 @@ def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fai
     public.write_text(match.keys[side].public.line() + "\n")
     result = runner.invoke(cli, ["status", str(folder.path), "--key", str(public)])
     assert result.exit_code == 0 and "warning:" not in result.stderr
+    # and when an item is due, the refusal says the same way back (a players' probe: "is missing", no more)
+    with pytest.raises(FileError) as refused:
+        sealing.opening(folder, side, [f"{seq}.1"])
+    assert refused.value.exit_code == 4 and refused.value.message == (
+        f"{side} must open item {seq}.1, sealed in packet {seq}, now, but {kept} (where pbem kept it) is missing: copy "
+        f"it back from the folder where you sealed it, or from a backup; without it the item cannot be opened, and the "
+        f"game cannot go on")
 
 
 def test_a_seal_made_in_a_folder_that_keeps_the_opponents_seals_is_warned_of(tmp_path):

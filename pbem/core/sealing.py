@@ -99,7 +99,8 @@ def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
             source = path(folder, seq, side)
             if not source.is_file():
                 raise FileError(f"{side} must open item {name}, sealed in packet {seq}, now, but {source} (where pbem "
-                                f"kept it) is missing")
+                                f"kept it) is missing: copy it back from the folder where you sealed it, or from a "
+                                f"backup; without it the item cannot be opened, and the game cannot go on")
             kept[seq] = load_mapping(source, str(source))
         entries.append({"seal": name, "salt": kept[seq]["salts"][n - 1], "item": kept[seq]["items"][n - 1]})
     _unchanged(folder, side, entries)

@@ -111,18 +111,23 @@ def _axis_in_accel_hex(sc: Scenario, rules: dict) -> bool:
     return not {sc.ids[i] for i in sc.accel_hexes}.isdisjoint(sc.places(rules["units"], "axis"))
 
 
+def level_of(score: dict[str, int]) -> tuple[str, str]:
+    """19.0: the level of victory and its winner by the ratio of Axis to Soviet VP."""
+    a, s = score["axis"], score["soviet"]
+    if a >= 3 * s:
+        return "Decisive Axis Victory", "axis"
+    if a >= 2 * s:
+        return "Marginal Axis Victory", "axis"
+    if a > s:
+        return "Marginal Soviet Victory", "soviet"
+    return "Decisive Soviet Victory", "soviet"
+
+
 def final(sc: Scenario, rules: dict, ctx) -> None:
     """19.0: after Game-Turn 25, by the ratio of Axis to Soviet VP."""
     score = vp(sc, rules)
     a, s = score["axis"], score["soviet"]
-    if a >= 3 * s:
-        level, winner = "Decisive Axis Victory", "axis"
-    elif a >= 2 * s:
-        level, winner = "Marginal Axis Victory", "axis"
-    elif a > s:
-        level, winner = "Marginal Soviet Victory", "soviet"
-    else:
-        level, winner = "Decisive Soviet Victory", "soviet"
+    level, winner = level_of(score)
     rules["result"] = {"winner": winner, "level": level, "vp": score, "automatic": False,
                        "text": f"{level}: Axis {a} VP, Soviet {s} VP after Game-Turn {rules['turn']} (19.0)."}
     rules["phase"] = "over"

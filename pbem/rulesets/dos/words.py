@@ -55,9 +55,13 @@ def now_text(sc: Scenario, rules: dict) -> str:
 
 
 def score_text(sc: Scenario, rules: dict, score: dict) -> str:
-    when = "at the end (19.0)" if rules["phase"] == "over" else "as they stand (19.1)"
+    """The VP, and while the game goes on what they would make of it if it ended now (a players'
+    probe: an onlooker read "Axis 32, Soviet 177" and could not tell who was winning)."""
+    over = rules["phase"] == "over"
+    when = "at the end (19.0)" if over else "as they stand (19.1)"
     d = rules["directive"]
-    return (f"VP {when}: Axis {score['axis']}, Soviet {score['soviet']}; Hitler Directive in force (16.0): "
+    standing = "" if over else f"; if the game ended now: {victory.level_of(score)[0]} (19.0)"
+    return (f"VP {when}: Axis {score['axis']}, Soviet {score['soviet']}{standing}; Hitler Directive in force (16.0): "
             + (d["letter"] if d else "none"))
 
 

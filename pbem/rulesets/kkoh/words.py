@@ -79,8 +79,9 @@ def _unit(sc: Scenario, rules: dict, pid: str) -> list[str]:
     lines = [head, command_line + (", In Command." if command.piece_in_command(sc, board, pid, status)
                                    else ", Out of Command (K-CMD).")]
     cell, facing = rec["cell"], rec["f"]
-    lines.append(f"In {rec['sq']} ({terrain(sc, rec['sq'])}), cell {cell}, facing {EDGE_NAMES[facing]}: rank "
-                 f"{INSIDE.rank(facing, cell)}, file {INSIDE.file(facing, cell)} (K-GM-2, K-GM-3).")
+    # the facing as orders write it, and in words (a players' probe wrote "west" in a move)
+    lines.append(f"In {rec['sq']} ({terrain(sc, rec['sq'])}), cell {cell}, facing {facing} ({EDGE_NAMES[facing]}): "
+                 f"rank {INSIDE.rank(facing, cell)}, file {INSIDE.file(facing, cell)} (K-GM-2, K-GM-3).")
     hits = rec.get("hits", 0)
     strength = f"{piece.points - hits} of 2 strength points" + (" (fielded with a loss, K-TRP-3)" if piece.reduced else "")
     lines.append(f"Order chit {rec['o'] or 'sealed (K-ORD-6)'}; {strength}" + (f"; {hits} loss marker" if hits else "")
