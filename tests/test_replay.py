@@ -149,9 +149,9 @@ def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):
                          "e => e.getBoundingClientRect().height)")
     assert len(heights) > 20 and min(heights) >= 10, heights   # every line of the key at a legible size
     caption = "Array.from(document.querySelectorAll('#key #panel .steps text')).map(e => e.textContent).join(' ')"
-    first = browser.js(caption)
-    browser.key("End", 35)
     last = browser.js(caption)
+    browser.key("Home", 36)
+    first = browser.js(caption)
     assert first.startswith("Set-up:") and not last.startswith("Set-up:") and "VP Soviet" in last
 
 
@@ -159,6 +159,9 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):
     browser.open(chir_page, 1600, 1000)
     f = frames.open_game(CHIR)
     last = f.state["seq"]
+    # the page opens at the latest state (a players' probe: it opened on the empty set-up map)
+    assert browser.js("document.body.getAttribute('data-seq')") == str(last)
+    browser.key("Home", 36)
     assert browser.js("document.body.getAttribute('data-seq')") == "0"
     assert "State 0 of" in browser.js("document.getElementById('where').textContent")
     first_shot = browser.screenshot()

@@ -80,9 +80,13 @@ SCRIPT = r"""
     var to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: data.frames.length - 1}[e.key];
     if (to !== undefined && e.target !== slider) { e.preventDefault(); show(to); }
   });
-  var wanted = Number((location.hash || "#0").slice(1));
-  var start = 0;
-  data.frames.forEach(function (f, k) { if (f.seq === wanted) { start = k; } });
+  // the latest state first, as a forum reader wants it (a players' probe: it opened on the
+  // empty set-up map); "#N" opens state N
+  var start = data.frames.length - 1;
+  if (location.hash) {
+    var wanted = Number(location.hash.slice(1));
+    data.frames.forEach(function (f, k) { if (f.seq === wanted) { start = k; } });
+  }
   show(start);
 })();
 """
