@@ -108,3 +108,20 @@ def test_a_unit_that_retreats_and_is_eliminated_in_one_packet_stood_last_at_the_
     alone = describe.changes_text(dos, {"seq": 4, "rules": before}, {"seq": 5, "rules": after})
     assert "- R/30 (soviet) is now eliminated; it was in N2150." in alone
     assert "- G/57 (axis) moved from N2250 to N2150." in alone
+
+
+def test_show_last_is_what_the_last_packet_changed():
+    """A players' probe: "what happened last?" took `--diff` and two state numbers found
+    elsewhere. `--last` is the diff from the state before the latest to the latest."""
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "chir-demo")
+    latest = frames.open_game(Path(example)).state["seq"]
+    runner = CliRunner()
+    last = runner.invoke(cli, ["show", example, "--last"])
+    diff = runner.invoke(cli, ["show", example, "--diff", str(latest - 1), str(latest)])
+    assert last.exit_code == 0 and last.output == diff.output
+    assert last.output.startswith(f"Changes from state {latest - 1} to state {latest}:\n")
+    both = runner.invoke(cli, ["show", example, "--last", "--state", "3"])
+    assert (both.exit_code, both.stderr) == (2, "pbem: --last shows the latest two states; leave out --state\n")
+    two = runner.invoke(cli, ["show", example, "--last", "--diff", "1", "2"])
+    assert (two.exit_code, two.stderr) == (
+        2, "pbem: show one thing at a time: --unit, --hex, --area, --square, --diff or --last\n")

@@ -404,7 +404,7 @@ def test_show_refuses_what_the_map_has_not_and_unknown_ids(chir_decision, city):
     assert "there is no hex 9999 on the chir map" in run("show", chir_root / "german", "--hex", "9999", code=2)
     assert "there is no unit XX in the stalingrad order of battle" in run("show", city_root / "german", "--unit", "XX", code=2)
     assert run("show", chir_root / "german", "--unit", "LW/I", "--hex", "3320", code=2) == \
-        "pbem: show one thing at a time: --unit, --hex, --area, --square or --diff\n"
+        "pbem: show one thing at a time: --unit, --hex, --area, --square, --diff or --last\n"
     assert run("show", chir_root / "german", "--diff", "0", "9", code=2) == \
         "pbem: there is no state 9: the game is at state 3 (states 0 to 3)\n"
 

@@ -137,18 +137,24 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
 @handles_errors
 def show(game_dir: str, fmt: str = "text", as_json: bool = False, seq: int | None = None, unit: str | None = None,
          hex_: str | None = None, area: str | None = None, square: str | None = None,
-         diff: tuple[int, int] | None = None) -> None:
+         diff: tuple[int, int] | None = None, last: bool = False) -> None:
     from pbem.core import describe, game
     from pbem.core.errors import UsageError
 
     asked = [(what, ident) for what, ident in (("unit", unit), ("hex", hex_), ("area", area), ("square", square))
              if ident is not None]
-    if len(asked) + bool(diff) > 1:
-        raise UsageError("show one thing at a time: --unit, --hex, --area, --square or --diff")
-    if diff and seq is not None:
-        raise UsageError("--diff names its two states; leave out --state")
+    if len(asked) + bool(diff) + last > 1:
+        raise UsageError("show one thing at a time: --unit, --hex, --area, --square, --diff or --last")
+    if (diff or last) and seq is not None:
+        raise UsageError(f"{'--diff names its two states' if diff else '--last shows the latest two states'}; leave "
+                         f"out --state")
     folder = game.open_folder(Path(game_dir))
     as_json = as_json or fmt == "json"
+    if last:   # what the last packet changed (a players' probe: "what happened last?" took two numbers)
+        latest = folder.state["seq"]
+        if latest == 0:
+            raise UsageError(f"{game_dir}: no packet has been applied yet: state 0 is the set-up")
+        diff = (latest - 1, latest)
     if diff:
         before, after = (describe.state_at(folder, n) for n in diff)
         steps = describe.states_between(folder, *diff)   # where units went on the way, and how

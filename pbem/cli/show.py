@@ -19,9 +19,12 @@ from pbem.cli.common import game_dir
               "edges, roads, who is there and where.")
 @click.option("--diff", "diff", nargs=2, type=int, metavar="A B", help="What changed from state A to state B: moves, "
               "losses, eliminations, control, markers, turn and phase.")
+@click.option("--last", "last", is_flag=True, help="What the last packet changed: --diff from the state before the "
+              "latest to the latest.")
 def command(game_dir: str, fmt: str, as_json: bool, seq: int | None, unit: str | None, hex_: str | None,
-            area: str | None, square: str | None, diff: tuple[int, int] | None) -> None:
+            area: str | None, square: str | None, diff: tuple[int, int] | None, last: bool) -> None:
     """The board and the units in words: each unit's arm, strength/full, morale, markers and
     position; each area's neighbours and control. --unit, --hex, --area, --square look at one thing;
-    --diff A B says what changed between two states."""
-    plain.show(game_dir, fmt=fmt, as_json=as_json, seq=seq, unit=unit, hex_=hex_, area=area, square=square, diff=diff)
+    --diff A B says what changed between two states, --last what the last packet changed."""
+    plain.show(game_dir, fmt=fmt, as_json=as_json, seq=seq, unit=unit, hex_=hex_, area=area, square=square, diff=diff,
+               last=last)
