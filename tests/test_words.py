@@ -1083,3 +1083,28 @@ def test_a_sealed_plans_padding_is_one_line_of_the_report():
         f"  {line}" for line in body[:5]]
     example = "".join(p.read_text() for p in sorted((kkoh.path / "aar").glob("*.md")))
     assert re.search(r"^- (blue|red) orders \d+ to \d+ of packet \d+: end, each$", example, re.M)
+
+
+def test_the_dry_run_says_so_where_its_look_ahead_stops_at_the_senders_own_decision(tmp_path):
+    """A players' probe: a chir move queued behind a defensive fire met, after the fire's dice,
+    the sender's own morale test, which no standing order answers; the look-ahead stopped
+    there and the dry run said nothing, though the move was to meet a phase that takes no move.
+    Where the look-ahead stops at the sender's own decision, it says so too."""
+    import copy
+
+    from pbem.core.submit import unlooked
+    from tests.support.games import Match
+
+    m = Match(tmp_path, "duel", key_seed="own-decision")
+    m.send("red", [])
+    after = copy.deepcopy(m.state("red"))
+    seq = after["seq"]
+    after["queue"] = [{"seq": seq, "side": "red", "index": 2, "order": {"type": "fire", "unit": "r2", "target": "b2"}}]
+    after["awaiting"] = {"packet_from": "red", "waiting_for": "decision", "decision": f"{seq}.1/absorb",
+                         "need": {"side": "red", "kind": "absorb", "prompt": "which unit takes the hit on r1"}}
+    assert unlooked(m.game, after, "red", seq) == [
+        f"the look-ahead could not reach order 2 of this packet: after the dice, the game waits for your decision "
+        f"{seq}.1/absorb (which unit takes the hit on r1), which your next packet gives; it is checked only when the "
+        f"game reaches it, and a void order drops those after it (your on_void: stop)"]
+    after["awaiting"]["waiting_for"] = "dice"      # dice the next packet opens: `kept` and the look-ahead speak then
+    assert unlooked(m.game, after, "red", seq) == []

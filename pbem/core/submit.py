@@ -467,20 +467,24 @@ def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dic
 
 
 def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
-    """Orders of the packet the look-ahead did not reach: the game stops first for another
-    side's decision, which no standing order answers and that side's next packet gives. Say
-    so, or the dry run's silence reads as "checked" (players' probe: an order behind an attack
-    was void, and the rest of the turn dropped with it)."""
+    """Orders of the packet the look-ahead did not reach: the game stops first for a decision
+    no standing order answers, another side's or the sender's own, which that side's next
+    packet gives. Say so, or the dry run's silence reads as "checked" (players' probe: an order
+    behind an attack was void, and the rest of the turn dropped with it)."""
     left = [item["index"] for item in still_queued(after, side, seq)]
     awaiting = after["awaiting"]
     need = awaiting["need"]
-    if not left or awaiting["waiting_for"] != "decision" or need["side"] == side:
+    if not left or awaiting["waiting_for"] != "decision":
         return []    # orders for a later phase: `kept` says where they wait
     one = len(left) == 1
     orders = f"order {left[0]}" if one else f"orders {left[0]} to {left[-1]}"
+    # the sender's own decision too (a players' probe: a move queued behind a defensive fire
+    # waited behind the sender's morale test, and the dry run said nothing of it)
+    whose = ("your decision", "your next packet gives") if need["side"] == side else (
+        f"{need['side']}'s decision", f"{need['side']}'s next packet gives (no standing order of {need['side']}'s "
+        f"answers it)")
     return [f"the look-ahead could not reach {orders} of this packet: after the dice, the game waits for "
-            f"{need['side']}'s decision {awaiting['decision']} ({need['prompt']}), which {need['side']}'s next "
-            f"packet gives (no standing order of {need['side']}'s answers it); {'it is' if one else 'they are'} "
+            f"{whose[0]} {awaiting['decision']} ({need['prompt']}), which {whose[1]}; {'it is' if one else 'they are'} "
             f"checked only when the game reaches {'it' if one else 'them'}"
             + (", and a void order drops those after it (your on_void: stop)"
                if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]
