@@ -1108,3 +1108,22 @@ def test_the_dry_run_says_so_where_its_look_ahead_stops_at_the_senders_own_decis
         f"game reaches it, and a void order drops those after it (your on_void: stop)"]
     after["awaiting"]["waiting_for"] = "dice"      # dice the next packet opens: `kept` and the look-ahead speak then
     assert unlooked(m.game, after, "red", seq) == []
+
+
+def test_submit_warns_of_two_answers_to_one_decision_in_a_packet(tmp_path):
+    """A players' probe: two answers to one decision in one packet; the later replaces the
+    earlier (DESIGN §4.3), and the report spoke of one alone. `pbem submit` says so."""
+    from pbem.core.submit import submit_orders
+    from tests.support.games import Match
+
+    m = Match(tmp_path, "duel", key_seed="twice")
+    m.send("red", [])
+    m.send("blue", [], policies={"absorb": "ask"})
+    m.send("red", [{"type": "fire", "unit": "r1", "target": "b1"}])
+    orders = [{"type": "absorb", "unit": "b1", "decision": "3.1/absorb"},
+              {"type": "absorb", "unit": "b2", "decision": "3.1/absorb"}]
+    tried = submit_orders(m.folders["blue"], orders, None, key=m.keys["blue"], sent="2026-11-29T10:00:00Z",
+                          dry_run=True)
+    assert [w for w in tried.warnings if "answer decision" in w] == [
+        "orders 1 and 2 both answer decision 3.1/absorb: a later answer to a decision replaces an earlier one, so only "
+        "order 2 is used"]

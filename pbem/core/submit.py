@@ -180,7 +180,8 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
     queued = still_queued(after, side, after["seq"])
     open_orders = [] if sealed or not isinstance(gave, list) else gave
     first = len(before["sealed"].get(side, {}).get("due", [])) + 1   # the items it opens come first (§8)
-    return (repeats(after, side, open_orders, first) + dropped(after, events, side, open_orders, first)
+    return (repeats(after, side, open_orders, first) + answered_twice(open_orders, first)
+            + dropped(after, events, side, open_orders, first)
             + unawaited(g, before, side, gave) + misnamed(after, side)
             + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
@@ -224,6 +225,21 @@ def repeats(after: dict, side: str, orders: list, first: int = 1) -> list[str]:
                          f"{same['seq']}, still queued: both will be applied as the game reaches them (`pbem status` "
                          f"lists your queued orders); leave this one out unless you mean it twice")
     return found
+
+
+def answered_twice(orders: list, first: int = 1) -> list[str]:
+    """Answers of this packet to one decision: the later replaces the earlier (DESIGN §4.3), so
+    only the last is ever used (a players' probe: two answers to one defensive fire, and the
+    report spoke of one alone). `first`: the index in the packet of its first order."""
+    named: dict[str, list[int]] = {}
+    for number, order in enumerate(orders, first):
+        key = order.get("decision") if isinstance(order, dict) else None
+        if isinstance(key, str):
+            named.setdefault(key, []).append(number)
+    return [f"orders {', '.join(map(str, indexes[:-1]))} and {indexes[-1]} {'both' if len(indexes) == 2 else 'all'} "
+            f"answer decision {key}: a later "
+            f"answer to a decision replaces an earlier one, so only order {indexes[-1]} is used"
+            for key, indexes in named.items() if len(indexes) > 1]
 
 
 def dropped(after: dict, events: list[dict], side: str, orders: list, first: int = 1) -> list[str]:
