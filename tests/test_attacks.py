@@ -1664,6 +1664,10 @@ def test_32_the_awaited_side_must_answer(awaited):
     red = awaited.dirs["red"]
     stall = awaited.post(awaited.packet("blue", []))
     rejected(red, ["adjudicate", red, stall], 1, "does not answer the decision blue is awaited for", "3.1/absorb")
+    # which orders answer it, and the key to give them (a players' probe: none was named)
+    assert run("adjudicate", red, stall).stderr.endswith(
+        'give one of its legal orders, with `decision: "3.1/absorb"` (docs/protocol.md §7.2)\n'
+        "Legal now: absorb unit=b1; absorb unit=b2\n")
     answer = awaited.post(awaited.packet("blue", [{"type": "absorb", "unit": "b2", "decision": "3.1/absorb"}]))
     ok(run("adjudicate", red, answer))
     assert awaited.state("red")["rules"]["units"]["b2"]["strength"] == 1

@@ -986,8 +986,13 @@ class _Run:
         item = self._find(need, status["decision"])
         if item is not None and item["seq"] == self.k and item["order"].get("type") in need.accepts:
             return
+        # its legal orders, as the key to name them by (a players' probe: a mistyped key was told to
+        # give "one of its legal orders", and none was named)
+        legal = refused_legal(self.game.legal_orders(self.state["rules"], need))
         raise RulesError(f"{self.source}: packet {self.k} does not answer the decision {need.side} is awaited for: "
-                         f"{need.prompt} (decision {status['decision']}); give one of its legal orders (docs/protocol.md §7.2)")
+                         f"{need.prompt} (decision {status['decision']}); give one of its legal orders, with "
+                         f"`decision: \"{status['decision']}\"` (docs/protocol.md §7.2)"
+                         + (f"\nLegal now: {legal}" if legal else ""))
 
 
     def check_sealed(self, awaited: dict) -> None:
