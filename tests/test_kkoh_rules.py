@@ -143,6 +143,26 @@ def test_initiative_factors_and_the_re_roll_dropping_factors_cumulatively():
     assert rules["initiative"] == "blue" and len(ctx.of("initiative-tie")) == 2
 
 
+def test_a_re_roll_drops_first_the_factor_against_its_side():
+    """K-INI-2, as the acceptance list recommends: "each side drops its modifier of largest absolute
+    value, owner's choice among equals", the choice made in the owner's favour. Blue, a Superior
+    commander over Inferior troops (+1, -1), ties at 3 with red; its re-roll drops the -1 and keeps
+    the +1: 3 + 1 = 4 beats red's 3 (1.15.0 dropped the leader's +1 first, as printed)."""
+    armies = copy.deepcopy(ARMIES)
+    next(r for r in armies["test-nato"]["rows"] if r["id"] == "hq")["quality"] = "S"
+    units = [U("B1", "blue", "tank", "0100", "00", "N", quality="I"), U("B2", "blue", "tank", "0101", "00", "N", quality="I"),
+             U("R1", "red", "tank", "0505", "00", "S")]
+    sc, rules = make(units, armies=armies, columns=10, rows=10, commands=HQS, blue={"army": "test-nato"},
+                     red={"army": "test-soviet"})
+    assert command.initiative_factors(sc, st.Board(sc, rules), "blue") == [("majority_inferior", -1),
+                                                                           ("superior_leader", 1)]
+    ctx = Ctx([3, 3, 3, 3])
+    assert command.roll_initiative(sc, rules, ctx) == "blue"
+    assert [(e["side"], e["factors"], e["score"]) for e in ctx.of("initiative-roll")] == [
+        ("blue", {"majority_inferior": -1, "superior_leader": 1}, 3), ("red", {}, 3),
+        ("blue", {"superior_leader": 1}, 4), ("red", {}, 3)]
+
+
 def test_superior_leader_and_troops_add_one_each():
     """K-INI-1: +1 for a Superior leader In Command, +1 for a majority of Superior troops."""
     units = [U("B1", "blue", "tank-1", "0100", "00", "N", quality="S"), U("R1", "red", "tr1-tank", "0505", "00", "S")]

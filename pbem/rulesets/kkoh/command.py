@@ -100,7 +100,10 @@ def majority(sc: Scenario, pids: Iterable[str], quality: str) -> bool:
 # --- initiative (K-INI-1, K-INI-2) ----------------------------------------------------------
 
 def initiative_factors(sc: Scenario, board: Board, side: str) -> list[tuple[str, int]]:
-    """The side's factors in the table's drop order: leader first, then the troops."""
+    """The side's factors in the order a re-roll drops them (K-INI-2, as the acceptance list
+    recommends): the largest in size first; among equals the owner's choice, made in its favour,
+    a factor against it before one for it; then the table's order, leader first. (A rules probe:
+    a Superior leader's +1 went before the Inferior troops' -1, the owner having no say.)"""
     table = sc.tables["initiative"]
     chief = sc.chief(side)
     status = marker_status(sc, board)
@@ -115,7 +118,8 @@ def initiative_factors(sc: Scenario, board: Board, side: str) -> list[tuple[str,
         found["majority_superior"] = table["factors"]["majority_superior"]
     if majority(sc, troops, "I"):
         found["majority_inferior"] = table["factors"]["majority_inferior"]
-    return [(name, found[name]) for name in table["drop_order"] if name in found]
+    printed = [(name, found[name]) for name in table["drop_order"] if name in found]
+    return sorted(printed, key=lambda factor: (-abs(factor[1]), factor[1] >= 0))   # stable: the table's order last
 
 
 def roll_initiative(sc: Scenario, rules: dict, ctx) -> str:
