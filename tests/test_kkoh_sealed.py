@@ -84,6 +84,32 @@ def sealed_chits(match: Match, side: str) -> list[dict]:
     return [item for path in kept for item in load_mapping(path)["items"]]
 
 
+def step_until(match: Match, kind: str, limit: int) -> list[dict]:
+    """The events of `step`s until one brings an event of `kind` (at most `limit` of them)."""
+    events = []
+    for _ in range(limit):
+        applied = step(match)
+        events += applied.events
+        if any(e["type"] == kind for e in applied.events):
+            break
+    return events
+
+
+def hand_seal(match: Match, side: str, items: list) -> int:
+    """`side` seals `items` as they are, with no check, as a cheater's own program would, and
+    keeps them where `pbem submit` opens them from; every folder adjudicates the packet. Its seq."""
+    folder, g, key = match.folders[side], match.game, match.keys[side]
+    seq = folder.state["seq"] + 1
+    salts = sealing.salts(g, seq, side, key, len(items))
+    sealing.keep(folder, seq, side, items, salts)
+    packet = game.build_packet(g, folder.state, side, [], None, key, "2026-11-29T10:00:00Z",
+                               {"sealed": [engine.seal_hash(g.game_id, seq, side, s, i) for s, i in zip(salts, items)]})
+    data = game.packet_yaml(packet).encode()
+    for each in match.folders.values():
+        game.adjudicate(each, packet, data, "crafted.yaml")
+    return seq
+
+
 def test_chits_are_sealed_one_per_group_tested_at_once_and_hidden_from_the_opponent(tmp_path):
     match = Match(tmp_path, "kkoh", chain_length=512, key_seed="sealed")
     first = drive_to(match, "orders", turn=2)
@@ -317,12 +343,7 @@ def test_a_close_assault_reveals_the_defenders_chits_before_the_fight(tmp_path):
     options = match.game.legal_orders(match.state()["rules"], need(match))
     attack = next(o for o in options if o["type"] == "assault" and o["target"] == "0203")
     match.send("blue", [attack, {"type": "end"}])
-    events = []
-    for _ in range(20):
-        applied = step(match)
-        events += applied.events
-        if any(e["type"] == "orders-revealed" for e in applied.events):
-            break
+    events = step_until(match, "orders-revealed", 20)
     kinds = [e["type"] for e in events]
     revealed = [e for e in events if e["type"] == "chit-revealed"]
     assert [e["units"] for e in revealed] == [["R1"]] and revealed[0]["order"] == "HD"
@@ -439,13 +460,7 @@ def _second_seals_and_both_fire(match: Match, second: str) -> list[dict]:
     """`second` seals a plan of one shot; both plans are opened and fired: the events."""
     theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
     match.send(second, theirs[:1] + [{"type": "end"}], seal=True)
-    events = []
-    for _ in range(12):
-        applied = step(match)
-        events += applied.events
-        if any(e["type"] == "fire" for e in applied.events):
-            break
-    return events
+    return step_until(match, "fire", 12)
 
 
 @pytest.mark.parametrize("shots", [0, 1, 3])
@@ -688,19 +703,9 @@ def test_a_sealed_item_no_order_schema_accepts_is_void_when_opened_and_the_game_
     match = Match(tmp_path, "kkoh", chain_length=1024, key_seed="poison")
     n = drive_to(match, "orders")
     side = n.side
-    folder, g, key = match.folders[side], match.game, match.keys[side]
-    state = folder.state
-    items = command.seal_items(g.scenario, state["rules"], n, [{"type": "end"}])
+    items = command.seal_items(match.game.scenario, match.folders[side].state["rules"], n, [{"type": "end"}])
     first = items[0]
-    items[0] = dict(first, note="poison")
-    seq = state["seq"] + 1
-    salts = sealing.salts(g, seq, side, key, len(items))
-    sealing.keep(folder, seq, side, items, salts)
-    packet = game.build_packet(g, state, side, [], None, key, "2026-11-29T10:00:00Z",
-                               {"sealed": [engine.seal_hash(g.game_id, seq, side, s, i) for s, i in zip(salts, items)]})
-    data = game.packet_yaml(packet).encode()
-    for each in match.folders.values():
-        game.adjudicate(each, packet, data, "crafted.yaml")
+    seq = hand_seal(match, side, [dict(first, note="poison")] + items[1:])
     for _ in range(300):
         applied = step(match)
         voids = [e["text"] for e in applied.events if e["type"] == "void"]
@@ -743,16 +748,7 @@ def test_a_sealed_fire_plan_with_an_item_no_order_schema_accepts_is_opened_and_g
 
     match.send(first.side, shots(first)[:1] + [{"type": "end"}], seal=True)
     shot = shots(need(match))[0]
-    folder, g, key = match.folders[second], match.game, match.keys[second]
-    seq = folder.state["seq"] + 1
-    items = [shot, {"type": "end"}, {"type": "end", "x": 1}, {"type": "end"}]
-    salts = sealing.salts(g, seq, second, key, len(items))
-    sealing.keep(folder, seq, second, items, salts)
-    packet = game.build_packet(g, folder.state, second, [], None, key, "2026-11-29T10:00:00Z",
-                               {"sealed": [engine.seal_hash(g.game_id, seq, second, s, i) for s, i in zip(salts, items)]})
-    data = game.packet_yaml(packet).encode()
-    for each in match.folders.values():
-        game.adjudicate(each, packet, data, "crafted.yaml")
+    seq = hand_seal(match, second, [shot, {"type": "end"}, {"type": "end", "x": 1}, {"type": "end"}])
     match.send(first.side, [])                               # the first sealer opens its plan
     opened = match.send(second, [])                          # the opening no longer stops the game
     assert [e["text"] for e in opened.events if e["type"] == "void"] == [
