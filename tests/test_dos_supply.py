@@ -15,7 +15,7 @@ from pbem.rulesets.dos import board as bd
 from pbem.rulesets.dos import flow
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import supply as sp
-from tests.test_dos_support import rail_chain, SC, Ctx, IllegalOrder, at, events_of, find_step, play
+from tests.test_dos_support import rail_chain, SC, Ctx, IllegalOrder, at, events_of, find_step, play, refused
 
 
 def supplied(rules, side, uids=None):
@@ -523,3 +523,51 @@ def test_12_23_12_31_a_railhead_whose_truck_no_chain_reaches_supplies_nothing():
         assert interphase.chains(sc, rules) == ([] if blocked else [["Tr/1"]])
         assert rules["ps"]["oos"] == (["G/57"] if blocked else [])
         assert rules["railheads"][0]["used"] is not blocked
+
+
+def test_12_31_12_34_the_axis_player_strings_his_own_truck_chain():
+    """12.31: "the first Truck unit must be within five hexes of any valid Axis Source, the
+    second Truck unit within five hexes of the first"; which trucks make the chain is the Axis
+    player's ("he has formed a Truck Supply Chain by deploying a Truck unit(s)", 12.32). Tr/1
+    in N0348 is five hexes from the rail; Tr/2 (N0144) and Tr/3 (N0745) are each within five of
+    Tr/1 but not of each other, and neither of a source. The engine's stringing takes Tr/2 after
+    Tr/1 and leaves Tr/3 in no chain; the player names the line Tr/1, Tr/3, the railhead moves
+    on to Tr/3 (12.34), supplies G/57 out beyond it (12.33), and goes when Tr/1 moves (12.39).
+    1.16.0 strung chains by id only: Tr/3 could never carry a railhead."""
+    from pbem.rulesets.dos import interphase
+
+    sc = SC()
+    trucks = {"Tr/1": {"hex": "N0348"}, "Tr/2": {"hex": "N0144"}, "Tr/3": {"hex": "N0745"}}
+    rules = at(turn=3, player="soviet", phase="interdiction", units=dict(trucks))
+    assert interphase.chains(sc, rules) == [["Tr/1", "Tr/2"]]
+    ask = {"rail_clearing": "none", "truck_railheads": "ask"}
+    play(rules, [{"type": "end"}], dice=[2], policies=ask)
+    assert flow.next_step(sc, rules).kind == "railhead"
+    for chains, rule, text in (
+            ([["Tr/2", "Tr/3"]], "12.31", "the truck chain Tr/2, Tr/3 begins with Tr/2, which is not within five "
+                                          "hexes of an Axis supply source"),
+            ([["Tr/1", "Tr/2", "Tr/3"]], "12.31", "has Tr/3 more than five hexes of supply line from Tr/2"),
+            ([["Tr/1", "Tr/3"], ["Tr/1"]], "12.31", "the chains named share a truck"),
+            ([["Tr/1", "G/57"]], "12.31", "names G/57, which is not a truck")):
+        refused(rules, {"type": "railheads", "place": ["Tr/1"], "advance": [], "chains": chains}, rule, text)
+    ctx = play(rules, [{"type": "railheads", "place": ["Tr/1"], "advance": [], "chains": [["Tr/1", "Tr/3"]]}],
+               dice=[2], policies=ask)
+    assert [e["text"] for e in events_of(ctx, "railhead")] == ["An Axis railhead on truck Tr/1 at N0348 (12.32)."]
+    assert rules["railheads"] == [{"truck": "Tr/1", "chain": ["Tr/1", "Tr/3"], "used": False}]
+    assert (rules["turn"], rules["player"], rules["phase"]) == (4, "axis", "move")
+    play(rules, [{"type": "end"}] * 9, dice=[2] * 3, policies=ask)
+    assert (rules["turn"], flow.next_step(sc, rules).kind) == (4, "railhead")
+    refused(rules, {"type": "railheads", "place": ["Tr/1"], "advance": []}, "12.36", "the chain Tr/1, Tr/2 already has")
+    play(rules, [{"type": "railheads", "place": [], "advance": ["Tr/1"], "chains": [["Tr/1", "Tr/3"]]}], dice=[2],
+         policies=ask)
+    assert rules["railheads"] == [{"truck": "Tr/3", "chain": ["Tr/1", "Tr/3"], "used": False}]
+    assert interphase.chains(sc, rules) == [["Tr/1", "Tr/2"]]                     # Tr/3 still in none of the engine's
+    rules["units"]["G/57"] = "N0840"            # five hexes on from Tr/3: beyond a railhead on Tr/1, and the rail
+    found, _ = sp.field(sc, rules, bd.Board(sc, rules), "axis")
+    assert "G/57" in found                                                          # 12.33: by the railhead on Tr/3
+    on_tr1 = json.loads(json.dumps(rules))
+    on_tr1["railheads"][0]["truck"] = "Tr/1"
+    assert "G/57" not in sp.field(sc, on_tr1, bd.Board(sc, on_tr1), "axis")[0]
+    assert (rules["turn"], rules["player"], rules["phase"]) == (5, "axis", "move")
+    play(rules, [{"type": "move", "units": ["Tr/1"], "path": ["N0347"]}])
+    assert rules["railheads"] == []                                                 # 12.39

@@ -186,7 +186,10 @@ def check_clear(sc: Scenario, rules: dict, hexes: list) -> None:
 def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     """12.31: trucks in chains, the first within five hexes of an Axis source, each next one
     within five of the one before, the route free of terrain closed to supply lines (and,
-    reading, of enemy units and Enemy ZOC); any number of chains, from any sources (12.37)."""
+    reading, of enemy units and Enemy ZOC); any number of chains, from any sources (12.37).
+    This is the stringing the engine makes when the Axis player names none (a `railheads`
+    order without `chains`): each chain from the first truck by id, each next truck the first
+    by id in reach. A player who wants another names his own lines (`line_fault` checks them)."""
     lines = sp.lines_of(sc, rules, "axis")
     sources = set(lines.sources())
     trucks = sorted(u for u, w in rules["units"].items() if sc.units[u].truck and w not in st.OFF_MAP)
@@ -209,9 +212,39 @@ def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     return out
 
 
+def line_fault(sc: Scenario, rules: dict, line: list[str]) -> str | None:
+    """Why `line`, trucks in the order the Axis player strings them, is not a Truck Supply
+    Chain as the trucks stand (12.31), or None: Axis trucks on the map, none twice, the first
+    within five hexes of an Axis source, each next one within five of the one before, traced
+    as `chains` traces them."""
+    if not line:
+        return "names no truck"
+    if len(set(line)) < len(line):
+        return "names a truck twice"
+    for u in line:
+        if u not in sc.units or not sc.units[u].truck:
+            return f"names {u}, which is not a truck"
+        if not st.on_map(rules, u):
+            return f"names {u}, which is not on the map"
+    lines = sp.lines_of(sc, rules, "axis")
+    first = sc.idx[st.hex_of(rules, line[0])]
+    if not set(lines.sources()) & set(lines.within(first, TRUCK_REACH)):
+        return f"begins with {line[0]}, which is not within five hexes of an Axis supply source"
+    for a, b in zip(line, line[1:]):
+        if sc.idx[st.hex_of(rules, b)] not in lines.within(sc.idx[st.hex_of(rules, a)], TRUCK_REACH):
+            return f"has {b} more than five hexes of supply line from {a}, the truck before it"
+    return None
+
+
+def _taken(rules: dict, but: dict | None = None) -> set[str]:
+    """The trucks of the chains that carry a railhead (but `but`'s): 12.36, never two on one."""
+    return {u for r in rules["railheads"] if r is not but for u in r["chain"] + [r["truck"]]}
+
+
 def railhead_plan(sc: Scenario, rules: dict) -> dict:
     """12.32-12.35: a railhead on the first truck of each chain that has none (unless one was
-    used on it this turn, 12.36); an unused railhead moves on to the next truck of its chain."""
+    used on it this turn, 12.36); an unused railhead moves on to the next truck of its chain.
+    The chains are the engine's stringing (`chains`)."""
     place, advance = [], []
     held = {r["truck"]: r for r in rules["railheads"]}
     for chain in chains(sc, rules):
@@ -219,27 +252,55 @@ def railhead_plan(sc: Scenario, rules: dict) -> dict:
         if mine:
             r = mine[0]
             k = chain.index(r["truck"])
-            if not r["used"] and k + 1 < len(chain):
+            if not r["used"] and k + 1 < len(chain) and chain[k + 1] not in _taken(rules, r):
                 advance.append(r["truck"])
-        elif chain[0] not in held and chain[0] not in rules["railhead_blocked"]:
+        elif chain[0] not in held and not set(chain) & (_taken(rules) | set(rules["railhead_blocked"])):
             place.append(chain[0])
     return {"place": place, "advance": advance}
 
 
 def _apply_railheads(sc: Scenario, rules: dict, order: dict, options: list[dict], ctx) -> None:
-    want = {"type": "railheads", "place": order.get("place") or [], "advance": order.get("advance") or []}
+    """12.32-12.36 as ordered. A railhead placed or moved on follows the line the order names
+    for it in `chains` (the line that begins with the truck it is placed on, or that has the
+    truck it is on and a truck after it), else the engine's stringing (`chains`)."""
+    named = [list(line) for line in order.get("chains") or []]
+    for line in named:
+        fault = line_fault(sc, rules, line)
+        if fault is not None:
+            raise IllegalOrder("12.31", f"the truck chain {', '.join(line)} {fault}", [railhead_plan(sc, rules)])
+    if len({u for line in named for u in line}) < sum(len(line) for line in named):
+        raise IllegalOrder("12.31", "a truck may be in one chain only: the chains named share a truck",
+                           [railhead_plan(sc, rules)])
+    strung = chains(sc, rules)
     plan = railhead_plan(sc, rules)
-    if not set(want["place"]) <= set(plan["place"]) or not set(want["advance"]) <= set(plan["advance"]):
-        raise IllegalOrder("12.32", "place railheads on the first truck of chains without one, or move unused ones "
-                           "to the next truck of their chain", [plan])
-    chs = {c[0]: c for c in chains(sc, rules)}
-    for truck in want["place"]:
-        rules["railheads"].append({"truck": truck, "chain": chs.get(truck, [truck]), "used": False})
+    for truck in order.get("place") or []:
+        chain = next((line for line in named if line[0] == truck), None) \
+            or next((c for c in strung if c[0] == truck), None)
+        if chain is None:
+            raise IllegalOrder("12.32", f"{truck} is not the first truck of a chain: place railheads on the first "
+                               "truck of chains without one, or move unused ones to the next truck of their chain",
+                               [plan])
+        if set(chain) & (_taken(rules) | set(rules["railhead_blocked"])):
+            raise IllegalOrder("12.36", f"the chain {', '.join(chain)} already has a railhead, or had one used this "
+                               "Game-Turn: never more than one in a chain", [plan])
+        rules["railheads"].append({"truck": truck, "chain": chain, "used": False})
         ctx.event("railhead", f"An Axis railhead on truck {truck} at {st.hex_of(rules, truck)} (12.32).", truck=truck,
                   rule="12.32", chosen_by=ctx.chosen_by)
+    advance = order.get("advance") or []
+    for truck in advance:
+        r = next((r for r in rules["railheads"] if r["truck"] == truck), None)
+        line = next((line for line in named if truck in line[:-1]), None)
+        if r is None or r["used"] or (line is None and truck not in plan["advance"]):
+            raise IllegalOrder("12.34", f"{truck} carries no unused railhead with a truck after it in its chain: "
+                               "place railheads on the first truck of chains without one, or move unused ones "
+                               "to the next truck of their chain", [plan])
+        if line is not None and set(line) & _taken(rules, r):
+            raise IllegalOrder("12.36", f"the chain {', '.join(line)} has a truck of another railhead's chain: "
+                               "never more than one railhead in a chain", [plan])
     for r in rules["railheads"]:
-        if r["truck"] in want["advance"]:
-            chain = next((c for c in chains(sc, rules) if r["truck"] in c), r["chain"])
+        if r["truck"] in advance:
+            chain = next((line for line in named if r["truck"] in line[:-1]), None) \
+                or next((c for c in chains(sc, rules) if r["truck"] in c), r["chain"])
             k = chain.index(r["truck"])
             r["truck"] = chain[k + 1]
             r["chain"] = chain
@@ -262,7 +323,7 @@ def stage_interphase(sc: Scenario, rules: dict, ctx) -> None:
         used = [r for r in rules["railheads"] if r["used"]]
         if used:
             rules["railheads"] = [r for r in rules["railheads"] if not r["used"]]
-            rules["railhead_blocked"] = sorted(r["chain"][0] for r in used)
+            rules["railhead_blocked"] = sorted({u for r in used for u in r["chain"]})
             ctx.event("railhead", f"Railheads used for supply this Game-Turn are removed: "
                       f"{', '.join(r['truck'] for r in used)} (12.33, 12.36).", rule="12.36")
         else:

@@ -77,8 +77,9 @@ ORDER_SCHEMA = {
         _order("remove", "16.33/16.4: a division over the directive's limit leaves the game.", ["units"], units=_IDS),
         _order("clear", "6.42: the rail hexes the Axis player clears.", ["hexes"],
                hexes={**_HEXES, "maxItems": 3}),
-        _order("railheads", "12.32-12.35: trucks that get a railhead, and railheads moved on.", ["place", "advance"],
-               place=_IDS, advance=_IDS),
+        _order("railheads", "12.31-12.35: trucks that get a railhead, and railheads moved on; `chains`, the "
+               "lines of trucks as the Axis player strings them (none named: the engine's).", ["place", "advance"],
+               place=_IDS, advance=_IDS, chains={"type": "array", "items": {**_IDS, "minItems": 1}, "maxItems": 30}),
     ],
 }
 

@@ -343,15 +343,26 @@ def _railheads(sc: Scenario, rules: dict, side: str) -> list[tuple[int, int]]:
     """(index in rules["railheads"], hex) of the truck railheads that are Axis supply sources
     (12.33): a railhead's truck is a source while it "is part of a Truck Supply Chain" (12.23),
     so not once enemy units or zones of control cut the chain from every source (12.31). The
-    chains are those `interphase.chains` strings, as the railheads are placed, moved on and
-    removed by (12.32-12.39): one reading of a chain throughout, so never two railheads on one."""
+    chain is the line the railhead was placed on and moved along, as the Axis player strung it
+    (12.32-12.35), intact from a source to the railhead's truck; or, when that line is cut, any
+    chain the engine strings (`interphase.chains`) that reaches the truck."""
     if side != "axis" or not rules["railheads"]:
         return []
-    from .interphase import chains      # (interphase reads supply)
+    from .interphase import chains, line_fault      # (interphase reads supply)
 
-    linked = {u for chain in chains(sc, rules) for u in chain}
-    return [(k, sc.idx[st.hex_of(rules, r["truck"])]) for k, r in enumerate(rules["railheads"])
-            if st.on_map(rules, r["truck"]) and r["truck"] in linked]
+    linked = None
+    heads = []
+    for k, r in enumerate(rules["railheads"]):
+        truck = r["truck"]
+        if not st.on_map(rules, truck):
+            continue
+        if line_fault(sc, rules, r["chain"][:r["chain"].index(truck) + 1]) is not None:
+            if linked is None:
+                linked = {u for chain in chains(sc, rules) for u in chain}
+            if truck not in linked:
+                continue
+        heads.append((k, sc.idx[st.hex_of(rules, truck)]))
+    return heads
 
 
 def _by_railhead(lines_: "Lines", rules: dict, heads: list[tuple[int, int]], i: int, bound: int, mark: bool,
