@@ -273,3 +273,26 @@ def test_k_gg_6_the_volunteers_give_ground_with_the_engaged_defenders_slowest_fi
     kinds = [e["type"] for e in ctx.events if e["type"] in ("attrition", "give-ground")]
     assert kinds == ["attrition", "attrition", "attrition", "give-ground", "give-ground"]
     assert rules["pieces"]["B1"]["sq"] == "0505"
+
+
+def test_k_atr_3_a_volunteer_gives_ground_without_a_test_once_its_side_took_the_rounds_loss():
+    """K-ATR-3 (L199: "When rolling for attritional losses a maximum of one may be caused from
+    any one Assault, unless a Counter Attack or DF is involved"): a plain DR, R1 engaged loses a
+    step to attrition (die 1), and R2, unengaged, elects to give ground: its side has had the
+    assault's one loss, so it goes without a test and loses nothing. With R1's die a 6, R2 rolls
+    (its 1 is a loss). 1.16.0 rolled for R2 either way: Red lost two steps to one assault."""
+    for r1_die, r2_tests, red_lost in ((1, False, {"R1": 1}), (6, True, {"R2": 1})):
+        units = [U("B1", "blue", "tank", "0504", "01", "N", "HA"),
+                 U("R1", "red", "tank", "0505", "21", "S", "HD"),
+                 U("R2", "red", "tank", "0505", "11", "S", "HD")]
+        sc, rules = table(units, position=POS_AP(2), turns=3)
+        orders = [{"type": "assault", "units": ["B1"], "target": "0505"}, {"type": "end"},
+                  {"_for": "ca-defence", "type": "defend", "units": ["R1"], "support": None},
+                  {"_for": "counter-attack", "type": "counter", "attempt": False},
+                  {"_for": "withdraw", "type": "withdraw", "unit": "R2", "go": True}]
+        # die 5 at EVENS: DR; attrition R1, then B1 6; R2's attrition 1 if it rolls
+        ctx = drive(sc, rules, orders, [5, r1_die, 6, 1])
+        attrition = [e for e in ctx.events if e["type"] == "attrition" and e["unit"] == "R2"]
+        assert [("die" in e, e["loss"], e["rule"]) for e in attrition] == [(r2_tests, r2_tests, "K-CAR-1" if r2_tests else "K-ATR-3")]
+        assert {p: rules["pieces"][p]["hits"] for p in ("R1", "R2") if rules["pieces"][p].get("hits")} == red_lost
+        assert rules["pieces"]["R2"]["sq"] != "0505"

@@ -1204,7 +1204,7 @@ def test_counter_battery_result_rows(die, assets, effect):
 
 def test_bombardment_factors_and_chemical_attack():
     """K-CAF-1 (L143-L147: one battery more +2, each further +1; fewer -2, -1; heavy +1/-1,
-    rocket +1/-1), K-IF-9 (only fire dedicated to an engaged unit counts), K-SFX-4 (+2)."""
+    rocket +1/-1, a heavy rocket battery on both lines; 1.16.0 counted it a rocket only), K-IF-9 (only fire dedicated to an engaged unit counts), K-SFX-4 (+2)."""
     from pbem.rulesets.kkoh import artillery
 
     sc, rules = _assault_table([U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("R1", "red", "tank", "0506", "21", "S"),
@@ -1218,7 +1218,8 @@ def test_bombardment_factors_and_chemical_attack():
     a["fire"] = {"blue": [{"unit": "BA", "support": "B1", "group": ["B1"]}]}
     assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 2}
     a["fire"]["blue"] += [{"unit": "BB", "support": "B1", "group": ["B1"]}, {"unit": "BC", "support": "B1", "group": ["B1"]}]
-    assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 4, "attacker_heavy_artillery": 1,
+    assert sc.pieces["BC"].if_class == "H" and sc.pieces["BC"].rocket          # the BM-21: "HR (20)"
+    assert artillery.bombardment(sc, board, a, engaged) == {"bombardment": 4, "attacker_heavy_artillery": 2,
                                                             "attacker_rocket": 1}
     a["fire"] = {"red": [{"unit": "RA", "support": "R1", "group": ["R1"]}], "blue": []}
     a["chemical"] = ["blue"]

@@ -385,7 +385,9 @@ def bombardment(sc: Scenario, board: Board, a: dict, engaged: dict[str, list[str
     for side, units in engaged.items():
         firing = [e["unit"] for e in fire.get(side, []) if set(e["group"]) & set(units)]
         counts[side] = len(firing)
-        heavy[side] = sum(1 for p in firing if sc.pieces[p].if_class == "H" and not sc.pieces[p].rocket)
+        # a heavy rocket battery (the BM-21, printed "HR (20)") is a Heavy artillery unit and a
+        # Rocket unit: each line of L143 counts it, as the points of L225 count it heavy and rocket
+        heavy[side] = sum(1 for p in firing if sc.pieces[p].if_class == "H")
         rockets[side] = sum(1 for p in firing if sc.pieces[p].rocket)
     att, dfn = a["side"], other(a["side"])
     out: dict[str, int] = {}

@@ -877,6 +877,8 @@ def _test(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
     (K-ATR-1); at most one loss a round (K-ATR-3)."""
     rules = board.rules
     table = sc.tables["attrition"]
+    if not step["tested"]:          # a side's round of attrition begins: its one loss is still to come
+        rules["ca"].setdefault("attrition_lost", {})[step["side"]] = False
     step["tested"].append(pid)
     need = table["exposed_loss_on"] if exposed(sc, board, pid, step["armour"]) else table["loss_on"]
     die = ctx.d6(f"t{rules['turn']}.ap{rules['ap']}.ca.{rules['ca']['n']}.attrition.{pid}.{len(rules['ca'].get('rounds', [])) + 1}")
@@ -888,6 +890,7 @@ def _test(sc: Scenario, board: Board, step: dict, pid: str, ctx) -> None:
     if hit:
         lose(sc, board, pid, 1, ctx, "K-ATR-1", "attrition")
         step["hit"] = True
+        rules["ca"]["attrition_lost"][step["side"]] = True
     if hit or len(step["tested"]) >= step["count"] or not attrition_options(sc, rules, step):
         rules["ca"]["steps"].pop(0)
 
@@ -1007,11 +1010,19 @@ def _withdraw(sc: Scenario, board: Board, a: dict, pid: str, ctx) -> None:
     (K-CAR-1, K-CAR-2); it gives ground with the engaged defenders, slowest first (K-GG-6,
     `_defenders_retreat`): every unengaged unit is asked before any unit moves."""
     rules = board.rules
-    att_armour = any(is_armour(board, p) for p in rules["ca"]["att"] if board.alive(p))
-    step = {"do": "attr", "side": sc.pieces[pid].side, "count": 1, "armour": att_armour, "tested": [],
-            "units": [pid], "rule": "K-CAR-1"}
-    rules["ca"]["steps"].insert(0, step)
-    _test(sc, board, step, pid, ctx)
+    side = sc.pieces[pid].side
+    if rules["ca"].get("attrition_lost", {}).get(side):
+        # K-ATR-3: "a maximum of one may be caused from any one Assault": the side took it in
+        # this round, so the volunteer's roll could cause nothing
+        ctx.event("attrition", f"{pid} gives ground without an attrition test: its side has taken the one attrition "
+                  f"loss of this round of Close Assault {rules['ca']['n']} (K-ATR-3).", unit=pid, side=side,
+                  loss=False, rule="K-ATR-3")
+    else:
+        att_armour = any(is_armour(board, p) for p in rules["ca"]["att"] if board.alive(p))
+        step = {"do": "attr", "side": side, "count": 1, "armour": att_armour, "tested": [], "units": [pid],
+                "rule": "K-CAR-1"}
+        rules["ca"]["steps"].insert(0, step)
+        _test(sc, board, step, pid, ctx)
     if board.alive(pid):
         rules["ca"].setdefault("volunteers", []).append(pid)
 
