@@ -571,3 +571,57 @@ def test_12_31_12_34_the_axis_player_strings_his_own_truck_chain():
     assert (rules["turn"], rules["player"], rules["phase"]) == (5, "axis", "move")
     play(rules, [{"type": "move", "units": ["Tr/1"], "path": ["N0347"]}])
     assert rules["railheads"] == []                                                 # 12.39
+
+
+def test_12_46_14_21_an_air_corps_out_of_supply_supplies_itself_with_the_defenders_then_shifts_the_die():
+    """12.46: "Air units may expend Air Points to keep themselves in Supply; one Air unit counts
+    as a single step"; 12.44: points may be spent "during ... the Soviet Combat Phase (to
+    supply German units under attack)"; 14.21: Air Points on a combat come "after the ratio
+    ... and all other factors". GR/9 attacks G/57, cut off in N1021; AirK/4 (two points),
+    cut off too in N1022, spends one on itself and G/57 (1 + 4 steps), and the other on the
+    die: G/57 defends at 9, not 4, and the die 3 becomes 4. 1.16.0 asked the Axis nothing:
+    an air corps out of supply was never offered, and the die was asked before supply."""
+    units = {"G/57": {"hex": "N1021"}, "GR/9": {"hex": "N1020"}, "A/21": {"hex": "N1020"}, "AirK/4": {"hex": "N1022"}}
+    attack = {"type": "attack", "targets": ["N1021"], "units": ["GR/9"]}
+    ask = {"defence_air": "ask", "defence_air_supply": "ask"}
+    rules = at(player="soviet", phase="combat", units=units)
+    assert not {"G/57", "AirK/4"} & supplied(rules, "axis", ["G/57", "AirK/4"])
+    play(rules, [attack], dice=[3], policies=ask)
+    need = flow.next_step(SC(), rules)
+    assert (need.side, need.kind) == ("axis", "air-supply-defence")
+    assert flow.decision_options(SC(), rules, need.kind) == [
+        {"type": "air-supply", "air": None, "units": []},
+        {"type": "air-supply", "air": "AirK/4", "units": ["AirK/4", "G/57"]},
+        {"type": "air-supply", "air": "AirK/4", "units": ["AirK/4"]}]
+    play(rules, [{"type": "air-supply", "air": "AirK/4", "units": ["AirK/4", "G/57"]}], dice=[3], policies=ask)
+    need = flow.next_step(SC(), rules)
+    assert (need.side, need.kind) == ("axis", "air-defence")
+    assert flow.decision_options(SC(), rules, need.kind)[1] == {"type": "air", "units": ["AirK/4"], "shift": 1}
+    ctx = play(rules, [{"type": "air", "units": ["AirK/4"], "shift": 1}], dice=[3], policies=ask)
+    combat_text = events_of(ctx, "combat")[0]["text"]
+    assert "Defence strength 9: G/57 9 in N1021" in combat_text and "die 3 +1 = 4" in combat_text, combat_text
+    assert rules["air"] == {"AirK/4": 2}
+    # the standing order `when-needed` buys the defenders' supply, not a point for the corps alone
+    rules = at(player="soviet", phase="combat", units=units)
+    ctx = play(rules, [attack], dice=[3])
+    assert events_of(ctx, "air-supply")[0]["text"] == "AirK/4 spends an Air Point to supply AirK/4, G/57 for this phase (12.4)."
+    from pbem.rulesets.dos.orders import DEFAULT_POLICIES, decision_policy
+
+    alone = [{"type": "air-supply", "air": None, "units": []}, {"type": "air-supply", "air": "AirK/4", "units": ["AirK/4"]}]
+    assert decision_policy(SC(), rules, "air-supply-defence", DEFAULT_POLICIES, alone) == alone[0]
+
+
+def test_12_46_14_41_an_air_corps_out_of_supply_supplies_itself_to_interdict():
+    """12.44: "Air Points may be expended for Supply purposes at any time during a Game-Turn";
+    12.46: an air unit may keep itself in supply, and must be to operate (14.11). AirK/4, cut
+    off in N1512, buys its own supply in the Axis Air Interdiction Phase and places markers
+    with its second point; it may not supply anything else there. 1.16.0 refused both."""
+    rules = at(phase="interdiction", units={"AirK/4": {"hex": "N1512"}, "G/57": {"hex": "N1511"}})
+    assert not supplied(rules, "axis", ["AirK/4"])
+    refused(rules, {"type": "interdict", "air": "AirK/4", "hexes": ["N1513"]}, "14.11", "out of supply")
+    refused(rules, {"type": "air-supply", "air": "AirK/4", "units": ["AirK/4", "G/57"]}, "12.44",
+            "in the Air Interdiction Phase an air unit may supply only itself (12.46)")
+    ctx = play(rules, [{"type": "air-supply", "air": "AirK/4", "units": ["AirK/4"]},
+                       {"type": "interdict", "air": "AirK/4", "hexes": ["N1513"]}])
+    assert [e["type"] for e in ctx.events if e["type"] in ("air-supply", "interdiction")] == ["air-supply", "interdiction"]
+    assert rules["air"] == {"AirK/4": 2} and rules["interdiction"]["axis"] == ["N1513"]

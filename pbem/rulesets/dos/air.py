@@ -45,11 +45,14 @@ def air_supply(sc: Scenario, rules: dict, side: str, order: dict, ctx, defenders
     """12.41-12.47: one Air Point puts five steps of German units in supply for this phase."""
     if side != "axis":                                              # 12.43, 14.51
         raise IllegalOrder("12.43", "only the Axis player supplies units by air", None)
-    if defenders is None and rules["phase"] not in ("move", "combat", "mech"):
-        raise IllegalOrder("12.44", "air supply is bought in an Axis Movement or Combat Phase, or for German "
-                           "defenders in the Soviet Combat Phase", None)
     uid = order.get("air")
     units = order.get("units") or []
+    if defenders is None and rules["phase"] not in ("move", "combat", "mech") and units != [uid]:
+        # 12.44: "at any time during a Game-Turn"; its list of phases is where German units are
+        # supplied, and an air unit out of supply may buy its own (12.46) to interdict (14.41)
+        raise IllegalOrder("12.44", "air supply is bought in an Axis Movement or Combat Phase, or for German "
+                           "defenders in the Soviet Combat Phase; in the Air Interdiction Phase an air unit may "
+                           "supply only itself (12.46)", None)
     board = view(sc, rules)
     _air_unit(sc, rules, side, uid, "12.4", board)
     if not units or len(set(units)) != len(units):

@@ -4,9 +4,11 @@ units (13.2, 13.3), air points (14.2, 14.3) and air supply of defenders (12.44) 
 An attack or overrun in progress is `rules["combat"]`, a small state machine whose `step`
 says what it waits for:
 
-    def-air       the defender's Air Points (14.22), a decision of the defender
-    def-supply    the Axis defender's air supply of German defenders (12.44)
+    def-supply    the Axis defender's air supply of German defenders (12.44), and of an air
+                  unit itself (12.46)
     hq-defence    the Axis defender's HQ addition (11.43)
+    def-air       the defender's Air Points (14.22), a decision of the defender: after the
+                  ratio "and all other factors" (14.21), so after supply and HQs
     roll          reveal untried units (13.2), supply at this instant (12.0), odds, die
     def-choice    D1/D2: the defender loses steps or retreats (9.67)
     att-choice    A1/A2: the attacker loses steps or retreats
@@ -350,7 +352,7 @@ def _start(sc: Scenario, rules: dict, kind: str, side: str, units: list[str], ta
         rules["air"][uid] = rules["air"].get(uid, 0) + 1
     c = {"kind": kind, "att": side, "def": enemy, "units": units, "hqs": hqs or [], "targets": targets,
          "defenders": defenders, "origin": origin, "air": {"att": air or [], "def": []},
-         "shift": {"att": shift if air else 0, "def": 0}, "step": "def-air", "label": label(rules),
+         "shift": {"att": shift if air else 0, "def": 0}, "step": "def-supply", "label": label(rules),
          "hq_defence": {}}
     from . import victory
 
@@ -412,11 +414,6 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
     while rules["combat"] is not None:
         c = rules["combat"]
         step = c["step"]
-        if step == "def-air":
-            if not _defender_air_possible(sc, rules, c):
-                c["step"] = "def-supply"
-                continue
-            return
         if step == "def-supply":
             if not _defence_supply_possible(sc, rules, c):
                 c["step"] = "hq-defence"
@@ -424,6 +421,11 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
             return
         if step == "hq-defence":
             if not _hq_defence_options(sc, rules, c):
+                c["step"] = "def-air"
+                continue
+            return
+        if step == "def-air":
+            if not _defender_air_possible(sc, rules, c):
                 c["step"] = "roll"
                 continue
             return
@@ -457,8 +459,10 @@ def run(sc: Scenario, rules: dict, ctx) -> None:
 
 # --- defender's air, air supply and HQ ----------------------------------------------------------
 
-def _available_air(sc: Scenario, rules: dict, side: str, targets: list[int]) -> list[tuple[str, int]]:
-    """Air units of `side` with Air Points left, not moved, in range of every target and in supply."""
+def _available_air(sc: Scenario, rules: dict, side: str, targets: list[int],
+                   supplied: bool = True) -> list[tuple[str, int]]:
+    """Air units of `side` with Air Points left, not moved, in range of every target and in
+    supply; with `supplied` false, out of supply too (one may spend a point on itself, 12.46)."""
     cands = []
     for uid in sc.air_units[side]:
         u, w = sc.units[uid], rules["units"][uid]
@@ -468,8 +472,8 @@ def _available_air(sc: Scenario, rules: dict, side: str, targets: list[int]) -> 
         i = sc.idx[w]
         if left > 0 and all(sc.distance(i, t) <= u.air_range for t in targets):
             cands.append((uid, left))
-    if not cands:
-        return []
+    if not cands or not supplied:
+        return sorted(cands)
     sup = sp.supplied(sc, rules, view(sc, rules), side, [u for u, _ in cands])
     return sorted((u, left) for u, left in cands if u in sup)
 
@@ -505,7 +509,7 @@ def answer_air(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         ctx.event("air", f"The defence spends {len(air)} Air Point(s) ({', '.join(air)}), "
                   f"{'+' if c['shift']['def'] > 0 else '-'}1 each (14.22).", side=c["def"], units=air, rule="14.22",
                   chosen_by=ctx.chosen_by)
-    c["step"] = "def-supply"
+    c["step"] = "roll"
     run(sc, rules, ctx)
 
 
@@ -525,36 +529,40 @@ def _defence_supply_possible(sc: Scenario, rules: dict, c: dict) -> bool:
     Points to put Axis units in Supply" (14.0), and an overrun is resolved with "all ...
     Supply rules affecting combat ... in effect", judged "at the instant of Overrun" (6.51).
     (14.3 bars the Soviet player's Air Points from overruns, and the Axis defender's die
-    shifts, not supply.)"""
-    if c["def"] != "axis":
-        return False
-    if not _unsupplied_germans(sc, rules, c):
-        return False
-    return bool(_available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]]))
+    shifts, not supply.) An air unit out of supply may spend a point on itself (12.46), with
+    German defenders or, to spend another on the die (14.22), alone."""
+    return c["def"] == "axis" and len(defence_supply_options(sc, rules, c)) > 1
 
 
 def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
+    """No air supply; then, for each air unit that may spend a point, the German defenders
+    that point supplies (five steps, 12.41, within 14 MP of each other, 12.42), with the air
+    unit itself among them if it is out of supply (one step, 12.46); last, an air unit out of
+    supply alone, when it has a second point for the die of an attack (14.22)."""
     from . import air as airmod
 
     out = [{"type": "air-supply", "air": None, "units": []}]
-    available = _available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]])
+    if c["def"] != "axis":
+        return out
+    available = _available_air(sc, rules, "axis", [sc.idx[h] for h in c["targets"]], supplied=False)
     if not available:
         return out
-    # the group one Air Point supplies: five steps (12.41), all within 14 MP of each other
-    # (12.42); it is the same whichever air unit spends the point
+    supplied = sp.supplied(sc, rules, view(sc, rules), "axis", [u for u, _ in available])
     needy = _unsupplied_germans(sc, rules, c)
-    if not needy:
-        return out
-    lines = sp.lines_of(sc, rules, "axis")
-    chosen, steps = [], 0
-    for u in needy:
-        n = st.steps_left(sc, rules, u)
-        if steps + n <= 5 and airmod.too_far_apart(sc, rules, chosen + [u], lines) is None:
-            chosen.append(u)
-            steps += n
-    if chosen:
-        out.extend({"type": "air-supply", "air": uid, "units": list(chosen)} for uid, _ in available)
-    return out
+    lines = sp.lines_of(sc, rules, "axis") if needy else None
+    alone = []
+    for uid, left in available:
+        chosen, steps = ([], 0) if uid in supplied else ([uid], 1)
+        for u in needy:
+            n = st.steps_left(sc, rules, u)
+            if steps + n <= airmod.STEPS_PER_POINT and airmod.too_far_apart(sc, rules, chosen + [u], lines) is None:
+                chosen.append(u)
+                steps += n
+        if any(u != uid for u in chosen):
+            out.append({"type": "air-supply", "air": uid, "units": chosen})
+        if uid not in supplied and left > 1 and c["kind"] == "attack":
+            alone.append({"type": "air-supply", "air": uid, "units": [uid]})
+    return out + alone
 
 
 def answer_defence_supply(sc: Scenario, rules: dict, order: dict, ctx) -> None:
@@ -602,7 +610,7 @@ def answer_hq(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         ctx.event("hq", f"{hq} adds to the defence of {st.hex_of(rules, hq)} (11.43).", unit=hq, rule="11.43",
                   chosen_by=ctx.chosen_by)
     else:
-        c["step"] = "roll"
+        c["step"] = "def-air"
     run(sc, rules, ctx)   # with an HQ named, the step is asked again while another hex may have one
 
 

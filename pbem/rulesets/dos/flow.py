@@ -10,7 +10,7 @@
          combat        `attack`, `air-supply`, `end`
          mech          Mechanized/Cavalry Movement Phase: `move`, `overrun`, `air-supply`, `end`
          (Disruption Removal Phase: automatic)
-         interdiction  Air Interdiction Phase: `interdict`, `end`
+         interdiction  Air Interdiction Phase: `interdict`, `air-supply` (an air unit itself), `end`
       D. Game-Turn Record Inter-Phase: automatic, with the Axis decisions of 6.42 and 12.32
     over
 
@@ -39,7 +39,7 @@ ACCEPTS = {
     "move": ("move", "rail", "overrun", "enter", "evacuate", "air-supply", "end"),
     "combat": ("attack", "air-supply", "end"),
     "mech": ("move", "overrun", "air-supply", "end"),
-    "interdiction": ("interdict", "end"),
+    "interdiction": ("interdict", "air-supply", "end"),
 }
 PHASE_NAMES = {"move": "Initial Movement Phase", "combat": "Combat Phase", "mech": "Mechanized/Cavalry Movement Phase",
                "interdiction": "Air Interdiction Phase"}

@@ -19,7 +19,8 @@ KINDS = {
     "stack": ("eliminate", "7.1", "eliminate units of an over-stacked hex (7.1)"),
     "directive-removal": ("remove", "16.33", "remove divisions over the directive's limit (16.33, 16.4)"),
     "clear": ("clear", "6.42", "clear up to three rail hexes (6.42, 6.43)"),
-    "railhead": ("railheads", "12.32", "place or move truck railheads (12.32-12.35)"),
+    "railhead": ("railheads", "12.32", "place or move truck railheads (12.32-12.35); `chains` may name your own "
+                 "lines of trucks (12.31)"),
 }
 
 

@@ -165,7 +165,9 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
     if kind == "air-defence":
         return options[-1] if value == "all" else options[0]
     if kind == "air-supply-defence":
-        return options[1] if value == "when-needed" and len(options) > 1 else options[0]
+        # a point for German defenders out of supply, not one for an air unit alone
+        needed = [o for o in options if any(u != o["air"] for u in o["units"])]
+        return needed[0] if value == "when-needed" and needed else options[0]
     if kind == "hq-defence":
         return options[1] if value == "add" and len(options) > 1 else options[0]
     if kind in ("defender-result", "attacker-result"):
