@@ -1626,6 +1626,9 @@ def test_30_an_oversized_sparse_report_is_refused_with_bounded_memory(table):
     ("states/00001.yaml", ["states/00001.yaml", "a file audit does not expect"]),
     ("packets/00001-red.yaml", ["packets/00001-red.yaml", "a file audit does not expect"]),
     ("private/seal-00001-red.yaml", ["private/seal-00001-red.yaml", "a file audit does not expect"]),
+    # what submit keeps of a side's sealed orders, and nothing else, under private/ (a referee's probe)
+    ("private/seal-0001-nobody.yaml", ["private/seal-0001-nobody.yaml", "nobody is not a side of this game"]),
+    ("private/seal-0001-red.yaml", ["private/seal-0001-red.yaml", "not the orders pbem keeps sealed"]),
 ])
 def test_30_audit_names_every_file_it_does_not_expect(table, stray, words):
     table.send("red", [FIRE])
@@ -1635,6 +1638,27 @@ def test_30_audit_names_every_file_it_does_not_expect(table, stray, words):
     twin = blue / stray.replace("00001", "0001")   # a padded name: a copy of the real file beside it
     (blue / stray).write_text(twin.read_text() if twin != blue / stray and twin.exists() else "x\n")
     rejected(blue, ["audit", blue], 3, *words)
+
+
+def test_30_a_stray_name_cannot_write_lines_of_its_own_into_the_verdict(table):
+    """A file name may hold a line break: named in the verdict, it is escaped, so that it
+    cannot print a line such as "audit OK: ..." under the failure (a referee's probe)."""
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    (blue / "notes\naudit OK: secure game, 1 packet verified\n").write_text("x\n")
+    result = run("audit", blue)
+    fails(result, 3, "notes\\x0aaudit OK: secure game, 1 packet verified\\x0a", "a file audit does not expect")
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+def test_a_packet_whose_file_name_holds_a_line_break_is_named_on_one_line(table, tmp_path):
+    """`pbem adjudicate` names the attachment as given, escaped: a name cannot add a line of
+    its own (here a forged "GOOD: packet verified") to what the referee reads."""
+    packet = table.post(table.packet("red", [FIRE]))
+    forged = tmp_path / "to-blue\nGOOD: packet verified.yaml"
+    forged.write_bytes(Path(packet).read_bytes()[:40])
+    result = run("adjudicate", table.dirs["blue"], forged)
+    assert result.exit_code == 4 and "\nGOOD" not in result.stderr and "to-blue\\x0aGOOD" in result.stderr, result.stderr
 
 
 # --- 31 and 32. answers belong to their side, and an awaited side must answer ---------------------------------

@@ -60,6 +60,14 @@ def _state_garbled(folder: Path, seq: int) -> None:   # a part cannot start from
     (folder / "states" / f"{seq:04d}.yaml").write_text("awaiting: [\n")
 
 
+def _state_packet(folder: Path, seq: int) -> None:   # made from another packet of its seq: secure games say which
+    path = folder / "states" / f"{seq:04d}.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("packet: "))
+    lines[at] = "packet: " + "ab" * 32 + "\n"
+    path.write_text("".join(lines))
+
+
 def _report_line(folder: Path, seq: int) -> None:
     _edit(folder / "aar" / f"{seq:04d}.md", "Packet", "Paket")
 
@@ -81,6 +89,7 @@ TAMPERINGS = {
     "state garbled at a boundary": [(_state_garbled, B[1])],
     "state garbled inside a part": [(_state_garbled, B[2] + 2)],
     "report in the second part": [(_report_line, B[1] + 3)],
+    "state from another packet in the last part": [(_state_packet, N - 2)],
     "packet missing in the third part": [(_packet_gone, B[2] + 3)],
     "packet altered in the first part": [(_packet_order, FIRST_EMPTY)],
     "two faults: the earlier one is named": [(_state_field, B[3] + 2), (_report_line, B[1] + 2)],

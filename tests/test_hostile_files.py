@@ -194,3 +194,18 @@ def test_a_seal_kept_in_vain_leaves_no_private_folder(tmp_path, monkeypatch):
     with pytest.raises(Refused, match="No space left"):
         sealing.keep(Folder(), 3, "red", [{"type": "end"}], [b"\x00" * 32])
     assert not (tmp_path / "private").exists()
+
+
+def test_audit_names_a_genesis_cut_short_by_its_file_name(tmp_path):
+    """A game.yaml whose YAML breaks was named "(game)" in the verdict and in `--json`, where
+    every other divergence names its file (a referee's probe)."""
+    folder = tmp_path / "game"
+    shutil.copytree(EXAMPLE, folder)
+    genesis = folder / "game.yaml"
+    genesis.write_bytes(genesis.read_bytes()[:300])
+    result = run("audit", folder)
+    assert refused(result, 3) == ("pbem: audit failed: game.yaml: line 6: the YAML is malformed or truncated "
+                                  "(found unexpected end of stream)")
+    divergence = json.loads(run("audit", "--json", folder).stdout)["divergence"]
+    assert (divergence["file"], divergence["message"]) == (
+        "game.yaml", "line 6: the YAML is malformed or truncated (found unexpected end of stream)")

@@ -162,6 +162,22 @@ def test_a_packet_whose_long_lines_a_mail_program_wrapped_is_named_as_such(match
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
 
 
+def test_a_packet_cut_short_before_its_signature_is_not_said_to_be_wrapped(match, tmp_path):
+    """A packet cut short before its first long line has none left, as a wrapped one: it was refused
+    as wrapped by a mail program. It has no signature either: the YAML error is told as it
+    is (a referee's probe)."""
+    packet = submit_orders(match.folders["red"], [{"type": "end"}] * 6, None, key=match.keys["red"], sent=SENT).packet_path
+    cut = tmp_path / "cut.yaml"
+    lines = packet.read_text().splitlines(keepends=True)
+    short = next(n for n, line in enumerate(lines) if len(line) > 81)         # the first long line: cut before it
+    cut.write_text("".join(lines[:short - 1]) + lines[short - 1][:len(lines[short - 1]) // 2])
+    assert max(len(line) for line in cut.read_text().splitlines()) <= 80
+    result = run("adjudicate", "game/blue", cut)
+    assert result.exit_code == 4 and "wrapped" not in result.stderr, result.stderr
+    assert result.stderr.startswith(f"pbem: {cut}"), result.stderr
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
 def test_mail_text_above_a_packet_that_reads_as_yaml_is_named_as_mail_text(match, tmp_path):
     """A players' probe: one line of mail above the packet, "Hi Alice, here is my turn:", is
     valid YAML, a field of the packet's mapping: the packet was refused as having an "unknown
@@ -335,6 +351,23 @@ def test_two_state_files_swapped_are_named_as_such(tmp_path, monkeypatch):
     assert verification_failure("audit", "one/blue") == (
         "pbem: audit failed: states/0001.yaml: it holds state 2, not state 1: state files renamed or swapped (each is "
         "named after its seq) (field seq: expected 1, found 2)\n")
+
+
+def test_a_state_cut_short_or_without_its_seq_is_not_said_to_be_swapped(tmp_path, monkeypatch):
+    """A state file with no `seq` line, or cut before it, was said to be "renamed or swapped"
+    (it "holds state None"): it is said to be cut short or edited (a referee's probe)."""
+    monkeypatch.chdir(tmp_path)
+    blue, _ = _replaced_first_packet(tmp_path)
+    one = blue / "states" / "0001.yaml"
+    kept = one.read_text()
+    one.write_text("".join(line for line in kept.splitlines(keepends=True) if not line.startswith("seq:")))
+    assert verification_failure("audit", "one/blue") == (
+        "pbem: audit failed: states/0001.yaml: it has no `seq`: the file is cut short or was edited (field seq: "
+        "expected 1, found None)\n")
+    one.write_text(kept.replace("\nseq: 1\n", "\nseq: true\n"))
+    assert verification_failure("audit", "one/blue") == (
+        "pbem: audit failed: states/0001.yaml: its `seq` is no state number: the file was edited (field seq: "
+        "expected 1, found True)\n")
 
 
 def test_the_protocol_says_where_fork_evidence_is_kept():

@@ -49,7 +49,7 @@ class Divergence:
                 "found": self.found, "evidence": self.evidence}
 
     def sentence(self) -> str:
-        text = f"{self.file}: {self.message}"
+        text = f"{shown(self.file)}: {self.message}"   # a stray file's name could hold a line break
         if self.field is not None:
             expected, found = _from_difference(repr(self.expected), repr(self.found))
             text += f" (field {self.field}: expected {_cut(expected)}, found {_cut(found)})"
@@ -126,7 +126,10 @@ def audit(folder: Path, jobs: int | None = None) -> AuditResult:
 
 def _divergence_of(exc: PbemError) -> Divergence:
     where = _file_of(exc.message)
-    return Divergence(file=where, message=exc.message.removeprefix(f"{where}: "))  # the sentence names the file once
+    message = exc.message.removeprefix(f"{where}: ")     # the sentence names the file once
+    if message.startswith(f"{where}, line "):
+        message = message.removeprefix(f"{where}, ")     # "line 30: ..."
+    return Divergence(file=where, message=message)
 
 
 def _jobs(jobs: int | None) -> int:
@@ -298,6 +301,7 @@ def _start_part(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]
     try:
         found: dict | None = None
         out = AuditResult()
+        out.mode = "secure" if game.secure else "sandbox"     # what a divergence may say of the packets
         try:
             rel = f"states/{start:04d}.yaml"
             state = loads(read_bounded(folder / rel, rel), rel)
@@ -347,6 +351,27 @@ def _names(folder: Path) -> list[str]:
     return sorted(os.listdir(folder)) if folder.is_dir() else []
 
 
+def _seal_file(path: Path, rel: str, document: dict, out: AuditResult) -> bool:
+    """A private/seal-SEQ-SIDE.yaml is what `pbem submit` keeps of a side's sealed orders
+    (pbem/core/sealing.py): a side of the game, and a mapping naming that seq and side. Its
+    items are the sealer's secret until opened, so audit checks no more of it."""
+    seq, side = int(rel.split("-")[1]), rel.split("-", 2)[2].removesuffix(".yaml")
+    if side not in {s["name"] for s in document["sides"]}:
+        out.divergence = Divergence(rel, f"a file audit does not expect in a game folder: {side} is not a side of "
+                                    "this game (a stray file: remove it, or keep it elsewhere)")
+        return False
+    try:
+        kept = loads(read_bounded(path, rel), rel)
+    except PbemError as exc:
+        out.divergence = Divergence(rel, f"not the orders pbem keeps sealed: {exc.message.removeprefix(rel + ': ')}")
+        return False
+    if not (isinstance(kept, dict) and kept.get("seq") == seq and kept.get("side") == side):
+        out.divergence = Divergence(rel, f"not the orders pbem keeps sealed: it names no seq {seq} and side {side} "
+                                    "(a stray file: remove it, or keep it elsewhere)")
+        return False
+    return True
+
+
 def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
     """Every file in the folder is one audit knows: the genesis and its handshake files,
     packets, states, reports, and the sealer's private items. Anything else is named."""
@@ -360,6 +385,8 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
                 if not (allowed[name].match(inner) and (path / inner).is_file() and not (path / inner).is_symlink()):
                     out.divergence = Divergence(f"{name}/{inner}", "a file audit does not expect in a game folder "
                                                 "(a leftover or a stray file: remove it, or keep it elsewhere)")
+                    return False
+                if name == PRIVATE and not _seal_file(path / inner, f"{name}/{inner}", document, out):
                     return False
             continue
         out.divergence = Divergence(name, "a file audit does not expect in a game folder (remove it, or keep it elsewhere)")
@@ -470,8 +497,13 @@ def _misplaced_state(seq: int, expected: dict, found: dict, secure: bool) -> tup
     seq or another packet than the replay's: said as such, before any field of its content
     (a referee's probe: a replaced packet was reported as a hash deep in `last_packet`, and
     two swapped state files as a decision key)."""
+    for name in ("game", "seq"):       # a state cut short, or edited, is neither of another game nor swapped
+        if name not in found:
+            return (f"it has no `{name}`: the file is cut short or was edited", name, expected[name], None)
     if found.get("game") != expected["game"]:
         return ("a state of another game", "game", expected["game"], found.get("game"))
+    if type(found["seq"]) is not int:
+        return (f"its `seq` is no state number: the file was edited", "seq", seq, found["seq"])
     if found.get("seq") != seq:
         return (f"it holds state {shown(str(found.get('seq')))}, not state {seq}: state files renamed or swapped "
                 f"(each is named after its seq)", "seq", seq, found.get("seq"))
@@ -516,5 +548,5 @@ def _compare_report(path: Path, rel: str, expected: str, out: AuditResult) -> bo
 
 
 def _file_of(message: str) -> str:
-    head = message.split(":", 1)[0]
+    head = re.sub(r", line [0-9]+\Z", "", message.split(":", 1)[0])   # "game.yaml, line 30: ..." names game.yaml
     return head if "/" in head or head.endswith(".yaml") else "(game)"

@@ -774,7 +774,8 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
     if lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
-    elif any(line.startswith("# pbem packet ") for line in all_lines) and max(map(len, all_lines)) <= WRAPPED:
+    elif (any(line.startswith("# pbem packet ") for line in all_lines) and max(map(len, all_lines)) <= WRAPPED
+          and "signature:" in all_lines):   # a packet cut short before its signature is not wrapped (a referee's probe)
         # a packet's signature is one line of hundreds of characters: a packet without a long line
         # was wrapped by a mail program, and the YAML error alone does not say why (a players' probe)
         why = (f"the packet's long lines look wrapped, as a mail program wraps lines at about {WRAPPED} characters: "

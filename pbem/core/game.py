@@ -363,7 +363,7 @@ def fork_evidence(path: Path) -> bool:
 def read_packet(path: Path, source: str | None = None, given: str | None = None) -> tuple[dict, bytes]:
     """`given`: the command (`adjudicate`) a file was named to on the command line, which may be
     another of pbem's files by mistake (a genesis, an orders file): a usage error says which."""
-    source = source or str(path)
+    source = shown(source or str(path))    # an attachment's name could hold a line break
     data = read_bounded(path, source)
     document = loads(data, source)
     if given:
