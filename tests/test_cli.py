@@ -58,6 +58,21 @@ def write(path, text):
     return path
 
 
+def test_submit_out_to_a_folder_that_is_not_there_signs_and_applies_nothing(run, duel_game):
+    """`--out nodir/p1.yaml` is refused before the packet is signed and applied: once, the game
+    moved on with packet 1 kept in the folder while the command said only that the file could
+    not be written (a referee's probe)."""
+    write("o.yaml", "orders: []\n")
+    before = sorted(str(p) for p in Path("red-folder").rglob("*"))
+    result = run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "nodir/p1.yaml", code=4)
+    assert result.stderr.splitlines()[0] == (
+        "pbem: nodir/p1.yaml cannot be written: there is no folder nodir to write in, or it may not be written "
+        "(nothing was signed or applied)")
+    assert sorted(str(p) for p in Path("red-folder").rglob("*")) == before
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    assert Path("red-folder/packets/0001-red.yaml").read_bytes() == Path("p1.yaml").read_bytes()
+
+
 def test_keygen_writes_openssh_keys(run, tmp_path):
     result = run("keygen", "alice", "--dir", "k")
     assert "fingerprint SHA256:" in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,10 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     g, state = folder.game, folder.state
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
+    if out is not None and not (Path(out).parent.is_dir() and os.access(Path(out).parent, os.W_OK)):
+        # asked before the packet is signed and applied: the game must not move on without it
+        raise FileError(f"{out} cannot be written: there is no folder {Path(out).parent} to write in, or it may not be "
+                        "written (nothing was signed or applied)")
     if dice is not None and (g.secure or "dice" not in g.genesis["sandbox"]):
         raise UsageError(f"--dice {','.join(map(str, dice))}: only a sandbox game with scripted dice takes dice "
                          f"from its players; this game's dice come from "
@@ -166,7 +171,11 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     if due:
         sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
     if out is not None:
-        game.write_new(out, text)
+        try:
+            game.write_new(out, text)
+        except FileError as exc:
+            raise FileError(f"{exc.message}; packet {seq} was signed and applied all the same, and is kept as "
+                            f"{folder.relative(stored)}: send that file") from None
     applied.warnings = warnings(g, state, applied.state, applied.events, side, orders or sealed_items,
                                 sealed_items is not None, policies, folder)
     return applied
