@@ -144,7 +144,8 @@ def test_sshsig_sign_verify_and_tamper():
         keys.sshsig_verify(key.public, MESSAGE, flip(blob, 0), NS)
     with pytest.raises(VerificationError, match="namespace 'pbem-packet-v1', not 'file'"):
         keys.sshsig_verify(key.public, MESSAGE, blob, "file")
-    signer = re.escape(f"made by key {key.public.fingerprint()}, not {other.public.fingerprint()}")
+    signer = re.escape(f"names key {key.public.fingerprint()}, not {other.public.fingerprint()}: it was made by "
+                       "another key, or its bytes were altered")
     with pytest.raises(VerificationError, match=signer):
         keys.sshsig_verify(other.public, MESSAGE, blob, NS)
     with pytest.raises(VerificationError, match="truncated"):

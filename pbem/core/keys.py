@@ -325,7 +325,8 @@ def sshsig_verify(public: PublicKey, message: bytes, blob: bytes, namespace: str
         )
     if signer.wire() != public.wire():
         raise VerificationError(
-            f"The signature was made by key {signer.fingerprint()}, not {public.fingerprint()}."
+            f"The signature names key {signer.fingerprint()}, not {public.fingerprint()}: it was made by another "
+            "key, or its bytes were altered."
         )
     if _sshsig_blob(public, namespace, raw) != blob:  # belt and braces: one spelling only
         raise VerificationError("The SSH signature is not in its canonical encoding.")
