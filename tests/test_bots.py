@@ -56,6 +56,27 @@ def test_stalingrad_bot_attacks_where_the_odds_are_best():
     assert choice(g, state, "german", "passive") == {"type": "end"}
 
 
+def test_stalingrad_bots_make_an_attack_only_past_their_sides_bar(monkeypatch):
+    """An attack must be worth more than its side's bar (heuristics.ATTACK_BAR: Soviet 1.0,
+    German 0.5), where it was made as soon as it was worth more than ending the phase: over
+    200 self-play games such attacks won a side no more games than none (README, "The bots").
+    Two Soviet units against one German in Railway Station No. 1: the Soviet attack is worth
+    0.77, the German 0.43, and neither side makes it; one against one, the German attack is
+    worth 1.10, and the German side makes it."""
+    from pbem.rulesets.stalingrad import heuristics
+
+    units = ["10nkvd-269", "10nkvd-270", "71id-191"]
+    for phase, side in (("soviet-combat", "soviet"), ("german-combat", "german")):
+        g, state = stalingrad_at({"turn": 2, "phase": phase, "areas": {"station-1": {"control": "soviet", "units": units}}})
+        assert choice(g, state, side) == {"type": "end"}
+        monkeypatch.setitem(heuristics.ATTACK_BAR, side, 0.0)
+        assert choice(g, state, side) == {"type": "attack", "area": "station-1"}
+        monkeypatch.undo()
+    g, state = stalingrad_at({"turn": 2, "phase": "german-combat", "areas": {
+        "station-1": {"control": "soviet", "units": units[1:]}}})
+    assert choice(g, state, "german") == {"type": "attack", "area": "station-1"}
+
+
 def test_stalingrad_bot_takes_an_empty_victory_area_and_holds_a_threatened_one():
     g, state = stalingrad_at({"turn": 2, "phase": "german-movement", "areas": {
         "aerodromny": {"control": "german", "units": ["71id-191"]},

@@ -21,7 +21,12 @@ and steps would add in an area, or REACH_DISCOUNT of that one area further on, w
 is more (so units head for where they are wanted, over several turns). Reinforcements
 always enter. An attack is worth the expected loss points it inflicts less those it
 suffers, plus the worth of the area plus one, times the share of the enemy's steps it
-should take.
+should take, less the side's ATTACK_BAR: a step lost in a doubtful attack is a step less to
+hold or take the areas that decide the VP, the more so for the Soviet side, which holds.
+Measured by self-play (README, "The bots"): with no bar, a Soviet side that never attacked won
+more games than the bot's attacks did (85 against 70 of 200), and German attacks won none
+more than none at all; with these bars each side's attacks win it more games than never
+attacking (Soviet 91 against 81, German 81 against 72, each against the other's bot).
 The bots' standing orders: play a tactical card from two loss points on (house 7), and
 save units (a unit about to be eliminated retreats, house 6.5).
 """
@@ -39,6 +44,7 @@ REACH_DISCOUNT = 0.6
 PLACE = 10.0        # a reinforcement always enters
 IDLE = 0.02         # what strength is worth where it does nothing
 TYPICAL = (3, 2)    # the strength and steps of a typical unit (reach)
+ATTACK_BAR = {"german": 0.5, "soviet": 1.0}   # what an attack must be worth before a side makes it
 
 
 def _mean_loss(sc, strength: int) -> float:
@@ -198,7 +204,7 @@ def rank(sc, rules: dict, need: Need, options: list[dict], side: str) -> list[fl
         elif kind == "shift":
             values.append(_move_value(view, order["unit"], rules["units"][order["unit"]], order["to"]))
         elif kind == "attack":
-            values.append(_attack_value(view, order["area"]))
+            values.append(_attack_value(view, order["area"]) - ATTACK_BAR[side])
         else:
             values.append(0.0)
     return values
