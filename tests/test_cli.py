@@ -823,7 +823,7 @@ def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_on
     # a gap stops it after what came before: packet 8 without packet 7
     failed = run("adjudicate", "follow", packets[5], packets[7], code=3).stderr
     assert failed.startswith(f"pbem: {packets[7]}: packet seq 8 skips ahead") and \
-        failed.rstrip().endswith("(the 1 packet given before it was applied)")
+        failed.rstrip().endswith("(the 1 packet before it in seq order was applied)")
     assert json.loads(run("status", "follow", "--json").output)["seq"] == 6
     # one packet given alone, applied already: refused as before (exit 3), a re-send
     assert "re-sending it changes nothing" in run("adjudicate", "follow", packets[0], code=3).stderr
@@ -839,6 +839,15 @@ def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_on
     refused = run("adjudicate", "follow", packets[7], packets[8], "--key", "keys/stranger", code=3).stderr
     assert "is not the key of any side of this game" in refused
     assert json.loads(run("status", "follow", "--json").output)["seq"] == 7
+    # attachments saved under names that sort otherwise than their seqs (to-alice-10 before
+    # to-bob-9): applied in seq order, each packet saying its own (a new user's probe)
+    Path("thread").mkdir()
+    shutil.copy(packets[8], "thread/to-alice-10.yaml")
+    shutil.copy(packets[7], "thread/to-bob-9.yaml")
+    out = run("adjudicate", "follow", "thread/to-alice-10.yaml", "thread/to-bob-9.yaml").output
+    assert [line.rsplit(", ", 1)[1] for line in out.splitlines() if "after-action report, packet" in line] == [
+        "packet 8", "packet 9"]
+    assert json.loads(run("status", "follow", "--json").output)["seq"] == 9
 
 
 def test_a_spectator_follows_and_audits_a_game_from_its_genesis_and_packets_alone(run, tmp_path):

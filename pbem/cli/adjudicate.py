@@ -16,6 +16,7 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir
 def command(game_dir: str, packet_files: tuple[str, ...], key_file: str | None, fmt: str) -> None:
     """Verify PACKET_FILE, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report.
 
-    Given several packet files (`packets/*.yaml` of another folder), apply them in order,
-    skipping those applied already."""
+    Given several packet files (`packets/*.yaml` of another folder, or a thread's
+    attachments under any names), apply them in the order of their seq, skipping those
+    applied already."""
     plain.adjudicate(game_dir, *packet_files, key_file=key_file, fmt=fmt)

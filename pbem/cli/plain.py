@@ -15,37 +15,45 @@ from pbem.cli.common import echo, echo_json, handles_errors, load_key, warn_miss
 
 @handles_errors
 def adjudicate(game_dir: str, *packet_files: str, key_file: str | None = None, fmt: str = "text") -> None:
-    """Several packets are applied in the order given, each printing its report; a packet of
-    them the folder has applied already is skipped with a line, so that a player or an
-    onlooker can give every packet of a thread or of another folder (`packets/*.yaml`) and
-    have the new ones applied. The first that fails stops the command, with those before it
-    applied and said so."""
+    """Several packets are applied in the order of their seq (each says its own number, so
+    attachments saved under any names, `thread/*.yaml`, come in order), each printing its
+    report; a packet the folder has applied already is skipped with a line, so that a player
+    or an onlooker can give every packet of a thread or of another folder (`packets/*.yaml`)
+    and have the new ones applied. Every file is read before any is applied; the first that
+    fails to apply stops the command, with those before it applied and said so."""
     from pbem.core import game, report
     from pbem.core.errors import PbemError
+    from pbem.core.text import shown
 
     folder = game.open_folder(Path(game_dir))
     key = load_key(key_file) if key_file else None
     if key is not None and folder.game.secure:
         game.side_of_key(folder.game, key)   # a key of no side: refused before any packet is applied
-    several, done, applied, last_applied = len(packet_files) > 1, 0, None, False
-    for number, packet_file in enumerate(packet_files, start=1):
-        if several and game.fork_evidence(Path(packet_file)):
+    given = []
+    for packet_file in packet_files:
+        if len(packet_files) > 1 and game.fork_evidence(Path(packet_file)):
             # NNNN-side.alt.yaml in a game folder's packets/: a second packet kept beside the one the
             # game went on from, which `packets/*.yaml` lists too (and before it): evidence for `pbem
             # audit`, never applied. A file from elsewhere is read as a packet, whatever its name.
-            echo(f"{packet_file}: fork evidence (a second packet of one seq), not a packet to apply; skipped.")
+            echo(f"{shown(packet_file)}: fork evidence (a second packet of one seq), not a packet to apply; skipped.")
             continue
+        packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
+        given.append((packet_file, packet, data))
+    seqs = [packet["seq"] if type(packet["seq"]) is int else 0 for _, packet, _ in given]
+    given = [given[i] for i in sorted(range(len(given)), key=lambda i: seqs[i])]   # stable: equal seqs as given
+    done, applied, last_applied = 0, None, False
+    for number, (packet_file, packet, data) in enumerate(given, start=1):
         try:
-            packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
-            if several and game.applied_already(folder, packet):
-                echo(f"{packet_file}: packet {packet['seq']} was applied already; skipped.")
+            if len(given) > 1 and game.applied_already(folder, packet):
+                # a thread's packets given again (attacks.md #1: one packet applied twice alone is refused)
+                echo(f"{shown(packet_file)}: packet {packet['seq']} was applied already; skipped.")
                 continue
             applied = game.adjudicate(folder, packet, data, packet_file,
-                                      preview_key=key if number == len(packet_files) else None)
-            last_applied = number == len(packet_files)
+                                      preview_key=key if number == len(given) else None)
+            last_applied = number == len(given)
         except PbemError as exc:
             if done:
-                exc.message += (f" (the {done} packet{'s' if done != 1 else ''} given before it "
+                exc.message += (f" (the {done} packet{'s' if done != 1 else ''} before it in seq order "
                                 f"{'were' if done != 1 else 'was'} applied)")
             raise
         done += 1
