@@ -944,6 +944,12 @@ def test_a_sides_queued_orders_are_named_by_status_and_its_template_and_a_repeat
     assert ("# Your order still queued from earlier packets, applied as the game reaches it (do not write it again):\n"
             "#   order 2 of packet 3: {type: end}\n") in text
     assert "still queued" not in templates.orders_template(m.game, state, "blue")
+    # an answer written ahead for a decision: its key is said, with what writing it again does
+    # (a new user's probe: the queue keeps the key beside the order, where the template never looked)
+    ahead = dict(state, queue=state["queue"] + [{"side": "red", "seq": 3, "index": 3, "decision": "5.1/absorb",
+                                                 "order": {"type": "absorb", "unit": "r2"}}])
+    assert ("#   order 3 of packet 3: {type: absorb, unit: r2} (an answer to decision 5.1/absorb: one written again to "
+            "it replaces it)\n") in templates.orders_template(m.game, ahead, "red")
     tried = submit_orders(m.folders["red"], [{"type": "end"}], None, key=m.keys["red"], sent="2026-11-29T10:00:00Z", dry_run=True)
     assert [w for w in tried.warnings if "repeats" in w] == [
         "order 1 (end) repeats order 2 of your packet 3, still queued: both will be applied as the game reaches them "

@@ -256,7 +256,8 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append(f"# Your order{'s' if len(mine) > 1 else ''} still queued from earlier packets, applied as the game "
                      f"reaches {them} (do not write {them} again):")
         lines += [f"#   order {item['index']} of packet {item['seq']}: {flow(item['order'])}"
-                  + (" (an answer: one written again to its decision replaces it)" if "decision" in item["order"] else "")
+                  + (f" (an answer to decision {item['decision']}: one written again to it replaces it)"
+                     if "decision" in item else "")   # the queue keeps the key beside the order
                   for item in mine]
     if need.side == side and need.sealed:
         lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
