@@ -385,11 +385,12 @@ def test_the_chit_template_says_each_groups_chit_now_and_tests_only_after_turn_1
     keeps unless changed (players' probe: it described a test on turn 1, and gave nothing to
     compare the options against)."""
     from pbem.rulesets.kkoh import report
+    from pbem.rulesets.base import IllegalOrder
     from pbem.rulesets.kkoh.state import Board
     from pbem.rulesets.kkoh import command
 
     match = Match(tmp_path, "kkoh", chain_length=1024, key_seed="chits-now")
-    for turn, said in ((1, "On turn 1 these are the deployment's chits: any order, and no test (K-ORD-1)."),
+    for turn, said in ((1, "On turn 1 these are the deployment's chits: any order but FA and FD, and no test (K-ORD-1)."),
                        (2, "Every group's test is rolled now (K-ORD-3)")):
         n = drive_to(match, "orders", turn=turn)
         rules = match.state()["rules"]
@@ -398,6 +399,12 @@ def test_the_chit_template_says_each_groups_chit_now_and_tests_only_after_turn_1
         board = Board(match.game.scenario, rules)
         body = command.bodies(board, n.side)[0]
         assert f"Chits now (kept unless changed): {', '.join(body)}: {board.order(body[0])};" in text
+        if turn == 1:   # FA at deployment is refused under the deployment's rule, not a change's (a new user's probe)
+            with pytest.raises(IllegalOrder) as refused:
+                command.check_chit(match.game.scenario, rules, n.side, {"type": "chit", "units": body, "order": "FA"})
+            assert (refused.value.rule, refused.value.message.split(":")[1].strip()) == (
+                "K-ORD-1", f"at deployment {', '.join(body)} may be given any order but FA and FD (they are the "
+                           "scenario's alone)")
 
 
 def test_a_show_is_offered_for_each_sealed_group_not_only_for_all_at_once(tmp_path):

@@ -234,6 +234,9 @@ def check_chit(sc: Scenario, rules: dict, side: str, order: dict) -> list[str]:
     first = rules["turn"] == 1 and not sc.position
     legal = ([o for o in sc.tables["orders"]["list"] if o not in sc.tables["orders"]["scenario_only"] or o == current]
              if first else voluntary_targets(sc, current))
+    if target not in legal and first:      # the deployment's chits are chosen freely, untested (K-ORD-1)
+        raise IllegalOrder("K-ORD-1", f"chit: at deployment {', '.join(units)} may be given any order but FA and FD "
+                           f"(they are the scenario's alone): {', '.join(legal)}, not {target}", legal)
     if target not in legal:
         raise IllegalOrder("K-ORD-2", f"chit: {', '.join(units)} on {current} may be given {', '.join(legal)}, not "
                            f"{target} (down one line, M not counted; up one block; never FA or FD)", legal)

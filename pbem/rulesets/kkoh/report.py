@@ -76,7 +76,8 @@ def current_chits(sc: Scenario, rules: dict, side: str) -> list[str]:
 def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     if need.sealed and need.kind == "orders":
         first = rules["turn"] == 1 and not sc.position
-        tested = ("On turn 1 these are the deployment's chits: any order, and no test (K-ORD-1)." if first else
+        tested = ("On turn 1 these are the deployment's chits: any order but FA and FD, and no test (K-ORD-1)."
+                  if first else
                   "Every group's test is rolled now (K-ORD-3); whether it changes shows when its chit is revealed.")
         return ["These chits are sealed (docs/protocol.md §8): give a chit order for each group that changes, then end; `pbem submit",
                 "--seal` seals one chit for every group (the others keep theirs) and sends only their hashes. Each",
