@@ -653,6 +653,17 @@ def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fai
         result = runner.invoke(cli, [command, str(folder.path), "--key", str(key_file)])
         assert result.exit_code == 0 and "warning:" not in result.stderr
     seq = int(kept.name.split("-")[1])
+    # the sealer reads what she sealed in her own template (a new user's probe: only by opening
+    # private/ by hand); without the key, as an onlooker would run it, nothing of it
+    from pbem.core.canonical import load_mapping
+    from pbem.core.templates import flow
+
+    items = load_mapping(kept, kept.name)["items"]
+    template = runner.invoke(cli, ["orders", str(folder.path), "--key", str(key_file)]).output
+    assert "stay sealed until the rules reveal them: what you sealed (kept in private/, for your eyes only):\n" in template
+    assert f"#   {seq}.1: {flow(items[0])}\n#   {seq}.2: {flow(items[1])}\n" in template
+    onlooker = runner.invoke(cli, ["orders", str(folder.path), "--side", side]).output
+    assert flow(items[0]) not in onlooker
     kept.unlink()
     warning = (f"warning: private/{kept.name}, where pbem kept the orders {side} sealed in packet {seq}, is missing: "
                f"`pbem submit` cannot open them when the rules reveal them, and the game stops there; copy it back "

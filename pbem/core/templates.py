@@ -212,10 +212,12 @@ def _listed(legal: list[dict], only: str | None) -> list[str]:
     return lines
 
 
-def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, only: str | None = None) -> str:
+def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, only: str | None = None,
+                    own_sealed: dict[str, dict] | None = None) -> str:
     """`key`: the side's private key (or a function that reads it), for where its reveal
     brings the game (secure games). `only`: list only the legal orders of that type or that
-    name it (a unit, a hex)."""
+    name it (a unit, a hex). `own_sealed`: the side's items still sealed, by name, as its
+    private/ keeps them (`sealing.own_items`), listed for the sealer."""
     ruleset = game.ruleset
     from pbem.core.errors import UsageError
 
@@ -249,7 +251,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append("# for you, from private/ (docs/protocol.md §8).")
     kept = [item["id"] for item in record["items"] if item["id"] not in record["due"]] if record else []
     if kept:
-        lines.append(f"# Your sealed item(s) {seal_names(kept)} stay sealed until the rules reveal them.")
+        lines.append(f"# Your sealed item(s) {seal_names(kept)} stay sealed until the rules reveal them"
+                     + (": what you sealed (kept in private/, for your eyes only):" if own_sealed else "."))
+        lines += [f"#   {name}: {flow(own_sealed[name])}" for name in kept if name in (own_sealed or {})]
     mine = [item for item in state["queue"] if item["side"] == side]
     if mine:   # players' probe: orders queued packets ago were written again, for nothing named them
         them = "them" if len(mine) > 1 else "it"
