@@ -50,6 +50,8 @@ def test_show_one_hex_and_one_unit():
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "AirK/4", str(EXAMPLE))  # 14.11
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
     assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
+    assert pbem("show", "--unit", "10/9PZ", str(EXAMPLE), code=2) == (   # the id meant, as an order's typo has it
+        "pbem: there is no unit 10/9PZ (did you mean 10/9Pz?) in the dos orders of battle (ids such as G/57, R/6, A/21)\n")
 
 
 def test_show_diff_names_moves_and_the_turn():

@@ -397,6 +397,12 @@ def test_direct_fire_modifiers_each_as_printed():
     assert m(shot(sc, rules, "blue", "B1", "R1")) == {"class": -1, "firer_ir": 1, "target_m": 1}
     # the damaged heavy tank on M fires back at the M/IR tank: losses -1, one class above +1, firer on M -1
     assert m(shot(sc, rules, "red", "R1", "B1")) == {"firer_losses": -1, "class": 1, "firer_m": -1}
+    # a typo in a fire order's unit or target is answered with the id meant (a new user's probe)
+    for unit, target, said in (("B1", "R-1", "fire: 'R-1' is not an enemy unit on the table (did you mean R1?)"),
+                               ("b1", "R1", "fire: 'b1' is not a unit of blue on the table (did you mean B1?)")):
+        with pytest.raises(IllegalOrder) as refused:
+            shot(sc, rules, "blue", unit, target)
+        assert refused.value.message == said
     # heavy ATGW at two squares: -1; the target has IA -1 and is on PD -1
     assert m(shot(sc, rules, "blue", "B2", "R2")) == {"heavy_atgw_long_range": -1, "class": 1, "target_ia": -1,
                                                       "target_pd_or_cover": -1}

@@ -99,6 +99,10 @@ def test_status_and_show_speak_of_the_example_in_words():
     square = run("show", EXAMPLE, "--square", rec["sq"])
     assert f"{pid} in cell {rec['cell']} facing {rec['f']}" in square
     assert run("show", EXAMPLE, "--hex", rec["sq"], code=2) == "pbem: kkoh's table has 1 km squares, not hexes: use --square CCRR\n"
+    # a typo is answered with the id meant (a new user's probe), as an order's is
+    assert run("show", EXAMPLE, "--unit", "B-Pz1-I", code=2) == (
+        f"pbem: B-Pz1-I is no unit or command marker of this game (did you mean B-Pz1-1?) (ids as in `pbem show`, "
+        f"such as {folder.game.scenario.piece_ids[0]})\n")
     diff = run("show", EXAMPLE, "--diff", 0, folder.state["seq"])
     assert "Now: turn" in diff and "moved from" in diff
 

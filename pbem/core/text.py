@@ -172,6 +172,12 @@ def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
     side's units, the units its phase can use), as the caller knows them; else the closest of
     all. Among ids as close, one the text begins with first: a digit too many, "G/4500", meant
     G/45 rather than the as close G/50."""
+    guess = meant(ids, uid, prefer)
+    return f"there is no unit {uid}" + (f" (did you mean {guess}?)" if guess else "")
+
+
+def meant(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str | None:
+    """The id of `ids` that `uid` most likely meant, as `no_unit` says it; None if none is close."""
     text = str(uid)
     wanted = set(prefer)
     same = sorted((u for u in ids if _folded(u) == _folded(text)),
@@ -179,8 +185,7 @@ def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
     # then two neighbouring characters typed the wrong way round ("GR/73" for GR/37, which
     # difflib scores below GR/47: a players' probe)
     swapped = sorted((u for u in ids if _swapped(_folded(u), _folded(text))), key=lambda u: (u not in wanted, u))
-    guess = (same or swapped or [None])[0] or _closest(text, [u for u in ids if u in wanted]) or _closest(text, ids)
-    return f"there is no unit {text}" + (f" (did you mean {guess}?)" if guess else "")
+    return (same or swapped or [None])[0] or _closest(text, [u for u in ids if u in wanted]) or _closest(text, ids)
 
 
 def _swapped(a: str, b: str) -> bool:

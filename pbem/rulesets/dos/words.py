@@ -4,6 +4,7 @@ looked at closely (`look`)."""
 
 from __future__ import annotations
 
+from . import naming
 from . import state as st
 from . import supply
 from . import victory
@@ -117,7 +118,7 @@ def look(sc: Scenario, rules: dict, what: str, ident: str) -> list[str]:
         return look_hex(sc, rules, ident)
     if what == "unit":
         if ident not in sc.units:
-            raise ValueError(f"there is no unit {ident} in the dos orders of battle (ids such as G/57, R/6, A/21)")
+            raise ValueError(f"{naming.no_unit(sc, ident)} in the dos orders of battle (ids such as G/57, R/6, A/21)")
         return look_unit(sc, rules, ident)
     raise ValueError(f"the dos map is made of hexes, not {what}s: use --hex N3117 or --unit ID")
 

@@ -16,6 +16,7 @@ into it (K-TER-5, K-TER-6, K-TER-7).
 from __future__ import annotations
 
 from pbem.core.geometry import squaregrid as sg
+from pbem.core.text import meant
 
 from ..base import IllegalOrder
 from . import layout
@@ -94,12 +95,20 @@ def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int,
     return None
 
 
+def _meant(sc: Scenario, rules: dict, ident: object, side: str) -> str:
+    """" (did you mean X?)" of the units of `side` on the table, or nothing (a new user's
+    probe: `target: R-Recl` got no hint, as dos's orders give)."""
+    guess = meant(sorted(p for p in rules["pieces"] if sc.pieces[p].side == side), ident)
+    return f" (did you mean {guess}?)" if guess else ""
+
+
 def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     """Check one fire order against the plan so far; return the shot to add."""
     board = Board(sc, rules)
     pid, target = order.get("unit"), order.get("target")
     if pid not in rules["pieces"] or sc.pieces[pid].side != side:
-        raise IllegalOrder("K-DF-3", f"fire: {pid!r} is not a unit of {side} on the table", None)
+        raise IllegalOrder("K-DF-3", f"fire: {pid!r} is not a unit of {side} on the table"
+                           + _meant(sc, rules, pid, side), None)
     shots = plan(rules, side)
     if any(s["unit"] == pid for s in shots):
         raise IllegalOrder("K-DF-5", f"fire: {pid} already has its target this Action Phase", None)
@@ -107,7 +116,8 @@ def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:
     if why:
         raise IllegalOrder("K-DF-3", f"fire: {why}", None)
     if target not in rules["pieces"] or sc.pieces[target].side != other(side):
-        raise IllegalOrder("K-DF-1", f"fire: {target!r} is not an enemy unit on the table", None)
+        raise IllegalOrder("K-DF-1", f"fire: {target!r} is not an enemy unit on the table"
+                           + _meant(sc, rules, target, other(side)), None)
     rec = rules["pieces"][pid]
     square = rules["pieces"][target]["sq"]
     found = [(s, a, r) for s, a, r in arc(sc, board, pid) if s == square]
