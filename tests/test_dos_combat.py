@@ -290,6 +290,16 @@ def test_9_73_no_path_of_retreat_means_elimination():
     ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defender_result": "retreat"})
     assert fight(ctx)["result"] in ("D2", "D1")
     assert st.status(rules, "R/6") == "gone"
+    # asked, the defender is told before choosing (a new user's probe: the retreat offered
+    # eliminated the unit unforewarned)
+    from pbem.rulesets.dos import flow, report
+
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, **surround, **HQ})
+    play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defender_result": "ask"})
+    need = flow.next_step(SC(), rules)
+    assert need.kind == "defender-result"
+    assert ("No path of retreat for R/6: a retreat eliminates it (9.73); losing steps does not."
+            in report.describe_need(SC(), rules, need))
 
 
 def test_9_73_9_86_eliminated_for_want_of_a_path_of_retreat_opens_the_two_hex_advance():

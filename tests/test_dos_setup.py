@@ -152,8 +152,11 @@ def test_5_25_every_soviet_unit_in_supply():
             setup.check(sc, rules, "soviet")
         except IllegalOrder as err:
             if err.rule == "5.25":                       # and why: every HQ more than 6 hexes away
-                assert err.message.startswith(f"units out of supply: {u}; {u}: no soviet HQ within its Leadership "
-                                              f"Rating: the nearest, "), err.message
+                # the end is refused for the placement, named with its hex (a new user's probe)
+                assert err.message.startswith(f"the set-up may not end with units placed out of supply: {u} in "
+                                              f"{sc.ids[far]}; {u}: no soviet HQ within its Leadership Rating: the "
+                                              f"nearest, "), err.message
+                assert err.message.endswith("; place them again (a `place` order moves a unit placed this set-up)")
                 return
         st.put(rules, u, h)
     raise AssertionError("no unit could be moved out of supply")

@@ -1116,9 +1116,15 @@ def _split_refused(sc: Scenario, rules: dict, c: dict, body: tuple[str, list[str
 
 def can_all_retreat(sc: Scenario, rules: dict, c: dict, which: str) -> bool:
     """Has every unit of the side a path of retreat for its part of the result (each alone)?"""
+    return not trapped(sc, rules, c, which)
+
+
+def trapped(sc: Scenario, rules: dict, c: dict, which: str) -> list[str]:
+    """The units of the side with no path of retreat for their part of the result (each
+    alone): a retreat eliminates them (9.73)."""
     n = _steps_of(c["def_part"] if which == "def" else c["att_part"])
     units = [u for u in _side_units(c, which) if st.on_map(rules, u) and u not in rules["pt"]["retreated"]]
-    return all(retreat_paths(sc, rules, u, n) for u in units)
+    return [u for u in units if not retreat_paths(sc, rules, u, n)]
 
 
 def retreat_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:

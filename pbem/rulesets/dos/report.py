@@ -86,6 +86,14 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
             from .reinforce import named_words, pending_withdrawal
 
             lines.append(named_words(sc, rules, pending_withdrawal(sc, rules)))
+        if need.kind in ("defender-result", "attacker-result"):
+            from .combat import trapped
+
+            # said before the choice is made (a new user's probe: a retreat eliminated a unit unforewarned)
+            caught = trapped(sc, rules, rules["combat"], "def" if need.kind == "defender-result" else "att")
+            if caught:
+                lines.append(f"No path of retreat for {', '.join(caught)}: a retreat eliminates "
+                             f"{'it' if len(caught) == 1 else 'them'} (9.73); losing steps does not.")
     elif need.kind.startswith("axis-") and (over := excess_words(sc, rules)):
         lines.append(f"{over}.")      # 16.33, 16.4: said before the player-turn's orders are written
     if need.kind.endswith("-move") or need.kind.endswith("-mech"):

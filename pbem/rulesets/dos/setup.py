@@ -131,8 +131,12 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
         out = [u for u in mine if u not in supplied]
         if out:
             why = sp.reason(sc, rules, board, out[0])
-            raise IllegalOrder("5.25", f"units out of supply: {', '.join(out[:8])}"
-                               + (f" and {len(out) - 8} more" if len(out) > 8 else "") + f"; {out[0]}: {why}", None)
+            # the check is the set-up's, at its end: name where each unit was placed (a new user's
+            # probe: "order 2 (end) is illegal: units out of supply" named no placement)
+            where = ", ".join(f"{u} in {st.hex_of(rules, u)}" for u in out[:8])
+            raise IllegalOrder("5.25", f"the set-up may not end with units placed out of supply: {where}"
+                               + (f" and {len(out) - 8} more" if len(out) > 8 else "") + f"; {out[0]}: {why}; "
+                               f"place them again (a `place` order moves a unit placed this set-up)", None)
         return
     for d, regs in sc.divisions.items():
         where = {st.hex_of(rules, r) for r in regs if st.on_map(rules, r)}
