@@ -558,8 +558,9 @@ def test_12_31_12_34_the_axis_player_strings_his_own_truck_chain():
     play(rules, [{"type": "end"}] * 9, dice=[2] * 3, policies=ask)
     assert (rules["turn"], flow.next_step(sc, rules).kind) == (4, "railhead")
     refused(rules, {"type": "railheads", "place": ["Tr/1"], "advance": []}, "12.36", "the chain Tr/1, Tr/2 already has")
-    play(rules, [{"type": "railheads", "place": [], "advance": ["Tr/1"], "chains": [["Tr/1", "Tr/3"]]}], dice=[2],
-         policies=ask)
+    # moved on along the line it was placed on, not named again (the standing order's plan too)
+    assert interphase.railhead_plan(sc, rules) == {"place": [], "advance": ["Tr/1"]}
+    play(rules, [{"type": "railheads", "place": [], "advance": ["Tr/1"]}], dice=[2], policies=ask)
     assert rules["railheads"] == [{"truck": "Tr/3", "chain": ["Tr/1", "Tr/3"], "used": False}]
     assert interphase.chains(sc, rules) == [["Tr/1", "Tr/2"]]                     # Tr/3 still in none of the engine's
     rules["units"]["G/57"] = "N0840"            # five hexes on from Tr/3: beyond a railhead on Tr/1, and the rail

@@ -242,22 +242,31 @@ def _taken(rules: dict, but: dict | None = None) -> set[str]:
     return {u for r in rules["railheads"] if r is not but for u in r["chain"] + [r["truck"]]}
 
 
+def _onward(sc: Scenario, rules: dict, r: dict, named: list[list[str]]) -> list[str] | None:
+    """The line a railhead moves on along (12.34, 12.35): the line the order names with its
+    truck and one after it; else the line it was placed on, while it still joins a source to
+    the next truck (12.31); else the engine's chain with a truck after it. None if none."""
+    line = next((line for line in named if r["truck"] in line[:-1]), None)
+    if line is not None:
+        return line
+    kept = r["chain"]
+    if r["truck"] in kept[:-1] and line_fault(sc, rules, kept[:kept.index(r["truck"]) + 2]) is None:
+        return kept
+    return next((c for c in chains(sc, rules) if r["truck"] in c[:-1]), None)
+
+
 def railhead_plan(sc: Scenario, rules: dict) -> dict:
     """12.32-12.35: a railhead on the first truck of each chain that has none (unless one was
-    used on it this turn, 12.36); an unused railhead moves on to the next truck of its chain.
-    The chains are the engine's stringing (`chains`)."""
-    place, advance = [], []
-    held = {r["truck"]: r for r in rules["railheads"]}
-    for chain in chains(sc, rules):
-        mine = [r for r in rules["railheads"] if r["truck"] in chain]
-        if mine:
-            r = mine[0]
-            k = chain.index(r["truck"])
-            if not r["used"] and k + 1 < len(chain) and chain[k + 1] not in _taken(rules, r):
-                advance.append(r["truck"])
-        elif chain[0] not in held and not set(chain) & (_taken(rules) | set(rules["railhead_blocked"])):
-            place.append(chain[0])
-    return {"place": place, "advance": advance}
+    used on it this turn, 12.36); an unused railhead moves on to the next truck of its line
+    (`_onward`). New chains are the engine's stringing (`chains`)."""
+    place = [chain[0] for chain in chains(sc, rules)
+             if not set(chain) & (_taken(rules) | set(rules["railhead_blocked"]))]
+    advance = []
+    for r in rules["railheads"]:
+        line = None if r["used"] else _onward(sc, rules, r, [])
+        if line is not None and line[line.index(r["truck"]) + 1] not in _taken(rules, r):
+            advance.append(r["truck"])
+    return {"place": place, "advance": sorted(advance)}
 
 
 def _apply_railheads(sc: Scenario, rules: dict, order: dict, options: list[dict], ctx) -> None:
@@ -288,20 +297,21 @@ def _apply_railheads(sc: Scenario, rules: dict, order: dict, options: list[dict]
         ctx.event("railhead", f"An Axis railhead on truck {truck} at {st.hex_of(rules, truck)} (12.32).", truck=truck,
                   rule="12.32", chosen_by=ctx.chosen_by)
     advance = order.get("advance") or []
+    onward = {}
     for truck in advance:
         r = next((r for r in rules["railheads"] if r["truck"] == truck), None)
-        line = next((line for line in named if truck in line[:-1]), None)
-        if r is None or r["used"] or (line is None and truck not in plan["advance"]):
+        line = _onward(sc, rules, r, named) if r is not None and not r["used"] else None
+        if line is None or (truck not in plan["advance"] and not any(truck in n[:-1] for n in named)):
             raise IllegalOrder("12.34", f"{truck} carries no unused railhead with a truck after it in its chain: "
                                "place railheads on the first truck of chains without one, or move unused ones "
                                "to the next truck of their chain", [plan])
-        if line is not None and set(line) & _taken(rules, r):
+        if set(line) & _taken(rules, r):
             raise IllegalOrder("12.36", f"the chain {', '.join(line)} has a truck of another railhead's chain: "
                                "never more than one railhead in a chain", [plan])
+        onward[truck] = line
     for r in rules["railheads"]:
-        if r["truck"] in advance:
-            chain = next((line for line in named if r["truck"] in line[:-1]), None) \
-                or next((c for c in chains(sc, rules) if r["truck"] in c), r["chain"])
+        if r["truck"] in onward:
+            chain = onward[r["truck"]]
             k = chain.index(r["truck"])
             r["truck"] = chain[k + 1]
             r["chain"] = chain
