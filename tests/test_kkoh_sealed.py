@@ -664,6 +664,9 @@ def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fai
     assert f"#   {seq}.1: {flow(items[0])}\n#   {seq}.2: {flow(items[1])}\n" in template
     onlooker = runner.invoke(cli, ["orders", str(folder.path), "--side", side]).output
     assert flow(items[0]) not in onlooker
+    kept.write_text("items: [\n")      # damaged: the template is still written, without the items
+    damaged = runner.invoke(cli, ["orders", str(folder.path), "--key", str(key_file)])
+    assert damaged.exit_code == 0 and "stay sealed until the rules reveal them.\n" in damaged.output
     kept.unlink()
     warning = (f"warning: private/{kept.name}, where pbem kept the orders {side} sealed in packet {seq}, is missing: "
                f"`pbem submit` cannot open them when the rules reveal them, and the game stops there; copy it back "

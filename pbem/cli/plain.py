@@ -39,8 +39,7 @@ def adjudicate(game_dir: str, *packet_files: str, key_file: str | None = None, f
             continue
         packet, data = game.read_packet(Path(packet_file), packet_file, given="adjudicate")
         given.append((packet_file, packet, data))
-    seqs = [packet["seq"] if type(packet["seq"]) is int else 0 for _, packet, _ in given]
-    given = [given[i] for i in sorted(range(len(given)), key=lambda i: seqs[i])]   # stable: equal seqs as given
+    given.sort(key=lambda entry: entry[1]["seq"])     # stable: packets of one seq stay as given
     done, applied, last_applied = 0, None, False
     for number, (packet_file, packet, data) in enumerate(given, start=1):
         try:

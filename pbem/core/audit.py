@@ -503,7 +503,7 @@ def _misplaced_state(seq: int, expected: dict, found: dict, secure: bool) -> tup
     if found.get("game") != expected["game"]:
         return ("a state of another game", "game", expected["game"], found.get("game"))
     if type(found["seq"]) is not int:
-        return (f"its `seq` is no state number: the file was edited", "seq", seq, found["seq"])
+        return ("its `seq` is no state number: the file was edited", "seq", seq, found["seq"])
     if found.get("seq") != seq:
         return (f"it holds state {shown(str(found.get('seq')))}, not state {seq}: state files renamed or swapped "
                 f"(each is named after its seq)", "seq", seq, found.get("seq"))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core.canonical import dumps, load_mapping
-from pbem.core.errors import FileError, VerificationError
+from pbem.core.errors import FileError, PbemError, VerificationError
 from pbem.core.game import write_new
 
 SALT_DOMAIN = b"pbem-seal-salt-v1\n"
@@ -98,7 +98,10 @@ def own_items(folder: Any, side: str) -> dict[str, dict]:
         seq, n = (int(part) for part in item["id"].split("."))
         source = path(folder, seq, side)
         if source.is_file():
-            kept = load_mapping(source, folder.relative(source))
+            try:
+                kept = load_mapping(source, folder.relative(source))
+            except PbemError:     # damaged: `pbem submit` says so when it must open it
+                continue
             if isinstance(kept.get("items"), list) and 1 <= n <= len(kept["items"]):
                 out[item["id"]] = kept["items"][n - 1]
     return out

@@ -172,8 +172,13 @@ def no_unit(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
     side's units, the units its phase can use), as the caller knows them; else the closest of
     all. Among ids as close, one the text begins with first: a digit too many, "G/4500", meant
     G/45 rather than the as close G/50."""
+    return f"there is no unit {uid}{did_you_mean(ids, uid, prefer)}"
+
+
+def did_you_mean(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str:
+    """" (did you mean X?)", X the id of `ids` that `uid` most likely meant (`meant`); "" if none is close."""
     guess = meant(ids, uid, prefer)
-    return f"there is no unit {uid}" + (f" (did you mean {guess}?)" if guess else "")
+    return f" (did you mean {guess}?)" if guess else ""
 
 
 def meant(ids: Sequence[str], uid: object, prefer: Iterable[str] = ()) -> str | None:

@@ -16,7 +16,7 @@ into it (K-TER-5, K-TER-6, K-TER-7).
 from __future__ import annotations
 
 from pbem.core.geometry import squaregrid as sg
-from pbem.core.text import meant
+from pbem.core.text import did_you_mean
 
 from ..base import IllegalOrder
 from . import layout
@@ -96,10 +96,9 @@ def line_block(sc: Scenario, board: Board, origin: str, target: str, ahead: int,
 
 
 def _meant(sc: Scenario, rules: dict, ident: object, side: str) -> str:
-    """" (did you mean X?)" of the units of `side` on the table, or nothing (a new user's
-    probe: `target: R-Recl` got no hint, as dos's orders give)."""
-    guess = meant(sorted(p for p in rules["pieces"] if sc.pieces[p].side == side), ident)
-    return f" (did you mean {guess}?)" if guess else ""
+    """The unit of `side` on the table that `ident` most likely meant, as a hint, or nothing
+    (a new user's probe: `target: R-Recl` got no hint, as dos's orders give)."""
+    return did_you_mean(sorted(p for p in rules["pieces"] if sc.pieces[p].side == side), ident)
 
 
 def check_fire(sc: Scenario, rules: dict, side: str, order: dict) -> dict:

@@ -4,7 +4,7 @@ marker or square looked at closely (`show --unit`, `show --square`)."""
 
 from __future__ import annotations
 
-from pbem.core.text import meant
+from pbem.core.text import did_you_mean
 from . import command, report, victory
 from .scenario import INSIDE, SIDES, Scenario
 from .state import Board
@@ -55,10 +55,9 @@ def look(sc: Scenario, rules: dict, what: str, ident: str) -> list[str]:
             return _unit(sc, rules, ident)
         if ident in sc.commands:
             return _marker(sc, rules, ident)
-        guess = meant(sorted([*sc.pieces, *sc.commands]), ident)
         raise ValueError(f"{ident} is no unit or command marker of this game"
-                         + (f" (did you mean {guess}?)" if guess else "")
-                         + f" (ids as in `pbem show`, such as {sc.piece_ids[0]})")
+                         f"{did_you_mean(sorted([*sc.pieces, *sc.commands]), ident)} (ids as in `pbem show`, such as "
+                         f"{sc.piece_ids[0]})")
     if what == "square":
         if ident not in sc.grid:
             raise ValueError(f"{ident} is no square of the table (CCRR: column 00-{sc.doc['map']['columns'] - 1:02d}, "

@@ -24,8 +24,8 @@ suffers, plus the worth of the area plus one, times the share of the enemy's ste
 should take, less the side's ATTACK_BAR: a step lost in a doubtful attack is a step less to
 hold or take the areas that decide the VP, the more so for the Soviet side, which holds.
 Measured by self-play (README, "The bots"): with no bar, a Soviet side that never attacked won
-more games than the bot's attacks did (85 against 70 of 200), and German attacks won none
-more than none at all; with these bars each side's attacks win it more games than never
+more games than the bot's attacks did (85 against 70 of 200), and German attacks won no
+more games than none; with these bars each side's attacks win it more games than never
 attacking (Soviet 91 against 81, German 81 against 72, each against the other's bot).
 The bots' standing orders: play a tactical card from two loss points on (house 7), and
 save units (a unit about to be eliminated retreats, house 6.5).
