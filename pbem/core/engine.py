@@ -905,12 +905,13 @@ class _Run:
 
     def _illegal(self, need: Need, item: dict, exc: IllegalOrder) -> None:
         """An illegal order of this packet rejects it; one of an earlier packet is void (§4.4)."""
-        legal = _legal_text(exc.legal, exc.message if exc.message == need.waits_for() else "")
+        said = exc.message if exc.message == need.waits_for() else ""   # a need's words that list the legal already
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already
-            legal = refused_legal(exc.legal, exc.message if exc.message == need.waits_for() else "")
+            legal = refused_legal(exc.legal, said)
             raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) is illegal: "
                              f"{with_rule(shown(exc.message), exc.rule)}." + (f"\nLegal now: {legal}" if legal else ""))
+        legal = _legal_text(exc.legal, said)
         queue, side = self.state["queue"], item["side"]
         policy = effective_policies(self.game.ruleset, self.state, side).get("on_void", "stop")
         if "decision" in item or policy == "skip":
