@@ -267,6 +267,29 @@ def test_missing_folder_exits_4(run):
         assert done.stderr.startswith("pbem: nowhere: not a pbem game folder (no game.yaml)") and done.stdout == ""
 
 
+def test_a_file_of_the_game_given_for_its_folder_is_answered_with_the_command_meant(run, tmp_path):
+    """A user who names game.yaml, a packet or a state where the game folder belongs is told
+    what to type: click alone said "Directory 'g/game.yaml' is a file" (a new-user probe)."""
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo", tmp_path / "g")
+    for args, meant in ((("status", "g/game.yaml"), "give the folder that holds it: pbem status g"),
+                        (("audit", "g/packets/0001-german.yaml"), "give the folder that holds it: pbem audit g"),
+                        (("show", "g/states/0001.yaml"), "to see state 1 of that game: pbem show g --state 1"),
+                        (("render", "g/states/0000.yaml"), "to see state 0 of that game: pbem render g --state 0")):
+        error = run(*args, code=2).stderr
+        assert f"Invalid value for 'GAME_DIR': {args[1]} is a " in error and error.rstrip().endswith(meant), error
+    write(Path("loose.yaml"), "a: 1\n")
+    assert run("status", "loose.yaml", code=2).stderr.rstrip().endswith(
+        "loose.yaml is a file; give the game folder (the one holding game.yaml)")
+    assert run("show", "g/states/0001.yaml", code=2).stderr.startswith("Usage: cli show")   # click's own frame
+    # the console script sends a file given for GAME_DIR to click too (pbem.entry._plain)
+    done = subprocess.run([sys.executable, "-m", "pbem", "status", "g/game.yaml"], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("Usage: pbem status") \
+        and done.stderr.rstrip().endswith("give the folder that holds it: pbem status g")
+    os.chdir("g/states")
+    assert run("status", "../game.yaml", code=2).stderr.rstrip().endswith("pbem status ..")
+    assert run("show", "0002.yaml", code=2).stderr.rstrip().endswith("pbem show .. --state 2")
+
+
 def test_existing_game_folder_is_not_overwritten(run, duel_game):
     before = Path("red-folder/game.yaml").read_bytes()
     result = run("new", "red-folder", "--ruleset", "duel", "--side", "red=keys/red.pub", "--side", "blue=keys/blue.pub",

@@ -187,8 +187,8 @@ def test_every_registered_ruleset_draws_a_valid_scene(ruleset):
 
 
 def test_svg_is_the_same_bytes_every_time(tmp_path):
-    run("render", CHIR, "--seq", 7, "-o", tmp_path / "a.svg")
-    run("render", CHIR, "--seq", 7, "-o", tmp_path / "b.svg")
+    run("render", CHIR, "--state", 7, "-o", tmp_path / "a.svg")
+    run("render", CHIR, "--seq", 7, "-o", tmp_path / "b.svg")   # --seq: the option's older name
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
 
 
@@ -199,7 +199,7 @@ def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
     seq, events = next((s, events) for s in range(1, 60) for events in [frames.frame(f, s).events]
                        if {"move", "attack"} <= {e["type"] for e in events}
                        and any(e["type"] == "fire" and e.get("fire") == "offensive" and e["die"] for e in events))
-    run("render", CHIR, "--seq", seq, "-o", tmp_path / "m.svg")
+    run("render", CHIR, "--state", seq, "-o", tmp_path / "m.svg")
     text = (tmp_path / "m.svg").read_text()
     for needed in ("Oblivskaya", "Surovikino", "Nizhne-Chirskaya", ">2541<", ">LOC<", "Map reconstructed",
                    "Game turn", 'class="ln s-river"', 'class="ln s-bridge"', 'class="ln s-road"'):
@@ -342,8 +342,8 @@ def test_zones_of_control_only_on_request(tmp_path):
 
 
 def test_setup_areas_are_drawn_while_the_sides_set_up(tmp_path):
-    run("render", CHIR, "--seq", 0, "-o", tmp_path / "setup.svg")
-    run("render", CHIR, "--seq", 5, "-o", tmp_path / "play.svg")
+    run("render", CHIR, "--state", 0, "-o", tmp_path / "setup.svg")
+    run("render", CHIR, "--state", 5, "-o", tmp_path / "play.svg")
     assert "s-setup-german" in (tmp_path / "setup.svg").read_text()
     assert "s-setup-german" not in (tmp_path / "play.svg").read_text()
 
@@ -411,8 +411,8 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     folder = EXAMPLES[ruleset]
     seq = {"chir": 7, "dos": 25, "kkoh": 60}[ruleset]
     whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
-    run("render", folder, "--seq", seq, "-o", whole)
-    run("render", folder, "--seq", seq, "-o", part, "--around", around, "--radius", radius)
+    run("render", folder, "--state", seq, "-o", whole)
+    run("render", folder, "--state", seq, "-o", part, "--around", around, "--radius", radius)
     text = part.read_text()
     drawn = set(DATA_UNITS.findall(text))
     inside = units_on_board(folder, seq, part_of_the_map(folder, seq, around, radius))
@@ -423,7 +423,7 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     width = lambda t: float(re.search(r'<svg [^>]*width="([0-9.]+)"', t).group(1))
     assert width(text) < width(whole.read_text())
     png = tmp_path / "part.png"
-    run("render", folder, "--seq", seq, "-o", png, "--around", around, "--radius", radius)
+    run("render", folder, "--state", seq, "-o", png, "--around", around, "--radius", radius)
     picture = image(png.read_bytes())
     assert abs(picture.size[0] - width(text)) < 1   # resvg rounds a half pixel up
     # the edges of the picture are paper, even the fraction of a pixel past the SVG's width
@@ -449,7 +449,7 @@ def test_render_around_a_kkoh_square_counts_squares(tmp_path):
     drawn = {}
     for around, radius in (("0707", 1), ("0707.11", 1)):
         out = tmp_path / f"{around}.svg"
-        run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", around, "--radius", radius)
+        run("render", EXAMPLES["kkoh"], "--state", 60, "-o", out, "--around", around, "--radius", radius)
         drawn[around] = out.read_text()
     text = drawn["0707"]
     inside = units_on_board(EXAMPLES["kkoh"], 60, set(grid.around_block("0707", 1)))
@@ -460,7 +460,7 @@ def test_render_around_a_kkoh_square_counts_squares(tmp_path):
     # without --radius, 2 squares about a square (6 would be most of the table), 6 cells about a cell
     for around, said in (("0707", "2 squares around 0707."), ("0707.11", "6 cells around 0707.11.")):
         out = tmp_path / f"default-{around}.svg"
-        run("render", EXAMPLES["kkoh"], "--seq", 60, "-o", out, "--around", around)
+        run("render", EXAMPLES["kkoh"], "--state", 60, "-o", out, "--around", around)
         assert f"Part of the map: {said}" in out.read_text()
     assert len(set(DATA_UNITS.findall(drawn["0707.11"]))) < len(set(DATA_UNITS.findall(text)))
 
@@ -482,7 +482,7 @@ def test_render_refuses_what_it_cannot_do(tmp_path):
     result = run("replay", CHIR, "-o", tmp_path / "page.txt", code=2)
     assert "-o " + str(tmp_path / "page.txt") + ": the page's name must end in .html" in result.stderr
     assert not (tmp_path / "page.txt").exists()
-    result = run("render", CHIR, "--seq", 999, "-o", tmp_path / "map.svg", code=2)
+    result = run("render", CHIR, "--state", 999, "-o", tmp_path / "map.svg", code=2)
     assert "has states 0 to" in result.stderr
     assert not (tmp_path / "map.svg").exists()
 
@@ -492,7 +492,7 @@ def test_render_refuses_a_state_its_packet_does_not_give(tmp_path):
     shutil.copytree(CHIR, folder)
     path = folder / "states" / "0003.yaml"
     path.write_text(path.read_text().replace("turn: 1", "turn: 2", 1))
-    result = run("render", folder, "--seq", 3, "-o", tmp_path / "map.svg", code=3)
+    result = run("render", folder, "--state", 3, "-o", tmp_path / "map.svg", code=3)
     assert "pbem audit" in result.stderr
 
 
@@ -527,7 +527,7 @@ def test_a_square_grid_draws_with_the_same_primitives():
 
 def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_belong(tmp_path):
     out = tmp_path / "map.png"
-    run("render", CHIR, "--seq", 7, "-o", out)
+    run("render", CHIR, "--state", 7, "-o", out)
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     f = frames.open_game(CHIR)
@@ -566,7 +566,7 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     seq = {"chir": 7, "dos": 25, "stalingrad": 20, "kkoh": 60}[ruleset]
     smallest = 12 if ruleset == "dos" else 20   # dos's stacks of five and more: counters of 16 units
     out = tmp_path / f"{ruleset}.svg"
-    run("render", folder, "--seq", seq, "-o", out)
+    run("render", folder, "--state", seq, "-o", out)
     browser.open(out)
     assert browser.js("document.documentElement.tagName") == "svg"
     in_dom = set(browser.js("Array.from(document.querySelectorAll('[data-unit]')).map(e => e.getAttribute('data-unit'))"))
@@ -688,7 +688,7 @@ def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     nothing of the map is painted in the margin between the cut map and the panel."""
     folder, seq = EXAMPLES["dos"], 25
     out = tmp_path / "part.svg"
-    run("render", folder, "--seq", seq, "-o", out, "--around", "N3145", "--radius", 4)
+    run("render", folder, "--state", seq, "-o", out, "--around", "N3145", "--radius", 4)
     text = out.read_text()
     width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
     height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from typing import Any, Callable
 
@@ -81,7 +82,31 @@ def game_dir(func: Callable) -> Callable:
     """The GAME_DIR argument of a command (click imported when the command is built)."""
     import click
 
-    return click.argument("game_dir", type=click.Path(file_okay=False, path_type=str))(func)
+    class GameDir(click.Path):
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            if os.path.isfile(value):
+                command = ctx.info_name if ctx is not None else "pbem"
+                self.fail(file_for_folder(value, command), param, ctx)
+            return super().convert(value, param, ctx)
+
+    return click.argument("game_dir", type=GameDir(file_okay=False, path_type=str))(func)
+
+
+def file_for_folder(path: str, command: str) -> str:
+    """Why a file given where a game folder belongs is refused, and what to type instead: a
+    user who names the game's game.yaml, a state or a packet means the folder that holds it
+    (a state's number goes to --state). The folder is named as the user wrote the path."""
+    parent = os.path.dirname(path) or "."
+    folder = next((d for d in (parent, os.path.normpath(os.path.join(parent, os.pardir)))
+                   if os.path.isfile(os.path.join(d, "game.yaml"))), None)
+    if folder is None:
+        return f"{path} is a file; give the game folder (the one holding game.yaml)"
+    name = os.path.basename(path)
+    if os.path.basename(os.path.abspath(parent)) == "states" and name.endswith(".yaml") and name[:-5].isdigit() \
+            and command in ("show", "render"):
+        return (f"{path} is a state file, not a game folder; to see state {int(name[:-5])} of that game: "
+                f"pbem {command} {folder} --state {int(name[:-5])}")
+    return f"{path} is a file, not a game folder; give the folder that holds it: pbem {command} {folder}"
 
 
 def dice_script(dice: str) -> list[int]:

@@ -9,7 +9,7 @@ from pbem.cli.common import echo, game_dir, handles_errors
 
 @click.command("render")
 @game_dir
-@click.option("--seq", type=int, default=None, help="Draw state N instead of the latest.")
+@click.option("--state", "--seq", "seq", type=int, default=None, help="Draw state N instead of the latest (as show --state).")
 @click.option("-o", "--output", "--out", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="The picture to write: FILE.svg or FILE.png.")
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")

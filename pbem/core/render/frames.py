@@ -39,7 +39,7 @@ def frame(folder: game.Folder, seq: int | None = None) -> Frame:
     latest = folder.state["seq"]
     seq = latest if seq is None else seq
     if not 0 <= seq <= latest:
-        raise UsageError(f"--seq {seq}: the game has states 0 to {latest}")
+        raise UsageError(f"--state {seq}: the game has states 0 to {latest}")
     if seq == 0:
         return Frame(0, game.initial_state(folder.game), [], None)
     before = game.initial_state(folder.game) if seq == 1 else _stored(folder, seq - 1)
