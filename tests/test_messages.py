@@ -365,3 +365,16 @@ def test_first_unsafe_names_where_a_scenario_text_could_forge_a_line(document, w
     from pbem.core.text import first_unsafe
 
     assert first_unsafe(document) == ((where, char) if where else None)
+
+
+def test_a_genesis_value_out_of_its_list_is_told_in_words(tmp_path):
+    """A game.yaml whose mode is none of the modes names them as words, not as a Python list
+    (['secure', 'sandbox'] was printed)."""
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo", tmp_path / "g")
+    genesis = tmp_path / "g" / "game.yaml"
+    genesis.write_text(genesis.read_text().replace("\nmode: secure\n", "\nmode: securest\n"))
+    done = CliRunner().invoke(cli, ["status", str(tmp_path / "g")])
+    assert done.exit_code == 3 and done.stderr == (
+        "pbem: game.yaml: the genesis does not match its schema: mode: 'securest' is not one of: secure, sandbox\n")

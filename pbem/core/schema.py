@@ -134,13 +134,18 @@ def order_errors(schema: dict, order: Any) -> list:
     for error in errors:
         _quote_hint(error)
         _list_hint(error)
-        if error.validator == "enum" and isinstance(error.validator_value, list):   # words, not a Python list
-            error.message = f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
+        _enum_words(error)
     if branches and isinstance(order, dict):
         keys = _keys_error(schema, order)
         if keys is not None:
             return [keys] + errors
     return errors
+
+
+def _enum_words(error: Any) -> None:
+    """The values an enum allows, in words, not as a Python list."""
+    if error.validator == "enum" and isinstance(error.validator_value, list):
+        error.message = f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
 
 
 def _quote_hint(error: Any) -> None:
@@ -282,6 +287,8 @@ def errors(schema: dict, document: Any) -> list[str]:
     if is_valid(schema, document):
         return []
     found = sorted(validator(schema).iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    for error in found:
+        _enum_words(error)
     return [f"{_path(e.absolute_path) or '(top)'}: {e.message}" for e in found]
 
 
