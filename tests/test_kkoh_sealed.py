@@ -779,3 +779,22 @@ def test_a_sealed_fire_plan_with_an_item_no_order_schema_accepts_is_opened_and_g
         [e["text"] for e in opened.events]
     step(match)
     assert all(audit(each.path).ok for each in match.folders.values())
+
+
+def test_a_refused_order_behind_the_items_a_packet_opens_is_counted_as_its_orders_file_counts_it(tmp_path):
+    """The items a packet opens come first in it (§8), so a player whose orders file held one
+    order read "order 14: missing key `facing`" (a probe): the refusal now counts it out."""
+    match = Match(tmp_path, "kkoh")
+    for _ in range(300):
+        state = match.state()
+        sender = state["awaiting"]["packet_from"]
+        if state["sealed"].get(sender, {}).get("due"):
+            break
+        step(match)
+    due = len(state["sealed"][sender]["due"])
+    assert due > 1
+    with pytest.raises(RulesError) as refused:
+        match.send(sender, [{"type": "end"}, {"type": "move", "units": ["B1"], "to": "0101"}])
+    assert refused.value.message.startswith(
+        f"orders: order {due + 2} (its order 2, behind the {due} sealed items the packet opens): missing key `facing`")
+    assert match.state()["seq"] == state["seq"]   # nothing applied

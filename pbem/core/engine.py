@@ -578,25 +578,28 @@ def _check_dice(values: list, source: str) -> None:
             raise VerificationError(f"{source}: scripted dice must be integers 1 to 6, not {value!r}")
 
 
-def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | None = None, first: int = 1
-                 ) -> list[tuple[dict, str | None]]:
+def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | None = None, first: int = 1,
+                 opened: int = 0) -> list[tuple[dict, str | None]]:
     """Each order of packet k checked by the orders schema, with the decision it names
     split off: [(order, decision key or None)]. Raises RulesError naming the first fault
-    (the orders numbered from `first`); `awaited`, the key of the sender's decision the game
-    waits for, is the example a key that names no decision is given (a players' probe: an
-    example made of the order's type named a kind of decision the ruleset has not, and was
-    accepted, and answered nothing)."""
+    (the orders numbered from `first`, behind the `opened` items the packet opens, which
+    the message counts out: a player's orders file of one order read "order 14" (a probe));
+    `awaited`, the key of the sender's decision the game waits for, is the example a key that
+    names no decision is given (a players' probe: an example made of the order's type named a
+    kind of decision the ruleset has not, and was accepted, and answered nothing)."""
     from pbem.core.schema import order_errors
 
     checked = []
     for index, order in enumerate(orders, start=first):
+        label = f"order {index}" + (f" (its order {index - opened}, behind the {opened} sealed item"
+                                    f"{'s' if opened > 1 else ''} the packet opens)" if opened else "")
         key = None
         if isinstance(order, dict) and "decision" in order:
             order = dict(order)
             key = order.pop("decision")
             match = DECISION_KEY.match(key) if isinstance(key, str) else None
             if match is None or int(match.group(1)) > k:
-                raise RulesError(f"{source}: order {index}, field `decision`: {shown(key)} does not name a "
+                raise RulesError(f"{source}: {label}, field `decision`: {shown(key)} does not name a "
                                  f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far"
                                  + (f", such as \"{awaited}\", your decision the game waits for" if awaited else
                                     " (`pbem orders` writes each answer with the key of its decision)"))
@@ -605,7 +608,7 @@ def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | N
             error = errors[0]
             # numbered from 1, as the orders are: "order 2, field `units`, item 1"
             where = "".join(f", field `{shown(p)}`" if isinstance(p, str) else f", item {p + 1}" for p in error.path)
-            raise RulesError(f"{source}: order {index}{where}: {shown(error.message)}")
+            raise RulesError(f"{source}: {label}{where}: {shown(error.message)}")
         checked.append((order, key))
     return checked
 
@@ -641,7 +644,8 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
             events.append({"type": "void", "text": f"{side}'s sealed item {name} is void: it is no order the rules "
                            f"read ({reason}) (docs/protocol.md §8).", "side": side, "seq": k, "index": index,
                            "rule": "§8", "dropped": 1})
-    checked += check_orders(game, orders[len(opened):], k, source, awaited_decision(state, side), len(opened) + 1)
+    checked += check_orders(game, orders[len(opened):], k, source, awaited_decision(state, side), len(opened) + 1,
+                            len(opened))
     for index, (order, key) in enumerate(checked, start=1):
         item = {"seq": k, "side": side, "index": index, "order": order}
         if index <= len(opened):
