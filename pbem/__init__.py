@@ -1,6 +1,6 @@
 """pbem: a play-by-email adjudicator for board wargames."""
 
-__version__ = "0.18.0"
+__version__ = "0.19.0"
 
 # The version of each ruleset that each release of pbem plays, oldest release first. A
 # genesis binds its ruleset's version (DESIGN §2.2), so a game is continued and audited only
@@ -25,6 +25,7 @@ RELEASES = {
     "0.16.0": {"chir": "1.10.0", "dos": "1.15.0", "kkoh": "1.15.0", "stalingrad": "1.9.0"},
     "0.17.0": {"chir": "1.11.0", "dos": "1.16.0", "kkoh": "1.16.0", "stalingrad": "1.10.0"},
     "0.18.0": {"chir": "1.11.0", "dos": "1.17.0", "kkoh": "1.17.0", "stalingrad": "1.10.0"},
+    "0.19.0": {"chir": "1.11.0", "dos": "1.18.0", "kkoh": "1.17.0", "stalingrad": "1.10.0"},
 }
 
 

@@ -283,6 +283,32 @@ def test_8_24_9_71_a_hex_held_by_a_friendly_air_unit_alone_opens_a_retreat_throu
     assert (st.status(rules, "R/6"), st.hex_of(rules, "R/6")) == ("map", "N2144")
 
 
+@pytest.mark.parametrize("through", [True, False])
+def test_9_73_the_rules_example_two_units_retreat_into_or_through_a_hex_of_two_and_one_is_eliminated(through):
+    """9.73: "if the Axis Player desired to retreat two German units, and the only retreat path
+    available led into or through a hex occupied by two other German units, only one of the
+    retreating units could successfully be retreated; the other would be eliminated". G/111
+    and G/113 in N2245 (D2 through N2246, or D1 into it, held by G/125 and G/132); the other
+    five sides of N2245 are held by Guards rifle corps. 1.17.0 judged the two apart going
+    through, and both got through to N2247."""
+    sov = dict(zip(["GR/13", "GR/14", "GR/15", "GR/2", "GR/20"], ["N2145", "N2146", "N2244", "N2345", "N2346"]))
+    units = {u: {"hex": h} for u, h in sov.items()}
+    units.update({"A/1Gds": {"hex": "N2244"}, "G/111": {"hex": "N2245"}, "G/113": {"hex": "N2245"},
+                  "G/125": {"hex": "N2246"}, "G/132": {"hex": "N2246"}})
+    rules = at(turn=3, player="soviet", phase="combat", units=units)
+    ctx = play(rules, [attack(["N2245"], sorted(sov)), {"type": "result", "choice": "retreat"}],
+               dice=[1 if through else 2])
+    assert (fight(ctx)["attack"], fight(ctx)["defence"], fight(ctx)["column"], fight(ctx)["result"]) == (
+        40, 18, "2-1", "D2" if through else "D1")
+    retreat, = events_of(ctx, "retreat")
+    assert retreat["text"] == ("G/111 retreats N2245 -> N2246 -> N2247 (the only path open, 9.72)." if through else
+                               "G/111 retreats N2245 -> N2246 (the only path open, 9.72).")
+    eliminated, = [e for e in events_of(ctx, "eliminated") if e["units"] == ["G/113"]]
+    assert eliminated["text"] == "G/113 has no path of retreat and is eliminated (9.73)."
+    assert (st.hex_of(rules, "G/111"), st.status(rules, "G/113")) == ("N2247" if through else "N2246", "gone")
+    assert {u for u in ("G/125", "G/132") if st.hex_of(rules, u) == "N2246"} == {"G/125", "G/132"}
+
+
 def test_9_73_no_path_of_retreat_means_elimination():
     surround = {"G/57": {"hex": "N2246"}, "G/75": {"hex": "N2146"}, "G/79": {"hex": "N2145"}, "G/113": {"hex": "N2244"},
                 "G/168": {"hex": "N2345"}, "G/294": {"hex": "N2346"}}

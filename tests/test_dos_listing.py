@@ -446,7 +446,7 @@ def test_after_the_withdrawal_its_packet_lists_the_initial_movement_phase_too(tm
     from pbem.core import templates
     from tests.support.games import Match
 
-    m = Match(tmp_path, "dos", key_seed="withdraw-4", chain_length=256)
+    m = Match(tmp_path, "dos", key_seed="withdraw-6", chain_length=256)
     for _ in range(60):
         state = m.state()
         sender = state["awaiting"]["packet_from"]

@@ -1040,15 +1040,28 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = 
     def friends(b: int) -> list[str]:
         return [u for u in board.units_at(b) if sc.side_of[u] == side]
 
+    # 9.73, "into or through": the units of this combat's retreat go through a hex together, so
+    # a hex holds those that passed through it before this one as well as those standing there
+    # (the rule's example: of two German units whose only path leads through a hex of two, one
+    # is eliminated); regiments of its own whole division count as it does (7.22)
+    passed: dict[int, list[str]] = {}
+    for m, hexes in (c or {}).get("paths", {}).items():
+        if sc.side_of[m] == side and m not in placed:
+            for h in hexes[1:-1]:
+                passed.setdefault(sc.idx[h], []).append(m)
+
+    def through(p: list[int]) -> bool:
+        return all(b not in passed or stacking_ok(sc, rules, friends(b) + passed[b] + [uid]) for b in p[:-1])
+
     def fits(p: list[int]) -> bool:
-        if not all(stacking_ok(sc, rules, friends(b) + [uid]) for b in p[:-1]):
+        if not all(stacking_ok(sc, rules, friends(b) + [uid]) for b in p[:-1]) or not through(p):
             return False
         end = p[-1]
         if body and all(board.where.get(m) == end for m in placed):      # the division together there
             return stacking_ok(sc, rules, friends(end) + body[2])
         return stacking_ok(sc, rules, friends(end) + [uid])
 
-    vacant_paths = [p for p in found if all(vacant(b) for b in p)]
+    vacant_paths = [p for p in found if all(vacant(b) for b in p) and through(p)]
     if vacant_paths:
         out = vacant_paths
     else:
