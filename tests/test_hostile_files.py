@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -209,3 +210,55 @@ def test_audit_names_a_genesis_cut_short_by_its_file_name(tmp_path):
     divergence = json.loads(run("audit", "--json", folder).stdout)["divergence"]
     assert (divergence["file"], divergence["message"]) == (
         "game.yaml", "line 6: the YAML is malformed or truncated (found unexpected end of stream)")
+
+
+# --- a signed packet edited: the signature is said to fail, no player is blamed ---------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _edited(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def _other_game(text: str) -> str:
+    """The packet's game id with its last digit changed."""
+    match = re.search(r'\ngame: "?([0-9a-f]{32})"?\n', text)
+    assert match
+    at = match.end(1) - 1
+    return text[:at] + ("0" if text[at] != "0" else "1") + text[at + 1:]
+
+
+@pytest.mark.parametrize("example, packet, edit, signer", [
+    # its side and its file name made soviet's: "packets alternate and german must send it" blamed soviet
+    ("chir-demo", "0005-german.yaml", lambda t: _edited(t, "\nside: german\n", "\nside: soviet\n"), "german"),
+    # a salt of an opened chit: read as red's own opening failing what red sealed
+    ("kkoh-demo", "0014-red.yaml", lambda t: _edited(t, '  salt: "0336c2', '  salt: "1336c2'), "red"),
+    # its game id: read as "a packet of another game"
+    ("stalingrad-demo", "0005-german.yaml", _other_game, "german"),
+])
+def test_audit_and_adjudicate_say_a_field_edited_after_signing_breaks_the_signature(tmp_path, monkeypatch, example,
+                                                                                     packet, edit, signer):
+    """A referee's probe: the checks of what a packet says came before its signature, so a
+    packet altered after signing was judged as if its signer had sent it so. Audit, and an
+    onlooker's adjudicate, now say the signature does not verify, naming the key's side."""
+    folder = tmp_path / "game"
+    shutil.copytree(EXAMPLES / example, folder)
+    path = folder / "packets" / packet
+    text = edit(path.read_text())
+    path.write_text(text)
+    if "\nside: soviet\n" in text:
+        path = path.rename(path.with_name(packet.replace("german", "soviet")))
+    altered = f"the signature of side {signer} (key SHA256:"
+    first = refused(run("audit", folder), 3)
+    assert first.startswith(f"pbem: audit failed: packets/{path.name}: {altered}") and first.endswith(
+        f"does not verify: the packet was altered after it was signed; ask {signer} to send the packet file again, "
+        f"as an attachment, unchanged"), first
+    monkeypatch.chdir(tmp_path)
+    assert run("join", "follow", folder / "game.yaml").exit_code == 0
+    seq = int(packet[:4])
+    earlier = [p for _, p in game.packet_files(folder)][:seq - 1]
+    assert run("adjudicate", "follow", *earlier).exit_code == 0
+    first = refused(run("adjudicate", "follow", path), 3)
+    assert altered in first and f"ask {signer} to send the packet file again" in first, first

@@ -206,6 +206,12 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
     for position in range(start, stop):
         path, packet = packets[position]
         seq, rel = position + 1, str(path.relative_to(folder))
+        said = (packet["seq"] != seq or packet.get("game") != game.game_id
+                or seq > 1 and packet.get("prev") != state["state_hash"])
+        if said and game.secure:
+            # what it says is checked on its signature first: a field altered after signing is
+            # that, not a packet missing, of another game or on another state (a referee's probe)
+            engine.signed_as_it_stands(game, packet, rel)
         if packet["seq"] != seq:
             out.divergence = Divergence(rel, f"packet {seq} is missing before it", "seq", seq, packet["seq"])
             return None

@@ -283,8 +283,37 @@ def other_game(game: Game, packet: dict, source: str) -> VerificationError:
 
 
 def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
-    """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3)."""
+    """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3).
+
+    The checks of what the packet says (its game, seq, prev, side, openings) come before its
+    signature, which they need; but where one fails in a secure game, the signature is checked
+    first after all, by the key it names: a packet altered after it was signed is said to be
+    that, not read as what its signer sent (a referee's probe: a packet whose `side` was edited
+    read "packet 5 comes from soviet, but packets alternate", blaming a player who signed
+    nothing of the kind)."""
     check_envelope(packet, source)
+    try:
+        _verify_said(game, state, packet, source)
+    except VerificationError:
+        if game.secure:
+            signed_as_it_stands(game, packet, source)
+        raise
+    if game.secure:
+        verify_signature(packet, game.public_keys[packet["side"]], packet["side"], source, game.public_keys)
+        _verify_reveal(game, state, packet, source)
+
+
+def signed_as_it_stands(game: Game, packet: dict, source: str) -> None:
+    """Raise the signature's failure if the side whose key the signature names did not sign the
+    packet as it stands (nothing if the key is no side's: the check that failed says why)."""
+    named = (packet.get("signature") or {}).get("key")
+    signer = next((side for side, key in sorted(game.public_keys.items()) if key.fingerprint() == named), None)
+    if signer is not None:
+        verify_signature(packet, game.public_keys[signer], signer, source, game.public_keys)
+
+
+def _verify_said(game: Game, state: dict, packet: dict, source: str) -> None:
+    """The checks of verify_packet that read what the packet says, before its signature."""
     seq = packet["seq"]
     if packet["game"] != game.game_id:
         raise other_game(game, packet, source)
@@ -307,8 +336,6 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
         raise VerificationError(f"{source}: packet {seq} comes from {side}, but packets alternate and {expected} must send it (docs/protocol.md §7)")
     if "dice" in packet:
         raise VerificationError(f"{source}: `dice` may only be given in a sandbox game")
-    verify_signature(packet, game.public_keys[side], side, source, game.public_keys)
-    _verify_reveal(game, state, packet, source)
 
 
 def chain_in_force(game: Game, state: dict, side: str, seq: int) -> dict:
