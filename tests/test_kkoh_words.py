@@ -118,3 +118,27 @@ def test_the_board_before_initiative_is_rolled_says_so():
     assert "; initiative: not yet decided (K-INI-1); score " in head
     rules["initiative"] = "red"
     assert "; initiative: red; score " in report.render(sc, rules).splitlines()[1]
+
+
+def test_a_command_marker_out_of_command_is_said_so_also_where_it_stands_without_units():
+    """The picture flags a marker Out of Command (K-CMD-3); `show` said so only in a square that
+    also held units, and `--square` never (a probe). Each marker of the example's last state
+    alone in its square is checked against the rules' own status."""
+    from pbem.core import game
+    from pbem.rulesets.kkoh import command
+    from pbem.rulesets.kkoh.state import Board
+
+    folder = game.open_folder(EXAMPLE)
+    sc, rules = folder.game.scenario, folder.state["rules"]
+    board = Board(sc, rules)
+    status = command.marker_status(sc, board)
+    alone = {r["sq"] for r in rules["hqs"].values() if "sq" in r and not board.at(r["sq"])}
+    out = sorted(h for h, r in rules["hqs"].items() if r.get("sq") in alone and not status.get(h))
+    assert out, "the example has no marker out of command alone in its square: choose another state"
+    shown = run("show", EXAMPLE)
+    for h in out:
+        square = rules["hqs"][h]["sq"]
+        line = next(line for line in shown.splitlines() if line.startswith(f"  {square}: HQ "))
+        assert f"{h} (out of command)" in line
+        assert f"{h} (out of command)" in run("show", EXAMPLE, "--square", square)
+    assert "its cell in the square (row from the north edge and column from the west edge, 0-2;" in shown

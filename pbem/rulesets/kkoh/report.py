@@ -34,9 +34,9 @@ def render(sc: Scenario, rules: dict) -> str:
     initiative = s["initiative"] or "not yet decided (K-INI-1)"
     lines = [sc.doc["name"], f"Turn {s['turn']} of {sc.last_turn}, {s['phase']}; initiative: {initiative}; "
              f"score {s['vp']['blue']} (blue) to {s['vp']['red']} (red)",
-             "Each unit: ID[cell facing group chit ...]: its cell in the square (rank and file, 0-2), the edge it "
-             "faces (K-GM-2, K-GM-3), its battle group, its order chit (K-ORD-1; ? while sealed), then hit, "
-             "mode."]
+             "Each unit: ID[cell facing group chit ...]: its cell in the square (row from the north edge and "
+             "column from the west edge, 0-2; `pbem show --unit` gives its rank and file), the edge it faces "
+             "(K-GM-2, K-GM-3), its battle group, its order chit (K-ORD-1; ? while sealed), then hit, mode."]
     for side in SIDES:
         lines.append(f"{side}: {sc.side_info[side]['name']}")
         for square in board.squares(side):
@@ -45,14 +45,13 @@ def render(sc: Scenario, rules: dict) -> str:
                 rec = rules["pieces"][p]
                 units.append(f"{p}[{rec['cell']}{rec['f']}{' ' + rec['g'] if rec.get('g') else ''} {rec['o'] or '?'}"
                              f"{' hit' if rec.get('hits') else ''}{' ' + rec['mode'] if rec.get('mode') else ''}]")
-            markers = [f"{h}{'' if status.get(h) else ' (out of command)'}" for h in board.hqs_at(square)
-                       if sc.commands[h].side == side]
+            markers = marker_words(sc, board, square, side, status)
             lines.append(f"  {square} {sc.area[square].name}: " + " ".join(units)
                          + (f"; HQ {', '.join(markers)}" if markers else ""))
         alone = sorted({rules["hqs"][h]["sq"] for h in rules["hqs"] if "sq" in rules["hqs"][h]
                         and sc.commands[h].side == side and not board.at(rules["hqs"][h]["sq"])})
-        for square in alone:
-            lines.append(f"  {square}: HQ " + ", ".join(h for h in board.hqs_at(square) if sc.commands[h].side == side))
+        for square in alone:   # its status too (a probe: the picture flagged one out of command, these words not)
+            lines.append(f"  {square}: HQ " + ", ".join(marker_words(sc, board, square, side, status)))
     if rules["gone"]:
         lines.append("destroyed: " + ", ".join(rules["gone"]))
     if rules["demoralised"]:
@@ -60,6 +59,13 @@ def render(sc: Scenario, rules: dict) -> str:
     if rules["result"]:
         lines.append(f"result: {rules['result']}")
     return "\n".join(lines) + "\n"
+
+
+def marker_words(sc: Scenario, board: Board, square: str, side: str | None, status: dict) -> list[str]:
+    """The command markers of `side` (every side's, if None) in `square`, each marked when it is
+    Out of Command (K-CMD-3)."""
+    return [f"{h}{'' if status.get(h) else ' (out of command)'}" for h in board.hqs_at(square)
+            if side is None or sc.commands[h].side == side]
 
 
 def current_chits(sc: Scenario, rules: dict, side: str) -> list[str]:

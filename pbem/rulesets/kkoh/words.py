@@ -124,7 +124,7 @@ def _square(sc: Scenario, rules: dict, square: str) -> list[str]:
         if here:
             lines.append(f"{side}: " + "; ".join(f"{p} in cell {rules['pieces'][p]['cell']} facing "
                                                  f"{rules['pieces'][p]['f']}" for p in here) + ".")
-    markers = board.hqs_at(square)
+    markers = report.marker_words(sc, board, square, None, command.marker_status(sc, board))
     if markers:
         lines.append("Command markers: " + ", ".join(markers) + ".")
     mines = [m["pair"] for m in rules["minelets"] if m["square"] == square]
