@@ -514,7 +514,7 @@ def test_07_a_tampered_report_is_reported_with_its_first_differing_line(table):
     lines[number] = original.replace("Die:", "Die: 6, not", 1)
     path.write_text("\n".join(lines))
     first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report differs from the replay")
-    assert f"field line {number + 1}: expected {original!r}, found {lines[number]!r}" in first
+    assert f"line {number + 1}: expected {original!r}, found {lines[number]!r}" in first
 
 
 def test_07_a_long_report_line_is_shown_from_where_it_differs(table):
@@ -527,10 +527,10 @@ def test_07_a_long_report_line_is_shown_from_where_it_differs(table):
     divergence = Divergence("aar/0012.md", "the report differs from the replay", "line 12", head + "D1 (9.5).",
                             head + "D2 (9.5).")
     assert divergence.sentence() == (
-        "aar/0012.md: the report differs from the replay (field line 12: expected '...49. 9 against 3: 3-1; die 3: D1 "
+        "aar/0012.md: the report differs from the replay (line 12: expected '...49. 9 against 3: 3-1; die 3: D1 "
         "(9.5).', found '...49. 9 against 3: 3-1; die 3: D2 (9.5).')")
     short = Divergence("aar/0002.md", "the report differs from the replay", "line 3", "- Die: 4", "- Die: 6")
-    assert short.sentence().endswith("(field line 3: expected '- Die: 4', found '- Die: 6')")
+    assert short.sentence().endswith("(line 3: expected '- Die: 4', found '- Die: 6')")
     blue = _played(table)
     path = blue / "aar" / "0002.md"
     lines = path.read_text().split("\n")

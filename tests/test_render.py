@@ -1138,3 +1138,23 @@ def test_a_chir_pictures_caption_says_an_attacks_step_in_words():
             break
     else:
         pytest.fail("no state of the chir example has an attack under way")
+
+
+def test_render_says_an_option_that_would_change_nothing_and_a_picture_too_large_to_draw(tmp_path):
+    """A probe: --radius without --around drew the whole map, --zoom with an SVG wrote the same
+    bytes, both silently; --zoom 8 on the dos map drew 29k x 33k pixels in 7.6 GB of memory.
+    Each is a usage error (exit 2) that writes nothing and says what to give instead."""
+    out = tmp_path / "m.png"
+    error = run("render", EXAMPLES["dos"], "--zoom", 8, "-o", out, code=2).stderr
+    assert error.startswith("pbem: --zoom 8: the picture would be 28892 x 33160 pixels, over pbem's limit of 60 "
+                            "million") and error.rstrip().endswith("use --zoom 2 or less, or draw a part of the map "
+                                                                   "larger with --around")
+    assert run("render", EXAMPLES["chir"], "--zoom", 0.5, "-o", tmp_path / "m.svg", code=2).stderr == (
+        "pbem: --zoom 0.5 scales a PNG; an SVG is drawn at any size by what shows it: leave --zoom out, or write m.png\n")
+    assert run("render", EXAMPLES["chir"], "--radius", 3, "-o", out, code=2).stderr == (
+        "pbem: --radius 3 is the size of the part drawn with --around CELL; give --around too\n")
+    assert not list(tmp_path.iterdir())
+    from pbem.core.render import png
+
+    assert png.size('<svg xmlns="http://www.w3.org/2000/svg" width="1200.5" height="800" viewBox="0 0 1 1">', 2) == (
+        2401, 1600)

@@ -399,6 +399,8 @@ def test_show_refuses_what_the_map_has_not_and_unknown_ids(chir_decision, city):
     chir_root, city_root = chir_decision[1], city[1]
     assert run("show", city_root / "german", "--hex", "3320", code=2) == \
         "pbem: the stalingrad map is made of areas, not hexes: use --area ID or --unit ID\n"
+    assert run("show", city_root / "german", "--square", "0101", code=2) == \
+        "pbem: the stalingrad map is made of areas, not squares: use --area ID or --unit ID\n"   # not "squarees"
     assert run("show", chir_root / "german", "--area", "x", code=2) == \
         "pbem: the chir map is made of hexes, not areas: use --hex CCRR or --unit ID\n"
     assert "there is no hex 9999 on the chir map" in run("show", chir_root / "german", "--hex", "9999", code=2)

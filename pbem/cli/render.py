@@ -13,14 +13,14 @@ from pbem.cli.common import echo, game_dir, handles_errors
 @click.option("-o", "--output", "--out", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="The picture to write: FILE.svg or FILE.png.")
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
-@click.option("--zoom", type=click.FloatRange(0.1, 8), default=1.0, show_default=True, help="Scale of a PNG.")
+@click.option("--zoom", type=click.FloatRange(0.1, 8), default=None, help="Scale of a PNG (1 unless given).")
 @click.option("--around", metavar="CELL", default=None,
               help="Draw only the part of the map around this hex (or square, or cell), larger: a large map's corner for a "
                    "forum post.")
 @click.option("--radius", type=click.IntRange(1, 99), default=None,
               help="With --around: how many hexes or cells around it (default 6), or squares (default 2).")
 @handles_errors
-def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float, around: str | None,
+def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float | None, around: str | None,
             radius: int | None) -> None:
     """The board as a picture: terrain, places, fronts, every stack of counters, and the
     last packet's moves and attacks with their results. PNG is what forums accept."""
@@ -31,6 +31,12 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
     kind = Path(output).suffix.lower()
     if kind not in (".svg", ".png"):
         raise UsageError(f"-o {output}: the picture's name must end in .svg or .png")
+    # options that would change nothing are said so, not ignored (a probe)
+    if zoom is not None and kind == ".svg":
+        raise UsageError(f"--zoom {zoom:g} scales a PNG; an SVG is drawn at any size by what shows it: "
+                         f"leave --zoom out, or write {Path(output).with_suffix('.png').name}")
+    if radius is not None and around is None:
+        raise UsageError(f"--radius {radius} is the size of the part drawn with --around CELL; give --around too")
     folder = frames.open_game(Path(game_dir))
     frame = frames.frame(folder, seq)
     scene = frames.scene(folder, frame)
@@ -65,7 +71,7 @@ def command(game_dir: str, seq: int | None, output: str, zoc: bool, zoom: float,
     if kind == ".png":
         from pbem.core.render.png import to_png
 
-        data = to_png(text, zoom)
+        data = to_png(text, 1.0 if zoom is None else zoom)
     else:
         data = text.encode("utf-8")
     frames.write(Path(output), data)

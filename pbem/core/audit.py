@@ -52,7 +52,9 @@ class Divergence:
         text = f"{shown(self.file)}: {self.message}"   # a stray file's name could hold a line break
         if self.field is not None:
             expected, found = _from_difference(repr(self.expected), repr(self.found))
-            text += f" (field {self.field}: expected {_cut(expected)}, found {_cut(found)})"
+            # a report's difference is at a line, a file's at a field
+            where = self.field if self.field.startswith("line ") else f"field {self.field}"
+            text += f" ({where}: expected {_cut(expected)}, found {_cut(found)})"
         return text
 
 

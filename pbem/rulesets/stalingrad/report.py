@@ -115,7 +115,8 @@ def look(sc, rules: dict, what: str, ident: str) -> list[str]:
         if ident not in sc.units:
             raise ValueError(f"there is no unit {ident} in the stalingrad order of battle")
         return look_unit(sc, rules, ident)
-    raise ValueError(f"the stalingrad map is made of areas, not {what}es: use --area ID or --unit ID")
+    raise ValueError(f"the stalingrad map is made of areas, not {'hexes' if what == 'hex' else what + 's'}: "
+                     f"use --area ID or --unit ID")
 
 
 def look_area(sc, rules: dict, area: str) -> list[str]:
