@@ -1642,6 +1642,19 @@ def test_30_audit_names_every_file_it_does_not_expect(table, stray, words):
     rejected(blue, ["audit", blue], 3, *words)
 
 
+def test_30_the_files_a_file_browser_leaves_are_passed_over_and_only_those(table):
+    """A folder looked at in macOS Finder or Windows Explorer gets a .DS_Store, ._NAME or
+    Thumbs.db: audit failed on it without replaying anything (a referee's probe). pbem reads
+    none of them, so audit passes over them; a folder of such a name is still named."""
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    for name in (".DS_Store", "packets/.DS_Store", "states/._0001.yaml", "aar/Thumbs.db", "desktop.ini"):
+        (blue / name).write_bytes(b"\x00\x05\x16\x07 not yaml")
+    ok(run("audit", blue))
+    (blue / "packets" / "._more").mkdir()
+    rejected(blue, ["audit", blue], 3, "packets/._more", "a file audit does not expect")
+
+
 def test_30_a_stray_name_cannot_write_lines_of_its_own_into_the_verdict(table):
     """A file name may hold a line break: named in the verdict, it is escaped, so that it
     cannot print a line such as "audit OK: ..." under the failure (a referee's probe)."""

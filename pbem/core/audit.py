@@ -355,8 +355,18 @@ def _stop_part(child: tuple[int, int] | None) -> None:
         pass   # already reaped and closed by _finish_part
 
 
+# What an operating system's file browser leaves in a folder it shows (macOS Finder, its
+# AppleDouble files on other volumes, Windows Explorer): pbem reads none of them, so audit
+# passes over them, or a folder looked at once would never get a verdict (a referee's probe).
+SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
 def _names(folder: Path) -> list[str]:
-    return sorted(os.listdir(folder)) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    return sorted(name for name in os.listdir(folder)
+                  if not (name in SYSTEM_FILES or name.startswith("._")) or not (folder / name).is_file()
+                  or (folder / name).is_symlink())
 
 
 def _seal_file(path: Path, rel: str, document: dict, out: AuditResult) -> bool:
