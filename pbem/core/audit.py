@@ -487,7 +487,12 @@ def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> 
     rel = f"states/{seq:04d}.yaml"
     path = folder / rel
     if not path.is_file():
-        out.divergence = Divergence(rel, "the state file is missing")
+        later = any(int(m.group(1)) > seq for m in map(STATE_FILE.match, _names(folder / "states")) if m)
+        # a packet saved into packets/ but never applied, the likeliest cause where no later
+        # state is there either: say how to apply it (a referee's probe)
+        out.divergence = Divergence(rel, "the state file is missing" + ("" if later else (
+            f": the packets from packet {seq} on were put in packets/ but not applied in this folder "
+            f"(`pbem adjudicate {shown(str(folder))} PACKET` applies one), or the state was removed")))
         return False
     data = read_bounded(path, rel)
     if data == state_text(expected).encode("utf-8"):
