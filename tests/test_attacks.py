@@ -299,6 +299,27 @@ def test_03_two_packets_signed_for_the_same_seq_are_fork_evidence(table):
     assert packet_3.name == "0003-red.yaml"
 
 
+def test_03_an_onlooker_who_applied_the_other_side_of_a_fork_is_told_what_it_means(table):
+    """Red signs two packets 3; blue goes on from the first. An onlooker following the thread
+    applied the second, then blue's packet 4: adjudicate said only that `prev` was not the
+    hash of state 3, two hash prefixes (a referee's probe), where audit explains a fork."""
+    table.send("red", [FIRE])
+    table.send("blue")
+    state_2 = table.state("blue")
+    table.send("red", [])
+    packet_4 = table.send("blue")
+    other_3 = table.post(table.packet("red", [], state=state_2, extra={"policies": {"absorb": "strongest"}}), "other-3.yaml")
+    follow = table.root / "follow"
+    ok(run("join", follow, table.dirs["blue"] / "game.yaml"))
+    ok(run("adjudicate", follow, *[p for _, p in game.packet_files(table.dirs["blue"])][:2], other_3))
+    first = rejected(follow, ["adjudicate", follow, packet_4], 3, "`prev`", "is not the hash of state 3")
+    assert first.endswith(
+        ": blue made packet 4 on another state 3, having applied another packet 3 than this folder did (if red "
+        "signed two different packets 3, a fork: ask blue for the one it applied, and `pbem audit` of a folder "
+        "holding both, the second saved as NNNN-red.alt.yaml, names it, docs/protocol.md §10), or on a state no "
+        "packet gives"), first
+
+
 def test_03_audit_names_both_files_of_a_fork(table):
     table.send("red", [FIRE])
     table.send("blue")

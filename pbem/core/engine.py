@@ -303,6 +303,21 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
         _verify_reveal(game, state, packet, source)
 
 
+def _other_state_words(game: Game, packet: dict) -> str:
+    """What a `prev` that is not this folder's last state means in a secure game, whose packet
+    is signed (checked before this is said): its sender went on from another packet before it
+    than this folder applied, a fork if both were signed, and how a referee finds out (a
+    spectator following a thread met only two hash prefixes, where audit explains)."""
+    seq = packet["seq"]
+    if not game.secure or seq < 2:
+        return ""
+    side, sender = shown(str(packet["side"])), game.sender_of(seq - 1)
+    return (f": {side} made packet {seq} on another state {seq - 1}, having applied another packet {seq - 1} than "
+            f"this folder did (if {sender} signed two different packets {seq - 1}, a fork: ask {side} for the one it "
+            f"applied, and `pbem audit` of a folder holding both, the second saved as NNNN-{sender}.alt.yaml, names "
+            f"it, docs/protocol.md §10), or on a state no packet gives")
+
+
 def signed_as_it_stands(game: Game, packet: dict, source: str) -> None:
     """Raise the signature's failure if the side whose key the signature names did not sign the
     packet as it stands (nothing if the key is no side's: the check that failed says why)."""
@@ -321,7 +336,8 @@ def _verify_said(game: Game, state: dict, packet: dict, source: str) -> None:
         kind = "replays or re-sends an old packet" if seq <= state["seq"] else "skips ahead (a packet is missing)"
         raise VerificationError(f"{source}: packet seq {seq} {kind}: the game is at state {state['seq']} and expects seq {state['seq'] + 1}")
     if packet["prev"] != state["state_hash"]:
-        raise VerificationError(f"{source}: `prev` {packet['prev'][:16]}... is not the hash of state {state['seq']} ({state['state_hash'][:16]}...)")
+        raise VerificationError(f"{source}: `prev` {packet['prev'][:16]}... is not the hash of state {state['seq']} "
+                                f"({state['state_hash'][:16]}...){_other_state_words(game, packet)}")
     side = packet["side"]
     if side not in game.sides:
         raise VerificationError(f"{source}: side {shown(side)} is not a side of this game ({', '.join(game.sides)})")
