@@ -1158,3 +1158,30 @@ def test_render_says_an_option_that_would_change_nothing_and_a_picture_too_large
 
     assert png.size('<svg xmlns="http://www.w3.org/2000/svg" width="1200.5" height="800" viewBox="0 0 1 1">', 2) == (
         2401, 1600)
+
+
+def _legend_shapes(svg_text: str, styles: list[str]) -> dict[str, list[str]]:
+    """The elements (polygon, circle, rect) of the panel drawn in each style."""
+    panel = svg_text[svg_text.index('<g id="panel">'):]
+    return {name: re.findall(rf'<(\w+) class="s-{name}"', panel) for name in styles}
+
+
+def test_a_legend_draws_each_mark_as_the_map_does_also_in_a_part_without_it(tmp_path):
+    """A probe: in a part of the kkoh table, the legend drew the command markers absent from it
+    as plain squares, drawn nowhere on the map (flags on the map), the minelet a square (a
+    circle); dos's square railhead mark had a circle in the legend. Each sample is now the
+    map's own symbol, and a style no item uses gives its own."""
+    part = tmp_path / "part.svg"
+    run("render", EXAMPLES["kkoh"], "--around", "1207", "-o", part)
+    text = part.read_text()
+    body = text[:text.index('<g id="panel">')]
+    assert 'class="s-hq-blue"' not in body and 'class="s-minelet"' not in body   # none in this part
+    assert _legend_shapes(text, ["hq-blue", "hq-red", "hq-out", "minelet"]) == {
+        "hq-blue": ["polygon"], "hq-red": ["polygon"], "hq-out": ["polygon"], "minelet": ["circle"]}
+    whole = tmp_path / "dos.svg"
+    run("render", EXAMPLES["dos"], "-o", whole)
+    assert _legend_shapes(whole.read_text(), ["railhead", "control-axis"]) == {"railhead": ["rect"],
+                                                                               "control-axis": ["polygon"]}
+    grid = {"kind": "square", "size": 40, "cells": {"a1": [0, 0]}}
+    with pytest.raises(scenes.SceneError, match="style x: symbol 'hexagon'; known: star, circle"):
+        scenes.check({"grid": grid, "styles": {"x": {"symbol": "hexagon"}}, "items": []})

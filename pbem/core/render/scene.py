@@ -7,7 +7,7 @@ A scene is plain JSON-like data (docs/scene.md has the full format):
            | {"kind": "square", "size": 40, "cells": {id: [column, row]}}
            | {"kind": "area", "cells": {id: [x, y, width, height]}},
      "sides": {side: {"label": str, "fill": "#rrggbb", "ink": "#rrggbb"}},
-     "styles": {name: {"fill", "stroke", "width", "dash", "opacity", "label", "legend", "show"}},
+     "styles": {name: {"fill", "stroke", "width", "dash", "opacity", "label", "legend", "show", "symbol"}},
      "items": [primitive, ...]}
 
 The primitives name cells by id and never carry pixels: `cell`, `shade`, `side`, `path`,
@@ -39,7 +39,7 @@ ITEM_FIELDS = {
     "arrow": {"cells", "style", "text", "side"},
 }
 COUNTER_FIELDS = {"unit", "side", "symbol", "values", "markers", "reduced", "label", "facing"}
-STYLE_FIELDS = {"fill", "stroke", "width", "dash", "opacity", "label", "ink", "show", "legend"}
+STYLE_FIELDS = {"fill", "stroke", "width", "dash", "opacity", "label", "ink", "show", "legend", "symbol"}
 AT = ("center", "top", "bottom")
 
 
@@ -108,6 +108,8 @@ def _style(name: Any, spec: Any) -> None:
         raise SceneError(f"style {name}: dash must be numbers separated by spaces")
     if spec.get("legend", "used") != "used":
         raise SceneError(f"style {name}: legend must be \"used\" (in the legend only where an item uses it)")
+    if spec.get("symbol", SYMBOLS[0]) not in SYMBOLS:
+        raise SceneError(f"style {name}: symbol {spec['symbol']!r}; known: {', '.join(SYMBOLS)}")
 
 
 # --- geometry -----------------------------------------------------------------------------

@@ -139,6 +139,14 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     x0, y0, x1, y1 = grid.box
     items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
     drawn_anywhere = {i["style"] for i in items if "style" in i}   # on the whole map, for the legend of a part
+    # how each style is drawn on the whole map: a part's legend shows a mark absent from it with
+    # the symbol the map uses for it, not a plain square drawn nowhere (a probe: kkoh's flags)
+    # (a style no item uses: its own `symbol`, if it gives one)
+    first: dict[str, str] = {}
+    for item in items:
+        if "style" in item:
+            first.setdefault(item["style"], item.get("symbol", item["type"]))
+    symbols = {**{name: spec["symbol"] for name, spec in styles.items() if "symbol" in spec}, **first}
     if view:
         (x0, y0, x1, y1), whole = _part_box(grid, view, items)
         pad = grid.size * 2   # a cell just outside may still draw into the box (an arrow, a hexside)
@@ -182,13 +190,13 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
         # a part of the map is drawn larger, up to the height of the panel beside it (at most
         # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a
         # small map beside a long legend
-        panel_h = _panel(scene, legend, uses, sides, 0, MARGIN)[1]
+        panel_h = _panel(scene, legend, {**symbols, **uses}, sides, 0, MARGIN)[1]
         scale = min(MAX_PART_SCALE, max(1.0, panel_h / map_h)) if map_h > 0 else 1.0
         # to the thousandth, down, as the transform writes it: a scale written rounded up drew
         # the map larger than its box, and cut the counters along its far edges
         scale = math.floor(scale * 1000) / 1000
     panel_x = MARGIN * 2 + map_w * scale
-    panel, panel_h = _panel(scene, legend, uses, sides, panel_x, MARGIN)
+    panel, panel_h = _panel(scene, legend, {**symbols, **uses}, sides, panel_x, MARGIN)
     layers["panel"] = panel
     width = panel_x + PANEL + MARGIN
     height = max(map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN)
@@ -881,6 +889,10 @@ def _swatch(name: str, spec: dict, use: str | None, x: float, y: float) -> str:
         if use in ("in", "out"):
             sign = 1 if use == "in" else -1
             return f'<polygon class="{cls}" points="{pts([(mx - sign * 7, my - 7), (mx + sign * 7, my), (mx - sign * 7, my + 7)])}"/>'
+        if use == "square":   # as the map draws each mark (a square railhead was a circle here)
+            return f'<rect class="{cls}" x="{num(mx - r * 0.7)}" y="{num(my - r * 0.7)}" width="{num(r * 1.4)}" height="{num(r * 1.4)}"/>'
+        if use == "dot":
+            return f'<circle class="{cls}" cx="{num(mx)}" cy="{num(my)}" r="{num(r * 0.45)}"/>'
         return f'<circle class="{cls}" cx="{num(mx)}" cy="{num(my)}" r="{num(r * 0.8)}"/>'
     if use == "arrow":
         colour = spec.get("stroke", INK)
