@@ -1185,3 +1185,61 @@ def test_a_legend_draws_each_mark_as_the_map_does_also_in_a_part_without_it(tmp_
     grid = {"kind": "square", "size": 40, "cells": {"a1": [0, 0]}}
     with pytest.raises(scenes.SceneError, match="style x: symbol 'hexagon'; known: star, circle"):
         scenes.check({"grid": grid, "styles": {"x": {"symbol": "hexagon"}}, "items": []})
+
+
+@pytest.mark.parametrize("ruleset", ["dos", "chir", "kkoh"])
+def test_no_counter_hides_a_places_name_in_a_browser(browser, tmp_path, ruleset):
+    """A probe: a stack drew over the name of the city it held ("Ku... VP" of "Kursk 5 VP").
+    A place's name now goes where it covers no counter, its own place in its cell first; in a
+    real browser, no name's box meets a counter's in the example's states shown here (the
+    set-up, the middle and the end)."""
+    folder = EXAMPLES[ruleset]
+    latest = frames.open_game(folder).state["seq"]
+    names = 0
+    for seq in (0, latest // 2, latest):
+        path = tmp_path / f"{seq}.svg"
+        run("render", folder, "--state", seq, "-o", path)
+        text = path.read_text()
+        width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
+        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
+        browser.open(path, width=round(width), height=round(height))
+        found = browser.js(
+            "(() => { const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+            "return [Array.from(document.querySelectorAll('#labels text.halo')).map(e => [e.textContent, box(e)]),"
+            " Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(box)]; })()")
+        labels, counters = found
+        names += len(labels)
+        hidden = [name for name, (l, t, r, b) in labels
+                  if any(l < cr - 0.5 and cl + 0.5 < r and t < cb - 0.5 and ct + 0.5 < b for cl, ct, cr, cb in counters)]
+        assert not hidden, (seq, hidden)
+    assert names >= 9, names   # kkoh has three names on its table, dos hundreds
+
+
+def test_a_moves_line_passes_under_a_marks_words_in_a_browser(browser, tmp_path):
+    """A probe: the red move line of R-TR2-MR-3 hid the "T" of command marker TR2-MR's name,
+    whose words were drawn with the marks, under the lines. A mark's words are now among the
+    names: along every name and mark's words, the browser finds no move's line on
+    top (seven points along each), in the kkoh example's states that drew a move."""
+    f = frames.open_game(EXAMPLES["kkoh"])
+    crossed = 0
+    for seq in range(f.state["seq"], 0, -1):
+        if not any(i["type"] == "arrow" for i in frames.scene(f, frames.frame(f, seq))["items"]):
+            continue
+        path = tmp_path / f"{seq}.svg"
+        run("render", EXAMPLES["kkoh"], "--state", seq, "-o", path)
+        text = path.read_text()
+        width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
+        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
+        browser.open(path, width=round(width), height=round(height))
+        found = browser.js(
+            "Array.from(document.querySelectorAll('#labels text, #marks text')).map(e => { const r = e.getBoundingClientRect();"
+            " const y = (r.top + r.bottom) / 2; let lines = 0, over = false;"
+            " for (let i = 1; i < 8; i++) { const x = r.left + (r.right - r.left) * i / 8;"
+            "   lines += document.elementsFromPoint(x, y).filter(h => h.closest('#trails')).length;"
+            "   const top = document.elementFromPoint(x, y); over = over || (top !== null && top.closest('#trails') !== null); }"
+            " return [e.textContent, lines, over]; })")
+        crossed += sum(1 for _, lines, _ in found if lines)
+        assert not [name for name, _, on_top in found if on_top], seq
+        if crossed >= 3:
+            break
+    assert crossed >= 3   # names with a move's line under them were looked at

@@ -171,6 +171,10 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
             trail, head = painter.arrow(item)
             layers["trails"].append(trail)
             layers["arrows"].append(head)
+        elif item["type"] == "mark":
+            shape, words = painter.mark(item)
+            layers["marks"].extend(shape)
+            layers["labels"].extend(words)
         elif item["type"] != "cell":
             layers[ITEM_LAYER[item["type"]]].extend(painter.item(item))
     uses = {}
@@ -308,18 +312,25 @@ class _Painter:
         return self._taken
 
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float,
-                  avoid: list[Point] = ()) -> Point:
+                  avoid: list[Point] = (), least: bool = False) -> Point:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
         whose box of `width` x `height` covers no counter, no label placed before and none of
-        the points `avoid`, else the first; the box is then taken."""
+        the points `avoid`, else the first (with `least`, the one covering least of them); the
+        box is then taken."""
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
+
+        def covered(b: tuple[float, float, float, float]) -> float:
+            return sum(max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
+                       for t in self.taken)
 
         def clear(b: tuple[float, float, float, float]) -> bool:
             return (all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in self.taken)
                     and not any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid))
 
-        spot = next((p for p in spots if clear(box(p))), spots[0])
+        spot = next((p for p in spots if clear(box(p))), None)
+        if spot is None:
+            spot = min(spots, key=lambda p: covered(box(p))) if least else spots[0]
         self.taken.append(box(spot))
         return spot
 
@@ -371,7 +382,8 @@ class _Painter:
             out.append(f'<path class="ln s-{style}" d="{d}"/>')
         return out
 
-    def _mark(self, item: dict) -> list[str]:
+    def mark(self, item: dict) -> tuple[list[str], list[str]]:
+        """A mark's symbol, and its words if it has any (for the layer of names)."""
         x, y = self.centre(item["cell"])
         w, h = self.grid.extent(item["cell"])
         r = min(w, h) * 0.26
@@ -403,8 +415,10 @@ class _Painter:
             first = (x - w + 2 + bw / 2, my + r + size) if self.grid.kind == "area" else (mx, my + r + size)
             spots = [first, (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3), (mx + bw / 2 - r, my + r + size)]
             tx, ty = self.free_spot(spots, bw, size * 1.3, size)
-            out += _text(tx, ty, item["text"], size, "i-name halo", bold=True)
-        return [f"<g>{out}</g>"]
+            # its words among the names, over the lines of moves, as every name is (a probe: a
+            # move's line hid the "T" of a kkoh command marker's name)
+            return [f"<g>{out}</g>"], [_text(tx, ty, item["text"], size, "i-name halo", bold=True)]
+        return [f"<g>{out}</g>"], []
 
     def _label(self, item: dict) -> list[str]:
         x, y = self.centre(item["cell"])
@@ -413,12 +427,19 @@ class _Painter:
         spec = self.styles.get(style, {})
         size = float(spec.get("width", 8 if style == "cell-id" else 10))
         at = item.get("at", "center")
-        if at == "top":
-            y = y - h + size * 0.95
-        elif at == "bottom":
-            y = y + h - size * 0.3
+        ys = {"top": y - h + size * 0.95, "bottom": y + h - size * 0.3, "center": y + size * 0.35}
+        if self.grid.kind != "area" and style != "cell-id":
+            # a place's name where it covers no counter (a probe: a stack hid "Kursk 5 VP" of the
+            # city it held): its own place first, then the cell's other two, then just outside it
+            spots = [(x, ys[a]) for a in dict.fromkeys([at if at in ys else "center", "bottom", "top", "center"])]
+            bw = len(str(item["text"])) * size * CHAR + 4
+            spots += [(x + dx, ys[a]) for a in ("bottom", "top") for dx in (-w * 0.45, w * 0.45)]
+            spots += [(x + dx, y + dy) for dy in (h + size, -h - size * 0.4) for dx in (0, -w, w)]
+            spots += [(x + dx, ys["center"]) for dx in (-w - bw / 2, w + bw / 2)]
+            # where every spot meets a counter (a dense front on a whole map), the least covered
+            x, y = self.free_spot(spots, bw, size * 1.3, size, least=True)
         else:
-            y = y + size * 0.35
+            y = ys.get(at, ys["center"])
         cls = f"i-{style}" + ("" if style == "cell-id" else " halo")
         bold = style != "cell-id"
         # an area's labels stay inside its box; a hex id inside its hex
