@@ -683,6 +683,14 @@ def test_an_arrow_passes_under_the_counters_it_crosses_and_its_head_and_result_s
     assert browser.js(f"{top}({x - 40}, {y})")[3] is True
 
 
+def open_at_size(browser, path, text: str) -> tuple[float, float]:
+    """Open the picture `path` (its SVG `text`) in the browser at its own size: (width, height)."""
+    width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
+    height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
+    browser.open(path, width=round(width), height=round(height))
+    return width, height
+
+
 def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     """A part of the map in a real browser: the units around the hex are laid out, and
     nothing of the map is painted in the margin between the cut map and the panel."""
@@ -690,9 +698,7 @@ def test_browser_shows_a_part_of_the_dos_map_cut_at_its_edge(browser, tmp_path):
     out = tmp_path / "part.svg"
     run("render", folder, "--state", seq, "-o", out, "--around", "N3145", "--radius", 4)
     text = out.read_text()
-    width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
-    height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
-    browser.open(out, width=round(width), height=round(height))
+    width, height = open_at_size(browser, out, text)
     in_dom = set(browser.js("Array.from(document.querySelectorAll('[data-unit]')).map(e => e.getAttribute('data-unit'))"))
     assert units_on_board(folder, seq, part_of_the_map(folder, seq, "N3145", 4)) <= in_dom
     shot = image(browser.screenshot())
@@ -1023,9 +1029,7 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
     sizes = {}
     for name, path in (("whole", whole), ("part", part)):
         text = path.read_text()
-        width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
-        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
-        browser.open(path, width=round(width), height=round(height))
+        width, height = open_at_size(browser, path, text)
         boxes = browser.js("Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(e => {"
                            "const r = e.getBoundingClientRect(); return [e.parentNode.getAttribute('data-unit'), "
                            "r.left, r.top, r.right, r.bottom]; })")
@@ -1200,9 +1204,7 @@ def test_no_counter_hides_a_places_name_in_a_browser(browser, tmp_path, ruleset)
         path = tmp_path / f"{seq}.svg"
         run("render", folder, "--state", seq, "-o", path)
         text = path.read_text()
-        width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
-        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
-        browser.open(path, width=round(width), height=round(height))
+        open_at_size(browser, path, text)
         found = browser.js(
             "(() => { const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
             "return [Array.from(document.querySelectorAll('#labels text.halo')).map(e => [e.textContent, box(e)]),"
@@ -1228,9 +1230,7 @@ def test_a_moves_line_passes_under_a_marks_words_in_a_browser(browser, tmp_path)
         path = tmp_path / f"{seq}.svg"
         run("render", EXAMPLES["kkoh"], "--state", seq, "-o", path)
         text = path.read_text()
-        width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', text).group(1))
-        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', text).group(1))
-        browser.open(path, width=round(width), height=round(height))
+        open_at_size(browser, path, text)
         found = browser.js(
             "Array.from(document.querySelectorAll('#labels text, #marks text')).map(e => { const r = e.getBoundingClientRect();"
             " const y = (r.top + r.bottom) / 2; let lines = 0, over = false;"
