@@ -1029,7 +1029,7 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
     sizes = {}
     for name, path in (("whole", whole), ("part", part)):
         text = path.read_text()
-        width, height = open_at_size(browser, path, text)
+        open_at_size(browser, path, text)
         boxes = browser.js("Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(e => {"
                            "const r = e.getBoundingClientRect(); return [e.parentNode.getAttribute('data-unit'), "
                            "r.left, r.top, r.right, r.bottom]; })")
