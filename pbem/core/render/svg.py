@@ -427,8 +427,10 @@ class _Painter:
         spec = self.styles.get(style, {})
         size = float(spec.get("width", 8 if style == "cell-id" else 10))
         at = item.get("at", "center")
-        ys = {"top": y - h + size * 0.95, "bottom": y + h - size * 0.3, "center": y + size * 0.35}
-        if self.grid.kind != "area" and style != "cell-id":
+        if style == "cell-id" or self.grid.kind == "area":   # (thousands of hex ids a map: the short way)
+            y = y - h + size * 0.95 if at == "top" else (y + h - size * 0.3 if at == "bottom" else y + size * 0.35)
+        else:
+            ys = {"top": y - h + size * 0.95, "bottom": y + h - size * 0.3, "center": y + size * 0.35}
             # a place's name where it covers no counter (a probe: a stack hid "Kursk 5 VP" of the
             # city it held): its own place first, then the cell's other two, then just outside it
             spots = [(x, ys[a]) for a in dict.fromkeys([at if at in ys else "center", "bottom", "top", "center"])]
@@ -438,8 +440,6 @@ class _Painter:
             spots += [(x + dx, ys["center"]) for dx in (-w - bw / 2, w + bw / 2)]
             # where every spot meets a counter (a dense front on a whole map), the least covered
             x, y = self.free_spot(spots, bw, size * 1.3, size, least=True)
-        else:
-            y = ys.get(at, ys["center"])
         cls = f"i-{style}" + ("" if style == "cell-id" else " halo")
         bold = style != "cell-id"
         # an area's labels stay inside its box; a hex id inside its hex
