@@ -459,6 +459,30 @@ def test_06_any_field_changed_after_signing(table, change, words):
     rejected(blue, ["adjudicate", blue, table.post(packet)], 3, *words)
 
 
+@pytest.mark.parametrize("forged, words", [
+    # red's packet 3 claimed blue's: with its signature taken away, by a third key, by red's own key
+    (lambda t, p: dict(unsigned(p), side="blue"), ["not signed"]),
+    (lambda t, p: resign(p, fixed_key("mallory"), side="blue"), ["claims side blue but names key", "which is not blue's"]),
+    (lambda t, p: resign(p, t.keys["red"], side="blue"), ["that is red's key: red signed a packet in blue's name"]),
+    # red's packet 3 made on another state: unsigned, or signed by blue in red's name
+    (lambda t, p: dict(unsigned(p), prev="f" * 64), ["not signed"]),
+    (lambda t, p: resign(p, t.keys["blue"], prev="f" * 64), ["that is blue's key: blue signed a packet in red's name"]),
+])
+def test_06_a_check_of_what_a_packet_says_never_blames_a_side_that_did_not_sign_it(table, forged, words):
+    """A cheater's probe: a packet failing the turn or `prev` check was judged as its claimed
+    sender's ("packet 3 comes from blue, but packets alternate", "red made packet 3 on another
+    state") although that side signed nothing of it. Its signature is checked first, against
+    the side it claims, in adjudicate and in audit."""
+    blue, packet = _tampered(table)
+    first = rejected(blue, ["adjudicate", blue, table.post(forged(table, packet))], 3, *words)
+    assert "packets alternate" not in first and "made packet 3 on another state" not in first
+    shutil.copytree(blue, table.root / "referee")
+    path = table.post(forged(table, packet), "0003-x.yaml")
+    shutil.copy(path, table.root / "referee" / "packets" / f"0003-{forged(table, packet)['side']}.yaml")
+    first = fails(run("audit", table.root / "referee"), 3, *words)
+    assert "packets alternate" not in first
+
+
 @pytest.mark.parametrize("position", [0, 8, 30, 60, 120, 200, -6, -4])
 def test_06_one_character_of_the_base64_signature_changed(table, position):
     blue, packet = _tampered(table)

@@ -1,5 +1,6 @@
 """The command line (DESIGN §5) through click's CliRunner, and the installed `pbem`."""
 
+import base64
 import json
 import os
 import re
@@ -995,3 +996,26 @@ def test_the_readme_says_how_many_orders_the_templates_list():
     assert f"the template lists {templates.MAX_LISTED}:" in text
     assert (f"`--only UNIT` works out every legal order of that unit, counts them and lists up to "
             f"{templates.MAX_NAMED}") in text
+
+
+def test_audit_refuses_handshake_files_whose_signatures_game_yaml_has_not(run, duel_game):
+    """A cheater's probe: proposal.yaml and join.yaml were compared with game.yaml only by what
+    they sign, so junk in place of their signatures audited clean. Each signature they carry
+    must be one game.yaml carries (audit verifies those)."""
+    assert run("audit", "red-folder").exit_code == 0 and run("audit", "blue-folder").exit_code == 0
+    junk = base64.b64encode(b"not a signature by anyone " * 4).decode()
+    for folder, name, field in (("red-folder", "proposal.yaml", "proposal_signature"),
+                                ("blue-folder", "join.yaml", "signatures.blue")):
+        path = Path(folder, name)
+        kept = load_mapping(path)
+        if field == "proposal_signature":
+            kept["proposal_signature"] = junk
+        else:
+            kept["signatures"]["blue"] = junk
+        from pbem.core.canonical import dumps
+
+        path.write_text(dumps(kept))
+        error = run("audit", folder, code=3).stderr
+        what = name.removesuffix(".yaml")
+        assert error.startswith(f"pbem: audit failed: {name}: the {what} kept in the folder carries a signature "
+                                f"game.yaml does not: it was altered (field {field}: expected '"), error

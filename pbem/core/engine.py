@@ -319,12 +319,18 @@ def _other_state_words(game: Game, packet: dict) -> str:
 
 
 def signed_as_it_stands(game: Game, packet: dict, source: str) -> None:
-    """Raise the signature's failure if the side whose key the signature names did not sign the
-    packet as it stands (nothing if the key is no side's: the check that failed says why)."""
+    """Raise why the packet is not signed as it stands by the side it claims: not signed, by a
+    key of no side, by another side in its name, or altered after its signer signed it (first
+    checked by the key it names, so that an edited `side` is said to be an alteration of the
+    signer's packet). Nothing if the side it claims is no side of the game: the check that
+    failed says so."""
+    side = packet.get("side")
     named = (packet.get("signature") or {}).get("key")
-    signer = next((side for side, key in sorted(game.public_keys.items()) if key.fingerprint() == named), None)
-    if signer is not None:
+    signer = next((name for name, key in sorted(game.public_keys.items()) if key.fingerprint() == named), None)
+    if signer is not None and signer != side:
         verify_signature(packet, game.public_keys[signer], signer, source, game.public_keys)
+    if side in game.public_keys:
+        verify_signature(packet, game.public_keys[side], side, source, game.public_keys)
 
 
 def _verify_said(game: Game, state: dict, packet: dict, source: str) -> None:
