@@ -575,6 +575,34 @@ def _retreat_from_3320() -> dict:
     return rules
 
 
+@pytest.mark.parametrize("gone", [0, 1])
+def test_9_10_a_retreat_with_no_hex_to_go_to_is_said_before_the_units_are_eliminated(gone):
+    """A players' probe: the report read "119/a is eliminated (no hex to retreat to)." and then
+    "119/a retreats 3309.", as if it had retreated after all. LW/I in 3320 with a Soviet unit on
+    each side finds no hex; the same with 3319 open, then closed behind it, after one hex."""
+    ring = list(SCENARIO.neigh["3320"])
+    soviet = ["333/1116", "333/1118", "333/1120", "5TA/510", "1TC/44a", "1TC/44b", "GCC/32C", "GCC/6GCa",
+              "GCC/6GCb"]
+    units = {"LW/I": {"hex": "3320"}}
+    if gone:   # 3319 is free, and every hex beyond it is held
+        units.update({u: {"hex": h} for u, h in zip(soviet, [h for h in ring if h != "3319"]
+                                                          + [h for h in SCENARIO.neigh["3319"]
+                                                             if h not in ring and h != "3320"])})
+    else:
+        units.update({u: {"hex": h} for u, h in zip(soviet, ring)})
+    rules = position(units)
+    hit = combat.new_hit(SCENARIO, "german", "3320", ["LW/I"], 2, 0, "x")
+    hit["retreaters"], hit["stage"] = ["LW/I"], "retreat"
+    ctx = Ctx()
+    assert combat.run_hit(SCENARIO, rules, hit, ctx) is not False
+    said = [(e["type"], e["text"]) for e in ctx.events if e["type"] in ("retreat", "eliminated")]
+    assert said[0] == ("retreat", "LW/I finds no hex to retreat to from 3320." if not gone else
+                       "LW/I retreats 3320 -> 3319 and can go no farther; EZOC losses: LW/I -2 in 3319.") \
+        and said[1][0] == "eliminated"
+    assert "no hex to retreat to" in said[1][1] and not st.on_map(rules, "LW/I")
+    assert ctx.of("retreat")[0]["survivors"] == []
+
+
 def test_9_10_the_retreat_may_end_at_the_morale_damage_or_go_farther():
     rules = _retreat_from_3320()
     need = next_step(rules)

@@ -172,8 +172,8 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):
     assert units_in_dom(browser) == units_on_board(CHIR, last)
     # where the game stands, in sight over the dice and the report (audience probe)
     standing = browser.js("document.getElementById('standing').textContent")
-    assert standing == "Game turn 3 of 12, Soviet concentrated attack phase. VP if the game ended now (4.0): Soviet 8, " \
-        "German 32.5, a German brilliant victory by 24.5, counted as 24 (4.5); the German line of communication to the " \
+    assert standing == "Game turn 3 of 12, Soviet concentrated attack phase. VP if the game ended now (4.0): Soviet 13, " \
+        "German 28, a German substantial victory by 15 (4.5); the German line of communication to the " \
         "Don is cut (4.3)." and browser.js(
             "document.getElementById('standing').getBoundingClientRect().bottom") < browser.js(
             "document.getElementById('report').getBoundingClientRect().top")

@@ -116,19 +116,25 @@ def step(sc: Scenario, rules: dict, hit: dict, to: str, ctx, chosen: str) -> Non
 
 
 def finish(sc: Scenario, rules: dict, hit: dict, ctx, blocked: bool) -> None:
+    """The retreat's account; where it is blocked, said before the units it eliminates are (a
+    players' probe: "119/a is eliminated (no hex to retreat to)", then "119/a retreats 3309.")."""
     alive = _alive(sc, rules, hit)
-    if blocked:
-        for uid in alive:
-            eliminate(sc, rules, uid, ctx, "no hex to retreat to", "9.10")
-        alive = []
-    beyond = hit["steps"] - hit["M"] if alive and hit["steps"] > hit["M"] else 0
-    ctx.event("retreat", f"{', '.join(sorted(hit['retreaters']))} {agreeing(hit['retreaters'], 'retreats', 'retreat')} "
-              f"{' -> '.join(hit['path'])}"
+    units = sorted(hit["retreaters"])
+    beyond = hit["steps"] - hit["M"] if alive and not blocked and hit["steps"] > hit["M"] else 0
+    if blocked and hit["steps"] == 0:
+        went = f"{agreeing(units, 'finds', 'find')} no hex to retreat to from {hit['path'][0]}"
+    else:
+        went = (f"{agreeing(units, 'retreats', 'retreat')} {' -> '.join(hit['path'])}"
+                + (" and can go no farther" if blocked else ""))
+    ctx.event("retreat", f"{', '.join(units)} {went}"
               + (f" ({counted(hit['steps'], 'hex', 'hexes')} for morale damage {hit['M']})" if beyond else "")
               + ("; EZOC losses: " + ", ".join(f"{x['unit']} -{x['points']} in {x['hex']}" for x in hit["r_losses"])
                  if hit["r_losses"] else "") + ".",
-              units=sorted(hit["retreaters"]), path=list(hit["path"]), hexes=hit["steps"], losses=hit["r_losses"],
-              survivors=alive, rule="9.10")
+              units=units, path=list(hit["path"]), hexes=hit["steps"], losses=hit["r_losses"],
+              survivors=[] if blocked else alive, rule="9.10")
+    if blocked:
+        for uid in alive:
+            eliminate(sc, rules, uid, ctx, "no hex to retreat to", "9.10")
 
 
 def run(sc: Scenario, rules: dict, hit: dict, ctx) -> bool:
