@@ -378,3 +378,20 @@ def test_a_genesis_value_out_of_its_list_is_told_in_words(tmp_path):
     done = CliRunner().invoke(cli, ["status", str(tmp_path / "g")])
     assert done.exit_code == 3 and done.stderr == (
         "pbem: game.yaml: the genesis does not match its schema: mode: 'securest' is not one of: secure, sandbox\n")
+
+
+@pytest.mark.parametrize("text, line, words", [
+    # an order uncommented where the template lists it, above `orders:`
+    ("# order template\n#   - {type: end}\n  - {type: end}\n# more\norders:\n", 3,
+     "this order stands above the `orders:` line, outside its list: move it below that line"),
+    ("orders: []\n  - {type: end}\n", 1, "`orders: []` is an empty list, so the orders below it belong to none: write "
+                                         "`orders:` without the `[]`"),
+    ("orders: []   # none yet\n- {type: end}\n", 1, "`orders: []` is an empty list"),
+])
+def test_an_order_written_outside_the_orders_list_is_said_so_at_its_line(submit, text, line, words):
+    """A players' probe: uncommenting a listed order where the template lists it read "line
+    152: the YAML is malformed or truncated (did not find expected <document start>)", the line
+    of `orders:`, not of the order; orders under a left-over `orders: []` read "did not find
+    expected key"."""
+    code, said = submit("chir", text)
+    assert code == 4 and said.startswith(f"pbem: o.yaml, line {line}: {words}"), said

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ def read_orders(path: Path, order_schema: dict | None = None) -> tuple[list, dic
         if hint is None:
             raise
         raise InputError(f"{refused.where}: {refused.reason}, and {hint}") from None
+    except InputError as refused:
+        # the two ways an edited template most often breaks, said in its words (a players'
+        # probe: an order uncommented where the template lists it read "line 152: the YAML is
+        # malformed or truncated (did not find expected <document start>)"); the file was read
+        # whole, within the size limit, to be parsed
+        misplaced = _misplaced_orders(path) if "the YAML is malformed" in refused.message else None
+        if misplaced is None:
+            raise
+        raise InputError(f"{path}, line {misplaced[0]}: {misplaced[1]}") from None
     if isinstance(doc, list):
         return doc, None
     if not isinstance(doc, dict):
@@ -47,6 +57,29 @@ def read_orders(path: Path, order_schema: dict | None = None) -> tuple[list, dic
     if policies is not None and not isinstance(policies, dict):
         raise RulesError(f"{path}: `policies` must be a mapping of standing orders")
     return orders, policies
+
+
+def _misplaced_orders(path: Path) -> tuple[int, str] | None:
+    """(line, what is wrong) where an orders file the YAML parser refused has an order above
+    its `orders:` line, or orders below an `orders: []`; None otherwise."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    key = next((n for n, line in enumerate(lines) if re.match(r"orders\s*:", line)), None)
+    if key is None:
+        return None
+    item = re.compile(r"\s*- ")
+    above = next((n for n, line in enumerate(lines[:key]) if item.match(line)), None)
+    if above is not None:
+        return above + 1, ("this order stands above the `orders:` line, outside its list: move it below that line "
+                           "(an order uncommented where the template lists it stays there)")
+    if re.fullmatch(r"orders\s*:\s*\[\s*\]\s*(#.*)?", lines[key]):
+        below = next((n for n, line in enumerate(lines[key + 1:], key + 1) if item.match(line)), None)
+        if below is not None:
+            return key + 1, ("`orders: []` is an empty list, so the orders below it belong to none: write `orders:` "
+                             "without the `[]`")
+    return None
 
 
 def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str | None = None,
