@@ -436,7 +436,8 @@ def test_a_packet_that_stops_at_its_own_next_step_says_it_costs_a_round_trip(tmp
     from pbem.core.templates import orders_template
 
     template = orders_template(match.game, soviet.state, "soviet", match.keys["soviet"])   # says it before signing
-    assert ("orders:\n  - {type: end}\n" in template
+    assert ("orders:\n  - {type: end}   # closes the phase: this phase's orders go above it, the next phase's "
+            "below\n" in template
             and "# With the `end` filled in, the game then comes to your orders: write them after it, in this\n"
                 "# same packet, or your opponent's packet, with nothing to decide, comes first.\n"
                 "# soviet: GT 1, soviet concentrated attack phase: attack orders, then end (rule 9.1).\n" in template), template

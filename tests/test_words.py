@@ -1135,3 +1135,26 @@ def test_submit_warns_of_two_answers_to_one_decision_in_a_packet(tmp_path):
     assert [w for w in tried.warnings if "answer decision" in w] == [
         "orders 1 and 2 both answer decision 3.1/absorb: a later answer to a decision replaces an earlier one, so only "
         "order 2 is used"]
+
+
+def test_an_order_below_the_end_of_the_phase_it_belongs_to_is_warned_of(tmp_path):
+    """A players' probe: a chir player added his attacks below the `end` the template filled in
+    for the concentrated attack phase; they were made as manoeuvre attacks in the movement phase,
+    and nothing said so. The template says where this phase's orders go, and submit warns of an
+    order of a type the closed phase takes written below its `end`."""
+    from pbem.core import templates
+    from pbem.core.submit import submit_orders
+
+    m = match(tmp_path, chir.RULESET, "historical", CHIR_POSITION)
+    m.send("german", [])
+    template = templates.orders_template(m.game, m.state("soviet"), "soviet", m.keys["soviet"])
+    assert ("orders:\n  - {type: end}   # closes the phase: this phase's orders go above it, the next phase's below\n"
+            in template)
+    one = {"type": "attack", "target": "3320", "units": ["333/1116"], "support": []}   # a manoeuvre attack too
+    tried = submit_orders(m.folders["soviet"], [{"type": "end"}, one], None, key=m.keys["soviet"],
+                          sent="2026-11-29T10:00:00Z", dry_run=True)
+    assert ("order 2 of packet 2 comes below order 1 (end), which closes GT 1, soviet concentrated attack phase: it "
+            "is played in the phases after it, not in this one; this phase's orders go above the `end`") in tried.warnings
+    tried = submit_orders(m.folders["soviet"], [one, {"type": "end"}], None, key=m.keys["soviet"],
+                          sent="2026-11-29T10:00:00Z", dry_run=True)
+    assert not [w for w in tried.warnings if "below order" in w]
