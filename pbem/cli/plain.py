@@ -133,15 +133,6 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
     you = game.side_of_key(folder.game, key) if key is not None else None
     # a private key also tells what its holder's next reveal brings (a public one cannot)
     info = describe.status(folder, you, key=None if key is None or isinstance(key, _Public) else key)
-    # a packet saved into packets/ by hand is not yet in the game: "Awaited" would read as if it
-    # were lost (a referee's probe)
-    waiting = [path for seq, path in game.packet_files(folder.path) if seq > folder.state["seq"]]
-    if waiting:
-        named = ", ".join(f"packets/{path.name}" for path in waiting)
-        info["unapplied"] = [f"packets/{path.name}" for path in waiting]
-        info["text"].append(f"Not applied yet: {named}, in the folder's packets/ but not adjudicated: "
-                            f"`pbem adjudicate {game_dir} {' '.join(str(p) for p in waiting)}` applies "
-                            f"{'it' if len(waiting) == 1 else 'them'}.")
     if as_json:
         echo_json(info)
     else:
