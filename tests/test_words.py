@@ -1158,3 +1158,30 @@ def test_an_order_below_the_end_of_the_phase_it_belongs_to_is_warned_of(tmp_path
     tried = submit_orders(m.folders["soviet"], [one, {"type": "end"}], None, key=m.keys["soviet"],
                           sent="2026-11-29T10:00:00Z", dry_run=True)
     assert not [w for w in tried.warnings if "below order" in w]
+
+
+def test_status_and_the_template_say_which_orders_the_last_packet_made_void(tmp_path):
+    """A players' probe: a queued order that went void (and the orders after it dropped) was
+    said only among the eighty lines of the report; status and the template of the side said
+    nothing, and the player thought her turn done. The chir example cut at the first report
+    with a void order: status says it, and the template of that side, not the other's."""
+    import re
+    import shutil
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "chir-demo"
+    seq, line = next((int(p.stem), found) for p in sorted((example / "aar").glob("*.md"))
+                     for found in p.read_text().splitlines() if " is void: " in found)
+    folder = tmp_path / "g"
+    shutil.copytree(example, folder)
+    for kind in ("states", "aar", "packets"):
+        for path in (folder / kind).iterdir():
+            if int(path.name[:4]) > seq:
+                path.unlink()
+    said = line[2:].replace("\\_", "_")
+    side = said.split()[0]
+    assert re.fullmatch(r"(german|soviet) order \d+ of packet \d+ \(.*\) is void: .*", said)
+    status = run("status", folder)
+    assert f"Void in packet {seq}'s resolution (aar/{seq:04d}.md): {said}" in status.splitlines()
+    assert f"# Void in packet {seq}: {said}" in run("orders", folder, "--side", side).splitlines()
+    other = "german" if side == "soviet" else "soviet"
+    assert "# Void in packet" not in run("orders", folder, "--side", other)

@@ -23,7 +23,7 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
     """Print a ready-to-edit YAML template of what SIDE must decide now, with the legal
     options as comments. SIDE is --side, or in a secure game the side --key plays. Edit it,
     then `pbem submit GAME_DIR FILE --key KEY`."""
-    from pbem.core import game, keys, sealing, templates
+    from pbem.core import describe, game, keys, sealing, templates
     from pbem.core.errors import UsageError, VerificationError
 
     folder = game.open_folder(Path(game_dir))
@@ -64,6 +64,7 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
 
     # with the key, the player's own folder: what the side sealed is listed from its private/
     own = sealing.own_items(folder, side) if key_file and secure and side in folder.game.sides else None
-    echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only, own), nl=False)
+    echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only, own,
+                                   describe.last_voids(folder, side)), nl=False)
     if key_file and secure:   # the player's own folder: its sealed orders are kept there
         warn_missing_seals(folder, side)

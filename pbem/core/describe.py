@@ -189,8 +189,29 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
                 "next": None if announced is None else {"length": announced["chain_length"],
                                                         "from_seq": announced["from_seq"]}}
     info["scenario"] = scenario_terms(game.genesis)
+    info["voids"] = last_voids(folder)
     info["text"] = _status_lines(game, state, info)
     return info
+
+
+_VOID_LINE = re.compile(r"- (\S+) order \d+ of packet \d+ .* is void: ")
+
+
+def last_voids(folder: Any, side: str | None = None) -> list[str]:
+    """The orders the latest packet's resolution made void (of `side`, if given), as its report
+    says them: a player whose queued order went void read it only among the report's lines, and
+    status and the template said nothing of it (a players' probe)."""
+    seq = folder.state["seq"]
+    try:
+        text = (folder.path / "aar" / f"{seq:04d}.md").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    found = []
+    for line in text.splitlines():
+        match = _VOID_LINE.match(line)
+        if match and (side is None or match.group(1) == side):
+            found.append(re.sub(r"\\(.)", r"\1", line[2:]))   # the report's Markdown escapes taken off
+    return found
 
 
 def now_lines(summary: dict) -> list[str]:
@@ -223,6 +244,7 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         lines.append(info["scenario"]["text"])
     lines += now_lines(summary)
     lines.append(awaited_line(game, state, summary, you))
+    lines += [f"Void in packet {state['seq']}'s resolution (aar/{state['seq']:04d}.md): {line}" for line in info["voids"]]
     for number, entry in enumerate(info["unapplied"]):
         path = Path(entry["path"])
         command = f"`pbem adjudicate {shlex.quote(str(path.parent.parent))} {shlex.quote(str(path))}`"

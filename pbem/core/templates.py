@@ -213,11 +213,12 @@ def _listed(legal: list[dict], only: str | None) -> list[str]:
 
 
 def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, only: str | None = None,
-                    own_sealed: dict[str, dict] | None = None) -> str:
+                    own_sealed: dict[str, dict] | None = None, voided: list[str] | None = None) -> str:
     """`key`: the side's private key (or a function that reads it), for where its reveal
     brings the game (secure games). `only`: list only the legal orders of that type or that
     name it (a unit, a hex). `own_sealed`: the side's items still sealed, by name, as its
-    private/ keeps them (`sealing.own_items`), listed for the sealer."""
+    private/ keeps them (`sealing.own_items`), listed for the sealer. `voided`: the side's
+    orders the latest packet made void, as its report says them (`describe.last_voids`)."""
     ruleset = game.ruleset
     from pbem.core.errors import UsageError
 
@@ -242,6 +243,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append(f"# Not your packet yet: the next packet, {state['seq'] + 1}, comes from {sender}"
                      + (f"; yours is {yours}, after you adjudicate {sender}'s." if yours else "."))
     lines.append("# " + describe.awaited_line(game, state, game.summary(state["rules"]), side))
+    lines += [f"# Void in packet {state['seq']}: {line}" for line in voided or ()]
     used_up = describe.chain_used_up(game, state)     # a probe: a template for a packet that cannot be made
     if used_up:
         lines += [f"# {line}" for line in textwrap.wrap(used_up, 94, break_on_hyphens=False)]
