@@ -317,7 +317,7 @@ def test_show_hex(chir_decision):
         "  3320: clear, Soviet control",
         "  3418: clear, German control",
         "  3419: clear, Soviet control",
-        "Zones of control (7.0): none.",
+        "Zones of control reaching it (7.0): none.",
         "German units here (strength 1):",
         "  LW/I  infantry battalion                1/3  morale 3  [confusion]",
     ]
@@ -328,7 +328,7 @@ def test_show_hex(chir_decision):
     assert "  3918: clear, German control, across the Chir by a bridge, road" in town
     assert "  3919: clear, German control, across the Chir" in town
     zoc = lines(run("show", root / "german", "--hex", "3221"))
-    assert "Zones of control (7.0): Soviet ZOC." in zoc and "No unit is here." in zoc
+    assert "Zones of control reaching it (7.0): Soviet ZOC." in zoc and "No unit is here." in zoc
     assert lines(run("show", root / "german", "--hex", "3220"))[-3:] == [
         "Soviet units here (strength 6):", "  333/1116  rifle regiment                    6/6  morale 4",
         "They project a zone of control into the six hexes around (7.0)."]

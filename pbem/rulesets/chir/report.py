@@ -255,7 +255,9 @@ def look_hex(sc: Scenario, rules: dict, h: str) -> list[str]:
         zone, tanks = bd.zoc(sc, rules, side)
         if h in zone:
             zones.append(f"{side_name(side)} {'tank ' if h in tanks else ''}ZOC")
-    lines.append("Zones of control (7.0): " + (", ".join(zones) if zones else "none") + ".")
+    # the zones that reach this hex from its neighbours (a players' probe read "none" against
+    # the units here that project one, said below)
+    lines.append("Zones of control reaching it (7.0): " + (", ".join(zones) if zones else "none") + ".")
     here = bd.units_in(sc, rules, h)
     if not here:
         lines.append("No unit is here.")

@@ -148,7 +148,7 @@ def look_hex(sc: Scenario, rules: dict, h: str) -> list[str]:
         if h in rules["interdiction"][side]:
             lines.append(f"A {side} Air Interdiction marker is here (14.4).")
     zones = [side for side in ("axis", "soviet") if i in board.zoc(side)]
-    lines.append("Zones of control (8.0): " + (", ".join(zones) if zones else "none") + ".")
+    lines.append("Zones of control reaching it (8.0): " + (", ".join(zones) if zones else "none") + ".")
     lines.append("Neighbours:")
     for j in sc.nb[i]:
         notes = [sc.terrain_of[j]]
