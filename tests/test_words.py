@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -1185,3 +1186,15 @@ def test_status_and_the_template_say_which_orders_the_last_packet_made_void(tmp_
     assert f"# Void in packet {seq}: {said}" in run("orders", folder, "--side", side).splitlines()
     other = "german" if side == "soviet" else "soviet"
     assert "# Void in packet" not in run("orders", folder, "--side", other)
+
+
+def test_orders_only_a_mistyped_id_names_the_id_meant(tmp_path):
+    """A players' probe: `pbem orders --only 1TC/44A` said "0 of them name 1TC/44A", where show
+    and submit name the id meant."""
+    made = CliRunner().invoke(cli, ["new", str(tmp_path / "g"), "--ruleset", "chir", "--side", "german", "--side",
+                                    "soviet", "--sandbox", "--created", "x"])
+    assert made.exit_code == 0, made.output
+    text = run("orders", tmp_path / "g", "--side", "german", "--only", "A/i")
+    assert re.search(r"\(\d+; 0 of them name A/i \(did you mean A/I\?\)\)", text), text[:600]
+    text = run("orders", tmp_path / "g", "--side", "german", "--only", "A/I")
+    assert "did you mean" not in text and re.search(r"\(\d+; [1-9]\d* of them name A/I\)", text)

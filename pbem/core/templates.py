@@ -194,7 +194,13 @@ def _values(value: Any) -> Iterator[Any]:
 def _counted(legal: list[dict], only: str | None) -> str:
     if only is None:
         return str(len(legal))
-    return f"{len(legal)}; {sum(_names(order, only) for order in legal)} of them name {only}"
+    named = sum(_names(order, only) for order in legal)
+    hint = ""
+    if not named:   # a mistyped id: the one meant among those the orders name (a players' probe)
+        from pbem.core.text import did_you_mean
+
+        hint = did_you_mean(sorted({str(v) for order in legal for v in _values(order) if isinstance(v, str)}), only)
+    return f"{len(legal)}; {named} of them name {only}{hint}"
 
 
 def _listed(legal: list[dict], only: str | None) -> list[str]:
