@@ -426,7 +426,8 @@ def test_05_a_key_not_in_the_genesis(table, tmp_path):
     assert "red signed" not in told
     orders = table.post("orders: []\n", "orders.yaml")
     rejected(table.dirs["blue"], ["submit", table.dirs["blue"], orders, "--key", private], 3,
-             "is not the key of any side of this game", root=table.root)
+             f"--key {private}: the key", "plays no side of this game; give the key you play it with",
+             root=table.root)
 
 
 # --- 6. tampering after signing ------------------------------------------------------------

@@ -488,7 +488,8 @@ def test_adjudicate_refuses_a_key_of_no_side_before_writing_anything(run, duel_g
     run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
     before = sorted(str(p) for p in Path("blue-folder").rglob("*"))
     result = run("adjudicate", "blue-folder", "p1.yaml", "--key", "keys/mallory", code=3)
-    assert "is not the key of any side of this game" in result.stderr and result.stdout == ""
+    assert result.stderr.startswith("pbem: --key keys/mallory: the key SHA256:") and result.stdout == "" \
+        and "plays no side of this game; give the key you play it with" in result.stderr   # the file named (probe)
     assert sorted(str(p) for p in Path("blue-folder").rglob("*")) == before
     assert "PREVIEW (not written)" in run("adjudicate", "blue-folder", "p1.yaml", "--key", "keys/blue").output
     assert game_states("blue-folder") == ["0000.yaml", "0001.yaml"]
@@ -861,7 +862,7 @@ def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_on
     # a key of no side is refused before any packet is applied
     run("keygen", "stranger", "--dir", "keys")
     refused = run("adjudicate", "follow", packets[7], packets[8], "--key", "keys/stranger", code=3).stderr
-    assert "is not the key of any side of this game" in refused
+    assert "--key keys/stranger: the key SHA256:" in refused and "plays no side of this game" in refused
     assert json.loads(run("status", "follow", "--json").output)["seq"] == 7
     # attachments saved under names that sort otherwise than their seqs (to-alice-10 before
     # to-bob-9): applied in seq order, each packet saying its own (a new user's probe)

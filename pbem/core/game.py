@@ -496,7 +496,16 @@ def chain_secret(game: engine.Game, side: str, key: Any, nonce: str | None = Non
 
 
 def side_of_key(game: engine.Game, key: Any) -> str:
-    return side_of_public(game, key.public)
+    """The side a private key plays; VerificationError naming the key's file, as --key gave it
+    (a players' probe: status, submit and adjudicate gave a fingerprint alone), for a key of
+    no side."""
+    try:
+        return side_of_public(game, key.public)
+    except VerificationError:
+        if not getattr(key, "path", None):
+            raise
+        raise VerificationError(f"--key {key.path}: the key {key.public.fingerprint()} plays no side of this game; "
+                                f"give the key you play it with") from None
 
 
 def side_of_public(game: engine.Game, public: Any) -> str:
