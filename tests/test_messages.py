@@ -169,7 +169,12 @@ def test_a_refused_order_cites_its_rule_once(submit):
     code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pg", area: aerodromny}]\n')
     assert code == 1
     first = said.splitlines()[0]
-    assert first.count("(house 2.1)") == 1 and first.endswith("use a unit id from the order of battle.")
+    assert first.count("(house 2.1)") == 1 and first.endswith(
+        "is illegal: there is no unit '24pd-26pg' (did you mean 24pd-26pgr?) in the order of battle (house 2.1).")
+    assert len(said.splitlines()) == 1   # no "Legal now: a unit id from the order of battle" (a players' probe)
+    code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pgr", area: aerodromy}]\n')
+    assert said.splitlines()[0].endswith(
+        "is illegal: there is no area 'aerodromy' (did you mean aerodromny?) on the map (house 1.1).")
     code, said = submit("chir", 'orders: [{type: place, unit: "LW/I", hex: "0101"}]\n')
     first = said.splitlines()[0]
     assert code == 1 and first.endswith("there is no hex 0101 (3.2).") and first.count("(3.2)") == 1, said

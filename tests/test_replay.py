@@ -74,7 +74,7 @@ def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are
     for fr, step in zip(frames.frames(f), steps):
         summary = f.game.summary(fr.state["rules"])
         assert step["standing"] == " ".join(describe.now_lines(summary) + describe.score_lines(f.game, summary))
-    assert steps[-1]["standing"].startswith("Game over after turn 6 of 6. Result: Soviet victory after turn 6: ")
+    assert steps[-1]["standing"].startswith("Game over after turn 6 of 6. Result: German victory after turn 6: ")
     keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in f.game.genesis["sides"])
     assert (f'<p id="mode">A secure game: every packet is signed by its side\'s key ({keys}) and every die comes '
             f"from dice chains both sides committed to before play; `pbem audit` of the game folder checks it all."

@@ -179,11 +179,11 @@ def test_an_engaged_unit_refused_a_full_own_area_is_told_of_the_stacking_limit()
         return info.value.rule, info.value.message
 
     assert refusal("aerodromny") == ("house 5.3", (
-        "Order 'move 71id-191 to aerodromny': aerodromny already holds 10 German units, the stacking limit of "
+        "aerodromny already holds 10 German units, the stacking limit of "
         "10.3(2), which applies to movement too (house 5.3); 71id-191 may move to: none."))
     # an area house 5.2 bars (Soviet-controlled) is still refused under house 5.2
     assert refusal("mamayev-kurgan") == ("house 5.2", (
-        "Order 'move 71id-191 to mamayev-kurgan': 71id-191 starts in station-1 with enemy units and may only "
+        "71id-191 starts in station-1 with enemy units and may only "
         "move to an area its side controls without enemy units (house 5.2); 71id-191 may move to: none."))
 
 
@@ -194,7 +194,7 @@ def test_a_placement_refused_for_stacking_names_the_side_as_players_do():
         apply_one(rules, {"type": "reinforce", "unit": "100jd-54", "area": "station-2"})
     assert info.value.rule == "house 8.2"
     assert info.value.message.startswith(
-        "Order 'reinforce 100jd-54 in station-2': station-2 already holds 10 German units (the stacking limit "
+        "station-2 already holds 10 German units (the stacking limit "
         "of 10.3(2), applied to placement) (house 8.2); legal areas: ")
 
 

@@ -12,6 +12,8 @@ area keeps its controller.
 
 from __future__ import annotations
 
+from pbem.core.text import did_you_mean
+
 from ..base import IllegalOrder
 
 SIDES = ("german", "soviet")
@@ -130,42 +132,20 @@ def update_control(sc, rules: dict, ctx) -> None:
 
 # ---- orders -----------------------------------------------------------------------------
 
-_DESCRIPTIONS = {
-    "move": "move {unit} to {to}", "reinforce": "reinforce {unit} in {area}", "shift": "shift {unit} to {to}",
-    "attack": "attack in {area}", "retreat": "retreat {unit} to {to}", "apply": "apply losses of {unit} as {how}",
-    "allocate": "allocate a loss point to {unit}", "substitute": "substitute {unit}", "end": "end",
-}
-
-
-def describe(order) -> str:
-    """A short text naming an order for messages: "move 13gd-34 to station-1"."""
-    if not isinstance(order, dict):
-        return repr(order)
-    if order.get("type") == "card":
-        return "play a tactical card" if order.get("play") else "keep the tactical card"
-    template = _DESCRIPTIONS.get(order.get("type"))
-    if template is not None:
-        fields = {key: order.get(key) for key in ("unit", "to", "area", "how")}
-        return template.format(**fields)
-    return ", ".join(f"{k}={order[k]}" for k in sorted(order))
-
-
 def known_unit(sc, rules: dict, order: dict, key: str = "unit"):
     """The scenario's record of the unit an order names, if it is in the game."""
     uid = order.get(key)
     if uid not in rules["units"]:
-        raise IllegalOrder("house 2.1", f"Order '{describe(order)}': there is no unit "
-                           f"with id {uid!r} (house 2.1); use a unit id from the order of battle.",
-                           "a unit id from the order of battle")
+        raise IllegalOrder("house 2.1", f"there is no unit {uid!r}{did_you_mean(list(rules['units']), uid)} in the "
+                           f"order of battle (house 2.1)", [])
     return sc.units[uid]
 
 
 def known_area(sc, order: dict, key: str) -> str:
     aid = order.get(key)
     if aid not in sc.areas:
-        raise IllegalOrder("house 1.1", f"Order '{describe(order)}': there is no area "
-                           f"with id {aid!r} (house 1.1); use an area id of the map.",
-                           list(sc.area_ids))
+        raise IllegalOrder("house 1.1", f"there is no area {aid!r}{did_you_mean(list(sc.area_ids), aid)} on the map "
+                           f"(house 1.1)", list(sc.area_ids))
     return aid
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..base import IllegalOrder, Need
 from . import retreat
-from .areas import (FULL_STEPS, describe, enemy, known_area, known_unit, listing, name,
+from .areas import (FULL_STEPS, enemy, known_area, known_unit, listing, name,
                     occupancy, place, reduce, side_name, steps, unit_strength, units_in, update_control)
 
 STAGES = ("card-attacker", "card-defender", "losses-defender", "losses-attacker")
@@ -94,7 +94,7 @@ def declare(sc, rules: dict, side: str, order: dict, ctx) -> None:
     if area not in ok:
         why = ("was already attacked this phase" if area in ps.get("attacked", [])
                else "does not hold units of both sides")
-        raise IllegalOrder("house 6.1", f"Order '{describe(order)}': {area} {why} (house 6.1); "
+        raise IllegalOrder("house 6.1", f"{area} {why} (house 6.1); "
                            f"areas where the {side} side may attack: {listing(ok)}.", legal(sc, rules))
     ps["attacked"] = sorted(ps.get("attacked", []) + [area])
     n = len(ps["attacked"])  # the ordinal of this combat in the phase
@@ -304,8 +304,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
     if kind == "tactical-card":
         play = order.get("play")
         if not isinstance(play, bool):
-            raise IllegalOrder("house 7", f"Order '{describe(order)}': `play` must be true or "
-                               f"false (house 7); legal: play: true, play: false.",
+            raise IllegalOrder("house 7", "`play` must be true or false (house 7); legal: play: true, play: false.",
                                legal_decision(sc, rules, need))
         side = need.side
         c.setdefault("cards", {})[side] = play
@@ -323,7 +322,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
         uid = order["unit"]
         cands = _alloc_candidates(sc, rules, c)
         if uid not in cands:
-            raise IllegalOrder("house 6.4", f"Order '{describe(order)}': {uid} cannot take a "
+            raise IllegalOrder("house 6.4", f"{uid} cannot take a "
                                f"loss point in this combat (house 6.4); legal units: "
                                f"{listing(cands)}.", legal_decision(sc, rules, need))
         by = allocator(c)
@@ -335,7 +334,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
         uid, how = order["unit"], order.get("how")
         queue = c["apply_queue"]
         if uid != queue[0] or how not in ("step", "retreat"):
-            raise IllegalOrder("house 6.5", f"Order '{describe(order)}': the losses to apply "
+            raise IllegalOrder("house 6.5", f"the losses to apply "
                                f"now are those of {queue[0]} (house 6.5); legal: "
                                f"how: step or how: retreat for {queue[0]}.",
                                legal_decision(sc, rules, need))
@@ -348,7 +347,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
         known_unit(sc, rules, order)
         to = known_area(sc, order, "to")
         if order["unit"] != p["unit"] or to not in p["options"]:
-            raise IllegalOrder(need.rule, f"Order '{describe(order)}': {p['unit']} must retreat "
+            raise IllegalOrder(need.rule, f"{p['unit']} must retreat "
                                f"to one of the areas 10.3(1) ranks first ({need.rule}); legal: "
                                f"{listing(p['options'])}.", legal_decision(sc, rules, need))
         if ctx.chosen_by == "policy":

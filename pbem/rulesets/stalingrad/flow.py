@@ -20,7 +20,7 @@ from pbem.core import schema
 
 from ..base import IllegalOrder, Need
 from . import combat, movement, reinforcements, victory
-from .areas import describe, listing, update_control
+from .areas import listing, update_control
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA
 
 
@@ -136,21 +136,20 @@ def policy(sc, rules: dict, need: Need, policies: dict | None) -> dict | None:
 def apply(sc, rules: dict, need: Need, order: dict, ctx) -> None:
     current = next_step(sc, rules)
     if current is None:
-        raise IllegalOrder("house 9", f"Order '{describe(order)}': the game is over (house 9); "
-                           "no order is legal.", [])
+        raise IllegalOrder("house 9", "the game is over (house 9); no order is legal.", [])
     if (current.side, current.kind) != (need.side, need.kind):
-        raise IllegalOrder(current.rule, f"Order '{describe(order)}' answers {need.kind} of the "
+        raise IllegalOrder(current.rule, f"The order answers {need.kind} of the "
                            f"{need.side} side, but the game waits for {current.kind} of the "
                            f"{current.side} side ({current.rule}).", list(current.accepts))
     if not isinstance(order, dict) or order.get("type") not in current.accepts:
-        raise IllegalOrder(current.rule, f"Order '{describe(order)}': the game waits for "
+        raise IllegalOrder(current.rule, f"the game waits for "
                            f"{current.kind} of the {current.side} side ({current.rule}); legal "
                            f"order types: {listing(list(current.accepts))}.",
                            list(current.accepts))
     errors = schema.order_errors(ORDER_SCHEMA, order)
     if errors:
         error = errors[0]
-        raise IllegalOrder(current.rule, f"Order '{describe(order)}' is malformed: "
+        raise IllegalOrder(current.rule, f"The order is malformed: "
                            f"{error.message} ({current.rule}); see the stalingrad orders schema.",
                            list(current.accepts))
     kind, side, t = current.kind, current.side, order["type"]
@@ -160,7 +159,7 @@ def apply(sc, rules: dict, need: Need, order: dict, ctx) -> None:
         combat.answer(sc, rules, current, order, ctx)
     elif t == "end":
         if order.get("phase", kind) != kind:
-            raise IllegalOrder(current.rule, f"Order 'end' names phase {order['phase']}, but the "
+            raise IllegalOrder(current.rule, f"`end` names phase {order['phase']}, but the "
                                f"current phase is {kind} ({current.rule}); legal: end of {kind}.",
                                [{"type": "end"}])
         end_phase(sc, rules, ctx)

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from ..base import IllegalOrder
-from .areas import (count, describe, enemy, has_room, known_area, known_unit, listing, name,
+from .areas import (count, enemy, has_room, known_area, known_unit, listing, name,
                     occupancy, set_control, side_name, side_units, status)
 
 
@@ -49,21 +49,20 @@ def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
     to = known_area(sc, order, "to")
     uid = order["unit"]
-    text = describe(order)
     moved = rules["phase_state"].get("moved", [])
     if unit.side != side or status(rules, uid) != "map" or uid in moved:
         occ = occupancy(sc, rules)
         mine = [u for u in movable(sc, rules, side) if targets(sc, rules, u, occ)]
     if unit.side != side:
-        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is a {unit.side} unit and "
+        raise IllegalOrder("house 5.1", f"{uid} is a {unit.side} unit and "
                            f"the {side} side is moving (house 5.1); units that may move: "
                            f"{listing(mine)}.", mine)
     if status(rules, uid) != "map":
-        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} is not on the map "
+        raise IllegalOrder("house 5.1", f"{uid} is not on the map "
                            f"({status(rules, uid)}) (house 5.1); units that may move: {listing(mine)}.",
                            mine)
     if uid in moved:
-        raise IllegalOrder("house 5.1", f"Order '{text}': {uid} has already moved this phase "
+        raise IllegalOrder("house 5.1", f"{uid} has already moved this phase "
                            f"(house 5.1); units that may move: {listing(mine)}.", mine)
     here = rules["units"][uid]
     ok = targets(sc, rules, uid)
@@ -78,7 +77,7 @@ def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
         else:  # the area 5.2 leaves open, or any area for a unit not engaged: full
             why, rule = (f"{to} already holds {sc.stacking_limit} {side_name(side)} units, the "
                          f"stacking limit of 10.3(2), which applies to movement too"), "house 5.3"
-        raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); {uid} may move to: "
+        raise IllegalOrder(rule, f"{why} ({rule}); {uid} may move to: "
                            f"{listing(ok)}.", [{"type": "move", "unit": uid, "to": a} for a in ok])
     rules["units"][uid] = to
     rules["phase_state"]["moved"] = sorted(moved + [uid])

@@ -27,7 +27,7 @@ House rules (NOT from the fragment):
 from __future__ import annotations
 
 from ..base import IllegalOrder, Need
-from .areas import (describe, has_room, known_area, known_unit, listing, name, place, side_name,
+from .areas import (has_room, known_area, known_unit, listing, name, place, side_name,
                     side_units, status, unit_strength)
 
 
@@ -81,7 +81,7 @@ def legal(sc, rules: dict, side: str) -> list[dict]:
 def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
     area = known_area(sc, order, "area")
-    uid, text = order["unit"], describe(order)
+    uid = order["unit"]
     ready = available(sc, rules, side)
     if uid not in ready:
         if unit.side != side:
@@ -90,7 +90,7 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
             why = f"{uid} is not waiting to enter ({status(rules, uid)})"
         else:
             why = f"{uid} enters on turn {unit.turn}"
-        raise IllegalOrder("11.1", f"Order '{text}': {why} (11.1); reinforcements that may "
+        raise IllegalOrder("11.1", f"{why} (11.1); reinforcements that may "
                            f"enter now: {listing(ready)}.", ready)
     spots = places(sc, rules, side)
     if area not in spots:
@@ -104,7 +104,7 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
             why = (f"{area} already holds {sc.stacking_limit} {side_name(side)} units (the stacking limit "
                    f"of 10.3(2), applied to placement)")
             rule = "house 8.2"
-        raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); legal areas: "
+        raise IllegalOrder(rule, f"{why} ({rule}); legal areas: "
                            f"{listing(spots)}.", [{"type": "reinforce", "unit": uid, "area": a}
                                                   for a in spots])
     place(rules, uid, area)
@@ -118,7 +118,7 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
 def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
     to = known_area(sc, order, "to")
-    uid, text = order["unit"], describe(order)
+    uid = order["unit"]
     ps = rules["phase_state"]
     ok = shiftable(sc, rules)
     if uid not in ok:
@@ -133,7 +133,7 @@ def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
             why = f"{uid} has already moved to another crossing this phase"
         else:
             why = f"{uid} is not on a crossing"
-        raise IllegalOrder("11.2(3)", f"Order '{text}': {why} (11.2(3)); units that may move "
+        raise IllegalOrder("11.2(3)", f"{why} (11.2(3)); units that may move "
                            f"to another crossing: {listing(ok)}.", ok)
     here = rules["units"][uid]
     spots = [a for a in places(sc, rules, "soviet") if a != here]
@@ -142,7 +142,7 @@ def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
             why, rule = f"{to} is not controlled by the Soviet side", "house 8.3"
         else:
             why, rule = f"{to} is not another crossing", "11.2(3)"
-        raise IllegalOrder(rule, f"Order '{text}': {why} ({rule}); legal: {listing(spots)}.",
+        raise IllegalOrder(rule, f"{why} ({rule}); legal: {listing(spots)}.",
                            [{"type": "shift", "unit": uid, "to": a} for a in spots])
     place(rules, uid, to)
     ps["shifted"] = sorted(ps.get("shifted", []) + [uid])
@@ -232,7 +232,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
     if uid not in cands:
         what = (f"a German {sc.units[black].arm} unit on the map" if rule == "11.3(1)"
                 else "a German unit on the map")
-        raise IllegalOrder(rule, f"Order '{describe(order)}': {uid} is not {what} ({rule}); "
+        raise IllegalOrder(rule, f"{uid} is not {what} ({rule}); "
                            f"legal: {listing(cands)}.", legal_decision(sc, rules, need))
     _next_black(rules)
     how = ("by standing order withdrawal_substitute" if ctx.chosen_by == "policy"
