@@ -191,6 +191,9 @@ def test_sandbox_game_with_scripted_dice(run, tmp_path):
     out = run("submit", "g", "o.yaml", "--side", "red").output
     assert "SANDBOX GAME" in out and "scripted die 1" in out and "scripted die 2" in out
     assert "r1 fires at b2: 6, a hit." in out and "r2 fires at b2: 1, a miss." in out
+    # no opponent to send it to (a players' probe)
+    assert out.rstrip().endswith("packet written: g/packets/0001-red.yaml - applied in this folder, where both sides "
+                                 "of a sandbox game play")
     run("audit", "g")
     # a sandbox game's packets come from whichever side it waits for: no number for the other's yet
     awaited = json.loads(run("status", "g", "--json").output)["awaiting"]["packet_from"]

@@ -44,4 +44,7 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
         echo(f"dry run: {orders_file} is a legal packet {applied.state['seq']}; nothing was written or sent "
              f"(the same command without --dry-run sends it)")
         return
-    echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "") + " - send it to your opponent")
+    # a sandbox game has no opponent to send to: both sides play in the one folder (a players' probe)
+    echo(f"packet written: {applied.packet_path}" + (f" and {out}" if out else "")
+         + (" - send it to your opponent" if folder.game.secure else
+            " - applied in this folder, where both sides of a sandbox game play"))
