@@ -400,3 +400,16 @@ def test_an_order_written_outside_the_orders_list_is_said_so_at_its_line(submit,
     expected key"."""
     code, said = submit("chir", text)
     assert code == 4 and said.startswith(f"pbem: o.yaml, line {line}: {words}"), said
+
+
+def test_an_order_of_a_later_phase_is_told_how_to_reach_that_phase(submit):
+    """A players' probe: a move in chir's concentrated attack phase was refused with "the game
+    waits for ... attack orders, then end", and nothing of what to do. An order of a type the
+    open phase does not take, where that phase takes an `end`, is told to put the `end` first."""
+    code, said = submit("stalingrad", 'orders: [{type: move, unit: "295id-518", to: ko-settlement}]\n')
+    assert code == 1 and said.splitlines()[0].endswith(
+        "is illegal: the game waits for Turn 1, German reinforcement phase: place reinforcements in German-controlled "
+        "areas (11.2(1)), then end, which takes reinforce, end; for a later phase, put an `end` of this one before "
+        "it.")
+    code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pgr", area: aerodromy}]\n')
+    assert "for a later phase" not in said   # a type the phase takes: refused for its own reason

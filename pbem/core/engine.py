@@ -962,8 +962,14 @@ class _Run:
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already
             legal = refused_legal(exc.legal, said)
+            # an order of a later phase, refused where the phase before it is open: say how to
+            # reach that phase in the same packet (a players' probe: a move in the attack phase)
+            later = (said and "end" in need.accepts and isinstance(item["order"], dict)
+                     and item["order"].get("type") not in need.accepts)
             raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) is illegal: "
-                             f"{with_rule(shown(exc.message), exc.rule)}." + (f"\nLegal now: {legal}" if legal else ""))
+                             f"{with_rule(shown(exc.message), exc.rule)}"
+                             + ("; for a later phase, put an `end` of this one before it" if later else "") + "."
+                             + (f"\nLegal now: {legal}" if legal else ""))
         legal = _legal_text(exc.legal, said)
         queue, side = self.state["queue"], item["side"]
         policy = effective_policies(self.game.ruleset, self.state, side).get("on_void", "stop")
