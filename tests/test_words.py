@@ -1198,3 +1198,17 @@ def test_orders_only_a_mistyped_id_names_the_id_meant(tmp_path):
     assert re.search(r"\(\d+; 0 of them name A/i \(did you mean A/I\?\)\)", text), text[:600]
     text = run("orders", tmp_path / "g", "--side", "german", "--only", "A/I")
     assert "did you mean" not in text and re.search(r"\(\d+; [1-9]\d* of them name A/I\)", text)
+
+
+def test_the_look_ahead_says_after_the_dice_only_where_it_rolled_some(tmp_path):
+    """A players' probe: "after the dice, the game waits for german's decision 2.1/defensive-fire"
+    was said of a chir attack whose defender is asked to fire before any die is rolled."""
+    from pbem.core.submit import submit_orders
+
+    m = match(tmp_path, chir.RULESET, "historical", CHIR_POSITION)
+    m.send("german", [], {"defensive_fire": "ask"})
+    tried = submit_orders(m.folders["soviet"], [ATTACK, {"type": "end", "phase": "attack"}], None,
+                          key=m.keys["soviet"], sent="2026-11-29T10:00:00Z", dry_run=True)
+    told = [w for w in tried.warnings if w.startswith("the look-ahead could not reach")]
+    assert told == ["the look-ahead could not reach order 2 of this packet: the game waits for german's decision "
+                    "2.1/defensive-fire (" + told[0].split(" (", 1)[1]] and "after the dice" not in told[0], told

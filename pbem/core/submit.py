@@ -533,7 +533,8 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     now = set(g.cautions(state["rules"], [], side, []))
     later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])
              if caution not in now]
-    return (void_words(first, second[0] if second else {}) if first else []) + later + unlooked(g, after, side, state["seq"])
+    return (void_words(first, second[0] if second else {}) if first else []) + later + unlooked(
+        g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
 
 
 def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dict]:
@@ -547,7 +548,7 @@ def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dic
     return sealing.opening(folder, side, due)
 
 
-def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
+def unlooked(g: engine.Game, after: dict, side: str, seq: int, rolled: bool = True) -> list[str]:
     """Orders of the packet the look-ahead did not reach: the game stops first for a decision
     no standing order answers, another side's or the sender's own, which that side's next
     packet gives. Say so, or the dry run's silence reads as "checked" (players' probe: an order
@@ -564,8 +565,9 @@ def unlooked(g: engine.Game, after: dict, side: str, seq: int) -> list[str]:
     whose = ("your decision", "your next packet gives") if need["side"] == side else (
         f"{need['side']}'s decision", f"{need['side']}'s next packet gives (no standing order of {need['side']}'s "
         f"answers it)")
-    return [f"the look-ahead could not reach {orders} of this packet: after the dice, the game waits for "
-            f"{whose[0]} {awaiting['decision']} ({need['prompt']}), which {whose[1]}; {'it is' if one else 'they are'} "
+    # "after the dice" only where the look-ahead rolled some (a players' probe: it read so with none)
+    return [f"the look-ahead could not reach {orders} of this packet: {'after the dice, ' if rolled else ''}the game "
+            f"waits for {whose[0]} {awaiting['decision']} ({need['prompt']}), which {whose[1]}; {'it is' if one else 'they are'} "
             f"checked only when the game reaches {'it' if one else 'them'}"
             + (", and a void order drops those after it (your on_void: stop)"
                if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]
