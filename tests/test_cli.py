@@ -470,7 +470,9 @@ def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
         "--key", "keys/mallory", code=2).stderr
     run("join", "b", "r/proposal.yaml", "--key", "keys/blue")
     assert "already exists" in run("join", "b", "r/proposal.yaml", "--key", "keys/blue", code=4).stderr
-    assert "not the proposer's" in run("join", "r", "b/join.yaml", "--key", "keys/blue", code=3).stderr
+    said = run("join", "r", "b/join.yaml", "--key", "keys/blue", code=3).stderr
+    assert said.startswith("pbem: b/join.yaml: --key keys/blue: the key SHA256:") and "is not the proposer's (red's) " \
+        "key; the proposer completes the game with the key it proposed with" in said   # the file named (a probe)
     tampered = load_mapping(Path("b/join.yaml"))
     tampered["options"] = {"turns": 1}
     Path("evil.yaml").write_text(__import__("pbem.core.canonical", fromlist=["dumps"]).dumps(tampered))

@@ -230,7 +230,9 @@ def complete(joined: dict, own_proposal: dict, key: Any, source: str) -> dict:
                                 "key or chain, or was made from another proposal")
     proposer = joined["proposer"]
     if side_of(joined["sides"], key.public) != proposer:
-        raise VerificationError(f"{source}: the key {key.public.fingerprint()} is not the proposer's ({proposer}'s) key")
+        given = f"--key {key.path}: " if getattr(key, "path", None) else ""   # the file named (a players' probe)
+        raise VerificationError(f"{source}: {given}the key {key.public.fingerprint()} is not the proposer's "
+                                f"({proposer}'s) key; the proposer completes the game with the key it proposed with")
     genesis = dict(joined)
     genesis["signatures"] = dict(joined.get("signatures", {}), **{proposer: _sign(key, unsigned(joined))})
     return genesis
