@@ -418,21 +418,21 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
             if not same:
                 out.divergence = Divergence(name, f"the {what} kept in the folder is not the one game.yaml was made from")
                 return False
-            # its signatures too: each is one game.yaml carries, which audit verifies (a cheater's
+            # each signature it carries is one game.yaml carries, which audit verifies (a cheater's
             # probe: junk in their place audited clean)
-            given = dict(kept.get("signatures") or {}) if isinstance(kept.get("signatures"), dict) else None
-            for field, value, wanted in [("proposal_signature", kept.get("proposal_signature"),
-                                          document.get("proposal_signature"))] + [
-                    (f"signatures.{side}", value, (document.get("signatures") or {}).get(side))
-                    for side, value in sorted((given or {}).items(), key=lambda item: str(item[0]))]:
+            signatures = kept.get("signatures") or {}
+            if not isinstance(signatures, dict):
+                out.divergence = Divergence(name, f"the {what} kept in the folder has `signatures` that are no "
+                                            "mapping of sides: it was altered")
+                return False
+            carried = [("proposal_signature", kept.get("proposal_signature"), document.get("proposal_signature"))]
+            carried += [(f"signatures.{side}", value, (document.get("signatures") or {}).get(side))
+                        for side, value in sorted(signatures.items(), key=lambda item: str(item[0]))]
+            for field, value, wanted in carried:
                 if value is not None and value != wanted:
                     out.divergence = Divergence(name, f"the {what} kept in the folder carries a signature game.yaml "
                                                 f"does not: it was altered", field, wanted, value)
                     return False
-            if given is None and "signatures" in kept:
-                out.divergence = Divergence(name, f"the {what} kept in the folder has `signatures` that are no "
-                                            "mapping of sides: it was altered")
-                return False
     return True
 
 

@@ -285,12 +285,12 @@ def other_game(game: Game, packet: dict, source: str) -> VerificationError:
 def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
     """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3).
 
-    The checks of what the packet says (its game, seq, prev, side, openings) come before its
-    signature, which they need; but where one fails in a secure game, the signature is checked
-    first after all, by the key it names: a packet altered after it was signed is said to be
-    that, not read as what its signer sent (a referee's probe: a packet whose `side` was edited
-    read "packet 5 comes from soviet, but packets alternate", blaming a player who signed
-    nothing of the kind)."""
+    The checks of what the packet says (its game, seq, prev, side, openings, turn) come before
+    its signature, which they need; but where one fails in a secure game, the signature is
+    checked first after all (`signed_as_it_stands`): a packet its claimed side did not sign as
+    it stands is said to be that, not read as that side's (probes: a packet whose `side` was
+    edited read "packet 5 comes from soviet, but packets alternate", blaming a player who signed
+    nothing of the kind; so did one unsigned, or signed by the other side in its name)."""
     check_envelope(packet, source)
     try:
         _verify_said(game, state, packet, source)
@@ -638,17 +638,19 @@ def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | N
     kind of decision the ruleset has not, and was accepted, and answered nothing)."""
     from pbem.core.schema import order_errors
 
+    def label(index: int) -> str:
+        return f"order {index}" + (f" (its order {index - opened}, behind the {opened} sealed item"
+                                   f"{'s' if opened > 1 else ''} the packet opens)" if opened else "")
+
     checked = []
     for index, order in enumerate(orders, start=first):
-        label = f"order {index}" + (f" (its order {index - opened}, behind the {opened} sealed item"
-                                    f"{'s' if opened > 1 else ''} the packet opens)" if opened else "")
         key = None
         if isinstance(order, dict) and "decision" in order:
             order = dict(order)
             key = order.pop("decision")
             match = DECISION_KEY.match(key) if isinstance(key, str) else None
             if match is None or int(match.group(1)) > k:
-                raise RulesError(f"{source}: {label}, field `decision`: {shown(key)} does not name a "
+                raise RulesError(f"{source}: {label(index)}, field `decision`: {shown(key)} does not name a "
                                  f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far"
                                  + (f", such as \"{awaited}\", your decision the game waits for" if awaited else
                                     " (`pbem orders` writes each answer with the key of its decision)"))
@@ -657,7 +659,7 @@ def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | N
             error = errors[0]
             # numbered from 1, as the orders are: "order 2, field `units`, item 1"
             where = "".join(f", field `{shown(p)}`" if isinstance(p, str) else f", item {p + 1}" for p in error.path)
-            raise RulesError(f"{source}: {label}{where}: {shown(error.message)}")
+            raise RulesError(f"{source}: {label(index)}{where}: {shown(error.message)}")
         checked.append((order, key))
     return checked
 

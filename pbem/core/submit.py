@@ -222,9 +222,8 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
     queued = still_queued(after, side, after["seq"])
     open_orders = [] if sealed or not isinstance(gave, list) else gave
     first = len(before["sealed"].get(side, {}).get("due", [])) + 1   # the items it opens come first (§8)
-    return (repeats(after, side, open_orders, first) + answered_twice(open_orders, first) + after_end(g, before, side,
-                                                                                                     open_orders, first)
-            + dropped(after, events, side, open_orders, first)
+    return (repeats(after, side, open_orders, first) + answered_twice(open_orders, first)
+            + after_end(g, before, side, open_orders, first) + dropped(after, events, side, open_orders, first)
             + unawaited(g, before, side, gave) + misnamed(after, side)
             + foresee(g, after, side, folder)
             + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
@@ -247,11 +246,11 @@ def after_end(g: engine.Game, before: dict, side: str, orders: list, first: int)
              if isinstance(order, dict) and order.get("type") in need.accepts and order.get("type") != "end"]
     if not below:
         return []
-    seq = before["seq"] + 1
-    return [f"{numbers([{'seq': seq, 'index': n + first} for n in below])} {'comes' if len(below) == 1 else 'come'} below order "
-            f"{ends[0] + first} (end), which closes {need.prompt.split(':')[0].rstrip('.')}: "
-            f"{'it is' if len(below) == 1 else 'they are'} played in the phases after it, not in this one; this "
-            f"phase's orders go above the `end`"]
+    one = len(below) == 1
+    named = numbers([{"seq": before["seq"] + 1, "index": n + first} for n in below])
+    return [f"{named} {'comes' if one else 'come'} below order {ends[0] + first} (end), which closes "
+            f"{need.prompt.split(':')[0].rstrip('.')}: {'it is' if one else 'they are'} played in the phases after it, "
+            f"not in this one; this phase's orders go above the `end`"]
 
 
 def others_folder(g: engine.Game, folder: game.Folder | None, side: str, seq: int) -> list[str]:
