@@ -138,14 +138,14 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     sides = {name: {**DEFAULT_SIDE, **spec} for name, spec in (scene.get("sides") or {}).items()}
     x0, y0, x1, y1 = grid.box
     items = [i for i in scene.get("items") or [] if i.get("show") is None or i["show"] in show]
-    drawn_anywhere = {i["style"] for i in items if "style" in i}   # on the whole map, for the legend of a part
-    # how each style is drawn on the whole map: a part's legend shows a mark absent from it with
-    # the symbol the map uses for it, not a plain square drawn nowhere (a probe: kkoh's flags)
-    # (a style no item uses: its own `symbol`, if it gives one)
+    # how each style is drawn on the whole map (also for the legend of a part, which shows a mark
+    # absent from it with the map's symbol, not a plain square drawn nowhere: a probe, kkoh's
+    # flags); a style no item uses, with its own `symbol` if it gives one
     first: dict[str, str] = {}
     for item in items:
         if "style" in item:
             first.setdefault(item["style"], item.get("symbol", item["type"]))
+    drawn_anywhere = set(first)
     symbols = {**{name: spec["symbol"] for name, spec in styles.items() if "symbol" in spec}, **first}
     if view:
         (x0, y0, x1, y1), whole = _part_box(grid, view, items)
@@ -190,17 +190,18 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
         scene = {**scene, "legend": [*(scene.get("legend") or []), f"Last packet: nothing of it {where}."]}
     if grid.kind != "area" and any(i["type"] == "arrow" and i.get("side") in sides for i in items):
         scene = {**scene, "legend": [*(scene.get("legend") or []), ARROW_START]}
+    samples = {**symbols, **uses}   # each legend entry drawn as the picture draws it
     if view:
         # a part of the map is drawn larger, up to the height of the panel beside it (at most
         # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a
         # small map beside a long legend
-        panel_h = _panel(scene, legend, {**symbols, **uses}, sides, 0, MARGIN)[1]
+        panel_h = _panel(scene, legend, samples, sides, 0, MARGIN)[1]
         scale = min(MAX_PART_SCALE, max(1.0, panel_h / map_h)) if map_h > 0 else 1.0
         # to the thousandth, down, as the transform writes it: a scale written rounded up drew
         # the map larger than its box, and cut the counters along its far edges
         scale = math.floor(scale * 1000) / 1000
     panel_x = MARGIN * 2 + map_w * scale
-    panel, panel_h = _panel(scene, legend, {**symbols, **uses}, sides, panel_x, MARGIN)
+    panel, panel_h = _panel(scene, legend, samples, sides, panel_x, MARGIN)
     layers["panel"] = panel
     width = panel_x + PANEL + MARGIN
     height = max(map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN)
