@@ -798,3 +798,22 @@ def test_a_refused_order_behind_the_items_a_packet_opens_is_counted_as_its_order
     assert refused.value.message.startswith(
         f"orders: order {due + 2} (its order 2, behind the {due} sealed items the packet opens): missing key `facing`")
     assert match.state()["seq"] == state["seq"]   # nothing applied
+
+
+def test_the_template_of_sealed_orders_does_not_say_the_next_phases_orders_go_below_its_end(tmp_path):
+    """A players' probe: kkoh's Issuing Orders template said of its `end` "this phase's orders go
+    above it, the next phase's below", and a move put below it was refused by --seal (a sealed
+    packet holds the step's orders alone)."""
+    from pbem.core.templates import orders_template
+
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look")
+    for _ in range(60):
+        state = match.state()
+        n = need(match)
+        if n is not None and n.sealed and n.side == state["awaiting"]["packet_from"]:
+            break
+        step(match)
+    else:
+        pytest.fail("no sealed step came")
+    text = orders_template(match.game, state, n.side, match.keys[n.side])
+    assert "orders:\n  - {type: end}\n" in text and "closes the phase" not in text

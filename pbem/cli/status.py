@@ -11,7 +11,7 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir
 @game_dir
 @click.option("--key", "key_file", type=click.Path(dir_okay=False),
               help="Your key (private, or its .pub): status then says which side is you; a private key "
-                   "also says where your next reveal brings the game.")
+                   "also says where your next reveal brings the game, when it brings it to a step of yours.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def command(game_dir: str, key_file: str | None, as_json: bool) -> None:
     """Where the game stands, in words: turn and phase, who is awaited for what (orders, a

@@ -329,7 +329,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
         lines.append("# Your opponent reads this packet whole: its orders, queued ones too, and its policies.")
     lines.append("orders:" + ("" if orders else " []"))
     lines += [f"  - {flow(order)}" for order in orders]
-    if orders and lines[-1] == "  - {type: end}" and not (need is not None and need.decision):
+    if orders and lines[-1] == "  - {type: end}" and not sealed_then \
+            and not (need is not None and (need.decision or need.sealed)):
+        # (not where the orders are sealed: a sealed packet holds that step's orders alone, a probe)
         # a players' probe: attacks written below the `end` filled in were made in the next phase
         lines[-1] += "   # closes the phase: this phase's orders go above it, the next phase's below"
     # the side's own standing orders: another side's answer none of its decisions (Ruleset.policy_sides)
