@@ -334,21 +334,46 @@ def test_15_42_15_43_twice_the_north_map_units_the_south_unchanged():
 
 
 def test_15_43_the_doubled_draws_never_take_the_south_maps_units():
-    """Game-Turn 4 lists 5 rifle divisions for the north map and 1 for the south (20.2); seven
-    are left in the pool and the north map is doubled. The south map's one comes first, before
-    the doubling's extra five, of which two can be drawn: the acceleration "does not affect the
-    influx of Soviet reinforcements on the south map" (15.43), and the pool runs out on the
-    extra draws (15.44). 1.12.0 drew the ten north-map divisions first and left the south none."""
+    """Game-Turn 4 lists 5 rifle divisions for the north map and 1 for the south (20.2); the
+    pool holds seven, and as many again as the south map's later entries of the schedule need,
+    and the north map is doubled. The south map's one comes first, before the doubling's extra
+    five, of which one can be drawn: the acceleration "does not affect the influx of Soviet
+    reinforcements on the south map, which continues to proceed as listed on the Reinforcement
+    Schedule" (15.43), and the pool runs out on the extra draws (15.44), leaving the south map's
+    later units in it. 1.12.0 drew the ten north-map divisions first and left the south none;
+    1.17.0 kept this Game-Turn's south-map unit but drew the later ones' (a rules probe)."""
     sc = SC()
     assert sc.soviet_track[4]["rifle"] == (5, 1)
+    owed = sum(entry.get("rifle", (0, 0))[1] for turn, entry in sc.soviet_track.items() if turn > 4)
+    assert owed >= 10
     rifle = sc.groups["rifle"]
     for doubled, north, south in ((True, 6, 1), (False, 5, 1)):
         rules = at(turn=4, player="soviet", phase="move", rest="pool")
-        for uid in rifle[7:]:
+        for uid in rifle[7 + owed:]:
             rules["units"][uid] = "out"
         reinforce.soviet_turn(sc, rules, Ctx(), double=doubled)
         where = [rules["ready_map"][u] for u in rifle if rules["units"][u] == "ready"]
         assert (where.count("north"), where.count("south")) == (north, south)
+        assert sum(1 for u in rifle if rules["units"][u] == "pool") == owed + (0 if doubled else 1)
+
+
+def test_15_43_a_doubled_game_turn_leaves_the_south_maps_later_units_in_the_pool():
+    """A rules probe: seven untried rifle divisions are left, exactly Game-Turns 13 (3 north, 1
+    south) and 14 (2 north, 1 south) of the track, and the Soviet player doubles the north map
+    on Game-Turn 13. The extra draws took Game-Turn 14's units: the south map's never came. Now
+    they take nothing the south map is owed: 14's south-map unit comes, as without the doubling."""
+    sc = SC()
+    assert (sc.soviet_track[13]["rifle"], sc.soviet_track[14]["rifle"]) == ((3, 1), (2, 1))
+    drawn = {}
+    for policy in ("normal", "double"):
+        rules = at(turn=12, player="soviet", phase="interdiction", rest="pool", accelerated=True)
+        for uid in sc.groups["rifle"][7:]:
+            rules["units"][uid] = "out"                 # 7 rifle divisions left to draw
+        ctx = play(rules, [{"type": "end"}] * 13, dice=[2] * 4, policies={"acceleration": policy})
+        assert (rules["turn"], rules["player"], rules["phase"]) == (14, "soviet", "move")
+        drawn[policy] = [sum(1 for x in ctx.labels if x.startswith(f"t{t}.reinforce.rifle.{part}."))
+                         for t in (13, 14) for part in "nsx"]
+    assert drawn == {"normal": [3, 1, 0, 2, 1, 0], "double": [3, 1, 0, 2, 1, 0]}
 
 
 def test_15_41_never_on_game_turn_1():

@@ -51,9 +51,12 @@ def initial_selection(sc: Scenario, rules: dict, ctx) -> None:
 def soviet_turn(sc: Scenario, rules: dict, ctx, double: bool) -> None:
     """15.3, 15.4: the Soviet reinforcements of this Game-Turn, drawn by group (20.2's units,
     sorted into the five groups of 15.3) and map section; doubling multiplies the north map's
-    numbers only (15.42), and the extra north-map draws come after the south map's listed ones,
-    which the acceleration "does not affect" (15.43): a pool running low runs out on the
-    doubled draws, never on the south's (15.44)."""
+    numbers only (15.42), and the acceleration "does not affect" the south map's influx "as
+    listed on the Reinforcement Schedule" (15.43): the extra north-map draws come after this
+    Game-Turn's south-map ones and take no counter the south map's later entries of the
+    schedule need, so a pool running low runs out on the doubled draws, never on the south's
+    (15.44). (1.17.0 kept only this Game-Turn's: the doubled draws emptied the pools of later
+    south-map entries, 13 of the 36 never came, a rules probe.)"""
     turn = rules["turn"]
     track = sc.soviet_track.get(turn, {})
     drawn = []
@@ -62,7 +65,10 @@ def soviet_turn(sc: Scenario, rules: dict, ctx, double: bool) -> None:
         drawn += draw(sc, rules, group, north, ctx, f"t{turn}.reinforce.{group}.n", "ready", "north")
         drawn += draw(sc, rules, group, south, ctx, f"t{turn}.reinforce.{group}.s", "ready", "south")
         if double:
-            drawn += draw(sc, rules, group, north, ctx, f"t{turn}.reinforce.{group}.x", "ready", "north")
+            owed = sum(entry.get(group, (0, 0))[1] for t, entry in sc.soviet_track.items() if t > turn)
+            left = sum(1 for u in sc.groups[group] if rules["units"][u] == "pool")
+            drawn += draw(sc, rules, group, min(north, max(0, left - owed)), ctx, f"t{turn}.reinforce.{group}.x",
+                          "ready", "north")
     for uid, u in sc.units.items():
         if u.side == "soviet" and u.turn == turn and rules["units"][uid] == "pool":
             rules["units"][uid] = "ready"
