@@ -366,21 +366,25 @@ def test_submit_warns_of_orders_that_would_be_void_after_their_dice(run, duel_ga
     run("adjudicate", "red-folder", "p2.yaml")
     write("twice.yaml", "orders:\n  - {type: fire, unit: r1, target: b1}\n  - {type: fire, unit: r1, target: b2}\n")
     result = run("submit", "red-folder", "twice.yaml", "--key", "keys/red")
-    assert ("warning: with two different imagined rolls of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) "
+    assert ("warning: with four different imagined rolls of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) "
             "is void: r1 has already fired this phase (D2). It would most likely be void whatever the dice.") in result.stderr
     assert game_states("red-folder") == ["0000.yaml", "0001.yaml", "0002.yaml", "0003.yaml"]
 
 
-def test_a_void_foreseen_with_both_imagined_rolls_is_said_to_be_likely_whatever_the_dice():
-    """Players' probe: 'with one imagined roll' read as bad luck for an order no die could save."""
-    from pbem.core.submit import void_words
+def test_a_void_foreseen_with_every_imagined_roll_is_said_to_be_likely_whatever_the_dice():
+    """Players' probe: 'with one imagined roll' read as bad luck for an order no die could save;
+    and two rolls that happened both to void an assault called it "most likely void" (a
+    players' probe): four rolls are imagined where the first voids an order, and the words
+    say how many of them void it."""
+    from pbem.core.submit import IMAGINED, void_words
 
-    assert void_words({2: "order 2 is void: r1 has already fired (D2).", 5: "order 5 is void: b1 is gone (D2)."},
-                      {2: "order 2 is void: r1 has already fired (D2)."}) == [
-        "with two different imagined rolls of the dice, order 2 is void: r1 has already fired (D2). It would most "
+    assert IMAGINED == 4
+    fired, gone = "order 2 is void: r1 has already fired (D2).", "order 5 is void: b1 is gone (D2)."
+    assert void_words([{2: fired, 5: gone}, {2: fired}, {2: fired, 5: gone}, {2: fired}]) == [
+        "with four different imagined rolls of the dice, order 2 is void: r1 has already fired (D2). It would most "
         "likely be void whatever the dice.",
-        "with one imagined roll of the dice, order 5 is void: b1 is gone (D2)."]
-    assert void_words({}, {3: "x"}) == []
+        "with 2 of four imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
+    assert void_words([{}, {3: "x"}, {}, {}]) == []
 
 
 def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, duel_game):
@@ -396,7 +400,7 @@ def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, d
     write("twice.yaml", "orders:\n  - {type: fire, unit: r1, target: b1}\n  - {type: fire, unit: r1, target: b2}\n")
     tried = run("submit", "red-folder", "twice.yaml", "--key", "keys/red", "--out", "p3.yaml", "--dry-run")
     assert "Packet 3 from red." in tried.output
-    assert ("warning: with two different imagined rolls of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) "
+    assert ("warning: with four different imagined rolls of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) "
             "is void: r1 has already fired this phase (D2). It would most likely be void whatever the dice.") in tried.stderr
     assert tried.output.rstrip().endswith("dry run: twice.yaml is a legal packet 3; nothing was written or sent "
                                           "(the same command without --dry-run sends it)")
