@@ -222,6 +222,14 @@ def _edited(text: str, old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
+def _other_salt(text: str) -> str:
+    """The first salt the packet opens with its first hex digit changed."""
+    match = re.search(r'\n  salt: "?([0-9a-f])', text)
+    assert match
+    at = match.start(1)
+    return text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1:]
+
+
 def _other_game(text: str) -> str:
     """The packet's game id with its last digit changed."""
     match = re.search(r'\ngame: "?([0-9a-f]{32})"?\n', text)
@@ -234,7 +242,7 @@ def _other_game(text: str) -> str:
     # its side and its file name made soviet's: "packets alternate and german must send it" blamed soviet
     ("chir-demo", "0005-german.yaml", lambda t: _edited(t, "\nside: german\n", "\nside: soviet\n"), "german"),
     # a salt of an opened chit: read as red's own opening failing what red sealed
-    ("kkoh-demo", "0014-red.yaml", lambda t: _edited(t, '  salt: "0336c2', '  salt: "1336c2'), "red"),
+    ("kkoh-demo", None, _other_salt, None),
     # its game id: read as "a packet of another game"
     ("stalingrad-demo", "0005-german.yaml", _other_game, "german"),
 ])
@@ -245,6 +253,9 @@ def test_audit_and_adjudicate_say_a_field_edited_after_signing_breaks_the_signat
     onlooker's adjudicate, now say the signature does not verify, naming the key's side."""
     folder = tmp_path / "game"
     shutil.copytree(EXAMPLES / example, folder)
+    if packet is None:   # the example's first packet that opens sealed items, whoever's
+        packet = next(p.name for p in sorted((folder / "packets").iterdir()) if "\nopens:\n" in p.read_text())
+        signer = packet[5:].removesuffix(".yaml")
     path = folder / "packets" / packet
     text = edit(path.read_text())
     path.write_text(text)

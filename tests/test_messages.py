@@ -413,3 +413,15 @@ def test_an_order_of_a_later_phase_is_told_how_to_reach_that_phase(submit):
         "it.")
     code, said = submit("stalingrad", 'orders: [{type: reinforce, unit: "24pd-26pgr", area: aerodromy}]\n')
     assert "for a later phase" not in said   # a type the phase takes: refused for its own reason
+
+
+def test_a_square_id_given_wrongly_is_told_in_words_not_as_its_pattern():
+    """A players' probe: a kkoh assault whose target named a unit read "'R-TR2-TB1-1' does not
+    match '^[0-9]{4}$'"; the schema describes a square's id, with an example, and says so."""
+    from pbem import rulesets
+
+    kkoh = rulesets.get("kkoh").order_schema
+    errors = order_errors(kkoh, {"type": "assault", "target": "R-TR2-TB1-1", "units": ["B-Pz1-1"]})
+    assert errors[0].message == "'R-TR2-TB1-1' is not a square's id, column and row, such as 0907"
+    errors = order_errors(kkoh, {"type": "move", "units": ["B-Pz1-1"], "to": "7", "facing": "N"})
+    assert errors[0].message == "'7' is not a square's id, column and row, such as 0907"

@@ -135,6 +135,7 @@ def order_errors(schema: dict, order: Any) -> list:
         _quote_hint(error)
         _list_hint(error)
         _enum_words(error)
+        _pattern_words(error)
     if branches and isinstance(order, dict):
         keys = _keys_error(schema, order)
         if keys is not None:
@@ -146,6 +147,15 @@ def _enum_words(error: Any) -> None:
     """The values an enum allows, in words, not as a Python list."""
     if error.validator == "enum" and isinstance(error.validator_value, list):
         error.message = f"{error.instance!r} is not one of: {', '.join(map(str, error.validator_value))}"
+
+
+def _pattern_words(error: Any) -> None:
+    """A value that does not match a pattern its schema describes, in the schema's words, not as
+    the regular expression: "'R1' is not a square's id, column and row, such as 0907"."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "pattern" and schema.get("description") and schema.get("examples"):
+        error.message = (f"{error.instance!r} is not {schema['description']}, such as "
+                         f"{' or '.join(map(str, schema['examples']))}")
 
 
 def _quote_hint(error: Any) -> None:

@@ -11,8 +11,12 @@ from ..base import standing_orders
 _ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9/._-]{0,39}$"
 _ID = {"type": "string", "pattern": _ID_PATTERN}
 _IDS = {"type": "array", "items": _ID, "minItems": 1, "maxItems": 12}
-_SQUARE = {"type": "string", "pattern": "^[0-9]{4}$"}
-_MAYBE_SQUARE = {"type": ["string", "null"], "pattern": "^[0-9]{4}$"}
+# described, with an example, for a refusal's words (a players' probe: an assault's target
+# given as a unit read "does not match '^[0-9]{4}$'")
+_SQUARE = {"type": "string", "pattern": "^[0-9]{4}$", "description": "a square's id, column and row",
+           "examples": ["0907"]}
+_MAYBE_SQUARE = {"type": ["string", "null"], "pattern": "^[0-9]{4}$", "description": "a square's id, column and row",
+                 "examples": ["0907"]}
 _EDGE = {"enum": ["N", "E", "S", "W"]}
 _ORDER = {"enum": ["FA", "PA", "HA", "M", "HD", "HD1", "HD2", "HD3", "PD", "FD"]}
 _CELL = {"type": "string", "pattern": "^[0-2][0-2]$"}
