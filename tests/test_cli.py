@@ -374,8 +374,8 @@ def test_submit_warns_of_orders_that_would_be_void_after_their_dice(run, duel_ga
 def test_a_void_foreseen_with_every_imagined_roll_is_said_to_be_likely_whatever_the_dice():
     """Players' probe: 'with one imagined roll' read as bad luck for an order no die could save;
     and two rolls that happened both to void an assault called it "most likely void" (a
-    players' probe): four rolls are imagined where the first voids an order, and the words
-    say how many of them void it."""
+    players' probe): up to four rolls are imagined where the first voids an order, while one
+    is void with every roll so far, and the words say how many of them void it."""
     from pbem.core.submit import IMAGINED, void_words
 
     assert IMAGINED == 4
@@ -385,6 +385,10 @@ def test_a_void_foreseen_with_every_imagined_roll_is_said_to_be_likely_whatever_
         "likely be void whatever the dice.",
         "with 2 of four imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
     assert void_words([{}, {3: "x"}, {}, {}]) == []
+    # rolls stop once no order is void with every one so far: words for those imagined
+    assert void_words([{5: gone}, {}]) == ["with 1 of two imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
+    assert void_words([{5: gone}, {5: gone}, {}]) == [
+        "with 2 of three imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
 
 
 def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, duel_game):

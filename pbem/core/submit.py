@@ -493,9 +493,10 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     """Orders of this packet that wait for dice are checked only when their turn comes
     (§4.4). Play them through with imagined dice, as a sandbox would, and warn of any that
     would then be void, such as a unit ordered to fire twice. A warning, not an error: the
-    real dice may differ. Where the first roll voids an order, played with `IMAGINED` rolls in
-    all: an order void with every one most likely is whatever the dice, else the words say with
-    how many (players' probe: "one imagined roll" read as bad luck). Where the
+    real dice may differ. Where the first roll voids an order, played again, up to `IMAGINED`
+    rolls in all while an order is void with every one so far: an order void with all of them
+    most likely is whatever the dice, else the words say with how many (players' probe: "one
+    imagined roll" read as bad luck). Where the
     game then waits for the sender's own sealed items, its next packet opens them from its
     `folder` and the look ahead goes on to the orders behind them (players' probe: a move
     against the group's own chit, HD, was foreseen void only when the chit was open)."""
@@ -529,10 +530,14 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     if looked is None:
         return []
     first, after, events = looked
-    # more rolls only where the first voids an order: four in all, so that "most likely whatever
-    # the dice" is said only of an order all four void (a players' probe: two rolls, each with
-    # a 6 that made a unit give ground, called an assault "most likely void"; it was legal)
-    more = [voids(f"foresee-{n}") for n in range(2, IMAGINED + 1)] if first else []
+    # more rolls only where the first voids an order, up to four in all while some order is void
+    # with every roll so far, so that "most likely whatever the dice" is said only of an order
+    # all four void (a players' probe: two rolls, each with a 6 that made a unit give ground,
+    # called an assault "most likely void"; it was legal)
+    runs = [first]
+    while first and len(runs) < IMAGINED and (len(runs) < 2 or any(all(i in r for r in runs) for i in first)):
+        run = voids(f"foresee-{len(runs) + 1}")
+        runs.append(run[0] if run else {})
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
     # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
     # (of what the imagined play did: the orders still queued, and the position as it stands, are
@@ -540,7 +545,7 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     now = set(g.cautions(state["rules"], [], side, []))
     later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])
              if caution not in now]
-    return (void_words([first] + [run[0] if run else {} for run in more]) if first else []) + later + unlooked(
+    return (void_words(runs) if first else []) + later + unlooked(
         g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
 
 
@@ -581,14 +586,14 @@ def unlooked(g: engine.Game, after: dict, side: str, seq: int, rolled: bool = Tr
 
 
 def void_words(runs: list[dict[int, str]]) -> list[str]:
-    """The warnings of the orders the look-aheads (`IMAGINED` imagined rolls, the first
-    first) found void (order number -> the void's words, as the first roll has them): void
-    with every roll, most likely whatever the dice; else with how many of them."""
+    """The warnings of the orders the look-aheads (imagined rolls, the first first) found void
+    (order number -> the void's words, as the first roll has them): void with every one of
+    `IMAGINED` rolls, most likely whatever the dice; else with how many of those imagined."""
     first, count = runs[0], len(runs)
     said = []
     for index, text in first.items():
         hits = sum(1 for run in runs if index in run)
         said.append(f"with {NUMBERS[count]} different imagined rolls of the dice, {text} It would most likely be void "
-                    f"whatever the dice." if hits == count else
+                    f"whatever the dice." if hits == count == IMAGINED else
                     f"with {hits} of {NUMBERS[count]} imagined rolls of the dice, {text}")
     return said
