@@ -24,7 +24,7 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
     options as comments. SIDE is --side, or in a secure game the side --key plays. Edit it,
     then `pbem submit GAME_DIR FILE --key KEY`."""
     from pbem.core import describe, game, keys, sealing, templates
-    from pbem.core.errors import UsageError, VerificationError
+    from pbem.core.errors import UsageError
 
     folder = game.open_folder(Path(game_dir))
     secure = folder.game.secure
@@ -36,11 +36,7 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
     loaded = []   # the private key, once read (and its passphrase asked)
 
     def played(public) -> str:   # the side a key plays; a key of no side is refused
-        try:
-            return game.side_of_public(folder.game, public)
-        except VerificationError:
-            raise VerificationError(f"--key {key_file}: the key {public.fingerprint()} plays no side of this game; "
-                                    f"give the key you play it with") from None
+        return game.side_of_public(folder.game, public, key_file)
 
     def refuse_other_side(public) -> None:   # a template for a side the key does not play is refused
         if (their := played(public)) != side:

@@ -496,22 +496,20 @@ def chain_secret(game: engine.Game, side: str, key: Any, nonce: str | None = Non
 
 
 def side_of_key(game: engine.Game, key: Any) -> str:
-    """The side a private key plays; VerificationError naming the key's file, as --key gave it
-    (a players' probe: status, submit and adjudicate gave a fingerprint alone), for a key of
-    no side."""
-    try:
-        return side_of_public(game, key.public)
-    except VerificationError:
-        if not getattr(key, "path", None):
-            raise
-        raise VerificationError(f"--key {key.path}: the key {key.public.fingerprint()} plays no side of this game; "
-                                f"give the key you play it with") from None
+    """The side a key (a private key, or anything with its `public` half) plays; a key of no
+    side is refused naming its file where the key knows it (`path`, as --key gave it)."""
+    return side_of_public(game, key.public, getattr(key, "path", None))
 
 
-def side_of_public(game: engine.Game, public: Any) -> str:
-    """The side a public key plays in `game`; VerificationError for a key of no side."""
+def side_of_public(game: engine.Game, public: Any, path: str | None = None) -> str:
+    """The side a public key plays in `game`; VerificationError for a key of no side, naming
+    its file `path` if given (a players' probe: status, submit and adjudicate gave a
+    fingerprint alone)."""
     side = genesis.side_of(game.genesis["sides"], public)
     if side is None:
+        if path:
+            raise VerificationError(f"--key {path}: the key {public.fingerprint()} plays no side of this game; "
+                                    f"give the key you play it with")
         raise VerificationError(f"the key {public.fingerprint()} is not the key of any side of this game")
     return side
 
