@@ -342,14 +342,28 @@ def test_too_many_nodes_in_pbems_own_form_is_refused_too(monkeypatch):
 
 
 def test_every_example_file_is_read_by_the_shortcut_without_importing_yaml():
+    """...nor compiling a pattern of the strict loader's (each costs every start of pbem time)."""
     code = ("import sys, pathlib; from pbem.core import canonical\n"
             "files = sorted(pathlib.Path(sys.argv[1]).glob('*/**/*.yaml'))\n"
             "values = [canonical.loads(f.read_bytes(), str(f)) for f in files]\n"
-            "print(len(files), 'yaml' in sys.modules)")
+            "text = canonical.dumps({'values': values[:50], 'odd': ['1.5', 'NO', '0139', 'a b', 'x\\u2028']})\n"
+            "lazy = [v for v in vars(canonical).values() if isinstance(v, canonical.LazyPattern)]\n"
+            "lazy += [pattern for _, pattern in canonical._NUMBER_KINDS]\n"
+            "print(len(files), 'yaml' in sys.modules, len(lazy), sum(p._compiled is not None for p in lazy))")
     done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parents[1] / "examples")],
                           capture_output=True, text=True, check=True)
-    count, imported = done.stdout.split()
+    count, imported, lazy, compiled = done.stdout.split()
     assert int(count) > 400 and imported == "False"
+    assert (int(lazy), int(compiled)) == (10, 0)
+
+
+def test_a_lazy_pattern_matches_as_the_compiled_one():
+    pattern = canonical.LazyPattern(r"^%", re.M)
+    assert pattern._compiled is None
+    assert [m.start() for m in pattern.finditer("%a\nb\n%c")] == [0, 5]
+    assert pattern._compiled is not None and pattern._compiled.flags & re.M
+    number = dict(canonical._NUMBER_KINDS)["an integer"]
+    assert number.fullmatch("0x1F") and not number.fullmatch("1F")
 
 
 @pytest.mark.parametrize("word", TRICKY)

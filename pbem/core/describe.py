@@ -9,8 +9,6 @@ deterministic: sorted iteration, no clock."""
 from __future__ import annotations
 
 import re
-import shlex
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +234,8 @@ def score_lines(game: Any, summary: dict) -> list[str]:
 
 
 def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
+    import shlex   # imported where used, as textwrap below: adjudicate and most commands need neither
+
     summary, awaiting, you = info["summary"], info["awaiting"], info["you"]
     mode = "sandbox game (unsigned packets, no fair dice)" if state["mode"] == "sandbox" else "secure game"
     lines = [f"{game.ruleset.title}. Ruleset {game.ruleset.id} {game.ruleset.version}, {mode} {game.game_id}, "
@@ -469,6 +469,8 @@ def _summary_changes(x: dict, y: dict) -> list[dict]:
 
 
 def changes_text(game: Any, before: dict, after: dict, steps: list | None = None) -> list[str]:
+    import textwrap
+
     found = changes(game, before, after, steps)
     head = f"Changes from state {before['seq']} to state {after['seq']}:"
     lines = [head]
