@@ -6,6 +6,8 @@ retreat, which apply as ordered."""
 
 from __future__ import annotations
 
+import pytest
+
 from pbem.rulesets.chir import RULESET
 from tests.support.games import Match
 
@@ -159,6 +161,34 @@ def test_a_key_that_names_no_decision_is_refused_with_the_decision_awaited_as_ex
     assert refused.value.message == (
         "o.yaml: order 1, field `decision`: 2.1 does not name a decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an "
         "order sent so far (`pbem orders` writes each answer with the key of its decision)")
+
+
+@pytest.mark.parametrize("key, written", [(3, "3"), (None, "null"), (True, "true"), (["2.1/defensive-fire"],
+                                                                                  '["2.1/defensive-fire"]')])
+def test_a_decision_key_that_is_no_string_is_refused_in_words(tmp_path, key, written):
+    """A cheater's probe: a signed packet whose order said `decision: 3` stopped the
+    opponent's `pbem adjudicate` with a Python traceback (its refusal could not show the
+    number), nothing written; it is refused as any key naming no decision is."""
+    from pbem.core.errors import RulesError
+
+    from pbem.core import game
+
+    match, state = _asked_for_defensive_fire(tmp_path)
+    order = {"type": "fire", "target": "3220", "decision": key}
+    words = f"order 1, field `decision`: {written} does not name a decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N]"
+    with pytest.raises(RulesError) as refused:   # the sender's own submit
+        match.send("german", [order])
+    assert words in refused.value.message
+    # the packet signed anyway, as the opponent's adjudicate receives it
+    sender = match.folders["german"]
+    packet = game.build_packet(sender.game, sender.state, "german", [order], None, match.keys["german"],
+                               "2026-11-29T10:00:00Z")
+    data = game.packet_yaml(packet).encode()
+    receiver = match.folders["soviet"]
+    with pytest.raises(RulesError) as refused:
+        game.adjudicate(receiver, packet, data, "evil.yaml")
+    assert words in refused.value.message
+    assert receiver.state["seq"] == state["seq"] and not (receiver.path / "states" / f"{state['seq'] + 1:04d}.yaml").exists()
 
 
 def test_an_answer_named_for_another_decision_than_the_one_awaited_is_warned_of(tmp_path):
