@@ -283,7 +283,13 @@ def test_a_file_of_the_game_given_for_its_folder_is_answered_with_the_command_me
         assert f"Invalid value for 'GAME_DIR': {args[1]} is a " in error and error.rstrip().endswith(meant), error
     write(Path("loose.yaml"), "a: 1\n")
     assert run("status", "loose.yaml", code=2).stderr.rstrip().endswith(
-        "loose.yaml is a file; give the game folder (the one holding game.yaml)")
+        "loose.yaml is a file; give the game folder (the one holding game.yaml and states/)")
+    # the game.yaml of an email saved beside the packet makes no game folder of `.` (a user's probe)
+    shutil.copy("g/game.yaml", "game.yaml")
+    shutil.copy("g/packets/0001-german.yaml", "to-bob.yaml")
+    assert run("status", "to-bob.yaml", code=2).stderr.rstrip().endswith(
+        "to-bob.yaml is a file; give the game folder (the one holding game.yaml and states/)")
+    os.remove("game.yaml")
     assert run("show", "g/states/0001.yaml", code=2).stderr.startswith("Usage: cli show")   # click's own frame
     # the console script sends a file given for GAME_DIR to click too (pbem.entry._plain)
     done = subprocess.run([sys.executable, "-m", "pbem", "status", "g/game.yaml"], capture_output=True, text=True)
@@ -695,13 +701,17 @@ def test_a_proposal_the_ruleset_cannot_set_up_is_refused_when_proposed_and_when_
     sides = ("--side", "german=keys/alice.pub", "--side", "soviet=keys/bob.pub", "--key", "keys/alice")
     refused = run("new", "a", "--ruleset", "stalingrad", "--scenario", "./broken.yaml", *sides, code=4).stderr
     assert refused.startswith("pbem: the proposal: the scenario cannot be set up: ") and "'victory'" in refused
-    refused = run("new", "a", "--ruleset", "chir", "--option", "nope=1", *sides, code=1).stderr
-    assert refused.startswith("pbem: the proposal: unknown option 'nope' for chir")
+    # on the command line, a usage error (2), as a user's probe had it; in a proposal received, a rules error (1)
+    refused = run("new", "a", "--ruleset", "chir", "--option", "nope=1", *sides, code=2).stderr
+    assert "--option: unknown option 'nope' for chir (known: " in refused and not Path("a").exists()
+    assert "unknown option 'nope' for chir" in crafted_join("o1", "chir", 1, options={"nope": 1})
     # a string "false" would switch on an option the joiner reads as off (a cheater's probe)
     for value in ('"false"', "0", "[false]"):
-        refused = run("new", "a", "--ruleset", "chir", "--option", f"line_never_cut={value}", *sides, code=1).stderr
-        assert refused.startswith(f"pbem: the proposal: option 'line_never_cut' of chir takes true or false, as its "
-                                  f"default false is, not {value}")
+        refused = run("new", "a", "--ruleset", "chir", "--option", f"line_never_cut={value}", *sides, code=2).stderr
+        assert (f"--option: option 'line_never_cut' of chir takes true or false, as its default false is, not {value}"
+                in refused)
+    assert "option 'line_never_cut' of chir takes true or false, as its default false is, not 0" in crafted_join(
+        "o2", "chir", 1, options={"line_never_cut": 0})
     assert not Path("a").exists()
 
     refused = crafted_join("b", "stalingrad", 4, scenario_doc=broken)

@@ -97,10 +97,12 @@ def file_for_folder(path: str, command: str) -> str:
     user who names the game's game.yaml, a state or a packet means the folder that holds it
     (a state's number goes to --state). The folder is named as the user wrote the path."""
     parent = os.path.dirname(path) or "."
+    # a game folder holds states/ beside game.yaml: a game.yaml saved from an email beside the
+    # packet does not make its directory one (a user's probe: the hint named `.`)
     folder = next((d for d in (parent, os.path.normpath(os.path.join(parent, os.pardir)))
-                   if os.path.isfile(os.path.join(d, "game.yaml"))), None)
+                   if os.path.isfile(os.path.join(d, "game.yaml")) and os.path.isdir(os.path.join(d, "states"))), None)
     if folder is None:
-        return f"{path} is a file; give the game folder (the one holding game.yaml)"
+        return f"{path} is a file; give the game folder (the one holding game.yaml and states/)"
     name = os.path.basename(path)
     if os.path.basename(os.path.abspath(parent)) == "states" and name.endswith(".yaml") and name[:-5].isdigit() \
             and command in ("show", "render"):

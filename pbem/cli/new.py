@@ -56,6 +56,9 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
         if not sep:
             raise UsageError(f"--option {entry}: give K=V")
         parsed[name] = loads(value, f"--option {name}") if value else ""
+    wrong = game.option_error(ruleset, parsed)
+    if wrong:   # the command line's mistake (2); a proposal received with it is refused as a rules error (1)
+        raise UsageError(f"--option: {wrong}")
     fields = {"options": parsed, "created": created if created is not None else _now()}
     if scenario and (scenario.endswith((".yaml", ".yml")) or "/" in scenario):
         fields["scenario_doc"] = load_mapping(Path(scenario))

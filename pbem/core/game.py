@@ -75,6 +75,24 @@ def open_genesis(document: dict, source: str = GENESIS, kept: bool = True) -> en
                        scenario=world)
 
 
+def option_error(ruleset: Any, options: dict) -> str | None:
+    """What is wrong with a game's optional rules, in words, or None: an option the ruleset
+    has not, or a value of another type than its default's."""
+    known = ruleset.options
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        return f"unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(known)) or 'none'})"
+    for name, value in sorted(options.items()):
+        # the rules read an option as its default's type: a string "false" would switch on
+        # an option the joiner reads as off (a cheater's probe), so a value of another type is refused
+        default = known[name]
+        if type(value) is not type(default):
+            kind = {bool: "true or false", int: "a whole number", str: "a string"}.get(type(default), type(default).__name__)
+            return (f"option {name!r} of {ruleset.id} takes {kind}, as its default {canonical(default).decode()} is, "
+                    f"not {canonical(value).decode()}")
+    return None
+
+
 def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tuple[Any, Any]:
     """What a genesis or a proposal asks of this pbem's rulesets: the ruleset and its version,
     its sides in order, known options, and a scenario it can set up, built."""
@@ -84,19 +102,10 @@ def _ruleset_and_scenario(document: dict, source: str, kept: bool = True) -> tup
     names = [side["name"] for side in document["sides"]]
     if names != list(ruleset.sides):
         raise VerificationError(f"{source}: the sides must be {', '.join(ruleset.sides)} in that order, not {', '.join(names)}")
-    options = dict(ruleset.options)
-    unknown = sorted(set(document.get("options", {})) - set(options))
-    if unknown:
-        raise RulesError(f"{source}: unknown option {unknown[0]!r} for {ruleset.id} (known: {', '.join(sorted(options)) or 'none'})")
-    for name, value in sorted(document.get("options", {}).items()):
-        # the rules read an option as its default's type: a string "false" would switch on
-        # an option the joiner reads as off (a cheater's probe), so a value of another type is refused
-        default = options[name]
-        if type(value) is not type(default):
-            kind = {bool: "true or false", int: "a whole number", str: "a string"}.get(type(default), type(default).__name__)
-            raise RulesError(f"{source}: option {name!r} of {ruleset.id} takes {kind}, as its default "
-                             f"{canonical(default).decode()} is, not {canonical(value).decode()}")
-    options.update(document.get("options", {}))
+    wrong = option_error(ruleset, document.get("options", {}))
+    if wrong:
+        raise RulesError(f"{source}: {wrong}")
+    options = dict(ruleset.options, **document.get("options", {}))
     embedded = document["scenario"].get("document")
     unsafe = first_unsafe(embedded) if embedded is not None else None
     if unsafe is not None:
