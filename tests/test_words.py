@@ -1198,6 +1198,11 @@ def test_orders_only_a_mistyped_id_names_the_id_meant(tmp_path):
     assert re.search(r"\(\d+; 0 of them name A/i \(did you mean A/I\?\)\)", text), text[:600]
     text = run("orders", tmp_path / "g", "--side", "german", "--only", "A/I")
     assert "did you mean" not in text and re.search(r"\(\d+; [1-9]\d* of them name A/I\)", text)
+    # a real hex, a Soviet unit and an order type that no legal order names now are no typos (a
+    # user's probe: `--only 2832` was asked "did you mean 2732?")
+    for real in ("2832", "1001", "346/a", "retreat"):
+        text = run("orders", tmp_path / "g", "--side", "german", "--only", real)
+        assert re.search(rf"\(\d+; 0 of them name {real}\)", text), text[:600]
 
 
 def test_the_look_ahead_says_after_the_dice_only_where_it_rolled_some(tmp_path):

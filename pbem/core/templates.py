@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import json
 import textwrap
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from pbem.core import describe, engine
 from pbem.core.text import seal_names, with_rule
@@ -120,7 +120,8 @@ def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[
     # note speaks of: players' probe, "its area (above)" with nothing above)
     described = [f"# {line}" for line in game.describe_need(after["rules"], need)] \
         or [f"#   {with_rule(need.prompt, need.rule)}."]
-    return described + _count_lines(legal, only, note, "then") + _noted(note) + _listed(legal, only), legal
+    return (described + _count_lines(legal, only, note, "then", _known(game, after["rules"], only)) + _noted(note)
+            + _listed(legal, only)), legal
 
 
 def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None,
@@ -152,12 +153,15 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
     return head + _then(game, after, need, only)[0]
 
 
-def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str) -> list[str]:
+def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str,
+                 known: Callable[[], bool] = lambda: False) -> list[str]:
     """How many legal orders the template lists, `now` or `then` (after the reveal): where the
     ruleset's list is not every one (it gives a note: a sample, a phase's attacks), it says so
-    before the count is read as all there are (players' probe)."""
-    head = (f"Legal orders {when} ({_counted(legal, only)})" if note is None else
-            f"Legal orders listed {'now' if when == 'now' else 'for then'} ({_counted(legal, only)}), not every "
+    before the count is read as all there are (players' probe). `known`: whether `only` names
+    a thing of the game, asked when no order names it."""
+    counted = _counted(legal, only, known)
+    head = (f"Legal orders {when} ({counted})" if note is None else
+            f"Legal orders listed {'now' if when == 'now' else 'for then'} ({counted}), not every "
             "one (see the note below)")
     if when == "then":
         return _noted(head + ":")
@@ -191,12 +195,33 @@ def _values(value: Any) -> Iterator[Any]:
         yield value
 
 
-def _counted(legal: list[dict], only: str | None) -> str:
+def _known(game: engine.Game, rules: dict, only: str | None) -> Callable[[], bool]:
+    """Whether `only` is an order type of the ruleset or a unit, hex, area or square that `pbem
+    show` knows: one that no legal order names now is no typo (a user's probe: `--only 2832`,
+    a real hex, was asked "did you mean 2732?")."""
+    def known() -> bool:
+        if only is None:
+            return False
+        if any(branch.get("properties", {}).get("type", {}).get("const") == only
+               for branch in game.ruleset.order_schema.get("oneOf", ())):
+            return True
+        look = game.ruleset.look
+        for what in ("unit", "hex", "area", "square") if look is not None else ():
+            try:
+                look(game.scenario, rules, what, only)
+                return True
+            except ValueError:   # no such thing of that kind, or no kind the ruleset describes
+                continue
+        return False
+    return known
+
+
+def _counted(legal: list[dict], only: str | None, known: Callable[[], bool]) -> str:
     if only is None:
         return str(len(legal))
     named = sum(_names(order, only) for order in legal)
     hint = ""
-    if not named:   # a mistyped id: the one meant among those the orders name (a players' probe)
+    if not named and not known():   # a mistyped id: the one meant among those the orders name (a players' probe)
         from pbem.core.text import did_you_mean
 
         hint = did_you_mean(sorted({str(v) for order in legal for v in _values(order) if isinstance(v, str)}), only)
@@ -302,7 +327,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             lines.append("# other (docs/protocol.md §7.2).")
             answer, said = _suggested(game, state, need, legal, decision, only)
             lines.append(said)
-        lines += _count_lines(legal, only, note, "now")
+        lines += _count_lines(legal, only, note, "now", _known(game, state["rules"], only))
         lines += _noted(note) + _listed(legal, only)
         orders = ([answer] if answer else []) if decision else [o for o in legal if o.get("type") == "end"][:1]
         if orders and key is not None and side == sender:
