@@ -106,9 +106,14 @@ def test_missing_and_non_key_files(tmp_path):
         keys.load_private_key(tmp_path / "notes.txt")
     with pytest.raises(FileError, match="notes.txt is not an Ed25519 public key file"):
         keys.load_public_key_file(tmp_path / "notes.txt")
-    _, public_path = keys.write_keypair("dan", tmp_path)
+    private_path, public_path = keys.write_keypair("dan", tmp_path)
     with pytest.raises(FileError, match=r"dan\.pub is a public key"):
         keys.load_private_key(public_path)
+    # the private key given for the public one is said to be one, and none of it is shown (a user's probe)
+    with pytest.raises(FileError) as refused:
+        keys.load_public_key_file(private_path)
+    assert refused.value.message == (f"{private_path} is not an Ed25519 public key file: it is a private key; give its "
+                                     "public key (the .pub file beside it).")
 
 
 def test_load_public_key_rejects_rsa_and_garbage():

@@ -238,6 +238,8 @@ def public_key_of_private_file(path: str | Path) -> PublicKey | None:
 def load_public_key(text: str) -> PublicKey:
     """Parse one "ssh-ed25519 AAAA... [comment]" line; VerificationError for anything else."""
     parts = text.strip().split(None, 2)
+    if "PRIVATE KEY-----" in text:   # never echoed, not even its first line (a user's probe)
+        raise VerificationError("it is a private key; give its public key (the .pub file beside it).")
     if len(parts) < 2 or "\n" in text.strip():
         raise VerificationError(f"{text.strip()[:40]!r} is not a one-line OpenSSH public key.")
     if parts[0] != KEY_TYPE.decode():
