@@ -105,6 +105,12 @@ def test_the_chir_template_shows_hex_ids_quoted(tmp_path, monkeypatch):
      "unknown key `suport` (did you mean `support`?); an order of type attack takes the keys type, target, units, "
      "support"),
     (CHIR, {"type": "retreat"}, [], "missing `to` or `path`; an order of type retreat takes the keys type, to, path"),
+    # values said as the player wrote them in YAML, not as Python writes them (a user's probe: "None is not an order type")
+    (CHIR, {"type": None}, ["type"], "null is not an order type; the order types are end, place, attack, move, enter, "
+     "artillery, fire, remove, invalidate, loss, morale, retreat, advance, advance-end"),
+    (CHIR, {"type": "move", "units": None, "path": ["3414"]}, ["units"],
+     "null is a single value where a list is wanted: units: [null]"),
+    (CHIR, {"type": "move", "units": [True], "path": ["3414"]}, ["units", 0], "true is not of type 'string'"),
     (CHIR, {"type": "retreat", "to": "3413", "path": []}, [],
      "give only one of `to` or `path`; an order of type retreat takes the keys type, to, path"),
 ])

@@ -116,6 +116,20 @@ def _check(text: str) -> Any:
         return None
 
 
+def _said(value: Any) -> str:
+    """A value of an order as the player wrote it in YAML: a string quoted, `null`, `true`, 3
+    (jsonschema and Python's repr say None and True, which the player never wrote)."""
+    return repr(value) if isinstance(value, str) else json.dumps(value)
+
+
+def _yaml_words(error: Any) -> None:
+    """jsonschema starts its messages with the value as Python writes it (`None is not of
+    type 'string'`): said as YAML (`null is not ...`; a user's probe)."""
+    instance = error.instance
+    if (instance is None or isinstance(instance, bool)) and error.message.startswith(repr(instance)):
+        error.message = json.dumps(instance) + error.message[len(repr(instance)):]
+
+
 def order_errors(schema: dict, order: Any) -> list:
     """The jsonschema errors of one order against an orders schema, most general first
     ([] when it is valid). An orders schema is a `oneOf` of one branch per order type:
@@ -132,6 +146,7 @@ def order_errors(schema: dict, order: Any) -> list:
     found = validator(branch if branch is not None else schema).iter_errors(order)
     errors = sorted(found, key=lambda e: (len(e.path), list(map(str, e.path))))
     for error in errors:
+        _yaml_words(error)
         _quote_hint(error)
         _list_hint(error)
         _enum_words(error)
@@ -226,7 +241,7 @@ def _list_hint(error: Any) -> None:
     from pbem.core.canonical import scalar_text
 
     written = f"[{scalar_text(error.instance)}]"
-    error.message = f"{error.instance!r} is a single value where a list is wanted: " + (
+    error.message = f"{_said(error.instance)} is a single value where a list is wanted: " + (
         f"{key}: {written}" if key is not None else written)
 
 
@@ -250,7 +265,7 @@ def _keys_error(schema: dict, order: dict) -> Any:
     if branch is None:
         close = get_close_matches(kind, list(map(str, branches)), n=1) if isinstance(kind, str) else []
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return ValidationError(f"{kind!r} is not an order type{hint}; the order types are {types}", path=["type"])
+        return ValidationError(f"{_said(kind)} is not an order type{hint}; the order types are {types}", path=["type"])
     properties = branch.get("properties", {})
     unknown = [key for key in order if key not in properties]
     missing = [key for key in branch.get("required", []) if key not in order]
