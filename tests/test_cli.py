@@ -220,6 +220,30 @@ def test_sandbox_game_with_scripted_dice(run, tmp_path):
     assert "sandbox" in result.stderr
 
 
+def test_a_dice_script_that_runs_out_partway_through_a_step_says_the_dice_it_has_left(run, tmp_path):
+    """A referee's probe: a step that needs two dice where the script has one left is undone
+    and waits for dice, and status said the script was "used up (3 dice, all rolled)"; the
+    dice the referee then rolled at the table went to the fight after the one left. Status,
+    submit and the template say that die is left and rolled first, as it is."""
+    run("new", "sb", "--ruleset", "stalingrad", "--side", "german", "--side", "soviet", "--sandbox", "--dice", "3,5,1",
+        "--created", "x")
+    write("o.yaml", "orders:\n  - {type: end}\n  - {type: move, unit: 71id-191, to: mamayev-kurgan}\n"
+                    "  - {type: move, unit: 24pd-24pzr, to: fallen-fighters}\n  - {type: end}\n"
+                    "  - {type: attack, area: mamayev-kurgan}\n  - {type: attack, area: fallen-fighters}\n"
+                    "  - {type: end}\n")
+    sent = run("submit", "sb", "o.yaml", "--side", "german")
+    assert "Die: 3 (scripted die 1)" in sent.output and "scripted die 3" not in sent.output
+    left = "The game's dice script has 1 die left (1), too few for the step the game waits for"
+    assert (f"Awaited: more dice. {left}; a packet from german adds more, `pbem submit GAME_DIR ORDERS_FILE --side "
+            "german --dice 4,2`, rolled after it, and then german: ") in run("status", "sb").output
+    assert f"warning: the game's dice script has 1 die left (1)" in sent.stderr and "all rolled" not in sent.stderr
+    assert f"# {left}: send this packet with more dice," in run("orders", "sb", "--side", "german").output
+    write("e.yaml", "orders: []\n")
+    added = run("submit", "sb", "e.yaml", "--side", "german", "--dice", "4,2").output
+    assert "Die: 1 (scripted die 3)" in added and "Die: 4 (scripted die 4)" in added
+    assert "audit OK: sandbox game" in run("audit", "sb").output
+
+
 def test_a_used_up_dice_script_is_said_and_a_packet_adds_dice(run, tmp_path):
     """A referee re-running a fight with dice rolled at a table: when the script runs out,
     status and the orders template say so and how to add dice; `submit --dice` adds them, the
@@ -229,13 +253,13 @@ def test_a_used_up_dice_script_is_said_and_a_packet_adds_dice(run, tmp_path):
     write("o.yaml", "orders:\n  - {type: fire, unit: r1, target: b2}\n  - {type: fire, unit: r2, target: b2}\n")
     sent = run("submit", "g", "o.yaml", "--side", "red")
     assert "r1 fires at b2: 6, a hit." in sent.output and "r2 fires" not in sent.output
-    assert ("warning: the game's dice script is used up, and the game waits for more: send a packet with `pbem submit "
-            "GAME_DIR ORDERS_FILE --side red --dice 4,2`") in sent.stderr
+    assert ("warning: the game's dice script is used up (1 die, all rolled), and the game waits for more: send a packet "
+            "with `pbem submit GAME_DIR ORDERS_FILE --side red --dice 4,2` (the dice rolled at your table)\n") in sent.stderr
     status = run("status", "g").output
     assert ("Awaited: more dice. The game's dice script is used up (1 die, all rolled); a packet from red adds more, "
             "`pbem submit GAME_DIR ORDERS_FILE --side red --dice 4,2`") in status
     template = run("orders", "g", "--side", "red").output
-    assert "# The game's dice script is used up: send this packet with more dice," in template
+    assert "# The game's dice script is used up (1 die, all rolled): send this packet with more dice," in template
     write("t.yaml", template)
     out = run("submit", "g", "t.yaml", "--side", "red", "--dice", "2, 5").output
     assert "r2 fires at b2: 2, a miss." in out

@@ -281,17 +281,20 @@ def test_packets_put_in_the_folder_by_hand_are_said_not_applied_with_the_command
     "states/0050.yaml: the state file is missing"."""
     monkeypatch.chdir(tmp_path)
     shutil.copytree(EXAMPLE, "g")
-    for seq in (50, 51):
-        Path(f"g/states/{seq:04d}.yaml").unlink()
-        Path(f"g/aar/{seq:04d}.md").unlink()
+    last = sorted(Path("g/packets").glob("*.yaml"))[-2:]    # the example's last two packets
+    first = int(last[0].name[:4])
+    for packet in last:
+        Path(f"g/states/{packet.name[:4]}.yaml").unlink()
+        Path(f"g/aar/{packet.name[:4]}.md").unlink()
     assert refused(run("audit", "g"), 3) == (
-        "pbem: audit failed: states/0050.yaml: the state file is missing: the packets from packet 50 on were put in "
-        "packets/ but not applied in this folder (`pbem adjudicate g PACKET` applies one), or the state was removed")
+        f"pbem: audit failed: states/{first:04d}.yaml: the state file is missing: the packets from packet {first} on "
+        "were put in packets/ but not applied in this folder (`pbem adjudicate g PACKET` applies one), or the state was "
+        "removed")
     status = run("status", "g")   # (as status said already)
     assert status.exit_code == 0 and (
-        "packets/0050-soviet.yaml is in the folder but was never applied (its state, states/0050.yaml, is missing): "
-        "`pbem adjudicate g g/packets/0050-soviet.yaml` applies it.") in status.output.splitlines()
-    assert run("adjudicate", "g", "g/packets/0050-soviet.yaml", "g/packets/0051-german.yaml").exit_code == 0
+        f"packets/{last[0].name} is in the folder but was never applied (its state, states/{first:04d}.yaml, is "
+        f"missing): `pbem adjudicate g g/packets/{last[0].name}` applies it.") in status.output.splitlines()
+    assert run("adjudicate", "g", *(f"g/packets/{packet.name}" for packet in last)).exit_code == 0
     assert run("audit", "g").exit_code == 0 and "Not applied" not in run("status", "g").output
     Path("g/states/0030.yaml").unlink()    # a state removed in the middle: no such guess
     assert refused(run("audit", "g"), 3) == "pbem: audit failed: states/0030.yaml: the state file is missing"

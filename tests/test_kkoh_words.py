@@ -3,6 +3,7 @@ changes between two states) on a position built for the test and on the example 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -138,7 +139,9 @@ def test_a_command_marker_out_of_command_is_said_so_also_where_it_stands_without
     shown = run("show", EXAMPLE)
     for h in out:
         square = rules["hqs"][h]["sq"]
-        line = next(line for line in shown.splitlines() if line.startswith(f"  {square}: HQ "))
-        assert f"{h} (out of command)" in line
+        # each side's markers on a line of their own: both sides' may stand in one square
+        lines = [line for line in shown.splitlines() if line.startswith(f"  {square}: HQ ") 
+                 and re.search(rf"(?<![\w/-]){re.escape(h)}(?![\w/-])", line)]
+        assert len(lines) == 1 and f"{h} (out of command)" in lines[0], lines
         assert f"{h} (out of command)" in run("show", EXAMPLE, "--square", square)
     assert "its cell in the square (row from the north edge and column from the west edge, 0-2;" in shown

@@ -74,7 +74,7 @@ def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are
     for fr, step in zip(frames.frames(f), steps):
         summary = f.game.summary(fr.state["rules"])
         assert step["standing"] == " ".join(describe.now_lines(summary) + describe.score_lines(f.game, summary))
-    assert steps[-1]["standing"].startswith("Game over after turn 6 of 6. Result: German victory after turn 6: ")
+    assert steps[-1]["standing"].startswith("Game over after turn 6 of 6. Result: Draw after turn 6: ")
     keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in f.game.genesis["sides"])
     assert (f'<p id="mode">A secure game: every packet is signed by its side\'s key ({keys}) and every die comes '
             f"from dice chains both sides committed to before play; `pbem audit` of the game folder checks it all."
@@ -172,8 +172,8 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):
     assert units_in_dom(browser) == units_on_board(CHIR, last)
     # where the game stands, in sight over the dice and the report (audience probe)
     standing = browser.js("document.getElementById('standing').textContent")
-    assert standing == "Game turn 3 of 12, Soviet concentrated attack phase. VP if the game ended now (4.0): Soviet 13, " \
-        "German 28, a German substantial victory by 15 (4.5); the German line of communication to the " \
+    assert standing == "Game turn 3 of 12, Soviet concentrated attack phase. VP if the game ended now (4.0): Soviet 19.5, " \
+        "German 20, a draw, 0.5 apart, counted as 0 (4.5); the German line of communication to the " \
         "Don is cut (4.3)." and browser.js(
             "document.getElementById('standing').getBoundingClientRect().bottom") < browser.js(
             "document.getElementById('report').getBoundingClientRect().top")

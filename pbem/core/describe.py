@@ -84,16 +84,15 @@ def _what(awaiting: dict, summary: dict, standing: bool = False) -> str:
 
 
 def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = False,
-             script: list | None = None) -> str:
-    """`script`: the dice script of a sandbox game that has one (its values, all rolled when
-    the game waits for dice)."""
+             dice: dict | None = None) -> str:
+    """`dice`: the state's dice of a sandbox game with a script."""
     need, sender = awaiting["need"], awaiting["packet_from"]
-    if awaiting["waiting_for"] == "dice" and script is not None:
-        from pbem.core.engine import more_dice
+    if awaiting["waiting_for"] == "dice" and dice is not None and "script" in dice:
+        from pbem.core.engine import more_dice, script_words
 
-        rolled = f"{len(script)} {'die' if len(script) == 1 else 'dice'}, all rolled"
-        return (f"Awaited: more dice. The game's dice script is used up ({rolled}); a packet from "
-                f"{_who(sender, you)} adds more, `{more_dice(sender)}`, and then {_who(need['side'], you)}: "
+        state, after = script_words(dice)
+        return (f"Awaited: more dice. The game's dice script {state}; a packet from {_who(sender, you)} adds more, "
+                f"`{more_dice(sender)}`{after}, and then {_who(need['side'], you)}: "
                 f"{with_rule(need['prompt'], need['rule'])}.")
     if awaiting["waiting_for"] == "dice":
         # the step is decided (a queued order, or a standing order's answer): only its dice are missing
@@ -114,8 +113,7 @@ def awaited_line(game: Any, state: dict, summary: dict, you: str | None = None) 
         return "The game is over: no packet is awaited."
     from pbem.core import engine
 
-    return _awaited(state["awaiting"], summary, you, engine.standing_answer(game, state) is not None,
-                    state["dice"].get("script"))
+    return _awaited(state["awaiting"], summary, you, engine.standing_answer(game, state) is not None, state["dice"])
 
 
 def chain_used_up(game: Any, state: dict) -> str | None:

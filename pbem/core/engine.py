@@ -157,6 +157,19 @@ def more_dice(side: str, orders_file: str = "ORDERS_FILE") -> str:
     return f"pbem submit GAME_DIR {orders_file} --side {side} --dice 4,2"
 
 
+def script_words(dice: dict) -> tuple[str, str]:
+    """What a sandbox game waiting for dice says of its script: (its state, what comes of the
+    dice added). A step whose dice run out partway is undone, so the dice it rolled stay in
+    the script; those left are rolled first when dice are added (a referee's probe: "used up,
+    all rolled" was said with a die left, and the table's dice went to a fight beside it)."""
+    script, used = dice["script"], dice.get("script_used", 0)
+    left = script[used:]
+    if not left:
+        return f"is used up ({len(script)} {'die' if len(script) == 1 else 'dice'}, all rolled)", ""
+    return (f"has {len(left)} {'die' if len(left) == 1 else 'dice'} left ({', '.join(map(str, left))}), too few for "
+            f"the step the game waits for", f", rolled after {'it' if len(left) == 1 else 'them'}")
+
+
 class _Dice:
     """The dice source of one segment: labelled streams, or a sandbox script."""
 

@@ -336,8 +336,9 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             lines += _orders_after_answer(game, state, side, key() if callable(key) else key, tuple(orders), only,
                                           "the answer" if decision else "the `end`")
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
-        lines.append("# The game's dice script is used up: send this packet with more dice,")
-        lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table).")
+        said, rolled_after = engine.script_words(state["dice"])
+        lines.append(f"# The game's dice script {said}: send this packet with more dice,")
+        lines.append(f"# `{engine.more_dice(side, 'THIS_FILE')}` (the dice rolled at your table{rolled_after}).")
     elif side == sender:
         if awaiting["waiting_for"] == "dice" and need.side == side:
             # the awaited line names this side's step: say why there is nothing to decide in it (players' probe)
