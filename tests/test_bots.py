@@ -13,7 +13,7 @@ from pbem.core import game as games
 from pbem.core import genesis
 from pbem.rulesets.base import Heuristics
 from pbem.rulesets.stalingrad import RULESET as STALINGRAD
-from tests.stalingrad_driver import position, scenario
+from tests.stalingrad_driver import scenario
 
 SC = scenario(STALINGRAD)
 

@@ -236,7 +236,7 @@ def test_a_dice_script_that_runs_out_partway_through_a_step_says_the_dice_it_has
     left = "The game's dice script has 1 die left (1), too few for the step the game waits for"
     assert (f"Awaited: more dice. {left}; a packet from german adds more, `pbem submit GAME_DIR ORDERS_FILE --side "
             "german --dice 4,2`, rolled after it, and then german: ") in run("status", "sb").output
-    assert f"warning: the game's dice script has 1 die left (1)" in sent.stderr and "all rolled" not in sent.stderr
+    assert "warning: the game's dice script has 1 die left (1)" in sent.stderr and "all rolled" not in sent.stderr
     assert f"# {left}: send this packet with more dice," in run("orders", "sb", "--side", "german").output
     write("e.yaml", "orders: []\n")
     added = run("submit", "sb", "e.yaml", "--side", "german", "--dice", "4,2").output
