@@ -7,6 +7,7 @@ mutation here is of the bundled scenario; the bundled one is accepted as it is."
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,43 @@ def test_a_crafted_scenario_is_refused_naming_its_fault(module, bundled, change,
 def test_the_bundled_scenarios_are_accepted_as_they_are():
     assert dos_scenario.Scenario(copy.deepcopy(DOS), {}).last_turn == 25
     assert len(chir_scenario.Scenario(copy.deepcopy(CHIR), {}).places) == len(CHIR["victory"]["places"]["list"])
+
+
+@pytest.mark.parametrize("ruleset_id, position, said", [
+    ("stalingrad", {"turn": 6, "phase": "combat"},
+     "stalingrad scenario: position.phase: 'combat' is not one of: german-reinforcement, german-withdrawal, "
+     "german-movement, german-combat, soviet-reinforcement, soviet-movement, soviet-combat"),
+    ("stalingrad", {"turn": 9, "phase": "soviet-combat"}, "stalingrad position: turn 9 is after the game's last turn, 6."),
+    ("stalingrad", {"turn": 0, "phase": "soviet-combat"}, "stalingrad scenario: position.turn: 0 is less than the minimum of 1"),
+    ("chir", {"turn": 20, "player": "soviet", "phase": "attack", "units": {}},
+     "chir position: turn 20 is after the game's last turn, 12 (4.0)"),
+])
+def test_a_referees_position_at_no_phase_or_turn_of_the_game_is_refused_in_words(tmp_path, monkeypatch, ruleset_id,
+                                                                                 position, said):
+    """A referee's probe: a stalingrad position at phase `combat` (no such phase) stopped `pbem
+    new` with a traceback, and one at turn 9 of 6 (or chir's GT 20 of 12) was set up and played
+    on; the refusal blamed a game.yaml that was never written, not the file given."""
+    from click.testing import CliRunner
+
+    from pbem import rulesets
+    from pbem.cli import cli
+    from pbem.core.canonical import dumps
+
+    monkeypatch.chdir(tmp_path)
+    doc = rulesets.get(ruleset_id).scenarios[rulesets.get(ruleset_id).default_scenario]()
+    doc["position"] = position
+    Path("pos.yaml").write_text(dumps(doc))
+    result = CliRunner().invoke(cli, ["new", "g", "--ruleset", ruleset_id, "--scenario", "pos.yaml", "--sandbox",
+                                      "--side", rulesets.get(ruleset_id).sides[0], "--side",
+                                      rulesets.get(ruleset_id).sides[1], "--dice", "4,4"])
+    assert (result.exit_code, result.stderr) == (4, f"pbem: pos.yaml: the scenario cannot be set up: {said}\n")
+    assert not Path("g").exists()
+
+
+def test_the_stalingrad_position_takes_the_phases_the_game_has():
+    import json
+
+    from pbem.rulesets.stalingrad import flow
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "stalingrad-scenario.schema.json").read_text())
+    assert sorted(schema["properties"]["position"]["properties"]["phase"]["enum"]) == sorted(flow._PROMPTS)

@@ -138,6 +138,7 @@ def test_what_no_check_names_is_refused_by_pbem_new_not_thrown(tmp_path, monkeyp
     result = CliRunner().invoke(cli, ["new", "g", "--ruleset", "kkoh", "--scenario", "./s.yaml", "--sandbox",
                                       "--side", "blue", "--side", "red", "--seed", "1"])
     assert result.exit_code == 4, result.output
-    assert result.stderr == ("pbem: game.yaml: the scenario cannot be set up: the scenario document contradicts itself "
+    # the file given is blamed, not the game.yaml never written (a referee's probe)
+    assert result.stderr == ("pbem: ./s.yaml: the scenario cannot be set up: the scenario document contradicts itself "
                              "(RuntimeError: no dice at the set-up)\n")
     assert not (tmp_path / "g").exists()

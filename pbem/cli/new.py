@@ -31,6 +31,7 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
     from pbem.core import game, genesis, keys
     from pbem.core.canonical import load_mapping, loads
     from pbem.core.errors import UsageError
+    from pbem.core.text import shown
 
     ruleset = rulesets.get(ruleset_id)
     if (dice or seed) and not sandbox:
@@ -67,7 +68,8 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
     if sandbox:
         document = genesis.sandbox(ruleset, _dice_source(dice, seed), **fields)
         genesis.sides_entries(ruleset, side_keys)
-        folder = game.create(Path(game_dir), document)
+        # a refusal of the scenario names the user's file, not the game.yaml never written
+        folder = game.create(Path(game_dir), document, source=shown(scenario) if "scenario_doc" in fields else game.GENESIS)
         echo(f"created sandbox game {folder.game.game_id} in {game_dir} ({ruleset.title})")
         awaiting = folder.state["awaiting"]
         # players' probe: "from soviet", and then a packet from axis was taken, as a sandbox game takes any

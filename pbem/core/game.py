@@ -180,16 +180,17 @@ def _inconsistent(exc: BaseException) -> str:
     return f"the scenario document {what} ({type(exc).__name__}: {shown(str(exc))[:120]})"
 
 
-def initial_state(game: engine.Game) -> dict:
-    """State 0, always computed from the genesis: nobody copies a state file (§2.4)."""
+def initial_state(game: engine.Game, source: str = GENESIS) -> dict:
+    """State 0, always computed from the genesis: nobody copies a state file (§2.4).
+    `source`: where the genesis comes from, for its refusal."""
     try:
         rules = game.ruleset.setup(game.scenario)
     except ValueError as exc:  # a position the ruleset cannot set up
-        raise FileError(f"game.yaml: the scenario cannot be set up: {exc}") from None
+        raise FileError(f"{source}: the scenario cannot be set up: {exc}") from None
     except _INCONSISTENT as exc:
         if "document" not in game.genesis["scenario"]:
             raise
-        raise FileError(f"game.yaml: the scenario cannot be set up: {_inconsistent(exc)}") from None
+        raise FileError(f"{source}: the scenario cannot be set up: {_inconsistent(exc)}") from None
     return engine.initial_state(game, rules)
 
 
@@ -212,13 +213,15 @@ class Folder:
             return str(path)
 
 
-def create(folder: Path, document: dict) -> Folder:
-    """A game folder for a complete genesis: game.yaml and states/0000.yaml (its set-up)."""
+def create(folder: Path, document: dict, source: str = GENESIS) -> Folder:
+    """A game folder for a complete genesis: game.yaml and states/0000.yaml (its set-up).
+    `source` names what a refusal blames: a sandbox game's scenario file, which its genesis
+    embeds (a referee's probe: "game.yaml: ..." of a game.yaml never written)."""
     folder = Path(folder)
     if (folder / GENESIS).exists():
         raise FileError(f"{folder / GENESIS} already exists; a game folder holds one game")
-    game = open_genesis(document)
-    state = initial_state(game)
+    game = open_genesis(document, source)
+    state = initial_state(game, source)
     folder.mkdir(parents=True, exist_ok=True)
     for sub in ("packets", "states", "aar"):
         (folder / sub).mkdir(exist_ok=True)

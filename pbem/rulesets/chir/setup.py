@@ -235,6 +235,8 @@ def apply_position(sc: Scenario, rules: dict, pos: dict) -> None:
         rules["ever_soviet"] = sorted(pos["ever_soviet"])
     rules["loc_ever_cut"] = bool(pos.get("loc_ever_cut", False))
     rules["turn"] = pos.get("turn", 1)
+    if rules["turn"] > sc.last_turn:   # a referee's probe: "GT 20" of a 12-turn game was set up
+        raise ValueError(f"chir position: turn {rules['turn']} is after the game's last turn, {sc.last_turn} (4.0)")
     rules["player"] = pos.get("player", "soviet")
     rules["phase"] = pos.get("phase", "attack")
     for h, us in bd.stacks(sc, rules).items():

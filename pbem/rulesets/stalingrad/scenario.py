@@ -204,8 +204,11 @@ def apply_position(sc: Scenario, spec: Mapping) -> dict:
         if uid not in named or sc.units[uid].side != "soviet" or named[uid] not in sc.crossings:
             raise ValueError(f"stalingrad position: crossing_arrivals names {uid}, which is not a Soviet "
                              f"unit on a crossing.")
+    turn = spec.get("turn", 1)
+    if turn > sc.last_turn:   # a referee's probe: "Turn 9 of 6" was set up, and won
+        raise ValueError(f"stalingrad position: turn {turn} is after the game's last turn, {sc.last_turn}.")
     rules = {
-        "turn": spec.get("turn", 1),
+        "turn": turn,
         "phase": spec.get("phase", "german-movement"),
         "control": control,
         "units": {uid: named[uid] for uid in sorted(named)},
