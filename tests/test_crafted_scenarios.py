@@ -90,6 +90,8 @@ def test_the_bundled_scenarios_are_accepted_as_they_are():
     ("stalingrad", {"turn": 0, "phase": "soviet-combat"}, "stalingrad scenario: position.turn: 0 is less than the minimum of 1"),
     ("chir", {"turn": 20, "player": "soviet", "phase": "attack", "units": {}},
      "chir position: turn 20 is after the game's last turn, 12 (4.0)"),
+    ("dos", {"turn": 30, "player": "axis", "phase": "move", "units": {}},
+     "dos scenario: position.turn: Game-Turn 30 is after the game's last, 25"),
 ])
 def test_a_referees_position_at_no_phase_or_turn_of_the_game_is_refused_in_words(tmp_path, monkeypatch, ruleset_id,
                                                                                  position, said):

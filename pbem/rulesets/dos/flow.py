@@ -70,6 +70,9 @@ def rules_for(sc: Scenario, pos: dict | None) -> dict:
     rules = st.fresh(sc)
     rules["stage"] = None
     if pos is not None:
+        if pos["turn"] > sc.last_turn:   # a referee's probe (chir, stalingrad): a turn the game never has was set up
+            raise ValueError(f"dos scenario: position.turn: Game-Turn {pos['turn']} is after the game's last, "
+                             f"{sc.last_turn}")
         rules["turn"], rules["player"], rules["phase"] = pos["turn"], pos["player"], pos["phase"]
         setup.position(sc, rules, pos)
         begin_phase(sc, rules, QuietContext(), fresh_phase=False)
