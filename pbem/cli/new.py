@@ -69,7 +69,8 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
         document = genesis.sandbox(ruleset, _dice_source(dice, seed), **fields)
         genesis.sides_entries(ruleset, side_keys)
         # a refusal of the scenario names the user's file, not the game.yaml never written
-        folder = game.create(Path(game_dir), document, source=shown(scenario) if "scenario_doc" in fields else game.GENESIS)
+        source = shown(scenario) if "scenario_doc" in fields else game.GENESIS
+        folder = game.create(Path(game_dir), document, source=source)
         echo(f"created sandbox game {folder.game.game_id} in {game_dir} ({ruleset.title})")
         awaiting = folder.state["awaiting"]
         # players' probe: "from soviet", and then a packet from axis was taken, as a sandbox game takes any

@@ -90,9 +90,9 @@ def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = Fa
     if awaiting["waiting_for"] == "dice" and dice is not None and "script" in dice:
         from pbem.core.engine import more_dice, script_words
 
-        state, after = script_words(dice)
-        return (f"Awaited: more dice. The game's dice script {state}; a packet from {_who(sender, you)} adds more, "
-                f"`{more_dice(sender)}`{after}, and then {_who(need['side'], you)}: "
+        said, rolled_after = script_words(dice)
+        return (f"Awaited: more dice. The game's dice script {said}; a packet from {_who(sender, you)} adds more, "
+                f"`{more_dice(sender)}`{rolled_after}, and then {_who(need['side'], you)}: "
                 f"{with_rule(need['prompt'], need['rule'])}.")
     if awaiting["waiting_for"] == "dice":
         # the step is decided (a queued order, or a standing order's answer): only its dice are missing

@@ -663,7 +663,8 @@ def check_orders(game: Game, orders: list, k: int, source: str, awaited: str | N
             key = order.pop("decision")
             match = DECISION_KEY.match(key) if isinstance(key, str) else None
             if match is None or int(match.group(1)) > k:
-                written = shown(key if isinstance(key, str) else canonical(key).decode())   # `decision: 3`: a signed probe crashed
+                # `decision: 3` in a signed packet stopped the opponent's adjudicate with a traceback (a probe)
+                written = shown(key if isinstance(key, str) else canonical(key).decode())
                 raise RulesError(f"{source}: {label(index)}, field `decision`: {written} does not name a "
                                  f"decision: write ORDER-SEQ.ORDER-INDEX/KIND[/N] of an order sent so far"
                                  + (f", such as \"{awaited}\", your decision the game waits for" if awaited else

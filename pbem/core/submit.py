@@ -345,8 +345,8 @@ def script_used_up(after: dict) -> list[str]:
     if after["mode"] != "sandbox" or after["awaiting"]["waiting_for"] != "dice" or "script" not in after["dice"]:
         return []
     sender = after["awaiting"]["packet_from"]
-    state, rolled_after = engine.script_words(after["dice"])
-    return [f"the game's dice script {state}, and the game waits for more: send a packet with "
+    said, rolled_after = engine.script_words(after["dice"])
+    return [f"the game's dice script {said}, and the game waits for more: send a packet with "
             f"`{engine.more_dice(sender)}` (the dice rolled at your table{rolled_after})"]
 
 

@@ -154,7 +154,7 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str,
-                 known: Callable[[], bool] = lambda: False) -> list[str]:
+                 known: Callable[[], bool]) -> list[str]:
     """How many legal orders the template lists, `now` or `then` (after the reveal): where the
     ruleset's list is not every one (it gives a note: a sample, a phase's attacks), it says so
     before the count is read as all there are (players' probe). `known`: whether `only` names
