@@ -1277,6 +1277,25 @@ def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tm
     ok(run("audit", south))
 
 
+def test_23_an_open_order_left_in_the_queue_is_said_to_answer_a_sealed_step_in_the_open(blind, tmp_path):
+    """A players' probe (kkoh): a stray `end` in the packet that opened a turn's last items
+    waited in the queue and answered the sender's next sealed step, its order chits, in the
+    open; submit said only that it "ends the step it then meets". Where the rules ask for
+    sealed orders, the warning says that the step may be one of them."""
+    plan = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
+    north, south = blind.dirs["north"], blind.dirs["south"]
+    ok(run("submit", north, plan, "--key", blind.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
+    ok(run("adjudicate", south, tmp_path / "p1.yaml"))
+    ok(run("submit", south, plan, "--key", blind.key_files["south"], "--seal", "--out", tmp_path / "p2.yaml"))
+    ok(run("adjudicate", north, tmp_path / "p2.yaml"))
+    stray = blind.post("orders:\n  - {type: plan, attack: b, guard: c}\n", "stray.yaml")   # next turn's, open
+    said = run("submit", north, stray, "--key", blind.key_files["north"], "--dry-run").stderr
+    assert ("waits in the queue: the game now waits for south's orders (turn 1: open your sealed plan), and it "
+            "applies as the game next asks north for orders, however late that is") in said
+    assert ("; if that step is one the rules ask you to seal, it answers it in the open, for your opponent to read: "
+            "orders meant for a sealed step go in its own packet, with --seal") in said
+
+
 def _south_seals_and_north_opens(blind, tmp_path, plan: Path) -> None:
     """North's sealing packet 1 (tmp_path/p1.yaml) reaches south, which seals `plan` in packet 2;
     north's packet 3, of no orders, opens north's plan (attack c, guard a), and south applies it."""

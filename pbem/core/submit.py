@@ -226,7 +226,7 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
             + after_end(g, before, side, open_orders, first) + dropped(after, events, side, open_orders, first)
             + unawaited(g, before, side, gave) + misnamed(after, side)
             + foresee(g, after, side, folder)
-            + kept(after, side) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
+            + kept(after, side, g.secure and g.ruleset.sealed_steps) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued)
             + (others_folder(g, folder, side, after["seq"]) if sealed else []))
 
@@ -381,11 +381,14 @@ def _meant_for_awaited(after: dict, side: str, item: dict) -> bool:
             and item["order"].get("type") in (after["awaiting"]["need"].get("accepts") or ()))
 
 
-def kept(after: dict, side: str) -> list[str]:
+def kept(after: dict, side: str, sealed_steps: bool = False) -> list[str]:
     """Orders of this packet that the game has not reached wait in the queue and apply, in
     order, as the game next asks this side for orders, however late: say so where they do not
     wait for dice alone (a player who wrote next turn's orders into this packet would
-    otherwise learn it when they went off), and that they never apply once the game is over."""
+    otherwise learn it when they went off), and that they never apply once the game is over.
+    `sealed_steps`: a secure game whose rules ask for sealed orders, where the step such an
+    order meets may be one of them, which it then answers in the open (a players' probe: a
+    stray `end` gave away next turn's order chits)."""
     queued = still_queued(after, side, after["seq"])
     awaiting = after["awaiting"]
     if not queued or awaiting["waiting_for"] == "dice":
@@ -409,7 +412,10 @@ def kept(after: dict, side: str) -> list[str]:
             f"as the game next asks {side} for orders, however late that is (an order it cannot take then is void); "
             f"your opponent reads {'it' if one else 'them'} in the packet"
             + "".join(f"; order {item['index']} (end) ends the step it then meets, whichever that is"
-                      for item in mine if item["order"].get("type") == "end")]   # kkoh probe: a step auto-ended
+                      for item in mine if item["order"].get("type") == "end")   # kkoh probe: a step auto-ended
+            + (f"; if that step is one the rules ask you to seal, {'it answers' if one else 'they answer'} it in the "
+               f"open, for your opponent to read: orders meant for a sealed step go in its own packet, with --seal"
+               if sealed_steps else "")]
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
