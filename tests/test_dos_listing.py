@@ -489,3 +489,69 @@ def test_only_unit_lists_a_soviet_units_strategic_withdrawals_out_of_an_axis_zoc
         tried = copy.deepcopy(rules)
         play(tried, [order])
         assert tried["units"]["R/6"] == order["path"][-1]
+
+
+def _sandbox_cli(tmp_path, monkeypatch, packets: list[tuple[str, str]]):
+    """A sandbox dos game (seed x) given `packets` (side, orders text) through `pbem submit`; `run`."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str, code: int = 0) -> str:
+        done = CliRunner().invoke(cli, list(args))
+        assert done.exit_code == code, done.output
+        return done.output
+
+    run("new", "g", "--ruleset", "dos", "--side", "axis", "--side", "soviet", "--sandbox", "--seed", "x",
+        "--created", "x")
+    for n, (side, text) in enumerate(packets):
+        Path(f"p{n}.yaml").write_text(text)
+        run("submit", "g", f"p{n}.yaml", "--side", side)
+    return run
+
+
+def test_the_interdiction_template_is_a_sample_said_to_be_one_whose_lines_may_all_be_kept(tmp_path, monkeypatch):
+    """A players' probe: the Air Interdiction Phase's template gave every air unit the same two
+    hexes, as if all there were, and kept as written the packet was refused (two markers in one
+    hex, 14.45)."""
+    ends = "orders:\n" + "  - {type: end}\n" * 4
+    run = _sandbox_cli(tmp_path, monkeypatch, [("soviet", "orders: []\n"), ("soviet", "orders:\n  - {type: end}\n"),
+                                               ("axis", ends)])
+    text = run("orders", "g", "--side", "axis")
+    assert "# Legal orders listed now (3), not every one (see the note below)" in text
+    assert "# A sample: each air unit with an Air Point left is shown placing its two markers on enemy-held" in text
+    listed = re.findall(r'^#   - \{type: interdict, air: (\S+), hexes: \["(\w+)", "(\w+)"\]\}$', text, re.M)
+    hexes = [h for _, a, b in listed for h in (a, b)]
+    assert len(listed) == 2 and len(set(hexes)) == 4, listed
+    kept = "orders:\n" + "".join(f'  - {{type: interdict, air: {air}, hexes: ["{a}", "{b}"]}}\n' for air, a, b in listed)
+    Path("kept.yaml").write_text(kept + "  - {type: end}\n")
+    done = run("submit", "g", "kept.yaml", "--side", "axis", "--dry-run")
+    assert all(f"{air} places Air Interdiction markers on {a}, {b} (14.41)." in done for air, a, b in listed)
+
+
+def test_units_out_of_supply_are_listed_with_the_air_supply_that_reaches_them(tmp_path, monkeypatch):
+    """A players' probe: with the 9th Panzer Division out of supply (halved, 12.51), no template
+    listed an air-supply order, not even `--only 10/9Pz` or `--only air-supply` (12.4)."""
+    run = _sandbox_cli(tmp_path, monkeypatch, [
+        ("soviet", "orders: []\n"),
+        ("soviet", "orders:\n  - {type: place, unit: R/81, hex: N2448}\n  - {type: place, unit: GR/33, hex: N2448}\n"
+                   "  - {type: end}\n"),
+        ("axis", "orders:\n  - {type: end}\n"),
+        ("axis", "orders:\n  - {type: overrun, units: [10/9Pz, 11/9Pz, 33/9Pz], target: N0849, air: {units: [AirK/8], "
+                 "shift: -1}}\n  - {type: end}\n  - {type: attack, targets: [N0750], units: [110/11Pz, 111/11Pz, "
+                 "15/11Pz, G/385, Hun/7, Hun/9], air: {units: [AirK/4, AirK/4], shift: -1}}\n  - {type: end}\n"
+                 "  - {type: end}\n  - {type: end}\n"),
+        ("soviet", "orders:\n  - {type: end}\n  - {type: attack, targets: [N0849], units: [R/315, R/335, R/402]}\n"
+                   "  - {type: end}\n  - {type: end}\n  - {type: end}\n")])
+    only = run("orders", "g", "--side", "axis", "--only", "air-supply")
+    listed = re.findall(r'^#   - \{type: air-supply, air: (\S+), units: \["(\S+)"\]\}$', only, re.M)
+    assert sorted(unit for _, unit in listed) == ["10/9Pz", "11/9Pz", "33/9Pz"], only
+    assert "one Air Point supplies up to five steps of units" in only.replace("\n# ", " ")
+    assert '#   - {type: air-supply, air: %s, units: ["10/9Pz"]}' % dict((u, a) for a, u in listed)["10/9Pz"] in run(
+        "orders", "g", "--side", "axis", "--only", "10/9Pz")
+    air, unit = listed[0]
+    Path("s.yaml").write_text(f'orders:\n  - {{type: air-supply, air: {air}, units: ["{unit}"]}}\n')
+    assert f"{air} spends an Air Point to supply {unit} for this phase (12.4)." in run(
+        "submit", "g", "s.yaml", "--side", "axis", "--dry-run")

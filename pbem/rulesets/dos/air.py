@@ -123,8 +123,10 @@ def interdict(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
               hexes=sorted(hexes), side=side, rule="14.41")
 
 
-def interdiction_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
-    """For each air unit with a point left: markers on enemy rail hexes near it."""
+def interdiction_options(sc: Scenario, rules: dict, side: str, apart: bool = False) -> list[dict]:
+    """For each air unit with a point left: markers on enemy rail hexes near it. `apart`: no
+    hex given to two air units (the orders template's sample, whose lines are all meant to
+    be kept: two markers in one hex are refused, 14.45; a players' probe)."""
     board = view(sc, rules)
     out = []
     mine = set(rules["interdiction"][side])
@@ -139,6 +141,42 @@ def interdiction_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         if len(near) == 2:
             if uid in sp.supplied(sc, rules, board, side, [uid]):
                 out.append({"type": "interdict", "air": uid, "hexes": near[:2]})
+                if apart:
+                    mine.update(near)
+    return out
+
+
+class _Unsaid:
+    """The context of an order tried on a copy of the rules: what it would say is not said."""
+
+    chosen_by = "order"
+
+    def event(self, *args, **fields) -> None:
+        pass
+
+
+def supply_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
+    """The orders template's air supply (12.4): each German combat unit out of supply this
+    phase, supplied by the first air unit that may (the order checked as the engine checks
+    it, on a copy of the rules). None where air supply is not bought now. A players' probe:
+    no template ever listed one, where units out of supply were halved."""
+    import marshal
+
+    if side != "axis" or rules["phase"] not in ("move", "combat", "mech"):
+        return []
+    out = []
+    for x in sorted(rules["ps"]["oos"]):
+        u = sc.units[x]
+        if u.nation != "german" or not u.combat or not st.on_map(rules, x):
+            continue
+        for uid in sorted(a for a in sc.air_units[side] if st.on_map(rules, a)):
+            order = {"type": "air-supply", "air": uid, "units": [x]}
+            try:
+                air_supply(sc, marshal.loads(marshal.dumps(rules)), side, order, _Unsaid())
+            except IllegalOrder:
+                continue
+            out.append(order)
+            break
     return out
 
 

@@ -143,9 +143,42 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
     sample, which the note still calls one."""
     legal = legal_orders(sc, rules, need)
     phase = rules["phase"]
+    if phase == "interdiction" and not need.decision:
+        return _interdiction_listing(sc, rules, need.side, only)
     if need.decision or phase not in ("setup", "move", "mech", "combat"):
         return legal, None
+    supplied = air.supply_options(sc, rules, need.side)
+    if only == "air-supply" and "air-supply" in need.accepts:
+        return supplied + [{"type": "end"}], (AIR_SUPPLY_NOTE if supplied else AIR_SUPPLY_NONE)
+    orders, note = _phase_listing(sc, rules, need, only, legal)
+    if supplied and (only is None or only in sc.units and any(only in o["units"] or only == o["air"] for o in supplied)):
+        named = [o for o in supplied if only is None or only in o["units"] or only == o["air"]]
+        orders = orders[:-1] + named + orders[-1:] if orders and orders[-1] == {"type": "end"} else orders + named
+    return orders, note
+
+
+AIR_SUPPLY_NOTE = ("Each unit out of supply is shown supplied alone; one Air Point supplies up to five steps of units "
+                   "within 14 mechanized Movement Points of each other, so one order may name several (12.41, 12.42).")
+AIR_SUPPLY_NONE = ("No German combat unit out of supply can be supplied by air now (12.4): none is out of supply, or "
+                   "no air unit with an Air Point left has it in range.")
+INTERDICTION_NOTE = ("A sample: each air unit with an Air Point left is shown placing its two markers on enemy-held "
+                     "rail hexes in its range, no hex given twice. It may place them on other hexes in its range "
+                     "(14.41); no hex takes two markers (14.45).")
+
+
+def _interdiction_listing(sc: Scenario, rules: dict, side: str, only: str | None) -> tuple[list[dict], str | None]:
+    """The Air Interdiction Phase's template: a sample whose lines may all be kept."""
+    sample = air.interdiction_options(sc, rules, side, apart=True)
+    if only in sc.units:
+        sample = [o for o in sample if o["air"] == only]
+    return sample + [{"type": "end"}], INTERDICTION_NOTE
+
+
+def _phase_listing(sc: Scenario, rules: dict, need: Need, only: str | None,
+                   legal: list[dict]) -> tuple[list[dict], str | None]:
+    """The set-up's, a movement phase's or the Combat Phase's template (see `listing`)."""
     side = need.side
+    phase = rules["phase"]
     if only is not None and only not in sc.units and only not in sc.idx and only not in need.accepts:
         guess = no_hex(sc, only) if only[:1].isdigit() or only[:1] in "NSns" and only[1:2].isdigit() else \
             no_unit(sc, only, sc.side_units[side])
