@@ -3,6 +3,7 @@ bookkeeping (14.7). Air Points on combat are in combat.py (14.2, 14.3)."""
 
 from __future__ import annotations
 
+import marshal
 from itertools import islice
 
 from ..base import IllegalOrder
@@ -160,8 +161,6 @@ def supply_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     phase, supplied by the first air unit that may (the order checked as the engine checks
     it, on a copy of the rules). None where air supply is not bought now. A players' probe:
     no template ever listed one, where units out of supply were halved."""
-    import marshal
-
     if side != "axis" or rules["phase"] not in ("move", "combat", "mech"):
         return []
     out = []

@@ -151,8 +151,8 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
     if only == "air-supply" and "air-supply" in need.accepts:
         return supplied + [{"type": "end"}], (AIR_SUPPLY_NOTE if supplied else AIR_SUPPLY_NONE)
     orders, note = _phase_listing(sc, rules, need, only, legal)
-    if supplied and (only is None or only in sc.units and any(only in o["units"] or only == o["air"] for o in supplied)):
-        named = [o for o in supplied if only is None or only in o["units"] or only == o["air"]]
+    named = [o for o in supplied if only is None or only in o["units"] or only == o["air"]]
+    if named:   # before the `end` that closes the list
         orders = orders[:-1] + named + orders[-1:] if orders and orders[-1] == {"type": "end"} else orders + named
     return orders, note
 
