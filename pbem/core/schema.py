@@ -296,6 +296,11 @@ def _ticked(keys: list[str]) -> str:
     return ", ".join(f"`{key}`" for key in keys)
 
 
+def order_types(schema: dict) -> list[str]:
+    """The order types of an orders schema (its `oneOf` branches), in the schema's order."""
+    return list(_cached("branches", schema, _branches))
+
+
 @lru_cache(maxsize=16)
 def _branches(text: str) -> dict:
     schema = json.loads(text)

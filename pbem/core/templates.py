@@ -11,6 +11,7 @@ from pbem.core import describe, engine
 from pbem.core.text import seal_names, with_rule
 from pbem.core.canonical import scalar_text, dumps
 from pbem.core.errors import PbemError
+from pbem.core.schema import order_types
 
 MAX_LISTED = 80
 MAX_NAMED = 400    # with --only: the orders of one unit, hex or type, which a player asked for
@@ -202,8 +203,7 @@ def _known(game: engine.Game, rules: dict, only: str | None) -> Callable[[], boo
     def known() -> bool:
         if only is None:
             return False
-        if any(branch.get("properties", {}).get("type", {}).get("const") == only
-               for branch in game.ruleset.order_schema.get("oneOf", ())):
+        if only in order_types(game.ruleset.order_schema):
             return True
         look = game.ruleset.look
         for what in ("unit", "hex", "area", "square") if look is not None else ():

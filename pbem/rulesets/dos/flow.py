@@ -147,10 +147,12 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
         return _interdiction_listing(sc, rules, need.side, only)
     if need.decision or phase not in ("setup", "move", "mech", "combat"):
         return legal, None
-    supplied = air.supply_options(sc, rules, need.side)
     if only == "air-supply" and "air-supply" in need.accepts:
+        supplied = air.supply_options(sc, rules, need.side)
         return supplied + [{"type": "end"}], (AIR_SUPPLY_NOTE if supplied else AIR_SUPPLY_NONE)
     orders, note = _phase_listing(sc, rules, need, only, legal)
+    # the air supply of the units named (or of all, with none named): worked out only where listed
+    supplied = air.supply_options(sc, rules, need.side) if only is None or only in sc.units else []
     named = [o for o in supplied if only is None or only in o["units"] or only == o["air"]]
     if named:   # before the `end` that closes the list
         orders = orders[:-1] + named + orders[-1:] if orders and orders[-1] == {"type": "end"} else orders + named
