@@ -182,7 +182,10 @@ def test_status_refuses_a_key_of_no_side(chir_fresh, tmp_path):
     m, root = chir_fresh
     stranger = tmp_path / "stranger.pub"
     stranger.write_text(keys.generate().public.line() + "\n")
-    assert "is not the key of any side of this game" in run("status", root / "german", "--key", stranger, code=3)
+    refused = run("status", root / "german", "--key", stranger, code=3)
+    # named as a private key of no side is (a probe: a public one gave the fingerprint alone)
+    assert refused.startswith(f"pbem: --key {stranger}: the key SHA256:")
+    assert "plays no side of this game; give the key you play it with" in refused
 
 
 # --- show: the board --------------------------------------------------------------------------------

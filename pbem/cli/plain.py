@@ -201,7 +201,7 @@ def _public_or_private_key(path: str) -> Any:
     except OSError as exc:
         raise FileError(f"{path}: cannot read the key file ({exc.strerror})") from None
     if head.startswith(b"ssh-"):
-        return _Public(keys.load_public_key_file(path))
+        return _Public(keys.load_public_key_file(path), path)
     if not head.startswith(b"-----BEGIN "):
         raise FileError(f"{path}: neither an OpenSSH public key (ssh-ed25519 ...) nor a private key file; --key takes "
                         f"either, to say which side is yours")
@@ -209,7 +209,9 @@ def _public_or_private_key(path: str) -> Any:
 
 
 class _Public:
-    """A public key where the core asks for a key's `public` half."""
+    """A public key where the core asks for a key's `public` half, with its file's name, as a
+    private key has it, for the refusal of a key of no side to name the file."""
 
-    def __init__(self, public):
+    def __init__(self, public, path: str):
         self.public = public
+        self.path = path
