@@ -147,7 +147,10 @@ def test_selfplay_is_deterministic_and_counts_every_game():
     a = bots.play_game(STALINGRAD, {"german": "heuristic", "soviet": "heuristic"}, "det/1")
     b = bots.play_game(STALINGRAD, {"german": "heuristic", "soviet": "heuristic"}, "det/1")
     assert a == b
-    assert a.level in ("victory", "draw", "sudden death") and sum(a.vp.values()) == 19
+    assert a.level in ("victory", "draw", "sudden death") and set(a.vp) == {"german"} and 0 <= a.vp["german"] <= 19
+    # the German VP decides the result (house 9.1: German victory at 4 or more, Soviet at 2 or less)
+    if a.level != "sudden death":
+        assert a.winner == ("german" if a.vp["german"] >= 4 else "soviet" if a.vp["german"] <= 2 else None)
     table = bots.selfplay("stalingrad", 2, ["heuristic", "passive"], "count")
     lines = table.lines()
     assert lines[0].startswith(f"stalingrad {rulesets.get('stalingrad').version} self-play: 2 games, german heuristic, "
@@ -196,6 +199,10 @@ def test_selfplay_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "wins" in result.output and "mean VP" in result.output and "mean losses" in result.output
     assert "games/s" in result.output
+    # only the German side scores VP in stalingrad (house 9.1): the Soviet column has none
+    vp_row = next(line for line in result.output.splitlines() if line.startswith("mean VP"))
+    german, soviet = vp_row.split()[2:]
+    assert float(german) >= 0 and soviet == "-"
     bad = runner.invoke(cli, ["selfplay", "--ruleset", "stalingrad", "--games", "1", "--bots", "heuristic,clever"])
     assert bad.exit_code == 2 and "unknown bot 'clever'" in bad.output
     short = runner.invoke(cli, ["selfplay", "--ruleset", "stalingrad", "--games", "1", "--bots", "heuristic"])

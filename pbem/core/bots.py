@@ -301,7 +301,7 @@ class Table:
         width = max(10, *(len(s) for s in sides))
         rows = [("wins", [f"{wins[s]} ({_pct(wins[s], n)})" for s in sides]),
                 ("draws", [f"{draws} ({_pct(draws, n)})"]),
-                ("mean VP", [f"{_mean([o.vp.get(s, 0) for o in self.outcomes]):.2f}" for s in sides]),
+                ("mean VP", [_mean_of([o.vp[s] for o in self.outcomes if s in o.vp]) for s in sides]),
                 ("mean losses", [f"{_mean([o.lost.get(s, 0) for o in self.outcomes]):.2f}" for s in sides])]
         out = [head, f"{'':<12}" + "".join(f"{s:>{width + 2}}" for s in sides)]
         out += [f"{name:<12}" + "".join(f"{v:>{width + 2}}" for v in values) for name, values in rows]
@@ -327,6 +327,12 @@ def _pct(k: int, n: int) -> str:
 
 def _mean(values: list) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+def _mean_of(values: list) -> str:
+    """The mean to two places, or "-" for a side that scores no VP (a ruleset's `outcome`
+    leaves it out)."""
+    return f"{_mean(values):.2f}" if values else "-"
 
 
 def _num(value: float) -> str:

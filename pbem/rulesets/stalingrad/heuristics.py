@@ -211,16 +211,16 @@ def rank(sc, rules: dict, need: Need, options: list[dict], side: str) -> list[fl
 
 
 def outcome(sc, rules: dict) -> dict:
-    """The result, the VP held at the end (house 9.1) and the units each side lost."""
-    vp = {s: 0 for s in SIDES}
-    for area, side in rules["control"].items():
-        vp[side] += sc.areas[area].vp
+    """The result, the German VP at the end (house 9.1) and the units each side lost. Only the
+    German side scores VP: the areas the Soviet side holds count for nothing, and self-play
+    gave their sum as a Soviet "mean VP" that no rule reads (a players' probe)."""
+    german = sum(sc.areas[area].vp for area, side in rules["control"].items() if side == "german")
     lost = {s: 0 for s in SIDES}
     for uid, where in rules["units"].items():
         if where == "eliminated":
             lost[sc.units[uid].side] += 1
     result = rules.get("result") or {}
-    return {"winner": result.get("winner"), "level": result.get("level"), "vp": vp, "lost": lost}
+    return {"winner": result.get("winner"), "level": result.get("level"), "vp": {"german": german}, "lost": lost}
 
 
 HEURISTICS = Heuristics(
