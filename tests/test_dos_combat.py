@@ -44,6 +44,17 @@ def test_9_11_9_23_attackers_next_to_every_hex_attacked():
     assert len(fight(ctx)["defence_parts"]) == 2 and sorted(events_of(ctx, "attack")[0]["targets"]) == ["N2245", "N2246"]
 
 
+def test_9_1_an_attacker_off_the_map_is_refused_saying_why():
+    """A players' probe: a unit eliminated earlier in the packet, named again to attack, was said
+    only to be "not on the map"."""
+    rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"},
+                                      "G/75": {"hex": "N2246"}, **HQ})
+    for where, words in (("gone", "was eliminated"), ("due", "is off the map until it comes back"),
+                         ("out", "has left the game")):
+        rules["units"]["G/75"] = where
+        refused(rules, attack(["N2245"], ["G/57", "G/75"]), "9.1", f"G/75 is not on the map: it {words}")
+
+
 def test_9_12_9_14_9_22_9_24_voluntary_once_each_and_bystanders_untouched():
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2144", "revealed": [2, 4]},
                                       "G/57": {"hex": "N2146"}, "G/75": {"hex": "N2146"}, **HQ})
@@ -621,6 +632,27 @@ def test_7_2_7_21_7_23_a_whole_division_doubles_until_a_regiment_is_lost():
     assert fight(play(rules, [attack(["N2245"], ["R/6"], hqs=["A/21"])], dice=[6]))["defence"] == 8
 
 
+def test_9_67_7_23_the_standing_order_for_losses_keeps_a_divisions_regiments_alive_where_it_can():
+    """A D2 on two regiments of 3 Pz: `least-strength` takes a step from each rather than both
+    from the weaker, which would eliminate it and cost the division its integrity for good
+    (7.23); `most-steps` takes one from each anyway."""
+    for losses in ("least-strength", "most-steps"):
+        rules = at(player="soviet", phase="combat",
+                   units={"6/3Pz": {"hex": "N2245"}, "3/3Pz": {"hex": "N2245"}, "394/3Pz": {"hex": "N2345"},
+                          "R/6": {"hex": "N2244", "revealed": [12, 9]}, "A/21": {"hex": "N2143"}})
+        ctx = play(rules, [attack(["N2245"], ["R/6"])], dice=[1],
+                   policies={"defender_result": "loss", "losses": losses, "defence_air_supply": "none"})
+        assert fight(ctx)["result"] == "D2", fight(ctx)
+        assert st.lost(rules, "6/3Pz") == 1 and st.lost(rules, "3/3Pz") == 1, (losses, rules["lost"])
+        assert st.on_map(rules, "3/3Pz") and st.on_map(rules, "6/3Pz") and rules["broken"] == []
+    # where every step left eliminates a regiment, one goes, and the division is broken (7.23)
+    rules = at(player="soviet", phase="combat",
+               units={"6/3Pz": {"hex": "N2245", "steps_lost": 1}, "3/3Pz": {"hex": "N2245", "steps_lost": 1},
+                      "394/3Pz": {"hex": "N2345"}, "R/6": {"hex": "N2244", "revealed": [12, 9]}, "A/21": {"hex": "N2143"}})
+    ctx = play(rules, [attack(["N2245"], ["R/6"])], dice=[1], policies={"defender_result": "loss"})
+    assert fight(ctx)["result"] in ("D2", "De") and rules["broken"] == ["3Pz"]
+
+
 # --- 13.x: untried units ------------------------------------------------------------------------------------
 
 def test_13_0_13_1_13_2_revealed_at_the_instant_of_combat_from_the_remaining_pool():
@@ -661,6 +693,19 @@ def test_14_21_14_22_14_7_the_defender_answers_second_a_soviet_army_has_one_poin
     assert events_of(ctx, "air")[0]["units"] == ["AA/4"] and fight(ctx)["row"] == 2
     assert rules["air"] == {"AA/4": 1}
     assert combat._available_air(SC(), rules, "soviet", [SC().idx["N2245"]]) == []   # its one point is spent
+
+
+def test_14_22_14_23_the_die_line_gives_each_sides_air_points():
+    """Both sides spend a point: "die 5 -1 +1 = 5", not "die 5" as though neither counted (a
+    players' probe); one side alone reads as before, "die 1 -1 = 1"."""
+    units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "AirK/4": {"hex": "N2250"},
+             "AA/4": {"hex": "N2143"}, **HQ}
+    ctx = play(at(phase="combat", units=units), [attack(["N2245"], ["G/57"], air={"units": ["AirK/4"], "shift": -1})],
+               dice=[5], policies={"defence_air": "all"})
+    assert fight(ctx)["row"] == 5 and "2-1; die 5 -1 +1 = 5: " in fight(ctx)["text"], fight(ctx)["text"]
+    ctx = play(at(phase="combat", units=units), [attack(["N2245"], ["G/57"], air={"units": ["AirK/4"], "shift": -1})],
+               dice=[1], policies={"defence_air": "none"})
+    assert "2-1; die 1 -1 = 1: D2 (9.5)." in fight(ctx)["text"], fight(ctx)["text"]
 
 
 def test_14_24_more_attacking_air_points_cancel_the_river():

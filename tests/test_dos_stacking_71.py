@@ -58,6 +58,9 @@ N2130 = {"103/14Pz": {"hex": "N2130", "steps_lost": 1}, "36/14Pz": {"hex": "N213
          "TC/1": {"hex": "N2030"}, "TC/16": {"hex": "N2030"}, "A/21": {"hex": "N2030"},
          "TC/4": {"hex": "N2029"}, "TC/24": {"hex": "N2029"}}
 TANKS = attack(["N2130"], ["TC/1", "TC/16", "TC/4", "TC/24"], hqs=["A/21"])
+# the testers' loss: the Axis player's own choice, as the standing order `losses` keeps a
+# division whole where another step may go (7.23)
+LOSS = {"type": "loss", "unit": "103/14Pz"}
 SOVIET_FIGHT = {"turn": 3, "player": "soviet", "phase": "combat", "units": N2130}
 
 
@@ -67,8 +70,8 @@ def test_7_1_7_22_7_23_the_defenders_excess_is_eliminated_at_the_end_of_the_enem
     standing order choosing the weakest whose loss makes the hex legal (a 14Pz regiment: a
     29Pg regiment lost would leave the other counting one, still four)."""
     rules = at(**SOVIET_FIGHT)
-    ctx = play(rules, [TANKS, {"type": "end", "phase": "combat"}], dice=[2],
-               policies={"defender_result": "loss", "advance": "none"})
+    ctx = play(rules, [TANKS, LOSS, {"type": "end", "phase": "combat"}], dice=[2],
+               policies={"defender_result": "loss", "advance": "none", "losses": "ask"})
     assert events_of(ctx, "combat")[0]["result"] == "D1"
     assert [(e["units"], e["rule"]) for e in events_of(ctx, "eliminated")] == [(["103/14Pz"], "9.6"),
                                                                                 (["108/14Pz"], "7.1")]
@@ -83,8 +86,8 @@ def test_7_1_7_22_7_23_the_defenders_excess_is_eliminated_at_the_end_of_the_enem
 
 def test_7_1_the_non_phasing_owner_chooses_and_is_asked_again_until_the_hex_is_legal():
     rules = at(**SOVIET_FIGHT)
-    play(rules, [TANKS, {"type": "end"}], dice=[2], policies={"defender_result": "loss", "advance": "none",
-                                                             "overstack": "ask"})
+    play(rules, [TANKS, LOSS, {"type": "end"}], dice=[2], policies={"defender_result": "loss", "advance": "none",
+                                                                   "overstack": "ask", "losses": "ask"})
     sc = SC()
     need = flow.next_step(sc, rules)
     assert (need.side, need.kind, need.rule, need.decision) == ("axis", "stack", "7.1", True)
@@ -112,8 +115,11 @@ def test_7_1_the_game_waits_for_the_non_phasing_players_packet(tmp_path):
     doc = RULESET.scenarios["historical"]()
     doc["position"] = SOVIET_FIGHT
     folder, events = run_case(tmp_path, "dos", doc, [
-        {"side": "axis", "policies": {"defender_result": "loss", "overstack": "ask"}},
+        {"side": "axis", "policies": {"defender_result": "loss", "overstack": "ask", "losses": "ask"}},
         {"side": "soviet", "orders": [TANKS, {"type": "end"}], "policies": {"advance": "none"}}], [2])
+    assert folder.state["awaiting"]["decision"] == "2.1/loss"
+    packet = game.build_packet(folder.game, folder.state, "axis", [LOSS], None, None, "")
+    events = game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "axis loss").events
     awaiting = folder.state["awaiting"]
     assert (awaiting["packet_from"], awaiting["waiting_for"], awaiting["decision"]) == ("axis", "decision", "2.2/stack")
     assert (awaiting["need"]["side"], awaiting["need"]["kind"]) == ("axis", "stack")
@@ -157,7 +163,8 @@ def test_7_1_submit_says_the_combat_phase_ended():
     """`pbem submit` warns a player of units his packet lost for the stacking limit; lost as a
     Combat Phase ended, it says so (it said the Movement Phase for every loss)."""
     rules = at(**SOVIET_FIGHT)
-    ctx = play(rules, [TANKS, {"type": "end"}], dice=[2], policies={"defender_result": "loss", "advance": "none"})
+    ctx = play(rules, [TANKS, LOSS, {"type": "end"}], dice=[2], policies={"defender_result": "loss", "advance": "none",
+                                                                        "losses": "ask"})
     warned = [w for w in flow.cautions(SC(), rules, ctx.events, "axis", []) if "stacking limit" in w]
     assert warned == ["108/14Pz was eliminated: N2130 was over the stacking limit as the Combat Phase ended (7.1: at "
                       "any time of a Combat Phase a hex may hold at most 3 combat units, or 4 units if one is an HQ; "

@@ -503,6 +503,23 @@ def test_12_44_air_supply_of_german_defenders_against_a_soviet_overrun():
     assert (need.side, need.kind) == ("axis", "air-supply-defence")
 
 
+def test_12_41_12_51_the_standing_order_supplies_the_strongest_defenders_its_point_can():
+    """One Air Point supplies five steps (12.41) and a unit out of supply defends at half
+    (12.51): with three regiments of 9 Pz cut off, two steps each, `when-needed` supplies 33/9Pz
+    (4) and one of 2, not the two regiments of 2 that come first by id (a players' probe: the
+    defence was 2 + 2 + 4 halved = 2, where it could have been 4 + 2 + 1)."""
+    units = {"TC/1": {"hex": "N1932"}, "A/21": {"hex": "N1831"}, "AirK/8": {"hex": "N2050"},
+             "10/9Pz": {"hex": "N2032"}, "11/9Pz": {"hex": "N2032"}, "33/9Pz": {"hex": "N2032"}}
+    rules = at(player="soviet", phase="move", units=units)
+    assert [st.strengths(SC(), rules, u)[1] for u in ("10/9Pz", "11/9Pz", "33/9Pz")] == [2, 2, 4]
+    ctx = play(rules, [{"type": "overrun", "units": ["TC/1"], "target": "N2032"}], dice=[3])
+    assert events_of(ctx, "air-supply")[0]["text"] == \
+        "AirK/8 spends an Air Point to supply 10/9Pz, 33/9Pz for this phase (12.4)."
+    # the halving of 11/9Pz shows inside the doubled division (7.21, 12.51; a players' probe)
+    assert "Defence strength 14: 9Pz: 10/9Pz 2 + 11/9Pz 2 halved out of supply = 1 (12.51) + 33/9Pz 4 = 7, x2 for " \
+           "integrity = 14 (7.21) in N2032. 4 against 14: 1-3" in events_of(ctx, "combat")[0]["text"]
+
+
 def test_12_23_12_31_a_railhead_whose_truck_no_chain_reaches_supplies_nothing():
     """12.23: a truck is an Axis source while it "is part of a Truck Supply Chain", whose first
     truck "must be within five hexes of any valid Axis Source" (12.31). The railhead on Tr/1

@@ -65,6 +65,18 @@ def _value_words(uid: str, printed: int, value, supplied: bool) -> str:
     return f"{uid} {printed} halved out of supply = {value} (12.51" + (", 12.52)" if value * 2 > printed else ")")
 
 
+def _division_words(sc: Scenario, rules: dict, d: str, regs: list[str], values: list, half, v, supplied: set[str],
+                    which: int) -> str:
+    """A whole division's strength in a combat's sum (7.21): "3Pz 8 x2 for integrity = 16 (7.21)";
+    with its regiments named where one of them is out of supply, so that the halving shows (a
+    players' probe: "9Pz 6 x2" of regiments of 2, 2 and 4)."""
+    if all(r in supplied for r in regs):
+        return f"{d} {half} x2 for integrity = {v} (7.21)"
+    each = " + ".join(_value_words(r, st.strengths(sc, rules, r)[which], value, r in supplied)
+                      for r, value in zip(regs, values))
+    return f"{d}: {each} = {half}, x2 for integrity = {v} (7.21)"
+
+
 def _unit_value(v: int, oos: bool, exact: bool):
     if not oos:
         return Fraction(v) if exact else v
@@ -95,10 +107,11 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
         per_hex[st.hex_of(rules, uid)] = per_hex.get(st.hex_of(rules, uid), 0) + v
         parts.append(_value_words(uid, printed, v, uid in supplied))
     for d, regs in sorted(by_division.items()):
-        v = sum((_unit_value(st.strengths(sc, rules, r)[0], r not in supplied, exact) for r in regs), Fraction(0)) * 2
+        values = [_unit_value(st.strengths(sc, rules, r)[0], r not in supplied, exact) for r in regs]
+        v = sum(values, Fraction(0)) * 2
         total += v
         per_hex[st.hex_of(rules, regs[0])] = per_hex.get(st.hex_of(rules, regs[0]), 0) + v
-        parts.append(f"{d} {v / 2} x2 for integrity = {v} (7.21)")
+        parts.append(_division_words(sc, rules, d, regs, values, v / 2, v, supplied, 0))
     for hq in c.get("hqs", []):                                          # 11.43
         if not st.on_map(rules, hq):
             continue
@@ -183,9 +196,10 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                 value += v
                 terms.append(_value_words(uid, printed, v, uid in supplied))
             for d, regs in divs.items():
-                v = 2 * sum(_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs)
+                values = [_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs]
+                v = 2 * sum(values)
                 value += v
-                terms.append(f"{d} {v // 2} x2 for integrity = {v} (7.21)")
+                terms.append(_division_words(sc, rules, d, regs, values, v // 2, v, supplied, 1))
             value *= mult
             text = _terms_text(h, terms, why, value)
             hq = c.get("hq_defence", {}).get(h)
@@ -314,7 +328,7 @@ def _check_attacker(sc: Scenario, rules: dict, board: Board, side: str, uid: str
     if u is None or u.side != side:
         raise IllegalOrder("9.1", not_own_unit(sc, uid, side), None)
     if not st.on_map(rules, uid):
-        raise IllegalOrder("9.1", f"{uid} is not on the map", None)
+        raise IllegalOrder("9.1", st.not_on_map(rules, uid), None)
     if not u.combat:
         raise IllegalOrder("11.41" if u.hq else "9.1", f"{uid} has no Attack Strength", None)
     if st.has(rules["disrupted"], uid):
@@ -536,9 +550,12 @@ def _defence_supply_possible(sc: Scenario, rules: dict, c: dict) -> bool:
 
 def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     """No air supply; then, for each air unit that may spend a point, the German defenders
-    that point supplies (five steps, 12.41, within 14 MP of each other, 12.42), with the air
-    unit itself among them if it is out of supply (one step, 12.46); last, an air unit out of
-    supply alone, when it has a second point for the die of an attack (14.22)."""
+    that point supplies (five steps, 12.41, within 14 MP of each other, 12.42), the strongest
+    first, with the air unit itself among them if it is out of supply (one step, 12.46); last,
+    an air unit out of supply alone, when it has a second point for the die of an attack
+    (14.22). The strongest first: a unit supplied defends at its full strength, not half
+    (12.51), so the point adds most to the defence that way (a players' probe: taken in the order of
+    their ids, two regiments of 2 were supplied and one of 4 left halved)."""
     from . import air as airmod
 
     out = [{"type": "air-supply", "air": None, "units": []}]
@@ -548,7 +565,7 @@ def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     if not available:
         return out
     supplied = sp.supplied(sc, rules, view(sc, rules), "axis", [u for u, _ in available])
-    needy = _unsupplied_germans(sc, rules, c)
+    needy = sorted(_unsupplied_germans(sc, rules, c), key=lambda u: (-st.strengths(sc, rules, u)[1], u))
     lines = sp.lines_of(sc, rules, "axis") if needy else None
     alone = []
     for uid, left in available:
@@ -559,7 +576,8 @@ def defence_supply_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
                 chosen.append(u)
                 steps += n
         if any(u != uid for u in chosen):
-            out.append({"type": "air-supply", "air": uid, "units": chosen})
+            own = chosen[:1] if chosen[0] == uid else []     # the air unit first, then its defenders by id
+            out.append({"type": "air-supply", "air": uid, "units": own + sorted(chosen[len(own):])})
         if uid not in supplied and left > 1 and c["kind"] == "attack":
             alone.append({"type": "air-supply", "air": uid, "units": [uid]})
     return out + alone
@@ -648,15 +666,18 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         attack, defence = max(attack, 1), max(defence, 1)
     col = column(sc, attack, defence)
     die = ctx.d6(c["label"])
-    shift = c["shift"]["att"] * len(c["air"]["att"]) + c["shift"]["def"] * len(c["air"]["def"])
-    row = min(6, max(1, die + shift))
+    # each side's Air Points said apart (14.22, 14.23): "die 5 -1 +1 = 5", where the net shift
+    # alone hid that the attacker's point counted (a players' probe)
+    shifts = [s for s in (c["shift"]["att"] * len(c["air"]["att"]), c["shift"]["def"] * len(c["air"]["def"])) if s]
+    row = min(6, max(1, die + sum(shifts)))
     result = sc.crt[row][sc.crt_columns.index(col)]
     c.update(result=result, die=die, row=row, column=col, attack=attack, defence=defence)
     d, a, eng = _parse(result)
     c["def_part"], c["att_part"], c["engaged"] = d, a, eng
     ctx.event("combat", f"Attack strength {attack}: {', '.join(a_parts)}. Defence strength {defence}: "
-              f"{'; '.join(d_parts)}. {attack} against {defence}: {col}; die {die}" + (f" {'+' if shift > 0 else ''}{shift} = {row}"
-              if shift else "") + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
+              f"{'; '.join(d_parts)}. {attack} against {defence}: {col}; die {die}"
+              + ("".join(f" {'+' if s > 0 else ''}{s}" for s in shifts) + f" = {row}" if shifts else "")
+              + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
               result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], targets=list(c["targets"]),
               # where the attackers stand, for the picture of an attack declared in an earlier packet
               hexes=sorted({rules["units"][u] for u in c["units"] + c["hqs"] if st.on_map(rules, u)}), rule="9.5")

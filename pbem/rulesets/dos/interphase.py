@@ -226,7 +226,7 @@ def line_fault(sc: Scenario, rules: dict, line: list[str]) -> str | None:
         if u not in sc.units or not sc.units[u].truck:
             return f"names {u}, which is not a truck"
         if not st.on_map(rules, u):
-            return f"names {u}, which is not on the map"
+            return f"names {u}, which {st.not_on_map(rules, u).removeprefix(u + ' ')}"
     lines = sp.lines_of(sc, rules, "axis")
     first = sc.idx[st.hex_of(rules, line[0])]
     if not set(lines.sources()) & set(lines.within(first, TRUCK_REACH)):

@@ -212,7 +212,7 @@ def _units(sc: Scenario, rules: dict, side: str, order: dict, rule: str) -> tupl
             raise IllegalOrder(rule, not_own_unit(sc, uid, side), None)
         h = st.hex_of(rules, uid)
         if h is None:
-            raise IllegalOrder(rule, f"{uid} is not on the map", None)
+            raise IllegalOrder(rule, st.not_on_map(rules, uid), None)
         where.add(h)
     if len(where) != 1:
         raise IllegalOrder("6.28", "units moving together must start in the same hex", None)
@@ -679,7 +679,7 @@ def evacuate(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         if uid not in sc.units or sc.side_of[uid] != side:
             raise IllegalOrder("11.5", not_own_unit(sc, uid, side), None)
         if not st.on_map(rules, uid):
-            raise IllegalOrder("11.5", f"{uid} is not on the map", None)
+            raise IllegalOrder("11.5", st.not_on_map(rules, uid), None)
         u = sc.units[uid]
         if not (u.air or (u.hq and side == "soviet")):
             raise IllegalOrder("11.5", f"{uid} may not be evacuated: only Soviet HQs and air units (14.6)", None)

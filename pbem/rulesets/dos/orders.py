@@ -187,10 +187,17 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
         def cost(o):
             uid = o["unit"]
             a, d = st.strengths(sc, rules, uid)
+            # a step that eliminates a Panzer or Panzergrenadier regiment costs its division
+            # Divisional Integrity for good (7.23): last of all but an HQ's, whichever standing
+            # order (a players' probe: the weakest regiment lost both steps of a D2 where one
+            # step each from two regiments lost no more and kept the division whole)
+            division = sc.units[uid].division
+            breaks = (division is not None and not st.has(rules["broken"], division)
+                      and st.steps_left(sc, rules, uid) == 1)
             if value == "most-steps":
-                return (-st.steps_left(sc, rules, uid), a + d, uid)
+                return (breaks, -st.steps_left(sc, rules, uid), a + d, uid)
             hq = sc.units[uid].hq
-            return (hq, a + d, uid)
+            return (hq, breaks, a + d, uid)
         return min(options, key=cost)
     if kind == "retreat":
         return options[0]

@@ -92,6 +92,18 @@ def on_map(rules: dict, uid: str) -> bool:
     return rules["units"][uid] not in OFF_MAP
 
 
+_OFF_MAP_WORDS = {"gone": "was eliminated", "out": "has left the game", "exited": "has exited the map",
+                  "due": "is off the map until it comes back", "ready": "has not entered the map yet",
+                  "setup": "is not set up yet", "pool": "is not in play"}
+
+
+def not_on_map(rules: dict, uid: str) -> str:
+    """Why a unit an order names is not on the map, in words: "R/6 is not on the map: it was
+    eliminated" (a players' probe: an attacker eliminated earlier in the packet was said only
+    to be off the map)."""
+    return f"{uid} is not on the map: it {_OFF_MAP_WORDS[rules['units'][uid]]}"
+
+
 def status(rules: dict, uid: str) -> str:
     w = rules["units"][uid]
     return w if w in OFF_MAP else "map"
