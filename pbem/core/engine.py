@@ -978,7 +978,7 @@ class _Run:
         said = exc.message if exc.message == need.waits_for() else ""   # a need's words that list the legal already
         if item["seq"] == self.k:
             # the rule once: some rulesets' messages cite it already
-            legal = refused_legal(exc.legal, said)
+            legal = refused_legal(exc.legal if exc.offer is None else exc.offer, said)
             # an order of a later phase, refused where the phase before it is open: say how to
             # reach that phase in the same packet (a players' probe: a move in the attack phase)
             later = (said and "end" in need.accepts and isinstance(item["order"], dict)

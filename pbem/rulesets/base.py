@@ -36,13 +36,16 @@ class IllegalOrder(Exception):
 
     `rule` is the rule section it breaks ("10.3", "house 4.2"), `message` one sentence
     in the player's language, `legal` a short description of what would be legal
-    (or a list of legal alternatives)."""
+    (or a list of legal alternatives). `offer`, where given, is what the refusal of the
+    sender's own order offers instead of `legal`: a void line in a report keeps `legal`,
+    whose words are bound to the ruleset's version (an audit compares them byte for byte)."""
 
-    def __init__(self, rule: str, message: str, legal: Any = None):
+    def __init__(self, rule: str, message: str, legal: Any = None, offer: Any = None):
         super().__init__(message)
         self.rule = rule
         self.message = message
         self.legal = legal
+        self.offer = offer
 
 
 # How a need's IllegalOrder message begins (Need.waits_for): the core leaves out a list of

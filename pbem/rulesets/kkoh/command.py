@@ -488,6 +488,12 @@ def show_options(sc: Scenario, rules: dict, side: str, board: Board | None = Non
     return ([{"type": "show", "units": sorted(body)} for body in groups] if each and len(groups) > 1 else []) + whole
 
 
+def show_of(board: Board, units: Iterable[str]) -> dict:
+    """The `show` of the battle groups (or lone units) these units belong to: the least that
+    lets an order naming them go ahead, and no other group's chit seen by the opponent."""
+    return {"type": "show", "units": sorted({p for u in units for p in board.members(u)})}
+
+
 def can_show(sc: Scenario, rules: dict, side: str, board: Board | None = None) -> bool:
     """Whether `show_options` offers a `show` (K-ORD-6 reading): the first group found is enough."""
     return next(_showable(sc, rules, side, board), None) is not None

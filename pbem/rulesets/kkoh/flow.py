@@ -620,9 +620,12 @@ def _move_step_order(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> 
     named = [u for u in list(order.get("units") or []) + list(order.get("join") or []) if u in rules["pieces"]]
     sealed = [u for u in named if rules["pieces"][u]["o"] is None]
     if sealed and kind != "show":
+        # the refusal offers the show of the groups named alone (a players' probe: it offered one
+        # of every sealed group of the side, and a chit shown is seen by the opponent); the void
+        # line of a queued order keeps the words of its report (`offer`)
         raise IllegalOrder("K-ORD-6", f"{kind}: the order chit of {', '.join(sealed)} is sealed: show it first "
                            f"(a `show` order; pbem checks every move against the chit, K-ORD-5, K-MOV-4, K-ORD-8)",
-                           command.show_options(sc, rules, side))
+                           command.show_options(sc, rules, side), offer=[command.show_of(Board(sc, rules), sealed)])
     if kind == "show":
         command.show(sc, rules, side, order, ctx)
     elif kind == "move":
