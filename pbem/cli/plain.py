@@ -145,7 +145,7 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
 def show(game_dir: str, fmt: str = "text", as_json: bool = False, seq: int | None = None, unit: str | None = None,
          hex_: str | None = None, area: str | None = None, square: str | None = None,
          diff: tuple[int, int] | None = None, last: bool = False) -> None:
-    from pbem.core import describe, game
+    from pbem.core import describe, game, sealing
     from pbem.core.errors import UsageError
 
     asked = [(what, ident) for what, ident in (("unit", unit), ("hex", hex_), ("area", area), ("square", square))
@@ -174,7 +174,11 @@ def show(game_dir: str, fmt: str = "text", as_json: bool = False, seq: int | Non
     state = describe.state_at(folder, seq)
     if asked:
         (what, ident), = asked
-        lines = describe.look(folder.game, state["rules"], what, ident)
+        # the player's own folder: what his side sealed, kept in private/, is said to him (a
+        # players' probe: a unit whose chit was sealed anew was given the chit it had before)
+        own = {side: items for side in sorted(sealing.kept_sides(folder)) if side in folder.game.sides
+               for items in [sealing.own_items(folder, side, state)] if items}
+        lines = describe.look(folder.game, state["rules"], what, ident, own)
         if as_json:
             echo_json({"seq": state["seq"], what: ident, "text": lines})
         else:

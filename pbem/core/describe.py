@@ -315,11 +315,13 @@ def _packets_lines(game: Any, state: dict, info: dict) -> list[str]:
 
 # --- one thing looked at closely ------------------------------------------------------------------
 
-def look(game: Any, rules: dict, what: str, ident: str) -> list[str]:
+def look(game: Any, rules: dict, what: str, ident: str, own: dict | None = None) -> list[str]:
+    """`pbem show --unit/--hex/--area/--square`; `own`: the items still sealed that the folder's
+    private/ keeps, by side and name (`sealing.own_items`), for their owner's eyes."""
     if game.ruleset.look is None:
         raise UsageError(f"the {game.ruleset.id} ruleset describes no single {what}; `pbem show` prints the board")
     try:
-        return game.look(rules, what, ident)
+        return game.look(rules, what, ident, own)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -127,8 +127,11 @@ class Game(NamedTuple):
         view = self.ruleset.view
         return None if view is None else view(self.scenario, rules)
 
-    def look(self, rules: dict, what: str, ident: str) -> list[str] | None:
-        """One hex, area or unit described, if the ruleset describes single things."""
+    def look(self, rules: dict, what: str, ident: str, own: dict | None = None) -> list[str] | None:
+        """One hex, area or unit described, if the ruleset describes single things; `own`: the
+        items still sealed that the folder keeps, by side and name, said to their owner."""
+        if own and self.ruleset.look_own is not None:
+            return self.ruleset.look_own(self.scenario, rules, what, ident, own)
         look = self.ruleset.look
         return None if look is None else look(self.scenario, rules, what, ident)
 

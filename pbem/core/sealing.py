@@ -88,13 +88,13 @@ def missing(folder: Any, side: str) -> list[str]:
             for seq in seqs if not path(folder, seq, side).is_file()]
 
 
-def own_items(folder: Any, side: str) -> dict[str, dict]:
-    """`side`'s items still sealed, by name ("SEQ.N"), as the folder's private/ keeps them:
-    what the sealer wrote, for the sealer's own eyes (a new user's probe: a player could read
-    her own chits only by opening private/ by hand). Items whose file is gone are left out
-    (`missing` says so)."""
+def own_items(folder: Any, side: str, state: dict | None = None) -> dict[str, dict]:
+    """`side`'s items still sealed (in `state`, the folder's latest if not given), by name
+    ("SEQ.N"), as the folder's private/ keeps them: what the sealer wrote, for the sealer's own
+    eyes (a new user's probe: a player could read her own chits only by opening private/ by
+    hand). Items whose file is gone are left out (`missing` says so)."""
     out: dict[str, dict] = {}
-    for item in folder.state["sealed"].get(side, {}).get("items", []):
+    for item in (state or folder.state)["sealed"].get(side, {}).get("items", []):
         seq, n = (int(part) for part in item["id"].split("."))
         source = path(folder, seq, side)
         if source.is_file():

@@ -208,6 +208,10 @@ class Ruleset(NamedTuple):
     # that one thing (`pbem show --unit/--hex/--area/--square`); raises ValueError, one sentence, for an
     # unknown id or a kind of thing the ruleset has not; None: the ruleset describes nothing alone
     look: Callable[[Any, dict, str, str], list[str]] | None = None
+    # `look` in a folder whose private/ keeps its player's own items still sealed: scenario, rules,
+    # what, id, {side: {item name: item}} -> the lines of `look`, with what those items say of that
+    # thing, for its owner's eyes (kkoh: the chit a unit's group sealed); None: `look` alone
+    look_own: Callable[[Any, dict, str, str, dict], list[str]] | None = None
     # scenario, rules, the sealed need, the orders a side means to seal -> the items it seals
     # (`pbem submit --seal` and the random planner): where each item is to be revealed alone,
     # the ruleset arranges them (kkoh: one order chit for each group, in order); raises

@@ -37,6 +37,7 @@ RULESET = Ruleset(
     draw=draw.draw,
     view=words.view,
     look=words.look,
+    look_own=words.look,
     seal_items=command.seal_items,
     sealed_steps=True,
 )

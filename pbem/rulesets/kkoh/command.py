@@ -12,7 +12,7 @@ K-CMD-10 reading).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from ..base import IllegalOrder
 from .scenario import LEVELS, SIDES, Scenario, other
@@ -431,7 +431,20 @@ def reveal(sc: Scenario, rules: dict, side: str, item: str, order: dict, ctx) ->
         if not rules["reveal"]:
             rules.pop("reveal")
     board = Board(sc, rules)
-    units, was = entry["units"], entry["was"]
+    units = entry["units"]
+    now, text, fields = opening(sc, side, entry, order)
+    for u in units:
+        if board.alive(u):
+            board.piece(u)["o"] = now
+    ctx.event("chit-revealed", f"{text}: revealed (item {item}, K-ORD-6).", side=side, units=units, item=item,
+              order=now, rule="K-ORD-6", **fields)
+
+
+def opening(sc: Scenario, side: str, entry: dict, order: dict) -> tuple[str, str, dict]:
+    """What opening a sealed chit gives (`reveal`), worked out from the item and its entry in
+    `hidden` alone, so that its owner, who knows the item, can read it before (`own_chit`): the
+    chit the group then carries, the words of the event (before ": revealed") and its fields."""
+    units, was, item = entry["units"], entry["was"], entry["item"]
     tested = "die" in entry
     legal = voluntary_targets(sc, was) if tested else [
         o for o in sc.tables["orders"]["list"] if o not in sc.tables["orders"]["scenario_only"] or o == was]
@@ -456,11 +469,46 @@ def reveal(sc: Scenario, rules: dict, side: str, item: str, order: dict, ctx) ->
                 + f" = {score}: " + (f"changes {was} to {target}" if ok else f"fails to change {was} to {target}")
                 + " (3 or more needed, K-ORD-3)")
         fields.update(die=entry["die"], modifiers=mods, score=score, success=ok)
-    for u in units:
-        if board.alive(u):
-            board.piece(u)["o"] = now
-    ctx.event("chit-revealed", f"{text}: revealed (item {item}, K-ORD-6).", side=side, units=units, item=item,
-              order=now, rule="K-ORD-6", **fields)
+    return now, text, fields
+
+
+def sealed_anew(rules: dict, side: str) -> int | None:
+    """The packet in which `side` sealed the chits that Issuing Orders has not tested yet: until
+    the test (`hide`) the state keeps the chit each group carried before, which is no longer
+    the one it carries (a players' probe: `pbem show --unit` gave it as the unit's chit)."""
+    xc = rules["plans"].get("xc")
+    return xc.get("seqs", {}).get(side) if xc is not None and xc["kind"] == "orders" else None
+
+
+class OwnChit(NamedTuple):
+    """A group's sealed chit as its owner knows it (`own_chit`): the item's name, the chit
+    sealed, and, once Issuing Orders has tested it, what its opening will give (`opening`):
+    the chit the group then carries and the words of the event; before the test, None."""
+
+    item: str
+    order: str
+    now: str | None = None
+    words: str | None = None
+
+
+def own_chit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict]) -> OwnChit | None:
+    """The sealed chit of `pid`'s group from `own`, its side's items still sealed by name, as
+    its private/ keeps them (`sealing.own_items`): the item that names it (one seal of chits
+    at a time is unopened, docs/protocol.md §8). None where `own` has none, or the chit is open."""
+    side = sc.pieces[pid].side
+    anew = sealed_anew(rules, side)
+    entry = next((e for e in rules.get("hidden", {}).get(side, []) if pid in e["units"]), None)
+    if anew is None and entry is None:
+        return None
+    for name, item in own.items():
+        if (isinstance(item, dict) and item.get("type") == "chit" and isinstance(item.get("units"), list)
+                and pid in item["units"] and isinstance(item.get("order"), str)
+                and (entry is None or name == entry["item"])):
+            if entry is None:
+                return OwnChit(name, item["order"])
+            now, words, _ = opening(sc, side, entry, item)
+            return OwnChit(name, item["order"], now, words)
+    return None
 
 
 def show(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:

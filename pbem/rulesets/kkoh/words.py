@@ -27,6 +27,7 @@ def view(sc: Scenario, rules: dict) -> dict:
     facing), its strength points (K-TRP-2: two, one fewer for each loss and for a unit fielded
     with a loss), its order chit, losses and mode; who holds each objective; the score."""
     units = {}
+    anew = {side for side in SIDES if command.sealed_anew(rules, side) is not None}   # the chits kept are stale
     for pid in sc.piece_ids:
         piece = sc.pieces[pid]
         rec = rules["pieces"].get(pid)
@@ -34,7 +35,7 @@ def view(sc: Scenario, rules: dict) -> dict:
             units[pid] = {"side": piece.side, "where": None, "status": "destroyed", "strength": 0, "full": 2,
                           "markers": []}
             continue
-        markers = [f"order {rec['o'] or 'sealed'}"] + (["loss"] if rec.get("hits") else []) + ([rec["mode"]] if rec.get("mode") else [])
+        markers = [f"order {'sealed' if piece.side in anew else rec['o'] or 'sealed'}"] + (["loss"] if rec.get("hits") else []) + ([rec["mode"]] if rec.get("mode") else [])
         units[pid] = {"side": piece.side, "where": _where(rec), "status": "map",
                       "strength": piece.points - rec.get("hits", 0), "full": 2, "markers": markers}
     score = victory.scores(sc, rules)
@@ -49,10 +50,12 @@ def _where(rec: dict) -> str:
     return f"{rec['sq']} cell {rec['cell']} facing {rec['f']}"
 
 
-def look(sc: Scenario, rules: dict, what: str, ident: str) -> list[str]:
+def look(sc: Scenario, rules: dict, what: str, ident: str, own: dict[str, dict[str, dict]] | None = None) -> list[str]:
+    """One unit, command marker or square in words; `own`: the items still sealed that the
+    folder's private/ keeps, by side and name (`sealing.own_items`), said to their owner."""
     if what == "unit":
         if ident in sc.pieces:
-            return _unit(sc, rules, ident)
+            return _unit(sc, rules, ident, (own or {}).get(sc.pieces[ident].side))
         if ident in sc.commands:
             return _marker(sc, rules, ident)
         raise ValueError(f"{ident} is no unit or command marker of this game"
@@ -67,7 +70,7 @@ def look(sc: Scenario, rules: dict, what: str, ident: str) -> list[str]:
                      f"kkoh's table has 1 km squares, not {what}s: use --square CCRR")
 
 
-def _unit(sc: Scenario, rules: dict, pid: str) -> list[str]:
+def _unit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict] | None = None) -> list[str]:
     piece = sc.pieces[pid]
     head = (f"{pid} ({piece.side}): {piece.name}; {KINDS.get(piece.kind, piece.kind)}, {QUALITY[piece.quality]} "
             f"quality, {DOCTRINE[piece.doctrine]} doctrine" + (", specialist reconnaissance" if piece.recce else "")
@@ -86,12 +89,43 @@ def _unit(sc: Scenario, rules: dict, pid: str) -> list[str]:
                  f"rank {INSIDE.rank(facing, cell)}, file {INSIDE.file(facing, cell)} (K-GM-2, K-GM-3).")
     hits = rec.get("hits", 0)
     strength = f"{piece.points - hits} of 2 strength points" + (" (fielded with a loss, K-TRP-3)" if piece.reduced else "")
-    lines.append(f"Order chit {rec['o'] or 'sealed (K-ORD-6)'}; {strength}" + (f"; {hits} loss marker" if hits else "")
+    lines.append(f"Order chit {_chit(sc, rules, pid)}; {strength}" + (f"; {hits} loss marker" if hits else "")
                  + (f"; {rec['mode']}" if rec.get("mode") else "") + ".")
+    mine = command.own_chit(sc, rules, pid, own) if own else None
+    if mine is not None:
+        lines.append(_own_chit_words(sc, rules, pid, mine))
     members = [p for p in board.members(pid) if p != pid] if rec.get("g") else []
     lines.append(f"In battle group {rec['g']} with {', '.join(members)} (K-BG-1)." if members else
                  "Not in a battle group: it acts alone (K-GM-4).")
     return lines
+
+
+def _chit(sc: Scenario, rules: dict, pid: str) -> str:
+    """The unit's order chit as the state has it: sealed (K-ORD-6), also where its side has
+    sealed a new chit that Issuing Orders has not tested yet, whose state still keeps the chit
+    it carried before (a players' probe read that one as its chit); a change given openly and
+    not yet tested is said beside the chit."""
+    side, rec = sc.pieces[pid].side, rules["pieces"][pid]
+    anew = command.sealed_anew(rules, side)
+    first = rules["turn"] == 1 and not sc.position
+    if anew is not None:
+        return (f"sealed (K-ORD-6): {side} sealed " + (f"the deployment's chits in packet {anew} (K-ORD-1)" if first
+                else f"new chits in packet {anew}, each tested when Issuing Orders ends (K-ORD-3)")
+                + f"; it carried {rec['o']} before them")
+    if rec["o"] is None:
+        return "sealed (K-ORD-6)"
+    given = next((p["order"] for p in rules["plans"].get("chits", {}).get(side, []) if pid in p["units"]), None)
+    if given is not None:
+        return rec["o"] + (f"; {given} given openly for the deployment, set when Issuing Orders ends (K-ORD-1)" if first
+                           else f"; a change to {given} given openly, tested when Issuing Orders ends (K-ORD-3)")
+    return rec["o"]
+
+
+def _own_chit_words(sc: Scenario, rules: dict, pid: str, mine: command.OwnChit) -> str:
+    """What its owner's seal file says of the unit's sealed chit (private/, for his eyes only)."""
+    side = sc.pieces[pid].side
+    head = f"{side} sealed {mine.order} for it (item {mine.item}, kept in private/: for {side}'s eyes only)"
+    return head + ("." if mine.words is None else f"; when the rules reveal it: {mine.words}.")
 
 
 def _marker(sc: Scenario, rules: dict, hid: str) -> list[str]:
