@@ -102,3 +102,81 @@ def test_show_says_a_chit_sealed_anew_is_sealed_and_tells_its_owner_which(tmp_pa
         "Order chit sealed (K-ORD-6); 2 of 2 strength points.",
         f"red sealed M for it (item {seq}.1, kept in private/: for red's eyes only); when the rules reveal it: R1: "
         "die 4, majority inferior -1 = 3: changes HA to M (3 or more needed, K-ORD-3)."]
+
+
+def sealed_block(match: Match, side: str, only: str | None = None) -> list[str]:
+    """The lines of `pbem orders` (as `pbem orders --key` writes them, with the side's private/)
+    on what its sealed groups may do once shown."""
+    from pbem.core import sealing, templates
+
+    own = sealing.own_items(match.folders[side], side)
+    text = templates.orders_template(match.game, match.state(side), side, None, only, own).splitlines()
+    start = next((n for n, line in enumerate(text) if line.startswith("# Your groups whose chit is sealed")), None)
+    return [] if start is None else text[start:text.index("# Your opponent reads this packet whole: its orders, "
+                                                          "queued ones too, and its policies.")]
+
+
+NOTE = ["# Your groups whose chit is sealed are shown before they move (pbem checks each move against the",
+        "# chit, K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders may go in this packet;",
+        "# the orders wait in the queue while your next packet opens the chit (`pbem submit` does) and are",
+        "# checked against it then. By the chits you sealed (private/, for your eyes only), what each may",
+        "# do in this Action Phase once shown:"]
+
+
+def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tmp_path):
+    """Blue's two tanks carry sealed chits (M, kept at deployment). The move step's template
+    listed a `show` of each and `end`, and their moves were written blind. The rules forbid no
+    move of a unit whose chit is hidden (K-ORD-6 reveals chits only in a Close Assault or Direct
+    Fire); pbem asks for a `show` first, to check the move against the chit (K-ORD-5, K-MOV-4),
+    and a `show` and the moves may go in one packet: from blue's seal file the template lists
+    each group's `show` and then its moves on the chit it sealed. Sent as listed, the move is
+    made once blue's next packet opens the chit."""
+    match = blue_moves(tmp_path)
+    moves_b1 = [f"#   - {{type: move, units: [\"B1\"], to: \"{to}\", facing: {facing}}}" for to, facing in (
+        ("0101", "E"), ("0101", "S"), ("0101", "W"), ("0102", '"N"'), ("0202", '"N"'), ("0201", "E"), ("0200", "S"),
+        ("0100", "S"), ("0000", "S"), ("0001", "W"), ("0002", '"N"'))]
+    block = sealed_block(match, "blue")
+    assert block[:len(NOTE) + 2 + len(moves_b1)] == NOTE + [
+        "# B1, sealed M (item 5.1); shown: order chit M at deployment:", '#   - {type: show, units: ["B1"]}'] + moves_b1
+    assert block[len(NOTE) + 2 + len(moves_b1)] == "# B2, sealed M (item 5.2); shown: order chit M at deployment:"
+    assert len(block) == len(NOTE) + 2 * (2 + len(moves_b1))
+    # `--only` a square: the group's show comes with the moves that name it
+    assert sealed_block(match, "blue", "0102") == NOTE + [
+        "# B1, sealed M (item 5.1); shown: order chit M at deployment:", '#   - {type: show, units: ["B1"]}',
+        '#   - {type: move, units: ["B1"], to: "0102", facing: "N"}']
+    assert sealed_block(match, "red") == []                     # not red's step
+    match.send("blue", [{"type": "show", "units": ["B1"]}, {"type": "move", "units": ["B1"], "to": "0102",
+                                                             "facing": "N"}, {"type": "end"}])
+    step(match)                                                   # red acknowledges
+    opened = match.send("blue", [])                               # `pbem submit` opens B1's chit; the move follows
+    assert [e["text"] for e in opened.events if e["type"] in ("chit-revealed", "move", "end")] == [
+        "B1: order chit M at deployment: revealed (item 5.1, K-ORD-6).", "B1 moves to 0102, facing N (K-MOV-8).",
+        "blue ends its movement in Action Phase 1."]
+    assert {k: match.state()["rules"]["pieces"]["B1"][k] for k in ("sq", "f", "o")} == {"sq": "0102", "f": "N", "o": "M"}
+
+
+def test_the_template_says_a_sealed_change_by_its_test_die_and_which_groups_may_do_nothing(tmp_path):
+    """Turn 2: red seals R1's change HA to M and keeps R2's HA. In Action Phase 1 only
+    mechanised units on M move (K-MOV-4): the template works out from the test die rolled at
+    Issuing Orders that R1's change holds (4, -1 = 3) and lists its moves; R2, on HA, may do
+    nothing, and showing it would only tell blue its chit."""
+    from tests.test_kkoh_sealed import need
+
+    match = two_groups_each(tmp_path, chain_length=512)
+    drive_to(match, "orders", turn=2)
+    seq = match.send("red", [{"type": "chit", "units": ["R1"], "order": "M"}, {"type": "end"}], seal=True).state["seq"]
+    match.send("blue", [{"type": "end"}], seal=True)
+    for _ in range(12):
+        n, state = need(match), match.state()
+        if (n.kind, n.side, state["awaiting"]["packet_from"]) == ("move", "red", "red"):
+            break
+        step(match)
+    assert (match.state()["rules"]["turn"], match.state()["rules"]["ap"]) == (2, 1)
+    assert sealed_block(match, "red")[:10] == NOTE[:3] + [
+        "# checked against it then. By the chits you sealed (private/, for your eyes only), these may do",
+        "# nothing in this Action Phase, and a `show` would only tell your opponent their chit: R2 (HA).",
+        "# What each other group may do once shown:",
+        f"# R1, sealed M (item {seq}.1); shown: die 4, majority inferior -1 = 3: changes HA to M (3 or more",
+        "# needed, K-ORD-3):",
+        '#   - {type: show, units: ["R1"]}',
+        '#   - {type: move, units: ["R1"], to: "0505", facing: "N"}']

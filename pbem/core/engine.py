@@ -101,6 +101,14 @@ class Game(NamedTuple):
             return self.legal_orders(rules, need), None
         return listing(self.scenario, rules, need, only)
 
+    def sealed_listing(self, rules: dict, need: Need, own: dict | None) -> tuple[str | None, list]:
+        """What the items `own` (the side's own, still sealed, by name) let it order in this step
+        once revealed, where the ruleset says (`Ruleset.sealed_listing`): a note, and groups of orders."""
+        listing = self.ruleset.sealed_listing
+        if listing is None or not own:
+            return None, []
+        return listing(self.scenario, rules, need, own)
+
     def cautions(self, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
         cautions = self.ruleset.cautions
         return [] if cautions is None else cautions(self.scenario, rules, events, side, queued)

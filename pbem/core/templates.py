@@ -39,11 +39,12 @@ class _Reveal(NamedTuple):
     sealed: bool = False    # the orders it comes to are sealed ones
 
 
-def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None) -> _Reveal:
+def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None,
+                  own: dict[str, dict] | None = None) -> _Reveal:
     """A side that sends the next packet with nothing to decide: where its reveal brings the
     game, from its own key (the dice it reveals are its to know first, docs/protocol.md §1).
     When that is its own orders, they can go into this packet: they take effect after the
-    reveal (§7), and a round trip is saved."""
+    reveal (§7), and a round trip is saved. `own`: its items still sealed (`orders_template`)."""
     if not game.secure:
         return _Reveal([])
     if key is None:
@@ -79,7 +80,7 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     else:
         head = ["# Your reveal resolves what is queued, and then the game comes to your own orders.",
                 "# Orders written below take effect then, in this same packet: a round trip saved."]
-    lines, legal = _then(game, after, need, only)
+    lines, legal = _then(game, after, need, only, own)
     if decision:
         answer, said = _suggested(game, after, need, legal, decision, only)
         filled, head = (answer,) if answer else (), head + [said]
@@ -88,7 +89,7 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
         filled = tuple(o for o in every if o.get("type") == "end")[:1]
     sealed = awaiting["waiting_for"] == "sealed orders"   # its items are the packet's whole content (§8)
     after_filled = [] if sealed else _orders_after_answer(game, state, side, key, filled, only,
-                                                          "the answer" if decision else "the `end`")
+                                                          "the answer" if decision else "the `end`", own)
     return _Reveal(head + lines + after_filled, True, filled, sealed)
 
 
@@ -109,10 +110,12 @@ def _suggested(game: engine.Game, state: dict, need: Any, legal: list[dict], dec
     return (legal or every)[0], "# The first legal answer is filled in below: replace it with your choice."
 
 
-def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[list[str], list[dict]]:
+def _then(game: engine.Game, after: dict, need: Any, only: str | None,
+          own: dict[str, dict] | None = None) -> tuple[list[str], list[dict]]:
     """The lines of a template for the orders of `need` once the game is at `after` (its
-    description, count, the ruleset's note and the list), and the legal orders, each naming
-    the decision it answers where `need` is one."""
+    description, count, the ruleset's note and the list, and what the side's own sealed items
+    `own` let it order there), and the legal orders, each naming the decision it answers where
+    `need` is one."""
     legal, note = game.listing(after["rules"], need, only)
     decision = after["awaiting"].get("decision") if after["awaiting"]["waiting_for"] == "decision" else None
     if decision:
@@ -122,11 +125,11 @@ def _then(game: engine.Game, after: dict, need: Any, only: str | None) -> tuple[
     described = [f"# {line}" for line in game.describe_need(after["rules"], need)] \
         or [f"#   {with_rule(need.prompt, need.rule)}."]
     return (described + _count_lines(legal, only, note, "then", _known(game, after["rules"], only)) + _noted(note)
-            + _listed(legal, only)), legal
+            + _listed(legal, only) + ([] if decision else _sealed_lines(game, after["rules"], need, own, only))), legal
 
 
 def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, filled: tuple, only: str | None,
-                         what: str = "the answer") -> list[str]:
+                         what: str = "the answer", own: dict[str, dict] | None = None) -> list[str]:
     """Where the answer filled in brings the game to this side's own orders (dos: a withdrawal,
     then the Initial Movement Phase) or its own next decision (chir: the next hex of a retreat),
     those too, to write after the answer in the same packet (players' probe: the phase after it
@@ -151,7 +154,7 @@ def _orders_after_answer(game: engine.Game, state: dict, side: str, key: Any, fi
         head = [f"# With {what} filled in, the game then comes to your orders: write them after it, in this",
                 "# same packet" + (" (another answer may bring other orders)." if answer else
                                    ", or your opponent's packet, with nothing to decide, comes first.")]
-    return head + _then(game, after, need, only)[0]
+    return head + _then(game, after, need, only, own)[0]
 
 
 def _count_lines(legal: list[dict], only: str | None, note: str | None, when: str,
@@ -171,6 +174,34 @@ def _count_lines(legal: list[dict], only: str | None, note: str | None, when: st
                 "# given too: they are checked when their turn comes (void if the situation changed)."]
     return _noted(head + "; orders are consumed in order, and later ones may be given too: they are checked when "
                   "their turn comes (void if the situation changed).")
+
+
+def _sealed_lines(game: engine.Game, rules: dict, need: Any, own: dict[str, dict] | None,
+                  only: str | None) -> list[str]:
+    """What the side's own items still sealed (`own`, as its private/ keeps them) let it order in
+    this step once the rules reveal them, as the ruleset says (`Ruleset.sealed_listing`; a
+    players' probe: kkoh listed a `show` of a group whose chit is sealed, and its moves were
+    written blind): its note, then each group of orders after its sentence; those naming
+    `only` if given; at most MAX_LISTED orders (MAX_NAMED naming `only`), the rest counted."""
+    note, groups = game.sealed_listing(rules, need, own)
+    lines = _noted(note)
+    room = MAX_LISTED if only is None else MAX_NAMED
+    left = 0
+    for about, orders in groups:
+        if only is not None:   # a group's first order (kkoh: its `show`) comes with any of the others
+            named = [order for order in orders[1:] if _names(order, only)]
+            orders = orders[:1] + named if named or (orders and _names(orders[0], only)) else []
+        if not orders:
+            continue
+        if room <= 0:
+            left += len(orders)
+            continue
+        lines += _noted(about + ":") + [f"#   - {flow(order)}" for order in orders[:room]]
+        left += max(0, len(orders) - room)
+        room -= len(orders)
+    if left:
+        lines.append(f"#   ... {left} more" + ("" if only else "; `pbem orders ... --only UNIT` lists one unit's orders"))
+    return lines
 
 
 def _noted(note: str | None) -> list[str]:
@@ -329,12 +360,14 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             lines.append(said)
         lines += _count_lines(legal, only, note, "now", _known(game, state["rules"], only))
         lines += _noted(note) + _listed(legal, only)
+        if not decision:
+            lines += _sealed_lines(game, state["rules"], need, own_sealed, only)
         orders = ([answer] if answer else []) if decision else [o for o in legal if o.get("type") == "end"][:1]
         if orders and key is not None and side == sender:
             # the step the answer (or the `end`) brings, where it is this side's again (chir: a retreat
             # hex by hex; dos: the next phase of a player-turn, which one `end` each cost a round trip)
             lines += _orders_after_answer(game, state, side, key() if callable(key) else key, tuple(orders), only,
-                                          "the answer" if decision else "the `end`")
+                                          "the answer" if decision else "the `end`", own_sealed)
     elif side == sender and awaiting["waiting_for"] == "dice" and "script" in state["dice"]:
         said, rolled_after = engine.script_words(state["dice"])
         lines.append(f"# The game's dice script {said}: send this packet with more dice,")
@@ -344,7 +377,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             # the awaited line names this side's step: say why there is nothing to decide in it (players' probe)
             lines.append("# The step the game waits for is yours, but it is decided already (a standing order of yours,")
             lines.append("# or an order queued): only the dice it needs are missing.")
-        reveal = _after_reveal(game, state, side, key, only)
+        reveal = _after_reveal(game, state, side, key, only, own_sealed)
         if not reveal.own:   # else the reveal brings the game to this side's own step: not "nothing to decide"
             lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                          if game.secure else "# You have nothing to decide now: send this packet as it is.")

@@ -228,6 +228,13 @@ class Ruleset(NamedTuple):
     # what the list leaves out, or why the unit named has no order, or None. None: the template
     # lists `legal_orders`
     listing: Callable[[Any, dict, Need, str | None], tuple[list[dict], str | None]] | None = None
+    # `pbem orders` for the player whose private/ keeps his own items still sealed: scenario,
+    # rules, need, {item name: item} of his side -> (note, [(about, orders)]): what those items,
+    # once the rules reveal them, let him order in this step, as groups of orders each after a
+    # sentence `about`, and a sentence before them all (None: nothing to say); a group's first
+    # order is the one the others need first, listed with any of them that `--only` names (kkoh:
+    # each sealed group's `show`, then its moves and assaults). None: nothing
+    sealed_listing: Callable[[Any, dict, Need, dict], tuple[str | None, list[tuple[str, list[dict]]]]] | None = None
     # scenario, rules after a packet, its events, the sender's side, the packet's orders still
     # queued (items with "seq", "index", "order") -> what the sender should know before sending
     # it on, beyond the report (`pbem submit` warns): a legal packet that costs the sender units

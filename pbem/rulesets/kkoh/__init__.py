@@ -30,6 +30,7 @@ RULESET = Ruleset(
     apply=flow.apply,
     legal_orders=flow.legal_orders,
     listing=flow.listing,
+    sealed_listing=flow.sealed_listing,
     policy=flow.policy,
     summary=report.summary,
     render=report.render,

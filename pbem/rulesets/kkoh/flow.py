@@ -417,6 +417,62 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
     return each + legal, None
 
 
+# What a group whose chit is sealed may do, said to its owner (a players' probe: `pbem orders`
+# listed only a `show` of it and `end`, and its moves were written blind). The reading: the rules
+# never forbid moving a unit whose chit is hidden - chits are hidden from the enemy (K-ORD-1) and
+# revealed only in a Close Assault or by Direct Fire (K-ORD-6); at the table a player moves it and
+# his opponent trusts his chit. But what it may do depends on that chit (K-ORD-5, K-MOV-4,
+# K-ORD-8), and pbem has no referee to check it against a hidden one: its owner shows the chit
+# first (`show`, README "Sealed orders"), which is no rule of play this listing changes. A
+# `show` and the group's orders may go in one packet: the orders wait in the queue while the
+# chit is opened (in the owner's next packet, docs/protocol.md §8) and are checked against it
+# then. So the group's orders are legal to write now, behind its `show`, and its owner, who knows
+# the item he sealed and the test die rolled for it, can know them: they are listed.
+
+def sealed_listing(sc: Scenario, rules: dict, need: Need, own: dict[str, dict]) -> tuple[str | None, list]:
+    """`pbem orders` for the player whose private/ keeps his sealed chits (`own`: his items still
+    sealed, by name): in a movement step, what each group whose chit is sealed may do once shown,
+    on the chit its opening will give (`command.own_chit`), each as a `show` of it and then its
+    orders; the groups that may do nothing on it are named in the note."""
+    if need.kind != "move" or need.decision:
+        return None, []
+    side, ap = need.side, rules["ap"]
+    board = Board(sc, rules)
+    known = []
+    for body in board.each_mover(side):
+        mine = command.own_chit(sc, rules, body[0], own) if board.hidden(body[0]) else None
+        if mine is not None and mine.now is not None:
+            known.append((body, mine))
+    if not known:
+        return None, []
+    # every group known opened at once, on a copy of the records it changes (the rest is read only)
+    pieces = dict(rules["pieces"])
+    for body, mine in known:
+        for u in body:
+            pieces[u] = dict(pieces[u], o=mine.now)
+    trial = dict(rules, pieces=pieces)
+    view = Board(sc, trial, still=True)
+    options = list(movement.iter_options(sc, trial, side, ap, view)) + list(assault.iter_options(sc, trial, side, ap,
+                                                                                                 view))
+    groups, idle = [], []
+    for body, mine in known:
+        mine_only = [o for o in options if set(o.get("units") or ()) & set(body)]
+        named = ", ".join(body)
+        about = f"{named}, sealed {mine.order} (item {mine.item}); shown: {mine.words.removeprefix(named + ': ')}"
+        if mine_only:
+            groups.append((about, [command.show_of(board, body)] + mine_only))
+        else:
+            idle.append(f"{', '.join(body)} ({mine.now})")
+    note = ("Your groups whose chit is sealed are shown before they move (pbem checks each move against the chit, "
+            "K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders may go in this packet; the orders wait "
+            "in the queue while your next packet opens the chit (`pbem submit` does) and are checked against it "
+            "then. By the chits you sealed (private/, for your eyes only), "
+            + (f"these may do nothing in this Action Phase, and a `show` would only tell your opponent their chit: "
+               f"{'; '.join(idle)}." + (" What each other group may do once shown:" if groups else "") if idle
+               else "what each may do in this Action Phase once shown:"))
+    return note, groups
+
+
 def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     if rules["step"] == "over":
         return []
