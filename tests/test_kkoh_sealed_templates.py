@@ -88,6 +88,12 @@ def test_show_says_a_chit_sealed_anew_is_sealed_and_tells_its_owner_which(tmp_pa
     assert show(match, "red", "--unit", "R1")[3:5] == [
         chit, f"red sealed M for it (item {seq}.1, kept in private/: for red's eyes only)."]
     assert "  0505 open: R1[21S ?]; HQ R-HQ" in show(match, "blue")
+    # and the picture: R1's counter reads ?, not the HA it carried (`pbem render`, `pbem replay`)
+    from pbem.rulesets.kkoh import draw
+
+    counters = {c["unit"]: c["values"] for item in draw.draw(match.game.scenario, match.state()["rules"], [])["items"]
+                if item["type"] == "stack" for c in item["counters"]}
+    assert (counters["R1"], counters["B1"]) == ("?", "M")
     assert show(match, "blue", "--unit", "B1")[3] == "Order chit M; 2 of 2 strength points."   # blue has sealed nothing
     # a change given openly is public, and said beside the chit until it is tested
     match.send("blue", [{"type": "chit", "units": ["B1"], "order": "HA"}, {"type": "end"}], seal=False)
