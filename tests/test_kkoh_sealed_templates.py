@@ -186,3 +186,14 @@ def test_the_template_says_a_sealed_change_by_its_test_die_and_which_groups_may_
         "# needed, K-ORD-3):",
         '#   - {type: show, units: ["R1"]}',
         '#   - {type: move, units: ["R1"], to: "0505", facing: "N"}']
+    # the listing opens the chits on a copy: the rules it reads are left as they were
+    import copy
+
+    from pbem.core import sealing
+    from pbem.rulesets.kkoh import flow
+
+    rules = copy.deepcopy(match.state()["rules"])
+    before = copy.deepcopy(rules)
+    note, groups = flow.sealed_listing(match.game.scenario, rules, need(match), sealing.own_items(match.folders["red"],
+                                                                                                   "red"))
+    assert [about.split(",")[0] for about, _ in groups] == ["R1"] and rules == before

@@ -188,8 +188,8 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
             uid = o["unit"]
             a, d = st.strengths(sc, rules, uid)
             # a step that eliminates a Panzer or Panzergrenadier regiment costs its division
-            # Divisional Integrity for good (7.23): last of all but an HQ's, whichever standing
-            # order (a players' probe: the weakest regiment lost both steps of a D2 where one
+            # Divisional Integrity for good (7.23): after every other unit's step but an HQ's,
+            # whichever standing order (a players' probe: the weakest regiment lost both steps of a D2 where one
             # step each from two regiments lost no more and kept the division whole)
             division = sc.units[uid].division
             breaks = (division is not None and not st.has(rules["broken"], division)
