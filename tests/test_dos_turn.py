@@ -611,23 +611,46 @@ def test_16_62_a_captured_city_pays_nothing():
     assert [v for v in vp_events(ctx) if v[0] == "16.63"] == []
 
 
-def test_16_63_a_city_taken_by_its_deadline_and_lost_later_pays_as_one_never_taken():
-    """The README's reading: who holds the city at each Inter-Phase from the deadline on
-    decides, so Tuapse, Axis at the end of Game-Turn 16 (nothing paid) and Soviet again at
-    the end of 17, pays 2 VP then."""
+def test_16_63_16_64_a_city_taken_on_schedule_and_lost_later_pays_nothing():
+    """16.63 pays after a failure "by the end of the mandated Game-Turn", then for each turn
+    "thereafter that the Axis Player fails to capture the city"; 16.64 counts the VP for a city
+    "failed to capture on schedule". Tuapse, Axis at the end of Game-Turn 16, its deadline, meets
+    Directive D's objective: the Soviets retaking it in Game-Turn 17 pays nothing (a rules
+    probe: under 1.19.0 it paid 2 VP at the end of 17, as a city never taken)."""
     sc = SC()
     held = at(turn=16, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
                                                                         "deadlines": {"Tuapse": 16}},
               control={h: "axis" for h in sc.city_by_name["Tuapse"].hexes})
     play(held, [{"type": "end"}], dice=[2])
-    assert held["penalty"] == {} and held["turn"] == 17
+    assert held["penalty"] == {} and held["turn"] == 17 and held["directive"]["met"] == ["Tuapse"]
     # the same game on: the Soviets take Tuapse back in Game-Turn 17 (10.45's record of it),
     # and every phase of that turn ends
     held["control"].update({h: "s17" for h in sc.city_by_name["Tuapse"].hexes})
     ctx = play(held, [{"type": "end"}] * 12, dice=[2] * 10)
     assert (held["turn"], held["player"], held["phase"]) == (18, "soviet", "move")
     assert held["directive"]["deadlines"] == {"Tuapse": 16}
-    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == [("16.63", "soviet", 2)] and held["penalty"] == {"Tuapse": 2}
+    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == [] and held["penalty"] == {}
+
+
+def test_16_63_a_city_taken_late_stops_the_payments_for_good():
+    """Missed at its deadline, Tuapse pays 2 VP (16.63); taken at last in Game-Turn 17 it pays
+    nothing more, nor when the Soviets retake it in 18: the Axis player no longer "fails to
+    capture the city"."""
+    sc = SC()
+    late = at(turn=16, player="soviet", phase="interdiction", directive={"letter": "D", "obtained": 14,
+                                                                        "deadlines": {"Tuapse": 16}})
+    ctx = play(late, [{"type": "end"}], dice=[2])
+    assert [v for v in vp_events(ctx) if v[0] == "16.63"] == [("16.63", "soviet", 2)] and "met" not in late["directive"]
+    late["control"].update({h: "a17" for h in sc.city_by_name["Tuapse"].hexes})
+    ctx = play(late, [{"type": "end"}] * 12, dice=[2] * 10)
+    assert late["turn"] == 18 and late["directive"]["met"] == ["Tuapse"] and late["penalty"] == {"Tuapse": 2}
+    late["control"].update({h: "s18" for h in sc.city_by_name["Tuapse"].hexes})
+    ctx = None
+    for _ in range(20):                   # every phase of Game-Turn 18 ends, its Inter-Phase too
+        ctx = play(late, [{"type": "end"}], dice=[2] * 4, ctx=ctx)
+        if late["turn"] == 19:
+            break
+    assert late["turn"] == 19 and [v for v in vp_events(ctx) if v[0] == "16.63"] == [] and late["penalty"] == {"Tuapse": 2}
 
 
 def test_16_64_only_while_the_directive_is_in_force():

@@ -21,7 +21,7 @@ What the genesis fixes (map, tables, the fixed attributes of units) is the scena
     air: {id: points}       Air Points spent this Game-Turn (14.7); air_moved: [id] (14.12)
     vp: {axis, soviet}      VP gained or lost other than by holding cities (19.1)
     bonus: {city: vp}       19.12; penalty: {city: vp} 16.63-16.64
-    directive               None or {letter, obtained, deadlines: {city: turn}} (16.0)
+    directive               None or {letter, obtained, deadlines: {city: turn}, met: [city]} (16.0, 16.63)
     eleventh, trucks        16.7 qualified; 16.8 extra trucks granted so far
     withdrawn: {turn: [id]} 15.2, for the returns of 20.1
     exits, lapse            19.22: units exited from S1001, inter-phases without a unit there

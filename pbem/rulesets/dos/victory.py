@@ -298,7 +298,15 @@ def interphase_vp(sc: Scenario, rules: dict, ctx) -> None:
         for city, due in sorted(d["deadlines"].items()):
             if rules["result"] is not None:
                 return
-            if turn < due or city_control(sc, rules, city, board) == "axis":
+            if turn < due or city in d.get("met", ()):
+                continue
+            if city_control(sc, rules, city, board) == "axis":
+                # captured on schedule, or at last after it: the objective of this directive is
+                # met, and losing the city later costs nothing under it (16.63: the VP follow a
+                # failure "by the end of the mandated Game-Turn", each further turn "that the Axis
+                # Player fails to capture the city"; 16.64: "failed to capture on schedule"; a
+                # rules probe: a city held at its deadline and lost later paid every turn after)
+                st.mark(d.setdefault("met", []), city)
                 continue
             value = sc.city_by_name[city].vp
             paid = rules["penalty"].get(city, 0)
