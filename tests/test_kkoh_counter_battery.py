@@ -189,3 +189,24 @@ def test_a_battery_that_indirect_fired_in_the_action_phase_may_not_then_close_as
     assert (info.value.rule, info.value.message) == (
         "K-IF-4", "assault: BS is called for Indirect Fire in this Action Phase, and artillery engaged in a Close "
                   "Assault may not Indirect Fire in the same Action Phase (K-IF-4)")
+
+
+def test_counter_battery_reveals_the_enemys_bombarding_batteries_never_the_callers_own():
+    """K-ORD-6: chits are revealed where they change a roll; a bombarding battery's chit changes
+    the roll of counter-battery fire against it (HD3 or lower -1, K-IF-10), and only the enemy's
+    counter-battery can hit it. Red calls counter-battery and bombards with RB: blue's BA is
+    revealed, with B1 and R1, the units the bombardments support (K-IF-6); red's own RB is not
+    (a players' probe: every bombarding battery's chit was opened, the caller's own among them)."""
+    units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BA", "blue", "sp", "0502", "01", "N", level="battery"),
+             U("R1", "red", "tank", "0506", "21", "S"), U("RA", "red", "sp-h", "0509", "21", "S", level="battery"),
+             U("RB", "red", "sp", "0508", "21", "S", level="battery")]
+    sc, rules = _assault_table(units)
+    ctx = Ctx()
+    for side, call in [("blue", {"type": "bombard", "unit": "BA", "assault": 1, "support": "B1"}),
+                       ("red", {"type": "counter-battery", "unit": "RA", "assets": False}),
+                       ("red", {"type": "bombard", "unit": "RB", "assault": 1, "support": "R1"})]:
+        artillery.add_call(sc, rules, side, call, ctx)
+    assert artillery.revealed_by_calls(rules) == ["B1", "R1", "BA"]
+    # without a counter-battery call, no battery's chit is opened
+    rules["plans"]["calls"]["red"] = [c for c in rules["plans"]["calls"]["red"] if c["type"] != "counter-battery"]
+    assert artillery.revealed_by_calls(rules) == ["B1", "R1"]

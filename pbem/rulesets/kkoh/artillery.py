@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..base import IllegalOrder
 from .command import group_in_command, majority, special_left
 from .common import dice_choice, lose
-from .scenario import Scenario, other
+from .scenario import SIDES, Scenario, other
 from .state import Board, mark
 
 CALL_TYPES = ("bombard", "counter-battery", "chemical")
@@ -31,6 +31,19 @@ CB_EFFECT_WORDS = {"none": "no effect", "cancelled": "fire cancelled",
 def calls(rules: dict, side: str) -> list[dict]:
     """The calls made so far by a side in this step (read only: never creates them)."""
     return rules["plans"].get("calls", {}).get(side, [])
+
+
+def revealed_by_calls(rules: dict) -> list[str]:
+    """The pieces whose sealed chits the calls made reveal (K-ORD-6): the unit each bombardment
+    supports (FA/FD +1, K-IF-6), and the bombarding batteries of a side whose enemy called
+    counter-battery fire, which may hit them (target on HD3 or lower -1, K-IF-10); never the
+    caller's own batteries, which its fire cannot hit (a players' probe: one side's
+    counter-battery opened every bombarding battery's chit, its own among them)."""
+    made = {side: calls(rules, side) for side in SIDES}
+    supported = [c["support"] for side in SIDES for c in made[side] if c.get("support")]
+    hit = [c["unit"] for side in SIDES if any(c["type"] == "counter-battery" for c in made[other(side)])
+           for c in made[side] if c["type"] == "bombard"]
+    return supported + hit
 
 
 def battery_block(sc: Scenario, board: Board, pid: str) -> str | None:

@@ -277,10 +277,7 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
                 callers.pop(0)
             if callers:
                 return
-            made = [c for s in SIDES for c in artillery.calls(rules, s)]
-            counter = any(c["type"] == "counter-battery" for c in made)
-            if command.ask_reveal(rules, [c["support"] for c in made if c.get("support")] +
-                                  [c["unit"] for c in made if c["type"] == "bombard" and counter]):
+            if command.ask_reveal(rules, artillery.revealed_by_calls(rules)):
                 return      # the supported units' chits (K-IF-6) and the batteries counter-battery may hit (K-IF-10)
             rules["plans"].pop("callers", None)
             if any(artillery.calls(rules, s) for s in SIDES) and not artillery.resolve(sc, rules, ctx):
