@@ -950,6 +950,23 @@ def test_terrain_roads_woods_rivers_marsh_and_impassable():
         mv(sc, rules, ["B3"], "0806", "N", 1)                         # a diagonal crossing the river's line
 
 
+def test_every_square_a_unit_may_enter_is_listed_with_a_facing_it_may_end_in():
+    """A players' probe: the move of a tank into a built-up square was missing from the template.
+    The listing gave each square with the facing the move takes (N into 0306 here), and where
+    that facing was no legal end (B9 already in the square facing E, K-TER-5) dropped the square.
+    It now gives the first facing the unit may end in."""
+    from pbem.rulesets.kkoh import movement
+
+    units = [U("B1", "blue", "tank", "0305", "01", "N", "M"), U("B9", "blue", "tank", "0306", "22", "E", "M")]
+    sc, rules = table(units, position=POS_AP(1), area={"0306": "bua"})
+    listed = [o for o in movement.iter_options(sc, rules, "blue", 1) if o["units"] == ["B1"] and o.get("to") == "0306"]
+    assert listed == [{"type": "move", "units": ["B1"], "to": "0306", "facing": "E"}]
+    with pytest.raises(IllegalOrder):
+        mv(sc, rules, ["B1"], "0306", "N", 1)
+    mv(sc, rules, ["B1"], "0306", "E", 1)
+    assert (rules["pieces"]["B1"]["sq"], rules["pieces"]["B1"]["f"]) == ("0306", "E")
+
+
 def test_road_column_at_most_three_vehicles_facing_one_way():
     """K-TER-5."""
     units = [U(f"B{i}", "blue", "tank", "0506", c, "N") for i, c in enumerate(["01", "11", "21"])] + \

@@ -739,7 +739,14 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
                 continue
             if any(slow_block(sc, board, u, prof, here, to, ap) for u, prof in zip(body, profiles)):
                 continue
-        facings = [f for f in ("N", "E", "S", "W") if f != facing] if to == here else [_travel_facing(sc, here, to, facing)]
+        if to == here:
+            facings = [f for f in ("N", "E", "S", "W") if f != facing]
+        else:
+            # facing the way it goes; where that is no legal end (a built-up square's faces held,
+            # K-TER-5), the first other facing that is, so that every square it may enter is
+            # listed (a players' probe: a tank's move into a town was missing from the template)
+            travel = _travel_facing(sc, here, to, facing)
+            facings = [travel] + [f for f in ("N", "E", "S", "W") if f != travel]
         others = _closed(sc, board, to, body)      # as `plan_move` has them
         for f in facings:
             cells = layout.place_cells(sc, board, to, body, f, grouped, others)
@@ -748,6 +755,8 @@ def _body_moves(sc: Scenario, board: Board, side: str, body: list[str], here: st
             entries = _with_movers(rules, others, to, body, cells, f, grouped)
             if layout.check_entries(sc, to, entries) is None:
                 yield {"type": "move", "units": body, "to": to, "facing": f}
+                if to != here:
+                    break
 
 
 def _travel_facing(sc: Scenario, here: str, to: str, current: str) -> str:
@@ -761,8 +770,9 @@ def _travel_facing(sc: Scenario, here: str, to: str, current: str) -> str:
 
 def options(sc: Scenario, rules: dict, side: str, ap: int) -> list[dict]:
     """A finite, representative set of legal movement orders: each battle group or lone unit
-    to each square it may enter, facing the way it goes (or, in its own square, each other
-    facing); dismounting, remounting, limbering; command markers."""
+    to each square it may enter, facing the way it goes where it may end so, else the first
+    other facing it may end in (or, in its own square, each other facing); dismounting,
+    remounting, limbering; command markers."""
     return list(iter_options(sc, rules, side, ap))
 
 
