@@ -1277,11 +1277,12 @@ def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tm
     ok(run("audit", south))
 
 
-def test_23_an_open_order_left_in_the_queue_is_said_to_answer_a_sealed_step_in_the_open(blind, tmp_path):
+def test_23_an_open_order_left_in_the_queue_is_said_to_be_void_at_a_sealed_step(blind, tmp_path):
     """A players' probe (kkoh): a stray `end` in the packet that opened a turn's last items
     waited in the queue and answered the sender's next sealed step, its order chits, in the
-    open; submit said only that it "ends the step it then meets". Where the rules ask for
-    sealed orders, the warning says that the step may be one of them."""
+    open; submit said only that it "ends the step it then meets". Such an order is now void at
+    a sealed step (the engine, tests/test_kkoh_sealed_templates.py), and where the rules ask
+    for sealed orders the warning says that the step may be one of them."""
     plan = blind.post("orders:\n  - {type: plan, attack: c, guard: a}\n", "plan.yaml")
     north, south = blind.dirs["north"], blind.dirs["south"]
     ok(run("submit", north, plan, "--key", blind.key_files["north"], "--seal", "--out", tmp_path / "p1.yaml"))
@@ -1292,8 +1293,9 @@ def test_23_an_open_order_left_in_the_queue_is_said_to_answer_a_sealed_step_in_t
     said = run("submit", north, stray, "--key", blind.key_files["north"], "--dry-run").stderr
     assert ("waits in the queue: the game now waits for south's orders (turn 1: open your sealed plan), and it "
             "applies as the game next asks north for orders, however late that is") in said
-    assert ("; if that step is one the rules ask you to seal, it answers it in the open, for your opponent to read: "
-            "orders meant for a sealed step go in its own packet, with --seal") in said
+    assert ("; if that step is one the rules ask you to seal, it is void there (an open order queued before never "
+            "answers a sealed step, docs/protocol.md §8): orders meant for a sealed step go in its own packet, with "
+            "--seal") in said
 
 
 def _south_seals_and_north_opens(blind, tmp_path, plan: Path) -> None:

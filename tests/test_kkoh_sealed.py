@@ -433,7 +433,7 @@ def test_a_template_whose_reveal_comes_to_the_senders_sealed_orders_fills_them_i
     `orders: []`, with no word of --seal, and a packet sent as it stood cost a round trip."""
     from pbem.core.templates import orders_template
 
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look")
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look-0")
     step(match)                                                   # blue's packet 1
     state = match.state("red")
     assert state["awaiting"]["packet_from"] == "red" and state["awaiting"]["waiting_for"] == "dice"

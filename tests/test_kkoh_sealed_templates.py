@@ -15,6 +15,7 @@ from tests.support.games import Match
 from tests.test_kkoh_cases import scenario_doc
 from tests.test_kkoh_sealed import drive_to, step
 
+SEED = "show-each-3"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
 MOVE_B1 = {"type": "move", "units": ["B1"], "to": "0101", "facing": "E"}
 
 
@@ -31,7 +32,7 @@ def two_groups_each(tmp_path, chain_length: int = 256) -> Match:
         {"id": "B2", "side": "blue", "row": "tank-1", "square": "0301", "cell": "01", "facing": "N", "order": "M"},
         {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0505", "cell": "21", "facing": "S", "order": "HA"},
         {"id": "R2", "side": "red", "row": "tr1-tank", "square": "0305", "cell": "21", "facing": "S", "order": "HA"}]})
-    return Match(tmp_path, "kkoh", chain_length=chain_length, key_seed="show-each", scenario_doc=doc)
+    return Match(tmp_path, "kkoh", chain_length=chain_length, key_seed=SEED, scenario_doc=doc)
 
 
 def blue_moves(tmp_path) -> Match:
@@ -142,6 +143,12 @@ def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tm
         ("0101", "E"), ("0101", "S"), ("0101", "W"), ("0102", '"N"'), ("0202", '"N"'), ("0201", "E"), ("0200", "S"),
         ("0100", "S"), ("0000", "S"), ("0001", "W"), ("0002", '"N"'))]
     block = sealed_block(match, "blue")
+    # one `show` for all the groups to move: each costs a round trip (a players' probe: one a group cost two)
+    from pbem.core import templates
+
+    assert ("# A group whose chit is sealed shows it first: one `show` naming every group you will move, for\n"
+            "# each `show` waits for your next packet to open its chits (two of them cost two round trips).\n"
+            ) in templates.orders_template(match.game, match.state("blue"), "blue")
     assert block[:len(NOTE) + 2 + len(moves_b1)] == NOTE + [
         "# B1, sealed M (item 5.1); shown: order chit M at deployment:", '#   - {type: show, units: ["B1"]}'] + moves_b1
     assert block[len(NOTE) + 2 + len(moves_b1)] == "# B2, sealed M (item 5.2); shown: order chit M at deployment:"
@@ -197,3 +204,26 @@ def test_the_template_says_a_sealed_change_by_its_test_die_and_which_groups_may_
     note, groups = flow.sealed_listing(match.game.scenario, rules, need(match), sealing.own_items(match.folders["red"],
                                                                                                    "red"))
     assert [about.split(",")[0] for about, _ in groups] == ["R1"] and rules == before
+
+
+def test_an_open_order_queued_before_never_answers_a_sealed_step(tmp_path):
+    """A players' probe: an `end` left queued (a bombardment step closed by itself) met blue's
+    next order chits, a sealed step, and gave them in the open, read by red before it sealed its
+    own (K-ORD-1). An open order queued in an earlier packet is void at a sealed step, its queue
+    with it (on_void: stop), and the game waits for blue's seal (docs/protocol.md §8)."""
+    from tests.test_kkoh_sealed import need
+
+    match = blue_moves(tmp_path)
+    match.send("blue", [{"type": "end"}] * 6)         # five more than the step takes: they wait in the queue
+    voids: list[str] = []
+    for _ in range(16):
+        state = match.state()
+        if state["awaiting"]["waiting_for"] == "sealed orders" and need(match).side == "blue":
+            break
+        voids += [e["text"] for e in step(match).events if e["type"] == "void"]
+    assert (state["rules"]["turn"], need(match).kind) == (2, "orders")
+    assert voids == ["blue order 5 of packet 7 (end) is void: blue's orders are sealed orders, and an open order "
+                     "queued in an earlier packet never answers them (docs/protocol.md §8) (K-ORD-1); its queued "
+                     "order 6 of packet 7 is dropped too (standing order on_void: stop)."]
+    assert [q for q in state["queue"] if q["side"] == "blue"] == [] and "blue" not in state["rules"]["plans"].get(
+        "chits", {})

@@ -835,6 +835,18 @@ class _Run:
                 continue
             key = decision_key(state, need) if need.decision else None
             item = self._find(need, key)
+            if (need.sealed and item is not None and item["seq"] != self.k and "opened" not in item
+                    and item["order"].get("type") != "sealed" and not self._under_way(need)):
+                # §8: an open order queued in an earlier packet never answers sealed orders: it met
+                # a step no one could foresee when it was sent (a players' probe: an `end` left
+                # queued when a kkoh bombardment step closed by itself became the next turn's order
+                # chits, read by the opponent before he sealed his own). The step waits for the seal;
+                # open orders answer it only as their sender chose (`--no-seal`): those of packet k,
+                # and those of the packet that answered it openly and wait for dice in it.
+                self._illegal(need, item, IllegalOrder(
+                    need.rule, f"{need.side}'s {need.kind} are sealed orders, and an open order queued in an earlier "
+                    f"packet never answers them (docs/protocol.md §8)"))
+                continue
             if item is not None and "decision" in item and item["order"].get("type") not in need.accepts:
                 self._illegal(need, item, IllegalOrder(need.rule, f"decision {key} takes {', '.join(need.accepts)}",
                                                        list(need.accepts)))
@@ -858,6 +870,14 @@ class _Run:
                 return
             if not self._step(need, key, item, order, chosen_by, rolls):
                 return
+
+    def _under_way(self, need: Need) -> bool:
+        """Whether the game was waiting for dice in `need` as packet k came (the state before it
+        says so): an order of an open answer to it, sent before, waits for them."""
+        before = self.state["awaiting"]
+        held = before.get("need") or {}
+        return (before.get("waiting_for") == "dice" and held.get("side") == need.side and held.get("kind") == need.kind
+                and bool(held.get("sealed")))
 
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""

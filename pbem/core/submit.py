@@ -387,8 +387,8 @@ def kept(after: dict, side: str, sealed_steps: bool = False) -> list[str]:
     wait for dice alone (a player who wrote next turn's orders into this packet would
     otherwise learn it when they went off), and that they never apply once the game is over.
     `sealed_steps`: a secure game whose rules ask for sealed orders, where the step such an
-    order meets may be one of them, which it then answers in the open (a players' probe: a
-    stray `end` gave away next turn's order chits)."""
+    order meets may be one of them, at which it is void (the engine, §8; a players' probe: a
+    stray `end` gave away next turn's order chits, before it was)."""
     queued = still_queued(after, side, after["seq"])
     awaiting = after["awaiting"]
     if not queued or awaiting["waiting_for"] == "dice":
@@ -413,9 +413,9 @@ def kept(after: dict, side: str, sealed_steps: bool = False) -> list[str]:
             f"your opponent reads {'it' if one else 'them'} in the packet"
             + "".join(f"; order {item['index']} (end) ends the step it then meets, whichever that is"
                       for item in mine if item["order"].get("type") == "end")   # kkoh probe: a step auto-ended
-            + (f"; if that step is one the rules ask you to seal, {'it answers' if one else 'they answer'} it in the "
-               f"open, for your opponent to read: orders meant for a sealed step go in its own packet, with --seal"
-               if sealed_steps else "")]
+            + (f"; if that step is one the rules ask you to seal, {'it is' if one else 'they are'} void there (an open "
+               f"order queued before never answers a sealed step, docs/protocol.md §8): orders meant for a sealed "
+               f"step go in its own packet, with --seal" if sealed_steps else "")]
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:
