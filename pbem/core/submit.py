@@ -387,8 +387,8 @@ def kept(after: dict, side: str, sealed_steps: bool = False) -> list[str]:
     wait for dice alone (a player who wrote next turn's orders into this packet would
     otherwise learn it when they went off), and that they never apply once the game is over.
     `sealed_steps`: a secure game whose rules ask for sealed orders, where the step such an
-    order meets may be one of them, at which it is void (the engine, §8; a players' probe: a
-    stray `end` gave away next turn's order chits, before it was)."""
+    order meets may be one of them, at which the engine voids it (§8; a players' probe found a
+    stray `end` giving next turn's order chits away in the open, which it did then)."""
     queued = still_queued(after, side, after["seq"])
     awaiting = after["awaiting"]
     if not queued or awaiting["waiting_for"] == "dice":
