@@ -813,6 +813,11 @@ class _Run:
         self.dice, self.source, self.events = dice_source, source, events
         self.status: dict | None = None
         self.waited: tuple[str, dict] | None = None   # the step last reported waiting for dice, and that report
+        # the sealed step the game waited for dice in as packet k came (side, kind), while it lasts:
+        # an open answer to it, sent before, goes on in it (`_under_way`)
+        held = state["awaiting"].get("need") or {}
+        self.under_way = ((held.get("side"), held.get("kind")) if state["awaiting"].get("waiting_for") == "dice"
+                          and held.get("sealed") else None)
 
     def resolve(self, *, rolls: bool) -> None:
         """Run until the game waits. With `rolls` False, stop before any die (§3.6 c)."""
@@ -823,6 +828,8 @@ class _Run:
             if need is None:
                 self.status = None
                 return
+            if self.under_way is not None and self.under_way != (need.side, need.kind):
+                self.under_way = None      # that step is over: a later one of its kind is another
             if need.opens:
                 # §8: a need that reveals sealed items takes those items, opened, and nothing else
                 item = next((q for q in state["queue"] if q["side"] == need.side and q.get("opened") == need.opens[0]),
@@ -872,12 +879,12 @@ class _Run:
                 return
 
     def _under_way(self, need: Need) -> bool:
-        """Whether the game was waiting for dice in `need` as packet k came (the state before it
-        says so): an order of an open answer to it, sent before, waits for them."""
-        before = self.state["awaiting"]
-        held = before.get("need") or {}
-        return (before.get("waiting_for") == "dice" and held.get("side") == need.side and held.get("kind") == need.kind
-                and bool(held.get("sealed")))
+        """Whether `need` is the sealed step the game waited for dice in as packet k came (the
+        state before it says so), and no other step has come since in this packet: an order of
+        an open answer to it, sent before, goes on in it. Not a later step of its kind (a
+        cheater's probe: the next turn's order chits, reached in the same packet, took a stray
+        `end` queued behind such an answer)."""
+        return self.under_way == (need.side, need.kind)
 
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""
