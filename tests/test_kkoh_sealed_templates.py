@@ -227,3 +227,46 @@ def test_an_open_order_queued_before_never_answers_a_sealed_step(tmp_path):
                      "order 6 of packet 7 is dropped too (standing order on_void: stop)."]
     assert [q for q in state["queue"] if q["side"] == "blue"] == [] and "blue" not in state["rules"]["plans"].get(
         "chits", {})
+
+
+def test_an_open_answer_waiting_for_dice_goes_on_in_its_own_step_only(tmp_path):
+    """Red gives its turn-1 chits openly, and twelve `end`s behind them; the test die makes the
+    step wait for dice. Blue's next packet finishes that step with red's orders of that packet,
+    plays turn 1 out and comes to turn 2's chits: red's stray `end` there is void, as any open
+    order queued before is at a sealed step (a cheater's probe: the exception for an open answer
+    waiting for dice held for the whole packet, and red's turn-2 chits were given in the open)."""
+    from tests.test_kkoh_cases import scenario_doc
+    from tests.test_kkoh_sealed import chits_for
+
+    doc = scenario_doc({"columns": 30, "rows": 30, "units": [
+        {"id": "B1", "side": "blue", "row": "tank-1", "square": "0101", "cell": "01", "facing": "N", "order": "M"},
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "2828", "cell": "21", "facing": "S", "order": "HA"}],
+        "position": {"turn": 1, "ap": 0, "step": "orders", "initiative": "red"}})
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="leak", scenario_doc=doc)
+    match.send("blue", [{"type": "end"}] * 12, seal=False)
+    match.send("red", chits_for(match, "red", 1) + [{"type": "end"}] * 12, seal=False)
+    assert match.state()["awaiting"]["waiting_for"] == "dice"
+    texts = [e["text"] for e in match.send("blue", []).events]
+    assert "red order 2 of packet 2: end" in texts            # its own step, once the dice come
+    assert "red order 6 of packet 2: end" not in texts and (
+        "red order 6 of packet 2 (end) is void: red's orders are sealed orders, and an open order queued in an "
+        "earlier packet never answers them (docs/protocol.md §8) (K-ORD-1); its queued orders 7 to 14 of packet 2 "
+        "are dropped too (standing order on_void: stop).") in texts
+    assert match.state()["rules"]["turn"] == 2
+
+
+def test_show_says_only_what_was_sealed_and_survives_a_damaged_seal_file(tmp_path):
+    """`show --unit` tells the sealer what he sealed from private/, checked against the seal's
+    hash: a file edited since says nothing of it (a cheater's probe: it told of a chit PA never
+    sealed, to a referee handed the folder), and a malformed one stops nothing (it raised a
+    TypeError)."""
+    match = two_groups_each(tmp_path, chain_length=512)
+    drive_to(match, "orders", turn=2)
+    seq = match.send("red", [{"type": "chit", "units": ["R1"], "order": "M"}, {"type": "end"}],
+                     seal=True).state["seq"]
+    kept = match.folders["red"].path / "private" / f"seal-{seq:04d}-red.yaml"
+    text = kept.read_text()
+    assert show(match, "red", "--unit", "R1")[4] == f"red sealed M for it (item {seq}.1, kept in private/: for red's eyes only)."
+    for edited in (text.replace("order: M", "order: PA"), text.replace("units: [R1]", "units: [R1, 7]")):
+        kept.write_text(edited)
+        assert show(match, "red", "--unit", "R1")[4] == "Not in a battle group: it acts alone (K-GM-4)."

@@ -92,18 +92,26 @@ def own_items(folder: Any, side: str, state: dict | None = None) -> dict[str, di
     """`side`'s items still sealed (in `state`, the folder's latest if not given), by name
     ("SEQ.N"), as the folder's private/ keeps them: what the sealer wrote, for the sealer's own
     eyes (a new user's probe: a player could read her own chits only by opening private/ by
-    hand). Items whose file is gone are left out (`missing` says so)."""
+    hand). Only items that are what was sealed, by their salt and the seal's hash: one whose
+    file is gone (`missing` says so), damaged or edited since (`pbem submit` says so when it
+    must open it) is left out, never said as sealed (a cheater's probe: an edited file made
+    `pbem show` tell a referee of a chit never sealed, and a malformed one stopped it)."""
+    from pbem.core.engine import as_sealed
+
     out: dict[str, dict] = {}
+    game_id = folder.game.game_id
     for item in (state or folder.state)["sealed"].get(side, {}).get("items", []):
         seq, n = (int(part) for part in item["id"].split("."))
         source = path(folder, seq, side)
-        if source.is_file():
-            try:
-                kept = load_mapping(source, folder.relative(source))
-            except PbemError:     # damaged: `pbem submit` says so when it must open it
-                continue
-            if isinstance(kept.get("items"), list) and 1 <= n <= len(kept["items"]):
-                out[item["id"]] = kept["items"][n - 1]
+        if not source.is_file():
+            continue
+        try:
+            kept = load_mapping(source, folder.relative(source))
+            entry = {"salt": kept["salts"][n - 1], "item": kept["items"][n - 1]}
+            if as_sealed(game_id, seq, side, entry, item["hash"]):
+                out[item["id"]] = entry["item"]
+        except (PbemError, KeyError, IndexError, TypeError, ValueError):
+            continue          # damaged: `pbem submit` says so when it must open it
     return out
 
 

@@ -502,7 +502,8 @@ def own_chit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict]) -> OwnCh
         return None
     for name, item in own.items():
         if (isinstance(item, dict) and item.get("type") == "chit" and isinstance(item.get("units"), list)
-                and pid in item["units"] and isinstance(item.get("order"), str)
+                and all(isinstance(u, str) for u in item["units"]) and pid in item["units"]
+                and isinstance(item.get("order"), str)
                 and (entry is None or name == entry["item"])):
             if entry is None:
                 return OwnChit(name, item["order"])
