@@ -196,7 +196,8 @@ def test_counter_battery_reveals_the_enemys_bombarding_batteries_never_the_calle
     the roll of counter-battery fire against it (HD3 or lower -1, K-IF-10), and only the enemy's
     counter-battery can hit it. Red calls counter-battery and bombards with RB: blue's BA is
     revealed, with B1 and R1, the units the bombardments support (K-IF-6); red's own RB is not
-    (a players' probe: every bombarding battery's chit was opened, the caller's own among them)."""
+    (a players' probe: every bombarding battery's chit was opened, the caller's own among them),
+    nor BA once RA's fire cannot reach it (K-IF-2, K-IF-3)."""
     units = [U("B1", "blue", "tank", "0505", "01", "N", "HA"), U("BA", "blue", "sp", "0502", "01", "N", level="battery"),
              U("R1", "red", "tank", "0506", "21", "S"), U("RA", "red", "sp-h", "0509", "21", "S", level="battery"),
              U("RB", "red", "sp", "0508", "21", "S", level="battery")]
@@ -206,7 +207,14 @@ def test_counter_battery_reveals_the_enemys_bombarding_batteries_never_the_calle
                        ("red", {"type": "counter-battery", "unit": "RA", "assets": False}),
                        ("red", {"type": "bombard", "unit": "RB", "assault": 1, "support": "R1"})]:
         artillery.add_call(sc, rules, side, call, ctx)
-    assert artillery.revealed_by_calls(rules) == ["B1", "R1", "BA"]
+    assert artillery.in_reach(sc, st.Board(sc, rules), "RA", "0502")
+    assert artillery.revealed_by_calls(sc, rules) == ["B1", "R1", "BA"]
+    # a counter-battery call that reaches no bombarding battery opens none (a cheater's probe:
+    # RA turned away, K-IF-3, its call still opened BA's chit)
+    rules["pieces"]["RA"]["f"] = "N"
+    assert not artillery.in_reach(sc, st.Board(sc, rules), "RA", "0502")
+    assert artillery.revealed_by_calls(sc, rules) == ["B1", "R1"]
     # without a counter-battery call, no battery's chit is opened
+    rules["pieces"]["RA"]["f"] = "S"
     rules["plans"]["calls"]["red"] = [c for c in rules["plans"]["calls"]["red"] if c["type"] != "counter-battery"]
-    assert artillery.revealed_by_calls(rules) == ["B1", "R1"]
+    assert artillery.revealed_by_calls(sc, rules) == ["B1", "R1"]

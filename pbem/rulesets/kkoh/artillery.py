@@ -33,17 +33,21 @@ def calls(rules: dict, side: str) -> list[dict]:
     return rules["plans"].get("calls", {}).get(side, [])
 
 
-def revealed_by_calls(rules: dict) -> list[str]:
-    """The pieces whose sealed chits the calls made reveal (K-ORD-6): the unit each bombardment
-    supports (FA/FD +1, K-IF-6), and the bombarding batteries of a side whose enemy called
-    counter-battery fire, which may hit them (target on HD3 or lower -1, K-IF-10); never the
-    caller's own batteries, which its fire cannot hit (a players' probe: one side's
-    counter-battery opened every bombarding battery's chit, its own among them)."""
+def revealed_by_calls(sc: Scenario, rules: dict) -> list[str]:
+    """The pieces whose sealed chits the calls made reveal (K-ORD-6), each once: the unit each
+    bombardment supports (FA/FD +1, K-IF-6), and each bombarding battery an enemy counter-
+    battery call can reach, whose roll its chit changes (target on HD3 or lower -1, K-IF-10,
+    reaching as `resolve` has it, K-IF-2, K-IF-3); never the caller's own batteries, nor one out
+    of its reach (a players' probe: every bombarding battery's chit was opened, the caller's own
+    among them; a cheater's probe: a counter-battery call reaching nothing opened the enemy's)."""
     made = {side: calls(rules, side) for side in SIDES}
-    supported = [c["support"] for side in SIDES for c in made[side] if c.get("support")]
-    hit = [c["unit"] for side in SIDES if any(c["type"] == "counter-battery" for c in made[other(side)])
-           for c in made[side] if c["type"] == "bombard"]
-    return supported + hit
+    board = Board(sc, rules)
+    out = [c["support"] for side in SIDES for c in made[side] if c.get("support")]
+    for side in SIDES:
+        hunters = [c["unit"] for c in made[other(side)] if c["type"] == "counter-battery"]
+        out += [c["unit"] for c in made[side] if c["type"] == "bombard"
+                and any(in_reach(sc, board, h, board.piece(c["unit"])["sq"]) for h in hunters)]
+    return list(dict.fromkeys(out))
 
 
 def battery_block(sc: Scenario, board: Board, pid: str) -> str | None:

@@ -277,7 +277,7 @@ def advance(sc: Scenario, rules: dict, ctx) -> None:
                 callers.pop(0)
             if callers:
                 return
-            if command.ask_reveal(rules, artillery.revealed_by_calls(rules)):
+            if command.ask_reveal(rules, artillery.revealed_by_calls(sc, rules)):
                 return      # the supported units' chits (K-IF-6) and the batteries counter-battery may hit (K-IF-10)
             rules["plans"].pop("callers", None)
             if any(artillery.calls(rules, s) for s in SIDES) and not artillery.resolve(sc, rules, ctx):
