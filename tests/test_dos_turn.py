@@ -653,6 +653,19 @@ def test_16_63_a_city_taken_late_stops_the_payments_for_good():
     assert late["turn"] == 19 and [v for v in vp_events(ctx) if v[0] == "16.63"] == [] and late["penalty"] == {"Tuapse": 2}
 
 
+def test_a_positions_directive_names_cities_of_the_map_and_met_is_kept_sorted():
+    """A referee's `position:` (README) with a directive: its deadlines and `met` name cities of
+    the map, `met` only those the directive orders taken, each once and sorted, as the engine
+    writes it (a cheater's probe: a city of no map stopped the Inter-Phase judging it, and `met`
+    was taken as written)."""
+    base = {"letter": "D", "obtained": 14, "deadlines": {"Tuapse": 16}}
+    with pytest.raises(ValueError, match="position.directive names Nowhere, which is no city of the map"):
+        at(turn=16, directive=dict(base, deadlines={"Nowhere": 16}))
+    with pytest.raises(ValueError, match="position.directive.met names Groznyy, which the directive does not order"):
+        at(turn=16, directive=dict(base, met=["Groznyy"]))
+    assert at(turn=16, directive=dict(base, met=["Tuapse", "Tuapse"]))["directive"]["met"] == ["Tuapse"]
+
+
 def test_16_64_only_while_the_directive_is_in_force():
     rules = at(turn=16, player="soviet", phase="interdiction", directive=None)
     ctx = play(rules, [{"type": "end"}], dice=[2])

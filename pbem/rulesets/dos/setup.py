@@ -401,6 +401,20 @@ def position(sc: Scenario, rules: dict, pos: dict) -> None:
         d = rules["directive"]
         d.setdefault("deadlines", {c: max(t, d["obtained"] + 2)
                                    for c, t in sc.directive_contents[d["letter"]]["cities"].items()})
+        # the cities a directive orders taken, and those it has seen taken (16.61, 16.63): cities of
+        # the map, each once (a cheater's probe: a city of no map stopped the Inter-Phase that
+        # judged it, and `met` was taken as written, unsorted and doubled)
+        named = sorted(set(d["deadlines"]) | set(d.get("met", [])))
+        unknown = [c for c in named if c not in sc.city_by_name]
+        if unknown:
+            raise ValueError(f"dos scenario: position.directive names {unknown[0]}, which is no city of the map "
+                             f"(16.61)")
+        stray = sorted(set(d.get("met", [])) - set(d["deadlines"]))
+        if stray:
+            raise ValueError(f"dos scenario: position.directive.met names {stray[0]}, which the directive does not "
+                             f"order taken (16.63)")
+        if "met" in d:
+            d["met"] = sorted(set(d["met"]))
     rules["interdiction"].update({k: sorted(v) for k, v in pos.get("interdiction", {}).items()})
     rules["air"] = dict(pos.get("air_spent", {}))
     rules["rail_used"] = pos.get("rail_used", 0)
