@@ -45,8 +45,8 @@ def revealed_by_calls(sc: Scenario, rules: dict) -> list[str]:
     out = [c["support"] for side in SIDES for c in made[side] if c.get("support")]
     for side in SIDES:
         hunters = [c["unit"] for c in made[other(side)] if c["type"] == "counter-battery"]
-        out += [c["unit"] for c in made[side] if c["type"] == "bombard"
-                and any(in_reach(sc, board, h, board.piece(c["unit"])["sq"]) for h in hunters)]
+        out += [c["unit"] for c in made[side] if c["type"] == "bombard" and board.alive(c["unit"])
+                and any(board.alive(h) and in_reach(sc, board, h, board.piece(c["unit"])["sq"]) for h in hunters)]
     return list(dict.fromkeys(out))
 
 
