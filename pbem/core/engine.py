@@ -813,8 +813,10 @@ class _Run:
         self.dice, self.source, self.events = dice_source, source, events
         self.status: dict | None = None
         self.waited: tuple[str, dict] | None = None   # the step last reported waiting for dice, and that report
-        # the sealed step the game waited for dice in as packet k came (side, kind), while it lasts:
-        # an open answer to it, sent before, goes on in it (`_under_way`)
+        # the sealed step the game waited for dice in as packet k came (side, kind), until another
+        # step comes in this packet: an open answer to it, sent before, goes on in it; a later step
+        # of its kind is another (a cheater's probe: the next turn's order chits, reached in the
+        # same packet, took a stray `end` queued behind such an answer)
         held = state["awaiting"].get("need") or {}
         self.under_way = ((held.get("side"), held.get("kind")) if state["awaiting"].get("waiting_for") == "dice"
                           and held.get("sealed") else None)
@@ -843,7 +845,7 @@ class _Run:
             key = decision_key(state, need) if need.decision else None
             item = self._find(need, key)
             if (need.sealed and item is not None and item["seq"] != self.k and "opened" not in item
-                    and item["order"].get("type") != "sealed" and not self._under_way(need)):
+                    and item["order"].get("type") != "sealed" and self.under_way != (need.side, need.kind)):
                 # §8: an open order queued in an earlier packet never answers sealed orders: it met
                 # a step no one could foresee when it was sent (a players' probe: an `end` left
                 # queued when a kkoh bombardment step closed by itself became the next turn's order
@@ -877,14 +879,6 @@ class _Run:
                 return
             if not self._step(need, key, item, order, chosen_by, rolls):
                 return
-
-    def _under_way(self, need: Need) -> bool:
-        """Whether `need` is the sealed step the game waited for dice in as packet k came (the
-        state before it says so), and no other step has come since in this packet: an order of
-        an open answer to it, sent before, goes on in it. Not a later step of its kind (a
-        cheater's probe: the next turn's order chits, reached in the same packet, took a stray
-        `end` queued behind such an answer)."""
-        return self.under_way == (need.side, need.kind)
 
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""

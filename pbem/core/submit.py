@@ -226,7 +226,8 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
             + after_end(g, before, side, open_orders, first) + dropped(after, events, side, open_orders, first)
             + unawaited(g, before, side, gave) + misnamed(after, side)
             + foresee(g, after, side, folder)
-            + kept(after, side, g.secure and g.ruleset.sealed_steps) + idle(before, after, side, gave) + left_open(after, side, gave) + script_used_up(after)
+            + kept(after, side, g.secure and g.ruleset.sealed_steps) + idle(before, after, side, gave)
+            + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued)
             + (others_folder(g, folder, side, after["seq"]) if sealed else []))
 

@@ -147,15 +147,6 @@ def interdiction_options(sc: Scenario, rules: dict, side: str, apart: bool = Fal
     return out
 
 
-class _Unsaid:
-    """The context of an order tried on a copy of the rules: what it would say is not said."""
-
-    chosen_by = "order"
-
-    def event(self, *args, **fields) -> None:
-        pass
-
-
 def supply_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     """The orders template's air supply (12.4): each German combat unit out of supply this
     phase, supplied by the first air unit that may (the order checked as the engine checks
@@ -163,6 +154,8 @@ def supply_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     no template ever listed one, where units out of supply were halved."""
     if side != "axis" or rules["phase"] not in ("move", "combat", "mech"):
         return []
+    from .flow import QuietContext   # flow imports this module
+
     out = []
     for x in sorted(rules["ps"]["oos"]):
         u = sc.units[x]
@@ -171,7 +164,7 @@ def supply_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
         for uid in sorted(a for a in sc.air_units[side] if st.on_map(rules, a)):
             order = {"type": "air-supply", "air": uid, "units": [x]}
             try:
-                air_supply(sc, marshal.loads(marshal.dumps(rules)), side, order, _Unsaid())
+                air_supply(sc, marshal.loads(marshal.dumps(rules)), side, order, QuietContext())
             except IllegalOrder:
                 continue
             out.append(order)

@@ -65,11 +65,14 @@ def _value_words(uid: str, printed: int, value, supplied: bool) -> str:
     return f"{uid} {printed} halved out of supply = {value} (12.51" + (", 12.52)" if value * 2 > printed else ")")
 
 
-def _division_words(sc: Scenario, rules: dict, d: str, regs: list[str], values: list, half, v, supplied: set[str],
+def _division_words(sc: Scenario, rules: dict, d: str, regs: list[str], values: list, supplied: set[str],
                     which: int) -> str:
-    """A whole division's strength in a combat's sum (7.21): "3Pz 8 x2 for integrity = 16 (7.21)";
-    with its regiments named where one of them is out of supply, so that the halving shows (a
-    players' probe: "9Pz 6 x2" of regiments of 2, 2 and 4)."""
+    """A whole division's strength in a combat's sum (7.21), its regiments' `values` doubled:
+    "3Pz 8 x2 for integrity = 16 (7.21)"; with its regiments named where one of them is out of
+    supply, so that the halving shows (a players' probe: "9Pz 6 x2" of regiments of 2, 2 and 4).
+    `which`: 0 for the attack strength, 1 for the defence."""
+    half = sum(values)
+    v = 2 * half
     if all(r in supplied for r in regs):
         return f"{d} {half} x2 for integrity = {v} (7.21)"
     each = " + ".join(_value_words(r, st.strengths(sc, rules, r)[which], value, r in supplied)
@@ -111,7 +114,7 @@ def attack_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> t
         v = sum(values, Fraction(0)) * 2
         total += v
         per_hex[st.hex_of(rules, regs[0])] = per_hex.get(st.hex_of(rules, regs[0]), 0) + v
-        parts.append(_division_words(sc, rules, d, regs, values, v / 2, v, supplied, 0))
+        parts.append(_division_words(sc, rules, d, regs, values, supplied, 0))
     for hq in c.get("hqs", []):                                          # 11.43
         if not st.on_map(rules, hq):
             continue
@@ -199,7 +202,7 @@ def defence_strength(sc: Scenario, rules: dict, c: dict, supplied: set[str]) -> 
                 values = [_unit_value(st.strengths(sc, rules, r)[1], r not in supplied, False) for r in regs]
                 v = 2 * sum(values)
                 value += v
-                terms.append(_division_words(sc, rules, d, regs, values, v // 2, v, supplied, 1))
+                terms.append(_division_words(sc, rules, d, regs, values, supplied, 1))
             value *= mult
             text = _terms_text(h, terms, why, value)
             hq = c.get("hq_defence", {}).get(h)

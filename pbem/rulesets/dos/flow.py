@@ -47,15 +47,16 @@ NEXT = {"move": "combat", "combat": "mech", "mech": "interdiction"}
 
 
 class QuietContext:
-    """A context for the set-up of state 0, which rolls nothing and reports nothing."""
+    """A context that rolls nothing and reports nothing: the set-up of state 0, and an order
+    tried on a copy of the rules for the orders template (`air.supply_options`)."""
 
     chosen_by = "order"
 
     def d6(self, label: str) -> int:  # pragma: no cover - never called
-        raise RuntimeError("no dice in state 0")
+        raise RuntimeError("no dice here")
 
     def pick(self, label: str, among: int) -> int:  # pragma: no cover - never called
-        raise RuntimeError("no dice in state 0")
+        raise RuntimeError("no dice here")
 
     def event(self, type: str, text: str, **fields) -> None:
         pass

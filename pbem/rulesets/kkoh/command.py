@@ -480,6 +480,12 @@ def sealed_anew(rules: dict, side: str) -> int | None:
     return xc.get("seqs", {}).get(side) if xc is not None and xc["kind"] == "orders" else None
 
 
+def open_chit(rules: dict, side: str, rec: dict) -> str | None:
+    """The order chit a piece (its record `rec`) is known to carry, or None while it is sealed:
+    its own chit hidden, or its side's new chits sealed and not yet tested (`sealed_anew`)."""
+    return None if sealed_anew(rules, side) is not None else rec["o"]
+
+
 class OwnChit(NamedTuple):
     """A group's sealed chit as its owner knows it (`own_chit`): the item's name, the chit
     sealed, and, once Issuing Orders has tested it, what its opening will give (`opening`):

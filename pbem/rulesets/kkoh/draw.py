@@ -239,8 +239,7 @@ def _counter(sc: Scenario, rules: dict, pid: str) -> dict:
         symbol = SYMBOL.get(piece.kind)
     markers = (["hit"] if rec.get("hits") else []) + (["half"] if piece.reduced else []) \
         + (["limbered"] if mode == "limbered" else []) + (["dismounted"] if mode == "dismounted" else [])
-    # a side that sealed new chits, not yet tested, carries no chit the state keeps (`command.sealed_anew`)
-    chit = "?" if command.sealed_anew(rules, piece.side) is not None else rec["o"] or "?"
+    chit = command.open_chit(rules, piece.side, rec) or "?"
     return {"unit": pid, "label": _short(pid), "side": piece.side, "symbol": symbol, "values": chit,
             "markers": markers, "reduced": bool(rec.get("hits")), "facing": sg.EDGES.index(rec["f"]) * 90}
 

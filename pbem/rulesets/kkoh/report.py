@@ -39,12 +39,11 @@ def render(sc: Scenario, rules: dict) -> str:
              "(K-GM-2, K-GM-3), its battle group, its order chit (K-ORD-1; ? while sealed), then hit, mode."]
     for side in SIDES:
         lines.append(f"{side}: {sc.side_info[side]['name']}")
-        anew = command.sealed_anew(rules, side) is not None   # the chits kept are no longer the ones carried
         for square in board.squares(side):
             units = []
             for p in board.at(square):
                 rec = rules["pieces"][p]
-                chit = "?" if anew else rec["o"] or "?"
+                chit = command.open_chit(rules, side, rec) or "?"
                 units.append(f"{p}[{rec['cell']}{rec['f']}{' ' + rec['g'] if rec.get('g') else ''} {chit}"
                              f"{' hit' if rec.get('hits') else ''}{' ' + rec['mode'] if rec.get('mode') else ''}]")
             markers = marker_words(sc, board, square, side, status)

@@ -27,7 +27,6 @@ def view(sc: Scenario, rules: dict) -> dict:
     facing), its strength points (K-TRP-2: two, one fewer for each loss and for a unit fielded
     with a loss), its order chit, losses and mode; who holds each objective; the score."""
     units = {}
-    anew = {side for side in SIDES if command.sealed_anew(rules, side) is not None}   # the chits kept are stale
     for pid in sc.piece_ids:
         piece = sc.pieces[pid]
         rec = rules["pieces"].get(pid)
@@ -35,7 +34,8 @@ def view(sc: Scenario, rules: dict) -> dict:
             units[pid] = {"side": piece.side, "where": None, "status": "destroyed", "strength": 0, "full": 2,
                           "markers": []}
             continue
-        markers = [f"order {'sealed' if piece.side in anew else rec['o'] or 'sealed'}"] + (["loss"] if rec.get("hits") else []) + ([rec["mode"]] if rec.get("mode") else [])
+        markers = ([f"order {command.open_chit(rules, piece.side, rec) or 'sealed'}"] + (["loss"] if rec.get("hits") else [])
+                   + ([rec["mode"]] if rec.get("mode") else []))
         units[pid] = {"side": piece.side, "where": _where(rec), "status": "map",
                       "strength": piece.points - rec.get("hits", 0), "full": 2, "markers": markers}
     score = victory.scores(sc, rules)
