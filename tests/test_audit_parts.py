@@ -34,9 +34,9 @@ def small_parts(monkeypatch):
     started: list[tuple[int, int]] = []
     start = audit._start_part
 
-    def spy(folder, game, packets, first, stop):
+    def spy(folder, game, files, paths, first, stop):
         started.append((first, stop))
-        return start(folder, game, packets, first, stop)
+        return start(folder, game, files, paths, first, stop)
 
     monkeypatch.setattr(audit, "_start_part", spy)
     return started
@@ -81,6 +81,27 @@ def _packet_order(folder: Path, seq: int) -> None:   # the signature no longer h
     _edit(path, "orders: []", "orders: [{type: end}]")
 
 
+def _packet_garbled(folder: Path, seq: int) -> None:   # no packet at all: named before any replay
+    next(iter((folder / "packets").glob(f"{seq:04d}-*.yaml"))).write_text("orders: [\n")
+
+
+def _packet_renamed(folder: Path, seq: int) -> None:   # under the other side's name
+    path = next(iter((folder / "packets").glob(f"{seq:04d}-*.yaml")))
+    side = path.name[5:].removesuffix(".yaml")
+    other = next(p.name[5:].removesuffix(".yaml") for p in (folder / "packets").iterdir()
+                 if not p.name.endswith(f"-{side}.yaml"))
+    path.rename(path.with_name(f"{seq:04d}-{other}.yaml"))
+
+
+def _second_file(folder: Path, seq: int) -> None:   # a second file for one seq, its signature broken
+    path = next(iter((folder / "packets").glob(f"{seq:04d}-*.yaml")))
+    copy = path.with_name(path.name.replace(".yaml", ".alt.yaml"))
+    shutil.copy(path, copy)
+    text = copy.read_text()
+    at = text.index('prev: "') + len('prev: "')
+    copy.write_text(text[:at] + ("1" if text[at] == "0" else "0") + text[at + 1:])
+
+
 TAMPERINGS = {
     "clean": [],
     "state in the last part": [(_state_field, N - 2)],
@@ -94,6 +115,13 @@ TAMPERINGS = {
     "packet altered in the first part": [(_packet_order, FIRST_EMPTY)],
     "two faults: the earlier one is named": [(_state_field, B[3] + 2), (_report_line, B[1] + 2)],
     "two faults in reverse": [(_report_line, N - 1), (_state_field, 2)],
+    # a file wrong in itself is named before any replay that differs, wherever the two are,
+    # and a seq of two files before any replay too: each part reads its files first
+    "garbled packet in the last part, state in the first": [(_state_field, 2), (_packet_garbled, N - 1)],
+    "packet under another name in the third part, report in the first": [(_report_line, 3),
+                                                                          (_packet_renamed, B[2] + 1)],
+    "second file in the last part, state in the second": [(_state_field, B[1] + 1), (_second_file, N - 2)],
+    "second file in the first part, garbled packet in the last": [(_second_file, 2), (_packet_garbled, N - 1)],
     "extra state after the last packet": [(lambda f, n: shutil.copy(f / "states" / f"{N:04d}.yaml",
                                                                    f / "states" / f"{n:04d}.yaml"), N + 1)],
 }
@@ -129,3 +157,20 @@ def test_a_part_that_fails_in_its_process_is_replayed_in_order(tmp_path, small_p
     _state_field(folder, 21)
     result = audit.audit(folder, jobs=4)
     assert result.divergence.file == "states/0021.yaml" and result.packets == 21
+
+
+def test_a_part_that_fails_after_reading_is_read_and_replayed_here(tmp_path, small_parts, monkeypatch):
+    """A part whose process read its files clean and then died is read and replayed by the
+    auditing process: the divergence in it is still found, and nothing after it."""
+    def dies(*args):
+        raise SystemExit(1)
+
+    monkeypatch.setattr(audit, "_replay_part", dies)
+    folder = tmp_path / "game"
+    shutil.copytree(EXAMPLE, folder)
+    _state_field(folder, B[2] + 1)
+    _report_line(folder, B[3] + 1)
+    result = audit.audit(folder, jobs=4)
+    assert len(small_parts) == 3
+    assert result.divergence.file == f"states/{B[2] + 1:04d}.yaml" and result.packets == B[2] + 1
+    assert result.as_dict() == audit.audit(folder, jobs=1).as_dict()

@@ -155,30 +155,12 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.record = (folder / "states").is_dir() or (folder / "aar").is_dir()
     if out.record and not _compare_state(folder, 0, state, out):
         return
-    by_seq: dict[int, list[tuple[Path, dict]]] = {}
-    for seq, path in packet_files(folder):
-        rel = str(path.relative_to(folder))
-        packet, _ = read_packet(path, rel)
-        by_seq.setdefault(seq, []).append((path, packet))
-        if packet["seq"] != seq:
-            out.divergence = Divergence(rel, "the file name and the packet disagree on seq", "seq", seq, packet["seq"])
-            return
-        named = path.name.split(".", 1)[0].split("-", 1)[1]
-        if packet["side"] != named:
-            # `0025-german-alt.yaml`: a second packet of one seq kept under a name audit reads as another side's
-            alt = (f": a second packet of seq {seq} kept as fork evidence goes under "
-                   f"packets/{path.name.split('-', 1)[0]}-{shown(packet['side'])}.alt.yaml"
-                   if isinstance(packet["side"], str) and named.startswith(packet["side"] + "-") else "")
-            out.divergence = Divergence(rel, f"the file name says {named} sent it, and the packet is "
-                                        f"{shown(packet['side'])}'s{alt}", "side", named, packet["side"])
-            return
-    for seq in sorted(by_seq):
-        if _fork(folder, game, by_seq[seq], out):
-            return
-    packets = [by_seq[seq][0] for seq in sorted(by_seq)]
-    final = _replay_in_parts(folder, game, packets, state, out, jobs if out.record else 1)   # parts start from stored states
+    # in order of seq, then of name: a name of five digits or more sorts before 9999's
+    files = sorted(packet_files(folder), key=lambda entry: entry[0])
+    final = _replay_in_parts(folder, game, files, state, out, jobs if out.record else 1)   # parts start from stored states
     if final is None:
         return
+    packets = {seq for seq, _ in files}
     expected_seq = len(packets) + 1
     extra = [n for n in state_numbers(folder) if n >= expected_seq]
     if extra:
@@ -201,12 +183,53 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.scenario = scenario_terms(document)
 
 
-def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], start: int, stop: int,
+def _read_part(folder: Path, game: engine.Game, files: list[tuple[int, Path]]
+               ) -> tuple[dict[int, list[tuple[Path, dict]]], Divergence | None, Divergence | None]:
+    """Read the packet files of one part (in order of seq, then of name): the packets by seq,
+    the first file that is no packet of its name, and the first seq with several files
+    (`_fork`). A part is read before any packet is replayed: a file that is wrong in itself
+    is named ahead of a replay that differs, wherever the two are."""
+    by_seq: dict[int, list[tuple[Path, dict]]] = {}
+    for seq, path in files:
+        rel = str(path.relative_to(folder))
+        try:
+            packet, _ = read_packet(path, rel)
+        except PbemError as exc:
+            return by_seq, _divergence_of(exc), None
+        by_seq.setdefault(seq, []).append((path, packet))
+        if packet["seq"] != seq:
+            return by_seq, Divergence(rel, "the file name and the packet disagree on seq", "seq", seq,
+                                      packet["seq"]), None
+        named = _named_side(path)
+        if packet["side"] != named:
+            # `0025-german-alt.yaml`: a second packet of one seq kept under a name audit reads as another side's
+            alt = (f": a second packet of seq {seq} kept as fork evidence goes under "
+                   f"packets/{path.name.split('-', 1)[0]}-{shown(packet['side'])}.alt.yaml"
+                   if isinstance(packet["side"], str) and named.startswith(packet["side"] + "-") else "")
+            return by_seq, Divergence(rel, f"the file name says {named} sent it, and the packet is "
+                                      f"{shown(packet['side'])}'s{alt}", "side", named, packet["side"]), None
+    scratch = AuditResult()
+    for seq in sorted(by_seq):
+        try:
+            if _fork(folder, game, by_seq[seq], scratch):
+                return by_seq, None, scratch.divergence
+        except PbemError as exc:
+            return by_seq, None, _divergence_of(exc)
+    return by_seq, None, None
+
+
+def _named_side(path: Path) -> str:
+    """The side a packet file's name says sent it (`0007-german.yaml`: german)."""
+    return path.name.split(".", 1)[0].split("-", 1)[1]
+
+
+def _replay(folder: Path, game: engine.Game, paths: list[Path], packets: dict[int, dict], start: int, stop: int,
             state: dict, out: AuditResult) -> dict | None:
-    """Replay packets[start:stop] (packet k at position k-1) from state `start`, comparing
-    every state and report; the state reached, or None at the first divergence."""
+    """Replay the packets at positions start..stop-1 (packet k at position k-1: `paths` the
+    file of each, `packets` what the files read hold) from state `start`, comparing every
+    state and report; the state reached, or None at the first divergence."""
     for position in range(start, stop):
-        path, packet = packets[position]
+        path, packet = paths[position], packets[position]
         seq, rel = position + 1, str(path.relative_to(folder))
         said = (packet["seq"] != seq or packet.get("game") != game.game_id
                 or seq > 1 and packet.get("prev") != state["state_hash"])
@@ -228,8 +251,10 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
             # its signature shows its sender wrote that `prev` (a review: a forged one blamed the side)
             if game.secure:
                 verify_signature(packet, game.public_keys[packet["side"]], packet["side"], rel, game.public_keys)
-            before, previous = packets[position - 1]
-            name, sender = str(before.relative_to(folder)), previous["side"]
+            # the sender of the packet before, as its file name says (its content says the same:
+            # every file was read before the replay), which may be another part's to read
+            before = paths[position - 1]
+            name, sender = str(before.relative_to(folder)), _named_side(before)
             side = shown(str(packet["side"]))
             out.divergence = Divergence(rel, f"{side}'s packet {seq} follows a state {seq - 1} other than the one "
                                         f"{name} gives: {side} adjudicated another packet {seq - 1}, or made packet "
@@ -253,28 +278,74 @@ def _replay(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], s
     return state
 
 
-def _replay_in_parts(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], state: dict,
+def _replay_in_parts(folder: Path, game: engine.Game, files: list[tuple[int, Path]], state: dict,
                      out: AuditResult, jobs: int) -> dict | None:
-    """The replay, cut into consecutive parts played side by side in forked processes.
+    """Read and replay the packet files, cut into consecutive parts (by seq) worked side by
+    side in forked processes.
 
-    Part i > 0 starts from the stored state at its first boundary rather than from the
-    replay, which is still a full replay: the parts before it check that stored state
-    against their own replay, and a part's findings count only when every part before it
-    is clean. So the first divergence reported is the one a single pass would report,
-    and a clean verdict means every state was recomputed from state 0 by one chain of
-    steps. A part that cannot start (the boundary state unreadable) or fails in its own
-    process is replayed here in order instead, so an error shows as it would in one pass."""
-    parts = min(jobs, len(packets) // MIN_PART)
-    bounds = [len(packets) * i // parts for i in range(parts + 1)] if parts > 1 else [0, len(packets)]
-    children = [_start_part(folder, game, packets, bounds[i], bounds[i + 1]) for i in range(1, len(bounds) - 1)]
+    Each part first reads its files: the first file that is wrong in itself, in order,
+    is the finding, then the first seq with several files, as one pass reading every file
+    before replaying any would find them. Part i > 0 then replays from the stored state at
+    its first boundary rather than from the replay, which is still a full replay: the parts
+    before it check that stored state against their own replay, and a part's findings count
+    only when every part before it is clean. So the first divergence reported is the one a
+    single pass would report, and a clean verdict means every state was recomputed from
+    state 0 by one chain of steps. A part that cannot start (the boundary state unreadable)
+    or fails in its own process is read and replayed here in order instead, so an error
+    shows as it would in one pass."""
+    seqs = sorted({seq for seq, _ in files})
+    paths = _first_files(files)
+    parts = min(jobs, len(seqs) // MIN_PART)
+    bounds = [len(seqs) * i // parts for i in range(parts + 1)] if parts > 1 else [0, len(seqs)]
+    ranges = list(zip(bounds, bounds[1:]))
+
+    def files_of(start: int, stop: int) -> list[tuple[int, Path]]:
+        if stop <= start:
+            return []
+        first, last = seqs[start], seqs[stop - 1]
+        return [(seq, path) for seq, path in files if first <= seq <= last]
+
+    children = [_start_part(folder, game, files_of(start, stop), paths, start, stop) for start, stop in ranges[1:]]
+    packets: dict[int, dict] = {}   # position -> packet, of the parts read here
+
+    def read_here(start: int, stop: int) -> tuple[Divergence | None, Divergence | None]:
+        by_seq, reading, forked = _read_part(folder, game, files_of(start, stop))
+        for position in range(start, stop):
+            if seqs[position] in by_seq:
+                packets[position] = by_seq[seqs[position]][0][1]
+        return reading, forked
+
     try:
-        state = _replay(folder, game, packets, 0, bounds[1], state, out)
-        for i, child in enumerate(children, 1):
+        forks = []
+        for i, (start, stop) in enumerate(ranges):
+            said = _ahead_of(children[i - 1]) if i else None
+            if said is None:   # this process's part, or one whose process could not say
+                if i:
+                    _stop_part(children[i - 1])
+                    children[i - 1] = None
+                said = read_here(start, stop)
+            reading, forked = said
+            if reading is not None:    # every part before read clean
+                out.divergence = reading
+                return None
+            forks.append(forked)
+        for forked in forks:
+            if forked is not None:
+                out.divergence = forked
+                return None
+        for i, (start, stop) in enumerate(ranges):
             if state is None:
                 return None
-            found, children[i - 1] = _finish_part(child), None
-            if found is None:   # the part could not run by itself: play it here
-                state = _replay(folder, game, packets, bounds[i], bounds[i + 1], state, out)
+            found = None
+            if i:
+                found, children[i - 1] = _finish_part(children[i - 1]), None
+            if found is None:   # this process's part, or one that could not run by itself: play it here
+                if start < stop and stop - 1 not in packets:
+                    reading, forked = read_here(start, stop)
+                    if reading or forked:   # a file changed while the audit read it
+                        out.divergence = reading or forked
+                        return None
+                state = _replay(folder, game, paths, packets, start, stop, state, out)
                 continue
             for name in ("packets", "signatures", "reveals", "rolls", "states"):
                 setattr(out, name, getattr(out, name) + found[name])
@@ -288,14 +359,23 @@ def _replay_in_parts(folder: Path, game: engine.Game, packets: list[tuple[Path, 
             _stop_part(child)
 
 
+def _first_files(files: list[tuple[int, Path]]) -> list[Path]:
+    """The file of each seq the replay reads: the first by name (a second is `_fork`'s)."""
+    first: dict[int, Path] = {}
+    for seq, path in files:
+        first.setdefault(seq, path)
+    return [first[seq] for seq in sorted(first)]
+
+
 MAX_JOBS = 8
 MIN_PART = 24  # packets: fewer are not worth a process
 
 
-def _start_part(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]], start: int,
-                stop: int) -> tuple[int, int] | None:
-    """Fork a process replaying packets[start:stop] from stored state `start`; its
-    findings come back as one JSON document on a pipe. None if no process could start."""
+def _start_part(folder: Path, game: engine.Game, files: list[tuple[int, Path]], paths: list[Path], start: int,
+                stop: int) -> tuple[int, Any] | None:
+    """Fork a process reading `files` and replaying packets start..stop-1 from stored state
+    `start`; on a pipe, one JSON line with what reading found, then what the replay found as
+    one JSON document. None if no process could start."""
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -303,56 +383,79 @@ def _start_part(folder: Path, game: engine.Game, packets: list[tuple[Path, dict]
         return None
     if pid:
         os.close(write_end)
-        return pid, read_end
+        return pid, os.fdopen(read_end, "rb")
     os.close(read_end)
     status = 0
     try:
-        found: dict | None = None
-        out = AuditResult()
-        out.mode = "secure" if game.secure else "sandbox"     # what a divergence may say of the packets
-        try:
-            rel = f"states/{start:04d}.yaml"
-            state = loads(read_bounded(folder / rel, rel), rel)
-            if isinstance(state, dict) and state.get("state_hash") == engine.state_hash(state):
-                final = _replay(folder, game, packets, start, stop, state, out)
-                found = {"state": final}
-        except PbemError as exc:
-            out.divergence = _divergence_of(exc)
-            found = {"state": None}
-        if found is not None:
-            found.update({name: getattr(out, name) for name in ("packets", "signatures", "reveals", "rolls", "states")},
-                         divergence=out.divergence.as_dict() if out.divergence else None)
-        data = json.dumps(found).encode()
         with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(data)
+            by_seq, reading, forked = _read_part(folder, game, files)
+            pipe.write(json.dumps({"read": reading and reading.as_dict(), "fork": forked and forked.as_dict()})
+                       .encode() + b"\n")
+            pipe.flush()
+            if reading is None and forked is None:
+                packets = {position: by_seq[seq][0][1] for position, seq in enumerate(sorted(by_seq), start)}
+                pipe.write(json.dumps(_replay_part(folder, game, paths, packets, start, stop)).encode())
     except BaseException:
         status = 1
     finally:
         os._exit(status)
 
 
-def _finish_part(child: tuple[int, int] | None) -> dict | None:
-    """What a part found, or None if it could not run by itself."""
+def _replay_part(folder: Path, game: engine.Game, paths: list[Path], packets: dict[int, dict], start: int,
+                 stop: int) -> dict | None:
+    """What a part's process found replaying from stored state `start`: None if that state
+    cannot be read as one (the auditing process then replays the part itself)."""
+    found: dict | None = None
+    out = AuditResult()
+    out.mode = "secure" if game.secure else "sandbox"     # what a divergence may say of the packets
+    try:
+        rel = f"states/{start:04d}.yaml"
+        state = loads(read_bounded(folder / rel, rel), rel)
+        if isinstance(state, dict) and state.get("state_hash") == engine.state_hash(state):
+            found = {"state": _replay(folder, game, paths, packets, start, stop, state, out)}
+    except PbemError as exc:
+        out.divergence = _divergence_of(exc)
+        found = {"state": None}
+    if found is not None:
+        found.update({name: getattr(out, name) for name in ("packets", "signatures", "reveals", "rolls", "states")},
+                     divergence=out.divergence.as_dict() if out.divergence else None)
+    return found
+
+
+def _ahead_of(child: tuple[int, Any] | None) -> tuple[Divergence | None, Divergence | None] | None:
+    """What a part's process found reading its files, or None if it could not say."""
     if child is None:
         return None
-    pid, read_end = child
-    with os.fdopen(read_end, "rb") as pipe:
+    line = child[1].readline()
+    try:
+        said = json.loads(line)
+    except ValueError:
+        return None
+    return tuple(Divergence(**said[kind]) if said[kind] else None for kind in ("read", "fork"))
+
+
+def _finish_part(child: tuple[int, Any] | None) -> dict | None:
+    """What a part found replaying, or None if it could not run by itself."""
+    if child is None:
+        return None
+    pid, pipe = child
+    with pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     return json.loads(data) if status == 0 and data else None
 
 
-def _stop_part(child: tuple[int, int] | None) -> None:
+def _stop_part(child: tuple[int, Any] | None) -> None:
     """End a part whose findings are no longer needed (an earlier part diverged)."""
     if child is None:
         return
-    pid, read_end = child
+    pid, pipe = child
     try:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        os.close(read_end)
     except OSError:
-        pass   # already reaped and closed by _finish_part
+        pass   # already reaped by _finish_part
+    pipe.close()
 
 
 # What an operating system's file browser leaves in a folder it shows (macOS Finder, its
