@@ -307,6 +307,41 @@ def test_7_zoc_needs_3_strength_and_confusion_counts_0():
     assert german == set()  # 2 + 2, one confused: counts 2 (7.1)
 
 
+def test_7_zoc_is_worked_out_anew_whenever_what_it_rests_on_changes():
+    """board.zoc keeps its last answer per side: a rules dict changed in place (as the
+    engine changes it) by a move, a confusion marker, a strength loss or one removed gets
+    the zone a fresh computation gives, never the one kept."""
+    rules = position({"5TA/510": {"hex": "3020"}, "LW/II": {"hex": "3120", "strength": 2},
+                      "LW/III": {"hex": "3120", "strength": 2}})
+
+    def fresh_zoc(side: str) -> tuple:
+        bd._ZOC_MEMO.clear()
+        return bd.zoc(SCENARIO, rules, side)
+
+    changes = [
+        lambda: rules["units"].__setitem__("5TA/510", "3021"),                      # a move
+        lambda: rules["markers"]["confusion"].append("LW/III"),                     # 7.1: confused, counts 0
+        lambda: rules["markers"]["confusion"].remove("LW/III"),
+        lambda: rules["strength"].__setitem__("LW/II", 1),                          # a step lost: 1 + 2
+        lambda: rules["strength"].__setitem__("5TA/510", 2),                        # below 3: no tank ZOC
+        lambda: rules["strength"].pop("5TA/510"),
+    ]
+    seen = {side: [fresh_zoc(side)] for side in ("german", "soviet")}
+    for change in changes:
+        for side in ("german", "soviet"):
+            bd.zoc(SCENARIO, rules, side)        # kept
+        change()
+        kept = {side: bd.zoc(SCENARIO, rules, side) for side in ("german", "soviet")}
+        for side in ("german", "soviet"):
+            assert kept[side] == fresh_zoc(side)
+            seen[side].append(kept[side])
+    german = [zone for zone, _ in seen["german"]]
+    assert "3020" in german[0] and "3020" not in german[2] and "3020" in german[3] and "3020" in german[4]
+    assert german[4] == german[3]          # 1 + 2 still make 3
+    soviet = seen["soviet"]
+    assert "3121" in soviet[0][1] and "3122" in soviet[1][1] and soviet[5][1] == frozenset() and soviet[6] == soviet[1]
+
+
 # --- 8.x movement ----------------------------------------------------------------------------------
 
 def test_8_3_motorised_boggy_across_river_costs_3_mp_and_8_4_road():

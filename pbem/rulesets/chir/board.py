@@ -61,17 +61,25 @@ def strength(sc: Scenario, rules: dict, uids: list[str]) -> int:
 
 # --- 7.0 zones of control ---------------------------------------------------------------------
 
-def zoc(sc: Scenario, rules: dict, side: str) -> tuple[set[str], set[str]]:
+def zoc(sc: Scenario, rules: dict, side: str) -> tuple[frozenset[str], frozenset[str]]:
     """(hexes in the ZOC of `side`, hexes in its tank ZOC). 7.0: a hex whose units total 3 or
     more strength projects a ZOC into the six adjacent hexes (across rivers too); 3 or more
-    of armoured units make it a tank ZOC. 7.1: units with a confusion marker count 0."""
-    total: dict[str, int] = {}
-    tanks: dict[str, int] = {}
+    of armoured units make it a tank ZOC. 7.1: units with a confusion marker count 0.
+
+    Asked for a side many times between changes of its units (every move of the other side
+    asks it), so the last answer per side is kept with the whole of what it was worked out
+    from (where each unit of the side stands, the confusion markers, the strength losses)
+    and given again only while all of that is equal."""
     units = rules["units"]
     confused = rules["markers"]["confusion"]
     reduced = rules["strength"]
-    for uid, tank, full in sc.side_units[side]:
-        h = units[uid]
+    where = tuple(map(units.__getitem__, sc.side_ids[side]))
+    last = _ZOC_MEMO.get(side)
+    if last is not None and last[0] is sc and last[1] == where and last[2] == confused and last[3] == reduced:
+        return last[4]
+    total: dict[str, int] = {}
+    tanks: dict[str, int] = {}
+    for (uid, tank, full), h in zip(sc.side_units[side], where):
         if h in OFF_MAP or (confused and uid in confused):
             continue
         s = reduced.get(uid, full) if reduced else full
@@ -86,10 +94,15 @@ def zoc(sc: Scenario, rules: dict, side: str) -> tuple[set[str], set[str]]:
             zone.update(neigh[h])
             if tanks.get(h, 0) >= 3:
                 tank_zone.update(neigh[h])
-    return zone, tank_zone
+    found = frozenset(zone), frozenset(tank_zone)
+    _ZOC_MEMO[side] = (sc, where, list(confused), dict(reduced), found)
+    return found
 
 
-def ezoc(sc: Scenario, rules: dict, side: str) -> tuple[set[str], set[str]]:
+_ZOC_MEMO: dict[str, tuple] = {}   # side -> (scenario, positions, confusion, strength, the zones)
+
+
+def ezoc(sc: Scenario, rules: dict, side: str) -> tuple[frozenset[str], frozenset[str]]:
     """The enemy zone of control as seen by `side`."""
     return zoc(sc, rules, other(side))
 
