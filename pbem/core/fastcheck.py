@@ -76,6 +76,26 @@ def same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _every(checks: list[Check]) -> Check:
+    """One check that passes where every one of `checks` passes (in order, stopping at the
+    first that fails)."""
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    if len(checks) == 3:
+        first, second, third = checks
+        return lambda v: first(v) and second(v) and third(v)
+
+    def check(v: Any) -> bool:
+        for one in checks:
+            if not one(v):
+                return False
+        return True
+    return check
+
+
 class _Compiler:
     def __init__(self, root: dict):
         self.root = root
@@ -96,13 +116,13 @@ class _Compiler:
             if make is None:
                 raise Unsupported(key)
             checks.append(make(value, schema))
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(check(v) for check in checks)
+        return _every(checks)
 
     # --- any type -------------------------------------------------------------------------
     def _type(self, value: Any, schema: dict) -> Check:
         tests = [_TYPES[t] for t in ([value] if isinstance(value, str) else value)]
+        if len(tests) == 1:
+            return tests[0]
         return lambda v: any(test(v) for test in tests)
 
     def _const(self, value: Any, schema: dict) -> Check:
@@ -169,7 +189,14 @@ class _Compiler:
         if isinstance(value, list):
             raise Unsupported("items as a list")
         sub = self.compile(value)
-        return lambda v: not isinstance(v, list) or all(sub(item) for item in v)
+
+        def check(v: Any) -> bool:
+            if isinstance(v, list):
+                for item in v:
+                    if not sub(item):
+                        return False
+            return True
+        return check
 
     def _minItems(self, value: int, schema: dict) -> Check:
         return lambda v: not isinstance(v, list) or len(v) >= value
@@ -184,11 +211,24 @@ class _Compiler:
 
     # --- objects --------------------------------------------------------------------------
     def _required(self, value: list, schema: dict) -> Check:
-        return lambda v: not isinstance(v, dict) or all(key in v for key in value)
+        def check(v: Any) -> bool:
+            if isinstance(v, dict):
+                for key in value:
+                    if key not in v:
+                        return False
+            return True
+        return check
 
     def _properties(self, value: dict, schema: dict) -> Check:
-        subs = {key: self.compile(sub) for key, sub in value.items()}
-        return lambda v: not isinstance(v, dict) or all(sub(v[key]) for key, sub in subs.items() if key in v)
+        subs = [(key, self.compile(sub)) for key, sub in value.items()]
+
+        def check(v: Any) -> bool:
+            if isinstance(v, dict):
+                for key, sub in subs:
+                    if key in v and not sub(v[key]):
+                        return False
+            return True
+        return check
 
     def _patternProperties(self, value: dict, schema: dict) -> Check:
         subs = [(re.compile(python_pattern(p)).search, self.compile(s)) for p, s in value.items()]
