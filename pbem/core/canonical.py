@@ -1109,7 +1109,9 @@ def _flow_text(value: Any) -> str:
 
 def _fits(value: Any, room: int) -> str | None:
     """`value` in flow style, if it takes at most `room` characters (built in one pass that
-    stops as soon as it is too long, so a large collection is never written out whole)."""
+    stops as soon as it is too long, so a large collection is never written out whole).
+    Strings written before are looked up in `_STRINGS` here rather than through
+    `scalar_text`: every state and packet written or read goes through this loop."""
     kind = type(value)
     if kind is not dict and kind is not list:
         return scalar_text(value)
@@ -1117,22 +1119,35 @@ def _fits(value: Any, room: int) -> str | None:
         return "{}" if kind is dict else "[]"
     room -= 2
     parts = []
+    strings = _STRINGS
     if kind is dict:
         for key in sorted(value):
             item = value[key]
-            item = _fits(item, room) if type(item) is dict or type(item) is list else scalar_text(item)
-            if item is None:
-                return None
-            text = scalar_text(key) + ": " + item
+            of = type(item)
+            if of is str:
+                text = strings.get(item) or scalar_text(item)
+            elif of is dict or of is list:
+                text = _fits(item, room)
+                if text is None:
+                    return None
+            else:
+                text = scalar_text(item)
+            text = (strings.get(key) or scalar_text(key)) + ": " + text
             room -= len(text) + 2
             if room < -2:
                 return None
             parts.append(text)
         return "{" + ", ".join(parts) + "}"
     for element in value:
-        text = _fits(element, room) if type(element) is dict or type(element) is list else scalar_text(element)
-        if text is None:
-            return None
+        of = type(element)
+        if of is str:
+            text = strings.get(element) or scalar_text(element)
+        elif of is dict or of is list:
+            text = _fits(element, room)
+            if text is None:
+                return None
+        else:
+            text = scalar_text(element)
         room -= len(text) + 2
         if room < -2:
             return None
@@ -1143,11 +1158,13 @@ def _fits(value: Any, room: int) -> str | None:
 def _emit(obj: Any, indent: int, lines: list[str]) -> None:
     pad = " " * indent
     if isinstance(obj, dict):
+        strings = _STRINGS
         for key in sorted(obj):
             value = obj[key]
-            head = f"{pad}{scalar_text(key)}:"
-            if not isinstance(value, (dict, list)):    # most entries: a scalar on its key's line
-                lines.append(f"{head} {scalar_text(value)}")
+            head = f"{pad}{strings.get(key) or scalar_text(key)}:"
+            of = type(value)
+            if of is not dict and of is not list:    # most entries: a scalar on its key's line
+                lines.append(f"{head} {(strings.get(value) if of is str else None) or scalar_text(value)}")
                 continue
             flow = _fits(value, LINE_WIDTH - len(head) - 1)   # None: too long, so not empty
             if flow is not None:
