@@ -1120,39 +1120,25 @@ def _fits(value: Any, room: int) -> str | None:
     room -= 2
     parts = []
     strings = _STRINGS
-    if kind is dict:
-        for key in sorted(value):
-            item = value[key]
-            of = type(item)
-            if of is str:
-                text = strings.get(item) or scalar_text(item)
-            elif of is dict or of is list:
-                text = _fits(item, room)
-                if text is None:
-                    return None
-            else:
-                text = scalar_text(item)
-            text = (strings.get(key) or scalar_text(key)) + ": " + text
-            room -= len(text) + 2
-            if room < -2:
-                return None
-            parts.append(text)
-        return "{" + ", ".join(parts) + "}"
-    for element in value:
-        of = type(element)
+    mapping = kind is dict
+    for entry in sorted(value) if mapping else value:   # a mapping's keys, or a list's items
+        item = value[entry] if mapping else entry
+        of = type(item)
         if of is str:
-            text = strings.get(element) or scalar_text(element)
+            text = strings.get(item) or scalar_text(item)
         elif of is dict or of is list:
-            text = _fits(element, room)
+            text = _fits(item, room)
             if text is None:
                 return None
         else:
-            text = scalar_text(element)
+            text = scalar_text(item)
+        if mapping:
+            text = (strings.get(entry) or scalar_text(entry)) + ": " + text
         room -= len(text) + 2
         if room < -2:
             return None
         parts.append(text)
-    return "[" + ", ".join(parts) + "]"
+    return "{" + ", ".join(parts) + "}" if mapping else "[" + ", ".join(parts) + "]"
 
 
 def _emit(obj: Any, indent: int, lines: list[str]) -> None:
