@@ -478,3 +478,24 @@ def test_a_preview_never_stops_the_packet_received(tmp_path):
     applied = game.adjudicate(match.folders["blue"], packet, data, "red's packet 5", preview_key=match.keys["blue"])
     # (blue owed the decision before: the preview does not say it again as where the reveal brings the game)
     assert applied.state["seq"] == 5 and [e["type"] for e in applied.preview] == ["packet"]
+
+
+def test_a_states_packet_is_the_hash_of_what_the_signature_covers(tmp_path):
+    """state["packet"] names the packet it was made from: SHA-256 of the packet domain line and
+    the canonical bytes of the packet without its signature (§2.3), the bytes the signature
+    check worked on, in the sender's folder and in the opponent's."""
+    import hashlib
+    import json
+
+    from pbem.core.canonical import DOMAIN_PACKET
+    from pbem.core.packet import packet_id, signed_bytes
+
+    match = Match(tmp_path)
+    applied = match.send("red", [])
+    packet, _ = game.read_packet(applied.packet_path)
+    unsigned = {k: v for k, v in packet.items() if k != "signature"}
+    expected = hashlib.sha256(DOMAIN_PACKET + json.dumps(unsigned, sort_keys=True, separators=(",", ":"),
+                                                         ensure_ascii=False).encode()).hexdigest()
+    assert packet_id(packet) == packet_id(packet, signed_bytes(packet)) == expected
+    assert applied.state["packet"] == expected
+    assert [match.state(side)["packet"] for side in ("red", "blue")] == [expected, expected]

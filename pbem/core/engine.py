@@ -306,8 +306,9 @@ def other_game(game: Game, packet: dict, source: str) -> VerificationError:
                              f"{game.ruleset.id} game {game.game_id}: a packet of another game, or the wrong game folder")
 
 
-def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
-    """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3).
+def verify_packet(game: Game, state: dict, packet: dict, source: str) -> bytes | None:
+    """Every protocol check of DESIGN §2–3 that does not need the rules (exit 3); in a
+    secure game, the bytes its signature covers (`packet.signed_bytes`), None in a sandbox.
 
     The checks of what the packet says (its game, seq, prev, side, openings, turn) come before
     its signature, which they need; but where one fails in a secure game, the signature is
@@ -323,8 +324,10 @@ def verify_packet(game: Game, state: dict, packet: dict, source: str) -> None:
             signed_as_it_stands(game, packet, source)
         raise
     if game.secure:
-        verify_signature(packet, game.public_keys[packet["side"]], packet["side"], source, game.public_keys)
+        signed = verify_signature(packet, game.public_keys[packet["side"]], packet["side"], source, game.public_keys)
         _verify_reveal(game, state, packet, source)
+        return signed     # what the signature covers, for the packet's id
+    return None
 
 
 def _other_state_words(game: Game, packet: dict) -> str:
@@ -527,8 +530,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     side is awaited for, nor give the sealed orders.
 
     Raises VerificationError (exit 3) or RulesError (exit 1); never partially applies."""
-    if verify:
-        verify_packet(game, state, packet, source)
+    signed = verify_packet(game, state, packet, source) if verify else None
     new = clone({k: v for k, v in state.items() if k != "state_hash"})
     k, side = packet["seq"], packet["side"]
     events: list[dict] = [{"type": "packet", "text": f"Packet {k} from {side}.", "seq": k, "side": side}]
@@ -593,7 +595,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
         new["dice"]["script_used"] = dice_source.script_used
     new["seq"] = k
     new["prev_state"] = state["state_hash"]
-    new["packet"] = packet_id(packet)
+    new["packet"] = packet_id(packet, signed)
     new["last_packet"][side] = {"seq": k, "sent": packet.get("sent"), "packet": new["packet"]}
     _set_due(game, new)
     new["awaiting"] = _awaiting(game, new, k, run.status)

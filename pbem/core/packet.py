@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 from typing import Any
 
@@ -42,10 +43,13 @@ def signed_bytes(packet: dict) -> bytes:
     return canonical({k: v for k, v in packet.items() if k != "signature"})
 
 
-def packet_id(packet: dict) -> str:
+def packet_id(packet: dict, signed: bytes | None = None) -> str:
     """The name of a packet: the hash of its signed content, so that no re-encoding of a
-    signature can make "another" packet of the same content (§2.3)."""
-    return digest(DOMAIN_PACKET, {k: v for k, v in packet.items() if k != "signature"})
+    signature can make "another" packet of the same content (§2.3); `signed`, its
+    `signed_bytes` where the caller has them already (the same hash, one encoding fewer)."""
+    if signed is None:
+        return digest(DOMAIN_PACKET, {k: v for k, v in packet.items() if k != "signature"})
+    return hashlib.sha256(DOMAIN_PACKET + signed).hexdigest()
 
 
 def not_a_packet(document: Any, source: str, command: str) -> None:
@@ -153,9 +157,10 @@ def _signed_by(public: Any, packet: dict, blob: bytes) -> bool:
     return True
 
 
-def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of: dict | None = None) -> None:
+def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of: dict | None = None) -> bytes:
     """Check that `public` (the genesis key of `side`) signed this packet; `keys_of`, every
-    side's genesis key, names the side whose key a packet names instead."""
+    side's genesis key, names the side whose key a packet names instead. Returns the bytes
+    the signature covers (`signed_bytes`), for the packet's id."""
     from pbem.core import keys
 
     signature = packet.get("signature")
@@ -181,11 +186,13 @@ def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of:
     if base64.b64encode(blob).decode() != signature["value"]:
         # Unused padding bits would give one signature many spellings, hence "different" packets.
         raise VerificationError(f"{source}: the signature value is not in canonical base64 (altered after signing)")
+    signed = signed_bytes(packet)
     try:
-        keys.sshsig_verify(public, signed_bytes(packet), blob, NAMESPACE)
+        keys.sshsig_verify(public, signed, blob, NAMESPACE)
     except keys.AlteredError:
         raise VerificationError(
             f"{source}: the signature of side {side} (key {expected}) does not verify: the packet was altered after "
             f"it was signed; ask {side} to send the packet file again, as an attachment, unchanged") from None
     except VerificationError as exc:
         raise VerificationError(f"{source}: the signature of side {side} does not verify ({exc.message})") from None
+    return signed
