@@ -122,6 +122,8 @@ TAMPERINGS = {
                                                                           (_packet_renamed, B[2] + 1)],
     "second file in the last part, state in the second": [(_state_field, B[1] + 1), (_second_file, N - 2)],
     "second file in the first part, garbled packet in the last": [(_second_file, 2), (_packet_garbled, N - 1)],
+    "packet altered in the first part, garbled packet in the last": [(_packet_order, FIRST_EMPTY),
+                                                                     (_packet_garbled, N - 1)],
     "extra state after the last packet": [(lambda f, n: shutil.copy(f / "states" / f"{N:04d}.yaml",
                                                                    f / "states" / f"{n:04d}.yaml"), N + 1)],
 }

@@ -155,13 +155,13 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.record = (folder / "states").is_dir() or (folder / "aar").is_dir()
     if out.record and not _compare_state(folder, 0, state, out):
         return
-    # in order of seq, then of name: a name of five digits or more sorts before 9999's
+    # in order of seq (a stable sort: one seq's files stay in order of name), where the order
+    # of names alone puts 10000 before 9999
     files = sorted(packet_files(folder), key=lambda entry: entry[0])
     final = _replay_in_parts(folder, game, files, state, out, jobs if out.record else 1)   # parts start from stored states
     if final is None:
         return
-    packets = {seq for seq, _ in files}
-    expected_seq = len(packets) + 1
+    expected_seq = len({seq for seq, _ in files}) + 1
     extra = [n for n in state_numbers(folder) if n >= expected_seq]
     if extra:
         out.divergence = Divergence(f"states/{extra[0]:04d}.yaml", "a state with no packet to derive it from")
@@ -316,13 +316,21 @@ def _replay_in_parts(folder: Path, game: engine.Game, files: list[tuple[int, Pat
         return reading, forked
 
     try:
-        forks = []
-        for i, (start, stop) in enumerate(ranges):
-            said = _ahead_of(children[i - 1]) if i else None
-            if said is None:   # this process's part, or one whose process could not say
-                if i:
-                    _stop_part(children[i - 1])
-                    children[i - 1] = None
+        reading, forked = read_here(*ranges[0])
+        if reading is not None:     # the first file wrong in itself
+            out.divergence = reading
+            return None
+        # this process replays its own part while the others read theirs: what it finds
+        # counts once every part has read clean, as one pass reads every file first
+        first = AuditResult()
+        first.mode, first.record = out.mode, out.record
+        reached = _replay_held(folder, game, paths, packets, *ranges[0], state, first) if forked is None else None
+        forks = [forked]
+        for i, (start, stop) in enumerate(ranges[1:], 1):
+            said = _ahead_of(children[i - 1])
+            if said is None:   # its process could not say: read it here
+                _stop_part(children[i - 1])
+                children[i - 1] = None
                 said = read_here(start, stop)
             reading, forked = said
             if reading is not None:    # every part before read clean
@@ -333,13 +341,13 @@ def _replay_in_parts(folder: Path, game: engine.Game, files: list[tuple[int, Pat
             if forked is not None:
                 out.divergence = forked
                 return None
-        for i, (start, stop) in enumerate(ranges):
+        _add(out, first.as_dict())
+        state = reached
+        for i, (start, stop) in enumerate(ranges[1:], 1):
             if state is None:
                 return None
-            found = None
-            if i:
-                found, children[i - 1] = _finish_part(children[i - 1]), None
-            if found is None:   # this process's part, or one that could not run by itself: play it here
+            found, children[i - 1] = _finish_part(children[i - 1]), None
+            if found is None:   # the part could not run by itself: play it here
                 if start < stop and stop - 1 not in packets:
                     reading, forked = read_here(start, stop)
                     if reading or forked:   # a file changed while the audit read it
@@ -347,16 +355,31 @@ def _replay_in_parts(folder: Path, game: engine.Game, files: list[tuple[int, Pat
                         return None
                 state = _replay(folder, game, paths, packets, start, stop, state, out)
                 continue
-            for name in ("packets", "signatures", "reveals", "rolls", "states"):
-                setattr(out, name, getattr(out, name) + found[name])
-            if found["divergence"] is not None:
-                out.divergence = Divergence(**found["divergence"])
-                return None
+            _add(out, found)
             state = found["state"]
         return state
     finally:
         for child in children:
             _stop_part(child)
+
+
+def _replay_held(folder: Path, game: engine.Game, paths: list[Path], packets: dict[int, dict], start: int,
+                 stop: int, state: dict, out: AuditResult) -> dict | None:
+    """`_replay`, with an error that would end the audit held in `out` as its divergence
+    rather than raised: it counts only if no file after it is wrong in itself."""
+    try:
+        return _replay(folder, game, paths, packets, start, stop, state, out)
+    except PbemError as exc:
+        out.divergence = _divergence_of(exc)
+        return None
+
+
+def _add(out: AuditResult, found: dict) -> None:
+    """Count what a part checked into `out`, and its divergence if it found one."""
+    for name in ("packets", "signatures", "reveals", "rolls", "states"):
+        setattr(out, name, getattr(out, name) + found[name])
+    if found["divergence"] is not None:
+        out.divergence = Divergence(**found["divergence"])
 
 
 def _first_files(files: list[tuple[int, Path]]) -> list[Path]:
