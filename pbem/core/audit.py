@@ -187,8 +187,8 @@ def _read_part(folder: Path, game: engine.Game, files: list[tuple[int, Path]]
                ) -> tuple[dict[int, list[tuple[Path, dict]]], Divergence | None, Divergence | None]:
     """Read the packet files of one part (in order of seq, then of name): the packets by seq,
     the first file that is no packet of its name, and the first seq with several files
-    (`_fork`). A part is read before any packet is replayed: a file that is wrong in itself
-    is named ahead of a replay that differs, wherever the two are."""
+    (`_fork`). What reading finds counts ahead of anything a replay finds, wherever the two
+    are: a file that is wrong in itself is named before a replay that differs."""
     by_seq: dict[int, list[tuple[Path, dict]]] = {}
     for seq, path in files:
         rel = str(path.relative_to(folder))
