@@ -126,9 +126,14 @@ class _Compiler:
         return lambda v: any(test(v) for test in tests)
 
     def _const(self, value: Any, schema: dict) -> Check:
+        if type(value) is str:     # most consts: an order's type (a string equals only a string)
+            return lambda v: v == value
         return lambda v: same(v, value)
 
     def _enum(self, value: list, schema: dict) -> Check:
+        if value and all(type(option) is str for option in value):
+            options = frozenset(value)
+            return lambda v: type(v) is str and v in options
         return lambda v: any(same(v, option) for option in value)
 
     def _oneOf(self, value: list, schema: dict) -> Check:
