@@ -499,3 +499,30 @@ def test_a_states_packet_is_the_hash_of_what_the_signature_covers(tmp_path):
     assert packet_id(packet) == packet_id(packet, signed_bytes(packet)) == expected
     assert applied.state["packet"] == expected
     assert [match.state(side)["packet"] for side in ("red", "blue")] == [expected, expected]
+
+
+def test_a_packet_applied_to_a_state_with_its_keys_reordered_gives_the_same_state_and_report():
+    """The rules see a state's mappings in sorted order, as its file gives them, whatever
+    order they came in: the same content gives the same step (a probe: dos listed a stack's
+    defenders in the order of a reordered state file, and the report changed)."""
+    from pathlib import Path
+
+    from pbem.core import report
+    from pbem.core.canonical import load_mapping
+
+    def reversed_keys(value):
+        if isinstance(value, dict):
+            return {key: reversed_keys(value[key]) for key in reversed(list(value))}
+        return [reversed_keys(item) for item in value] if isinstance(value, list) else value
+
+    folder = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
+    played = game.open_genesis(load_mapping(folder / "game.yaml"), kept=False)
+    seq = 23                      # a combat whose report lists each stack's units
+    state = load_mapping(folder / "states" / f"{seq - 1:04d}.yaml")
+    packet, _ = game.read_packet(next((folder / "packets").glob(f"{seq:04d}-*.yaml")))
+    as_read = engine.apply_packet(played, state, packet, "packet")
+    reordered = engine.apply_packet(played, reversed_keys(state), packet, "packet")
+    assert reordered[0] == as_read[0] and reordered[0]["state_hash"] == load_mapping(
+        folder / "states" / f"{seq:04d}.yaml")["state_hash"]
+    assert report.render(played, *reordered) == report.render(played, *as_read) == (
+        folder / "aar" / f"{seq:04d}.md").read_text()

@@ -25,6 +25,7 @@ or dice that may not be rolled yet), the rules are put back as they were.
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
 import re
 from typing import Any, NamedTuple
@@ -51,6 +52,17 @@ class DiceNotYet(Exception):
 def clone(obj: Any) -> Any:
     """A deep copy of JSON-like data (marshal is the fastest exact copier in the stdlib)."""
     return marshal.loads(marshal.dumps(obj))
+
+
+def sorted_copy(state: dict) -> dict:
+    """A deep copy of a state with every mapping's keys in sorted order: the state exactly as
+    reading its file gives it (pbem writes keys sorted). The rules iterate mappings in their
+    order, and a report lists what they meet in it, so each packet is applied to this copy:
+    the same packet on the same content then gives the same state and report whether the
+    state was read from a file, from a file with its keys reordered (the layout is no part of
+    the record), or kept in memory by a replay (where the rules have added keys at the end).
+    JSON holds exactly the values a state may hold; its C encoder sorts the keys."""
+    return json.loads(json.dumps(state, sort_keys=True, ensure_ascii=False))
 
 
 def state_hash(state: dict) -> str:
@@ -531,7 +543,7 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
 
     Raises VerificationError (exit 3) or RulesError (exit 1); never partially applies."""
     signed = verify_packet(game, state, packet, source) if verify else None
-    new = clone({k: v for k, v in state.items() if k != "state_hash"})
+    new = sorted_copy({k: v for k, v in state.items() if k != "state_hash"})
     k, side = packet["seq"], packet["side"]
     events: list[dict] = [{"type": "packet", "text": f"Packet {k} from {side}.", "seq": k, "side": side}]
 
