@@ -176,3 +176,49 @@ def test_a_part_that_fails_after_reading_is_read_and_replayed_here(tmp_path, sma
     assert len(small_parts) == 3
     assert result.divergence.file == f"states/{B[2] + 1:04d}.yaml" and result.packets == B[2] + 1
     assert result.as_dict() == audit.audit(folder, jobs=1).as_dict()
+
+
+def _reversed_keys(value):
+    """`value` with the keys of every mapping in it in reverse order: the same content."""
+    if isinstance(value, dict):
+        return {key: _reversed_keys(value[key]) for key in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reversed_keys(item) for item in value]
+    return value
+
+
+def test_a_boundary_state_with_its_keys_reordered_gives_the_verdict_of_one_pass(tmp_path, monkeypatch):
+    """A stored state with its keys written in another order holds the same content (its hash
+    is the same, and the layout is no part of the record): the part that starts from it
+    replays exactly what one pass replays. (A probe: dos lists a stack's units in the order
+    the state's mapping gives them, and a part read that order from the file.)"""
+    import json
+
+    from pbem.core.canonical import loads
+
+    folder = tmp_path / "game"
+    shutil.copytree(EXAMPLE.parent / "dos-demo", folder)
+    total = len(list((folder / "packets").glob("*.yaml")))
+    monkeypatch.setattr(audit, "MIN_PART", total // 2)
+    boundary = total // 2                       # where jobs=2 cuts: part 2 starts from this state
+    path = folder / "states" / f"{boundary:04d}.yaml"
+    state = loads(path.read_bytes(), path.name)
+    state["rules"] = _reversed_keys(state["rules"])
+    path.write_text(json.dumps(state, ensure_ascii=False) + "\n")
+    one_pass, in_parts = audit.audit(folder, jobs=1), audit.audit(folder, jobs=2)
+    assert one_pass.ok and one_pass.packets == total
+    assert in_parts.as_dict() == one_pass.as_dict()
+
+
+def test_audit_in_parts_under_a_parent_that_ignores_sigchld(small_parts):
+    """A process that ignores SIGCHLD (a mail daemon may, and its children inherit it) has the
+    kernel reap its children: the parts' findings still count, and nothing crashes."""
+    import signal
+
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        result = audit.audit(EXAMPLE, jobs=3)
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+    assert len(small_parts) == 2
+    assert result.ok and result.packets == N and result.states == N + 1

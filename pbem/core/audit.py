@@ -470,8 +470,17 @@ def _finish_part(child: tuple[int, Any] | None) -> dict | None:
     pid, pipe = child
     with pipe:
         data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    return json.loads(data) if status == 0 and data else None
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        # reaped already: a process that ignores SIGCHLD (as a mail daemon may, and its
+        # children inherit) has the kernel reap its children. A part that failed wrote no
+        # findings or only a part of them, which do not read as JSON
+        status = 0
+    try:
+        return json.loads(data) if status == 0 and data else None
+    except ValueError:
+        return None
 
 
 def _stop_part(child: tuple[int, Any] | None) -> None:
