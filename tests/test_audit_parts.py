@@ -102,6 +102,11 @@ def _second_file(folder: Path, seq: int) -> None:   # a second file for one seq,
     copy.write_text(text[:at] + ("1" if text[at] == "0" else "0") + text[at + 1:])
 
 
+def _evidence_alone(folder: Path, seq: int) -> None:   # the packet kept under a fork evidence name only
+    path = next(iter((folder / "packets").glob(f"{seq:04d}-*.yaml")))
+    path.rename(path.with_name(path.name.replace(".yaml", ".alt.yaml")))
+
+
 TAMPERINGS = {
     "clean": [],
     "state in the last part": [(_state_field, N - 2)],
@@ -124,6 +129,7 @@ TAMPERINGS = {
     "second file in the first part, garbled packet in the last": [(_second_file, 2), (_packet_garbled, N - 1)],
     "packet altered in the first part, garbled packet in the last": [(_packet_order, FIRST_EMPTY),
                                                                      (_packet_garbled, N - 1)],
+    "fork evidence alone in the third part, state in the first": [(_state_field, 2), (_evidence_alone, B[2] + 1)],
     "extra state after the last packet": [(lambda f, n: shutil.copy(f / "states" / f"{N:04d}.yaml",
                                                                    f / "states" / f"{n:04d}.yaml"), N + 1)],
 }
@@ -222,3 +228,25 @@ def test_audit_in_parts_under_a_parent_that_ignores_sigchld(small_parts):
         signal.signal(signal.SIGCHLD, before)
     assert len(small_parts) == 2
     assert result.ok and result.packets == N and result.states == N + 1
+
+
+def test_fork_evidence_goes_beside_the_packet_of_its_seq(tmp_path):
+    """A second file of a seq is weighed against the packet the game went on from, never the
+    other way round, and fork evidence with no packet beside it is named (a probe: an exact
+    copy kept as .alt had the packet itself named as the copy to remove, and a packet kept
+    under the .alt name alone audited clean)."""
+    folder = tmp_path / "game"
+    shutil.copytree(EXAMPLE, folder)
+    path = next(iter((folder / "packets").glob("0005-*.yaml")))
+    evidence = path.with_name(path.name.replace(".yaml", ".alt.yaml"))
+    shutil.copy(path, evidence)
+    copy = audit.audit(folder, jobs=1).divergence
+    assert (copy.file, copy.message) == (f"packets/{evidence.name}", f"a second copy of packet 5 (packets/{path.name}): "
+                                                                     f"remove it")
+    path.unlink()
+    alone = audit.audit(folder, jobs=1).divergence
+    assert alone.file == f"packets/{evidence.name}" and alone.message == (
+        f"a name with an infix keeps fork evidence, and no packet 5 stands beside it: the packet the game went on "
+        f"from goes under packets/{path.name}")
+    evidence.rename(path)
+    assert audit.audit(folder, jobs=1).ok

@@ -303,8 +303,8 @@ def test_an_equivocation_names_where_to_keep_the_second_packet_and_audit_reports
     # ... and under it, audit reports the fork
     guessed.rename(tmp_path / "one/blue/packets/0001-red.alt.yaml")
     assert verification_failure("audit", "one/blue") == (
-        "pbem: audit failed: packets/0001-red.alt.yaml: fork: two different packets for seq 1, both validly signed "
-        "by red: packets/0001-red.alt.yaml and packets/0001-red.yaml (they first differ at sent); states/0001.yaml "
+        "pbem: audit failed: packets/0001-red.yaml: fork: two different packets for seq 1, both validly signed "
+        "by red: packets/0001-red.yaml and packets/0001-red.alt.yaml (they first differ at sent); states/0001.yaml "
         "records packets/0001-red.yaml as the packet it was made from\n")
 
 

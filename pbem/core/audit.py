@@ -155,9 +155,10 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.record = (folder / "states").is_dir() or (folder / "aar").is_dir()
     if out.record and not _compare_state(folder, 0, state, out):
         return
-    # in order of seq (a stable sort: one seq's files stay in order of name), where the order
-    # of names alone puts 10000 before 9999
-    files = sorted(packet_files(folder), key=lambda entry: entry[0])
+    # in order of seq, where the order of names alone puts 10000 before 9999, and in a seq the
+    # packet before any fork evidence kept beside it (an infix sorts before `.yaml`), then by
+    # name (a stable sort)
+    files = sorted(packet_files(folder), key=lambda entry: (entry[0], _evidence(entry[1])))
     final = _replay_in_parts(folder, game, files, state, out, jobs if out.record else 1)   # parts start from stored states
     if final is None:
         return
@@ -192,6 +193,12 @@ def _read_part(folder: Path, game: engine.Game, files: list[tuple[int, Path]]
     by_seq: dict[int, list[tuple[Path, dict]]] = {}
     for seq, path in files:
         rel = _packet_rel(path)
+        if seq not in by_seq and _evidence(path):
+            # fork evidence goes beside the packet the game went on from: alone, it was taken
+            # for that packet, and a copy of it for the second copy to remove (a probe)
+            return by_seq, Divergence(rel, f"a name with an infix keeps fork evidence, and no packet {seq} stands "
+                                      f"beside it: the packet the game went on from goes under "
+                                      f"packets/{path.name.split('.', 1)[0]}.yaml"), None
         try:
             packet, _ = read_packet(path, rel)
         except PbemError as exc:
@@ -222,6 +229,12 @@ def _packet_rel(path: Path) -> str:
     """A packet file's name within the game folder, where `packet_files` lists them (made as
     a string: with pathlib's joins and `relative_to`, audit spent 4% of its time on paths)."""
     return "packets/" + path.name
+
+
+def _evidence(path: Path) -> bool:
+    """Whether a packet file's name has an infix (`0025-german.alt.yaml`): fork evidence kept
+    beside the packet of its seq (docs/protocol.md §10)."""
+    return PACKET_FILE.match(path.name).group(3) is not None
 
 
 def _named_side(path: Path) -> str:
