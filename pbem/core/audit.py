@@ -195,7 +195,7 @@ def _read_part(folder: Path, game: engine.Game, files: list[tuple[int, Path]]
         rel = _packet_rel(path)
         if seq not in by_seq and _evidence(path):
             # fork evidence goes beside the packet the game went on from: alone, it was taken
-            # for that packet, and a copy of it for the second copy to remove (a probe)
+            # for that packet, and the folder audited clean (a probe)
             return by_seq, Divergence(rel, f"a name with an infix keeps fork evidence, and no packet {seq} stands "
                                       f"beside it: the packet the game went on from goes under "
                                       f"packets/{path.name.split('.', 1)[0]}.yaml"), None
