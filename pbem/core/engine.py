@@ -61,8 +61,9 @@ def sorted_copy(state: dict) -> dict:
     the same packet on the same content then gives the same state and report whether the
     state was read from a file, from a file with its keys reordered (the layout is no part of
     the record), or kept in memory by a replay (where the rules have added keys at the end).
-    JSON holds exactly the values a state may hold; its C encoder sorts the keys."""
-    return json.loads(json.dumps(state, sort_keys=True, ensure_ascii=False))
+    Read back from the canonical form its hash is taken of (JSON, keys sorted), which holds
+    exactly the values a state may hold."""
+    return json.loads(canonical(state))
 
 
 def state_hash(state: dict) -> str:
