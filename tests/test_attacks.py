@@ -1722,6 +1722,31 @@ def test_30_the_files_a_file_browser_leaves_are_passed_over_and_only_those(table
     rejected(blue, ["audit", blue], 3, "packets/._more", "a file audit does not expect")
 
 
+@pytest.mark.parametrize("make", [
+    lambda path, copy: (copy.write_bytes(path.read_bytes()), path.unlink(), path.symlink_to(copy)),
+    lambda path, copy: (path.unlink(), path.mkdir()),
+], ids=["link", "folder"])
+@pytest.mark.parametrize("name", ["packets/0001-red.yaml", "states/0001.yaml", "aar/0001.md"])
+def test_30_a_file_of_a_game_folder_is_a_plain_file_not_a_link_or_a_folder(table, tmp_path, make, name):
+    """What audit checks is the folder's own files: a state or packet replaced by a link (to a
+    copy of the very same bytes, kept outside the folder, which may change under the referee)
+    or by a folder of its name is named, not read through."""
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    ok(run("audit", blue))
+    make(blue / name, tmp_path / "kept-elsewhere")
+    rejected(blue, ["audit", blue], 3, name, "a file audit does not expect")
+
+
+def test_30_a_link_of_a_file_browsers_name_is_named(table):
+    """Only plain files of the names a file browser leaves are passed over: a link of such a
+    name is named."""
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    (blue / "packets" / ".DS_Store").symlink_to(blue / "game.yaml")
+    rejected(blue, ["audit", blue], 3, "packets/.DS_Store", "a file audit does not expect")
+
+
 def test_30_a_stray_name_cannot_write_lines_of_its_own_into_the_verdict(table):
     """A file name may hold a line break: named in the verdict, it is escaped, so that it
     cannot print a line such as "audit OK: ..." under the failure (a referee's probe)."""

@@ -523,6 +523,15 @@ def _names(folder: Path) -> list[str]:
                   or (folder / name).is_symlink())
 
 
+def _entries(folder: Path) -> list[tuple[str, bool]]:
+    """`_names` of a folder, each with whether it is a regular file (no link): from one read
+    of the directory, without a call to stat per file where the file system says its kind."""
+    with os.scandir(folder) as found:
+        entries = [(entry.name, entry.is_file(follow_symlinks=False)) for entry in found]
+    return sorted((name, regular) for name, regular in entries
+                  if not (regular and (name in SYSTEM_FILES or name.startswith("._"))))
+
+
 def _seal_file(path: Path, rel: str, document: dict, out: AuditResult) -> bool:
     """A private/seal-SEQ-SIDE.yaml is what `pbem submit` keeps of a side's sealed orders
     (pbem/core/sealing.py): a side of the game, and a mapping naming that seq and side. Its
@@ -553,8 +562,8 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
         if name in (GENESIS, PROPOSAL, JOIN) and path.is_file():
             continue
         if name in allowed and path.is_dir() and not path.is_symlink():
-            for inner in _names(path):
-                if not (allowed[name].match(inner) and (path / inner).is_file() and not (path / inner).is_symlink()):
+            for inner, regular in _entries(path):
+                if not (regular and allowed[name].match(inner)):
                     out.divergence = Divergence(f"{name}/{inner}", "a file audit does not expect in a game folder "
                                                 "(a leftover or a stray file: remove it, or keep it elsewhere)")
                     return False
