@@ -1174,6 +1174,8 @@ def _value_text(value: Any) -> str:
     """A value of an order in words: an empty list and null are "none" ("support=none", not
     "support=", which reads as a value left out; "to=none", not Python's "None"), booleans
     as YAML writes them."""
+    if type(value) is str:    # most values: ids, hexes, choices
+        return shown(value)
     if value is None or value == []:
         return "none"
     if value is True or value is False:   # as the packet's YAML writes them
