@@ -1,6 +1,8 @@
 """The engine: the soundness rule of §3.6, decisions and standing orders, void orders,
 sandbox dice, previews."""
 
+import hashlib
+
 import pytest
 
 from pbem.core import dice, engine, game, text
@@ -526,3 +528,28 @@ def test_a_packet_applied_to_a_state_with_its_keys_reordered_gives_the_same_stat
         folder / "states" / f"{seq:04d}.yaml")["state_hash"]
     assert report.render(played, *reordered) == report.render(played, *as_read) == (
         folder / "aar" / f"{seq:04d}.md").read_text()
+
+
+def test_a_replay_that_keeps_each_states_canonical_form_gives_what_applying_each_packet_gives():
+    """`replay_packet` (audit) hands each state on with its canonical form, which the next
+    packet's copy is read from: packet after packet, the states, their hashes and the events
+    are those `apply_packet` gives from each state as stored, and the form kept is the one its
+    hash is taken of."""
+    from pathlib import Path
+
+    from pbem.core.canonical import DOMAIN_STATE, canonical, load_mapping
+
+    folder = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
+    played = game.open_genesis(load_mapping(folder / "game.yaml"), kept=False)
+    state, content = game.initial_state(played), None
+    paths = sorted((folder / "packets").glob("*.yaml"))
+    assert len(paths) > 20
+    for seq, path in enumerate(paths, 1):
+        packet, _ = game.read_packet(path)
+        stored = load_mapping(folder / "states" / f"{seq - 1:04d}.yaml")
+        assert engine.state_hash(state) == stored["state_hash"]
+        expected = engine.apply_packet(played, stored, packet, path.name)
+        state, events, content = engine.replay_packet(played, state, content, packet, path.name)
+        assert (state, events) == expected, path.name
+        assert content == canonical({k: v for k, v in state.items() if k != "state_hash"})
+        assert state["state_hash"] == hashlib.sha256(DOMAIN_STATE + content).hexdigest() == engine.state_hash(state)

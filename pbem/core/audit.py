@@ -247,6 +247,7 @@ def _replay(folder: Path, game: engine.Game, paths: list[Path], packets: dict[in
     """Replay the packets at positions start..stop-1 (packet k at position k-1: `paths` the
     file of each, `packets` what the files read hold) from state `start`, comparing every
     state and report; the state reached, or None at the first divergence."""
+    content = None   # the canonical form of `state`, once a packet here has made it
     for position in range(start, stop):
         path, packet = paths[position], packets[position]
         seq, rel = position + 1, _packet_rel(path)
@@ -282,7 +283,7 @@ def _replay(folder: Path, game: engine.Game, paths: list[Path], packets: dict[in
                                                               f"packet {seq}"),
                                         "prev", state["state_hash"], packet.get("prev"))
             return None
-        state, events = engine.apply_packet(game, state, packet, rel)
+        state, events, content = engine.replay_packet(game, state, content, packet, rel)
         out.packets += 1
         out.signatures += 1 if game.secure else 0
         out.reveals += 1 if game.secure else 0

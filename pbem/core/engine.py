@@ -543,8 +543,22 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     side is awaited for, nor give the sealed orders.
 
     Raises VerificationError (exit 3) or RulesError (exit 1); never partially applies."""
+    new, events, _ = replay_packet(game, state, None, packet, source, verify=verify, lookahead=lookahead)
+    return new, events
+
+
+def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, source: str, *,
+                  verify: bool = True, lookahead: bool = False) -> tuple[dict, list[dict], bytes]:
+    """`apply_packet`, for a replay of packet after packet (audit): `content` is the canonical
+    form of `state` without its hash, as the call that made the state returned it (the state
+    unchanged since), or None; the third value returned is that of the new state. Each state's
+    canonical form is then made once, for its hash, not again for the copy the next packet is
+    applied to."""
     signed = verify_packet(game, state, packet, source) if verify else None
-    new = sorted_copy({k: v for k, v in state.items() if k != "state_hash"})
+    if content is None:
+        new = sorted_copy({k: v for k, v in state.items() if k != "state_hash"})
+    else:
+        new = json.loads(content)    # the same copy, read back from the canonical form kept
     k, side = packet["seq"], packet["side"]
     events: list[dict] = [{"type": "packet", "text": f"Packet {k} from {side}.", "seq": k, "side": side}]
 
@@ -612,8 +626,9 @@ def apply_packet(game: Game, state: dict, packet: dict, source: str, *, verify: 
     new["last_packet"][side] = {"seq": k, "sent": packet.get("sent"), "packet": new["packet"]}
     _set_due(game, new)
     new["awaiting"] = _awaiting(game, new, k, run.status)
-    new["state_hash"] = state_hash(new)
-    return new, events
+    content = canonical({key: value for key, value in new.items() if key != "state_hash"})   # as `state_hash`
+    new["state_hash"] = hashlib.sha256(DOMAIN_STATE + content).hexdigest()
+    return new, events, content
 
 
 def _open(state: dict, side: str, count: int) -> list[str]:
