@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from pbem.cli import cli
 from pbem.core import canonical, game
-from pbem.core.errors import FileError
+from pbem.core.errors import FileError, InputError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo"
 PACKETS = [path for _, path in game.packet_files(EXAMPLE)]
@@ -176,6 +176,22 @@ def test_read_bounded_refuses_a_folder_and_keeps_no_descriptor_open(tmp_path):
         with pytest.raises(FileError) as refusal:
             canonical.read_bounded(tmp_path, "states")
         assert refusal.value.message == "states: is a folder, not a file"
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open descriptors in /proc")
+def test_read_bounded_closes_the_file_it_reads_and_the_one_it_refuses(tmp_path):
+    """A file is read from its descriptor, which is closed after a whole read and after a
+    refusal for size alike."""
+    small, large = tmp_path / "small.yaml", tmp_path / "large.yaml"
+    small.write_bytes(b"a: 1\n")
+    with open(large, "wb") as handle:
+        handle.truncate(canonical.MAX_BYTES + 1)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        assert canonical.read_bounded(small, "small.yaml") == b"a: 1\n"
+        with pytest.raises(InputError, match="over the limit"):
+            canonical.read_bounded(large, "large.yaml")
     assert len(os.listdir("/proc/self/fd")) == before
 
 
