@@ -695,3 +695,28 @@ def test_11_2_3_a_unit_retreated_onto_a_crossing_may_shift_the_next_turn():
     after["phase"], after["phase_state"] = "soviet-reinforcement", {"open": True}
     legal = RULESET.legal_orders(SCENARIO, after, RULESET.next_step(SCENARIO, after))
     assert {"type": "shift", "unit": "13gd-34", "to": "crossing-central"} in legal
+
+
+def test_the_need_of_a_phase_kept_between_asks_is_the_one_made_anew():
+    """The flow keeps the need of a phase in a turn once made (it is asked several times a
+    step): asked again, it is the need made anew with nothing kept, for every phase and turn,
+    and for a turn that is no integer (which a dict would take for 1) what the rules say then."""
+    from pbem.rulesets.stalingrad import flow
+
+    sc, rules = SCENARIO, fresh()
+    asked: dict = {}
+    for _ in range(2):     # the second time round, every need is one kept
+        for turn in (1, 2, 5):
+            for phase in flow.PHASES + (flow.WITHDRAWAL,):
+                rules.update(phase=phase, turn=turn, phase_state={})
+                asked.setdefault((phase, turn), []).append(flow.next_step(sc, rules))
+    flow._PHASE_NEED.clear()
+    for (phase, turn), needs in asked.items():
+        rules.update(phase=phase, turn=turn, phase_state={})
+        made = flow.next_step(sc, rules)
+        assert needs == [made, made] and made.prompt.startswith(f"Turn {turn}, ") and made.side == phase.split("-")[0]
+    assert len({made.prompt for made in flow._PHASE_NEED.values()}) == len(asked) == 21
+    rules.update(phase="german-movement", turn=1)
+    flow.next_step(sc, rules)
+    rules["turn"] = True
+    assert flow.next_step(sc, rules).prompt.startswith("Turn True, ")

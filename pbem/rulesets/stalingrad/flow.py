@@ -95,10 +95,22 @@ def next_step(sc, rules: dict) -> Need | None:
         need = reinforcements.decision(sc, rules)
         if need is not None:
             return need
-    phase = rules["phase"]
-    prompt = _PROMPTS[phase].format(entry=rules["turn"] + 1)  # the withdrawal's: the next turn's units (11.3(3))
-    return Need(phase_side(phase), phase, f"Turn {rules['turn']}, {phase_words(phase)}: {prompt}.",
-                _PHASE_NEEDS[phase], _PHASE_RULES[phase], False)
+    phase, turn = rules["phase"], rules["turn"]
+    need = _PHASE_NEED.get((phase, turn)) if type(turn) is int else None   # (True is 1 to a dict)
+    if need is None:
+        prompt = _PROMPTS[phase].format(entry=turn + 1)  # the withdrawal's: the next turn's units (11.3(3))
+        need = Need(phase_side(phase), phase, f"Turn {turn}, {phase_words(phase)}: {prompt}.",
+                    _PHASE_NEEDS[phase], _PHASE_RULES[phase], False)
+        if type(turn) is int:
+            if len(_PHASE_NEED) > 512:
+                _PHASE_NEED.clear()
+            _PHASE_NEED[(phase, turn)] = need
+    return need
+
+
+# The need of a phase in a turn, the same each time the flow asks (several times a step): kept
+# once made. A Need is a tuple of strings, which no caller can change.
+_PHASE_NEED: dict[tuple[str, int], Need] = {}
 
 
 def _phase_actions(sc, rules: dict) -> list[dict]:
