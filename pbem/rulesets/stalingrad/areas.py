@@ -19,6 +19,7 @@ from ..base import IllegalOrder
 SIDES = ("german", "soviet")
 # the boxes off the map a unit can be in, instead of an area
 BOXES = ("pool", "eliminated", "withdrawn")
+_OFF_MAP = frozenset(BOXES)   # for `in`, asked for every unit many times a step
 FULL_STEPS = 2  # house rule 2.1: full and reduced strength
 
 
@@ -36,7 +37,7 @@ def side_name(side: str) -> str:
 def status(rules: dict, uid: str) -> str:
     """"map", or the box the unit is in ("pool", "eliminated", "withdrawn")."""
     where = rules["units"][uid]
-    return where if where in BOXES else "map"
+    return where if where in _OFF_MAP else "map"
 
 
 def steps(rules: dict, uid: str) -> int:
@@ -65,7 +66,7 @@ def side_units(sc, rules: dict, side: str, where: str) -> list[str]:
     """Ids of the units of `side` in `where` ("map", a box), sorted."""
     units = sc.units
     if where == "map":
-        return sorted(uid for uid, w in rules["units"].items() if w not in BOXES and units[uid].side == side)
+        return sorted(uid for uid, w in rules["units"].items() if w not in _OFF_MAP and units[uid].side == side)
     return sorted(uid for uid, w in rules["units"].items() if w == where and units[uid].side == side)
 
 
@@ -86,7 +87,7 @@ def occupancy(sc, rules: dict) -> dict:
     occ = {a: {"german": 0, "soviet": 0} for a in sc.area_ids}
     units = sc.units
     for uid, where in rules["units"].items():
-        if where not in BOXES:
+        if where not in _OFF_MAP:
             occ[where][units[uid].side] += 1
     return occ
 
