@@ -720,3 +720,23 @@ def test_the_need_of_a_phase_kept_between_asks_is_the_one_made_anew():
     flow.next_step(sc, rules)
     rules["turn"] = True
     assert flow.next_step(sc, rules).prompt.startswith("Turn True, ")
+
+
+def test_a_units_moves_counted_around_it_alone_are_those_the_whole_map_counted_gives():
+    """`targets` of one unit counts the units of its area and the areas next to it only (an
+    order checked): for every unit on the map in every state of the example game, the areas it
+    may move to are those the occupancy of the whole map gives."""
+    from pbem.core import game
+    from pbem.core.canonical import load_mapping
+    from pbem.rulesets.stalingrad import areas, movement
+
+    folder = ROOT / "examples" / "stalingrad-demo"
+    sc = game.open_genesis(load_mapping(folder / "game.yaml"), kept=False).scenario
+    checked = 0
+    for path in sorted((folder / "states").glob("*.yaml")):
+        rules = load_mapping(path)["rules"]
+        occ = areas.occupancy(sc, rules)
+        for uid in areas.side_units(sc, rules, "german", "map") + areas.side_units(sc, rules, "soviet", "map"):
+            assert movement.targets(sc, rules, uid) == movement.targets(sc, rules, uid, occ), (path.name, uid)
+            checked += 1
+    assert checked > 500

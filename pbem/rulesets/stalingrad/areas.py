@@ -92,6 +92,17 @@ def occupancy(sc, rules: dict) -> dict:
     return occ
 
 
+def occupancy_of(sc, rules: dict, areas: tuple[str, ...]) -> dict:
+    """`occupancy` of these areas only (where one unit is and where it may go: an order
+    checked), in one pass over the units that counts no other area."""
+    occ = {a: {"german": 0, "soviet": 0} for a in areas}
+    units = sc.units
+    for uid, where in rules["units"].items():
+        if where in occ:
+            occ[where][units[uid].side] += 1
+    return occ
+
+
 # ---- areas ------------------------------------------------------------------------------
 
 def has_room(sc, rules: dict, area: str, side: str, arriving: int = 1, occ: dict | None = None) -> bool:

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 from ..base import IllegalOrder
 from .areas import (count, enemy, has_room, known_area, known_unit, listing, name,
-                    occupancy, set_control, side_name, side_units, status)
+                    occupancy, occupancy_of, set_control, side_name, side_units, status)
 
 
 def targets(sc, rules: dict, uid: str, occ: dict | None = None) -> list[str]:
     """The areas unit `uid` may move to now (5.1-5.3), sorted."""
-    occ = occ if occ is not None else occupancy(sc, rules)
     side, here = sc.units[uid].side, rules["units"][uid]
+    adjacent = sc.areas[here].adjacent
+    if occ is None:
+        occ = occupancy_of(sc, rules, (here,) + adjacent)
     foe = enemy(side)
     engaged = occ[here][foe] > 0
     control = rules["control"]
     out = []
-    for area in sc.areas[here].adjacent:
+    for area in adjacent:
         if engaged and not (control[area] == side and occ[area][foe] == 0):
             continue  # house 5.2
         if not has_room(sc, rules, area, side, occ=occ):
