@@ -341,6 +341,33 @@ def test_too_many_nodes_in_pbems_own_form_is_refused_too(monkeypatch):
     assert loads(dumps({"a": list(range(6))}), "f.yaml") == {"a": list(range(6))}
 
 
+def _nodes(value) -> int:
+    """The nodes of a value as the limit counts them: every value, and every key."""
+    if isinstance(value, dict):
+        return 1 + sum(1 + _nodes(item) for item in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_nodes(item) for item in value)
+    return 1
+
+
+@settings(max_examples=200, suppress_health_check=list(HealthCheck))
+@given(st.dictionaries(strings, big_values, min_size=1, max_size=5))
+def test_the_shortcut_counts_nodes_to_the_last_as_the_strict_loader(doc):
+    """At a node limit of exactly the count of a text's nodes, both paths read it; one fewer,
+    both refuse it (the shortcut then leaves it to the strict loader, which refuses it)."""
+    text, count = dumps(doc), _nodes(doc)
+    saved = canonical.MAX_NODES
+    try:
+        canonical.MAX_NODES = count
+        assert canonical._written(text) == strict_loads(text) == doc
+        canonical.MAX_NODES = count - 1
+        assert canonical._written(text) is canonical._NOT_WRITTEN
+        with pytest.raises(InputError, match=f"more than {count - 1} nodes"):
+            strict_loads(text)
+    finally:
+        canonical.MAX_NODES = saved
+
+
 def test_every_example_file_is_read_by_the_shortcut_without_importing_yaml():
     """...nor compiling a pattern of the strict loader's (each costs every start of pbem time)."""
     code = ("import sys, pathlib; from pbem.core import canonical\n"

@@ -334,8 +334,11 @@ def _written(text: str) -> Any:
         if lines.pop() != "":
             return _NOT_WRITTEN
         out: list[str] = []
-        if _block(lines, 0, 0, out) != len(lines):
+        flows: list[int] = []
+        if _block(lines, 0, 0, out, flows) != len(lines):
             return _NOT_WRITTEN
+        if flows:
+            _quote_plain_words(out, flows)
         value = json.loads("".join(out))
         if dumps(value) != body or not _within_limits(value):
             return _NOT_WRITTEN
@@ -344,9 +347,11 @@ def _written(text: str) -> Any:
     return value
 
 
-def _block(lines: list[str], at: int, indent: int, out: list[str]) -> int:
+def _block(lines: list[str], at: int, indent: int, out: list[str], flows: list[int]) -> int:
     """Append as JSON the block collection or flow value that starts at line `at`, whose
-    content starts at column `indent`; return the index of the line after it."""
+    content starts at column `indent` (a flow collection as it stands, its index in `out`
+    added to `flows`: `_quote_plain_words` quotes their plain words all at once); return the
+    index of the line after it."""
     content = lines[at][indent:]
     if content.startswith("- "):
         out.append("[")
@@ -358,13 +363,13 @@ def _block(lines: list[str], at: int, indent: int, out: list[str]) -> int:
             rest = lines[at][indent + 2:]
             if _KEY_HEAD.match(rest) or rest.startswith("- "):
                 lines[at] = " " * (indent + 2) + rest     # the item's first line, at its own column
-                at = _block(lines, at, indent + 2, out)
+                at = _block(lines, at, indent + 2, out, flows)
             else:
-                at = _flow(lines, at, indent + 2, out)
+                at = _flow(lines, at, indent + 2, out, flows)
         out.append("]")
         return at
     if _KEY_HEAD.match(content) is None:
-        return _flow(lines, at, indent, out)
+        return _flow(lines, at, indent, out, flows)
     out.append("{")
     pad = " " * indent
     item = pad + "- "
@@ -379,16 +384,16 @@ def _block(lines: list[str], at: int, indent: int, out: list[str]) -> int:
         key = head.group(1)
         out.append(key + ":" if key[0] == '"' else '"' + key + '":')
         if head.end() < len(line):
-            at = _flow(lines, at, head.end(), out)
+            at = _flow(lines, at, head.end(), out, flows)
         elif lines[at + 1].startswith(item):
-            at = _block(lines, at + 1, indent, out)
+            at = _block(lines, at + 1, indent, out, flows)
         else:
-            at = _block(lines, at + 1, indent + 2, out)
+            at = _block(lines, at + 1, indent + 2, out, flows)
     out.append("}")
     return at
 
 
-def _flow(lines: list[str], at: int, column: int, out: list[str]) -> int:
+def _flow(lines: list[str], at: int, column: int, out: list[str], flows: list[int]) -> int:
     """Append a flow value from `column` of line `at`; a line that ends in ',' goes on in
     the next (a long list wrapped); return the index of the line after it."""
     text = lines[at][column:]
@@ -404,31 +409,53 @@ def _flow(lines: list[str], at: int, column: int, out: list[str]) -> int:
         at += 1
         text = lines[at]
         parts.append(text)
-    pieces = _JSON_STRING.split("".join(parts))
-    pieces[::2] = ['"'.join(_PLAIN_WORD.split(piece)) for piece in pieces[::2]]
-    out.append("".join(pieces))
+    flows.append(len(out))
+    out.append("".join(parts))
     return at + 1
 
 
+def _quote_plain_words(out: list[str], flows: list[int]) -> None:
+    """Quote the plain words of the flow collections at these indexes of `out`, in two
+    regular-expression passes over all of them: their JSON strings split off, then the text
+    between the strings split at its words, each joined back with '"' (a word between quotes).
+    The texts are joined with characters no text read here holds (`_BAD_CHAR` refuses them),
+    which are neither in a string nor in a word, and split at them again."""
+    pieces = _JSON_STRING.split("\x00".join([out[i] for i in flows]))
+    between = '"'.join(_PLAIN_WORD.split("\x01".join(pieces[::2]))).split("\x01")
+    pieces[::2] = between
+    for i, text in zip(flows, "".join(pieces).split("\x00")):
+        out[i] = text
+
+
 def _within_limits(value: Any) -> bool:
-    nodes = 0
+    """Whether a value read is within the limits the strict loader holds a text to: strings
+    and keys of at most MAX_STRING characters, collections nested at most MAX_DEPTH deep, at
+    most MAX_NODES nodes (every value, and every key). A collection's scalars are checked
+    where it is, only collections go on the stack."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return kind is not str or len(value) <= MAX_STRING
+    nodes = 1
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        nodes += 1
-        kind = type(item)
-        if kind is str:
-            if len(item) > MAX_STRING:
-                return False
-        elif kind is dict or kind is list:
-            if depth > MAX_DEPTH:
-                return False
-            if kind is dict:
-                nodes += len(item)
-                for key in item:
-                    if type(key) is not str or len(key) > MAX_STRING:
-                        return False
-            for child in (item.values() if kind is dict else item):
+        if depth > MAX_DEPTH:
+            return False
+        if type(item) is dict:
+            nodes += len(item)
+            for key in item:
+                if type(key) is not str or len(key) > MAX_STRING:
+                    return False
+            children: Any = item.values()
+        else:
+            children = item
+        nodes += len(children)
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                if len(child) > MAX_STRING:
+                    return False
+            elif kind is dict or kind is list:
                 stack.append((child, depth + 1))
     return nodes <= MAX_NODES
 
