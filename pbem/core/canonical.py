@@ -394,8 +394,9 @@ def _block(lines: list[str], at: int, indent: int, out: list[str], flows: list[i
 
 
 def _flow(lines: list[str], at: int, column: int, out: list[str], flows: list[int]) -> int:
-    """Append a flow value from `column` of line `at`; a line that ends in ',' goes on in
-    the next (a long list wrapped); return the index of the line after it."""
+    """Append a flow value from `column` of line `at`: a scalar as JSON, a collection as it
+    stands with its index added to `flows` (a line that ends in ',' goes on in the next: a
+    long list wrapped); return the index of the line after it."""
     text = lines[at][column:]
     first = text[0]
     if first == '"' or first == "-" or first in _DIGITS or text in _JSON_WORDS:   # a string or a number: JSON as it is
