@@ -460,8 +460,7 @@ def _replay_part(folder: Path, game: engine.Game, paths: list[Path], packets: di
         out.divergence = _divergence_of(exc)
         found = {"state": None}
     if found is not None:
-        found.update({name: getattr(out, name) for name in ("packets", "signatures", "reveals", "rolls", "states")},
-                     divergence=out.divergence.as_dict() if out.divergence else None)
+        found.update(out.as_dict())    # what `_add` counts, and the divergence
     return found
 
 
@@ -517,15 +516,13 @@ SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 
 
 def _names(folder: Path) -> list[str]:
-    if not folder.is_dir():
-        return []
-    return sorted(name for name in os.listdir(folder)
-                  if not (name in SYSTEM_FILES or name.startswith("._")) or not (folder / name).is_file()
-                  or (folder / name).is_symlink())
+    """`_entries` of a folder by name alone; none where there is no folder."""
+    return [name for name, _ in _entries(folder)] if folder.is_dir() else []
 
 
 def _entries(folder: Path) -> list[tuple[str, bool]]:
-    """`_names` of a folder, each with whether it is a regular file (no link): from one read
+    """The names in a folder, sorted, but for the plain files a file browser leaves there
+    (SYSTEM_FILES, `._NAME`), each with whether it is a regular file (no link): from one read
     of the directory, without a call to stat per file where the file system says its kind."""
     with os.scandir(folder) as found:
         entries = [(entry.name, entry.is_file(follow_symlinks=False)) for entry in found]

@@ -1083,7 +1083,12 @@ def canonical(obj: Any) -> bytes:
 
 def digest(domain: bytes, obj: Any) -> str:
     """Hex SHA-256 of a domain prefix line and the canonical bytes of `obj`."""
-    return hashlib.sha256(domain + canonical(obj)).hexdigest()
+    return digest_of(domain, canonical(obj))
+
+
+def digest_of(domain: bytes, data: bytes) -> str:
+    """`digest` of an object whose canonical bytes `data` the caller has made already."""
+    return hashlib.sha256(domain + data).hexdigest()
 
 
 LINE_WIDTH = 100

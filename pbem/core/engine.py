@@ -31,7 +31,7 @@ import re
 from typing import Any, NamedTuple
 
 from pbem.core import dice
-from pbem.core.canonical import DOMAIN_STATE, canonical, digest
+from pbem.core.canonical import DOMAIN_STATE, canonical, digest, digest_of
 from pbem.core.errors import RulesError, VerificationError
 from pbem.core.packet import check_envelope, packet_id, verify_signature
 from pbem.core.text import names, numbers, shown, with_rule
@@ -627,7 +627,7 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
     _set_due(game, new)
     new["awaiting"] = _awaiting(game, new, k, run.status)
     content = canonical({key: value for key, value in new.items() if key != "state_hash"})   # as `state_hash`
-    new["state_hash"] = hashlib.sha256(DOMAIN_STATE + content).hexdigest()
+    new["state_hash"] = digest_of(DOMAIN_STATE, content)
     return new, events, content
 
 

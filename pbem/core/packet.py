@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import re
 from typing import Any
 
-from pbem.core.canonical import DOMAIN_PACKET, canonical, digest
+from pbem.core.canonical import DOMAIN_PACKET, canonical, digest, digest_of
 from pbem.core.errors import InputError, VerificationError
 from pbem.core.genesis import MAX_CHAIN_LENGTH, MIN_CHAIN_LENGTH
 from pbem.core.text import shown
@@ -49,7 +48,7 @@ def packet_id(packet: dict, signed: bytes | None = None) -> str:
     `signed_bytes` where the caller has them already (the same hash, one encoding fewer)."""
     if signed is None:
         return digest(DOMAIN_PACKET, {k: v for k, v in packet.items() if k != "signature"})
-    return hashlib.sha256(DOMAIN_PACKET + signed).hexdigest()
+    return digest_of(DOMAIN_PACKET, signed)
 
 
 def not_a_packet(document: Any, source: str, command: str) -> None:

@@ -84,17 +84,12 @@ def count(sc, rules: dict, area: str, side: str) -> int:
 
 def occupancy(sc, rules: dict) -> dict:
     """{area: {"german": n, "soviet": n}} for every area, in one pass over the units."""
-    occ = {a: {"german": 0, "soviet": 0} for a in sc.area_ids}
-    units = sc.units
-    for uid, where in rules["units"].items():
-        if where not in _OFF_MAP:
-            occ[where][units[uid].side] += 1
-    return occ
+    return occupancy_of(sc, rules, sc.area_ids)
 
 
 def occupancy_of(sc, rules: dict, areas: tuple[str, ...]) -> dict:
-    """`occupancy` of these areas only (where one unit is and where it may go: an order
-    checked), in one pass over the units that counts no other area."""
+    """`occupancy` of these areas only (of all of them; or where one unit is and where it
+    may go: an order checked), in one pass over the units that counts no other area."""
     occ = {a: {"german": 0, "soviet": 0} for a in areas}
     units = sc.units
     for uid, where in rules["units"].items():
