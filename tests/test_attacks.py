@@ -1574,6 +1574,59 @@ def test_27_a_genesis_with_a_bad_key_or_chain_is_refused(table, tmp_path, change
     rejected(tmp_path, ["join", tmp_path / "spectator", blue / "game.yaml"], 3, *words)
 
 
+def _hand_joined(table, change) -> tuple[dict, dict]:
+    """red's proposal of a duel, and blue's join of it made by hand, its chain fields changed
+    by `change(blue's entry, red's entry)` and signed by both as the handshake signs."""
+    from pbem.core import genesis
+
+    ruleset = rulesets.get("duel")
+    proposal = genesis.propose(ruleset, {s: k.public for s, k in table.keys.items()}, table.keys["red"],
+                               chain_length=64, nonce=nonce("hand-red"), created=CREATED)
+    joined = genesis.join(proposal, table.keys["blue"], "proposal.yaml", chain_length=64, nonce=nonce("hand-blue"))
+    red, blue = joined["sides"]
+    change(blue, red)
+    joined["proposal_signature"] = genesis._sign(table.keys["red"], genesis.proposal_view(joined))   # red colludes
+    joined["signatures"] = {"blue": genesis._sign(table.keys["blue"], genesis.unsigned(joined))}
+    return proposal, joined
+
+
+@pytest.mark.parametrize("change", [
+    lambda blue, red: blue.update(anchor=red["anchor"]),
+    lambda blue, red: blue.update(anchor=dice.chain_step(bytes.fromhex(red["anchor"])).hex()),
+    lambda blue, red: blue.update(nonce=red["nonce"]),
+    lambda blue, red: blue.update(nonce=red["nonce"], anchor=red["anchor"]),
+    lambda blue, red: red.update(anchor=dice.chain_step(bytes.fromhex(blue["anchor"])).hex()),   # arranged before
+])
+def test_27_a_joiner_whose_chain_is_the_proposers_or_starts_at_its_anchor_is_refused(table, tmp_path, change):
+    """A joiner who takes the proposer's anchor (or its hash: the joiner's first value is then
+    the proposer's anchor) reveals the proposer's own values a packet late, so the proposer
+    knows every segment's seed in advance, and an audit called the colluding pair's dice
+    unforeseeable (a cheaters' probe). The proposer's `pbem join` refuses the join, and a
+    genesis both signed anyway is refused by every command: no folder is made of it."""
+    from pbem.core import genesis
+
+    proposal, joined = _hand_joined(table, change)
+    with pytest.raises(VerificationError, match="the same chain nonce|anchor is red's, or one hash step from it"):
+        genesis.complete(joined, proposal, table.keys["red"], "join.yaml")
+    both = dict(joined, signatures=dict(joined["signatures"], red=genesis._sign(table.keys["red"],
+                                                                                 genesis.unsigned(joined))))
+    (tmp_path / "game.yaml").write_text(game.genesis_text(both))
+    words = "same chain nonce" if joined["sides"][0]["nonce"] == joined["sides"][1]["nonce"] else "one hash step"
+    rejected(tmp_path, ["join", tmp_path / "spectator", tmp_path / "game.yaml"], 3, "game.yaml", words)
+    assert not (tmp_path / "spectator").exists()
+
+
+def test_27_an_honest_join_passes_the_chain_check():
+    """The check above refuses only what it must: red's and blue's own chains pass it."""
+    from pbem.core import genesis
+
+    key = {side: fixed_key(f"honest-{side}") for side in SIDES}
+    proposal = genesis.propose(rulesets.get("duel"), {s: k.public for s, k in key.items()}, key["red"],
+                               chain_length=64, created=CREATED)
+    joined = genesis.join(proposal, key["blue"], "proposal.yaml", chain_length=64)
+    assert sorted(genesis.verify(genesis.complete(joined, proposal, key["red"], "join.yaml"), "game.yaml")) == sorted(SIDES)
+
+
 def test_27_a_proposal_naming_one_key_for_both_sides_is_refused(table, tmp_path):
     rejected(tmp_path, ["new", tmp_path / "g", "--ruleset", "duel", "--key", table.key_files["red"],
                         f"--side=red={table.key_files['red']}.pub", f"--side=blue={table.key_files['red']}.pub"],

@@ -272,6 +272,27 @@ def check_sides(genesis: dict, source: str) -> dict:
     return public
 
 
+def check_chains(sides: list[dict], source: str) -> None:
+    """No side's dice chain may be another's or begin with a value another side's makes
+    public: two sides with the same nonce or anchor, or an anchor that is the chain hash of
+    another side's (its first value would be that anchor, out from the start), would reveal
+    values the other side knew before they were due, and an audit would call the dice of a
+    colluding pair unforeseeable (a cheaters' probe; docs/protocol.md §5 refuses the same of a
+    next chain). Two players who share their chain values out of band can foresee dice
+    together whatever pbem checks; this refuses what the files themselves show."""
+    from pbem.core.dice import chain_step
+
+    for first, second in ((a, b) for n, a in enumerate(sides) for b in sides[n + 1:]):
+        if first["nonce"] == second["nonce"]:
+            raise VerificationError(f"{source}: {first['name']} and {second['name']} have the same chain nonce; each side "
+                                    f"commits a chain of its own, from a fresh nonce")
+        one, other = bytes.fromhex(first["anchor"]), bytes.fromhex(second["anchor"])
+        if one == other or chain_step(one) == other or chain_step(other) == one:
+            raise VerificationError(f"{source}: {second['name']}'s dice chain anchor is {first['name']}'s, or one hash "
+                                    f"step from it, so one side would reveal values the other knew before they were "
+                                    f"due; each side commits a chain of its own (docs/protocol.md §4)")
+
+
 def verify_proposal(proposal: dict, source: str) -> dict:
     """A proposal's structure and its proposer's signature; side -> PublicKey."""
     _check_schema(proposal, source)
@@ -296,6 +317,7 @@ def verify(genesis: dict, source: str, *, require_all: bool = True) -> dict:
         missing = [s["name"] for s in genesis["sides"] if "anchor" not in s]
         raise VerificationError(f"{source}: the genesis is not complete: {', '.join(missing)} has not joined "
                                 f"(`pbem join`)")
+    check_chains(genesis["sides"], source)
     signatures = genesis.get("signatures") or {}
     for name in sorted(signatures):
         if name not in public:
