@@ -1119,16 +1119,23 @@ def test_20_an_interrupt_before_the_state_is_linked_leaves_the_old_folder(crash_
 def test_20_a_kill_after_the_packet_was_filed_is_completed_by_adjudicating_again(crash_site):
     # What a kill between the packet file and the state would leave: the packet filed, a
     # half-written temporary file, no state 3. The temporary file is never read as a state,
-    # and adjudicating the packet again completes the folder.
+    # and adjudicating the packet again completes the folder and removes it, so the folder
+    # audits clean (a referee's probe: an honest folder failed its audit after a power cut,
+    # the leftover named, until it was found and removed by hand). A leftover of another
+    # file stays, and audit names it.
     blue, packet_3, after_ok = crash_site
     shutil.copy(packet_3, blue / "packets" / "0003-red.yaml")
     (blue / "states" / ".0003.yaml.tmp99999").write_text("pbem: 1\nseq: 3\nrul")
+    (blue / "states" / ".0004.yaml.tmp99999").write_text("pbem: 1\nseq: 4\nrul")
     ok(run("status", blue))
     assert game.open_folder(blue).state["seq"] == 2
     ok(run("adjudicate", blue, packet_3))
     now = snapshot(blue)
-    assert now.pop("states/.0003.yaml.tmp99999") == b"pbem: 1\nseq: 3\nrul"
+    assert now.pop("states/.0004.yaml.tmp99999") == b"pbem: 1\nseq: 4\nrul"
     assert now == after_ok
+    fails(run("audit", blue), 3, "states/.0004.yaml.tmp99999", "a leftover")
+    (blue / "states" / ".0004.yaml.tmp99999").unlink()
+    assert "audit OK" in ok(run("audit", blue)).stdout
 
 
 # === Protocol 2: choosing or foreseeing dice (attacks 21-35) ====================================

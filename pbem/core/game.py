@@ -741,6 +741,7 @@ def write_new(path: Path, text: str, replace: bool = False, mode: int = 0o644) -
                 raise FileError(f"{path} already exists; pbem never overwrites it") from None
             finally:
                 os.unlink(tmp)
+            _clear_unfinished(path)
     except FileError:
         raise
     except OSError as exc:
@@ -750,6 +751,27 @@ def write_new(path: Path, text: str, replace: bool = False, mode: int = 0o644) -
             pass
         raise FileError(f"{path}: cannot be written ({exc.strerror})") from None
     _fsync_dir(path.parent)
+
+
+def _clear_unfinished(path: Path) -> None:
+    """Remove the temporary files of writes of `path` whose commands were killed before they
+    linked it into place, now that it is there: the command run again completes the folder,
+    and audit, which names every file it does not expect, then finds it clean (a referee's
+    probe: an honest folder failed its audit after a power cut until the leftover was found
+    and removed by hand). A write of another file, or one still under way, is left alone: a
+    writer of the same name would now find it taken all the same."""
+    prefix = f".{path.name}.tmp"
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix):]
+        if name.startswith(prefix) and pid.isascii() and pid.isdigit():
+            try:
+                os.unlink(path.parent / name)
+            except OSError:
+                pass
 
 
 def _fsync_dir(folder: Path) -> None:
