@@ -1,6 +1,6 @@
 """pbem: a play-by-email adjudicator for board wargames."""
 
-__version__ = "0.21.0"
+__version__ = "0.22.0"
 
 # The version of each ruleset that each release of pbem plays, oldest release first. A
 # genesis binds its ruleset's version (DESIGN §2.2), so a game is continued and audited only
@@ -28,6 +28,7 @@ RELEASES = {
     "0.19.0": {"chir": "1.12.0", "dos": "1.18.0", "kkoh": "1.18.0", "stalingrad": "1.11.0"},
     "0.20.0": {"chir": "1.13.0", "dos": "1.19.0", "kkoh": "1.19.0", "stalingrad": "1.12.0"},
     "0.21.0": {"chir": "1.13.0", "dos": "1.20.0", "kkoh": "1.20.0", "stalingrad": "1.12.0"},
+    "0.22.0": {"chir": "1.13.0", "dos": "1.21.0", "kkoh": "1.20.0", "stalingrad": "1.12.0"},
 }
 
 

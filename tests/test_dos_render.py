@@ -130,7 +130,11 @@ def test_pbem_render_draws_the_example_game(tmp_path):
     result = CliRunner().invoke(cli, ["render", str(EXAMPLE), "-o", str(out)])
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert 'data-cell="N0131"' in text and "Stalingrad 15 VP" in text and "SOUTH MAPSHEET" in text
+    # a stack for every hex `pbem show` lists units in, on both sheets
+    held = re.findall(r"^([NS]\d{4}) ", CliRunner().invoke(cli, ["show", str(EXAMPLE)]).output, re.M)
+    assert len(held) > 60 and {h[0] for h in held} == {"N", "S"}
+    assert set(re.findall(r'<g class="stack" data-cell="([^"]+)"', text)) == set(held)
+    assert "Stalingrad 15 VP" in text and "SOUTH MAPSHEET" in text
     # the title, as status says it, over two lines
     assert ">Game-Turn 3 of 25 (12-18 Jul), axis Initial<" in text and ">Movement Phase<" in text
 

@@ -111,7 +111,9 @@ def test_18_21_18_22_an_hq_holds_a_don_line_hex_and_any_soviet_unit_west_of_the_
     """18.21: a Don-line hex must be "occupied by a Soviet combat unit or in a Soviet Zone of
     Control"; an HQ is one (11.41). 18.22: no VP "for any hex in a hex-row which includes a
     hex west of the Don River containing one or more Soviet units or ZOCs": an air army, which
-    exerts no ZOC, is such a unit. 16.31: an Axis truck across the Don is no division there."""
+    exerts no ZOC, is such a unit; and, as the text says "units" of both sides alike, an Axis
+    truck across the Don is one of "one or more Axis units" there (until dos 1.21.0 it was read
+    as no division, and the Don-line VP stood)."""
     sc = SC()
     line = sorted(sc.ids[i] for i in sc.don_line)
     n18 = [h for h in line if sc.hexrow_label[sc.idx[h]] == "N18"]
@@ -130,7 +132,7 @@ def test_18_21_18_22_an_hq_holds_a_don_line_hex_and_any_soviet_unit_west_of_the_
     assert "N1836" not in west and len(west) == len(line) - 1
     truck = next(u for u in sc.unit_ids if sc.units[u].truck and sc.side_of[u] == "axis")
     across = next(sc.ids[i] for i in sorted(sc.across_don))
-    assert len(failures(**{truck: {"hex": across}})) == len(line)
+    assert failures(**{truck: {"hex": across}}) == []
 
 
 # --- 14.4, 14.7: air interdiction and the Air Point markers -----------------------------------------
@@ -760,9 +762,17 @@ def test_18_21_18_22_from_game_turn_4_one_vp_a_don_line_hex():
     assert [v for v in vp_events(ctx) if v[0] == "18.22"] == [("18.22", "axis", len(sc.don_line))]
 
 
-def test_18_22_no_vp_while_an_axis_unit_is_across_the_don():
+@pytest.mark.parametrize("unit", ["G/57", "Tr/1", "AirK/4"])
+def test_18_22_no_vp_while_an_axis_unit_is_across_the_don(unit):
+    """ "If one or more Axis units are across the Don (see Case 16.31)": any unit, as 16.31
+    says of every unit in its area, a truck or an air unit too (a rules probe: until dos
+    1.21.0 only a combat unit or an HQ there cost the Axis its Don-line VP)."""
+    sc = SC()
     h, = across(1)
-    rules = at(turn=4, player="soviet", phase="interdiction", units={"G/57": {"hex": h}})
+    alone = at(turn=4, player="soviet", phase="interdiction")
+    assert len(victory.don_line_failures(sc, alone, view(sc, alone))) == len(sc.don_line)
+    rules = at(turn=4, player="soviet", phase="interdiction", units={unit: {"hex": h}})
+    assert victory.don_line_failures(sc, rules, view(sc, rules)) == []
     ctx = play(rules, [{"type": "end"}], dice=[2])
     assert [v for v in vp_events(ctx) if v[0] == "18.22"] == []
 

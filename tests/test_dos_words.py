@@ -25,11 +25,11 @@ def test_status_and_show_of_the_example_game():
     text = pbem("status", str(EXAMPLE))
     assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
     # what the VP would make of the game if it ended now (a players' probe: the onlooker could not tell)
-    assert ("VP as they stand (19.1): Axis 33, Soviet 176; if the game ended now: Decisive Soviet Victory (19.0); "
+    assert ("VP as they stand (19.1): Axis 33, Soviet 177; if the game ended now: Decisive Soviet Victory (19.0); "
             "Hitler Directive in force (16.0): none.") in text
     board = pbem("show", str(EXAMPLE))
     # the phase as status says it (players' probe: show read "soviet interdiction", an internal word)
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0313 soviet: C/61 U-6" in board
+    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0324 soviet: C/55 U-6" in board
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
@@ -38,13 +38,13 @@ def test_show_one_hex_and_one_unit():
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
     front = pbem("show", "--hex", "N0349", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: Hun/6 4-6." in front
-    unit = pbem("show", "--unit", "C/61", str(EXAMPLE))
-    assert "untried, drawn from the sov-cav pool (13.0)" in unit and "Now: in N0313 (clear): C/61 U-6." in unit
+    assert "On the Front Line of 28 June 1942" in front and "Units: G/377 4-9." in front
+    unit = pbem("show", "--unit", "C/55", str(EXAMPLE))
+    assert "untried, drawn from the sov-cav pool (13.0)" in unit and "Now: in N0324 (clear): C/55 U-6." in unit
     # a unit in a city is said to be there (players' probe: one in Voronezh stood "in N0741 (clear)")
-    assert "Now: in N0746 (clear, Minor city of Kastornoye): R/31 2-3-8." in pbem("show", "--unit", "R/31", str(EXAMPLE))
+    assert "Now: in N0741 (clear, Major city of Voronezh): R/229 U-8." in pbem("show", "--unit", "R/229", str(EXAMPLE))
     assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
-            "A/18, is 4 hexes away, rating 2 (12.12).") in pbem("show", "--unit", "AA/4", str(EXAMPLE)).splitlines()
+            "A/1Gds, is 21 hexes away, rating 5 (12.12).") in unit.splitlines()
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "G/82", str(EXAMPLE))
     assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "AirK/4", str(EXAMPLE))  # 14.11
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
@@ -54,16 +54,16 @@ def test_show_one_hex_and_one_unit():
 
 
 def test_show_diff_names_moves_and_the_turn():
-    text = pbem("show", "--diff", "7", "8", str(EXAMPLE))
-    assert "- G/57 (axis) advanced after combat from N2448 to N2548." in text
-    assert "- GR/15 (soviet) retreated from N2548 to N2547." in text   # players' probe: a retreat "moved"
+    text = pbem("show", "--diff", "16", "17", str(EXAMPLE))
+    assert "- G/75 (axis) advanced after combat from N2549 to N2648." in text
+    assert "- GR/13 (soviet) retreated from N2648 to N2647." in text   # players' probe: a retreat "moved"
     assert "Now: Game-Turn 1 of 25 (28 Jun-4 Jul), axis Combat Phase" in pbem("show", "--diff", "4", "5", str(EXAMPLE))
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "5", "6", str(EXAMPLE))
-    assert "- G/95 (axis) lost 1 step: 3 of 4 left." in text
+    text = pbem("show", "--diff", "21", "22", str(EXAMPLE))
+    assert "- G/377 (axis) lost 1 step: 3 of 4 left." in text
     assert "strength point" not in text
 
 

@@ -248,9 +248,10 @@ def don_line_failures(sc: Scenario, rules: dict, board: Board) -> list[str]:
     """18.21, 18.22: east-bank hexes of the Voronezh-Don line neither held by a Soviet combat
     unit (an HQ is one, 11.41: "treated in all respects like normal combat units") nor in
     Soviet ZOC, except in hexrows where a hex west of the Don holds "one or more Soviet units"
-    (any, an air unit too) or is in Soviet ZOC; none at all while an Axis unit is across the
-    Don (16.31, which counts divisions: combat units and HQs, not trucks or air units)."""
-    if any(i in sc.across_don and board.has_combat(i, "axis") for i in board.occ):
+    (any, an air unit too) or is in Soviet ZOC; none at all while "one or more Axis units are
+    across the Don": any, a truck or an air unit too, as 16.31 says of every unit in its area
+    (its division count is 16.32-16.34's; until 1.21.0 only combat units and HQs counted)."""
+    if any(i in sc.across_don and board.side_at(i) == "axis" for i in board.occ):
         return []
     zoc = board.zoc("soviet")
     held = {i for i in board.occ if board.has_combat(i, "soviet")}
