@@ -1589,7 +1589,8 @@ def _hand_joined(table, change) -> tuple[dict, dict]:
     ruleset = rulesets.get("duel")
     proposal = genesis.propose(ruleset, {s: k.public for s, k in table.keys.items()}, table.keys["red"],
                                chain_length=64, nonce=nonce("hand-red"), created=CREATED)
-    joined = genesis.join(proposal, table.keys["blue"], "proposal.yaml", chain_length=64, nonce=nonce("hand-blue"))
+    joined = copy.deepcopy(genesis.join(proposal, table.keys["blue"], "proposal.yaml", chain_length=64,
+                                        nonce=nonce("hand-blue")))   # red's entry is the proposal's own
     red, blue = joined["sides"]
     change(blue, red)
     joined["proposal_signature"] = genesis._sign(table.keys["red"], genesis.proposal_view(joined))   # red colludes

@@ -758,8 +758,8 @@ def _clear_unfinished(path: Path) -> None:
     linked it into place, now that it is there: the command run again completes the folder,
     and audit, which names every file it does not expect, then finds it clean (a referee's
     probe: an honest folder failed its audit after a power cut until the leftover was found
-    and removed by hand). A write of another file, or one still under way, is left alone: a
-    writer of the same name would now find it taken all the same."""
+    and removed by hand). A write of another file is left alone; one of this file still under
+    way in another process would find its name taken all the same."""
     prefix = f".{path.name}.tmp"
     try:
         names = os.listdir(path.parent)
