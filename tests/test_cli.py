@@ -287,6 +287,20 @@ def test_usage_errors_exit_2(run, tmp_path):
     run("status", code=2)
 
 
+@pytest.mark.parametrize("given, words", [
+    (["--created", "x\ty"], "created: 'x\\ty' does not match"),
+    (["--seed", "a" * 1001], "sandbox: {'seed': 'aaaa"),
+])
+def test_a_sandbox_genesis_the_command_line_spoilt_is_a_usage_error_and_nothing_is_written(run, tmp_path, given, words):
+    """A probe: a bad --created or a seed over the schema's length made a sandbox `pbem new`
+    exit 3, a verification failure of "game.yaml", which was never written; the same in a
+    secure `pbem new` exits 2. Both are the command line's mistake now."""
+    error = run("new", "s", "--ruleset", "duel", "--side", "red", "--side", "blue", "--sandbox", *given, code=2).stderr
+    assert error.startswith("pbem: the game: the genesis does not match its schema: ") and words in error
+    assert error.rstrip().endswith("(an option, the dice, the seed or a scenario given); nothing was written")
+    assert not (tmp_path / "s").exists()
+
+
 def test_missing_folder_exits_4(run):
     assert "not a pbem game folder" in run("status", "nowhere", code=4).stderr
     # a path that is no game folder is a wrong path (4), not a game failing its audit (3)

@@ -1158,6 +1158,9 @@ def test_render_says_an_option_that_would_change_nothing_and_a_picture_too_large
         "pbem: --zoom 0.5 scales a PNG; an SVG is drawn at any size by what shows it: leave --zoom out, or write m.png\n")
     assert run("render", EXAMPLES["chir"], "--radius", 3, "-o", out, code=2).stderr == (
         "pbem: --radius 3 is the size of the part drawn with --around CELL; give --around too\n")
+    # not a number, though it compares false with both bounds (a probe: a traceback, exit 1)
+    for zoom in ("nan", "NaN", "-nan", "inf"):
+        assert "Invalid value for '--zoom'" in run("render", EXAMPLES["chir"], "--zoom", zoom, "-o", out, code=2).stderr
     assert not list(tmp_path.iterdir())
     from pbem.core.render import png
 

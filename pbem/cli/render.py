@@ -7,13 +7,24 @@ import click
 from pbem.cli.common import echo, game_dir, handles_errors
 
 
+class _Scale(click.FloatRange):
+    """click.FloatRange, which lets `nan` through: it compares false with both bounds (a probe:
+    `--zoom nan` ended in a traceback where the PNG's size was worked out)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number in the range {self._describe_range()}.", param, ctx)
+        return number
+
+
 @click.command("render")
 @game_dir
 @click.option("--state", "--seq", "seq", type=int, default=None, help="Draw state N instead of the latest (as show --state).")
 @click.option("-o", "--output", "--out", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="The picture to write: FILE.svg or FILE.png.")
 @click.option("--zoc", is_flag=True, help="Shade each side's zones of control.")
-@click.option("--zoom", type=click.FloatRange(0.1, 8), default=None, help="Scale of a PNG (1 unless given).")
+@click.option("--zoom", type=_Scale(0.1, 8), default=None, help="Scale of a PNG (1 unless given).")
 @click.option("--around", metavar="CELL", default=None,
               help="Draw only the part of the map around this hex (or square, or cell), larger: a large map's corner for a "
                    "forum post.")

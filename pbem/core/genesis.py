@@ -170,6 +170,11 @@ def sandbox(ruleset: Any, dice_source: dict, **fields: Any) -> dict:
     """A sandbox genesis: unsigned packets, dice from a script or a plain seed."""
     genesis = base(ruleset, **fields)
     genesis.update(mode="sandbox", sandbox=dice_source, sides=[{"name": name} for name in ruleset.sides])
+    try:   # the command line's mistake, as in `propose` (a probe: a bad --created exited 3, naming the
+        _check_schema(genesis, "the game")   # game.yaml never written)
+    except VerificationError as exc:
+        raise UsageError(f"{exc.message} (an option, the dice, the seed or a scenario given); nothing was "
+                         "written") from None
     return genesis
 
 
