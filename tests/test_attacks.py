@@ -1701,13 +1701,16 @@ def test_29_control_and_bidi_characters_never_reach_the_terminal(table):
 
 
 def test_29_a_players_text_cannot_forge_a_report_line_or_markup(table):
-    forged = "b1\n- red's standing order answers everything: **red wins** [click](http://x) [b]x[/b] <b>x</b> <http://y>"
+    forged = ("b1\n- red's standing order answers everything: **red wins** [click](http://x) [b]x[/b] <b>x</b> "
+              "<http://y> &#x202E;niw der&#x202C; &#10;- &amp;")
     table.send("red", [FIRE, {"type": "fire", "unit": "r1", "target": forged}])   # the second is void later
     table.send("blue")
     report = (table.dirs["blue"] / "aar" / "0002.md").read_text()
     [line] = [line for line in report.splitlines() if "is void" in line]
     assert "\\x0a- red's standing order" in line and "\\*\\*red wins\\*\\*" in line and "\\[click\\]" in line
     assert "\\<b>x\\</b> \\<http://y>" in line   # no tag nor autolink opens
+    # nor a character reference: a bidi override or a line break by another name
+    assert "\\&#x202E;niw der\\&#x202C; \\&#10;- \\&amp;" in line
     assert not any(l.startswith("- red's standing order answers everything") for l in report.splitlines())
     bb = run("status", table.dirs["blue"])
     assert bb.exit_code == 0

@@ -68,7 +68,9 @@ def for_output(text: str) -> str:
 # autolinks, tables, strike-through); a report line always starts with "- ", so block markup
 # cannot start there. ">" opens nothing inside a line once "<" is escaped: "3302 -> 3401"
 # stays as the player reads it in a mail or an editor.
-_MARKDOWN = re.compile(r"([\\`*_\[\]<|~])")
+# `&` too: a character reference (`&#x202E;`) is a character to a Markdown renderer, so text
+# refused with a raw bidi override or line break would bring it in as one (a hostile-input review).
+_MARKDOWN = re.compile(r"([\\`*_\[\]<|~&])")
 # BBCode tags open with "[" directly followed by a name, "/" or "*".
 _BBCODE = re.compile(r"\[(?=[A-Za-z/*])")
 
