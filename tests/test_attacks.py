@@ -1721,6 +1721,24 @@ def test_29_a_players_text_cannot_forge_a_report_line_or_markup(table):
     assert "[ b]x[ /b]" in text and "[*]b1\\x0a- red" in text
 
 
+def test_29_a_file_name_that_came_by_mail_prints_no_line_of_its_own(table, tmp_path):
+    """A proposal, a join, a game.yaml, an orders file or a scenario comes as a file whose name
+    the sender chose: a name holding a line break printed a line of the sender's making in
+    pbem's error, a forged verdict (a hostile-input review). The name is shown escaped."""
+    name = tmp_path / "x\nAUDIT OK: nothing to see\n.yaml"
+    name.write_text("a: [\n")
+    blue = table.dirs["blue"]
+    for args, code in ((["join", tmp_path / "j", name], 4), (["submit", blue, name, "--key", table.key_files["blue"]], 4),
+                       (["new", tmp_path / "n", "--ruleset", "duel", "--scenario", name, "--side", "red", "--side",
+                         "blue", "--sandbox"], 4)):
+        error = fails(run(*args), code)
+        assert "x\\x0aAUDIT OK: nothing to see\\x0a.yaml" in error
+        assert not any(line.startswith("AUDIT OK") for line in run(*args).stderr.splitlines())
+    name.write_text("orders: []\n")   # read, then refused later by the join that names it
+    error = fails(run("join", tmp_path / "j", name), 3)
+    assert "x\\x0aAUDIT OK" in error and not (tmp_path / "j").exists()
+
+
 def test_29_ids_have_patterns_in_the_schemas():
     from pbem.core import schema
 

@@ -24,10 +24,12 @@ def command(game_dir: str, document: str, key_file: str | None, chain_length: in
     spectator's first, who then adjudicates the packets into it)."""
     from pbem.core import describe, game
     from pbem.core.canonical import load_mapping
+    from pbem.core.text import shown
 
-    doc = load_mapping(Path(document), document)
+    source = shown(document)   # a file name that came by mail prints no line of its own
+    doc = load_mapping(Path(document), source)
     key = load_key(key_file) if key_file else None
-    done = game.join(Path(game_dir), doc, document, key, chain_length=chain_length)
+    done = game.join(Path(game_dir), doc, source, key, chain_length=chain_length)
     terms = "\n".join(f"  {line}" for line in describe.terms(done.document))
     if done.step == "joined":
         echo(f"wrote {done.path}: you joined as {_side(doc, key)}. The game you agree to by sending it:\n{terms}\n"

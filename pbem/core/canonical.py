@@ -1065,15 +1065,25 @@ def _kind(mode: int) -> str:
 
 
 def load_file(path: str | Path, source: str | None = None) -> Any:
-    """Read and strictly parse a YAML file; I/O problems are FileErrors naming it."""
-    return loads(read_bounded(path, source), source or str(path))
+    """Read and strictly parse a YAML file; I/O problems are FileErrors naming it (`source`,
+    or its path, with any line break escaped: a file's name came with the mail too, and an
+    error of pbem's must not print a line of its making; a hostile-input review)."""
+    label = _label(path, source)
+    return loads(read_bounded(path, label), label)
 
 
 def load_mapping(path: str | Path, source: str | None = None) -> dict:
     doc = load_file(path, source)
     if not isinstance(doc, dict):
-        raise InputError(f"{source or path}: the file must hold a mapping (key: value lines), not {_type_name(doc)}")
+        raise InputError(f"{_label(path, source)}: the file must hold a mapping (key: value lines), not "
+                         f"{_type_name(doc)}")
     return doc
+
+
+def _label(path: str | Path, source: str | None) -> str:
+    from pbem.core.text import shown
+
+    return shown(source or str(path))
 
 
 def canonical(obj: Any) -> bytes:

@@ -11,7 +11,7 @@ from typing import Any
 from pbem.core import engine, game, schema, sealing
 from pbem.core.canonical import NumberRefused, load_file
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
-from pbem.core.text import numbers, with_rule
+from pbem.core.text import numbers, shown, with_rule
 
 _ORDER_FILE_KEYS = {"orders", "policies"}
 
@@ -88,8 +88,8 @@ def submit(folder: game.Folder, orders_path: Path, *, key: Any = None, side: str
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
     orders, policies = read_orders(orders_path, folder.game.ruleset.order_schema)
-    return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent, source=str(orders_path),
-                         seal=seal, dice=dice, dry_run=dry_run)
+    return submit_orders(folder, orders, policies, key=key, side=side, out=out, sent=sent,
+                         source=shown(str(orders_path)), seal=seal, dice=dice, dry_run=dry_run)
 
 
 def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, key: Any = None, side: str | None = None,
