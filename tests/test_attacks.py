@@ -852,7 +852,10 @@ def test_14_a_yaml_1_1_value_in_a_packet_is_never_converted(table):
     (lambda t: t[: t.index('sent: "') + 12].encode(), 4, ["malformed or truncated"]),
     (lambda t: "\n".join(t.split("\n")[:6]).encode(), 3, ["has no `"]),
     (lambda t: t[: len(t) - 20].encode(), 4, ["malformed or truncated"]),
-    (lambda t: t[: t.rstrip("\n").rindex("\n") + 1].encode(), 3, ["`signature` must be"]),
+    # in the words of the file, not Python's ("must be dict, not NoneType": a hostile-input review)
+    (lambda t: t[: t.rstrip("\n").rindex("\n") + 1].encode(), 3, ["`signature` must be {key: "]),
+    (lambda t: t.replace("\nseq: 1\n", "\nseq: true\n").encode(), 3, ["`seq` must be an integer, not true or false"]),
+    (lambda t: t.replace("\nseq: 1\n", "\nseq: [1]\n").encode(), 3, ["`seq` must be an integer, not a list"]),
     (lambda t: b"- pbem: 1\n- seq: 1\n", 3, ["a packet must be a mapping"]),
     (lambda t: b"just a line of text\n", 3, ["a packet must be a mapping"]),
 ])

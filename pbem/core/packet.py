@@ -73,6 +73,12 @@ def not_a_packet(document: Any, source: str, command: str) -> None:
                          f"{take}")
 
 
+# A value's kind in the words of the file, not of Python (a packet cut off after `signature:`
+# was "must be dict, not NoneType"; a hostile-input review).
+_KIND = {dict: "a mapping", list: "a list", str: "a string", int: "an integer", bool: "true or false",
+         type(None): "empty (null)"}
+
+
 def check_envelope(packet: Any, source: str) -> dict:
     """Structural checks of the envelope; VerificationError naming the field."""
     if not isinstance(packet, dict):
@@ -88,7 +94,8 @@ def check_envelope(packet: Any, source: str) -> dict:
         if expected is None:
             raise VerificationError(f"{source}: unknown packet field `{shown(name)}`")
         if type(value) is not expected:
-            raise VerificationError(f"{source}: packet field `{name}` must be {expected.__name__}, not {type(value).__name__}")
+            raise VerificationError(f"{source}: packet field `{name}` must be {_KIND[expected]}, not "
+                                    f"{_KIND.get(type(value), 'a ' + type(value).__name__)}")
     if packet["seq"] < 1:
         raise VerificationError(f"{source}: packet seq must be 1 or more")
     if not SIDE_NAME.match(packet["side"]):
