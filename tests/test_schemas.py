@@ -236,3 +236,16 @@ def test_a_property_names_pattern_ends_at_the_end_of_the_name_too():
     document["map"]["edges"] = dict(edges, **{"east\n": next(iter(edges.values()))})
     schema = schemas.load("chir-scenario.schema.json")
     assert fastcheck.compile_schema(schema)(document) is False and not schemas.validator(schema).is_valid(document)
+
+
+def test_a_long_value_is_quoted_cut_in_the_error_that_refuses_it():
+    """A packet whose unit id was 200,000 characters long was refused with the whole id in the
+    one sentence of the error, 200 KB on the opponent's terminal (a hostile-input review): an
+    error quotes a value's start and says its size, in the words of an order and of a file."""
+    chir = rulesets.get("chir").order_schema
+    error = schemas.order_errors(chir, {"type": "move", "units": ["x" * 100_000], "path": ["3221"]})[0].message
+    assert error.startswith("'" + "x" * 59 + "... (100000 characters)") and len(error) < 200
+    [state] = schemas.errors({"type": "object", "properties": {"units": {"maxItems": 3}}}, {"units": list(range(50))})
+    assert state.startswith("units: [0, 1, 2, 3,") and "... (50 items) is too long" in state and len(state) < 200
+    short = schemas.errors({"type": "object", "properties": {"u": {"maxLength": 3}}}, {"u": "abcd"})
+    assert short == ["u: 'abcd' is too long"]    # a short value is quoted whole

@@ -151,11 +151,26 @@ def order_errors(schema: dict, order: Any) -> list:
         _list_hint(error)
         _enum_words(error)
         _pattern_words(error)
+        _short_value(error)
     if branches and isinstance(order, dict):
         keys = _keys_error(schema, order)
         if keys is not None:
             return [keys] + errors
     return errors
+
+
+SHOWN_VALUE = 60   # characters of a value that an error quotes
+
+
+def _short_value(error: Any) -> None:
+    """A long value quoted in an error, cut to its first SHOWN_VALUE characters and its size:
+    a packet's 200,000-character field was echoed whole into the one sentence of the error (a
+    hostile-input review)."""
+    text = repr(error.instance)
+    if len(text) > SHOWN_VALUE and text in error.message:
+        size = (f"{len(error.instance)} characters" if isinstance(error.instance, str) else
+                f"{len(error.instance)} items" if isinstance(error.instance, (list, dict)) else f"{len(text)} characters")
+        error.message = error.message.replace(text, f"{text[:SHOWN_VALUE]}... ({size})")
 
 
 def _enum_words(error: Any) -> None:
@@ -319,6 +334,7 @@ def errors(schema: dict, document: Any) -> list[str]:
     found = sorted(validator(schema).iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     for error in found:
         _enum_words(error)
+        _short_value(error)
     return [f"{_path(e.absolute_path) or '(top)'}: {e.message}" for e in found]
 
 
