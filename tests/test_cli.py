@@ -309,6 +309,18 @@ def test_missing_folder_exits_4(run):
         assert done.stderr.startswith("pbem: nowhere: not a pbem game folder (no game.yaml)") and done.stdout == ""
 
 
+def test_the_folder_above_a_game_is_answered_with_the_game_folder_inside_it(run, tmp_path):
+    """A new user's probe: from the folder where join.yaml was saved, `pbem status .` said the
+    handshake was not complete, sending the player to join again, when the game was in game/."""
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo", tmp_path / "game")
+    (tmp_path / "join.yaml").write_text("x: 1\n")
+    for command in ("status", "show", "audit"):
+        assert run(command, ".", code=4).stderr == (
+            "pbem: .: not a pbem game folder (no game.yaml); the game folder inside it is ./game/: give that\n")
+    (tmp_path / "game" / "game.yaml").unlink()   # no game inside: the handshake's hint stands
+    assert "the handshake is not complete" in run("status", ".", code=4).stderr
+
+
 def test_a_file_of_the_game_given_for_its_folder_is_answered_with_the_command_meant(run, tmp_path):
     """A user who names game.yaml, a packet or a state where the game folder belongs is told
     what to type: click alone said "Directory 'g/game.yaml' is a file" (a new-user probe)."""
@@ -433,6 +445,14 @@ def test_a_void_foreseen_with_every_imagined_roll_is_said_to_be_likely_whatever_
     assert void_words([{5: gone}, {}]) == ["with 1 of two imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
     assert void_words([{5: gone}, {5: gone}, {}]) == [
         "with 2 of three imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
+
+
+def test_submit_help_says_how_many_rolls_the_dry_run_imagines(run):
+    """A new user's probe: `submit --help` spoke of two imagined rolls where the dry run makes
+    up to four (and its warning says "with four different imagined rolls")."""
+    from pbem.core.submit import IMAGINED, NUMBERS
+
+    assert f"(up to {NUMBERS[IMAGINED]} rolls)" in " ".join(run("submit", "--help").output.split())
 
 
 def test_submit_dry_run_shows_what_the_orders_would_do_and_writes_nothing(run, duel_game):

@@ -91,7 +91,13 @@ def test_a_malformed_order_is_refused_with_the_schemas_reason():
     for order, reason in (({"type": "end", "phase": "German"}, "'German' does not match"),
                           ({"type": "end", "extra": 1}, "unknown key `extra`; an order of type end takes the keys "
                                                         "type, phase"),
-                          ({"type": "end", "phase": 7}, "7 is not of type 'string'")):
+                          ({"type": "end", "phase": 7}, "7 is not of type 'string'"),
+                          # in words, not as the pattern (a new user's probe: "does not match '^[a-z0-9]...'")
+                          ({"type": "reinforce", "unit": "71id-191", "area": "mamayev_kurgan"},
+                           "'mamayev_kurgan' is not an area's id, in lower-case letters, digits and hyphens, such as "
+                           "mamayev-kurgan"),
+                          ({"type": "reinforce", "unit": "71ID-191", "area": "mamayev-kurgan"},
+                           "'71ID-191' is not a unit's id, in lower-case letters, digits and hyphens, such as 71id-191")):
         with pytest.raises(IllegalOrder, match=f"is malformed: {reason}"):
             RULESET.apply(SCENARIO, rules, need, order, ScriptedContext([], 0, "order"))
 

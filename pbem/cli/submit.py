@@ -21,7 +21,7 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
               help="Sandbox games with scripted dice: more dice, added to the end of the script before the "
                    "packet's orders take effect.")
 @click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and warn of its queued "
-              "orders that two imagined rolls of the dice would make void; nothing is written or sent.")
+              "orders that imagined rolls of the dice would make void (up to four rolls); nothing is written or sent.")
 @handles_errors
 def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None,
             seal: bool | None, dice: str | None, dry_run: bool) -> None:

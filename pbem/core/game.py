@@ -248,10 +248,24 @@ def check_game_folder(folder: Path) -> None:
         kind = _not_a_file(folder / GENESIS)
         if kind:   # named as it is, not as a missing file (a cheater's probe: a FIFO in a tarball)
             raise FileError(f"{folder / GENESIS}: {kind}, not a file; a game folder's genesis is a plain file")
+        inner = _game_folders_in(folder)
+        if inner:   # a new user's probe: run from the folder above the game, where join.yaml was saved
+            raise FileError(f"{folder}: not a pbem game folder (no {GENESIS}); the game folder inside it is "
+                            f"{' or '.join(inner)}: give that")
         hint = ""
         if (folder / PROPOSAL).is_file() or (folder / JOIN).is_file():
             hint = " yet: the handshake is not complete (`pbem join`)"
         raise FileError(f"{folder}: not a pbem game folder{hint} (no {GENESIS})")
+
+
+def _game_folders_in(folder: Path) -> list[str]:
+    """The folders directly inside `folder` that hold a genesis, as `NAME/` (at most three)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if e.is_dir() and (Path(e.path) / GENESIS).is_file())
+    except OSError:
+        return []
+    return [f"{shown(os.path.join(str(folder), name))}/" for name in names[:3]]
 
 
 def _not_a_file(path: Path) -> str | None:

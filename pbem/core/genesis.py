@@ -191,7 +191,10 @@ def propose(ruleset: Any, sides: dict[str, Any], key: Any, *, chain_length: int 
         if entry["name"] == proposer:
             entry.update(commitment(key, nonce or fresh_nonce(), chain_length))
     genesis.update(mode="secure", proposer=proposer, sides=entries)
-    check_sides(genesis, "the proposal")
+    try:   # the command line's mistake (a new user's probe: one key for both sides exited 3)
+        check_sides(genesis, "the proposal")
+    except VerificationError as exc:
+        raise UsageError(f"{exc.message}; nothing was written") from None
     genesis["proposal_signature"] = _sign(key, proposal_view(genesis))
     try:   # what the opponent's `pbem join` checks first: never send a proposal it refuses
         _check_schema(genesis, "the proposal")

@@ -88,7 +88,8 @@ def check_envelope(packet: Any, source: str) -> dict:
                                 f"format {PROTOCOL} (protocol 2) only")
     for name in _REQUIRED:
         if name not in packet:
-            raise VerificationError(f"{source}: the packet has no `{name}` field")
+            raise VerificationError(f"{source}: the packet has no `{name}` field; a file cut short in the mail loses "
+                                    f"its last fields: ask its sender for the packet file again")
     for name, value in packet.items():
         expected = _FIELDS.get(name)
         if expected is None:

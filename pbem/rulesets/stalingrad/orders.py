@@ -8,6 +8,10 @@ from __future__ import annotations
 from ..base import standing_orders
 
 _ID = {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 40}
+# An area's and a unit's id, described: a value the pattern refuses is answered in these words,
+# not as the regular expression (a new user's probe: "mamayev_kurgan" met '^[a-z0-9][a-z0-9-]*$').
+_AREA = dict(_ID, description="an area's id, in lower-case letters, digits and hyphens", examples=["mamayev-kurgan"])
+_UNIT = dict(_ID, description="a unit's id, in lower-case letters, digits and hyphens", examples=["71id-191"])
 
 
 def _order(type_: str, title: str, **props) -> dict:
@@ -27,17 +31,17 @@ ORDER_SCHEMA = {
     "oneOf": [
         _order("end", "Close the current phase (optionally naming it, as a check).",
                phase={"type": "string", "pattern": "^[a-z][a-z-]{0,39}$"}),
-        _order("reinforce", "11.2: place a reinforcement.", unit=_ID, area=_ID),
-        _order("shift", "11.2(3): move a Soviet unit from one crossing to another.", unit=_ID, to=_ID),
-        _order("move", "House 5: move a unit to an adjacent area.", unit=_ID, to=_ID),
-        _order("attack", "House 6.1: attack in an area holding units of both sides.", area=_ID),
+        _order("reinforce", "11.2: place a reinforcement.", unit=_UNIT, area=_AREA),
+        _order("shift", "11.2(3): move a Soviet unit from one crossing to another.", unit=_UNIT, to=_AREA),
+        _order("move", "House 5: move a unit to an adjacent area.", unit=_UNIT, to=_AREA),
+        _order("attack", "House 6.1: attack in an area holding units of both sides.", area=_AREA),
         _order("card", "House 7: play a tactical card or not.", play={"type": "boolean"}),
-        _order("allocate", "House 6.4: put one loss point on a unit.", unit=_ID),
+        _order("allocate", "House 6.4: put one loss point on a unit.", unit=_UNIT),
         _order("apply", "House 6.5: apply a unit's loss points as steps or with a retreat.",
-               unit=_ID, how={"enum": ["step", "retreat"]}),
-        _order("retreat", "10.3(1): choose among tied retreat areas.", unit=_ID, to=_ID),
+               unit=_UNIT, how={"enum": ["step", "retreat"]}),
+        _order("retreat", "10.3(1): choose among tied retreat areas.", unit=_UNIT, to=_AREA),
         _order("substitute", "11.3(1)-(2): the unit withdrawn in place of an eliminated black unit.",
-               unit=_ID),
+               unit=_UNIT),
     ],
 }
 
