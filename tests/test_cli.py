@@ -700,8 +700,10 @@ def test_a_scenario_embedded_without_an_id_is_compared_with_the_closest_bundled_
     run("join", "a", "b/join.yaml", "--key", "keys/alice")
     assert run("status", "a").output.splitlines()[1] == said
     audit = run("audit", "a").output.splitlines()
-    assert audit[0].startswith("audit OK: secure game") and audit[1] == f"The rules followed are those of the scenario " \
+    assert audit[0].startswith("audit OK: secure game") and audit[2] == f"The rules followed are those of the scenario " \
         f"in game.yaml. {said}"
+    # the ruleset and options, without the scenario, said on the line above
+    assert audit[1] == "Ruleset chir 1.13.0: 48th Panzer Korps: Battles on the River Chir. Options: all at their defaults."
     data = json.loads(run("audit", "a", "--json").output)
     assert data["scenario"]["compared_with"] == "historical" and data["scenario"]["fields"] == [
         {"field": "crt.results.1-2[0]", "bundled": was[0], "embedded": "3-2"}]
@@ -713,7 +715,8 @@ def test_a_scenario_embedded_without_an_id_is_compared_with_the_closest_bundled_
     assert ("Scenario EMBEDDED by the proposer, without an id, not one bundled with pbem: the same content as the "
             "bundled scenario historical.\n") in out
     run("join", "c", "d/join.yaml", "--key", "keys/alice")
-    assert "Scenario" not in run("audit", "c").output
+    verdict = run("audit", "c").output   # the same rules: the terms line says so, and no line of differences
+    assert "The rules followed are" not in verdict and "the same content as the bundled scenario historical." in verdict
 
 
 def test_a_sandbox_game_yaml_is_refused_in_a_folder_of_a_handshake(run, tmp_path):
@@ -1047,11 +1050,26 @@ def test_the_audit_verdict_says_where_a_game_not_over_stands(run):
     going = run("audit", examples / "chir-demo").output.splitlines()
     awaited = next(line for line in run("status", examples / "chir-demo").output.splitlines()
                    if line.startswith("Awaited:"))
-    assert going[1] == f"The game is not over at its final state. {awaited}"
+    assert going[2] == f"The game is not over at its final state. {awaited}"
     assert json.loads(run("audit", examples / "chir-demo", "--json").output)["awaited"] == awaited
     over = run("audit", examples / "stalingrad-demo").output.splitlines()
-    assert over[0].endswith("(house 9.1).") and not over[0].endswith("..") and "not over" not in over[1]
+    assert over[0].endswith("(house 9.1).") and not over[0].endswith("..") and "not over" not in over[2]
     assert json.loads(run("audit", examples / "stalingrad-demo", "--json").output)["awaited"] is None
+
+
+def test_the_audit_verdict_names_the_rules_the_game_was_played_under(run):
+    """A new user's probe: a referee's verdict named neither the ruleset nor its version nor
+    the options; its second line says them as the handshake did, and --json holds them."""
+    from pbem import rulesets
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    for name in ("chir", "dos", "kkoh", "stalingrad"):
+        ruleset = rulesets.get(name)
+        lines = run("audit", examples / f"{name}-demo").output.splitlines()
+        assert lines[1] == (f"Ruleset {name} {ruleset.version}: {ruleset.title}. Scenario {ruleset.default_scenario}, "
+                            f"as bundled with pbem. Options: all at their defaults.")
+        found = json.loads(run("audit", examples / f"{name}-demo", "--json").output)
+        assert (found["ruleset"], found["options"]) == ({"id": name, "version": ruleset.version}, {})
 
 
 def test_the_joiner_with_his_key_is_told_his_side_and_what_comes_first(run, tmp_path):

@@ -103,6 +103,7 @@ def audit(game_dir: str, as_json: bool = False) -> None:
              f"{counted(result.signatures, 'signature')}, {counted(result.reveals, 'reveal')}, "
              f"{counted(result.rolls, 'dice roll')}{record}; final state {result.final_state}"
              + (f"; result: {result.result.rstrip('.')}" if result.result else "") + ".")
+        echo(" ".join(result.terms))
         if result.scenario and result.scenario.get("differences"):
             # the rules followed are those of the scenario game.yaml holds, which a referee reads
             echo(f"The rules followed are those of the scenario in game.yaml. {result.scenario['text']}")

@@ -80,7 +80,7 @@ class AuditResult:
     the divergence that ended it, if any."""
 
     __slots__ = ("game", "mode", "keys", "packets", "signatures", "reveals", "rolls", "states", "final_state",
-                 "result", "awaited", "divergence", "record", "scenario")
+                 "result", "awaited", "divergence", "record", "scenario", "ruleset", "options", "terms")
 
     def __init__(self) -> None:
         self.game: str | None = None
@@ -99,6 +99,12 @@ class AuditResult:
         # the scenario the genesis plays: bundled by name, or embedded and how it differs from
         # the bundled one closest to it (describe.scenario_terms)
         self.scenario: dict | None = None
+        # the rules the game was played under, which a referee checks first (a new user's probe:
+        # the verdict named neither the ruleset nor its version): {"id", "version"}, the options,
+        # and their sentences as the handshake printed them (describe.terms)
+        self.ruleset: dict | None = None
+        self.options: dict | None = None
+        self.terms: list[str] = []
 
     @property
     def ok(self) -> bool:
@@ -109,7 +115,7 @@ class AuditResult:
                 "signatures": self.signatures, "reveals": self.reveals, "rolls": self.rolls, "states": self.states,
                 "final_state": self.final_state, "result": self.result, "awaited": self.awaited,
                 "divergence": self.divergence.as_dict() if self.divergence else None, "record": self.record,
-                "scenario": self.scenario}
+                "scenario": self.scenario, "ruleset": self.ruleset, "options": self.options}
 
 
 def audit(folder: Path, jobs: int | None = None) -> AuditResult:
@@ -148,6 +154,7 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     document = load_mapping(folder / GENESIS, GENESIS)
     game = open_genesis(document, kept=False)   # a full replay builds the scenario from the genesis, too
     out.game, out.mode = game.game_id, document["mode"]
+    out.ruleset, out.options = {"id": document["ruleset"], "version": document["ruleset_version"]}, document["options"]
     out.keys = {side["name"]: side["fingerprint"] for side in document["sides"] if "fingerprint" in side}
     if not _expected_files(folder, document, out):
         return
@@ -175,13 +182,16 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     out.final_state = final["state_hash"]
     summary = game.summary(final["rules"])
     out.result = summary.get("result")
-    from pbem.core.describe import awaited_line, chain_used_up, scenario_terms
+    from pbem.core.describe import awaited_line, chain_used_up, scenario_terms, terms
 
     # where the game stands: a folder cut short audits clean (a player can always withhold a
     # packet), and its verdict says what it waits for
     used_up = chain_used_up(game, final)       # a probe: "Awaited: red" of a red that can send no more
     out.awaited = None if out.result else awaited_line(game, final, summary) + (f" {used_up}" if used_up else "")
     out.scenario = scenario_terms(document)
+    ruleset_line, scenario_line, options_line = terms(document)[:3]
+    # an embedded scenario that differs is said on a line of its own
+    out.terms = [ruleset_line] + ([] if out.scenario.get("differences") else [scenario_line]) + [options_line]
 
 
 def _read_part(folder: Path, game: engine.Game, files: list[tuple[int, Path]]
