@@ -1057,6 +1057,34 @@ def test_the_audit_verdict_says_where_a_game_not_over_stands(run):
     assert json.loads(run("audit", examples / "stalingrad-demo", "--json").output)["awaited"] is None
 
 
+def test_a_missing_state_0_is_said_to_be_removed_not_a_packet_unapplied(run, tmp_path):
+    """An audit fuzzer's find: with states/ removed, audit said the packets "from packet 0 on"
+    were not applied, where no packet makes state 0."""
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo", tmp_path / "g")
+    (tmp_path / "g" / "states" / "0000.yaml").unlink()
+    said = ("pbem: audit failed: states/0000.yaml: the state file is missing: state 0 is made from game.yaml when the "
+            "folder is made, not from a packet, so it was removed")
+    assert run("audit", "g", code=3).stderr.startswith(said + " (a folder that keeps neither")
+    shutil.rmtree(tmp_path / "g" / "states")
+    assert run("audit", "g", code=3).stderr.startswith(said + ", with the whole states/ folder (")
+    shutil.rmtree(tmp_path / "g" / "aar")
+    assert run("audit", "g").stdout.startswith("audit OK")
+
+
+def test_a_report_is_compared_as_text_whatever_its_line_breaks_and_only_as_utf_8(run, tmp_path):
+    """An audit fuzzer's finds: a report with CR line breaks or a byte order mark, which the YAML
+    files of a folder may have (docs/protocol.md A.1), failed its audit; a report whose bytes
+    were no UTF-8 where the replay's held U+FFFD audited clean (it was read with replacement)."""
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "stalingrad-demo", tmp_path / "g")
+    report = tmp_path / "g" / "aar" / "0003.md"
+    text = report.read_bytes()
+    for damaged in (text.replace(b"\n", b"\r"), b"\xef\xbb\xbf" + text, text.replace(b"\n", b"\r\n")):
+        report.write_bytes(damaged)
+        assert run("audit", "g").stdout.startswith("audit OK")
+    report.write_bytes(text.replace(b"\n", b"\n\xff", 1))
+    assert run("audit", "g", code=3).stderr.startswith("pbem: audit failed: aar/0003.md: the report is not UTF-8 (byte ")
+
+
 def test_the_audit_verdict_names_the_rules_the_game_was_played_under(run):
     """A new user's probe: a referee's verdict named neither the ruleset nor its version nor
     the options; its second line says them as the handshake did, and --json holds them."""
@@ -1096,6 +1124,38 @@ def test_the_readme_says_how_many_orders_the_templates_list():
     assert f"the template lists {templates.MAX_LISTED}:" in text
     assert (f"`--only UNIT` works out every legal order of that unit, counts them and lists up to "
             f"{templates.MAX_NAMED}") in text
+
+
+def _joiners_chain(kept: dict, game: dict) -> None:
+    kept["sides"] = [dict(side, **{k: v for k, v in next(g for g in game["sides"] if g["name"] == side["name"]).items()
+                                   if k in ("nonce", "chain_length", "anchor")}) for side in kept["sides"]]
+
+
+@pytest.mark.parametrize("folder, name, change, words", [
+    ("red-folder", "proposal.yaml", lambda kept, game: kept.update(sides=[1]), "is not the one game.yaml was made from"),
+    ("red-folder", "proposal.yaml", lambda kept, game: kept.update(sides=5), "is not the one game.yaml was made from"),
+    ("red-folder", "proposal.yaml", _joiners_chain, "is not the one game.yaml was made from (field sides[1]"),
+    ("red-folder", "proposal.yaml", lambda kept, game: kept.pop("proposal_signature"),
+     "lacks a signature that game.yaml was made with"),
+    ("blue-folder", "join.yaml", lambda kept, game: (kept.pop("signatures"), kept.pop("proposal_signature")),
+     "lacks a signature that game.yaml was made with"),
+    ("blue-folder", "join.yaml", lambda kept, game: kept.update(signatures=[]),
+     "lacks a signature that game.yaml was made with, or has one of another form"),
+    ("blue-folder", "join.yaml", lambda kept, game: kept.update(extra=1), "is not the one game.yaml was made from"),
+])
+def test_audit_holds_the_handshake_files_to_the_ones_pbem_writes(run, duel_game, folder, name, change, words):
+    """An audit fuzzer's finds: a proposal.yaml of `sides: [1]` ended the audit in a traceback;
+    one carrying the joiner's chain, or with no signature, and a join.yaml without its
+    signatures audited clean. Each is the file pbem writes of game.yaml, exactly."""
+    from pbem.core.canonical import dumps
+
+    path = Path(folder, name)
+    kept, game = load_mapping(path), load_mapping(Path(folder, "game.yaml"))
+    change(kept, game)
+    path.write_text(dumps(kept))
+    error = run("audit", folder, code=3).stderr
+    assert error.startswith(f"pbem: audit failed: {name}: the {name.removesuffix('.yaml')} kept in the folder ") \
+        and words in error, error
 
 
 def test_audit_refuses_handshake_files_whose_signatures_game_yaml_has_not(run, duel_game):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import engine, genesis, report
-from pbem.core.canonical import first_difference, load_mapping, loads, read_bounded
+from pbem.core.canonical import differences, first_difference, load_mapping, loads, read_bounded
 from pbem.core.text import shown
 from pbem.core.errors import PbemError, VerificationError
 from pbem.core.game import (GENESIS, JOIN, NUMBER, PACKET_FILE, PROPOSAL, STATE_FILE, initial_state, open_genesis,
@@ -583,28 +583,43 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
     for name, what in ((PROPOSAL, "proposal"), (JOIN, "join")):
         if (folder / name).is_file():
             kept = loads(read_bounded(folder / name, name), name)
-            same = (isinstance(kept, dict) and "sides" in kept and "proposer" in kept
-                    and genesis.game_id(genesis.proposal_view(kept) if what == "proposal" else kept)
-                    == genesis.game_id(genesis.proposal_view(document) if what == "proposal" else document))
-            if not same:
+            # exactly the file pbem writes of game.yaml's handshake, signatures and all: compared by
+            # what they sign alone, a proposal carrying a chain of the joiner's or a join without its
+            # signatures audited clean, and a proposal with `sides: [1]` ended in a traceback (an
+            # audit fuzzer's finds)
+            wanted = _handshake_file(document, what)
+            if wanted is None or not isinstance(kept, dict):
                 out.divergence = Divergence(name, f"the {what} kept in the folder is not the one game.yaml was made from")
                 return False
-            # each signature it carries is one game.yaml carries, which audit verifies (a cheater's
-            # probe: junk in their place audited clean)
-            signatures = kept.get("signatures") or {}
-            if not isinstance(signatures, dict):
-                out.divergence = Divergence(name, f"the {what} kept in the folder has `signatures` that are no "
-                                            "mapping of sides: it was altered")
-                return False
-            carried = [("proposal_signature", kept.get("proposal_signature"), document.get("proposal_signature"))]
-            carried += [(f"signatures.{side}", value, (document.get("signatures") or {}).get(side))
-                        for side, value in sorted(signatures.items(), key=lambda item: str(item[0]))]
-            for field, value, wanted in carried:
-                if value is not None and value != wanted:
-                    out.divergence = Divergence(name, f"the {what} kept in the folder carries a signature game.yaml "
-                                                f"does not: it was altered", field, wanted, value)
-                    return False
+            found = next(differences(wanted, kept, absent=_ABSENT), None)
+            if found is None:
+                continue
+            field, expected, value = ("(absent)" if v is _ABSENT else v for v in found)
+            if field.split(".")[0] not in ("proposal_signature", "signatures"):
+                message = "is not the one game.yaml was made from"
+            elif found[1] is not _ABSENT and found[2] is not _ABSENT and isinstance(value, str):
+                message = "carries a signature game.yaml does not: it was altered"
+            else:
+                message = "lacks a signature that game.yaml was made with, or has one of another form: it was altered"
+            out.divergence = Divergence(name, f"the {what} kept in the folder {message}", field, expected, value)
+            return False
     return True
+
+
+_ABSENT = object()   # a field one of two values lacks (canonical.differences)
+
+
+def _handshake_file(document: dict, what: str) -> dict | None:
+    """The proposal or the join file of a secure genesis as pbem writes it: the proposal (the
+    genesis without the joiner's chain and the completing signatures) with its signature; the
+    complete genesis with the joiner's signature alone. None for a sandbox genesis, which has
+    no handshake."""
+    if document.get("mode") != "secure":
+        return None
+    if what == "proposal":
+        return dict(genesis.proposal_view(document), proposal_signature=document.get("proposal_signature"))
+    joiner = next(side["name"] for side in document["sides"] if side["name"] != document["proposer"])
+    return dict(document, signatures={joiner: (document.get("signatures") or {}).get(joiner)})
 
 
 def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out: AuditResult) -> bool:
@@ -672,6 +687,13 @@ def _went_on_from(folder: Path, seq: int, valid: dict[str, tuple[str, dict]]) ->
 def _compare_state(folder: Path, seq: int, expected: dict, out: AuditResult) -> bool:
     rel = f"states/{seq:04d}.yaml"
     path = os.path.join(folder, rel)
+    if not os.path.isfile(path) and seq == 0:
+        # no packet makes state 0 (an audit fuzzer's find: "the packets from packet 0 on were not applied")
+        gone = "" if (folder / "states").is_dir() else ", with the whole states/ folder"
+        out.divergence = Divergence(rel, f"the state file is missing: state 0 is made from game.yaml when the folder is "
+                                    f"made, not from a packet, so it was removed{gone} (a folder that keeps neither "
+                                    f"states/ nor aar/ is audited from game.yaml and its packets alone)")
+        return False
     if not os.path.isfile(path):
         later = any(int(m.group(1)) > seq for m in map(STATE_FILE.match, _names(folder / "states")) if m)
         # a packet saved into packets/ but never applied, the likeliest cause where no later
@@ -741,7 +763,14 @@ def _compare_report(path: str, rel: str, expected: str, out: AuditResult) -> boo
     if not os.path.isfile(path):
         out.divergence = Divergence(rel, "the after-action report is missing")
         return False
-    found = read_bounded(path, rel).decode("utf-8", errors="replace").replace("\r\n", "\n")
+    try:
+        found = read_bounded(path, rel).decode("utf-8")
+    except UnicodeDecodeError as exc:   # a report pbem writes is UTF-8: bytes that are not were put there
+        out.divergence = Divergence(rel, f"the report is not UTF-8 (byte {exc.start + 1}); the replay's is")
+        return False
+    # what mail or an editor may do to a text and the YAML files tolerate (docs/protocol.md A.1):
+    # CRLF or CR line endings, a byte order mark (an audit fuzzer's find: a report with either failed)
+    found = found.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if found == expected:
         return True
     want_lines, got_lines = expected.split("\n"), found.split("\n")
