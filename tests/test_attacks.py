@@ -1794,6 +1794,17 @@ def test_30_audit_names_every_file_it_does_not_expect(table, stray, words):
     rejected(blue, ["audit", blue], 3, *words)
 
 
+def test_30_a_sealers_file_names_its_seq_as_a_number(table):
+    """An audit fuzzer's find: `seq: true` passed for seq 1, as Python has True == 1."""
+    table.send("red", [FIRE])
+    blue = table.dirs["blue"]
+    (blue / "private").mkdir(exist_ok=True)
+    (blue / "private" / "seal-0001-red.yaml").write_text("seq: true\nside: red\n")
+    rejected(blue, ["audit", blue], 3, "private/seal-0001-red.yaml", "it names no seq 1 and side red")
+    (blue / "private" / "seal-0001-red.yaml").write_text("seq: 1\nside: red\n")
+    ok(run("audit", blue))
+
+
 def test_30_the_files_a_file_browser_leaves_are_passed_over_and_only_those(table):
     """A folder looked at in macOS Finder or Windows Explorer gets a .DS_Store, ._NAME or
     Thumbs.db: audit failed on it without replaying anything (a referee's probe). pbem reads

@@ -554,7 +554,7 @@ def _seal_file(path: Path, rel: str, document: dict, out: AuditResult) -> bool:
     except PbemError as exc:
         out.divergence = Divergence(rel, f"not the orders pbem keeps sealed: {exc.message.removeprefix(rel + ': ')}")
         return False
-    if not (isinstance(kept, dict) and kept.get("seq") == seq and kept.get("side") == side):
+    if not (isinstance(kept, dict) and type(kept.get("seq")) is int and kept["seq"] == seq and kept.get("side") == side):
         out.divergence = Divergence(rel, f"not the orders pbem keeps sealed: it names no seq {seq} and side {side} "
                                     "(a stray file: remove it, or keep it elsewhere)")
         return False
