@@ -101,8 +101,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
     `dice`: a sandbox game's scripted dice, added to its script by this packet.
     `dry_run`: the packet is built and applied in memory only, with the checks and warnings
     a real submit gives (among them, which of its queued orders imagined rolls of the next dice
-    would make void, up to IMAGINED rolls): nothing is written or sent, and the packet is never shown, so no
-    second packet for its seq can come of it."""
+    would make void, up to IMAGINED rolls): nothing is written or sent, and the packet is never
+    shown, so no second packet for its seq can come of it."""
     g, state = folder.game, folder.state
     if out is not None and Path(out).exists():
         raise FileError(f"{out} already exists; pbem never overwrites it (nothing was signed or applied)")
