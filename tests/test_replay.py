@@ -238,3 +238,12 @@ def test_the_address_opens_a_state(browser, tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.1)
     assert units_in_dom(browser) == units_on_board(STALINGRAD, 20)
+    # an address edited in the open page goes there too (an audience's probe: only the first was read)
+    browser.js("location.hash = '#7'")
+    while seq() != "7":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert units_in_dom(browser) == units_on_board(STALINGRAD, 7)
+    browser.js("location.hash = '#nowhere'")   # an address of no state leaves the page where it is
+    time.sleep(0.3)
+    assert seq() == "7"

@@ -80,14 +80,18 @@ SCRIPT = r"""
     var to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: data.frames.length - 1}[e.key];
     if (to !== undefined && e.target !== slider) { e.preventDefault(); show(to); }
   });
+  // "#N": the frame of state N, or -1
+  function addressed() {
+    var wanted = location.hash ? Number(location.hash.slice(1)) : NaN, found = -1;
+    data.frames.forEach(function (f, k) { if (f.seq === wanted) { found = k; } });
+    return found;
+  }
+  // an address edited in an open page goes there too (an audience's probe: only the first was read)
+  window.addEventListener("hashchange", function () { var k = addressed(); if (k >= 0) { show(k); } });
   // the latest state first, as a forum reader wants it (a players' probe: it opened on the
   // empty set-up map); "#N" opens state N
-  var start = data.frames.length - 1;
-  if (location.hash) {
-    var wanted = Number(location.hash.slice(1));
-    data.frames.forEach(function (f, k) { if (f.seq === wanted) { start = k; } });
-  }
-  show(start);
+  var start = addressed();
+  show(start >= 0 ? start : data.frames.length - 1);
 })();
 """
 
