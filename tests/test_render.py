@@ -1241,3 +1241,18 @@ def test_a_moves_line_passes_under_a_marks_words(tmp_path):
         return {html.unescape(m) for m in re.findall(r"<text[^>]*>([^<]*)</text>", body)}
 
     assert marks <= words_in("labels") and not marks & words_in("marks")
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(EXAMPLES))
+def test_a_picture_says_which_state_it_is_and_whose_packet_made_it(ruleset_id, tmp_path):
+    """An audience's probe: no picture named its state or the packet that made it, so a forum
+    reader could not tell the state after a German packet from the one after the Soviet reply.
+    The caption's last line says both, as the packet's file is named; state 0 is the set-up."""
+    folder = EXAMPLES[ruleset_id]
+    last = max(folder.glob("packets/*.yaml"))
+    seq, side = int(last.stem.split("-", 1)[0]), last.stem.split("-", 1)[1]
+    out = tmp_path / "m.svg"
+    run("render", folder, "-o", out)
+    assert f">State {seq}, after packet {seq} from {side}.<" in out.read_text()
+    run("render", folder, "--state", 0, "-o", tmp_path / "s0.svg")
+    assert ">State 0: the set-up, before any packet.<" in (tmp_path / "s0.svg").read_text()

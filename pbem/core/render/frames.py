@@ -95,11 +95,17 @@ def scene(folder: game.Folder, fr: Frame) -> Any:
     drawn = g.ruleset.draw(g.scenario, fr.state["rules"], fr.events)
     if fr.seq == 0:   # no packet yet: its legend has no "last packet"
         drawn["styles"] = {k: v for k, v in (drawn.get("styles") or {}).items() if v.get("legend") != "used"}
+    caption = drawn.get("caption") or []
+    caption = caption if isinstance(caption, list) else [caption]
+    # which state it is, and whose packet made it: a picture posted on a forum is read without
+    # the command that drew it (an audience's probe: state 21 and 22 could not be told apart)
+    caption = caption + [f"State {fr.seq}, after packet {fr.seq}" + (f" from {fr.side}." if fr.side else ".")
+                         if fr.seq else "State 0: the set-up, before any packet."]
     if not g.secure:
         from pbem.core.report import SANDBOX
 
-        caption = drawn.get("caption") or []
-        drawn["caption"] = [SANDBOX] + (caption if isinstance(caption, list) else [caption])
+        caption = [SANDBOX] + caption
+    drawn["caption"] = caption
     return drawn
 
 
