@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pbem.core.render import frames
-from tests.test_render import CHIR, STALINGRAD, needs_browser, not_blank, run, units_on_board
+from tests.test_render import CHIR, EXAMPLES, STALINGRAD, needs_browser, not_blank, run, units_on_board
 
 
 @pytest.fixture(scope="module")
@@ -247,3 +247,17 @@ def test_the_address_opens_a_state(browser, tmp_path):
     browser.js("location.hash = '#nowhere'")   # an address of no state leaves the page where it is
     time.sleep(0.3)
     assert seq() == "7"
+
+
+def test_a_draw_among_n_is_said_as_one_in_the_dice_table():
+    """An audience's probe: dos's set-up draws stood as "126" under "Die". A draw is "126 of
+    155", as the report says it, under a heading that names draws too."""
+    from pbem.core.render import replay
+
+    f = frames.open_game(EXAMPLES["dos"])
+    page, _ = replay.page(f)
+    data = data_of(page)
+    draws = [(e, d) for fr, step in zip(frames.frames(f), data["frames"])
+             for e, d in zip([e for e in fr.events if e["type"] == "roll"], step["dice"]) if e.get("among")]
+    assert len(draws) > 40 and all(d["value"] == f"{e['value'] + 1} of {e['among']}" for e, d in draws)
+    assert "<th>Die, or draw of N</th>" in page

@@ -190,7 +190,7 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         f'<p id="mode">{svg.text_of(_fairness(g))}</p>\n'
         f'<details id="key"><summary>Map key: the turn, the compass and the legend</summary>\n{key}\n</details>\n'
         '<h2 id="heading"></h2>\n<p id="standing"></p>\n'
-        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr><th>Die</th><th>Roll (its label in '
+        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr><th>Die, or draw of N</th><th>Roll (its label in '
         'the audit)</th><th>What it decided</th></tr></thead><tbody id="dice"></tbody></table>\n'
         '<h3>Report</h3><pre id="report"></pre>\n</div>\n'
         f'<script type="application/json" id="replay-data">{_json(data)}</script>\n'
@@ -213,8 +213,9 @@ def _step(g: Any, fr: frames.Frame) -> dict:
         later = fr.events[i + 1] if i + 1 < len(fr.events) else None
         decides = ("with the next die" if later is not None and later["type"] == "roll" else
                    next((x["text"] for x in fr.events[i + 1:] if x["type"] != "roll"), ""))
-        value = e["value"] + 1 if e.get("among") else e["value"]
-        dice.append({"value": str(value), "label": shown(str(e.get("label", ""))), "decides": shown(decides)})
+        # a draw among N said as one, as the report says it (an audience's probe: "126" under "Die")
+        value = f"{e['value'] + 1} of {e['among']}" if e.get("among") else str(e["value"])
+        dice.append({"value": value, "label": shown(str(e.get("label", ""))), "decides": shown(decides)})
     # where the game stands, always in sight (audience probe: the VP and the result were in the
     # folded map key, or on the last line of a long report)
     summary = g.summary(fr.state["rules"])
