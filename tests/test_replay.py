@@ -196,7 +196,7 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):
     assert browser.js("document.querySelectorAll('#dice tr').length") == sum(
         1 for e in rolled.events if e["type"] == "roll")
     assert browser.js("Array.from(document.querySelectorAll('#dice-table th')).map(e => e.textContent)") == [
-        "Die", "Roll (its label in the audit)", "What it decided"]
+        "Die, or draw of N", "Roll (its label in the audit)", "What it decided"]
     assert browser.js("document.getElementById('dice-table').hidden") is False
     assert units_in_dom(browser) == units_on_board(CHIR, rolled.seq)
 

@@ -190,8 +190,9 @@ def page(folder: Any, show: tuple[str, ...] = ()) -> tuple[str, int]:
         f'<p id="mode">{svg.text_of(_fairness(g))}</p>\n'
         f'<details id="key"><summary>Map key: the turn, the compass and the legend</summary>\n{key}\n</details>\n'
         '<h2 id="heading"></h2>\n<p id="standing"></p>\n'
-        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr><th>Die, or draw of N</th><th>Roll (its label in '
-        'the audit)</th><th>What it decided</th></tr></thead><tbody id="dice"></tbody></table>\n'
+        '<h3>Dice</h3><p id="no-dice">No die was rolled.</p><table id="dice-table"><thead><tr>'
+        '<th>Die, or draw of N</th><th>Roll (its label in the audit)</th><th>What it decided</th></tr></thead>'
+        '<tbody id="dice"></tbody></table>\n'
         '<h3>Report</h3><pre id="report"></pre>\n</div>\n'
         f'<script type="application/json" id="replay-data">{_json(data)}</script>\n'
         f"<script>{SCRIPT}</script>\n</body>\n</html>\n")
