@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core import engine, genesis, report
-from pbem.core.canonical import differences, first_difference, load_mapping, loads, read_bounded
+from pbem.core.canonical import ABSENT, differences, first_difference, load_mapping, loads, read_bounded
 from pbem.core.text import shown
 from pbem.core.errors import PbemError, VerificationError
 from pbem.core.game import (GENESIS, JOIN, NUMBER, PACKET_FILE, PROPOSAL, STATE_FILE, initial_state, open_genesis,
@@ -591,22 +591,20 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
             if wanted is None or not isinstance(kept, dict):
                 out.divergence = Divergence(name, f"the {what} kept in the folder is not the one game.yaml was made from")
                 return False
-            found = next(differences(wanted, kept, absent=_ABSENT), None)
+            found = next(differences(wanted, kept, absent=ABSENT), None)
             if found is None:
                 continue
-            field, expected, value = ("(absent)" if v is _ABSENT else v for v in found)
+            field, expected, value = found
             if field.split(".")[0] not in ("proposal_signature", "signatures"):
                 message = "is not the one game.yaml was made from"
-            elif found[1] is not _ABSENT and found[2] is not _ABSENT and isinstance(value, str):
+            elif isinstance(expected, str) and isinstance(value, str):   # ABSENT is no string
                 message = "carries a signature game.yaml does not: it was altered"
             else:
                 message = "lacks a signature that game.yaml was made with, or has one of another form: it was altered"
-            out.divergence = Divergence(name, f"the {what} kept in the folder {message}", field, expected, value)
+            out.divergence = Divergence(name, f"the {what} kept in the folder {message}", field,
+                                        *("(absent)" if v is ABSENT else v for v in (expected, value)))
             return False
     return True
-
-
-_ABSENT = object()   # a field one of two values lacks (canonical.differences)
 
 
 def _handshake_file(document: dict, what: str) -> dict | None:

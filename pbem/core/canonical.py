@@ -1254,6 +1254,11 @@ def first_difference(expected: Any, found: Any) -> tuple[str, Any, Any] | None:
     return next(differences(expected, found), None)
 
 
+# What `differences` may give for a field one of two values lacks, where "(absent)" could be a
+# value a file holds (a scenario's text, a signature): no value read from any file is it.
+ABSENT = object()
+
+
 def differences(expected: Any, found: Any, path: str = "", absent: Any = "(absent)") -> Iterator[tuple[str, Any, Any]]:
     """Every field where two JSON-like values differ, in sorted order: its path, the value
     expected and the value found; `absent` stands for the value of a field one of them lacks

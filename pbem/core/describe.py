@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pbem.core.canonical import ABSENT
 from pbem.core.errors import UsageError
 from pbem.core.text import cites, seal_names, with_rule
 
@@ -506,13 +507,13 @@ def scenario_terms(genesis: dict) -> dict:
         head = ("Scenario EMBEDDED by the proposer, " + (f"with the id {shown(str(ident))}" if ident is not None
                                                           else "without an id") + ", not one bundled with pbem")
     # the bundled scenario it differs from least, the first in name order among as close
-    found, name = min(((list(differences(_bundled(ruleset, n), document, absent=_ABSENT)), n) for n in names),
+    found, name = min(((list(differences(_bundled(ruleset, n), document, absent=ABSENT)), n) for n in names),
                       key=lambda pair: (len(pair[0]), pair[1]))
     paths = [path for path, _, _ in found]
     data = {"bundled": None, "embedded": True, "id": ident, "compared_with": name, "differences": len(paths),
             # a field one of them lacks has no value there
-            "fields": [{"field": path, **({} if was is _ABSENT else {"bundled": was}),
-                        **({} if now is _ABSENT else {"embedded": now})} for path, was, now in found[:8]]}
+            "fields": [{"field": path, **({} if was is ABSENT else {"bundled": was}),
+                        **({} if now is ABSENT else {"embedded": now})} for path, was, now in found[:8]]}
     # every differing section is named, and how many fields differ: a list cut short must not
     # hide the one change that matters among cosmetic ones
     tops = list(dict.fromkeys(re.split(r"[.\[ ]", path, maxsplit=1)[0] for path in paths))
@@ -529,7 +530,6 @@ def scenario_terms(genesis: dict) -> dict:
     return data
 
 
-_ABSENT = object()   # a field one of two scenarios lacks (not a string a proposer could write)
 _BUNDLED: dict[tuple[str, str, str], dict] = {}
 
 
@@ -553,8 +553,8 @@ def _was_now(was: Any, now: Any) -> str:
         text = canonical(value).decode()
         return shown(text) if len(text) <= 32 else None
 
-    if was is _ABSENT or now is _ABSENT:
-        return " (added)" if was is _ABSENT else " (left out)"
+    if was is ABSENT or now is ABSENT:
+        return " (added)" if was is ABSENT else " (left out)"
     a, b = short(was), short(now)
     return f" (bundled {a}, here {b})" if a is not None and b is not None else ""
 
