@@ -507,6 +507,43 @@ def test_scene_check_names_a_broken_item():
     with pytest.raises(scenes.SceneError, match="facing must be degrees"):
         scenes.check({"grid": grid, "items": [{"type": "stack", "cell": "a1",
                                                "counters": [{"unit": "r1", "side": "red", "facing": "N"}]}]})
+    with pytest.raises(scenes.SceneError, match="item 1 \\(side\\) names cell 'b9'"):
+        scenes.check({"grid": grid, "items": [{"type": "side", "a": "a1", "b": "a2"}, {"type": "side", "a": "a1", "b": "b9"}]})
+    with pytest.raises(scenes.SceneError, match="item 0 \\(cell\\) has unknown field b"):
+        scenes.check({"grid": grid, "items": [{"type": "cell", "cell": "a1", "b": "a2"}]})
+    # a style name is checked once per scene: a plain one passes again, any other is refused
+    for bad in ("Woods", ["woods"], 7):
+        with pytest.raises(scenes.SceneError, match="item 2 \\(cell\\) has style"):
+            scenes.check({"grid": grid, "items": [{"type": "cell", "cell": "a1", "style": "woods"},
+                                                  {"type": "cell", "cell": "a2", "style": "woods"},
+                                                  {"type": "cell", "cell": "a2", "style": bad}]})
+
+
+def test_a_map_drawn_again_on_one_grid_is_the_picture_drawn_afresh():
+    """A replay draws every state on one Grid, which keeps the pieces of an item drawn the
+    same way in every state (a hex id, a hexside, a road). Each picture is still the one a
+    fresh grid gives: the kept piece is the item's only where all that decides it is the
+    same (here a river whose style is widened into a bridge in the second scene, a hex id
+    whose style changes size, a road that changes course)."""
+    grid = {"kind": "square", "size": 40, "cells": {f"{c}{r}": [c, r] for c in range(3) for r in range(3)}}
+
+    def scene(width: int, road: list[str]) -> dict:
+        return {"title": "squares", "grid": grid, "styles": {"river": {"stroke": "#0000ff", "width": width},
+                                                             "cell-id": {"ink": "#000000", "width": width + 4}},
+                "items": [{"type": "side", "a": "00", "b": "01", "style": "river"},
+                          {"type": "label", "cell": "11", "text": "11", "style": "cell-id"},
+                          {"type": "path", "cells": road, "style": "road"}]}
+    shared = scenes.Grid(grid)
+    first, second = scene(2, ["00", "11"]), scene(7, ["00", "12"])
+    assert svg.draw(first, grid=shared).document() == svg.draw(first).document()
+    again = svg.draw(second, grid=shared).document()
+    assert again == svg.draw(second).document()
+    assert again != svg.draw(first).document()
+    f = frames.open_game(EXAMPLES["dos"])
+    one = scenes.Grid(frames.scene(f, frames.frame(f, 0))["grid"])
+    for fr in list(frames.frames(f))[::9]:
+        sc = frames.scene(f, fr)
+        assert svg.draw(sc, grid=one).document() == svg.draw(sc).document(), fr.seq
 
 
 def test_a_square_grid_draws_with_the_same_primitives():

@@ -41,6 +41,8 @@ ITEM_FIELDS = {
 COUNTER_FIELDS = {"unit", "side", "symbol", "values", "markers", "reduced", "label", "facing"}
 STYLE_FIELDS = {"fill", "stroke", "width", "dash", "opacity", "label", "ink", "show", "legend", "symbol"}
 AT = ("center", "top", "bottom")
+_ALLOWED = {kind: frozenset(fields | {"type", "show"}) for kind, fields in ITEM_FIELDS.items()}
+_CELL_KEYS = {kind: tuple(key for key in ("cell", "a", "b") if key in fields) for kind, fields in ITEM_FIELDS.items()}
 
 
 class SceneError(ValueError):
@@ -62,28 +64,34 @@ def check(scene: Any) -> None:
         if not isinstance(side, str) or not NAME.match(side):
             raise SceneError(f"side name {side!r} is not a plain name")
         _style(side, spec)
+    plain: set[str] = set()   # the style names found plain so far (a map's items share a few)
     for i, item in enumerate(scene.get("items") or []):
         kind = item.get("type") if isinstance(item, dict) else None
-        if kind not in ITEM_FIELDS:
+        allowed = _ALLOWED.get(kind)
+        if allowed is None:
             raise SceneError(f"scene item {i} has no known type ({', '.join(ITEM_FIELDS)})")
-        extra = set(item) - ITEM_FIELDS[kind] - {"type", "show"}
-        if extra:
+        if not item.keys() <= allowed:
+            extra = set(item) - allowed
             raise SceneError(f"scene item {i} ({kind}) has unknown field {sorted(extra)[0]}")
-        for key in ("cell", "a", "b"):
+        for key in _CELL_KEYS[kind]:
             if key in item and item[key] not in cells:
                 raise SceneError(f"scene item {i} ({kind}) names cell {item[key]!r}, which is not on the grid")
-        for c in item.get("cells", ()):
-            if c not in cells:
-                raise SceneError(f"scene item {i} ({kind}) names cell {c!r}, which is not on the grid")
-        if "style" in item and not NAME.match(str(item["style"])):
-            raise SceneError(f"scene item {i} ({kind}) has style {item['style']!r}, not a plain name")
+        if "cells" in item:
+            for c in item["cells"]:
+                if c not in cells:
+                    raise SceneError(f"scene item {i} ({kind}) names cell {c!r}, which is not on the grid")
+        if "style" in item and not (isinstance(item["style"], str) and item["style"] in plain):
+            if not NAME.match(str(item["style"])):
+                raise SceneError(f"scene item {i} ({kind}) has style {item['style']!r}, not a plain name")
+            if isinstance(item["style"], str):
+                plain.add(item["style"])
         if kind == "mark" and item.get("symbol") not in SYMBOLS:
             raise SceneError(f"scene item {i} (mark) has symbol {item.get('symbol')!r}; known: {', '.join(SYMBOLS)}")
         if kind == "label" and item.get("at", "center") not in AT:
             raise SceneError(f"scene item {i} (label) has at={item.get('at')!r}; known: {', '.join(AT)}")
         if kind == "arrow" and len(item.get("cells", ())) < 2:
             raise SceneError(f"scene item {i} (arrow) needs two cells or more")
-        for counter in item.get("counters", ()):
+        for counter in item.get("counters", ()) if kind == "stack" else ():
             extra = set(counter) - COUNTER_FIELDS
             if extra or "unit" not in counter or "side" not in counter:
                 raise SceneError(f"scene item {i} (stack) has a counter without unit and side, or with "

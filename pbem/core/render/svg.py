@@ -350,7 +350,33 @@ class _Painter:
         return piece
 
     def item(self, item: dict) -> list[str]:
-        return getattr(self, "_" + item["type"])(item)
+        kind = item["type"]
+        key = self._settled_key(kind, item)
+        if key is None:
+            return getattr(self, "_" + kind)(item)
+        # drawn once per grid: a replay draws the same thousands of hex ids, hexsides and
+        # roads in every state (a dos game's page took 6.8 s, most of it drawing them again)
+        pieces = self.grid.drawn.get(key)
+        if pieces is None:
+            pieces = self.grid.drawn[key] = getattr(self, "_" + kind)(item)
+        return list(pieces)
+
+    def _settled_key(self, kind: str, item: dict) -> tuple | None:
+        """All that decides how an item is drawn, where that is the item alone (with its style
+        and the map's offset): a hexside, road, outline or shading, and a label drawn where it
+        stands (a hex id, an area's name). None for an item placed among others (a place's name
+        that moves off a counter, a stack, an arrow)."""
+        if kind == "label":
+            style = item.get("style", "name")
+            if style != "cell-id" and self.grid.kind != "area":
+                return None
+            return (kind, item["cell"], str(item["text"]), style, item.get("at", "center"),
+                    self.styles.get(style, {}).get("width"), self.ox, self.oy)
+        if kind in ("side", "path", "outline", "shade"):
+            style = item.get("style")
+            return (kind, item.get("a"), item.get("b"), tuple(item.get("cells", ())), style,
+                    self.styles.get(style, {}).get("width"), self.ox, self.oy)
+        return None
 
     def _shade(self, item: dict) -> list[str]:
         # one piece per cell: the replay page stores a cell shaded in many states once
