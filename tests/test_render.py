@@ -816,6 +816,50 @@ def test_an_attacks_result_is_written_where_it_covers_no_counter_and_not_its_own
         assert own == 0, (ruleset, labels, own)
 
 
+def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
+    """An audience's probe: around N3145 in the dos example, the result box of an attack at the
+    edge of the part was cut ("...t 1-3 die 1: A1"). Around every attack of the chir and dos
+    examples, each result box of an attack whose head lies in the part lies whole in it."""
+    checked = 0
+    for ruleset in ("chir", "dos"):
+        f = frames.open_game(EXAMPLES[ruleset])
+        for fr in list(frames.frames(f))[-12:]:
+            scene = frames.scene(f, fr)
+            grid = scenes.Grid(scene["grid"])
+            for arrow in [i for i in scene["items"] if i["type"] == "arrow" and i.get("text")]:
+                for radius in (3,):
+                    picture = svg.draw(scene, view=grid.around(arrow["cells"][-1], radius), grid=grid)
+                    # the map's pieces are drawn unscaled, from the margin: the part shown, so measured
+                    x0 = y0 = svg.MARGIN
+                    x1, y1 = x0 + picture.clip[2] / picture.scale, y0 + picture.clip[3] / picture.scale
+                    text = picture.document()
+                    for group in text[text.find('<g class="arrow"'):].split('<g class="arrow"')[1:]:
+                        box, head = LABEL_BOX.search(group), HEAD.search(group)
+                        tip = tuple(map(float, head.group(1).split()[0].split(",")))
+                        if box is None or not (x0 <= tip[0] <= x1 and y0 <= tip[1] <= y1):
+                            continue
+                        x, y, w, h = map(float, box.groups())
+                        assert x0 <= x and x + w <= x1 and y0 <= y and y + h <= y1, (ruleset, fr.seq, arrow, radius)
+                        checked += 1
+    assert checked >= 30, checked
+
+
+def test_in_a_part_of_the_map_a_places_name_stays_inside_the_part():
+    """A place at the edge of a part of the map has its name beside it, inside the part, not
+    cut at the edge; a place outside the part keeps its name where it stands."""
+    grid = {"kind": "square", "size": 40, "cells": {f"c{i}": [i, 0] for i in range(9)}}
+    scene = {"title": "a row", "grid": grid,
+             "items": [{"type": "label", "cell": "c2", "text": "Novocherkassk"},
+                       {"type": "label", "cell": "c1", "text": "Kamensk-Shakhtinsky"}]}
+    picture = svg.draw(scene, view=scenes.Grid(grid).around("c4", 2))
+    x0, x1 = svg.MARGIN, svg.MARGIN + picture.clip[2] / picture.scale
+    names = {m.group(3): float(m.group(1)) for m in
+             re.finditer(r'<text x="([-0-9.]+)" y="([-0-9.]+)"[^>]*>([A-Za-z-]+)</text>', picture.document())}
+    half = (len("Novocherkassk") * 10 * svg.CHAR + 4) / 2
+    assert x0 <= names["Novocherkassk"] - half and names["Novocherkassk"] + half <= x1
+    assert names["Kamensk-Shakhtinsky"] < x0   # its place is left of the part: its name stays there
+
+
 @pytest.mark.parametrize("markers", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("size", [24.0, 40.0, 60.0])
 def test_marker_tabs_never_cover_a_counters_values(markers, size):

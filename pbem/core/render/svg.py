@@ -157,7 +157,8 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     ox, oy = MARGIN - x0, MARGIN - y0  # the map's box starts at the margin
     map_w, map_h = x1 - x0, y1 - y0
     scale = 1.0
-    painter = _Painter(grid, styles, sides, ox, oy, items)
+    painter = _Painter(grid, styles, sides, ox, oy, items,
+                       (MARGIN, MARGIN, MARGIN + map_w, MARGIN + map_h) if view else None)
     layers: dict[str, list[str]] = {name: [] for name in LAYERS}
     # cells of one style share one path: a map of a thousand hexes stays small
     by_style: dict[str, list[str]] = {}
@@ -287,9 +288,13 @@ def _css(styles: dict, sides: dict) -> list[str]:
 
 
 class _Painter:
-    def __init__(self, grid: Grid, styles: dict, sides: dict, ox: float, oy: float, items: list[dict] = ()):
+    def __init__(self, grid: Grid, styles: dict, sides: dict, ox: float, oy: float, items: list[dict] = (),
+                 bounds: tuple[float, float, float, float] | None = None):
         self.grid, self.styles, self.sides, self.ox, self.oy = grid, styles, sides, ox, oy
         self.items = items
+        # a part of the map: the box shown (x0, y0, x1, y1), which words placed for something in
+        # it stay inside where they can
+        self.bounds = bounds
         # what a label must not cover: every counter on the map, and the labels placed so far
         # (worked out at the first label: most pictures of a replay have none)
         self._taken: list[tuple[float, float, float, float]] | None = None
@@ -313,11 +318,12 @@ class _Painter:
         return self._taken
 
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float,
-                  avoid: list[Point] = (), least: bool = False) -> Point:
+                  avoid: list[Point] = (), least: bool = False, owner: Point | None = None) -> Point:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
         whose box of `width` x `height` covers no counter, no label placed before and none of
         the points `avoid`, else the first (with `least`, the one covering least of them); the
-        box is then taken."""
+        box is then taken. In a part of the map, where the point the words belong to (`owner`,
+        else the first spot) is in it, only the spots whose box is whole in it, if any."""
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
 
@@ -329,6 +335,14 @@ class _Painter:
             return (all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in self.taken)
                     and not any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid))
 
+        if self.bounds is not None:
+            # in a part of the map, the words of what stands in it go where they are not cut at
+            # its edge (an audience probe: a dos result box at the edge read "...t 1-3 die 1: A1");
+            # the words of what stands outside keep their place, and show where they reach in
+            x0, y0, x1, y1 = self.bounds
+            ox, oy = owner or spots[0]
+            if x0 <= ox <= x1 and y0 <= oy <= y1:
+                spots = [p for p in spots if _within(box(p), self.bounds)] or spots
         spot = next((p for p in spots if clear(box(p))), None)
         if spot is None:
             spot = min(spots, key=lambda p: covered(box(p))) if least else spots[0]
@@ -441,7 +455,7 @@ class _Painter:
             # (a hex narrows to the left of its centre: there the words start under the mark, as before)
             first = (x - w + 2 + bw / 2, my + r + size) if self.grid.kind == "area" else (mx, my + r + size)
             spots = [first, (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3), (mx + bw / 2 - r, my + r + size)]
-            tx, ty = self.free_spot(spots, bw, size * 1.3, size)
+            tx, ty = self.free_spot(spots, bw, size * 1.3, size, owner=(mx, my))
             # its words among the names, over the lines of moves, as every name is (a probe: a
             # move's line hid the "T" of a kkoh command marker's name)
             return [f"<g>{out}</g>"], [_text(tx, ty, item["text"], size, "i-name halo", bold=True)]
@@ -466,7 +480,7 @@ class _Painter:
             spots += [(x + dx, y + dy) for dy in (h + size, -h - size * 0.4) for dx in (0, -w, w)]
             spots += [(x + dx, ys["center"]) for dx in (-w - bw / 2, w + bw / 2)]
             # where every spot meets a counter (a dense front on a whole map), the least covered
-            x, y = self.free_spot(spots, bw, size * 1.3, size, least=True)
+            x, y = self.free_spot(spots, bw, size * 1.3, size, least=True, owner=(x, y))
         cls = f"i-{style}" + ("" if style == "cell-id" else " halo")
         bold = style != "cell-id"
         # an area's labels stay inside its box; a hex id inside its hex
@@ -618,7 +632,7 @@ class _Painter:
                 if other["cells"][-1] == cells[-1] and other["cells"][-2] != cells[-1]:
                     (px, py), (qx, qy) = self.centre(other["cells"][-2]), self.centre(cells[-1])
                     shaft += [(px + (qx - px) * k / 12, py + (qy - py) * k / 12) for k in range(1, 10)]
-            tx, ty = self.free_spot(spots, bw, size * 1.35, size, shaft + _head(tip, base, head))
+            tx, ty = self.free_spot(spots, bw, size * 1.35, size, shaft + _head(tip, base, head), owner=tip)
             mid = ((ax + bx) / 2, (ay + by) / 2)
             if math.hypot(tx - mid[0], ty - size * 0.35 - mid[1]) > LEADER * r:   # a leader line ties it to its attack
                 out.append(f'<path class="ln" d="M{num(tx)} {num(ty - size * 0.3)} L{num(mid[0])} {num(mid[1])}" '
@@ -810,6 +824,10 @@ def _towards(p: Point, q: Point, d: float, most: float = 0.45) -> Point:
         return p
     d = min(d, length * most)
     return p[0] + dx / length * d, p[1] + dy / length * d
+
+
+def _within(box: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> bool:
+    return bounds[0] <= box[0] and box[2] <= bounds[2] and bounds[1] <= box[1] and box[3] <= bounds[3]
 
 
 def _head(tip: Point, base: Point, length: float) -> list[Point]:
