@@ -77,6 +77,7 @@ class Picture(NamedTuple):
     panel_x: float = 0.0       # where the panel begins: the map and both its margins are left of it
     map_height: float = 0.0    # the map's, with its margins (the picture is as high as the taller part)
     panel_height: float = 0.0  # the panel's, with its margins
+    part: tuple[float, float, float, float] | None = None   # a part's box on the grid (x0, y0, x1, y1)
 
     def head(self, height: float | None = None, css: list[str] | None = None,
              box: tuple[float, float] | None = None) -> str:
@@ -124,13 +125,15 @@ def to_svg(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = Non
     return draw(scene, show, view).document()
 
 
-def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None, grid: Grid | None = None) -> Picture:
+def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None, grid: Grid | None = None, *,
+         filled: bool = False) -> Picture:
     """The scene's picture. Items and legend entries with a `show` name are drawn only
     when `show` names it (zones of control on request, set-up areas in the set-up). With
     `view`, the map is the box of those cells: what reaches into it is drawn and cut at its
     edge, the rest left out, so a part of a large map is a small picture. `grid`: the Grid
     of the scene's grid, when the caller has it (a replay draws one map many times)."""
     check(scene)
+    given = scene   # (the legend below may add to the scene: a taller part is drawn from the scene given)
     if grid is None:
         grid = Grid(scene["grid"])
     styles = {name: spec for name, spec in {**DEFAULT_STYLES, **(scene.get("styles") or {})}.items()
@@ -197,6 +200,13 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
         # MAX_PART_SCALE times): a corner posted on a forum shows its stacks legibly, not a
         # small map beside a long legend
         panel_h = _panel(scene, legend, samples, sides, 0, MARGIN)[1]
+        if not filled and map_h > 0 and panel_h / map_h > MAX_PART_SCALE:
+            # a part too low to reach the panel's height at the largest scale is drawn taller, with
+            # the rows above and below it, as high as that scale needs: not a band of map over an
+            # empty page beside a long legend (an audience's probe of a dos part 2 hexes about a hex)
+            grow = (panel_h / MAX_PART_SCALE - map_h) / 2
+            taller = [c for c in grid.cells if x0 <= grid.centre(c)[0] <= x1 and y0 - grow <= grid.centre(c)[1] <= y1 + grow]
+            return draw(given, show, list(dict.fromkeys([*view, *taller])), grid, filled=True)
         scale = min(MAX_PART_SCALE, max(1.0, panel_h / map_h)) if map_h > 0 else 1.0
         # to the thousandth, down, as the transform writes it: a scale written rounded up drew
         # the map larger than its box, and cut the counters along its far edges
@@ -209,7 +219,7 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     return Picture(width, height, str(scene.get("title", "pbem")), _css(styles, sides),
                    [(name, layers[name]) for name in LAYERS],
                    (MARGIN, MARGIN, map_w * scale, map_h * scale) if view else None, scale,
-                   panel_x, map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN)
+                   panel_x, map_h * scale + 2 * MARGIN, panel_h + 2 * MARGIN, (x0, y0, x1, y1) if view else None)
 
 
 def _part_box(grid: Grid, view: list[str], items: list[dict]) -> tuple[tuple[float, float, float, float], set[str]]:
