@@ -144,3 +144,26 @@ def test_the_example_renders_and_every_unit_faces_as_in_its_state(tmp_path):
     result = CliRunner().invoke(cli, ["render", str(EXAMPLE), "-o", str(tmp_path / "table.png")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "table.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_air_attack_is_a_star_in_the_square_it_struck_with_its_dice_and_result():
+    """An audience's probe: kkoh's air attacks were not drawn. Each one of the last packet
+    (K-AIR-3) is a star in the square the unit stood in when struck, saying the aircraft, the
+    unit, the dice and the result, as the report does; the legend says what a star is."""
+    f = frames.open_game(EXAMPLE)
+    seen = 0
+    for fr in frames.frames(f):
+        attacks = [e for e in fr.events if e["type"] == "air-attack"]
+        scene = frames.scene(f, fr)
+        stars = [i for i in scene["items"] if i["type"] == "mark" and i.get("style") == "air-attack"]
+        assert len(stars) == len(attacks), fr.seq
+        before = frames.frame(f, fr.seq - 1).state["rules"]["pieces"] if attacks else {}
+        for e, star in zip(attacks, stars):
+            assert star["cell"] == f"{before[e['unit']]['sq']}.11" and star["symbol"] == "star"
+            words = f"{e['air'][2:]} on {e['unit'][2:]}: {'+'.join(map(str, e['dice']))}"
+            assert star["text"].startswith(words) and star["text"].endswith("a loss" if e["loss"] else "no effect")
+            assert f"{e['air']} attacks {e['unit']}: {', '.join(map(str, e['dice']))}" in e["text"]
+            seen += 1
+        if attacks:
+            assert "air attack on a unit" in svg.to_svg(scene)
+    assert seen >= 3   # the example's air attacks: packets 25 and 61

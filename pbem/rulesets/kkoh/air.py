@@ -283,6 +283,6 @@ def _hit(sc: Scenario, rules: dict, now: dict, pid: str, ctx) -> None:
     hit = die + bonus >= table["hit"]
     ctx.event("air-attack", f"{aid} attacks {pid}: {', '.join(map(str, rolls))}" + (f" +{bonus} (soft target)" if bonus else "")
               + (": a loss" if hit else ": no effect") + " (K-AIR-3).", air=aid, unit=pid, dice=rolls, bonus=bonus,
-              loss=hit, rule="K-AIR-3")
+              loss=hit, square=now["square"], rule="K-AIR-3")
     if hit:
         lose(sc, board, pid, 1, ctx, "K-AIR-3", f"air attack by {aid}")

@@ -3,7 +3,7 @@ area terrain (woods, light woods, built-up areas, marsh, ridges, impassable), st
 square edges and the bridge where a road crosses one, roads, objectives and who holds them;
 every unit in its cell of its square, facing the edge it faces, so its rank and file show
 (K-GM-1 to K-GM-3); battle groups; command markers; minelets; and the last packet's moves,
-Close Assaults, Direct Fire and Give Ground. No SVG here: only the primitives of the scene
+Close Assaults, Direct Fire, Give Ground and air attacks. No SVG here: only the primitives of the scene
 format (docs/scene.md).
 
 A square is drawn as its 3 x 3 cells (layout.py): the scene's grid is the cells, named
@@ -59,6 +59,8 @@ STYLES = {
     "assault": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9, "legend": "used", "label": "Last packet: Close Assault declared"},
     "fire": {"stroke": "#e07000", "width": 2, "opacity": 0.9, "legend": "used", "label": "Last packet: Direct Fire, with its result"},
     "give-ground": {"stroke": "#7a2fb0", "width": 2.5, "dash": "6 3", "opacity": 0.9, "legend": "used", "label": "Last packet: Give Ground"},
+    "air-attack": {"fill": "#e07000", "stroke": "#1d1d1d", "width": 1, "legend": "used", "symbol": "star",
+                   "label": "Last packet: air attack on a unit in the square, its dice and result (K-AIR-3)"},
     "cell-id": {"ink": "#5e5848", "width": 9},
     "name": {"ink": "#1d1d1d", "width": 10},
 }
@@ -66,7 +68,8 @@ LEGEND = [
     "A square holds 3 x 3 cells; a unit stands in one, facing an edge: the bar and wedge on its counter. "
     "Rank 1 is the row touching the edge it faces (K-GM-2, K-GM-3).",
     "Counter: unit id (without B- or R-); type (X infantry, X and oval infantry mounted, oval armour, "
-    "^ anti-tank and ATGW, dot artillery, arc air defence, / reconnaissance, bare box transport); its order chit.",
+    "^ anti-tank and ATGW, dot artillery, arc air defence, / reconnaissance, bare box transport); its order chit, "
+    "? while its side's new chits are sealed, until Issuing Orders opens them (K-ORD-1).",
     "Markers: H a loss (K-TRP-2), ½ fielded at half strength (K-TRP-3), L limbered, D infantry dismounted.",
 ]
 SYMBOL = {"armour": "tank", "atgw": "anti-tank", "at-arty": "anti-tank", "aa-arty": "anti-aircraft",
@@ -245,7 +248,7 @@ def _counter(sc: Scenario, rules: dict, pid: str) -> dict:
 
 
 def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
-    """The last packet's moves, Close Assaults, Direct Fire and Give Ground, from its events.
+    """The last packet's moves, Close Assaults, Direct Fire, Give Ground and air attacks, from its events.
     Moves, assaults and Give Ground start at the side of the square they leave by (so two
     moves out of one square in opposite ways stay two arrows) and end in the middle of the
     square they reach, a unit's last move at the cell where it stands; fire goes from the
@@ -274,6 +277,13 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
             path = [e["origin"]] + [s for s in e.get("path") or [e["to"]] if s != e["origin"]]
             items.append({"type": "arrow", "cells": route(path), "style": "give-ground",
                           "side": e.get("side") or sc.pieces[e["unit"]].side})
+        elif kind == "air-attack":
+            # no line: the aircraft comes from off the table; a star in the square it struck, with
+            # the unit, the dice and the result (an audience's probe: air attacks were not drawn)
+            dice = "+".join(map(str, e["dice"])) + (f" +{e['bonus']}" if e.get("bonus") else "")
+            items.append({"type": "mark", "cell": f"{e['square']}.11", "symbol": "star", "style": "air-attack",
+                          "text": f"{_short(e['air'])} on {_short(e['unit'])}: {dice}, "
+                                  f"{'a loss' if e['loss'] else 'no effect'}"})
         elif kind == "fire" and e.get("at") and e["at"][0] != e["at"][1]:
             # from where the firer stood to where the target stood as the die was rolled
             items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "text": f"{e['effect']} ({e['die']})",
