@@ -160,9 +160,10 @@ def test_an_air_attack_is_a_star_in_the_square_it_struck_with_its_dice_and_resul
         before = frames.frame(f, fr.seq - 1).state["rules"]["pieces"] if attacks else {}
         for e, star in zip(attacks, stars):
             assert star["cell"] == f"{before[e['unit']]['sq']}.11" and star["symbol"] == "star"
-            words = f"{e['air'][2:]} on {e['unit'][2:]}: {'+'.join(map(str, e['dice']))}"
-            assert star["text"].startswith(words) and star["text"].endswith("a loss" if e["loss"] else "no effect")
-            assert f"{e['air']} attacks {e['unit']}: {', '.join(map(str, e['dice']))}" in e["text"]
+            # its words are the report's, without the side letters
+            assert f"{e['air']} attacks {e['unit']}: {star['text'].split(': ', 1)[1]} (K-AIR-3)." == e["text"]
+            assert star["text"].startswith(f"{e['air'][2:]} on {e['unit'][2:]}: {e['dice'][0]}")
+            assert star["text"].endswith(": a loss" if e["loss"] else ": no effect")
             seen += 1
         if attacks:
             assert "air attack on a unit" in svg.to_svg(scene)

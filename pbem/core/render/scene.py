@@ -91,7 +91,7 @@ def check(scene: Any) -> None:
             raise SceneError(f"scene item {i} (label) has at={item.get('at')!r}; known: {', '.join(AT)}")
         if kind == "arrow" and len(item.get("cells", ())) < 2:
             raise SceneError(f"scene item {i} (arrow) needs two cells or more")
-        for counter in item.get("counters", ()) if kind == "stack" else ():
+        for counter in item.get("counters", ()):
             extra = set(counter) - COUNTER_FIELDS
             if extra or "unit" not in counter or "side" not in counter:
                 raise SceneError(f"scene item {i} (stack) has a counter without unit and side, or with "

@@ -3,8 +3,8 @@ area terrain (woods, light woods, built-up areas, marsh, ridges, impassable), st
 square edges and the bridge where a road crosses one, roads, objectives and who holds them;
 every unit in its cell of its square, facing the edge it faces, so its rank and file show
 (K-GM-1 to K-GM-3); battle groups; command markers; minelets; and the last packet's moves,
-Close Assaults, Direct Fire, Give Ground and air attacks. No SVG here: only the primitives of the scene
-format (docs/scene.md).
+Close Assaults, Direct Fire, Give Ground and air attacks. No SVG here: only the primitives of
+the scene format (docs/scene.md).
 
 A square is drawn as its 3 x 3 cells (layout.py): the scene's grid is the cells, named
 "SQUARE.rc" (r rows from the north edge, c columns from the west edge, as in
@@ -248,7 +248,8 @@ def _counter(sc: Scenario, rules: dict, pid: str) -> dict:
 
 
 def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
-    """The last packet's moves, Close Assaults, Direct Fire, Give Ground and air attacks, from its events.
+    """The last packet's moves, Close Assaults, Direct Fire, Give Ground and air attacks, from its
+    events (an air attack a star where it struck: the aircraft comes from off the table).
     Moves, assaults and Give Ground start at the side of the square they leave by (so two
     moves out of one square in opposite ways stay two arrows) and end in the middle of the
     square they reach, a unit's last move at the cell where it stands; fire goes from the
@@ -280,9 +281,10 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
         elif kind == "air-attack":
             # no line: the aircraft comes from off the table; a star in the square it struck, with
             # the unit, the dice and the result (an audience's probe: air attacks were not drawn)
-            dice = "+".join(map(str, e["dice"])) + (f" +{e['bonus']}" if e.get("bonus") else "")
+            # (its dice as the report gives them: a die re-rolled, then the one that counts)
+            dice = ", ".join(map(str, e["dice"])) + (f" +{e['bonus']} (soft target)" if e.get("bonus") else "")
             items.append({"type": "mark", "cell": f"{e['square']}.11", "symbol": "star", "style": "air-attack",
-                          "text": f"{_short(e['air'])} on {_short(e['unit'])}: {dice}, "
+                          "text": f"{_short(e['air'])} on {_short(e['unit'])}: {dice}: "
                                   f"{'a loss' if e['loss'] else 'no effect'}"})
         elif kind == "fire" and e.get("at") and e["at"][0] != e["at"][1]:
             # from where the firer stood to where the target stood as the die was rolled
