@@ -13,6 +13,8 @@ squaregrid.Interior), with north up.
 
 from __future__ import annotations
 
+import weakref
+
 from pbem.core.geometry import squaregrid as sg
 
 from . import command, report
@@ -81,23 +83,15 @@ MARKER_CELLS = ("02", "12", "22", "01", "21", "11", "00", "10", "20")
 TOWARDS = {"N": "01", "S": "21", "E": "12", "W": "10", "NE": "02", "NW": "00", "SE": "22", "SW": "20"}
 
 
+_TABLES: "weakref.WeakKeyDictionary[Scenario, tuple[dict, list[dict], list[dict]]]" = weakref.WeakKeyDictionary()
+
+
 def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
     board = Board(sc, rules)
-    rows = sc.doc["map"]["rows"]
-    cells = {}
-    for square in sc.grid.ids:
-        s = sc.grid.square(square)
-        for cell in INSIDE.cells:
-            r, c = INSIDE.parse(cell)
-            cells[f"{square}.{cell}"] = [s.x * N + c, (rows - 1 - s.y) * N + r]
-    items: list[dict] = []
-    items += [{"type": "cell", "cell": f"{square}.{cell}", "style": sc.area[square].name}
-              for square in sc.grid.ids for cell in INSIDE.cells]
-    items += [{"type": "outline", "cells": _inside(square), "style": "square"} for square in sc.grid.ids]
-    items += _ground(sc)
+    cells, ground, ids = _table(sc)
+    items: list[dict] = list(ground)
     items += _objectives(sc, rules)
-    items += [{"type": "label", "cell": f"{square}.01", "text": square, "style": "cell-id", "at": "top"}
-              for square in sc.grid.ids]
+    items += ids
     items += _groups(sc, rules)
     items += _markers(sc, rules, board)
     items += _stacks(sc, rules)
@@ -116,6 +110,29 @@ def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
         "styles": styles,
         "items": items,
     }
+
+
+def _table(sc: Scenario) -> tuple[dict, list[dict], list[dict]]:
+    """The scene's grid of cells, the table's ground (terrain, squares, streams, roads) and the
+    squares' ids: the same in every state, made once for a scenario (a replay draws the
+    table in every state; the example's 111 took a second making them again)."""
+    found = _TABLES.get(sc)
+    if found is None:
+        rows = sc.doc["map"]["rows"]
+        cells = {}
+        for square in sc.grid.ids:
+            s = sc.grid.square(square)
+            for cell in INSIDE.cells:
+                r, c = INSIDE.parse(cell)
+                cells[f"{square}.{cell}"] = [s.x * N + c, (rows - 1 - s.y) * N + r]
+        ground = [{"type": "cell", "cell": f"{square}.{cell}", "style": sc.area[square].name}
+                  for square in sc.grid.ids for cell in INSIDE.cells]
+        ground += [{"type": "outline", "cells": _inside(square), "style": "square"} for square in sc.grid.ids]
+        ground += _ground(sc)
+        ids = [{"type": "label", "cell": f"{square}.01", "text": square, "style": "cell-id", "at": "top"}
+               for square in sc.grid.ids]
+        found = _TABLES[sc] = (cells, ground, ids)
+    return found
 
 
 def _inside(square: str) -> list[str]:
