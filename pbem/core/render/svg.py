@@ -165,26 +165,28 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
     layers: dict[str, list[str]] = {name: [] for name in LAYERS}
     # cells of one style share one path: a map of a thousand hexes stays small
     by_style: dict[str, list[str]] = {}
-    for item in items:
-        if item["type"] == "cell":
+    for item in items:   # (one pass: a large map has thousands of items, in every state of a replay)
+        kind = item["type"]
+        if kind == "cell":
             by_style.setdefault(item.get("style", "clear"), []).append(item["cell"])
-    for style, cells in by_style.items():
-        layers["terrain"].append(painter.cells(style, cells))
-    for item in items:
-        if item["type"] == "arrow":
+        elif kind == "arrow":
             trail, head = painter.arrow(item)
             layers["trails"].append(trail)
             layers["arrows"].append(head)
-        elif item["type"] == "mark":
+        elif kind == "mark":
             shape, words = painter.mark(item)
             layers["marks"].extend(shape)
             layers["labels"].extend(words)
-        elif item["type"] != "cell":
-            layers[ITEM_LAYER[item["type"]]].extend(painter.item(item))
-    uses = {}
-    for item in items:
-        if "style" in item and item["style"] not in uses:
-            uses[item["style"]] = item.get("symbol", item["type"])
+        else:
+            layers[ITEM_LAYER[kind]].extend(painter.item(item))
+    for style, cells in by_style.items():
+        layers["terrain"].append(painter.cells(style, cells))
+    uses = first   # the styles drawn, each with its first item's symbol: on the whole map, `first`
+    if view:
+        uses = {}
+        for item in items:
+            if "style" in item and item["style"] not in uses:
+                uses[item["style"]] = item.get("symbol", item["type"])
     # a style marked `legend: used` (what the last packet did) is in the legend where it is drawn
     legend = {name: styles[name] for name in (scene.get("styles") or {})
               if name in styles and (styles[name].get("legend") != "used" or name in uses)}
