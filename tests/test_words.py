@@ -872,8 +872,8 @@ def test_the_dry_run_says_which_orders_its_look_ahead_could_not_reach(tmp_path):
                               dry_run=True)
         told[absorb] = [w for w in tried.warnings if w.startswith("the look-ahead could not reach")]
     assert told == {
-        "ask": ["the look-ahead could not reach order 2 of this packet: after the dice, the game waits for blue's "
-                "decision 3.1/absorb (which unit takes the hit on b1), which blue's next packet gives (no standing "
+        "ask": ["the look-ahead could not reach order 2 of this packet: after the dice (imagined here), the game "
+                "waits for blue's decision 3.1/absorb (which unit takes the hit on b1), which blue's next packet gives (no standing "
                 "order of blue's answers it); it is checked only when the game reaches it, and a void order drops "
                 "those after it (your on_void: stop)"],
         "target": []}    # the same imagined hit, answered by blue's standing order: order 2 was looked at
@@ -1115,8 +1115,8 @@ def test_the_dry_run_says_so_where_its_look_ahead_stops_at_the_senders_own_decis
     after["awaiting"] = {"packet_from": "red", "waiting_for": "decision", "decision": f"{seq}.1/absorb",
                          "need": {"side": "red", "kind": "absorb", "prompt": "which unit takes the hit on r1"}}
     assert unlooked(m.game, after, "red", seq) == [
-        f"the look-ahead could not reach order 2 of this packet: after the dice, the game waits for your decision "
-        f"{seq}.1/absorb (which unit takes the hit on r1), which your next packet gives; it is checked only when the "
+        f"the look-ahead could not reach order 2 of this packet: after the dice (imagined here), the game waits for "
+        f"your decision {seq}.1/absorb (which unit takes the hit on r1), which your next packet gives; it is checked only when the "
         f"game reaches it, and a void order drops those after it (your on_void: stop)"]
     after["awaiting"]["waiting_for"] = "dice"      # dice the next packet opens: `kept` and the look-ahead speak then
     assert unlooked(m.game, after, "red", seq) == []

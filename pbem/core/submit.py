@@ -585,8 +585,10 @@ def unlooked(g: engine.Game, after: dict, side: str, seq: int, rolled: bool = Tr
     whose = ("your decision", "your next packet gives") if need["side"] == side else (
         f"{need['side']}'s decision", f"{need['side']}'s next packet gives (no standing order of {need['side']}'s "
         f"answers it)")
-    # "after the dice" only where the look-ahead rolled some (a players' probe: it read so with none)
-    return [f"the look-ahead could not reach {orders} of this packet: {'after the dice, ' if rolled else ''}the game "
+    # "after the dice" only where the look-ahead rolled some (a players' probe: it read so with none),
+    # and said to be imagined: what it decided may not come (a players' probe: "(A2: ...)" read as certain)
+    dice = "after the dice (imagined here), " if rolled else ""
+    return [f"the look-ahead could not reach {orders} of this packet: {dice}the game "
             f"waits for {whose[0]} {awaiting['decision']} ({need['prompt']}), which {whose[1]}; {'it is' if one else 'they are'} "
             f"checked only when the game reaches {'it' if one else 'them'}"
             + (", and a void order drops those after it (your on_void: stop)"
