@@ -77,6 +77,7 @@ def test_9_5_14_23_a_die_modified_beyond_the_table_reads_its_edge():
                                       "AirK/4": {"hex": "N2250"}, **HQ})
     ctx = play(rules, [attack(["N2245"], ["G/57"], air={"units": ["AirK/4", "AirK/4"], "shift": -1})], dice=[1])
     assert fight(ctx)["row"] == 1 and fight(ctx)["result"] == "D2"                  # 9 against 4: 2-1
+    assert "2-1; die 1 -2 = -1, read as 1: D2 (9.5)." in fight(ctx)["text"]        # off the table, said so
     assert rules["air"]["AirK/4"] == 2                                              # 3.33: two points a turn
 
 
@@ -697,7 +698,8 @@ def test_14_21_14_22_14_7_the_defender_answers_second_a_soviet_army_has_one_poin
 
 def test_14_22_14_23_the_die_line_gives_each_sides_air_points():
     """Both sides spend a point: "die 5 -1 +1 = 5", not "die 5" as though neither counted (a
-    players' probe); one side alone reads as before, "die 1 -1 = 1"."""
+    players' probe); one side alone reads as before, and a roll off the table says the row it
+    reads, "die 1 -1 = 0, read as 1" (a players' probe: "die 1 -1 = 1" hid the 0)."""
     units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "AirK/4": {"hex": "N2250"},
              "AA/4": {"hex": "N2143"}, **HQ}
     ctx = play(at(phase="combat", units=units), [attack(["N2245"], ["G/57"], air={"units": ["AirK/4"], "shift": -1})],
@@ -705,7 +707,7 @@ def test_14_22_14_23_the_die_line_gives_each_sides_air_points():
     assert fight(ctx)["row"] == 5 and "2-1; die 5 -1 +1 = 5: " in fight(ctx)["text"], fight(ctx)["text"]
     ctx = play(at(phase="combat", units=units), [attack(["N2245"], ["G/57"], air={"units": ["AirK/4"], "shift": -1})],
                dice=[1], policies={"defence_air": "none"})
-    assert "2-1; die 1 -1 = 1: D2 (9.5)." in fight(ctx)["text"], fight(ctx)["text"]
+    assert "2-1; die 1 -1 = 0, read as 1: D2 (9.5)." in fight(ctx)["text"], fight(ctx)["text"]
 
 
 def test_14_24_more_attacking_air_points_cancel_the_river():

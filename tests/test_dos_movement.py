@@ -399,7 +399,13 @@ def test_15_3_soviet_reinforcements_in_cities_and_on_edge_rail():
     play(rules, [{"type": "enter", "units": ["R/29", "R/102"], "path": ["N3217"]}])
     refused(rules, {"type": "enter", "units": ["R/112"], "path": ["N3117"]}, "15.3", "at most 3")   # Major: 3
     play(rules, [{"type": "enter", "units": ["R/112"], "path": ["N2013"]}])                         # Minor: 1
-    refused(rules, {"type": "enter", "units": ["R/127"], "path": ["N2013"]}, "15.3")               # south map unit
+    refused(rules, {"type": "enter", "units": ["R/127"], "path": ["N2013"]}, "15.3",               # south map unit
+            "it enters on the south map section")
+    # where the orders are written, the reinforcements ready to enter, by their map section
+    from pbem.rulesets.dos import report
+
+    words = " ".join(report.ready_words(SC(), rules, "soviet"))
+    assert words.startswith("1 reinforcement ready to enter (15.3), on the south map: R/127;"), words
 
 
 def test_11_5_14_6_evacuation_at_the_start_of_the_phase_only():

@@ -234,6 +234,31 @@ def test_5_38_17th_army_and_1st_panzer_army_hold_still_on_game_turn_1():
 
 # --- the default placements ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_default_placement_completes_a_set_up_begun_by_hand(seed):
+    """A players' probe: with two HQs placed by hand, one far off the line (A/62 at N3117) and
+    one beside another's radius (A/40 at N0848), `end` refused the set-up, naming line hexes
+    40 hexes from either (5.23): the HQs left were spaced from each gap plus their rating, and
+    left the far end of the line in no radius. Each HQ left now stands where its radius holds
+    the first line hex in none and reaches furthest past it. And where the HQs placed by hand
+    leave too little, the refusal says why."""
+    sc = SC()
+    rules, ctx = drawn(seed)
+    # (the HQs the draw gave: the strongest far off, the weakest beside the first one's radius)
+    hqs = sorted((u for u in soviet(rules) if sc.units[u].hq), key=lambda u: (-sc.units[u].leadership, u))
+    play(rules, [{"type": "place", "unit": hqs[0], "hex": "N3117"}, {"type": "place", "unit": hqs[-1], "hex": "N0848"},
+                 {"type": "end"}], ctx=ctx)
+    setup.check(sc, rules, "soviet")
+    assert not [u for u in soviet(rules) if sc.units[u].hq]   # every HQ placed
+    assert rules["player"] == "axis"
+    rules, ctx = drawn(seed)
+    far = [i for i in range(len(sc.ids)) if i not in sc.axis_start and min(sc.distance(i, j) for j in sc.front) > 8]
+    hand = [{"type": "place", "unit": u, "hex": sc.ids[i]} for u, i in zip(hqs[:5], far[::5])]   # the 5 strongest off
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, hand + [{"type": "end"}], ctx=ctx)
+    assert info.value.rule == "5.23" and "the HQs placed so far leave those hexes out of reach" in info.value.message
+
+
 @pytest.mark.parametrize("seed", [*range(6), 9, 37, 41])   # 9, 37, 41: a Guards division alone held three line hexes
 def test_the_default_placements_are_legal_for_any_draw(seed):
     """`end` with nothing placed gives a legal set-up whatever the draw (flow.legal_orders

@@ -3,12 +3,14 @@ unit looked at closely, and what changed between two states."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from pbem.cli import cli
+from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import words
 from tests.test_dos_support import SC, at
 
@@ -21,32 +23,68 @@ def pbem(*args: str, code: int = 0) -> str:
     return result.output
 
 
+def _example():
+    """The example's last state, its scenario and board: the tests below read the particulars
+    of the game the example is (`examples/regenerate.sh dos` plays a new one)."""
+    from pbem.core import game
+    from pbem.rulesets.dos.board import view
+
+    folder = game.open_folder(EXAMPLE)
+    sc, rules = folder.game.scenario, folder.state["rules"]
+    return folder, sc, rules, view(sc, rules)
+
+
 def test_status_and_show_of_the_example_game():
+    from pbem.rulesets.dos import victory
+
+    folder, sc, rules, board = _example()
+    now = words.now_text(sc, rules)
     text = pbem("status", str(EXAMPLE))
-    assert "Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase." in text
+    assert f"{now}." in text.splitlines()
     # what the VP would make of the game if it ended now (a players' probe: the onlooker could not tell)
-    assert ("VP as they stand (19.1): Axis 33, Soviet 177; if the game ended now: Decisive Soviet Victory (19.0); "
-            "Hitler Directive in force (16.0): none.") in text
-    board = pbem("show", str(EXAMPLE))
+    vp = victory.vp(sc, rules)
+    line = next(line for line in text.splitlines() if line.startswith("VP as they stand"))
+    assert re.fullmatch(rf"VP as they stand \(19\.1\): Axis {vp['axis']}, Soviet {vp['soviet']}; if the game ended now: "
+                        rf"[A-Z][a-z]+( [A-Za-z]+)* \(19\.0\); Hitler Directive in force \(16\.0\): "
+                        rf"{(rules['directive'] or {}).get('letter', 'none')}\.", line), line
+    shown = pbem("show", str(EXAMPLE))
     # the phase as status says it (players' probe: show read "soviet interdiction", an internal word)
-    assert board.startswith("Drive on Stalingrad (dos): Game-Turn 3 of 25 (12-18 Jul), axis Initial Movement Phase; ") and "N0324 soviet: C/55 U-6" in board
+    assert shown.startswith(f"Drive on Stalingrad (dos): {now}; ")
+    uid = next(u for u in sc.side_units["soviet"] if st.on_map(rules, u))
+    assert f"{st.hex_of(rules, uid)} soviet: " in shown and f" {uid} " in shown
     assert '"board"' in pbem("show", "--json", str(EXAMPLE))
 
 
 def test_show_one_hex_and_one_unit():
+    from pbem.rulesets.dos import supply as sp
+
+    folder, sc, rules, board = _example()
     city = pbem("show", "--hex", "N3117", str(EXAMPLE)).splitlines()
     assert city[1] == "Major city: Stalingrad (N3117, N3217), 15 VP (19.2), held by soviet."
     assert "  N3016: clear, across the Volga" in city
-    front = pbem("show", "--hex", "N0349", str(EXAMPLE))
-    assert "On the Front Line of 28 June 1942" in front and "Units: G/377 4-9." in front
-    unit = pbem("show", "--unit", "C/55", str(EXAMPLE))
-    assert "untried, drawn from the sov-cav pool (13.0)" in unit and "Now: in N0324 (clear): C/55 U-6." in unit
+    # a Front Line hex an Axis unit holds
+    i = next(i for i in sc.front if any(sc.side_of[u] == "axis" for u in board.occ.get(i, [])))
+    front = pbem("show", "--hex", sc.ids[i], str(EXAMPLE))
+    assert "On the Front Line of 28 June 1942" in front and f"Units: {board.occ[i][0]} " in front
+    # an untried Soviet unit, and one out of supply as the board stands, told why
+    supplied, _ = sp.field(sc, rules, board, "soviet")
+    uid = next(u for u in sc.side_units["soviet"] if st.on_map(rules, u) and st.untried(sc, rules, u)
+               and sc.units[u].combat and u not in supplied)
+    unit = pbem("show", "--unit", uid, str(EXAMPLE))
+    assert re.search(r"untried, drawn from the [a-z-]+ pool \(13\.0\)", unit) and \
+        f"Now: in {st.hex_of(rules, uid)} (" in unit
+    assert any(re.fullmatch(r"Supply as the board stands now \(12\.0\): out: .+ \(12\.[0-9]+\)(: .+)?\.", line)
+               for line in unit.splitlines()), unit
     # a unit in a city is said to be there (players' probe: one in Voronezh stood "in N0741 (clear)")
-    assert "Now: in N0741 (clear, Major city of Voronezh): R/229 U-8." in pbem("show", "--unit", "R/229", str(EXAMPLE))
-    assert ("Supply as the board stands now (12.0): out: no soviet HQ within its Leadership Rating: the nearest, "
-            "A/1Gds, is 21 hexes away, rating 5 (12.12).") in unit.splitlines()
-    assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "G/82", str(EXAMPLE))
-    assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", "AirK/4", str(EXAMPLE))  # 14.11
+    there = next(u for u in sc.side_units["soviet"] if st.on_map(rules, u) and sc.idx[st.hex_of(rules, u)] in sc.city_of)
+    town = sc.city_of[sc.idx[st.hex_of(rules, there)]]
+    assert re.search(rf"Now: in {st.hex_of(rules, there)} \([a-z ]+, {town.cls.capitalize()} city of {town.name}\): "
+                     rf"{re.escape(there)} ", pbem("show", "--unit", there, str(EXAMPLE)))
+    axis = next(u for u in sc.side_units["axis"] if st.on_map(rules, u) and sc.units[u].combat
+                and u in sp.field(sc, rules, board, "axis")[0])
+    assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", axis, str(EXAMPLE))
+    air = next(u for u in sc.side_units["axis"] if st.on_map(rules, u) and sc.units[u].air)
+    assert "Supply as the board stands now (12.0): in supply." in pbem("show", "--unit", air, str(EXAMPLE))  # 14.11
     assert "is a sea hex" in pbem("show", "--hex", "S3250", str(EXAMPLE), code=2)
     assert "no unit X/9" in pbem("show", "--unit", "X/9", str(EXAMPLE), code=2)
     assert pbem("show", "--unit", "10/9PZ", str(EXAMPLE), code=2) == (   # the id meant, as an order's typo has it
@@ -54,16 +92,32 @@ def test_show_one_hex_and_one_unit():
 
 
 def test_show_diff_names_moves_and_the_turn():
-    text = pbem("show", "--diff", "16", "17", str(EXAMPLE))
-    assert "- G/75 (axis) advanced after combat from N2549 to N2648." in text
-    assert "- GR/13 (soviet) retreated from N2648 to N2647." in text   # players' probe: a retreat "moved"
+    from pbem.core.render import frames
+
+    # the example's first advance after combat: the packet that made it, and the units
+    f = frames.open_game(EXAMPLE)
+    seq, advance = next((fr.seq, e) for fr in frames.frames(f) for e in fr.events if e["type"] == "advance")
+    text = pbem("show", "--diff", str(seq - 1), str(seq), str(EXAMPLE))
+    assert re.search(rf"- {re.escape(advance['units'][0])} \((axis|soviet)\) advanced after combat from [NS]\d{{4}} "
+                     rf"to [NS]\d{{4}}\.", text), text
+    # players' probe: a retreat "moved"
+    assert re.search(r"- \S+ \((axis|soviet)\) retreated from [NS]\d{4} to [NS]\d{4}\.", text), text
     assert "Now: Game-Turn 1 of 25 (28 Jun-4 Jul), axis Combat Phase" in pbem("show", "--diff", "4", "5", str(EXAMPLE))
 
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    text = pbem("show", "--diff", "21", "22", str(EXAMPLE))
-    assert "- G/377 (axis) lost 1 step: 3 of 4 left." in text
+    from pbem.core.render import frames
+
+    # the example's first packet after which an Axis unit has lost its first step
+    f = frames.open_game(EXAMPLE)
+    states = [fr.state["rules"] for fr in frames.frames(f)]
+    seq, uid = next((k, u) for k in range(1, len(states)) for u in SC().side_units["axis"]
+                    if st.on_map(states[k], u) and st.on_map(states[k - 1], u)
+                    and st.lost(states[k], u) == 1 and st.lost(states[k - 1], u) == 0)
+    text = pbem("show", "--diff", str(seq - 1), str(seq), str(EXAMPLE))
+    full = len(SC().units[uid].steps)
+    assert f"- {uid} (axis) lost 1 step: {full - 1} of {full} left." in text, text
     assert "strength point" not in text
 
 

@@ -435,7 +435,7 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     assert {picture.getpixel((w - 1, y)) for y in range(h)} == {paper} == {picture.getpixel((x, h - 1)) for x in range(w)}
 
 
-@pytest.mark.parametrize("ruleset, seq, around, radius", [("dos", 45, "N3145", 2), ("chir", 7, "3320", 1),
+@pytest.mark.parametrize("ruleset, seq, around, radius", [("dos", None, "N3145", 2), ("chir", 7, "3320", 1),
                                                            ("kkoh", 60, "0705", 0)])
 def test_a_small_part_of_the_map_is_drawn_as_high_as_its_panel(ruleset, seq, around, radius):
     """An audience's probe: a dos part 2 hexes about a hex was a band of map over an empty page

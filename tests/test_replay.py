@@ -74,7 +74,8 @@ def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are
     for fr, step in zip(frames.frames(f), steps):
         summary = f.game.summary(fr.state["rules"])
         assert step["standing"] == " ".join(describe.now_lines(summary) + describe.score_lines(f.game, summary))
-    assert steps[-1]["standing"].startswith("Game over after turn 6 of 6. Result: Draw after turn 6: ")
+    result = f.game.summary(f.state["rules"])["result"]   # (the example's: a draw, or either side's victory)
+    assert steps[-1]["standing"].startswith(f"Game over after turn 6 of 6. Result: {result}") and result
     keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in f.game.genesis["sides"])
     assert (f'<p id="mode">A secure game: every packet is signed by its side\'s key ({keys}) and every die comes '
             f"from dice chains both sides committed to before play; `pbem audit` of the game folder checks it all."

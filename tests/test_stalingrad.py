@@ -431,12 +431,20 @@ def test_tactical_card_lets_the_enemy_distribute_but_not_apply():
     assert card["play"] is True and card["rule"] == "house 7" and "standing order" in card["text"]
     allocs = [e for e in events if e["type"] == "allocate"]
     assert {e["allocator"] for e in allocs} == {"german"}
+    # the card player's standing order (kill-units) puts one point on each of two full units:
+    # a lone point is a step (house 6.5), so each loses one and none may retreat; two on one
+    # unit would let its owner take the second as a retreat, as the owner's own allocation
+    # does (a rules review: the card then changed nothing)
+    hit = [e["unit"] for e in allocs]
+    assert len(hit) == 2 == len(set(hit))
+    assert all(where(after, u) == "station-1" and steps(after, u) == 1 for u in hit), after["units"]
     # the Soviet side still applies them; with its queued orders it takes steps
     rules2 = battle({"german": 2, "soviet": 0})
-    soviet = [{"type": "apply", "unit": allocs[0]["unit"], "how": "step"}]
-    after2, _ = play(RULESET, rules2, {"german": [{"type": "attack", "area": "station-1"}],
-                                       "soviet": soviet}, [5, 1])
-    assert where(after2, allocs[0]["unit"]) == "eliminated"
+    german = [{"type": "attack", "area": "station-1"}, {"type": "card", "play": True},
+              {"type": "allocate", "unit": hit[0]}, {"type": "allocate", "unit": hit[0]}]
+    soviet = [{"type": "apply", "unit": hit[0], "how": "step"}]
+    after2, _ = play(RULESET, rules2, {"german": german, "soviet": soviet}, [5, 1])
+    assert where(after2, hit[0]) == "eliminated"
 
 
 def test_no_tactical_card_is_spent_when_the_points_leave_nothing_to_distribute():

@@ -672,14 +672,17 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     # each side's Air Points said apart (14.22, 14.23): "die 5 -1 +1 = 5", where the net shift
     # alone hid that the attacker's point counted (a players' probe)
     shifts = [s for s in (c["shift"]["att"] * len(c["air"]["att"]), c["shift"]["def"] * len(c["air"]["def"])) if s]
-    row = min(6, max(1, die + sum(shifts)))
+    modified = die + sum(shifts)
+    row = min(6, max(1, modified))   # a modified roll below 1 reads row 1, above 6 row 6 (crt.yaml)
     result = sc.crt[row][sc.crt_columns.index(col)]
     c.update(result=result, die=die, row=row, column=col, attack=attack, defence=defence)
     d, a, eng = _parse(result)
     c["def_part"], c["att_part"], c["engaged"] = d, a, eng
     ctx.event("combat", f"Attack strength {attack}: {', '.join(a_parts)}. Defence strength {defence}: "
               f"{'; '.join(d_parts)}. {attack} against {defence}: {col}; die {die}"
-              + ("".join(f" {'+' if s > 0 else ''}{s}" for s in shifts) + f" = {row}" if shifts else "")
+              # a roll taken off the table said so: "die 1 -1 = 0, read as 1" (a players' probe: "= 1")
+              + ("".join(f" {'+' if s > 0 else ''}{s}" for s in shifts) + f" = {modified}"
+                 + (f", read as {row}" if row != modified else "") if shifts else "")
               + f": {result} (9.5).", attack=attack, defence=defence, column=col, die=die, row=row,
               result=result, attack_parts=a_parts, defence_parts=d_parts, kind=c["kind"], targets=list(c["targets"]),
               # where the attackers stand, for the picture of an attack declared in an earlier packet

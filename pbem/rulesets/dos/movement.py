@@ -589,6 +589,11 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
 
 # --- reinforcements (15.0-15.3) ---------------------------------------------------------------------
 
+def entry_section(sc: Scenario, rules: dict, uid: str) -> str:
+    """The map section a Soviet reinforcement enters on (15.3): north, south, or any (11.5)."""
+    return rules["ready_map"].get(uid) or sc.units[uid].map or "north"
+
+
 def entry_hexes(sc: Scenario, rules: dict, side: str, uid: str, board: Board) -> tuple[list[int], list[int]]:
     """(edge hexes entered paying their cost, city hexes placed at no cost) for a reinforcement."""
     blocking = board.blocking(side)
@@ -598,8 +603,7 @@ def entry_hexes(sc: Scenario, rules: dict, side: str, uid: str, board: Board) ->
 
             return [], ([sc.idx[sc.astrakhan["hex"]]] if holds_astrakhan(sc, rules, board) else [])
         return [i for i in sorted(sc.edge["west"]) if i not in blocking], []     # 15.1
-    section = rules["ready_map"].get(uid) or sc.units[uid].map or "north"
-    edge, cities = sc.soviet_entry[section]                                      # 15.3; 11.5: "any"
+    edge, cities = sc.soviet_entry[entry_section(sc, rules, uid)]                # 15.3; 11.5: "any"
     return ([i for i in edge if i not in blocking and st.control(sc, rules, i) == "soviet"],
             [i for i in cities if i not in blocking and st.control(sc, rules, i) == "soviet"])
 
@@ -624,10 +628,13 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     for uid in units:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
         if entry not in edge and entry not in cities:
+            # the section named (a players' probe: a south-map reinforcement refused at N0741, unsaid)
+            section = "" if side == "axis" else entry_section(sc, rules, uid)
+            where = "either map section" if section == "any" else f"the {section} map section"
             raise IllegalOrder("15.1" if side == "axis" else "15.3", f"{sc.ids[entry]} is not a hex where {uid} may "
                                "enter" + (" (the west edge)" if side == "axis" else
-                                          " (a Soviet-controlled rail hex on the north, east or south edge of its map "
-                                          "section, or a Soviet-controlled city there)"), None)
+                                          f" (it enters on {where}: a Soviet-controlled rail hex on its north, east "
+                                          f"or south edge, or a Soviet-controlled city there)"), None)
     if side == "soviet" and entry in sc.city_of:
         city = sc.city_of[entry]
         limit = 3 if city.cls == "major" else 1

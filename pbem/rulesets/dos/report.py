@@ -96,6 +96,8 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                              f"{'it' if len(caught) == 1 else 'them'} (9.73); losing steps does not.")
     elif need.kind.startswith("axis-") and (over := excess_words(sc, rules)):
         lines.append(f"{over}.")      # 16.33, 16.4: said before the player-turn's orders are written
+    if need.kind.endswith("-move") and rules["phase"] == "move":
+        lines += ready_words(sc, rules, need.side)
     if need.kind.endswith("-move") or need.kind.endswith("-mech"):
         lines.append("move: {type: move, units: [IDs in one hex], path: [hexes entered], withdraw: false}; rail: "
                      "{type: rail, units, path}; overrun: {type: overrun, units, path, target, air: {units, shift}}; "
@@ -107,6 +109,30 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
     elif need.kind.endswith("-interdiction"):
         lines.append("interdict: {type: interdict, air: ID, hexes: [one or two hexes]}; end.")
     return lines
+
+
+def ready_words(sc: Scenario, rules: dict, side: str) -> list[str]:
+    """The reinforcements ready to enter in this Initial Movement Phase (15.1, 15.3), a Soviet
+    one by the map section it enters on: said where the orders are written (a players' probe:
+    the template showed one `enter` of 36 reinforcements, the rest told only by a dry run)."""
+    import textwrap
+
+    from .movement import entry_section, ready
+
+    waiting = ready(sc, rules, side)
+    if not waiting:
+        return []
+    count = f"{len(waiting)} reinforcement{'s' if len(waiting) > 1 else ''} ready to enter"
+    if side == "axis":
+        parts = [", ".join(waiting)]
+        head = f"{count}, on the west edge (15.1): "
+    else:
+        by = {s: [u for u in waiting if entry_section(sc, rules, u) == s] for s in ("north", "south", "any")}
+        words = {"north": "on the north map", "south": "on the south map", "any": "on either map (11.5)"}
+        parts = [f"{words[s]}: {', '.join(us)}" for s, us in by.items() if us]
+        head = f"{count} (15.3), "
+    return textwrap.wrap(head + "; ".join(parts) + "; `pbem orders ... --only UNIT` lists a unit's entries.", 96,
+                         break_on_hyphens=False)
 
 
 def setup_areas(sc: Scenario, rules: dict, side: str) -> list[str]:

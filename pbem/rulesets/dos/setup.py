@@ -186,7 +186,7 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
     axis_reach = {j for i in sc.axis_start for j in sc.nb[i]}
     behind = [j for j in line_band(sc) | {k for i in sc.front for j in sc.nb[i] for k in sc.nb[j]}
               if j not in sc.axis_start and j not in axis_reach]
-    for hq in new_hqs:                                   # the first front hex not yet in any radius, plus L
+    def spaced(hq: str) -> None:                         # the first front hex not yet in any radius, plus L
         L = sc.units[hq].leadership
         gap = next((q for q in range(len(front)) if not covered(q)), None)
         q = min(len(front) - 1, (gap if gap is not None else (len(anchors()) * 5) % len(front)) + L)
@@ -197,7 +197,35 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
                        key=lambda j: (sc.distance(j, front[cand]), sc.row[j], sc.pos[j]), default=None)
             if spot is not None:
                 st.put(rules, hq, sc.ids[spot])
-                break
+                return
+
+    def reaching(hq: str) -> None:
+        """Where its radius holds the first front hex in none and reaches furthest past it."""
+        L = sc.units[hq].leadership
+        held = [covered(q) for q in range(len(front))]
+        gap = next((q for q in range(len(front)) if not held[q]), None)
+        spots = [] if gap is None else [j for j in behind if sc.distance(j, front[gap]) <= L and _fits(sc, rules, [hq], j)]
+        if not spots:
+            spaced(hq)
+            return
+
+        def reach(j: int) -> int:
+            q = gap
+            while q < len(front) and (held[q] or sc.distance(front[q], j) <= L):
+                q += 1
+            return q
+        spot = min(spots, key=lambda j: (-reach(j), sc.row[j], sc.pos[j]))
+        st.put(rules, hq, sc.ids[spot])
+
+    for hq in new_hqs:
+        spaced(hq)
+    if not all(covered(q) for q in range(len(front))):
+        # spaced so, the HQs left the line's far end in no radius (a players' probe: two HQs
+        # placed by hand, one far off, one beside another's radius): placed again, reaching
+        for hq in new_hqs:
+            rules["units"][hq] = "setup"
+        for hq in new_hqs:
+            reaching(hq)
 
     def in_radius(i: int) -> bool:
         return any(sc.distance(i, a) <= L for a, L in anchors())

@@ -111,6 +111,8 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
     ps = rules["phase_state"]
     ps["placed"] = sorted(ps.get("placed", []) + [uid])
     rule = "11.2(1)" if side == "german" else "11.2(2)"
+    if rules["phase"] == "german-withdrawal":
+        rule = "11.2(1), 11.3(3)"   # placed together with the withdrawal (a rules review: 11.2(1) alone)
     ctx.event("reinforce", f"{unit.name} ({uid}) enters in {name(sc, area)} ({rule}).",
               unit=uid, side=side, area=area, rule=rule)
 
