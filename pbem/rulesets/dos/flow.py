@@ -327,7 +327,7 @@ def _setup_order(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None
                   chosen_by=ctx.chosen_by, rule="5.2" if side == "soviet" else "5.3")
         return
     _check_end(order, "setup")
-    left = setup.to_set_up(sc, rules, side)
+    to_place = setup.to_set_up(sc, rules, side)
     if side == "soviet":
         setup.default_soviet(sc, rules)
     else:
@@ -335,12 +335,12 @@ def _setup_order(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None
     try:
         setup.check(sc, rules, side)
     except IllegalOrder as exc:
-        if side != "soviet" or not left or exc.rule != "5.23":
+        if side != "soviet" or not to_place or exc.rule != "5.23" or setup.open_front_in_reach(sc, rules):
             raise
         # a players' probe: the hexes named were ones the player never touched, far from the
         # units placed by hand; say why the default placement left them open
-        raise IllegalOrder("5.23", f"{exc.message}; the default placement of the {len(left)} units left stands a unit "
-                           f"only within an HQ's Leadership Rating (5.25, 12.12), and the HQs placed so far leave "
+        raise IllegalOrder("5.23", f"{exc.message}; the default placement of the {len(to_place)} units left stands a "
+                           f"unit only within an HQ's Leadership Rating (5.25, 12.12), and the HQs placed so far leave "
                            f"those hexes out of reach: place an HQ within reach of them before the end order", exc.legal) \
             from None
     left = setup.to_set_up(sc, rules, side)

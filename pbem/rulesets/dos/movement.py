@@ -628,13 +628,14 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     for uid in units:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
         if entry not in edge and entry not in cities:
+            if side == "axis":
+                raise IllegalOrder("15.1", f"{sc.ids[entry]} is not a hex where {uid} may enter (the west edge)", None)
             # the section named (a players' probe: a south-map reinforcement refused at N0741, unsaid)
-            section = "" if side == "axis" else entry_section(sc, rules, uid)
+            section = entry_section(sc, rules, uid)
             where = "either map section" if section == "any" else f"the {section} map section"
-            raise IllegalOrder("15.1" if side == "axis" else "15.3", f"{sc.ids[entry]} is not a hex where {uid} may "
-                               "enter" + (" (the west edge)" if side == "axis" else
-                                          f" (it enters on {where}: a Soviet-controlled rail hex on its north, east "
-                                          f"or south edge, or a Soviet-controlled city there)"), None)
+            raise IllegalOrder("15.3", f"{sc.ids[entry]} is not a hex where {uid} may enter (it enters on {where}: a "
+                               f"Soviet-controlled rail hex on its north, east or south edge, or a Soviet-controlled "
+                               f"city there)", None)
     if side == "soviet" and entry in sc.city_of:
         city = sc.city_of[entry]
         limit = 3 if city.cls == "major" else 1

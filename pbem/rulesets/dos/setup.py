@@ -155,6 +155,14 @@ def open_front(sc: Scenario, rules: dict) -> list[str]:
     return [sc.ids[i] for i in sc.front if i not in zoc and not board.has_combat(i, "soviet")]
 
 
+def open_front_in_reach(sc: Scenario, rules: dict) -> list[str]:
+    """The Front Line hexes open (5.23) that a Soviet HQ's Leadership Rating reaches: a unit may
+    stand there in supply (5.25, 12.12) as far as the ratings go."""
+    hqs = [(sc.idx[w], sc.units[u].leadership) for u, w in rules["units"].items()
+           if sc.side_of[u] == "soviet" and sc.units[u].hq and w not in st.OFF_MAP]
+    return [h for h in open_front(sc, rules) if any(sc.distance(sc.idx[h], i) <= L for i, L in hqs)]
+
+
 # --- the default placements -----------------------------------------------------------------------
 
 def _fits(sc: Scenario, rules: dict, units: list[str], i: int) -> bool:
