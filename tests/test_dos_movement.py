@@ -471,6 +471,9 @@ def test_19_22_exit_from_s1001_and_return():
     play(rules, [{"type": "move", "units": ["G/57"], "path": ["S1001"], "exit": True}])
     assert st.status(rules, "G/57") == "exited" and rules["exits"] == ["G/57"]
     refused(rules, {"type": "move", "units": ["G/75"], "path": [near], "exit": True}, "19.22", "only from S1001")
+    # back elsewhere: refused for Astrakhan's reason, not the west edge's (a code review)
+    refused(rules, {"type": "enter", "units": ["G/57"], "path": [sc.ids[min(sc.edge["west"])]]}, "19.22",
+            "a unit that exited comes back at Astrakhan, S1001, while an Axis combat unit or HQ stands there")
     play(rules, [{"type": "enter", "units": ["G/57"], "path": ["S1001"]}])          # back, an Axis unit being there
     assert st.hex_of(rules, "G/57") == "S1001" and rules["exits"] == []
 

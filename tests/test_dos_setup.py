@@ -257,13 +257,17 @@ def test_the_default_placement_completes_a_set_up_begun_by_hand(seed):
     with pytest.raises(IllegalOrder) as info:
         play(rules, hand + [{"type": "end"}], ctx=ctx)
     assert info.value.rule == "5.23" and "the HQs placed so far leave those hexes out of reach" in info.value.message
-    # said so only where no HQ reaches an open line hex: where one does, the refusal is 5.23's own
+    # said so only where no HQ reaches an open line hex: where one does (all but two combat units
+    # placed by hand at the line's north end, too few left for the rest), the refusal is 5.23's own
     rules, ctx = drawn(seed)
-    i = next(j for j in sc.front if not setup.place_error(sc, rules, "soviet", hqs[0], sc.ids[j]))
-    play(rules, [{"type": "place", "unit": hqs[0], "hex": sc.ids[i]}], ctx=ctx)
-    L = sc.units[hqs[0]].leadership
-    assert setup.open_front_in_reach(sc, rules) == [h for h in setup.open_front(sc, rules)
-                                                    if sc.distance(sc.idx[h], i) <= L] != []
+    band = sorted(setup.line_band(sc), key=lambda i: (sc.row[i], sc.pos[i]))
+    for u in [u for u in soviet(rules) if sc.units[u].combat][:-2]:
+        i = next(i for i in band if setup.place_error(sc, rules, "soviet", u, sc.ids[i]) is None)
+        play(rules, [{"type": "place", "unit": u, "hex": sc.ids[i]}], ctx=ctx)
+    with pytest.raises(IllegalOrder) as info:
+        play(rules, [{"type": "end"}], ctx=ctx)
+    assert info.value.rule == "5.23" and "out of reach" not in info.value.message, info.value.message
+    assert setup.open_front_in_reach(sc, rules)   # (as the default placement left them: HQs reach them)
 
 
 @pytest.mark.parametrize("seed", [*range(6), 9, 37, 41])   # 9, 37, 41: a Guards division alone held three line hexes

@@ -436,12 +436,15 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
 
 
 @pytest.mark.parametrize("ruleset, seq, around, radius", [("dos", None, "N3145", 2), ("chir", 7, "3320", 1),
-                                                           ("kkoh", 60, "0705", 0)])
+                                                           ("kkoh", 60, "0705", 0), ("dos", None, "N0101", 2),
+                                                           ("dos", None, "S4054", 2)])
 def test_a_small_part_of_the_map_is_drawn_as_high_as_its_panel(ruleset, seq, around, radius):
     """An audience's probe: a dos part 2 hexes about a hex was a band of map over an empty page
     beside the legend (the part at its largest scale, 3 times, still half the panel's height).
     The part is drawn with the rows above and below it, as high as the panel (within the
-    height of a row), and holds every cell asked for; the legend says each thing once."""
+    height of a row; at the map's top or bottom edge, with the rows of the other side), and
+    holds every cell asked for; on kkoh's map, whole 1 km squares; the legend says each thing
+    once."""
     f = frames.open_game(EXAMPLES[ruleset])
     scene = frames.scene(f, frames.frame(f, seq))
     grid = scenes.Grid(scene["grid"])
@@ -451,8 +454,14 @@ def test_a_small_part_of_the_map_is_drawn_as_high_as_its_panel(ruleset, seq, aro
     assert picture.panel_height - row <= picture.map_height <= picture.panel_height + row, \
         (picture.map_height, picture.panel_height, row)
     text = picture.document()
+    assert text.count("With more of the map above and below it") == 1   # said once, under the part's name
     inside = units_on_board(EXAMPLES[ruleset], seq, set(view))
     assert inside <= set(DATA_UNITS.findall(text)), inside - set(DATA_UNITS.findall(text))
+    if ruleset == "kkoh":   # whole 1 km squares, as a player counts the map: none shows some rows only
+        x0, y0, x1, y1 = picture.part
+        shown = [c for c in grid.cells if x0 < grid.centre(c)[0] < x1 and y0 < grid.centre(c)[1] < y1]
+        squares = {c.partition(".")[0] for c in shown}
+        assert len(shown) == 9 * len(squares) > 9, sorted(squares)
     assert text.count(svg.ARROW_START.split(":")[0]) <= 1
 
 

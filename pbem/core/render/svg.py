@@ -206,9 +206,23 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
             # a part too low to reach the panel's height at the largest scale is drawn taller, with
             # the rows above and below it, as high as that scale needs: not a band of map over an
             # empty page beside a long legend (an audience's probe of a dos part 2 hexes about a hex)
-            grow = (panel_h / MAX_PART_SCALE - map_h) / 2
-            taller = [c for c in grid.cells if x0 <= grid.centre(c)[0] <= x1 and y0 - grow <= grid.centre(c)[1] <= y1 + grow]
-            return draw(given, show, list(dict.fromkeys([*view, *taller])), grid, filled=True)
+            # (at the map's top or bottom edge, the rows the edge denies are taken from the other side)
+            grow = panel_h / MAX_PART_SCALE - map_h
+            low, high = y0 - grow / 2, y1 + grow / 2
+            top, bottom = grid.box[1], grid.box[3]
+            low, high = (top, high + top - low) if low < top else (low, high)
+            low, high = (max(top, low - (high - bottom)), bottom) if high > bottom else (low, high)
+            taller = [c for c in grid.cells if x0 <= grid.centre(c)[0] <= x1 and low <= grid.centre(c)[1] <= high]
+            if all("." in c for c in view):
+                # places inside larger squares (kkoh's 1 km squares, `SQUARE.PLACE`): whole squares,
+                # as a player counts the map, so that no square shows some of its rows only
+                squares = {c.partition(".")[0] for c in taller}
+                taller = [c for c in grid.cells if c.partition(".")[0] in squares]
+            # said under the caption that names the part (a code review: "0 squares around 0705"
+            # stood over three squares)
+            grown = {**given, "caption": [*(given.get("caption") or []),
+                                          "With more of the map above and below it, to the legend's height."]}
+            return draw(grown, show, list(dict.fromkeys([*view, *taller])), grid, filled=True)
         scale = min(MAX_PART_SCALE, max(1.0, panel_h / map_h)) if map_h > 0 else 1.0
         # to the thousandth, down, as the transform writes it: a scale written rounded up drew
         # the map larger than its box, and cut the counters along its far edges

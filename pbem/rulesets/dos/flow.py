@@ -335,14 +335,15 @@ def _setup_order(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None
     try:
         setup.check(sc, rules, side)
     except IllegalOrder as exc:
-        if side != "soviet" or not to_place or exc.rule != "5.23" or setup.open_front_in_reach(sc, rules):
+        combat = [u for u in to_place if sc.units[u].combat]
+        if side != "soviet" or not combat or exc.rule != "5.23" or setup.open_front_in_reach(sc, rules):
             raise
         # a players' probe: the hexes named were ones the player never touched, far from the
         # units placed by hand; say why the default placement left them open
-        raise IllegalOrder("5.23", f"{exc.message}; the default placement of the {len(to_place)} units left stands a "
-                           f"unit only within an HQ's Leadership Rating (5.25, 12.12), and the HQs placed so far leave "
-                           f"those hexes out of reach: place an HQ within reach of them before the end order", exc.legal) \
-            from None
+        raise IllegalOrder("5.23", f"{exc.message}; the default placement of the {len(combat)} combat unit"
+                           f"{'s' if len(combat) > 1 else ''} left stands one only within an HQ's Leadership Rating "
+                           f"(5.25, 12.12), and the HQs placed so far leave those hexes out of reach: place an HQ "
+                           f"within reach of them before the end order", exc.legal) from None
     left = setup.to_set_up(sc, rules, side)
     if left:
         raise IllegalOrder("5.2" if side == "soviet" else "5.3", f"no room was found for {', '.join(left[:6])}: place "

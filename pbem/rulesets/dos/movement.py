@@ -628,6 +628,10 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     for uid in units:
         edge, cities = entry_hexes(sc, rules, side, uid, board)
         if entry not in edge and entry not in cities:
+            if side == "axis" and st.status(rules, uid) == "exited":
+                raise IllegalOrder("19.22", f"{sc.ids[entry]} is not a hex where {uid} may enter: a unit that exited "
+                                   f"comes back at Astrakhan, {sc.astrakhan['hex']}, while an Axis combat unit or HQ "
+                                   f"stands there", None)
             if side == "axis":
                 raise IllegalOrder("15.1", f"{sc.ids[entry]} is not a hex where {uid} may enter (the west edge)", None)
             # the section named (a players' probe: a south-map reinforcement refused at N0741, unsaid)
