@@ -61,8 +61,10 @@ def test_a_dry_run_foresees_a_move_void_against_the_senders_own_sealed_hd_chit(t
     warned = dry_run(match, orders("0102"))
     foreseen = [w for w in warned if VOID in w]
     assert len(foreseen) == 1, warned
-    assert foreseen[0].startswith(f"with four different imagined rolls of the dice, blue order 2 of packet {seq} "
-                                  f"(move facing=N to=0102 units={UNIT}) is void")
+    # no die comes before it: void by the rules alone, said so, not as a likelihood of imagined
+    # rolls (a players' probe: "most likely void whatever the dice", where no die is rolled)
+    assert foreseen[0].startswith(f"blue order 2 of packet {seq} (move facing=N to=0102 units={UNIT}) is void")
+    assert foreseen[0].endswith("It is void whatever the dice: no die is rolled before it.")
     assert any("wait in the queue" in w for w in warned)          # still said: they wait for the chit's opening
     assert sorted((match.folders["blue"].path / "private").glob("seal-*-blue.yaml")) == kept   # nothing forgotten
     assert match.state()["seq"] == seq - 1                        # nothing applied

@@ -538,12 +538,22 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     if looked is None:
         return []
     first, after, events = looked
+    # a void no die comes before is the rules' alone: said so, not as a likelihood of imagined
+    # rolls (a players' probe: a kkoh move against its own chit, HA in Action Phase 1, was "most
+    # likely void whatever the dice", where no die is rolled)
+    certain: set[int] = set()
+    rolled = False
+    for e in events:
+        rolled = rolled or e["type"] == "roll"
+        if not rolled and e["type"] == "void" and e["index"] in first:
+            certain.add(e["index"])
     # more rolls only where the first voids an order, up to four in all while some order is void
     # with every roll so far, so that "most likely whatever the dice" is said only of an order
     # all four void (a players' probe: two rolls, each with a 6 that made a unit give ground,
     # called an assault "most likely void"; it was legal)
     runs = [first]
-    while first and len(runs) < IMAGINED and (len(runs) < 2 or any(all(i in r for r in runs) for i in first)):
+    while set(first) - certain and len(runs) < IMAGINED and (len(runs) < 2 or any(all(i in r for r in runs)
+                                                                                    for i in first)):
         run = voids(f"foresee-{len(runs) + 1}")
         runs.append(run[0] if run else {})
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
@@ -553,7 +563,7 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     now = set(g.cautions(state["rules"], [], side, []))
     later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])
              if caution not in now]
-    return (void_words(runs) if first else []) + later + unlooked(
+    return (void_words(runs, certain) if first else []) + later + unlooked(
         g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
 
 
@@ -595,13 +605,17 @@ def unlooked(g: engine.Game, after: dict, side: str, seq: int, rolled: bool = Tr
                if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]
 
 
-def void_words(runs: list[dict[int, str]]) -> list[str]:
+def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset()) -> list[str]:
     """The warnings of the orders the look-aheads (imagined rolls, the first first) found void
     (order number -> the void's words, as the first roll has them): void with every one of
-    `IMAGINED` rolls, most likely whatever the dice; else with how many of those imagined."""
+    `IMAGINED` rolls, most likely whatever the dice; else with how many of those imagined.
+    `certain`: those the first found void before any die was rolled, void whatever the dice."""
     first, count = runs[0], len(runs)
     said = []
     for index, text in first.items():
+        if index in certain:
+            said.append(f"{text} It is void whatever the dice: no die is rolled before it.")
+            continue
         hits = sum(1 for run in runs if index in run)
         said.append(f"with {NUMBERS[count]} different imagined rolls of the dice, {text} It would most likely be void "
                     f"whatever the dice." if hits == count == IMAGINED else
