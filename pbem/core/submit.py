@@ -545,15 +545,15 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     rolled = False
     for e in events:
         rolled = rolled or e["type"] == "roll"
-        if not rolled and e["type"] == "void" and e["index"] in first:
+        if not rolled and e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]:
             certain.add(e["index"])
     # more rolls only where the first voids an order, up to four in all while some order is void
     # with every roll so far, so that "most likely whatever the dice" is said only of an order
     # all four void (a players' probe: two rolls, each with a 6 that made a unit give ground,
     # called an assault "most likely void"; it was legal)
     runs = [first]
-    while set(first) - certain and len(runs) < IMAGINED and (len(runs) < 2 or any(all(i in r for r in runs)
-                                                                                    for i in first)):
+    dicey = set(first) - certain
+    while dicey and len(runs) < IMAGINED and (len(runs) < 2 or any(all(i in r for r in runs) for i in dicey)):
         run = voids(f"foresee-{len(runs) + 1}")
         runs.append(run[0] if run else {})
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
