@@ -189,7 +189,7 @@ def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     used_up = chain_used_up(game, final)       # a probe: "Awaited: red" of a red that can send no more
     out.awaited = None if out.result else awaited_line(game, final, summary) + (f" {used_up}" if used_up else "")
     out.scenario = scenario_terms(document)
-    ruleset_line, scenario_line, options_line = terms(document)[:3]
+    ruleset_line, scenario_line, options_line = terms(document, out.scenario)[:3]   # (compared once)
     # an embedded scenario that differs is said on a line of its own
     out.terms = [ruleset_line] + ([] if out.scenario.get("differences") else [scenario_line]) + [options_line]
 

@@ -559,19 +559,19 @@ def _was_now(was: Any, now: Any) -> str:
     return f" (bundled {a}, here {b})" if a is not None and b is not None else ""
 
 
-def terms(genesis: dict) -> list[str]:
+def terms(genesis: dict, scenario: dict | None = None) -> list[str]:
     """What a side agrees to by joining or completing a game, in words: the ruleset,
-    the scenario (bundled, or embedded and where it differs from a bundled one: `scenario_terms`),
-    every option not at its default, each side's key fingerprint and dice chain. A proposer
-    may embed a scenario of his own or choose options; the joiner sees them before he sends
-    his join."""
+    the scenario (bundled, or embedded and where it differs from a bundled one: `scenario_terms`,
+    or `scenario` where the caller has it already), every option not at its default, each
+    side's key fingerprint and dice chain. A proposer may embed a scenario of his own or choose
+    options; the joiner sees them before he sends his join."""
     from pbem import rulesets
     from pbem.core.canonical import canonical
     from pbem.core.genesis import DEFAULT_CHAIN_LENGTH
     from pbem.core.text import shown
 
     ruleset = rulesets.get(genesis["ruleset"])
-    scenario = scenario_terms(genesis)
+    scenario = scenario or scenario_terms(genesis)
     lines = [f"Ruleset {ruleset.id} {genesis['ruleset_version']}: {ruleset.title}.",
              scenario["text"] + (" Read it in the proposal before you join." if scenario["bundled"] is None and
                                  scenario["compared_with"] != scenario["id"] and scenario["differences"] else "")]
