@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from pbem.core import keys
-from pbem.core.errors import FileError, VerificationError
+from pbem.core.errors import FileError, UsageError, VerificationError
 
 NS = "pbem-packet-v1"
 MESSAGE = b"seq: 7\norders:\n- move 11Pz/15 to 2834\n"
@@ -107,10 +107,11 @@ def test_missing_and_non_key_files(tmp_path):
     with pytest.raises(FileError, match="notes.txt is not an Ed25519 public key file"):
         keys.load_public_key_file(tmp_path / "notes.txt")
     private_path, public_path = keys.write_keypair("dan", tmp_path)
-    with pytest.raises(FileError, match=r"dan\.pub is a public key"):
+    # a file of the other kind of the pair is a usage error (exit 2), as a packet given to `submit` is
+    with pytest.raises(UsageError, match=r"dan\.pub is a public key"):
         keys.load_private_key(public_path)
     # the private key given for the public one is said to be one, and none of it is shown (a user's probe)
-    with pytest.raises(FileError) as refused:
+    with pytest.raises(UsageError) as refused:
         keys.load_public_key_file(private_path)
     assert refused.value.message == (f"{private_path} is not an Ed25519 public key file: it is a private key; give its "
                                      "public key (the .pub file beside it).")

@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from pbem.core.errors import FileError, PbemError, VerificationError
+from pbem.core.errors import FileError, PbemError, UsageError, VerificationError
 
 PASSPHRASE_ENV = "PBEM_PASSPHRASE"
 KEY_TYPE = b"ssh-ed25519"
@@ -168,8 +168,8 @@ def _read(path: str | Path) -> bytes:
 def _is_encrypted(data: bytes, path: str | Path) -> bool:
     """Whether an OpenSSH private key file is passphrase-protected (its cipher is not "none")."""
     text = data.decode("ascii", "replace")
-    if text.lstrip().startswith("ssh-"):
-        raise FileError(f"{path} is a public key; give the private key file (without .pub).")
+    if text.lstrip().startswith("ssh-"):   # a file of another kind than the option takes: usage (§5)
+        raise UsageError(f"{path} is a public key; give the private key file (without .pub).")
     try:
         reader = _Reader(_unarmor(text, str(path), *_PRIVATE), str(path))
         if reader.take(15) != b"openssh-key-v1\0":
@@ -258,7 +258,10 @@ def load_public_key_file(path: str | Path) -> PublicKey:
         return load_public_key(_read(path).decode("utf-8"))
     except (UnicodeDecodeError, VerificationError) as e:
         reason = e.message if isinstance(e, VerificationError) else "it is not UTF-8 text."
-        raise FileError(f"{path} is not an Ed25519 public key file: {reason}") from None
+        # the private key of a pair given for its public key is a file of another kind than
+        # the option takes (usage, §5); anything else is a broken or foreign file
+        kind = UsageError if reason.startswith("it is a private key") else FileError
+        raise kind(f"{path} is not an Ed25519 public key file: {reason}") from None
 
 
 def sign_raw(key: PrivateKey, data: bytes) -> bytes:
