@@ -135,6 +135,20 @@ def test_the_orders_template_can_be_submitted_as_it_is_or_uncommented(run, duel_
     assert load_mapping(Path("blue-folder/states/0002.yaml"))["policies"]["blue"] == {"seq": 2, "values": {"absorb": "strongest"}}
 
 
+def test_submit_prints_its_report_in_the_format_asked_for_a_forum_post(run, duel_game):
+    """An audience's probe: the sender of a packet on a forum could not have its report in BBCode
+    (`submit` printed text only, and `adjudicate --format bbcode` of one's own packet says it was
+    applied already). `submit --format` prints the report as `adjudicate --format` does."""
+    write("t.yaml", run("orders", "red-folder", "--side", "red").output)
+    sent = run("submit", "red-folder", "t.yaml", "--key", "keys/red", "--out", "p1.yaml", "--format", "bbcode").output
+    received = run("adjudicate", "blue-folder", "p1.yaml", "--format", "bbcode").output
+    report = received[:received.index("[/list]") + len("[/list]")]
+    assert report.startswith("[b]") and "\n[list]\n[*]" in report
+    assert sent.startswith(report)
+    write("t2.yaml", run("orders", "blue-folder", "--side", "blue").output)
+    assert run("submit", "blue-folder", "t2.yaml", "--key", "keys/blue", "--dry-run", "--format", "md").output.startswith("# ")
+
+
 def test_submit_refuses_out_of_turn_and_illegal_orders(run, duel_game):
     write("o.yaml", "orders: []\n")
     result = run("submit", "red-folder", "o.yaml", "--key", "keys/blue", code=1)

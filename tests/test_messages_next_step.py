@@ -138,8 +138,8 @@ def test_a_packet_pasted_into_a_mail_is_named_as_such(match, tmp_path, before, a
     assert result.exit_code == 4
     assert result.stderr.startswith(
         f"pbem: {mail}: the file holds a packet with other text before or after it, as when a packet is pasted into a "
-        f"mail: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to its "
-        f"signature's value; the YAML error, line ")
+        f"mail or a forum post: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem "
+        f"packet\" to its signature's value; the YAML error, line ")
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
 
 
@@ -189,8 +189,8 @@ def test_mail_text_above_a_packet_that_reads_as_yaml_is_named_as_mail_text(match
     result = run("adjudicate", "game/blue", mail)
     assert (result.exit_code, result.stderr) == (4, (
         f"pbem: {mail}: the file holds a packet with other text before or after it, as when a packet is pasted into a "
-        f"mail: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to its "
-        f"signature's value; the packet check: unknown packet field `Hi Alice, here is my turn`\n"))
+        f"mail or a forum post: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem "
+        f"packet\" to its signature's value; the packet check: unknown packet field `Hi Alice, here is my turn`\n"))
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
     forged = tmp_path / "forged.yaml"      # a field added inside the packet's own lines is no mail text
     forged.write_text(packet.read_text().replace("orders:", "extra: 1\norders:", 1))
@@ -529,3 +529,54 @@ def test_a_packet_whose_prev_was_edited_is_refused_for_its_signature_not_blamed_
     told = verification_failure("audit", "one/blue")
     assert told.startswith("pbem: audit failed: packets/0002-blue.yaml: the signature of side blue") \
         and "was altered after it was signed" in told and "adjudicated another packet" not in told, told
+
+
+FORUM = ("the file holds forum markup ([code], [quote] or their closing tags): keep only the packet's own lines, from "
+         "\"# pbem packet\" to its signature's value, without the tags, or save the packet attached to the post")
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda text: f"[code]{text.rstrip()}[/code]\n",                        # a code block's source, tags glued on
+    lambda text: f'[quote="red"]{text}[/quote]\n',                          # a reply quoting the post
+    lambda text: "[code]" + text[text.index("\n") + 1:] + "[/code]\n",     # copied from the first field on
+    lambda text: f"[CODE]\n{text}[/CODE]\n",                               # tags on lines of their own
+])
+def test_a_packet_copied_with_its_forum_markup_is_named_as_such(match, tmp_path, wrap):
+    """An audience's probe: a packet copied from a forum post with its [code] or [quote] tags
+    was refused for "a comment must be preceded by a space" or "mapping keys must be strings",
+    which says nothing of the tags. Exit 4, nothing applied."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    post = tmp_path / "post.txt"
+    post.write_text(wrap(packet.read_text()))
+    result = run("adjudicate", "game/blue", post)
+    assert result.exit_code == 4, result.stderr
+    first = result.stderr.split("; the YAML error")[0]
+    assert first.startswith(f"pbem: {post}") and first.endswith(FORUM), result.stderr
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
+@pytest.mark.parametrize("change, how", [
+    (lambda text: text.replace("\n  ", "\n\u00a0\u00a0"), "non-breaking spaces where it has spaces"),
+    (lambda text: text.replace("\n  ", "\n"), "its signature's lines moved to the left margin"),
+])
+def test_a_packet_whose_indentation_a_forum_changed_is_no_forged_packet(match, tmp_path, change, how):
+    """An audience's probe: a forum that writes a post's leading spaces as non-breaking ones, or
+    drops them, leaves a packet whose `signature` is empty: refused as "packet field `signature`
+    must be a mapping", exit 3, as if forged. The indentation was changed: exit 4, and what to
+    do. A packet forged in itself stays forged (exit 3), however indented."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    text = packet.read_text()
+    assert text.count("\n  ") == 2    # the signature's two fields, and nothing else indented
+    post = tmp_path / "post.yaml"
+    post.write_text(change(text))
+    result = run("adjudicate", "game/blue", post)
+    assert (result.exit_code, result.stderr) == (4, (
+        f"pbem: {post}: the packet's indentation was changed, as a forum or mail program may change it ({how}): the "
+        f"lines under `signature:` are indented by two spaces; save the packet attached to the post or mail, unchanged, "
+        f"or copy the packet from the post's code block; the packet check: packet field `signature` must be a mapping, "
+        f"not empty (null)\n"))
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+    forged = tmp_path / "forged.yaml"
+    forged.write_text(change(text.replace("\nseq:", "\nextra: 1\nseq:", 1)))
+    result = run("adjudicate", "game/blue", forged)
+    assert (result.exit_code, result.stderr) == (3, f"pbem: {forged}: unknown packet field `extra`\n")

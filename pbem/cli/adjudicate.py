@@ -12,7 +12,7 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir
 @click.option("--key", "key_file", type=click.Path(dir_okay=False),
               help="Your private key: preview what your next reveal unlocks (nothing of it is written).")
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "bbcode"]), default="text", show_default=True,
-              help="Report format to print (aar/NNNN.md is always Markdown).")
+              help="Report format to print (bbcode: to post on a forum; aar/NNNN.md is always Markdown).")
 def command(game_dir: str, packet_files: tuple[str, ...], key_file: str | None, fmt: str) -> None:
     """Verify PACKET_FILE, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report.
 

@@ -22,9 +22,11 @@ from pbem.cli.common import PASSPHRASE_HELP, dice_script, echo, game_dir, handle
                    "packet's orders take effect.")
 @click.option("--dry-run", is_flag=True, help="Try the orders: show what the packet would do, and warn of its queued "
               "orders that imagined rolls of the dice would make void (up to four rolls); nothing is written or sent.")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "bbcode"]), default="text", show_default=True,
+              help="Report format to print (bbcode: to post on a forum; aar/NNNN.md is always Markdown).")
 @handles_errors
 def command(game_dir: str, orders_file: str, key_file: str | None, side: str | None, out: str | None,
-            seal: bool | None, dice: str | None, dry_run: bool) -> None:
+            seal: bool | None, dice: str | None, dry_run: bool, fmt: str) -> None:
     """Check ORDERS_FILE against the rules, reveal your next dice value, sign, apply the
     packet to your own folder and write the packet file to email."""
     from pbem.core import game, report, submit
@@ -37,7 +39,7 @@ def command(game_dir: str, orders_file: str, key_file: str | None, side: str | N
     applied = submit.submit(folder, Path(orders_file), key=key, side=side, out=Path(out) if out else None, seal=seal,
                             dice=dice_script(dice) if dice is not None else None, dry_run=dry_run)
     if applied.events:
-        echo(report.render(folder.game, applied.state, applied.events, "text"))
+        echo(report.render(folder.game, applied.state, applied.events, fmt))
     for warning in applied.warnings:
         echo(f"warning: {warning}", err=True)
     if dry_run:

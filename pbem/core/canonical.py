@@ -817,7 +817,13 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         return error
     all_lines = text.split("\n")
     lines = [line for line in all_lines if line.strip()]
-    if lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
+    if any(_FORUM_TAG.search(line) for line in lines):
+        # a packet copied from a forum post with its markup (a reply's quote, the source of a
+        # code block): the YAML error alone names a comment or a list key (an audience's probe)
+        why = ("the file holds forum markup ([code], [quote] or their closing tags): keep only the packet's own "
+               "lines, from \"# pbem packet\" to its signature's value, without the tags, or save the packet "
+               "attached to the post")
+    elif lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
     elif (any(line.startswith("# pbem packet ") for line in all_lines) and max(map(len, all_lines)) <= WRAPPED
@@ -833,9 +839,11 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
     return InputError(f"{where.group()}{why}; the YAML error: {error.message[where.end():]}")
 
 
-PASTED = ("the file holds a packet with other text before or after it, as when a packet is pasted into a mail: save "
-          "the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to its signature's "
-          "value")
+PASTED = ("the file holds a packet with other text before or after it, as when a packet is pasted into a mail or a "
+          "forum post: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to "
+          "its signature's value")
+# the BBCode a forum wraps a post's code block or a quoted reply in ([code], [quote="bob"], [/quote])
+_FORUM_TAG = re.compile(r"\[/?(?:code|quote)(?:=[^\]]*)?\]", re.IGNORECASE)
 
 
 def pasted(text: str, source: str) -> Any:
@@ -851,6 +859,38 @@ def pasted(text: str, source: str) -> Any:
         return None
     try:     # only where the packet's own lines are a whole packet: else the packet itself is broken
         return loads("\n".join(all_lines[head:last + 1]) + "\n", source)
+    except InputError:
+        return None
+
+
+INDENTATION = ("the packet's indentation was changed, as a forum or mail program may change it ({how}): the lines "
+               "under `signature:` are indented by two spaces; save the packet attached to the post or mail, "
+               "unchanged, or copy the packet from the post's code block")
+
+
+def reindented(text: str, source: str) -> tuple[Any, str] | None:
+    """The packet `text` would be with the indentation a forum or a mail program changed put
+    back, and how it was changed: non-breaking spaces at the start of lines read as spaces, and
+    a signature's fields at the left margin under `signature:` indented; else None (nothing to
+    put back, or the text is no packet even so). Only to explain a refusal: the text itself
+    is never read otherwise than as it stands."""
+    lines = text.split("\n")
+    how = []
+    if any(line.startswith("\u00a0") for line in lines):
+        lines = [" " * (len(line) - len(line.lstrip("\u00a0"))) + line.lstrip("\u00a0") for line in lines]
+        how.append("non-breaking spaces where it has spaces")
+    at = next((n for n, line in enumerate(lines) if line == "signature:"), None)
+    if at is not None and at + 1 < len(lines) and lines[at + 1][:1] not in ("", " "):
+        end = at + 1
+        while end < len(lines) and lines[end].startswith(("key: ", "value: ", "namespace: ")):
+            lines[end] = "  " + lines[end]
+            end += 1
+        if end > at + 1:
+            how.append("its signature's lines moved to the left margin")
+    if not how:
+        return None
+    try:
+        return loads("\n".join(lines), source), " and ".join(how)
     except InputError:
         return None
 

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import (MAX_BYTES, PASTED, canonical, digest, dumps, load_mapping, loads, pasted,
-                                  read_bounded)
+from pbem.core.canonical import (INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, load_mapping, loads, pasted,
+                                  read_bounded, reindented)
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
@@ -406,6 +406,14 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
             except VerificationError:
                 raise exc from None
             raise InputError(f"{source}: {PASTED}; the packet check: {exc.message.removeprefix(source + ': ')}") from None
+        put_back = reindented(data.decode("utf-8", errors="replace"), source)
+        if put_back is not None:
+            try:   # as for mail text: a packet forged in itself stays a forged packet, however indented
+                check_envelope(put_back[0], source)
+            except VerificationError:
+                raise exc from None
+            raise InputError(f"{source}: {INDENTATION.format(how=put_back[1])}; the packet check: "
+                             f"{exc.message.removeprefix(source + ': ')}") from None
         raise
 
 
