@@ -1033,6 +1033,53 @@ def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
     assert removal.cautions(SCENARIO, rules, [dict(e, chosen_by="order") for e in events], "german", []) == []
 
 
+def test_9_11_submit_warns_of_a_queued_order_for_units_its_standing_order_may_advance():
+    """A players' probe: German packet 13 attacked 3303 with groups 3202 (Ob/AT, Ob/II) and 3203,
+    then moved Ob/AT and Ob/II on in the movement phase. The dice cleared 3303, the standing
+    order `advance: vacated` advanced Ob/II, and the move was void with the rest of the phase
+    (6.5); the dry run's imagined roll had not cleared the hex, and it said nothing. `pbem
+    submit` now warns of an order queued behind an attack (begun, or queued before it) that
+    names its units, while the standing order advances after combat."""
+    from pbem.core.engine import effective_policies
+    from pbem.rulesets.chir import flow, retreat
+
+    rules = {"attack": {"att": "german", "n": 1, "target": "3303", "advanced": [],
+                        "groups": {"3202": ["Ob/AT", "Ob/II"], "3203": ["Ob/Flak", "Ob/I", "Ob/III"]}}}
+    queued = [{"seq": 13, "index": 2, "order": {"type": "attack", "target": "3308", "units": ["53W/I", "Sch/I"],
+                                                  "support": []}},
+              {"seq": 13, "index": 3, "order": {"type": "end", "phase": "attack"}},
+              {"seq": 13, "index": 4, "order": {"type": "move", "units": ["Ob/AT", "Ob/II"], "path": ["3103"]}},
+              {"seq": 13, "index": 5, "order": {"type": "move", "units": ["11Pz/15a"], "path": ["1625"]}},
+              {"seq": 13, "index": 6, "order": {"type": "move", "units": ["St/I", "Sch/I"], "path": ["3209"]}}]
+    policies = effective_policies(RULESET, {"policies": {"german": {"seq": 0, "values": {}}}}, "german")
+    assert policies["advance"] == "vacated"    # the default
+    warned = [
+        "order 4 of packet 13 (move) names Ob/AT, Ob/II, of attack 1 on 3303: should that attack clear 3303, your "
+        "standing order advance: vacated may advance them into it first (9.11), and the order is then void; "
+        "`advance: none` (or `ask`) under policies keeps them where they stand",
+        "order 6 of packet 13 (move) names Sch/I, of the attack of order 2 on 3308: should that attack clear 3308, "
+        "your standing order advance: vacated may advance it into it first (9.11), and the order is then void; "
+        "`advance: none` (or `ask`) under policies keeps it where it stands"]
+    assert retreat.advance_cautions(rules, "german", queued, policies) == warned
+    assert flow.cautions(SCENARIO, rules, [], "german", queued, policies) == warned
+    assert RULESET.cautions is flow.cautions
+    for other_policy in ("none", "ask"):   # no advance by the standing order: nothing to warn of
+        assert retreat.advance_cautions(rules, "german", queued, dict(policies, advance=other_policy)) == []
+    # the other side's attack, and one whose advance is made already, advance none of the sender's units now
+    assert retreat.advance_cautions(rules, "soviet", queued[2:3], policies) == []
+    # `pbem submit` asks the game, which gives the ruleset the sender's standing orders as the state has them
+    from pathlib import Path
+
+    from pbem.core import game
+    g = game.open_folder(Path(__file__).resolve().parent.parent / "examples" / "chir-demo").game
+    state = {"rules": rules, "policies": {"german": {"seq": 12, "values": {}}}}
+    assert g.cautions(state, [], "german", queued) == warned
+    state["policies"]["german"]["values"] = {"advance": "none"}
+    assert g.cautions(state, [], "german", queued) == []
+    rules["attack"]["advanced"] = ["Ob/II"]
+    assert retreat.advance_cautions(rules, "german", queued[2:3], policies) == []
+
+
 def test_6_4_removal_only_what_is_necessary():
     rules, _ = _overstacked_german_move()
     with pytest.raises(IllegalOrder) as info:

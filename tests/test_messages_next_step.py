@@ -500,7 +500,7 @@ def test_what_the_rules_warn_of_is_foreseen_for_orders_that_wait_for_dice(tmp_pa
                 if o["type"] == "fire")
     seen = []
 
-    def cautions(scenario, rules, events, side, queued):   # as a ruleset's: of what its rules did, and of the position
+    def cautions(scenario, rules, events, side, queued, policies):   # as a ruleset's: of what its rules did, and of the position
         seen.append([e["type"] for e in events])
         return ([f"{sum(e['type'] == 'roll' for e in events)} die rolled for {side}"] if events else []) \
             + ["a hex over the limit"]   # the real warnings say this one: not again, as foreseen

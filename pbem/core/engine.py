@@ -122,9 +122,10 @@ class Game(NamedTuple):
             return None, []
         return listing(self.scenario, rules, need, own)
 
-    def cautions(self, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
+    def cautions(self, state: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
         cautions = self.ruleset.cautions
-        return [] if cautions is None else cautions(self.scenario, rules, events, side, queued)
+        return [] if cautions is None else cautions(self.scenario, state["rules"], events, side, queued,
+                                                    effective_policies(self.ruleset, state, side))
 
     def policy(self, rules: dict, need: Need, policies: dict) -> dict | None:
         return self.ruleset.policy(self.scenario, rules, need, policies)

@@ -228,7 +228,7 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
             + foresee(g, after, side, folder)
             + kept(after, side, g.secure and g.ruleset.sealed_steps) + idle(before, after, side, gave)
             + left_open(after, side, gave) + script_used_up(after)
-            + not_yours(g, side, policies) + g.cautions(after["rules"], events, side, queued)
+            + not_yours(g, side, policies) + g.cautions(after, events, side, queued)
             + (others_folder(g, folder, side, after["seq"]) if sealed else []))
 
 
@@ -560,8 +560,8 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
     # (of what the imagined play did: the orders still queued, and the position as it stands, are
     # spoken of by the real warnings)
-    now = set(g.cautions(state["rules"], [], side, []))
-    later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after["rules"], events, side, [])
+    now = set(g.cautions(state, [], side, []))
+    later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after, events, side, [])
              if caution not in now]
     return (void_words(runs, certain) if first else []) + later + unlooked(
         g, after, side, state["seq"], any(e["type"] == "roll" for e in events))

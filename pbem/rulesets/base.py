@@ -236,11 +236,13 @@ class Ruleset(NamedTuple):
     # each sealed group's `show`, then its moves and assaults). None: nothing
     sealed_listing: Callable[[Any, dict, Need, dict], tuple[str | None, list[tuple[str, list[dict]]]]] | None = None
     # scenario, rules after a packet, its events, the sender's side, the packet's orders still
-    # queued (items with "seq", "index", "order") -> what the sender should know before sending
-    # it on, beyond the report (`pbem submit` warns): a legal packet that costs the sender units
-    # by a rule easily overlooked (an over-stacked hex whose excess the end of the phase
-    # eliminates), a queued order that can never be taken (an id of no unit); None: nothing
-    cautions: Callable[[Any, dict, list[dict], str, list[dict]], list[str]] | None = None
+    # queued (items with "seq", "index", "order"), the sender's standing orders in force ->
+    # what the sender should know before sending it on, beyond the report (`pbem submit`
+    # warns): a legal packet that costs the sender units by a rule easily overlooked (an
+    # over-stacked hex whose excess the end of the phase eliminates), a queued order that can
+    # never be taken (an id of no unit), or that the sender's own standing order may void
+    # before it (chir: an advance after combat); None: nothing
+    cautions: Callable[[Any, dict, list[dict], str, list[dict], dict], list[str]] | None = None
     # standing order key -> the sides whose decisions it answers, where the ruleset fixes them
     # and they are not every side's (dos: `rail_clearing` is the Axis player's, 6.42; not kkoh's
     # `soviet_hold`, whose side each scenario's doctrines decide): `pbem orders` lists a side's

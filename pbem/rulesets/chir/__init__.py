@@ -8,7 +8,7 @@ readings chosen where the text is ambiguous or contradicts itself.
 from __future__ import annotations
 
 from ..base import Ruleset
-from . import draw, flow, heuristics, removal, report, scenario
+from . import draw, flow, heuristics, report, scenario
 from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
@@ -37,6 +37,6 @@ RULESET = Ruleset(
     view=report.view,
     look=report.look,
     draw=draw.draw,  # the board as a scene for core/render
-    cautions=removal.cautions,
+    cautions=flow.cautions,
     bot=heuristics.HEURISTICS,
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..base import IllegalOrder, Need
 from . import board as bd
-from . import combat, movement, recovery, removal, setup, victory
+from . import combat, movement, recovery, removal, retreat, setup, victory
 from . import state as st
 from .orders import DEFAULT_POLICIES
 from .scenario import Scenario, other
@@ -197,3 +197,11 @@ def end_phase(sc: Scenario, rules: dict, ctx) -> None:
     rules["player"] = "soviet"
     ctx.event("game-turn", f"Game turn {rules['turn']} begins (5.0).", turn=rules["turn"], rule="5.0")
     start_phase(sc, rules, "attack", ctx)
+
+
+def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict],
+             policies: dict) -> list[str]:
+    """What `pbem submit` warns a chir player of (Ruleset.cautions): units his standing order
+    removed for the stacking limit, and queued orders his standing order to advance after
+    combat may void."""
+    return removal.cautions(sc, rules, events, side, queued) + retreat.advance_cautions(rules, side, queued, policies)

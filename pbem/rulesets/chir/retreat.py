@@ -349,6 +349,38 @@ def advance(sc: Scenario, rules: dict, a: dict, order: dict, ctx) -> None:
                     f"the advance after combat of {', '.join(uids)}", ctx)
 
 
+def advance_cautions(rules: dict, side: str, queued: list[dict], policies: dict) -> list[str]:
+    """Queued orders of `side` that name units of an attack of its before them, where its
+    standing order advances after combat (`advance: vacated`): should the attack clear the
+    defender's hex, a unit of it may advance first, and the order is then void (a unit that
+    advanced moves no more, 9.11; a stack moves from one hex, 6.5). Orders are written before
+    their dice (a players' probe: a move of two units of an attack, one of which advanced,
+    was void with the rest of the movement phase, and the dry run's imagined roll had not
+    cleared the hex)."""
+    if policies.get("advance") != "vacated":
+        return []
+    attacks: list[tuple[str, str, set[str]]] = []     # (which attack, its target, its units)
+    a = rules.get("attack")
+    if a is not None and a["att"] == side and not a["advanced"]:
+        attacks.append((f"attack {a['n']}", a["target"], {u for group in a["groups"].values() for u in group}))
+    out = []
+    for item in queued:
+        order = item["order"]
+        units = order.get("units") if isinstance(order, dict) and isinstance(order.get("units"), list) else []
+        for label, target, attackers in attacks:
+            named = [u for u in units if u in attackers]
+            if named:
+                out.append(f"order {item['index']} of packet {item['seq']} ({order.get('type')}) names "
+                           f"{', '.join(named)}, of {label} on {target}: should that attack clear {target}, your "
+                           f"standing order advance: vacated may advance {agreeing(named, 'it', 'them')} into it first "
+                           f"(9.11), and the order is then void; `advance: none` (or `ask`) under policies keeps "
+                           f"{agreeing(named, 'it', 'them')} where {agreeing(named, 'it stands', 'they stand')}")
+                break
+        if isinstance(order, dict) and order.get("type") == "attack" and isinstance(order.get("target"), str):
+            attacks.append((f"the attack of order {item['index']}", order["target"], set(units)))
+    return out
+
+
 def policy_advance(sc: Scenario, rules: dict, a: dict) -> dict:
     """vacated: the first group (or else unit) that fits advances into the defender's hex."""
     target = a["target"]

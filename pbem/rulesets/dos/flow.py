@@ -456,7 +456,8 @@ COMBAT_STACKING_WORDS = ("at any time of a Combat Phase a hex may hold at most 3
                          "an HQ; trucks and air units do not count")
 
 
-def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict]) -> list[str]:
+def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict],
+             policies: dict | None = None) -> list[str]:
     """What `pbem submit` warns a dos player of (README, "Orders"): units of his the packet
     lost for over-stacking, and hexes he leaves over-stacked in his Movement Phase, whose
     excess its end eliminates (7.1) (moving through a full hex is legal, so the orders are);
