@@ -308,6 +308,24 @@ def test_an_equivocation_names_where_to_keep_the_second_packet_and_audit_reports
         "records packets/0001-red.yaml as the packet it was made from\n")
 
 
+def test_a_fork_whose_orders_differ_names_both_orders(tmp_path, monkeypatch):
+    """A players' probe: a fork of two packets 2, one placing a unit and one ending at once, was
+    said to "first differ at orders[0].hex", a field the `end` does not have. The fork names the
+    two orders where the packets' orders differ."""
+    monkeypatch.chdir(tmp_path)
+    one, two = Match(tmp_path / "one", "duel", key_seed="fork"), Match(tmp_path / "two", "duel", key_seed="fork")
+    state = one.state("red")
+    fire = next(o for o in one.game.legal_orders(state["rules"], one.game.next_step(state["rules"]))
+                if o["type"] == "fire")
+    one.send("red", [fire, {"type": "end"}])
+    second = submit_orders(two.folders["red"], [{"type": "end"}], None, key=two.keys["red"], sent=SENT).packet_path
+    shutil.copy(second, tmp_path / "one" / "blue" / "packets" / "0001-red.alt.yaml")
+    told = verification_failure("audit", "one/blue")
+    assert (f"packets/0001-red.yaml and packets/0001-red.alt.yaml (they first differ at orders[0]: fire "
+            f"target={fire['target']} unit={fire['unit']} in packets/0001-red.yaml, end in packets/0001-red.alt.yaml)"
+            ) in told, told
+
+
 def _replaced_first_packet(tmp_path: Path) -> tuple[Path, Path]:
     """Blue's folder of a duel two packets in, and a second packet 1 that red signed too."""
     one, two = Match(tmp_path / "one", "duel", key_seed="fork"), Match(tmp_path / "two", "duel", key_seed="fork")

@@ -662,16 +662,26 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
     (name_a, a), (name_b, b) = list(valid.values())[:2]
     signed = f", both validly signed by {a['side']}" if game.secure and a["side"] == b["side"] else ""
     out.divergence = Divergence(name_a, f"fork: two different packets for seq {a['seq']}{signed}: "
-                                f"{name_a} and {name_b}{_where_they_differ(a, b)}" + _went_on_from(folder, a["seq"], valid),
+                                f"{name_a} and {name_b}{_where_they_differ(a, b, name_a, name_b)}"
+                                + _went_on_from(folder, a["seq"], valid),
                                 evidence=[name_a, name_b])
     return True
 
 
-def _where_they_differ(a: dict, b: dict) -> str:
-    """The first field two packets differ in, but for their signatures."""
+def _where_they_differ(a: dict, b: dict, name_a: str, name_b: str) -> str:
+    """The first field two packets differ in, but for their signatures; in their orders, the
+    two orders themselves (a players' probe: "they first differ at orders[0].hex" named a field
+    the other packet's first order, an `end`, does not have)."""
     difference = first_difference({k: v for k, v in a.items() if k != "signature"},
                                   {k: v for k, v in b.items() if k != "signature"})
-    return f" (they first differ at {difference[0]})" if difference is not None else ""
+    if difference is None:
+        return ""
+    found = re.match(r"orders\[([0-9]+)\]", difference[0])
+    if found:
+        n = int(found.group(1))
+        return (f" (they first differ at orders[{n}]: {engine.order_text(a['orders'][n])} in {name_a}, "
+                f"{engine.order_text(b['orders'][n])} in {name_b})")
+    return f" (they first differ at {difference[0]})"
 
 
 def _went_on_from(folder: Path, seq: int, valid: dict[str, tuple[str, dict]]) -> str:
