@@ -876,18 +876,28 @@ def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
 
 def test_in_a_part_of_the_map_a_places_name_stays_inside_the_part():
     """A place at the edge of a part of the map has its name beside it, inside the part, not
-    cut at the edge; a place outside the part keeps its name where it stands."""
+    cut at the edge. A place outside the part whose name reaches in has it moved in just past
+    the edge, clear of the names there (an audience probe: "Belgorod" was cut in half at the
+    top of a dos part); a name wholly outside stays where it stands."""
     grid = {"kind": "square", "size": 40, "cells": {f"c{i}": [i, 0] for i in range(9)}}
     scene = {"title": "a row", "grid": grid,
              "items": [{"type": "label", "cell": "c2", "text": "Novocherkassk"},
-                       {"type": "label", "cell": "c1", "text": "Kamensk-Shakhtinsky"}]}
+                       {"type": "label", "cell": "c1", "text": "Kamensk-Shakhtinsky"},
+                       {"type": "label", "cell": "c8", "text": "Ty"}]}
     picture = svg.draw(scene, view=scenes.Grid(grid).around("c4", 2))
     x0, x1 = svg.MARGIN, svg.MARGIN + picture.clip[2] / picture.scale
-    names = {m.group(3): float(m.group(1)) for m in
+    found = {m.group(3): (float(m.group(1)), float(m.group(2))) for m in
              re.finditer(r'<text x="([-0-9.]+)" y="([-0-9.]+)"[^>]*>([A-Za-z-]+)</text>', picture.document())}
-    half = (len("Novocherkassk") * 10 * svg.CHAR + 4) / 2
-    assert x0 <= names["Novocherkassk"] - half and names["Novocherkassk"] + half <= x1
-    assert names["Kamensk-Shakhtinsky"] < x0   # its place is left of the part: its name stays there
+
+    def box(name):
+        (x, y), half = found[name], (len(name) * 10 * svg.CHAR + 4) / 2
+        return x - half, y - 10, x + half, y + 3
+
+    novo, kamensk = box("Novocherkassk"), box("Kamensk-Shakhtinsky")
+    assert x0 <= novo[0] and novo[2] <= x1
+    assert x0 <= kamensk[0] < x0 + 1 and kamensk[2] <= x1     # moved in, no further than it must
+    assert kamensk[3] <= novo[1] or novo[3] <= kamensk[1] or kamensk[2] <= novo[0] or novo[2] <= kamensk[0]
+    assert box("Ty")[0] > x1     # wholly outside the part: left where its place is
 
 
 @pytest.mark.parametrize("markers", [1, 2, 3, 4, 5])

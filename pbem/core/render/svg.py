@@ -364,11 +364,15 @@ class _Painter:
         if self.bounds is not None:
             # in a part of the map, the words of what stands in it go where they are not cut at
             # its edge (an audience probe: a dos result box at the edge read "...t 1-3 die 1: A1");
-            # the words of what stands outside keep their place, and show where they reach in
+            # the words of what stands outside and reach in are moved in just past the edge, by
+            # the place they name (an audience probe: "Belgorod", its hex outside the part, was
+            # cut in half at the top)
             x0, y0, x1, y1 = self.bounds
             ox, oy = owner or spots[0]
             if x0 <= ox <= x1 and y0 <= oy <= y1:
                 spots = [p for p in spots if _within(box(p), self.bounds)] or spots
+            else:
+                spots = [_moved_in(p, box(p), self.bounds) for p in spots]
         spot = next((p for p in spots if clear(box(p))), None)
         if spot is None:
             spot = min(spots, key=lambda p: covered(box(p))) if least else spots[0]
@@ -854,6 +858,17 @@ def _towards(p: Point, q: Point, d: float, most: float = 0.45) -> Point:
 
 def _within(box: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> bool:
     return bounds[0] <= box[0] and box[2] <= bounds[2] and bounds[1] <= box[1] and box[3] <= bounds[3]
+
+
+def _moved_in(p: Point, box: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> Point:
+    """Anchor `p` of words whose `box` reaches into `bounds` but is cut at its edge, moved the
+    least that puts the box whole inside (as far as it fits); `p` itself where the box is whole
+    inside, or wholly outside (drawn there, and not seen)."""
+    if _within(box, bounds) or box[2] <= bounds[0] or bounds[2] <= box[0] or box[3] <= bounds[1] or bounds[3] <= box[1]:
+        return p
+    dx = max(0.0, bounds[0] - box[0]) - max(0.0, box[2] - bounds[2])
+    dy = max(0.0, bounds[1] - box[1]) - max(0.0, box[3] - bounds[3])
+    return p[0] + dx, p[1] + dy
 
 
 def _head(tip: Point, base: Point, length: float) -> list[Point]:
