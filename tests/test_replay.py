@@ -60,6 +60,9 @@ def test_every_step_carries_its_report_and_dice():
         if fr.seq:
             assert (CHIR / "aar" / f"{fr.seq:04d}.md").read_text().splitlines()[0].endswith(f"packet {fr.seq}")
             assert f"after-action report, packet {fr.seq}" in step["report"]
+            # the title stands without the text report's underline, which wrapped in the panel
+            lines = step["report"].split("\n")
+            assert lines[1] == "" and lines[2].startswith("Game ") and "===" not in step["report"]
 
 
 def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are_fair(tmp_path):

@@ -27,7 +27,7 @@ class _Scale(click.FloatRange):
 @click.option("--zoom", type=_Scale(0.1, 8), default=None, help="Scale of a PNG (1 unless given).")
 @click.option("--around", metavar="CELL", default=None,
               help="Draw only the part of the map around this hex (or square, or cell), larger: a large map's corner for a "
-                   "forum post.")
+                   "forum post. Not on a map of areas (stalingrad), which is always drawn whole.")
 @click.option("--radius", type=click.IntRange(1, 99), default=None,
               help="With --around: how many hexes or cells around it (default 6), or squares (default 2).")
 @handles_errors

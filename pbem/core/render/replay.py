@@ -117,7 +117,7 @@ h1,#mode{overflow-wrap:anywhere}
 #side{flex:1 1 auto;height:auto;min-height:0;border-left:none;border-top:1px solid #c4bea4}}
 table{border-collapse:collapse;font-size:0.85em;width:100%;table-layout:fixed}
 th{text-align:left;font-weight:normal;color:#6b6457;padding:0.15em 0.4em}
-th:first-child{width:2.5em}th:nth-child(2){width:34%}
+th:first-child{width:4.5em}th:nth-child(2){width:34%}
 td{border:1px solid #e0dccb;padding:0.15em 0.4em;vertical-align:top;overflow-wrap:anywhere}
 td:first-child{font-weight:bold;text-align:center}
 .keys{font-size:0.8em;color:#6b6457}
@@ -205,7 +205,10 @@ def _step(g: Any, fr: frames.Frame) -> dict:
         text = "State 0: the game as the genesis sets it up, before any packet.\n\n" + g.render(fr.state["rules"])
     else:
         heading = f"State {fr.seq}: after packet {fr.seq} from {shown(str(fr.side))}"
-        text = report.render(g, fr.state, fr.events, fmt="text")
+        # the text report with a blank line under its title for its underline of "=": in the
+        # page's narrow panel the line of a long title's length wrapped onto two (an audience's probe)
+        title, underline, rest = report.render(g, fr.state, fr.events, fmt="text").split("\n", 2)
+        text = f"{title}\n\n{rest}" if underline == "=" * len(title) else f"{title}\n{underline}\n{rest}"
     dice = []
     for i, e in enumerate(fr.events):
         if e["type"] != "roll":
