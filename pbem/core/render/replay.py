@@ -87,7 +87,11 @@ SCRIPT = r"""
     return found;
   }
   // an address edited in an open page goes there too (an audience's probe: only the first was read)
-  window.addEventListener("hashchange", function () { var k = addressed(); if (k >= 0) { show(k); } });
+  // an address of no state ("#99") is put back to the state shown (an audience's probe: it stayed)
+  window.addEventListener("hashchange", function () {
+    var k = addressed();
+    if (k >= 0) { show(k); } else if (history.replaceState) { history.replaceState(null, "", "#" + data.frames[at].seq); }
+  });
   // the latest state first, as a forum reader wants it (a players' probe: it opened on the
   // empty set-up map); "#N" opens state N
   var start = addressed();
