@@ -4,6 +4,7 @@ pass from state 0 (`jobs=1`)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def _second_file(folder: Path, seq: int) -> None:   # a second file for one seq,
     copy = path.with_name(path.name.replace(".yaml", ".alt.yaml"))
     shutil.copy(path, copy)
     text = copy.read_text()
-    at = text.index('prev: "') + len('prev: "')
+    at = re.search(r'^prev: "?', text, re.MULTILINE).end()    # quoted where the hash begins with a digit
     copy.write_text(text[:at] + ("1" if text[at] == "0" else "0") + text[at + 1:])
 
 

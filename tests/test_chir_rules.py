@@ -1003,6 +1003,16 @@ def _overstacked_german_move():
     return rules, ctx
 
 
+def test_6_5_a_stack_moves_from_one_hex_and_the_refusal_says_where_each_unit_stands():
+    """6.5: units move together only from the same hex. A players' probe: a move of Ob/AT and
+    Ob/II queued behind their attack was void after Ob/II advanced, and the refusal did not
+    say that the two no longer stood together."""
+    rules = position({"Sch/I": {"hex": "2020"}, "Sch/II": {"hex": "2020"}, "St/I": {"hex": "2021"}}, player="german")
+    assert refusal(rules, {"type": "move", "units": ["Sch/I", "St/I", "Sch/II"], "path": ["2120"]}) == (
+        "6.5", "move Sch/I,Sch/II,St/I: only units in the same hex may move together as a stack, and Sch/I, Sch/II are "
+               "in 2020, St/I is in 2021")
+
+
 def test_6_4_move_may_end_over_the_limit_then_the_owner_removes_units():
     rules, ctx = _overstacked_german_move()
     assert st.hex_of(rules, "St/II") == "2020"
@@ -1055,11 +1065,11 @@ def test_9_11_submit_warns_of_a_queued_order_for_units_its_standing_order_may_ad
     assert policies["advance"] == "vacated"    # the default
     warned = [
         "order 4 of packet 13 (move) names Ob/AT, Ob/II, of attack 1 on 3303: should that attack clear 3303, your "
-        "standing order advance: vacated may advance them into it first (9.11), and the order is then void; "
-        "`advance: none` (or `ask`) under policies keeps them where they stand",
+        "standing order advance: vacated may advance them into it first (9.11), and the order, written for where they "
+        "stand now, is then void; `advance: none` (or `ask`) under policies keeps them there",
         "order 6 of packet 13 (move) names Sch/I, of the attack of order 2 on 3308: should that attack clear 3308, "
-        "your standing order advance: vacated may advance it into it first (9.11), and the order is then void; "
-        "`advance: none` (or `ask`) under policies keeps it where it stands"]
+        "your standing order advance: vacated may advance it into it first (9.11), and the order, written for where "
+        "it stands now, is then void; `advance: none` (or `ask`) under policies keeps it there"]
     assert retreat.advance_cautions(rules, "german", queued, policies) == warned
     assert flow.cautions(SCENARIO, rules, [], "german", queued, policies) == warned
     assert RULESET.cautions is flow.cautions

@@ -717,7 +717,8 @@ def test_a_scenario_embedded_without_an_id_is_compared_with_the_closest_bundled_
     assert audit[0].startswith("audit OK: secure game") and audit[2] == f"The rules followed are those of the scenario " \
         f"in game.yaml. {said}"
     # the ruleset and options, without the scenario, said on the line above
-    assert audit[1] == "Ruleset chir 1.13.0: 48th Panzer Korps: Battles on the River Chir. Options: all at their defaults."
+    assert audit[1] == (f"Ruleset chir {rulesets.get('chir').version}: 48th Panzer Korps: Battles on the River Chir. "
+                        f"Options: all at their defaults.")
     data = json.loads(run("audit", "a", "--json").output)
     assert data["scenario"]["compared_with"] == "historical" and data["scenario"]["fields"] == [
         {"field": "crt.results.1-2[0]", "bundled": was[0], "embedded": "3-2"}]

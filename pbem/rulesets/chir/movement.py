@@ -228,7 +228,14 @@ def _check_stack(sc: Scenario, rules: dict, side: str, uids: list[str], order_te
             raise IllegalOrder(reason[0], f"{order_text}: {reason[1]}", movable(sc, rules, side))
     hexes = {st.hex_of(rules, u) for u in uids}
     if len(hexes) != 1:
-        raise IllegalOrder("6.5", f"{order_text}: only units in the same hex may move together as a stack", None)
+        # where each stands (a players' probe: a unit of the stack had advanced after combat,
+        # and the refusal alone did not say so)
+        by_hex: dict[str, list[str]] = {}
+        for u in uids:
+            by_hex.setdefault(st.hex_of(rules, u), []).append(u)
+        where = ", ".join(f"{', '.join(us)} {agreeing(us, 'is', 'are')} in {h}" for h, us in by_hex.items())
+        raise IllegalOrder("6.5", f"{order_text}: only units in the same hex may move together as a stack, and {where}",
+                           None)
     return hexes.pop()
 
 

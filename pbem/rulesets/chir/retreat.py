@@ -373,8 +373,9 @@ def advance_cautions(rules: dict, side: str, queued: list[dict], policies: dict)
                 out.append(f"order {item['index']} of packet {item['seq']} ({order.get('type')}) names "
                            f"{', '.join(named)}, of {label} on {target}: should that attack clear {target}, your "
                            f"standing order advance: vacated may advance {agreeing(named, 'it', 'them')} into it first "
-                           f"(9.11), and the order is then void; `advance: none` (or `ask`) under policies keeps "
-                           f"{agreeing(named, 'it', 'them')} where {agreeing(named, 'it stands', 'they stand')}")
+                           f"(9.11), and the order, written for where {agreeing(named, 'it stands', 'they stand')} now, "
+                           f"is then void; `advance: none` (or `ask`) under policies keeps "
+                           f"{agreeing(named, 'it', 'them')} there")
                 break
         if isinstance(order, dict) and order.get("type") == "attack" and isinstance(order.get("target"), str):
             attacks.append((f"the attack of order {item['index']}", order["target"], set(units)))
