@@ -1302,8 +1302,7 @@ def test_23_an_open_order_left_in_the_queue_is_said_to_be_void_at_a_sealed_step(
     stray = blind.post("orders:\n  - {type: plan, attack: b, guard: c}\n", "stray.yaml")   # next turn's, open
     said = run("submit", north, stray, "--key", blind.key_files["north"], "--dry-run").stderr
     assert ("waits in the queue: the game now waits for south's orders (turn 1: open your sealed plan), and it "
-            "applies as the game next asks north for orders, or for a decision that takes `plan` orders, however late "
-            "that is") in said
+            "applies as the game next asks north for orders, or for a decision it answers, however late that is") in said
     assert ("; if that step is one the rules ask you to seal, it is void there (an open order queued before never "
             "answers a sealed step, docs/protocol.md §8): orders meant for a sealed step go in its own packet, with "
             "--seal") in said

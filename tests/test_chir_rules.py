@@ -1049,7 +1049,11 @@ def test_9_11_submit_warns_of_a_queued_order_for_units_its_standing_order_may_ad
     order `advance: vacated` advanced Ob/II, and the move was void with the rest of the phase
     (6.5); the dry run's imagined roll had not cleared the hex, and it said nothing. `pbem
     submit` now warns of an order queued behind an attack (begun, or queued before it) that
-    names its units, while the standing order advances after combat."""
+    names its units that may advance (tank and infantry, 9.11), while the standing order
+    advances and no order of the packet answers an advance itself (a review)."""
+    from pathlib import Path
+
+    from pbem.core import game
     from pbem.core.engine import effective_policies
     from pbem.rulesets.chir import flow, retreat
 
@@ -1060,34 +1064,39 @@ def test_9_11_submit_warns_of_a_queued_order_for_units_its_standing_order_may_ad
               {"seq": 13, "index": 3, "order": {"type": "end", "phase": "attack"}},
               {"seq": 13, "index": 4, "order": {"type": "move", "units": ["Ob/AT", "Ob/II"], "path": ["3103"]}},
               {"seq": 13, "index": 5, "order": {"type": "move", "units": ["11Pz/15a"], "path": ["1625"]}},
-              {"seq": 13, "index": 6, "order": {"type": "move", "units": ["St/I", "Sch/I"], "path": ["3209"]}}]
+              {"seq": 13, "index": 6, "order": {"type": "move", "units": ["St/I", "Sch/I"], "path": ["3209"]}},
+              {"seq": 13, "index": 7, "order": {"type": "move", "units": ["53W/I"], "path": ["3209"]}},
+              {"seq": 13, "index": 8, "order": {"type": "move", "units": ["Ob/AT"], "path": ["3103"]}}]
+    assert [SCENARIO.units[u].cls for u in ("Ob/AT", "53W/I", "Ob/II", "Sch/I")] == [
+        "anti-tank", "artillery", "infantry", "infantry"]     # anti-tank and artillery never advance (9.11)
     policies = effective_policies(RULESET, {"policies": {"german": {"seq": 0, "values": {}}}}, "german")
     assert policies["advance"] == "vacated"    # the default
     warned = [
-        "order 4 of packet 13 (move) names Ob/AT, Ob/II, of attack 1 on 3303: should that attack clear 3303, your "
-        "standing order advance: vacated may advance them into it first (9.11), and the order, written for where they "
-        "stand now, is then void; `advance: none` (or `ask`) under policies keeps them there",
+        "order 4 of packet 13 (move) names Ob/II, of attack 1 on 3303: should that attack clear 3303, your standing "
+        "order `advance: vacated` may advance it there first (9.11), and the order, written for where it stands now, "
+        "may then be void; `advance: none` (or `ask`) under policies keeps it where it stands",
         "order 6 of packet 13 (move) names Sch/I, of the attack of order 2 on 3308: should that attack clear 3308, "
-        "your standing order advance: vacated may advance it into it first (9.11), and the order, written for where "
-        "it stands now, is then void; `advance: none` (or `ask`) under policies keeps it there"]
-    assert retreat.advance_cautions(rules, "german", queued, policies) == warned
+        "your standing order `advance: vacated` may advance it there first (9.11), and the order, written for where "
+        "it stands now, may then be void; `advance: none` (or `ask`) under policies keeps it where it stands"]
+    assert retreat.advance_cautions(SCENARIO, rules, "german", queued, policies) == warned
     assert flow.cautions(SCENARIO, rules, [], "german", queued, policies) == warned
     assert RULESET.cautions is flow.cautions
     for other_policy in ("none", "ask"):   # no advance by the standing order: nothing to warn of
-        assert retreat.advance_cautions(rules, "german", queued, dict(policies, advance=other_policy)) == []
-    # the other side's attack, and one whose advance is made already, advance none of the sender's units now
-    assert retreat.advance_cautions(rules, "soviet", queued[2:3], policies) == []
+        assert retreat.advance_cautions(SCENARIO, rules, "german", queued, dict(policies, advance=other_policy)) == []
+    for answer in ({"type": "advance", "units": ["Ob/II"], "path": ["3303"]}, {"type": "advance-end"}):
+        # the packet answers an advance itself: the standing order decides none of its units' advance
+        answered = queued[:3] + [{"seq": 13, "index": 9, "order": answer}] + queued[3:]
+        assert retreat.advance_cautions(SCENARIO, rules, "german", answered, policies) == []
     # `pbem submit` asks the game, which gives the ruleset the sender's standing orders as the state has them
-    from pathlib import Path
-
-    from pbem.core import game
     g = game.open_folder(Path(__file__).resolve().parent.parent / "examples" / "chir-demo").game
     state = {"rules": rules, "policies": {"german": {"seq": 12, "values": {}}}}
     assert g.cautions(state, [], "german", queued) == warned
     state["policies"]["german"]["values"] = {"advance": "none"}
     assert g.cautions(state, [], "german", queued) == []
+    # the other side's attack, and one whose advance is made already, advance none of the sender's units now
+    assert retreat.advance_cautions(SCENARIO, rules, "soviet", queued[2:3], policies) == []
     rules["attack"]["advanced"] = ["Ob/II"]
-    assert retreat.advance_cautions(rules, "german", queued[2:3], policies) == []
+    assert retreat.advance_cautions(SCENARIO, rules, "german", queued[2:3], policies) == []
 
 
 def test_6_4_removal_only_what_is_necessary():

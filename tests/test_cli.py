@@ -508,9 +508,9 @@ def test_submit_says_which_orders_wait_in_the_queue_for_a_later_turn(run, duel_g
     write("early.yaml", "orders:\n  - {type: fire, unit: b1, target: r1}\n  - {type: end}\n")
     result = run("submit", "blue-folder", "early.yaml", "--key", "keys/blue", "--dry-run")
     assert ("warning: orders 1 and 2 of packet 2 wait in the queue: the game now waits for red's orders (red's fire "
-            "orders, turn 1), and they apply, in order, as the game next asks blue for orders, or for a decision that "
-            "takes `fire` orders, however late that is (an order it cannot take then is void); your opponent reads them "
-            "in the packet; order 2 (end) ends the step it then meets, whichever that is") in result.stderr
+            "orders, turn 1), and they apply, in order, as the game next asks blue for orders, or for a decision the "
+            "first of them answers, however late that is (an order it cannot take then is void); your opponent reads "
+            "them in the packet; order 2 (end) ends the step it then meets, whichever that is") in result.stderr
     quiet = run("submit", "blue-folder", "o.yaml", "--key", "keys/blue", "--dry-run")
     assert "wait in the queue" not in quiet.stderr and "waits in the queue" not in quiet.stderr
 

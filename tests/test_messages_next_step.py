@@ -324,6 +324,12 @@ def test_a_fork_whose_orders_differ_names_both_orders(tmp_path, monkeypatch):
     assert (f"packets/0001-red.yaml and packets/0001-red.alt.yaml (they first differ at orders[0]: fire "
             f"target={fire['target']} unit={fire['unit']} in packets/0001-red.yaml, end in packets/0001-red.alt.yaml)"
             ) in told, told
+    # the side that signed both wrote them: an order is not echoed whole (a review)
+    from pbem.core.audit import _where_they_differ
+
+    long = {"orders": [{"type": "fire", "unit": "u" * 5000}]}
+    said = _where_they_differ(long, {"orders": [{"type": "end"}]}, "a.yaml", "b.yaml")
+    assert said == f" (they first differ at orders[0]: fire unit={'u' * 110}... in a.yaml, end in b.yaml)"
 
 
 def _replaced_first_packet(tmp_path: Path) -> tuple[Path, Path]:
@@ -549,8 +555,8 @@ def test_a_packet_whose_prev_was_edited_is_refused_for_its_signature_not_blamed_
         and "was altered after it was signed" in told and "adjudicated another packet" not in told, told
 
 
-FORUM = ("the file holds forum markup ([code], [quote] or their closing tags): keep only the packet's own lines, from "
-         "\"# pbem packet\" to its signature's value, without the tags, or save the packet attached to the post")
+FORUM = ("the file holds forum markup ([code], [quote] or their closing tags): remove the tags and keep only what stands "
+         "between them, or save the file attached to the post")
 
 
 @pytest.mark.parametrize("wrap", [
@@ -573,28 +579,71 @@ def test_a_packet_copied_with_its_forum_markup_is_named_as_such(match, tmp_path,
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
 
 
+def test_forum_markup_is_named_only_where_a_copy_of_a_post_brings_it():
+    """A review: any broken file with "[code]" anywhere, as in a comment, was said to hold forum
+    markup. Only a tag at the start or the end of a line is a copy's, and the words fit an
+    orders file copied from a post as well as a packet."""
+    with pytest.raises(InputError) as refused:
+        loads("orders:\n  - {type: end\n# as in the [code] of my post\n", "orders.yaml")
+    assert "forum markup" not in refused.value.message
+    with pytest.raises(InputError) as refused:
+        loads("[code]orders:\n  - {type: end}\n[/code]\n", "orders.yaml")
+    assert refused.value.message.startswith(f"orders.yaml, line 1: {FORUM}; the YAML error: ")
+
+
+INDENTED = "the packet's indentation was changed, as a forum or mail program may change it"
+PUT_BACK = ("save the packet attached to the post or mail, unchanged, or copy it from the post's code block, which keeps "
+            "its spaces")
+
+
 @pytest.mark.parametrize("change, how", [
     (lambda text: text.replace("\n  ", "\n\u00a0\u00a0"), "non-breaking spaces where it has spaces"),
-    (lambda text: text.replace("\n  ", "\n"), "its signature's lines moved to the left margin"),
+    (lambda text: text.replace("\n  ", "\n"), "its indented lines moved to the left margin"),
+    (lambda text: text.replace("\n  ", "\n").replace("\n", "\r\n"), "its indented lines moved to the left margin"),
+    (lambda text: text.replace("\n  ", "\n").replace("signature:\n", "signature: \n"),
+     "its indented lines moved to the left margin"),
 ])
 def test_a_packet_whose_indentation_a_forum_changed_is_no_forged_packet(match, tmp_path, change, how):
     """An audience's probe: a forum that writes a post's leading spaces as non-breaking ones, or
     drops them, leaves a packet whose `signature` is empty: refused as "packet field `signature`
     must be a mapping", exit 3, as if forged. The indentation was changed: exit 4, and what to
-    do. A packet forged in itself stays forged (exit 3), however indented."""
+    do; whether the packet is whole in itself is checked once it is saved as it was sent."""
     packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
     text = packet.read_text()
     assert text.count("\n  ") == 2    # the signature's two fields, and nothing else indented
     post = tmp_path / "post.yaml"
-    post.write_text(change(text))
+    post.write_bytes(change(text).encode())
     result = run("adjudicate", "game/blue", post)
     assert (result.exit_code, result.stderr) == (4, (
-        f"pbem: {post}: the packet's indentation was changed, as a forum or mail program may change it ({how}): the "
-        f"lines under `signature:` are indented by two spaces; save the packet attached to the post or mail, unchanged, "
-        f"or copy the packet from the post's code block; the packet check: packet field `signature` must be a mapping, "
+        f"pbem: {post}: {INDENTED} ({how}): {PUT_BACK}; the packet check: packet field `signature` must be a mapping, "
         f"not empty (null)\n"))
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
-    forged = tmp_path / "forged.yaml"
-    forged.write_text(change(text.replace("\nseq:", "\nextra: 1\nseq:", 1)))
-    result = run("adjudicate", "game/blue", forged)
-    assert (result.exit_code, result.stderr) == (3, f"pbem: {forged}: unknown packet field `extra`\n")
+
+
+def test_a_packet_of_many_orders_whose_indentation_a_forum_changed_is_named_as_such(tmp_path):
+    """A review: the diagnosis read only the signature's lines, so a packet with a long order
+    or standing orders written over several lines, its indentation lost, was still refused as
+    forged ("unknown packet field `type`", exit 3) or as malformed YAML. A packet stored in a
+    game folder keeps its refusal: audit speaks of a file altered there, not of a forum."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "chir-demo"
+    seq, packet = next((int(p.name[:4]), p) for p in sorted((example / "packets").glob("*.yaml"))
+                       if p.read_text().count("\n  ") > 2)     # indented lines beyond the signature's
+    folder = tmp_path / "game"
+    shutil.copytree(example, folder)
+    for sub in ("packets", "states", "aar"):
+        for path in (folder / sub).iterdir():
+            if int(path.name[:4]) >= seq:
+                path.unlink()
+    for name, change, how in (("nbsp.yaml", lambda t: t.replace("\n  ", "\n\u00a0\u00a0"),
+                               "non-breaking spaces where it has spaces"),
+                              ("flat.yaml", lambda t: t.replace("\n  ", "\n"), "its indented lines moved to the left margin")):
+        post = tmp_path / name
+        post.write_text(change(packet.read_text()))
+        result = run("adjudicate", folder, post)
+        assert result.exit_code == 4 and result.stderr.startswith(f"pbem: {post}: {INDENTED} ({how}): {PUT_BACK}; the "), \
+            result.stderr
+    assert run("adjudicate", folder, packet).exit_code == 0     # saved as it was sent, it applies
+    stored = folder / "packets" / packet.name
+    stored.write_text(stored.read_text().replace("\n  ", "\n\u00a0\u00a0"))
+    told = verification_failure("audit", folder)
+    assert told.startswith(f"pbem: audit failed: packets/{packet.name}: ") and "forum" not in told, told

@@ -679,8 +679,12 @@ def _where_they_differ(a: dict, b: dict, name_a: str, name_b: str) -> str:
     found = re.match(r"orders\[([0-9]+)\]", difference[0])
     if found:
         n = int(found.group(1))
-        return (f" (they first differ at orders[{n}]: {engine.order_text(a['orders'][n])} in {name_a}, "
-                f"{engine.order_text(b['orders'][n])} in {name_b})")
+
+        def brief(order: Any) -> str:   # a side that signed two packets wrote them: not echoed whole (a review)
+            text = engine.order_text(order)
+            return text if len(text) <= 120 else text[:120] + "..."
+
+        return f" (they first differ at orders[{n}]: {brief(a['orders'][n])} in {name_a}, {brief(b['orders'][n])} in {name_b})"
     return f" (they first differ at {difference[0]})"
 
 

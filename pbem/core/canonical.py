@@ -818,11 +818,11 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
     all_lines = text.split("\n")
     lines = [line for line in all_lines if line.strip()]
     if any(_FORUM_TAG.search(line) for line in lines):
-        # a packet copied from a forum post with its markup (a reply's quote, the source of a
-        # code block): the YAML error alone names a comment or a list key (an audience's probe)
-        why = ("the file holds forum markup ([code], [quote] or their closing tags): keep only the packet's own "
-               "lines, from \"# pbem packet\" to its signature's value, without the tags, or save the packet "
-               "attached to the post")
+        # a packet (or orders) copied from a forum post with its markup (a reply's quote, the
+        # source of a code block): the YAML error alone names a comment or a list key (an
+        # audience's probe)
+        why = ("the file holds forum markup ([code], [quote] or their closing tags): remove the tags and keep only "
+               "what stands between them, or save the file attached to the post")
     elif lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
@@ -842,8 +842,9 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
 PASTED = ("the file holds a packet with other text before or after it, as when a packet is pasted into a mail or a "
           "forum post: save the packet attachment itself, unchanged, or keep only its lines, from \"# pbem packet\" to "
           "its signature's value")
-# the BBCode a forum wraps a post's code block or a quoted reply in ([code], [quote="bob"], [/quote])
-_FORUM_TAG = re.compile(r"\[/?(?:code|quote)(?:=[^\]]*)?\]", re.IGNORECASE)
+# the BBCode a forum wraps a post's code block or a quoted reply in ([code], [quote="bob"], [/quote]),
+# at the start or the end of a line, where a copy of the post brings it
+_FORUM_TAG = re.compile(r"^\s*\[/?(?:code|quote)(?:=[^\]\n]*)?\]|\[/?(?:code|quote)(?:=[^\]\n]*)?\]\s*$", re.IGNORECASE)
 
 
 def pasted(text: str, source: str) -> Any:
@@ -863,36 +864,27 @@ def pasted(text: str, source: str) -> Any:
         return None
 
 
-INDENTATION = ("the packet's indentation was changed, as a forum or mail program may change it ({how}): the lines "
-               "under `signature:` are indented by two spaces; save the packet attached to the post or mail, "
-               "unchanged, or copy the packet from the post's code block")
+INDENTATION = ("the packet's indentation was changed, as a forum or mail program may change it ({how}): save the "
+               "packet attached to the post or mail, unchanged, or copy it from the post's code block, which keeps "
+               "its spaces")
+_INDENTED = ("key: ", "value: ", "namespace: ")   # a signature's fields, two spaces in under `signature:`
 
 
-def reindented(text: str, source: str) -> tuple[Any, str] | None:
-    """The packet `text` would be with the indentation a forum or a mail program changed put
-    back, and how it was changed: non-breaking spaces at the start of lines read as spaces, and
-    a signature's fields at the left margin under `signature:` indented; else None (nothing to
-    put back, or the text is no packet even so). Only to explain a refusal: the text itself
-    is never read otherwise than as it stands."""
-    lines = text.split("\n")
-    how = []
+def indentation_changed(text: str) -> str | None:
+    """How a forum or a mail program changed the indentation of the packet `text` is, where
+    the text shows it: non-breaking spaces at the start of lines, where pbem writes spaces, or
+    the lines under `signature:` moved to the left margin (every line then is, as a forum that
+    drops leading spaces leaves it); else None, and None for a text that holds no packet's lines.
+    Only to explain a refusal: the text is never read otherwise than as it stands."""
+    lines = [line.rstrip(" \t\r") for line in text.split("\n")]
+    if "signature:" not in lines or not any(line.startswith("pbem: ") for line in lines):
+        return None
     if any(line.startswith("\u00a0") for line in lines):
-        lines = [" " * (len(line) - len(line.lstrip("\u00a0"))) + line.lstrip("\u00a0") for line in lines]
-        how.append("non-breaking spaces where it has spaces")
-    at = next((n for n, line in enumerate(lines) if line == "signature:"), None)
-    if at is not None and at + 1 < len(lines) and lines[at + 1][:1] not in ("", " "):
-        end = at + 1
-        while end < len(lines) and lines[end].startswith(("key: ", "value: ", "namespace: ")):
-            lines[end] = "  " + lines[end]
-            end += 1
-        if end > at + 1:
-            how.append("its signature's lines moved to the left margin")
-    if not how:
-        return None
-    try:
-        return loads("\n".join(lines), source), " and ".join(how)
-    except InputError:
-        return None
+        return "non-breaking spaces where it has spaces"
+    after = lines[lines.index("signature:") + 1:][:1]
+    if after and after[0].startswith(_INDENTED):
+        return "its indented lines moved to the left margin"
+    return None
 
 
 def _explain(text: str, source: str, exc: yaml.YAMLError) -> InputError:

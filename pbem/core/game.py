@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import (INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, load_mapping, loads, pasted,
-                                  read_bounded, reindented)
-from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
+from pbem.core.canonical import (INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, indentation_changed,
+                                  load_mapping, loads, pasted, read_bounded)
+from pbem.core.errors import FileError, InputError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
 
@@ -391,7 +391,10 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
     another of pbem's files by mistake (a genesis, an orders file): a usage error says which."""
     source = shown(source or str(path))    # an attachment's name could hold a line break
     data = read_bounded(path, source)
-    document = loads(data, source)
+    try:
+        document = loads(data, source)
+    except InputError as exc:
+        raise _reindented(exc, data, source, given) from None
     if given:
         not_a_packet(document, source, given)
     try:
@@ -406,15 +409,21 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
             except VerificationError:
                 raise exc from None
             raise InputError(f"{source}: {PASTED}; the packet check: {exc.message.removeprefix(source + ': ')}") from None
-        put_back = reindented(data.decode("utf-8", errors="replace"), source)
-        if put_back is not None:
-            try:   # as for mail text: a packet forged in itself stays a forged packet, however indented
-                check_envelope(put_back[0], source)
-            except VerificationError:
-                raise exc from None
-            raise InputError(f"{source}: {INDENTATION.format(how=put_back[1])}; the packet check: "
-                             f"{exc.message.removeprefix(source + ': ')}") from None
-        raise
+        raise _reindented(exc, data, source, given) from None
+
+
+def _reindented(exc: PbemError, data: bytes, source: str, given: str | None) -> PbemError:
+    """`exc`, the refusal of a packet file, or for a file named on the command line (`given`)
+    whose indentation a forum or mail program changed, an InputError saying so (exit 4): an
+    audience's probe found such a packet refused as forged, "packet field `signature` must be a
+    mapping" (exit 3), or as malformed YAML. The indentation is not put back, so whether the
+    packet is whole in itself is not known: it is checked as it was sent, once saved unchanged.
+    A file stored in a game folder keeps its refusal (audit: a file altered there)."""
+    how = indentation_changed(data.decode("utf-8", errors="replace")) if given else None
+    if how is None or "forum markup" in exc.message:   # tags first: the lines between them may be whole
+        return exc
+    what = "the packet check" if isinstance(exc, VerificationError) else "the YAML error"
+    return InputError(f"{source}: {INDENTATION.format(how=how)}; {what}{exc.message.removeprefix(source)}")
 
 
 class Applied:

@@ -384,7 +384,10 @@ def _meant_for_awaited(after: dict, side: str, item: dict) -> bool:
 
 def kept(after: dict, side: str, sealed_steps: bool = False) -> list[str]:
     """Orders of this packet that the game has not reached wait in the queue and apply, in
-    order, as the game next asks this side for orders, however late: say so where they do not
+    order, as the game next asks this side for orders, or for a decision the first of them
+    answers (an unnamed answer is taken by the side's next decision of its type, docs/protocol.md
+    §7.2: a players' probe read "as the game next asks german for orders" and found its `fire`
+    taken by a defensive fire), however late: say so where they do not
     wait for dice alone (a player who wrote next turn's orders into this packet would
     otherwise learn it when they went off), and that they never apply once the game is over.
     `sealed_steps`: a secure game whose rules ask for sealed orders, where the step such an
@@ -410,22 +413,14 @@ def kept(after: dict, side: str, sealed_steps: bool = False) -> list[str]:
     now = "your" if need["side"] == side else f"{need['side']}'s"
     return said + [f"{numbers(mine)} {'waits' if one else 'wait'} in the queue: the game now waits for {now} "
             f"{awaiting['waiting_for']} ({need['prompt'].rstrip('.')}), and {'it applies' if one else 'they apply, in order,'} "
-            f"as the game next asks {side} for orders, or for a decision that takes {_type_of(mine[0])} orders, "
-            f"however late that is (an order it cannot take then is void); "
+            f"as the game next asks {side} for orders, or for a decision {'it' if one else 'the first of them'} "
+            f"answers, however late that is (an order it cannot take then is void); "
             f"your opponent reads {'it' if one else 'them'} in the packet"
             + "".join(f"; order {item['index']} (end) ends the step it then meets, whichever that is"
                       for item in mine if item["order"].get("type") == "end")   # kkoh probe: a step auto-ended
             + (f"; if that step is one the rules ask you to seal, {'it is' if one else 'they are'} void there (an open "
                f"order queued before never answers a sealed step, docs/protocol.md §8): orders meant for a sealed "
                f"step go in its own packet, with --seal" if sealed_steps else "")]
-
-
-def _type_of(item: dict) -> str:
-    """The type of a queued item's order, as the words name it: `fire` (an unnamed answer is
-    taken by the side's next decision of its type, docs/protocol.md §7.2: a players' probe read
-    "as the game next asks german for orders" and found its `fire` taken by a defensive fire)."""
-    kind = item["order"].get("type") if isinstance(item["order"], dict) else None
-    return f"`{kind}`" if isinstance(kind, str) else "its"
 
 
 def idle(before: dict, after: dict, side: str, gave: Any) -> list[str]:

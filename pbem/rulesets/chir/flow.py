@@ -204,4 +204,4 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     """What `pbem submit` warns a chir player of (Ruleset.cautions): units his standing order
     removed for the stacking limit, and queued orders his standing order to advance after
     combat may void."""
-    return removal.cautions(sc, rules, events, side, queued) + retreat.advance_cautions(rules, side, queued, policies)
+    return removal.cautions(sc, rules, events, side, queued) + retreat.advance_cautions(sc, rules, side, queued, policies)

@@ -349,36 +349,44 @@ def advance(sc: Scenario, rules: dict, a: dict, order: dict, ctx) -> None:
                     f"the advance after combat of {', '.join(uids)}", ctx)
 
 
-def advance_cautions(rules: dict, side: str, queued: list[dict], policies: dict) -> list[str]:
-    """Queued orders of `side` that name units of an attack of its before them, where its
-    standing order advances after combat (`advance: vacated`): should the attack clear the
-    defender's hex, a unit of it may advance first, and the order is then void (a unit that
-    advanced moves no more, 9.11; a stack moves from one hex, 6.5). Orders are written before
-    their dice (a players' probe: a move of two units of an attack, one of which advanced,
-    was void with the rest of the movement phase, and the dry run's imagined roll had not
-    cleared the hex)."""
+def advance_cautions(sc: Scenario, rules: dict, side: str, queued: list[dict], policies: dict) -> list[str]:
+    """Queued orders of `side` that name units of an attack of its before them which may
+    advance after combat (tank and infantry units, 9.11), where its standing order advances
+    (`advance: vacated`) and no order of the packet answers an advance itself: should the
+    attack clear the defender's hex, such a unit may advance into it first, and the order,
+    written for where the unit stands now, may then be void (a stack moves from one hex, 6.5;
+    a path begins beside the hex the unit stands in, 8.1). Orders are written before their dice
+    (a players' probe: a move of two units of an attack, one of which advanced, was void with
+    the rest of the movement phase, and the dry run's imagined roll had not cleared the hex)."""
     if policies.get("advance") != "vacated":
         return []
-    attacks: list[tuple[str, str, set[str]]] = []     # (which attack, its target, its units)
+    if any(isinstance(item["order"], dict) and item["order"].get("type") in ("advance", "advance-end")
+           for item in queued):
+        return []   # the packet answers an advance itself: which, the standing order does not decide
+    attacks: list[tuple[str, str, set[str]]] = []     # (which attack, its target, its units that may advance)
+
+    def may_advance(units: list) -> set[str]:
+        return {u for u in units if isinstance(u, str) and u in sc.units and sc.units[u].cls in ("tank", "infantry")}
+
     a = rules.get("attack")
     if a is not None and a["att"] == side and not a["advanced"]:
-        attacks.append((f"attack {a['n']}", a["target"], {u for group in a["groups"].values() for u in group}))
+        attacks.append((f"attack {a['n']}", a["target"], may_advance([u for group in a["groups"].values() for u in group])))
     out = []
     for item in queued:
         order = item["order"]
         units = order.get("units") if isinstance(order, dict) and isinstance(order.get("units"), list) else []
-        for label, target, attackers in attacks:
-            named = [u for u in units if u in attackers]
+        for label, target, movers in attacks:
+            named = [u for u in units if u in movers]
             if named:
+                them, stand = agreeing(named, "it", "them"), agreeing(named, "it stands", "they stand")
                 out.append(f"order {item['index']} of packet {item['seq']} ({order.get('type')}) names "
                            f"{', '.join(named)}, of {label} on {target}: should that attack clear {target}, your "
-                           f"standing order advance: vacated may advance {agreeing(named, 'it', 'them')} into it first "
-                           f"(9.11), and the order, written for where {agreeing(named, 'it stands', 'they stand')} now, "
-                           f"is then void; `advance: none` (or `ask`) under policies keeps "
-                           f"{agreeing(named, 'it', 'them')} there")
+                           f"standing order `advance: vacated` may advance {them} there first (9.11), and the order, "
+                           f"written for where {stand} now, may then be void; `advance: none` (or `ask`) under "
+                           f"policies keeps {them} where {stand}")
                 break
         if isinstance(order, dict) and order.get("type") == "attack" and isinstance(order.get("target"), str):
-            attacks.append((f"the attack of order {item['index']}", order["target"], set(units)))
+            attacks.append((f"the attack of order {item['index']}", order["target"], may_advance(units)))
     return out
 
 
