@@ -145,3 +145,27 @@ def test_a_command_marker_out_of_command_is_said_so_also_where_it_stands_without
         assert len(lines) == 1 and f"{h} (out of command)" in lines[0], lines
         assert f"{h} (out of command)" in run("show", EXAMPLE, "--square", square)
     assert "its cell in the square (row from the north edge and column from the west edge, 0-2;" in shown
+
+
+def test_show_says_an_order_chit_that_changed_as_one_change():
+    """A players' probe: `show --last` read "order sealed marker placed; order HD marker removed"
+    for a chit sealed in place of another. A marker of a family ("order HD", "order sealed")
+    that takes the place of another of its family is one change; other markers are placed and
+    removed as before, and a marker of many words is no family's."""
+    unit = {"side": "red", "where": "0705", "status": "map", "strength": 3, "full": 3}
+    said = describe._unit_changes("R-AD1", dict(unit, markers=["order HD", "mounted"]),
+                                  dict(unit, markers=["order sealed", "dismounted"]), {}, {}, "strength point")
+    assert [c["text"] for c in said] == [
+        "R-AD1 (red): order marker HD changed to sealed; dismounted marker placed; mounted marker removed."]
+    said = describe._unit_changes("Tr/1", dict(unit, markers=["a railhead: an Axis supply source (12.32)"]),
+                                  dict(unit, markers=["a truck: out of supply"]), {}, {}, "strength point")
+    assert [c["text"] for c in said] == ["Tr/1 (red): a truck: out of supply marker placed; a railhead: an Axis "
+                                         "supply source (12.32) marker removed."]
+    # the example's own chits, as `show --diff` says them: the first packet that seals some
+    for seq in range(1, 13):
+        text = run("show", str(EXAMPLE), "--diff", str(seq - 1), str(seq))
+        assert "order sealed marker" not in text, text
+        if re.search(r"order marker [A-Z]+[0-9]? changed to sealed\.", text):
+            break
+    else:
+        pytest.fail("no packet of the example's first 12 seals an order chit")

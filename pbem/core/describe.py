@@ -437,10 +437,30 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
     if on_x and on_y and x["markers"] != y["markers"]:
         placed = [m for m in y["markers"] if m not in x["markers"]]
         removed = [m for m in x["markers"] if m not in y["markers"]]
-        parts = [f"{', '.join(ms)} marker{'s' if len(ms) > 1 else ''} {verb}"
-                 for ms, verb in ((placed, "placed"), (removed, "removed")) if ms]
+        parts = [f"{family} marker {was} changed to {now}" for family, was, now in _changed_markers(placed, removed)]
+        changed = {f"{family} {end}" for family, was, now in _changed_markers(placed, removed) for end in (was, now)}
+        parts += [f"{', '.join(ms)} marker{'s' if len(ms) > 1 else ''} {verb}"
+                  for ms, verb in (([m for m in placed if m not in changed], "placed"),
+                                   ([m for m in removed if m not in changed], "removed")) if ms]
         out.append({"kind": "markers", "unit": uid, "placed": placed, "removed": removed,
                     "text": f"{label}: {'; '.join(parts)}."})
+    return out
+
+
+def _changed_markers(placed: list[str], removed: list[str]) -> list[tuple[str, str, str]]:
+    """(family, was, now) for a marker of a family ("order HD", "order M": kkoh's order chits)
+    that took the place of another of its family: one placed, one removed. Said as one change
+    (a players' probe: "order sealed marker placed; order HD marker removed")."""
+    def family(marker: str) -> str | None:   # "order" of "order HD": two words, the second a code
+        words = marker.split(" ")
+        return words[0] if len(words) == 2 else None
+
+    out = []
+    for name in sorted({family(m) for m in placed} - {None}):
+        now = [m for m in placed if family(m) == name]
+        was = [m for m in removed if family(m) == name]
+        if len(now) == 1 and len(was) == 1:
+            out.append((name, was[0].split(" ", 1)[1], now[0].split(" ", 1)[1]))
     return out
 
 
