@@ -437,8 +437,9 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
     if on_x and on_y and x["markers"] != y["markers"]:
         placed = [m for m in y["markers"] if m not in x["markers"]]
         removed = [m for m in x["markers"] if m not in y["markers"]]
-        parts = [f"{family} marker {was} changed to {now}" for family, was, now in _changed_markers(placed, removed)]
-        changed = {f"{family} {end}" for family, was, now in _changed_markers(placed, removed) for end in (was, now)}
+        pairs = _changed_markers(placed, removed)
+        parts = [f"{family} marker {was} changed to {now}" for family, was, now in pairs]
+        changed = {f"{family} {end}" for family, was, now in pairs for end in (was, now)}
         parts += [f"{', '.join(ms)} marker{'s' if len(ms) > 1 else ''} {verb}"
                   for ms, verb in (([m for m in placed if m not in changed], "placed"),
                                    ([m for m in removed if m not in changed], "removed")) if ms]

@@ -394,7 +394,7 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
     try:
         document = loads(data, source)
     except InputError as exc:
-        raise _reindented(exc, data, source, given) from None
+        raise _indentation_said(exc, data, source, given) from None
     if given:
         not_a_packet(document, source, given)
     try:
@@ -409,10 +409,10 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
             except VerificationError:
                 raise exc from None
             raise InputError(f"{source}: {PASTED}; the packet check: {exc.message.removeprefix(source + ': ')}") from None
-        raise _reindented(exc, data, source, given) from None
+        raise _indentation_said(exc, data, source, given) from None
 
 
-def _reindented(exc: PbemError, data: bytes, source: str, given: str | None) -> PbemError:
+def _indentation_said(exc: PbemError, data: bytes, source: str, given: str | None) -> PbemError:
     """`exc`, the refusal of a packet file, or for a file named on the command line (`given`)
     whose indentation a forum or mail program changed, an InputError saying so (exit 4): an
     audience's probe found such a packet refused as forged, "packet field `signature` must be a
