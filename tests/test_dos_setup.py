@@ -198,6 +198,16 @@ def test_5_3_the_regiments_of_a_division_set_up_together():
     a, b = sorted(i for i in sc.axis_start if 15 <= sc.row[i] <= 28 and not sc.mountain[i])[:2]
     play(rules, [{"type": "place", "unit": regs[0], "hex": sc.ids[a]},
                  {"type": "place", "unit": regs[1], "hex": sc.ids[b]}])
+    # `pbem submit` warns of it before the end, saying where they stand (a players' probe: the
+    # refusal came only at the end, and said not where)
+    apart = "; ".join(f"{r} in {h}" for h, r in sorted([(sc.ids[a], regs[0]), (sc.ids[b], regs[1])]))
+    assert [w for w in flow.cautions(sc, rules, [], "axis", []) if "stand apart" in w] == [
+        f"the regiments of 3Pz stand apart ({apart}): the end of your set-up is refused until they stand together in "
+        f"one hex (5.3)"]
+    assert not [w for w in flow.cautions(sc, rules, [], "soviet", []) if "stand apart" in w]
+    play(rules, [{"type": "place", "unit": regs[1], "hex": sc.ids[a]}])     # together: nothing to say
+    assert not [w for w in flow.cautions(sc, rules, [], "axis", []) if "stand apart" in w]
+    play(rules, [{"type": "place", "unit": regs[1], "hex": sc.ids[b]}])
     with pytest.raises(IllegalOrder) as info:
         play(rules, [{"type": "end"}])
     assert info.value.rule == "5.3"

@@ -463,7 +463,8 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     excess its end eliminates (7.1) (moving through a full hex is legal, so the orders are);
     queued orders that no state of the game can take (an id of no unit or hex, an Axis unit
     placed outside its band), which would be void when the game reaches them; reinforcements
-    left off the map as his Initial Movement Phase ended (15.1, 15.3: they may enter later)."""
+    left off the map as his Initial Movement Phase ended (15.1, 15.3: they may enter later);
+    in the Axis set-up, the regiments of a division placed apart (5.3)."""
     out = []
     for item in queued:
         why = _never(sc, item["order"], side)
@@ -490,6 +491,19 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
         over = excess_words(sc, rules)
         if over:
             out.append(over)
+    if side == "axis" and rules["phase"] == "setup" and rules["player"] == "axis":
+        # 5.3: the end of the set-up is refused while a division's regiments stand apart, and
+        # the refusal does not say where they stand (a players' probe, from a set-up sent over
+        # several packets)
+        for d, regs in sc.divisions.items():
+            where: dict[str, list[str]] = {}
+            for r in regs:
+                if st.on_map(rules, r):
+                    where.setdefault(st.hex_of(rules, r), []).append(r)
+            if len(where) > 1:
+                apart = "; ".join(f"{', '.join(rs)} in {h}" for h, rs in sorted(where.items()))
+                out.append(f"the regiments of {d} stand apart ({apart}): the end of your set-up is refused until "
+                           f"they stand together in one hex (5.3)")
     deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
     if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:
         for h in _overstacked(sc, rules, side):
