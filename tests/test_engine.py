@@ -553,3 +553,23 @@ def test_a_replay_that_keeps_each_states_canonical_form_gives_what_applying_each
         assert (state, events) == expected, path.name
         assert content == canonical({k: v for k, v in state.items() if k != "state_hash"})
         assert state["state_hash"] == hashlib.sha256(DOMAIN_STATE + content).hexdigest() == engine.state_hash(state)
+
+
+def test_a_markdown_reports_head_and_tail_are_a_paragraph_each(tmp_path):
+    """An audience's probe: the lines of a Markdown report's head (the game, a sandbox's warning,
+    `Now:`) and of its tail (the result, `Awaited:`) followed each other, so a Markdown viewer
+    joined them into one paragraph. A blank line stands between every two of them; the events
+    stay one list."""
+    from pbem.core import report
+
+    folder = sandbox(tmp_path / "g", "duel", seed="md")
+    applied = submit_orders(folder, [], None, side="red", sent="2026-11-29T10:00:00Z")
+    md = (folder.path / "aar" / "0001.md").read_text()
+    assert md == report.render(folder.game, applied.state, applied.events, "md")
+    head, rest = md.split("\n\n- ", 1)
+    events, tail = ("- " + rest).split("\n\n", 1)
+    paragraphs = head.split("\n\n")
+    assert paragraphs[0].startswith("# ") and [p.split(" ", 1)[0] for p in paragraphs[1:]] == ["Game", "SANDBOX", "Now:"]
+    assert all("\n" not in p for p in paragraphs)
+    assert all(line.startswith(("- ", "  - ")) for line in events.split("\n"))
+    assert tail.startswith("Awaited:") and tail.endswith("\n") and "\n" not in tail[:-1]

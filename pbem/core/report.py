@@ -39,9 +39,12 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
     if fmt == "md":
-        out = ([f"# {markdown(title)}", ""] + [markdown(line) for line in head] + [""]
+        # a blank line after each line of the head and the tail: a Markdown viewer joins lines
+        # that follow each other into one paragraph (an audience's probe: "Game ..., ruleset ...
+        # SANDBOX GAME: ... Now: ..." read as one sentence)
+        out = ([f"# {markdown(title)}", ""] + [part for line in head for part in (markdown(line), "")]
                + [("  - " if e["type"] == "roll" else "- ") + _text(e, markdown) for e in events]
-               + [""] + [markdown(line) for line in tail])
+               + [""] + [part for line in tail for part in ("", markdown(line))][1:])
     elif fmt == "bbcode":
         out = ([f"[b]{bbcode(title)}[/b]", ""] + [bbcode(line) for line in head] + ["", "[list]"]
                + [f"[*]{_text(e, bbcode)}" for e in events] + ["[/list]", ""] + [bbcode(line) for line in tail])
