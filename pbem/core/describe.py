@@ -438,8 +438,8 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
         placed = [m for m in y["markers"] if m not in x["markers"]]
         removed = [m for m in x["markers"] if m not in y["markers"]]
         pairs = _changed_markers(placed, removed)
-        parts = [f"{family} marker {was} changed to {now}" for family, was, now in pairs]
-        changed = {f"{family} {end}" for family, was, now in pairs for end in (was, now)}
+        parts = [f"{was.split(' ')[0]} marker {was.split(' ')[1]} changed to {now.split(' ')[1]}" for was, now in pairs]
+        changed = {marker for pair in pairs for marker in pair}
         parts += [f"{', '.join(ms)} marker{'s' if len(ms) > 1 else ''} {verb}"
                   for ms, verb in (([m for m in placed if m not in changed], "placed"),
                                    ([m for m in removed if m not in changed], "removed")) if ms]
@@ -448,10 +448,10 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
     return out
 
 
-def _changed_markers(placed: list[str], removed: list[str]) -> list[tuple[str, str, str]]:
-    """(family, was, now) for a marker of a family ("order HD", "order M": kkoh's order chits)
-    that took the place of another of its family: one placed, one removed. Said as one change
-    (a players' probe: "order sealed marker placed; order HD marker removed")."""
+def _changed_markers(placed: list[str], removed: list[str]) -> list[tuple[str, str]]:
+    """(was, now) for a marker of a family ("order HD", "order M": kkoh's order chits) that
+    took the place of another of its family: one placed, one removed. Said as one change (a
+    players' probe: "order sealed marker placed; order HD marker removed")."""
     def family(marker: str) -> str | None:   # "order" of "order HD": two words, the second a code
         words = marker.split(" ")
         return words[0] if len(words) == 2 else None
@@ -461,7 +461,7 @@ def _changed_markers(placed: list[str], removed: list[str]) -> list[tuple[str, s
         now = [m for m in placed if family(m) == name]
         was = [m for m in removed if family(m) == name]
         if len(now) == 1 and len(was) == 1:
-            out.append((name, was[0].split(" ", 1)[1], now[0].split(" ", 1)[1]))
+            out.append((was[0], now[0]))
     return out
 
 

@@ -39,9 +39,9 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     tail = [f"Result: {result.rstrip('.')}."] if result else []
     tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
     if fmt == "md":
-        # a blank line after each line of the head and the tail: a Markdown viewer joins lines
-        # that follow each other into one paragraph (an audience's probe: "Game ..., ruleset ...
-        # SANDBOX GAME: ... Now: ..." read as one sentence)
+        # a blank line after each line of the head, and between those of the tail: a Markdown
+        # viewer joins lines that follow each other into one paragraph (an audience's probe:
+        # "Game ..., ruleset ... SANDBOX GAME: ... Now: ..." read as one sentence)
         out = ([f"# {markdown(title)}", ""] + [part for line in head for part in (markdown(line), "")]
                + [("  - " if e["type"] == "roll" else "- ") + _text(e, markdown) for e in events]
                + [""] + [part for line in tail for part in ("", markdown(line))][1:])

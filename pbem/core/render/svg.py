@@ -863,8 +863,8 @@ def _within(box: tuple[float, float, float, float], bounds: tuple[float, float, 
 def _moved_in(p: Point, box: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> Point:
     """Anchor `p` of words whose `box` reaches into `bounds` but is cut at its edge, moved the
     least that puts the box whole inside (as far as it fits); `p` itself where the box is whole
-    inside, or wholly outside (drawn there, and not seen)."""
-    if _within(box, bounds) or box[2] <= bounds[0] or bounds[2] <= box[0] or box[3] <= bounds[1] or bounds[3] <= box[1]:
+    inside (no move), or wholly outside (drawn there, and not seen)."""
+    if box[2] <= bounds[0] or bounds[2] <= box[0] or box[3] <= bounds[1] or bounds[3] <= box[1]:
         return p
     dx = max(0.0, bounds[0] - box[0]) - max(0.0, box[2] - bounds[2])
     dy = max(0.0, bounds[1] - box[1]) - max(0.0, box[3] - bounds[3])
