@@ -1336,25 +1336,74 @@ def test_no_counter_hides_a_places_name_in_a_browser(browser, tmp_path, ruleset)
     """A probe: a stack drew over the name of the city it held ("Ku... VP" of "Kursk 5 VP").
     A place's name now goes where it covers no counter, its own place in its cell first; in a
     real browser, no name's box meets a counter's in the example's states shown here (the
-    set-up and the middle of the game; kkoh's three names, its end)."""
+    set-up and the middle of the game; kkoh's three names, its end). Nor does it meet a hex
+    id, where it has a spot that meets neither (a probe: "Kharkov 15 VP" sat over the ids of
+    the two hexes below its own): on the dos map, hardly any name of a whole map, and none in
+    the part around Kharkov."""
     folder = EXAMPLES[ruleset]
     latest = frames.open_game(folder).state["seq"]
     names = 0
-    for seq in ((latest,) if ruleset == "kkoh" else (0, latest // 2)):
-        path = tmp_path / f"{seq}.svg"
-        run("render", folder, "--state", seq, "-o", path)
+    views = [(seq, ()) for seq in ((latest,) if ruleset == "kkoh" else (0, latest // 2))]
+    if ruleset == "dos":
+        views.append((0, ("--around", "N2154", "--radius", "4")))
+    for seq, around in views:
+        path = tmp_path / f"{seq}{'-part' if around else ''}.svg"
+        run("render", folder, "--state", seq, "-o", path, *around)
         text = path.read_text()
         open_at_size(browser, path, text)
         found = browser.js(
             "(() => { const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
             "return [Array.from(document.querySelectorAll('#labels text.halo')).map(e => [e.textContent, box(e)]),"
-            " Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(box)]; })()")
-        labels, counters = found
+            " Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(box),"
+            " Array.from(document.querySelectorAll('text.i-cell-id')).map(box)]; })()")
+        labels, counters, ids = found
         names += len(labels)
-        hidden = [name for name, (l, t, r, b) in labels
-                  if any(l < cr - 0.5 and cl + 0.5 < r and t < cb - 0.5 and ct + 0.5 < b for cl, ct, cr, cb in counters)]
+
+        def meets(box, others):
+            l, t, r, b = box
+            return any(l < cr - 0.5 and cl + 0.5 < r and t < cb - 0.5 and ct + 0.5 < b for cl, ct, cr, cb in others)
+
+        hidden = [name for name, box in labels if meets(box, counters)]
         assert not hidden, (seq, hidden)
+        if ruleset == "dos":   # chir's small hexes: a city held by a stack may have no spot clear of both
+            over_ids = [name for name, box in labels if meets(box, ids)]
+            assert len(over_ids) <= (len(labels) // 20 if not around else 0), (seq, around, over_ids)
+        if around:
+            assert "Kharkov 15 VP" in [name for name, _ in labels] and len(ids) > 50
     assert names >= 3, names   # kkoh has three names on its table, dos hundreds
+
+
+def test_a_citys_name_crowded_by_counters_keeps_off_the_hex_ids_in_a_browser(browser, tmp_path):
+    """A probe: in a part of the dos map, a stack in Kharkov's hex pushed "Kharkov 15 VP" down
+    past its hex, onto the ids of N2254 and N2253 (with a control flag and its turn beside it).
+    A place's name now keeps off the hex ids as it keeps off counters: the same position, drawn
+    and measured in a real browser, leaves the name clear of both."""
+    f = frames.open_game(EXAMPLES["dos"])
+    scene = frames.scene(f, frames.frame(f))
+    crowd = {"N2154"}
+    counters = next(i["counters"] for i in scene["items"] if i["type"] == "stack" and i["counters"])[:1]
+    scene["items"] = [i for i in scene["items"] if not (i["type"] == "stack" and i["cell"] in crowd)]
+    scene["items"] += [{"type": "stack", "cell": cell, "counters": counters} for cell in sorted(crowd)]
+    scene["items"] = [i for i in scene["items"] if i["type"] != "mark" or i["cell"] not in ("N2153", "N2154")]
+    scene["items"] += [{"type": "mark", "cell": cell, "symbol": "flag", "style": "control-soviet", "text": "GT1"}
+                       for cell in ("N2153", "N2154")]
+    grid = scenes.Grid(scene["grid"])
+    path = tmp_path / "kharkov.svg"
+    path.write_text(svg.to_svg(scene, view=grid.around("N2448", 6)))   # the probe's part, Kharkov at its edge
+    open_at_size(browser, path, path.read_text())
+    found = browser.js(
+        "(() => { const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+        "return [Array.from(document.querySelectorAll('#labels text.halo')).filter(e => e.textContent == 'Kharkov 15 VP')"
+        ".map(box), Array.from(document.querySelectorAll('.counter > rect:first-of-type')).map(box),"
+        " Array.from(document.querySelectorAll('text.i-cell-id')).map(e => [e.textContent, box(e)])]; })()")
+    (name,), boxes, ids = found
+    assert len(boxes) >= 3 and {"N2253", "N2254", "N2154"} <= {i for i, _ in ids}
+
+    def meets(a, b):
+        return a[0] < b[2] - 0.5 and b[0] + 0.5 < a[2] and a[1] < b[3] - 0.5 and b[1] + 0.5 < a[3]
+
+    assert not any(meets(name, b) for b in boxes)
+    assert [i for i, b in ids if meets(name, b)] == []
 
 
 def test_a_moves_line_passes_under_a_marks_words(tmp_path):

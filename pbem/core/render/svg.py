@@ -343,22 +343,50 @@ class _Painter:
             self._taken = [box for boxes in self.stacks.values() for box in boxes]
         return self._taken
 
+    @property
+    def id_boxes(self) -> list[tuple[float, float, float, float]]:
+        """The boxes of the map's cell ids (`_label`'s "cell-id" words), which a place's name
+        keeps off: worked out once per grid and offset, at the first name placed."""
+        key = ("id-boxes", self.ox, self.oy)
+        boxes = self.grid.drawn.get(key)
+        if boxes is None:
+            boxes = []
+            for item in self.items:
+                if item["type"] == "label" and item.get("style") == "cell-id":
+                    size = float(self.styles.get("cell-id", {}).get("width", 8))
+                    x, y = self.centre(item["cell"])
+                    h = self.grid.extent(item["cell"])[1]
+                    y = _baseline(y, h, size, item.get("at", "center"))
+                    half = (len(str(item["text"])) * size * CHAR + 4) / 2
+                    boxes.append((x - half, y - size, x + half, y + size * 0.3))
+            boxes = self.grid.drawn[key] = boxes
+        return boxes
+
+    def ids_near(self, x: float, y: float, width: float, w: float, h: float) -> list[tuple[float, float, float, float]]:
+        """The cell ids that words `width` wide placed about (x, y), in or beside a cell of half
+        width `w` and half height `h`, could meet."""
+        reach = width / 2 + 2 * w
+        return [b for b in self.id_boxes if b[0] < x + reach and b[2] > x - reach and b[1] < y + 3 * h and b[3] > y - 3 * h]
+
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float,
-                  avoid: list[Point] = (), least: bool = False, owner: Point | None = None) -> Point:
+                  avoid: list[Point] = (), least: bool = False, owner: Point | None = None,
+                  under: list[tuple[float, float, float, float]] = ()) -> Point:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
-        whose box of `width` x `height` covers no counter, no label placed before and none of
-        the points `avoid`, else the first (with `least`, the one covering least of them); the
-        box is then taken. In a part of the map, where the point the words belong to (`owner`,
-        else the first spot) is in it, only the spots whose box is whole in it, if any."""
+        whose box of `width` x `height` covers no counter, no label placed before, none of the
+        points `avoid` and none of the boxes `under` (words drawn before that stay where they
+        are: hex ids), else the first (with `least`, the one covering least of them); the box is
+        then taken. In a part of the map, where the point the words belong to (`owner`, else the
+        first spot) is in it, only the spots whose box is whole in it, if any."""
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
 
         def covered(b: tuple[float, float, float, float]) -> float:
             return sum(max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
-                       for t in self.taken)
+                       for boxes in (self.taken, under) for t in boxes)
 
         def clear(b: tuple[float, float, float, float]) -> bool:
-            return (all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in self.taken)
+            return (all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]
+                        for boxes in (self.taken, under) for t in boxes)
                     and not any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid))
 
         if self.bounds is not None:
@@ -485,7 +513,7 @@ class _Painter:
             # (a hex narrows to the left of its centre: there the words start under the mark, as before)
             first = (x - w + 2 + bw / 2, my + r + size) if self.grid.kind == "area" else (mx, my + r + size)
             spots = [first, (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3), (mx + bw / 2 - r, my + r + size)]
-            tx, ty = self.free_spot(spots, bw, size * 1.3, size, owner=(mx, my))
+            tx, ty = self.free_spot(spots, bw, size * 1.3, size, owner=(mx, my), under=self.ids_near(mx, my, bw, w, h))
             # its words among the names, over the lines of moves, as every name is (a probe: a
             # move's line hid the "T" of a kkoh command marker's name)
             return [f"<g>{out}</g>"], [_text(tx, ty, item["text"], size, "i-name halo", bold=True)]
@@ -499,9 +527,9 @@ class _Painter:
         size = float(spec.get("width", 8 if style == "cell-id" else 10))
         at = item.get("at", "center")
         if style == "cell-id" or self.grid.kind == "area":   # (thousands of hex ids a map: the short way)
-            y = y - h + size * 0.95 if at == "top" else (y + h - size * 0.3 if at == "bottom" else y + size * 0.35)
+            y = _baseline(y, h, size, at)
         else:
-            ys = {"top": y - h + size * 0.95, "bottom": y + h - size * 0.3, "center": y + size * 0.35}
+            ys = {a: _baseline(y, h, size, a) for a in ("top", "bottom", "center")}
             # a place's name where it covers no counter (a probe: a stack hid "Kursk 5 VP" of the
             # city it held): its own place first, then the cell's other two, then just outside it
             spots = [(x, ys[a]) for a in dict.fromkeys([at if at in ys else "center", "bottom", "top", "center"])]
@@ -509,8 +537,9 @@ class _Painter:
             spots += [(x + dx, ys[a]) for a in ("bottom", "top") for dx in (-w * 0.45, w * 0.45)]
             spots += [(x + dx, y + dy) for dy in (h + size, -h - size * 0.4) for dx in (0, -w, w)]
             spots += [(x + dx, ys["center"]) for dx in (-w - bw / 2, w + bw / 2)]
-            # where every spot meets a counter (a dense front on a whole map), the least covered
-            x, y = self.free_spot(spots, bw, size * 1.3, size, least=True, owner=(x, y))
+            # nor a hex id (a probe: "Kharkov 15 VP" over the ids of the two hexes below it); where
+            # every spot meets a counter (a dense front on a whole map), the least covered
+            x, y = self.free_spot(spots, bw, size * 1.3, size, least=True, owner=(x, y), under=self.ids_near(x, y, bw, w, h))
         cls = f"i-{style}" + ("" if style == "cell-id" else " halo")
         bold = style != "cell-id"
         # an area's labels stay inside its box; a hex id inside its hex
@@ -687,6 +716,12 @@ def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: boo
     align = "" if anchor == "middle" else f' text-anchor="{anchor}"'  # the svg element's default is middle
     return (f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}"{align}'
             f"{weight}{klass}{colour}{extra}>{escape(s)}</text>")
+
+
+def _baseline(y: float, h: float, size: float, at: str) -> float:
+    """The baseline of words of `size` at the "top", "bottom" or centre of a cell whose centre
+    is at `y` and half height `h`."""
+    return y - h + size * 0.95 if at == "top" else (y + h - size * 0.3 if at == "bottom" else y + size * 0.35)
 
 
 def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: float) -> list[tuple[float, float, float]]:
