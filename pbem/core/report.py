@@ -36,7 +36,10 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
     title, head = _headline(game, state, summary)
     events = together(events)
     result = summary.get("result")
-    tail = [f"Result: {result.rstrip('.')}."] if result else []
+    # what the codes and dice above mean, for a reader without the rulebook or the protocol
+    tail = key(game, state, events)
+    if result:
+        tail.append(f"Result: {result.rstrip('.')}.")
     tail.append(awaited_line(game, state, summary))   # the line `pbem status` prints
     if fmt == "md":
         # a blank line after each line of the head, and between those of the tail: a Markdown
@@ -52,6 +55,23 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
         out = ([shown(title), "=" * len(title)] + [shown(line) for line in head] + [""]
                + [f"- {_text(e, shown)}" for e in events] + [""] + [shown(line) for line in tail])
     return "\n".join(out) + "\n"
+
+
+# After the events of a secure game that rolled dice: what a die's line says, for an audience
+# that sees "Die: 5 (segment 3, t1.soviet.attack.a2.defence #0)" and knows no protocol (a forum
+# audience's walkthrough). A sandbox game says at its head that its dice are not fair.
+DICE_KEY = ("Dice: each die of segment K comes from the values the players revealed in packets K-1 and K, each "
+            "committed in advance by its hash, so neither player could foresee or choose it; the label names the "
+            "roll, and pbem audit recomputes every die from the signed packets.")
+
+
+def key(game: Any, state: dict, events: list[dict]) -> list[str]:
+    """The lines that explain the report's result codes (the ruleset's `result_key`) and, in a
+    secure game, its dice."""
+    lines = list(game.ruleset.result_key(events)) if game.ruleset.result_key is not None else []
+    if state["mode"] == "secure" and any(e["type"] == "roll" for e in events):
+        lines.append(DICE_KEY)
+    return lines
 
 
 def together(events: list[dict]) -> list[dict]:

@@ -13,7 +13,7 @@ from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="chir",
-    version="1.14.0",
+    version="1.15.0",
     title="48th Panzer Korps: Battles on the River Chir",
     # The German player sets up first (3.2), so German sends packet 1; packets then
     # alternate, while each game turn begins with the Soviet player-turn (5.0).
@@ -38,5 +38,6 @@ RULESET = Ruleset(
     look=report.look,
     draw=draw.draw,  # the board as a scene for core/render
     cautions=flow.cautions,
+    result_key=report.result_key,
     bot=heuristics.HEURISTICS,
 )

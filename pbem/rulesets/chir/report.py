@@ -36,6 +36,24 @@ def vp_text(halves: int) -> str:
 
 # --- status ----------------------------------------------------------------------------------------
 
+def result_key(events: list[dict]) -> list[str]:
+    """What the fire results of a report mean (9.8), each once: an onlooker reads "die 2: 1-0"
+    without the rulebook (a forum audience's walkthrough)."""
+    codes = sorted({e["result"] for e in events if e["type"] == "fire"}, key=lambda code: (code != "-", code))
+    if not codes:
+        return []
+    words, damage = [], False
+    for code in codes:
+        if code == "-":
+            words.append('"-" no effect')
+        else:
+            morale, strength = combat.parse_result(code)
+            words.append(f'"{code}" morale damage {morale}, strength loss {strength}')
+            damage = damage or morale > 0
+    more = "; the side that suffers morale damage retreats or tests morale (9.9)" if damage else ""
+    return ["Fire results (9.8): " + "; ".join(words) + more + "."]
+
+
 def summary(sc: Scenario, rules: dict) -> dict:
     score = victory.vp(sc, rules)
     halves = score["halves"]

@@ -12,6 +12,30 @@ from . import victory
 from . import words
 
 
+# what each part of a Combat Results Table result means (9.5, 9.66-9.69)
+RESULT_WORDS = {
+    "Ae": "every attacking unit eliminated",
+    "De": "every defending unit eliminated",
+    "A1": "the attacker loses 1 step or retreats 1 hex",
+    "A2": "the attacker loses 2 steps or retreats 2 hexes",
+    "D1": "the defender loses 1 step or retreats 1 hex",
+    "D2": "the defender loses 2 steps or retreats 2 hexes",
+    "Eng": "engaged: each side loses 1 step and stays, no retreat, no advance",
+}
+
+
+def result_key(events: list[dict]) -> list[str]:
+    """What the combat results of a report mean (9.5), each part once: an onlooker reads
+    "die 3: D1/A1" without the rulebook (a forum audience's walkthrough)."""
+    results = {e["result"] for e in events if e["type"] == "combat" and "result" in e}
+    if not results:
+        return []
+    parts = sorted({part for result in results for part in result.split("/")}, key=list(RESULT_WORDS).index)
+    splits = sorted(result for result in results if "/" in result)
+    split = f" {', '.join(splits)}: the defender's part first, then the attacker's (9.68)." if splits else ""
+    return ["Combat results (9.5): " + "; ".join(f"{part} {RESULT_WORDS[part]}" for part in parts) + "." + split]
+
+
 def summary(sc: Scenario, rules: dict) -> dict:
     score = victory.vp(sc, rules) if rules["phase"] not in ("selection",) else dict(sc.start_vp)
     result = rules["result"]

@@ -14,7 +14,7 @@ from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="kkoh",
-    version="1.21.0",
+    version="1.22.0",
     title="Kalt Krieg ohne Hass",
     # blue sends packet 1; red answers the automatic initiative decision of state 0 (README)
     sides=scenario.SIDES,
@@ -35,6 +35,7 @@ RULESET = Ruleset(
     summary=report.summary,
     render=report.render,
     describe_need=report.describe_need,
+    result_key=report.result_key,
     draw=draw.draw,
     view=words.view,
     look=words.look,

@@ -14,6 +14,26 @@ STEP_NAMES = {"replace": "replacing command markers", "minelets": "laying minele
               "assault2": "Close Assaults", "morale": "Morale Phase", "over": "over"}
 
 
+def result_key(events: list[dict]) -> list[str]:
+    """What the Close Assault results of a report mean (K-CAR-1 to K-CAR-6), each once: an
+    onlooker reads "die 5: DR" without the rules (a forum audience's walkthrough)."""
+    order = {"DR": 0, "DF": 1, "AR": 2}
+    results = sorted({e["result"] for e in events if e["type"] == "assault"}, key=lambda r: (order[r[:2]], r))
+    if not results:
+        return []
+    words = []
+    for result in results:
+        extra = int(result[3:]) if "+" in result else 0
+        losses = f" with {extra} {'loss' if extra == 1 else 'losses'}" if extra else ""
+        if result.startswith("DR"):
+            words.append(f"{result} the defender Gives Ground{losses} (K-CAR-{1 if extra else 2})")
+        elif result == "DF":
+            words.append("DF Desperate Fighting: attrition, then the assault is fought again (K-CAR-4)")
+        else:
+            words.append(f"{result} the attacker Gives Ground{losses} (K-CAR-{6 if extra else 5})")
+    return ["Close Assault results: " + "; ".join(words) + "; both sides roll attrition."]
+
+
 def summary(sc: Scenario, rules: dict) -> dict:
     phase = "Command Phase" if rules["ap"] == 0 else ("Morale Phase" if rules["ap"] == 5 else f"Action Phase {rules['ap']}")
     step = STEP_NAMES.get(rules["step"], rules["step"])

@@ -1,0 +1,145 @@
+"""A report says what its result codes and its dice mean (core/report.py `key`, each ruleset's
+`result_key`): an audience reading a forum game has neither the rulebook nor the protocol at
+hand, and read "die 2: 1-0" and "segment 3, t1.soviet.attack.a2.defence #0" as noise (a forum
+audience's walkthrough)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pbem import rulesets
+from pbem.core import report
+from pbem.core import genesis
+from pbem.core.text import markdown
+from pbem.core.game import open_genesis
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_chir_says_each_fire_result_once_and_what_morale_damage_asks():
+    key = rulesets.get("chir").result_key
+    events = [{"type": "fire", "result": r} for r in ("2-1", "-", "1-0", "-")] + [{"type": "move", "text": "x"}]
+    assert key(events) == ['Fire results (9.8): "-" no effect; "1-0" morale damage 1, strength loss 0; '
+                           '"2-1" morale damage 2, strength loss 1; the side that suffers morale damage retreats '
+                           'or tests morale (9.9).']
+    assert key([{"type": "fire", "result": "-"}]) == ['Fire results (9.8): "-" no effect.']
+    assert key([{"type": "fire", "result": "0-1"}]) == ['Fire results (9.8): "0-1" morale damage 0, strength loss 1.']
+    assert key([{"type": "move", "text": "x"}]) == []
+
+
+def test_dos_says_each_part_of_a_result_once_and_how_a_split_result_is_taken():
+    key = rulesets.get("dos").result_key
+    events = [{"type": "combat", "result": r} for r in ("D1/A1", "De", "D1", "Eng")]
+    events.append({"type": "combat", "text": "No defender is left in N2448 after the reveal (13.3)."})   # no result
+    assert key(events) == ["Combat results (9.5): De every defending unit eliminated; A1 the attacker loses 1 step "
+                           "or retreats 1 hex; D1 the defender loses 1 step or retreats 1 hex; Eng engaged: each side "
+                           "loses 1 step and stays, no retreat, no advance. D1/A1: the defender's part first, then "
+                           "the attacker's (9.68)."]
+    assert key([{"type": "combat", "result": "Ae"}]) == ["Combat results (9.5): Ae every attacking unit eliminated."]
+    assert key([]) == []
+
+
+def test_kkoh_says_each_close_assault_result_with_its_rule():
+    key = rulesets.get("kkoh").result_key
+    events = [{"type": "assault", "result": r} for r in ("AR+1", "DR", "DF", "DR+2", "AR")]
+    assert key(events) == ["Close Assault results: DR the defender Gives Ground (K-CAR-2); DR+2 the defender Gives "
+                           "Ground with 2 losses (K-CAR-1); DF Desperate Fighting: attrition, then the assault is fought "
+                           "again (K-CAR-4); AR the attacker Gives Ground (K-CAR-5); AR+1 the attacker Gives Ground "
+                           "with 1 loss (K-CAR-6); both sides roll attrition."]
+    assert key([{"type": "fire", "result": "DR"}]) == []   # a Direct Fire's effect is in words already
+
+
+def _scenario(ruleset_id: str):
+    return open_genesis(genesis.sandbox(rulesets.get(ruleset_id), {"seed": "key"}, created="2026-11-29T10:00:00Z")).scenario
+
+
+def test_every_table_result_of_dos_and_kkoh_has_its_words():
+    """No result the tables can give is left unexplained (nor raises)."""
+    dos = _scenario("dos")
+    codes = {r for row in dos.crt.values() for r in row}
+    line = rulesets.get("dos").result_key([{"type": "combat", "result": r} for r in sorted(codes)])[0]
+    assert all(f" {part} " in line for code in codes for part in code.split("/"))
+    kkoh = _scenario("kkoh")
+    codes = {r for row in kkoh.tables["results"]["rows"].values() for r in row}
+    line = rulesets.get("kkoh").result_key([{"type": "assault", "result": r} for r in sorted(codes)])[0]
+    assert all(f" {code} the" in line or f" {code} Desperate" in line for code in codes)
+    assert len(codes) == 9   # DR, DR+1 to DR+4, DF, AR, AR+1, AR+2
+
+
+# "die 5: 1-0." closes a chir fire line, "fire -," its attack's summary; "die 3: D1/A1 (9.5)." or
+# "= 4: De (9.5)." a dos combat line; "die 5: DR (K-CAF-1" a kkoh Close Assault line
+RESULTS = {"chir": ("fire", re.compile(r"(?:die \d: |fire )(-|\d-\d)[.,]")),
+           "dos": ("combat", re.compile(r": ([ADE][a-z0-9]+(?:/A\d)?) \(9\.5\)")),
+           "kkoh": ("assault", re.compile(r"die \d: ([ADR][RF](?:\+\d)?) \(K-CAF-1"))}
+KEYS = ("Fire results", "Combat results", "Close Assault results")
+
+
+def check_key(path: Path, ruleset_id: str) -> tuple[bool, bool]:
+    """The report at `path` ends with the key of exactly the results its lines show, and, in a
+    secure game, the line on dice where it rolled any, all after its events and before its last
+    line, `pbem status`'s words. Returns (it shows results, it rolled dice)."""
+    lines = path.read_text().splitlines()
+    keyed = [line for line in lines if line.startswith(KEYS)]
+    dice = [line for line in lines if line.startswith("Dice: ")]
+    rolled = any(line.startswith(("  - Die: ", "  - Draws ", "  - Draw: ")) for line in lines)
+    assert len(dice) == (rolled and report.SANDBOX not in lines), path
+    shown: set = set()
+    if ruleset_id in RESULTS:
+        kind, pattern = RESULTS[ruleset_id]
+        shown = set(pattern.findall("\n".join(line for line in lines if line.startswith("- "))))
+        expected = rulesets.get(ruleset_id).result_key([{"type": kind, "result": code} for code in shown])
+        assert [markdown(line) for line in expected] == keyed, path
+    assert keyed == [] or shown, path
+    if keyed or dice:
+        first = lines.index((keyed + dice)[0])
+        assert not any(line.startswith("- ") for line in lines[first:]) and lines[-1].startswith("Awaited: "), path
+    return bool(shown), rolled
+
+
+@pytest.mark.parametrize("example", ["chir-demo", "dos-demo", "kkoh-demo", "stalingrad-demo"])
+def test_each_example_report_explains_the_results_and_the_dice_it_shows(example):
+    """The examples are secure games; kkoh's holds no Close Assault (its cases do, below)."""
+    ruleset_id = example.split("-")[0]
+    seen = [check_key(path, ruleset_id) for path in sorted((EXAMPLES / example / "aar").glob("*.md"))]
+    assert any(rolled for _, rolled in seen)
+    assert any(results for results, _ in seen) or ruleset_id in ("kkoh", "stalingrad")
+
+
+def test_the_kkoh_close_assault_cases_explain_every_result_they_show(tmp_path):
+    """Every result of kkoh's Close Assault table, each in a report of the engine (sandbox games,
+    so no line on dice)."""
+    from tests.support.cases import play_case
+    from tests.test_kkoh_cases import ALL, scenario_doc
+
+    shown = set()
+    for number, (path, case) in enumerate(ALL):
+        if path.stem != "close-assault-results":
+            continue
+        played = play_case(tmp_path / str(number), "kkoh", case, scenario_doc(case["scenario"]))
+        if played is None:
+            continue
+        for aar in sorted((played[0].path / "aar").glob("*.md")):
+            check_key(aar, "kkoh")
+            shown |= set(RESULTS["kkoh"][1].findall(aar.read_text()))
+    assert {"DR", "DF", "AR"} <= shown and any("+" in code for code in shown), shown
+
+
+def test_a_sandbox_report_says_nothing_of_committed_dice(tmp_path):
+    """A sandbox game's dice come from a seed or a script: its head says they are not fair, and
+    no line says they were committed."""
+    from pbem.core import bot, game
+    from tests.support.games import sandbox
+
+    folder = sandbox(tmp_path / "g", "stalingrad", seed="key")
+    for _ in range(40):
+        sender = folder.state["awaiting"]["packet_from"]
+        packet = game.build_packet(folder.game, folder.state, sender, bot.plan(folder.game, folder.state, sender,
+                                                                               lambda options: options[0]), None, None, "")
+        game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "packet")
+        text = (folder.path / "aar" / f"{packet['seq']:04d}.md").read_text()
+        if "  - Die: " in text:
+            break
+    else:
+        pytest.fail("no die in 40 packets")
+    assert report.SANDBOX in text and "Dice: " not in text and "committed" not in text
