@@ -125,3 +125,25 @@ def test_show_last_is_what_the_last_packet_changed():
     two = runner.invoke(cli, ["show", example, "--last", "--diff", "1", "2"])
     assert (two.exit_code, two.stderr) == (
         2, "pbem: show one thing at a time: --unit, --hex, --area, --square, --diff or --last\n")
+
+
+def test_a_stalingrad_unit_is_said_to_lose_steps_not_its_printed_strength():
+    """stalingrad's losses are steps (house 2.1, 6.5): a full unit that takes one is reduced.
+    `--diff` said "lost 2 strength points: 2 of 4 left" of a unit of strength 4-2 that lost
+    one step (a players' probe); it now counts steps, for every unit the example reduces."""
+    from pbem.rulesets.stalingrad.areas import unit_strength
+
+    folder = Path(__file__).resolve().parent.parent / "examples" / "stalingrad-demo"
+    f = frames.open_game(folder)
+    states = [fr.state for fr in frames.frames(f)]
+    sc = f.game.scenario
+    reduced = [(k, u) for k in range(1, len(states)) for u in sorted(states[k]["rules"]["reduced"])
+               if u not in states[k - 1]["rules"]["reduced"] and states[k - 1]["rules"]["units"].get(u)
+               == states[k]["rules"]["units"][u] and u in sc.units]
+    assert reduced
+    for k, uid in reduced[:3]:
+        text = CliRunner().invoke(cli, ["show", "--diff", str(k - 1), str(k), str(folder)]).output
+        side = sc.units[uid].side
+        assert f"- {uid} ({side}) lost 1 step: 1 of 2 left." in text, text
+        assert "strength point" not in text
+        assert unit_strength(sc, states[k]["rules"], uid) == sc.units[uid].strength[1]   # the printed reduced side

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbem.core.describe import wrap_list
 
 from ..base import Need
-from .areas import BOXES, SIDES, count, enemy, side_name, side_units, status, unit_strength, units_in
+from .areas import BOXES, FULL_STEPS, SIDES, count, enemy, side_name, side_units, status, steps, unit_strength, units_in
 from .flow import WITHDRAWAL, legal_orders, phase_name, phase_words
 from .victory import vp
 
@@ -190,15 +190,18 @@ def view(sc, rules: dict) -> dict:
         if uid not in rules["units"]:
             continue  # not in this game (a position leaves it out)
         where = status(rules, uid)
+        # counted in steps, as losses are (house 2.1, 6.5): "lost 1 step: 1 of 2 left", where
+        # the printed strengths said "lost 2 strength points: 2 of 4 left" of a unit that lost
+        # one step (a players' probe); the reduced strength is in the rules, and in `show`
         units[uid] = {"side": sc.units[uid].side, "where": rules["units"][uid], "status": where,
-                      "strength": unit_strength(sc, rules, uid) if where == "map" else 0,
-                      "full": sc.units[uid].strength[0], "markers": []}  # a step lost shows in the strength
+                      "strength": steps(rules, uid) if where == "map" else 0, "full": FULL_STEPS, "markers": []}
     return {
         "now": now_text(sc, rules),
         "units": units,
         "statuses": dict(STATUS_WORDS),
         "control": dict(sorted(rules["control"].items())),
         "places": "areas",
+        "strength_in": "step",
         "names": {a: sc.areas[a].name for a in sc.area_ids},
         "facts": [["German VP (house 9.1)", str(vp(sc, rules)["german"])],
                   ["German tactical cards (house 7)", str(rules["cards"]["german"])],
