@@ -734,10 +734,10 @@ def test_11_an_order_rolls_from_the_next_segment_not_its_own(table):
     own_segment = dice.first_d6(seed_2, "t1.blue.fire1", 1)[0]
     assert expected != own_segment   # these fixed keys give a case where the two differ
     report = (blue / "aar" / "0003.md").read_text()
-    assert f"Die: {expected} (segment 3, t1.blue.fire1 #0)." in report
+    assert f"Die: {expected} (segment 3, t1.blue.fire1)." in report
     assert f"b1 fires at r1: {expected}" in report
     red_die = dice.first_d6(seed_2, "t1.red.fire1", 1)[0]
-    assert f"Die: {red_die} (segment 2, t1.red.fire1 #0)." in (blue / "aar" / "0002.md").read_text()
+    assert f"Die: {red_die} (segment 2, t1.red.fire1)." in (blue / "aar" / "0002.md").read_text()
 
 
 # --- 12. re-sending the same packet --------------------------------------------------------------
@@ -1265,7 +1265,7 @@ def test_23_opened_orders_roll_only_from_a_segment_after_the_opening(blind):
     assert "Die:" not in (south / "aar" / "0004.md").read_text()      # south knows segment 4
     blind.send("north")                                                # packet 5 opens segment 5
     report = (south / "aar" / "0005.md").read_text()
-    assert "segment 5, t1.north.attack #0" in report and "segment 5, t1.south.attack #0" in report
+    assert "segment 5, t1.north.attack)" in report and "segment 5, t1.south.attack)" in report
 
 
 def test_23_submit_seal_keeps_the_items_and_the_next_submit_opens_them(blind, tmp_path):
@@ -2044,7 +2044,7 @@ def test_36_the_item_revealed_is_opened_and_the_others_stay_sealed_until_reveale
     veiled.send("north")                                              # packet 5 rolls the attacks ...
     state = game.open_folder(north).state
     assert state["sealed"]["north"]["due"] == ["1.2"]                 # ... and the turn's end reveals the decoy
-    assert "segment 5, t1.north.attack #0" in (south / "aar" / "0005.md").read_text()
+    assert "segment 5, t1.north.attack)" in (south / "aar" / "0005.md").read_text()
     veiled.send("south")
     early = veiled.packet("north", state=game.open_folder(south).state, extra={"opens": [_open("1.2", SALTS[1], DECOY)]})
     path = veiled.post(early)

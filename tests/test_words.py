@@ -904,15 +904,16 @@ def test_draws_in_a_row_are_one_line_of_the_report():
 
     dos = game.open_folder(Path(__file__).resolve().parents[1] / "examples" / "dos-demo")
     def draw(value, among, label):
-        return {"type": "roll", "text": f"Draw: {value + 1} of {among} (segment 2, {label} #0).", "value": value,
+        return {"type": "roll", "text": f"Draw: {value + 1} of {among} (segment 2, {label}).", "value": value,
                 "among": among, "label": label, "index": 0, "segment": 2, "source": "chains"}
     events = [draw(50, 155, "setup.rifle.0"), draw(56, 154, "setup.rifle.1"), {"type": "x", "text": "Between."},
-              draw(2, 3, "c1.draw.R/6"), {"type": "roll", "text": "Die: 4 (segment 2, c1 #0).", "value": 4,
-                                           "label": "c1", "index": 0, "segment": 2, "source": "chains"}]
+              draw(2, 3, "c1.draw.R/6"), {"type": "roll", "text": "Die: 4 (segment 2, c1 #1).", "value": 4,
+                                           "label": "c1", "index": 1, "segment": 2, "source": "chains"}]
     lines = report.render(dos.game, dos.state, events, "text").splitlines()
     body = lines[lines.index("") + 1:]
-    assert body[:4] == ["- Draws (segment 2): 51 of 155 (setup.rifle.0 #0), 57 of 154 (setup.rifle.1 #0).",
-                        "- Between.", "- Draw: 3 of 3 (segment 2, c1.draw.R/6 #0).", "- Die: 4 (segment 2, c1 #0)."]
+    # the draws after the line they decided; a label's first roll has no "#0", its second is "#1"
+    assert body[:4] == ["- Between.", "- Draws (segment 2): 51 of 155 (setup.rifle.0), 57 of 154 (setup.rifle.1).",
+                        "- Draw: 3 of 3 (segment 2, c1.draw.R/6).", "- Die: 4 (segment 2, c1 #1)."]
     from pbem.cli.plain import preview_lines      # adjudicate's preview too (players' probe: 48 lines of draws)
     assert preview_lines([{"type": "packet", "text": "Packet 2 from soviet."}] + events) == [
         f"  {line}" for line in body[:4]]

@@ -272,7 +272,7 @@ class _Step:
             # §3.6 c: packet k has taken effect; its sender knows segment k's dice.
             raise DiceNotYet("no die of this segment may be rolled once the packet has taken effect")
         roll = self._dice.roll(label, among)
-        where = (f"segment {roll['segment']}, {roll['label']} #{roll['index']}" if roll["source"] != "script"
+        where = (f"segment {roll['segment']}, {roll['label']}{roll_index(roll)}" if roll["source"] != "script"
                  else f"scripted die {roll['script_index'] + 1}")
         what = f"Die: {roll['value']}" if among is None else f"Draw: {roll['value'] + 1} of {among}"
         self.events.append({"type": "roll", "text": f"{what} ({where}).", **roll})
@@ -280,6 +280,12 @@ class _Step:
 
     def event(self, type: str, text: str, **fields: Any) -> None:
         self.events.append({"type": type, "text": text, **fields})
+
+
+def roll_index(roll: dict) -> str:
+    """" #N" after a roll's label where it is not the label's first roll in its segment: every
+    "#0" of the reports was noise to their readers (an audience's walkthrough)."""
+    return f" #{roll['index']}" if roll["index"] else ""
 
 
 def initial_state(game: Game, rules: dict) -> dict:

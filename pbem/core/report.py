@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.core.engine import roll_index
 from pbem.core.text import bbcode, markdown, shown
 
 FORMATS = ("md", "text", "bbcode")
@@ -58,11 +59,11 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
 
 
 # After the events of a secure game that rolled dice: what a die's line says, for an audience
-# that sees "Die: 5 (segment 3, t1.soviet.attack.a2.defence #0)" and knows no protocol (a forum
+# that sees "Die: 5 (segment 3, t1.soviet.attack.a2.defence)" and knows no protocol (a forum
 # audience's walkthrough). A sandbox game says at its head that its dice are not fair.
-DICE_KEY = ("Dice: each die of segment K comes from the values the players revealed in packets K-1 and K, each "
-            "committed in advance by its hash, so neither player could foresee or choose it; the label names the "
-            "roll, and pbem audit recomputes every die from the signed packets.")
+DICE_KEY = ("Dice: each die and draw comes from secret values that both players committed to in advance, so neither "
+            "could choose one or act on one they could foresee; \"segment {seq}\" means the dice that packet {seq} "
+            "opened, the words after it name the roll, and pbem audit recomputes every one from the signed packets.")
 
 
 def key(game: Any, state: dict, events: list[dict]) -> list[str]:
@@ -70,14 +71,32 @@ def key(game: Any, state: dict, events: list[dict]) -> list[str]:
     secure game, its dice."""
     lines = list(game.ruleset.result_key(events)) if game.ruleset.result_key is not None else []
     if state["mode"] == "secure" and any(e["type"] == "roll" for e in events):
-        lines.append(DICE_KEY)
+        lines.append(DICE_KEY.format(seq=state["seq"]))
     return lines
 
 
 def together(events: list[dict]) -> list[dict]:
     """The events as the reports list them: draws in a row, and a sealed plan's padding, on
-    one line each."""
-    return openings_together(draws_together(events))
+    one line each; dice under the line they decided."""
+    return dice_after(openings_together(draws_together(events)))
+
+
+def dice_after(events: list[dict]) -> list[dict]:
+    """Each run of rolls after the event that follows it: a ruleset rolls, then says what the
+    roll decided, and a report that listed the die first hung it, indented, under the line
+    before, which it had nothing to do with (an audience's walkthrough: "Defensive fire ...
+    die 6: -." with the next fire's "Die: 2" under it). A run with no event after it (the
+    last of a report) stays where it is."""
+    out: list[dict] = []
+    rolls: list[dict] = []
+    for event in events:
+        if event["type"] == "roll":
+            rolls.append(event)
+        else:
+            out.append(event)
+            out += rolls
+            rolls = []
+    return out + rolls
 
 
 def draws_together(events: list[dict]) -> list[dict]:
@@ -122,8 +141,8 @@ def _draws_line(draws: list[dict]) -> dict:
     def where(d: dict) -> str:
         if d["source"] == "script":
             return f"scripted die {d['script_index'] + 1}"
-        return (f"{d['label']} #{d['index']}" if shared is not None else
-                f"segment {d['segment']}, {d['label']} #{d['index']}")
+        return (f"{d['label']}{roll_index(d)}" if shared is not None else
+                f"segment {d['segment']}, {d['label']}{roll_index(d)}")
     listed = ", ".join(f"{d['value'] + 1} of {d['among']} ({where(d)})" for d in draws)
     return {"type": "roll", "text": f"Draws{f' (segment {shared})' if shared is not None else ''}: {listed}."}
 

@@ -249,7 +249,7 @@ class Ruleset(NamedTuple):
     # own, and `pbem submit` says that another side's changes nothing. None: each answers every side's
     policy_sides: Mapping[str, tuple[str, ...]] | None = None
     # a report's events -> lines that say what the result codes among them mean, each code once
-    # with its rule ("Fire results (9.8): 1-0 morale damage 1, strength loss 0"): the reports
+    # with its rule (`Fire results, rule 9.8: "1-0" = morale damage 1, strength loss 0`): the reports
     # are read by an audience that has no rulebook at hand. None: its results are words already
     result_key: Callable[[list[dict]], list[str]] | None = None
 

@@ -148,7 +148,8 @@ class Grid:
                 ys.append(y)
         self.box = (min(xs), min(ys), max(xs), max(ys)) if xs else (0.0, 0.0, 0.0, 0.0)
         self._boundaries: dict[tuple, list] = {}
-        self.drawn: dict[tuple, str] = {}   # pieces of SVG drawn on this grid, by all that decides them
+        # pieces of SVG drawn on this grid, and boxes worked out on it, by all that decides them
+        self.drawn: dict[tuple, Any] = {}
 
     def _compute_centre(self, cell: str) -> Point:
         v = self.cells[cell]

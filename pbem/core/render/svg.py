@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from pbem.core.text import shown
@@ -347,7 +347,7 @@ class _Painter:
     def id_boxes(self) -> list[tuple[float, float, float, float]]:
         """The boxes of the map's cell ids (`_label`'s "cell-id" words), which a place's name
         keeps off: worked out once per grid and offset, at the first name placed."""
-        key = ("id-boxes", self.ox, self.oy)
+        key = ("id-boxes", self.ox, self.oy, self.bounds)   # the items drawn are those of the part shown
         boxes = self.grid.drawn.get(key)
         if boxes is None:
             boxes = []
@@ -357,16 +357,22 @@ class _Painter:
                     x, y = self.centre(item["cell"])
                     h = self.grid.extent(item["cell"])[1]
                     y = _baseline(y, h, size, item.get("at", "center"))
-                    half = (len(str(item["text"])) * size * CHAR + 4) / 2
+                    half = _words_width(item["text"], size) / 2
                     boxes.append((x - half, y - size, x + half, y + size * 0.3))
             boxes = self.grid.drawn[key] = boxes
         return boxes
 
     def ids_near(self, x: float, y: float, width: float, w: float, h: float) -> list[tuple[float, float, float, float]]:
         """The cell ids that words `width` wide placed about (x, y), in or beside a cell of half
-        width `w` and half height `h`, could meet."""
-        reach = width / 2 + 2 * w
-        return [b for b in self.id_boxes if b[0] < x + reach and b[2] > x - reach and b[1] < y + 3 * h and b[3] > y - 3 * h]
+        width `w` and half height `h`, could meet (the spots beside a cell reach w + width
+        from its centre). Kept with the grid: a replay places the same names in every state."""
+        key = ("ids-near", x, y, width, self.ox, self.oy, self.bounds)
+        found = self.grid.drawn.get(key)
+        if found is None:
+            reach = width + 2 * w
+            found = self.grid.drawn[key] = [b for b in self.id_boxes if b[0] < x + reach and b[2] > x - reach
+                                            and b[1] < y + 3 * h and b[3] > y - 3 * h]
+        return found
 
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float,
                   avoid: list[Point] = (), least: bool = False, owner: Point | None = None,
@@ -507,7 +513,7 @@ class _Painter:
         out = shape
         if item.get("text"):   # under the mark if that covers no counter, else below or inside the foot of its cell
             size = 8
-            bw = len(str(item["text"])) * size * CHAR + 4
+            bw = _words_width(item["text"], size)
             # beginning under the mark, so that it runs into its own cell, not the one left of it
             # (audience probe: a stalingrad combat's words stood in the neighbouring area)
             # (a hex narrows to the left of its centre: there the words start under the mark, as before)
@@ -533,7 +539,7 @@ class _Painter:
             # a place's name where it covers no counter (a probe: a stack hid "Kursk 5 VP" of the
             # city it held): its own place first, then the cell's other two, then just outside it
             spots = [(x, ys[a]) for a in dict.fromkeys([at if at in ys else "center", "bottom", "top", "center"])]
-            bw = len(str(item["text"])) * size * CHAR + 4
+            bw = _words_width(item["text"], size)
             spots += [(x + dx, ys[a]) for a in ("bottom", "top") for dx in (-w * 0.45, w * 0.45)]
             spots += [(x + dx, y + dy) for dy in (h + size, -h - size * 0.4) for dx in (0, -w, w)]
             spots += [(x + dx, ys["center"]) for dx in (-w - bw / 2, w + bw / 2)]
@@ -716,6 +722,11 @@ def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: boo
     align = "" if anchor == "middle" else f' text-anchor="{anchor}"'  # the svg element's default is middle
     return (f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}"{align}'
             f"{weight}{klass}{colour}{extra}>{escape(s)}</text>")
+
+
+def _words_width(text: Any, size: float) -> float:
+    """The width of a box that holds `text` in bold type of `size`, with a little room."""
+    return len(str(text)) * size * CHAR + 4
 
 
 def _baseline(y: float, h: float, size: float, at: str) -> float:

@@ -34,25 +34,34 @@ def vp_text(halves: int) -> str:
     return victory.halves_text(halves)
 
 
-# --- status ----------------------------------------------------------------------------------------
+# --- what a report's result codes mean -----------------------------------------------------------
 
 def result_key(events: list[dict]) -> list[str]:
     """What the fire results of a report mean (9.8), each once: an onlooker reads "die 2: 1-0"
     without the rulebook (a forum audience's walkthrough)."""
-    codes = sorted({e["result"] for e in events if e["type"] == "fire"}, key=lambda code: (code != "-", code))
+    # a fire's result, and the results an attack's last line repeats (in a later report, where
+    # the attack waited for a decision)
+    shown = {e["result"] for e in events if e["type"] == "fire"}
+    shown |= {e[kind] for e in events if e["type"] == "attack-end" for kind in ("defensive", "offensive") if e.get(kind)}
+    codes = sorted(shown, key=lambda code: (code != "-", code))
     if not codes:
         return []
     words, damage = [], False
     for code in codes:
         if code == "-":
-            words.append('"-" no effect')
+            words.append('"-" = no effect')
         else:
             morale, strength = combat.parse_result(code)
-            words.append(f'"{code}" morale damage {morale}, strength loss {strength}')
+            words.append(f'"{code}" = morale damage {morale}, strength loss {strength}')
             damage = damage or morale > 0
-    more = "; the side that suffers morale damage retreats or tests morale (9.9)" if damage else ""
-    return ["Fire results (9.8): " + "; ".join(words) + more + "."]
+    # what passing the test costs too: "1-0" and then a lost point read as a contradiction
+    more = ("; morale damage N: the units hit retreat N hexes or more, or test morale and then stay and lose N more "
+            "strength if they pass, or retreat if they fail, rule 9.9") if damage else ""
+    # "rule 9.8", not "(9.8)": a forum turns "8)" into a smiley
+    return ["Fire results, rule 9.8: " + "; ".join(words) + more + "."]
 
+
+# --- status ----------------------------------------------------------------------------------------
 
 def summary(sc: Scenario, rules: dict) -> dict:
     score = victory.vp(sc, rules)

@@ -749,7 +749,7 @@ def answer_choice(sc: Scenario, rules: dict, which: str, order: dict, ctx) -> No
     part = c["def_part"] if which == "def" else c["att_part"]
     c[f"{which}_choice"] = choice
     ctx.event("choice", f"The {'defender' if which == 'def' else 'attacker'} answers {part} with "
-              f"{'a retreat' if choice == 'retreat' else 'step losses'} (9.67).", side=side, choice=choice, rule="9.67",
+              f"{'a retreat' if choice == 'retreat' else 'step losses'} (9.67).", side=side, choice=choice, part=part, rule="9.67",
               chosen_by=ctx.chosen_by)
     if which == "def" and c["att_part"] in ("A1", "A2"):
         c["step"] = "att-choice"

@@ -27,13 +27,21 @@ RESULT_WORDS = {
 def result_key(events: list[dict]) -> list[str]:
     """What the combat results of a report mean (9.5), each part once: an onlooker reads
     "die 3: D1/A1" without the rulebook (a forum audience's walkthrough)."""
+    # a combat's result, and the part a later packet's answer takes (the choice of a retreat or
+    # losses, 9.67, where a decision left it to that packet)
     results = {e["result"] for e in events if e["type"] == "combat" and "result" in e}
+    results |= {e["part"] for e in events if e["type"] == "choice" and "part" in e}
     if not results:
         return []
     parts = sorted({part for result in results for part in result.split("/")}, key=list(RESULT_WORDS).index)
     splits = sorted(result for result in results if "/" in result)
-    split = f" {', '.join(splits)}: the defender's part first, then the attacker's (9.68)." if splits else ""
-    return ["Combat results (9.5): " + "; ".join(f"{part} {RESULT_WORDS[part]}" for part in parts) + "." + split]
+    split = "".join(f'; "{result}" = the defender\'s part first, then the attacker\'s' for result in splits)
+    double = "; doubled: every step loss of the combat counts twice, in a Major city, 9.33" if any(
+        e["type"] == "double" for e in events) else ""
+    last = "; a unit that loses its last step is eliminated" if set(parts) - {"Ae", "De"} else ""
+    # "rules 9.5 ...", not "(9.5)": a forum turns the "8)" of "(9.68)" into a smiley
+    return ["Combat results, rules 9.5 and 9.66 to 9.69: " + "; ".join(f'"{part}" = {RESULT_WORDS[part]}' for part in parts)
+            + split + double + last + "."]
 
 
 def summary(sc: Scenario, rules: dict) -> dict:

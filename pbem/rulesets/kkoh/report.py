@@ -16,22 +16,30 @@ STEP_NAMES = {"replace": "replacing command markers", "minelets": "laying minele
 
 def result_key(events: list[dict]) -> list[str]:
     """What the Close Assault results of a report mean (K-CAR-1 to K-CAR-6), each once: an
-    onlooker reads "die 5: DR" without the rules (a forum audience's walkthrough)."""
+    onlooker reads "die 5: DR" without the rules (a forum audience's walkthrough). A Counter
+    Attack that holds makes a DR an AR (K-CAR-3): that AR is said too."""
     order = {"DR": 0, "DF": 1, "AR": 2}
-    results = sorted({e["result"] for e in events if e["type"] == "assault"}, key=lambda r: (order[r[:2]], r))
+    results = {e["result"] for e in events if e["type"] == "assault"}
+    if any(e["type"] == "counter-attack" and e.get("success") for e in events):
+        results.add("AR")
     if not results:
         return []
     words = []
-    for result in results:
+    for result in sorted(results, key=lambda r: (order[r[:2]], r)):
         extra = int(result[3:]) if "+" in result else 0
         losses = f" with {extra} {'loss' if extra == 1 else 'losses'}" if extra else ""
-        if result.startswith("DR"):
-            words.append(f"{result} the defender Gives Ground{losses} (K-CAR-{1 if extra else 2})")
+        if result == "DR":
+            words.append('"DR" = the defender Gives Ground, unless its Counter Attack holds and makes it an AR, '
+                         'K-CAR-2, K-CAR-3')
+        elif result.startswith("DR"):
+            words.append(f'"{result}" = the defender Gives Ground{losses}, K-CAR-1')
         elif result == "DF":
-            words.append("DF Desperate Fighting: attrition, then the assault is fought again (K-CAR-4)")
+            words.append('"DF" = Desperate Fighting: attrition, then the assault is fought once more, and a second DF '
+                         'makes the attacker Give Ground, K-CAR-4')
         else:
-            words.append(f"{result} the attacker Gives Ground{losses} (K-CAR-{6 if extra else 5})")
-    return ["Close Assault results: " + "; ".join(words) + "; both sides roll attrition."]
+            words.append(f'"{result}" = the attacker Gives Ground{losses}, K-CAR-{6 if extra else 5}')
+    return ["Close Assault results: " + "; ".join(words) + "; to Give Ground is to fall back, and the units engaged "
+            "on each side test for attrition."]
 
 
 def summary(sc: Scenario, rules: dict) -> dict:
