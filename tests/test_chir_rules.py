@@ -384,6 +384,8 @@ def test_8_5_2_tactical_retreat_die(die, motorised_only, ok):
     assert (tr["die"], tr["modifier"], tr["success"]) == (die, -1 if motorised_only else 0, ok)
     assert st.hex_of(rules, unit) == ("3221" if ok else "3220")
     assert tr["text"].startswith(f"{unit} attempts a tactical retreat from 3220 without support: die {die}")
+    # the roll it needs, for a reader without the rulebook
+    assert tr["text"].endswith(("success" if ok else "failure, movement ends") + " (3 or less succeeds, 8.5.2).")
 
 
 def test_8_5_2_a_tactical_retreats_words_agree_with_how_many_units_go():
@@ -576,6 +578,8 @@ def test_9_9_1_one_die_per_group_morale_per_unit():
     combat.run_hit(SCENARIO, rules, hit, ctx)
     test = ctx.of("morale-test")[0]
     assert test["passed"] == ["11Pz/15a"] and test["failed"] == ["K593/I"]  # morale 5 and 2
+    assert test["text"] == ("Morale test of 11Pz/15a, K593/I (a unit passes on its morale or less, 9.9.1): die 3; "
+                            "11Pz/15a (morale 5) passes; K593/I (morale 2) fails.")
 
 
 def test_9_10_retreat_priorities_and_ezoc_losses():

@@ -254,9 +254,10 @@ def run_hit(sc: Scenario, rules: dict, hit: dict, ctx) -> bool:
             die = ctx.d6(hit["label"] + ".morale")
             passed = [u for u in alive if die <= sc.units[u].morale]
             failed = [u for u in alive if u not in passed]
-            ctx.event("morale-test", f"Morale test of {', '.join(alive)}: die {die}"
-                      + "".join(f"; {u} (morale {sc.units[u].morale}) {'passes' if u in passed else 'fails'}"
-                                for u in alive) + ".",
+            # the roll it needed, for a reader without the rulebook (an audience's walkthrough)
+            ctx.event("morale-test", f"Morale test of {', '.join(alive)} (a unit passes on its morale or less, 9.9.1): "
+                      f"die {die}" + "".join(f"; {u} (morale {sc.units[u].morale}) {'passes' if u in passed else 'fails'}"
+                                             for u in alive) + ".",
                       units=alive, die=die, passed=passed, failed=failed,
                       morale={u: sc.units[u].morale for u in alive}, rule="9.9.1")
             hit["extra_units"] = passed

@@ -256,7 +256,9 @@ def tactical_retreat(sc: Scenario, rules: dict, side: str, uids: list[str], star
     ctx.event("tactical-retreat", f"{', '.join(uids)} {agreeing(uids, 'attempts', 'attempt')} a tactical retreat "
               f"from {start} without support: "
               f"die {die}{' -1 (all motorised, not a tank ZOC)' if mod else ''} = {die + mod}: "
-              f"{'success' if success else 'failure, movement ends'}.", units=uids, hex=start, supported=False,
+              # the roll it needed, for a reader without the rulebook (an audience's walkthrough)
+              f"{'success' if success else 'failure, movement ends'} (3 or less succeeds, 8.5.2).", units=uids,
+              hex=start, supported=False,
               die=die, modifier=mod, success=success, rule="8.5.2")
     return success
 
