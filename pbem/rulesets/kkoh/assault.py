@@ -393,6 +393,11 @@ def defensive_terrain(sc: Scenario, board: Board, a: dict, dfn: list[str]) -> in
     return min(values)
 
 
+def losses_of(result: str) -> int:
+    """The n of a result "DR+n" or "AR+n" (K-CAR-1, K-CAR-6); 0 for DR, DF and AR."""
+    return int(result[3:]) if "+" in result else 0
+
+
 def result_of(sc: Scenario, factor: int, die: int) -> str:
     table = sc.tables["results"]
     column = max(min(factor, table["columns"][0]), table["columns"][-1])
@@ -840,7 +845,7 @@ def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
 
     steps: list[dict] = []
     if result.startswith("DR"):
-        extra = int(result[3:]) if "+" in result else 0
+        extra = losses_of(result)
         if extra:
             steps.append({"do": "loss", "side": defender, "n": extra, "rule": "K-CAR-1"})
         steps += [attr(defender, min(n_def, n_att), att_armour), attr(attacker, min(n_att, n_def), def_armour)]
@@ -857,7 +862,7 @@ def _fight(sc: Scenario, board: Board, a: dict, ctx) -> None:
         else:
             steps.append({"do": "back", "to": None, "rule": "K-CAR-4"})
     else:   # AR, AR+n
-        extra = int(result[3:]) if "+" in result else 0
+        extra = losses_of(result)
         if extra:
             steps.append({"do": "loss", "side": attacker, "n": extra, "rule": "K-CAR-6"})
         steps += [{"do": "back", "to": "HD" if extra else "HA", "rule": "K-CAR-6" if extra else "K-CAR-5"},

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..base import Need
-from . import command, victory
+from . import assault, command, victory
 from .scenario import SIDES, Scenario
 from .state import Board
 
@@ -26,7 +26,7 @@ def result_key(events: list[dict]) -> list[str]:
         return []
     words = []
     for result in sorted(results, key=lambda r: (order[r[:2]], r)):
-        extra = int(result[3:]) if "+" in result else 0
+        extra = assault.losses_of(result)
         losses = f" with {extra} {'loss' if extra == 1 else 'losses'}" if extra else ""
         if result == "DR":
             words.append('"DR" = the defender Gives Ground, unless its Counter Attack holds and makes it an AR, '
