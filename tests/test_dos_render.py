@@ -108,6 +108,10 @@ def test_the_last_packets_attack_is_an_arrow_with_its_result():
     fight = [e for e in ctx.events if e["type"] == "combat"][-1]
     assert arrows[0]["text"] == f"Axis {fight['column']} die 6: {fight['result']}"        # whose attack (probe)
     assert arrows[0]["side"] == "german"            # the dot where it starts: in the attackers' counter colour
+    # a picture posted alone says what its results mean, as chir's does (an audience's walkthrough:
+    # "Axis 10-1 die 5: De/A1" with no key); every part the table can give is named in the legend
+    label = scene["styles"]["attack"]["label"]
+    assert all(re.search(rf"\b{part}\b", label) for row in sc.crt.values() for result in row for part in result.split("/"))
 
 
 def test_an_attacks_label_gives_the_row_its_air_points_shift_the_die_to():

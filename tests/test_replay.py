@@ -81,7 +81,7 @@ def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are
     assert steps[-1]["standing"].startswith(f"Game over after turn 6 of 6. Result: {result}") and result
     keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in f.game.genesis["sides"])
     assert (f'<p id="mode">A secure game: every packet is signed by its side\'s key ({keys}) and every die comes '
-            f"from dice chains both sides committed to before play; `pbem audit` of the game folder checks it all."
+            f"from dice chains both sides committed to before play; pbem audit of the game folder checks it all."
             f"</p>") in page
     from tests.support.games import sandbox
 

@@ -239,7 +239,7 @@ def _fairness(g: Any) -> str:
                 "which anyone could have chosen: not fair dice.")
     keys = ", ".join(f"{side['name']} {side['fingerprint']}" for side in g.genesis["sides"])
     return (f"A secure game: every packet is signed by its side's key ({keys}) and every die comes from dice chains "
-            f"both sides committed to before play; `pbem audit` of the game folder checks it all.")
+            f"both sides committed to before play; pbem audit of the game folder checks it all.")
 
 
 def _json(data: Any) -> str:

@@ -72,7 +72,9 @@ STYLES = {
     "rail-move": {"stroke": "#0a8f8f", "width": 2.4, "dash": "2 2", "opacity": 0.9,
                   "legend": "used", "label": "Last packet: move by rail (6.3)"},
     "attack": {"stroke": "#d01c1c", "width": 3.5, "opacity": 0.9,
-               "legend": "used", "label": "Last packet: attack or overrun, with the side that made it, its odds, die and result (9.5)"},
+               "legend": "used", "label": "Last packet: attack or overrun, with the side that made it, its odds, die and result (9.5: "
+                        "D1, D2 the defender, A1, A2 the attacker loses that many steps or retreats that many "
+                        "hexes; De, Ae every defending or attacking unit eliminated; Eng each side loses a step)"},
     "retreat": {"stroke": "#e07000", "width": 2.5, "dash": "6 3", "opacity": 0.95, "legend": "used", "label": "Last packet: retreat (9.7)"},
     "advance": {"stroke": "#1d7a1d", "width": 2.5, "dash": "2 3", "opacity": 0.9,
                 "legend": "used", "label": "Last packet: advance after combat (9.8)"},
