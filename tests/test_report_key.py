@@ -112,6 +112,10 @@ def check_key(path: Path, ruleset_id: str) -> tuple[bool, bool]:
         expected = rulesets.get(ruleset_id).result_key([{"type": kind, "result": code} for code in shown] + held)
         assert [markdown(line) for line in expected] == keyed, path
     assert keyed == [] or shown, path
+    # the first decision key the report names, said once for what it is
+    named = re.search(r"\((?:decision key|answers decision) ([^)\s]+)\)", "\n".join(lines))
+    decisions = [line for line in lines if line.startswith("Decision keys such as ")]
+    assert decisions == ([markdown(report.decision_words(named.group(1)))] if named else []), path
     if keyed or dice:
         first = lines.index((keyed + dice)[0])
         assert not any(line.startswith("- ") for line in lines[first:]), path
@@ -201,3 +205,12 @@ def test_each_die_of_the_examples_follows_the_line_that_says_what_it_decided(exa
                 continue                 # "the die picks 0606"): the unit test above holds its order
             assert re.search(rf"\b(die|rolls) {value}\b", above), (path, line, above)
     assert followed > 0
+
+
+def test_a_decision_key_is_said_to_be_no_rule_number():
+    """An audience's walkthrough read "(decision key 2.57/defensive-fire)" beside the rules' own
+    "(9.9)" as a rule number: the report says once what such a key is."""
+    assert report.decision_words("2.57/defensive-fire") == (
+        'Decision keys such as "2.57/defensive-fire" name a decision by the order that brought it about (order 57 of '
+        "packet 2) and by its kind, so that a packet can answer it ahead; they are not rule numbers.")
+    assert '("0.0": none, before any order)' in report.decision_words("0.0/selection/2")

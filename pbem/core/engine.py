@@ -964,6 +964,7 @@ class _Run:
             self.events.append({"type": "order", "text": f"{label}: {order_text(order)}"
                                 + (f" (answers decision {key})" if need.decision else ""), "side": item["side"],
                                 "seq": item["seq"], "index": item["index"], "order": order,
+                                **({"decision": key} if need.decision else {}),
                                 **({"opened": item["opened"]} if "opened" in item else {})})
         else:
             self.events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind} "

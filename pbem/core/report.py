@@ -70,9 +70,22 @@ def key(game: Any, state: dict, events: list[dict]) -> list[str]:
     """The lines that explain the report's result codes (the ruleset's `result_key`) and, in a
     secure game, its dice."""
     lines = list(game.ruleset.result_key(events)) if game.ruleset.result_key is not None else []
+    decided = next((e["decision"] for e in events if e.get("decision")), None)
+    if decided is not None:
+        lines.append(decision_words(decided))
     if state["mode"] == "secure" and any(e["type"] == "roll" for e in events):
         lines.append(DICE_KEY.format(seq=state["seq"]))
     return lines
+
+
+def decision_words(key: str) -> str:
+    """What a decision key is, told by the first of a report's: "2.57/defensive-fire" read as a
+    rule number beside the rules' own "(9.9)" (an audience's walkthrough)."""
+    origin = key.split("/")[0]
+    seq, index = origin.split(".")
+    source = '"0.0": none, before any order' if origin == "0.0" else f"order {index} of packet {seq}"
+    return (f'Decision keys such as "{key}" name a decision by the order that brought it about ({source}) and by '
+            f"its kind, so that a packet can answer it ahead; they are not rule numbers.")
 
 
 def together(events: list[dict]) -> list[dict]:
