@@ -817,7 +817,7 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         return error
     all_lines = text.split("\n")
     lines = [line for line in all_lines if line.strip()]
-    if any(_FORUM_TAG.search(line) for line in lines):
+    if forum_markup(text):
         # a packet (or orders) copied from a forum post with its markup (a reply's quote, the
         # source of a code block): the YAML error alone names a comment or a list key (an
         # audience's probe)
@@ -844,7 +844,14 @@ PASTED = ("the file holds a packet with other text before or after it, as when a
           "its signature's value")
 # the BBCode a forum wraps a post's code block or a quoted reply in ([code], [quote="bob"], [/quote]),
 # at the start or the end of a line, where a copy of the post brings it
-_FORUM_TAG = re.compile(r"^\s*\[/?(?:code|quote)(?:=[^\]\n]*)?\]|\[/?(?:code|quote)(?:=[^\]\n]*)?\]\s*$", re.IGNORECASE)
+_TAG = r"\[/?(?:code|quote)(?:=[^\]\n]*)?\]"
+_FORUM_TAG = re.compile(rf"^\s*{_TAG}|{_TAG}\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def forum_markup(text: str) -> bool:
+    """Whether `text` holds a forum's [code] or [quote] tag (or a closing one) at the start or
+    the end of a line, as a copy of a post brings them."""
+    return _FORUM_TAG.search(text) is not None
 
 
 def pasted(text: str, source: str) -> Any:

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import (INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, indentation_changed,
-                                  load_mapping, loads, pasted, read_bounded)
+from pbem.core.canonical import (INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, forum_markup,
+                                  indentation_changed, load_mapping, loads, pasted, read_bounded)
 from pbem.core.errors import FileError, InputError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
@@ -419,8 +419,9 @@ def _indentation_said(exc: PbemError, data: bytes, source: str, given: str | Non
     mapping" (exit 3), or as malformed YAML. The indentation is not put back, so whether the
     packet is whole in itself is not known: it is checked as it was sent, once saved unchanged.
     A file stored in a game folder keeps its refusal (audit: a file altered there)."""
-    how = indentation_changed(data.decode("utf-8", errors="replace")) if given else None
-    if how is None or "forum markup" in exc.message:   # tags first: the lines between them may be whole
+    text = data.decode("utf-8", errors="replace")
+    how = indentation_changed(text) if given else None
+    if how is None or forum_markup(text):   # the tags are said first: the lines between them may be whole
         return exc
     what = "the packet check" if isinstance(exc, VerificationError) else "the YAML error"
     return InputError(f"{source}: {INDENTATION.format(how=how)}; {what}{exc.message.removeprefix(source)}")

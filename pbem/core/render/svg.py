@@ -351,9 +351,9 @@ class _Painter:
         boxes = self.grid.drawn.get(key)
         if boxes is None:
             boxes = []
+            size = float(self.styles.get("cell-id", {}).get("width", 8))
             for item in self.items:
                 if item["type"] == "label" and item.get("style") == "cell-id":
-                    size = float(self.styles.get("cell-id", {}).get("width", 8))
                     x, y = self.centre(item["cell"])
                     h = self.grid.extent(item["cell"])[1]
                     y = _baseline(y, h, size, item.get("at", "center"))
