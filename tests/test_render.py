@@ -874,6 +874,31 @@ def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
     assert checked >= 30, checked
 
 
+@pytest.mark.parametrize("source, target", [("c8_4", "c7_4"), ("c0_4", "c1_4"), ("c7_7", "c6_6"), ("c7_1", "c6_2"),
+                                             ("c4_8", "c4_7")])
+def test_an_attack_from_outside_a_part_into_its_edge_has_its_result_moved_in(source, target):
+    """An attack from a cell outside the part into one at its edge: the spot above the tip and
+    every spot along the last step and beside it are cut at the edge (a dos result box was, on a
+    random example), so the result box is moved in just past the edge, by its attack."""
+    grid = {"kind": "square", "size": 40, "cells": {f"c{i}_{j}": [i, j] for i in range(10) for j in range(10)}}
+    for label in ("1-3 die 1: A1", "3-1 die 6: DE + adv"):
+        scene = {"title": "an edge", "grid": grid,
+                 "items": [{"type": "arrow", "cells": [source, target], "style": "attack", "text": label}]}
+        for radius in (2, 3):
+            view = scenes.Grid(grid).around("c4_4", radius)
+            if target not in view:
+                continue
+            picture = svg.draw(scene, view=view)
+            x0 = y0 = svg.MARGIN
+            x1, y1 = x0 + picture.clip[2] / picture.scale, y0 + picture.clip[3] / picture.scale
+            group = picture.document().split('<g class="arrow"')[1]
+            tip = tuple(map(float, HEAD.search(group).group(1).split()[0].split(",")))
+            x, y, w, h = map(float, LABEL_BOX.search(group).groups())
+            assert x0 <= x and x + w <= x1 and y0 <= y and y + h <= y1, (label, radius, (x, y, w, h))
+            # by its attack: the box's nearest point within a cell of the tip
+            assert math.hypot(max(x - tip[0], 0, tip[0] - x - w), max(y - tip[1], 0, tip[1] - y - h)) <= 40
+
+
 def test_in_a_part_of_the_map_a_places_name_stays_inside_the_part():
     """A place at the edge of a part of the map has its name beside it, inside the part, not
     cut at the edge. A place outside the part whose name reaches in has it moved in just past

@@ -404,7 +404,10 @@ class _Painter:
             x0, y0, x1, y1 = self.bounds
             ox, oy = owner or spots[0]
             if x0 <= ox <= x1 and y0 <= oy <= y1:
-                spots = [p for p in spots if _within(box(p), self.bounds)] or spots
+                # where no spot is whole in it (an attack into a cell at its edge from outside: its
+                # last step and the tip's sides all cut), each spot moved in just past the edge
+                spots = ([p for p in spots if _within(box(p), self.bounds)]
+                         or [_shifted_in(p, box(p), self.bounds) for p in spots])
             else:
                 spots = [_moved_in(p, box(p), self.bounds) for p in spots]
         spot = next((p for p in spots if clear(box(p))), None)
@@ -912,6 +915,12 @@ def _moved_in(p: Point, box: tuple[float, float, float, float], bounds: tuple[fl
     inside (no move), or wholly outside (drawn there, and not seen)."""
     if box[2] <= bounds[0] or bounds[2] <= box[0] or box[3] <= bounds[1] or bounds[3] <= box[1]:
         return p
+    return _shifted_in(p, box, bounds)
+
+
+def _shifted_in(p: Point, box: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> Point:
+    """Anchor `p` of words whose `box` is cut at the edge of `bounds`, or wholly outside it,
+    moved the least that puts the box whole inside (as far as it fits)."""
     dx = max(0.0, bounds[0] - box[0]) - max(0.0, box[2] - bounds[2])
     dy = max(0.0, bounds[1] - box[1]) - max(0.0, box[3] - bounds[3])
     return p[0] + dx, p[1] + dy
