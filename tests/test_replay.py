@@ -159,6 +159,48 @@ def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):
     assert first.startswith("Set-up:") and not last.startswith("Set-up:") and "VP Soviet" in last
 
 
+# the breaks of each roll's label in the dice table: for each character after which its line
+# ends, that character and the label's text (the cell's text content)
+LABEL_BREAKS = """(function () {
+  return Array.from(document.querySelectorAll('#dice tr td:nth-child(2)')).map(function (td) {
+    var chars = [];
+    td.childNodes.forEach(function (node) {
+      if (node.nodeType !== 3) { return; }
+      for (var k = 0; k < node.length; k++) { chars.push([node, k]); }
+    });
+    var tops = chars.map(function (c) {
+      var range = document.createRange(); range.setStart(c[0], c[1]); range.setEnd(c[0], c[1] + 1);
+      return range.getBoundingClientRect().top;
+    });
+    var breaks = [];
+    for (var k = 1; k < chars.length; k++) {
+      if (tops[k] > tops[k - 1] + 1) { breaks.push(chars[k - 1][0].data[chars[k - 1][1]]); }
+    }
+    return [td.textContent, breaks];
+  });
+})()"""
+
+
+@needs_browser
+def test_a_rolls_label_breaks_only_after_a_dot(browser, chir_page):
+    """In the dice table beside the map, a label too long for its column breaks after one of
+    its dots, not in the middle of a part (an audience probe: "t1.german.movement.m" over
+    "12.tactical"), and the cell's text is still the audit's label, byte for byte."""
+    browser.open(chir_page, 1280, 800)
+    f = frames.open_game(CHIR)
+    broken = 0
+    for fr in [fr for fr in frames.frames(f) if any(e["type"] == "roll" for e in fr.events)][:4]:
+        browser.js(f"location.hash = '#{fr.seq}'")
+        assert browser.js("document.body.getAttribute('data-seq')") == str(fr.seq)
+        cells = browser.js(LABEL_BREAKS)
+        labels = [str(e["label"]) for e in fr.events if e["type"] == "roll"]
+        assert [text for text, _ in cells] == labels
+        for text, breaks in cells:
+            assert set(breaks) <= {"."}, (text, breaks)
+            broken += len(breaks)
+    assert broken >= 3   # at this width some labels do break
+
+
 def test_stepping_the_replay_in_a_browser(browser, chir_page):
     browser.open(chir_page, 1600, 1000)
     f = frames.open_game(CHIR)

@@ -41,7 +41,17 @@ SCRIPT = r"""
     f.layers = current;
   });
   slider.max = String(data.frames.length - 1);
-  function cell(row, text) { var td = document.createElement("td"); td.textContent = text; row.appendChild(td); }
+  function cell(row, text) { var td = document.createElement("td"); td.textContent = text; row.appendChild(td); return td; }
+  // a roll's label may break after each of its dots, where a reader looks for its parts, and
+  // not in the middle of one (an audience probe: "t1.german.movement.m" over "12.tactical");
+  // a <wbr> is no character, so the label copied from the page is the audit's, byte for byte
+  function label(row, text) {
+    var td = cell(row, "");
+    String(text).split(".").forEach(function (part, k) {
+      if (k > 0) { td.appendChild(document.createTextNode(".")); td.appendChild(document.createElement("wbr")); }
+      td.appendChild(document.createTextNode(part));
+    });
+  }
   function show(i) {
     i = Math.max(0, Math.min(data.frames.length - 1, i));
     if (i === at) { return; }
@@ -58,7 +68,7 @@ SCRIPT = r"""
     dice.textContent = "";
     f.dice.forEach(function (d) {
       var row = document.createElement("tr");
-      cell(row, d.value); cell(row, d.label); cell(row, d.decides);
+      cell(row, d.value); label(row, d.label); cell(row, d.decides);
       dice.appendChild(row);
     });
     document.getElementById("no-dice").hidden = f.dice.length > 0;
