@@ -846,6 +846,22 @@ def test_an_attacks_result_is_written_where_it_covers_no_counter_and_not_its_own
         assert own == 0, (ruleset, labels, own)
 
 
+@pytest.mark.parametrize("kind", ["square", "hex"])
+def test_where_no_place_is_clear_an_attacks_result_still_leaves_its_arrow_in_sight(kind):
+    """Every cell crowded with counters, so that no place for an attack's result is clear: of
+    the places, the first that covers none of the attack's own last step and head (a dos
+    example: the box above the tip of an attack drawn downwards hid its head)."""
+    cells = {f"c{i}_{j}": [i, j] for i in range(9) for j in range(9)}
+    grid = {"kind": kind, "size": 40, "cells": cells}
+    stacks = [{"type": "stack", "cell": c, "counters": [{"unit": f"u{c}{k}", "side": ("red", "blue")[k % 2],
+                                                         "values": "4-4"} for k in range(3)]} for c in cells]
+    for source in ("c4_3", "c4_5", "c3_4", "c5_4", "c3_3", "c5_5", "c3_5", "c5_3"):
+        scene = {"title": "crowded", "grid": grid, "items": stacks + [
+            {"type": "arrow", "cells": [source, "c4_4"], "style": "attack", "text": "3-1 die 6: DE + adv"}]}
+        drawn = svg.draw(scene).document()
+        assert LABEL_BOX.search(drawn) and _covering_own_arrow(drawn) == 0, source
+
+
 def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
     """An audience's probe: around N3145 in the dos example, the result box of an attack at the
     edge of the part was cut ("...t 1-3 die 1: A1"). Around every attack of the chir and dos

@@ -412,6 +412,11 @@ class _Painter:
                 spots = [_moved_in(p, box(p), self.bounds) for p in spots]
         spot = next((p for p in spots if clear(box(p))), None)
         if spot is None:
+            # none clear: of those that cover none of the points to avoid (an arrow's own shaft and
+            # head), if any, the first, or the one covering least (a dos probe: above the tip of
+            # an attack drawn downwards, its box hid the attack's head)
+            spots = [p for p in spots if not any(box(p)[0] < x < box(p)[2] and box(p)[1] < y < box(p)[3]
+                                                 for x, y in avoid)] or spots
             spot = min(spots, key=lambda p: covered(box(p))) if least else spots[0]
         self.taken.append(box(spot))
         return spot
