@@ -228,6 +228,20 @@ def _occupied():
     return sc, rules, need
 
 
+def test_a_lone_occupier_faces_its_way_in_the_singular():
+    """K-CA-17: one unit that occupied a square "faces S", not "face S" (an audience's
+    walkthrough of the kkoh example)."""
+    units = [U("B1", "blue", "tank", "0504", "00", "N", "HA"), U("R1", "red", "light", "0505", "21", "S", "HD")]
+    sc, rules = table(units, position=POS_AP(2), turns=3)
+    orders = [{"type": "assault", "units": ["B1"], "target": "0505"}, {"type": "end"}]
+    ctx = drive(sc, rules, orders, [6] * 7, policies={"occupy_facing": "ask"})
+    assert texts(ctx, "occupy") == ["B1 occupies 0505, facing N (K-CA-14, K-CA-17)."]
+    need = flow.next_step(sc, rules)
+    ctx = Ctx()
+    flow.apply(sc, rules, need, {"type": "face", "facing": "S", "group": False}, ctx)
+    assert texts(ctx, "occupy-facing") == ["B1 faces S in 0505 (K-CA-17)."]
+
+
 def _layout(rules, units=("B1", "B2", "B3")):
     recs = rules["pieces"]
     groups = {}

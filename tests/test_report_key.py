@@ -27,6 +27,18 @@ def test_chir_says_each_fire_result_once_and_what_morale_damage_asks():
     assert key([{"type": "fire", "result": "-"}]) == ['Fire results, rule 9.8: "-" = no effect.']
     assert key([{"type": "fire", "result": "0-1"}]) == ['Fire results, rule 9.8: "0-1" = morale damage 0, strength loss 1.']
     assert key([{"type": "move", "text": "x"}]) == []
+    # the fire strength and its column, said with the column of the report's first fire that has one
+    fires = [{"type": "fire", "result": "-", "outcome": "zero", "column_before": None},
+             {"type": "fire", "result": "1-0", "outcome": "ok", "column_before": "8-11"},
+             {"type": "fire", "result": "-", "outcome": "cancelled", "column_before": "3-4"}]
+    strength = ('Fire strength, rules 9.6 and 9.7: each firing class\'s strength times its weapon effect against the '
+                'target class ("tank" if the stack fired at holds a tank unit, else "not tank"), fractions dropped; a '
+                'column such as "{}" is the Combat Results Table\'s column for a strength of {}, shifted by the '
+                'modifiers named after it.')
+    assert key(fires)[0] == strength.format("8-11", "8 to 11") and key(fires)[1].startswith("Fire results")
+    assert key(fires[2:])[0] == strength.format("3-4", "3 to 4")
+    assert key([dict(fires[1], column_before="35+")])[0] == strength.format("35+", "35 or more")
+    assert key(fires[:1]) == ['Fire results, rule 9.8: "-" = no effect.']   # strength 0: no column to explain
     # an attack that waited for a decision ends in a later report, whose last line repeats its results
     assert key([{"type": "attack-end", "defensive": None, "offensive": "4-2"}]) == [
         'Fire results, rule 9.8: "4-2" = morale damage 4, strength loss 2; morale damage N: the units hit retreat N '
@@ -91,7 +103,9 @@ def test_every_table_result_of_dos_and_kkoh_has_its_words():
 RESULTS = {"chir": ("fire", re.compile(r"(?:die \d: |fire )(-|\d-\d)[.,]")),
            "dos": ("combat", re.compile(r": ([ADE][a-z0-9]+(?:/A\d)?) \(9\.5\)")),
            "kkoh": ("assault", re.compile(r"die \d: ([ADR][RF](?:\+\d)?) \(K-CAF-1"))}
-KEYS = ("Fire results", "Combat results", "Close Assault results")
+KEYS = ("Fire strength", "Fire results", "Combat results", "Close Assault results")
+# a chir fire line's column before its shifts: "strength 5, column 5-7; ..."
+COLUMN = re.compile(r"^- (?:Defensive|Offensive) fire of .*?; strength \d+, column ([^;:]+)[;:]", re.M)
 
 
 def check_key(path: Path, ruleset_id: str) -> tuple[bool, bool]:
@@ -109,7 +123,11 @@ def check_key(path: Path, ruleset_id: str) -> tuple[bool, bool]:
         shown = set(pattern.findall("\n".join(line for line in lines if line.startswith("- "))))
         held = [{"type": "counter-attack", "success": True}] if "they hold and the assault becomes an AR" in "".join(lines) \
             else []   # a kkoh Counter Attack that makes a DR an AR (K-CAR-3)
-        expected = rulesets.get(ruleset_id).result_key([{"type": kind, "result": code} for code in shown] + held)
+        events = [{"type": kind, "result": code} for code in sorted(shown)]
+        column = COLUMN.search("\n".join(lines))
+        if column and events:
+            events[0]["column_before"] = column.group(1)     # the report's first fire with a column
+        expected = rulesets.get(ruleset_id).result_key(events + held)
         assert [markdown(line) for line in expected] == keyed, path
     assert keyed == [] or shown, path
     # the first decision key the report names, said once for what it is

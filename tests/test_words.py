@@ -135,7 +135,7 @@ def test_status_of_a_fresh_game(chir_fresh):
 
 def test_status_of_a_game_awaiting_a_decision(chir_decision):
     m, root = chir_decision
-    decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 4 hexes gone (9.10.1); 2 legal "
+    decision = ("a decision: 2.1/retreat, where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1); 2 legal "
                 "answers (`pbem orders` lists them).")
     expected = [head(m, 3), POSITIONED,
                 "Game turn 1 of 12, Soviet concentrated attack phase, attack 1 on 3320 in progress.",
@@ -161,7 +161,7 @@ def test_status_of_a_game_awaiting_a_decision(chir_decision):
     assert data["since"] == {"side": "german", "seq": 3, "sent": "2026-11-29T10:00:00Z", "packet": data["since"]["packet"]}
     assert data["queued"] == {"soviet": 1} and data["queued_orders"] == 1 and data["sealed"] == {}
     assert data["summary"]["vp"] == {"soviet": "6", "german": "40"} and data["summary"]["vp_halves"] == {"soviet": 12, "german": 80}
-    assert data["summary"]["decision"] == "where LW/I retreats from 3319, 1 of at least 4 hexes gone (9.10.1)"
+    assert data["summary"]["decision"] == "where LW/I retreats from 3319, 1 of at least 3 hexes gone (9.10.1)"
     assert data["text"] == mine
 
 
@@ -912,14 +912,37 @@ def test_draws_in_a_row_are_one_line_of_the_report():
     lines = report.render(dos.game, dos.state, events, "text").splitlines()
     body = lines[lines.index("") + 1:]
     # the draws after the line they decided; a label's first roll has no "#0", its second is "#1"
-    assert body[:4] == ["- Between.", "- Draws (segment 2): 51 of 155 (setup.rifle.0), 57 of 154 (setup.rifle.1).",
+    # labels that count up are said once, at the head of their run (an audience's walkthrough: a
+    # line of 1,300 characters, the labels four fifths of it)
+    assert body[:4] == ["- Between.", "- Draws (segment 2): setup.rifle.0 to setup.rifle.1: 51 of 155, 57 of 154.",
                         "- Draw: 3 of 3 (segment 2, c1.draw.R/6).", "- Die: 4 (segment 2, c1 #1)."]
     from pbem.cli.plain import preview_lines      # adjudicate's preview too (players' probe: 48 lines of draws)
     assert preview_lines([{"type": "packet", "text": "Packet 2 from soviet."}] + events) == [
         f"  {line}" for line in body[:4]]
+
+    def said(labels, indices=None):
+        run = [dict(draw(3, 9, label), index=index) for label, index in zip(labels, indices or [0] * len(labels))]
+        return next(text for text in report.render(dos.game, dos.state, run, "text").splitlines()
+                    if text.startswith("- Draws"))
+    # labels that do not count up by one (a gap, a number written "07", two labels, a label's
+    # second roll, no number) are each said beside its draw
+    for labels, indices in ((["s.r.0", "s.r.2"], None), (["s.r.6", "s.r.07"], None), (["a.0", "b.1"], None),
+                            (["s.r.0", "s.r.1"], [0, 1]), (["s.r.x", "s.r.y"], None)):
+        assert said(labels, indices) == (f"- Draws (segment 2): 4 of 9 ({labels[0]}), "
+                                         f"4 of 9 ({labels[1]}{' #1' if indices else ''})."), labels
+    # runs of several labels, and a lone one among them, each said at its head
+    assert said(["s.r.0", "s.r.1", "s.r.2", "s.c.0", "s.h.0", "s.h.1"]) == (
+        "- Draws (segment 2): s.r.0 to s.r.2: 4 of 9, 4 of 9, 4 of 9; s.c.0: 4 of 9; s.h.0 to s.h.1: 4 of 9, 4 of 9.")
     example = (Path(__file__).resolve().parents[1] / "examples" / "dos-demo" / "aar" / "0002.md").read_text()
-    line = next(text for text in example.splitlines() if text.startswith("  - Draws (segment 2): "))
-    assert len(re.findall(r"\d+ of \d+ \(setup\.", line)) > 40     # the Soviet initial force, drawn (5.21)
+    line = next(text for text in example.splitlines() if text.startswith("  - Draws (segment 2): setup."))
+    runs = dict(run.split(": ", 1) for run in line.removeprefix("  - Draws (segment 2): ").rstrip(".").split("; "))
+    (head, rifles), = [(k, v) for k, v in runs.items() if k.startswith("setup.rifle.0 to setup.rifle.")]
+    pool = [int(n) for n in re.findall(r"\d+ of (\d+)", rifles)]
+    assert len(pool) > 20 and head == f"setup.rifle.0 to setup.rifle.{len(pool) - 1}"   # the Soviet initial force (5.21)
+    assert pool == list(range(pool[0], pool[0] - len(pool), -1))     # one pool, one fewer each time
+    drawn = re.findall(r"\d+ of \d+", line)
+    assert len(drawn) > 40
+    assert len(line) < len(drawn) * 16   # each label beside its draw took some 27 characters a draw
     assert not re.search(r"^  - Draw: .*\(segment 2, setup\.", example, re.M)
 
 

@@ -46,6 +46,25 @@ def result_key(events: list[dict]) -> list[str]:
     codes = sorted(shown, key=lambda code: (code != "-", code))
     if not codes:
         return []
+    return _strength_key(events) + _results_key(codes)
+
+
+def _strength_key(events: list[dict]) -> list[str]:
+    """How a fire line's strength and column are found (9.6, 9.7): "Infantry: 3 x1/4 = 0",
+    "target class tank" and "column 5-7" beside "die 2: 1-0" read as one more result code to
+    an onlooker (an audience's walkthrough)."""
+    column = next((e["column_before"] for e in events
+                   if e["type"] == "fire" and e.get("outcome") != "zero" and e.get("column_before")), None)
+    if column is None:
+        return []
+    low, _, high = column.partition("-")
+    span = f"{low} to {high}" if high else (f"{column[:-1]} or more" if column.endswith("+") else column)
+    return [f'Fire strength, rules 9.6 and 9.7: each firing class\'s strength times its weapon effect against the target '
+            f'class ("tank" if the stack fired at holds a tank unit, else "not tank"), fractions dropped; a column such '
+            f'as "{column}" is the Combat Results Table\'s column for a strength of {span}, shifted by the modifiers named after it.']
+
+
+def _results_key(codes: list[str]) -> list[str]:
     words, damage = [], False
     for code in codes:
         if code == "-":

@@ -1271,7 +1271,7 @@ def _reface(sc: Scenario, board: Board, units: list[str], facing: str, grouped: 
         board.place(u, square, cell, facing)
         if group:
             board.piece(u)["g"] = group
-    ctx.event("occupy-facing", f"{', '.join(units)} face {facing} in {square}"
+    ctx.event("occupy-facing", f"{', '.join(units)} {'face' if len(units) > 1 else 'faces'} {facing} in {square}"
               + (" as one battle group" if grouped else (" as single units" if len(units) > 1 else "")) + " (K-CA-17).",
               units=units, facing=facing, group=grouped, chosen_by=ctx.chosen_by, rule="K-CA-17")
 
