@@ -6,6 +6,7 @@ Test names begin with the case they test."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -210,7 +211,12 @@ def test_5_3_the_regiments_of_a_division_set_up_together():
     play(rules, [{"type": "place", "unit": regs[1], "hex": sc.ids[b]}])
     with pytest.raises(IllegalOrder) as info:
         play(rules, [{"type": "end"}])
-    assert info.value.rule == "5.3"
+    # and the refusal says where they stand too (a players' probe: it sent him searching his file)
+    # (the end places the third, unplaced, where the default set-up has it)
+    assert info.value.rule == "5.3" and re.fullmatch(
+        r"the regiments of 3Pz set up together, in one hex, and they stand apart: (\S+ in [NS]\d{4}(; )?){3}; "
+        r"place them again \(a `place` order moves a unit placed this set-up\)", info.value.message), info.value.message
+    assert all(f"{r} in {sc.ids[i]}" in info.value.message for r, i in ((regs[0], a), (regs[1], b)))
 
 
 def test_5_36_every_front_line_hex_in_axis_zoc():

@@ -495,15 +495,9 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
         # 5.3: the end of the set-up is refused while a division's regiments stand apart, and
         # the refusal does not say where they stand (a players' probe, from a set-up sent over
         # several packets)
-        for d, regs in sc.divisions.items():
-            where: dict[str, list[str]] = {}
-            for r in regs:
-                if st.on_map(rules, r):
-                    where.setdefault(st.hex_of(rules, r), []).append(r)
-            if len(where) > 1:
-                apart = "; ".join(f"{', '.join(rs)} in {h}" for h, rs in sorted(where.items()))
-                out.append(f"the regiments of {d} stand apart ({apart}): the end of your set-up is refused until "
-                           f"they stand together in one hex (5.3)")
+        for d, apart in setup.divisions_apart(sc, rules):
+            out.append(f"the regiments of {d} stand apart ({apart}): the end of your set-up is refused until "
+                       f"they stand together in one hex (5.3)")
     deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
     if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:
         for h in _overstacked(sc, rules, side):

@@ -138,10 +138,10 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
                                + (f" and {len(out) - 8} more" if len(out) > 8 else "") + f"; {out[0]}: {why}; "
                                f"place them again (a `place` order moves a unit placed this set-up)", None)
         return
-    for d, regs in sc.divisions.items():
-        where = {st.hex_of(rules, r) for r in regs if st.on_map(rules, r)}
-        if len(where) > 1:
-            raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex", None)
+    for d, apart in divisions_apart(sc, rules)[:1]:
+        # where each stands (a players' probe: the refusal sent him searching his own file)
+        raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex, and they stand apart: {apart}; "
+                           f"place them again (a `place` order moves a unit placed this set-up)", None)
     zoc = board.zoc("axis")
     open_ = [sc.ids[i] for i in sc.front if i not in zoc]
     if open_:
@@ -457,3 +457,17 @@ def position(sc: Scenario, rules: dict, pos: dict) -> None:
     rules["penalty"] = dict(pos.get("penalties", {}))
     if pos.get("accelerated"):
         rules["accel"] = "on"
+
+
+def divisions_apart(sc: Scenario, rules: dict) -> list[tuple[str, str]]:
+    """Each division whose regiments on the map stand in more than one hex (5.3), with where
+    they stand: ("9Pz", "10/9Pz, 33/9Pz in N0850; 11/9Pz in N0951")."""
+    out = []
+    for d, regs in sc.divisions.items():
+        where: dict[str, list[str]] = {}
+        for r in regs:
+            if st.on_map(rules, r):
+                where.setdefault(st.hex_of(rules, r), []).append(r)
+        if len(where) > 1:
+            out.append((d, "; ".join(f"{', '.join(rs)} in {h}" for h, rs in sorted(where.items()))))
+    return out
