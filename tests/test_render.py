@@ -862,6 +862,27 @@ def test_where_no_place_is_clear_an_attacks_result_still_leaves_its_arrow_in_sig
         assert LABEL_BOX.search(drawn) and _covering_own_arrow(drawn) == 0, source
 
 
+def test_in_a_crowded_part_an_attacks_result_covers_the_least_of_the_counters_it_can():
+    """A small part of the map around a crowded hex, every hex of it holding counters, so that
+    no place for an attack's result is clear: the box goes where it covers least, not above the
+    tip (a players' probe: "Soviet 1-1 die 6-1=5: A2" hid the ids and strengths of the stack
+    that held N0750, the hex just fought over). Here it covers at most a third of itself."""
+    cells = {f"c{i}_{j}": [i, j] for i in range(9) for j in range(9)}
+    grid = {"kind": "hex", "size": 40, "cells": cells}
+    near = set(scenes.Grid(grid).around("c4_4", 1))
+    stacks = [{"type": "stack", "cell": c, "counters": [{"unit": f"u{c}{k}", "side": ("red", "blue")[k % 2],
+                                                         "values": "4-4"} for k in range(4 if c in near else 2)]}
+              for c in cells]
+    for source in ("c4_3", "c4_5", "c3_4", "c5_4", "c3_3", "c5_5"):
+        scene = {"title": "crowded", "grid": grid, "items": stacks + [
+            {"type": "arrow", "cells": [source, "c4_4"], "style": "attack", "text": "Soviet 1-1 die 6-1=5: A2"}]}
+        drawn = svg.draw(scene, view=scenes.Grid(grid).around("c4_4", 2)).document()
+        x, y, w, h = map(float, LABEL_BOX.search(drawn).groups())
+        covered = sum(max(0.0, min(x + w, cx + cw) - max(x, cx)) * max(0.0, min(y + h, cy + ch) - max(y, cy))
+                      for cx, cy, cw, ch in (map(float, m) for m in COUNTER_BOX.findall(drawn)))
+        assert covered <= w * h / 3, (source, covered, w * h)
+
+
 def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
     """An audience's probe: around N3145 in the dos example, the result box of an attack at the
     edge of the part was cut ("...t 1-3 die 1: A1"). Around every attack of the chir and dos

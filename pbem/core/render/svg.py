@@ -705,7 +705,7 @@ class _Painter:
                 if other["cells"][-1] == cells[-1] and other["cells"][-2] != cells[-1]:
                     (px, py), (qx, qy) = self.centre(other["cells"][-2]), self.centre(cells[-1])
                     shaft += [(px + (qx - px) * k / 12, py + (qy - py) * k / 12) for k in range(1, 10)]
-            tx, ty = self.free_spot(spots, bw, size * 1.35, size, shaft + _head(tip, base, head), owner=tip)
+            tx, ty = self.free_spot(spots, bw, size * 1.35, size, shaft + _head(tip, base, head), least=True, owner=tip)
             mid = ((ax + bx) / 2, (ay + by) / 2)
             if math.hypot(tx - mid[0], ty - size * 0.35 - mid[1]) > LEADER * r:   # a leader line ties it to its attack
                 out.append(f'<path class="ln" d="M{num(tx)} {num(ty - size * 0.3)} L{num(mid[0])} {num(mid[1])}" '
