@@ -58,7 +58,8 @@ def test_9_1_an_attacker_off_the_map_is_refused_saying_why():
 def test_9_12_9_14_9_22_9_24_voluntary_once_each_and_bystanders_untouched():
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2144", "revealed": [2, 4]},
                                       "G/57": {"hex": "N2146"}, "G/75": {"hex": "N2146"}, **HQ})
-    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6])                     # 1 loses? 9 vs 4 = 2-1, die 6: A2
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6],                     # 1 loses? 9 vs 4 = 2-1, die 6: A2
+               policies={"attacker_result": "loss"})
     assert fight(ctx)["result"] == "A2" and st.lost(rules, "G/75") == 0             # 9.12: G/75 did not attack
     assert st.lost(rules, "G/57") == 2
     refused(rules, attack(["N2245"], ["G/75"]), "9.14", "every unit there has been attacked")
@@ -184,17 +185,39 @@ def test_9_8_7_1_the_standing_order_never_advances_into_a_loss():
             "N2246 would be left holding 4 combat units")
 
 
+def test_9_67_the_attackers_standing_order_retreats_them_where_each_has_a_path_else_they_lose_steps():
+    """The attacker's standing order, as the defender's: retreat where every attacking unit has
+    a path (9.71-9.73), else lose the steps. 1.24.0 took the steps first: an A2 eliminated
+    one-step divisions that could have stepped back (a players' probe: R/284 and R/295 gone,
+    their hex left to the defender's advance)."""
+    units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2146"}, **HQ}
+    rules = at(phase="combat", units=units)
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6])                      # 9 vs 4 = 2-1, die 6: A2
+    assert fight(ctx)["result"] == "A2" and st.lost(rules, "G/57") == 0
+    (retreat,) = [e for e in events_of(ctx, "retreat") if e.get("unit") == "G/57"]
+    assert len(retreat["path"]) == 3 and st.hex_of(rules, "G/57") == retreat["path"][-1] != "N2146"
+    # every other side of N2146 held by Soviet units: no path, so the steps are lost
+    around = {u: {"hex": h, "revealed": [2, 4]} for u, h in
+              zip(["R/38", "R/63", "R/91", "R/100", "R/61"], ["N2045", "N2046", "N2145", "N2147", "N2246"])}
+    rules = at(phase="combat", units={**units, **around})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[6])
+    assert fight(ctx)["result"] == "A2" and st.lost(rules, "G/57") == 2
+    assert not [e for e in events_of(ctx, "retreat") if e.get("unit") == "G/57"]
+
+
 def test_9_13_9_67_one_step_in_all_or_every_unit_retreats():
     units = {"R/6": {"hex": "N2245", "revealed": [2, 4]}, "R/38": {"hex": "N2245", "revealed": [2, 4]},
              "R/63": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"},
              "G/79": {"hex": "N2146"}, "G/113": {"hex": "N2146"}, **HQ}
     attackers = ["G/57", "G/75", "G/79", "G/113"]
     rules = at(phase="combat", units=units)
-    ctx = play(rules, [attack(["N2245"], attackers)], dice=[4], policies={"defender_result": "loss"})
+    ctx = play(rules, [attack(["N2245"], attackers)], dice=[4], policies={"defender_result": "loss",
+                                                                          "attacker_result": "loss"})
     assert fight(ctx)["column"] == "3-1" and fight(ctx)["result"] == "D1/A1"
     assert sum(st.status(rules, u) == "gone" for u in ("R/6", "R/38", "R/63")) == 1
     rules = at(phase="combat", units=units)
-    ctx = play(rules, [attack(["N2245"], attackers)], dice=[4], policies={"defender_result": "retreat"})
+    ctx = play(rules, [attack(["N2245"], attackers)], dice=[4], policies={"defender_result": "retreat",
+                                                                          "attacker_result": "loss"})
     assert len(events_of(ctx, "retreat")) == 3 and all(st.hex_of(rules, u) != "N2245" for u in ("R/6", "R/38", "R/63"))
 
 
@@ -204,7 +227,8 @@ def test_9_68_split_result_defender_first_then_attacker():
     ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[1], policies={"defender_result": "retreat"})
     # 9 against 4 is 2-1: die 1 D2 -- take die 5 on 1-1 for the split result
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246"}, **HQ})
-    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[2], policies={"defender_result": "retreat"})
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[2], policies={"defender_result": "retreat",
+                                                                          "attacker_result": "loss"})
     assert fight(ctx)["column"] == "1-1" and fight(ctx)["result"] == "D1/A1"
     kinds = [e["type"] for e in ctx.events if e["type"] in ("retreat", "step", "advance")]
     assert kinds[:2] == ["retreat", "step"]                                         # defender first

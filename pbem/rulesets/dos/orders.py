@@ -95,7 +95,7 @@ POLICY_CHOICES = {
     "defence_air_supply": ["when-needed", "none", "ask"],
     "hq_defence": ["add", "none", "ask"],
     "defender_result": ["retreat", "loss", "ask"],
-    "attacker_result": ["loss", "retreat", "ask"],
+    "attacker_result": ["retreat", "loss", "ask"],
     "major_city_double": ["no", "yes", "ask"],
     "losses": ["least-strength", "most-steps", "ask"],
     "retreat_paths": ["first", "ask"],
