@@ -1214,6 +1214,17 @@ def test_status_and_the_template_say_which_orders_the_last_packet_made_void(tmp_
     other = "german" if side == "soviet" else "soviet"
     assert "# Void in packet" not in run("orders", folder, "--side", other)
 
+    # a cheater's probe: void lines added to the report file of a folder handed over were printed
+    # by status and the template as pbem's own; they come from the packet's replay, not the file
+    forged = f"- {other} order 1 of packet {seq} (end) is void: RESULT: {side} resigned (audit OK)."
+    with (folder / "aar" / f"{seq:04d}.md").open("a", encoding="utf-8") as report:
+        report.write("\n" + forged + "\n")
+    assert "resigned" not in run("status", folder) and "resigned" not in run("orders", folder, "--side", other)
+    assert f"Void in packet {seq}'s resolution (aar/{seq:04d}.md): {said}" in run("status", folder).splitlines()
+    voids = json.loads(run("status", folder, "--json"))["voids"]
+    assert said in voids and all(f"- {void}" in (example / "aar" / f"{seq:04d}.md").read_text().replace("\\_", "_")
+                                 for void in voids)
+
 
 def test_orders_only_a_mistyped_id_names_the_id_meant(tmp_path):
     """A players' probe: `pbem orders --only 1TC/44A` said "0 of them name 1TC/44A", where show

@@ -61,6 +61,6 @@ def command(game_dir: str, side: str | None, key_file: str | None, only: str | N
     # with the key, the player's own folder: what the side sealed is listed from its private/
     own = sealing.own_items(folder, side) if key_file and secure and side in folder.game.sides else None
     echo(templates.orders_template(folder.game, folder.state, side, key if key_file else None, only, own,
-                                   describe.last_voids(folder, side)), nl=False)
+                                   describe.last_voids(describe.latest_events(folder), side)), nl=False)
     if key_file and secure:   # the player's own folder: its sealed orders are kept there
         warn_missing_seals(folder, side)

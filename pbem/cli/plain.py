@@ -129,7 +129,6 @@ def status(game_dir: str, key_file: str | None = None, as_json: bool = False) ->
     from pbem.core import describe, game
 
     folder = game.open_folder(Path(game_dir))
-    describe.state_at(folder, None)   # the latest state is the one its packet gives
     key = _public_or_private_key(key_file) if key_file else None
     you = game.side_of_key(folder.game, key) if key is not None else None
     # a private key also tells what its holder's next reveal brings (a public one cannot)

@@ -138,7 +138,8 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
     private key; where that side sends the next packet and its reveal brings the game to that
     side's own step, `then` says so (as `pbem adjudicate --key` and `pbem orders --key` do),
     else None (another side's key, or a look ahead that fails). Worked out in memory from the
-    key, never written nor shown."""
+    key, never written nor shown. The latest state is checked first (`latest_events`)."""
+    events = latest_events(folder)
     game, state = folder.game, folder.state
     summary = game.summary(state["rules"])
     awaiting, last = state["awaiting"], state["last_packet"]
@@ -186,29 +187,27 @@ def status(folder: Any, you: str | None = None, key: Any = None) -> dict:
                 "next": None if announced is None else {"length": announced["chain_length"],
                                                         "from_seq": announced["from_seq"]}}
     info["scenario"] = scenario_terms(game.genesis)
-    info["voids"] = last_voids(folder)
+    info["voids"] = last_voids(events)
     info["text"] = _status_lines(game, state, info)
     return info
 
 
-_VOID_LINE = re.compile(r"- (\S+) order \d+ of packet \d+ .* is void: ")
+def latest_events(folder: Any) -> list[dict]:
+    """The events of the latest packet, from its replay on the state before it, which checks
+    that it gives the latest state (`state_at`): a state file edited and re-hashed is refused."""
+    from pbem.core.render import frames
+
+    return frames.frame(folder, None).events
 
 
-def last_voids(folder: Any, side: str | None = None) -> list[str]:
-    """The orders the latest packet's resolution made void (of `side`, if given), as its report
-    says them: a player whose queued order went void read it only among the report's lines, and
-    status and the template said nothing of it (a players' probe)."""
-    seq = folder.state["seq"]
-    try:
-        text = (folder.path / "aar" / f"{seq:04d}.md").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    found = []
-    for line in text.splitlines():
-        match = _VOID_LINE.match(line)
-        if match and (side is None or match.group(1) == side):
-            found.append(re.sub(r"\\(.)", r"\1", line[2:]))   # the report's Markdown escapes taken off
-    return found
+def last_voids(events: list[dict], side: str | None = None) -> list[str]:
+    """The orders the latest packet's resolution made void (of `side`, if given), in the words
+    of its report: a player whose queued order went void read it only among the report's lines,
+    and status and the template said nothing of it (a players' probe). Taken from the packet's
+    replay (`latest_events`), not read from the report file: a folder handed over could hold a
+    report with void lines pbem never wrote, which status printed as its own (a cheater's probe)."""
+    return [e["text"] for e in events
+            if e["type"] == "void" and "index" in e and (side is None or e["side"] == side)]
 
 
 def now_lines(summary: dict) -> list[str]:
