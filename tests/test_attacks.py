@@ -1550,7 +1550,8 @@ def test_26_a_last_state_edited_and_re_hashed_is_not_described(table):
     state["rules"]["units"]["b1"]["strength"] = 3
     state["state_hash"] = engine.state_hash(state)
     path.write_text(game.state_text(state))
-    for args in (["status", blue], ["show", blue], ["show", blue, "--state", str(last)]):
+    # and the orders template, which a player may make in a folder he was handed
+    for args in (["status", blue], ["show", blue], ["show", blue, "--state", str(last)], ["orders", blue, "--side", "red"]):
         rejected(blue, args, 3, f"states/{last:04d}.yaml is not the state packet {last} gives")
     assert run("show", blue, "--state", str(last - 1)).exit_code == 0   # the states before it stand
 
