@@ -602,6 +602,24 @@ def test_07_blank_lines_added_to_or_taken_from_the_end_of_a_report_are_reported(
     rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report differs from the replay in its empty lines at the end")
 
 
+def test_07_a_report_that_mixes_kinds_of_line_break_is_reported(table):
+    """A cheater's probe: a report whose line breaks were all LF but one, a bare CR, read the same
+    and audited clean, yet `cat` in a terminal wrote the line after the CR over the one before,
+    and so hid a die from a referee. One kind throughout (as a mail program or an editor writes
+    them: LF, CR LF or CR, docs/protocol.md A.1) is the same report; a mix is named."""
+    blue = _played(table)
+    path = blue / "aar" / "0002.md"
+    text = path.read_text()
+    for kind in ("\r\n", "\r"):
+        path.write_bytes(text.replace("\n", kind).encode())
+        ok(run("audit", blue))
+    number = next(i for i, line in enumerate(text.split("\n"), 1) if line.startswith("  - Die: "))
+    lines = text.split("\n")
+    path.write_bytes(("\n".join(lines[:number - 1]) + "\r" + "\n".join(lines[number - 1:])).encode())
+    first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report mixes kinds of line break")
+    assert f"(line {number - 1}: expected 'LF', found 'CR')" in first
+
+
 # --- 8. forged reveal ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("forge, words", [

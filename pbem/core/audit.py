@@ -775,6 +775,19 @@ def _other_packet_words(sender: str, seq: int, name: str, secure: bool, holder: 
             f"if no such copy can be shown, {made} was not made from {sender}'s packet")
 
 
+def _mixed_line_break(text: str) -> tuple[int, str, str] | None:
+    """The first line break of another kind than the text's first (LF, CR LF, CR), as (the
+    number of the line it ends, the first kind, its kind); None where all are of one kind."""
+    first = None
+    for number, match in enumerate(re.finditer(r"\r\n|\r|\n", text), 1):
+        kind = {"\n": "LF", "\r\n": "CR LF", "\r": "CR"}[match.group()]
+        if first is None:
+            first = kind
+        elif kind != first:
+            return number, first, kind
+    return None
+
+
 def _compare_report(path: str, rel: str, expected: str, out: AuditResult) -> bool:
     if not os.path.isfile(path):
         out.divergence = Divergence(rel, "the after-action report is missing")
@@ -786,7 +799,17 @@ def _compare_report(path: str, rel: str, expected: str, out: AuditResult) -> boo
         return False
     # what mail or an editor may do to a text and the YAML files tolerate (docs/protocol.md A.1):
     # CRLF or CR line endings, a byte order mark (an audit fuzzer's find: a report with either failed)
-    found = found.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    found = found.removeprefix("\ufeff")
+    mixed = _mixed_line_break(found)
+    if mixed is not None:
+        # one kind throughout, as a mail program or an editor writes them: a bare CR among LFs
+        # makes a terminal write the next line over the one before, and so hides a line of the
+        # report from a reader while it still reads the same (a cheater's probe)
+        out.divergence = Divergence(rel, "the report mixes kinds of line break, which hides lines from a reader: "
+                                         "a terminal writes the line after a bare CR over the one before it",
+                                    f"line {mixed[0]}", mixed[1], mixed[2])
+        return False
+    found = found.replace("\r\n", "\n").replace("\r", "\n")
     if found == expected:
         return True
     want_lines, got_lines = expected.split("\n"), found.split("\n")
