@@ -380,9 +380,10 @@ class _Painter:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
         whose box of `width` x `height` covers no counter, no label placed before, none of the
         points `avoid` and none of the boxes `under` (words drawn before that stay where they
-        are: hex ids), else the first (with `least`, the one covering least of them); the box is
-        then taken. In a part of the map, where the point the words belong to (`owner`, else the
-        first spot) is in it, only the spots whose box is whole in it, if any."""
+        are: hex ids); where none is, of those that cover none of `avoid` (all, if none), the
+        first, or with `least` the one covering least of the rest. The box is then taken. In a
+        part of the map, where the point the words belong to (`owner`, else the first spot) is
+        in it, only the spots whose box is whole in it, else each moved in past its edge."""
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
 
@@ -390,10 +391,12 @@ class _Painter:
             return sum(max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
                        for boxes in (self.taken, under) for t in boxes)
 
+        def hits(b: tuple[float, float, float, float]) -> bool:
+            return any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid)
+
         def clear(b: tuple[float, float, float, float]) -> bool:
-            return (all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]
-                        for boxes in (self.taken, under) for t in boxes)
-                    and not any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid))
+            return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]
+                       for boxes in (self.taken, under) for t in boxes) and not hits(b)
 
         if self.bounds is not None:
             # in a part of the map, the words of what stands in it go where they are not cut at
@@ -415,8 +418,7 @@ class _Painter:
             # none clear: of those that cover none of the points to avoid (an arrow's own shaft and
             # head), if any, the first, or the one covering least (a dos probe: above the tip of
             # an attack drawn downwards, its box hid the attack's head)
-            spots = [p for p in spots if not any(box(p)[0] < x < box(p)[2] and box(p)[1] < y < box(p)[3]
-                                                 for x, y in avoid)] or spots
+            spots = [p for p in spots if not hits(box(p))] or spots
             spot = min(spots, key=lambda p: covered(box(p))) if least else spots[0]
         self.taken.append(box(spot))
         return spot

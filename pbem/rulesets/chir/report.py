@@ -59,9 +59,10 @@ def _strength_key(events: list[dict]) -> list[str]:
         return []
     low, _, high = column.partition("-")
     span = f"{low} to {high}" if high else (f"{column[:-1]} or more" if column.endswith("+") else column)
-    return [f'Fire strength, rules 9.6 and 9.7: each firing class\'s strength times its weapon effect against the target '
-            f'class ("tank" if the stack fired at holds a tank unit, else "not tank"), fractions dropped; a column such '
-            f'as "{column}" is the Combat Results Table\'s column for a strength of {span}, shifted by the modifiers named after it.']
+    return [f'Fire strength, rules 9.6 and 9.7: each firing class\'s strength times its weapon effect against the '
+            f'target class ("tank" if the stack fired at holds a tank unit, else "not tank"), fractions dropped; a '
+            f'column such as "{column}" is the Combat Results Table\'s column for a strength of {span}, shifted by '
+            f'the modifiers named after it.']
 
 
 def _results_key(codes: list[str]) -> list[str]:

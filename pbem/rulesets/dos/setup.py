@@ -138,9 +138,11 @@ def check(sc: Scenario, rules: dict, side: str) -> None:
                                + (f" and {len(out) - 8} more" if len(out) > 8 else "") + f"; {out[0]}: {why}; "
                                f"place them again (a `place` order moves a unit placed this set-up)", None)
         return
-    for d, apart in divisions_apart(sc, rules)[:1]:
+    apart = divisions_apart(sc, rules)
+    if apart:
         # where each stands (a players' probe: the refusal sent him searching his own file)
-        raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex, and they stand apart: {apart}; "
+        d, where = apart[0]
+        raise IllegalOrder("5.3", f"the regiments of {d} set up together, in one hex, and they stand apart: {where}; "
                            f"place them again (a `place` order moves a unit placed this set-up)", None)
     zoc = board.zoc("axis")
     open_ = [sc.ids[i] for i in sc.front if i not in zoc]
