@@ -775,6 +775,9 @@ def _other_packet_words(sender: str, seq: int, name: str, secure: bool, holder: 
             f"if no such copy can be shown, {made} was not made from {sender}'s packet")
 
 
+_BREAKS = {"\n": "LF", "\r\n": "CR LF", "\r": "CR"}
+
+
 def _mixed_line_break(text: str) -> tuple[int, str, str] | None:
     """The first line break of another kind than the text's first (LF, CR LF, CR), as (the
     number of the line it ends, the first kind, its kind); None where all are of one kind."""
@@ -782,7 +785,7 @@ def _mixed_line_break(text: str) -> tuple[int, str, str] | None:
         return None   # LF alone: as pbem writes them
     first = None
     for number, match in enumerate(re.finditer(r"\r\n|\r|\n", text), 1):
-        kind = {"\n": "LF", "\r\n": "CR LF", "\r": "CR"}[match.group()]
+        kind = _BREAKS[match.group()]
         if first is None:
             first = kind
         elif kind != first:

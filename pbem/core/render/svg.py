@@ -680,7 +680,7 @@ class _Painter:
         if item.get("text"):
             size = 10
             label = str(item["text"])
-            bw = len(label) * size * CHAR + 6
+            bw = _words_width(label, size) + 2
             # above the tip if that covers no counter, else the nearest clear place along the
             # last step or to either side of it (the result of an attack beside the attack)
             (ax, ay), (bx, by) = last
