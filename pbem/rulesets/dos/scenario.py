@@ -139,12 +139,13 @@ class _Rows(dict):
     the rows holds the scenario's tables, not the scenario (which keeps the table): no
     reference cycle."""
 
-    __slots__ = ("make",)
+    __slots__ = ("make", "kept")
     get = __contains__ = __iter__ = __len__ = keys = values = items = None   # type: ignore[assignment]
 
-    def __init__(self, make: Callable[[int], tuple]):
+    def __init__(self, make: Callable[[int], tuple], kept: bool = False):
         super().__init__()
         self.make = make
+        self.kept = kept    # the cache keeps its rows (Scenario.__getstate__ fills them first)
 
     def __missing__(self, a: int) -> tuple:
         if a < 0:
@@ -152,8 +153,10 @@ class _Rows(dict):
         row = self[a] = self.make(a)
         return row
 
-    def __reduce__(self) -> tuple:   # the cache keeps a scenario as built: its tables empty
-        return _Rows, (self.make,)
+    def __reduce__(self) -> tuple:   # the cache keeps a table empty, or with its rows if `kept`
+        if not self.kept:
+            return _Rows, (self.make,)
+        return _Rows, (self.make, True), None, None, iter(dict.items(self))
 
 
 def _step_row(nb: tuple, special: frozenset, plain: tuple, enter: tuple, extra: Mapping[str, int],
@@ -546,8 +549,24 @@ class Scenario:
         table = self._back.get(side)
         if table is None:
             table = self._back[side] = _Rows(functools.partial(
-                _back_row, self.nb, self._special_rows, self._enter["mech"], self.steps(side, "mech")))
+                _back_row, self.nb, self._special_rows, self._enter["mech"], self.steps(side, "mech")), kept=True)
         return table
+
+    def __getstate__(self) -> dict:
+        """What the cache of built scenarios keeps (core/cache.py): the scenario as built, and
+        every row of both sides' `back` tables. Nearly every command traces supply, which
+        reads most of them; building them costs a busy Axis player-turn about 40 ms, loading
+        them a few. A row the sides share is kept once."""
+        for side in SIDES:
+            table = self.back(side)
+            for b in range(len(self.ids)):
+                table[b]
+        first, *others = (self._back[side] for side in SIDES)
+        for table in others:
+            for b in range(len(self.ids)):
+                if dict.__getitem__(table, b) == dict.__getitem__(first, b):
+                    dict.__setitem__(table, b, dict.__getitem__(first, b))
+        return self.__dict__
 
     def places(self, units: dict, side: str | None = None) -> tuple:
         """Where each unit (of `side`, or every unit) is, in unit id order: `units` of the rules."""
