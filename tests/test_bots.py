@@ -197,7 +197,7 @@ def test_selfplay_command(tmp_path):
     result = runner.invoke(cli, ["selfplay", "--ruleset", "stalingrad", "--games", "2", "--bots",
                                  "heuristic,passive", "--seed", "cli"])
     assert result.exit_code == 0, result.output
-    assert "wins" in result.output and "mean VP" in result.output and "mean losses" in result.output
+    assert "wins" in result.output and "mean VP" in result.output and "mean units eliminated" in result.output
     assert "games/s" in result.output
     # only the German side scores VP in stalingrad (house 9.1): the Soviet column has none
     vp_row = next(line for line in result.output.splitlines() if line.startswith("mean VP"))

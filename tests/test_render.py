@@ -360,6 +360,24 @@ def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
     assert sides.count('class="ln s-link"') == sum(len(a.adjacent) for a in f.game.scenario.areas.values()) // 2
 
 
+def test_a_stalingrad_crossing_is_bordered_in_its_holders_colour_as_an_area_is():
+    """Blue borders German-held ground and red Soviet-held, crossings too, only wider
+    (audience probe: four Soviet-held crossings in the Volga's blue read as German-held,
+    and German control of every crossing wins at once, house 9.2)."""
+    from pbem.rulesets.stalingrad import draw as st_draw
+
+    f = frames.open_game(STALINGRAD)
+    crossing = f.game.scenario.crossings[0]
+    for side in ("german", "soviet"):
+        rules = dict(f.state["rules"], control=dict(f.state["rules"]["control"], **{crossing: side}))
+        scene = st_draw.draw(f.game.scenario, rules, [])
+        style = next(i["style"] for i in scene["items"] if i["type"] == "cell" and i["cell"] == crossing)
+        look, area = scene["styles"][style], scene["styles"][f"area-{side}"]
+        assert look["stroke"] == area["stroke"] and look["width"] > area["width"], (side, look)
+    german, soviet = (st_draw.STYLES[f"crossing-{side}"]["stroke"] for side in ("german", "soviet"))
+    assert german != soviet and st_draw.STYLES["water"]["stroke"] not in (german, soviet)
+
+
 def test_stalingrad_picture_says_the_turn_as_status_does_and_a_combats_dice_by_side():
     """The caption's first line is `pbem status`'s ("Game over after turn 6 of 6", not "Turn
     6 of 6: Game over phase"); a combat's mark names whose die is whose (audience probe: "dice
@@ -678,19 +696,19 @@ def test_the_legend_lists_what_the_last_packet_did_only_where_it_is_drawn():
     panel = lambda scene: re.search(r'<g id="panel">(.*)</g>', svg.to_svg(scene), re.S).group(1)
     drawn = panel(dict(ARROW_SCENE, styles=styles))
     assert "Last packet: attack" in drawn and "Last packet: retreat" not in drawn and "Road" in drawn
-    assert "nothing of it to draw" not in drawn
+    assert "nothing it did shows" not in drawn
     quiet = panel(dict(ARROW_SCENE, styles=styles, items=ARROW_SCENE["items"][:3]))
-    assert "Last packet:" not in quiet.replace("Last packet: nothing of it to draw.", "") and "Road" in quiet
-    assert "Last packet: nothing of it to draw." in quiet
+    assert "Last packet:" not in quiet.replace("Last packet: nothing it did shows on the map.", "") and "Road" in quiet
+    assert "Last packet: nothing it did shows on the map." in quiet
     with pytest.raises(scenes.SceneError, match="legend must be"):
         scenes.check(dict(ARROW_SCENE, styles={"attack": {"legend": "always"}}))
     # a part of the map away from what the packet did says so; a picture of state 0 has no last packet
     wide = dict(ARROW_SCENE, styles=styles, grid={"kind": "square", "size": 60, "cells": {f"{c:02d}": [c, 0] for c in range(12)}},
                 items=[{"type": "arrow", "cells": ["00", "01"], "style": "attack"}])
     part = re.search(r'<g id="panel">(.*)</g>', svg.to_svg(wide, view=["11"]), re.S).group(1)
-    assert "nothing of it in this part of the map" in " ".join(re.findall(r">([^<]+)<", part))
+    assert "nothing it did shows in this part of the map" in " ".join(re.findall(r">([^<]+)<", part))
     whole = re.search(r'<g id="panel">(.*)</g>', svg.to_svg(wide), re.S).group(1)
-    assert "Last packet: attack" in whole and "nothing of it" not in whole
+    assert "Last packet: attack" in whole and "nothing it did shows" not in whole
     for ruleset in ("chir", "kkoh", "stalingrad"):
         f = frames.open_game(EXAMPLES[ruleset])
         zero = svg.to_svg(frames.scene(f, frames.frame(f, 0)))
@@ -1015,6 +1033,27 @@ def test_every_counter_of_a_stack_stays_inside_its_hex_below_its_id(layout, coun
     # the more counters, the smaller, never the larger
     sides = [svg._places(n, 0.0, 0.0, w, h, "hex", size)[0][2] for n in range(1, svg.MOST_SHOWN + 1)]
     assert sides == sorted(sides, reverse=True)
+
+
+@pytest.mark.parametrize("count", range(1, 21))
+def test_every_counter_of_an_area_stays_between_its_name_and_the_words_at_its_bottom(count):
+    """A stalingrad area may hold ten units of each side (house 2.2): however many, each
+    counter lies inside the area's box, below its name and above its id, cover and VP, and no
+    two overlap (audience probe: the third row of 13 counters in the Square of the Fallen
+    Fighters covered "...-fighters · 1 VP"). Ten still take the full size."""
+    from pbem.rulesets.stalingrad import draw as st_draw
+
+    w, h, size = st_draw.BOX_W / 2, st_draw.BOX_H / 2, st_draw.COUNTER
+    places = svg._places(count, 0.0, 0.0, w, h, "area", size)
+    assert len(places) == count
+    name_bottom = -h + 11 * 0.95 + 3          # the name's baseline (11 px) and its descenders
+    note_top = h - 9.5 * 0.3 - 9.5            # the words at the bottom: 9.5 px, baseline 0.3 of it up
+    for cx, cy, c in places:
+        assert -w <= cx - c / 2 and cx + c / 2 <= w, (count, cx, c)
+        assert cy - c / 2 >= name_bottom and cy + c / 2 <= note_top, (count, cy, c)
+    for (ax, ay, a), (bx, by, b) in itertools.combinations(places, 2):
+        assert abs(ax - bx) >= (a + b) / 2 or abs(ay - by) >= (a + b) / 2
+    assert places[0][2] == size if count <= 10 else places[0][2] >= size * 0.6
 
 
 def test_a_stack_larger_than_a_hex_shows_its_last_counter_as_the_number_left():

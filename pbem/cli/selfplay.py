@@ -18,7 +18,7 @@ BOT_KINDS = "heuristic, generic, passive, random"
 @handles_errors
 def command(ruleset_id: str, games: int, bots: str | None, seed: str) -> None:
     """Bots play sandbox games against each other, through the real engine: win, draw
-    and loss counts, mean VP and mean losses per side, for balancing a ruleset. A
+    and loss counts, mean VP and mean units eliminated per side, for balancing a ruleset. A
     designer's tool: the dice come from a plain seed, not from the players."""
     from pbem import rulesets
     from pbem.core import bots as players

@@ -302,9 +302,11 @@ class Table:
         rows = [("wins", [f"{wins[s]} ({_pct(wins[s], n)})" for s in sides]),
                 ("draws", [f"{draws} ({_pct(draws, n)})"]),
                 ("mean VP", [_mean_of([o.vp[s] for o in self.outcomes if s in o.vp]) for s in sides]),
-                ("mean losses", [f"{_mean([o.lost.get(s, 0) for o in self.outcomes]):.2f}" for s in sides])]
-        out = [head, f"{'':<12}" + "".join(f"{s:>{width + 2}}" for s in sides)]
-        out += [f"{name:<12}" + "".join(f"{v:>{width + 2}}" for v in values) for name, values in rows]
+                # units, not steps or loss points (a players' probe: "mean losses 6.08" read as either)
+                ("mean units eliminated", [f"{_mean([o.lost.get(s, 0) for o in self.outcomes]):.2f}" for s in sides])]
+        label = max(len(name) for name, _ in rows)
+        out = [head, f"{'':<{label}}" + "".join(f"{s:>{width + 2}}" for s in sides)]
+        out += [f"{name:<{label}}" + "".join(f"{v:>{width + 2}}" for v in values) for name, values in rows]
         levels: dict = {}
         for o in self.outcomes:
             key = f"{o.winner} {o.level}" if o.winner else str(o.level)

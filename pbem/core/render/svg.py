@@ -192,8 +192,9 @@ def draw(scene: dict, show: tuple[str, ...] = (), view: list[str] | None = None,
               if name in styles and (styles[name].get("legend") != "used" or name in uses)}
     packet = [name for name, spec in styles.items() if spec.get("legend") == "used"]
     if packet and not any(name in uses for name in packet):
-        where = "in this part of the map" if any(name in drawn_anywhere for name in packet) else "to draw"
-        scene = {**scene, "legend": [*(scene.get("legend") or []), f"Last packet: nothing of it {where}."]}
+        # (an audience probe: "nothing of it to draw" read as a riddle)
+        where = "in this part of the map" if any(name in drawn_anywhere for name in packet) else "on the map"
+        scene = {**scene, "legend": [*(scene.get("legend") or []), f"Last packet: nothing it did shows {where}."]}
     if grid.kind != "area" and any(i["type"] == "arrow" and i.get("side") in sides for i in items):
         scene = {**scene, "legend": [*(scene.get("legend") or []), ARROW_START]}
     samples = {**symbols, **uses}   # each legend entry drawn as the picture draws it
@@ -750,12 +751,17 @@ def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: flo
     A hex or square holds one counter, or two side by side, below its id; a larger stack
     (up to MOST_SHOWN counters, the last a "+N" for the rest) in rows below the id, each
     counter inside the cell, as large as the cell's shape lets them be (`_rows`). An area
-    fills rows below its name."""
+    fills rows between its name and the words at its bottom, its counters smaller where
+    more rows are needed (a probe: the third row of 13 counters covered the area's id and VP)."""
     if kind == "area":
-        c = size
-        gap = 3
-        per_row = max(1, int((2 * w - gap) // (c + gap)))
-        top = y - h + 22
+        c, gap = size, 3
+        room = 2 * h - AREA_NAME_BAND - AREA_NOTE_BAND
+        while True:
+            per_row = max(1, int((2 * w - gap) // (c + gap)))
+            if -(-n // per_row) * (c + gap) - gap <= room or c <= size / 2:
+                break
+            c -= 1
+        top = y - h + AREA_NAME_BAND
         out = []
         for i in range(n):
             row, col = divmod(i, per_row)
@@ -780,6 +786,7 @@ def _places(n: int, x: float, y: float, w: float, h: float, kind: str, size: flo
     return out
 
 
+AREA_NAME_BAND, AREA_NOTE_BAND = 22.0, 14.0   # an area's top its name takes, its bottom its id, cover and VP
 MOST_SHOWN = 10   # counters a hex or square shows: dos stacks 3 divisions of 3 regiments and an HQ (7.1, 7.22)
 ID_BAND = 9.0     # the top of a hex or square its id takes, in pixels: an id is at most 9 px, its baseline 0.95 of it down
 

@@ -23,8 +23,10 @@ SIDE_LOOK = {
 STYLES = {
     "area-german": {"fill": "#dfe7ee", "stroke": "#2d5d8a", "width": 2.5, "label": "Area controlled by the German side (house 4)"},
     "area-soviet": {"fill": "#f6ddd2", "stroke": "#a0281a", "width": 2.5, "label": "Area controlled by the Soviet side (house 4)"},
-    "crossing-german": {"fill": "#dfe7ee", "stroke": "#2f6fd0", "width": 4, "label": "Volga crossing (11.2), German-held"},
-    "crossing-soviet": {"fill": "#f6ddd2", "stroke": "#2f6fd0", "width": 4, "label": "Volga crossing (11.2), Soviet-held"},
+    # a crossing's border in its holder's colour, as an area's, only wider (audience probe: each in
+    # the Volga's blue read as German-held, and German control of every crossing wins at once, 9.2)
+    "crossing-german": {"fill": "#dfe7ee", "stroke": "#2d5d8a", "width": 5, "label": "Volga crossing (11.2), German-held"},
+    "crossing-soviet": {"fill": "#f6ddd2", "stroke": "#a0281a", "width": 5, "label": "Volga crossing (11.2), Soviet-held"},
     "water": {"fill": "#a9cbe8", "stroke": "#2f6fd0", "width": 1, "label": "The Volga"},
     "link": {"stroke": "#6b6457", "width": 2.5, "label": "Adjacent areas (house 1.1)"},
     "move": {"stroke": "#1d1d1d", "width": 2.5, "opacity": 0.85, "legend": "used", "label": "Last packet: move"},

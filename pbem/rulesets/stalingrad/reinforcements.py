@@ -97,7 +97,7 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
         if side == "soviet" and not sc.areas[area].crossing:
             why, rule = "Soviet reinforcements may be placed only on crossings", "11.2(2)"
         elif rules["control"][area] != side:
-            why = f"{area} is not controlled by the {side} side"
+            why = f"{area} is not controlled by the {side_name(side)} side"
             # the fragment asks German control (11.2(1)); Soviet control of a crossing is house 8.3
             rule = "11.2(1)" if side == "german" else "house 8.3"
         else:
