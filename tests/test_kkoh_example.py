@@ -29,5 +29,5 @@ def test_the_kkoh_example_has_three_full_turns_of_sealed_orders_and_audits_clean
     assert any(len(seqs) > 1 for seqs in seals.values())                   # chits opened one by one, when revealed
     reports = "".join(p.read_text() for p in sorted((FOLDER / "aar").glob("*.md")))
     assert "has sealed its order chits" in reports and "has sealed its fire plan" in reports
-    assert "revealed (item" in reports and "a sealed order chit; its test die is" in reports
+    assert "revealed (item" in reports and "a sealed order chit, tested now; its test die is sealed with it" in reports
     assert not (FOLDER / "private").exists()

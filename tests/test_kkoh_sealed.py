@@ -110,6 +110,46 @@ def hand_seal(match: Match, side: str, items: list) -> int:
     return seq
 
 
+def test_the_opponent_learns_no_test_die_before_the_chit_opens(tmp_path):
+    """A players' probe: each sealed group's test die was said at Issuing Orders, and a change
+    holds only on 3 or more (K-ORD-3), so a 1 told the opponent, for the whole turn, that the
+    group kept the chit he had seen opened at the end of the last one (K-ORD-1, K-ORD-4,
+    K-ORD-6). The die is drawn there and sealed with the group's item: made from the segment's
+    seed and the item's salt (docs/protocol.md §8), known to its owner, said to the opponent
+    only when the chit opens, and checked by audit."""
+    from pbem.core import dice
+    from tests.test_kkoh_sealed_templates import show, two_groups_each
+
+    match = two_groups_each(tmp_path, chain_length=512)
+    drive_to(match, "orders", turn=2)
+    seq = match.send("red", [{"type": "chit", "units": ["R1"], "order": "M"}, {"type": "end"}], seal=True).state["seq"]
+    match.send("blue", [{"type": "end"}], seal=True)
+    step_until(match, "chit-test", 6)
+    entry = next(e for e in match.state("blue")["rules"]["hidden"]["red"] if e["units"] == ["R1"])
+    assert set(entry["draw"]) == {"label", "segment", "seed"} and entry["item"] == f"{seq}.1"
+    salt = load_mapping(sealing.path(match.folders["red"], seq, "red"))["salts"][0]
+    die = dice.sealed_die(entry["draw"], salt)
+    assert len({dice.sealed_die(entry["draw"], f"{n:064x}") for n in range(12)}) > 1   # the salt decides it
+    # blue's folder says the test and no die of it; red's own folder says what the die makes of the chit
+    text = folder_text(match, "blue")
+    assert "R1: a sealed order chit, tested now; its test die is sealed with it, and shows with whether it " in text
+    assert not re.search(r"R1: die \d", text) and "test die is " not in text.replace("test die is sealed", "")
+    assert not any("die" in line for line in show(match, "blue", "--unit", "R1"))
+    assert f"when the rules reveal it: R1: die {die}, majority inferior -1 = {die - 1}: " in " ".join(
+        show(match, "red", "--unit", "R1"))
+    # at the opening the die is said, with its segment and item, and the chit follows from it
+    events: list[dict] = []
+    while not any(e["type"] == "chit-revealed" and e["units"] == ["R1"] for e in events) and len(events) < 2000:
+        events += step(match).events
+    revealed = next(e for e in events if e["type"] == "chit-revealed" and e["units"] == ["R1"])
+    assert revealed["die"] == die and revealed["success"] == (die - 1 >= 3)
+    roll = next(e for e in events if e["type"] == "roll" and e.get("item") == f"{seq}.1")
+    assert roll["value"] == die and roll["text"] == (f"Die: {die} (segment {entry['draw']['segment']}, "
+                                                      f"{entry['draw']['label']}, sealed with item {seq}.1).")
+    for side in ("blue", "red"):
+        assert audit(match.folders[side].path).ok
+
+
 def test_chits_are_sealed_one_per_group_tested_at_once_and_hidden_from_the_opponent(tmp_path):
     match = Match(tmp_path, "kkoh", chain_length=512, key_seed="sealed")
     first = drive_to(match, "orders", turn=2)
@@ -125,11 +165,15 @@ def test_chits_are_sealed_one_per_group_tested_at_once_and_hidden_from_the_oppon
     changed = {tuple(o["units"]): o["order"] for o in mine[:-1]}
     assert [i["order"] for i in items if tuple(i["units"]) in changed] == list(changed.values())
     match.send(second, chits_for(match, second, 1), seal=True)
-    tested = step(match)                                         # the tests roll: one die for every sealed group
+    tested = step(match)                                         # the tests: one die drawn for every sealed group
     tests = [e for e in tested.events if e["type"] == "chit-test"]
     assert len(tests) == len(items) + len(sealed_chits(match, second))
-    assert {e["segment"] for e in tested.events if e["type"] == "roll" and ".orders." in e["label"]} == {tested.state["seq"]}
-    # the opponent knows a die for each group, never the chit: it is in no state, report or packet
+    # each drawn in this segment and sealed with its group's item: no die is said (K-ORD-4)
+    draws = [e["draw"] for entries in tested.state["rules"]["hidden"].values() for e in entries]
+    assert len(draws) == len(tests) and {d["segment"] for d in draws} == {tested.state["seq"]}
+    assert not any(e["type"] == "roll" and ".orders." in e["label"] for e in tested.events)
+    assert not any("die" in e for e in tests)
+    # the opponent knows neither a die nor the chit: they are in no state, report or packet
     seal_seq = game.read_packet(sealing_packet.packet_path)[0]["seq"]
     state = match.state(second)
     for item in items:
@@ -433,7 +477,7 @@ def test_a_template_whose_reveal_comes_to_the_senders_sealed_orders_fills_them_i
     `orders: []`, with no word of --seal, and a packet sent as it stood cost a round trip."""
     from pbem.core.templates import orders_template
 
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look-0")
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look-1")
     step(match)                                                   # blue's packet 1
     state = match.state("red")
     assert state["awaiting"]["packet_from"] == "red" and state["awaiting"]["waiting_for"] == "dice"

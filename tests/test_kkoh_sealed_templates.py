@@ -15,7 +15,7 @@ from tests.support.games import Match
 from tests.test_kkoh_cases import scenario_doc
 from tests.test_kkoh_sealed import drive_to, step
 
-SEED = "show-each-30"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
+SEED = "show-each-49"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
 MOVE_B1 = {"type": "move", "units": ["B1"], "to": "0101", "facing": "E"}
 
 
@@ -77,7 +77,7 @@ def test_show_says_a_chit_sealed_anew_is_sealed_and_tells_its_owner_which(tmp_pa
     tests them the state keeps the chits each group carried, and `pbem show --unit R1` gave
     HA as its chit, in both folders. Now it is sealed (the board says ?); red's own folder,
     whose private/ keeps the seal, says which chit red sealed, and once tested what the opening
-    will give (the die is known: it was rolled at the test)."""
+    will give (its owner reads the die sealed with it at the test, by the item's salt)."""
     match = two_groups_each(tmp_path, chain_length=512)
     assert drive_to(match, "orders", turn=2).side == "red"
     assert match.state()["rules"]["pieces"]["R1"]["o"] == "HA"
@@ -101,8 +101,12 @@ def test_show_says_a_chit_sealed_anew_is_sealed_and_tells_its_owner_which(tmp_pa
     assert show(match, "red", "--unit", "B1")[3] == ("Order chit M; a change to HA given openly, tested when Issuing "
                                                      "Orders ends (K-ORD-3); 2 of 2 strength points.")
     step(match)                                                   # the tests roll
-    assert match.state()["rules"]["hidden"]["red"][0] == {"units": ["R1"], "item": f"{seq}.1", "was": "HA",
-                                                          "mods": {"majority_inferior": -1}, "die": 4}
+    entry = dict(match.state()["rules"]["hidden"]["red"][0])
+    draw = entry.pop("draw")                                      # the test die, sealed with the item (K-ORD-4)
+    assert entry == {"units": ["R1"], "item": f"{seq}.1", "was": "HA", "mods": {"majority_inferior": -1}}
+    from pbem.core import dice, sealing
+
+    assert dice.sealed_die(draw, sealing.own_items(match.folders["red"], "red")[f"{seq}.1"]["salt"]) == 4
     assert show(match, "blue", "--unit", "R1")[3:5] == [
         "Order chit sealed (K-ORD-6); 2 of 2 strength points.", "Not in a battle group: it acts alone (K-GM-4)."]
     assert show(match, "red", "--unit", "R1")[3:5] == [
@@ -170,9 +174,9 @@ def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tm
 
 def test_the_template_says_a_sealed_change_by_its_test_die_and_which_groups_may_do_nothing(tmp_path):
     """Turn 2: red seals R1's change HA to M and keeps R2's HA. In Action Phase 1 only
-    mechanised units on M move (K-MOV-4): the template works out from the test die rolled at
-    Issuing Orders that R1's change holds (4, -1 = 3) and lists its moves; R2, on HA, may do
-    nothing, and showing it would only tell blue its chit."""
+    mechanised units on M move (K-MOV-4): the template works out from the test die sealed at
+    Issuing Orders (read with the item's salt) that R1's change holds (4, -1 = 3) and lists its
+    moves; R2, on HA, may do nothing, and showing it would only tell blue its chit."""
     from tests.test_kkoh_sealed import need
 
     match = two_groups_each(tmp_path, chain_length=512)
@@ -244,7 +248,7 @@ def test_an_open_answer_waiting_for_dice_goes_on_in_its_own_step_only(tmp_path):
         "position": {"turn": 1, "ap": 0, "step": "orders", "initiative": "red"}})
     # keys whose dice make red's test die wait for dice and turn 1 end in blue's next packet (the dice hang
     # on the game id, and so on the version)
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="leak-4", scenario_doc=doc)
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="leak-1", scenario_doc=doc)
     match.send("blue", [{"type": "end"}] * 12, seal=False)
     match.send("red", chits_for(match, "red", 1) + [{"type": "end"}] * 12, seal=False)
     assert match.state()["awaiting"]["waiting_for"] == "dice"

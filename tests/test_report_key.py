@@ -172,14 +172,16 @@ def test_the_kkoh_close_assault_cases_explain_every_result_they_show(tmp_path):
 def test_a_sandbox_report_says_nothing_of_committed_dice(tmp_path):
     """A sandbox game's dice come from a seed or a script: its head says they are not fair, and
     no line says they were committed."""
-    from pbem.core import bot, game
+    from pbem.core import bot, engine, game
     from tests.support.games import sandbox
 
     folder = sandbox(tmp_path / "g", "stalingrad", seed="key")
     for _ in range(40):
         sender = folder.state["awaiting"]["packet_from"]
-        packet = game.build_packet(folder.game, folder.state, sender, bot.plan(folder.game, folder.state, sender,
-                                                                               lambda options: options[0]), None, None, "")
+        seeded = engine._Dice(folder.game, folder.state, folder.state["seq"] + 1, None, None)   # the dice it will meet
+        orders = bot.plan(folder.game, folder.state, sender, lambda options: options[0],
+                          roll=lambda label, among=None: seeded.roll(label, among)["value"])
+        packet = game.build_packet(folder.game, folder.state, sender, orders, None, None, "")
         game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), "packet")
         text = (folder.path / "aar" / f"{packet['seq']:04d}.md").read_text()
         if "  - Die: " in text:

@@ -73,6 +73,12 @@ class _Imagined:
     def pick(self, label: str, among: int) -> int:
         return self._draw() % among
 
+    def sealed_draw(self, label: str) -> dict:   # made up, as every die here: kept in the draw
+        return {"label": label, "value": self.d6(label)}
+
+    def sealed_d6(self, draw: dict) -> int:
+        return draw["value"] if "value" in draw else self.d6(draw["label"])
+
     def event(self, type: str, text: str, **fields: Any) -> None:
         pass
 

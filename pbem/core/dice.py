@@ -18,6 +18,7 @@ CHAIN_DOMAIN = b"pbem-chain-v1"
 DICE_DOMAIN = b"pbem-dice-v1"
 ROLL_DOMAIN = b"pbem-roll-v1"
 SANDBOX_DOMAIN = b"pbem-sandbox-v1"
+SEALED_DOMAIN = b"pbem-sealed-die-v1\n"
 
 
 def chain_seed_message(nonce: bytes) -> bytes:
@@ -77,6 +78,24 @@ def segment_seed(game_id: bytes, k: int, v_prev: bytes, v_cur: bytes) -> bytes:
 def sandbox_seed(seed_text: str, k: int) -> bytes:
     """The segment seed of a sandbox game played with a plain seed (no secrecy intended)."""
     return hashlib.sha256(SANDBOX_DOMAIN + seed_text.encode() + b"\x00" + k.to_bytes(8, "big")).digest()
+
+
+def sealed_seed(seed: bytes, salt: bytes) -> bytes:
+    """The seed of a die sealed with an item (docs/protocol.md §8): SHA-256(b"pbem-sealed-die-v1\\n"
+    + seed_k + salt), where seed_k is the seed of the segment that drew it and salt the 32-byte
+    salt of the sealed item it goes with. The salt is fixed by the seal before segment k's
+    values are revealed, so its sealer cannot choose the die; nobody else can work it out until
+    the item is opened."""
+    return hashlib.sha256(SEALED_DOMAIN + seed + salt).digest()
+
+
+def sealed_die(draw: dict, salt: str) -> int:
+    """The die a sealed draw made (`engine._Dice.sealed_draw`: the segment's seed and the
+    label, or a scripted die), read with its item's salt (hex): the first d6 of the label's
+    stream under `sealed_seed`."""
+    if "value" in draw:
+        return draw["value"]
+    return Stream(sealed_seed(bytes.fromhex(draw["seed"]), bytes.fromhex(salt)), draw["label"]).d6()
 
 
 def stream_block(seed: bytes, label: str, j: int) -> bytes:

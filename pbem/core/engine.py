@@ -216,6 +216,19 @@ class _Dice:
         else:
             self.seed, self.source = dice.sandbox_seed(sandbox.get("seed", ""), k), "seed"
 
+    def sealed_draw(self, label: str) -> dict:
+        """A die drawn in this segment and sealed with an item (docs/protocol.md §8): what
+        makes it, kept in the state until the item is opened (`_Step.sealed_d6`). A scripted
+        die is taken from the script now: a sandbox game keeps nothing secret."""
+        if self.script is not None:
+            if self.script_used >= len(self.script):
+                raise DiceNotYet("the dice script is used up")
+            self.script_used += 1
+            return {"label": label, "script_index": self.script_used - 1, "value": self.script[self.script_used - 1]}
+        if self.seed is None:
+            raise DiceNotYet("no dice segment is open yet")
+        return {"label": label, "segment": self.k, "seed": self.seed.hex()}
+
     def snapshot(self) -> tuple:
         return dict(self.positions), dict(self.counts), self.script_used
 
@@ -252,11 +265,13 @@ class _Dice:
 class _Step:
     """The Context a ruleset sees while one order is applied (pbem.rulesets.base.Context)."""
 
-    def __init__(self, dice_source: _Dice, may_roll: bool, chosen_by: str, opened: str | None = None):
+    def __init__(self, dice_source: _Dice, may_roll: bool, chosen_by: str, opened: str | None = None,
+                 salt: str | None = None):
         self._dice = dice_source
         self._may_roll = may_roll
         self.chosen_by = chosen_by
         self.opened = opened
+        self._salt = salt      # the opened item's, for the dice sealed with it
         self.events: list[dict] = []
 
     def d6(self, label: str) -> int:
@@ -265,12 +280,32 @@ class _Step:
     def pick(self, label: str, among: int) -> int:
         return self._roll(label, among)
 
-    def _roll(self, label: str, among: int | None) -> int:
+    def sealed_draw(self, label: str) -> dict:
+        self._may_draw(label)
+        return self._dice.sealed_draw(label)
+
+    def sealed_d6(self, draw: dict) -> int:
+        """The die `draw` made, at the opening of the item it was sealed with: from the seed of
+        the segment that drew it and the item's salt, which its opening has just made public."""
+        if self.opened is None or self._salt is None:
+            raise ValueError("a die sealed with an item is read at that item's opening only")
+        value = dice.sealed_die(draw, self._salt)
+        where, source = ((f"scripted die {draw['script_index'] + 1}", "script") if "value" in draw
+                         else (f"segment {draw['segment']}", "sealed"))
+        self.events.append({"type": "roll", "text": f"Die: {value} ({where}, {draw['label']}, sealed with item "
+                            f"{self.opened}).", "value": value, "source": source, "segment": draw.get("segment"),
+                            "label": draw["label"], "item": self.opened})
+        return value
+
+    def _may_draw(self, label: str) -> None:
         if not isinstance(label, str) or not label or len(label) > 200:
             raise ValueError(f"dice label {label!r} must be a short non-empty string")
         if not self._may_roll:
             # §3.6 c: packet k has taken effect; its sender knows segment k's dice.
             raise DiceNotYet("no die of this segment may be rolled once the packet has taken effect")
+
+    def _roll(self, label: str, among: int | None) -> int:
+        self._may_draw(label)
         roll = self._dice.roll(label, among)
         where = (f"segment {roll['segment']}, {roll['label']}{roll_index(roll)}" if roll["source"] != "script"
                  else f"scripted die {roll['script_index'] + 1}")
@@ -614,7 +649,8 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
         opened = _open(new, side, len(items))
         events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed: "
                        f"{', '.join(opened)}.", "side": side, "items": opened})
-    _queue_orders(game, new, side, k, items + packet["orders"], source, opened, events)
+    salts = [entry["salt"] for entry in packet.get("opens", [])]
+    _queue_orders(game, new, side, k, items + packet["orders"], source, opened, events, salts)
     run.refuse_answers_for_others(side)
     run.resolve(rolls=not game.secure)
     if "sealed" in packet:
@@ -741,9 +777,10 @@ VOID_ITEM = {"type": "void"}
 
 
 def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str,
-                  opened: list[str], events: list[dict]) -> None:
+                  opened: list[str], events: list[dict], salts: list[str] = ()) -> None:
     """Check the packet's orders by schema and add them to the queue as orders of packet k
-    (the first ones are the items it opens, each marked with the item's name). An opened item
+    (the first ones are the items it opens, each marked with the item's name and salt, which
+    reads the dice sealed with it: `_Step.sealed_d6`). An opened item
     the schema refuses is void, not the packet: it is what was sealed and cannot be changed,
     so refusing it would stop the game for good (a cheater's probe: a sealer who sealed an item
     no reader accepts could jam the game at its opening, when it suited him)."""
@@ -767,6 +804,7 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
             # `decision` it carries is not a name, or a sealer could seal a plan that is
             # opened but never used, and choose another after seeing the opponent's
             item["opened"] = opened[index - 1]
+            item["salt"] = salts[index - 1]
         elif key is not None:
             # A later answer to the same decision replaces the earlier one (§4.3).
             queue[:] = [q for q in queue if not (q["side"] == side and q.get("decision") == key)]
@@ -920,7 +958,7 @@ class _Run:
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""
         state = self.state
-        step = _Step(self.dice, rolls, chosen_by, item.get("opened") if item is not None else None)
+        step = _Step(self.dice, rolls, chosen_by, *((item.get("opened"), item.get("salt")) if item is not None else ()))
         snapshot = self.dice.snapshot()
         # The ruleset works on the rules in place; their bytes are kept to put them back
         # should the step fail (marshal: the fastest exact serialiser in the stdlib).

@@ -90,7 +90,8 @@ def missing(folder: Any, side: str) -> list[str]:
 
 def own_items(folder: Any, side: str, state: dict | None = None) -> dict[str, dict]:
     """`side`'s items still sealed (in `state`, the folder's latest if not given), by name
-    ("SEQ.N"), as the folder's private/ keeps them: what the sealer wrote, for the sealer's own
+    ("SEQ.N"), each {"item", "salt"} (the salt reads the dice sealed with the item, §8) as the
+    folder's private/ keeps them: what the sealer wrote, for the sealer's own
     eyes (a new user's probe: a player could read her own chits only by opening private/ by
     hand). Only items that are what was sealed, by their salt and the seal's hash: one whose
     file is gone (`missing` says so), damaged or edited since (`pbem submit` says so when it
@@ -109,7 +110,7 @@ def own_items(folder: Any, side: str, state: dict | None = None) -> dict[str, di
             kept = load_mapping(source, folder.relative(source))
             entry = {"salt": kept["salts"][n - 1], "item": kept["items"][n - 1]}
             if as_sealed(game_id, seq, side, entry, item["hash"]):
-                out[item["id"]] = entry["item"]
+                out[item["id"]] = entry
         except (PbemError, KeyError, IndexError, TypeError, ValueError):
             continue          # damaged: `pbem submit` says so when it must open it
     return out

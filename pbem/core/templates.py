@@ -278,8 +278,8 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
                     own_sealed: dict[str, dict] | None = None, voided: list[str] | None = None) -> str:
     """`key`: the side's private key (or a function that reads it), for where its reveal
     brings the game (secure games). `only`: list only the legal orders of that type or that
-    name it (a unit, a hex). `own_sealed`: the side's items still sealed, by name, as its
-    private/ keeps them (`sealing.own_items`), listed for the sealer. `voided`: the side's
+    name it (a unit, a hex). `own_sealed`: the side's items still sealed, by name, each with its
+    salt, as its private/ keeps them (`sealing.own_items`), listed for the sealer. `voided`: the side's
     orders the latest packet made void, as its report says them (`describe.last_voids`)."""
     ruleset = game.ruleset
     from pbem.core.errors import UsageError
@@ -317,7 +317,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     if kept:
         lines.append(f"# Your sealed item(s) {seal_names(kept)} stay sealed until the rules reveal them"
                      + (": what you sealed (kept in private/, for your eyes only):" if own_sealed else "."))
-        lines += [f"#   {name}: {flow(own_sealed[name])}" for name in kept if name in (own_sealed or {})]
+        lines += [f"#   {name}: {flow(own_sealed[name]['item'])}" for name in kept if name in (own_sealed or {})]
     mine = [item for item in state["queue"] if item["side"] == side]
     if mine:   # players' probe: orders queued packets ago were written again, for nothing named them
         them = "them" if len(mine) > 1 else "it"

@@ -131,6 +131,17 @@ class Context(Protocol):
         random set-up selection), from the remaining pool, in the segment in which the
         rules make it. Labels, events and rollbacks as for `d6`."""
 
+    def sealed_draw(self, label: str) -> dict:
+        """A die drawn now, as `d6` would roll it, but sealed with a sealed item (docs/protocol.md
+        §8): kkoh's order-chit test, which its owner knows and the opponent must not until the
+        chit is revealed (K-ORD-4). Returns what makes the die, for the ruleset to keep in the
+        state (it holds no value a reader could use) and to read at the item's opening with
+        `sealed_d6`; raises as `d6` does."""
+
+    def sealed_d6(self, draw: dict) -> int:
+        """At the opening of a sealed item (`opened`), the die a `sealed_draw` made, read with
+        the item's salt that the opening made public; the core records the `roll` event."""
+
     def event(self, type: str, text: str, **fields: Any) -> None:
         """Record a structured event for the after-action report. `text` is one
         human-readable sentence; `fields` are JSON-like values for machines. Cite the

@@ -12,7 +12,9 @@ K-CMD-10 reading).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple
+
+from pbem.core.dice import sealed_die
 
 from ..base import IllegalOrder
 from .scenario import LEVELS, SIDES, Scenario, other
@@ -307,8 +309,9 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
 # the rules reveal it: a Close Assault (everyone engaged), Direct Fire (every firer and target),
 # a bombardment (the unit it supports, and every bombarding battery when counter-battery fire
 # is called), its owner's `show` before the group moves, and the end of the turn. The test
-# die of every sealed group is rolled at Issuing Orders, as for an open chit (so a test shows
-# nothing); whether the change holds is worked out at the opening (Changing to PA -1).
+# die of every sealed group is drawn at Issuing Orders, as for an open chit, and sealed with
+# its item (docs/protocol.md §8): its owner reads it with the item's salt, the opponent sees
+# it only at the opening, where whether the change holds is worked out (Changing to PA -1).
 
 def _check_plan(sc: Scenario, rules: dict, side: str, orders: list[dict]) -> None:
     """A fire plan is checked before it is sealed as it would be given openly (a probe: a typo in
@@ -374,8 +377,11 @@ def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict
 
 def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx, status: dict[str, bool]) -> int:
     """The sealed chits of `side` (sealed in packet `seq`) at Issuing Orders: each group's chit
-    is unknown until revealed; its test die is rolled now. Returns the test count so far.
-    `status`: the markers' `marker_status` (`resolve_chits` works it out once for both sides)."""
+    is unknown until revealed; its test die is drawn now and sealed with its item (`draw`:
+    docs/protocol.md §8), so that its owner knows it and the opponent does not until the chit
+    is revealed (K-ORD-4: a die said now told the opponent every chit a low die kept, a
+    players' probe). Returns the test count so far. `status`: the markers' `marker_status`
+    (`resolve_chits` works it out once for both sides)."""
     board = Board(sc, rules)
     first = rules["turn"] == 1 and not sc.position
     entries = []
@@ -384,10 +390,10 @@ def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx, status: di
         if not first:
             n += 1
             entry["mods"] = change_modifiers(sc, board, body, None, status=status)
-            entry["die"] = ctx.d6(f"t{rules['turn']}.orders.{n}")
-            ctx.event("chit-test", f"{', '.join(body)}: a sealed order chit; its test die is {entry['die']} (K-ORD-3); "
-                      f"whether it changes shows when the chit is revealed (K-ORD-4, K-ORD-6).", side=side, units=body,
-                      die=entry["die"], modifiers=entry["mods"], rule="K-ORD-3")
+            entry["draw"] = ctx.sealed_draw(f"t{rules['turn']}.orders.{n}")
+            ctx.event("chit-test", f"{', '.join(body)}: a sealed order chit, tested now; its test die is sealed with "
+                      f"it, and shows with whether it changes when the chit is revealed (K-ORD-3, K-ORD-4, K-ORD-6).",
+                      side=side, units=body, modifiers=entry["mods"], rule="K-ORD-3")
         for u in body:
             board.piece(u)["o"] = None
         entries.append(entry)
@@ -432,7 +438,7 @@ def reveal(sc: Scenario, rules: dict, side: str, item: str, order: dict, ctx) ->
             rules.pop("reveal")
     board = Board(sc, rules)
     units = entry["units"]
-    now, text, fields = opening(sc, side, entry, order)
+    now, text, fields = opening(sc, side, entry, order, lambda: ctx.sealed_d6(entry["draw"]))
     for u in units:
         if board.alive(u):
             board.piece(u)["o"] = now
@@ -440,12 +446,13 @@ def reveal(sc: Scenario, rules: dict, side: str, item: str, order: dict, ctx) ->
               order=now, rule="K-ORD-6", **fields)
 
 
-def opening(sc: Scenario, side: str, entry: dict, order: dict) -> tuple[str, str, dict]:
-    """What opening a sealed chit gives (`reveal`), worked out from the item and its entry in
-    `hidden` alone, so that its owner, who knows the item, can read it before (`own_chit`): the
-    chit the group then carries, the words of the event (before ": revealed") and its fields."""
+def opening(sc: Scenario, side: str, entry: dict, order: dict, die: Callable[[], int]) -> tuple[str, str, dict]:
+    """What opening a sealed chit gives (`reveal`), worked out from the item, its entry in
+    `hidden` and its test die (`die()`, read only where the chit changes), so that its owner,
+    who knows the item and its salt, can read it before (`own_chit`): the chit the group then
+    carries, the words of the event (before ": revealed") and its fields."""
     units, was, item = entry["units"], entry["was"], entry["item"]
-    tested = "die" in entry
+    tested = "draw" in entry
     legal = voluntary_targets(sc, was) if tested else [
         o for o in sc.tables["orders"]["list"] if o not in sc.tables["orders"]["scenario_only"] or o == was]
     target = order.get("order") if order.get("type") == "chit" and sorted(order.get("units") or []) == units else None
@@ -462,13 +469,14 @@ def opening(sc: Scenario, side: str, entry: dict, order: dict) -> tuple[str, str
         mods = dict(entry["mods"])
         if target == "PA":
             mods["to_pa"] = sc.tables["order_change"]["modifiers"]["to_pa"]
-        score = entry["die"] + sum(mods.values())
+        rolled = die()
+        score = rolled + sum(mods.values())
         ok = score >= sc.tables["order_change"]["target"]
         now = target if ok else was
-        text = (f"{', '.join(units)}: die {entry['die']}" + "".join(f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items())
+        text = (f"{', '.join(units)}: die {rolled}" + "".join(f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items())
                 + f" = {score}: " + (f"changes {was} to {target}" if ok else f"fails to change {was} to {target}")
                 + " (3 or more needed, K-ORD-3)")
-        fields.update(die=entry["die"], modifiers=mods, score=score, success=ok)
+        fields.update(die=rolled, modifiers=mods, score=score, success=ok)
     return now, text, fields
 
 
@@ -498,22 +506,24 @@ class OwnChit(NamedTuple):
 
 
 def own_chit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict]) -> OwnChit | None:
-    """The sealed chit of `pid`'s group from `own`, its side's items still sealed by name, as
-    its private/ keeps them (`sealing.own_items`): the item that names it (one seal of chits
-    at a time is unopened, docs/protocol.md §8). None where `own` has none, or the chit is open."""
+    """The sealed chit of `pid`'s group from `own`, its side's items still sealed by name, each
+    with its salt, as its private/ keeps them (`sealing.own_items`): the item that names it (one
+    seal of chits at a time is unopened, docs/protocol.md §8), and what its test die, read with
+    the salt, makes of it. None where `own` has none, or the chit is open."""
     side = sc.pieces[pid].side
     anew = sealed_anew(rules, side)
     entry = next((e for e in rules.get("hidden", {}).get(side, []) if pid in e["units"]), None)
     if anew is None and entry is None:
         return None
-    for name, item in own.items():
+    for name, kept in own.items():
+        item = kept["item"]
         if (isinstance(item, dict) and item.get("type") == "chit" and isinstance(item.get("units"), list)
                 and all(isinstance(u, str) for u in item["units"]) and pid in item["units"]
                 and isinstance(item.get("order"), str)
                 and (entry is None or name == entry["item"])):
             if entry is None:
                 return OwnChit(name, item["order"])
-            now, words, _ = opening(sc, side, entry, item)
+            now, words, _ = opening(sc, side, entry, item, lambda: sealed_die(entry["draw"], kept["salt"]))
             return OwnChit(name, item["order"], now, words)
     return None
 

@@ -424,7 +424,7 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
 # `show` and the group's orders may go in one packet: the orders wait in the queue while the
 # chit is opened (in the owner's next packet, docs/protocol.md §8) and are checked against it
 # then. So the group's orders are legal to write now, behind its `show`, and its owner, who knows
-# the item he sealed and the test die rolled for it, can know them: they are listed.
+# the item he sealed and, by its salt, the test die sealed with it, can know them: they are listed.
 
 def sealed_listing(sc: Scenario, rules: dict, need: Need, own: dict[str, dict]) -> tuple[str | None, list]:
     """`pbem orders` for the player whose private/ keeps his sealed chits (`own`: his items still
