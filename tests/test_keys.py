@@ -75,6 +75,12 @@ def test_write_refuses_to_overwrite(tmp_path):
 def test_write_rejects_name_with_folder(tmp_path):
     with pytest.raises(FileError, match="plain file name"):
         keys.write_keypair("../alice", tmp_path)
+    # the refusal says how to write a key into a folder (a players' probe)
+    with pytest.raises(FileError) as refused:
+        keys.write_keypair("nato/nato", tmp_path)
+    assert str(refused.value).endswith("without folders: to write 'nato' in 'nato', give "
+                                       "`pbem keygen nato --dir nato`.")
+    assert not (tmp_path / "nato").exists()
 
 
 def test_passphrase_round_trip(tmp_path, monkeypatch):

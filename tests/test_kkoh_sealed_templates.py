@@ -276,3 +276,34 @@ def test_show_says_only_what_was_sealed_and_survives_a_damaged_seal_file(tmp_pat
     for edited in (text.replace("order: M", "order: PA"), text.replace("units: [R1]", "units: [R1, 7]")):
         kept.write_text(edited)
         assert show(match, "red", "--unit", "R1")[4] == "Not in a battle group: it acts alone (K-GM-4)."
+
+
+def test_submit_warns_of_a_queued_order_that_names_the_enemys_units(tmp_path):
+    """A players' probe: red, with nothing to decide, queued a `show` of blue's groups, and the
+    dry run called it "a legal packet", though no state of the game can take it (given at red's
+    own step it is refused, K-ORD-6): the dry run says so, and that it will be void. A `show` of
+    red's own group and a move of it raise no such warning."""
+    from pbem.core.submit import submit_orders
+    from tests.test_kkoh_sealed import need
+
+    match = blue_moves(tmp_path)
+    for _ in range(20):
+        if match.state()["awaiting"]["packet_from"] == "red" and need(match).side == "blue":
+            break
+        step(match)
+    else:
+        pytest.fail("red never sent while blue decided")
+    orders = [{"type": "show", "units": ["B1", "B2"]}, {"type": "fire", "unit": "B1", "target": "R1"},
+              {"type": "show", "units": ["R9"]}, {"type": "show", "units": ["R1"]},
+              {"type": "move", "units": ["R1"], "to": "0504", "facing": "S"}]
+    tried = submit_orders(match.folders["red"], orders, None, key=match.keys["red"], side="red",
+                          sent="2026-11-29T10:00:00Z", dry_run=True)
+    seq = match.state()["seq"] + 1
+    never = [w for w in tried.warnings if "can never take it" in w]
+    assert never == [
+        f"order 1 of packet {seq} (show) waits in the queue, but the game can never take it: it names units that are "
+        f"not red's: B1 (blue's), B2 (blue's); it will be void when the game reaches it",
+        f"order 2 of packet {seq} (fire) waits in the queue, but the game can never take it: it names units that are "
+        f"not red's: B1 (blue's); it will be void when the game reaches it",
+        f"order 3 of packet {seq} (show) waits in the queue, but the game can never take it: it names units that are "
+        f"not red's: R9 (no unit of this game); it will be void when the game reaches it"]

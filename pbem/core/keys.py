@@ -140,7 +140,12 @@ def write_keypair(
 ) -> tuple[Path, Path]:
     """Write a fresh key to DIRECTORY/NAME (mode 0600 from creation) and DIRECTORY/NAME.pub."""
     if not name or Path(name).name != name:
-        raise FileError(f"Key name {name!r} must be a plain file name, without folders.")
+        # say how to put it in a folder (a players' probe: `pbem keygen nato/nato` was refused, and
+        # nothing said that `--dir` does it)
+        where = Path(name).parent
+        hint = (f": to write {Path(name).name!r} in {str(where)!r}, give `pbem keygen {Path(name).name} --dir {where}`"
+                if Path(name).name and str(where) not in ("", ".") else "")
+        raise FileError(f"Key name {name!r} must be a plain file name, without folders{hint}.")
     private_path = Path(directory) / name
     public_path = Path(directory) / f"{name}.pub"
     for path in (private_path, public_path):

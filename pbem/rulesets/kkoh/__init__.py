@@ -31,6 +31,7 @@ RULESET = Ruleset(
     legal_orders=flow.legal_orders,
     listing=flow.listing,
     sealed_listing=flow.sealed_listing,
+    cautions=flow.cautions,
     policy=flow.policy,
     summary=report.summary,
     render=report.render,

@@ -524,6 +524,28 @@ def legal_orders(sc: Scenario, rules: dict, need: Need) -> list[dict]:
     return []
 
 
+def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict],
+             policies: dict | None = None) -> list[str]:
+    """What `pbem submit` warns a kkoh player of (Ruleset.cautions): queued orders that no
+    state of the game can take, because the units they move, show or fire with are no units of
+    his (a players' probe: a `show` of the enemy's groups, queued, was called "a legal packet";
+    the same order given at its step is refused, K-ORD-6). They would be void when the game
+    reaches them."""
+    out = []
+    for item in queued:
+        order = item["order"]
+        acting = list(order.get("units") or []) + ([order["unit"]] if order.get("type") == "fire" and order.get("unit")
+                                                    else [])
+        foreign = [u for u in acting if u not in sc.pieces or sc.pieces[u].side != side]
+        if foreign:
+            what = ", ".join(f"{u} (no unit of this game)" if u not in sc.pieces else f"{u} ({sc.pieces[u].side}'s)"
+                             for u in foreign)
+            out.append(f"order {item['index']} of packet {item['seq']} ({order['type']}) waits in the queue, but the game "
+                       f"can never take it: it names units that are not {side}'s: {what}; it will be void when the game "
+                       f"reaches it")
+    return out
+
+
 def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict | None:
     if not need.decision:
         return None
