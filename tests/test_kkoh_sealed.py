@@ -140,8 +140,13 @@ def test_the_opponent_learns_no_test_die_before_the_chit_opens(tmp_path):
     # at the opening the die is said, with its segment and item, and the chit follows from it
     events: list[dict] = []
     while not any(e["type"] == "chit-revealed" and e["units"] == ["R1"] for e in events) and len(events) < 2000:
-        events += step(match).events
+        applied = step(match)
+        events += applied.events
     revealed = next(e for e in events if e["type"] == "chit-revealed" and e["units"] == ["R1"])
+    from pbem.core import report
+
+    said = (match.folders["blue"].path / "aar" / f"{applied.state['seq']:04d}.md").read_text()
+    assert said.count(report.SEALED_DICE_KEY) == 1 and report.SEALED_DICE_KEY not in text   # the key, where one is read
     assert revealed["die"] == die and revealed["success"] == (die - 1 >= 3)
     roll = next(e for e in events if e["type"] == "roll" and e.get("item") == f"{seq}.1")
     assert roll["value"] == die and roll["text"] == (f"Die: {die} (segment {entry['draw']['segment']}, "

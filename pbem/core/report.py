@@ -64,6 +64,9 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
 DICE_KEY = ("Dice: each die and draw comes from secret values that both players committed to in advance, so neither "
             "could choose one or act on one they could foresee; \"segment {seq}\" means the dice that packet {seq} "
             "opened, the words after it name the roll, and pbem audit recomputes every one from the signed packets.")
+# said where a die sealed with an item is read (docs/protocol.md §8): its segment is an earlier packet's
+SEALED_DICE_KEY = ("A die \"sealed with item N\" was drawn in the segment it names and kept secret with that sealed "
+                   "item, known to its owner alone, until the item was opened now.")
 
 
 def key(game: Any, state: dict, events: list[dict]) -> list[str]:
@@ -75,6 +78,8 @@ def key(game: Any, state: dict, events: list[dict]) -> list[str]:
         lines.append(decision_words(decided))
     if state["mode"] == "secure" and any(e["type"] == "roll" for e in events):
         lines.append(DICE_KEY.format(seq=state["seq"]))
+        if any(e["type"] == "roll" and "item" in e for e in events):
+            lines.append(SEALED_DICE_KEY)
     return lines
 
 
