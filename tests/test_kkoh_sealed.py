@@ -132,7 +132,8 @@ def test_the_opponent_learns_no_test_die_before_the_chit_opens(tmp_path):
     assert len({dice.sealed_die(entry["draw"], f"{n:064x}") for n in range(12)}) > 1   # the salt decides it
     # blue's folder says the test and no die of it; red's own folder says what the die makes of the chit
     text = folder_text(match, "blue")
-    assert "R1: a sealed order chit, tested now; its test die is sealed with it, and shows with whether it " in text
+    assert ("R1: a sealed order chit, tested now; its test die is sealed with it, and shows when the chit is revealed, "
+            "if it was to change (K-ORD-3, K-ORD-4, K-ORD-6).") in text
     assert not re.search(r"R1: die \d", text) and "test die is " not in text.replace("test die is sealed", "")
     assert not any("die" in line for line in show(match, "blue", "--unit", "R1"))
     assert f"when the rules reveal it: R1: die {die}, majority inferior -1 = {die - 1}: " in " ".join(
@@ -713,9 +714,21 @@ def test_a_lost_private_seal_file_is_said_by_orders_and_status_before_submit_fai
     assert f"#   {seq}.1: {flow(items[0])}\n#   {seq}.2: {flow(items[1])}\n" in template
     onlooker = runner.invoke(cli, ["orders", str(folder.path), "--side", side]).output
     assert flow(items[0]) not in onlooker
-    kept.write_text("items: [\n")      # damaged: the template is still written, without the items
+    # edited by hand, or damaged: the template is still written, without the items it cannot vouch
+    # for, and both commands say so (a cheater's probe: the item was left out, unsaid)
+    whole = kept.read_text()
+    kept.write_text(whole.replace("salts: [", "salts: [" + "ab" * 32 + ", ", 1))   # every salt one place on
+    edited = (f"warning: private/{kept.name}, where pbem kept the orders {side} sealed in packet {seq}, no longer "
+              f"holds items {', '.join(f'{seq}.{n}' for n in range(1, len(items) + 1))} as sealed (the file was "
+              f"damaged or changed since `pbem submit --seal` wrote it): `pbem submit` cannot open them when the rules "
+              f"reveal them, and the game stops there; restore the file from a copy\n")
+    for command in ("orders", "status"):
+        result = runner.invoke(cli, [command, str(folder.path), "--key", str(key_file)])
+        assert (result.exit_code, result.stderr) == (0, edited)
+    kept.write_text("items: [\n")
     damaged = runner.invoke(cli, ["orders", str(folder.path), "--key", str(key_file)])
     assert damaged.exit_code == 0 and "stay sealed until the rules reveal them.\n" in damaged.output
+    assert damaged.stderr == edited
     kept.unlink()
     warning = (f"warning: private/{kept.name}, where pbem kept the orders {side} sealed in packet {seq}, is missing: "
                f"`pbem submit` cannot open them when the rules reveal them, and the game stops there; copy it back "

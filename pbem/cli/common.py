@@ -51,11 +51,11 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 
 
 def warn_missing_seals(folder: Any, side: str) -> None:
-    """Warn of private/ files holding `side`'s still-sealed orders that are not there (the
-    player's own folder, told by a private key)."""
+    """Warn of private/ files holding `side`'s still-sealed orders that are not there, or not
+    as sealed (the player's own folder, told by a private key)."""
     from pbem.core import sealing
 
-    for line in sealing.missing(folder, side):
+    for line in sealing.unopenable(folder, side):
         echo(f"warning: {line}", err=True)
 
 

@@ -77,15 +77,39 @@ def kept_sides(folder: Any) -> set[str]:
     return {p.name.split("-", 2)[2].removesuffix(".yaml") for p in where.glob("seal-*-*.yaml")} if where.is_dir() else set()
 
 
-def missing(folder: Any, side: str) -> list[str]:
-    """The files of private/ that hold `side`'s items still sealed and are not there (a
-    players' probe: with private/ lost, `pbem orders` and `pbem status` still said `pbem
-    submit` would open them, and it failed only when one was due), each said in a sentence."""
-    seqs = sorted({int(item["id"].split(".")[0]) for item in folder.state["sealed"].get(side, {}).get("items", [])})
-    return [f"{folder.relative(path(folder, seq, side))}, where pbem kept the orders {side} sealed in packet {seq}, is "
-            f"missing: `pbem submit` cannot open them when the rules reveal them, and the game stops there; copy it "
-            f"back from the folder where you sealed them, or from a backup"
-            for seq in seqs if not path(folder, seq, side).is_file()]
+def unopenable(folder: Any, side: str) -> list[str]:
+    """The files of private/ that hold `side`'s items still sealed and are not there, or hold
+    them otherwise than sealed (damaged, or edited since), each said in a sentence (a players'
+    probe: with private/ lost, `pbem orders` and `pbem status` still said `pbem submit` would
+    open them, and it failed only when one was due; a cheater's probe: a file edited by hand
+    made the owner's views leave the item out, unsaid, and a kkoh test die sealed with it can
+    only be read with its salt)."""
+    from pbem.core.engine import as_sealed
+
+    items: dict[int, list[dict]] = {}
+    for item in folder.state["sealed"].get(side, {}).get("items", []):
+        items.setdefault(int(item["id"].split(".")[0]), []).append(item)
+    out = []
+    for seq in sorted(items):
+        source = path(folder, seq, side)
+        where = f"{folder.relative(source)}, where pbem kept the orders {side} sealed in packet {seq},"
+        if not source.is_file():
+            out.append(f"{where} is missing: `pbem submit` cannot open them when the rules reveal them, and the game "
+                       f"stops there; copy it back from the folder where you sealed them, or from a backup")
+            continue
+        try:
+            kept = load_mapping(source, folder.relative(source))
+            bad = [item["id"] for item in items[seq] if not as_sealed(folder.game.game_id, seq, side, {
+                "salt": kept["salts"][int(item["id"].split(".")[1]) - 1],
+                "item": kept["items"][int(item["id"].split(".")[1]) - 1]}, item["hash"])]
+        except (PbemError, KeyError, IndexError, TypeError, ValueError):
+            bad = [item["id"] for item in items[seq]]
+        if bad:
+            out.append(f"{where} no longer holds {'item' if len(bad) == 1 else 'items'} {', '.join(bad)} as sealed "
+                       f"(the file was damaged or changed since `pbem submit --seal` wrote it): `pbem submit` cannot "
+                       f"open {'it' if len(bad) == 1 else 'them'} when the rules reveal {'it' if len(bad) == 1 else 'them'}, "
+                       f"and the game stops there; restore the file from a copy")
+    return out
 
 
 def own_items(folder: Any, side: str, state: dict | None = None) -> dict[str, dict]:

@@ -392,7 +392,7 @@ def hide(sc: Scenario, rules: dict, side: str, seq: int, n: int, ctx, status: di
             entry["mods"] = change_modifiers(sc, board, body, None, status=status)
             entry["draw"] = ctx.sealed_draw(f"t{rules['turn']}.orders.{n}")
             ctx.event("chit-test", f"{', '.join(body)}: a sealed order chit, tested now; its test die is sealed with "
-                      f"it, and shows with whether it changes when the chit is revealed (K-ORD-3, K-ORD-4, K-ORD-6).",
+                      f"it, and shows when the chit is revealed, if it was to change (K-ORD-3, K-ORD-4, K-ORD-6).",
                       side=side, units=body, modifiers=entry["mods"], rule="K-ORD-3")
         for u in body:
             board.piece(u)["o"] = None
