@@ -331,6 +331,13 @@ def test_the_folder_above_a_game_is_answered_with_the_game_folder_inside_it(run,
     for command in ("status", "show", "audit"):
         assert run(command, ".", code=4).stderr == (
             "pbem: .: not a pbem game folder (no game.yaml); the game folder inside it is ./game/: give that\n")
+    # the emailed game.yaml saved beside the game folder its `pbem join` made (a new user's probe:
+    # "the folder is incomplete (`pbem join NEW_DIR game.yaml` ...)" sent him to join again)
+    shutil.copy(tmp_path / "game" / "game.yaml", tmp_path / "game.yaml")
+    for command in ("status", "show", "orders"):
+        assert run(command, ".", code=4).stderr == ("pbem: .: not a whole game folder (no states/0000.yaml), only a "
+                                                    "game.yaml; the game folder inside it is ./game/: give that\n")
+    (tmp_path / "game.yaml").unlink()
     (tmp_path / "game" / "game.yaml").unlink()   # no game inside: the handshake's hint stands
     assert "the handshake is not complete" in run("status", ".", code=4).stderr
 
@@ -949,8 +956,13 @@ def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_on
     assert failed.startswith(f"pbem: {packets[7]}: packet seq 8 skips ahead") and \
         failed.rstrip().endswith("(the 1 packet before it in seq order was applied)")
     assert json.loads(run("status", "follow", "--json").output)["seq"] == 6
-    # one packet given alone, applied already: refused as before (exit 3), a re-send
-    assert "re-sending it changes nothing" in run("adjudicate", "follow", packets[0], code=3).stderr
+    # one packet given alone, applied already: refused as before (exit 3), a re-send; the latest
+    # one is most often the sender's own, about to be emailed (a new user's probe)
+    assert run("adjudicate", "follow", packets[0], code=3).stderr.rstrip().endswith(
+        "packet 1 was already applied (packets/0001-german.yaml); re-sending it changes nothing")
+    assert run("adjudicate", "follow", packets[5], code=3).stderr.rstrip().endswith(
+        "packet 6 was already applied (packets/0006-soviet.yaml); re-sending it changes nothing (if it is the packet "
+        "you sent as soviet, your folder applied it when `pbem submit` wrote it: send the file to your opponent)")
     # fork evidence kept beside a packet in a game folder's packets/, which `packets/*.yaml` lists
     # before it: skipped, never applied (elsewhere a file is read as a packet, whatever its name)
     evidence = tmp_path / "follow" / "packets" / "0007-soviet.alt.yaml"

@@ -575,7 +575,7 @@ def test_a_packet_copied_with_its_forum_markup_is_named_as_such(match, tmp_path,
     result = run("adjudicate", "game/blue", post)
     assert result.exit_code == 4, result.stderr
     first = result.stderr.split("; the YAML error")[0]
-    assert first.startswith(f"pbem: {post}") and first.endswith(FORUM), result.stderr
+    assert first == f"pbem: {post}, line 1: {FORUM}", result.stderr   # the tag's line (a new user's probe: line 3)
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
 
 
@@ -588,7 +588,10 @@ def test_forum_markup_is_named_only_where_a_copy_of_a_post_brings_it():
     assert "forum markup" not in refused.value.message
     with pytest.raises(InputError) as refused:
         loads("[code]orders:\n  - {type: end}\n[/code]\n", "orders.yaml")
-    assert refused.value.message.startswith(f"orders.yaml, line 1: {FORUM}; the YAML error: ")
+    assert refused.value.message.startswith(f"orders.yaml, line 1: {FORUM}; the YAML error")
+    with pytest.raises(InputError) as refused:     # a closing tag alone: its own line is named
+        loads("orders:\n  - {type: end}\n\n[/quote]\n", "orders.yaml")
+    assert refused.value.message.startswith(f"orders.yaml, line 4: {FORUM}; the YAML error")
 
 
 INDENTED = "the packet's indentation was changed, as a forum or mail program may change it"

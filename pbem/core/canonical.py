@@ -817,13 +817,16 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         return error
     all_lines = text.split("\n")
     lines = [line for line in all_lines if line.strip()]
-    if forum_markup(text):
+    tag = _FORUM_TAG.search(text)
+    if tag is not None:
         # a packet (or orders) copied from a forum post with its markup (a reply's quote, the
         # source of a code block): the YAML error alone names a comment or a list key (an
-        # audience's probe)
-        why = ("the file holds forum markup ([code], [quote] or their closing tags): remove the tags and keep only "
-               "what stands between them, or save the file attached to the post")
-    elif lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
+        # audience's probe), and the line it names is not the tag's (a new user's probe)
+        line = text.count("\n", 0, tag.start() + len(tag.group()) - len(tag.group().lstrip())) + 1
+        return InputError(f"{source}, line {line}: the file holds forum markup ([code], [quote] or their closing "
+                          f"tags): remove the tags and keep only what stands between them, or save the file attached "
+                          f"to the post; the YAML error{where.group(1) or ''}: {error.message[where.end():]}")
+    if lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
     elif (any(line.startswith("# pbem packet ") for line in all_lines) and max(map(len, all_lines)) <= WRAPPED

@@ -317,6 +317,10 @@ def _check_stored(folder: Path, zero: dict) -> None:
     """states/0000.yaml must be the set-up the genesis gives, field for field."""
     path = folder / "states" / "0000.yaml"
     if not path.is_file():
+        inner = _game_folders_in(folder)
+        if inner:   # a new user's probe: the emailed game.yaml saved beside the game folder `pbem join` made
+            raise FileError(f"{folder}: not a whole game folder (no states/0000.yaml), only a {GENESIS}; the game "
+                            f"folder inside it is {' or '.join(inner)}: give that")
         raise FileError(f"{folder}: no states/0000.yaml; the folder is incomplete (`pbem join NEW_DIR game.yaml` makes "
                         f"a folder of a game.yaml)")
     data = read_bounded(path, "states/0000.yaml")
@@ -514,8 +518,12 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
                                    "is one the stored packet has not")
                                 + " (a damaged or altered copy; the stored packet is the one the game keeps)")
     if same:
+        # the latest: most often the sender's own, which `pbem submit` applied as it wrote it (a new
+        # user's probe: the player adjudicated the packet he was about to email)
+        own = (f" (if it is the packet you sent as {packet.get('side')}, your folder applied it when `pbem submit` "
+               f"wrote it: send the file to your opponent)" if packet["seq"] == folder.state["seq"] else "")
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}); "
-                                f"re-sending it changes nothing")
+                                f"re-sending it changes nothing{own}")
     if stored.get("side") == packet.get("side") and "signature" in packet and "signature" in stored:
         try:
             from pbem.core.packet import verify_signature
