@@ -173,15 +173,19 @@ def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tm
 
 
 def test_the_template_says_a_sealed_change_by_its_test_die_and_which_groups_may_do_nothing(tmp_path):
-    """Turn 2: red seals R1's change HA to M and keeps R2's HA. In Action Phase 1 only
+    """Turn 2: red seals R1's change HA to M and R2's HA to HD. In Action Phase 1 only
     mechanised units on M move (K-MOV-4): the template works out from the test die sealed at
     Issuing Orders (read with the item's salt) that R1's change holds (4, -1 = 3) and lists its
-    moves; R2, on HA, may do nothing, and showing it would only tell blue its chit."""
+    moves; R2, on HA or HD, may do nothing, and showing it would only tell blue its chit. The
+    note says whether R2's change held, and its die (a players' probe: a group named there as
+    "(HD)" did not say that the M sealed for it had failed)."""
+    from pbem.core import dice, sealing
     from tests.test_kkoh_sealed import need
 
     match = two_groups_each(tmp_path, chain_length=512)
     drive_to(match, "orders", turn=2)
-    seq = match.send("red", [{"type": "chit", "units": ["R1"], "order": "M"}, {"type": "end"}], seal=True).state["seq"]
+    seq = match.send("red", [{"type": "chit", "units": ["R1"], "order": "M"},
+                             {"type": "chit", "units": ["R2"], "order": "HD"}, {"type": "end"}], seal=True).state["seq"]
     match.send("blue", [{"type": "end"}], seal=True)
     for _ in range(12):
         n, state = need(match), match.state()
@@ -189,14 +193,17 @@ def test_the_template_says_a_sealed_change_by_its_test_die_and_which_groups_may_
             break
         step(match)
     assert (match.state()["rules"]["turn"], match.state()["rules"]["ap"]) == (2, 1)
-    assert sealed_block(match, "red")[:10] == NOTE[:3] + [
-        "# checked against it then. By the chits you sealed (private/, for your eyes only), these may do",
-        "# nothing in this Action Phase, and a `show` would only tell your opponent their chit: R2 (HA).",
-        "# What each other group may do once shown:",
-        f"# R1, sealed M (item {seq}.1); shown: die 4, majority inferior -1 = 3: changes HA to M (3 or more",
-        "# needed, K-ORD-3):",
-        '#   - {type: show, units: ["R1"]}',
-        '#   - {type: move, units: ["R1"], to: "0505", facing: "N"}']
+    block = sealed_block(match, "red")
+    assert block[:3] == NOTE[:3] and '#   - {type: show, units: ["R1"]}' in block
+    assert '#   - {type: move, units: ["R1"], to: "0505", facing: "N"}' in block
+    text = " ".join(line.removeprefix("#").strip() for line in block)
+    draw = next(e for e in match.state()["rules"]["hidden"]["red"] if e["units"] == ["R2"])["draw"]
+    die = dice.sealed_die(draw, sealing.own_items(match.folders["red"], "red")[f"{seq}.2"]["salt"])
+    now, result = ("HD", "changes HA to HD") if die - 1 >= 3 else ("HA", "fails to change HA to HD")
+    assert (f"these may do nothing in this Action Phase, and a `show` would only tell your opponent their chit: R2 "
+            f"({now}; sealed HD: die {die}, majority inferior -1 = {die - 1}: {result} (3 or more needed, K-ORD-3)). "
+            f"What each other group may do once shown: R1, sealed M (item {seq}.1); shown: die 4, majority inferior -1 "
+            f"= 3: changes HA to M (3 or more needed, K-ORD-3):") in text, text
     # the listing opens the chits on a copy: the rules it reads are left as they were
     import copy
 
@@ -307,3 +314,23 @@ def test_submit_warns_of_a_queued_order_that_names_the_enemys_units(tmp_path):
         f"not red's: B1 (blue's); it will be void when the game reaches it",
         f"order 3 of packet {seq} (show) waits in the queue, but the game can never take it: it names units that are "
         f"not red's: R9 (no unit of this game); it will be void when the game reaches it"]
+
+
+def test_a_change_to_pa_is_said_with_the_modifier_the_table_names():
+    """A players' probe: a chit's opening said "die 6, majority inferior -1, to pa -1 = 4"; the
+    table (K-ORD-3, L67) says "Changing to PA -1", as the other modifiers are said in words."""
+    from pbem.rulesets.kkoh import command
+
+    ruleset = rulesets.get("kkoh")
+    sc = ruleset.scenario(ruleset.scenarios[ruleset.default_scenario](), dict(ruleset.options))
+    entry = {"units": ["R-Rec1"], "item": "5.1", "was": "M", "mods": {"majority_inferior": -1},
+             "draw": {"label": "t2.orders.1", "segment": 5, "seed": "00" * 32}}
+    now, words, fields = command.opening(sc, "red", entry, {"type": "chit", "units": ["R-Rec1"], "order": "PA"},
+                                         lambda: 6)
+    assert (now, words) == ("PA", "R-Rec1: die 6, majority inferior -1, changing to PA -1 = 4: changes M to PA "
+                                  "(3 or more needed, K-ORD-3)")
+    assert fields["modifiers"] == {"majority_inferior": -1, "to_pa": -1}
+    # the picture's key says when a chit shows "?" (a players' probe: "until Issuing Orders opens them")
+    from pbem.rulesets.kkoh import draw
+
+    assert "? while it is sealed: from its side's seal at Issuing Orders until the rules reveal it" in draw.LEGEND[1]

@@ -260,6 +260,16 @@ def chit_options(sc: Scenario, rules: dict, side: str) -> list[dict]:
     return out
 
 
+# the order-change test's modifiers as the rulebook's table names them (L65-L69; a players' probe:
+# "to pa -1" for "Changing to PA -1")
+MODIFIER_WORDS = {"to_pa": "changing to PA"}
+
+
+def modifier_words(mods: dict[str, int]) -> str:
+    """", majority inferior -1, changing to PA -1": an order-change test's modifiers, in order."""
+    return "".join(f", {MODIFIER_WORDS.get(k, k.replace('_', ' '))} {v:+d}" for k, v in mods.items())
+
+
 def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) -> None:
     """Every chit change tested at once, after both sides have fixed theirs (K-ORD-3/4): the
     side without initiative first, each in the order given; the chits a side sealed (`sealed`:
@@ -294,8 +304,8 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
                     board.piece(u)["o"] = target
             what = ("keeps " + current + " (a bluff)" if target == current else
                     (f"changes {current} to {target}" if ok else f"fails to change {current} to {target}"))
-            ctx.event("chit-change", f"{', '.join(units)}: die {die}" + "".join(f", {k.replace('_', ' ')} {v:+d}"
-                      for k, v in mods.items()) + f" = {score}: {what} (3 or more needed, K-ORD-3).", side=side,
+            ctx.event("chit-change", f"{', '.join(units)}: die {die}{modifier_words(mods)} = {score}: {what} (3 or more "
+                      f"needed, K-ORD-3).", side=side,
                       units=units, die=die, modifiers=mods, score=score, success=ok, order=board.order(units[0]),
                       rule="K-ORD-3")
     rules["plans"].pop("chits", None)
@@ -473,8 +483,7 @@ def opening(sc: Scenario, side: str, entry: dict, order: dict, die: Callable[[],
         score = rolled + sum(mods.values())
         ok = score >= sc.tables["order_change"]["target"]
         now = target if ok else was
-        text = (f"{', '.join(units)}: die {rolled}" + "".join(f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items())
-                + f" = {score}: " + (f"changes {was} to {target}" if ok else f"fails to change {was} to {target}")
+        text = (f"{', '.join(units)}: die {rolled}{modifier_words(mods)} = {score}: " + (f"changes {was} to {target}" if ok else f"fails to change {was} to {target}")
                 + " (3 or more needed, K-ORD-3)")
         fields.update(die=rolled, modifiers=mods, score=score, success=ok)
     return now, text, fields

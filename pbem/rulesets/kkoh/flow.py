@@ -459,7 +459,10 @@ def sealed_listing(sc: Scenario, rules: dict, need: Need, own: dict[str, dict]) 
         if mine_only:
             groups.append((about, [command.show_of(board, body)] + mine_only))
         else:
-            idle.append(f"{', '.join(body)} ({mine.now})")
+            # and whether the change sealed for it held (a players' probe: "B-Gem-1, B-Gem-2 (HD)"
+            # did not say that the M sealed for them had failed, on a die of 1)
+            shown = mine.words.removeprefix(named + ": ")
+            idle.append(f"{named} ({mine.now}" + (f"; sealed {mine.order}: {shown}" if "die " in shown else "") + ")")
     note = ("Your groups whose chit is sealed are shown before they move (pbem checks each move against the chit, "
             "K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders may go in this packet; the orders wait "
             "in the queue while your next packet opens the chit (`pbem submit` does) and are checked against it "
