@@ -305,9 +305,8 @@ def resolve_chits(sc: Scenario, rules: dict, ctx, sealed: dict | None = None) ->
             what = ("keeps " + current + " (a bluff)" if target == current else
                     (f"changes {current} to {target}" if ok else f"fails to change {current} to {target}"))
             ctx.event("chit-change", f"{', '.join(units)}: die {die}{modifier_words(mods)} = {score}: {what} (3 or more "
-                      f"needed, K-ORD-3).", side=side,
-                      units=units, die=die, modifiers=mods, score=score, success=ok, order=board.order(units[0]),
-                      rule="K-ORD-3")
+                      f"needed, K-ORD-3).", side=side, units=units, die=die, modifiers=mods, score=score, success=ok,
+                      order=board.order(units[0]), rule="K-ORD-3")
     rules["plans"].pop("chits", None)
 
 
@@ -483,8 +482,8 @@ def opening(sc: Scenario, side: str, entry: dict, order: dict, die: Callable[[],
         score = rolled + sum(mods.values())
         ok = score >= sc.tables["order_change"]["target"]
         now = target if ok else was
-        text = (f"{', '.join(units)}: die {rolled}{modifier_words(mods)} = {score}: " + (f"changes {was} to {target}" if ok else f"fails to change {was} to {target}")
-                + " (3 or more needed, K-ORD-3)")
+        what = f"changes {was} to {target}" if ok else f"fails to change {was} to {target}"
+        text = f"{', '.join(units)}: die {rolled}{modifier_words(mods)} = {score}: {what} (3 or more needed, K-ORD-3)"
         fields.update(die=rolled, modifiers=mods, score=score, success=ok)
     return now, text, fields
 

@@ -71,8 +71,8 @@ LEGEND = [
     "Rank 1 is the row touching the edge it faces (K-GM-2, K-GM-3).",
     "Counter: unit id (without B- or R-); type (X infantry, X and oval infantry mounted, oval armour, "
     "^ anti-tank and ATGW, dot artillery, arc air defence, / reconnaissance, bare box transport); its order chit, "
-    "? while it is sealed: from its side's seal at Issuing Orders until the rules reveal it (a `show`, Direct "
-    "Fire, a Close Assault, the end of the turn: K-ORD-1, K-ORD-6).",
+    "? while it is sealed: from its side's seal at Issuing Orders until the rules reveal it (its owner shows it, "
+    "Direct Fire, a Close Assault, the end of the turn: K-ORD-1, K-ORD-6).",
     "Markers: H a loss (K-TRP-2), ½ fielded at half strength (K-TRP-3), L limbered, D infantry dismounted.",
 ]
 SYMBOL = {"armour": "tank", "atgw": "anti-tank", "at-arty": "anti-tank", "aa-arty": "anti-aircraft",
