@@ -21,7 +21,18 @@ class _NoDiceYet(Exception):
     does not have yet: the engine waits there, and so does the plan."""
 
 
-class _Imagined:
+class SealedMadeUp:
+    """The sealed draws of a Context with made-up dice (planning only): the die is made up when
+    drawn, as every die there is, and kept in the draw."""
+
+    def sealed_draw(self, label: str) -> dict:
+        return {"label": label, "value": self.d6(label)}
+
+    def sealed_d6(self, draw: dict) -> int:
+        return draw["value"] if "value" in draw else self.d6(draw["label"])
+
+
+class _Imagined(SealedMadeUp):
     """A Context with made-up dice: only for planning, never for a state that is kept.
     `roll(label)` gives a die and `roll(label, among)` a draw where they are known in
     advance (a seeded sandbox)."""
@@ -50,12 +61,6 @@ class _Imagined:
         if self._roll is not None:
             return self._roll(label, among)
         return int.from_bytes(self._digest()[:4], "big") % among
-
-    def sealed_draw(self, label: str) -> dict:   # made up, as every die here: kept in the draw
-        return {"label": label, "value": self.d6(label)}
-
-    def sealed_d6(self, draw: dict) -> int:
-        return draw["value"] if "value" in draw else self.d6(draw["label"])
 
     def event(self, type: str, text: str, **fields: Any) -> None:
         pass

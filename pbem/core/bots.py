@@ -52,7 +52,7 @@ GENERIC_TRIES = 24        # legal orders the generic heuristic tries one order a
 MAX_PACKETS = 5000        # packets in one self-play game at most
 
 
-class _Imagined:
+class _Imagined(random_bot.SealedMadeUp):
     """A Context with made-up dice, for planning only: never for a state that is kept."""
 
     chosen_by = "order"
@@ -72,12 +72,6 @@ class _Imagined:
 
     def pick(self, label: str, among: int) -> int:
         return self._draw() % among
-
-    def sealed_draw(self, label: str) -> dict:   # made up, as every die here: kept in the draw
-        return {"label": label, "value": self.d6(label)}
-
-    def sealed_d6(self, draw: dict) -> int:
-        return draw["value"] if "value" in draw else self.d6(draw["label"])
 
     def event(self, type: str, text: str, **fields: Any) -> None:
         pass

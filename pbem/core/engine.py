@@ -958,7 +958,8 @@ class _Run:
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""
         state = self.state
-        step = _Step(self.dice, rolls, chosen_by, *((item.get("opened"), item.get("salt")) if item is not None else ()))
+        opened, salt = (item.get("opened"), item.get("salt")) if item is not None else (None, None)
+        step = _Step(self.dice, rolls, chosen_by, opened, salt)
         snapshot = self.dice.snapshot()
         # The ruleset works on the rules in place; their bytes are kept to put them back
         # should the step fail (marshal: the fastest exact serialiser in the stdlib).

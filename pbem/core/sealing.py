@@ -84,60 +84,60 @@ def unopenable(folder: Any, side: str) -> list[str]:
     open them, and it failed only when one was due; a cheater's probe: a file edited by hand
     made the owner's views leave the item out, unsaid, and a kkoh test die sealed with it can
     only be read with its salt)."""
-    from pbem.core.engine import as_sealed
-
-    items: dict[int, list[dict]] = {}
-    for item in folder.state["sealed"].get(side, {}).get("items", []):
-        items.setdefault(int(item["id"].split(".")[0]), []).append(item)
-    out = []
-    for seq in sorted(items):
-        source = path(folder, seq, side)
-        where = f"{folder.relative(source)}, where pbem kept the orders {side} sealed in packet {seq},"
-        if not source.is_file():
-            out.append(f"{where} is missing: `pbem submit` cannot open them when the rules reveal them, and the game "
-                       f"stops there; copy it back from the folder where you sealed them, or from a backup")
-            continue
-        try:
-            kept = load_mapping(source, folder.relative(source))
-            bad = [item["id"] for item in items[seq] if not as_sealed(folder.game.game_id, seq, side, {
-                "salt": kept["salts"][int(item["id"].split(".")[1]) - 1],
-                "item": kept["items"][int(item["id"].split(".")[1]) - 1]}, item["hash"])]
-        except (PbemError, KeyError, IndexError, TypeError, ValueError):
-            bad = [item["id"] for item in items[seq]]
-        if bad:
-            out.append(f"{where} no longer holds {'item' if len(bad) == 1 else 'items'} {', '.join(bad)} as sealed "
-                       f"(the file was damaged or changed since `pbem submit --seal` wrote it): `pbem submit` cannot "
-                       f"open {'it' if len(bad) == 1 else 'them'} when the rules reveal {'it' if len(bad) == 1 else 'them'}, "
-                       f"and the game stops there; restore the file from a copy")
-    return out
+    return _kept(folder, side)[1]
 
 
 def own_items(folder: Any, side: str, state: dict | None = None) -> dict[str, dict]:
     """`side`'s items still sealed (in `state`, the folder's latest if not given), by name
     ("SEQ.N"), each {"item", "salt"} (the salt reads the dice sealed with the item, §8) as the
-    folder's private/ keeps them: what the sealer wrote, for the sealer's own
-    eyes (a new user's probe: a player could read her own chits only by opening private/ by
-    hand). Only items that are what was sealed, by their salt and the seal's hash: one whose
-    file is gone (`missing` says so), damaged or edited since (`pbem submit` says so when it
-    must open it) is left out, never said as sealed (a cheater's probe: an edited file made
-    `pbem show` tell a referee of a chit never sealed, and a malformed one stopped it)."""
+    folder's private/ keeps them: what the sealer wrote, for the sealer's own eyes (a new
+    user's probe: a player could read her own chits only by opening private/ by hand). Only
+    items that are what was sealed, by their salt and the seal's hash: one whose file is gone,
+    damaged or edited since (`unopenable` says so) is left out, never said as sealed (a
+    cheater's probe: an edited file made `pbem show` tell a referee of a chit never sealed,
+    and a malformed one stopped it)."""
+    return _kept(folder, side, state)[0]
+
+
+def _kept(folder: Any, side: str, state: dict | None = None) -> tuple[dict[str, dict], list[str]]:
+    """`own_items` and `unopenable`, in one pass that reads each file of private/ once."""
     from pbem.core.engine import as_sealed
 
-    out: dict[str, dict] = {}
-    game_id = folder.game.game_id
+    items: dict[int, list[dict]] = {}
     for item in (state or folder.state)["sealed"].get(side, {}).get("items", []):
-        seq, n = (int(part) for part in item["id"].split("."))
+        items.setdefault(int(item["id"].split(".")[0]), []).append(item)
+    good: dict[str, dict] = {}
+    problems = []
+    for seq in sorted(items):
         source = path(folder, seq, side)
+        where = f"{folder.relative(source)}, where pbem kept the orders {side} sealed in packet {seq},"
         if not source.is_file():
+            problems.append(f"{where} is missing: `pbem submit` cannot open them when the rules reveal them, and the "
+                            f"game stops there; copy it back from the folder where you sealed them, or from a backup")
             continue
+        bad = []
         try:
             kept = load_mapping(source, folder.relative(source))
-            entry = {"salt": kept["salts"][n - 1], "item": kept["items"][n - 1]}
-            if as_sealed(game_id, seq, side, entry, item["hash"]):
-                out[item["id"]] = entry
-        except (PbemError, KeyError, IndexError, TypeError, ValueError):
-            continue          # damaged: `pbem submit` says so when it must open it
-    return out
+        except PbemError:
+            kept = None
+        for item in items[seq]:
+            n = int(item["id"].split(".")[1])
+            try:
+                entry = {"salt": kept["salts"][n - 1], "item": kept["items"][n - 1]}
+                sealed = as_sealed(folder.game.game_id, seq, side, entry, item["hash"])
+            except (KeyError, IndexError, TypeError, ValueError):
+                sealed = False
+            if sealed:
+                good[item["id"]] = entry
+            else:
+                bad.append(item["id"])
+        if bad:
+            them = "it" if len(bad) == 1 else "them"
+            problems.append(f"{where} no longer holds {'item' if len(bad) == 1 else 'items'} {', '.join(bad)} as "
+                            f"sealed (the file was damaged or changed since `pbem submit --seal` wrote it): `pbem "
+                            f"submit` cannot open {them} when the rules reveal {them}, and the game stops there; "
+                            f"restore the file from a copy")
+    return good, problems
 
 
 def opening(folder: Any, side: str, due: list[str]) -> list[dict]:

@@ -505,12 +505,14 @@ def open_chit(rules: dict, side: str, rec: dict) -> str | None:
 class OwnChit(NamedTuple):
     """A group's sealed chit as its owner knows it (`own_chit`): the item's name, the chit
     sealed, and, once Issuing Orders has tested it, what its opening will give (`opening`):
-    the chit the group then carries and the words of the event; before the test, None."""
+    the chit the group then carries, the words of the event and the test die where the opening
+    reads it (a chit that was to change); before the test, None."""
 
     item: str
     order: str
     now: str | None = None
     words: str | None = None
+    die: int | None = None
 
 
 def own_chit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict]) -> OwnChit | None:
@@ -531,8 +533,8 @@ def own_chit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict]) -> OwnCh
                 and (entry is None or name == entry["item"])):
             if entry is None:
                 return OwnChit(name, item["order"])
-            now, words, _ = opening(sc, side, entry, item, lambda: sealed_die(entry["draw"], kept["salt"]))
-            return OwnChit(name, item["order"], now, words)
+            now, words, fields = opening(sc, side, entry, item, lambda: sealed_die(entry["draw"], kept["salt"]))
+            return OwnChit(name, item["order"], now, words, fields.get("die"))
     return None
 
 

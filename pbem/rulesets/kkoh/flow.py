@@ -461,8 +461,8 @@ def sealed_listing(sc: Scenario, rules: dict, need: Need, own: dict[str, dict]) 
         else:
             # and whether the change sealed for it held (a players' probe: "B-Gem-1, B-Gem-2 (HD)"
             # did not say that the M sealed for them had failed, on a die of 1)
-            shown = mine.words.removeprefix(named + ": ")
-            idle.append(f"{named} ({mine.now}" + (f"; sealed {mine.order}: {shown}" if "die " in shown else "") + ")")
+            tested = f"; sealed {mine.order}: {mine.words.removeprefix(named + ': ')}" if mine.die is not None else ""
+            idle.append(f"{named} ({mine.now}{tested})")
     note = ("Your groups whose chit is sealed are shown before they move (pbem checks each move against the chit, "
             "K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders may go in this packet; the orders wait "
             "in the queue while your next packet opens the chit (`pbem submit` does) and are checked against it "
