@@ -235,6 +235,29 @@ def test_9_68_split_result_defender_first_then_attacker():
     assert st.hex_of(rules, "G/57") == "N2245"                                      # took its loss: may advance
 
 
+def test_9_68_an_attacker_retreating_never_enters_the_hex_it_attacked():
+    """A cheater's probe: in a split result the defender goes first (9.68) and may leave his
+    hex empty (here, and in no enemy ZOC); the attacker who then chose to retreat rather than lose a step had the defender's
+    own standing order (`retreat_paths: first`) put him on the hex just won, an advance for no
+    step. Only attackers still in their hex advance (9.68, 9.81): a retreat goes elsewhere."""
+    sc = SC()
+    units = {"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246"}, **HQ}
+    for answer in ("first", "ask"):
+        rules = at(phase="combat", units=units)
+        play(rules, [attack(["N2245"], ["G/57"])], dice=[2],
+             policies={"defender_result": "loss", "attacker_result": "retreat", "retreat_paths": answer})
+        assert rules["units"]["R/6"] == "gone"              # D1/A1: the defender's one step lost, N2245 empty
+        if answer == "ask":
+            paths = [o["path"] for o in combat.retreat_options(sc, rules, rules["combat"])]
+            assert paths and all(len(p) == 1 and "N2245" not in p for p in paths), paths
+            assert all(sc.distance(sc.idx["N2246"], sc.idx[p[0]]) == 1 for p in paths)
+            refused(rules, {"type": "retreat", "unit": "G/57", "path": ["N2245"]}, "9.72",
+                    "not a legal path of retreat")
+        else:
+            here = st.hex_of(rules, "G/57")
+            assert here not in ("N2245", "N2246") and sc.distance(sc.idx["N2246"], sc.idx[here]) == 1
+
+
 def test_9_69_engaged_both_lose_a_step_nobody_moves():
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [3, 9]}, "GR/9": {"hex": "N2245"},
                                       "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, **HQ})

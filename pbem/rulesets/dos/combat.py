@@ -990,10 +990,12 @@ def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) 
     c["step"] = f"{which}-retreat"
 
 
-def _geometry(sc: Scenario, rules: dict, uid: str, n: int, board: Board | None = None) -> list[list[int]]:
+def _geometry(sc: Scenario, rules: dict, uid: str, n: int, board: Board | None = None,
+              attacked: frozenset[int] = frozenset()) -> list[list[int]]:
     """9.71, 9.72 (errata): every path of exactly n hexes ending n hexes away, not into enemy
     units, Enemy ZOC (unless a friendly unit holds the hex, 8.24), terrain or hexsides the unit
-    could not move through, or a Major river hexside (stacking aside)."""
+    could not move through, or a Major river hexside (stacking aside); nor, for an attacker,
+    into or through the hexes it attacked (`attacked`, `not_into`)."""
     side = sc.side_of[uid]
     board = board or view(sc, rules)
     start = sc.idx[st.hex_of(rules, uid)]
@@ -1002,7 +1004,7 @@ def _geometry(sc: Scenario, rules: dict, uid: str, n: int, board: Board | None =
     # 9.71: "never ... into a hex containing an Enemy unit" - a hex an enemy air unit or truck
     # holds alone too: 12.38 and 14.13 let enemy units *move* into one, and a retreat is not
     # movement (6.24)
-    blocking = board.side_hexes(other(side))
+    blocking = board.side_hexes(other(side)) | attacked
     steps = sc.steps(side, sc.units[uid].move_class)
     found: list[list[int]] = []
     # depth first, each hex's neighbours in order (a stack, not a recursive closure: pbem
@@ -1042,8 +1044,24 @@ def _division_retreat(sc: Scenario, rules: dict, c: dict | None, uid: str) -> tu
     return d, placed, rest
 
 
-def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = None) -> list[list[int]]:
-    """9.71-9.73 (errata 9.72): every path of exactly n hexes ending n hexes away (`_geometry`);
+def not_into(sc: Scenario, c: dict, uid: str) -> frozenset[int]:
+    """The hexes a unit of combat `c` may not retreat into or through beyond those of 9.71: for
+    an attacker, the hexes it attacked. In a split result the defender goes first (9.68) and
+    may leave his hex empty; "if any attacking units remain in the original hex, they may
+    advance after combat, provided that the defending hex has been vacated" (9.68), and only
+    "victorious units" advance (9.81). An attacker retreating into the hex he attacked would
+    take it as if he had advanced, and for no step: a retreat goes away from the combat (the
+    reading of README; a cheater's probe had the defender's own standing order put a
+    retreating Axis stack on the front-line hex its defenders had just lost)."""
+    if sc.side_of[uid] != c["att"]:
+        return frozenset()
+    return frozenset(sc.idx[h] for h in c["targets"])
+
+
+def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = None, *,
+                  attacked: frozenset[int] = frozenset()) -> list[list[int]]:
+    """9.71-9.73 (errata 9.72): every path of exactly n hexes ending n hexes away (`_geometry`;
+    for an attacker, never into the hexes it attacked: `attacked`, or `not_into` of `c`);
     through vacant hexes if any such path exists, else through friendly hexes within the
     stacking limit into a vacant hex if any such path exists (9.73, 9.75: the reading of
     README), else into friendly hexes within the stacking limit.
@@ -1057,7 +1075,7 @@ def retreat_paths(sc: Scenario, rules: dict, uid: str, n: int, c: dict | None = 
     (`_split_refused`): no regiment is eliminated for a count that only the split makes."""
     side = sc.side_of[uid]
     board = view(sc, rules)
-    found = _geometry(sc, rules, uid, n, board)
+    found = _geometry(sc, rules, uid, n, board, not_into(sc, c, uid) if c else attacked)
     body = _division_retreat(sc, rules, c, uid)
     placed = set(body[1]) if body else set()
 
@@ -1129,7 +1147,7 @@ def _split_refused(sc: Scenario, rules: dict, c: dict, body: tuple[str, list[str
     def others(b: int) -> list[str]:
         return [u for u in friends(b) if u not in members]
 
-    ends = [sorted({p[-1] for p in _geometry(sc, rules, m, n, board)
+    ends = [sorted({p[-1] for p in _geometry(sc, rules, m, n, board, not_into(sc, c, m))
                     if all(stacking_ok(sc, rules, friends(b) + [m]) for b in p[:-1])}) for m in more]
     fixed = {m: board.where[m] for m in placed}
     fixed[uid] = end
@@ -1164,7 +1182,7 @@ def trapped(sc: Scenario, rules: dict, c: dict, which: str) -> list[str]:
     alone): a retreat eliminates them (9.73)."""
     n = _steps_of(c["def_part"] if which == "def" else c["att_part"])
     units = [u for u in _side_units(c, which) if st.on_map(rules, u) and u not in rules["pt"]["retreated"]]
-    return [u for u in units if not retreat_paths(sc, rules, u, n)]
+    return [u for u in units if not retreat_paths(sc, rules, u, n, attacked=not_into(sc, c, u))]
 
 
 def retreat_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
@@ -1216,7 +1234,7 @@ def answer_retreat(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     want = [sc.idx.get(h, -1) for h in order.get("path") or []]
     if want not in paths:
         body = _division_retreat(sc, rules, c, uid)
-        why = body and want in retreat_paths(sc, rules, uid, c["retreat"]["hexes"]) and \
+        why = body and want in retreat_paths(sc, rules, uid, c["retreat"]["hexes"], attacked=not_into(sc, c, uid)) and \
             _split_refused(sc, rules, c, body, want[-1])
         if why:                                          # 7.1 with 7.22: a split that leaves a regiment no room
             raise IllegalOrder("7.1", f"{uid} may not retreat into {sc.ids[want[-1]]}: {why}",
