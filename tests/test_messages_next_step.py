@@ -594,6 +594,30 @@ def test_forum_markup_is_named_only_where_a_copy_of_a_post_brings_it():
     assert refused.value.message.startswith(f"orders.yaml, line 4: {FORUM}; the YAML error")
 
 
+ENTITIES = ("the file holds HTML entities ({}) where the packet has characters, as a forum's or a web mail's page "
+            "writes them: save the packet attachment itself, unchanged, or copy it from the post as the page shows it")
+
+
+def test_a_packet_copied_from_a_pages_source_is_said_to_hold_html_entities(match, tmp_path):
+    """A referee's probe: a packet saved from a forum page's source, its quotes written as
+    `&quot;`, was refused as "anchors (&name) are not allowed", which says nothing of how the
+    file came to be so. Exit 4, nothing applied; a file of pbem's without entities is read as
+    before, and a string that holds an `&` is no entity."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    text = packet.read_text()
+    for entity, page in (("&quot;", text.replace('"', "&quot;")), ("&#34;", text.replace('"', "&#34;"))):
+        post = tmp_path / "page.yaml"
+        post.write_text(page)
+        result = run("adjudicate", "game/blue", post)
+        assert result.exit_code == 4, result.stderr
+        assert result.stderr.startswith(f"pbem: {post}, line "), result.stderr
+        assert f": {ENTITIES.format(entity)}; the YAML error: anchors (&name) are not allowed" in result.stderr
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+    with pytest.raises(InputError) as refused:
+        loads("orders:\n  - {type: end, note: &x 1}\n", "orders.yaml")      # an anchor of its own: no page's
+    assert "HTML" not in refused.value.message
+
+
 INDENTED = "the packet's indentation was changed, as a forum or mail program may change it"
 PUT_BACK = ("save the packet attached to the post or mail, unchanged, or copy it from the post's code block, which keeps "
             "its spaces")
@@ -627,7 +651,9 @@ def test_a_packet_of_many_orders_whose_indentation_a_forum_changed_is_named_as_s
     """A review: the diagnosis read only the signature's lines, so a packet with a long order
     or standing orders written over several lines, its indentation lost, was still refused as
     forged ("unknown packet field `type`", exit 3) or as malformed YAML. A packet stored in a
-    game folder keeps its refusal: audit speaks of a file altered there, not of a forum."""
+    game folder keeps its refusal and exit code, a file altered there, and audit says after it
+    how its indentation changed and what to do: a referee's probe built a folder of a thread's
+    packets and was told only that a packet field "must be a mapping"."""
     example = Path(__file__).resolve().parent.parent / "examples" / "chir-demo"
     seq, packet = next((int(p.name[:4]), p) for p in sorted((example / "packets").glob("*.yaml"))
                        if p.read_text().count("\n  ") > 2)     # indented lines beyond the signature's
@@ -649,4 +675,6 @@ def test_a_packet_of_many_orders_whose_indentation_a_forum_changed_is_named_as_s
     stored = folder / "packets" / packet.name
     stored.write_text(stored.read_text().replace("\n  ", "\n\u00a0\u00a0"))
     told = verification_failure("audit", folder)
-    assert told.startswith(f"pbem: audit failed: packets/{packet.name}: ") and "forum" not in told, told
+    assert told.startswith(f"pbem: audit failed: packets/{packet.name}: ") and \
+        told.endswith(f"; {INDENTED} (non-breaking spaces where it has spaces): {PUT_BACK}\n"), told
+    assert told.count(INDENTED) == 1

@@ -805,6 +805,8 @@ _CONTEXTS = [
 ]
 
 
+# the HTML entities a page writes for a packet's characters (quotes, <, >, &, a non-breaking space)
+_ENTITY = re.compile(r"&(?:quot|apos|amp|lt|gt|nbsp|#[0-9]{2,5}|#x[0-9A-Fa-f]{2,4});")
 WRAPPED = 80   # the longest line a file whose long lines a mail program wrapped holds (78, most often)
 
 
@@ -826,7 +828,14 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         return InputError(f"{source}, line {line}: the file holds forum markup ([code], [quote] or their closing "
                           f"tags): remove the tags and keep only what stands between them, or save the file attached "
                           f"to the post; the YAML error{where.group(1) or ''}: {error.message[where.end():]}")
-    if lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
+    entity = _ENTITY.search(text)
+    if entity is not None:
+        # a packet copied from a web page's source, or a web mail's, has its quotes written as
+        # `&quot;`, which YAML reads as an anchor (a referee's probe: "anchors (&name) are not allowed")
+        why = (f"the file holds HTML entities ({entity.group()}) where the packet has characters, as a forum's or a web "
+               f"mail's page writes them: save the packet attachment itself, unchanged, or copy it from the post as "
+               f"the page shows it")
+    elif lines and 2 * sum(line.lstrip().startswith(">") for line in lines) > len(lines):
         why = ("the file looks quoted by a mail client (its lines begin with \">\"): save the packet attachment "
                "itself, or remove the \"> \" quoting")
     elif (any(line.startswith("# pbem packet ") for line in all_lines) and max(map(len, all_lines)) <= WRAPPED

@@ -422,10 +422,15 @@ def _indentation_said(exc: PbemError, data: bytes, source: str, given: str | Non
     audience's probe found such a packet refused as forged, "packet field `signature` must be a
     mapping" (exit 3), or as malformed YAML. The indentation is not put back, so whether the
     packet is whole in itself is not known: it is checked as it was sent, once saved unchanged.
-    A file stored in a game folder keeps its refusal (audit: a file altered there)."""
+    A file stored in a game folder keeps its refusal and its exit code (audit: a file altered
+    there), with the same explanation after it: a referee who saved a thread's packets into a
+    folder was told only "packet field `signature` must be a mapping" (a referee's probe)."""
     text = data.decode("utf-8", errors="replace")
-    how = indentation_changed(text) if given else None
+    how = indentation_changed(text)
     if how is None or forum_markup(text):   # the tags are said first: the lines between them may be whole
+        return exc
+    if not given:
+        exc.message += f"; {INDENTATION.format(how=how)}"
         return exc
     what = "the packet check" if isinstance(exc, VerificationError) else "the YAML error"
     return InputError(f"{source}: {INDENTATION.format(how=how)}; {what}{exc.message.removeprefix(source)}")
