@@ -404,11 +404,17 @@ def test_05_a_packet_claiming_blue_signed_by_reds_key(table):
     first = rejected(red, ["adjudicate", red, forged], 3, "claims side blue", "not blue's key")
     assert table.keys["red"].public.fingerprint() in first
     assert "(that is red's key: red signed a packet in blue's name)" in first   # the referee is told whose
-    # the same, with blue's fingerprint written over the key name
+    # the same, with blue's fingerprint written over the key name: the referee is told whose
+    # key the signature holds, and that it verifies under it (a referee's probe: "the signature
+    # names key SHA256:..., not SHA256:...", the work of matching them left to him)
     packet = game.read_packet(forged)[0]
     packet["signature"]["key"] = table.keys["blue"].public.fingerprint()
     relabelled = table.post(packet)
-    rejected(red, ["adjudicate", red, relabelled], 3, "signature of side blue does not verify")
+    rejected(red, ["adjudicate", red, relabelled], 3, "claims side blue and names blue's key, but it was signed "
+             f"with red's key {table.keys['red'].public.fingerprint()} in game.yaml: red signed a packet in blue's name")
+    # a signature of red's key over other bytes is no proof that red signed this packet
+    packet["orders"] = [{"type": "end"}] if packet["orders"] != [{"type": "end"}] else []
+    rejected(red, ["adjudicate", red, table.post(packet)], 3, "signature of side blue does not verify")
 
 
 def test_05_a_key_not_in_the_genesis(table, tmp_path):
@@ -438,7 +444,7 @@ def _tampered(table: Table) -> tuple[Path, dict]:
     return table.dirs["blue"], table.packet("red", [FIRE])
 
 
-ALTERED = ["signature of side red (key SHA256:", "does not verify: the packet was altered after it was signed; "
+ALTERED = ["signature of side red (key SHA256:", "does not verify: the packet, or its signature, was altered after it was signed; "
            "ask red to send the packet file again, as an attachment, unchanged"]
 
 

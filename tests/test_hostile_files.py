@@ -280,8 +280,8 @@ def test_audit_and_adjudicate_say_a_field_edited_after_signing_breaks_the_signat
     altered = f"the signature of side {signer} (key SHA256:"
     first = refused(run("audit", folder), 3)
     assert first.startswith(f"pbem: audit failed: packets/{path.name}: {altered}") and first.endswith(
-        f"does not verify: the packet was altered after it was signed; ask {signer} to send the packet file again, "
-        f"as an attachment, unchanged"), first
+        f"does not verify: the packet, or its signature, was altered after it was signed; ask {signer} to send the "
+        f"packet file again, as an attachment, unchanged"), first
     monkeypatch.chdir(tmp_path)
     assert run("join", "follow", folder / "game.yaml").exit_code == 0
     seq = int(packet[:4])

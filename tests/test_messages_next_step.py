@@ -248,8 +248,8 @@ def test_an_altered_packet_says_to_ask_for_the_file_again(match, tmp_path):
     altered.write_text(text.replace(f'sent: "{SENT}"', 'sent: "2026-11-30T10:00:00Z"'))
     assert verification_failure("adjudicate", "game/blue", altered) == (
         f"pbem: {altered}: the signature of side red (key {match.keys['red'].public.fingerprint()}) does not "
-        f"verify: the packet was altered after it was signed; ask red to send the packet file again, as an "
-        f"attachment, unchanged\n")
+        f"verify: the packet, or its signature, was altered after it was signed; ask red to send the packet file "
+        f"again, as an attachment, unchanged\n")
 
 
 def test_an_altered_genesis_names_the_side_whose_signature_it_breaks(match):

@@ -198,8 +198,27 @@ def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of:
         keys.sshsig_verify(public, signed, blob, NAMESPACE)
     except keys.AlteredError:
         raise VerificationError(
-            f"{source}: the signature of side {side} (key {expected}) does not verify: the packet was altered after "
-            f"it was signed; ask {side} to send the packet file again, as an attachment, unchanged") from None
+            f"{source}: the signature of side {side} (key {expected}) does not verify: the packet, or its signature, "
+            f"was altered after it was signed; ask {side} to send the packet file again, as an attachment, "
+            f"unchanged") from None
     except VerificationError as exc:
+        other = _other_signer(packet, blob, side, keys_of or {})
+        if other is not None:   # a referee's probe: who signed it was left for him to work out
+            raise VerificationError(
+                f"{source}: the packet claims side {side} and names {side}'s key, but it was signed with {other}'s "
+                f"key {keys_of[other].fingerprint()} in game.yaml: {other} signed a packet in {side}'s name") from None
         raise VerificationError(f"{source}: the signature of side {side} does not verify ({exc.message})") from None
     return signed
+
+
+def _other_signer(packet: dict, blob: bytes, side: str, keys_of: dict) -> str | None:
+    """The other side whose genesis key the signature `blob` holds and verifies under, where
+    the packet's `signature.key` names `side`'s key (the fingerprint written over); else None."""
+    from pbem.core import keys
+
+    try:
+        signer = keys.sshsig_public_key(blob)
+    except VerificationError:
+        return None
+    return next((name for name, key in sorted(keys_of.items())
+                 if name != side and key.wire() == signer.wire() and _signed_by(key, packet, blob)), None)
