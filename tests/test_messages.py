@@ -327,6 +327,41 @@ def test_an_answer_to_a_decision_that_is_not_open_names_the_one_open_now(tmp_pat
     assert match.state("blue")["seq"] == 5                # nothing applied
 
 
+def test_an_answer_to_a_later_decision_that_an_earlier_answer_left_out_says_so(tmp_path):
+    """A players' probe (dos): the template listed the second retreat of a D1 worked out from
+    its default answer to the first; the player sent R/38 elsewhere, which left R/6 one vacant
+    hex (9.73), taken without asking, and his answer for it was refused as "answered already,
+    or never came", which it was not. The refusal says which answer of the packet left it out."""
+    from pbem.core.errors import RulesError
+    from pbem.rulesets.dos import RULESET as DOS
+    from tests.support.games import Match
+
+    doc = DOS.scenarios["historical"]()
+    doc["position"] = {"turn": 3, "player": "axis", "phase": "combat", "rest": "out",
+                       "units": {"R/6": {"hex": "N2245", "revealed": [4, 4]}, "R/38": {"hex": "N2245", "revealed": [4, 4]},
+                                 "A/21": {"hex": "N2143"}, "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2146"}}}
+    match = Match(tmp_path, "dos", key_seed="s11", scenario_doc=doc)
+    match.send("axis", [{"type": "attack", "targets": ["N2245"], "units": ["G/57"]}, {"type": "end"}],
+               {"retreat_paths": "ask"})
+    applied = match.send("soviet", [], {"defender_result": "retreat"})        # 1-1, die 2: D1/A1, retreated
+    assert applied.state["awaiting"]["decision"] == "1.1/retreat"
+    first, second = applied.state["rules"]["combat"]["retreat"]["queue"]
+    answers = [{"type": "retreat", "unit": first, "path": ["N2345"], "decision": "1.1/retreat"},
+               {"type": "retreat", "unit": second, "path": ["N2244"], "decision": "1.1/retreat/2"}]
+    with pytest.raises(RulesError) as refused:
+        match.send("axis", answers)
+    assert str(refused.value).startswith(
+        f"orders: order 2 (retreat path=N2244 unit={second}) answers decision 1.1/retreat/2, which is not open: it "
+        f"never came after this packet's answer to decision 1.1/retreat: the decisions `pbem orders` lists after an "
+        f"open one are worked out from the answers it fills in, and another answer may leave a later one with a single "
+        f"option, taken without asking, or none (docs/protocol.md §7.2); leave it out; "), str(refused.value)
+    assert match.state("axis")["seq"] == 2                                    # nothing applied
+    applied = match.send("axis", answers[:1])
+    assert [e["text"] for e in applied.events if e["type"] == "retreat"][:2] == [
+        f"{first} retreats N2245 -> N2345 (path chosen by the axis player, 9.72).",
+        f"{second} retreats N2245 -> N2244 (the only path open, 9.72)."]
+
+
 # --- the joiner's last step (players' probe) -------------------------------------------------------
 
 def test_the_joiner_is_told_what_he_does_next_for_his_own_side(tmp_path, monkeypatch):

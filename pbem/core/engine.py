@@ -888,6 +888,7 @@ class _Run:
         self.dice, self.source, self.events = dice_source, source, events
         self.status: dict | None = None
         self.waited: tuple[str, dict] | None = None   # the step last reported waiting for dice, and that report
+        self.answered: list[str] = []   # the decisions orders of packet k answered, in turn (`_not_open`)
         # the sealed step the game waited for dice in as packet k came (side, kind), until another
         # step comes in this packet: an open answer to it, sent before, goes on in it; a later step
         # of its kind is another (a cheater's probe: the next turn's order chits, reached in the
@@ -952,8 +953,24 @@ class _Run:
             else:
                 self.status = {"waiting_for": "sealed orders" if need.sealed else "orders", "need": need}
                 return
+            if item is not None and "decision" in item and item["seq"] == self.k:
+                self.answered.append(item["decision"])
             if not self._step(need, key, item, order, chosen_by, rolls):
                 return
+
+    def _not_open(self, item: dict) -> str:
+        """Why an answer of packet k names a decision that is not open: one that never came
+        after an earlier answer of the same packet closed the decisions of its order (a players'
+        probe: the template listed a second retreat of a combat, worked out from its default
+        answer to the first; another answer to the first left one path to the second, which is
+        then taken and not asked), or in general."""
+        origin = item["decision"].split("/", 1)[0]
+        before = next((key for key in self.answered if key.split("/", 1)[0] == origin), None)
+        if before is None:
+            return "it was answered already, or never came (docs/protocol.md §7.2)"
+        return (f"it never came after this packet's answer to decision {before}: the decisions `pbem orders` lists "
+                f"after an open one are worked out from the answers it fills in, and another answer may leave a later "
+                f"one with a single option, taken without asking, or none (docs/protocol.md §7.2); leave it out")
 
     def _step(self, need: Need, key: str | None, item: dict | None, order: dict, chosen_by: str, rolls: bool) -> bool:
         """Apply one order; False when the run must stop here for dice."""
@@ -1063,8 +1080,8 @@ class _Run:
             if origin not in live:
                 if item["seq"] == self.k:
                     raise RulesError(f"{self.source}: order {item['index']} ({order_text(item['order'])}) answers "
-                                     f"decision {item['decision']}, which is not open: it was answered already, or "
-                                     f"never came (docs/protocol.md §7.2); {self._open_now(item['side'])}")
+                                     f"decision {item['decision']}, which is not open: {self._not_open(item)}; "
+                                     f"{self._open_now(item['side'])}")
                 queue.remove(item)
                 self.events.append({"type": "void", "text": f"{item['side']} order {item['index']} of packet "
                                     f"{item['seq']} ({order_text(item['order'])}) is void: its decision "
