@@ -295,6 +295,40 @@ def test_only_a_unit_lists_its_rail_moves_and_an_air_units_too():
     assert not [o for o in flow.listing(sc, rules, need, "AirK/4")[0] if o["type"] == "move"]
 
 
+def test_only_a_reinforcement_lists_its_entries_by_rail_too():
+    """A players' probe: `--only TC/4` listed 42 entries, each to an entry hex alone, and the
+    player wrote `{type: enter, ..., rail: true}` by hand. A reinforcement named lists its
+    entries followed by a rail move (15.3 with 6.3), each rail hex it can reach once, from a
+    rail hex of entry outside any Enemy ZOC; every one is taken by the engine."""
+    from pbem.core import engine, game
+
+    opened = game.open_folder(EXAMPLE)
+    found = None
+    for seq in range(opened.state["seq"] + 1):
+        state = game.load_state(EXAMPLE, seq, opened.game)
+        need = engine.awaited_need(state)
+        counted = [u for u in movement.ready(SC(), state["rules"], "soviet") if movement.rail_units(SC(), u)] \
+            if need is not None and need.kind == "soviet-move" and state["rules"]["phase"] == "move" else []
+        if counted:              # a unit that counts against the rail limit (not an HQ, 11.22)
+            found = state, need, counted[0]
+            break
+    if found is None:
+        pytest.fail("no state of the dos example waits for a Soviet Initial Movement Phase with reinforcements")
+    state, need, uid = found
+    sc, rules = SC(), state["rules"]
+    orders, _ = flow.listing(sc, rules, need, uid)
+    plain = [o for o in orders if o["type"] == "enter" and not o.get("rail")]
+    by_rail = [o for o in orders if o["type"] == "enter" and o.get("rail")]
+    assert plain and len(by_rail) > len(plain), (len(plain), len(by_rail))
+    ends = [o["path"][-1] for o in by_rail]
+    assert len(set(ends)) == len(ends) and not set(ends) & {o["path"][0] for o in plain}
+    assert {o["path"][0] for o in by_rail} <= {o["path"][0] for o in plain}
+    for order in by_rail[:: max(1, len(by_rail) // 8)] + by_rail[-1:]:
+        assert takes(rules, order), order
+    rules["rail_used"] = movement.RAIL_LIMIT["soviet"]                           # 6.31: the limit reached
+    assert not [o for o in flow.listing(sc, rules, need, uid)[0] if o.get("rail")]
+
+
 def test_a_combat_phase_lists_each_attack_and_says_what_else_may_be_ordered():
     sc = SC()
     rules, ctx = set_up()

@@ -827,7 +827,7 @@ def ready(sc: Scenario, rules: dict, side: str) -> list[str]:
 def _entries(sc: Scenario, rules: dict, side: str, board: Board, ctx: Context,
              unit: str | None = None) -> list[dict]:
     """The entries of the first reinforcement ready to enter, at six of its entry hexes; of
-    `unit` (if ready), at every one."""
+    `unit` (if ready), at every one, and its entries by rail (`_rail_entries`)."""
     waiting = ready(sc, rules, side)
     out = []
     held = ctx.blocking       # 6.21: `board` may show the mover's side only
@@ -847,4 +847,27 @@ def _entries(sc: Scenario, rules: dict, side: str, board: Board, ctx: Context,
         step = max(1, len(ok) // 6)
         for i in ok[::step][:6] if unit is None else ok:
             out.append({"type": "enter", "units": [uid], "path": [sc.ids[i]]})
+        if unit is not None:
+            out += _rail_entries(sc, rules, side, board, ctx, uid, ok)
+    return out
+
+
+def _rail_entries(sc: Scenario, rules: dict, side: str, board: Board, ctx: Context, uid: str,
+                  entries: list[int]) -> list[dict]:
+    """The unit's entries followed by a rail move (15.1, 15.3 with 6.3: `enter` with `rail`),
+    to every rail hex it can reach so and fit in, each once, from the first of `entries` (in
+    their order) that reaches it: a players' probe found `--only UNIT` listing entries by foot
+    only, and wrote the rail entry by hand."""
+    if rules["rail_used"] + rail_units(sc, uid) > RAIL_LIMIT[side] or may_move(sc, rules, uid, rail=True):
+        return []
+    out, seen = [], set(entries)
+    for i in entries:
+        if i not in sc.rail_hex or i in ctx.ezoc:                                      # 6.32, 8.22
+            continue
+        reach, parent = rail_search(sc, rules, ctx, i)
+        for b in sorted(reach, key=lambda x: (-reach[x], x)):
+            if b not in seen and _fits(sc, rules, board, [uid], b):
+                seen.add(b)
+                out.append({"type": "enter", "units": [uid], "path": [sc.ids[x] for x in [i] + path_to(parent, i, b)],
+                            "rail": True})
     return out
