@@ -329,6 +329,28 @@ def test_only_a_reinforcement_lists_its_entries_by_rail_too():
     assert not [o for o in flow.listing(sc, rules, need, uid)[0] if o.get("rail")]
 
 
+def test_submit_says_that_the_attackers_standing_order_retreats_them_from_a_hex_won(tmp_path):
+    """A players' probe: at 6-1 a De/A1 retreated the four attackers by the standing order
+    `attacker_result: retreat`, the hex won left empty, and the player learned it only once the
+    dice were open. A packet of attacks under that standing order is warned of it, once (not
+    again as a caution of the imagined play); under `loss` it is not."""
+    from pbem.rulesets.dos import RULESET as DOS
+    from tests.support.games import Match
+
+    doc = DOS.scenarios["historical"]()
+    doc["position"] = {"turn": 3, "player": "axis", "phase": "combat", "rest": "out",
+                       "units": {"R/6": {"hex": "N2245", "revealed": [4, 4]}, "A/21": {"hex": "N2143"},
+                                 "G/57": {"hex": "N2246"}}}
+    attack = [{"type": "attack", "targets": ["N2245"], "units": ["G/57"]}, {"type": "end"}]
+    for policies, said in ((None, 1), ({"attacker_result": "loss"}, 0)):
+        match = Match(tmp_path / str(said), "dos", key_seed="s11", scenario_doc=doc)
+        warnings = match.send("axis", attack, policies).warnings
+        assert sum(flow.ATTACKER_RETREATS in w for w in warnings) == said, warnings
+        assert [w for w in warnings if flow.ATTACKER_RETREATS in w] == [flow.ATTACKER_RETREATS] * said
+    assert flow.ATTACKER_RETREATS.startswith("your standing order `attacker_result: retreat` answers the attackers' "
+                                             "part of every result of your attacks, split ones too (D1/A1, De/A1)")
+
+
 def test_a_combat_phase_lists_each_attack_and_says_what_else_may_be_ordered():
     sc = SC()
     rules, ctx = set_up()

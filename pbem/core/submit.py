@@ -222,13 +222,16 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
     queued = still_queued(after, side, after["seq"])
     open_orders = [] if sealed or not isinstance(gave, list) else gave
     first = len(before["sealed"].get(side, {}).get("due", [])) + 1   # the items it opens come first (§8)
+    cautions = g.cautions(after, events, side, queued)
+    # a caution of the position as it stands is said once, not again as one of the imagined play
+    foreseen = [said for said in foresee(g, after, side, folder) if said.removeprefix(IMAGINED_WORDS) not in cautions]
     return (repeats(after, side, open_orders, first) + answered_twice(open_orders, first)
             + after_end(g, before, side, open_orders, first) + dropped(after, events, side, open_orders, first)
             + unawaited(g, before, side, gave) + misnamed(after, side)
-            + foresee(g, after, side, folder)
+            + foreseen
             + kept(after, side, g.secure and g.ruleset.sealed_steps) + idle(before, after, side, gave)
             + left_open(after, side, gave) + script_used_up(after)
-            + not_yours(g, side, policies) + g.cautions(after, events, side, queued)
+            + not_yours(g, side, policies) + cautions
             + (others_folder(g, folder, side, after["seq"]) if sealed else []))
 
 
@@ -565,10 +568,12 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     # (of what the imagined play did: the orders still queued, and the position as it stands, are
     # spoken of by the real warnings)
     now = set(g.cautions(state, [], side, []))
-    later = [f"once the dice come (imagined here): {caution}" for caution in g.cautions(after, events, side, [])
-             if caution not in now]
+    later = [f"{IMAGINED_WORDS}{caution}" for caution in g.cautions(after, events, side, []) if caution not in now]
     return (void_words(runs, certain) if first else []) + later + unlooked(
         g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
+
+
+IMAGINED_WORDS = "once the dice come (imagined here): "
 
 
 def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dict]:

@@ -456,6 +456,14 @@ COMBAT_STACKING_WORDS = ("at any time of a Combat Phase a hex may hold at most 3
                          "an HQ; trucks and air units do not count")
 
 
+# a players' probe: at 6-1 a De/A1 retreated the four attackers by this standing order, their hex
+# won left to the enemy, which a player learned only once the dice were open
+ATTACKER_RETREATS = ("your standing order `attacker_result: retreat` answers the attackers' part of every result of "
+                     "your attacks, split ones too (D1/A1, De/A1): your attacking units retreat, the enemy choosing "
+                     "the paths (9.72), and none advances into the hex won (9.68); `loss` keeps them there to "
+                     "advance, `ask` leaves you the choice once the dice are known")
+
+
 def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: list[dict],
              policies: dict | None = None) -> list[str]:
     """What `pbem submit` warns a dos player of (README, "Orders"): units of his the packet
@@ -464,7 +472,9 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     queued orders that no state of the game can take (an id of no unit or hex, an Axis unit
     placed outside its band), which would be void when the game reaches them; reinforcements
     left off the map as his Initial Movement Phase ended (15.1, 15.3: they may enter later);
-    in the Axis set-up, the regiments of a division placed apart (5.3)."""
+    attacks of his packet whose attackers' part of a result his standing order answers with a
+    retreat (`ATTACKER_RETREATS`); in the Axis set-up, the regiments of a division placed
+    apart (5.3)."""
     out = []
     for item in queued:
         why = _never(sc, item["order"], side)
@@ -484,6 +494,10 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
             named = ", ".join(left[:8]) + (f" and {len(left) - 8} more" if len(left) > 8 else "")
             out.append(f"{len(left)} of your reinforcements did not enter as your Initial Movement Phase ended "
                        f"({named}): they wait off the map for a later one (15.1, 15.3)")
+    if (policies or {}).get("attacker_result") == "retreat" and (
+            any(item["order"].get("type") in ("attack", "overrun") for item in queued)
+            or any(e["type"] == "attack" and e.get("side") == side for e in events)):
+        out.append(ATTACKER_RETREATS)
     asked = any(p["kind"] == "directive-removal" for p in rules["pending"])     # the choice is under way
     if side == "axis" and rules["player"] == "axis" and rules["phase"] != "over" and not asked:
         from .directives import excess_words
