@@ -622,8 +622,14 @@ def test_07_a_report_that_mixes_kinds_of_line_break_is_reported(table):
     number = next(i for i, line in enumerate(text.split("\n"), 1) if line.startswith("  - Die: "))
     lines = text.split("\n")
     path.write_bytes(("\n".join(lines[:number - 1]) + "\r" + "\n".join(lines[number - 1:])).encode())
-    first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report mixes kinds of line break")
+    first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report mixes kinds of line break, which hides "
+                     "lines from a reader: a terminal writes the line after a bare CR over the one before it")
     assert f"(line {number - 1}: expected 'LF', found 'CR')" in first
+    # a stray CR LF hides nothing, and is said as what it is (a referee's probe: "a bare CR" where none was)
+    path.write_bytes(("\n".join(lines[:number - 1]) + "\r\n" + "\n".join(lines[number - 1:])).encode())
+    first = rejected(blue, ["audit", blue], 3, "aar/0002.md", "the report mixes kinds of line break, where a mail "
+                     "program or an editor writes one kind throughout: these lines were written otherwise")
+    assert f"(line {number - 1}: expected 'LF', found 'CR LF')" in first and "bare CR" not in first
 
 
 # --- 8. forged reveal ------------------------------------------------------------------------
@@ -1840,23 +1846,27 @@ def test_30_the_files_a_file_browser_leaves_are_passed_over_and_only_those(table
         (blue / name).write_bytes(b"\x00\x05\x16\x07 not yaml")
     ok(run("audit", blue))
     (blue / "packets" / "._more").mkdir()
-    rejected(blue, ["audit", blue], 3, "packets/._more", "a file audit does not expect")
+    rejected(blue, ["audit", blue], 3, "packets/._more", "a folder audit does not expect in a game folder (remove it, "
+             "or keep it elsewhere)")
 
 
-@pytest.mark.parametrize("make", [
-    lambda path, copy: (copy.write_bytes(path.read_bytes()), path.unlink(), path.symlink_to(copy)),
-    lambda path, copy: (path.unlink(), path.mkdir()),
+@pytest.mark.parametrize("make, kind", [
+    (lambda path, copy: (copy.write_bytes(path.read_bytes()), path.unlink(), path.symlink_to(copy)), "a link"),
+    (lambda path, copy: (path.unlink(), path.mkdir()), "a folder"),
 ], ids=["link", "folder"])
 @pytest.mark.parametrize("name", ["packets/0001-red.yaml", "states/0001.yaml", "aar/0001.md"])
-def test_30_a_file_of_a_game_folder_is_a_plain_file_not_a_link_or_a_folder(table, tmp_path, make, name):
+def test_30_a_file_of_a_game_folder_is_a_plain_file_not_a_link_or_a_folder(table, tmp_path, make, kind, name):
     """What audit checks is the folder's own files: a state or packet replaced by a link (to a
     copy of the very same bytes, kept outside the folder, which may change under the referee)
-    or by a folder of its name is named, not read through."""
+    or by a folder of its name is named, not read through, as what it is (a referee's probe:
+    a link with a packet's name was called "a leftover or a stray file")."""
     table.send("red", [FIRE])
     blue = table.dirs["blue"]
     ok(run("audit", blue))
     make(blue / name, tmp_path / "kept-elsewhere")
-    rejected(blue, ["audit", blue], 3, name, "a file audit does not expect")
+    first = rejected(blue, ["audit", blue], 3, name, f"{kind}, not a plain file: audit reads only files kept in the "
+                     "game folder itself (put the file there in its place)")
+    assert "stray" not in first
 
 
 def test_30_a_link_of_a_file_browsers_name_is_named(table):

@@ -575,9 +575,19 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
             continue
         if name in allowed and path.is_dir() and not path.is_symlink():
             for inner, regular in _entries(path):
+                if not regular and allowed[name].match(inner):
+                    # named as what it is (a referee's probe: a link with a packet's name was called a
+                    # stray file); audit reads only files that are themselves in the folder (§10)
+                    kind = "a link" if (path / inner).is_symlink() else \
+                        "a folder" if (path / inner).is_dir() else "something other than a file"
+                    out.divergence = Divergence(f"{name}/{inner}", f"{kind}, not a plain file: audit reads only files "
+                                                "kept in the game folder itself (put the file there in its place)")
+                    return False
                 if not (regular and allowed[name].match(inner)):
-                    out.divergence = Divergence(f"{name}/{inner}", "a file audit does not expect in a game folder "
-                                                "(a leftover or a stray file: remove it, or keep it elsewhere)")
+                    stray = "a folder" if (path / inner).is_dir() and not (path / inner).is_symlink() else \
+                        "a file", "" if (path / inner).is_dir() else "a leftover or a stray file: "
+                    out.divergence = Divergence(f"{name}/{inner}", f"{stray[0]} audit does not expect in a game "
+                                                f"folder ({stray[1]}remove it, or keep it elsewhere)")
                     return False
                 if name == PRIVATE and not _seal_file(path / inner, f"{name}/{inner}", document, out):
                     return False
@@ -810,9 +820,13 @@ def _compare_report(path: str, rel: str, expected: str, out: AuditResult) -> boo
         # one kind throughout, as a mail program or an editor writes them: a bare CR among LFs
         # makes a terminal write the next line over the one before, and so hides a line of the
         # report from a reader while it still reads the same (a cheater's probe)
-        out.divergence = Divergence(rel, "the report mixes kinds of line break, which hides lines from a reader: "
-                                         "a terminal writes the line after a bare CR over the one before it",
-                                    f"line {mixed[0]}", mixed[1], mixed[2])
+        # what hides a line is a bare CR; a stray CR LF among LFs is said as what it is (a referee's
+        # probe: the verdict spoke of a bare CR where the file held none)
+        why = ("which hides lines from a reader: a terminal writes the line after a bare CR over the one before it"
+               if "CR" in mixed[1:] else "where a mail program or an editor writes one kind throughout: these lines "
+               "were written otherwise")
+        out.divergence = Divergence(rel, f"the report mixes kinds of line break, {why}", f"line {mixed[0]}", mixed[1],
+                                    mixed[2])
         return False
     found = found.replace("\r\n", "\n").replace("\r", "\n")
     if found == expected:
