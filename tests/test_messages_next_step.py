@@ -264,7 +264,29 @@ def test_an_altered_genesis_names_the_side_whose_signature_it_breaks(match):
             f"file was altered after red signed it, or the signature is not by red's key; use the file as it was "
             f"sent, unchanged\n")
     assert verification_failure("status", "game/blue") == f"pbem: {said}"
+    # audit also shows the field from the handshake file kept beside it, where that file's own
+    # signature verifies (a referee's probe: the field changed was left for him to find)
+    assert verification_failure("audit", "game/blue") == f"pbem: audit failed: {said}".removesuffix("\n") + (
+        "; join.yaml beside it, whose signature verifies, shows where (field created: expected "
+        "'2026-11-29T10:00:00Z', found '2026-11-29T10:00:01Z')\n")
+    Path("game/blue/join.yaml").unlink()            # no evidence beside it: the sentence alone
     assert verification_failure("audit", "game/blue") == f"pbem: audit failed: {said}"
+
+
+def test_another_games_genesis_in_a_folder_is_said_to_be_of_another_game(match, tmp_path):
+    """A referee's probe: game.yaml replaced by another game's genesis (whose signatures verify)
+    was reported as "join.yaml: the join kept in the folder is not the one game.yaml was made
+    from", which sends the referee to the wrong file. The handshake file and game.yaml are of
+    two games, told apart by the proposer's dice chain, and audit says so of both."""
+    other = Match(tmp_path / "other", "duel", key_seed="next-step-other")
+    for side, kept in (("blue", "join"), ("red", "proposal")):
+        shutil.copy(other.folders[side].path / "game.yaml", Path(f"game/{side}/game.yaml"))
+        told = verification_failure("audit", f"game/{side}")
+        assert told.startswith(f"pbem: audit failed: {kept}.yaml: the {kept} kept in the folder is of another game "
+                               f"than game.yaml (the proposer's dice chain differs): one of the two files was put here "
+                               f"from another game's folder (field sides[0].anchor: expected "
+                               f"'{other.genesis['sides'][0]['anchor']}', found '{match.genesis['sides'][0]['anchor']}')"
+                               ), told
 
 
 def test_a_genesis_altered_where_only_the_complete_genesis_is_signed_names_that_signature(match):

@@ -152,7 +152,11 @@ def _jobs(jobs: int | None) -> int:
 
 def _audit(folder: Path, out: AuditResult, jobs: int) -> None:
     document = load_mapping(folder / GENESIS, GENESIS)
-    game = open_genesis(document, kept=False)   # a full replay builds the scenario from the genesis, too
+    try:
+        game = open_genesis(document, kept=False)   # a full replay builds the scenario from the genesis, too
+    except VerificationError as exc:
+        out.divergence = _genesis_altered(folder, document, exc)
+        return
     out.game, out.mode = game.game_id, document["mode"]
     out.ruleset, out.options = {"id": document["ruleset"], "version": document["ruleset_version"]}, document["options"]
     out.keys = {side["name"]: side["fingerprint"] for side in document["sides"] if "fingerprint" in side}
@@ -609,7 +613,15 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
             if found is None:
                 continue
             field, expected, value = found
-            if field.split(".")[0] not in ("proposal_signature", "signatures"):
+            if _anchor(kept) is not None and _anchor(kept) != _anchor(document):
+                # a referee's probe: another game's game.yaml put in the folder was said to be a join
+                # altered; the proposer's dice chain tells two games apart
+                message = ("is of another game than game.yaml (the proposer's dice chain differs): one of the two "
+                           "files was put here from another game's folder")
+                field = next(f"sides[{n}].anchor" for n, side in enumerate(document["sides"])
+                             if side["name"] == document["proposer"])
+                expected, value = _anchor(document), _anchor(kept)
+            elif field.split(".")[0] not in ("proposal_signature", "signatures"):
                 message = "is not the one game.yaml was made from"
             elif isinstance(expected, str) and isinstance(value, str):   # ABSENT is no string
                 message = "carries a signature game.yaml does not: it was altered"
@@ -619,6 +631,39 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
                                         *("(absent)" if v is ABSENT else v for v in (expected, value)))
             return False
     return True
+
+
+def _genesis_altered(folder: Path, document: dict, exc: VerificationError) -> Divergence:
+    """The divergence of a game.yaml whose signatures fail: where a handshake file kept beside it
+    (proposal.yaml, join.yaml) verifies by itself, the first field in which game.yaml differs
+    from what that file's signer signed, with both values (a referee's probe: an edited option
+    was said to be "content that does not match what german signed", the field left for him to
+    find, though the proposal beside it held the signed value)."""
+    found = _divergence_of(exc)
+    for name, what, view in ((PROPOSAL, "proposal", genesis.proposal_view), (JOIN, "join", genesis.unsigned)):
+        try:
+            kept = load_mapping(folder / name, name)
+            if what == "proposal":
+                genesis.verify_proposal(kept, name)
+            else:
+                genesis.verify(kept, name, require_all=False)
+            signed, written = view(kept), view(document)
+        except (PbemError, KeyError, TypeError, ValueError):
+            continue        # no such file, or one that is itself no evidence
+        first = next(differences(signed, written, absent=ABSENT), None)
+        if first is not None:
+            field, expected, value = first
+            return Divergence(found.file, f"{found.message}; {name} beside it, whose signature verifies, shows "
+                                          f"where", field,
+                              *("(absent)" if v is ABSENT else v for v in (expected, value)))
+    return found
+
+
+def _anchor(document: dict) -> Any:
+    """The proposer's chain anchor of a genesis or a handshake file (None where it has none)."""
+    sides = document.get("sides")
+    return next((side.get("anchor") for side in sides if isinstance(side, dict)
+                 and side.get("name") == document.get("proposer")), None) if isinstance(sides, list) else None
 
 
 def _handshake_file(document: dict, what: str) -> dict | None:
