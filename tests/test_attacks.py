@@ -363,6 +363,15 @@ def test_03_a_packet_out_of_turn_beside_a_genuine_one_is_named_not_taken_for_a_f
     first = rejected(blue, ["audit", blue], 3, "audit failed", "packets/0002-blue.other.yaml: one of 2 files for seq 2",
                      f"it is a packet of another game ({second.game.game_id})")
     assert "fork" not in first
+    # a game of other keys too: said to be another game's, not refused for its key, which read
+    # as a forgery (a referee's probe)
+    (blue / "packets" / "0002-blue.other.yaml").unlink()
+    third = Table(table.root, name="strangers", key_seed="strangers")
+    third.send("red", [FIRE])
+    shutil.copy(third.post(third.packet("blue", [])), blue / "packets" / "0002-blue.other.yaml")
+    first = rejected(blue, ["audit", blue], 3, "audit failed", "packets/0002-blue.other.yaml: one of 2 files for seq 2",
+                     f"and not a second packet of it: it is a packet of another game ({third.game.game_id})")
+    assert "key" not in first and "fork" not in first
 
 
 def test_03_a_packet_filed_under_the_other_sides_name_is_named(table):

@@ -688,6 +688,13 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
     valid: dict[str, tuple[str, dict]] = {}
     for path, packet in entries:
         rel = str(path.relative_to(folder))
+        if packet["game"] != game.game_id:
+            # said first, blaming no side (a referee's probe: another game's packet kept as evidence
+            # was refused for its key, which read as a forgery)
+            out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and not a second "
+                                        f"packet of it: it is a packet of another game ({packet['game']}) "
+                                        f"(docs/protocol.md §10)", "game", game.game_id, packet["game"])
+            return True
         if game.secure:
             key = game.public_keys.get(packet["side"])
             try:
@@ -701,13 +708,10 @@ def _fork(folder: Path, game: engine.Game, entries: list[tuple[Path, dict]], out
         # a packet that could never have been sent for this seq is no evidence against the
         # side whose turn it was: the file named is the one that should not be there
         turn = game.sender_of(packet["seq"]) if game.secure else packet["side"]
-        if packet["game"] != game.game_id or packet["side"] != turn:
-            field, expected, found = (("game", game.game_id, packet["game"]) if packet["game"] != game.game_id
-                                      else ("side", turn, packet["side"]))
-            why = (f"it is a packet of another game ({found})" if field == "game"
-                   else f"seq {packet['seq']} is {turn}'s to send, and {found} signed it")
+        if packet["side"] != turn:
             out.divergence = Divergence(rel, f"one of {len(entries)} files for seq {packet['seq']}, and not a second "
-                                        f"packet of it: {why} (docs/protocol.md §10)", field, expected, found)
+                                        f"packet of it: seq {packet['seq']} is {turn}'s to send, and {packet['side']} "
+                                        f"signed it (docs/protocol.md §10)", "side", turn, packet["side"])
             return True
         if packet_id(packet) in valid:
             out.divergence = Divergence(rel, f"a second copy of packet {packet['seq']} "
