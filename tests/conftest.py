@@ -1,8 +1,15 @@
 import gc
 
 import pytest
+from hypothesis import settings
 
 from pbem import rulesets
+
+# No test is timed: speed is measured side by side in benchmarks/, never by a test. Hypothesis's
+# default deadline (200 ms an example) timed each example, and a suite run on a loaded machine
+# (`.ci/run` beside other work) failed a property test whose first example took 806 ms.
+settings.register_profile("pbem", deadline=None)
+settings.load_profile("pbem")
 
 # The suite's processes let the garbage collector wait, as the command line does (pbem/entry.py),
 # if less long: pbem makes no reference cycles (tests/test_cycles.py, and every conformance game

@@ -180,7 +180,7 @@ def _pairs_valid_by_both(samples: dict) -> list[tuple[int, int]]:
 
 
 @pytest.mark.long(15)
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(data=st.data())
 def test_the_fast_check_agrees_with_jsonschema(samples, data):
     i, j = data.draw(st.sampled_from(_valid_pairs(samples)))
