@@ -205,6 +205,21 @@ def test_a_die_comes_after_the_line_it_decided():
                                                               "Die: 4."]
 
 
+def test_a_bbcode_report_lists_each_run_of_dice_inside_the_line_it_decided_and_has_no_backquotes():
+    """An audience's probe: in a forum post the dice, indented under their line in Markdown,
+    were items of their own, and "`pbem submit --seal`" showed its backquotes."""
+    def roll(value):
+        return {"type": "roll", "text": f"Die: {value}.", "value": value}
+
+    events = [{"type": "fire", "text": "fire 1"}, roll(6), roll(2), {"type": "fire", "text": "fire 2"},
+              {"type": "note", "text": "send `pbem submit --seal` [b]x[/b]"}, roll(4)]
+    assert report._bbcode_items(events) == [
+        "[*]fire 1", "[list]", "[*]Die: 6.", "[*]Die: 2.", "[/list]", "[*]fire 2",
+        '[*]send "pbem submit --seal" [ b]x[ /b]', "[list]", "[*]Die: 4.", "[/list]"]
+    assert report._bbcode_items([roll(1), {"type": "fire", "text": "fire"}]) == [
+        "[*]Die: 1.", "[*]fire"]           # a die first, with no line before it, stays an item of the list
+
+
 @pytest.mark.parametrize("example", ["chir-demo", "dos-demo", "kkoh-demo", "stalingrad-demo"])
 def test_each_die_of_the_examples_follows_the_line_that_says_what_it_decided(example):
     """In every report of the examples, each run of dice follows the line that used them: a

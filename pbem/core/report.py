@@ -51,11 +51,25 @@ def render(game: Any, state: dict, events: list[dict], fmt: str = "md") -> str:
                + [""] + [part for line in tail for part in ("", markdown(line))][1:])
     elif fmt == "bbcode":
         out = ([f"[b]{bbcode(title)}[/b]", ""] + [bbcode(line) for line in head] + ["", "[list]"]
-               + [f"[*]{_text(e, bbcode)}" for e in events] + ["[/list]", ""] + [bbcode(line) for line in tail])
+               + _bbcode_items(events) + ["[/list]", ""] + [bbcode(line) for line in tail])
     else:
         out = ([shown(title), "=" * len(title)] + [shown(line) for line in head] + [""]
                + [f"- {_text(e, shown)}" for e in events] + [""] + [shown(line) for line in tail])
     return "\n".join(out) + "\n"
+
+
+def _bbcode_items(events: list[dict]) -> list[str]:
+    """The events as BBCode list items, each run of dice in a list of its own inside the item
+    before it, as the Markdown report indents them (an audience's probe: the dice read as
+    events of their own on a forum)."""
+    out: list[str] = []
+    nested = False
+    for e in events:
+        if (e["type"] == "roll") != nested and out:
+            out.append("[list]" if not nested else "[/list]")
+            nested = not nested
+        out.append(f"[*]{_text(e, bbcode)}")
+    return out + (["[/list]"] if nested else [])
 
 
 # After the events of a secure game that rolled dice: what a die's line says, for an audience

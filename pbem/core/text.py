@@ -73,6 +73,7 @@ def for_output(text: str) -> str:
 _MARKDOWN = re.compile(r"([\\`*_\[\]<|~&])")
 # BBCode tags open with "[" directly followed by a name, "/" or "*".
 _BBCODE = re.compile(r"\[(?=[A-Za-z/*])")
+_QUOTED = re.compile(r"`([^`]+)`")
 
 
 def markdown(text: str) -> str:
@@ -83,8 +84,11 @@ def markdown(text: str) -> str:
 
 
 def bbcode(text: str) -> str:
-    """One line of a BBCode report: a space after any "[" that could open a tag."""
-    return _BBCODE.sub("[ ", shown(text))
+    """One line of a BBCode report: a space after any "[" that could open a tag, and the words
+    pbem writes in backquotes (a command, a key) in double quotes, as a forum shows backquotes
+    as they are (an audience's probe: "`pbem submit --seal`" in a post)."""
+    text = _BBCODE.sub("[ ", shown(text))
+    return _QUOTED.sub(r'"\1"', text) if "`" in text else text
 
 
 def names(text: str, word: str) -> bool:
