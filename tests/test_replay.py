@@ -138,6 +138,22 @@ def test_on_a_phone_the_map_stands_above_the_report(browser, chir_page):
 
 
 @needs_browser
+def test_the_step_buttons_stay_at_the_very_top_of_a_scrolled_report(browser, chir_page):
+    """An audience's probe: scrolled, the report's text showed through a strip above the step
+    buttons (the panel's padding): they stand at the panel's top edge, on a wide screen and on
+    a phone, scrolled or not."""
+    top = ("(function () { var s = document.getElementById('side'), c = document.getElementById('controls');"
+           " return [s.getBoundingClientRect().top, c.getBoundingClientRect().top, s.scrollTop]; })()")
+    for width, height in ((1400, 700), (414, 896)):
+        browser.open(chir_page, width, height)
+        side, controls, _ = browser.js(top)
+        assert abs(controls - side) <= 1, (width, side, controls)     # (a phone: under the 1 px border)
+        browser.js("document.getElementById('side').scrollTop = 400")
+        side, controls, scrolled = browser.js(top)
+        assert scrolled >= 300 and abs(controls - side) <= 1, (width, side, controls, scrolled)
+
+
+@needs_browser
 def test_the_legend_stays_legible_beside_a_fitted_map(browser, chir_page):
     """The map is fitted to the window, and its key (title, turn, compass, legend) stands
     beside the report at its own size (audience probe: fitted with the map, a large map's

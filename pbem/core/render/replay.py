@@ -116,7 +116,7 @@ body{display:flex}
 #map svg{display:block}
 body.fit #map svg{width:100%;height:100%}
 #side{flex:0 0 34em;overflow:auto;height:100%;box-sizing:border-box;padding:0.8em 1em;border-left:1px solid #c4bea4;background:#ffffff}
-#controls{position:sticky;top:0;background:#ffffff;padding-bottom:0.5em;border-bottom:1px solid #e0dccb}
+#controls{position:sticky;top:-0.8em;margin-top:-0.8em;padding-top:0.8em;background:#ffffff;padding-bottom:0.5em;border-bottom:1px solid #e0dccb}
 #controls button{font-size:1em;min-width:2.6em;margin-right:0.2em}
 #controls input{width:100%;margin-top:0.4em}
 #where{font-weight:bold;margin-left:0.5em}
