@@ -121,7 +121,10 @@ def test_a_units_last_move_ends_at_its_counter_and_fire_goes_where_both_stood_as
     arrows = [i for i in RULESET.draw(sc, rules, events)["items"] if i["type"] == "arrow"]
     # B-N2 is not in 0201 in these rules (its move was undone or it moved on): the middle of the square
     assert [a["cells"] for a in arrows] == [["0202.01", "0203.21"], ["0202.21", "0201.11"], ["0201.01", "0402.10"]]
-    assert arrows[2]["text"] == "none (3)"
+    assert arrows[2]["text"] == "Blue: no effect (die 3)"     # whose fire, its result as the report says it
+    scored = [dict(events[2], effect="give-ground", die=4, score=6)]
+    assert [a["text"] for a in RULESET.draw(sc, rules, scored)["items"] if a["type"] == "arrow"] == \
+        ["Blue: Give Ground (die 4, total 6)"]
     # a unit that moves twice in the packet: the first move ends in the middle, the last at its counter
     twice = [{"type": "move", "units": ["B-N1"], "origin": "0202", "to": "0302"},
              {"type": "move", "units": ["B-N1"], "origin": "0302", "to": "0203"}]

@@ -18,6 +18,7 @@ import weakref
 from pbem.core.geometry import squaregrid as sg
 
 from . import command, report
+from .fire import FIRE_WORDS
 from .scenario import INSIDE, SIDES, Scenario
 from .state import Board
 
@@ -85,7 +86,6 @@ TOWARDS = {"N": "01", "S": "21", "E": "12", "W": "10", "NE": "02", "NW": "00", "
 
 
 _TABLES: "weakref.WeakKeyDictionary[Scenario, tuple[dict, list[dict], list[dict]]]" = weakref.WeakKeyDictionary()
-
 
 def draw(sc: Scenario, rules: dict, events: list[dict]) -> dict:
     board = Board(sc, rules)
@@ -306,6 +306,11 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
                                   f"{'a loss' if e['loss'] else 'no effect'}"})
         elif kind == "fire" and e.get("at") and e["at"][0] != e["at"][1]:
             # from where the firer stood to where the target stood as the die was rolled
-            items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "text": f"{e['effect']} ({e['die']})",
-                          "side": e.get("side") or sc.pieces[e["unit"]].side})
+            # whose fire, in the report's words, with its die and the total it made (an audience's
+            # probe: "none (5)" said neither who fired nor that 5 was a die)
+            side = e.get("side") or sc.pieces[e["unit"]].side
+            score = e.get("score", e["die"])
+            items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "side": side,
+                          "text": f"{side.capitalize()}: {FIRE_WORDS[e['effect']]} (die {e['die']}"
+                                  + (f", total {score})" if score != e["die"] else ")")})
     return items

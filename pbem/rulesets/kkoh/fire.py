@@ -24,6 +24,9 @@ from .common import lose
 from .scenario import CLASS_RANK, INSIDE, Feature, Scenario, other
 from .state import Board, mark
 
+# a Direct Fire result in words (K-DF-7), as the report and the picture say it
+FIRE_WORDS = {"loss": "a loss and Give Ground", "give-ground": "Give Ground", "none": "no effect"}
+
 
 def plan(rules: dict, side: str) -> list[dict]:
     """A side's fire plan so far (read only: never creates it)."""
@@ -430,7 +433,7 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
                   "give-ground" if score >= table["give_ground"] else "none")
         ctx.event("fire", f"{firer} fires at {target} in {shot['sq']}: die {die}" + "".join(
             f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: "
-            + {"loss": "a loss and Give Ground", "give-ground": "Give Ground", "none": "no effect"}[effect] + " (K-DF-6, K-DF-7).",
+            + FIRE_WORDS[effect] + " (K-DF-6, K-DF-7).",
             side=sc.pieces[firer].side, unit=firer, target=target, die=die, modifiers=mods, score=score, effect=effect,
             # where firer and target stand as the die is rolled, for the picture (a loss's Give Ground moves the target)
             at=[f"{rules['pieces'][u]['sq']}.{rules['pieces'][u]['cell']}" for u in (firer, target)], rule="K-DF-7")
