@@ -97,6 +97,31 @@ def test_counters_supply_and_control_markers_of_a_constructed_position():
     assert "control-soviet" in text and "control-axis" in text
 
 
+def test_every_marker_of_a_hex_is_drawn_apart_with_its_own_words():
+    """An audience's probe: a Soviet Air Interdiction marker was drawn over the Axis control
+    flag of its hex, without its "AI", so that the flag's "GT2" read as the marker's; and a
+    railhead in a hex with a flag or a marker was not drawn at all. Each marker of a hex has
+    its words, and the picture draws them apart, the second at the hex's right."""
+    sc = SC()
+    rules = at(units={"G/57": {"hex": "N2146"}, "Tr/1": {"hex": "N2048"}, "R/6": {"hex": "N2245"}})
+    rules["control"]["N2048"] = "a2"           # an Axis flag where a truck stands, its railhead
+    rules["interdiction"]["soviet"] = ["N2048"]
+    rules["railheads"] = [{"truck": "Tr/1", "chain": ["Tr/1"]}]
+    scene = draw.draw(sc, rules, [])
+    marks = items(scene, "mark", cell="N2048")
+    assert [(m["symbol"], m["text"]) for m in marks] == [("flag", "GT2"), ("circle", "AI"), ("square", "RH")]
+    painter = svg._Painter(scenes.Grid(scene["grid"]), {}, {}, 0, 0, scene["items"])
+    drawn = [painter.mark(m) for m in marks]
+    where = [tuple(map(float, re.search(r'(?:cx|x)="([-0-9.]+)" (?:cy|y)="([-0-9.]+)"', shape[0]).groups()))
+             for shape, _ in drawn if "circle" in shape[0] or "rect" in shape[0]]
+    flag = tuple(map(float, re.search(r'd="M([-0-9.]+) ([-0-9.]+)', drawn[0][0][0]).groups()))
+    cx, cy = painter.centre("N2048")
+    assert flag[0] < cx < where[0][0]                       # the flag at the hex's left, the marker at its right
+    assert where[1][1] > flag[1] and where[1][0] < cx                       # the third under the first
+    words = [re.search(r">([^<]*)</text>", said[0]).group(1) for _, said in drawn]
+    assert words == ["GT2", "AI", "RH"]
+
+
 def test_the_last_packets_attack_is_an_arrow_with_its_result():
     sc = SC()
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2146"},

@@ -327,6 +327,7 @@ class _Painter:
         self._taken: list[tuple[float, float, float, float]] | None = None
         self._stacks: dict[str, list[tuple[float, float, float, float]]] | None = None
         self._pairs: set[tuple[str, ...]] | None = None   # the one-step arrows, by their two cells
+        self._marks_in: dict[str, list[int]] = {}   # the marks of each cell drawn so far (`mark`)
 
     @property
     def stacks(self) -> dict[str, list[tuple[float, float, float, float]]]:
@@ -505,8 +506,14 @@ class _Painter:
         r = min(w, h) * 0.26
         style = f's-{item.get("style", "mark")}'
         symbol = item["symbol"]
-        # marks sit at the left of the cell, clear of the counters in its middle
-        mx, my = x - w * 0.97, y - h * 0.1
+        # marks sit at the left of the cell, clear of the counters in its middle; a cell's second
+        # mark at its right, a third and fourth under those, which may meet the words of the
+        # marks above them: three in a hex are rare (an audience's probe: a dos Air Interdiction
+        # marker hid the control flag of its hex, and the flag's "GT2" read as the marker's)
+        before = self._marks_in.setdefault(item["cell"], [])
+        before.append(id(item))
+        side = -1 if len(before) % 2 else 1
+        mx, my = x + side * w * 0.97, y - h * 0.1 + r * 2.4 * ((len(before) - 1) // 2)
         if symbol == "star":
             shape = f'<polygon class="{style}" points="{pts(_star(mx, my, r))}"/>'
         elif symbol == "circle":
@@ -528,8 +535,9 @@ class _Painter:
             # beginning under the mark, so that it runs into its own cell, not the one left of it
             # (audience probe: a stalingrad combat's words stood in the neighbouring area)
             # (a hex narrows to the left of its centre: there the words start under the mark, as before)
-            first = (x - w + 2 + bw / 2, my + r + size) if self.grid.kind == "area" else (mx, my + r + size)
-            spots = [first, (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3), (mx + bw / 2 - r, my + r + size)]
+            first = (x - w + 2 + bw / 2, my + r + size) if self.grid.kind == "area" and side < 0 else (mx, my + r + size)
+            spots = [first, (x, y + h + size + 2), (x, y + h - size * 1.6), (x, y - h - 3),
+                     (mx - side * (bw / 2 - r), my + r + size)]
             tx, ty = self.free_spot(spots, bw, size * 1.3, size, owner=(mx, my), under=self.ids_near(mx, my, bw, w, h))
             # its words among the names, over the lines of moves, as every name is (a probe: a
             # move's line hid the "T" of a kkoh command marker's name)

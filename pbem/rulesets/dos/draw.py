@@ -193,24 +193,20 @@ def _control(sc: Scenario, rules: dict) -> list[dict]:
     for side in ("axis", "soviet"):
         items.append({"type": "shade", "cells": sorted(sc.ids[i] for i in board.zoc(side)), "style": f"zoc-{side}",
                       "show": "zoc"})
-    marked = set()
+    # every marker of a hex, each with its own words: a hex's markers stand one under another
+    # (svg.py; an audience's probe: an Air Interdiction marker drawn over a control flag, the
+    # flag's "GT2" left under it and no "AI", and a railhead in such a hex not drawn at all)
     for h, entry in sorted(rules["control"].items()):
         side = "axis" if entry[0] == "a" else "soviet"
         if side == st.start_control(sc, sc.idx[h]):
             continue    # back with the side that held it at the start: no marker
-        marked.add(h)
         items.append({"type": "mark", "cell": h, "symbol": "flag", "style": f"control-{side}",
                       "text": f"GT{entry[1:]}" if entry[1:] != "0" else ""})
     for side in ("axis", "soviet"):
         for h in rules["interdiction"][side]:
-            items.append({"type": "mark", "cell": h, "symbol": "circle", "style": f"interdiction-{side}",
-                          "text": "" if h in marked else "AI"})
-            marked.add(h)
-    for r in rules["railheads"]:
-        h = st.hex_of(rules, r["truck"])
-        if h is not None and h not in marked:
-            items.append({"type": "mark", "cell": h, "symbol": "square", "style": "railhead", "text": "RH"})
-            marked.add(h)
+            items.append({"type": "mark", "cell": h, "symbol": "circle", "style": f"interdiction-{side}", "text": "AI"})
+    for h in sorted({st.hex_of(rules, r["truck"]) for r in rules["railheads"]} - {None}):
+        items.append({"type": "mark", "cell": h, "symbol": "square", "style": "railhead", "text": "RH"})
     return [i for i in items if i.get("cells", True)]
 
 
