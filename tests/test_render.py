@@ -1542,3 +1542,24 @@ def test_a_picture_says_which_state_it_is_and_whose_packet_made_it(ruleset_id, t
     assert f">State {seq}, after packet {seq} from {side}.<" in out.read_text()
     run("render", folder, "--state", 0, "-o", tmp_path / "s0.svg")
     assert ">State 0: the set-up, before any packet.<" in (tmp_path / "s0.svg").read_text()
+
+
+def test_a_chir_unit_whose_facing_turned_shows_it_on_its_counter_and_in_the_key():
+    """An audience's probe: a unit whose facing had turned (its movement over, 8.1) showed no
+    marker, though `pbem show --unit` listed it: its counter has a T tab, which the key says."""
+    import json as json_
+
+    from pbem.rulesets.chir import RULESET as CHIR_RULES
+    from tests.test_chir_rules import _doc
+
+    doc = json_.loads(_doc())
+    doc["position"] = {"turn": 1, "player": "soviet", "phase": "movement",
+                       "units": {"LW/I": {"hex": "3320"}, "333/1116": {"hex": "3220", "markers": ["done", "half"]}}}
+    sc_ = CHIR_RULES.scenario(doc, dict(CHIR_RULES.options))
+    scene = CHIR_RULES.draw(sc_, CHIR_RULES.setup(sc_), [])
+    counter = next(k for i in scene["items"] if i["type"] == "stack" for k in i["counters"] if k["unit"] == "333/1116")
+    assert counter["markers"] == ["half", "turned"]
+    text = svg.to_svg(scene)
+    drawn = re.search(r'<g class="counter" data-unit="333/1116">.*?</g>', text).group(0)
+    assert ">T</text>" in drawn and ">½</text>" in drawn
+    assert any("T facing turned: its movement is over (8.1)" in line for line in scene["legend"])

@@ -41,6 +41,7 @@ MARKERS: dict[str, tuple[str, str]] = {
     "fired": ("F", "#ff8c1a"),
     "half": ("½", "#5ec8f0"),
     "no-move": ("N", "#c0c0c0"),
+    "turned": ("T", "#c0c0c0"),
     "disrupted": ("D", "#ffd400"),
     "suppressed": ("S", "#ff8c1a"),
     "out-of-supply": ("S", "#ff6a4d"),

@@ -51,12 +51,16 @@ SETUP_STYLES = ("setup-german", "setup-soviet", "red-star")
 LEGEND = [
     "Counter: unit id; type (X infantry, oval tank, dot artillery, ^ anti-tank, arc flak); strength-morale. "
     "Red strength and bar: below printed strength (2.4).",
-    "Markers: C confusion (7.1), F fired (10.2), ½ Half Move (8.6), N may not move (8.6).",
+    "Markers: C confusion (7.1), F fired (10.2), ½ Half Move (8.6), N may not move (8.6), T facing turned: its "
+    "movement is over (8.1).",
 ]
 NOTE = ("Map reconstructed: the rulebook has no map, so terrain, rivers, roads, bridges, fronts and the "
         "positions of its places are rebuilt from its text (pbem/rulesets/chir/data/README.md).")
 SYMBOL = {"tank": "tank", "infantry": "infantry", "artillery": "artillery", "anti-tank": "anti-tank"}
-MARKERS = (("confusion", "confused"), ("fired", "fired"), ("half", "half"), ("no-move", "no-move"))
+# (an audience's probe: `done`, facing turned and movement over, was neither drawn nor in the key,
+# where `pbem show --unit` listed it)
+MARKERS = (("confusion", "confused"), ("fired", "fired"), ("half", "half"), ("no-move", "no-move"),
+           ("done", "turned"))
 # an attack under way, at each of its steps (9.x, 10.x), in words: not its step's name in the state.
 # At a "-hit" step the fire is rolled and its losses, morale and retreat are being taken (players'
 # probe: "the offensive fire's result next" while the game waited for the retreat that result made)
