@@ -122,6 +122,11 @@ def test_a_units_last_move_ends_at_its_counter_and_fire_goes_where_both_stood_as
     # B-N2 is not in 0201 in these rules (its move was undone or it moved on): the middle of the square
     assert [a["cells"] for a in arrows] == [["0202.01", "0203.21"], ["0202.21", "0201.11"], ["0201.01", "0402.10"]]
     assert arrows[2]["text"] == "Blue: no effect (die 3)"     # whose fire, its result as the report says it
+    # a unit that gave ground: its arrow ends at its counter too (an audience's probe: mid-square)
+    moved = {**rules, "pieces": {**rules["pieces"], "R-W1": dict(rules["pieces"]["R-W1"], sq="0403", cell="21")}}
+    gave = [{"type": "give-ground", "unit": "R-W1", "origin": "0402", "to": "0403", "side": "red"}]
+    assert [a["cells"] for a in RULESET.draw(sc, moved, gave)["items"] if a["type"] == "arrow"] == \
+        [["0402.01", "0403.21"]]
     scored = [dict(events[2], effect="give-ground", die=4, score=6)]
     assert [a["text"] for a in RULESET.draw(sc, rules, scored)["items"] if a["type"] == "arrow"] == \
         ["Blue: Give Ground (die 4, total 6)"]

@@ -279,7 +279,9 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
     def route(squares: list[str]) -> list[str]:
         return [f"{squares[0]}.{TOWARDS[sc.grid.heading(squares[0], squares[1])]}"] + [f"{s}.11" for s in squares[1:]]
 
-    last_move = {u: i for i, e in enumerate(events) if e["type"] == "move" for u in e["units"]}
+    # the last event that moved each unit: its arrow ends at the unit's counter, where it stands
+    last_move = {u: i for i, e in enumerate(events) if e["type"] in ("move", "give-ground")
+                 for u in (e["units"] if e["type"] == "move" else [e.get("unit")])}
     for i, e in enumerate(events):
         kind = e["type"]
         if kind == "move" and e.get("origin") != e.get("to"):
@@ -294,7 +296,11 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
                           "text": f"CA {e['assault']}", "side": e.get("side") or sc.pieces[e["units"][0]].side})
         elif kind == "give-ground" and e.get("origin") != e.get("to"):
             path = [e["origin"]] + [s for s in e.get("path") or [e["to"]] if s != e["origin"]]
-            items.append({"type": "arrow", "cells": route(path), "style": "give-ground",
+            cells = route(path)
+            lead = pieces.get(e["unit"])
+            if last_move.get(e["unit"]) == i and lead is not None and lead["sq"] == path[-1]:
+                cells[-1] = f"{lead['sq']}.{lead['cell']}"   # (an audience's probe: it ended mid-square)
+            items.append({"type": "arrow", "cells": cells, "style": "give-ground",
                           "side": e.get("side") or sc.pieces[e["unit"]].side})
         elif kind == "air-attack":
             # no line: the aircraft comes from off the table; a star in the square it struck, with
