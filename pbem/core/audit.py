@@ -588,10 +588,11 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
                                                 "kept in the game folder itself (put the file there in its place)")
                     return False
                 if not (regular and allowed[name].match(inner)):
-                    stray = "a folder" if (path / inner).is_dir() and not (path / inner).is_symlink() else \
-                        "a file", "" if (path / inner).is_dir() else "a leftover or a stray file: "
-                    out.divergence = Divergence(f"{name}/{inner}", f"{stray[0]} audit does not expect in a game "
-                                                f"folder ({stray[1]}remove it, or keep it elsewhere)")
+                    folder_here = (path / inner).is_dir() and not (path / inner).is_symlink()
+                    out.divergence = Divergence(f"{name}/{inner}", "a folder audit does not expect in a game folder "
+                                                "(remove it, or keep it elsewhere)" if folder_here else
+                                                "a file audit does not expect in a game folder (a leftover or a "
+                                                "stray file: remove it, or keep it elsewhere)")
                     return False
                 if name == PRIVATE and not _seal_file(path / inner, f"{name}/{inner}", document, out):
                     return False

@@ -959,11 +959,11 @@ class _Run:
                 return
 
     def _not_open(self, item: dict) -> str:
-        """Why an answer of packet k names a decision that is not open: one that never came
-        after an earlier answer of the same packet closed the decisions of its order (a players'
-        probe: the template listed a second retreat of a combat, worked out from its default
-        answer to the first; another answer to the first left one path to the second, which is
-        then taken and not asked), or in general."""
+        """Why an answer of packet k names a decision that is not open: where an earlier answer
+        of the same packet closed the decisions of that order, that this one never came after it
+        (a players' probe: the template listed a second retreat of a combat, worked out from its
+        default answer to the first; another answer to the first left one path to the second,
+        which was then taken without asking); else that it was answered already or never came."""
         origin = item["decision"].split("/", 1)[0]
         before = next((key for key in self.answered if key.split("/", 1)[0] == origin), None)
         if before is None:

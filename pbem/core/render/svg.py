@@ -327,7 +327,7 @@ class _Painter:
         self._taken: list[tuple[float, float, float, float]] | None = None
         self._stacks: dict[str, list[tuple[float, float, float, float]]] | None = None
         self._pairs: set[tuple[str, ...]] | None = None   # the one-step arrows, by their two cells
-        self._marks_in: dict[str, list[int]] = {}   # the marks of each cell drawn so far (`mark`)
+        self._marks_in: dict[str, list[int]] = {}   # the marks of each cell met so far, by id (`mark`)
 
     @property
     def stacks(self) -> dict[str, list[tuple[float, float, float, float]]]:
@@ -510,10 +510,12 @@ class _Painter:
         # mark at its right, a third and fourth under those, which may meet the words of the
         # marks above them: three in a hex are rare (an audience's probe: a dos Air Interdiction
         # marker hid the control flag of its hex, and the flag's "GT2" read as the marker's)
-        before = self._marks_in.setdefault(item["cell"], [])
-        before.append(id(item))
-        side = -1 if len(before) % 2 else 1
-        mx, my = x + side * w * 0.97, y - h * 0.1 + r * 2.4 * ((len(before) - 1) // 2)
+        met = self._marks_in.setdefault(item["cell"], [])
+        if id(item) not in met:
+            met.append(id(item))
+        slot = met.index(id(item))          # (the same mark drawn again stays where it was)
+        side = 1 if slot % 2 else -1
+        mx, my = x + side * w * 0.97, y - h * 0.1 + r * 2.4 * (slot // 2)
         if symbol == "star":
             shape = f'<polygon class="{style}" points="{pts(_star(mx, my, r))}"/>'
         elif symbol == "circle":

@@ -193,9 +193,10 @@ def _control(sc: Scenario, rules: dict) -> list[dict]:
     for side in ("axis", "soviet"):
         items.append({"type": "shade", "cells": sorted(sc.ids[i] for i in board.zoc(side)), "style": f"zoc-{side}",
                       "show": "zoc"})
-    # every marker of a hex, each with its own words: a hex's markers stand one under another
-    # (svg.py; an audience's probe: an Air Interdiction marker drawn over a control flag, the
-    # flag's "GT2" left under it and no "AI", and a railhead in such a hex not drawn at all)
+    # every marker of a hex, each with its own words, which the picture draws apart (svg.py: a
+    # hex's second marker at its right): an audience's probe found an Air Interdiction marker
+    # drawn over a control flag, the flag's "GT2" left under it and no "AI", and a railhead in
+    # such a hex not drawn at all
     for h, entry in sorted(rules["control"].items()):
         side = "axis" if entry[0] == "a" else "soviet"
         if side == st.start_control(sc, sc.idx[h]):
