@@ -96,6 +96,15 @@ def test_9_33_step_losses_doubled_in_a_major_city():
     play(rules, [attack(["N2253"], ["TC/1", "TC/4", "GR/9"])], dice=[1],
          policies={"defender_result": "retreat", "major_city_double": "yes"})
     assert st.lost(rules, "G/57") == 0                                              # a retreat: as printed
+    # a split result there: the attacker chooses before either part is taken, as the option to
+    # double is his "only if both Players choose to stand" (9.68 has him choose after, elsewhere)
+    rules = at(player="soviet", phase="combat", units=units)
+    ctx = play(rules, [attack(["N2253"], ["TC/1", "TC/4", "GR/9"])], dice=[2],
+               policies={"defender_result": "loss", "attacker_result": "ask"})
+    assert fight(ctx)["result"] == "D1/A1" and rules["combat"]["step"] == "att-choice"
+    assert st.lost(rules, "G/57") == 0 and not events_of(ctx, "step")            # nothing taken yet
+    play(rules, [{"type": "result", "choice": "loss"}], policies={"major_city_double": "yes"})
+    assert st.lost(rules, "G/57") == 2                                              # D1 doubled
 
 
 # --- 9.6: steps --------------------------------------------------------------------------------------
@@ -256,6 +265,31 @@ def test_9_68_an_attacker_retreating_never_enters_the_hex_it_attacked():
         else:
             here = st.hex_of(rules, "G/57")
             assert here not in ("N2245", "N2246") and sc.distance(sc.idx["N2246"], sc.idx[here]) == 1
+
+
+def test_9_68_the_attacker_chooses_after_the_defenders_part_on_the_board_it_left():
+    """A cheater's probe: the attacker's choice of loss or retreat was asked before the
+    defender's part was taken, so that the defender's ZOC, about to go, closed the attacker's
+    ways out: he was told "no path of retreat", and his standing order lost a step. 9.68: "the
+    defender always takes his result first ... Then the attacker takes his result"; the CRT:
+    "then Attacker must decide". G/57's other neighbours are full, and N2146 and N2346 are in
+    R/6's ZOC until R/6 loses its one step."""
+    sc = SC()
+    full = {u: {"hex": h} for u, h in zip(["G/111", "G/113", "G/125", "G/132", "G/16", "G/168", "G/170", "G/198", "G/22"],
+                                          ["N2147"] * 3 + ["N2247"] * 3 + ["N2347"] * 3)}
+    units = {"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246"}, **full, **HQ}
+    rules = at(phase="combat", units=units)
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[2], policies={"defender_result": "loss",
+                                                                        "attacker_result": "ask"})
+    assert fight(ctx)["result"] == "D1/A1" and rules["units"]["R/6"] == "gone"       # the defender's part first
+    assert rules["combat"]["step"] == "att-choice" and combat.trapped(sc, rules, rules["combat"], "att") == []
+    assert {tuple(p) for p in (combat.retreat_paths(sc, rules, "G/57", 1, rules["combat"]))} == \
+        {(sc.idx["N2146"],), (sc.idx["N2346"],)}
+    rules = at(phase="combat", units=units)                                            # the default standing order
+    ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[2], policies={"defender_result": "loss"})
+    assert st.lost(rules, "G/57") == 0 and st.hex_of(rules, "G/57") in ("N2146", "N2346")
+    kinds = [e["type"] for e in ctx.events if e["type"] in ("choice", "eliminated", "retreat", "step")]
+    assert kinds == ["choice", "eliminated", "choice", "retreat"], kinds        # the attacker's choice after
 
 
 def test_9_69_engaged_both_lose_a_step_nobody_moves():

@@ -11,7 +11,8 @@ says what it waits for:
                   ratio "and all other factors" (14.21), so after supply and HQs
     roll          reveal untried units (13.2), supply at this instant (12.0), odds, die
     def-choice    D1/D2: the defender loses steps or retreats (9.67)
-    att-choice    A1/A2: the attacker loses steps or retreats
+    att-choice    A1/A2: the attacker loses steps or retreats, once the defender's part is
+                  taken (9.68); before it in a Major city where the defender stands (9.33)
     double        9.33 (errata): the attacker may double every step loss in a Major city
     def-loss / att-loss       which unit loses the next step (9.67: the owner's choice)
     def-retreat / att-retreat the path of the next retreating unit (9.72: the opponent's choice)
@@ -693,10 +694,10 @@ def _roll(sc: Scenario, rules: dict, c: dict, ctx) -> None:
         c["step"] = "double" if _double_possible(sc, rules, c) else "apply"
     elif d in ("D1", "D2"):
         c["step"] = "def-choice"
-    elif a in ("A1", "A2"):
-        c["def_choice"] = None
-        c["step"] = "att-choice"
     else:
+        # an A1 or A2 with a De or no defender's part: the defender's part first, then the
+        # attacker's choice on the board it left (9.68, `_attacker_part`)
+        c["def_choice"] = None
         c["step"] = "apply"
 
 
@@ -751,7 +752,10 @@ def answer_choice(sc: Scenario, rules: dict, which: str, order: dict, ctx) -> No
     ctx.event("choice", f"The {'defender' if which == 'def' else 'attacker'} answers {part} with "
               f"{'a retreat' if choice == 'retreat' else 'step losses'} (9.67).", side=side, choice=choice, part=part, rule="9.67",
               chosen_by=ctx.chosen_by)
-    if which == "def" and c["att_part"] in ("A1", "A2"):
+    if which == "def" and c["att_part"] in ("A1", "A2") and _double_possible(sc, rules, c):
+        # 9.33: the option to double is the attacker's "only if both Players choose to stand",
+        # so in a Major city where the defender stands the attacker chooses before either part
+        # is taken; elsewhere after the defender's part (`_attacker_part`)
         c["step"] = "att-choice"
     else:
         c["step"] = "double" if _double_possible(sc, rules, c) else "apply"
@@ -920,6 +924,14 @@ def _attacker_part(sc: Scenario, rules: dict, c: dict, ctx) -> None:
     factor = 2 if c.get("double") else 1
     if c.get("att_done"):
         _after_attacker(sc, rules, c, ctx)
+        return
+    if a in ("A1", "A2") and not c["engaged"] and c.get("att_choice") is None:
+        # 9.68: "the defender always takes his result first ... Then the attacker takes his
+        # result", and the CRT's note: "then Attacker must decide to retreat or lose one step":
+        # the attacker chooses on the board the defender's part left, where a hex it emptied
+        # may be the attacker's way out (a cheater's probe: asked before it, the attacker was
+        # told "no path of retreat", and his standing order lost a step, where a path opened)
+        c["step"] = "att-choice"
         return
     c["att_done"] = True
     if c["engaged"]:
