@@ -349,6 +349,20 @@ def test_submit_says_that_the_attackers_standing_order_retreats_them_from_a_hex_
         assert [w for w in warnings if flow.ATTACKER_RETREATS in w] == [flow.ATTACKER_RETREATS] * said
     assert flow.ATTACKER_RETREATS.startswith("your standing order `attacker_result: retreat` answers the attackers' "
                                              "part of every result of your attacks, split ones too (D1/A1, De/A1)")
+    # the packet's own attacks only: one of an earlier packet, played in a packet that only
+    # answered a decision, is not warned of again (a review)
+    sc, rules = SC(), at(phase="combat")
+    retreat = {"attacker_result": "retreat"}
+
+    def warned(events, queued):
+        return flow.ATTACKER_RETREATS in flow.cautions(sc, rules, [{"type": "packet", "seq": 3}] + events, "axis",
+                                                       queued, retreat)
+
+    played = {"type": "order", "side": "axis", "index": 1, "order": {"type": "attack", "targets": ["N2245"]}}
+    waiting = {"side": "axis", "index": 1, "order": {"type": "overrun", "units": ["G/57"]}}
+    assert warned([dict(played, seq=3)], []) and warned([], [dict(waiting, seq=3)])
+    assert not warned([dict(played, seq=2)], []) and not warned([], [dict(waiting, seq=2)])
+    assert not warned([dict(played, seq=3, side="soviet")], [])
 
 
 def test_a_combat_phase_lists_each_attack_and_says_what_else_may_be_ordered():

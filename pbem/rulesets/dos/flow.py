@@ -494,9 +494,13 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
             named = ", ".join(left[:8]) + (f" and {len(left) - 8} more" if len(left) > 8 else "")
             out.append(f"{len(left)} of your reinforcements did not enter as your Initial Movement Phase ended "
                        f"({named}): they wait off the map for a later one (15.1, 15.3)")
+    # the attacks and overruns of the packet itself, queued or played (a review: an attack of
+    # an earlier packet, played in one that only answered a decision, was warned of again)
+    seq = next((e["seq"] for e in events if e["type"] == "packet"), None)
     if (policies or {}).get("attacker_result") == "retreat" and (
-            any(item["order"].get("type") in ("attack", "overrun") for item in queued)
-            or any(e["type"] == "attack" and e.get("side") == side for e in events)):
+            any(item["seq"] == seq and item["order"].get("type") in ("attack", "overrun") for item in queued)
+            or any(e["type"] == "order" and e.get("side") == side and e.get("seq") == seq
+                   and (e.get("order") or {}).get("type") in ("attack", "overrun") for e in events)):
         out.append(ATTACKER_RETREATS)
     asked = any(p["kind"] == "directive-removal" for p in rules["pending"])     # the choice is under way
     if side == "axis" and rules["player"] == "axis" and rules["phase"] != "over" and not asked:
