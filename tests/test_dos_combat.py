@@ -292,6 +292,26 @@ def test_9_68_the_attacker_chooses_after_the_defenders_part_on_the_board_it_left
     assert kinds == ["choice", "eliminated", "choice", "retreat"], kinds        # the attacker's choice after
 
 
+def test_11_44_11_45_hqs_retreat_after_the_combat_units_they_follow():
+    """A review: a Soviet attack by R/6 with its HQ A/21 (11.43), A/9 beside them not attacking,
+    took a D1/A1 and retreated: the HQs went first, by strength, and took the vacant hexes. An
+    HQ retreats "if the combat units ... retreat" (11.44), "the same number of hexes as the
+    last combat unit to be retreated" (11.45): the combat units go first."""
+    sc = SC()
+    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, "A/21": {"hex": "N2245"},
+                                                        "A/9": {"hex": "N2245"}, "G/57": {"hex": "N2246", "steps_lost": 2}})
+    asked = {"defender_result": "retreat", "attacker_result": "retreat", "retreat_paths": "ask"}
+    play(rules, [attack(["N2246"], ["R/6"], hqs=["A/21"])], dice=[2], policies=asked)
+    c = rules["combat"]
+    assert c["result"] == "D1/A1" and c["retreat"]["queue"] == ["G/57"]         # the defender's part first
+    play(rules, [{"type": "retreat", "unit": "G/57", "path": combat.retreat_options(sc, rules, c)[0]["path"]}],
+         policies=asked)
+    c = rules["combat"]
+    assert c["retreat"]["which"] == "att" and c["retreat"]["queue"] == ["R/6", "A/21", "A/9"]
+    paths = [o["path"] for o in combat.retreat_options(sc, rules, c)]
+    assert len(paths) >= 3 and all("N2246" not in p for p in paths)          # every vacant hex open to R/6 first
+
+
 def test_9_69_engaged_both_lose_a_step_nobody_moves():
     rules = at(phase="combat", units={"R/6": {"hex": "N2245", "revealed": [3, 9]}, "GR/9": {"hex": "N2245"},
                                       "G/57": {"hex": "N2246"}, "G/75": {"hex": "N2246"}, **HQ})

@@ -985,7 +985,7 @@ def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) 
             here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == c["att"]]
             if all(u in units or not sc.units[u].combat for u in here):
                 units += [u for u in here if sc.units[u].hq and u not in units]
-    # 9.73 reading: the strongest units retreat first, so the owner keeps the most; the regiments
+    # 9.73 reading: the strongest combat units retreat first, so the owner keeps the most; the regiments
     # of a division whole in its hex, all retreating (7.22: one combat unit for 7.1), one after
     # another, in the place of the strongest of them
     board = view(sc, rules)
@@ -994,7 +994,11 @@ def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) 
         origin = board.where.get(sc.divisions[d][0])
         if origin is not None and board.intact(d, origin) and all(r in units for r in sc.divisions[d]):
             whole[d] = sc.ids[origin]
-    rank = {u: (-(st.strengths(sc, rules, u)[0] + st.strengths(sc, rules, u)[1]), u) for u in units}
+    # HQs after the combat units: an HQ in the combat retreats "if the combat units with which it
+    # is conducting the combat retreat" (11.44), and one in their hex "the same number of hexes
+    # as the last combat unit to be retreated" (11.45) (a review: HQs went first and took the
+    # vacant hexes their units then had no room in)
+    rank = {u: (sc.units[u].hq, -(st.strengths(sc, rules, u)[0] + st.strengths(sc, rules, u)[1]), u) for u in units}
     lead = {d: min(rank[r] for r in sc.divisions[d]) for d in whole}
     units.sort(key=lambda u: (lead.get(sc.units[u].division, rank[u]), rank[u]))
     c["retreat"] = {"which": which, "hexes": n, "queue": units, "whole": whole}
