@@ -275,8 +275,8 @@ def test_9_68_the_attacker_chooses_after_the_defenders_part_on_the_board_it_left
     "then Attacker must decide". G/57's other neighbours are full, and N2146 and N2346 are in
     R/6's ZOC until R/6 loses its one step."""
     sc = SC()
-    full = {u: {"hex": h} for u, h in zip(["G/111", "G/113", "G/125", "G/132", "G/16", "G/168", "G/170", "G/198", "G/22"],
-                                          ["N2147"] * 3 + ["N2247"] * 3 + ["N2347"] * 3)}
+    germans = ["G/111", "G/113", "G/125", "G/132", "G/16", "G/168", "G/170", "G/198", "G/22"]
+    full = {u: {"hex": h} for u, h in zip(germans, ["N2147"] * 3 + ["N2247"] * 3 + ["N2347"] * 3)}
     units = {"R/6": {"hex": "N2245", "revealed": [4, 6]}, "G/57": {"hex": "N2246"}, **full, **HQ}
     rules = at(phase="combat", units=units)
     ctx = play(rules, [attack(["N2245"], ["G/57"])], dice=[2], policies={"defender_result": "loss",
@@ -298,8 +298,9 @@ def test_11_44_11_45_hqs_retreat_after_the_combat_units_they_follow():
     HQ retreats "if the combat units ... retreat" (11.44), "the same number of hexes as the
     last combat unit to be retreated" (11.45): the combat units go first."""
     sc = SC()
-    rules = at(player="soviet", phase="combat", units={"R/6": {"hex": "N2245", "revealed": [1, 1]}, "A/21": {"hex": "N2245"},
-                                                        "A/9": {"hex": "N2245"}, "G/57": {"hex": "N2246", "steps_lost": 2}})
+    units = {"R/6": {"hex": "N2245", "revealed": [1, 1]}, "A/21": {"hex": "N2245"}, "A/9": {"hex": "N2245"},
+             "G/57": {"hex": "N2246", "steps_lost": 2}}
+    rules = at(player="soviet", phase="combat", units=units)
     asked = {"defender_result": "retreat", "attacker_result": "retreat", "retreat_paths": "ask"}
     play(rules, [attack(["N2246"], ["R/6"], hqs=["A/21"])], dice=[2], policies=asked)
     c = rules["combat"]

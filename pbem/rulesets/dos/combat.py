@@ -985,9 +985,9 @@ def _begin_retreat(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) 
             here = [u for u, w in rules["units"].items() if w == h and sc.side_of[u] == c["att"]]
             if all(u in units or not sc.units[u].combat for u in here):
                 units += [u for u in here if sc.units[u].hq and u not in units]
-    # 9.73 reading: the strongest combat units retreat first, so the owner keeps the most; the regiments
-    # of a division whole in its hex, all retreating (7.22: one combat unit for 7.1), one after
-    # another, in the place of the strongest of them
+    # 9.73 reading: the strongest combat units retreat first, so the owner keeps the most; the
+    # regiments of a division whole in its hex, all retreating (7.22: one combat unit for 7.1),
+    # one after another, in the place of the strongest of them
     board = view(sc, rules)
     whole = {}
     for d in sorted({sc.units[u].division for u in units if sc.units[u].division}):
