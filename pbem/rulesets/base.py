@@ -52,6 +52,15 @@ class IllegalOrder(Exception):
 # legal order types that such a message names already.
 WAITS_FOR = "the game waits for "
 
+
+def never_taken(item: dict, why: str, typed: bool = False) -> str:
+    """A `cautions` sentence for a queued order (`item` of the queue, named with its type if
+    `typed`) that no state of the game can take, and `why`: it would be void when the game
+    reaches it, and its sender would read so only in his opponent's report."""
+    kind = f" ({item['order'].get('type')})" if typed else ""
+    return (f"order {item['index']} of packet {item['seq']}{kind} waits in the queue, but the game can never take it: "
+            f"{why}; it will be void when the game reaches it")
+
 # Read by the core (DESIGN §4.4): after a void order, stop the side's queued orders and ask
 # for new ones, or skip to its next order. Every ruleset's standing orders include it.
 ON_VOID = ["stop", "skip"]

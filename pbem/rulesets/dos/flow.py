@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pbem.core.text import with_rule
 
-from ..base import IllegalOrder, Need
+from ..base import IllegalOrder, Need, never_taken
 from . import air, combat, directives, movement, reinforce, setup, victory
 from . import state as st
 from . import supply as sp
@@ -479,8 +479,7 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     for item in queued:
         why = _never(sc, item["order"], side)
         if why:
-            out.append(f"order {item['index']} of packet {item['seq']} waits in the queue, but the game can never take "
-                       f"it: {why}; it will be void when the game reaches it")
+            out.append(never_taken(item, why))
     for event in events:
         units = event.get("units") or []
         if event["type"] == "eliminated" and event.get("rule") == "7.1" and units and sc.side_of[units[0]] == side:

@@ -34,7 +34,7 @@ import copy
 
 from pbem.core.text import with_rule
 
-from ..base import IllegalOrder, Need
+from ..base import IllegalOrder, Need, never_taken
 from . import air, artillery, assault, command, fire, giveground, layout, movement, victory
 from .common import check_morale, dice_choice
 from .orders import DEFAULT_POLICIES, ORDER_TYPES
@@ -543,9 +543,7 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
         if foreign:
             what = ", ".join(f"{u} (no unit of this game)" if u not in sc.pieces else f"{u} ({sc.pieces[u].side}'s)"
                              for u in foreign)
-            out.append(f"order {item['index']} of packet {item['seq']} ({order['type']}) waits in the queue, but the game "
-                       f"can never take it: it names units that are not {side}'s: {what}; it will be void when the game "
-                       f"reaches it")
+            out.append(never_taken(item, f"it names units that are not {side}'s: {what}", typed=True))
     return out
 
 
