@@ -812,6 +812,32 @@ def test_18_23_18_25_soviet_ground_across_the_don_held_or_the_axis_scores():
     assert rules["pt"]["zoc"] == {}                                                     # 18.25
 
 
+def test_16_55_18_23_submit_warns_of_ground_the_orders_leave_out_of_zoc_before_the_player_turn_ends():
+    """A review: the 18.23 points came unannounced at the end of the Soviet player-turn; the
+    packet that gave the ground up is now warned, with the hexes, while it can be made good."""
+    sc = SC()
+    i = next(i for i in sorted(sc.across_don) if sc.hexrow_n[i] > 10 and 5 <= sc.pos[i] <= 10
+             and not sc.mountain[i] and sc.terrain_of[i] == "clear")
+    east = sc.idx[f"{sc.ids[i][:3]}{sc.pos[i] - 1:02d}"]
+    rules = at(player="soviet", units={"R/6": {"hex": sc.ids[i], "revealed": [2, 4]}})
+    victory.record_zoc(sc, rules, "soviet")
+
+    def warned(side):
+        return [w for w in flow.cautions(sc, rules, [], side, []) if "ground you must hold" in w]
+
+    assert warned("soviet") == []                                      # nothing given up yet
+    owed = sorted(rules["pt"]["zoc"].values())
+    play(rules, [{"type": "move", "units": ["R/6"], "path": [sc.ids[east]]}])
+    assert victory.zoc_owed(sc, rules, "soviet") == owed                   # its hexrow and the two it touches
+    assert warned("soviet") == [
+        f"ground you must hold is out of your Zone of Control as your orders leave it ({', '.join(owed)}): unless it "
+        f"is back in it, or a hex further west in its hexrow is, when your Player-Turn ends, the axis player gains 1 "
+        f"VP for each (18.23)"]
+    assert warned("axis") == []                                         # only the phasing player owes it
+    ctx = play(rules, END4, dice=[2])
+    assert ("18.23", "axis", len(owed)) in vp_events(ctx)               # what the warning said
+
+
 # --- 19.0-19.2: VP and victory ------------------------------------------------------------------------------
 
 def test_19_0_automatic_victory_at_three_to_one_at_any_moment():

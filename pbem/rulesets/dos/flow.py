@@ -474,7 +474,8 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
     left off the map as his Initial Movement Phase ended (15.1, 15.3: they may enter later);
     attacks of his packet whose attackers' part of a result his standing order answers with a
     retreat (`ATTACKER_RETREATS`); in the Axis set-up, the regiments of a division placed
-    apart (5.3)."""
+    apart (5.3); ground he had to hold that is out of his ZOC as his orders leave it (16.55,
+    18.23)."""
     out = []
     for item in queued:
         why = _never(sc, item["order"], side)
@@ -515,6 +516,13 @@ def cautions(sc: Scenario, rules: dict, events: list[dict], side: str, queued: l
         for d, apart in setup.divisions_apart(sc, rules):
             out.append(f"the regiments of {d} stand apart ({apart}): the end of your set-up is refused until "
                        f"they stand together in one hex (5.3)")
+    if rules["player"] == side and rules["phase"] != "over":
+        owed = victory.zoc_owed(sc, rules, side)
+        if owed:   # a review: the points came unannounced at the end of the player-turn
+            rule, way = ("16.55", "east") if side == "axis" else ("18.23", "west")
+            out.append(f"ground you must hold is out of your Zone of Control as your orders leave it ({', '.join(owed)}): "
+                       f"unless it is back in it, or a hex further {way} in its hexrow is, when your Player-Turn ends, "
+                       f"the {other(side)} player gains 1 VP for each ({rule})")
     deciding = any(p["kind"] == "stack" and p["side"] == side for p in rules["pending"])   # 7.1 asked already
     if rules["phase"] in ("move", "mech") and rules["player"] == side and not deciding:
         for h in _overstacked(sc, rules, side):

@@ -194,13 +194,13 @@ def note_surrendered(sc: Scenario, rules: dict, held: list[str]) -> None:
             st.mark(rules["pt"]["surrendered"], h)
 
 
-def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
-    """16.55 (Soviet VP at the end of the Axis player-turn) and 18.23 (Axis VP at the end of the
-    Soviet player-turn, 19.13 and its reading): one VP per hexrow whose recorded hex is out of
-    the side's ZOC with no hex further east (Axis) or west (Soviet) in it."""
+def zoc_owed(sc: Scenario, rules: dict, side: str) -> list[str]:
+    """The recorded hexes (16.51, 18.23) out of `side`'s ZOC as things stand, neither excused
+    (16.53, 18.24) nor made good by a hex further east (Axis) or west (Soviet) in the hexrow:
+    what the end of the player-turn would charge now."""
     recorded = rules["pt"]["zoc"]
     if not recorded:
-        return
+        return []
     zoc = view(sc, rules).zoc(side)
     failed = []
     for row, h in recorded.items():
@@ -215,6 +215,14 @@ def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
             ok = any(sc.hexrow_label[j] == row and sc.x2[j] > sc.x2[i] for j in zoc)
         if not ok:
             failed.append(h)
+    return failed
+
+
+def check_zoc(sc: Scenario, rules: dict, side: str, ctx) -> None:
+    """16.55 (Soviet VP at the end of the Axis player-turn) and 18.23 (Axis VP at the end of the
+    Soviet player-turn, 19.13 and its reading): one VP per hexrow whose recorded hex is out of
+    the side's ZOC with no hex further east (Axis) or west (Soviet) in it."""
+    failed = zoc_owed(sc, rules, side)
     if failed:
         gainer = other(side)
         rule = "16.55" if side == "axis" else "18.23"
