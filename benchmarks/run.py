@@ -260,7 +260,7 @@ def dos_supply() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--only", default="help,adjudicate,audit,size,dos")
     args = parser.parse_args()

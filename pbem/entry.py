@@ -15,6 +15,8 @@ Everything else goes to the click command line in `pbem.cli`."""
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 
 HELP_FILE = "help.txt"
@@ -29,10 +31,9 @@ PLAIN = {"adjudicate": ((False, True), (True, False)),
 
 
 def main() -> None:
+    _pipe_may_close()
     args = sys.argv[1:]
     if args in (["--help"], ["-h"], ["--version"]):
-        import os
-
         from pbem import version_line
 
         if args == ["--version"]:
@@ -59,11 +60,49 @@ def main() -> None:
     click_main()
 
 
+class _Output(io.RawIOBase):
+    """Standard output's file descriptor, written as usual until the reader closes it (`pbem
+    audit GAME | head -1`): the rest of the output is then dropped, and the command goes on
+    to exit with its own code (an audit's verdict, say), not with an error of its own (a
+    review: such an audit exited 1, which DESIGN §5 keeps for illegal orders and rules
+    errors). A raw stream, so that the text and buffer layers over it stay Python's own."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self.fd = fd
+        self.closed_by_reader = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def write(self, data) -> int:
+        if not self.closed_by_reader:
+            try:
+                return os.write(self.fd, data)
+            except BrokenPipeError:
+                self.closed_by_reader = True
+        return len(data)
+
+
+def _pipe_may_close() -> None:
+    """Standard output written through `_Output` (a closed pipe drops the rest of the
+    output, the exit code stays the command's), with the encoding and buffering it had."""
+    out = sys.stdout
+    try:
+        fd = out.fileno()
+    except (AttributeError, ValueError, OSError):
+        return   # no file descriptor behind it: nothing to close
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Output(fd)), encoding=out.encoding, errors=out.errors,
+                                  line_buffering=out.line_buffering)
+
+
 def _plain(args: list[str]) -> bool:
     """Whether args are the plain form of a command of PLAIN that click would accept as
     they are: the right number of arguments, none an option, each path one that
     click.Path lets through (missing, or of the kind allowed and readable)."""
-    import os
     import stat
 
     if not args or args[0] not in PLAIN or os.name == "nt":   # click expands wildcards on Windows
@@ -85,19 +124,11 @@ def _plain(args: list[str]) -> bool:
 
 def _run_plain(args: list[str]) -> None:
     """Run a plain command line as click's standalone mode would: an interrupt prints
-    "Aborted!" and exits 1; a closed pipe on stdout exits 1 quietly."""
-    import errno
-    import os
-
+    "Aborted!" and exits 1 (a closed pipe on stdout is `_Output`'s)."""
     from pbem.cli import plain
 
     try:
         getattr(plain, args[0])(*args[1:])
     except KeyboardInterrupt:
         sys.stderr.write("\nAborted!\n")
-        sys.exit(1)
-    except OSError as exc:
-        if exc.errno != errno.EPIPE:
-            raise
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)

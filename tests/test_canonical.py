@@ -466,6 +466,17 @@ def test_docs_define_the_plain_scalars_the_loader_refuses(word):
         assert refused == documented, word
 
 
+def test_the_genesis_docs_show_is_one_pbem_reads():
+    """docs/protocol.md §4's game.yaml, its placeholders filled in, reads with pbem's own
+    loader (a review: its bare `ruleset_version: 1.1.0` reads as a float, refused), with the
+    fields the genesis has."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    genesis = docs.split("## 4. The genesis")[1].split("```yaml\n")[1].split("```")[0]
+    doc = canonical.loads(genesis.replace("...", "x"), "docs/protocol.md §4")
+    assert isinstance(doc["ruleset_version"], str) and doc["pbem"] == 2
+    assert [side["name"] for side in doc["sides"]] == ["german", "soviet"]
+
+
 @pytest.mark.parametrize("size", [10, canonical.MAX_BYTES, canonical.MAX_BYTES + 1])
 def test_a_file_is_read_whole_to_the_limit_and_refused_beyond_it(tmp_path, size):
     """(A named pipe, whose size says nothing, is refused without waiting for a writer:

@@ -546,6 +546,50 @@ def test_a_passphrase_protected_ssh_keygen_key_signs_with_the_passphrase_from_th
     assert json.loads(run("audit", "g", "--json").output)["signatures"] == 1
 
 
+def test_the_passphrase_is_asked_once_at_a_terminal_with_one_colon(run, tmp_path, monkeypatch):
+    """At a real terminal (a pseudo-terminal here, pbem's controlling one) a protected key's
+    passphrase is asked for as "Passphrase for red: " (a review: "Passphrase for red: : "),
+    and the packet is signed with it."""
+    import fcntl
+    import pty
+    import termios
+
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "sekrit", "-C", "red@table", "-f", "red"], check=True)
+    run("keygen", "blue", "--dir", ".")
+    monkeypatch.setenv("PBEM_PASSPHRASE", "sekrit")
+    handshake(run, red_key="red", blue_key="blue", red="g", blue="h")
+    monkeypatch.delenv("PBEM_PASSPHRASE")
+    write("o.yaml", "orders: []\n")
+    master, terminal = pty.openpty()
+
+    def take_the_terminal():
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    duel = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); from pbem import rulesets; "
+            f"rulesets.REGISTRY['duel'] = 'tests.support.duel'\n")
+    pbem = subprocess.Popen([sys.executable, "-c", duel + ENTRY, "submit", "g", "o.yaml", "--key", "red"],
+                            stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path, start_new_session=True,
+                            preexec_fn=take_the_terminal)
+    os.close(terminal)
+    said = b""
+
+    def read() -> bytes:
+        try:
+            return os.read(master, 1024)
+        except OSError:        # the terminal is gone with pbem
+            return b""
+
+    while not said.rstrip().endswith(b":") and (chunk := read()):
+        said += chunk
+    os.write(master, b"sekrit\n")
+    while chunk := read():
+        said += chunk
+    assert pbem.wait(timeout=60) == 0, said
+    os.close(master)
+    assert b"Passphrase for red: " in said and b": :" not in said, said
+    assert json.loads(run("audit", "g", "--json").output)["signatures"] == 1
+
+
 def test_the_handshake_refuses_steps_out_of_place(run, tmp_path):
     run("keygen", "red", "--dir", "keys")
     run("keygen", "blue", "--dir", "keys")
@@ -930,6 +974,39 @@ def test_a_tampered_game_fails_its_audit_the_same_way_both_ways(tmp_path):
         outcomes.append((done.returncode, done.stdout, done.stderr.split("|click imported: ")[0].replace(way, "X")))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] == 3 and outcomes[0][2].startswith("pbem: audit failed:")
+
+
+@pytest.mark.parametrize("args, code", [
+    (["audit", "game"], 0), (["audit", "game", "--json"], 0), (["status", "game"], 0), (["--help"], 0),
+    (["audit", "tampered"], 3), (["adjudicate", "game", "packet.yaml"], 0)])
+def test_a_reader_that_closes_the_pipe_leaves_the_commands_own_exit_code(args, code, tmp_path):
+    """`pbem audit GAME | head -1`: once the reader has closed standard output, the rest of
+    the output is dropped and the command exits with its own code, an audit's verdict too (a
+    review: a clean audit exited 1, the code of illegal orders and rules errors, DESIGN §5),
+    through the plain commands and click alike, and an adjudicate still writes its state."""
+    shutil.copytree(EXAMPLE, tmp_path / "tampered")
+    report = tmp_path / "tampered" / "aar" / "0003.md"
+    report.write_text(report.read_text() + "- An extra line.\n")
+    shutil.copytree(EXAMPLE, tmp_path / "game")
+    last = max(int(path.name[:4]) for path in (tmp_path / "game" / "packets").iterdir())
+    for sub in ("states", "aar", "packets"):
+        for path in (tmp_path / "game" / sub).iterdir():
+            if int(path.name[:4]) == last:
+                if sub == "packets":
+                    shutil.copy(path, tmp_path / "packet.yaml")
+                path.unlink()
+    read, write = os.pipe()
+    os.close(read)                  # the reader is gone before pbem writes a byte
+    try:
+        done = subprocess.run([sys.executable, "-c", ENTRY] + args, stdout=write, stderr=subprocess.PIPE, cwd=tmp_path)
+    finally:
+        os.close(write)
+    stderr = done.stderr.decode().split("|click imported: ")[0]
+    assert done.returncode == code, stderr
+    assert ("audit failed" in stderr) == (code == 3) and "Error" not in stderr and "Exception" not in stderr, stderr
+    if args[0] == "adjudicate":
+        assert (tmp_path / "game" / "states" / f"{last:04d}.yaml").read_bytes() == \
+            (EXAMPLE / "states" / f"{last:04d}.yaml").read_bytes()
 
 
 def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_ones(run, tmp_path):

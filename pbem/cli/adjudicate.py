@@ -14,7 +14,7 @@ from pbem.cli.common import PASSPHRASE_HELP, game_dir
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "bbcode"]), default="text", show_default=True,
               help="Report format to print (bbcode: to post on a forum; aar/NNNN.md is always Markdown).")
 def command(game_dir: str, packet_files: tuple[str, ...], key_file: str | None, fmt: str) -> None:
-    """Verify PACKET_FILE, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report.
+    """Verify a packet, apply it, write states/NNNN.yaml and aar/NNNN.md, print the report.
 
     Given several packet files (`packets/*.yaml` of another folder, or a thread's
     attachments under any names), apply them in the order of their seq, skipping those

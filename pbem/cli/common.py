@@ -37,7 +37,7 @@ def load_key(path: str) -> Any:
     def prompt(message: str) -> str:
         import click
 
-        return click.prompt(message, hide_input=True, err=True)
+        return click.prompt(message, hide_input=True, err=True, prompt_suffix="")   # the message ends ": "
 
     return keys.load_private_key(path, prompt=prompt if sys.stdin.isatty() else None)
 
