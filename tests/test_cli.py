@@ -178,6 +178,22 @@ def test_show_and_canonical(run, duel_game):
     assert Path("p1.sig").read_text().startswith("-----BEGIN SSH SIGNATURE-----")
 
 
+@pytest.mark.parametrize("value, words", [
+    ("\u00e9", "is not valid base64"), ("abc", "is not valid base64"), ("!!!!", "is not valid base64"),
+    ("", "is no SSH signature (The SSH signature is truncated.)"),
+    ("AAAA", "is no SSH signature (The SSH signature is truncated.)")])
+def test_canonical_refuses_a_signature_value_that_is_none_and_writes_no_file(run, duel_game, value, words):
+    """A probe: a value that was no base64 failed with a traceback, or wrote an empty signature."""
+    write("o.yaml", "orders: []\n")
+    run("submit", "red-folder", "o.yaml", "--key", "keys/red", "--out", "p1.yaml")
+    text = Path("p1.yaml").read_text()
+    good = load_mapping(Path("p1.yaml"))["signature"]["value"]
+    write("bad.yaml", text.replace(good, value))
+    result = run("canonical", "bad.yaml", "--signature", "bad.sig", code=3)
+    assert result.stderr == f"pbem: bad.yaml: the signature value {words}\n"
+    assert not Path("bad.sig").exists()
+
+
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
 def test_stock_ssh_keygen_verifies_a_packet(run, duel_game):
     write("o.yaml", "orders: []\n")

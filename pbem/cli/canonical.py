@@ -21,11 +21,9 @@ def command(packet_file: str, signature_out: str | None) -> None:
 
     Two commands, not a pipe: ssh-keygen could read P.sig before pbem has written it. allowed_signers
     has a line `SIDE ssh-ed25519 AAAA...` with the signer's public key."""
-    import base64
-
     from pbem.core import game, keys
     from pbem.core.errors import FileError, VerificationError
-    from pbem.core.packet import signed_bytes
+    from pbem.core.packet import signature_blob, signed_bytes
 
     if signature_out and Path(signature_out).exists():   # the packet itself, by a slip for P.sig
         raise FileError(f"{signature_out} already exists; pbem never overwrites it (nothing was written)")
@@ -33,7 +31,13 @@ def command(packet_file: str, signature_out: str | None) -> None:
     if signature_out:
         if "signature" not in packet:
             raise VerificationError(f"{packet_file}: the packet is not signed")
-        game.write_new(Path(signature_out), keys.armor(base64.b64decode(packet["signature"]["value"])))
+        # a probe: a value that was no base64 failed with a traceback, or wrote an empty signature
+        blob = signature_blob(packet, packet_file)
+        try:
+            keys.sshsig_public_key(blob)
+        except VerificationError as exc:
+            raise VerificationError(f"{packet_file}: the signature value is no SSH signature ({exc.message})") from None
+        game.write_new(Path(signature_out), keys.armor(blob))
     data = signed_bytes(packet)
     if sys.stdout.isatty():  # for a pipe, the exact bytes; for a terminal, nothing it would obey
         echo(data.decode("utf-8"))

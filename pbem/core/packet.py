@@ -174,10 +174,7 @@ def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of:
     if signature is None:
         raise VerificationError(f"{source}: the packet is not signed, and this is a secure game")
     expected = public.fingerprint()
-    try:
-        blob = base64.b64decode(signature["value"], validate=True)
-    except (binascii.Error, ValueError):
-        blob = None
+    blob = _decoded(signature["value"])
     if signature["key"] != expected:
         other = next((name for name, key in sorted((keys_of or {}).items())
                       if name != side and key.fingerprint() == signature["key"]), None)
@@ -188,11 +185,7 @@ def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of:
         raise VerificationError(
             f"{source}: the packet claims side {side} but names key {shown(signature['key'])}{whose}, "
             f"which is not {side}'s key {expected} in game.yaml")
-    if blob is None:
-        raise VerificationError(f"{source}: the signature value is not valid base64")
-    if base64.b64encode(blob).decode() != signature["value"]:
-        # Unused padding bits would give one signature many spellings, hence "different" packets.
-        raise VerificationError(f"{source}: the signature value is not in canonical base64 (altered after signing)")
+    blob = signature_blob(packet, source)
     signed = signed_bytes(packet)
     try:
         keys.sshsig_verify(public, signed, blob, NAMESPACE)
@@ -209,6 +202,26 @@ def verify_signature(packet: dict, public: Any, side: str, source: str, keys_of:
                 f"key {keys_of[other].fingerprint()} in game.yaml: {other} signed a packet in {side}'s name") from None
         raise VerificationError(f"{source}: the signature of side {side} does not verify ({exc.message})") from None
     return signed
+
+
+def _decoded(value: str) -> bytes | None:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def signature_blob(packet: dict, source: str) -> bytes:
+    """The SSH signature blob a signed packet carries, from its base64 in the one canonical
+    spelling (unused padding bits would give one signature many spellings, hence "different"
+    packets); whether it is one and verifies is `verify`'s to say."""
+    value = packet["signature"]["value"]
+    blob = _decoded(value)
+    if blob is None:
+        raise VerificationError(f"{source}: the signature value is not valid base64")
+    if base64.b64encode(blob).decode() != value:
+        raise VerificationError(f"{source}: the signature value is not in canonical base64 (altered after signing)")
+    return blob
 
 
 def _other_signer(packet: dict, blob: bytes, side: str, keys_of: dict) -> str | None:
