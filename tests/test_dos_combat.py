@@ -480,6 +480,11 @@ def test_9_81_to_9_85_advance_along_the_path_of_retreat_then_out_of_the_fight():
     assert {"type": "advance", "units": ["G/57"], "path": path[:1]} in opts
     assert {"type": "advance", "units": ["G/57"], "path": path[:-1]} in opts
     assert all(o["path"] == path[:len(o["path"])] for o in opts if o["units"])
+    for units in (["player"], ["G/57", "N2245"], ["R/6"]):   # an orders probe: an id of no unit was a KeyError
+        with pytest.raises(IllegalOrder, match="advance victorious units of the combat that have not advanced, from "
+                                               "one hex") as refused:
+            play(rules, [{"type": "advance", "units": units, "path": path[:1]}], policies={"advance": "ask"})
+        assert refused.value.rule == "9.81"
     play(rules, [{"type": "advance", "units": ["G/57"], "path": path[:-1]}, {"type": "advance", "units": []}],
          policies={"advance": "ask"})
     assert st.hex_of(rules, "G/57") == path[-2] and st.has(rules["ps"]["advanced"], "G/57")   # 9.83: through the ZOC

@@ -1481,8 +1481,9 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         run(sc, rules, ctx)
         return
     path = [sc.idx.get(h, -1) for h in order.get("path") or []]
-    starts = {st.hex_of(rules, u) for u in units}
-    if len(starts) != 1 or any(u not in adv["units"] or u in adv["done"] or not st.on_map(rules, u) for u in units):
+    # which units first: a hex of an id that is no unit was looked up (an orders probe: KeyError)
+    if any(u not in adv["units"] or u in adv["done"] or not st.on_map(rules, u) for u in units) \
+            or len({st.hex_of(rules, u) for u in units}) != 1:
         raise IllegalOrder("9.81", "advance victorious units of the combat that have not advanced, from one hex", None)
     for uid in units:
         if path not in _advance_paths(sc, rules, c, uid):
@@ -1502,7 +1503,7 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
                            advance_options(sc, rules, c))
     from .movement import arrive
 
-    start = starts.pop()
+    start = st.hex_of(rules, units[0])
     for b in path:
         arrive(sc, rules, None, adv["side"], b, ctx.event)               # 10.45; 12.38, 14.13
     for uid in units:
