@@ -91,12 +91,33 @@ def _unit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict] | None = Non
     strength = f"{piece.points - hits} of 2 strength points" + (" (fielded with a loss, K-TRP-3)" if piece.reduced else "")
     lines.append(f"Order chit {_chit(sc, rules, pid)}; {strength}" + (f"; {hits} loss marker" if hits else "")
                  + (f"; {rec['mode']}" if rec.get("mode") else "") + ".")
+    lines += _classes(piece)
     mine = command.own_chit(sc, rules, pid, own) if own else None
     if mine is not None:
         lines.append(_own_chit_words(sc, rules, pid, mine))
     members = [p for p in board.members(pid) if p != pid] if rec.get("g") else []
     lines.append(f"In battle group {rec['g']} with {', '.join(members)} (K-BG-1)." if members else
                  "Not in a battle group: it acts alone (K-GM-4).")
+    return lines
+
+
+def _classes(piece) -> list[str]:
+    """What a shot at it or by it reads, mode by mode (a players' probe checked a Direct Fire
+    roll only from the army lists' data): its fire class, armour, the class it is fired at as,
+    how it moves."""
+    lines = []
+    for mode, p in sorted(piece.modes.items()):
+        fire = (f"Direct Fire class {p.df}" + (" with improved ranging (IR)" if p.ir else "")
+                + (", at two squares (heavy ATGW)" if p.heavy_atgw else "")
+                + (", none at vehicles (mortar)" if p.mortar else "")) if p.df else "no Direct Fire"
+        armour = f"armour {p.armour}" + (", improved (IA)" if p.ia else "") if p.armour else "no armour"
+        head = "Fire and armour" if mode == "normal" else mode.capitalize()
+        infantry = f"; {p.infantry} infantry in a Close Assault (K-INF-2)" if p.infantry else ""
+        lines.append(f"{head}: {fire} (K-DF-4{', K-INF-1' if p.infantry and not p.df else ''}"
+                     f"{', K-TNK-2' if p.ir else ''}); {armour} (K-TNK-1{', K-TNK-2' if p.ia else ''}); fired at as "
+                     f"{p.target} (K-DF-6){infantry}; moves as {p.move} (K-MOV-4).")
+    if piece.if_class:
+        lines.append(f"Indirect Fire class {piece.if_class}, range {piece.if_range} (K-IF-2).")
     return lines
 
 
