@@ -44,17 +44,17 @@ def test_one_unit_says_where_it_stands_its_rank_file_and_facing_its_chit_and_gro
     assert words.look(sc, rules, "unit", "B-N1")[2:] == [
         "In 0202 (open ground), cell 01, facing N (north): rank 1, file 2 (K-GM-2, K-GM-3).",  # as orders write it
         "Order chit HD; 2 of 2 strength points.",
+        "In battle group g1 with B-N2 (K-BG-1).",
         # what a shot by or at it reads (a players' probe checked a roll from the army lists' data)
         "Fire and armour: Direct Fire class M with improved ranging (IR) (K-DF-4, K-TNK-2); armour M (K-TNK-1); fired "
         "at as M (K-DF-6); moves as mechanised (K-MOV-4).",
-        "In battle group g1 with B-N2 (K-BG-1).",
     ]
     red = words.look(sc, rules, "unit", "R-W1")
     assert red[2:] == ["In 0402 (woods), cell 10, facing W (west): rank 1, file 2 (K-GM-2, K-GM-3).",
                        "Order chit HA; 1 of 2 strength points; 1 loss marker.",
+                       "Not in a battle group: it acts alone (K-GM-4).",
                        "Fire and armour: Direct Fire class M (K-DF-4); armour H (K-TNK-1); fired at as H (K-DF-6); "
-                       "moves as mechanised (K-MOV-4).",
-                       "Not in a battle group: it acts alone (K-GM-4)."]
+                       "moves as mechanised (K-MOV-4)."]
     assert red[0].startswith("R-W1 (red): ") and "Soviet doctrine" in red[0]
 
 

@@ -91,14 +91,13 @@ def _unit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict] | None = Non
     strength = f"{piece.points - hits} of 2 strength points" + (" (fielded with a loss, K-TRP-3)" if piece.reduced else "")
     lines.append(f"Order chit {_chit(sc, rules, pid)}; {strength}" + (f"; {hits} loss marker" if hits else "")
                  + (f"; {rec['mode']}" if rec.get("mode") else "") + ".")
-    lines += _classes(piece)
     mine = command.own_chit(sc, rules, pid, own) if own else None
     if mine is not None:
         lines.append(_own_chit_words(sc, rules, pid, mine))
     members = [p for p in board.members(pid) if p != pid] if rec.get("g") else []
     lines.append(f"In battle group {rec['g']} with {', '.join(members)} (K-BG-1)." if members else
                  "Not in a battle group: it acts alone (K-GM-4).")
-    return lines
+    return lines + _classes(piece)
 
 
 def _classes(piece) -> list[str]:
