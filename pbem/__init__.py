@@ -1,6 +1,6 @@
 """pbem: a play-by-email adjudicator for board wargames."""
 
-__version__ = "0.28.0"
+__version__ = "0.29.0"
 
 # The version of each ruleset that each release of pbem plays, oldest release first. A
 # genesis binds its ruleset's version (DESIGN §2.2), so a game is continued and audited only
@@ -35,6 +35,7 @@ RELEASES = {
     "0.26.0": {"chir": "1.16.0", "dos": "1.25.0", "kkoh": "1.23.0", "stalingrad": "1.15.0"},
     "0.27.0": {"chir": "1.16.0", "dos": "1.25.0", "kkoh": "1.24.0", "stalingrad": "1.16.0"},
     "0.28.0": {"chir": "1.16.0", "dos": "1.26.0", "kkoh": "1.24.0", "stalingrad": "1.16.0"},
+    "0.29.0": {"chir": "1.16.0", "dos": "1.26.0", "kkoh": "1.25.0", "stalingrad": "1.16.0"},
 }
 
 

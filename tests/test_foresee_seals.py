@@ -1,14 +1,15 @@
-"""A dry run looks ahead through the sender's own sealed chits (players' probe of kkoh: a
-`show` and a move out of the square passed the dry run with "orders 2 to 3 wait in the
-queue", and the real packet's move was void, the group's own chit being HD: K-ORD-5,
-K-MOV-4). The sender keeps what it sealed in its folder, so the look ahead opens it as the
-sender's next packet will, and reaches the queued move."""
+"""A packet meets the sender's own sealed chits (players' probe of kkoh: a `show` and a move
+out of the square passed the dry run with "orders 2 to 3 wait in the queue", and the real
+packet's move was void, the group's own chit being HD: K-ORD-5, K-MOV-4). The sender keeps what
+it sealed in its folder, so the packet that shows a chit opens it (docs/protocol.md §8) and its
+move meets the chit at once; without the kept file, the look ahead stops at the opening."""
 
 from __future__ import annotations
 
 import pytest
 
 from pbem import rulesets
+from pbem.core.errors import RulesError
 from pbem.core.submit import submit_orders
 from tests.support.games import Match
 from tests.test_kkoh_sealed import drive_to, step
@@ -54,47 +55,45 @@ def dry_run(match: Match, given: list[dict]) -> list[str]:
     return tried.warnings
 
 
-def test_a_dry_run_foresees_a_move_void_against_the_senders_own_sealed_hd_chit(tmp_path):
+def test_a_packet_that_shows_the_senders_own_sealed_hd_chit_refuses_a_move_the_chit_forbids(tmp_path):
+    """The packet that shows the chit opens it too (docs/protocol.md §8), so its move meets the
+    chit in the same packet: a move that the HD chit forbids is refused at once, by the dry run
+    and by the real submit alike, with nothing sent or forgotten (a players' probe: the dry run
+    passed it, and the move was void two packets later, its queued orders dropped)."""
     match = blue_to_move(tmp_path, "HD")
     seq = match.state()["seq"] + 1
     kept = sorted((match.folders["blue"].path / "private").glob("seal-*-blue.yaml"))
-    warned = dry_run(match, orders("0102"))
-    foreseen = [w for w in warned if VOID in w]
-    assert len(foreseen) == 1, warned
-    # no die comes before it: void by the rules alone, said so, not as a likelihood of imagined
-    # rolls (a players' probe: "most likely void whatever the dice", where no die is rolled)
-    assert foreseen[0].startswith(f"blue order 2 of packet {seq} (move facing=N to=0102 units={UNIT}) is void")
-    assert foreseen[0].endswith("It is void whatever the dice: no die is rolled before it.")
-    assert any("wait in the queue" in w for w in warned)          # still said: they wait for the chit's opening
+    refusal = f"orders: order 2 (move facing=N to=0102 units={UNIT}) is illegal: move: {VOID}."
+    with pytest.raises(RulesError) as refused:
+        dry_run(match, orders("0102"))
+    assert refused.value.message == refusal
+    with pytest.raises(RulesError) as refused:
+        match.send("blue", orders("0102"))
+    assert refused.value.message == refusal
     assert sorted((match.folders["blue"].path / "private").glob("seal-*-blue.yaml")) == kept   # nothing forgotten
     assert match.state()["seq"] == seq - 1                        # nothing applied
-    # the real packet warns alike, and its move is void as foreseen once blue's next packet opens the chit
-    assert [w for w in match.send("blue", orders("0102")).warnings if VOID in w] == foreseen
-    step(match)
-    opened = match.send("blue", [])
-    assert [e["text"] for e in opened.events if e["type"] == "void"][0].endswith(
-        f"{VOID}; its queued order 3 of packet {seq} is dropped too (standing order on_void: stop).")
 
 
-def test_no_void_is_foreseen_for_a_move_the_sealed_chit_allows(tmp_path):
+def test_a_move_the_sealed_chit_allows_is_made_in_the_packet_that_shows_it(tmp_path):
     """The same packet with a move within the square (HD allows it), and with the move out
-    of the square under an M chit: the look ahead opens the chit and warns of nothing."""
+    of the square under an M chit: the chit opens, and the move is made, in that packet."""
     match = blue_to_move(tmp_path / "hd", "HD")
     warned = dry_run(match, orders("0101", "E"))
-    assert not any("imagined roll" in w for w in warned), warned
-    match.send("blue", orders("0101", "E"))                      # and indeed: the chit opened, the unit turns
-    step(match)
-    opened = match.send("blue", [])
-    assert not [e for e in opened.events if e["type"] == "void"] and match.state()["rules"]["pieces"][UNIT]["f"] == "E"
+    assert not any("imagined roll" in w or "wait in the queue" in w for w in warned), warned
+    shown = match.send("blue", orders("0101", "E"))
+    assert not [e for e in shown.events if e["type"] == "void"] and match.state()["rules"]["pieces"][UNIT]["f"] == "E"
+    assert [e["units"] for e in shown.events if e["type"] == "chit-revealed"] == [[UNIT]]
     match = blue_to_move(tmp_path / "m", "M")
     warned = dry_run(match, orders("0102"))
-    assert not any("imagined roll" in w for w in warned), warned
-    assert any("wait in the queue" in w for w in warned)
+    assert not any("imagined roll" in w or "wait in the queue" in w for w in warned), warned
+    match.send("blue", orders("0102"))
+    assert match.state()["rules"]["pieces"][UNIT]["sq"] == "0102"
 
 
 def test_without_the_kept_chits_the_look_ahead_stops_at_the_openings(tmp_path):
-    """The folder's kept file is missing (moved away): the dry run still tries the packet and
-    warns as before, of the orders waiting in the queue, never of the void it cannot see."""
+    """The folder's kept file is missing (moved away): the packet cannot open the chit its
+    `show` reveals, which is then due in its next packet; the dry run still tries the packet
+    and warns, of the orders waiting in the queue, never of the void it cannot see."""
     match = blue_to_move(tmp_path, "HD")
     for path in (match.folders["blue"].path / "private").glob("seal-*-blue.yaml"):
         path.rename(tmp_path / path.name)

@@ -303,7 +303,8 @@ def test_a_group_with_a_sealed_chit_shows_it_before_it_moves(tmp_path):
 
     doc = scenario_doc({"columns": 6, "rows": 6, "units": [
         {"id": "B1", "side": "blue", "row": "tank-1", "square": "0101", "cell": "01", "facing": "N", "order": "M"},
-        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0505", "cell": "21", "facing": "S", "order": "HA"}]})
+        # M for both: which side moves first is the initiative dice's, and only M moves in Action Phase 1
+        {"id": "R1", "side": "red", "row": "tr1-tank", "square": "0505", "cell": "21", "facing": "S", "order": "M"}]})
     match = Match(tmp_path, "kkoh", chain_length=256, key_seed="show", scenario_doc=doc)
     n = drive_to(match, "move")
     side = n.side
@@ -314,15 +315,16 @@ def test_a_group_with_a_sealed_chit_shows_it_before_it_moves(tmp_path):
     move = {"type": "move", "units": [unit], "to": square, "facing": "E"}
     with pytest.raises(RulesError, match=f"move: the order chit of {unit} is sealed: show it first"):
         match.send(side, [move])
-    match.send(side, [{"type": "show", "units": [unit]}])
-    assert need(match).opens and need(match).side == side
-    step(match)                                                   # the other side acknowledges
-    opened = match.send(side, [])                                 # submit opens the chit
-    assert [e["units"] for e in opened.events if e["type"] == "chit-revealed"] == [[unit]]
+    # the packet that shows the chit opens it too (docs/protocol.md §8), and its move goes on
+    # at once (a players' probe: it took an empty packet of the opponent's and one that only
+    # opened the chit)
+    shown = match.send(side, [{"type": "show", "units": [unit]}, move, {"type": "end"}])
+    assert [e["units"] for e in shown.events if e["type"] == "chit-revealed"] == [[unit]]
+    assert [entry["seal"] for entry in load_mapping(shown.packet_path)["opens"]] == \
+        [e["items"] for e in shown.events if e["type"] == "opened"][0]
     assert match.state()["rules"]["pieces"][unit]["o"] is not None
-    step(match)
-    moved = match.send(side, [move, {"type": "end"}])
-    assert match.state()["rules"]["pieces"][unit]["f"] == "E", [e["text"] for e in moved.events]
+    assert match.state()["rules"]["pieces"][unit]["f"] == "E", "\n".join(e["text"] for e in shown.events)
+    assert side not in match.state()["sealed"] or not match.state()["sealed"][side]["due"]
 
 
 def test_orders_may_also_be_given_openly_and_the_other_side_still_seals(tmp_path):
@@ -483,7 +485,7 @@ def test_a_template_whose_reveal_comes_to_the_senders_sealed_orders_fills_them_i
     `orders: []`, with no word of --seal, and a packet sent as it stood cost a round trip."""
     from pbem.core.templates import orders_template
 
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look-1")
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="look-2")
     step(match)                                                   # blue's packet 1
     state = match.state("red")
     assert state["awaiting"]["packet_from"] == "red" and state["awaiting"]["waiting_for"] == "dice"

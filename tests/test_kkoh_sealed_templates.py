@@ -5,17 +5,20 @@ chit sealed anew is sealed, not the chit it had. Each test fails on the code bef
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
 from pbem import rulesets
 from pbem.cli import cli
-from pbem.core.errors import RulesError
+from pbem.core import engine, game, sealing
+from pbem.core.errors import RulesError, VerificationError
 from tests.support.games import Match
 from tests.test_kkoh_cases import scenario_doc
 from tests.test_kkoh_sealed import drive_to, step
 
-SEED = "show-each-49"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
+SEED = "show-each-66"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
 MOVE_B1 = {"type": "move", "units": ["B1"], "to": "0101", "facing": "E"}
 
 
@@ -140,18 +143,19 @@ def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tm
     move of a unit whose chit is hidden (K-ORD-6 reveals chits only in a Close Assault or Direct
     Fire); pbem asks for a `show` first, to check the move against the chit (K-ORD-5, K-MOV-4),
     and a `show` and the moves may go in one packet: from blue's seal file the template lists
-    each group's `show` and then its moves on the chit it sealed. Sent as listed, the move is
-    made once blue's next packet opens the chit."""
+    each group's `show` and then its moves on the chit it sealed. Sent as listed, the packet
+    opens the chit and the move is made in it."""
     match = blue_moves(tmp_path)
     moves_b1 = [f"#   - {{type: move, units: [\"B1\"], to: \"{to}\", facing: {facing}}}" for to, facing in (
         ("0101", "E"), ("0101", "S"), ("0101", "W"), ("0102", '"N"'), ("0202", '"N"'), ("0201", "E"), ("0200", "S"),
         ("0100", "S"), ("0000", "S"), ("0001", "W"), ("0002", '"N"'))]
     block = sealed_block(match, "blue")
-    # one `show` for all the groups to move: each costs a round trip (a players' probe: one a group cost two)
+    # the `show` and the moves go in one packet, which opens the chits too (docs/protocol.md §8; a
+    # players' probe: each `show` cost the opponent an empty packet, and its sender one that opened)
     from pbem.core import templates
 
-    assert ("# A group whose chit is sealed shows it first: one `show` naming every group you will move, for\n"
-            "# each `show` waits for your next packet to open its chits (two of them cost two round trips).\n"
+    assert ("# A group whose chit is sealed shows it first (`show`), then moves: `pbem submit` opens the chits a\n"
+            "# `show` reveals in the same packet, from private/, and the moves behind it go on in that packet.\n"
             ) in templates.orders_template(match.game, match.state("blue"), "blue")
     assert block[:len(NOTE) + 2 + len(moves_b1)] == NOTE + [
         "# B1, sealed M (item 5.1); shown: order chit M at deployment:", '#   - {type: show, units: ["B1"]}'] + moves_b1
@@ -162,10 +166,9 @@ def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tm
         "# B1, sealed M (item 5.1); shown: order chit M at deployment:", '#   - {type: show, units: ["B1"]}',
         '#   - {type: move, units: ["B1"], to: "0102", facing: "N"}']
     assert sealed_block(match, "red") == []                     # not red's step
-    match.send("blue", [{"type": "show", "units": ["B1"]}, {"type": "move", "units": ["B1"], "to": "0102",
-                                                             "facing": "N"}, {"type": "end"}])
-    step(match)                                                   # red acknowledges
-    opened = match.send("blue", [])                               # `pbem submit` opens B1's chit; the move follows
+    opened = match.send("blue", [{"type": "show", "units": ["B1"]}, {"type": "move", "units": ["B1"], "to": "0102",
+                                                                      "facing": "N"}, {"type": "end"}])
+    # `pbem submit` opens B1's chit in the packet that shows it; the move follows in it
     assert [e["text"] for e in opened.events if e["type"] in ("chit-revealed", "move", "end")] == [
         "B1: order chit M at deployment: revealed (item 5.1, K-ORD-6).", "B1 moves to 0102, facing N (K-MOV-8).",
         "blue ends its movement in Action Phase 1."]
@@ -334,3 +337,43 @@ def test_a_change_to_pa_is_said_with_the_modifier_the_table_names():
     from pbem.rulesets.kkoh import draw
 
     assert "? while it is sealed: from its side's seal at Issuing Orders until the rules reveal it" in draw.LEGEND[1]
+
+
+def test_a_packet_opens_the_chits_its_own_show_reveals_all_in_order_or_leaves_them_due(tmp_path):
+    """docs/protocol.md §8: entries of `opens` after the items due open the items the packet's
+    own orders reveal, each named by its seal, all of them in the order revealed, each equal to
+    its seal; a packet may also leave them due for its sender's next packet, as before."""
+    match = blue_moves(tmp_path)
+    g, state, folder, key = match.game, match.state("blue"), match.folders["blue"], match.keys["blue"]
+    both = [{"type": "show", "units": ["B1", "B2"]}]
+
+    def packet(opens, orders=both):
+        return game.build_packet(g, state, "blue", orders, None, key, "", {"opens": opens} if opens is not None else None)
+
+    left, _ = engine.apply_packet(g, state, packet(None), "left")
+    revealed = list(left["awaiting"]["need"]["opens"])
+    assert len(revealed) == 2 and left["sealed"]["blue"]["due"] == revealed          # due in blue's next packet
+    entries = sealing.opening(folder, "blue", revealed)
+    new, events = engine.apply_packet(g, state, packet(entries), "early")
+    assert [e["items"] for e in events if e["type"] == "opened"] == [revealed]
+    assert [(e["index"], e["opened"]) for e in events if e["type"] == "order" and "opened" in e] == \
+        [(2, revealed[0]), (3, revealed[1])]                                            # numbered after its orders
+    assert "blue" not in new["sealed"] and new["awaiting"]["need"]["kind"] == "move"
+    assert {new["rules"]["pieces"][u]["o"] for u in ("B1", "B2")} == {"M"}
+    unnamed = [{k: v for k, v in entry.items() if k != "seal"} for entry in entries]
+    for opens, words in (
+            (unnamed, "an item opened beyond them, which the packet's own orders reveal, is named by its `seal`"),
+            ([dict(entries[0], salt="00" * 32), entries[1]], "or its salt differs from what blue sealed"),
+            (entries[:1], f"`opens` opens {revealed[0]} where the packet's orders reveal blue's sealed item(s) "
+                          f"{', '.join(revealed)}: it opens all of them, in that order, or none"),
+            (entries[::-1], f"`opens` opens {', '.join(revealed[::-1])} where the packet's orders reveal"),
+            (entries + entries[:1], f"`opens` opens item {revealed[0]} twice")):
+        with pytest.raises(VerificationError, match=re.escape(words)):
+            engine.apply_packet(g, state, packet(opens), "altered")
+    b1 = [{"type": "show", "units": ["B1"]}]
+    with pytest.raises(VerificationError, match=re.escape(
+            f"`opens` opens item {revealed[1]}, which the rules have not revealed, before this packet or by its own "
+            f"orders")):
+        engine.apply_packet(g, state, packet(entries, b1), "beyond")
+    with pytest.raises(VerificationError, match="which the rules have not revealed, before this packet or by its own"):
+        engine.apply_packet(g, state, packet(entries, []), "unrevealed")

@@ -512,7 +512,15 @@ def _void_cascade_game(tmp_path: Path):
     folder = sandbox(tmp_path / "sb", "kkoh", seed="probe1")
     for path in sorted(VOID_CASCADE.glob("*.yaml")):
         side = path.stem.split("-")[1]
+        # packet 5 leaves the chits its `show` reveals for packet 6 to open, as a packet may
+        # (docs/protocol.md §8), and as every packet did before pbem 0.29.0: sent from a folder
+        # whose private/ lacks them, so that `pbem submit` cannot open them in packet 5 itself
+        kept = sorted((folder.path / "private").glob(f"seal-*-{side}.yaml")) if path.name == "5-red.yaml" else []
+        for seal in kept:
+            seal.rename(tmp_path / seal.name)
         submit(folder, path, side=side, sent=SENT, seal=path.stem.endswith("sealed") or None)
+        for seal in kept:
+            (tmp_path / seal.name).rename(seal)
     return folder
 
 

@@ -75,6 +75,21 @@ def seal_id(seq: int, n: int) -> str:
     return f"{seq}.{n}"
 
 
+def item_names(names: list[str]) -> str:
+    """Sealed items' names ("SEQ.N") for a report: a run of three or more of one packet in a row
+    as its first and last ("12.1 to 12.84"; a players' probe: a fire plan padded to 84 items
+    listed all 84 names, twice)."""
+    runs: list[list[str]] = []
+    for name in names:
+        seq, n = name.split(".")
+        last = runs[-1][-1].split(".") if runs else None
+        if last is not None and last[0] == seq and int(last[1]) + 1 == int(n):
+            runs[-1].append(name)
+        else:
+            runs.append([name])
+    return ", ".join(f"{run[0]} to {run[-1]}" if len(run) > 2 else ", ".join(run) for run in runs)
+
+
 def as_sealed(game_id: str, seq: int, side: str, entry: dict, sealed_hash: str) -> bool:
     """Whether an opened entry ({"salt", "item"}) is what `side` sealed in packet `seq`."""
     return seal_hash(game_id, seq, side, bytes.fromhex(entry["salt"]), entry["item"]) == sealed_hash
@@ -523,19 +538,20 @@ def used_chains(game: Game, state: dict, chain: dict) -> tuple[set[str], set[str
 def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
     """The sender opens exactly the items due (§8): every item of a seal it made in its last
     packet that opens in the next one, and the items the rules reveal now; nothing else,
-    each once, in the order they are due, each equal to its seal."""
+    each once, in the order they are due, each equal to its seal. Entries after them may open
+    items the packet's own orders are to reveal: each names an item of the sender's that the
+    rules reveal when asked and equals its seal; that the orders reveal it, in that order, is
+    `_open_revealed`'s to check as the packet takes effect."""
     side, opens = packet["side"], packet.get("opens")
     record = state["sealed"].get(side)
     due = record["due"] if record else []
-    if not due:
-        if opens is None:
-            return
+    if opens is not None and len(opens) > len(due):
         if record is None:
             raise VerificationError(f"{source}: `opens` opens sealed orders, but {side} has none sealed")
-        named = next((entry["seal"] for entry in opens if "seal" in entry), None)
-        raise VerificationError(f"{source}: `opens` opens {'item ' + named if named else 'sealed items'}, but the rules "
-                                f"reveal none of {side}'s sealed items now; an item is opened only when the rules reveal "
-                                f"it (docs/protocol.md §8)")
+        _verify_later(game, side, record, opens[len(due):], due, source)
+        opens = opens[:len(due)] or None
+    if not due:
+        return
     items = {item["id"]: item for item in record["items"]}
     by_next = items[due[0]]["reveal"] == "next"
     if opens is None:
@@ -574,6 +590,63 @@ def _verify_seals(game: Game, state: dict, packet: dict, source: str) -> None:
         if not as_sealed(game.game_id, int(seq), side, entry, items[name]["hash"]):
             raise VerificationError(f"{source}: opened item {n} or its salt differs from what {side} sealed in "
                                     f"packet {seq}")
+
+
+def _verify_later(game: Game, side: str, record: dict, later: list[dict], due: list[str], source: str) -> None:
+    """Entries of `opens` after the items due: each names its item, one of `side`'s that the
+    rules reveal when asked (`Need.reveal`), not due already, once, and equals its seal."""
+    items = {item["id"]: item for item in record["items"]}
+    seen: set[str] = set()
+    for entry in later:
+        name = entry.get("seal")
+        if name is None:
+            raise VerificationError(f"{source}: `opens` lists more items than the {len(due)} due now, and an item "
+                                    f"opened beyond them, which the packet's own orders reveal, is named by its `seal` "
+                                    f"(docs/protocol.md §8)")
+        if name in seen or name in due:
+            raise VerificationError(f"{source}: `opens` opens item {name} twice")
+        seen.add(name)
+        if name not in items:
+            raise VerificationError(f"{source}: `opens` opens item {name}, which {side} has not sealed, or has opened "
+                                    f"already")
+        if items[name]["reveal"] != "asked":
+            raise VerificationError(f"{source}: `opens` opens item {name}, which the rules have not revealed: it opens "
+                                    f"in {side}'s packet after the one that sealed it, with the rest of its seal "
+                                    f"(docs/protocol.md §8)")
+        seq, n = name.split(".")
+        if not as_sealed(game.game_id, int(seq), side, entry, items[name]["hash"]):
+            raise VerificationError(f"{source}: opened item {n} or its salt differs from what {side} sealed in "
+                                    f"packet {seq}")
+
+
+def _open_revealed(game: Game, state: dict, run: "_Run", side: str, k: int, later: list[dict], index: int,
+                   source: str, events: list[dict]) -> tuple[list[dict], int]:
+    """§8: where the packet's own orders have brought the game to a step that reveals sealed
+    items of its sender's, the packet's next entries of `opens` open them there, all of them,
+    in the order the step reveals them (checked against their seals already), queued as its
+    orders numbered from `index`; then the game goes on. What is left of `later`, and the
+    next index."""
+    while later and run.status is not None and run.status["waiting_for"] == "openings" \
+            and run.status["need"].side == side:
+        queued = {q.get("opened") for q in state["queue"] if q["side"] == side}
+        revealed = [name for name in run.status["need"].opens if name not in queued]
+        given = [entry["seal"] for entry in later[:len(revealed)]]
+        if given != revealed:
+            raise VerificationError(f"{source}: `opens` opens {', '.join(given)} where the packet's orders reveal "
+                                    f"{side}'s sealed item(s) {', '.join(revealed)}: it opens all of them, in that "
+                                    f"order, or none (docs/protocol.md §8)")
+        taken, later = later[:len(revealed)], later[len(revealed):]
+        record = state["sealed"][side]
+        record["items"] = [item for item in record["items"] if item["id"] not in revealed]
+        if not record["items"]:
+            del state["sealed"][side]
+        events.append({"type": "opened", "text": f"{side} opens the {len(taken)} item(s) its orders revealed: "
+                       f"{item_names(revealed)}.", "side": side, "items": revealed})
+        _queue_orders(game, state, side, k, [entry["item"] for entry in taken], source, revealed, events,
+                      [entry["salt"] for entry in taken], start=index)
+        index += len(taken)
+        run.resolve(rolls=not game.secure)
+    return later, index
 
 
 # --- applying a packet -----------------------------------------------------------------------
@@ -643,19 +716,28 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
             events.append({"type": "standing-orders", "side": side, "changes": {key: after for key, _, after in changed},
                            "text": f"{side} changes its standing orders: "
                                    + "; ".join(f"{key} {was} -> {after}" for key, was, after in changed) + "."})
-    items = [entry["item"] for entry in packet.get("opens", [])]
+    due = len(state["sealed"].get(side, {}).get("due", []))
+    entries, later = packet.get("opens", [])[:due], packet.get("opens", [])[due:]
+    items = [entry["item"] for entry in entries]
     opened: list[str] = []
     if items:
         opened = _open(new, side, len(items))
         events.append({"type": "opened", "text": f"{side} opens the {len(items)} item(s) it sealed: "
-                       f"{', '.join(opened)}.", "side": side, "items": opened})
-    salts = [entry["salt"] for entry in packet.get("opens", [])]
+                       f"{item_names(opened)}.", "side": side, "items": opened})
+    salts = [entry["salt"] for entry in entries]
     _queue_orders(game, new, side, k, items + packet["orders"], source, opened, events, salts)
     run.refuse_answers_for_others(side)
     run.resolve(rolls=not game.secure)
+    index = len(items) + len(packet["orders"]) + 1
+    later, index = _open_revealed(game, new, run, side, k, later, index, source, events)
     if "sealed" in packet:
         run.seal(side, packet["sealed"])
         run.resolve(rolls=not game.secure)
+        later, index = _open_revealed(game, new, run, side, k, later, index, source, events)
+    if later:
+        raise VerificationError(f"{source}: `opens` opens item {later[0]['seal']}, which the rules have not revealed, "
+                                f"before this packet or by its own orders; an item is opened only when the rules "
+                                f"reveal it (docs/protocol.md §8)")
     if awaited is not None and not lookahead:
         run.check_answered(awaited)
     if awaited_seal is not None and not lookahead and "sealed" not in packet:
@@ -777,7 +859,7 @@ VOID_ITEM = {"type": "void"}
 
 
 def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, source: str,
-                  opened: list[str], events: list[dict], salts: list[str] = ()) -> None:
+                  opened: list[str], events: list[dict], salts: list[str] = (), start: int = 1) -> None:
     """Check the packet's orders by schema and add them to the queue as orders of packet k
     (the first ones are the items it opens, each marked with the item's name and salt, which
     reads the dice sealed with it: `_Step.sealed_d6`). An opened item
@@ -786,7 +868,7 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
     no reader accepts could jam the game at its opening, when it suited him)."""
     queue = state["queue"]
     checked = []
-    for index, (item, name) in enumerate(zip(orders, opened), start=1):
+    for index, (item, name) in enumerate(zip(orders, opened), start=start):
         try:
             checked += [(order, None) for order, _ in check_orders(game, [item], k, source, first=index)]
         except RulesError as exc:
@@ -797,14 +879,14 @@ def _queue_orders(game: Game, state: dict, side: str, k: int, orders: list, sour
                            "rule": "§8", "dropped": 1})
     checked += check_orders(game, orders[len(opened):], k, source, awaited_decision(state, side), len(opened) + 1,
                             len(opened))
-    for index, (order, key) in enumerate(checked, start=1):
+    for index, (order, key) in enumerate(checked, start=start):
         item = {"seq": k, "side": side, "index": index, "order": order}
-        if index <= len(opened):
+        if index - start < len(opened):
             # an opened item answers the need that revealed it and nothing else (§8): a
             # `decision` it carries is not a name, or a sealer could seal a plan that is
             # opened but never used, and choose another after seeing the opponent's
-            item["opened"] = opened[index - 1]
-            item["salt"] = salts[index - 1]
+            item["opened"] = opened[index - start]
+            item["salt"] = salts[index - start]
         elif key is not None:
             # A later answer to the same decision replaces the earlier one (§4.3).
             queue[:] = [q for q in queue if not (q["side"] == side and q.get("decision") == key)]
@@ -1155,7 +1237,7 @@ class _Run:
                             for name, value in zip(names, hashes)]
         when = ("to be opened in its next packet" if need.reveal == "next"
                 else "each to be opened when the rules reveal it")
-        self.events.append({"type": "sealed", "text": f"{side} seals {len(hashes)} item(s) ({', '.join(names)}), "
+        self.events.append({"type": "sealed", "text": f"{side} seals {len(hashes)} item(s) ({item_names(names)}), "
                             f"{when}.", "side": side, "items": len(hashes), "ids": names})
         # The ruleset learns of the seal as the side's next order, so that a step it starts
         # and that needs dice waits for them like any other (§7 part 3).

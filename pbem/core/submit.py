@@ -179,6 +179,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealed_items, orders = orders, []
         salts = sealing.salts(g, seq, side, key, len(sealed_items))
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
+    if state["sealed"].get(side):
+        extra = _opens_revealed(g, state, side, key, sent, extra, policies, orders, source, folder)
     packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
     if dry_run:
         new, events = engine.apply_packet(g, state, packet, source)
@@ -201,8 +203,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         if isinstance(exc, VerificationError):   # our own packet failing verification is a bug or a wrong key
             raise VerificationError(f"the packet built from {source} does not verify: {exc.message}") from None
         raise
-    if due:
-        sealing.forget_opened(folder, side, due, applied.state)  # opened: public now
+    if "opens" in extra:
+        sealing.forget_opened(folder, side, [entry["seal"] for entry in extra["opens"]], applied.state)  # public now
     if out is not None:
         try:
             game.write_new(out, text)
@@ -574,6 +576,37 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
 
 
 IMAGINED_WORDS = "once the dice come (imagined here): "
+
+
+def _opens_revealed(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
+                    orders: list, source: str, folder: game.Folder) -> dict:
+    """`extra` with the `opens` of the items this packet's own orders reveal, after those due
+    now (§8): where the packet, applied in memory, leaves the game waiting for the sender's
+    sealed items of an earlier packet, their openings from `folder` join the packet, which
+    is tried again, until it stops elsewhere. A players' probe: each kkoh `show`, and each
+    fire plan that reveals a chit, took a packet of the opponent's with nothing in it and one
+    of the sender's that only opened the chits, before the orders behind them went on."""
+    seq = state["seq"] + 1
+    for _ in range(engine.MAX_QUEUED_PER_SIDE):   # each round opens an item at least
+        probe = game.build_packet(g, state, side, orders, policies, key, sent, extra)
+        try:
+            after, _ = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
+        except (RulesError, VerificationError):
+            return extra   # the packet as it stands is refused, and the real application says why
+        awaiting = after["awaiting"]
+        if (awaiting["waiting_for"], (awaiting["need"] or {}).get("side")) != ("openings", side):
+            return extra
+        asked = {item["id"] for item in after["sealed"].get(side, {}).get("items", []) if item["reveal"] == "asked"}
+        queued = {q.get("opened") for q in after["queue"] if q["side"] == side}
+        revealed = [name for name in awaiting["need"]["opens"] if name not in queued]
+        if not revealed or any(name not in asked or int(name.split(".")[0]) >= seq for name in revealed):
+            return extra   # an item of this very packet's seal is kept only once it is signed
+        try:
+            opens = sealing.opening(folder, side, revealed)
+        except (FileError, VerificationError):
+            return extra   # not kept here as sealed: due in the next packet, where submit says what is wrong
+        extra = dict(extra, opens=extra.get("opens", []) + opens)
+    return extra
 
 
 def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dict]:

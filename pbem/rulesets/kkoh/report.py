@@ -133,8 +133,8 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
         return ["One move per unit or group this Action Phase: to a square next to it, or within its square; a Close",
                 "Assault moves a group that started the phase as one (or part of it, the rest left behind, K-CA-2),",
                 "or a unit alone, into an enemy square through an edge (K-CA-3, K-CA-5).",
-                "A group whose chit is sealed shows it first: one `show` naming every group you will move, for",
-                "each `show` waits for your next packet to open its chits (two of them cost two round trips)."]
+                "A group whose chit is sealed shows it first (`show`), then moves: `pbem submit` opens the chits a",
+                "`show` reveals in the same packet, from private/, and the moves behind it go on in that packet."]
     if need.kind == "give-ground-place":
         return ["Cells are \"rc\": row from the north edge, column from the west edge. The unit keeps its facing; each",
                 "place listed is free, closest to its edge (K-GM-2) and, where the square allows, blocks no other",
