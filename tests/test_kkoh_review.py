@@ -247,6 +247,12 @@ def test_one_vehicle_unit_a_side_fires_into_a_wood_through_each_face(tmp_path: P
     folder, events = run_case(tmp_path / "d", "kkoh", scenario, [{"side": "blue", "orders": [
         b1, {"type": "fire", "unit": "B4", "target": "R2"}, {"type": "end"}]}], [1, 1])
     assert [(e["unit"], e["target"]) for e in events if e["type"] == "fire"] == [("B1", "R1"), ("B4", "R2")]
+    # each modifier in the Direct Fire table's words (a players' probe: "firer m -1" left M unexplained)
+    assert [e["text"] for e in events if e["type"] == "fire"] == [
+        "B1 fires at R1 in 0506: die 1, firer with IR +1, target on PD orders or in cover -1, rear shot +1 = 2: no "
+        "effect (K-DF-6, K-DF-7).",
+        "B4 fires at R2 in 0506: die 1, firer with IR +1, target on PD orders or in cover -1 = 1: no effect (K-DF-6, "
+        "K-DF-7)."]
 
 
 # --- F9: a plain move displaces enemy command markers ---------------------------------------------

@@ -414,6 +414,15 @@ def test_direct_fire_modifiers_each_as_printed():
     assert m(shot(sc, rules, "blue", "B3", "R4")) == {"firer_m": -1, "vulnerable": 2}
 
 
+def test_every_direct_fire_modifier_has_the_tables_words_for_the_report():
+    from pbem.rulesets.kkoh import fire
+
+    from tests.test_kkoh_data import TABLES
+
+    printed = set(TABLES["direct_fire"]["modifiers"]) - {"per_class_above", "per_class_below"}
+    assert set(fire.MODIFIER_WORDS) == printed | {"class"}
+
+
 def test_a_rear_shot_adds_one_and_vulnerable_targets_do_not_add_it_again():
     """K-DF-6: rear +1; vulnerable +2 not added to the rear +1 (the reading of 'the above factor')."""
     from pbem.rulesets.kkoh import fire

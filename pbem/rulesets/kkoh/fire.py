@@ -26,6 +26,13 @@ from .state import Board, mark
 
 # a Direct Fire result in words (K-DF-7), as the report and the picture say it
 FIRE_WORDS = {"loss": "a loss and Give Ground", "give-ground": "Give Ground", "none": "no effect"}
+# a shot's modifiers in the words of the Direct Fire table (K-DF-6; a players' probe: "firer m -1",
+# "target m +1" left M unexplained)
+MODIFIER_WORDS = {"firer_losses": "firer with losses", "heavy_atgw_long_range": "heavy ATGW at long range",
+                  "class": "gun class against target class", "firer_ir": "firer with IR", "target_ia": "target with IA",
+                  "target_m": "target on M orders", "firer_m": "firer on M orders",
+                  "target_pd_or_cover": "target on PD orders or in cover", "target_fd": "target on FD orders",
+                  "rear": "rear shot", "vulnerable": "vulnerable target"}
 
 
 def plan(rules: dict, side: str) -> list[dict]:
@@ -432,7 +439,7 @@ def resolve(sc: Scenario, rules: dict, ctx) -> None:
         effect = ("loss" if score >= table["loss_and_give_ground"] else
                   "give-ground" if score >= table["give_ground"] else "none")
         ctx.event("fire", f"{firer} fires at {target} in {shot['sq']}: die {die}" + "".join(
-            f", {k.replace('_', ' ')} {v:+d}" for k, v in mods.items()) + f" = {score}: "
+            f", {MODIFIER_WORDS[k]} {v:+d}" for k, v in mods.items()) + f" = {score}: "
             + FIRE_WORDS[effect] + " (K-DF-6, K-DF-7).",
             side=sc.pieces[firer].side, unit=firer, target=target, die=die, modifiers=mods, score=score, effect=effect,
             # where firer and target stand as the die is rolled, for the picture (a loss's Give Ground moves the target)
