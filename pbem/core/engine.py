@@ -630,6 +630,8 @@ def _open_revealed(game: Game, state: dict, run: "_Run", side: str, k: int, late
             and run.status["need"].side == side:
         queued = {q.get("opened") for q in state["queue"] if q["side"] == side}
         revealed = [name for name in run.status["need"].opens if name not in queued]
+        if not revealed:
+            break     # (the run takes a queued item before it waits for openings: never met)
         given = [entry["seal"] for entry in later[:len(revealed)]]
         if given != revealed:
             raise VerificationError(f"{source}: `opens` opens {', '.join(given)} where the packet's orders reveal "
