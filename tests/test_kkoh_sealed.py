@@ -461,8 +461,9 @@ def test_the_chit_template_says_each_groups_chit_now_and_tests_only_after_turn_1
 
 def test_a_show_is_offered_for_each_sealed_group_not_only_for_all_at_once(tmp_path):
     """A chit shown is seen by the opponent: the template offers a `show` of each group, so
-    that a player shows only those he will move, and one of them all (players' probe: the only
-    `show` offered named every unit of the side)."""
+    that a player shows only those he will move, and not one of them all (players' probes: the
+    only `show` offered named every unit of the side; then, listed beside the others, the one
+    of them all was copied and gave a whole deployment away)."""
     from tests.test_kkoh_cases import scenario_doc
 
     doc = scenario_doc({"columns": 6, "rows": 6, "units": [
@@ -474,8 +475,8 @@ def test_a_show_is_offered_for_each_sealed_group_not_only_for_all_at_once(tmp_pa
     n = drive_to(match, "move")
     units = ["B1", "B2"] if n.side == "blue" else ["R1", "R2"]
     shows = [o["units"] for o in match.game.listing(match.state()["rules"], n)[0] if o["type"] == "show"]
-    assert shows == [[units[0]], [units[1]], units]
-    # the bots' representative set keeps one show of them all
+    assert shows == [[units[0]], [units[1]]]
+    # the bots' representative set keeps one show of them all, and the engine takes it
     assert [o["units"] for o in match.game.legal_orders(match.state()["rules"], n) if o["type"] == "show"] == [units]
 
 

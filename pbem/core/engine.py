@@ -734,6 +734,10 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
     later, index = _open_revealed(game, new, run, side, k, later, index, source, events)
     if "sealed" in packet:
         run.seal(side, packet["sealed"])
+        # items opened after the seal are numbered after the seal's own order (a review: they could
+        # take its number, which names decisions, §7.2; no ruleset reveals its sealer's items
+        # between its seal and the next die today)
+        index = max([index] + [q["index"] + 1 for q in new["queue"] if q["seq"] == k and q["side"] == side])
         run.resolve(rolls=not game.secure)
         later, index = _open_revealed(game, new, run, side, k, later, index, source, events)
     if later:

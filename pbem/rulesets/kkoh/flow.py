@@ -404,13 +404,16 @@ def _morale(sc: Scenario, rules: dict, ctx) -> None:
 # --- legal orders and standing orders ----------------------------------------------------------
 
 def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[list[dict], str | None]:
-    """What `pbem orders` lists: the legal orders, with a `show` of each sealed group beside the
-    one of them all, so that a player shows only the groups he will move (players' probe: the
-    one `show` offered named every unit of the side, and a chit shown is seen by the opponent)."""
+    """What `pbem orders` lists: the legal orders, with a `show` of each sealed group in place of
+    the one of them all, so that a player shows only the groups he will move (players' probes:
+    the one `show` offered named every unit of the side, and a chit shown is seen by the
+    opponent; listed beside the others, it was copied)."""
     legal = legal_orders(sc, rules, need)
     if need.kind != "move" or need.decision:
         return legal, None
     each = [o for o in command.show_options(sc, rules, need.side, each=True) if o not in legal]
+    if each:   # players' probe: the one `show` of every group, copied, gave a whole deployment away
+        legal = [o for o in legal if o["type"] != "show"]
     return each + legal, None
 
 
@@ -421,9 +424,9 @@ def listing(sc: Scenario, rules: dict, need: Need, only: str | None) -> tuple[li
 # his opponent trusts his chit. But what it may do depends on that chit (K-ORD-5, K-MOV-4,
 # K-ORD-8), and pbem has no referee to check it against a hidden one: its owner shows the chit
 # first (`show`, README "Sealed orders"), which is no rule of play this listing changes. A
-# `show` and the group's orders may go in one packet: the orders wait in the queue while the
-# chit is opened (in the owner's next packet, docs/protocol.md §8) and are checked against it
-# then. So the group's orders are legal to write now, behind its `show`, and its owner, who knows
+# `show` and the group's orders go in one packet, which opens the chit too (docs/protocol.md §8,
+# items a packet's own orders reveal), and they are checked against it there. So the group's
+# orders are legal to write now, behind its `show`, and its owner, who knows
 # the item he sealed and, by its salt, the test die sealed with it, can know them: they are listed.
 
 def sealed_listing(sc: Scenario, rules: dict, need: Need, own: dict[str, dict]) -> tuple[str | None, list]:
