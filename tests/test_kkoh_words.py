@@ -152,6 +152,22 @@ def test_a_command_marker_out_of_command_is_said_so_also_where_it_stands_without
     assert "its cell in the square (row from the north edge and column from the west edge, 0-2;" in shown
 
 
+def test_show_diff_says_the_units_of_a_side_whose_markers_changed_alike_in_one_line():
+    """A players' probe: `show --last` read "R-AD1 (red): order marker sealed changed to HD" 39
+    times as a turn's chits were revealed. Units of one side with the same change are one line,
+    where the first of them was; other changes keep their place; `--json` keeps one a unit."""
+    unit = {"side": "red", "where": "0705", "status": "map", "strength": 3, "full": 3}
+    found = []
+    for uid, was, now in (("R1", "sealed", "HD"), ("R2", "sealed", "HA"), ("R3", "sealed", "HD"), ("R4", "HD", "HD")):
+        found += describe._unit_changes(uid, dict(unit, markers=[f"order {was}"]), dict(unit, markers=[f"order {now}"],
+                                        where="0706" if uid == "R4" else "0705"), {}, {}, "strength point")
+    found += describe._unit_changes("B1", dict(unit, side="blue", markers=["order sealed"]),
+                                    dict(unit, side="blue", markers=["order HD"]), {}, {}, "strength point")
+    assert describe._same_markers_together(found) == [
+        "R1, R3 (red): order marker sealed changed to HD.", "R2 (red): order marker sealed changed to HA.",
+        "R4 (red) moved from 0705 to 0706.", "B1 (blue): order marker sealed changed to HD."]
+
+
 def test_show_says_an_order_chit_that_changed_as_one_change():
     """A players' probe: `show --last` read "order sealed marker placed; order HD marker removed"
     for a chit sealed in place of another. A marker of a family ("order HD", "order sealed")

@@ -586,9 +586,7 @@ Changes from state 0 to state 3:
   attack phase).
 - 333/1116 (soviet) advanced after combat from 3220 to 3320.
 - LW/I (german) is now eliminated; it was in 3320.
-- 333/1116 (soviet): Half Move marker placed.
-- 333/1118 (soviet): Half Move marker placed.
-- 333/1120 (soviet): Half Move marker placed.
+- 333/1116, 333/1118, 333/1120 (soviet): Half Move marker placed.
 - 333/Art (soviet): fired marker placed.
 - 2 hexes passed to german control: 3120, 3121.
 - 2 hexes passed to soviet control: 3319, 3320.

@@ -495,9 +495,33 @@ def changes_text(game: Any, before: dict, after: dict, steps: list | None = None
     found = changes(game, before, after, steps)
     head = f"Changes from state {before['seq']} to state {after['seq']}:"
     lines = [head]
-    for change in found:
-        lines += textwrap.wrap(f"- {change['text']}", width=100, subsequent_indent="  ", break_on_hyphens=False)
+    for text in _same_markers_together(found):
+        lines += textwrap.wrap(f"- {text}", width=100, subsequent_indent="  ", break_on_hyphens=False)
     return lines if found else lines + ["- nothing changed on the board."]
+
+
+def _same_markers_together(found: list[dict]) -> list[str]:
+    """The changes' sentences, the units of one side whose markers changed alike said in one,
+    where the first of them is ("R-AD2, R-Hy1 (red): order marker HD2 changed to sealed."; a
+    players' probe: 39 such lines as a kkoh turn's chits were sealed). `--json` keeps a change
+    for each unit."""
+    out: list[str] = []
+    alike: dict[str, tuple[int, list[str]]] = {}     # "(side): change" -> (its line, its units)
+    for change in found:
+        if change["kind"] != "markers":
+            out.append(change["text"])
+            continue
+        label, _, what = change["text"].partition(": ")
+        uid, _, side = label.rpartition(" (")
+        key = f"({side}: {what}"
+        if key in alike:
+            line, units = alike[key]
+            units.append(uid)
+            out[line] = f"{', '.join(units)} {key}"
+        else:
+            alike[key] = (len(out), [uid])
+            out.append(change["text"])
+    return out
 
 
 # --- what a side agrees to --------------------------------------------------------------------
