@@ -882,3 +882,20 @@ def test_the_template_of_sealed_orders_does_not_say_the_next_phases_orders_go_be
         pytest.fail("no sealed step came")
     text = orders_template(match.game, state, n.side, match.keys[n.side])
     assert "orders:\n  - {type: end}\n" in text and "closes the phase" not in text
+
+
+def test_a_chit_refused_before_it_is_sealed_is_named_by_its_place_in_the_file(tmp_path):
+    """An orders probe: "the orders cannot be sealed: chit: R-AD1 is given two chits (K-ORD-1)"
+    left the player to find which of a dozen chits was meant; the refusal numbers the item."""
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="open")
+    first = drive_to(match, "orders", turn=2)
+    mine = chits_for(match, first.side)
+    before = folder_text(match, first.side)
+    for orders, said in (([mine[0], mine[1], mine[0], mine[2]],
+                          f"item 3: chit: {', '.join(mine[0]['units'])} is given two chits (K-ORD-1)"),
+                         ([mine[0], {"type": "show", "units": mine[1]["units"]}, mine[2]],
+                          "item 2: show: only order chits (and end) are sealed at Issuing Orders (K-ORD-1)")):
+        with pytest.raises(RulesError) as refused:
+            match.send(first.side, orders, seal=True)
+        assert f"the orders cannot be sealed: {said}; nothing was sealed or signed" in refused.value.message
+    assert folder_text(match, first.side) == before

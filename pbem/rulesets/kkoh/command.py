@@ -370,15 +370,18 @@ def seal_items(sc: Scenario, rules: dict, need, orders: list[dict]) -> list[dict
         return list(orders) + [{"type": "end"}] * (size - len(orders))
     board = Board(sc, rules)
     given: dict[tuple, str] = {}
-    for order in orders:
-        kind = order.get("type")
-        if kind == "end":
-            continue
-        if kind != "chit":
-            raise IllegalOrder("K-ORD-1", f"{kind}: only order chits (and end) are sealed at Issuing Orders", None)
-        units = tuple(check_chit(sc, rules, need.side, order))
-        if units in given:
-            raise IllegalOrder("K-ORD-1", f"chit: {', '.join(units)} is given two chits", None)
+    for index, order in enumerate(orders, start=1):
+        try:
+            kind = order.get("type")
+            if kind == "end":
+                continue
+            if kind != "chit":
+                raise IllegalOrder("K-ORD-1", f"{kind}: only order chits (and end) are sealed at Issuing Orders", None)
+            units = tuple(check_chit(sc, rules, need.side, order))
+            if units in given:
+                raise IllegalOrder("K-ORD-1", f"chit: {', '.join(units)} is given two chits", None)
+        except IllegalOrder as exc:   # which of a dozen chits (an orders probe: the refusal named none)
+            raise IllegalOrder(exc.rule, f"item {index}: {exc.message}", exc.legal) from None
         given[units] = order["order"]
     return [{"type": "chit", "units": body, "order": given.get(tuple(body), board.order(body[0]))}
             for body in bodies(board, need.side)]
