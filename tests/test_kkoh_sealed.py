@@ -899,3 +899,41 @@ def test_a_chit_refused_before_it_is_sealed_is_named_by_its_place_in_the_file(tm
             match.send(first.side, orders, seal=True)
         assert f"the orders cannot be sealed: {said}; nothing was sealed or signed" in refused.value.message
     assert folder_text(match, first.side) == before
+
+
+def test_an_open_order_for_a_sealed_step_the_packets_own_orders_come_to_is_refused_without_no_seal(tmp_path):
+    """A cheater's reading of the openings a packet's own orders reveal: `pbem submit` refused
+    open orders for the sealed step the packet meets first, and no later one. Here blue's
+    `end` closes its movement and a second `end` would be its Direct Fire plan, open: an
+    opponent reads "no shots" from it. Refused without --no-seal, nothing signed; the first
+    `end` alone, or both with --no-seal, go."""
+    from pbem.core.submit import submit_orders
+
+    match = _fire_match(tmp_path)
+    both_ends = [{"type": "end"}, {"type": "end"}]
+    for _ in range(40):   # the first packet whose second `end` comes to its sender's fire plan
+        side = match.state()["awaiting"]["packet_from"]
+        try:
+            submit_orders(match.folders[side], both_ends, None, key=match.keys[side], sent="2026-12-06T12:00:00Z",
+                          dry_run=True)
+        except UsageError as exc:
+            if "which the packet's orders come to" in exc.message:
+                refused = exc
+                break
+        step(match)
+    else:
+        pytest.fail("no packet of two `end`s came to its sender's sealed fire plan")
+    n, seq = need(match), match.state()["seq"] + 1
+    assert (n.side, n.kind, match.state()["rules"]["ap"]) == (side, "move", 1)
+    before = folder_text(match, side)
+    with pytest.raises(UsageError) as refused_too:
+        match.send(side, both_ends)
+    assert refused_too.value.message == refused.message == (
+        "orders: order 2 (end) answers your own sealed orders, which the packet's orders come to, and it is not "
+        "sealed: send those orders in a packet of their own with `pbem submit --seal`; to send them open, for your "
+        "opponent to read, give --no-seal (nothing was signed or sent)")
+    assert folder_text(match, side) == before
+    submit_orders(match.folders[side], both_ends[:1], None, key=match.keys[side], sent="2026-12-06T12:00:00Z",
+                  dry_run=True)
+    sent = match.send(side, both_ends, seal=False)
+    assert sent.state["seq"] == seq and [e["index"] for e in sent.events if e.get("open_at_sealed")] == [2]

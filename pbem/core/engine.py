@@ -1109,7 +1109,11 @@ class _Run:
                                 + (f" (answers decision {key})" if need.decision else ""), "side": item["side"],
                                 "seq": item["seq"], "index": item["index"], "order": order,
                                 **({"decision": key} if need.decision else {}),
-                                **({"opened": item["opened"]} if "opened" in item else {})})
+                                **({"opened": item["opened"]} if "opened" in item else {}),
+                                # given openly where the rules ask for sealed orders (§8): `pbem submit`
+                                # refuses it without --no-seal
+                                **({"open_at_sealed": True} if need.sealed and "opened" not in item
+                                   and order.get("type") != "sealed" else {})})
         else:
             self.events.append({"type": "policy", "text": f"{need.side}'s standing order answers {need.kind} "
                                 f"(decision key {key}): {order_text(order)}", "side": need.side, "kind": need.kind,

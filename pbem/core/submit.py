@@ -181,6 +181,8 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
     if state["sealed"].get(side):
         extra = _opens_revealed(g, state, side, key, sent, extra, policies, orders, source, folder)
+    if seal is None and orders and g.secure and g.ruleset.sealed_steps:
+        _no_open_answer_to_a_sealed_step(g, state, side, key, sent, extra, policies, orders, source)
     packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
     if dry_run:
         new, events = engine.apply_packet(g, state, packet, source)
@@ -607,6 +609,29 @@ def _opens_revealed(g: engine.Game, state: dict, side: str, key: Any, sent: str,
             return extra   # not kept here as sealed: due in the next packet, where submit says what is wrong
         extra = dict(extra, opens=extra.get("opens", []) + opens)
     return extra
+
+
+def _no_open_answer_to_a_sealed_step(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict,
+                                     policies: dict | None, orders: list, source: str) -> None:
+    """Refuse orders of the packet that would answer a sealed step of the sender's openly, a
+    step its own orders bring it to: past a `show` whose chits the packet opens, say (a
+    cheater's reading of those openings: the check above saw only the step the packet meets
+    first), without `--no-seal`, for they would be open to the opponent for good."""
+    probe = game.build_packet(g, state, side, orders, policies, key, sent, extra)
+    try:
+        _, events = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
+    except (RulesError, VerificationError):
+        return   # the real application says why
+    seq = state["seq"] + 1
+    open_ones = [e for e in events if e["type"] == "order" and e.get("open_at_sealed") and e["seq"] == seq
+                 and e["side"] == side]
+    if open_ones:
+        first = open_ones[0]
+        number = first["index"] - len(state["sealed"].get(side, {}).get("due", []))   # in the file: openings first
+        raise UsageError(f"{source}: order {number} ({engine.order_text(first['order'])}) answers your own "
+                         f"sealed orders, which the packet's orders come to, and it is not sealed: send those orders "
+                         f"in a packet of their own with `pbem submit --seal`; to send them open, for your opponent "
+                         f"to read, give --no-seal (nothing was signed or sent)")
 
 
 def own_openings(folder: game.Folder | None, after: dict, side: str) -> list[dict]:
