@@ -2117,6 +2117,34 @@ def test_36_a_side_cannot_seal_again_over_unopened_items(tmp_path):
         match.send("north", [PLAN], seal=True)
 
 
+def test_36_items_the_packets_own_dice_reveal_are_opened_by_it_and_its_template_says_so(tmp_path):
+    """North's packet 5 reveals the dice of the attacks, and the turn's end that follows reveals
+    north's decoy 1.2: the template says the packet opens it (players' probe: "the game then
+    waits for your openings", where `pbem submit` opened them), and the packet does, in its part
+    3, after the rolls its reveal made (docs/protocol.md §8); no packet is left to open it."""
+    from pbem.core.audit import audit
+    from pbem.core.templates import orders_template
+    from tests.support.games import Match
+
+    match = Match(tmp_path, "veiled", key_seed="early")
+    match.send("north", [PLAN, DECOY], seal=True)
+    match.send("south", [PLAN], seal=True)
+    match.send("north", [])                         # opens 1.1
+    match.send("south", [])                         # opens 2.1: both plans known, the attacks wait for dice
+    text = orders_template(match.game, match.state("north"), "north", match.keys["north"])
+    assert ("# Your reveal resolves what is queued; the rules then reveal items you sealed, which\n"
+            "# `pbem submit` opens in this same packet (from private/): orders written below go on\n"
+            "# after them.\n") in text
+    sent = match.send("north", [])
+    kinds = [e["type"] for e in sent.events]
+    assert kinds.index("attack") < kinds.index("takes-effect") < kinds.index("opened")   # rolled first, opened after
+    assert [e["text"] for e in sent.events if e["type"] == "opened"] == ["north opens the 1 item(s) its orders "
+                                                                          "revealed: 1.2."]
+    assert "north's item 1.2 was a decoy." in [e["text"] for e in sent.events]
+    assert "north" not in sent.state["sealed"] and sent.state["rules"]["turn"] == 2
+    assert audit(match.folders["south"].path).ok
+
+
 def test_36_submit_opens_the_items_due_names_them_and_status_says_which(veiled, tmp_path):
     north, south = veiled.dirs["north"], veiled.dirs["south"]
     plans = veiled.post("orders:\n  - {type: plan, attack: a, guard: b}\n  - {type: plan, attack: c, guard: c}\n",

@@ -425,3 +425,17 @@ def test_the_british_mortar_platoon_costs_its_printed_price():
     rules["gone"].append("B-MOR")
     del rules["pieces"]["B-MOR"]
     assert victory.scores(sc, rules)["red"] == 10
+
+
+def test_a_moves_verb_agrees_with_its_units():
+    """A players' probe: "B-Pz2-1, B-Pz2-2, B-Pz2-3 moves to 0810" (K-MOV-8)."""
+    units = [U("B1", "blue", "tank", "0504", "00", "N", "M", group="a"),
+             U("B2", "blue", "tank", "0504", "01", "N", "M", group="a"),
+             U("B3", "blue", "tank", "0304", "01", "N", "M"),
+             U("R1", "red", "tank", "0509", "21", "S", "HD")]
+    sc, rules = table(units, position=POS_AP(1), turns=3)
+    orders = [{"type": "move", "units": ["B1", "B2"], "to": "0503", "facing": "N"},
+              {"type": "move", "units": ["B3"], "to": "0303", "facing": "N"}, {"type": "end"}]
+    ctx = drive(sc, rules, orders, [4] * 12, stop_kind="fire")
+    assert texts(ctx, "move") == ["B1, B2 move to 0503, facing N, as one battle group (K-MOV-8).",
+                                  "B3 moves to 0303, facing N (K-MOV-8)."]

@@ -56,7 +56,8 @@ def test_k_ca_18_attackers_forced_back_have_given_ground_and_may_not_support_a_d
     sc, rules = table(units, position=POS_AP(2), turns=3)
     orders = [{"type": "assault", "units": ["B1"], "target": "0505"}, {"type": "end"}, {"type": "end"}]
     ctx = drive(sc, rules, orders, [2, 6, 6], policies={"ca_defence": "alone"}, stop_step="move2")
-    assert texts(ctx, "attackers-back") == ["B1 give ground back to 0504, still facing N (K-CAR-5, K-CA-18)."]
+    # (a players' probe: a lone unit's verb read "give")
+    assert texts(ctx, "attackers-back") == ["B1 gives ground back to 0504, still facing N (K-CAR-5, K-CA-18)."]
     assert rules["ps"]["gg"] == ["B1"] and "B1" in rules["ps"]["moved"]
     # safe from further fire in the phase (K-DF-8): fire from 0505 at 0504 takes B2, not B1 in front
     # of it, nor is B1 a screen; and it moves no more (K-GG-9)

@@ -131,10 +131,10 @@ def sealed_block(match: Match, side: str, only: str | None = None) -> list[str]:
 
 
 NOTE = ["# Your groups whose chit is sealed are shown before they move (pbem checks each move against the",
-        "# chit, K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders may go in this packet;",
-        "# the orders wait in the queue while your next packet opens the chit (`pbem submit` does) and are",
-        "# checked against it then. By the chits you sealed (private/, for your eyes only), what each may",
-        "# do in this Action Phase once shown:"]
+        "# chit, K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders go in this packet, which",
+        "# opens the chit too (`pbem submit` does, from private/), and they are checked against it there.",
+        "# By the chits you sealed (private/, for your eyes only), what each may do in this Action Phase",
+        "# once shown:"]
 
 
 def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tmp_path):

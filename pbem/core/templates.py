@@ -63,6 +63,11 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
             return _Reveal(["# Your reveal resolves what is queued; the game then waits for the dice of the packet "
                             "after it."])
         whose = "your" if awaiting["need"]["side"] == side else f"{awaiting['need']['side']}'s"
+        if (awaiting["waiting_for"], whose) == ("openings", "your"):
+            # players' probe: "waits for your openings", where `pbem submit` opened them in this packet
+            return _Reveal(["# Your reveal resolves what is queued; the rules then reveal items you sealed, which",
+                            "# `pbem submit` opens in this same packet (from private/): orders written below go on",
+                            "# after them."])
         return _Reveal([f"# Your reveal resolves what is queued; the game then waits for {whose} "
                         f"{awaiting['waiting_for']}."])
     decision = awaiting.get("decision") if awaiting["waiting_for"] == "decision" else None

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from pbem.core.text import agreeing
+
 from ..base import IllegalOrder
 from . import artillery, layout, movement
 from .command import ask_reveal, change_modifiers, force_order, group_in_command, majority, marker_status
@@ -1287,5 +1289,6 @@ def _back(sc: Scenario, board: Board, a: dict, att: list[str], to: str | None, c
         mark(board.rules, "ps", "gg", p)
         mark(board.rules, "ps", "moved", p)
     if att:
-        ctx.event("attackers-back", f"{', '.join(att)} give ground back to {a['from']}, still facing "
-                  f"{board.piece(att[0])['f']} ({rule}, K-CA-18).", side=a["side"], units=att, square=a["from"], rule=rule)
+        ctx.event("attackers-back", f"{', '.join(att)} {agreeing(att, 'gives', 'give')} ground back to {a['from']}, "
+                  f"still facing {board.piece(att[0])['f']} ({rule}, K-CA-18).", side=a["side"], units=att,
+                  square=a["from"], rule=rule)

@@ -467,9 +467,9 @@ def sealed_listing(sc: Scenario, rules: dict, need: Need, own: dict[str, dict]) 
             tested = f"; sealed {mine.order}: {mine.words.removeprefix(named + ': ')}" if mine.die is not None else ""
             idle.append(f"{named} ({mine.now}{tested})")
     note = ("Your groups whose chit is sealed are shown before they move (pbem checks each move against the chit, "
-            "K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders may go in this packet; the orders wait "
-            "in the queue while your next packet opens the chit (`pbem submit` does) and are checked against it "
-            "then. By the chits you sealed (private/, for your eyes only), "
+            "K-ORD-5, K-MOV-4, K-ORD-6): a group's `show` and then its orders go in this packet, which opens the "
+            "chit too (`pbem submit` does, from private/), and they are checked against it there. By the chits you "
+            "sealed (private/, for your eyes only), "
             + (f"these may do nothing in this Action Phase, and a `show` would only tell your opponent their chit: "
                f"{'; '.join(idle)}." + (" What each other group may do once shown:" if groups else "") if idle
                else "what each may do in this Action Phase once shown:"))

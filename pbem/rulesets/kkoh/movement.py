@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import itertools
 
+from pbem.core.text import agreeing
+
 from ..base import IllegalOrder
 from . import layout
 from .command import below
@@ -466,7 +468,9 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx, ap: int) -> Non
                 mark(rules, "ts", "locked", p)
     for p in plan["join"]:
         mark(rules, "ps", "moved", p)
-    what = "moves to" if here != to else "re-forms in"
+    # the verb agrees with its units (a players' probe: "B-Pz2-1, B-Pz2-2, B-Pz2-3 moves to 0810")
+    what = agreeing(plan["units"], "moves to", "move to") if here != to else agreeing(plan["units"], "re-forms in",
+                                                                                      "re-form in")
     ctx.event("move", f"{', '.join(plan['units'])} {what} {to}, facing {plan['facing']}"
               + (", as one battle group" if group else "") + (f" with {', '.join(plan['join'])}" if plan["join"] else "")
               + " (K-MOV-8).", side=side, units=plan["units"], origin=here, to=to, facing=plan["facing"], group=group,
