@@ -58,6 +58,16 @@ def test_one_unit_says_where_it_stands_its_rank_file_and_facing_its_chit_and_gro
     assert red[0].startswith("R-W1 (red): ") and "Soviet doctrine" in red[0]
 
 
+def test_a_self_ordering_unit_is_said_to_be_in_command_for_that_reason(tmp_path):
+    """A players' probe: "Formation b-bde, commanded by B-Bde, In Command." of a recce unit whose
+    marker B-Bde was Out of Command by EW read as if the marker were in command (K-REC-3)."""
+    folder = tmp_path / "sb"
+    run("new", folder, "--ruleset", "kkoh", "--side", "blue", "--side", "red", "--sandbox", "--seed", "x")
+    assert run("show", folder, "--unit", "B-Rec1").splitlines()[1] == (
+        "Formation b-bde, commanded by B-Bde, In Command: self-ordering reconnaissance, never Out of Command (K-REC-3).")
+    assert run("show", folder, "--unit", "B-Pz1-1").splitlines()[1] == "Formation b-pz1, commanded by B-Pz1, In Command."
+
+
 def test_one_square_says_its_terrain_edges_roads_and_who_is_where():
     sc, rules = position()
     assert words.look(sc, rules, "square", "0402") == [

@@ -81,8 +81,11 @@ def _unit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict] | None = Non
         return [head, command_line + ".", f"Destroyed: the enemy scores its {piece.cost} points."]
     board = Board(sc, rules)
     status = command.marker_status(sc, board)
-    lines = [head, command_line + (", In Command." if command.piece_in_command(sc, board, pid, status)
-                                   else ", Out of Command (K-CMD).")]
+    # a self-ordering unit is In Command whatever its marker (a players' probe read its line as
+    # saying an Out of Command marker was in command)
+    lines = [head, command_line + ((", In Command: self-ordering reconnaissance, never Out of Command (K-REC-3)."
+                                    if piece.self_ordering else ", In Command.")
+                                   if command.piece_in_command(sc, board, pid, status) else ", Out of Command (K-CMD).")]
     cell, facing = rec["cell"], rec["f"]
     # the facing as orders write it, and in words (a players' probe wrote "west" in a move)
     lines.append(f"In {rec['sq']} ({terrain(sc, rec['sq'])}), cell {cell}, facing {facing} ({EDGE_NAMES[facing]}): "
