@@ -614,14 +614,15 @@ def _expected_files(folder: Path, document: dict, out: AuditResult) -> bool:
             if found is None:
                 continue
             field, expected, value = found
-            if _anchor(kept) is not None and _anchor(kept) != _anchor(document):
+            theirs = _anchor(kept)
+            if theirs is not None and theirs != _anchor(document):
                 # a referee's probe: another game's game.yaml put in the folder was said to be a join
                 # altered; the proposer's dice chain tells two games apart
                 message = ("is of another game than game.yaml (the proposer's dice chain differs): one of the two "
                            "files was put here from another game's folder")
                 field = next(f"sides[{n}].anchor" for n, side in enumerate(document["sides"])
                              if side["name"] == document["proposer"])
-                expected, value = _anchor(document), _anchor(kept)
+                expected, value = _anchor(document), theirs
             elif field.split(".")[0] not in ("proposal_signature", "signatures"):
                 message = "is not the one game.yaml was made from"
             elif isinstance(expected, str) and isinstance(value, str):   # ABSENT is no string
@@ -641,13 +642,12 @@ def _genesis_altered(folder: Path, document: dict, exc: VerificationError) -> Di
     was said to be "content that does not match what german signed", the field left for him to
     find, though the proposal beside it held the signed value)."""
     found = _divergence_of(exc)
-    for name, what, view in ((PROPOSAL, "proposal", genesis.proposal_view), (JOIN, "join", genesis.unsigned)):
+    checks = ((PROPOSAL, genesis.verify_proposal, genesis.proposal_view),
+              (JOIN, lambda kept, name: genesis.verify(kept, name, require_all=False), genesis.unsigned))
+    for name, verify, view in checks:
         try:
             kept = load_mapping(folder / name, name)
-            if what == "proposal":
-                genesis.verify_proposal(kept, name)
-            else:
-                genesis.verify(kept, name, require_all=False)
+            verify(kept, name)
             signed, written = view(kept), view(document)
         except (PbemError, KeyError, TypeError, ValueError):
             continue        # no such file, or one that is itself no evidence

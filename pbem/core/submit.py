@@ -179,10 +179,13 @@ def submit_orders(folder: game.Folder, orders: list, policies: dict | None, *, k
         sealed_items, orders = orders, []
         salts = sealing.salts(g, seq, side, key, len(sealed_items))
         extra["sealed"] = [engine.seal_hash(g.game_id, seq, side, salt, item) for salt, item in zip(salts, sealed_items)]
+    tried: list[dict] | None = None    # the events of the packet as it stands, applied in memory
     if state["sealed"].get(side):
-        extra = _opens_revealed(g, state, side, key, sent, extra, policies, orders, source, folder)
+        extra, tried = _opens_revealed(g, state, side, key, sent, extra, policies, orders, source, folder)
     if seal is None and orders and g.secure and g.ruleset.sealed_steps:
-        _no_open_answer_to_a_sealed_step(g, state, side, key, sent, extra, policies, orders, source)
+        if tried is None:
+            tried = _tried(g, state, side, key, sent, extra, policies, orders, source)
+        _no_open_answer_to_a_sealed_step(state, side, tried or [], source)
     packet = game.build_packet(g, state, side, orders, policies, key, sent, extra)
     if dry_run:
         new, events = engine.apply_packet(g, state, packet, source)
@@ -580,48 +583,55 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
 IMAGINED_WORDS = "once the dice come (imagined here): "
 
 
+def _tried(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
+           orders: list, source: str) -> list[dict] | None:
+    """The events of the packet as it stands, applied in memory, or None where it is refused
+    (the real application says why)."""
+    probe = game.build_packet(g, state, side, orders, policies, key, sent, extra)
+    try:
+        return engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)[1]
+    except (RulesError, VerificationError):
+        return None
+
+
 def _opens_revealed(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict, policies: dict | None,
-                    orders: list, source: str, folder: game.Folder) -> dict:
+                    orders: list, source: str, folder: game.Folder) -> tuple[dict, list[dict] | None]:
     """`extra` with the `opens` of the items this packet's own orders reveal, after those due
     now (§8): where the packet, applied in memory, leaves the game waiting for the sender's
     sealed items of an earlier packet, their openings from `folder` join the packet, which
-    is tried again, until it stops elsewhere. A players' probe: each kkoh `show`, and each
-    fire plan that reveals a chit, took a packet of the opponent's with nothing in it and one
-    of the sender's that only opened the chits, before the orders behind them went on."""
+    is tried again, until it stops elsewhere; and the events of its last try (`_tried`). A
+    players' probe: each kkoh `show`, and each fire plan that reveals a chit, took a packet of
+    the opponent's with nothing in it and one of the sender's that only opened the chits,
+    before the orders behind them went on."""
     seq = state["seq"] + 1
     for _ in range(engine.MAX_QUEUED_PER_SIDE):   # each round opens an item at least
         probe = game.build_packet(g, state, side, orders, policies, key, sent, extra)
         try:
-            after, _ = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
+            after, events = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
         except (RulesError, VerificationError):
-            return extra   # the packet as it stands is refused, and the real application says why
+            return extra, None   # the packet as it stands is refused, and the real application says why
         awaiting = after["awaiting"]
         if (awaiting["waiting_for"], (awaiting["need"] or {}).get("side")) != ("openings", side):
-            return extra
+            return extra, events
         asked = {item["id"] for item in after["sealed"].get(side, {}).get("items", []) if item["reveal"] == "asked"}
         queued = {q.get("opened") for q in after["queue"] if q["side"] == side}
         revealed = [name for name in awaiting["need"]["opens"] if name not in queued]
         if not revealed or any(name not in asked or int(name.split(".")[0]) >= seq for name in revealed):
-            return extra   # an item of this very packet's seal is kept only once it is signed
+            return extra, events   # an item of this very packet's seal is kept only once it is signed
         try:
             opens = sealing.opening(folder, side, revealed)
         except (FileError, VerificationError):
-            return extra   # not kept here as sealed: due in the next packet, where submit says what is wrong
+            return extra, events   # not kept here as sealed: due in the next packet, where submit says what is wrong
         extra = dict(extra, opens=extra.get("opens", []) + opens)
-    return extra
+    return extra, None
 
 
-def _no_open_answer_to_a_sealed_step(g: engine.Game, state: dict, side: str, key: Any, sent: str, extra: dict,
-                                     policies: dict | None, orders: list, source: str) -> None:
-    """Refuse orders of the packet that would answer a sealed step of the sender's openly, a
-    step its own orders bring it to: past a `show` whose chits the packet opens, say (a
-    cheater's reading of those openings: the check above saw only the step the packet meets
-    first), without `--no-seal`, for they would be open to the opponent for good."""
-    probe = game.build_packet(g, state, side, orders, policies, key, sent, extra)
-    try:
-        _, events = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
-    except (RulesError, VerificationError):
-        return   # the real application says why
+def _no_open_answer_to_a_sealed_step(state: dict, side: str, events: list[dict], source: str) -> None:
+    """Refuse orders of the packet (its `events`, applied in memory) that would answer a
+    sealed step of the sender's openly, a step its own orders bring it to: past a `show` whose
+    chits the packet opens, say (a cheater's reading of those openings: the check above saw
+    only the step the packet meets first), without `--no-seal`, for they would be open to the
+    opponent for good."""
     seq = state["seq"] + 1
     open_ones = [e for e in events if e["type"] == "order" and e.get("open_at_sealed") and e["seq"] == seq
                  and e["side"] == side]
