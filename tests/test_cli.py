@@ -686,6 +686,18 @@ def test_the_readme_sandbox_example_runs_as_written(run):
         f"side's orders wait in the queue until the game reaches them\n")
 
 
+def test_ci_runs_exactly_the_readmes_test_command():
+    """The README's second command is the one `.ci/run` runs, word for word: what CI proves
+    is what a new user's machine does."""
+    import re
+
+    blocks = re.findall(r"```sh\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S)
+    tests = [block for block in blocks[:2] if "pytest" in block]
+    assert len(tests) == 1 and "pbem demo" in blocks[0]
+    script = (README.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert script[-1] == tests[0]
+
+
 def test_the_joiner_sees_an_embedded_scenario_and_its_differences_the_options_and_the_chains(run, tmp_path):
     """A proposer may embed a scenario with the id of the bundled one and change it, or choose
     options: the joiner's `pbem join` shows what he agrees to before he sends his join, and
