@@ -1037,6 +1037,33 @@ def test_a_reader_that_closes_the_pipe_leaves_the_commands_own_exit_code(args, c
             (EXAMPLE / "states" / f"{last:04d}.yaml").read_bytes()
 
 
+def test_a_packet_received_twice_is_told_apart_from_ones_own_by_the_key_given(tmp_path):
+    """The latest packet given again: with `--key`, its sender is told to send it on, and his
+    opponent, who received it twice, that there is nothing to do (a players' probe: the
+    receiver was told to send it on, as if he had written it); both still exit 3, a re-send."""
+    from pbem.core import game
+    from pbem.core.errors import VerificationError
+    from tests.support.games import Match
+
+    match = Match(tmp_path, "duel", key_seed="twice")
+    sender = match.state()["awaiting"]["packet_from"]
+    other = next(side for side in match.ruleset.sides if side != sender)
+    applied = match.send(sender, [{"type": "end"}])
+    data = applied.packet_path.read_bytes()
+    packet = game.read_packet(applied.packet_path, "the packet")[0]
+    said = {}
+    for reader in (sender, other, None):
+        folder = game.open_folder(match.folders[other].path)
+        with pytest.raises(VerificationError) as refused:
+            game.adjudicate(folder, packet, data, "mail.yaml", match.keys[reader] if reader else None)
+        said[reader] = str(refused.value).split("re-sending it changes nothing", 1)[1]
+    assert said == {
+        sender: " (your folder applied it when `pbem submit` wrote it: send the file to your opponent)",
+        other: f" (it is {sender}'s latest packet, which your folder applied when it came: nothing to do)",
+        None: f" (if it is the packet you sent as {sender}, your folder applied it when `pbem submit` wrote it: send "
+              f"the file to your opponent)"}
+
+
 def test_an_onlooker_applies_a_threads_packets_at_once_and_later_only_the_new_ones(run, tmp_path):
     """`pbem adjudicate FOLDER P1 P2 ...` applies the packets in order, each printing its
     report; given them all again with newer ones, it skips those applied already with a line

@@ -454,12 +454,11 @@ Changes from state 0 to state 1:
 """
 
 
-def test_diff_says_a_unit_entered_not_that_it_gained_strength_and_names_the_areas_attacked(city):
-    """A reinforcement arriving is an entry, not a gain of strength points; an attack declared
-    shows as the area attacked this phase (house 6.1), the only change an attack may make at once."""
+def _enters(m, reduced: bool = False):
+    """A waiting unit of the city game's state in aerodromny in a copy of it (reduced there, if
+    `reduced`), with aerodromny attacked: (the unit, its side, the changes said from the state)."""
     from pbem.core import describe
 
-    m, root = city
     state = m.state()
     before = json.loads(json.dumps(state))
     uid = next(u for u, where in state["rules"]["units"].items() if where == "pool")
@@ -467,12 +466,28 @@ def test_diff_says_a_unit_entered_not_that_it_gained_strength_and_names_the_area
     after = json.loads(json.dumps(state))
     after["rules"]["units"][uid] = "aerodromny"
     after["rules"]["phase_state"]["attacked"] = ["aerodromny"]
-    found = describe.changes(m.game, before, after)
+    if reduced:
+        after["rules"]["reduced"] = sorted(set(after["rules"]["reduced"]) | {uid})
+    return uid, m.game.scenario.units[uid].side, describe.changes(m.game, before, after)
+
+
+def test_diff_says_a_unit_entered_not_that_it_gained_strength_and_names_the_areas_attacked(city):
+    """A reinforcement arriving is an entry, not a gain of strength points; an attack declared
+    shows as the area attacked this phase (house 6.1), the only change an attack may make at once."""
+    uid, side, found = _enters(city[0])
     assert [c["kind"] for c in found] == ["enter", "fact"]
-    side = m.game.scenario.units[uid].side
     assert found[0] == {"kind": "enter", "unit": uid, "from": "pool", "to": "aerodromny",
                         "text": f"{uid} ({side}) is now in aerodromny; it was waiting to enter (11.1)."}
     assert found[1]["text"] == "Areas attacked this phase (house 6.1): none, now aerodromny."
+
+
+def test_diff_says_a_unit_that_entered_and_lost_a_step_since_with_its_strength(city):
+    """A reinforcement that entered and was reduced between the two states compared is said to
+    be in its area with its steps left: no loss is told of a unit that was not on the map (a
+    players' probe: three reduced reinforcements were only "now in station-1")."""
+    uid, side, found = _enters(city[0], reduced=True)
+    assert found[0] == {"kind": "enter", "unit": uid, "from": "pool", "to": "aerodromny", "strength": 1,
+                        "text": f"{uid} ({side}) is now in aerodromny with 1 of 2 steps; it was waiting to enter (11.1)."}
 
 
 def test_the_orders_template_lists_only_the_orders_that_name_a_unit():
@@ -698,7 +713,9 @@ def test_every_report_of_the_examples_names_a_rule_once_and_ends_no_sentence_twi
             assert not re.search(r"\b([\w.-]+\d)\)? \(\1\)", line), (aar, line)
             assert not re.search(r"[a-z]\. \(|[a-z]\.,", line), (aar, line)
         checked += 1
-    assert checked > 200
+    # every example's reports: 198 in all at pbem 0.30.0 (a packet opens its own revealed items
+    # since 0.29.0, so a kkoh game turn takes fewer)
+    assert checked > 150
 
 
 def test_a_reports_last_line_is_the_line_status_prints_of_its_state():
@@ -717,7 +734,7 @@ def test_a_reports_last_line_is_the_line_status_prints_of_its_state():
             report = (folder / "aar" / f"{seq:04d}.md").read_text().splitlines()
             assert report[-1].replace("\\`", "`") == line, (folder.name, seq)
             checked += 1
-    assert checked > 200
+    assert checked > 150   # every example's reports (198 at pbem 0.30.0)
 
 
 def test_stalingrad_speaks_of_phases_as_players_do():

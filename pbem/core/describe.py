@@ -415,8 +415,14 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
         out.append({"kind": "move", "unit": uid, "from": x["where"], "to": y["where"],
                     "text": f"{label} moved from {x['where']} to {y['where']}."})
     elif not on_x and on_y:
+        # below full strength now: said with it, as no loss is told of a unit not on the map before
+        # (a players' probe: three reinforcements that entered and lost steps were only "now in")
+        short = y["strength"] != y["full"]
         out.append({"kind": "enter", "unit": uid, "from": x["status"], "to": y["where"],
-                    "text": f"{label} is now in {y['where']}; it was {words_x.get(x['status'], x['status'])}."})
+                    **({"strength": y["strength"]} if short else {}),
+                    "text": f"{label} is now in {y['where']}"
+                            + (f" with {y['strength']} of {y['full']} {noun}s" if short else "")
+                            + f"; it was {words_x.get(x['status'], x['status'])}."})
     elif on_x and not on_y:
         where = f"last in {last} (in {x['where']}{at})" if last != x["where"] else f"in {x['where']}"
         out.append({"kind": "leave", "unit": uid, "from": last, "to": y["status"],
@@ -426,7 +432,7 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
         out.append({"kind": "leave", "unit": uid, "from": x["status"], "to": y["status"],
                     "text": f"{label} is now {words_y.get(y['status'], y['status'])}; "
                             f"it was {words_x.get(x['status'], x['status'])}."})
-    if on_x and on_y and x["strength"] != y["strength"]:   # a unit entering gains nothing: it arrives as it is
+    if on_x and on_y and x["strength"] != y["strength"]:   # a unit entering: its strength is said above
         d = y["strength"] - x["strength"]
         kind = "loss" if d < 0 else "gain"
         verb = "lost" if d < 0 else "gained"

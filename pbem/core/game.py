@@ -455,14 +455,15 @@ def adjudicate(folder: Folder, packet: dict, data: bytes, source: str, preview_k
     the state is written last and is the commit point). Nothing is written unless the
     packet verifies, applies, and gives a state and report within the file limit, and
     `preview_key`, if given, is a side's key and gives its preview."""
+    reader = None
     if preview_key is not None and folder.game.secure:
-        side_of_key(folder.game, preview_key)   # a key of no side: refused before anything is applied
+        reader = side_of_key(folder.game, preview_key)   # a key of no side: refused before anything is applied
     seq = packet.get("seq")
     # the packet the game went on from, not fork evidence kept beside it (NNNN-side.alt.yaml)
     stored = {n: path for n, path in packet_files(folder.path, seq) if not fork_evidence(path)} \
         if isinstance(seq, int) else {}
     if seq in stored:
-        _check_known(folder, packet, stored[seq], source)
+        _check_known(folder, packet, stored[seq], source, reader)
     new, events = engine.apply_packet(folder.game, folder.state, packet, source)
     state_file, aar_text = files_of(folder.game, new, events, source)
     preview = None
@@ -503,8 +504,9 @@ def files_of(game: engine.Game, new: dict, events: list[dict], source: str) -> t
     return state_file, aar_text
 
 
-def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -> None:
-    """A packet whose seq is already stored: a replay, a crash recovery, or a fork."""
+def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str, reader: str | None = None) -> None:
+    """A packet whose seq is already stored: a replay, a crash recovery, or a fork. `reader`:
+    the side of the key given (`--key`), if any."""
     if packet.get("game") != folder.game.game_id:
         # a packet of another game of the same two keys is no second packet of this one: calling it
         # equivocation would accuse its sender falsely (a probe)
@@ -525,8 +527,13 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str) -
     if same:
         # the latest: most often the sender's own, which `pbem submit` applied as it wrote it (a new
         # user's probe: the player adjudicated the packet he was about to email)
-        own = (f" (if it is the packet you sent as {packet.get('side')}, your folder applied it when `pbem submit` "
-               f"wrote it: send the file to your opponent)" if packet["seq"] == folder.state["seq"] else "")
+        # ... or the opponent's, received twice: a key given says which (a players' probe: the
+        # receiver was told to send it on, as if he had written it)
+        sent = "your folder applied it when `pbem submit` wrote it: send the file to your opponent"
+        own = ("" if packet["seq"] != folder.state["seq"] else
+               f" (if it is the packet you sent as {packet.get('side')}, {sent})" if reader is None else
+               f" ({sent})" if reader == packet.get("side") else
+               f" (it is {packet.get('side')}'s latest packet, which your folder applied when it came: nothing to do)")
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}); "
                                 f"re-sending it changes nothing{own}")
     if stored.get("side") == packet.get("side") and "signature" in packet and "signature" in stored:
