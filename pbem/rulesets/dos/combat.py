@@ -1378,9 +1378,10 @@ def advance_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
     left = [u for u in adv["units"] if st.on_map(rules, u) and u not in adv["done"]]
     escorted = _escorted(sc, rules, c)
     paths: dict[str, list[tuple[int, ...]]] = {}
+    hqs = _rating_hqs(c)
     for uid in left:
         paths[uid] = [tuple(p) for p in _advance_paths(sc, rules, c, uid, board)
-                      if not (uid in c.get("hqs", ()) and p[-1] not in escorted)]        # 11.44
+                      if not (uid in hqs and p[-1] not in escorted)]        # 11.44
     for uid in left:
         d = sc.units[uid].division
         whole = d is not None and board.intact(d, board.where[uid])
@@ -1463,10 +1464,18 @@ def left_words(sc: Scenario, rules: dict, leaving: list[str], h: str, stay: list
             f"Combat Phase (7.1)")
 
 
+def _rating_hqs(c: dict) -> list[str]:
+    """The HQs that added their rating to the combat (11.43): to the attack (c["hqs"]) or, an
+    Axis HQ, to the defence of its hex (c["hq_defence"], hex -> HQ)."""
+    return [*c.get("hqs", ()), *c.get("hq_defence", {}).values()]
+
+
 def _escorted(sc: Scenario, rules: dict, c: dict) -> set[int]:
-    """11.44: the hexes an HQ that added its rating to the attack may advance to: where the
-    combat units of the attack have advanced (an HQ advances with them, never alone)."""
-    hqs = c.get("hqs", ())
+    """11.44: the hexes an HQ that added its rating to the attack or to the defence may advance
+    to: where the combat units it fought with have advanced (an HQ advances with them, never
+    alone; a rules lawyer's probe: an Axis HQ that added to the defence advanced alone, past
+    its combat unit that stayed)."""
+    hqs = _rating_hqs(c)
     return {sc.idx[st.hex_of(rules, u)] for u in c["advance"]["done"] if u not in hqs and st.on_map(rules, u)}
 
 
@@ -1489,10 +1498,11 @@ def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
         if path not in _advance_paths(sc, rules, c, uid):
             raise IllegalOrder("9.84", f"{uid} may not advance along that path (into the emptied hex, then along the "
                                f"Path of Retreat, or one more empty hex after eliminated defenders, 9.86)", None)
-    hqs = [u for u in units if u in c.get("hqs", ())]
+    hqs = [u for u in units if u in _rating_hqs(c)]
     if hqs and len(hqs) == len(units) and path[-1] not in _escorted(sc, rules, c):
-        raise IllegalOrder("11.44", f"{', '.join(hqs)} may advance only with the combat units of the attack, into a "
-                           f"hex one of them has advanced to", None)
+        raise IllegalOrder("11.44", f"{', '.join(hqs)} may advance only with the combat units "
+                           f"{'of the attack' if adv['side'] == c['att'] else 'it defended'}, into a hex one of them "
+                           f"has advanced to", advance_options(sc, rules, c))
     board = view(sc, rules)
     there = [u for u in board.units_at(path[-1]) if sc.side_of[u] == adv["side"]]
     if not stacking_ok(sc, rules, there + units):
