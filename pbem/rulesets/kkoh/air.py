@@ -114,12 +114,20 @@ def _within(sc: Scenario, square: str, radius: int) -> dict[str, None]:
     return found
 
 
+def support_helps(sc: Scenario, rules: dict) -> bool:
+    """Whether the arriving air unit would find an enemy unit to attack, were it to arrive now
+    (nothing moves between its arrival and its choice of target): Air Support spent on one that
+    would find none buys nothing (K-SFX-3 with K-AIR-2), and no standing order spends it so."""
+    return bool(legal(sc, rules, "air-target"))
+
+
 def default(sc: Scenario, rules: dict, kind: str) -> dict:
-    """The standing order: use Air Support while it lasts; attack the square with the most
-    enemy units (from the nearest place); hit the strongest unit there."""
+    """The standing order: use Air Support while it lasts, where the air unit would find an
+    enemy unit to attack; attack the square with the most enemy units (from the nearest
+    place); hit the strongest unit there."""
     options = legal(sc, rules, kind)
     if kind == "air-support":
-        return options[0]
+        return options[0] if support_helps(sc, rules) else options[1]
     board = Board(sc, rules)
     if kind == "air-unit":
         now = rules["plans"]["air"]["now"]

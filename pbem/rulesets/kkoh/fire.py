@@ -323,6 +323,17 @@ def evaders(sc: Scenario, rules: dict) -> list[str]:
     return out
 
 
+def may_give_ground(sc: Scenario, rules: dict, pid: str) -> bool:
+    """Whether the recce `pid`, evading, has a square to Give Ground to from where it stands,
+    away from the first shot at it (K-GG-2): without one, evading destroys it (K-GG-10), which
+    no standing order chooses for its owner."""
+    from .giveground import routes
+
+    board = Board(sc, rules)
+    first = next(s for s in sorted_shots(rules) if s["target"] == pid)
+    return any(routes(sc, board, pid, board.piece(pid)["sq"], first["from"], True))
+
+
 def evade(sc: Scenario, rules: dict, pid: str, go: bool, ctx) -> None:
     from .giveground import give_ground
 

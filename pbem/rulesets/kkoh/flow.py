@@ -573,10 +573,17 @@ def policy(sc: Scenario, rules: dict, need: Need, policies: dict | None) -> dict
         return command.replace_default(sc, rules, command.replacements_due(sc, rules)[0])
     if kind == "minelets":
         return _minelet_default(sc, rules, options)
-    if kind in ("ew", "air-support"):
-        return options[0] if choice == "use" else options[1]
+    # `use` and `evade` answer yes only where it can do something: an EW turn with an enemy
+    # marker on the table to attack (K-SFX-1, K-CMD-5), Air Support for an air unit that would
+    # find a target (K-SFX-3, K-AIR-2), an evasion with a square to Give Ground to (K-REC-2,
+    # K-GG-10); else the turn, the request or the unit would be spent for nothing (a rules
+    # lawyer's probe). An answer the player writes is taken as written.
+    if kind == "ew":
+        return options[0] if choice == "use" and command.ew_targets(sc, rules, other(need.side)) else options[1]
+    if kind == "air-support":
+        return options[0] if choice == "use" and air.support_helps(sc, rules) else options[1]
     if kind == "evade":
-        return options[0] if choice == "evade" else options[1]
+        return options[0] if choice == "evade" and fire.may_give_ground(sc, rules, options[0]["unit"]) else options[1]
     if kind == "hold":
         return options[1] if choice == "take-loss" else options[0]
     if kind in air.DECISIONS:
