@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from pathlib import Path
 
 import jsonschema
@@ -97,8 +98,13 @@ def test_a_malformed_order_is_refused_with_the_schemas_reason():
                            "'mamayev_kurgan' is not an area's id, in lower-case letters, digits and hyphens, such as "
                            "mamayev-kurgan"),
                           ({"type": "reinforce", "unit": "71ID-191", "area": "mamayev-kurgan"},
-                           "'71ID-191' is not a unit's id, in lower-case letters, digits and hyphens, such as 71id-191")):
-        with pytest.raises(IllegalOrder, match=f"is malformed: {reason}"):
+                           "'71ID-191' is not a unit's id, in lower-case letters, digits and hyphens (without the * that "
+                           "`pbem show` writes after a black counter's id), such as 71id-191"),
+                          # copied from `pbem show`, with its mark of a black counter (a players' probe)
+                          ({"type": "reinforce", "unit": "60md-92mir*", "area": "mamayev-kurgan"},
+                           "'60md-92mir*' is not a unit's id, in lower-case letters, digits and hyphens (without the * "
+                           "that `pbem show` writes after a black counter's id), such as 71id-191")):
+        with pytest.raises(IllegalOrder, match=re.escape(f"is malformed: {reason}")):
             RULESET.apply(SCENARIO, rules, need, order, ScriptedContext([], 0, "order"))
 
 

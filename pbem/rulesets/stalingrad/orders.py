@@ -11,7 +11,10 @@ _ID = {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 40}
 # An area's and a unit's id, described: a value the pattern refuses is answered in these words,
 # not as the regular expression (a new user's probe: "mamayev_kurgan" met '^[a-z0-9][a-z0-9-]*$').
 _AREA = dict(_ID, description="an area's id, in lower-case letters, digits and hyphens", examples=["mamayev-kurgan"])
-_UNIT = dict(_ID, description="a unit's id, in lower-case letters, digits and hyphens", examples=["71id-191"])
+# `pbem show` writes a * after a black counter's id (11.3), which a player copied into an order (a
+# players' probe): the words say it is not part of the id.
+_UNIT = dict(_ID, description="a unit's id, in lower-case letters, digits and hyphens (without the * that `pbem "
+             "show` writes after a black counter's id)", examples=["71id-191"])
 
 
 def _order(type_: str, title: str, **props) -> dict:
