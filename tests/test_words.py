@@ -1270,3 +1270,29 @@ def test_the_look_ahead_says_after_the_dice_only_where_it_rolled_some(tmp_path):
     told = [w for w in tried.warnings if w.startswith("the look-ahead could not reach")]
     assert told == ["the look-ahead could not reach order 2 of this packet: the game waits for german's decision "
                     "2.1/defensive-fire (" + told[0].split(" (", 1)[1]] and "after the dice" not in told[0], told
+
+
+def test_the_template_says_which_queued_orders_the_senders_reveal_makes_void_or_drops():
+    """`pbem orders --key`: under "still queued", an order the look ahead of the sender's next
+    packet finds void says so with the reason, and an order dropped behind it (on_void: stop)
+    says that (a players' probe: an `end` was listed as still to come, which the reveal was to
+    drop); an order taken, or left queued, has no line. The events are the engine's own."""
+    from pbem.core import templates
+
+    def item(index):
+        return {"side": "german", "seq": 5, "index": index, "order": {"type": "attack", "area": "station-1"}}
+
+    events = [{"type": "order", "side": "german", "seq": 5, "index": 15, "text": "german order 15 of packet 5: ..."},
+              {"type": "void", "side": "german", "seq": 5, "index": 16, "dropped": 2,
+               "text": "german order 16 of packet 5 (attack area=station-1) is void: station-1 was already attacked "
+                       "this phase (house 6.1); its queued order 17 of packet 5 is dropped too (standing order "
+                       "on_void: stop)."},
+              {"type": "void", "side": "soviet", "seq": 5, "index": 17, "text": "another side's: not german's"}]
+    after = {"queue": [item(18)]}
+    assert templates._fate(item(15), after, events) == []                 # taken
+    assert templates._fate(item(18), after, events) == []                 # still queued after the reveal
+    assert templates._fate(item(16), after, events) == [
+        "#     void once your reveal brings the game to it: station-1 was already attacked this phase",
+        "#     (house 6.1); its queued order 17 of packet 5 is dropped too (standing order on_void: stop)."]
+    assert templates._fate(item(17), after, events) == [
+        "#     dropped with the void order before it, once your reveal brings the game there"]

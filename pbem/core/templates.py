@@ -40,11 +40,12 @@ class _Reveal(NamedTuple):
 
 
 def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str | None = None,
-                  own: dict[str, dict] | None = None) -> _Reveal:
+                  own: dict[str, dict] | None = None, ahead: Any = None) -> _Reveal:
     """A side that sends the next packet with nothing to decide: where its reveal brings the
     game, from its own key (the dice it reveals are its to know first, docs/protocol.md §1).
     When that is its own orders, they can go into this packet: they take effect after the
-    reveal (§7), and a round trip is saved. `own`: its items still sealed (`orders_template`)."""
+    reveal (§7), and a round trip is saved. `own`: its items still sealed (`orders_template`).
+    `ahead`: the state and events after the reveal, when the caller has them."""
     if not game.secure:
         return _Reveal([])
     if key is None:
@@ -53,7 +54,7 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     from pbem.core.game import after_reveal
 
     key = key() if callable(key) else key   # a key file is read (its passphrase asked) only when needed
-    after, _ = after_reveal(game, state, side, key)
+    after, _ = ahead or after_reveal(game, state, side, key)
     awaiting = after["awaiting"]
     need = engine.awaited_need(after)
     if need is None or need.side != side or awaiting["waiting_for"] not in ("orders", "sealed orders", "decision"):
@@ -96,6 +97,26 @@ def _after_reveal(game: engine.Game, state: dict, side: str, key: Any, only: str
     after_filled = [] if sealed else _orders_after_answer(game, state, side, key, filled, only,
                                                           "the answer" if decision else "the `end`", own)
     return _Reveal(head + lines + after_filled, True, filled, sealed)
+
+
+def _fate(item: dict, after: dict, events: list[dict]) -> list[str]:
+    """What the side's reveal, in its next packet, does to its queued order `item` (`after`,
+    `events`: the look ahead): void, or dropped behind a void order, in a line under it; nothing
+    where it takes effect or stays queued."""
+    def same(e: dict) -> bool:
+        return (e.get("seq"), e.get("index"), e.get("side")) == (item["seq"], item["index"], item["side"])
+
+    void = next((e for e in events if e["type"] == "void" and same(e)), None)
+    if void is not None:
+        reason = void["text"].split(" is void: ", 1)[-1]
+        return [f"#     {line}" for line in textwrap.wrap(f"void once your reveal brings the game to it: {reason}", 92,
+                                                           break_on_hyphens=False)]
+    taken = any(e["type"] == "order" and same(e) for e in events)
+    queued = any(entry["seq"] == item["seq"] and entry["index"] == item["index"] and entry["side"] == item["side"]
+                 for entry in after["queue"])
+    if not taken and not queued:
+        return ["#     dropped with the void order before it, once your reveal brings the game there"]
+    return []
 
 
 def _suggested(game: engine.Game, state: dict, need: Any, legal: list[dict], decision: str,
@@ -324,14 +345,24 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
                      + (": what you sealed (kept in private/, for your eyes only):" if own_sealed else "."))
         lines += [f"#   {name}: {flow(own_sealed[name]['item'])}" for name in kept if name in (own_sealed or {})]
     mine = [item for item in state["queue"] if item["side"] == side]
+    # where this side's reveal comes next, with its key: what it does to the orders queued (a
+    # players' probe: an `end` listed as still to come, which the reveal was to drop behind a void order)
+    ahead = None
+    if mine and key is not None and game.secure and side == sender and awaiting["waiting_for"] == "dice":
+        from pbem.core.game import after_reveal
+
+        key = key() if callable(key) else key
+        ahead = after_reveal(game, state, side, key)
     if mine:   # players' probe: orders queued packets ago were written again, for nothing named them
         them = "them" if len(mine) > 1 else "it"
         lines.append(f"# Your order{'s' if len(mine) > 1 else ''} still queued from earlier packets, applied as the game "
                      f"reaches {them} (do not write {them} again):")
-        lines += [f"#   order {item['index']} of packet {item['seq']}: {flow(item['order'])}"
-                  + (f" (an answer to decision {item['decision']}: one written again to it replaces it)"
-                     if "decision" in item else "")   # the queue keeps the key beside the order
-                  for item in mine]
+        for item in mine:
+            lines.append(f"#   order {item['index']} of packet {item['seq']}: {flow(item['order'])}"
+                         + (f" (an answer to decision {item['decision']}: one written again to it replaces it)"
+                            if "decision" in item else ""))   # the queue keeps the key beside the order
+            if ahead is not None:
+                lines += _fate(item, *ahead)
     if need.side == side and need.sealed:
         lines.append("# The rules ask you for sealed orders: write them below and send them with `pbem submit --seal`;")
         lines.append("# your opponent sees only their seals until your next packet opens them."
@@ -382,7 +413,7 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
             # the awaited line names this side's step: say why there is nothing to decide in it (players' probe)
             lines.append("# The step the game waits for is yours, but it is decided already (a standing order of yours,")
             lines.append("# or an order queued): only the dice it needs are missing.")
-        reveal = _after_reveal(game, state, side, key, only, own_sealed)
+        reveal = _after_reveal(game, state, side, key, only, own_sealed, ahead)
         if not reveal.own:   # else the reveal brings the game to this side's own step: not "nothing to decide"
             lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
                          if game.secure else "# You have nothing to decide now: send this packet as it is.")
