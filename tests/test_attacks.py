@@ -2145,6 +2145,39 @@ def test_36_items_the_packets_own_dice_reveal_are_opened_by_it_and_its_template_
     assert audit(match.folders["south"].path).ok
 
 
+def test_36_a_packet_that_opens_what_its_reveal_reveals_and_seals_numbers_its_seal_after_them(tmp_path):
+    """North's packet 5 ends turn 1 by its reveal, which reveals its decoy 1.2, and seals its
+    plan of turn 2. `pbem submit --seal` opens 1.2 in it, before the seal (a cheater's review:
+    the seal was tried first and refused, "the rules ask for no sealed orders from north now");
+    and the seal's order is numbered after the item opened, 5.2, where it took 5.1, the number
+    of the item already taken, which names decisions (§7.2)."""
+    from pbem.core import engine, game, sealing
+    from pbem.core.audit import audit
+    from tests.support.games import Match
+
+    match = Match(tmp_path, "veiled", key_seed="early")
+    match.send("north", [PLAN, DECOY], seal=True)
+    match.send("south", [PLAN], seal=True)
+    match.send("north", [])                         # opens 1.1
+    match.send("south", [])                         # opens 2.1
+    state, g = match.state("north"), match.game
+    salt = sealing.salts(g, 5, "north", match.keys["north"], 1)[0]
+    by_hand = {"opens": sealing.opening(match.folders["north"], "north", ["1.2"]),      # before submit forgets it
+               "sealed": [engine.seal_hash(g.game_id, 5, "north", salt, PLAN)]}
+    sent = match.send("north", [PLAN], seal=True)
+    assert [(e["type"], e.get("index"), e["text"]) for e in sent.events if e["type"] in ("opened", "sealed", "order")
+            and e.get("side") == "north"] == [
+        ("opened", None, "north opens the 1 item(s) its orders revealed: 1.2."),
+        ("order", 1, "north order 1 of packet 5: plan attack=c guard=c"),
+        ("sealed", None, "north seals 1 item(s) (5.1), each to be opened when the rules reveal it."),
+        ("order", 2, "north order 2 of packet 5: sealed items=1 seq=5")]
+    assert sent.state["decisions"]["origin"] == "5.2"
+    assert audit(match.folders["south"].path).ok
+    # the same packet made by hand, applied by the engine: the same state, its seal's order 5.2
+    packet = game.build_packet(g, state, "north", [], None, match.keys["north"], "2026-11-29T10:00:00Z", by_hand)
+    assert engine.apply_packet(g, state, packet, "by hand")[0]["state_hash"] == sent.state["state_hash"]
+
+
 def test_36_submit_opens_the_items_due_names_them_and_status_says_which(veiled, tmp_path):
     north, south = veiled.dirs["north"], veiled.dirs["south"]
     plans = veiled.post("orders:\n  - {type: plan, attack: a, guard: b}\n  - {type: plan, attack: c, guard: c}\n",

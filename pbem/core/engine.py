@@ -733,11 +733,12 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
     index = len(items) + len(packet["orders"]) + 1
     later, index = _open_revealed(game, new, run, side, k, later, index, source, events)
     if "sealed" in packet:
-        run.seal(side, packet["sealed"])
-        # items opened after the seal are numbered after the seal's own order (a review: they could
-        # take its number, which names decisions, §7.2; no ruleset reveals its sealer's items
-        # between its seal and the next die today)
-        index = max([index] + [q["index"] + 1 for q in new["queue"] if q["seq"] == k and q["side"] == side])
+        # the seal's order is numbered after every item and order of the packet, those already
+        # taken too (a cheater's review: numbered after those still queued only, it took the number
+        # of an order taken before it, the origin decisions are named by, §7.2); items opened after
+        # it, after it (no ruleset reveals its sealer's items between its seal and the next die today)
+        run.seal(side, packet["sealed"], index)
+        index += 1
         run.resolve(rolls=not game.secure)
         later, index = _open_revealed(game, new, run, side, k, later, index, source, events)
     if later:
@@ -1226,8 +1227,9 @@ class _Run:
                             + (f"; {then}." if then else "."), "side": side, "seq": item["seq"], "index": item["index"],
                             "rule": exc.rule, "dropped": dropped})
 
-    def seal(self, side: str, hashes: list[str]) -> None:
-        """Packet k seals items: only where the rules ask this side for sealed orders now."""
+    def seal(self, side: str, hashes: list[str], index: int) -> None:
+        """Packet k seals items: only where the rules ask this side for sealed orders now. The
+        ruleset is told of it as the side's order numbered `index`, after the packet's others."""
         need = self.game.next_step(self.state["rules"])
         if need is None or not need.sealed or need.side != side:
             asked = "nothing" if need is None else f"{need.side}'s {need.kind}"
@@ -1255,7 +1257,6 @@ class _Run:
         if need.reveal == "asked":
             order["seq"] = self.k
         queue = self.state["queue"]
-        index = 1 + max([q["index"] for q in queue if q["seq"] == self.k and q["side"] == side] or [0])
         queue.insert(next((i for i, q in enumerate(queue) if q["side"] == side), len(queue)),
                      {"seq": self.k, "side": side, "index": index, "order": order})
 

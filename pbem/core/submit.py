@@ -605,25 +605,34 @@ def _opens_revealed(g: engine.Game, state: dict, side: str, key: Any, sent: str,
     before the orders behind them went on."""
     seq = state["seq"] + 1
     for _ in range(engine.MAX_QUEUED_PER_SIDE):   # each round opens an item at least
-        probe = game.build_packet(g, state, side, orders, policies, key, sent, extra)
+        # tried without its seal, which the game takes after the openings before it (§8): with
+        # it, the packet is refused where its own reveal brings the game to the items it opens and
+        # only then to the sealed step (a cheater's review: the seal was refused, "the rules ask
+        # for no sealed orders now", and the items were never added)
+        bare = {name: value for name, value in extra.items() if name != "sealed"}
+        probe = game.build_packet(g, state, side, orders, policies, key, sent, bare)
         try:
             after, events = engine.apply_packet(g, state, probe, source, verify=False, lookahead=True)
         except (RulesError, VerificationError):
             return extra, None   # the packet as it stands is refused, and the real application says why
         awaiting = after["awaiting"]
         if (awaiting["waiting_for"], (awaiting["need"] or {}).get("side")) != ("openings", side):
-            return extra, events
+            break
         asked = {item["id"] for item in after["sealed"].get(side, {}).get("items", []) if item["reveal"] == "asked"}
         queued = {q.get("opened") for q in after["queue"] if q["side"] == side}
         revealed = [name for name in awaiting["need"]["opens"] if name not in queued]
         if not revealed or any(name not in asked or int(name.split(".")[0]) >= seq for name in revealed):
-            return extra, events   # an item of this very packet's seal is kept only once it is signed
+            break   # an item of this very packet's seal is kept only once it is signed
         try:
             opens = sealing.opening(folder, side, revealed)
         except (FileError, VerificationError):
-            return extra, events   # not kept here as sealed: due in the next packet, where submit says what is wrong
+            break   # not kept here as sealed: due in the next packet, where submit says what is wrong
         extra = dict(extra, opens=extra.get("opens", []) + opens)
-    return extra, None
+    else:
+        return extra, None
+    # the events of the packet whole, its seal too
+    return extra, events if len(bare) == len(extra) else _tried(g, state, side, key, sent, extra, policies, orders,
+                                                                 source)
 
 
 def _no_open_answer_to_a_sealed_step(state: dict, side: str, events: list[dict], source: str) -> None:
