@@ -869,29 +869,50 @@ def test_a_sandbox_packet_without_orders_is_not_told_of_a_round_trip(tmp_path):
     assert not [w for w in tried.warnings if "round trip" in w]
 
 
+def _red_dry_run(root: Path, absorb: str, orders: list[dict]) -> list[str]:
+    """The warnings of red's dry run of `orders` in a duel game where blue's standing order
+    `absorb` is as given: red's fire hits, and blue's decision which unit takes it follows."""
+    from pbem.core.submit import submit_orders
+    from tests.support.games import Match
+
+    m = Match(root, "duel", key_seed="look-ahead")
+    m.send("red", [])
+    m.send("blue", [], policies={"absorb": absorb})
+    return submit_orders(m.folders["red"], orders, None, key=m.keys["red"], sent="2026-11-29T10:00:00Z",
+                         dry_run=True).warnings
+
+
 def test_the_dry_run_says_which_orders_its_look_ahead_could_not_reach(tmp_path):
     """The look-ahead plays the packet's orders with imagined dice; where a die it rolls
     brings the opponent's decision and his standing order is `ask`, the game stops there and
     the orders after it are not looked at. The dry run says so (players' probe: its silence
     read as "checked", and a void order behind an attack dropped the rest of the turn)."""
-    from pbem.core.submit import submit_orders
-    from tests.support.games import Match
-
     fires = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r2", "target": "b2"}]
-    told = {}
-    for absorb in ("ask", "target"):
-        m = Match(tmp_path / absorb, "duel", key_seed="look-ahead")
-        m.send("red", [])
-        m.send("blue", [], policies={"absorb": absorb})
-        tried = submit_orders(m.folders["red"], fires, None, key=m.keys["red"], sent="2026-11-29T10:00:00Z",
-                              dry_run=True)
-        told[absorb] = [w for w in tried.warnings if w.startswith("the look-ahead could not reach")]
+    told = {absorb: [w for w in _red_dry_run(tmp_path / absorb, absorb, fires)
+                     if w.startswith("the look-ahead could not reach")] for absorb in ("ask", "target")}
     assert told == {
         "ask": ["the look-ahead could not reach order 2 of this packet: after the dice (imagined here), the game "
                 "waits for blue's decision 3.1/absorb (which unit takes the hit on b1), which blue's next packet gives (no standing "
                 "order of blue's answers it); it is checked only when the game reaches it, and a void order drops "
                 "those after it (your on_void: stop)"],
         "target": []}    # the same imagined hit, answered by blue's standing order: order 2 was looked at
+
+
+def test_past_the_opponents_ask_the_dry_run_looks_with_his_default_answer_imagined(tmp_path):
+    """Where the look-ahead stops at the opponent's decision his standing order leaves to him
+    (`ask`), the orders behind it are looked at once more with that decision answered as pbem's
+    default standing order would, and an order then void is said so, the answer imagined named
+    (a players' probe: a second attack on one area, void whatever came, went out behind the
+    opponent's `retreat_tie: ask` and dropped the rest of the turn)."""
+    twice = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r1", "target": "b2"}]
+    told = {absorb: [w for w in _red_dry_run(tmp_path / absorb, absorb, twice) if "r1 has already fired" in w]
+            for absorb in ("ask", "target")}
+    assert told == {
+        "ask": ["were blue to answer its decision 3.1/absorb as the default standing order (absorb: target) would, "
+                "red order 2 of packet 3 (fire target=b2 unit=r1) is void: r1 has already fired this phase (D2)."],
+        # answered by blue's standing order, the look-ahead reaches order 2 itself, and says so as ever
+        "target": ["with four different imagined rolls of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) "
+                   "is void: r1 has already fired this phase (D2). It would most likely be void whatever the dice."]}
 
 
 def test_the_template_says_the_opponent_reads_the_packet_except_where_orders_are_sealed(tmp_path):

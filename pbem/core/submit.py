@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime
 import os
 import re
@@ -530,10 +531,10 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
         return {"pbem": 2, "game": g.game_id, "seq": before["seq"] + 1, "prev": before["state_hash"], "side": sender,
                 "orders": [], **({"opens": opens} if opens else {})}
 
-    def voids(seed: str) -> tuple[dict[int, str], dict, list[dict]] | None:
+    def voids(seed: str, start: dict = state) -> tuple[dict[int, str], dict, list[dict]] | None:
         imagined = g._replace(genesis={**g.genesis, "mode": "sandbox", "sandbox": {"seed": seed}})
         try:
-            after, events = engine.apply_packet(imagined, state, stand_in(state, other, []), "(foresee)", verify=False,
+            after, events = engine.apply_packet(imagined, start, stand_in(start, other, []), "(foresee)", verify=False,
                                                 lookahead=True)
         except Exception:  # a look ahead must never stop a packet that is already written
             return None
@@ -576,8 +577,34 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     # spoken of by the real warnings)
     now = set(g.cautions(state, [], side, []))
     later = [f"{IMAGINED_WORDS}{caution}" for caution in g.cautions(after, events, side, []) if caution not in now]
-    return (void_words(runs, certain) if first else []) + later + unlooked(
-        g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
+    unreached = unlooked(g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
+    return (void_words(runs, certain) if first else []) + later + unreached + (
+        _past_their_ask(g, state, after, side, other, voids) if unreached else [])
+
+
+def _past_their_ask(g: engine.Game, state: dict, after: dict, side: str, other: str, voids: Any) -> list[str]:
+    """Where the look ahead stops at the opponent's decision that its standing order leaves to it
+    (`ask`), the orders behind it, looked at once more with that decision answered as pbem's
+    default standing order would: those then void, each said with the answer imagined (a
+    players' probe: a second attack on an area, void whatever came, went out behind the
+    opponent's `retreat_tie: ask`, and dropped the rest of the turn)."""
+    need = after["awaiting"]["need"]
+    if after["awaiting"]["waiting_for"] != "decision" or need is None or need["side"] != other:
+        return []
+    values = state["policies"][other]["values"]
+    defaults = g.ruleset.default_policies
+    assumed = {key: defaults[key] for key, value in values.items()
+               if value == "ask" and defaults.get(key, "ask") != "ask" and engine.policy_of_side(g.ruleset, key, other)}
+    if not assumed:
+        return []
+    start = copy.deepcopy(state)
+    start["policies"][other]["values"].update(assumed)
+    looked = voids("foresee", start)
+    if looked is None or not looked[0]:
+        return []
+    answer = ", ".join(f"{key}: {value}" for key, value in sorted(assumed.items()))
+    return [f"were {other} to answer its decision {after['awaiting']['decision']} as the default standing order "
+            f"({answer}) would, {text}" for text in looked[0].values()]
 
 
 IMAGINED_WORDS = "once the dice come (imagined here): "
