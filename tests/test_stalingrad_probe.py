@@ -185,6 +185,14 @@ def test_an_engaged_unit_refused_a_full_own_area_is_told_of_the_stacking_limit()
     assert refusal("mamayev-kurgan") == ("house 5.2", (
         "71id-191 starts in station-1 with enemy units and may only "
         "move to an area its side controls without enemy units (house 5.2); 71id-191 may move to: none."))
+    # and the template names it among the units that cannot move, and why (a players' probe: the
+    # list left out engaged units that could not move, and a player went looking for them)
+    lines = RULESET.describe_need(SC, rules, RULESET.next_step(SC, rules))
+    assert "71id-191 in station-1, engaged: cannot move (house 5.3: aerodromny is full)" in lines
+    rules["control"]["aerodromny"] = "soviet"
+    lines = RULESET.describe_need(SC, rules, RULESET.next_step(SC, rules))
+    assert "71id-191 in station-1, engaged: cannot move (house 5.2: no adjacent area of its side without enemy " \
+           "units)" in lines
 
 
 def test_a_placement_refused_for_stacking_names_the_side_as_players_do():

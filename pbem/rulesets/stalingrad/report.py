@@ -8,6 +8,7 @@ from pbem.core.describe import wrap_list
 from ..base import Need
 from .areas import BOXES, FULL_STEPS, SIDES, count, enemy, side_name, side_units, status, steps, unit_strength, units_in
 from .flow import WITHDRAWAL, legal_orders, phase_name, phase_words
+from .movement import movable
 from .victory import vp
 
 STATUS_WORDS = {"pool": "waiting to enter (11.1)", "eliminated": "eliminated", "withdrawn": "withdrawn (11.3)"}
@@ -222,6 +223,16 @@ def describe_need(sc, rules: dict, need: Need) -> list[str]:
             here = rules["units"][uid]
             engaged = ", engaged" if count(sc, rules, here, enemy(sc.units[uid].side)) else ""
             lines.append(f"{uid} in {here}{engaged}: may move to {', '.join(by_unit[uid])}")
+        # the units yet to move that have nowhere to go, said so, not left out (a players' probe: a
+        # player went looking for two engaged units the list did not name)
+        for uid in sorted(u for u in movable(sc, rules, need.side) if u not in by_unit):
+            here, side = rules["units"][uid], sc.units[uid].side
+            engaged = count(sc, rules, here, enemy(side)) > 0
+            open_ = [a for a in sc.areas[here].adjacent if not engaged
+                     or (rules["control"][a] == side and not count(sc, rules, a, enemy(side)))]
+            why = ("cannot move (house 5.2: no adjacent area of its side without enemy units)" if not open_ else
+                   f"cannot move (house 5.3: {', '.join(open_)} {'is' if len(open_) == 1 else 'are'} full)")
+            lines.append(f"{uid} in {here}{', engaged' if engaged else ''}: {why}")
         lines.append("- {type: move, unit: UNIT, to: AREA}   then   - {type: end}")
         return lines
     if need.kind.endswith("-reinforcement") or need.kind == WITHDRAWAL:
