@@ -1474,9 +1474,9 @@ def _escorted(sc: Scenario, rules: dict, c: dict) -> set[int]:
     """11.44: the hexes an HQ that added its rating to the attack or to the defence may advance
     to: where the combat units it fought with have advanced (an HQ advances with them, never
     alone; a rules lawyer's probe: an Axis HQ that added to the defence advanced alone, past
-    its combat unit that stayed)."""
-    hqs = _rating_hqs(c)
-    return {sc.idx[st.hex_of(rules, u)] for u in c["advance"]["done"] if u not in hqs and st.on_map(rules, u)}
+    its combat unit that stayed). Combat units only: another HQ that advanced escorts none (a
+    review: it did, and the HQ went on without its unit all the same)."""
+    return {sc.idx[st.hex_of(rules, u)] for u in c["advance"]["done"] if sc.units[u].combat and st.on_map(rules, u)}
 
 
 def answer_advance(sc: Scenario, rules: dict, order: dict, ctx) -> None:
