@@ -1039,8 +1039,9 @@ def test_a_reader_that_closes_the_pipe_leaves_the_commands_own_exit_code(args, c
 
 def test_a_packet_received_twice_is_told_apart_from_ones_own_by_the_key_given(tmp_path):
     """The latest packet given again: with `--key`, its sender is told to send it on, and his
-    opponent, who received it twice, that there is nothing to do (a players' probe: the
-    receiver was told to send it on, as if he had written it); both still exit 3, a re-send."""
+    opponent, who received it twice, that there is nothing more to do with the file, and that
+    the next packet is his (a players' probe: the receiver was told to send it on, as if he had
+    written it; a review: "nothing to do" read as "no reply needed"); both still exit 3, a re-send."""
     from pbem.core import game
     from pbem.core.errors import VerificationError
     from tests.support.games import Match
@@ -1059,7 +1060,8 @@ def test_a_packet_received_twice_is_told_apart_from_ones_own_by_the_key_given(tm
         said[reader] = str(refused.value).split("re-sending it changes nothing", 1)[1]
     assert said == {
         sender: " (your folder applied it when `pbem submit` wrote it: send the file to your opponent)",
-        other: f" (it is {sender}'s latest packet, which your folder applied when it came: nothing to do)",
+        other: f" (it is {sender}'s latest packet, which your folder applied when it came: nothing more to do with "
+               f"this file; the next packet is yours)",
         None: f" (if it is the packet you sent as {sender}, your folder applied it when `pbem submit` wrote it: send "
               f"the file to your opponent)"}
 

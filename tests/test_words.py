@@ -904,15 +904,32 @@ def test_past_the_opponents_ask_the_dry_run_looks_with_his_default_answer_imagin
     default standing order would, and an order then void is said so, the answer imagined named
     (a players' probe: a second attack on one area, void whatever came, went out behind the
     opponent's `retreat_tie: ask` and dropped the rest of the turn)."""
+    from pbem.core.submit import submit_orders
+    from tests.support.games import Match
+
     twice = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r1", "target": "b2"}]
     told = {absorb: [w for w in _red_dry_run(tmp_path / absorb, absorb, twice) if "r1 has already fired" in w]
             for absorb in ("ask", "target")}
     assert told == {
-        "ask": ["were blue to answer its decision 3.1/absorb as the default standing order (absorb: target) would, "
-                "red order 2 of packet 3 (fire target=b2 unit=r1) is void: r1 has already fired this phase (D2)."],
+        "ask": ["were blue to answer its decision 3.1/absorb as its default standing order (absorb: target) would, "
+                "with one imagined roll of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) is void: r1 has "
+                "already fired this phase (D2)."],
         # answered by blue's standing order, the look-ahead reaches order 2 itself, and says so as ever
         "target": ["with four different imagined rolls of the dice, red order 2 of packet 3 (fire target=b2 unit=r1) "
                    "is void: r1 has already fired this phase (D2). It would most likely be void whatever the dice."]}
+    # an order the look-ahead reached, void before the decision, is said once, not again as past it
+    # (a review): red skips a void order (on_void: skip); its order 3 hits, and its order 4 waits
+    # behind blue's decision which unit takes the hit (the keys' seed gives dice that do so)
+    m = Match(tmp_path / "skip", "duel", key_seed="s0")
+    m.send("red", [])
+    m.send("blue", [], policies={"absorb": "ask"})
+    m.send("red", [{"type": "end"}])
+    m.send("blue", [{"type": "end"}])
+    orders = twice + [{"type": "fire", "unit": "r2", "target": "b1"}, {"type": "end"}]
+    warned = submit_orders(m.folders["red"], orders, {"on_void": "skip"}, key=m.keys["red"],
+                           sent="2026-11-29T10:00:00Z", dry_run=True).warnings
+    assert [w[:60] for w in warned] == ["with four different imagined rolls of the dice, red order 2 ",
+                                        "the look-ahead could not reach order 4 of this packet: after"]
 
 
 def test_the_template_says_the_opponent_reads_the_packet_except_where_orders_are_sealed(tmp_path):

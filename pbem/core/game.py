@@ -533,7 +533,9 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str, r
         own = ("" if packet["seq"] != folder.state["seq"] else
                f" (if it is the packet you sent as {packet.get('side')}, {sent})" if reader is None else
                f" ({sent})" if reader == packet.get("side") else
-               f" (it is {packet.get('side')}'s latest packet, which your folder applied when it came: nothing to do)")
+               f" (it is {packet.get('side')}'s latest packet, which your folder applied when it came: nothing more "
+               f"to do with this file" + ("; the next packet is yours" if folder.state["awaiting"]["packet_from"] == reader
+                                          else "") + ")")
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}); "
                                 f"re-sending it changes nothing{own}")
     if stored.get("side") == packet.get("side") and "signature" in packet and "signature" in stored:

@@ -584,27 +584,38 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
 
 def _past_their_ask(g: engine.Game, state: dict, after: dict, side: str, other: str, voids: Any) -> list[str]:
     """Where the look ahead stops at the opponent's decision that its standing order leaves to it
-    (`ask`), the orders behind it, looked at once more with that decision answered as pbem's
-    default standing order would: those then void, each said with the answer imagined (a
+    (`ask`), the orders it did not reach, looked at once more with that decision answered as
+    pbem's default standing order for it would (that one standing order alone): those then void,
+    each said with the answer imagined, and with the imagined roll where a die came before it (a
     players' probe: a second attack on an area, void whatever came, went out behind the
     opponent's `retreat_tie: ask`, and dropped the rest of the turn)."""
-    need = after["awaiting"]["need"]
-    if after["awaiting"]["waiting_for"] != "decision" or need is None or need["side"] != other:
+    need = engine.awaited_need(after)
+    if after["awaiting"]["waiting_for"] != "decision" or need is None or need.side != other:
         return []
-    values = state["policies"][other]["values"]
+    unreached = {item["index"] for item in still_queued(after, side, state["seq"])}
+    values = engine.effective_policies(g.ruleset, after, other)
     defaults = g.ruleset.default_policies
-    assumed = {key: defaults[key] for key, value in values.items()
-               if value == "ask" and defaults.get(key, "ask") != "ask" and engine.policy_of_side(g.ruleset, key, other)}
-    if not assumed:
+    # the standing order that answers this decision: the one whose default gives an answer to it
+    answering = [key for key in sorted(values) if values[key] == "ask" and defaults.get(key, "ask") != "ask"
+                 and engine.policy_of_side(g.ruleset, key, other)
+                 and g.policy(after["rules"], need, {**values, key: defaults[key]}) is not None]
+    if not answering:
         return []
+    key = answering[0]
     start = copy.deepcopy(state)
-    start["policies"][other]["values"].update(assumed)
+    start["policies"][other]["values"][key] = defaults[key]
     looked = voids("foresee", start)
-    if looked is None or not looked[0]:
+    if looked is None:
         return []
-    answer = ", ".join(f"{key}: {value}" for key, value in sorted(assumed.items()))
-    return [f"were {other} to answer its decision {after['awaiting']['decision']} as the default standing order "
-            f"({answer}) would, {text}" for text in looked[0].values()]
+    found, _, events = looked
+    rolled, certain = False, set()
+    for e in events:
+        rolled = rolled or e["type"] == "roll"
+        if not rolled and e["type"] == "void" and e["side"] == side and e["seq"] == state["seq"]:
+            certain.add(e["index"])
+    return [f"were {other} to answer its decision {after['awaiting']['decision']} as its default standing order "
+            f"({key}: {defaults[key]}) would, " + ("" if index in certain else "with one imagined roll of the dice, ")
+            + text for index, text in found.items() if index in unreached]
 
 
 IMAGINED_WORDS = "once the dice come (imagined here): "
