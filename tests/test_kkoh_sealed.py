@@ -543,6 +543,13 @@ def test_a_sealed_fire_plan_shows_its_opponent_no_count_of_its_shots(tmp_path, s
         sorted(o["unit"] for o in planned)
     assert not [e for e in events if e["type"] in ("void", "void-item")]
     assert not [q for q in match.state()["queue"] if q["side"] == first.side]   # no padding left queued
+    # the report says what the `end`s after the plan's end are (a players' probe: "orders 2 to 84:
+    # end, each" read as a mistake); the second side's plan of one shot has 2 after its end
+    padding = {e["side"]: e["text"] for e in events if e["type"] == "fire-padding"}
+    assert padding == {side: f"{side}'s fire plan ends at its first `end`; the {n} item{'s' if n > 1 else ''} after it "
+                             f"{'are' if n > 1 else 'is'} padding, which pbem seals with every plan (one item for each "
+                             f"unit on the table, and an end) so that how many shots it holds tells the opponent "
+                             f"nothing (K-DF-5)." for side, n in ((first.side, 3 - shots), (second, 2)) if n}
     for folder in match.folders.values():
         assert audit(folder.path).ok
 

@@ -110,7 +110,7 @@ def test_air_support_is_used_for_an_air_unit_with_an_enemy_in_reach(tmp_path):
 
 # --- K-REC-2 with K-GG-10: a recce that evades with no square to Give Ground to -------------------------
 
-def recce_game(tmp_path: Path, closed: bool, blue_policies: dict | None = None, dice=(2,)):
+def recce_game(tmp_path: Path, closed: bool, blue_policies: dict | None = None, dice=(2,), full: bool = False):
     units = [
         # blue's lone recce in the corner, facing the table edge, on HA; red's R1 fires into 0000
         {"id": "B-REC", "side": "blue", "row": "recce-1", "square": "0000", "cell": "01", "facing": "S", "order": "HA"},
@@ -119,6 +119,11 @@ def recce_game(tmp_path: Path, closed: bool, blue_policies: dict | None = None, 
     if closed:   # R2 holds 0100: the away, diagonal and flank squares are all closed
         units.append({"id": "R2", "side": "red", "row": "tr1-tank", "square": "0100", "cell": "01", "facing": "N",
                       "order": "HD"})
+    if full:     # six blue tanks fill 0100 (K-GG-8: on through it), and red holds every square beyond it
+        units += [{"id": f"B{n}", "side": "blue", "row": "tank-1", "square": "0100", "cell": cell, "facing": "N",
+                   "order": "HD"} for n, cell in enumerate(["01", "00", "02", "11", "10", "12"])]
+        units += [{"id": f"R{n}", "side": "red", "row": "tr1-tank", "square": square, "cell": "01", "facing": "N",
+                   "order": "HD"} for n, square in ((3, "0200"), (4, "0101"), (5, "0201"))]
     spec = {
         "columns": 6, "rows": 6,
         "commands": [{"id": "B-HQ", "side": "blue", "row": "bde-hq", "level": "brigade", "square": "0303"},
@@ -128,7 +133,9 @@ def recce_game(tmp_path: Path, closed: bool, blue_policies: dict | None = None, 
     }
     blue = {"side": "blue", "orders": [], **({"policies": blue_policies} if blue_policies else {})}
     red = {"side": "red", "orders": [{"type": "fire", "unit": "R1", "target": "B-REC"}, {"type": "end"}]}
-    return run_case(tmp_path, "kkoh", scenario_doc(spec), [blue, red], list(dice))
+    # with blue's tanks on the table, blue's fire plan too: an `end`
+    after = [{"side": "blue", "orders": [{"type": "end"}]}] if full else []
+    return run_case(tmp_path, "kkoh", scenario_doc(spec), [blue, red] + after, list(dice))
 
 
 def test_a_recce_with_no_square_to_give_ground_to_stands_by_its_standing_order_and_takes_the_shot(tmp_path):
@@ -159,3 +166,13 @@ def test_a_recce_with_a_square_to_give_ground_to_evades_by_its_standing_order(tm
     assert "recce-evades" in kinds(events) and "destroyed" not in kinds(events)
     [moved] = [e for e in events if e["type"] == "give-ground"]
     assert (moved["origin"], moved["to"]) == ("0000", "0100")
+
+
+def test_a_recce_whose_only_square_is_full_with_the_way_on_closed_stands_by_its_standing_order(tmp_path):
+    """K-GG-8: a unit gives ground on through an over-full square, the same way; with the way
+    on closed it is destroyed (K-GG-10). The only square open to B-REC, 0100, holds six blue
+    tanks, and red holds every square beyond it: the standing order stands (a review: the full
+    square was taken for a way out, and the recce evaded into its destruction)."""
+    folder, events = recce_game(tmp_path, closed=False, full=True, dice=(2, 2, 2, 2))
+    assert policy_answers(events, "evade") == [{"type": "evade", "unit": "B-REC", "go": False}]
+    assert "destroyed" not in kinds(events) and "B-REC" in folder.state["rules"]["pieces"]

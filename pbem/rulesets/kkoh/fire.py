@@ -324,14 +324,23 @@ def evaders(sc: Scenario, rules: dict) -> list[str]:
 
 
 def may_give_ground(sc: Scenario, rules: dict, pid: str) -> bool:
-    """Whether the recce `pid`, evading, has a square to Give Ground to from where it stands,
-    away from the first shot at it (K-GG-2): without one, evading destroys it (K-GG-10), which
-    no standing order chooses for its owner."""
-    from .giveground import routes
+    """Whether the recce `pid`, evading, may Give Ground away from the first shot at it to a
+    square with room (K-GG-2, K-GG-8: on through an over-full one, the same way), by one of the
+    routes the dice may pick among equals (K-GG-3): without one, evading destroys it (K-GG-10),
+    which no standing order chooses for its owner (a review: a first square that was full, and
+    the way on closed, was taken for a way out)."""
+    from .giveground import options, routes
 
     board = Board(sc, rules)
     first = next(s for s in sorted_shots(rules) if s["target"] == pid)
-    return any(routes(sc, board, pid, board.piece(pid)["sq"], first["from"], True))
+
+    def way_out(current: str, away_from: str, steps: int) -> bool:
+        level = next((o for o in routes(sc, board, pid, current, away_from, True) if o), None)
+        if level is None or steps > len(sc.grid):
+            return False
+        return any(options(sc, board, pid, nxt) or way_out(nxt, current, steps + 1) for nxt in level)
+
+    return way_out(board.piece(pid)["sq"], first["from"], 0)
 
 
 def evade(sc: Scenario, rules: dict, pid: str, go: bool, ctx) -> None:

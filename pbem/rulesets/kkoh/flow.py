@@ -801,7 +801,16 @@ def _apply_exchange(sc: Scenario, rules: dict, need: Need, order: dict, ctx) -> 
     else:
         ctx.event("void-item", f"{side}'s sealed item of type {kind} is void: the step takes {item} and end.", side=side,
                   order=order, rule=need.rule)
+    if kind == "end" and xc.get("ended") and xc.get("padding") is None:
+        xc["padding"] = xc["left"]     # the items still to come after the plan's own `end`
     if xc["left"] <= 0:
+        padding = xc.pop("padding", None)
+        if padding and xc["kind"] == "fire":
+            # said once, after the items (a players' probe: "orders 2 to 84: end, each" read as a mistake)
+            ctx.event("fire-padding", f"{side}'s fire plan ends at its first `end`; the {padding} item"
+                      f"{'s' if padding > 1 else ''} after it {'are' if padding > 1 else 'is'} padding, which pbem "
+                      f"seals with every plan (one item for each unit on the table, and an end) so that how many "
+                      f"shots it holds tells the opponent nothing (K-DF-5).", side=side, items=padding, rule="K-DF-5")
         if xc["kind"] == "fire":
             fire.even_out(sc, rules, side, ctx, sealed=True)   # K-DF-5: the opened plan as a whole
         xc.pop("ended", None)
