@@ -72,6 +72,11 @@ def battery_block(sc: Scenario, board: Board, pid: str) -> str | None:
         return f"{pid} is in a square under Close Assault (K-IF-4, K-CA-8)"
     if any(c.get("unit") == pid for side in ("blue", "red") for c in calls(rules, side)):
         return f"{pid} is already called in this step (K-IF-7)"
+    if needed(sc, rules, pid) is None:
+        # NA on the availability table: no call to make (a rules lawyer's probe: offered and taken, the
+        # call opened chits and spent the battery's roll for a fire that could not come)
+        return (f"{pid} ({piece.level}) has no fire in Action Phase {rules['ap']}: the availability table gives its "
+                f"level none then (K-IF-5)")
     return None
 
 
