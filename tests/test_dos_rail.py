@@ -153,3 +153,20 @@ def test_6_1_6_3_a_path_that_begins_where_the_units_stand_is_told_so():
     rules = at(units={"G/57": {"hex": AXIS_LINE[0]}})
     refused(rules, {"type": "rail", "units": ["G/57"], "path": AXIS_LINE[:3]}, "6.3",
             f"the path lists the hexes entered, one after another: leave out {AXIS_LINE[0]}, where the units stand")
+
+
+# --- 6.3: the path of a rail move ----------------------------------------------------------------------
+
+def test_6_3_a_rail_move_given_by_its_destination_is_told_to_list_every_hex():
+    """A players' probe: `path: [N0454]` for a rail move from N0154 along the line was refused as
+    "no railroad connects N0154 and N0454", which one does, three hexes on; the refusal says the
+    path lists every hex entered. A next hex off the railroad is still refused under 6.32."""
+    rules = at(units={"G/57": {"hex": "N0154"}})
+    refused(rules, {"type": "rail", "units": ["G/57"], "path": ["N0454"]}, "6.3",
+            "N0454 is not next to N0154: the path of a rail move lists every hex entered, one after another, along "
+            "the railroad (`pbem orders --only G/57` lists its rail moves)")
+    off = next(h for h in SC().nb[SC().idx["N0154"]] if h not in SC().rail_hex)
+    refused(rules, {"type": "rail", "units": ["G/57"], "path": [SC().ids[off]]}, "6.32",
+            f"no railroad connects N0154 and {SC().ids[off]}")
+    play(rules, [{"type": "rail", "units": ["G/57"], "path": AXIS_LINE[1:4]}])
+    assert st.hex_of(rules, "G/57") == "N0454"

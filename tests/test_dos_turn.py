@@ -246,8 +246,15 @@ def test_15_23_the_standing_order_withdraws_the_named_unit_and_leaves_a_substitu
         "available unit of its type goes in its place, your choice (15.23).")
     with pytest.raises(IllegalOrder) as info:                       # the named unit, in an Enemy ZOC
         play(rules, [{"type": "withdraw", "units": ["G/76"]}])
-    assert info.value.message == ("G/76 is in an Enemy ZOC in N2154 (15.22 d), so it may not be withdrawn; withdraw "
-                                  "G/76, the unit named, if available, or an available unit of its type (15.22)")
+    # the units that may go, not the unit just refused (a players' probe)
+    assert info.value.message == ("G/76 is in an Enemy ZOC in N2154 (15.22 d), so it may not be withdrawn; G/76, the "
+                                  "unit named, is not available: withdraw an available unit of its type in its place "
+                                  "(15.22, 15.23): G/9 or Jg/97")
+    with pytest.raises(IllegalOrder) as info:                       # a unit of another type, the named one available
+        play(withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"}}),
+             [{"type": "withdraw", "units": ["R/6"]}])
+    assert info.value.message.endswith("; withdraw G/76, the unit named, or an available unit of its type in its "
+                                       "place (15.22): G/76 or G/9")
     play(rules, [{"type": "withdraw", "units": ["Jg/97"]}])
     assert rules["withdrawn"] == {"2": ["Jg/97"]} and st.on_map(rules, "G/9")
     rules = withdrawal_due(2, {"G/76": {"hex": "N2154"}, "G/9": {"hex": "N2354"},

@@ -149,6 +149,11 @@ def dos_setup(tmp_path, monkeypatch):
      "a letter (N3117, S0442): write \"N0442\" or \"S0442\", quoted\n"),
     ("orders:\n  - {type: place, unit: 0442, hex: N0442}\n",   # a unit id may be digits: quoted, it may be right
      "pbem: o.yaml, line 2: '0442' could be read as an integer by YAML 1.1 or 1.2 readers; quote it\n"),
+    # where an integer is wanted, the integer to write, not "quote it", which the schema refuses as
+    # a string next (a players' probe: `shift: +1`, then `shift: "+1"`)
+    ("orders:\n  - {type: attack, targets: [N2349], units: [G/57], air: {units: [AirK/8], shift: +1}}\n",
+     "pbem: o.yaml, line 2: '+1' could be read as an integer by YAML 1.1 or 1.2 readers, and the value here is an "
+     "integer: write 1, plain (one of 1, -1)\n"),
 ])
 def test_a_dos_hex_number_the_yaml_refuses_is_answered_with_the_ids_it_may_mean(dos_setup, text, said):
     """`hex: 0442` is not told to be quoted, which '0442' would be refused too (players' probe:

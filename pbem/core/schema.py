@@ -211,7 +211,27 @@ def number_hint(schema: dict, path: tuple | list, number: str) -> str | None:
     `schema`, where the schema wants an id that begins with a letter: "ids here begin with a
     letter (N3117, S0442): write "N0442" or "S0442", quoted"; None where it wants something
     else, or the schema does not say."""
-    return _letter_ids(_at(schema, list(path)), number) if number.isdigit() and number.isascii() else None
+    schemas = _at(schema, list(path))
+    letters = _letter_ids(schemas, number) if number.isdigit() and number.isascii() else None
+    return letters or _integer_wanted(schemas, number)
+
+
+def _integer_wanted(schemas: list, number: str) -> str | None:
+    """Where every schema of `schemas` wants an integer (its type, or an enum of integers) and
+    `number` is an integer written with a sign or leading zeros (`+1`, `01`), which some YAML
+    reader would take for a string: the integer to write, plain. Quoted, as the bare refusal
+    says, it would be refused again as a string (a players' probe: `shift: +1`, then `'+1'`)."""
+    if not schemas or not re.fullmatch(r"[-+]?[0-9]{1,16}", number):
+        return None
+    for s in schemas:
+        enum = s.get("enum") if isinstance(s, dict) else None
+        if not isinstance(s, dict) or not (s.get("type") == "integer" or (
+                enum and all(isinstance(v, int) and not isinstance(v, bool) for v in enum))):
+            return None
+    value = int(number)
+    allowed = sorted({v for s in schemas for v in s.get("enum") or ()}, key=lambda v: (abs(v), -v))
+    return f"the value here is an integer: write {value}, plain" + (
+        f" (one of {', '.join(map(str, allowed))})" if allowed else "")
 
 
 def _letter_ids(schemas: list, number: str) -> str | None:

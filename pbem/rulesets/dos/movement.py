@@ -550,6 +550,12 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
     a, total = start, 0
     for b in path:
         c = rail_cost(sc, ctx_, a, b)
+        if c is None and not sc.adjacent(a, b):
+            # the destination alone, as players write it first (a players' probe: "no railroad
+            # connects" two hexes a railroad did connect, eight hexes apart)
+            raise IllegalOrder("6.3", f"{sc.ids[b]} is not next to {sc.ids[a]}: the path of a rail move lists every "
+                               f"hex entered, one after another, along the railroad (`pbem orders --only "
+                               f"{units[0]}` lists its rail moves)", None)
         if c is None:
             raise IllegalOrder("6.32", f"no railroad connects {sc.ids[a]} and {sc.ids[b]}", None)
         if b in ctx_.blocking:

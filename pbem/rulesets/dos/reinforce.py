@@ -313,9 +313,16 @@ def apply_withdrawal(sc: Scenario, rules: dict, w: dict, order: dict, ctx) -> No
     if first:
         if {"type": "withdraw", "units": units} not in first:
             why = unavailable(sc, rules, units, view(sc, rules), in_place(sc, rules)) if units else None
+            # the units it may withdraw, not "the unit named" where that is the one refused (a
+            # players' probe: told to withdraw the unit it had just refused)
+            choices = " or ".join(", ".join(o["units"]) for o in first[:6]) + (", or another" if len(first) > 6 else "")
+            named_ok = {"type": "withdraw", "units": named} in first
             raise IllegalOrder("15.23", (f"{why}, so it may not be withdrawn; " if why else "")
-                               + f"withdraw {', '.join(named)}, the unit named, if available, or an available unit "
-                               f"of its type (15.22)", [o["units"] for o in first[:12]])
+                               + (f"withdraw {', '.join(named)}, the unit named, or an available unit of its type in "
+                                  f"its place (15.22): {choices}" if named_ok else
+                                  f"{', '.join(named)}, the unit named, {'is' if len(named) == 1 else 'are'} not "
+                                  f"available: withdraw an available unit of its type in its place (15.22, 15.23): "
+                                  f"{choices}"), [o["units"] for o in first[:12]])
         rule = "15.21" if units == named else "15.23"
     else:
         pool = _pool_15_24(sc, rules, w)
