@@ -329,18 +329,21 @@ def may_give_ground(sc: Scenario, rules: dict, pid: str) -> bool:
     routes the dice may pick among equals (K-GG-3): without one, evading destroys it (K-GG-10),
     which no standing order chooses for its owner (a review: a first square that was full, and
     the way on closed, was taken for a way out)."""
-    from .giveground import options, routes
-
     board = Board(sc, rules)
     first = next(s for s in sorted_shots(rules) if s["target"] == pid)
+    return _way_out(sc, board, pid, board.piece(pid)["sq"], first["from"], 0)
 
-    def way_out(current: str, away_from: str, steps: int) -> bool:
-        level = next((o for o in routes(sc, board, pid, current, away_from, True) if o), None)
-        if level is None or steps > len(sc.grid):
-            return False
-        return any(options(sc, board, pid, nxt) or way_out(nxt, current, steps + 1) for nxt in level)
 
-    return way_out(board.piece(pid)["sq"], first["from"], 0)
+def _way_out(sc: Scenario, board: Board, pid: str, current: str, away_from: str, steps: int) -> bool:
+    """`may_give_ground` from `current`, come from `away_from`: a square of the first open
+    priority with room, or one full on the way to another (a function, not a closure calling
+    itself, which would be a reference cycle)."""
+    from .giveground import options, routes
+
+    level = next((o for o in routes(sc, board, pid, current, away_from, True) if o), None)
+    if level is None or steps > len(sc.grid):
+        return False
+    return any(options(sc, board, pid, nxt) or _way_out(sc, board, pid, nxt, current, steps + 1) for nxt in level)
 
 
 def evade(sc: Scenario, rules: dict, pid: str, go: bool, ctx) -> None:
