@@ -1334,3 +1334,27 @@ def test_the_template_says_which_queued_orders_the_senders_reveal_makes_void_or_
         "#     (house 6.1); its queued order 17 of packet 5 is dropped too (standing order on_void: stop)."]
     assert templates._fate(item(17), after, events) == [
         "#     dropped with the void order before it, once your reveal brings the game there"]
+
+
+def test_diff_says_the_units_of_a_side_that_passed_alike_off_the_map_in_one_line():
+    """`show --diff`: units of one side that passed alike from one status off the map to another
+    (dos reinforcements drawn, "ready to enter") are said in one line (a players' probe: 36 such
+    lines on a Game-Turn buried its moves and losses); units that left the map, each from its
+    own hex, keep a line each; `--json` keeps a change for each unit."""
+    from pbem.core import describe
+
+    ready = {"ready": "ready to enter as a reinforcement (15.1, 15.3)"}
+    before = {"pool": "not in play yet (15.0)"}
+    off = {"status": "pool", "where": None, "side": "soviet", "strength": 2, "full": 2, "markers": []}
+    found = [change for uid in ("R/98", "R/99", "TC/2") for change in describe._unit_changes(
+        uid, off, dict(off, status="ready"), before, ready, "step")]
+    found += describe._unit_changes("G/57", {"status": "map", "where": "N2246", "side": "axis", "strength": 9,
+                                             "full": 9, "markers": []},
+                                    {"status": "gone", "where": None, "side": "axis", "strength": 0, "full": 9,
+                                     "markers": []}, {}, {"gone": "eliminated"}, "step")
+    found += describe._unit_changes("R/6", off, dict(off, status="ready"), before, ready, "step")
+    assert [c["kind"] for c in found] == ["leave"] * 5
+    assert describe._same_markers_together(found) == [
+        "R/98, R/99, TC/2, R/6 (soviet) are now ready to enter as a reinforcement (15.1, 15.3); they were not in "
+        "play yet (15.0).",
+        "G/57 (axis) is now eliminated; it was in N2246."]

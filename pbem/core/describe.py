@@ -509,24 +509,36 @@ def changes_text(game: Any, before: dict, after: dict, steps: list | None = None
 def _same_markers_together(found: list[dict]) -> list[str]:
     """The changes' sentences, the units of one side whose markers changed alike said in one,
     where the first of them is ("R-AD2, R-Hy1 (red): order marker HD2 changed to sealed."; a
-    players' probe: 39 such lines as a kkoh turn's chits were sealed). `--json` keeps a change
-    for each unit."""
+    players' probe: 39 such lines as a kkoh turn's chits were sealed), and so the units of one
+    side that passed alike from one status off the map to another. `--json` keeps a change for
+    each unit."""
     out: list[str] = []
     alike: dict[str, tuple[int, list[str]]] = {}     # "(side): change" -> (its line, its units)
     for change in found:
-        if change["kind"] != "markers":
-            out.append(change["text"])
-            continue
-        label, _, what = change["text"].partition(": ")
-        uid, _, side = label.rpartition(" (")
-        key = f"({side}: {what}"
-        if key in alike:
+        text = change["text"]
+        if change["kind"] == "leave" and " is now " in text and "; it was " in text:
+            # units of one side off the map that passed alike from one status to another ("are now
+            # ready to enter (15.0); they were not in play yet"; a players' probe: 36 such lines on a
+            # dos Game-Turn, burying its moves and losses)
+            label, _, rest = text.partition(" is now ")
+            now, _, was = rest.partition("; it was ")
+            uid, _, side = label.rpartition(" (")
+            key, merged = f"({side} are now {now}; they were {was}", True
+        elif change["kind"] == "markers":
+            label, _, what = text.partition(": ")
+            uid, _, side = label.rpartition(" (")
+            key, merged = f"({side}: {what}", True
+        else:
+            key, merged = "", False
+        if not merged:
+            out.append(text)
+        elif key in alike:
             line, units = alike[key]
             units.append(uid)
             out[line] = f"{', '.join(units)} {key}"
         else:
             alike[key] = (len(out), [uid])
-            out.append(change["text"])
+            out.append(text)
     return out
 
 
