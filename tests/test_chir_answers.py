@@ -28,7 +28,7 @@ QUEUE = [{"type": "artillery", "unit": None, "decision": "2.1/defensive-artiller
 def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_path):
     doc = RULESET.scenarios["historical"]()
     doc["position"] = POSITION
-    match = Match(tmp_path, "chir", key_seed="answers58", scenario_doc=doc, chain_length=64)
+    match = Match(tmp_path, "chir", key_seed="answers59", scenario_doc=doc, chain_length=64)
     match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
     applied = match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     awaiting = applied.state["awaiting"]
@@ -57,7 +57,7 @@ def _asked_for_defensive_fire(tmp_path):
     """The game of the test above at the German defensive-fire decision (asked for: `ask`)."""
     doc = RULESET.scenarios["historical"]()
     doc["position"] = POSITION
-    match = Match(tmp_path, "chir", key_seed="answers58", scenario_doc=doc, chain_length=64)
+    match = Match(tmp_path, "chir", key_seed="answers59", scenario_doc=doc, chain_length=64)
     match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
     match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     return match, match.state("german")

@@ -363,6 +363,18 @@ def test_8_1_no_move_beyond_allowance_and_8_6_half_move():
         "stand")
 
 
+def test_a_move_given_by_its_destination_is_told_what_its_path_lists():
+    """A players' probe: `path: ["3222"]`, the destination alone, two hexes away, was refused as
+    "3220 and 3222 are not adjacent", which said nothing of what `path` is; a later hex of a path
+    that skips one is still told so plainly."""
+    rules = position({"333/1116": {"hex": "3220"}})
+    assert refusal(rules, {"type": "move", "units": ["333/1116"], "path": ["3222"]}) == (
+        "8.1", "move 333/1116: 3220 and 3222 are not adjacent: `path` lists every hex the units enter, one after "
+        "another, the last where they stop (`pbem orders --only 333/1116` lists their paths)")
+    assert refusal(rules, {"type": "move", "units": ["333/1116"], "path": ["3221", "3223"]}) == (
+        "8.1", "move 333/1116: 3221 and 3223 are not adjacent")
+
+
 def test_8_5_1_ezoc_stops_and_artillery_alone_may_not_enter():
     rules = position({"LW/I": {"hex": "3320"}, "1TC/Art": {"hex": "3122"}, "1TC/44a": {"hex": "3123"}})
     with pytest.raises(IllegalOrder) as info:

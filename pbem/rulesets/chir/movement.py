@@ -186,7 +186,10 @@ def check_path(sc: Scenario, rules: dict, side: str, uids: list[str], start: str
                 raise IllegalOrder("8.1", f"{order_text}: the path lists the hexes entered, one after another: leave "
                                    f"out {h}, where the units stand", None)
             if not sc.adjacent(prev, h):
-                raise IllegalOrder("8.1", f"{order_text}: {prev} and {h} are not adjacent", None)
+                # the destination alone is what a player first writes (a players' probe)
+                how = (f": `path` lists every hex the units enter, one after another, the last where they stop "
+                       f"(`pbem orders --only {uids[0]}` lists their paths)" if i == 0 and uids else "")
+                raise IllegalOrder("8.1", f"{order_text}: {prev} and {h} are not adjacent{how}", None)
             if prev in v.ezoc and i > 0:
                 raise IllegalOrder("8.5.1", f"{order_text}: the units entered an enemy zone of control in {prev} "
                                    f"and must stop there", None)
