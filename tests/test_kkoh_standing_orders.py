@@ -176,3 +176,53 @@ def test_a_recce_whose_only_square_is_full_with_the_way_on_closed_stands_by_its_
     folder, events = recce_game(tmp_path, closed=False, full=True, dice=(2, 2, 2, 2))
     assert policy_answers(events, "evade") == [{"type": "evade", "unit": "B-REC", "go": False}]
     assert "destroyed" not in kinds(events) and "B-REC" in folder.state["rules"]["pieces"]
+
+
+def test_the_evade_walk_looks_at_each_square_and_way_in_once(tmp_path, monkeypatch):
+    """K-GG-8 through a field of full squares: 14 squares of six blue tanks each, walled in by red
+    units, where the routes through full squares go round a loop with a fork in it. The walk of
+    `recce_evade: evade` finds no way out, as the real walk would not, and looks at each square,
+    come to from each side, once (a review: without a record of them the routes doubled at every
+    fork, and a 13-column table took minutes, the 18-column one hours)."""
+    from pbem.rulesets.kkoh import fire, giveground
+
+    rows = ["EFEFEE", "EEFEFE", "FFFFEE", "FFFRFE", "FFESEE", "EEEEEE"]
+    units, n = [], 0
+    for y, row in enumerate(rows):
+        for x, c in enumerate(row):
+            square = f"{x:02d}{y:02d}"
+            if c == "R":
+                units.append({"id": "B-REC", "side": "blue", "row": "recce-1", "square": square, "cell": "01",
+                              "facing": "S", "order": "HA"})
+            elif c == "F":
+                for cell in ["01", "00", "02", "11", "10", "12"]:
+                    n += 1
+                    units.append({"id": f"B{n}", "side": "blue", "row": "tank-1", "square": square, "cell": cell,
+                                  "facing": "N", "order": "HD"})
+            else:   # E: a red unit; S: R1, which fires at the recce from its south
+                units.append({"id": "R1" if c == "S" else f"R{square}", "side": "red", "row": "tr1-tank",
+                              "square": square, "cell": "21" if c == "S" else "01", "facing": "S" if c == "S" else "N",
+                              "order": "HD"})
+    spec = {"columns": 13, "rows": 12,
+            "commands": [{"id": "B-HQ", "side": "blue", "row": "bde-hq", "level": "brigade", "square": "1010"},
+                         {"id": "R-HQ", "side": "red", "row": "div-hq", "level": "division", "square": "1111"}],
+            "units": units, "position": {"turn": 1, "ap": 1, "step": "fire", "initiative": "blue"}}
+    walks: list[list[tuple]] = []      # the (square, square come from) each walk looked at
+    real_routes, real_check = giveground.routes, fire.may_give_ground
+
+    def routes(*args):
+        walks[-1].append(args[3:5])
+        assert len(walks[-1]) <= 14 * 8, "the walk looks at a square and a way in more than once"   # fails fast
+        return real_routes(*args)
+
+    def check(*args):
+        walks.append([])
+        return real_check(*args)
+
+    monkeypatch.setattr(giveground, "routes", routes)
+    monkeypatch.setattr(fire, "may_give_ground", check)
+    red = {"side": "red", "orders": [{"type": "fire", "unit": "R1", "target": "B-REC"}, {"type": "end"}]}
+    _, events = run_case(tmp_path, "kkoh", scenario_doc(spec),
+                         [{"side": "blue", "orders": []}, red, {"side": "blue", "orders": [{"type": "end"}]}], [2] * 8)
+    assert policy_answers(events, "evade") == [{"type": "evade", "unit": "B-REC", "go": False}]
+    assert walks and all(walk and len(walk) == len(set(walk)) for walk in walks)

@@ -331,19 +331,29 @@ def may_give_ground(sc: Scenario, rules: dict, pid: str) -> bool:
     the way on closed, was taken for a way out)."""
     board = Board(sc, rules)
     first = next(s for s in sorted_shots(rules) if s["target"] == pid)
-    return _way_out(sc, board, pid, board.piece(pid)["sq"], first["from"], 0)
+    return _way_out(sc, board, pid, board.piece(pid)["sq"], first["from"])
 
 
-def _way_out(sc: Scenario, board: Board, pid: str, current: str, away_from: str, steps: int) -> bool:
-    """`may_give_ground` from `current`, come from `away_from`: a square of the first open
-    priority with room, or one full on the way to another (a function, not a closure calling
-    itself, which would be a reference cycle)."""
+def _way_out(sc: Scenario, board: Board, pid: str, start: str, away_from: str) -> bool:
+    """`may_give_ground` from `start`, come from `away_from`: a square of the first open
+    priority with room, or one full on the way to another. Each (square, square come from) is
+    walked once: the board does not change while it is looked at, so a pair met again is a loop,
+    which the real walk goes round until it is destroyed (a review: without the record, the
+    routes through full squares doubled at every fork, hours on a full table)."""
     from .giveground import options, routes
 
-    level = next((o for o in routes(sc, board, pid, current, away_from, True) if o), None)
-    if level is None or steps > len(sc.grid):
-        return False
-    return any(options(sc, board, pid, nxt) or _way_out(sc, board, pid, nxt, current, steps + 1) for nxt in level)
+    todo, seen = [(start, away_from)], set()
+    while todo:
+        current, came = todo.pop()
+        if (current, came) in seen:
+            continue
+        seen.add((current, came))
+        level = next((o for o in routes(sc, board, pid, current, came, True) if o), None)
+        for nxt in level or ():
+            if options(sc, board, pid, nxt):
+                return True
+            todo.append((nxt, current))
+    return False
 
 
 def evade(sc: Scenario, rules: dict, pid: str, go: bool, ctx) -> None:
