@@ -154,6 +154,10 @@ def dos_setup(tmp_path, monkeypatch):
     ("orders:\n  - {type: attack, targets: [N2349], units: [G/57], air: {units: [AirK/8], shift: +1}}\n",
      "pbem: o.yaml, line 2: '+1' could be read as an integer by YAML 1.1 or 1.2 readers, and the value here is an "
      "integer: write 1, plain (one of 1, -1)\n"),
+    # not one of them: no value to write is suggested (a review: "write 2")
+    ("orders:\n  - {type: attack, targets: [N2349], units: [G/57], air: {units: [AirK/8], shift: +2}}\n",
+     "pbem: o.yaml, line 2: '+2' could be read as an integer by YAML 1.1 or 1.2 readers, and the value here is an "
+     "integer, one of 1, -1, written plain\n"),
 ])
 def test_a_dos_hex_number_the_yaml_refuses_is_answered_with_the_ids_it_may_mean(dos_setup, text, said):
     """`hex: 0442` is not told to be quoted, which '0442' would be refused too (players' probe:

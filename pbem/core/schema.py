@@ -230,6 +230,8 @@ def _integer_wanted(schemas: list, number: str) -> str | None:
             return None
     value = int(number)
     allowed = sorted({v for s in schemas for v in s.get("enum") or ()}, key=lambda v: (abs(v), -v))
+    if allowed and value not in allowed:    # not a value to write (a review: "write 2" where 1 or -1 is wanted)
+        return f"the value here is an integer, one of {', '.join(map(str, allowed))}, written plain"
     return f"the value here is an integer: write {value}, plain" + (
         f" (one of {', '.join(map(str, allowed))})" if allowed else "")
 
