@@ -1334,6 +1334,8 @@ def test_the_template_says_which_queued_orders_the_senders_reveal_makes_void_or_
         "#     (house 6.1); its queued order 17 of packet 5 is dropped too (standing order on_void: stop)."]
     assert templates._fate(item(17), after, events) == [
         "#     dropped with the void order before it, once your reveal brings the game there"]
+    # gone from the queue with no void order before it (the game over, say): nothing said of it
+    assert templates._fate(item(17), after, [e for e in events if e["index"] != 16]) == []
 
 
 def test_diff_says_the_units_of_a_side_that_passed_alike_off_the_map_in_one_line():

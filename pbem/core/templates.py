@@ -114,7 +114,9 @@ def _fate(item: dict, after: dict, events: list[dict]) -> list[str]:
     taken = any(e["type"] == "order" and same(e) for e in events)
     queued = any(entry["seq"] == item["seq"] and entry["index"] == item["index"] and entry["side"] == item["side"]
                  for entry in after["queue"])
-    if not taken and not queued:
+    behind = any(e["type"] == "void" and e.get("side") == item["side"] and e.get("seq") == item["seq"]
+                 and e.get("index", item["index"]) < item["index"] and e.get("dropped", 1) > 1 for e in events)
+    if behind and not taken and not queued:
         return ["#     dropped with the void order before it, once your reveal brings the game there"]
     return []
 
@@ -349,10 +351,14 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     # players' probe: an `end` listed as still to come, which the reveal was to drop behind a void order)
     ahead = None
     if mine and key is not None and game.secure and side == sender and awaiting["waiting_for"] == "dice":
+        from pbem.core.errors import RulesError, VerificationError
         from pbem.core.game import after_reveal
 
         key = key() if callable(key) else key
-        ahead = after_reveal(game, state, side, key)
+        try:
+            ahead = after_reveal(game, state, side, key)
+        except (RulesError, VerificationError):
+            ahead = None   # the packet itself will say why; the list stays as it was
     if mine:   # players' probe: orders queued packets ago were written again, for nothing named them
         them = "them" if len(mine) > 1 else "it"
         lines.append(f"# Your order{'s' if len(mine) > 1 else ''} still queued from earlier packets, applied as the game "
