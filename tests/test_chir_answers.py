@@ -48,7 +48,7 @@ def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_pat
     assert not [e for e in events if e["type"] == "policy" and e["side"] == "german"
                 and e["kind"] in ("defensive-fire", "morale")]
     assert "LW/I: morale damage 2, retreat at least 2 hexes (player's order)." in [e["text"] for e in events]
-    assert applied.state["rules"]["units"]["LW/I"] == "3119"  # where the unit is (with these keys and chir 1.14.0's game id)
+    assert applied.state["rules"]["units"]["LW/I"] == "3119"  # where the unit is (with these keys and chir 1.17.0's game id)
     # the Soviet side's own morale decision of the same attack was its standing order's
     assert [e["decision"] for e in events if e["type"] == "policy" and e["kind"] == "morale"] == ["2.1/morale"]
 

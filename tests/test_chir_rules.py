@@ -369,8 +369,9 @@ def test_a_move_given_by_its_destination_is_told_what_its_path_lists():
     that skips one is still told so plainly."""
     rules = position({"333/1116": {"hex": "3220"}})
     assert refusal(rules, {"type": "move", "units": ["333/1116"], "path": ["3222"]}) == (
-        "8.1", "move 333/1116: 3220 and 3222 are not adjacent: `path` lists every hex the units enter, one after "
-        "another, the last where they stop (`pbem orders --only 333/1116` lists their paths)")
+        "8.1", "move 333/1116: 3220 and 3222 are not adjacent: the units stand in 3220, and `path` lists every hex "
+        "they enter, one after another, the last where they stop (`pbem orders GAME_DIR --only 333/1116` lists their "
+        "paths)")
     assert refusal(rules, {"type": "move", "units": ["333/1116"], "path": ["3221", "3223"]}) == (
         "8.1", "move 333/1116: 3221 and 3223 are not adjacent")
 

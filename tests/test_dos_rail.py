@@ -163,8 +163,8 @@ def test_6_3_a_rail_move_given_by_its_destination_is_told_to_list_every_hex():
     path lists every hex entered. A next hex off the railroad is still refused under 6.32."""
     rules = at(units={"G/57": {"hex": "N0154"}})
     refused(rules, {"type": "rail", "units": ["G/57"], "path": ["N0454"]}, "6.3",
-            "N0454 is not next to N0154: the path of a rail move lists every hex entered, one after another, along "
-            "the railroad (`pbem orders --only G/57` lists its rail moves)")
+            "N0454 is not next to N0154, where the units stand: the path of a rail move lists every hex entered, one after another, along "
+            "the railroad (`pbem orders GAME_DIR --only G/57` lists its rail moves)")
     off = next(h for h in SC().nb[SC().idx["N0154"]] if h not in SC().rail_hex)
     refused(rules, {"type": "rail", "units": ["G/57"], "path": [SC().ids[off]]}, "6.32",
             f"no railroad connects N0154 and {SC().ids[off]}")

@@ -165,6 +165,24 @@ def test_a_dos_hex_number_the_yaml_refuses_is_answered_with_the_ids_it_may_mean(
     assert dos_setup(text) == (4, said)
 
 
+def test_the_integer_hint_names_no_value_the_schema_refuses():
+    """An integer written with a sign or leading zeros where an integer is wanted: the integer to
+    write, where the schema takes it; else the values it takes, as a list or a range (a review:
+    "write 2" where 1 or -1 is wanted, "write 0" where 1 to 999 is)."""
+    from pbem.core.schema import number_hint
+
+    shift = {"type": "object", "properties": {"shift": {"enum": [1, -1]}}}
+    count = {"type": "object", "properties": {"assault": {"type": "integer", "minimum": 1, "maximum": 999}}}
+    assert [number_hint(shift, ["shift"], n) for n in ("+1", "-01", "+2")] == [
+        "the value here is an integer: write 1, plain (one of 1, -1)",
+        "the value here is an integer: write -1, plain (one of 1, -1)",
+        "the value here is an integer, one of 1, -1, written plain"]
+    assert [number_hint(count, ["assault"], n) for n in ("+3", "007", "+0", "-05")] == [
+        "the value here is an integer: write 3, plain", "the value here is an integer: write 7, plain",
+        "the value here is an integer from 1 to 999, written plain",
+        "the value here is an integer from 1 to 999, written plain"]
+
+
 @pytest.mark.parametrize("number, meant", [("0442", "N0442 or S0442"), ("0742", "N0742")])
 def test_a_quoted_dos_hex_number_names_the_hexes_of_the_map_it_may_be(dos_setup, number, meant):
     """S0742 is off the southern mapsheet: only N0742 is named."""

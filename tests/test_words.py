@@ -1336,6 +1336,10 @@ def test_the_template_says_which_queued_orders_the_senders_reveal_makes_void_or_
         "#     dropped with the void order before it, once your reveal brings the game there"]
     # gone from the queue with no void order before it (the game over, say): nothing said of it
     assert templates._fate(item(17), after, [e for e in events if e["index"] != 16]) == []
+    # on_void: stop drops the side's queued orders of later packets too (a review)
+    later = dict(item(2), seq=7)
+    assert templates._fate(later, after, events) == [
+        "#     dropped with the void order before it, once your reveal brings the game there"]
 
 
 def test_diff_says_the_units_of_a_side_that_passed_alike_off_the_map_in_one_line():

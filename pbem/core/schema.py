@@ -232,6 +232,11 @@ def _integer_wanted(schemas: list, number: str) -> str | None:
     allowed = sorted({v for s in schemas for v in s.get("enum") or ()}, key=lambda v: (abs(v), -v))
     if allowed and value not in allowed:    # not a value to write (a review: "write 2" where 1 or -1 is wanted)
         return f"the value here is an integer, one of {', '.join(map(str, allowed))}, written plain"
+    low = max((s["minimum"] for s in schemas if isinstance(s.get("minimum"), int)), default=None)
+    high = min((s["maximum"] for s in schemas if isinstance(s.get("maximum"), int)), default=None)
+    if (low is not None and value < low) or (high is not None and value > high):    # nor out of its range
+        return ("the value here is an integer" + (f" from {low}" if low is not None else "")
+                + (f" to {high}" if high is not None else "") + ", written plain")
     return f"the value here is an integer: write {value}, plain" + (
         f" (one of {', '.join(map(str, allowed))})" if allowed else "")
 

@@ -114,8 +114,9 @@ def _fate(item: dict, after: dict, events: list[dict]) -> list[str]:
     taken = any(e["type"] == "order" and same(e) for e in events)
     queued = any(entry["seq"] == item["seq"] and entry["index"] == item["index"] and entry["side"] == item["side"]
                  for entry in after["queue"])
-    behind = any(e["type"] == "void" and e.get("side") == item["side"] and e.get("seq") == item["seq"]
-                 and e.get("index", item["index"]) < item["index"] and e.get("dropped", 1) > 1 for e in events)
+    # (on_void: stop drops the side's queued orders of every packet behind the void one; a review)
+    behind = any(e["type"] == "void" and e.get("side") == item["side"] and e.get("dropped", 1) > 1
+                 and (e.get("seq", 0), e.get("index", 0)) < (item["seq"], item["index"]) for e in events)
     if behind and not taken and not queued:
         return ["#     dropped with the void order before it, once your reveal brings the game there"]
     return []

@@ -187,8 +187,10 @@ def check_path(sc: Scenario, rules: dict, side: str, uids: list[str], start: str
                                    f"out {h}, where the units stand", None)
             if not sc.adjacent(prev, h):
                 # the destination alone is what a player first writes (a players' probe)
-                how = (f": `path` lists every hex the units enter, one after another, the last where they stop "
-                       f"(`pbem orders --only {uids[0]}` lists their paths)" if i == 0 and uids else "")
+                # (or a queued move whose units stand elsewhere now: where they stand is said too)
+                how = (f": the units stand in {prev}, and `path` lists every hex they enter, one after another, the "
+                       f"last where they stop (`pbem orders GAME_DIR --only {uids[0]}` lists their paths)"
+                       if i == 0 and uids else "")
                 raise IllegalOrder("8.1", f"{order_text}: {prev} and {h} are not adjacent{how}", None)
             if prev in v.ezoc and i > 0:
                 raise IllegalOrder("8.5.1", f"{order_text}: the units entered an enemy zone of control in {prev} "

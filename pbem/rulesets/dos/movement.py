@@ -553,9 +553,10 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
         if c is None and not sc.adjacent(a, b):
             # the destination alone, as players write it first (a players' probe: "no railroad
             # connects" two hexes a railroad did connect, eight hexes apart)
-            raise IllegalOrder("6.3", f"{sc.ids[b]} is not next to {sc.ids[a]}: the path of a rail move lists every "
-                               f"hex entered, one after another, along the railroad (`pbem orders --only "
-                               f"{units[0]}` lists its rail moves)", None)
+            stand = ", where the units stand" if a == start else ""
+            raise IllegalOrder("6.3", f"{sc.ids[b]} is not next to {sc.ids[a]}{stand}: the path of a rail move lists "
+                               f"every hex entered, one after another, along the railroad (`pbem orders GAME_DIR "
+                               f"--only {units[0]}` lists its rail moves)", None)
         if c is None:
             raise IllegalOrder("6.32", f"no railroad connects {sc.ids[a]} and {sc.ids[b]}", None)
         if b in ctx_.blocking:
