@@ -173,7 +173,7 @@ def test_show_diff_says_the_units_of_a_side_whose_markers_changed_alike_in_one_l
                                         where="0706" if uid == "R4" else "0705"), {}, {}, "strength point")
     found += describe._unit_changes("B1", dict(unit, side="blue", markers=["order sealed"]),
                                     dict(unit, side="blue", markers=["order HD"]), {}, {}, "strength point")
-    assert describe._same_markers_together(found) == [
+    assert describe._alike_together(found) == [
         "R1, R3 (red): order marker sealed changed to HD.", "R2 (red): order marker sealed changed to HA.",
         "R4 (red) moved from 0705 to 0706.", "B1 (blue): order marker sealed changed to HD."]
 

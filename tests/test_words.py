@@ -1360,7 +1360,7 @@ def test_diff_says_the_units_of_a_side_that_passed_alike_off_the_map_in_one_line
                                      "markers": []}, {}, {"gone": "eliminated"}, "step")
     found += describe._unit_changes("R/6", off, dict(off, status="ready"), before, ready, "step")
     assert [c["kind"] for c in found] == ["leave"] * 5
-    assert describe._same_markers_together(found) == [
+    assert describe._alike_together(found) == [
         "R/98, R/99, TC/2, R/6 (soviet) are now ready to enter as a reinforcement (15.1, 15.3); they were not in "
         "play yet (15.0).",
         "G/57 (axis) is now eliminated; it was in N2246."]

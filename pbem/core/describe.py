@@ -501,12 +501,12 @@ def changes_text(game: Any, before: dict, after: dict, steps: list | None = None
     found = changes(game, before, after, steps)
     head = f"Changes from state {before['seq']} to state {after['seq']}:"
     lines = [head]
-    for text in _same_markers_together(found):
+    for text in _alike_together(found):
         lines += textwrap.wrap(f"- {text}", width=100, subsequent_indent="  ", break_on_hyphens=False)
     return lines if found else lines + ["- nothing changed on the board."]
 
 
-def _same_markers_together(found: list[dict]) -> list[str]:
+def _alike_together(found: list[dict]) -> list[str]:
     """The changes' sentences, the units of one side whose markers changed alike said in one,
     where the first of them is ("R-AD2, R-Hy1 (red): order marker HD2 changed to sealed."; a
     players' probe: 39 such lines as a kkoh turn's chits were sealed), and so the units of one

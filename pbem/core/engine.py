@@ -638,10 +638,7 @@ def _open_revealed(game: Game, state: dict, run: "_Run", side: str, k: int, late
                                     f"{side}'s sealed item(s) {', '.join(revealed)}: it opens all of them, in that "
                                     f"order, or none (docs/protocol.md §8)")
         taken, later = later[:len(revealed)], later[len(revealed):]
-        record = state["sealed"][side]
-        record["items"] = [item for item in record["items"] if item["id"] not in revealed]
-        if not record["items"]:
-            del state["sealed"][side]
+        _unseal(state, side, revealed)
         events.append({"type": "opened", "text": f"{side} opens the {len(taken)} item(s) its orders revealed: "
                        f"{item_names(revealed)}.", "side": side, "items": revealed})
         _queue_orders(game, state, side, k, [entry["item"] for entry in taken], source, revealed, events,
@@ -767,11 +764,17 @@ def _open(state: dict, side: str, count: int) -> list[str]:
     """The first `count` items due of `side` are opened (verified): no longer sealed."""
     record = state["sealed"][side]
     opened = record["due"][:count]
-    record["items"] = [item for item in record["items"] if item["id"] not in opened]
     record["due"] = record["due"][count:]
+    _unseal(state, side, opened)
+    return opened
+
+
+def _unseal(state: dict, side: str, names: list[str]) -> None:
+    """`side`'s items `names`, opened, are no longer sealed (its record goes with its last)."""
+    record = state["sealed"][side]
+    record["items"] = [item for item in record["items"] if item["id"] not in names]
     if not record["items"]:
         del state["sealed"][side]
-    return opened
 
 
 def _set_due(game: Game, state: dict) -> None:

@@ -122,12 +122,10 @@ def support_helps(sc: Scenario, rules: dict) -> bool:
 
 
 def default(sc: Scenario, rules: dict, kind: str) -> dict:
-    """The standing order: use Air Support while it lasts, where the air unit would find an
-    enemy unit to attack; attack the square with the most enemy units (from the nearest
-    place); hit the strongest unit there."""
+    """The standing order `air_target: most-units`: attack the square with the most enemy units
+    (from the nearest place); hit the strongest unit there. (Air Support, `air_support: use`,
+    is flow.policy's, with `support_helps`.)"""
     options = legal(sc, rules, kind)
-    if kind == "air-support":
-        return options[0] if support_helps(sc, rules) else options[1]
     board = Board(sc, rules)
     if kind == "air-unit":
         now = rules["plans"]["air"]["now"]

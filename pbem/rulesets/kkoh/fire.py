@@ -329,33 +329,11 @@ def may_give_ground(sc: Scenario, rules: dict, pid: str) -> bool:
     routes the dice may pick among equals (K-GG-3): without one, evading destroys it (K-GG-10),
     which no standing order chooses for its owner (a review: a first square that was full, and
     the way on closed, was taken for a way out)."""
+    from .giveground import way_out
+
     board = Board(sc, rules)
     first = next(s for s in sorted_shots(rules) if s["target"] == pid)
-    return _way_out(sc, board, pid, board.piece(pid)["sq"], first["from"])
-
-
-def _way_out(sc: Scenario, board: Board, pid: str, start: str, away_from: str) -> bool:
-    """`may_give_ground` from `start`, come from `away_from`: a square of the first open
-    priority with room, or one full on the way to another, within as many squares as the real
-    walk goes (`giveground._route`: the table's). Each (square, square come from) is walked once,
-    nearest first: the board does not change while it is looked at, so a pair met again is a
-    loop, which the real walk goes round until it is destroyed (a review: without the record,
-    the routes through full squares doubled at every fork, hours on a full table)."""
-    from collections import deque
-
-    from .giveground import options, routes
-
-    todo, seen = deque([(start, away_from, 0)]), {(start, away_from)}
-    while todo:
-        current, came, walked = todo.popleft()
-        level = next((o for o in routes(sc, board, pid, current, came, True) if o), None)
-        for nxt in level or ():
-            if options(sc, board, pid, nxt):
-                return True
-            if walked + 1 <= len(sc.grid) and (nxt, current) not in seen:
-                seen.add((nxt, current))
-                todo.append((nxt, current, walked + 1))
-    return False
+    return way_out(sc, board, pid, board.piece(pid)["sq"], first["from"])
 
 
 def evade(sc: Scenario, rules: dict, pid: str, go: bool, ctx) -> None:

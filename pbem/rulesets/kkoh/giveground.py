@@ -18,6 +18,8 @@ where it stopped (`rules["gg"]`, README "Decision points").
 
 from __future__ import annotations
 
+from collections import deque
+
 from pbem.core.geometry.squaregrid import Square
 
 from ..base import IllegalOrder
@@ -158,6 +160,27 @@ def _route(sc: Scenario, board: Board, pid: str, job: dict, n: int, ctx) -> tupl
             return nxt, path
         away_from, current = current, nxt      # over-full: on again, the same way (K-GG-8)
     return None, path
+
+
+def way_out(sc: Scenario, board: Board, pid: str, start: str, away_from: str) -> bool:
+    """Whether some route the dice may pick (K-GG-3) brings `pid`, giving ground under fire from
+    `start`, come from `away_from`, to a square with room: a square of the first open priority
+    with room, or one full on the way to another (K-GG-8), within as many squares as `_route`
+    walks (the table's). Each (square, square come from) is walked once, nearest first: the
+    board does not change while it is looked at, so a pair met again is a loop, which the real
+    walk goes round until it is destroyed (a review: without the record, the routes through full
+    squares doubled at every fork, hours on a full table)."""
+    todo, seen = deque([(start, away_from, 0)]), {(start, away_from)}
+    while todo:
+        current, came, walked = todo.popleft()
+        level = next((o for o in routes(sc, board, pid, current, came, True) if o), None)
+        for nxt in level or ():
+            if options(sc, board, pid, nxt):
+                return True
+            if walked + 1 <= len(sc.grid) and (nxt, current) not in seen:
+                seen.add((nxt, current))
+                todo.append((nxt, current, walked + 1))
+    return False
 
 
 def answer(sc: Scenario, rules: dict, order: dict, ctx) -> None:
