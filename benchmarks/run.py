@@ -24,7 +24,9 @@ anew on every command, which is not what a user's commands cost.) The figures:
 - `pbem audit` of a whole secure chir game and of a whole secure stalingrad game, net of
   start-up: (packets - 1) / (wall of auditing the whole folder - wall of auditing the
   same folder cut after its first packet), so interpreter, imports and scenario loading
-  cancel out;
+  cancel out; the difference is the median over pairs timed one after the other (three
+  times as many pairs for the short stalingrad game), with the middle half of the pairs'
+  rates beside it to show how steady the figure was;
 - the size of chir's state files over that 12-turn game, and of its folder;
 - dos: `pbem adjudicate` of a busy Axis player-turn (game turn 2 of a seeded sandbox game,
   as for chir), and, in process, supply of every unit of both sides on the full map
@@ -212,7 +214,7 @@ def play(directory: Path, ruleset_id: str) -> Path:
     return match.folders[match.ruleset.sides[0]].path
 
 
-def audit_rate(folder: Path, exe: list[str], repeat: int, label: str) -> None:
+def audit_rate(folder: Path, exe: list[str], repeat: int, label: str, times: int = 1) -> None:
     from pbem.core import game
 
     packets = len(game.packet_files(folder))
@@ -223,10 +225,24 @@ def audit_rate(folder: Path, exe: list[str], repeat: int, label: str) -> None:
         for path in (cut / sub).iterdir():
             if int(path.name[:4]) > 1:
                 path.unlink()
-    whole, first, _ = side_by_side(exe + ["audit", str(folder)], exe + ["audit", str(cut)], repeat)
-    rate = (packets - 1) / (whole - first)
-    row(f"pbem audit, {label}, net of start-up", f"{rate:.0f} packets/s",
-        f"({packets} packets: {whole:.2f} s whole, {first:.2f} s cut after packet 1)")
+    # The net time is a small difference of two process walls (a 47-packet stalingrad game:
+    # about a tenth of a second between two walls of a fifth), so it is taken pair by pair,
+    # whole then cut, and the median of those differences gives the rate: a pause of the
+    # machine during one command moves one pair, not the figure. Pairs: `times` x repeat.
+    timed(exe + ["audit", str(folder)]), timed(exe + ["audit", str(cut)])   # warm-up: file caches
+    walls, rates = [], []
+    for _ in range(repeat * times):
+        whole, first = timed(exe + ["audit", str(folder)]), timed(exe + ["audit", str(cut)])
+        walls.append((whole, first))
+        rates.append((packets - 1) / (whole - first) if whole > first else float("inf"))
+    net = statistics.median(whole - first for whole, first in walls)
+    if net <= 0:
+        raise SystemExit(f"benchmark input broken: auditing {packets} packets took no longer than auditing one")
+    rates.sort()
+    row(f"pbem audit, {label}, net of start-up", f"{(packets - 1) / net:.0f} packets/s",
+        f"({packets} packets: {statistics.median(w for w, _ in walls):.2f} s whole, "
+        f"{statistics.median(f for _, f in walls):.2f} s cut after packet 1; middle half of "
+        f"{len(rates)} pairs {rates[len(rates) // 4]:.0f}-{rates[(3 * len(rates)) // 4]:.0f}/s)")
 
 
 def sizes(folder: Path) -> None:
@@ -280,7 +296,7 @@ def main() -> None:
                 sizes(chir)
             if "audit" in only:
                 audit_rate(chir, exe, args.repeat, "a 12-turn chir game")
-                audit_rate(play(tmp_path / "stalingrad", "stalingrad"), exe, args.repeat, "a stalingrad game")
+                audit_rate(play(tmp_path / "stalingrad", "stalingrad"), exe, args.repeat, "a stalingrad game", times=3)
         if "dos" in only:
             busy_turn(tmp_path, exe, args.repeat, "dos", "axis", "axis-move", 2)
             dos_supply()
