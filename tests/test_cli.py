@@ -402,6 +402,36 @@ def test_demo_plays_a_signed_game_that_audits_clean(run, tmp_path):
     assert run("demo", "d", "--ruleset", "duel", code=4)
 
 
+def test_the_demo_of_a_ruleset_with_bots_is_played_by_them(run, tmp_path):
+    """stalingrad has heuristic bots: they play the demo, with their standing orders and
+    `on_void: skip`, and their first packet is the plan they make of the first state."""
+    from pbem import rulesets
+    from pbem.core import bots, engine, game
+
+    out = run("demo", "d", "--ruleset", "stalingrad", "--turns", "1").output
+    assert "audit player-1: OK" in out and "both folders end in the same state: True" in out
+    folder = game.open_folder(tmp_path / "d" / "player-1")
+    heuristics = rulesets.get("stalingrad").bot
+    for side in ("german", "soviet"):
+        values = engine.effective_policies(folder.game.ruleset, folder.state, side)
+        assert values["on_void"] == "skip"
+        assert heuristics.policies[side].items() <= values.items()
+    first = game.read_packet(tmp_path / "d" / "player-1" / "packets" / "0001-german.yaml")[0]
+    expected = bots.plan(folder.game, game.initial_state(folder.game), bots.Bot("heuristic", "german", "demo/german"))
+    assert first["orders"] == expected.orders and len(first["orders"]) > 10
+
+
+def test_the_demo_of_a_ruleset_without_bots_plays_random_legal_orders(run, tmp_path):
+    from pbem.core import bot, game
+
+    run("demo", "d", "--ruleset", "duel")
+    folder = game.open_folder(tmp_path / "d" / "player-1")
+    first = game.read_packet(next((tmp_path / "d" / "player-1" / "packets").glob("0001-*.yaml")))[0]
+    assert folder.state["policies"][first["side"]]["values"].get("on_void") != "skip"
+    assert first["orders"] == bot.plan(folder.game, game.initial_state(folder.game), first["side"],
+                                       bot.chooser("demo"))
+
+
 def test_help_does_not_import_heavy_modules():
     code = ("import sys; from pbem.cli import cli\n"
             "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"

@@ -17,7 +17,10 @@ from pbem.cli.common import echo, handles_errors
 def command(directory: str | None, ruleset_id: str, turns: int | None) -> None:
     """Play a whole signed example game between two freshly generated keys, packet by
     packet between two folders as by email, and audit both (default DIRECTORY: a new
-    temporary folder)."""
+    temporary folder).
+
+    The ruleset's own bots play where it has them (chir, stalingrad: the heuristic bots of
+    `pbem selfplay`), with the standing order `on_void: skip`; elsewhere random legal orders."""
     from pbem.core import demo
 
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="pbem-demo-"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from pbem.core import bot, game, genesis, keys
+from pbem.core import bot, bots, engine, game, genesis, keys
 from pbem.core.audit import audit
 from pbem.core.submit import submit_orders
 
@@ -53,6 +53,14 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
         f"{first} completed the genesis; every dice chain is committed before any packet")
     say(f"new {ruleset.title} game {folders[first].game.game_id}: "
         + ", ".join(f"{side} in {path}" for side, path in paths.items()))
+    # Where the ruleset has bots of its own (chir, stalingrad), they play: sides that attack
+    # what is worth taking and move where it counts, as a game between players looks. Their
+    # plan runs past dice that only the opponent's next packet reveals, imagining them; a
+    # move the real dice made impossible is void, and `on_void: skip` lets the moves after it
+    # (of other units) stand, as a player sending independent moves would ask. Elsewhere
+    # the random planner of the tests plays, which also seals what the rules ask sealed (kkoh).
+    players = ({side: bots.Bot("heuristic", side, f"{seed}/{side}") for side in ruleset.sides}
+               if ruleset.bot is not None else None)
     choose = bot.chooser(seed)
     packets = 0
     while packets < max_packets:
@@ -61,8 +69,15 @@ def play(directory: Path, ruleset_id: str = "stalingrad", *, created: str = "", 
         if sender is None or (turns is not None and folders[ruleset.sides[0]].game.summary(state["rules"]).get("turn", 0) > turns):
             break
         mine = folders[sender]
-        orders, seal = bot.plan_packet(mine.game, mine.state, sender, choose)
-        applied = submit_orders(mine, orders, None, key=private[sender], sent=created, source=f"{sender}'s orders",
+        if players is not None:
+            planned = bots.plan(mine.game, mine.state, players[sender])
+            orders, policies, seal = planned.orders, dict(planned.policies or {}), None
+            if engine.effective_policies(ruleset, mine.state, sender).get("on_void") != "skip":
+                policies["on_void"] = "skip"
+            policies = policies or None
+        else:
+            (orders, seal), policies = bot.plan_packet(mine.game, mine.state, sender, choose), None
+        applied = submit_orders(mine, orders, policies, key=private[sender], sent=created, source=f"{sender}'s orders",
                                 seal=seal)
         packets += 1
         for side, folder in folders.items():
