@@ -1538,6 +1538,30 @@ def test_3_audit_names_a_packet_of_another_game_put_in_a_folder_as_one(table, tm
     assert "adjudicated another packet" not in first
 
 
+def test_3_a_packet_of_a_game_of_other_keys_is_said_to_be_of_another_game(table):
+    """Packet 2 of a game between two other keys, put in a folder in the place of packet 2 or
+    given to adjudicate: audit said only that it "names key ..., which is not blue's key", a
+    forgery in blue's name to a referee's eye, where adjudicate of the same file said "a packet
+    of another game" (a new user's probe). Both say what it is, and whose key it is not."""
+    table.send("red", [FIRE])
+    strangers = Table(table.root, name="strangers", key_seed="strangers")
+    strangers.send("red", [FIRE])
+    foreign = strangers.post(strangers.packet("blue", []))
+    key = strangers.game.public_keys["blue"].fingerprint()
+    assert key != table.game.public_keys["blue"].fingerprint()
+    red = table.dirs["red"]
+    first = rejected(red, ["adjudicate", red, foreign], 3, f"the packet belongs to game {strangers.game.game_id} (its "
+                     f"packet 2, from blue), not to this", f"a packet of another game, or the wrong game folder; it "
+                     f"names key {key}, a key of neither side of this game")
+    assert "which is not blue's key" not in first
+    table.send("blue")
+    shutil.copy(foreign, red / "packets" / "0002-blue.yaml")
+    first = rejected(red, ["audit", red], 3, "packets/0002-blue.yaml: a packet of another game "
+                     f"({strangers.game.game_id}), signed by key {key}, a key of neither side of this game")
+    assert "which is not blue's key" not in first
+    assert json.loads(run("audit", red, "--json").stdout)["divergence"]["field"] == "game"
+
+
 # --- 26. a rigged state is refused by every command ------------------------------------------------------
 
 def _every_command(folder: Path, table: Table) -> list[list]:
