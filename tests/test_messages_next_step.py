@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import cli
-from pbem.core import keys
+from pbem.core import canonical, keys
 from pbem.core.canonical import loads
 from pbem.core.errors import InputError
 from pbem.core.submit import submit_orders
@@ -160,6 +160,60 @@ def test_a_packet_whose_long_lines_a_mail_program_wrapped_is_named_as_such(match
     assert ": the packet's long lines look wrapped, as a mail program wraps lines at about 80 characters: save the " \
            "packet attachment itself, unchanged, or send it as an attachment; the YAML error: " in result.stderr
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
+def test_a_packet_wrapped_wider_than_a_mail_program_wraps_is_named_as_such(match, tmp_path):
+    """A new user's probe: `fold -w 100` cut only the signature's line, and the refusal spoke of
+    block scalars, advice for someone writing YAML, not for a received packet."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    folded = tmp_path / "folded.yaml"
+    folded.write_text("".join("\n".join(line[at:at + 100] for at in range(0, len(line), 100)) + "\n"
+                              for line in packet.read_text().splitlines()))
+    assert max(len(line) for line in folded.read_text().splitlines()) == 100
+    result = run("adjudicate", "game/blue", folded)
+    assert result.exit_code == 4
+    assert ": the packet's signature value is cut over several lines, as a program that wraps long lines cuts it: save " \
+           "the packet attachment itself, unchanged, or send it as an attachment; the YAML error: " in result.stderr
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+
+
+def test_a_packet_whose_quotes_were_made_typographic_is_no_forged_packet(match, tmp_path):
+    """A new user's probe: a word processor's "smart quotes" left `game: “…”`, which reads as
+    text, so the packet was refused as forged ("`game` must be 32 lower-case hex digits", exit
+    3) where every other copy mistake said what to do. Exit 4 and what to do; a quote a player
+    writes inside a string is no such change."""
+    packet = submit_orders(match.folders["red"], [], None, key=match.keys["red"], sent=SENT).packet_path
+    text = packet.read_text()
+    for name, changed in (("first.yaml", "".join(line.replace('"', "\u201c", 1).replace('"', "\u201d", 1)
+                                                 for line in text.splitlines(keepends=True))),
+                          ("ends.yaml", text.replace('"\n', "\u201d\n"))):
+        post = tmp_path / name
+        post.write_text(changed)
+        result = run("adjudicate", "game/blue", post)
+        assert result.exit_code == 4, result.stderr
+        assert result.stderr.startswith(f"pbem: {post}: the packet's quotes were changed to typographic ones "
+                                        f"(\u201c \u201d), as a word processor, a mail program or a forum changes "
+                                        f"them: save the packet attachment itself, unchanged, or copy it from the "
+                                        f"post's code block; the "), result.stderr
+        assert "signature value is cut" not in result.stderr   # its closing quote made typographic: not cut
+    assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+    assert not canonical.quotes_changed('note: "he said \u201cgo\u201d"\nto: ["a \u2018b\u2019"]\n')
+    assert run("adjudicate", "game/blue", packet).exit_code == 0
+
+
+def test_a_file_saved_as_utf16_is_said_to_be(tmp_path):
+    """A new user's probe: a packet an editor saved as UTF-16 was refused as "not UTF-8 (byte 0 is
+    invalid)", with no remedy; the byte counts from 1 now, as audit's do."""
+    text = "pbem: 1\nseq: 1\n"
+    for data in (text.encode("utf-16"), text.encode("utf-16-le"), text.encode("utf-16-be")):
+        with pytest.raises(InputError) as refused:
+            loads(data, "turn.yaml")
+        assert refused.value.message.startswith("turn.yaml: the file is not UTF-8 (byte ") and refused.value.message.endswith(
+            "): it is UTF-16 text, as some editors on Windows save it; save it again as UTF-8, or for a "
+            "packet save the attachment itself, unchanged"), refused.value.message
+    with pytest.raises(InputError) as refused:
+        loads(b"pbem: 1\nnote: caf\xe9\n", "turn.yaml")
+    assert refused.value.message == "turn.yaml: the file is not UTF-8 (byte 18 is invalid)"
 
 
 def test_a_packet_cut_short_before_its_signature_is_not_said_to_be_wrapped(match, tmp_path):

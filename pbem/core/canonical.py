@@ -206,6 +206,16 @@ def _has_suspects(text: str) -> bool:
     return False
 
 
+def _utf16(data: bytes) -> str:
+    """What to do with a file an editor saved as UTF-16 (its byte-order mark, or a zero byte
+    beside each ASCII character), else "" (a new user's probe: no remedy was said)."""
+    head = data[:200]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) >= 8 and head.count(0) * 3 >= len(head)):
+        return (": it is UTF-16 text, as some editors on Windows save it; save it again as UTF-8, or for a packet "
+                "save the attachment itself, unchanged")
+    return ""
+
+
 def _text(data: bytes | str, source: str) -> str:
     if isinstance(data, bytes):
         if len(data) > MAX_BYTES:
@@ -213,7 +223,10 @@ def _text(data: bytes | str, source: str) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(f"{source}: the file is not UTF-8 (byte {exc.start} is invalid)") from None
+            raise InputError(f"{source}: the file is not UTF-8 (byte {exc.start + 1} is invalid){_utf16(data)}") from None
+        if "\x00" in text and _utf16(data):   # UTF-16 of ASCII text without a byte-order mark decodes
+            raise InputError(f"{source}: the file is not UTF-8 (byte {text.index(chr(0)) + 1} is a zero byte)"
+                             f"{_utf16(data)}")
     else:
         text = data
         if len(text) > MAX_BYTES:
@@ -844,6 +857,11 @@ def _quoted(text: str, source: str, error: InputError) -> InputError:
         # was wrapped by a mail program, and the YAML error alone does not say why (a players' probe)
         why = (f"the packet's long lines look wrapped, as a mail program wraps lines at about {WRAPPED} characters: "
                "save the packet attachment itself, unchanged, or send it as an attachment")
+    elif signature_cut(text):
+        # wrapped wider than a mail program's 80 columns, only the signature's line is long enough
+        # to be cut; the YAML error then spoke of block scalars (a new user's probe)
+        why = ("the packet's signature value is cut over several lines, as a program that wraps long lines cuts it: "
+               "save the packet attachment itself, unchanged, or send it as an attachment")
     else:
         if pasted(text, source) is None:
             return error
@@ -881,6 +899,25 @@ def pasted(text: str, source: str) -> Any:
         return loads("\n".join(all_lines[head:last + 1]) + "\n", source)
     except InputError:
         return None
+
+
+def signature_cut(text: str) -> bool:
+    """Whether the one long line of a packet's signature value (`  value: "U1NIU0lH...`, which
+    pbem writes whole, ending in its closing quote) was cut in two."""
+    return any(line.startswith('  value: "U1NIU0lH') and not line.rstrip(" \t\r").endswith(('"', "\u201c", "\u201d"))
+               for line in text.split("\n"))
+
+
+# a typographic quote where pbem writes `"`: after a key's colon or a list's dash, or ending a line
+_CURLY = re.compile("(?:: |^ *- )[\u201c\u201d\u201e\u2018\u2019]|[\u201c\u201d\u2018\u2019][ \t\r]*$", re.M)
+CURLY = ("the packet's quotes were changed to typographic ones (\u201c \u201d), as a word processor, a mail program "
+         "or a forum changes them: save the packet attachment itself, unchanged, or copy it from the post's code block")
+
+
+def quotes_changed(text: str) -> bool:
+    """Whether typographic quotes stand where pbem writes `"` (a quote a player wrote inside a
+    string stands between pbem's own quotes, never there)."""
+    return _CURLY.search(text) is not None
 
 
 INDENTATION = ("the packet's indentation was changed, as a forum or mail program may change it ({how}): save the "

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
-from pbem.core.canonical import (INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, forum_markup,
-                                  indentation_changed, load_mapping, loads, pasted, read_bounded)
+from pbem.core.canonical import (CURLY, INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, forum_markup,
+                                  indentation_changed, load_mapping, loads, pasted, quotes_changed, read_bounded)
 from pbem.core.errors import FileError, InputError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
@@ -398,7 +398,7 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
     try:
         document = loads(data, source)
     except InputError as exc:
-        raise _indentation_said(exc, data, source, given) from None
+        raise _copy_damage_said(exc, data, source, given) from None
     if given:
         not_a_packet(document, source, given)
     try:
@@ -413,12 +413,13 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
             except VerificationError:
                 raise exc from None
             raise InputError(f"{source}: {PASTED}; the packet check: {exc.message.removeprefix(source + ': ')}") from None
-        raise _indentation_said(exc, data, source, given) from None
+        raise _copy_damage_said(exc, data, source, given) from None
 
 
-def _indentation_said(exc: PbemError, data: bytes, source: str, given: str | None) -> PbemError:
+def _copy_damage_said(exc: PbemError, data: bytes, source: str, given: str | None) -> PbemError:
     """`exc`, the refusal of a packet file, or for a file named on the command line (`given`)
-    whose indentation a forum or mail program changed, an InputError saying so (exit 4): an
+    whose indentation or quotes a forum, mail program or word processor changed, an InputError
+    saying so (exit 4): an
     audience's probe found such a packet refused as forged, "packet field `signature` must be a
     mapping" (exit 3), or as malformed YAML. The indentation is not put back, so whether the
     packet is whole in itself is not known: it is checked as it was sent, once saved unchanged.
@@ -427,13 +428,21 @@ def _indentation_said(exc: PbemError, data: bytes, source: str, given: str | Non
     folder was told only "packet field `signature` must be a mapping" (a referee's probe)."""
     text = data.decode("utf-8", errors="replace")
     how = indentation_changed(text)
-    if how is None or forum_markup(text):   # the tags are said first: the lines between them may be whole
+    if forum_markup(text):   # the tags are said first: the lines between them may be whole
+        return exc
+    if how is not None:
+        why = INDENTATION.format(how=how)
+    elif quotes_changed(text):
+        # smart quotes read as plain text, so the packet was refused as forged: "`game` must be 32
+        # lower-case hex digits", exit 3, where every other copy mistake said what to do (a new user's probe)
+        why = CURLY
+    else:
         return exc
     if not given:
-        exc.message += f"; {INDENTATION.format(how=how)}"
+        exc.message += f"; {why}"
         return exc
     what = "the packet check" if isinstance(exc, VerificationError) else "the YAML error"
-    return InputError(f"{source}: {INDENTATION.format(how=how)}; {what}{exc.message.removeprefix(source)}")
+    return InputError(f"{source}: {why}; {what}{exc.message.removeprefix(source)}")
 
 
 class Applied:
