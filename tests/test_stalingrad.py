@@ -555,6 +555,36 @@ def test_11_2_soviet_needs_a_soviet_controlled_crossing():
         {"type": "reinforce", "unit": "95rd-90", "area": "crossing-tractor"}]
 
 
+def test_a_misspelt_area_offers_what_the_unit_may_do_not_every_area():
+    """A new user's probe: `area: crossing-centrl` for a Soviet reinforcement was refused with
+    every one of the 26 areas as "Legal now", most of them illegal. The refusal of the sender's
+    own order offers the orders its unit may give; a void line keeps the areas (`legal`), as
+    stalingrad 1.16.0 writes them in reports."""
+    every = list(SCENARIO.area_ids)
+    rules = position(RULESET, {"turn": 2, "phase": "soviet-reinforcement", "pool": ["95rd-90"],
+                               "areas": {"crossing-62": {"control": "german"},
+                                         "crossing-central": {"control": "soviet", "units": ["13gd-34"]}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "reinforce", "unit": "95rd-90", "area": "crossing-centrl"})
+    assert info.value.rule == "house 1.1" and "did you mean crossing-central?" in info.value.message
+    assert info.value.legal == every
+    assert info.value.offer == [{"type": "reinforce", "unit": "95rd-90", "area": area}
+                                for area in ("crossing-central", "crossing-skudri", "crossing-tractor")]
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "shift", "unit": "13gd-34", "to": "crossing-skudr"})
+    assert (info.value.legal, info.value.offer) == (every, [{"type": "shift", "unit": "13gd-34", "to": area}
+                                                           for area in ("crossing-skudri", "crossing-tractor")])
+    rules = position(RULESET, {"turn": 1, "phase": "german-movement", "areas": {
+        "aerodromny": {"control": "german", "units": ["71id-191", "10nkvd-272"]},
+        "station-2": {"control": "german", "units": ["71id-194"]},
+        "station-1": {"control": "german"}}})
+    with pytest.raises(IllegalOrder) as info:
+        apply_one(rules, {"type": "move", "unit": "71id-194", "to": "statoin-1"})
+    assert info.value.legal == every
+    assert info.value.offer == [o for o in RULESET.legal_orders(SCENARIO, rules, RULESET.next_step(SCENARIO, rules))
+                                if o.get("unit") == "71id-194"] and len(info.value.offer) >= 2
+
+
 def test_soviet_control_of_a_crossing_is_cited_as_house_8_3():
     rules = position(RULESET, {"turn": 2, "phase": "soviet-reinforcement", "pool": ["95rd-90"],
                                "areas": {"crossing-62": {"control": "german"},

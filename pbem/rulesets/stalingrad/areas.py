@@ -12,6 +12,8 @@ area keeps its controller.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from pbem.core.text import did_you_mean
 
 from ..base import IllegalOrder
@@ -148,11 +150,18 @@ def known_unit(sc, rules: dict, order: dict, key: str = "unit"):
     return sc.units[uid]
 
 
-def known_area(sc, order: dict, key: str) -> str:
+def known_area(sc, order: dict, key: str, offer: Callable[[], list[dict]] | None = None) -> str:
+    """The area `order[key]` names, refused where the map has none. `offer`: the legal orders
+    of the need, of which a sender's refused packet offers those of the order's unit (or all,
+    where none is that unit's), not every area of the map (a new user's probe: a misspelt area
+    of a Soviet reinforcement listed all 26 areas as "Legal now", where four crossings were).
+    A void line in a report keeps the areas, as its ruleset version wrote it."""
     aid = order.get(key)
     if aid not in sc.areas:
+        legal = offer() if offer is not None else []
+        mine = [o for o in legal if o.get("unit") == order.get("unit")]
         raise IllegalOrder("house 1.1", f"there is no area {aid!r}{did_you_mean(list(sc.area_ids), aid)} on the map "
-                           f"(house 1.1)", list(sc.area_ids))
+                           f"(house 1.1)", list(sc.area_ids), mine or legal or None)
     return aid
 
 

@@ -88,7 +88,7 @@ def table(sc, strength: int, die: int) -> int:
 
 
 def declare(sc, rules: dict, side: str, order: dict, ctx) -> None:
-    area = known_area(sc, order, "area")
+    area = known_area(sc, order, "area", lambda: legal(sc, rules))
     ok = attackable(sc, rules)
     ps = rules["phase_state"]
     if area not in ok:
@@ -350,7 +350,7 @@ def answer(sc, rules: dict, need: Need, order: dict, ctx) -> None:
     if kind == "retreat":
         p = c["retreat"]
         known_unit(sc, rules, order)
-        to = known_area(sc, order, "to")
+        to = known_area(sc, order, "to", lambda: legal_decision(sc, rules, need))
         if order["unit"] != p["unit"] or to not in p["options"]:
             raise IllegalOrder(need.rule, f"{p['unit']} must retreat "
                                f"to one of the areas 10.3(1) ranks first ({need.rule}); legal: "

@@ -49,7 +49,7 @@ def legal(sc, rules: dict, side: str) -> list[dict]:
 
 def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
-    to = known_area(sc, order, "to")
+    to = known_area(sc, order, "to", lambda: legal(sc, rules, side))
     uid = order["unit"]
     moved = rules["phase_state"].get("moved", [])
     if unit.side != side or status(rules, uid) != "map" or uid in moved:

@@ -80,7 +80,7 @@ def legal(sc, rules: dict, side: str) -> list[dict]:
 
 def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
-    area = known_area(sc, order, "area")
+    area = known_area(sc, order, "area", lambda: [o for o in legal(sc, rules, side) if o["type"] == "reinforce"])
     uid = order["unit"]
     ready = available(sc, rules, side)
     if uid not in ready:
@@ -119,7 +119,7 @@ def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
 
 def apply_shift(sc, rules: dict, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
-    to = known_area(sc, order, "to")
+    to = known_area(sc, order, "to", lambda: [o for o in legal(sc, rules, "soviet") if o["type"] == "shift"])
     uid = order["unit"]
     ps = rules["phase_state"]
     ok = shiftable(sc, rules)
