@@ -444,6 +444,25 @@ Changes from state 0 to state 3:
     assert run("show", root / "german", "--diff", "3", "3") == "Changes from state 3 to state 3:\n- nothing changed on the board.\n"
 
 
+def test_the_last_packet_whose_orders_all_wait_changed_nothing_yet_and_they_are_named():
+    """A new user's probe: after a packet whose attacks all wait for the next packet's dice,
+    `show --last` said only "nothing changed on the board", as if the packet did nothing; it
+    says what waits, as status does."""
+    from pbem.core import describe, game
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "stalingrad-demo"
+    folder = game.open_folder(path)
+    before, after = game.load_state(path, 0, folder.game), game.load_state(path, 1, folder.game)
+    waiting = dict(after, rules=before["rules"], seq=1)      # state 1's queue on state 0's board
+    assert after["queue"] and after["awaiting"]["waiting_for"] == "dice"
+    lines = describe.changes_text(folder.game, before, waiting)
+    assert lines[:2] == ["Changes from state 0 to state 1:", "- nothing changed on the board yet."]
+    assert " ".join(line.strip() for line in lines[2:]) == describe.queued_line(folder.game, after)
+    assert describe.queued_line(folder.game, after).startswith(
+        f"Queued orders (german {len(after['queue'])}) wait for the dice of the next packet: german order ")
+    assert all(len(line) <= 100 for line in lines)
+
+
 def test_diff_on_an_area_map_names_the_area_that_changed_hands(city):
     m, root = city
     assert run("show", root / "german", "--diff", "0", "1") == """\

@@ -271,10 +271,7 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
         lines.append(f"{side} has {len(s['items'])} sealed item{'s' if len(s['items']) != 1 else ''}: "
                      + "; ".join(parts) + " (docs/protocol.md §8).")
     if info["queued"]:
-        per = ", ".join(f"{side} {n}" for side, n in sorted(info["queued"].items(), key=lambda kv: game.sides.index(kv[0])))
-        when = "wait for the dice of the next packet" if awaiting["waiting_for"] == "dice" else \
-            "are applied as the game reaches them"
-        lines.append(f"Queued orders ({per}) {when}:" + queued_list(state["queue"]))
+        lines.append(queued_line(game, state))
     lines += score_lines(game, summary)
     if you is not None and awaiting["need"] is not None:
         lines.append(f"You play {you}: " + ("the next packet is yours (`pbem orders` writes a template of it, "
@@ -286,6 +283,17 @@ def _status_lines(game: Any, state: dict, info: dict) -> list[str]:
 
 
 QUEUED_SHOWN = 8   # queued orders `pbem status` names; `--json` gives them all
+
+
+def queued_line(game: Any, state: dict) -> str:
+    """The orders queued in `state`, by side, when they take effect and which they are."""
+    queued: dict[str, int] = {}
+    for item in state["queue"]:
+        queued[item["side"]] = queued.get(item["side"], 0) + 1
+    per = ", ".join(f"{side} {n}" for side, n in sorted(queued.items(), key=lambda kv: game.sides.index(kv[0])))
+    when = "wait for the dice of the next packet" if state["awaiting"]["waiting_for"] == "dice" else \
+        "are applied as the game reaches them"
+    return f"Queued orders ({per}) {when}:" + queued_list(state["queue"])
 
 
 def queued_list(queue: list[dict], shown: int = QUEUED_SHOWN) -> str:
@@ -503,7 +511,13 @@ def changes_text(game: Any, before: dict, after: dict, steps: list | None = None
     lines = [head]
     for text in _alike_together(found):
         lines += textwrap.wrap(f"- {text}", width=100, subsequent_indent="  ", break_on_hyphens=False)
-    return lines if found else lines + ["- nothing changed on the board."]
+    if found:
+        return lines
+    # a packet whose orders all wait for dice changes nothing yet: said so, and which wait (a
+    # new user's probe: "nothing changed" read as a packet that did nothing)
+    waiting = textwrap.wrap(queued_line(game, after), width=100, initial_indent="  ", subsequent_indent="  ",
+                            break_on_hyphens=False) if after.get("queue") and after["seq"] > before["seq"] else []
+    return lines + ["- nothing changed on the board" + (" yet." if waiting else ".")] + waiting
 
 
 def _alike_together(found: list[dict]) -> list[str]:
