@@ -52,7 +52,12 @@ def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
     key = ("lines", side, control_key(rules), tuple(rules["cleared"]), rules["turn"])
     found = board.derived.get(key)
     if found is None:
-        found = board.derived[key] = Lines(sc, rules, board, side, key)
+        made = Lines(sc, rules, board, side, key)
+        # boards that differ only where no line is concerned (a unit moved behind its own
+        # lines, a combat's retreat and advance) give the same Lines: share one, and with it
+        # the searches it has run (`within`, `near_source`); what Lines are is fixed by their
+        # key and the hexes they block
+        found = board.derived[key] = memo(("lines", id(sc), bytes(made.blocked)) + key, lambda: made)
     return found
 
 
