@@ -87,6 +87,13 @@ REFUSED = [
      "position.gone: 'NOPE' is not a unit of the scenario"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "gone": ["B-Pz1-1", "B-Pz1-1"]}),
      "position.gone: a unit is listed twice"),
+    (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "losses": {"NOPE": 1}}),
+     "position.losses: 'NOPE' is not a unit of the scenario"),
+    # a loss of the day that leaves a unit nothing (B-Rec1 is fielded reduced, one strength point)
+    (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "losses": {"B-Rec1": 1}}),
+     "position.losses.B-Rec1: 1 strength point as deployed; a unit with none left is destroyed, listed in `gone`"),
+    (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "gone": ["B-Pz1-1"], "losses": {"B-Pz1-1": 1}}),
+     "position.losses.B-Pz1-1: the unit is listed in `gone`, destroyed"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "lost": {"NOPE": 1}}),
      "position.lost: 'NOPE' is not a command marker of the scenario"),
     (lambda d: d.update(position={"turn": 1, "ap": 0, "step": "turn", "air": {"B-PAH": 3}}),

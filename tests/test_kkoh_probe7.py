@@ -58,11 +58,12 @@ def test_k_mor_1_an_attachment_assaults_with_its_host_battlegroup_whatever_its_h
     Close Assault, but X fights in b, which is not, and may ("this then applies to the
     attachments as well": the attachments of the Demoralised battlegroup). 1.12.0 barred X."""
     units = [U("A1", "blue", "tank", "0303", "01", "N", "HA", formation="a"),
-             U("A2", "blue", "tank", "0303", "02", "N", "HA", formation="a", losses=1),
+             U("A2", "blue", "tank", "0303", "02", "N", "HA", formation="a"),
              U("X", "blue", "tank", "0504", "01", "N", "HA", formation="a", attached_to="B-BN2"),
              U("B1", "blue", "tank", "0504", "00", "N", "HA", formation="b"),
              U("R1", "red", "tank", "0505", "21", "S", "HD")]
-    sc, rules = table(units, commands=BLUE_COMMANDS, formations=BLUE_FORMATIONS, position=POS_AP(2), turns=3)
+    sc, rules = table(units, commands=BLUE_COMMANDS, formations=BLUE_FORMATIONS,
+                      position={**POS_AP(2), "losses": {"A2": 1}}, turns=3)     # A2's loss taken in the day
     assert sc.body("a") == ["A1", "A2"] and sc.morale_start["a"] == 4
     board = st.Board(sc, rules)
     ctx = Ctx()

@@ -51,7 +51,9 @@ def test_one_unit_says_where_it_stands_its_rank_file_and_facing_its_chit_and_gro
     ]
     red = words.look(sc, rules, "unit", "R-W1")
     assert red[2:] == ["In 0402 (woods), cell 10, facing W (west): rank 1, file 2 (K-GM-2, K-GM-3).",
-                       "Order chit HA; 1 of 2 strength points; 1 loss marker.",
+                       # deployed with its loss: it counts 1 in the starting strength (K-MOR-2)
+                       "Order chit HA; 1 of 2 strength points (deployed with its loss marker: 1 in its formation's "
+                       "starting strength, K-MOR-2); 1 loss marker.",
                        "Not in a battle group: it acts alone (K-GM-4).",
                        "Fire and armour: Direct Fire class M (K-DF-4); armour H (K-TNK-1); fired at as H (K-DF-6); "
                        "moves as mechanised (K-MOV-4)."]

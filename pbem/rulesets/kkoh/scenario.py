@@ -176,11 +176,22 @@ class Piece(NamedTuple):
     level: str | None             # battery, bn-bde or div-corps (K-IF-5, K-PRE-1)
     aa_range: int | None          # air defence range (K-AIR-6)
     cost: int                     # points (K-PTS)
+    fielded_losses: int = 0       # the loss marker it is deployed with (a unit entry's `losses`, K-MOR-2)
 
     @property
     def points(self) -> int:
-        """Strength points when full (K-TRP-2): 2; 1 for a unit fielded with a loss."""
+        """Strength points with no loss marker (K-TRP-2): 2; 1 for a unit fielded at half
+        strength (K-TRP-3). What it has left is this less its loss markers (`Board.points_left`)."""
         return 1 if self.reduced else 2
+
+    @property
+    def start_points(self) -> int:
+        """What it counts in its formation's starting strength (K-MOR-2: "2 points per
+        full-strength unit, 1 per unit fielded with a loss, added up when the battle day
+        begins"): its strength points as deployed, so 1 for a unit fielded at half strength
+        and 1 for a unit deployed with a loss marker; a loss it was deployed with is not a loss
+        of the battle day (README "Scenario and state")."""
+        return self.points - self.fielded_losses
 
     @property
     def paired(self) -> bool:
@@ -289,7 +300,8 @@ class Scenario:
         self.side_pieces = MappingProxyType({side: tuple(p for p in self.piece_ids if self.pieces[p].side == side)
                                              for side in SIDES})
         self.subordinates = self._subordinates()
-        self.morale_start = MappingProxyType({f: sum(self.pieces[p].points for p in self.body(f))
+        # K-MOR-2: each body's strength points as deployed (a unit deployed with a loss counts 1)
+        self.morale_start = MappingProxyType({f: sum(self.pieces[p].start_points for p in self.body(f))
                                               for f in sorted(self.formations)})
         air_ids = [a["id"] for side in SIDES for a in doc["sides"][side].get("air") or []]
         for aid in air_ids:     # one id would stand for two aircraft, or for an aircraft and a unit (a probe)
@@ -501,7 +513,8 @@ class Scenario:
                 self_ordering=bool(row.get("self_ordering")), recce=row["mobility"] == "recce", aifv=aifv,
                 reduced=reduced, modes=MappingProxyType(modes), if_class=if_class, if_range=if_range,
                 rocket=bool(row.get("rocket")), sp=bool(row.get("sp")), towed=bool(row.get("towed")),
-                level=level, aa_range=row.get("range") if row["type"] == "aa-arty" else None, cost=cost)
+                level=level, aa_range=row.get("range") if row["type"] == "aa-arty" else None, cost=cost,
+                fielded_losses=entry.get("losses", 0))
         return MappingProxyType(out)
 
     def _subordinates(self) -> Mapping[str, tuple[str, ...]]:
@@ -562,6 +575,17 @@ class Scenario:
             raise ValueError(f"kkoh scenario: {where}.gone: a unit is listed twice")
         known(gone, "gone", "a unit", self.pieces)
         known(pos.get("lost") or {}, "lost", "a command marker", self.commands)
+        # losses the battle day has cost so far: a unit keeps a strength point (none left, it is
+        # `gone`); a loss the unit was deployed with is its entry's `losses` (K-MOR-2)
+        known(pos.get("losses") or {}, "losses", "a unit", self.pieces)
+        for pid, n in sorted((pos.get("losses") or {}).items()):
+            piece = self.pieces[pid]
+            if pid in gone:
+                raise ValueError(f"kkoh scenario: {where}.losses.{pid}: the unit is listed in `gone`, destroyed")
+            if piece.start_points - n < 1:
+                raise ValueError(f"kkoh scenario: {where}.losses.{pid}: {piece.start_points} strength point"
+                                 f"{'s' if piece.start_points > 1 else ''} as deployed; a unit with none left is "
+                                 f"destroyed, listed in `gone` (K-TRP-2)")
         known(pos.get("out_of_command") or [], "out_of_command", "a unit or command marker", self.pieces, self.commands)
         known(pos.get("held") or {}, "held", "an objective", self.objectives)
         known(pos.get("moved") or {}, "moved", "a unit", self.pieces)

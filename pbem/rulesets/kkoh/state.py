@@ -85,6 +85,8 @@ def initial(sc: Scenario) -> dict:
         rules["air"][aid] = dict(status)
     for pid, how in (pos.get("moved") or {}).items():
         rules["ts"]["moved"][pid] = how
+    for pid, n in (pos.get("losses") or {}).items():    # the battle day's losses so far (K-MOR-2)
+        pieces[pid]["hits"] = pieces[pid].get("hits", 0) + n
     for pid in pos.get("gone") or []:
         del rules["pieces"][pid]
         rules["gone"].append(pid)

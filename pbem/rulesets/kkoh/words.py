@@ -92,6 +92,8 @@ def _unit(sc: Scenario, rules: dict, pid: str, own: dict[str, dict] | None = Non
                  f"rank {INSIDE.rank(facing, cell)}, file {INSIDE.file(facing, cell)} (K-GM-2, K-GM-3).")
     hits = rec.get("hits", 0)
     strength = f"{piece.points - hits} of 2 strength points" + (" (fielded with a loss, K-TRP-3)" if piece.reduced else "")
+    if piece.fielded_losses:   # its loss marker counts in no loss of morale (K-MOR-2)
+        strength += " (deployed with its loss marker: 1 in its formation's starting strength, K-MOR-2)"
     lines.append(f"Order chit {_chit(sc, rules, pid)}; {strength}" + (f"; {hits} loss marker" if hits else "")
                  + (f"; {rec['mode']}" if rec.get("mode") else "") + ".")
     mine = command.own_chit(sc, rules, pid, own) if own else None
