@@ -389,16 +389,16 @@ class _Painter:
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
 
-        def covered(b: tuple[float, float, float, float]) -> float:
+        def covered(b: tuple[float, float, float, float], layers=(self.taken, under)) -> float:
             return sum(max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
-                       for boxes in (self.taken, under) for t in boxes)
+                       for boxes in layers for t in boxes)
 
         def hits(b: tuple[float, float, float, float]) -> bool:
             return any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid)
 
-        def clear(b: tuple[float, float, float, float]) -> bool:
+        def clear(b: tuple[float, float, float, float], layers=(self.taken, under)) -> bool:
             return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]
-                       for boxes in (self.taken, under) for t in boxes) and not hits(b)
+                       for boxes in layers for t in boxes) and not hits(b)
 
         if self.bounds is not None:
             # in a part of the map, the words of what stands in it go where they are not cut at
@@ -416,6 +416,13 @@ class _Painter:
             else:
                 spots = [_moved_in(p, box(p), self.bounds) for p in spots]
         spot = next((p for p in spots if clear(box(p))), None)
+        if spot is None and least:
+            # none clear of all: before one that covers a counter or words placed before, one that
+            # covers only hex ids, the fewest (a place's name on a crowded whole map, where every
+            # spot meets an id, went over the stack it fought around: the least covered, counting
+            # a counter's area as an id's)
+            spot = min((p for p in spots if clear(box(p), (self.taken,))), key=lambda p: covered(box(p), (under,)),
+                       default=None)
         if spot is None:
             # none clear: of those that cover none of the points to avoid (an arrow's own shaft and
             # head), if any, the first, or the one covering least (a dos probe: above the tip of
