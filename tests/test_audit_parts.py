@@ -12,7 +12,7 @@ import pytest
 
 from pbem.core import audit
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "chir-demo"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "stalingrad-demo"
 N = len(list((EXAMPLE / "packets").glob("*.yaml")))      # its packets: 20 or more
 PART = min(6, N // 4)   # parts of at least this many packets make 4
 

@@ -113,10 +113,16 @@ def test_show_unit_says_a_unit_that_attacked_may_not_attack_again():
     from pbem.rulesets.chir import report as chir_report
 
     folder = game.open_folder(Path(__file__).resolve().parents[1] / "examples" / "chir-demo")
-    rules = describe.state_at(folder, 2)["rules"]
-    assert "258/b" in rules["ps"]["eligible"]   # eligible as the phase began, and it attacked since
-    assert "This phase: attacked in this concentrated attack phase (9.1)." in chir_report.look_unit(
-        folder.game.scenario, rules, "258/b")
+    # a unit eligible as a concentrated attack phase began that has attacked since, in the example
+    found = [(seq, uid) for seq in range(1, folder.state["seq"] + 1)
+             for rules in [describe.state_at(folder, seq)["rules"]]
+             for uid in rules["ps"].get("eligible", []) if uid in rules["markers"]["attacked"]]
+    assert found
+    seq, uid = found[0]
+    rules = describe.state_at(folder, seq)["rules"]
+    text = chir_report.look_unit(folder.game.scenario, rules, uid)
+    assert "This phase: attacked in this concentrated attack phase (9.1)." in text
+    assert "may attack in this concentrated attack phase" not in text
 
 
 def test_the_score_names_the_level_of_victory_the_vp_give():

@@ -650,7 +650,8 @@ def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_bel
 def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     folder = EXAMPLES[ruleset]
     seq = {"chir": 7, "dos": 25, "stalingrad": 20, "kkoh": 60}[ruleset]
-    smallest = 12 if ruleset == "dos" else 20   # dos's stacks of five and more: counters of 16 units
+    # stacks of four and more (dos's of five, a chir stack of four: counters of 16 to 19 units)
+    smallest = 12 if ruleset in ("dos", "chir") else 20
     out = tmp_path / f"{ruleset}.svg"
     run("render", folder, "--state", seq, "-o", out)
     browser.open(out)

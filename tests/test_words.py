@@ -764,7 +764,7 @@ def test_stalingrad_speaks_of_phases_as_players_do():
     assert flow.phase_words("soviet-reinforcement") == "Soviet reinforcement phase"
     assert flow.phase_words(flow.WITHDRAWAL) == "German withdrawal phase (11.3)"
     reports = sorted(Path(__file__).resolve().parents[1].glob("examples/stalingrad-demo/aar/*.md"))
-    assert len(reports) > 40
+    assert len(reports) > 20 and "Game over" in reports[-1].read_text()   # a whole game
     text = "\n".join(aar.read_text() for aar in reports)
     for phase in flow.PHASES + (flow.WITHDRAWAL,):
         assert phase not in text
