@@ -238,11 +238,12 @@ def audit_rate(folder: Path, exe: list[str], repeat: int, label: str, times: int
     net = statistics.median(whole - first for whole, first in walls)
     if net <= 0:
         raise SystemExit(f"benchmark input broken: auditing {packets} packets took no longer than auditing one")
-    rates.sort()
+    quartiles = statistics.quantiles(rates, n=4) if len(rates) >= 4 else None
+    spread = (f"; middle half of {len(rates)} pairs {quartiles[0]:.0f}-{quartiles[2]:.0f}/s" if quartiles
+              else f"; {len(rates)} pairs, too few for a spread")
     row(f"pbem audit, {label}, net of start-up", f"{(packets - 1) / net:.0f} packets/s",
         f"({packets} packets: {statistics.median(w for w, _ in walls):.2f} s whole, "
-        f"{statistics.median(f for _, f in walls):.2f} s cut after packet 1; middle half of "
-        f"{len(rates)} pairs {rates[len(rates) // 4]:.0f}-{rates[(3 * len(rates)) // 4]:.0f}/s)")
+        f"{statistics.median(f for _, f in walls):.2f} s cut after packet 1{spread})")
 
 
 def sizes(folder: Path) -> None:

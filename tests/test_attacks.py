@@ -1557,9 +1557,19 @@ def test_3_a_packet_of_a_game_of_other_keys_is_said_to_be_of_another_game(table)
     table.send("blue")
     shutil.copy(foreign, red / "packets" / "0002-blue.yaml")
     first = rejected(red, ["audit", red], 3, "packets/0002-blue.yaml: a packet of another game "
-                     f"({strangers.game.game_id}), signed by key {key}, a key of neither side of this game")
+                     f"({strangers.game.game_id}): it names key {key}, a key of neither side of this game")
     assert "which is not blue's key" not in first
     assert json.loads(run("audit", red, "--json").stdout)["divergence"]["field"] == "game"
+    # where a packet is missing too (its seq another than the place it stands in): still that first
+    strangers.send("blue")
+    third = strangers.post(strangers.packet("red", []))
+    assert canonical.load_mapping(third)["seq"] == 3
+    (red / "packets" / "0002-blue.yaml").unlink()
+    shutil.copy(third, red / "packets" / "0003-red.yaml")
+    red_key = strangers.game.public_keys["red"].fingerprint()
+    first = rejected(red, ["audit", red], 3, "packets/0003-red.yaml: a packet of another game "
+                     f"({strangers.game.game_id}): it names key {red_key}, a key of neither side of this game")
+    assert "missing" not in first
 
 
 # --- 26. a rigged state is refused by every command ------------------------------------------------------

@@ -175,6 +175,13 @@ def test_a_packet_wrapped_wider_than_a_mail_program_wraps_is_named_as_such(match
     assert ": the packet's signature value is cut over several lines, as a program that wraps long lines cuts it: save " \
            "the packet attachment itself, unchanged, or send it as an attachment; the YAML error: " in result.stderr
     assert json.loads(run("status", "game/blue", "--json").output)["seq"] == 0
+    # cut short inside its signature's value, a file is not wrapped (a review): said as it is
+    short = tmp_path / "short.yaml"
+    text = packet.read_text()
+    short.write_text(text[:text.index('value: "U1NIU0lH') + 80])
+    result = run("adjudicate", "game/blue", short)
+    assert result.exit_code == 4 and "cut over several lines" not in result.stderr
+    assert "malformed or truncated" in result.stderr, result.stderr
 
 
 def test_a_packet_whose_quotes_were_made_typographic_is_no_forged_packet(match, tmp_path):
@@ -214,6 +221,9 @@ def test_a_file_saved_as_utf16_is_said_to_be(tmp_path):
     with pytest.raises(InputError) as refused:
         loads(b"pbem: 1\nnote: caf\xe9\n", "turn.yaml")
     assert refused.value.message == "turn.yaml: the file is not UTF-8 (byte 18 is invalid)"
+    with pytest.raises(InputError) as refused:   # the zero byte counted in bytes, after a two-byte character
+        loads("\u00e9".encode() + text.encode("utf-16-le"), "turn.yaml")
+    assert refused.value.message.startswith("turn.yaml: the file is not UTF-8 (byte 4 is a zero byte): it is UTF-16")
 
 
 def test_a_packet_cut_short_before_its_signature_is_not_said_to_be_wrapped(match, tmp_path):

@@ -267,18 +267,19 @@ def _replay(folder: Path, game: engine.Game, paths: list[Path], packets: dict[in
         seq, rel = position + 1, _packet_rel(path)
         said = (packet["seq"] != seq or packet.get("game") != game.game_id
                 or seq > 1 and packet.get("prev") != state["state_hash"])
-        if said and game.secure and not engine.stray(game, packet):
+        stray = engine.stray(game, packet)
+        if said and game.secure and not stray:
             # what it says is checked on its signature first: a field altered after signing is
             # that, not a packet missing, of another game or on another state (a referee's probe)
             engine.signed_as_it_stands(game, packet, rel)
-        if packet["seq"] != seq:
+        if packet["seq"] != seq and not stray:
             out.divergence = Divergence(rel, f"packet {seq} is missing before it", "seq", seq, packet["seq"])
             return None
         if packet.get("game") != game.game_id:      # before `prev`: that would blame its sender (a probe)
-            keys = (f", signed by key {shown(str(engine.named_key(packet)))}, a key of neither side of this game"
-                    if engine.stray(game, packet) and engine.named_key(packet) else "")
-            out.divergence = Divergence(rel, f"a packet of another game ({shown(str(packet.get('game')))}){keys}", "game",
-                                        game.game_id, packet.get("game"))
+            # a file of another game under a key of neither side is that first, whatever its seq (a review)
+            keys = engine.stray_key(game, packet)
+            out.divergence = Divergence(rel, f"a packet of another game ({shown(str(packet.get('game')))})"
+                                        + (f": {keys}" if keys else ""), "game", game.game_id, packet.get("game"))
             return None
         if seq > 1 and packet.get("prev") != state["state_hash"] and (not game.secure
                                                                      or packet.get("side") in game.public_keys):

@@ -224,9 +224,10 @@ def _text(data: bytes | str, source: str) -> str:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"{source}: the file is not UTF-8 (byte {exc.start + 1} is invalid){_utf16(data)}") from None
-        if "\x00" in text and _utf16(data):   # UTF-16 of ASCII text without a byte-order mark decodes
-            raise InputError(f"{source}: the file is not UTF-8 (byte {text.index(chr(0)) + 1} is a zero byte)"
-                             f"{_utf16(data)}")
+        if "\x00" in text:   # UTF-16 of ASCII text without a byte-order mark decodes
+            utf16 = _utf16(data)
+            if utf16:
+                raise InputError(f"{source}: the file is not UTF-8 (byte {data.index(0) + 1} is a zero byte){utf16}")
     else:
         text = data
         if len(text) > MAX_BYTES:
@@ -903,9 +904,14 @@ def pasted(text: str, source: str) -> Any:
 
 def signature_cut(text: str) -> bool:
     """Whether the one long line of a packet's signature value (`  value: "U1NIU0lH...`, which
-    pbem writes whole, ending in its closing quote) was cut in two."""
-    return any(line.startswith('  value: "U1NIU0lH') and not line.rstrip(" \t\r").endswith(('"', "\u201c", "\u201d"))
-               for line in text.split("\n"))
+    pbem writes whole, ending in its closing quote) was cut over several lines: it does not end
+    in its quote, and a later line does (a file that ends inside the value was cut short, not
+    wrapped: a review)."""
+    lines = [line.rstrip(" \t\r") for line in text.split("\n")]
+    quotes = ('"', "\u201c", "\u201d")
+    return any(line.startswith('  value: "U1NIU0lH') and not line.endswith(quotes)
+               and any(later.endswith(quotes) for later in lines[n + 1:])
+               for n, line in enumerate(lines))
 
 
 # a typographic quote where pbem writes `"`: after a key's colon or a list's dash, or ending a line

@@ -372,12 +372,19 @@ def other_game(game: Game, packet: dict, source: str) -> VerificationError:
     player given the wrong folder or the wrong attachment sees which."""
     what = (f" (its packet {packet['seq']}, from {shown(packet['side'])})"
             if isinstance(packet.get("seq"), int) and isinstance(packet.get("side"), str) else "")
-    named = named_key(packet)
-    keys = (f"; it names key {shown(named)}, a key of neither side of this game"
-            if game.secure and named is not None and _side_of_key(game, named) is None else "")
+    keys = stray_key(game, packet)
     return VerificationError(f"{source}: the packet belongs to game {shown(str(packet.get('game')))}{what}, not to this "
                              f"{game.ruleset.id} game {game.game_id}: a packet of another game, or the wrong game "
-                             f"folder{keys}")
+                             f"folder{'; ' + keys if keys else ''}")
+
+
+def stray_key(game: Game, packet: dict) -> str:
+    """Of a `stray` packet, the key it names, which is of neither side ("" where it names none,
+    or is not stray). Its signature is not checked: the key is what it says."""
+    named = named_key(packet)
+    if not stray(game, packet) or named is None:
+        return ""
+    return f"it names key {shown(named)}, a key of neither side of this game"
 
 
 def stray(game: Game, packet: dict) -> bool:
