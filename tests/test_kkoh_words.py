@@ -176,8 +176,8 @@ def test_show_diff_says_the_units_of_a_side_whose_markers_changed_alike_in_one_l
     found += describe._unit_changes("B1", dict(unit, side="blue", markers=["order sealed"]),
                                     dict(unit, side="blue", markers=["order HD"]), {}, {}, "strength point")
     assert describe._alike_together(found) == [
-        "R1, R3 (red): order marker sealed changed to HD.", "R2 (red): order marker sealed changed to HA.",
-        "R4 (red) moved from 0705 to 0706.", "B1 (blue): order marker sealed changed to HD."]
+        "R1, R3 (red): order marker revealed: HD.", "R2 (red): order marker revealed: HA.",
+        "R4 (red) moved from 0705 to 0706.", "B1 (blue): order marker revealed: HD."]
 
 
 def test_show_says_an_order_chit_that_changed_as_one_change():
@@ -189,16 +189,23 @@ def test_show_says_an_order_chit_that_changed_as_one_change():
     said = describe._unit_changes("R-AD1", dict(unit, markers=["order HD", "mounted"]),
                                   dict(unit, markers=["order sealed", "dismounted"]), {}, {}, "strength point")
     assert [c["text"] for c in said] == [
-        "R-AD1 (red): order marker HD changed to sealed; dismounted marker placed; mounted marker removed."]
+        "R-AD1 (red): order marker HD replaced by a sealed one; dismounted marker placed; mounted marker removed."]
     said = describe._unit_changes("Tr/1", dict(unit, markers=["a railhead: an Axis supply source (12.32)"]),
                                   dict(unit, markers=["a truck: out of supply"]), {}, {}, "strength point")
     assert [c["text"] for c in said] == ["Tr/1 (red): a truck: out of supply marker placed; a railhead: an Axis "
                                          "supply source (12.32) marker removed."]
+    # a chit opened is revealed, not changed (an audience probe: K-ORD-2 makes a change of order a test)
+    said = describe._unit_changes("R-AD1", dict(unit, markers=["order sealed"]), dict(unit, markers=["order HA"]), {}, {},
+                                  "strength point")
+    assert [c["text"] for c in said] == ["R-AD1 (red): order marker revealed: HA."]
+    said = describe._unit_changes("R-AD1", dict(unit, markers=["order HD"]), dict(unit, markers=["order HA"]), {}, {},
+                                  "strength point")
+    assert [c["text"] for c in said] == ["R-AD1 (red): order marker HD changed to HA."]
     # the example's own chits, as `show --diff` says them: the first packet that seals some
     for seq in range(1, 13):
         text = run("show", str(EXAMPLE), "--diff", str(seq - 1), str(seq))
         assert "order sealed marker" not in text, text
-        if re.search(r"order marker [A-Z]+[0-9]? changed to sealed\.", text):
+        if re.search(r"order marker [A-Z]+[0-9]? replaced by a sealed one\.", text):
             break
     else:
         pytest.fail("no packet of the example's first 12 seals an order chit")

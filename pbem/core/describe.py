@@ -451,7 +451,7 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
         placed = [m for m in y["markers"] if m not in x["markers"]]
         removed = [m for m in x["markers"] if m not in y["markers"]]
         pairs = _changed_markers(placed, removed)
-        parts = [f"{was.split(' ')[0]} marker {was.split(' ')[1]} changed to {now.split(' ')[1]}" for was, now in pairs]
+        parts = [_marker_change(was, now) for was, now in pairs]
         changed = {marker for pair in pairs for marker in pair}
         parts += [f"{', '.join(ms)} marker{'s' if len(ms) > 1 else ''} {verb}"
                   for ms, verb in (([m for m in placed if m not in changed], "placed"),
@@ -459,6 +459,19 @@ def _unit_changes(uid: str, x: dict, y: dict, words_x: dict, words_y: dict, noun
         out.append({"kind": "markers", "unit": uid, "placed": placed, "removed": removed,
                     "text": f"{label}: {'; '.join(parts)}."})
     return out
+
+
+def _marker_change(was: str, now: str) -> str:
+    """A marker of a family that took the place of another, in words: a sealed one opened is
+    revealed, not changed (an audience probe: "order marker sealed changed to HD1" read as a
+    change of order, which kkoh's K-ORD-2 makes a matter of a test), and one sealed in its
+    place is said so."""
+    family, before, after = was.split(" ")[0], was.split(" ")[1], now.split(" ")[1]
+    if before == "sealed":
+        return f"{family} marker revealed: {after}"
+    if after == "sealed":
+        return f"{family} marker {before} replaced by a sealed one"
+    return f"{family} marker {before} changed to {after}"
 
 
 def _changed_markers(placed: list[str], removed: list[str]) -> list[tuple[str, str]]:
