@@ -100,8 +100,8 @@ def test_a_close_assault_into_one_move_terrain_is_limited_as_a_move(terrain):
     assaults in Phase 2, occupies, and is then held for the turn, as after a move."""
     target, spec = SLOW[terrain]
     units = [U("B1", "blue", "tank", "0504", "01", "N", "HA"), U("R1", "red", "tank", "0808", "21", "S", "HA")]
-    refusal = ("B1 crosses terrain that allows one move a turn, made in the first Action Phase it may move (2), and "
-               "only if it has not moved this turn")
+    refusal = (f"B1 crosses terrain that allows one move a turn from 0505 to {target}: that move is made in the first "
+               f"Action Phase it may move (Action Phase 2), and only if it has not moved this turn; it has moved this turn")
     sc, rules = table(units, commands=HQS + [dict(MARKER, square=target)], position=POS_AP(2), **spec)
     _move(sc, rules, "B1", "0505", 2)
     _next_phase(rules, 3)

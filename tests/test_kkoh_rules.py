@@ -949,8 +949,17 @@ def test_terrain_roads_woods_rivers_marsh_and_impassable():
     rules["ps"] = st.fresh_ps()
     with pytest.raises(IllegalOrder, match="one move of the turn in difficult terrain"):
         mv(sc, rules, ["B3"], "0804", "S", 2)
-    with pytest.raises(IllegalOrder, match=r"first Action Phase it may move \(2\)"):
+    with pytest.raises(IllegalOrder, match=r"B5 crosses terrain that allows one move a turn from 0905 to 0906: that move "
+                       r"is made in the first Action Phase it may move \(Action Phase 2\), and only if it has not "
+                       r"moved this turn; this is Action Phase 3"):
         mv(sc, rules, ["B5"], "0906", "N", 3)                         # an HA tank is first entitled in phase 2
+    # K-MOV-4: all mechanised troops move from Action Phase 2; the refusal says when, by its chit
+    # (a kkoh player's probe: "may not move in Action Phase 1" named neither)
+    with pytest.raises(IllegalOrder) as info:
+        mv(sc, rules, ["B5"], "0904", "N", 1)
+    assert (info.value.rule, info.value.message) == (
+        "K-MOV-4", "move: B5 may not move in Action Phase 1 (K-MOV-4): on its HA chit, it moves in Action Phases 2, 3 "
+        "and 4")
     sc, rules = table(units, **dict(spec, roads=["0505/0506", "0705/0706"]))
     mv(sc, rules, ["B3"], "0706", "N", 1)                             # the road bridges the river
     assert rules["pieces"]["B3"]["sq"] == "0706"

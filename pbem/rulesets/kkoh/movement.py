@@ -201,9 +201,13 @@ def slow_block(sc: Scenario, board: Board, pid: str, prof: Profile, a: str, b: s
     if a == b or not slowed(sc, prof, a, b):
         return None
     first = first_ap(sc, board, pid)
-    if board.rules["ts"]["moved"].get(pid) or first != ap:
-        return (f"{pid} crosses terrain that allows one move a turn, made in the first Action Phase it may move "
-                f"({first}), and only if it has not moved this turn")
+    moved = board.rules["ts"]["moved"].get(pid)
+    if moved or first != ap:
+        # the squares, the Action Phase and which condition failed, in words (a kkoh player's
+        # probe: "... the first Action Phase it may move (2) ..." named neither)
+        why = "it has moved this turn" if moved else f"this is Action Phase {ap}"
+        return (f"{pid} crosses terrain that allows one move a turn from {a} to {b}: that move is made in the first "
+                f"Action Phase it may move (Action Phase {first}), and only if it has not moved this turn; {why}")
     return None
 
 
@@ -249,7 +253,13 @@ def unit_may_move(sc: Scenario, board: Board, pid: str, ap: int, leave: bool) ->
     if any(pid in a["units"] for a in rules["assaults"]):
         return f"{pid} is making a Close Assault (K-CA-5)"
     if not may_move(sc, board, pid, ap):
-        return f"{pid} may not move in Action Phase {ap} (K-MOV-4)"
+        # when it may, by its chit and its kind (a kkoh player's probe: the refusal said neither)
+        when = [n for n in range(1, 5) if may_move(sc, board, pid, n)]
+        chit = board.order(pid)
+        return (f"{pid} may not move in Action Phase {ap} (K-MOV-4): " + (f"on its {chit} chit, " if chit else "")
+                + (f"it moves in Action Phase{'s' if len(when) > 1 else ''} "
+                   f"{', '.join(map(str, when[:-1])) + ' and ' if len(when) > 1 else ''}{when[-1]}"
+                   if when else "it moves in no Action Phase this turn"))
     prof = board.profile(pid)
     if prof.move == "foot" and ts["moved"].get(pid) == "vehicle":
         return f"{pid} has moved in its vehicles this turn: it may not move again on foot (K-INF-4)"
