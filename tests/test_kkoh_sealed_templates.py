@@ -156,6 +156,9 @@ def test_the_template_lists_what_a_sealed_group_may_do_once_shown_and_it_does(tm
 
     assert ("# A group whose chit is sealed shows it first (`show`), then moves: `pbem submit` opens the chits a\n"
             "# `show` reveals in the same packet, from private/, and the moves behind it go on in that packet.\n"
+            # a `show` behind a move that rolls dice cost a packet that only opened it (a kkoh player's probe)
+            "# Give every `show` before the first move that rolls dice (a minelet, K-SFX-5): orders behind it wait\n"
+            "# for the next packet's dice, and a `show` among them reveals a chit that only a later packet opens.\n"
             ) in templates.orders_template(match.game, match.state("blue"), "blue")
     assert block[:len(NOTE) + 2 + len(moves_b1)] == NOTE + [
         "# B1, sealed M (item 5.1); shown: order chit M at deployment:", '#   - {type: show, units: ["B1"]}'] + moves_b1

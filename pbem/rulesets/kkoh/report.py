@@ -134,7 +134,9 @@ def describe_need(sc: Scenario, rules: dict, need: Need) -> list[str]:
                 "Assault moves a group that started the phase as one (or part of it, the rest left behind, K-CA-2),",
                 "or a unit alone, into an enemy square through an edge (K-CA-3, K-CA-5).",
                 "A group whose chit is sealed shows it first (`show`), then moves: `pbem submit` opens the chits a",
-                "`show` reveals in the same packet, from private/, and the moves behind it go on in that packet."]
+                "`show` reveals in the same packet, from private/, and the moves behind it go on in that packet.",
+                "Give every `show` before the first move that rolls dice (a minelet, K-SFX-5): orders behind it wait",
+                "for the next packet's dice, and a `show` among them reveals a chit that only a later packet opens."]
     if need.kind == "give-ground-place":
         return ["Cells are \"rc\": row from the north edge, column from the west edge. The unit keeps its facing; each",
                 "place listed is free, closest to its edge (K-GM-2) and, where the square allows, blocks no other",
