@@ -176,3 +176,29 @@ def test_an_air_attack_is_a_star_in_the_square_it_struck_with_its_dice_and_resul
         if attacks:
             assert "air attack on a unit" in svg.to_svg(scene)
     assert seen >= 3   # the example's air attacks: packets 25 and 61
+
+
+def test_a_fire_that_destroyed_its_target_says_so_and_every_modified_total_is_given():
+    """A kkoh player's probe: the shot that destroyed B-Rec1 read "a loss and Give Ground" on the
+    picture (a destroyed unit gives no ground), and a shot whose modifiers cancelled out gave no
+    total ("no effect (die 4)" beside "(die 1, total 3)"). Fire is simultaneous (K-DF-7): the
+    losses come after every shot of the phase, before the next order."""
+    from pbem.core import game
+    from pbem.rulesets.kkoh import draw
+
+    folder = game.open_folder(EXAMPLE)
+    sc, rules = folder.game.scenario, folder.state["rules"]
+
+    def fire(unit, target, die, score, effect, **modifiers):
+        return {"type": "fire", "side": "red", "unit": unit, "target": target, "die": die, "score": score,
+                "effect": effect, "modifiers": modifiers, "at": ["1107.00", "1007.12"]}
+
+    destroyed = {"type": "destroyed", "unit": "B1", "side": "blue", "square": "1007", "rule": "K-DF-7"}
+    events = [fire("R1", "B1", 4, 6, "loss", **{"class": 1, "target_m": 1}), fire("R2", "B1", 4, 4, "none", target_m=1,
+                                                                                     firer_m=-1),
+              fire("R3", "B2", 5, 5, "loss"), {"type": "roll"}, destroyed]
+    assert [item["text"] for item in draw._arrows(sc, rules, events)] == [
+        "Red: a loss: destroyed (die 4, total 6)", "Red: no effect (die 4, total 4)", "Red: a loss and Give Ground (die 5)"]
+    # a unit destroyed by a later step of the packet (after an order) was not destroyed by this shot
+    later = events[:1] + [{"type": "order"}, destroyed]
+    assert [item["text"] for item in draw._arrows(sc, rules, later)] == ["Red: a loss and Give Ground (die 4, total 6)"]

@@ -265,6 +265,13 @@ def _counter(sc: Scenario, rules: dict, pid: str) -> dict:
             "markers": markers, "reduced": bool(rec.get("hits")), "facing": sg.EDGES.index(rec["f"]) * 90}
 
 
+def _step_end(events: list[dict], i: int) -> int:
+    """The index of the first order or standing order's answer after event i (or the end): what
+    follows a fire up to there came of the step that resolved it (fire is simultaneous, K-DF-7:
+    the losses are taken after every shot of the phase; another phase of fire needs plans)."""
+    return next((j for j in range(i + 1, len(events)) if events[j]["type"] in ("order", "policy")), len(events))
+
+
 def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
     """The last packet's moves, Close Assaults, Direct Fire, Give Ground and air attacks, from its
     events (an air attack a star where it struck: the aircraft comes from off the table).
@@ -316,7 +323,13 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
             # probe: "none (5)" said neither who fired nor that 5 was a die)
             side = e.get("side") or sc.pieces[e["unit"]].side
             score = e.get("score", e["die"])
+            # a target the fire destroyed gives no ground: said so (a kkoh player's probe: a unit
+            # destroyed read "a loss and Give Ground"); the total wherever modifiers made it, even
+            # where they cancel out ("no effect (die 4)" beside "(die 1, total 3)")
+            destroyed = any(later["type"] == "destroyed" and later.get("unit") == e.get("target")
+                            for later in events[i + 1:_step_end(events, i)])
+            words = "a loss: destroyed" if e["effect"] != "none" and destroyed else FIRE_WORDS[e["effect"]]
             items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "side": side,
-                          "text": f"{side.capitalize()}: {FIRE_WORDS[e['effect']]} (die {e['die']}"
-                                  + (f", total {score})" if score != e["die"] else ")")})
+                          "text": f"{side.capitalize()}: {words} (die {e['die']}"
+                                  + (f", total {score})" if score != e["die"] or e.get("modifiers") else ")")})
     return items
