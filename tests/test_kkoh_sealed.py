@@ -944,3 +944,46 @@ def test_an_open_order_for_a_sealed_step_the_packets_own_orders_come_to_is_refus
                   dry_run=True)
     sent = match.send(side, both_ends, seal=False)
     assert sent.state["seq"] == seq and [e["index"] for e in sent.events if e.get("open_at_sealed")] == [2]
+
+
+def test_the_side_that_seals_second_is_told_it_may_give_its_fire_plan_openly(tmp_path):
+    """A kkoh player's probe: each phase of fire took six packets, the second side sealing its
+    plan and then opening it. Its opponent's plan is fixed by its seals and opened in its next
+    packet: the template says the second side may give its plan openly, and the shots are fired
+    a packet sooner where no chit waits to be opened (the chits given openly here), with both
+    plans as sealed ones would be (K-DF-5, K-DF-7). Not for order chits, opened only as the
+    rules reveal them: there the opponent would play knowing them."""
+    from pbem.core.templates import orders_template
+
+    told = ("sealed its orders of this step already, to be opened in its next packet: seeing yours cannot\n# change "
+            "them, and they take effect with yours. You may give yours openly (`pbem submit --no-seal`):\n")
+    fired = {}
+    for seal in (True, False):
+        match = _fire_match(tmp_path / str(seal))
+        first = drive_to(match, "fire", seal_orders=False)
+        second = "red" if first.side == "blue" else "blue"
+        assert told not in orders_template(match.game, match.state(first.side), first.side, match.keys[first.side])
+        mine = [o for o in match.game.legal_orders(match.state()["rules"], first) if o["type"] == "fire"]
+        match.send(first.side, mine[:1] + [{"type": "end"}], seal=True)
+        assert f"# {first.side} {told}" in orders_template(match.game, match.state(second), second, match.keys[second])
+        theirs = [o for o in match.game.legal_orders(match.state()["rules"], need(match)) if o["type"] == "fire"]
+        match.send(second, theirs[:1] + [{"type": "end"}], seal=seal)
+        for _ in range(6):
+            applied = step(match, False)
+            if any(e["type"] == "fire" for e in applied.events):
+                break
+        fired[seal] = (applied.state["seq"], sorted((e["side"], e["unit"], e["target"]) for e in applied.events
+                                                    if e["type"] == "fire"))
+    assert fired[False][0] == fired[True][0] - 1 and fired[False][1] == fired[True][1] and len(fired[True][1]) == 2
+    # order chits are not so: sealed first by one side, the other is not told to give them openly
+    from pbem.core import templates
+    from pbem.rulesets.base import Need
+
+    chits = {"sealed": {"red": {"items": [{"id": "2.1", "hash": "0" * 64, "kind": "orders", "reveal": "asked"}],
+                                "due": []}}}
+    asked = Need("blue", "orders", "seal your order chits", ("sealed", "chit", "end"), "K-ORD-1", sealed=True,
+                 reveal="asked")
+    assert templates._sealed_before_you(chits, "blue", asked) == []
+    fire = {"sealed": {"red": {"items": [{"id": "2.1", "hash": "0" * 64, "kind": "fire", "reveal": "next"}], "due": []}}}
+    assert templates._sealed_before_you(fire, "blue", asked._replace(kind="fire", reveal="next"))
+    assert templates._sealed_before_you(fire, "red", asked._replace(side="red", kind="fire", reveal="next")) == []

@@ -387,6 +387,20 @@ def stray_key(game: Game, packet: dict) -> str:
     return f"it names key {shown(named)}, a key of neither side of this game"
 
 
+def sealed_before(state: dict, side: str, need: Need) -> str | None:
+    """The opponent that sealed its orders of the sealed step `need` of `side` already, to be
+    opened in its next packet (reveal "next", as kkoh's fire plans): its orders are fixed by
+    their seals and take effect with `side`'s, so `side` loses nothing by giving its own openly,
+    and saves the packet that would open them. None where no side did, and where items are
+    opened only as the rules reveal them (kkoh's order chits): the opponent would play the turn
+    knowing `side`'s."""
+    if not need.sealed or need.side != side or need.reveal != "next":
+        return None
+    return next((other for other, record in sorted(state["sealed"].items())
+                 if other != side and any(item["kind"] == need.kind and item["reveal"] == "next"
+                                          for item in record["items"])), None)
+
+
 def stray(game: Game, packet: dict) -> bool:
     """A packet of another game signed by a key of neither side of this one: that, first of
     all, a file of another game (what a referee meets when a folder holds a stray packet),
