@@ -4,6 +4,7 @@ changes between two states) on a position built for the test and on the example 
 from __future__ import annotations
 
 import re
+import json
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,12 @@ def test_the_view_gives_every_unit_its_place_and_a_destroyed_one_its_status():
                           "sides": ["blue", "red"]})()
     texts = [c["text"] for c in describe.changes(game, {"rules": rules}, {"rules": after_rules})]
     assert "R-W1 (red) is now destroyed; it was in 0402 cell 10 facing W." in texts
+
+    # its battle group too, as the text names it (an audience probe: `show --json` had it only in rules.pieces)
+    data = json.loads(run("show", str(EXAMPLE), "--json"))
+    pieces = data["rules"]["pieces"]
+    grouped = {uid: unit["group"] for uid, unit in data["board"]["units"].items() if "group" in unit}
+    assert grouped and grouped == {uid: rec["g"] for uid, rec in pieces.items() if rec.get("g")}
 
 
 def test_status_and_show_speak_of_the_example_in_words():

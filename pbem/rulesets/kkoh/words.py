@@ -25,7 +25,8 @@ def terrain(sc: Scenario, square: str) -> str:
 def view(sc: Scenario, rules: dict) -> dict:
     """The table as data (core/describe.py): every unit where it stands (square, cell and
     facing), its strength points (K-TRP-2: two, one fewer for each loss and for a unit fielded
-    with a loss), its order chit, losses and mode; who holds each objective; the score."""
+    with a loss), its order chit, losses and mode, its battle group; who holds each objective;
+    the score."""
     units = {}
     for pid in sc.piece_ids:
         piece = sc.pieces[pid]
@@ -37,7 +38,9 @@ def view(sc: Scenario, rules: dict) -> dict:
         markers = ([f"order {command.open_chit(rules, piece.side, rec) or 'sealed'}"] + (["loss"] if rec.get("hits") else [])
                    + ([rec["mode"]] if rec.get("mode") else []))
         units[pid] = {"side": piece.side, "where": _where(rec), "status": "map",
-                      "strength": piece.points - rec.get("hits", 0), "full": 2, "markers": markers}
+                      "strength": piece.points - rec.get("hits", 0), "full": 2, "markers": markers,
+                      # its battle group, as the text names it (an audience probe: only in rules.pieces)
+                      **({"group": rec["g"]} if rec.get("g") else {})}
     score = victory.scores(sc, rules)
     facts = [["Score blue", score["blue"]], ["Score red", score["red"]], ["Initiative", rules["initiative"]],
              ["Demoralised formations", ", ".join(rules["demoralised"]) or "none"],
