@@ -4,6 +4,7 @@ position built for the test and through the real SVG writer."""
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -178,27 +179,64 @@ def test_an_air_attack_is_a_star_in_the_square_it_struck_with_its_dice_and_resul
     assert seen >= 3   # the example's air attacks: packets 25 and 61
 
 
-def test_a_fire_that_destroyed_its_target_says_so_and_every_modified_total_is_given():
+def test_a_fire_that_destroyed_its_target_says_so_and_how_and_every_modified_total_is_given(tmp_path):
     """A kkoh player's probe: the shot that destroyed B-Rec1 read "a loss and Give Ground" on the
     picture (a destroyed unit gives no ground), and a shot whose modifiers cancelled out gave no
-    total ("no effect (die 4)" beside "(die 1, total 3)"). Fire is simultaneous (K-DF-7): the
-    losses come after every shot of the phase, before the next order."""
-    from pbem.core import game
-    from pbem.rulesets.kkoh import draw
+    total ("no effect (die 4)" beside "(die 1, total 3)"). The losses of a phase of fire come
+    after every shot, and after the Soviet targets' holds (K-DF-7, K-DOC-3), whose standing
+    orders answer between (a review: those answers hid the destruction); a unit with no room to
+    give ground is destroyed for that (K-GG-10), which is said, not called a loss."""
+    from tests.support.games import Match
+    from tests.test_kkoh_cases import scenario_doc
+    from tests.test_kkoh_rules import POS_FIRE, U, Ctx, settle, table
+    from tests.test_kkoh_sealed import drive_to, need, step
 
-    folder = game.open_folder(EXAMPLE)
-    sc, rules = folder.game.scenario, folder.state["rules"]
+    from pbem.rulesets.kkoh import draw, fire
 
-    def fire(unit, target, die, score, effect, **modifiers):
-        return {"type": "fire", "side": "red", "unit": unit, "target": target, "die": die, "score": score,
-                "effect": effect, "modifiers": modifiers, "at": ["1107.00", "1007.12"]}
-
-    destroyed = {"type": "destroyed", "unit": "B1", "side": "blue", "square": "1007", "rule": "K-DF-7"}
-    events = [fire("R1", "B1", 4, 6, "loss", **{"class": 1, "target_m": 1}), fire("R2", "B1", 4, 4, "none", target_m=1,
-                                                                                     firer_m=-1),
-              fire("R3", "B2", 5, 5, "loss"), {"type": "roll"}, destroyed]
-    assert [item["text"] for item in draw._arrows(sc, rules, events)] == [
-        "Red: a loss: destroyed (die 4, total 6)", "Red: no effect (die 4, total 4)", "Red: a loss and Give Ground (die 5)"]
-    # a unit destroyed by a later step of the packet (after an order) was not destroyed by this shot
-    later = events[:1] + [{"type": "order"}, destroyed]
-    assert [item["text"] for item in draw._arrows(sc, rules, later)] == ["Red: a loss and Give Ground (die 4, total 6)"]
+    # through the engine: R1, deployed with a loss, destroyed; R2 and R3 (Soviet) hold or give ground
+    units = []
+    for i in range(1, 4):
+        units += [{"id": f"B{i}", "side": "blue", "row": "tank-1", "square": f"0{i}02", "cell": "01", "facing": "N",
+                   "order": "HD"},
+                  {"id": f"R{i}", "side": "red", "row": "tr1-tank", "square": f"0{i}03", "cell": "21", "facing": "S",
+                   "order": "M", **({"losses": 1} if i == 1 else {})}]
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="s5",
+                  scenario_doc=scenario_doc({"columns": 6, "rows": 6, "units": units}))
+    drive_to(match, "fire", seal_orders=False)
+    for _ in range(2):
+        side = need(match).side
+        plan = [{"type": "fire", "unit": f"B{i}", "target": f"R{i}"} for i in range(1, 4)] if side == "blue" else []
+        match.send(side, plan + [{"type": "end"}], seal=False)
+    for _ in range(6):
+        applied = step(match, False)
+        if any(e["type"] == "fire" for e in applied.events):
+            break
+    kinds = [e["type"] for e in applied.events if e["type"] in ("fire", "policy", "destroyed")]
+    assert kinds.index("policy") < kinds.index("destroyed")      # the holds are answered before the losses
+    assert [item["text"] for item in draw._arrows(match.game.scenario, applied.state["rules"], applied.events)
+            if item.get("style") == "fire"] == ["Blue: a loss: destroyed (die 5, total 6)",
+                                                "Blue: a loss and Give Ground (die 6, total 7)",
+                                                "Blue: a loss and Give Ground (die 6, total 7)"]
+    # with no room to give ground (flanks and rear held): destroyed for that, by a loss or not
+    units = [U("B1", "blue", "tank", "0500", "01", "N", "HD"), U("R1", "red", "tank", "0501", "21", "S", "HD"),
+             U("R2", "red", "tank", "0400", "21", "S"), U("R3", "red", "tank", "0600", "21", "S")]
+    sc, rules = table(units, position=POS_FIRE)
+    fire.add_fire(sc, rules, "red", {"type": "fire", "unit": "R1", "target": "B1"})
+    said = []
+    for die in (3, 4, 5):
+        trial = copy.deepcopy(rules)
+        ctx = Ctx([die] + [1] * 10)
+        fire.resolve(sc, trial, ctx)
+        settle(sc, trial, ctx, lambda: fire.apply_results(sc, trial, ctx))
+        said += [item["text"] for item in draw._arrows(sc, trial, ctx.events)]
+    assert said == ["Red: no effect (die 3, total 4)",
+                    "Red: Give Ground: destroyed, no room to give ground (die 4, total 5)",
+                    "Red: a loss and Give Ground: destroyed, no room to give ground (die 5, total 6)"]
+    # a unit destroyed in a later Action Phase of the packet was not destroyed by this shot, nor
+    # one destroyed by something other than the fire (a minelet)
+    shot = {"type": "fire", "side": "red", "unit": "R1", "target": "B1", "die": 4, "score": 6, "effect": "loss",
+            "modifiers": {"class": 1}, "at": ["1107.00", "1007.12"]}
+    for after in ([{"type": "action-phase"}, {"type": "destroyed", "unit": "B1", "rule": "K-DF-7"}],
+                  [{"type": "destroyed", "unit": "B1", "rule": "K-SFX-5"}]):
+        assert [item["text"] for item in draw._arrows(sc, rules, [shot] + after)] == [
+            "Red: a loss and Give Ground (die 4, total 6)"]

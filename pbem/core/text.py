@@ -134,7 +134,7 @@ def numbers(items: list[dict]) -> str:
     by_packet: dict[int, list[int]] = {}
     for entry in items:
         by_packet.setdefault(entry["seq"], []).append(entry["index"])
-    parts = [f"{_listed(_runs(indexes, str))} of packet {seq}" for seq, indexes in sorted(by_packet.items())]
+    parts = [f"{listed(_runs(indexes, str))} of packet {seq}" for seq, indexes in sorted(by_packet.items())]
     return ("order " if len(items) == 1 else "orders ") + ", and ".join(parts)
 
 
@@ -145,7 +145,7 @@ def seal_names(names: list[str]) -> str:
     for name in names:
         seq, n = name.split(".")
         by_packet.setdefault(int(seq), []).append(int(n))
-    return _listed([run for seq, ns in sorted(by_packet.items()) for run in _runs(ns, lambda n, seq=seq: f"{seq}.{n}")])
+    return listed([run for seq, ns in sorted(by_packet.items()) for run in _runs(ns, lambda n, seq=seq: f"{seq}.{n}")])
 
 
 def _runs(numbers: list[int], name) -> list[str]:
@@ -160,7 +160,8 @@ def _runs(numbers: list[int], name) -> list[str]:
     return runs
 
 
-def _listed(runs: list[str]) -> str:
+def listed(runs: list[str]) -> str:
+    """Words in one phrase: "a", "a and b", "a, b and c"."""
     return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
 
 

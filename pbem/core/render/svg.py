@@ -418,11 +418,14 @@ class _Painter:
         spot = next((p for p in spots if clear(box(p))), None)
         if spot is None and least:
             # none clear of all: before one that covers a counter or words placed before, one that
-            # covers only hex ids, the fewest (a place's name on a crowded whole map, where every
-            # spot meets an id, went over the stack it fought around: the least covered, counting
-            # a counter's area as an id's)
-            spot = min((p for p in spots if clear(box(p), (self.taken,))), key=lambda p: covered(box(p), (under,)),
-                       default=None)
+            # covers only hex ids, the fewest of them and of those the first of `spots`, nearest its
+            # own place (a place's name on a crowded whole map, where every spot meets an id, went
+            # over the stack it fought around: the least covered, counting a counter's area as an
+            # id's; then, by the area of ids, across a river over the next hex's id, a review)
+            def ids_met(b: tuple[float, float, float, float]) -> int:
+                return sum(1 for t in under if not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]))
+
+            spot = min((p for p in spots if clear(box(p), (self.taken,))), key=lambda p: ids_met(box(p)), default=None)
         if spot is None:
             # none clear: of those that cover none of the points to avoid (an arrow's own shaft and
             # head), if any, the first, or the one covering least (a dos probe: above the tip of

@@ -265,11 +265,19 @@ def _counter(sc: Scenario, rules: dict, pid: str) -> dict:
             "markers": markers, "reduced": bool(rec.get("hits")), "facing": sg.EDGES.index(rec["f"]) * 90}
 
 
-def _step_end(events: list[dict], i: int) -> int:
-    """The index of the first order or standing order's answer after event i (or the end): what
-    follows a fire up to there came of the step that resolved it (fire is simultaneous, K-DF-7:
-    the losses are taken after every shot of the phase; another phase of fire needs plans)."""
-    return next((j for j in range(i + 1, len(events)) if events[j]["type"] in ("order", "policy")), len(events))
+def _fire_fate(events: list[dict], i: int) -> str | None:
+    """The rule by which fire i's target was destroyed as that phase's fire was resolved, as the
+    events up to the next Action Phase say: K-DF-7 (its losses, after every shot of the phase,
+    a Soviet unit's hold converted to a loss among them, K-DOC-3) or K-GG-10 (no room to give
+    ground); None where it was not, or by something else (a minelet, an assault). The standing
+    orders that answer the holds come before the losses: no order or answer ends the window."""
+    target = events[i].get("target")
+    for later in events[i + 1:]:
+        if later["type"] == "action-phase":
+            break
+        if later["type"] == "destroyed" and later.get("unit") == target:
+            return later.get("rule") if later.get("rule") in ("K-DF-7", "K-GG-10") else None
+    return None
 
 
 def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
@@ -323,12 +331,15 @@ def _arrows(sc: Scenario, rules: dict, events: list[dict]) -> list[dict]:
             # probe: "none (5)" said neither who fired nor that 5 was a die)
             side = e.get("side") or sc.pieces[e["unit"]].side
             score = e.get("score", e["die"])
-            # a target the fire destroyed gives no ground: said so (a kkoh player's probe: a unit
-            # destroyed read "a loss and Give Ground"); the total wherever modifiers made it, even
-            # where they cancel out ("no effect (die 4)" beside "(die 1, total 3)")
-            destroyed = any(later["type"] == "destroyed" and later.get("unit") == e.get("target")
-                            for later in events[i + 1:_step_end(events, i)])
-            words = "a loss: destroyed" if e["effect"] != "none" and destroyed else FIRE_WORDS[e["effect"]]
+            # a target the fire destroyed gives no ground: said so, and how (a kkoh player's probe:
+            # a unit destroyed read "a loss and Give Ground"); the total wherever modifiers made it,
+            # even where they cancel out ("no effect (die 4)" beside "(die 1, total 3)")
+            fate = _fire_fate(events, i) if e["effect"] != "none" else None
+            words = FIRE_WORDS[e["effect"]]
+            if fate == "K-DF-7":
+                words = "a loss: destroyed" if e["effect"] == "loss" else "Give Ground, held as a loss: destroyed"
+            elif fate == "K-GG-10":
+                words += ": destroyed, no room to give ground"
             items.append({"type": "arrow", "cells": list(e["at"]), "style": "fire", "side": side,
                           "text": f"{side.capitalize()}: {words} (die {e['die']}"
                                   + (f", total {score})" if score != e["die"] or e.get("modifiers") else ")")})

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 
-from pbem.core.text import agreeing
+from pbem.core.text import agreeing, listed
 
 from ..base import IllegalOrder
 from . import layout
@@ -254,12 +254,10 @@ def unit_may_move(sc: Scenario, board: Board, pid: str, ap: int, leave: bool) ->
         return f"{pid} is making a Close Assault (K-CA-5)"
     if not may_move(sc, board, pid, ap):
         # when it may, by its chit and its kind (a kkoh player's probe: the refusal said neither)
-        when = [n for n in range(1, 5) if may_move(sc, board, pid, n)]
-        chit = board.order(pid)
-        return (f"{pid} may not move in Action Phase {ap} (K-MOV-4): " + (f"on its {chit} chit, " if chit else "")
-                + (f"it moves in Action Phase{'s' if len(when) > 1 else ''} "
-                   f"{', '.join(map(str, when[:-1])) + ' and ' if len(when) > 1 else ''}{when[-1]}"
-                   if when else "it moves in no Action Phase this turn"))
+        when = [str(n) for n in range(1, 5) if may_move(sc, board, pid, n)]
+        return (f"{pid} may not move in Action Phase {ap} (K-MOV-4): on its {board.order(pid)} chit, "
+                + (f"it moves in Action Phase{'s' if len(when) > 1 else ''} {listed(when)}" if when
+                   else "it moves in no Action Phase this turn"))
     prof = board.profile(pid)
     if prof.move == "foot" and ts["moved"].get(pid) == "vehicle":
         return f"{pid} has moved in its vehicles this turn: it may not move again on foot (K-INF-4)"
