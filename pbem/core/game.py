@@ -419,10 +419,11 @@ def read_packet(path: Path, source: str | None = None, given: str | None = None)
 def _copy_damage_said(exc: PbemError, data: bytes, source: str, given: str | None) -> PbemError:
     """`exc`, the refusal of a packet file, or for a file named on the command line (`given`)
     whose indentation or quotes a forum, mail program or word processor changed, an InputError
-    saying so (exit 4): an
-    audience's probe found such a packet refused as forged, "packet field `signature` must be a
-    mapping" (exit 3), or as malformed YAML. The indentation is not put back, so whether the
-    packet is whole in itself is not known: it is checked as it was sent, once saved unchanged.
+    saying so (exit 4): an audience's probe found such a packet refused as forged, "packet field
+    `signature` must be a mapping" (exit 3), or as malformed YAML, and a new user's one with
+    typographic quotes, "`game` must be 32 lower-case hex digits". Nothing is put back, so
+    whether the packet is whole in itself is not known: it is checked as it was sent, once saved
+    unchanged.
     A file stored in a game folder keeps its refusal and its exit code (audit: a file altered
     there), with the same explanation after it: a referee who saved a thread's packets into a
     folder was told only "packet field `signature` must be a mapping" (a referee's probe)."""
@@ -432,9 +433,7 @@ def _copy_damage_said(exc: PbemError, data: bytes, source: str, given: str | Non
         return exc
     if how is not None:
         why = INDENTATION.format(how=how)
-    elif quotes_changed(text):
-        # smart quotes read as plain text, so the packet was refused as forged: "`game` must be 32
-        # lower-case hex digits", exit 3, where every other copy mistake said what to do (a new user's probe)
+    elif quotes_changed(text):   # typographic quotes read as plain text
         why = CURLY
     else:
         return exc

@@ -382,22 +382,26 @@ class _Painter:
         """The first of `spots` (a text's anchor: centre, baseline `rise` below the box's top)
         whose box of `width` x `height` covers no counter, no label placed before, none of the
         points `avoid` and none of the boxes `under` (words drawn before that stay where they
-        are: hex ids); where none is, of those that cover none of `avoid` (all, if none), the
-        first, or with `least` the one covering least of the rest. The box is then taken. In a
+        are: hex ids); where none is, with `least`, of those that cover only such words, the one
+        meeting fewest, else of those that cover none of `avoid` (all, if none), the first, or
+        with `least` the one covering least of the rest. The box is then taken. In a
         part of the map, where the point the words belong to (`owner`, else the first spot) is
         in it, only the spots whose box is whole in it, else each moved in past its edge."""
         def box(p: Point) -> tuple[float, float, float, float]:
             return p[0] - width / 2, p[1] - rise, p[0] + width / 2, p[1] - rise + height
 
-        def covered(b: tuple[float, float, float, float], layers=(self.taken, under)) -> float:
+        def covered(b: tuple[float, float, float, float]) -> float:
             return sum(max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
-                       for boxes in layers for t in boxes)
+                       for boxes in (self.taken, under) for t in boxes)
 
         def hits(b: tuple[float, float, float, float]) -> bool:
             return any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid)
 
+        def meets(b: tuple[float, float, float, float], t: tuple[float, float, float, float]) -> bool:
+            return not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1])
+
         def clear(b: tuple[float, float, float, float], layers=(self.taken, under)) -> bool:
-            return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]
+            return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]   # (inline: many boxes)
                        for boxes in layers for t in boxes) and not hits(b)
 
         if self.bounds is not None:
@@ -422,10 +426,8 @@ class _Painter:
             # own place (a place's name on a crowded whole map, where every spot meets an id, went
             # over the stack it fought around: the least covered, counting a counter's area as an
             # id's; then, by the area of ids, across a river over the next hex's id, a review)
-            def ids_met(b: tuple[float, float, float, float]) -> int:
-                return sum(1 for t in under if not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]))
-
-            spot = min((p for p in spots if clear(box(p), (self.taken,))), key=lambda p: ids_met(box(p)), default=None)
+            spot = min((p for p in spots if clear(box(p), (self.taken,))),
+                       key=lambda p: sum(meets(box(p), t) for t in under), default=None)
         if spot is None:
             # none clear: of those that cover none of the points to avoid (an arrow's own shaft and
             # head), if any, the first, or the one covering least (a dos probe: above the tip of
