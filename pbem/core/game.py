@@ -512,6 +512,20 @@ def files_of(game: engine.Game, new: dict, events: list[dict], source: str) -> t
     return state_file, aar_text
 
 
+def _whose_latest(folder: Folder, packet: dict, reader: str | None) -> str:
+    """What to do with the folder's latest packet given again, by whose it is to the reader (the
+    side of the key given, if any)."""
+    sent = "your folder applied it when `pbem submit` wrote it: send the file to your opponent"
+    side = packet.get("side")
+    if reader is None:
+        return f" (if it is the packet you sent as {side}, {sent})"
+    if reader == side:
+        return f" ({sent})"
+    yours = "; the next packet is yours" if folder.state["awaiting"]["packet_from"] == reader else ""
+    return (f" (it is {side}'s latest packet, which your folder applied when it came: nothing more to do with this "
+            f"file{yours})")
+
+
 def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str, reader: str | None = None) -> None:
     """A packet whose seq is already stored: a replay, a crash recovery, or a fork. `reader`:
     the side of the key given (`--key`), if any."""
@@ -537,13 +551,7 @@ def _check_known(folder: Folder, packet: dict, stored_path: Path, source: str, r
         # user's probe: the player adjudicated the packet he was about to email)
         # ... or the opponent's, received twice: a key given says which (a players' probe: the
         # receiver was told to send it on, as if he had written it)
-        sent = "your folder applied it when `pbem submit` wrote it: send the file to your opponent"
-        own = ("" if packet["seq"] != folder.state["seq"] else
-               f" (if it is the packet you sent as {packet.get('side')}, {sent})" if reader is None else
-               f" ({sent})" if reader == packet.get("side") else
-               f" (it is {packet.get('side')}'s latest packet, which your folder applied when it came: nothing more "
-               f"to do with this file" + ("; the next packet is yours" if folder.state["awaiting"]["packet_from"] == reader
-                                          else "") + ")")
+        own = _whose_latest(folder, packet, reader) if packet["seq"] == folder.state["seq"] else ""
         raise VerificationError(f"{source}: packet {packet['seq']} was already applied ({folder.relative(stored_path)}); "
                                 f"re-sending it changes nothing{own}")
     if stored.get("side") == packet.get("side") and "signature" in packet and "signature" in stored:

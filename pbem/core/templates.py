@@ -112,8 +112,7 @@ def _fate(item: dict, after: dict, events: list[dict]) -> list[str]:
         return [f"#     {line}" for line in textwrap.wrap(f"void once your reveal brings the game to it: {reason}", 92,
                                                            break_on_hyphens=False)]
     taken = any(e["type"] == "order" and same(e) for e in events)
-    queued = any(entry["seq"] == item["seq"] and entry["index"] == item["index"] and entry["side"] == item["side"]
-                 for entry in after["queue"])
+    queued = any(same(entry) for entry in after["queue"])
     # (on_void: stop drops the side's queued orders of every packet behind the void one; a review)
     behind = any(e["type"] == "void" and e.get("side") == item["side"] and e.get("dropped", 1) > 1
                  and (e.get("seq", 0), e.get("index", 0)) < (item["seq"], item["index"]) for e in events)

@@ -760,8 +760,9 @@ def _text(x: float, y: float, value: object, size: float, cls: str, *, bold: boo
 # The advance widths of DejaVu Sans Bold, the face pbem draws its bold words in first (png.py;
 # the SVG asks for it too), in font sizes, by character, as the font file's metrics give them
 # (Debian's fonts-dejavu-core, DejaVuSans-Bold.ttf), written here once. Other characters count
-# 0.85, a wide letter's width (rare in names; a dash, at 1, is wider). An average width per character (CHAR) made a box too narrow
-# for a long name, and a browser drew "Novocherkassk" over the counter beside its box.
+# 0.85, a wide letter's width (they are rare in names; an em dash, at 1, is wider). An average
+# width per character (CHAR) made a box too narrow for a long name, and a browser drew
+# "Novocherkassk" over the counter beside its box.
 _BOLD_WIDTHS = {ch: width for chars, width in (
     ("'", 0.306),
     ('ijl', 0.343),
