@@ -514,6 +514,39 @@ def test_a_void_foreseen_with_every_imagined_roll_is_said_to_be_likely_whatever_
         "with 2 of three imagined rolls of the dice, order 5 is void: b1 is gone (D2)."]
 
 
+def test_a_void_is_counted_over_the_imagined_rolls_that_came_to_the_order(tmp_path):
+    """Players' probe (dos): an air unit that had moved was "void with 3 of four imagined
+    rolls", void by rule 14.12 whatever the dice; the fourth roll had stopped at a decision
+    before the order and never came to it. An order is counted over the rolls that came to it,
+    and the words say where the others stopped. Here red fires r1 twice in turn 3 while blue
+    answers its hits itself (`absorb: ask`): two of the four imagined rolls hit and stop at
+    blue's decision before the second shot."""
+    from pbem.core.submit import submit_orders, void_words
+    from tests.support.games import Match
+
+    match = Match(tmp_path, "duel", key_seed="reach")
+    match.send("red", [])
+    match.send("blue", [], policies={"absorb": "ask"})
+    for _ in range(2):
+        match.send("red", [{"type": "end"}])
+        match.send("blue", [{"type": "end"}])
+    twice = [{"type": "fire", "unit": "r1", "target": "b1"}, {"type": "fire", "unit": "r1", "target": "b2"}]
+    tried = submit_orders(match.folders["red"], twice, None, key=match.keys["red"], sent="2026-11-29T10:00:00Z",
+                          dry_run=True)
+    assert tried.state["rules"]["turn"] == 3
+    assert [w for w in tried.warnings if "imagined roll" in w] == [
+        "with each of the two imagined rolls of the dice that came to it (of four: the other two stopped before it, "
+        "at blue's decision 7.1/absorb), red order 2 of packet 7 (fire target=b2 unit=r1) is void: r1 has already "
+        "fired this phase (D2)."]
+    # the words, roll by roll: void with some of the rolls that came to it, and where the others stopped
+    gone = "order 5 is void: b1 is gone (D2)."
+    assert void_words([{5: gone}, {}, {5: gone}, {}],
+                      reached=[({5}, ""), ({5}, ""), ({5}, ""), (set(), "at blue's decision 7.1/absorb")]) == [
+        "with 2 of the three imagined rolls of the dice that came to it (of four: the other stopped before it, at "
+        "blue's decision 7.1/absorb), order 5 is void: b1 is gone (D2)."]
+    assert void_words([{5: gone}] * 4, reached=[({5}, "")] * 4) == void_words([{5: gone}] * 4)
+
+
 def test_submit_help_says_how_many_rolls_the_dry_run_imagines(run):
     """A new user's probe: `submit --help` spoke of two imagined rolls where the dry run makes
     up to four (and its warning says "with four different imagined rolls")."""

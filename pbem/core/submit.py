@@ -566,11 +566,22 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     # with every roll so far, so that "most likely whatever the dice" is said only of an order
     # all four void (a players' probe: two rolls, each with a 6 that made a unit give ground,
     # called an assault "most likely void"; it was legal)
-    runs = [first]
+    # An imagined roll that stops before an order (at a decision, say) neither voids it nor
+    # leaves it legal: each order is counted over the rolls that reached it (a players' probe:
+    # an air unit that had moved, void by rule 14.12 whatever the dice, was "void with 3 of
+    # four imagined rolls", the fourth stopped at the sender's own retreat decision before it)
+    ours = {item["index"] for item in still_queued(state, side, state["seq"])}
+
+    def reach(run_after: dict) -> tuple[set[int], str]:
+        return ours - {item["index"] for item in still_queued(run_after, side, state["seq"])}, stopped_at(run_after)
+
+    runs, reached = [first], [reach(after)]
     dicey = set(first) - certain
-    while dicey and len(runs) < IMAGINED and (len(runs) < 2 or any(all(i in r for r in runs) for i in dicey)):
+    while dicey and len(runs) < IMAGINED and (len(runs) < 2 or any(
+            all(i in r for r, (got, _) in zip(runs, reached) if i in got) for i in dicey)):
         run = voids(f"foresee-{len(runs) + 1}")
         runs.append(run[0] if run else {})
+        reached.append(reach(run[1]) if run else (set(), ""))
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
     # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
     # (of what the imagined play did: the orders still queued, and the position as it stands, are
@@ -578,7 +589,7 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     now = set(g.cautions(state, [], side, []))
     later = [f"{IMAGINED_WORDS}{caution}" for caution in g.cautions(after, events, side, []) if caution not in now]
     unreached = unlooked(g, after, side, state["seq"], any(e["type"] == "roll" for e in events))
-    return (void_words(runs, certain) if first else []) + later + unreached + (
+    return (void_words(runs, certain, reached) if first else []) + later + unreached + (
         _past_their_ask(g, state, after, side, other, voids) if unreached else [])
 
 
@@ -729,11 +740,14 @@ def unlooked(g: engine.Game, after: dict, side: str, seq: int, rolled: bool = Tr
                if engine.effective_policies(g.ruleset, after, side).get("on_void") == "stop" else "")]
 
 
-def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset()) -> list[str]:
+def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset(),
+               reached: list[tuple[set[int], str]] | None = None) -> list[str]:
     """The warnings of the orders the look-aheads (imagined rolls, the first first) found void
     (order number -> the void's words, as the first roll has them): void with every one of
     `IMAGINED` rolls, most likely whatever the dice; else with how many of those imagined.
-    `certain`: those the first found void before any die was rolled, void whatever the dice."""
+    `certain`: those the first found void before any die was rolled, void whatever the dice.
+    `reached`: for each roll, the orders it came to and where it stopped (`stopped_at`); an
+    order is counted over the rolls that came to it (without it, every roll did)."""
     first, count = runs[0], len(runs)
     said = []
     for index, text in first.items():
@@ -741,7 +755,27 @@ def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset()) -> l
             said.append(f"{text} It is void whatever the dice: no die is rolled before it.")
             continue
         hits = sum(1 for run in runs if index in run)
+        came = [n for n in range(count) if reached is None or index in reached[n][0]]
+        if len(came) < count:
+            short = [reached[n][1] for n in range(count) if n not in came]
+            others = "the other stopped" if len(short) == 1 else f"the other {NUMBERS[len(short)]} stopped"
+            where = sorted(set(w for w in short if w))
+            said.append(f"with {'each' if hits == len(came) else hits} of the {NUMBERS[len(came)]} imagined "
+                        f"roll{'s' if len(came) != 1 else ''} of the dice that came to it (of {NUMBERS[count]}: "
+                        f"{others} before it{', ' + ' or '.join(where) if where else ''}), {text}")
+            continue
         said.append(f"with {NUMBERS[count]} different imagined rolls of the dice, {text} It would most likely be void "
                     f"whatever the dice." if hits == count == IMAGINED else
                     f"with {hits} of {NUMBERS[count]} imagined rolls of the dice, {text}")
     return said
+
+
+def stopped_at(after: dict) -> str:
+    """Where an imagined play stopped, in words for a warning: "at axis's decision 5.3/retreat"."""
+    awaiting = after["awaiting"]
+    need = awaiting["need"]
+    if need is None:
+        return "at the end of the game"
+    if awaiting["waiting_for"] == "decision":
+        return f"at {need['side']}'s decision {awaiting['decision']}"
+    return f"where the game waits for {need['side']}'s {awaiting['waiting_for']}"
