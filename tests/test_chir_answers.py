@@ -28,7 +28,7 @@ QUEUE = [{"type": "artillery", "unit": None, "decision": "2.1/defensive-artiller
 def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_path):
     doc = RULESET.scenarios["historical"]()
     doc["position"] = POSITION
-    match = Match(tmp_path, "chir", key_seed="answers59", scenario_doc=doc, chain_length=64)
+    match = Match(tmp_path, "chir", key_seed="answers69", scenario_doc=doc, chain_length=64)
     match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
     applied = match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     awaiting = applied.state["awaiting"]
@@ -48,7 +48,7 @@ def test_a_defenders_queue_of_answers_applies_to_the_decisions_that_come(tmp_pat
     assert not [e for e in events if e["type"] == "policy" and e["side"] == "german"
                 and e["kind"] in ("defensive-fire", "morale")]
     assert "LW/I: morale damage 2, retreat at least 2 hexes (player's order)." in [e["text"] for e in events]
-    assert applied.state["rules"]["units"]["LW/I"] == "3119"  # where the unit is (with these keys and chir 1.17.0's game id)
+    assert applied.state["rules"]["units"]["LW/I"] == "3218"  # where the unit is (with these keys and chir 1.18.0's game id)
     # the Soviet side's own morale decision of the same attack was its standing order's
     assert [e["decision"] for e in events if e["type"] == "policy" and e["kind"] == "morale"] == ["2.1/morale"]
 
@@ -57,7 +57,7 @@ def _asked_for_defensive_fire(tmp_path):
     """The game of the test above at the German defensive-fire decision (asked for: `ask`)."""
     doc = RULESET.scenarios["historical"]()
     doc["position"] = POSITION
-    match = Match(tmp_path, "chir", key_seed="answers59", scenario_doc=doc, chain_length=64)
+    match = Match(tmp_path, "chir", key_seed="answers69", scenario_doc=doc, chain_length=64)
     match.send("german", [], {"defensive_artillery": "ask", "defensive_fire": "ask", "morale": "ask"})
     match.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     return match, match.state("german")

@@ -108,8 +108,8 @@ def test_a_round_by_email(run, duel_game):
     assert sorted(os.listdir("blue-folder/states")) == ["0000.yaml", "0001.yaml", "0002.yaml", "0003.yaml"]
     assert (Path("red-folder/states/0003.yaml").read_bytes() == Path("blue-folder/states/0003.yaml").read_bytes())
     out = run("status", "blue-folder").output
-    assert ("Awaited: a packet from blue, whose reveal opens the dice the game waits for (docs/protocol.md §7); the "
-            "step they finish is decided already (red: ") in out
+    assert ("Awaited: a packet from blue, whose reveal opens the dice the game waits for (docs/protocol.md §7), which "
+            "finish a step red has answered already: ") in out
     assert ("Queued orders (red 2) wait for the dice of the next packet: red order 1 of packet 3 (fire target=b1 "
             "unit=r1); red order 2 of packet 3 (end).") in out
     for folder in ("red-folder", "blue-folder"):

@@ -312,5 +312,6 @@ def test_packets_put_in_the_folder_by_hand_are_said_not_applied_with_the_command
         f"missing): `pbem adjudicate g g/packets/{last[0].name}` applies it.") in status.output.splitlines()
     assert run("adjudicate", "g", *(f"g/packets/{packet.name}" for packet in last)).exit_code == 0
     assert run("audit", "g").exit_code == 0 and "Not applied" not in run("status", "g").output
-    Path("g/states/0030.yaml").unlink()    # a state removed in the middle: no such guess
-    assert refused(run("audit", "g"), 3) == "pbem: audit failed: states/0030.yaml: the state file is missing"
+    middle = first // 2
+    Path(f"g/states/{middle:04d}.yaml").unlink()    # a state removed in the middle: no such guess
+    assert refused(run("audit", "g"), 3) == f"pbem: audit failed: states/{middle:04d}.yaml: the state file is missing"

@@ -18,7 +18,7 @@ from tests.support.games import Match
 from tests.test_kkoh_cases import scenario_doc
 from tests.test_kkoh_sealed import drive_to, step
 
-SEED = "show-each-76"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
+SEED = "show-each-82"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
 MOVE_B1 = {"type": "move", "units": ["B1"], "to": "0101", "facing": "E"}
 
 

@@ -650,8 +650,8 @@ def test_status_names_sealed_items_and_orders_waiting_for_dice(tmp_path):
     m.send("south", [])
     out = lines(run("status", tmp_path / "north"))
     assert out[2:] == [
-        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7); the step "
-        "they finish is decided already (south: turn 1: open your sealed plan (B2)).",
+        "Awaited: a packet from north, whose reveal opens the dice the game waits for (docs/protocol.md §7), which "
+        "finish a step south has answered already: turn 1: open your sealed plan (B2).",
         f"Awaited since packet 4 from south {SENT}; north's last packet: 3 {SENT}.",
         "Queued orders (south 1) wait for the dice of the next packet: south order 1 of packet 4 (plan attack=a "
         "guard=c)."]
@@ -787,8 +787,8 @@ def test_sealed_items_are_named_in_runs():
 
 def test_a_template_says_why_a_sides_own_step_leaves_it_nothing_to_decide():
     """The awaited line names the sender's own step, decided already by a standing order or a
-    queued order ("the step they finish is decided already (german (you): choose the attacking
-    group to fire at)"): the template says so before "You have nothing to decide now" (players' probe: the
+    queued order ("which finish a step german (you) has answered already: ... choose the attacking
+    group to fire at"): the template says so before "You have nothing to decide now" (players' probe: the
     two lines read as a contradiction)."""
     from pbem.core import game, templates
 
@@ -1277,7 +1277,7 @@ def test_status_and_the_template_say_which_orders_the_last_packet_made_void(tmp_
         for path in (folder / kind).iterdir():
             if int(path.name[:4]) > seq:
                 path.unlink()
-    said = line[2:].replace("\\_", "_")
+    said = re.sub(r"\\([\\`*_\[\]<|~&])", r"\1", line[2:])   # the report's Markdown escapes undone (text.markdown)
     side = said.split()[0]
     assert re.fullmatch(r"(german|soviet) order \d+ of packet \d+ \(.*\) is void: .*", said)
     status = run("status", folder)
@@ -1294,7 +1294,9 @@ def test_status_and_the_template_say_which_orders_the_last_packet_made_void(tmp_
     assert "resigned" not in run("status", folder) and "resigned" not in run("orders", folder, "--side", other)
     assert f"Void in packet {seq}'s resolution (aar/{seq:04d}.md): {said}" in run("status", folder).splitlines()
     voids = json.loads(run("status", folder, "--json"))["voids"]
-    assert said in voids and all(f"- {void}" in (example / "aar" / f"{seq:04d}.md").read_text().replace("\\_", "_")
+    from pbem.core.text import markdown
+
+    assert said in voids and all(f"- {markdown(void)}" in (example / "aar" / f"{seq:04d}.md").read_text()
                                  for void in voids)
 
 

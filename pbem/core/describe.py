@@ -97,9 +97,11 @@ def _awaited(awaiting: dict, summary: dict, you: str | None, standing: bool = Fa
                 f"{with_rule(need['prompt'], need['rule'])}.")
     if awaiting["waiting_for"] == "dice":
         # the step is decided (a queued order, or a standing order's answer): only its dice are missing
+        # (players' probe: "the step they finish is decided already (soviet: ... choose the attacking
+        # group to fire at)" read as soviet still to choose, the prompt being the last words)
         return (f"Awaited: a packet from {_who(sender, you)}, whose reveal opens the dice the game waits for "
-                f"(docs/protocol.md §7); the step they finish is decided already ({_who(need['side'], you)}: "
-                f"{with_rule(need['prompt'], need['rule'])}).")
+                f"(docs/protocol.md §7), which finish a step {_who(need['side'], you)} has answered already: "
+                f"{with_rule(need['prompt'], need['rule'])}.")
     what = _what(awaiting, summary, standing)
     if sender == need["side"]:
         return f"Awaited: {_who(sender, you)}, for {what}."

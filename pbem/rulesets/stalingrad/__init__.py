@@ -14,7 +14,7 @@ from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA, POLICY_SIDES
 
 RULESET = Ruleset(
     id="stalingrad",
-    version="1.16.0",
+    version="1.17.0",
     title="Stalingrad city fight (area movement; rules fragment 10.3 and 11.0 with house rules)",
     sides=("german", "soviet"),
     scenarios={"city-1942": scenario.load_city_1942},
