@@ -167,12 +167,14 @@ class Board:
         mountain troops (8.13 errata)."""
         found = self._zoc.get(side)
         if found is None:
-            so = self.sc.side_of
-            out: set[int] = set()
-            for i, us in self.occ.items():
-                if so[us[0]] == side:
-                    out.update(self._zoc_from(i, us))
-            found = self._zoc[side] = frozenset(out)
+            # `_zoc_from` for every hex of the side, written out and joined in one union: nearly
+            # every rule reads a ZOC, and a board is built for nearly every order
+            sc = self.sc
+            so, lowland, full = sc.side_of, sc.zoc_nb_lowland, sc.zoc_nb
+            exerting, mountain_troops = self._exerting()
+            found = self._zoc[side] = frozenset().union(*[
+                lowland[i] if mountain_troops.isdisjoint(us) else full[i]
+                for i, us in self.occ.items() if so[us[0]] == side and not exerting.isdisjoint(us)])
         return found
 
     def ezoc(self, side: str) -> frozenset[int]:
