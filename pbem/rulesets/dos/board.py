@@ -147,7 +147,9 @@ class Board:
         """(the units that exert a ZOC, the mountain troops among them) on this board (`exerts`)."""
         if self._exerters is None:
             sc, out = self.sc, self.disrupted | self.withdrew
-            self._exerters = (sc.ground_units - out, sc.mountain_units - out)
+            # (mostly nothing is out: the scenario's sets serve as they are, not copied per board)
+            self._exerters = (sc.ground_units - out, sc.mountain_units - out) if out else \
+                (sc.ground_units, sc.mountain_units)
         return self._exerters
 
     def _zoc_from(self, i: int, units) -> tuple[int, ...]:
