@@ -147,7 +147,9 @@ class Board:
         """(the units that exert a ZOC, the mountain troops among them) on this board (`exerts`)."""
         if self._exerters is None:
             sc, out = self.sc, self.disrupted | self.withdrew
-            self._exerters = (sc.ground_units - out, sc.mountain_units - out)
+            # (mostly nothing is out: the scenario's sets serve as they are, not copied per board)
+            self._exerters = (sc.ground_units - out, sc.mountain_units - out) if out else \
+                (sc.ground_units, sc.mountain_units)
         return self._exerters
 
     def _zoc_from(self, i: int, units) -> tuple[int, ...]:
@@ -167,12 +169,14 @@ class Board:
         mountain troops (8.13 errata)."""
         found = self._zoc.get(side)
         if found is None:
-            so = self.sc.side_of
-            out: set[int] = set()
-            for i, us in self.occ.items():
-                if so[us[0]] == side:
-                    out.update(self._zoc_from(i, us))
-            found = self._zoc[side] = frozenset(out)
+            # `_zoc_from` for every hex of the side, written out and joined in one union: nearly
+            # every rule reads a ZOC, and a board is built for nearly every order
+            sc = self.sc
+            so, lowland, full = sc.side_of, sc.zoc_nb_lowland, sc.zoc_nb
+            exerting, mountain_troops = self._exerting()
+            found = self._zoc[side] = frozenset().union(*[
+                lowland[i] if mountain_troops.isdisjoint(us) else full[i]
+                for i, us in self.occ.items() if so[us[0]] == side and not exerting.isdisjoint(us)])
         return found
 
     def ezoc(self, side: str) -> frozenset[int]:

@@ -193,7 +193,8 @@ def chains(sc: Scenario, rules: dict) -> list[list[str]]:
     by id in reach. A player who wants another names his own lines (`line_fault` checks them)."""
     lines = sp.lines_of(sc, rules, "axis")
     sources = set(lines.sources())
-    trucks = sorted(u for u, w in rules["units"].items() if sc.units[u].truck and w not in st.OFF_MAP)
+    units = rules["units"]
+    trucks = [u for u in sc.truck_units if units[u] not in st.OFF_MAP]      # in id order
     where = {u: sc.idx[st.hex_of(rules, u)] for u in trucks}
     reach = {u: lines.within(where[u], TRUCK_REACH) for u in trucks}
     used: set[str] = set()

@@ -444,6 +444,7 @@ class Scenario:
             {side: tuple(uid for uid in self.side_units[side] if self.units[uid].air) for side in SIDES})
         self.hq_units: Mapping[str, tuple[str, ...]] = _frozen(
             {side: tuple(uid for uid in self.side_units[side] if self.units[uid].hq) for side in SIDES})
+        self.truck_units: tuple[str, ...] = tuple(uid for uid in self.unit_ids if self.units[uid].truck)   # in id order
         divisions: dict[str, list[str]] = {}
         for uid, u in self.units.items():
             if u.division:

@@ -222,11 +222,10 @@ class Lines:
                 dist[s] = 0
                 buckets[0].append(s)
         # every step costs 1 MP or more (the terrain chart's least, which the schema checks): the
-        # hexes `bound` away are reached, and lead nowhere within it
+        # hexes `bound` away are reached, and lead nowhere within it; and a bucket only fills
+        # buckets after it, so it is read straight through (in any order the distances are the same)
         for d in range(bound):
-            bucket = buckets[d]
-            while bucket:
-                b = bucket.pop()
+            for b in buckets[d]:
                 if dist[b] != d or (d and blocked[b]):
                     continue
                 mine = friendly[b]          # 10.28: a Friendly city for the Volga

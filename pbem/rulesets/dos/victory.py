@@ -4,7 +4,7 @@ retreats (18.2), strategic withdrawal (18.14), the Volga (19.17) and Astrakhan (
 
 from __future__ import annotations
 
-from .board import view, Board
+from .board import Board, control_key, memo, view
 from .scenario import Scenario, other
 from . import state as st
 from . import supply as sp
@@ -51,7 +51,19 @@ def vp(sc: Scenario, rules: dict) -> dict[str, int]:
     everything gained or lost otherwise (16.55, 16.63, 17.2, 18.14, 18.22, 19.17). Cities none
     of whose hexes ever changed hands are held as at the start (5.11, 5.12), which makes the
     Axis 30 and the Soviet 175 of 5.13."""
-    total = {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()), "soviet": rules["vp"]["soviet"]}
+    if exited_divisions(sc, rules) < sc.astrakhan["exits_needed"]:
+        # Astrakhan is Soviet whatever the board holds (19.22): the cities' VP read control alone
+        key = ("city-vp", id(sc), control_key(rules), bool(rules["exits"]))
+        axis, soviet = memo(key, lambda: _city_vp(sc, rules))
+    else:
+        axis, soviet = _city_vp(sc, rules)
+    return {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()) + axis, "soviet": rules["vp"]["soviet"] + soviet}
+
+
+def _city_vp(sc: Scenario, rules: dict) -> tuple[int, int]:
+    """(Axis, Soviet) VP of the cities each side holds (19.2): `vp`, judged after every order,
+    keeps them by the control of rail and city hexes while Astrakhan cannot fall."""
+    total = {"axis": 0, "soviet": 0}
     touched = {sc.city_of[sc.idx[h]].name for h in sc.city_hex_ids.intersection(rules["control"])}
     if rules["exits"]:
         touched.add("Astrakhan")
@@ -59,7 +71,7 @@ def vp(sc: Scenario, rules: dict) -> dict[str, int]:
         who = city_control(sc, rules, city.name) if city.name in touched else sc.city_start[city.name]
         if who:
             total[who] += city.vp
-    return total
+    return total["axis"], total["soviet"]
 
 
 def after_order(sc: Scenario, rules: dict, ctx) -> None:
