@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from pbem.cli import cli
 from pbem.core import describe
-from pbem.core.render import frames
 from pbem.rulesets.dos import report, words
+from tests.support import examples
 from tests.test_dos_support import SC, at
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
@@ -31,8 +31,8 @@ def test_a_unit_eliminated_is_said_to_have_stood_last_where_it_stood_last():
     names the cell it stood in last (before the packet that eliminated it, or at the end of a
     move, retreat or advance of that packet), and the cell of the first state beside it where
     that is another."""
-    f = frames.open_game(EXAMPLE)
-    states = list(frames.frames(f))
+    f = examples.opened(EXAMPLE)
+    states = list(examples.every_frame(f))
     places = [where(f.game, fr.state) for fr in states]
     checked = moved = 0
     for k in range(1, len(states)):
@@ -60,8 +60,8 @@ def test_a_unit_eliminated_is_said_to_have_stood_last_where_it_stood_last():
 def test_an_advance_after_combat_is_said_to_be_one():
     """A unit whose last step into where it stands was an advance after combat (9.8) advanced,
     from the hex it advanced from; one that moved on after it moved."""
-    f = frames.open_game(EXAMPLE)
-    states = list(frames.frames(f))
+    f = examples.opened(EXAMPLE)
+    states = list(examples.every_frame(f))
     checked = 0
     for k in range(1, len(states)):
         after = where(f.game, states[k].state)
@@ -114,7 +114,7 @@ def test_show_last_is_what_the_last_packet_changed():
     """A players' probe: "what happened last?" took `--diff` and two state numbers found
     elsewhere. `--last` is the diff from the state before the latest to the latest."""
     example = str(Path(__file__).resolve().parents[1] / "examples" / "chir-demo")
-    latest = frames.open_game(Path(example)).state["seq"]
+    latest = examples.opened(Path(example)).state["seq"]
     runner = CliRunner()
     last = runner.invoke(cli, ["show", example, "--last"])
     diff = runner.invoke(cli, ["show", example, "--diff", str(latest - 1), str(latest)])
@@ -132,8 +132,8 @@ def test_a_stalingrad_unit_is_said_to_lose_steps_not_its_printed_strength():
     `--diff` said "lost 2 strength points: 2 of 4 left" of a unit of strength 4-2 that lost
     one step (a players' probe); it now counts steps, for every unit the example reduces."""
     folder = Path(__file__).resolve().parent.parent / "examples" / "stalingrad-demo"
-    f = frames.open_game(folder)
-    states = [fr.state for fr in frames.frames(f)]
+    f = examples.opened(folder)
+    states = [fr.state for fr in examples.every_frame(f)]
     sc = f.game.scenario
     reduced = [(k, u) for k in range(1, len(states)) for u in sorted(states[k]["rules"]["reduced"])
                if u not in states[k - 1]["rules"]["reduced"] and states[k - 1]["rules"]["units"].get(u)

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from pbem.cli import cli
 from pbem.rulesets.dos import state as st
 from pbem.rulesets.dos import words
+from tests.support import examples
 from tests.test_dos_support import SC, at
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dos-demo"
@@ -107,11 +108,9 @@ def test_show_diff_names_moves_and_the_turn():
 
 def test_show_diff_counts_losses_in_steps():
     """dos units lose steps (9.6), not strength points: `--diff` says so."""
-    from pbem.core.render import frames
-
     # the example's first packet after which an Axis unit has lost its first step
-    f = frames.open_game(EXAMPLE)
-    states = [fr.state["rules"] for fr in frames.frames(f)]
+    f = examples.opened(EXAMPLE)
+    states = [fr.state["rules"] for fr in examples.every_frame(f)]
     seq, uid = next((k, u) for k in range(1, len(states)) for u in SC().side_units["axis"]
                     if st.on_map(states[k], u) and st.on_map(states[k - 1], u)
                     and st.lost(states[k], u) == 1 and st.lost(states[k - 1], u) == 0)

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from pbem.cli import cli
 from pbem.core.render import frames, scene as scenes, svg
 from pbem.rulesets.kkoh import RULESET
+from tests.support import examples
 from tests.test_kkoh_cases import scenario_doc
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kkoh-demo"
@@ -137,14 +138,14 @@ def test_a_units_last_move_ends_at_its_counter_and_fire_goes_where_both_stood_as
     assert [a["cells"][-1] for a in RULESET.draw(sc, rules, twice)["items"] if a["type"] == "arrow"] == \
         ["0302.11", "0203.21"]
     # the engine's fire events say where both stood: in the example, as the state before them has it
-    folder = frames.open_game(EXAMPLE)
-    fires = [(fr, e) for fr in frames.frames(folder) for e in fr.events if e["type"] == "fire"]
+    folder = examples.opened(EXAMPLE)
+    fires = [(fr, e) for fr in examples.every_frame(folder) for e in fr.events if e["type"] == "fire"]
     assert fires and all(len(e["at"]) == 2 and all(re.fullmatch(r"\d{4}\.\d{2}", c) for c in e["at"]) for _, e in fires)
 
 
 def test_the_example_renders_and_every_unit_faces_as_in_its_state(tmp_path):
-    f = frames.open_game(EXAMPLE)
-    fr = frames.frame(f)
+    f = examples.opened(EXAMPLE)
+    fr = examples.frame(f)
     picture = frames.scene(f, fr)
     text = svg.to_svg(picture)
     faced = dict(re.findall(r'data-unit="([^"]+)" data-facing="(\d+)"', text))
@@ -159,14 +160,14 @@ def test_an_air_attack_is_a_star_in_the_square_it_struck_with_its_dice_and_resul
     """An audience's probe: kkoh's air attacks were not drawn. Each one of the last packet
     (K-AIR-3) is a star in the square the unit stood in when struck, saying the aircraft, the
     unit, the dice and the result, as the report does; the legend says what a star is."""
-    f = frames.open_game(EXAMPLE)
+    f = examples.opened(EXAMPLE)
     seen = 0
-    for fr in frames.frames(f):
+    for fr in examples.every_frame(f):
         attacks = [e for e in fr.events if e["type"] == "air-attack"]
         scene = frames.scene(f, fr)
         stars = [i for i in scene["items"] if i["type"] == "mark" and i.get("style") == "air-attack"]
         assert len(stars) == len(attacks), fr.seq
-        before = frames.frame(f, fr.seq - 1).state["rules"]["pieces"] if attacks else {}
+        before = examples.frame(f, fr.seq - 1).state["rules"]["pieces"] if attacks else {}
         for e, star in zip(attacks, stars):
             assert star["cell"] == f"{before[e['unit']]['sq']}.11" and star["symbol"] == "star"
             # its words are the report's, without the side letters

@@ -8,6 +8,7 @@ client). Without a browser the browser tests are skipped with the reason."""
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import itertools
@@ -27,6 +28,7 @@ from click.testing import CliRunner
 from pbem import rulesets
 from pbem.cli import cli
 from pbem.core.render import frames, scene as scenes, svg
+from tests.support import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 CHIR = ROOT / "examples" / "chir-demo"
@@ -154,17 +156,22 @@ def run(*args, code: int = 0):
     return result
 
 
+@functools.cache
+def example_scene(folder: Path, seq: int | None) -> dict:
+    """The scene of an example's state, for the helpers below, which only read it."""
+    f = examples.opened(folder)
+    return frames.scene(f, examples.frame(f, seq))
+
+
 def units_on_board(folder: Path, seq: int, within: set[str] | None = None) -> set[str]:
     """The ids of the units the scene puts on the board in state seq (in the cells `within`)."""
-    f = frames.open_game(folder)
-    sc = frames.scene(f, frames.frame(f, seq))
+    sc = example_scene(folder, seq)
     return {c["unit"] for item in sc["items"] if item["type"] == "stack" and (within is None or item["cell"] in within)
             for c in item["counters"]}
 
 
 def part_of_the_map(folder: Path, seq: int, around: str, radius: int) -> set[str]:
-    f = frames.open_game(folder)
-    return set(scenes.Grid(frames.scene(f, frames.frame(f, seq))["grid"]).around(around, radius))
+    return set(scenes.Grid(example_scene(folder, seq)["grid"]).around(around, radius))
 
 
 DATA_UNITS = re.compile(r'data-unit="([^"]+)"')
@@ -175,9 +182,9 @@ DATA_UNITS = re.compile(r'data-unit="([^"]+)"')
 @pytest.mark.parametrize("ruleset", rulesets.ids())
 def test_every_registered_ruleset_draws_a_valid_scene(ruleset):
     folder = EXAMPLES[ruleset]
-    f = frames.open_game(folder)
+    f = examples.opened(folder)
     for seq in (0, f.state["seq"] // 2, f.state["seq"]):
-        fr = frames.frame(f, seq)
+        fr = examples.frame(f, seq)
         sc = frames.scene(f, fr)
         scenes.check(sc)
         assert sc["caption"] and sc["notes"], "a picture says the turn and phase, and that its map is reconstructed"
@@ -194,10 +201,10 @@ def test_svg_is_the_same_bytes_every_time(tmp_path):
 
 
 def test_chir_picture_holds_the_board_and_the_last_packets_arrows(tmp_path):
-    f = frames.open_game(CHIR)
+    f = examples.opened(CHIR)
     # the example's first state whose packet moved, attacked and fired (the example is played anew
     # whenever chir's version changes)
-    seq, events = next((s, events) for s in range(1, f.state["seq"] + 1) for events in [frames.frame(f, s).events]
+    seq, events = next((s, events) for s in range(1, f.state["seq"] + 1) for events in [examples.frame(f, s).events]
                        if {"move", "attack"} <= {e["type"] for e in events}
                        and any(e["type"] == "fire" and e.get("fire") == "offensive" and e["die"] for e in events))
     run("render", CHIR, "--state", seq, "-o", tmp_path / "m.svg")
@@ -245,7 +252,7 @@ def test_a_chir_fire_belongs_to_the_attack_of_its_number_declared_before_it():
     and the new attack carries none (review: matched by number alone, it was lost)."""
     from pbem.rulesets.chir import draw as chir_draw
 
-    sc = frames.open_game(EXAMPLES["chir"]).game.scenario
+    sc = examples.opened(EXAMPLES["chir"]).game.scenario
     late = {"type": "fire", "attack": 1, "fire": "offensive", "side": "soviet", "firer_hexes": ["1824"],
             "target_hex": "1924", "die": 6, "result": "-"}
     new = {"type": "attack", "attack": 1, "side": "soviet", "groups": ["2335"], "target": "2436"}
@@ -264,7 +271,7 @@ def test_a_chir_fire_result_is_drawn_on_the_arrow_of_a_group_that_fired():
     the arrow of the group in 3310, which had retreated, and Flak/I's in 3410 had none)."""
     from pbem.rulesets.chir import draw as chir_draw
 
-    sc = frames.open_game(EXAMPLES["chir"]).game.scenario
+    sc = examples.opened(EXAMPLES["chir"]).game.scenario
     attack = {"type": "attack", "attack": 7, "groups": ["3310", "3410"], "target": "3409"}
     fire = {"type": "fire", "attack": 7, "fire": "offensive", "firer_hexes": ["3410"], "target_hex": "3409",
             "die": None, "result": "-", "outcome": "cancelled"}
@@ -281,7 +288,7 @@ def test_a_chir_supporting_artillerys_fire_is_drawn_from_where_it_stands():
     artillery that made a fire's strength was on no picture)."""
     from pbem.rulesets.chir import draw as chir_draw
 
-    sc = frames.open_game(EXAMPLES["chir"]).game.scenario
+    sc = examples.opened(EXAMPLES["chir"]).game.scenario
     attack = {"type": "attack", "attack": 2, "side": "soviet", "groups": ["3305"], "target": "3205",
               "support": ["CC/Art"]}
     defence = {"type": "fire", "attack": 2, "fire": "defensive", "side": "german", "firer_hexes": ["3205"],
@@ -310,9 +317,9 @@ def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_r
     probe: 15 chir results were on no picture, and dos wrote them under the counters)."""
     from pbem.rulesets.chir import draw as chir_draw
 
-    f = frames.open_game(EXAMPLES[ruleset])
+    f = examples.opened(EXAMPLES[ruleset])
     found = 0
-    for fr in frames.frames(f):
+    for fr in examples.every_frame(f):
         targets = {tuple(e["targets"]) for e in fr.events if e["type"] == "attack" and "targets" in e}
         if ruleset == "chir":
             late = [(e["firer_hexes"], e["target_hex"], f"{e['side'].capitalize()}: {chir_draw._result(e)}")
@@ -352,7 +359,7 @@ def test_setup_areas_are_drawn_while_the_sides_set_up(tmp_path):
 def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
     run("render", STALINGRAD, "-o", tmp_path / "city.svg")
     text = (tmp_path / "city.svg").read_text()
-    f = frames.open_game(STALINGRAD)
+    f = examples.opened(STALINGRAD)
     for area in f.game.scenario.areas.values():
         assert svg.text_of(area.name) in text
     sides = re.search(r'<g id="sides">(.*?)</g>', text).group(1)
@@ -366,7 +373,7 @@ def test_a_stalingrad_crossing_is_bordered_in_its_holders_colour_as_an_area_is()
     and German control of every crossing wins at once, house 9.2)."""
     from pbem.rulesets.stalingrad import draw as st_draw
 
-    f = frames.open_game(STALINGRAD)
+    f = examples.opened(STALINGRAD)
     crossing = f.game.scenario.crossings[0]
     for side in ("german", "soviet"):
         rules = dict(f.state["rules"], control=dict(f.state["rules"]["control"], **{crossing: side}))
@@ -384,7 +391,7 @@ def test_stalingrad_picture_says_the_turn_as_status_does_and_a_combats_dice_by_s
     5:2, losses ger 1, sov 1")."""
     from pbem.rulesets.stalingrad import draw as st_draw
 
-    f = frames.open_game(STALINGRAD)
+    f = examples.opened(STALINGRAD)
     frame = next(fr for fr in frames.frames(f) if any(e["type"] == "combat" for e in fr.events))
     scene = st_draw.draw(f.game.scenario, frame.state["rules"], frame.events)
     assert scene["caption"][0] == f.game.summary(frame.state["rules"])["now"]
@@ -463,8 +470,8 @@ def test_a_small_part_of_the_map_is_drawn_as_high_as_its_panel(ruleset, seq, aro
     height of a row; at the map's top or bottom edge, with the rows of the other side), and
     holds every cell asked for; on kkoh's map, whole 1 km squares; the legend says each thing
     once."""
-    f = frames.open_game(EXAMPLES[ruleset])
-    scene = frames.scene(f, frames.frame(f, seq))
+    f = examples.opened(EXAMPLES[ruleset])
+    scene = frames.scene(f, examples.frame(f, seq))
     grid = scenes.Grid(scene["grid"])
     view = grid.around_block(around, radius) if ruleset == "kkoh" else grid.around(around, radius)
     picture = svg.draw(scene, view=view, grid=grid)
@@ -487,8 +494,8 @@ def test_render_around_a_kkoh_square_counts_squares(tmp_path):
     """kkoh's cells are places inside 1 km squares: `--around 0707 --radius 1` is every place
     of the 3 x 3 squares about 0707, as a player counts the map; `--around 0707.11` counts
     places."""
-    f = frames.open_game(EXAMPLES["kkoh"])
-    grid = scenes.Grid(frames.scene(f, frames.frame(f, 60))["grid"])
+    f = examples.opened(EXAMPLES["kkoh"])
+    grid = scenes.Grid(frames.scene(f, examples.frame(f, 60))["grid"])
     col, row = int("0707"[:2]), int("0707"[2:])
     squares = {f"{col + dc:02d}{row + dr:02d}" for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
     assert sorted(grid.around_block("0707", 1)) == sorted(c for c in grid.cells if c.partition(".")[0] in squares)
@@ -587,9 +594,9 @@ def test_a_map_drawn_again_on_one_grid_is_the_picture_drawn_afresh():
     again = svg.draw(second, grid=shared).document()
     assert again == svg.draw(second).document()
     assert again != svg.draw(first).document()
-    f = frames.open_game(EXAMPLES["dos"])
-    one = scenes.Grid(frames.scene(f, frames.frame(f, 0))["grid"])
-    for fr in list(frames.frames(f))[::9]:
+    f = examples.opened(EXAMPLES["dos"])
+    one = scenes.Grid(frames.scene(f, examples.frame(f, 0))["grid"])
+    for fr in list(examples.every_frame(f))[::9]:
         sc = frames.scene(f, fr)
         assert svg.draw(sc, grid=one).document() == svg.draw(sc).document(), fr.seq
 
@@ -616,8 +623,8 @@ def test_png_of_a_chir_state_has_the_river_and_the_german_counter_where_they_bel
     run("render", CHIR, "--state", 7, "-o", out)
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    f = frames.open_game(CHIR)
-    sc = frames.scene(f, frames.frame(f, 7))
+    f = examples.opened(CHIR)
+    sc = frames.scene(f, examples.frame(f, 7))
     picture = svg.draw(sc)
     grid = scenes.Grid(sc["grid"])
     ox, oy = svg.MARGIN - grid.box[0], svg.MARGIN - grid.box[1]
@@ -711,10 +718,10 @@ def test_the_legend_lists_what_the_last_packet_did_only_where_it_is_drawn():
     whole = re.search(r'<g id="panel">(.*)</g>', svg.to_svg(wide), re.S).group(1)
     assert "Last packet: attack" in whole and "nothing it did shows" not in whole
     for ruleset in ("chir", "kkoh", "stalingrad"):
-        f = frames.open_game(EXAMPLES[ruleset])
-        zero = svg.to_svg(frames.scene(f, frames.frame(f, 0)))
+        f = examples.opened(EXAMPLES[ruleset])
+        zero = svg.to_svg(frames.scene(f, examples.frame(f, 0)))
         assert "Last packet" not in zero, ruleset
-        last = svg.to_svg(frames.scene(f, frames.frame(f)))
+        last = svg.to_svg(frames.scene(f, examples.frame(f)))
         assert "Last packet" in last, ruleset
 
 
@@ -732,7 +739,7 @@ def test_a_dos_move_in_legs_is_one_arrow_with_one_head():
     began to where it stopped (audience probe: a head at each leg, ending in empty hexes)."""
     from pbem.rulesets.dos import draw as dos_draw
 
-    sc = frames.open_game(EXAMPLES["dos"]).game.scenario
+    sc = examples.opened(EXAMPLES["dos"]).game.scenario
     legs = [{"type": "move", "units": ["R/214"], "side": "soviet", "path": ["N0948", "N1048"]},
             {"type": "move", "units": ["R/214"], "side": "soviet", "path": ["N1048", "N1148"]},
             {"type": "move", "units": ["R/6"], "side": "soviet", "path": ["N1548", "N1547"]},
@@ -851,10 +858,10 @@ def test_an_attacks_result_is_written_where_it_covers_no_counter_and_not_its_own
     box covers its own arrow's last step or head (players' probe: on a one-hex step, 16 of
     chir's 63 boxes and 16 of dos's 40 hid all of their attack but a head or a shaft)."""
     for ruleset, tenths in (("chir", 0), ("dos", 1)):
-        f = frames.open_game(EXAMPLES[ruleset])
+        f = examples.opened(EXAMPLES[ruleset])
         labels = covering = own = 0
         grid = None   # one map for every state, as a replay draws them (its outlines worked out once)
-        for fr in frames.frames(f):
+        for fr in examples.every_frame(f):
             scene = frames.scene(f, fr)
             if any(i["type"] == "arrow" and i.get("text") for i in scene["items"]):
                 grid = grid if grid is not None and grid[0] == scene["grid"] else (scene["grid"], scenes.Grid(scene["grid"]))
@@ -908,8 +915,8 @@ def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
     examples, each result box of an attack whose head lies in the part lies whole in it."""
     checked = 0
     for ruleset in ("chir", "dos"):
-        f = frames.open_game(EXAMPLES[ruleset])
-        for fr in list(frames.frames(f))[-12:]:
+        f = examples.opened(EXAMPLES[ruleset])
+        for fr in list(examples.every_frame(f))[-12:]:
             scene = frames.scene(f, fr)
             grid = scenes.Grid(scene["grid"])
             for arrow in [i for i in scene["items"] if i["type"] == "arrow" and i.get("text")]:
@@ -1179,8 +1186,8 @@ def test_a_part_of_the_map_draws_the_stack_of_every_cell_whose_centre_it_holds(r
     the part's box is drawn with its stack, every counter of those stacks lies in the box, and
     no other stack is drawn."""
     folder = EXAMPLES[ruleset]
-    f = frames.open_game(folder)
-    scene = frames.scene(f, frames.frame(f, None))
+    f = examples.opened(folder)
+    scene = frames.scene(f, examples.frame(f, None))
     grid = scenes.Grid(scene["grid"])
     view = sorted(grid.around(around, radius))
     (x0, y0, x1, y1), whole = svg._part_box(grid, view, scene["items"])
@@ -1213,8 +1220,8 @@ def test_every_counter_of_a_part_of_the_map_lies_inside_its_box_at_the_scale_wri
     """A part is drawn larger by the factor its transform writes: every counter drawn, taken
     to the picture by that factor, lies inside the box the paper leaves open (a scale
     written rounded up once cut the counters along the far edges of a kkoh part)."""
-    f = frames.open_game(EXAMPLES[ruleset])
-    scene = frames.scene(f, frames.frame(f, None))
+    f = examples.opened(EXAMPLES[ruleset])
+    scene = frames.scene(f, examples.frame(f, None))
     grid = scenes.Grid(scene["grid"])
     scales = set()
     for radius in radii:
@@ -1236,10 +1243,10 @@ def test_every_counter_of_a_part_of_the_map_lies_inside_its_box_at_the_scale_wri
 def _largest_dos_stack(folder) -> tuple[int, str, list[str]]:
     """The latest state of the example with a stack of four counters or more, the hex of its
     stack with the most (the first such in id order), and its units."""
-    opened = frames.open_game(folder)
+    opened = examples.opened(folder)
     for seq in range(opened.state["seq"], -1, -1):
         stacks: dict[str, list[str]] = {}
-        for uid, where in frames.frame(opened, seq).state["rules"]["units"].items():
+        for uid, where in examples.frame(opened, seq).state["rules"]["units"].items():
             if where[:1] in ("N", "S") and where[1:].isdigit():
                 stacks.setdefault(where, []).append(uid)
         where, stack = min(stacks.items(), key=lambda item: (-len(item[1]), item[0]))
@@ -1255,7 +1262,7 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
     every counter in the picture is whole: the box grows to hold every stack of a cell whose
     centre lies in it, and the cells beyond show no counters. (dos: about its largest stack.)"""
     folder = EXAMPLES[ruleset]
-    seq = frames.open_game(folder).state["seq"]
+    seq = examples.opened(folder).state["seq"]
     if ruleset == "dos":
         seq, around, stack = _largest_dos_stack(folder)
     whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
@@ -1347,30 +1354,30 @@ def test_a_chir_picture_names_the_turn_and_phase_as_status_and_show_do():
     phase", not the state's keys ("german attack phase")."""
     from pbem.core import game
 
-    f = frames.open_game(CHIR)
+    f = examples.opened(CHIR)
     last = max(int(path.stem) for path in (CHIR / "states").iterdir())
     nows = {seq: f.game.summary(game.load_state(CHIR, seq, f.game)["rules"])["now"] for seq in range(0, last + 1)}
     from pbem.rulesets.chir import draw as chir_draw
 
     for seq in (0, 5, 12):
-        fr = frames.frame(f, seq)
+        fr = examples.frame(f, seq)
         attack = fr.state["rules"]["attack"]
         step = f", {chir_draw.STEP_WORDS[attack['step']]}" if attack and attack.get("step") else ""
         assert frames.scene(f, fr)["caption"][0] == nows[seq] + step, seq   # with an attack's next step
     german = next(seq for seq, now in nows.items() if now == "Game turn 1 of 12, German concentrated attack phase")
-    assert frames.scene(f, frames.frame(f, german))["caption"][0] == "Game turn 1 of 12, German concentrated attack phase"
+    assert frames.scene(f, examples.frame(f, german))["caption"][0] == "Game turn 1 of 12, German concentrated attack phase"
 
 
 def test_a_chir_pictures_caption_says_an_attacks_step_in_words():
     """Players' probe: the title read "attack 1 on 3320 in progress (step def-fire)"."""
     from pbem.rulesets.chir import combat, draw as chir_draw
 
-    f = frames.open_game(EXAMPLES["chir"])
+    f = examples.opened(EXAMPLES["chir"])
     import inspect
     steps = set(re.findall(r'"step"\] = "([a-z-]+)"|"step": "([a-z-]+)"', inspect.getsource(combat)))
     assert {s for pair in steps for s in pair if s} <= set(chir_draw.STEP_WORDS)
     for seq in range(f.state["seq"] + 1):
-        fr = frames.frame(f, seq)
+        fr = examples.frame(f, seq)
         if fr.state["rules"]["attack"]:
             caption = frames.scene(f, fr)["caption"][0]
             assert "(step " not in caption and chir_draw.STEP_WORDS[fr.state["rules"]["attack"]["step"]] in caption
@@ -1444,7 +1451,7 @@ def test_no_counter_hides_a_places_name_in_a_browser(browser, tmp_path, ruleset)
     the two hexes below its own): on the dos map, none, on the whole map and in the part
     around Kharkov."""
     folder = EXAMPLES[ruleset]
-    latest = frames.open_game(folder).state["seq"]
+    latest = examples.opened(folder).state["seq"]
     names = 0
     views = [(seq, ()) for seq in ((latest,) if ruleset == "kkoh" else (0, latest // 2))]
     if ruleset == "dos":
@@ -1481,8 +1488,8 @@ def test_a_citys_name_crowded_by_counters_keeps_off_the_hex_ids_in_a_browser(bro
     past its hex, onto the ids of N2254 and N2253 (with a control flag and its turn beside it).
     A place's name now keeps off the hex ids as it keeps off counters: the same position, drawn
     and measured in a real browser, leaves the name clear of both."""
-    f = frames.open_game(EXAMPLES["dos"])
-    scene = frames.scene(f, frames.frame(f))
+    f = examples.opened(EXAMPLES["dos"])
+    scene = frames.scene(f, examples.frame(f))
     crowd = {"N2154"}
     counters = next(i["counters"] for i in scene["items"] if i["type"] == "stack" and i["counters"])[:1]
     scene["items"] = [i for i in scene["items"] if not (i["type"] == "stack" and i["cell"] in crowd)]
@@ -1516,8 +1523,8 @@ def test_a_moves_line_passes_under_a_marks_words(tmp_path):
     browser test of names above shows that layer in a browser): every command marker's name of
     the kkoh example's latest state is in it, none among the marks."""
     assert svg.LAYERS.index("labels") > svg.LAYERS.index("trails") > svg.LAYERS.index("marks")
-    f = frames.open_game(EXAMPLES["kkoh"])
-    marks = {i["text"] for i in frames.scene(f, frames.frame(f))["items"] if i["type"] == "mark" and i.get("text")}
+    f = examples.opened(EXAMPLES["kkoh"])
+    marks = {i["text"] for i in frames.scene(f, examples.frame(f))["items"] if i["type"] == "mark" and i.get("text")}
     assert len(marks) >= 3
     path = tmp_path / "table.svg"
     run("render", EXAMPLES["kkoh"], "-o", path)

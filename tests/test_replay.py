@@ -9,6 +9,7 @@ import re
 import pytest
 
 from pbem.core.render import frames
+from tests.support import examples
 from tests.test_render import CHIR, EXAMPLES, STALINGRAD, needs_browser, not_blank, run, units_on_board
 
 
@@ -34,7 +35,7 @@ def test_the_page_needs_nothing_from_outside(chir_page):
 def test_the_page_holds_every_state_once_and_shares_the_terrain(chir_page):
     page = chir_page.read_text()
     data = data_of(page)
-    f = frames.open_game(CHIR)
+    f = examples.opened(CHIR)
     assert [s["seq"] for s in data["frames"]] == list(range(f.state["seq"] + 1))
     # the terrain, rivers and roads are drawn once, outside the per-state data
     assert page.count('class="s-boggy" d=') == 1 and "s-boggy" not in "".join(data["pieces"])
@@ -43,13 +44,13 @@ def test_the_page_holds_every_state_once_and_shares_the_terrain(chir_page):
 
 
 def test_every_step_carries_its_report_and_dice():
-    f = frames.open_game(CHIR)
+    f = examples.opened(CHIR)
     from pbem.core.render import replay
 
     page, count = replay.page(f)
     data = data_of(page)
     assert count == len(data["frames"])
-    for fr, step in zip(frames.frames(f), data["frames"]):
+    for fr, step in zip(examples.every_frame(f), data["frames"]):
         rolls = [e for e in fr.events if e["type"] == "roll"]
         assert [d["value"] for d in step["dice"]] == [str(e["value"]) for e in rolls]
         # what a die decided is said once for dice rolled together, by the last of them
@@ -71,10 +72,10 @@ def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are
     from pbem.core import describe
     from pbem.core.render import replay
 
-    f = frames.open_game(STALINGRAD)
+    f = examples.opened(STALINGRAD)
     page, _ = replay.page(f)
     steps = data_of(page)["frames"]
-    for fr, step in zip(frames.frames(f), steps):
+    for fr, step in zip(examples.every_frame(f), steps):
         summary = f.game.summary(fr.state["rules"])
         assert step["standing"] == " ".join(describe.now_lines(summary) + describe.score_lines(f.game, summary))
     result = f.game.summary(f.state["rules"])["result"]   # (the example's: a draw, or either side's victory)
@@ -95,8 +96,8 @@ def test_dice_rolled_together_say_once_what_they_decided():
     the table says it by the last of them (audience probe: the same sentence twice)."""
     from pbem.core.render import replay
 
-    f = frames.open_game(CHIR.parent / "stalingrad-demo")
-    steps = [replay._step(f.game, fr) for fr in frames.frames(f)]
+    f = examples.opened(CHIR.parent / "stalingrad-demo")
+    steps = [replay._step(f.game, fr) for fr in examples.every_frame(f)]
     pairs = [(a, b) for step in steps for a, b in zip(step["dice"], step["dice"][1:]) if a["decides"] == "with the next die"]
     assert pairs and all(b["decides"] not in ("", "with the next die") for a, b in pairs)   # two dice a combat
 
@@ -203,9 +204,9 @@ def test_a_rolls_label_breaks_only_after_a_dot(browser, chir_page):
     its dots, not in the middle of a part (an audience probe: "t1.german.movement.m" over
     "12.tactical"), and the cell's text is still the audit's label, byte for byte."""
     browser.open(chir_page, 1280, 800)
-    f = frames.open_game(CHIR)
+    f = examples.opened(CHIR)
     broken = 0
-    for fr in [fr for fr in frames.frames(f) if any(e["type"] == "roll" for e in fr.events)][:4]:
+    for fr in [fr for fr in examples.every_frame(f) if any(e["type"] == "roll" for e in fr.events)][:4]:
         browser.js(f"location.hash = '#{fr.seq}'")
         assert browser.js("document.body.getAttribute('data-seq')") == str(fr.seq)
         cells = browser.js(LABEL_BREAKS)
@@ -219,7 +220,7 @@ def test_a_rolls_label_breaks_only_after_a_dot(browser, chir_page):
 
 def test_stepping_the_replay_in_a_browser(browser, chir_page):
     browser.open(chir_page, 1600, 1000)
-    f = frames.open_game(CHIR)
+    f = examples.opened(CHIR)
     last = f.state["seq"]
     # the page opens at the latest state (a players' probe: it opened on the empty set-up map)
     assert browser.js("document.body.getAttribute('data-seq')") == str(last)
@@ -325,10 +326,10 @@ def test_a_draw_among_n_is_said_as_one_in_the_dice_table():
     155", as the report says it, under a heading that names draws too."""
     from pbem.core.render import replay
 
-    f = frames.open_game(EXAMPLES["dos"])
+    f = examples.opened(EXAMPLES["dos"])
     page, _ = replay.page(f)
     data = data_of(page)
-    draws = [(e, d) for fr, step in zip(frames.frames(f), data["frames"])
+    draws = [(e, d) for fr, step in zip(examples.every_frame(f), data["frames"])
              for e, d in zip([e for e in fr.events if e["type"] == "roll"], step["dice"]) if e.get("among")]
     assert len(draws) > 40 and all(d["value"] == f"{e['value'] + 1} of {e['among']}" for e, d in draws)
     assert "<th>Die, or draw of N</th>" in page
