@@ -547,6 +547,54 @@ def test_a_void_is_counted_over_the_imagined_rolls_that_came_to_the_order(tmp_pa
     assert void_words([{5: gone}] * 4, reached=[({5}, "")] * 4) == void_words([{5: gone}] * 4)
 
 
+def test_an_order_dropped_behind_a_void_one_is_not_counted_as_come_to(tmp_path, monkeypatch):
+    """A review: an order dropped with an earlier void order (`on_void: stop`) was counted as
+    a roll that left it legal ("with 1 of two imagined rolls"). Here b2 has 1 strength: where
+    r1's shot kills it, r2's shot at it is void and red's order 3 is dropped; where r1 misses,
+    order 3 (r1 firing again) is void. And an imagined play that fails is no roll at all."""
+    from pbem.core import engine
+    from pbem.core.submit import submit_orders, void_words
+    from tests.support.games import Match
+
+    units = {"r1": {"side": "red", "strength": 3}, "r2": {"side": "red", "strength": 2},
+             "b1": {"side": "blue", "strength": 3}, "b2": {"side": "blue", "strength": 1}}
+    match = Match(tmp_path, "duel", key_seed="drop", scenario_doc={"units": units}, options={"turns": 10})
+    match.send("red", [])
+    match.send("blue", [])
+    for _ in range(2):
+        match.send("red", [{"type": "end"}])
+        match.send("blue", [{"type": "end"}])
+    orders = [{"type": "fire", "unit": "r1", "target": "b2"}, {"type": "fire", "unit": "r2", "target": "b2"},
+              {"type": "fire", "unit": "r1", "target": "b1"}]
+
+    def warned() -> list[str]:
+        tried = submit_orders(match.folders["red"], orders, None, key=match.keys["red"], sent="2026-11-29T10:00:00Z",
+                              dry_run=True)
+        return [w for w in tried.warnings if "imagined roll" in w]
+
+    assert warned() == [
+        "with each of the two imagined rolls of the dice that came to it (of four: the other two stopped before it, "
+        "where order 2 of this packet was void and the orders after it were dropped), red order 3 of packet 7 (fire "
+        "target=b1 unit=r1) is void: r1 has already fired this phase (D2)."]
+    # the second imagined play fails: three rolls are counted, not four
+    applied = engine.apply_packet
+
+    def failing(game, *args, **kwargs):
+        if game.genesis.get("sandbox", {}).get("seed") == "foresee-2":
+            raise RuntimeError("an imagined play that fails")
+        return applied(game, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "apply_packet", failing)
+    [said] = warned()
+    assert "(of three: " in said and "of four" not in said, said
+    # one roll alone came to it
+    gone = "order 5 is void: b1 is gone (D2)."
+    assert void_words([{5: gone}, {}, {}], reached=[({5}, ""), (set(), "at blue's decision 7.1/absorb"),
+                                                     (set(), "at blue's decision 7.1/absorb")]) == [
+        "with the one imagined roll of the dice that came to it (of three: the other two stopped before it, at blue's "
+        "decision 7.1/absorb), order 5 is void: b1 is gone (D2)."]
+
+
 def test_submit_help_says_how_many_rolls_the_dry_run_imagines(run):
     """A new user's probe: `submit --help` spoke of two imagined rolls where the dry run makes
     up to four (and its warning says "with four different imagined rolls")."""

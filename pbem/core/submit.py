@@ -567,21 +567,24 @@ def foresee(g: engine.Game, state: dict, side: str, folder: game.Folder | None =
     # all four void (a players' probe: two rolls, each with a 6 that made a unit give ground,
     # called an assault "most likely void"; it was legal)
     # An imagined roll that stops before an order (at a decision, say) neither voids it nor
-    # leaves it legal: each order is counted over the rolls that reached it (a players' probe:
-    # an air unit that had moved, void by rule 14.12 whatever the dice, was "void with 3 of
-    # four imagined rolls", the fourth stopped at the sender's own retreat decision before it)
-    ours = {item["index"] for item in still_queued(state, side, state["seq"])}
+    # leaves it legal: each order is counted over the rolls that came to it, those that took or
+    # voided it (a players' probe: an air unit that had moved, void by rule 14.12 whatever the
+    # dice, was "void with 3 of four imagined rolls", the fourth stopped at the sender's own
+    # retreat decision before it); one dropped with an earlier void order (`on_void: stop`) was
+    # not come to either (a review). An imagined play that fails is no roll at all.
+    def reach(run_after: dict, run_events: list[dict]) -> tuple[set[int], str]:
+        return ({e["index"] for e in run_events if e["type"] in ("order", "void") and e.get("side") == side
+                 and e.get("seq") == state["seq"]}, stopped_at(run_after))
 
-    def reach(run_after: dict) -> tuple[set[int], str]:
-        return ours - {item["index"] for item in still_queued(run_after, side, state["seq"])}, stopped_at(run_after)
-
-    runs, reached = [first], [reach(after)]
+    runs, reached, tried = [first], [reach(after, events)], 1
     dicey = set(first) - certain
-    while dicey and len(runs) < IMAGINED and (len(runs) < 2 or any(
+    while dicey and tried < IMAGINED and (len(runs) < 2 or any(
             all(i in r for r, (got, _) in zip(runs, reached) if i in got) for i in dicey)):
-        run = voids(f"foresee-{len(runs) + 1}")
-        runs.append(run[0] if run else {})
-        reached.append(reach(run[1]) if run else (set(), ""))
+        tried += 1
+        run = voids(f"foresee-{tried}")
+        if run is not None:
+            runs.append(run[0])
+            reached.append(reach(run[1], run[2]))
     # what the rules do once the dice come, as they do at once (players' probe: a move over the
     # stacking limit behind an attack was foreseen silently, its unit removed when it took effect)
     # (of what the imagined play did: the orders still queued, and the position as it stands, are
@@ -746,8 +749,9 @@ def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset(),
     (order number -> the void's words, as the first roll has them): void with every one of
     `IMAGINED` rolls, most likely whatever the dice; else with how many of those imagined.
     `certain`: those the first found void before any die was rolled, void whatever the dice.
-    `reached`: for each roll, the orders it came to and where it stopped (`stopped_at`); an
-    order is counted over the rolls that came to it (without it, every roll did)."""
+    `reached`: for each roll, the orders it came to (took or voided) and where it stopped
+    (`stopped_at`); an order is counted over the rolls that came to it (without `reached`,
+    every roll did)."""
     first, count = runs[0], len(runs)
     said = []
     for index, text in first.items():
@@ -756,17 +760,22 @@ def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset(),
             continue
         hits = sum(1 for run in runs if index in run)
         came = [n for n in range(count) if reached is None or index in reached[n][0]]
-        if len(came) < count:
-            short = [reached[n][1] for n in range(count) if n not in came]
-            others = "the other stopped" if len(short) == 1 else f"the other {NUMBERS[len(short)]} stopped"
-            where = sorted(set(w for w in short if w))
-            said.append(f"with {'each' if hits == len(came) else hits} of the {NUMBERS[len(came)]} imagined "
-                        f"roll{'s' if len(came) != 1 else ''} of the dice that came to it (of {NUMBERS[count]}: "
-                        f"{others} before it{', ' + ' or '.join(where) if where else ''}), {text}")
+        if len(came) == count:
+            said.append(f"with {NUMBERS[count]} different imagined rolls of the dice, {text} It would most likely be "
+                        f"void whatever the dice." if hits == count == IMAGINED else
+                        f"with {hits} of {NUMBERS[count]} imagined rolls of the dice, {text}")
             continue
-        said.append(f"with {NUMBERS[count]} different imagined rolls of the dice, {text} It would most likely be void "
-                    f"whatever the dice." if hits == count == IMAGINED else
-                    f"with {hits} of {NUMBERS[count]} imagined rolls of the dice, {text}")
+        # where each roll that did not come to it stopped: at an earlier order of this packet it
+        # voided (the standing order on_void: stop drops those after it), or where the game waited
+        where = sorted({f"where order {min(v for v in runs[n] if v < index)} of this packet was void and the orders "
+                        f"after it were dropped" if any(v < index for v in runs[n]) else reached[n][1]
+                        for n in range(count) if n not in came} - {""})
+        short = count - len(came)
+        others = "the other" if short == 1 else f"the other {NUMBERS[short]}"
+        some = ("the one imagined roll" if len(came) == 1 else
+                f"{'each' if hits == len(came) else hits} of the {NUMBERS[len(came)]} imagined rolls")
+        said.append(f"with {some} of the dice that came to it (of {NUMBERS[count]}: {others} stopped before it"
+                    f"{', ' + ' or '.join(where) if where else ''}), {text}")
     return said
 
 
