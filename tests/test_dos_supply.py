@@ -643,3 +643,22 @@ def test_12_46_14_41_an_air_corps_out_of_supply_supplies_itself_to_interdict():
                        {"type": "interdict", "air": "AirK/4", "hexes": ["N1513"]}])
     assert [e["type"] for e in ctx.events if e["type"] in ("air-supply", "interdiction")] == ["air-supply", "interdiction"]
     assert rules["air"] == {"AirK/4": 2} and rules["interdiction"]["axis"] == ["N1513"]
+
+
+def test_the_memo_of_board_views_is_emptied_once_a_scenario_of_it_is_gone():
+    """A review: the memo of board views names each scenario by `id(sc)`, and some views (the
+    friendly rail hexes, supply sources, distances, the cities' VP) hold nothing that keeps their
+    scenario alive; a scenario made once another is gone may take its address (a test's crafted
+    position, a second game in one process) and, with rules of the same control, read the other's
+    views. Once a scenario that has views in the memo is gone, the memo is emptied."""
+    import gc
+
+    from pbem.rulesets.dos import board, movement, scenario
+
+    sc = scenario.Scenario(scenario.load_historical(), {})
+    movement._friendly(sc, {"control": {}}, "axis")
+    key = ("friendly", "axis", id(sc), ((), ()))
+    assert key in board._MEMO
+    del sc
+    gc.collect()
+    assert key not in board._MEMO and board._MEMO == {}

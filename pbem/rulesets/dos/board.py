@@ -4,18 +4,27 @@ from the rules on demand (a pass over the units on the map) and read, never kept
 
 from __future__ import annotations
 
+import weakref
+
 from .scenario import Scenario, other
 from . import state as st
 
 _MEMO: dict = {}
 MEMO_SIZE = 160
+_WATCHED: "weakref.WeakSet[Scenario]" = weakref.WeakSet()
 
 
-def memo(key, make):
+def memo(sc: Scenario, key, make):
     """A small memo of views of the board: a view is a pure function of the parts of the rules
-    its key is made of, so rules of the same content (a planning copy, a replay) share it."""
+    its key is made of, so rules of the same content (a planning copy, a replay) share it.
+    Keys name their scenario `sc` by `id(sc)`; once a scenario of the memo is gone, the memo is
+    emptied, so that a scenario made later at the same address (a test's crafted position, a
+    second game in one process) never reads another's views."""
     found = _MEMO.get(key)
     if found is None:
+        if sc not in _WATCHED:
+            _WATCHED.add(sc)
+            weakref.finalize(sc, _MEMO.clear)
         found = make()
         if len(_MEMO) >= MEMO_SIZE:
             del _MEMO[next(iter(_MEMO))]
@@ -40,14 +49,14 @@ def board_key(sc: Scenario, rules: dict, side: str | None = None) -> tuple:
 def view(sc: Scenario, rules: dict) -> "Board":
     """The Board of the rules as they stand (shared while they do not change)."""
     key = board_key(sc, rules)
-    return memo(key, lambda: Board(sc, rules, places=key[2]))
+    return memo(sc, key, lambda: Board(sc, rules, places=key[2]))
 
 
 def half_view(sc: Scenario, rules: dict, side: str) -> "Board":
     """A Board of one side's units only: what the other side's movement reads (its ZOC, the
     hexes it blocks), shared while that side's units do not change."""
     key = board_key(sc, rules, side)
-    return memo(key, lambda: Board(sc, rules, side, key[2]))
+    return memo(sc, key, lambda: Board(sc, rules, side, key[2]))
 
 
 class Board:

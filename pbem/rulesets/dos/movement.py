@@ -45,7 +45,7 @@ def _enemy_parts(sc: Scenario, half: Board, side: str) -> tuple:
 
 
 def _friendly(sc: Scenario, rules: dict, side: str) -> bytearray:
-    return memo(("friendly", side, id(sc), control_key(rules)),
+    return memo(sc, ("friendly", side, id(sc), control_key(rules)),
                 lambda: friendly_rail(sc, rules["control"], side))
 
 

@@ -57,7 +57,7 @@ def lines_of(sc: Scenario, rules: dict, side: str) -> "Lines":
         # lines, a combat's retreat and advance) give the same Lines: share one, and with it
         # the searches it has run (`within`, `near_source`); what Lines are is fixed by their
         # key and the hexes they block
-        found = board.derived[key] = memo(("lines", id(sc), bytes(made.blocked)) + key, lambda: made)
+        found = board.derived[key] = memo(sc, ("lines", id(sc), bytes(made.blocked)) + key, lambda: made)
     return found
 
 
@@ -139,7 +139,7 @@ class Lines:
             else:
                 sc = self.sc
                 cut = tuple(self.blocked[sc.idx[h]] for h in self._key[3]) if self.side == "axis" else ()
-                self._sources = memo(("sources", id(sc)) + self._key + (cut,), self._find_sources)
+                self._sources = memo(sc, ("sources", id(sc)) + self._key + (cut,), self._find_sources)
         return self._sources
 
     def source_set(self) -> frozenset[int]:
@@ -206,7 +206,7 @@ class Lines:
             # and shared with the Lines of other boards that block the same hexes: the search reads
             # nothing else of them
             same = (self.side, bytes(self.blocked), bytes(self.rail), bytes(self.friendly))
-            found = self._distances[key] = memo(("distances", id(self.sc)) + same + key,
+            found = self._distances[key] = memo(self.sc, ("distances", id(self.sc)) + same + key,
                                                 lambda: self._search_back(sources, bound))
         return list(found)
 

@@ -54,7 +54,7 @@ def vp(sc: Scenario, rules: dict) -> dict[str, int]:
     if exited_divisions(sc, rules) < sc.astrakhan["exits_needed"]:
         # Astrakhan is Soviet whatever the board holds (19.22): the cities' VP read control alone
         key = ("city-vp", id(sc), control_key(rules), bool(rules["exits"]))
-        axis, soviet = memo(key, lambda: _city_vp(sc, rules))
+        axis, soviet = memo(sc, key, lambda: _city_vp(sc, rules))
     else:
         axis, soviet = _city_vp(sc, rules)
     return {"axis": rules["vp"]["axis"] + sum(rules["bonus"].values()) + axis, "soviet": rules["vp"]["soviet"] + soviet}
