@@ -798,7 +798,7 @@ def test_a_template_says_why_a_sides_own_step_leaves_it_nothing_to_decide():
     awaiting = state["awaiting"]
     assert awaiting["waiting_for"] == "dice" and awaiting["need"]["side"] == awaiting["packet_from"]
     text = templates.orders_template(opened.game, state, awaiting["packet_from"])
-    said = "# The step the game waits for is yours, but it is decided already (a standing order of yours,"
+    said = "# The step the game waits for is yours, but you have answered it already (a standing order of"
     assert said in text and text.index(said) < text.index("# You have nothing to decide now")
     other = next(s for s in opened.game.sides if s != awaiting["packet_from"])
     assert said not in templates.orders_template(opened.game, state, other)

@@ -430,8 +430,8 @@ def orders_template(game: engine.Game, state: dict, side: str, key: Any = None, 
     elif side == sender:
         if awaiting["waiting_for"] == "dice" and need.side == side:
             # the awaited line names this side's step: say why there is nothing to decide in it (players' probe)
-            lines.append("# The step the game waits for is yours, but it is decided already (a standing order of yours,")
-            lines.append("# or an order queued): only the dice it needs are missing.")
+            lines.append("# The step the game waits for is yours, but you have answered it already (a standing order of")
+            lines.append("# yours, or an order queued): only the dice it needs are missing.")
         reveal = _after_reveal(game, state, side, key, only, own_sealed, ahead)
         if not reveal.own:   # else the reveal brings the game to this side's own step: not "nothing to decide"
             lines.append("# You have nothing to decide now: send this packet as it is; it reveals your next dice value."
