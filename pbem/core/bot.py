@@ -1,7 +1,8 @@
 """A player that picks among the engine's own legal orders: for the conformance tests,
-benchmarks, and `pbem demo` of a ruleset without bots of its own (dos, kkoh). It plans a side's packet by simulating its orders on a
-private copy, rolling imagined dice (the real ones come later), so it writes several
-orders per packet as a person would; orders the real dice make impossible become void.
+benchmarks, and `pbem demo` of a ruleset without bots of its own (dos, kkoh). It plans a
+side's packet by simulating its orders on a private copy, rolling imagined dice (the real
+ones come later), so it writes several orders per packet as a person would; orders the real
+dice make impossible become void.
 The bots that play on purpose, and self-play, are in `pbem.core.bots`.
 """
 

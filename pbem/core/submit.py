@@ -765,11 +765,7 @@ def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset(),
                         f"void whatever the dice." if hits == count == IMAGINED else
                         f"with {hits} of {NUMBERS[count]} imagined rolls of the dice, {text}")
             continue
-        # where each roll that did not come to it stopped: at an earlier order of this packet it
-        # voided (the standing order on_void: stop drops those after it), or where the game waited
-        where = sorted({f"where order {min(v for v in runs[n] if v < index)} of this packet was void and the orders "
-                        f"after it were dropped" if any(v < index for v in runs[n]) else reached[n][1]
-                        for n in range(count) if n not in came} - {""})
+        where = sorted({_stopped_before(runs[n], reached[n][1], index) for n in range(count) if n not in came} - {""})
         short = count - len(came)
         others = "the other" if short == 1 else f"the other {NUMBERS[short]}"
         some = ("the one imagined roll" if len(came) == 1 else
@@ -777,6 +773,16 @@ def void_words(runs: list[dict[int, str]], certain: set[int] = frozenset(),
         said.append(f"with {some} of the dice that came to it (of {NUMBERS[count]}: {others} stopped before it"
                     f"{', ' + ' or '.join(where) if where else ''}), {text}")
     return said
+
+
+def _stopped_before(voided: dict[int, str], stop: str, index: int) -> str:
+    """Where a roll that did not come to order `index` stopped, in words: at an earlier order of
+    the packet it voided (the standing order on_void: stop drops those after it), else where the
+    game waited (`stop`, from `stopped_at`)."""
+    earlier = [v for v in voided if v < index]
+    if earlier:
+        return f"where order {min(earlier)} of this packet was void and the orders after it were dropped"
+    return stop
 
 
 def stopped_at(after: dict) -> str:
