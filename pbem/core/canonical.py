@@ -1206,7 +1206,7 @@ def dumps(obj: Any) -> str:
     a valid YAML double-quoted scalar)."""
     lines: list[str] = []
     if isinstance(obj, (dict, list)) and obj:
-        _emit(obj, 0, lines)
+        _emit(obj, 0, lines, {})
     else:
         lines.append(_flow_text(obj))
     return "\n".join(lines) + "\n"
@@ -1261,17 +1261,23 @@ def _flow_text(value: Any) -> str:
     return scalar_text(value)
 
 
-def _fits(value: Any, room: int) -> str | None:
-    """`value` in flow style, if it takes at most `room` characters (built in one pass that
-    stops as soon as it is too long, so a large collection is never written out whole).
-    Strings written before are looked up in `_STRINGS` here rather than through
-    `scalar_text`: every state and packet written or read goes through this loop."""
+def _flow_within(value: Any, memo: dict[int, str | None]) -> str | None:
+    """`value` in flow style, or None if it takes more than a line's LINE_WIDTH characters,
+    built in one pass that stops as soon as it is too long (so a large collection is never
+    written out whole). A collection's text is kept in `memo` (one `dumps`, whose value holds
+    every collection alive, so their ids stay theirs): a collection too long for its line is
+    written in block style, and the flow texts of its items, built while trying the whole,
+    are what its lines hold. Strings written before are looked up in `_STRINGS` here rather
+    than through `scalar_text`: every state and packet written or read goes through this loop."""
     kind = type(value)
     if kind is not dict and kind is not list:
         return scalar_text(value)
     if not value:
         return "{}" if kind is dict else "[]"
-    room -= 2
+    known = memo.get(id(value), memo)
+    if known is not memo:
+        return known
+    room = LINE_WIDTH - 2
     parts = []
     strings = _STRINGS
     mapping = kind is dict
@@ -1281,8 +1287,9 @@ def _fits(value: Any, room: int) -> str | None:
         if of is str:
             text = strings.get(item) or scalar_text(item)
         elif of is dict or of is list:
-            text = _fits(item, room)
+            text = _flow_within(item, memo)
             if text is None:
+                memo[id(value)] = None
                 return None
         else:
             text = scalar_text(item)
@@ -1290,12 +1297,21 @@ def _fits(value: Any, room: int) -> str | None:
             text = (strings.get(entry) or scalar_text(entry)) + ": " + text
         room -= len(text) + 2
         if room < -2:
+            memo[id(value)] = None
             return None
         parts.append(text)
-    return "{" + ", ".join(parts) + "}" if mapping else "[" + ", ".join(parts) + "]"
+    text = "{" + ", ".join(parts) + "}" if mapping else "[" + ", ".join(parts) + "]"
+    memo[id(value)] = text
+    return text
 
 
-def _emit(obj: Any, indent: int, lines: list[str]) -> None:
+def _fits(value: Any, room: int, memo: dict[int, str | None]) -> str | None:
+    """`value` in flow style, if it takes at most `room` characters (room < LINE_WIDTH)."""
+    text = _flow_within(value, memo)
+    return text if text is not None and len(text) <= room else None
+
+
+def _emit(obj: Any, indent: int, lines: list[str], memo: dict[int, str | None]) -> None:
     pad = " " * indent
     if isinstance(obj, dict):
         strings = _STRINGS
@@ -1306,20 +1322,20 @@ def _emit(obj: Any, indent: int, lines: list[str]) -> None:
             if of is not dict and of is not list:    # most entries: a scalar on its key's line
                 lines.append(f"{head} {(strings.get(value) if of is str else None) or scalar_text(value)}")
                 continue
-            flow = _fits(value, LINE_WIDTH - len(head) - 1)   # None: too long, so not empty
+            flow = _fits(value, LINE_WIDTH - len(head) - 1, memo)   # None: too long, so not empty
             if flow is not None:
                 lines.append(f"{head} {flow}")
-            elif isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
+            elif of is list and not any(isinstance(v, (dict, list)) for v in value):
                 _wrap(head, value, indent + 2, lines)
             else:
                 lines.append(head)
-                _emit(value, indent + 2 if isinstance(value, dict) else indent, lines)
+                _emit(value, indent + 2 if of is dict else indent, lines, memo)
         return
     for item in obj:
-        flow = _fits(item, LINE_WIDTH - indent - 2) if isinstance(item, (dict, list)) else None
+        flow = _fits(item, LINE_WIDTH - indent - 2, memo) if isinstance(item, (dict, list)) else None
         if flow is None and isinstance(item, (dict, list)) and item:
             sub: list[str] = []
-            _emit(item, indent + 2, sub)
+            _emit(item, indent + 2, sub, memo)
             first = sub[0]
             lines.append(f"{pad}- {first[indent + 2:]}")
             lines.extend(sub[1:])
@@ -1330,15 +1346,20 @@ def _emit(obj: Any, indent: int, lines: list[str]) -> None:
 def _wrap(head: str, items: list, indent: int, lines: list[str]) -> None:
     """A long list of scalars in flow style over several lines, each line after the first
     indented deeper than its key: `key: [a, b,` / `  c, d]`."""
-    line = f"{head} ["
-    for number, item in enumerate(items):
-        text = scalar_text(item) + ("]" if number == len(items) - 1 else ",")
-        if len(line) + 1 + len(text) > LINE_WIDTH and not line.endswith("["):
-            lines.append(line)
-            line = " " * indent + text
+    strings = _STRINGS
+    texts = [((strings.get(item) if type(item) is str else None) or scalar_text(item)) + "," for item in items]
+    texts[-1] = texts[-1][:-1] + "]"
+    pad = " " * indent
+    line = [f"{head} [{texts[0]}"]   # the first item goes on the key's line, however long
+    width = len(line[0])
+    for text in texts[1:]:
+        if width + 1 + len(text) > LINE_WIDTH:
+            lines.append(" ".join(line))
+            line, width = [pad + text], indent + len(text)
         else:
-            line += text if line.endswith("[") else " " + text
-    lines.append(line)
+            line.append(text)
+            width += 1 + len(text)
+    lines.append(" ".join(line))
 
 
 # --- where two values differ -------------------------------------------------------------------
