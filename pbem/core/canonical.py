@@ -188,7 +188,10 @@ def is_plain_string(value: str) -> bool:
 # U+FEFF, which may only open the file.
 # Written as the complement of the printable set, which compiles in a tenth of a millisecond
 # where the negated printable class costs about 8 ms at every start of pbem.
-_BAD_CHAR = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+# Each of them is a character Python calls unprintable, so a text that is printable but for
+# its line breaks and tabs, as nearly every one is, needs no search (and most commands never
+# compile the class: a millisecond at every start).
+_BAD_CHAR = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
 # What only the positions of the parsed scalars tell apart: a tab outside scalars and
 # comments, a '?' that is an explicit-key indicator, a '#' glued to the token before it.
@@ -243,7 +246,7 @@ def _text(data: bytes | str, source: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(f"{source}: the file is empty")
-    bad = _BAD_CHAR.search(text)
+    bad = None if text.replace("\n", "").replace("\t", "").isprintable() else _BAD_CHAR.search(text)
     if bad is not None:
         char = ord(bad.group())
         what = ("a byte order mark" if char == 0xFEFF
@@ -820,7 +823,7 @@ _CONTEXTS = [
 
 
 # the HTML entities a page writes for a packet's characters (quotes, <, >, &, a non-breaking space)
-_ENTITY = re.compile(r"&(?:quot|apos|amp|lt|gt|nbsp|#[0-9]{2,5}|#x[0-9A-Fa-f]{2,4});")
+_ENTITY = LazyPattern(r"&(?:quot|apos|amp|lt|gt|nbsp|#[0-9]{2,5}|#x[0-9A-Fa-f]{2,4});")
 WRAPPED = 80   # the longest line a file whose long lines a mail program wrapped holds (78, most often)
 
 
@@ -876,7 +879,7 @@ PASTED = ("the file holds a packet with other text before or after it, as when a
 # the BBCode a forum wraps a post's code block or a quoted reply in ([code], [quote="bob"], [/quote]),
 # at the start or the end of a line, where a copy of the post brings it
 _TAG = r"\[/?(?:code|quote)(?:=[^\]\n]*)?\]"
-_FORUM_TAG = re.compile(rf"^\s*{_TAG}|{_TAG}\s*$", re.IGNORECASE | re.MULTILINE)
+_FORUM_TAG = LazyPattern(rf"^\s*{_TAG}|{_TAG}\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def forum_markup(text: str) -> bool:
@@ -915,7 +918,7 @@ def signature_cut(text: str) -> bool:
 
 
 # a typographic quote where pbem writes `"`: after a key's colon or a list's dash, or ending a line
-_CURLY = re.compile("(?:: |^ *- )[\u201c\u201d\u201e\u2018\u2019]|[\u201c\u201d\u2018\u2019][ \t\r]*$", re.M)
+_CURLY = LazyPattern("(?:: |^ *- )[\u201c\u201d\u201e\u2018\u2019]|[\u201c\u201d\u2018\u2019][ \t\r]*$", re.M)
 CURLY = ("the packet's quotes were changed to typographic ones (\u201c \u201d), as a word processor, a mail program "
          "or a forum changes them: save the packet attachment itself, unchanged, or copy it from the post's code block")
 
@@ -1214,7 +1217,7 @@ def dumps(obj: Any) -> str:
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.@/+-]*\Z")
 # Characters YAML reads as line breaks or refuses raw; JSON leaves them unescaped.
-_UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
+_UNSAFE = LazyPattern("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")   # unprintable, each
 
 
 def scalar_text(value: Any) -> str:
@@ -1250,7 +1253,8 @@ def _string_text(value: str) -> str:
         value.encode("utf-8")   # refuses exactly the surrogates U+D800..U+DFFF
     except UnicodeEncodeError:
         raise ValueError(f"cannot write {value!r} to a pbem file: it holds a lone surrogate") from None
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+    text = json.dumps(value, ensure_ascii=False)
+    return text if text.isprintable() else _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _flow_text(value: Any) -> str:

@@ -12,15 +12,21 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence, Sized
 
+from pbem.core.canonical import LazyPattern
+
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
 # overrides and isolates, invisible operators, the byte order mark, interlinear
 # annotation controls and the tag characters.
 _UNSAFE = ("\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
            "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff")
-_UNSAFE_ANY = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_ANY = LazyPattern(f"[{_UNSAFE}]")
 # Our own output keeps its line breaks and tabs.
-_UNSAFE_OUTPUT = re.compile(f"[{_UNSAFE.replace(chr(0) + '-' + chr(0x1f), chr(0) + '-' + chr(8) + chr(11) + '-' + chr(0x1f))}]")
+_UNSAFE_OUTPUT = LazyPattern(f"[{_UNSAFE.replace(chr(0) + '-' + chr(0x1f), chr(0) + '-' + chr(8) + chr(11) + '-' + chr(0x1f))}]")
+# Every unsafe character is one Python calls unprintable (a control, format, separator,
+# surrogate or unassigned character; tests/test_text.py checks each): a printable text, as
+# nearly every one is, needs no search, and most commands never compile the two classes
+# above (a millisecond each, at every start).
 
 
 def _escape(match: re.Match) -> str:
@@ -34,6 +40,8 @@ def _escape(match: re.Match) -> str:
 
 def shown(text: str) -> str:
     """A string from a packet, with every unsafe character escaped (newlines too)."""
+    if text.isprintable():
+        return text
     return _UNSAFE_ANY.sub(_escape, text) if _UNSAFE_ANY.search(text) else text
 
 
@@ -41,11 +49,11 @@ def first_unsafe(document: Any, path: str = "") -> tuple[str, str] | None:
     """The first string of `document` (keys too, in order) holding an unsafe character: its
     path ("units.german[0].name") and that character; None if there is none."""
     if isinstance(document, str):
-        found = _UNSAFE_ANY.search(document)
+        found = None if document.isprintable() else _UNSAFE_ANY.search(document)
         return (path or "(the text)", found.group()) if found else None
     if isinstance(document, dict):
         for key, value in document.items():
-            bad = _UNSAFE_ANY.search(key) if isinstance(key, str) else None
+            bad = _UNSAFE_ANY.search(key) if isinstance(key, str) and not key.isprintable() else None
             if bad:
                 return (f"{path} (the key {shown(key)})" if path else f"the key {shown(key)}"), bad.group()
             found = first_unsafe(value, f"{path}.{key}" if path else str(key))
@@ -61,6 +69,8 @@ def first_unsafe(document: Any, path: str = "") -> tuple[str, str] | None:
 
 def for_output(text: str) -> str:
     """Text about to be printed: unsafe characters escaped, line breaks and tabs kept."""
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text
     return _UNSAFE_OUTPUT.sub(_escape, text) if _UNSAFE_OUTPUT.search(text) else text
 
 
