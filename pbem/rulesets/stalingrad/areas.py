@@ -22,6 +22,9 @@ SIDES = ("german", "soviet")
 # the boxes off the map a unit can be in, instead of an area
 BOXES = ("pool", "eliminated", "withdrawn")
 _OFF_MAP = frozenset(BOXES)   # for `in`, asked for every unit many times a step
+# Where `rules["units"].get` puts a unit that is not on the map: a box, or None for a unit
+# a start position left out of the game (scenario.apply_position).
+_NOT_ON_MAP = _OFF_MAP | {None}
 FULL_STEPS = 2  # house rule 2.1: full and reduced strength
 
 
@@ -65,23 +68,23 @@ def reduce(rules: dict, uid: str) -> None:
 
 
 def side_units(sc, rules: dict, side: str, where: str) -> list[str]:
-    """Ids of the units of `side` in `where` ("map", a box), sorted."""
-    units = sc.units
+    """Ids of the units of `side` in `where` ("map", a box), sorted: the side's units of the
+    scenario in their order, those a start position left out of the game skipped."""
+    units = rules["units"]
     if where == "map":
-        return sorted(uid for uid, w in rules["units"].items() if w not in _OFF_MAP and units[uid].side == side)
-    return sorted(uid for uid, w in rules["units"].items() if w == where and units[uid].side == side)
+        return [uid for uid in sc.side_ids[side] if units.get(uid) not in _NOT_ON_MAP]
+    return [uid for uid in sc.side_ids[side] if units.get(uid) == where]
 
 
 def units_in(sc, rules: dict, area: str, side: str | None = None) -> list[str]:
     """Ids of the units on the map in `area` (of `side` if given), sorted."""
-    units = sc.units
-    return sorted(uid for uid, w in rules["units"].items()
-                  if w == area and (side is None or units[uid].side == side))
+    units = rules["units"]
+    return [uid for uid in (sc.unit_ids if side is None else sc.side_ids[side]) if units.get(uid) == area]
 
 
 def count(sc, rules: dict, area: str, side: str) -> int:
-    units = sc.units
-    return sum(1 for uid, w in rules["units"].items() if w == area and units[uid].side == side)
+    """The number of units of `side` in `area`."""
+    return len(units_in(sc, rules, area, side))
 
 
 def occupancy(sc, rules: dict) -> dict:

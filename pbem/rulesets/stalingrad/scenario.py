@@ -61,6 +61,7 @@ class Scenario(NamedTuple):
     crossings: tuple[str, ...]           # sorted
     units: Mapping[str, Unit]            # by id, in id order
     unit_ids: tuple[str, ...]            # sorted
+    side_ids: Mapping[str, tuple[str, ...]]  # {side: its unit ids, sorted}
     loss_table: tuple[LossColumn, ...]
     german_victory: int                  # house 9.1
     soviet_victory: int
@@ -132,6 +133,8 @@ def build(document: dict, options: dict) -> Scenario:
         crossings=tuple(a for a in areas if areas[a].crossing),
         units=MappingProxyType(dict(sorted(units.items()))),
         unit_ids=tuple(sorted(units)),
+        side_ids=MappingProxyType({side: tuple(uid for uid in sorted(units) if units[uid].side == side)
+                                   for side in SIDES}),
         loss_table=tuple(LossColumn(c["min"], c["max"], tuple(c["results"]))
                          for c in document["loss_table"]["columns"]),
         german_victory=victory["german_victory"],
