@@ -67,7 +67,8 @@ def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("house 5.1", f"{uid} has already moved this phase "
                            f"(house 5.1); units that may move: {listing(mine)}.", mine)
     here = rules["units"][uid]
-    ok = targets(sc, rules, uid)
+    occ = occupancy_of(sc, rules, (here,) + sc.areas[here].adjacent)
+    ok = targets(sc, rules, uid, occ)
     if to not in ok:
         foe = enemy(side)
         if to not in sc.areas[here].adjacent:
@@ -86,6 +87,7 @@ def apply_move(sc, rules: dict, side: str, order: dict, ctx) -> None:
     ctx.event("move", f"{unit.name} ({uid}) moves from {name(sc, here)} to "
               f"{name(sc, to)} (house 5.1).", unit=uid, side=side, origin=here, to=to,
               rule="house 5.1", house_rule=True)
-    if rules["control"][to] != side and count(sc, rules, to, enemy(side)) == 0:
+    # house 4.2; `occ` was counted before the move, which changes no enemy count
+    if rules["control"][to] != side and occ[to][enemy(side)] == 0:
         set_control(sc, rules, to, side, ctx, "house 4.2",
                     f"{uid} entered it and no enemy units are there", True)

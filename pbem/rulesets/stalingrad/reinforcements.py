@@ -27,8 +27,8 @@ House rules (NOT from the fragment):
 from __future__ import annotations
 
 from ..base import IllegalOrder, Need
-from .areas import (has_room, known_area, known_unit, listing, name, place, side_name,
-                    side_units, status, unit_strength)
+from .areas import (has_room, known_area, known_unit, listing, name, occupancy_of, place,
+                    side_name, side_units, status, unit_strength)
 
 
 def entry_turn(rules: dict) -> int:
@@ -48,13 +48,9 @@ def places(sc, rules: dict, side: str) -> list[str]:
     """11.2(1) German: any German-controlled area (house 8.2: stacking);
     11.2(2) Soviet: only crossings (house 8.3: Soviet-controlled), no stacking limit (11.2(3))."""
     control = rules["control"]
-    out = []
-    for area in (sc.crossings if side == "soviet" else sc.area_ids):
-        if control[area] != side:
-            continue
-        if has_room(sc, rules, area, side):
-            out.append(area)
-    return out
+    own = tuple(area for area in (sc.crossings if side == "soviet" else sc.area_ids) if control[area] == side)
+    occ = occupancy_of(sc, rules, own)
+    return [area for area in own if has_room(sc, rules, area, side, occ=occ)]
 
 
 def shiftable(sc, rules: dict) -> list[str]:
