@@ -19,8 +19,8 @@ def summary(sc, rules: dict) -> dict:
     for side in rules["control"].values():
         control[side] += 1
     units = {s: {"map": 0, "pool": 0, "eliminated": 0, "withdrawn": 0} for s in SIDES}
-    for uid in rules["units"]:
-        units[sc.units[uid].side][status(rules, uid)] += 1
+    for uid, where in rules["units"].items():
+        units[sc.units[uid].side][where if where in BOXES else "map"] += 1   # status(), in one pass
     result = rules.get("result")
     return {
         "turn": rules["turn"], "last_turn": sc.last_turn, "phase": phase_name(rules["phase"]) if rules["phase"] else None,
