@@ -123,6 +123,17 @@ def _phase_actions(sc, rules: dict) -> list[dict]:
     return reinforcements.legal(sc, rules, side)
 
 
+def _has_phase_action(sc, rules: dict) -> bool:
+    """Whether `_phase_actions` offers any order, found without listing them all."""
+    phase = rules["phase"]
+    side = phase_side(phase)
+    if phase.endswith("-movement"):
+        return movement.can_move(sc, rules, side)
+    if phase.endswith("-combat"):
+        return bool(combat.attackable(sc, rules))
+    return reinforcements.has_legal(sc, rules, side)
+
+
 def legal_orders(sc, rules: dict, need: Need) -> list[dict]:
     if "result" in rules:
         return []
@@ -199,7 +210,7 @@ def advance(sc, rules: dict, ctx) -> None:
             return
         if rules["phase_state"].get("open"):
             return
-        if _phase_actions(sc, rules):
+        if _has_phase_action(sc, rules):
             # once a phase has begun it lasts until the side's `end`, so a queued `end`
             # always closes the phase it was written for
             rules["phase_state"]["open"] = True

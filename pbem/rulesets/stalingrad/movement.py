@@ -41,6 +41,12 @@ def movable(sc, rules: dict, side: str) -> list[str]:
     return [uid for uid in side_units(sc, rules, side, "map") if uid not in moved]
 
 
+def can_move(sc, rules: dict, side: str) -> bool:
+    """Whether `legal` offers a move: a unit yet to move with an area to move to."""
+    occ = occupancy(sc, rules)
+    return any(targets(sc, rules, uid, occ) for uid in movable(sc, rules, side))
+
+
 def legal(sc, rules: dict, side: str) -> list[dict]:
     occ = occupancy(sc, rules)
     return [{"type": "move", "unit": uid, "to": to}

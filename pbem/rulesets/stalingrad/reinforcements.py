@@ -74,6 +74,19 @@ def legal(sc, rules: dict, side: str) -> list[dict]:
     return out
 
 
+def has_legal(sc, rules: dict, side: str) -> bool:
+    """Whether `legal` offers an order: a unit to place and an area to place it in, or a
+    Soviet unit to shift and another crossing to shift it to."""
+    spots = places(sc, rules, side)
+    if not spots:
+        return False
+    if available(sc, rules, side):
+        return True
+    if side == "soviet" and rules["phase"] == "soviet-reinforcement":
+        return any(a != rules["units"][uid] for uid in shiftable(sc, rules) for a in spots)
+    return False
+
+
 def apply_reinforce(sc, rules: dict, side: str, order: dict, ctx) -> None:
     unit = known_unit(sc, rules, order)
     area = known_area(sc, order, "area", lambda: [o for o in legal(sc, rules, side) if o["type"] == "reinforce"])
