@@ -89,17 +89,17 @@ def table(sc, strength: int, die: int) -> int:
 
 def declare(sc, rules: dict, side: str, order: dict, ctx) -> None:
     area = known_area(sc, order, "area", lambda: legal(sc, rules))
-    ok = attackable(sc, rules)
     ps = rules["phase_state"]
-    if area not in ok:
+    foe = enemy(side)
+    att, dfd = units_in(sc, rules, area, side), units_in(sc, rules, area, foe)
+    if area in ps.get("attacked", []) or not (att and dfd):   # not one of `attackable`
+        ok = attackable(sc, rules)
         why = ("was already attacked this phase" if area in ps.get("attacked", [])
                else "does not hold units of both sides")
         raise IllegalOrder("house 6.1", f"{area} {why} (house 6.1); "
                            f"areas where the {side} side may attack: {listing(ok)}.", legal(sc, rules))
     ps["attacked"] = sorted(ps.get("attacked", []) + [area])
     n = len(ps["attacked"])  # the ordinal of this combat in the phase
-    foe = enemy(side)
-    att, dfd = units_in(sc, rules, area, side), units_in(sc, rules, area, foe)
     s_att = sum(unit_strength(sc, rules, u) for u in att)
     s_def = sum(unit_strength(sc, rules, u) for u in dfd)
     label = f"t{rules['turn']}.{side}.combat{n}"
