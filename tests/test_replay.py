@@ -14,9 +14,24 @@ from tests.test_render import CHIR, EXAMPLES, STALINGRAD, needs_browser, not_bla
 
 
 @pytest.fixture(scope="module")
-def chir_page(tmp_path_factory):
+def chir_replay(tmp_path_factory) -> tuple:
+    """The chir example's page as `pbem replay` writes it, and what the command said, made once
+    for the tests of this file, which only read it (or open it in the browser)."""
     out = tmp_path_factory.mktemp("replay") / "chir.html"
-    run("replay", CHIR, "-o", out)
+    return out, run("replay", CHIR, "-o", out).output
+
+
+@pytest.fixture(scope="module")
+def chir_page(chir_replay):
+    return chir_replay[0]
+
+
+@pytest.fixture(scope="module")
+def stalingrad_page(tmp_path_factory):
+    """The stalingrad example's page as `pbem replay` writes it, made once for the tests of this
+    file, which only read it (or open it in the browser)."""
+    out = tmp_path_factory.mktemp("replay") / "city.html"
+    run("replay", STALINGRAD, "-o", out)
     return out
 
 
@@ -43,11 +58,10 @@ def test_the_page_holds_every_state_once_and_shares_the_terrain(chir_page):
     assert len(page) < 1_500_000  # 25 states of chir; a whole game of 157 states is about 3.6 MB
 
 
-def test_every_step_carries_its_report_and_dice():
+def test_every_step_carries_its_report_and_dice(chir_replay):
     f = examples.opened(CHIR)
-    from pbem.core.render import replay
-
-    page, count = replay.page(f)
+    path, said = chir_replay
+    page, count = path.read_text(encoding="utf-8"), int(re.search(r": (\d+) states of game ", said).group(1))
     data = data_of(page)
     assert count == len(data["frames"])
     for fr, step in zip(examples.every_frame(f), data["frames"]):
@@ -66,14 +80,14 @@ def test_every_step_carries_its_report_and_dice():
             assert lines[1] == "" and lines[2].startswith("Game ") and "===" not in step["report"]
 
 
-def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are_fair(tmp_path):
+def test_every_step_says_where_the_game_stands_and_the_page_whether_its_dice_are_fair(tmp_path, stalingrad_page):
     """Audience probe: the VP and the result were in the folded map key or on a long report's
     last line, and a sandbox game's page read as a secure one's."""
     from pbem.core import describe
     from pbem.core.render import replay
 
     f = examples.opened(STALINGRAD)
-    page, _ = replay.page(f)
+    page = stalingrad_page.read_text(encoding="utf-8")
     steps = data_of(page)["frames"]
     for fr, step in zip(examples.every_frame(f), steps):
         summary = f.game.summary(fr.state["rules"])
@@ -102,17 +116,17 @@ def test_dice_rolled_together_say_once_what_they_decided():
     assert pairs and all(b["decides"] not in ("", "with the next die") for a, b in pairs)   # two dice a combat
 
 
-def test_the_replay_is_the_same_bytes_every_time(tmp_path):
-    run("replay", STALINGRAD, "-o", tmp_path / "a.html")
+def test_the_replay_is_the_same_bytes_every_time(tmp_path, stalingrad_page):
+    """Two runs of `pbem replay` of one game write the same bytes (the module's page is the
+    first run)."""
     run("replay", STALINGRAD, "-o", tmp_path / "b.html")
-    assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+    assert stalingrad_page.read_bytes() == (tmp_path / "b.html").read_bytes()
 
 
-def test_report_text_is_escaped_in_the_page(tmp_path):
+def test_report_text_is_escaped_in_the_page(stalingrad_page):
     """A report line cannot open markup in the page: the data is JSON with <, > and &
     escaped, and the page puts it in as text."""
-    page = (tmp_path / "x.html")
-    run("replay", STALINGRAD, "-o", page)
+    page = stalingrad_page
     blob = re.search(r'id="replay-data">(.*?)</script>', page.read_text(), re.S).group(1)
     assert "<" not in blob and ">" not in blob and "&" not in blob
 
@@ -286,10 +300,8 @@ def test_stepping_the_replay_in_a_browser(browser, chir_page):
 
 
 @needs_browser
-def test_the_address_opens_a_state(browser, tmp_path):
-    page = tmp_path / "city.html"
-    run("replay", STALINGRAD, "-o", page)
-    browser.open(page.with_name("city.html"))
+def test_the_address_opens_a_state(browser, stalingrad_page):
+    browser.open(stalingrad_page)
     # the old page, marked, shows state 20 too as the hash changes, before the reload replaces it:
     # what is read is the reloaded page's (a race: read between the two, the units were none)
     browser.js("document.body.setAttribute('data-old', '1'); location.hash = '#20'; location.reload()")
