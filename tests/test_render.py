@@ -7,6 +7,7 @@ client). Without a browser the browser tests are skipped with the reason."""
 
 from __future__ import annotations
 
+import atexit
 import base64
 import functools
 import html
@@ -154,6 +155,30 @@ def run(*args, code: int = 0):
     result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
     assert result.exit_code == code, result.output + result.stderr
     return result
+
+
+_RENDERED: dict[tuple[str, ...], Path] = {}
+
+
+def rendered(*args) -> Path:
+    """The SVG `pbem render ARGS -o FILE.svg` writes, the command run once in each process of
+    the suite for each ARGS: the tests that only read a picture of an example, or open it in
+    the browser, share it (nothing writes to it)."""
+    key = tuple(str(a) for a in args)
+    path = _RENDERED.get(key)
+    if path is None:
+        directory = _rendered_directory()
+        path = directory / f"{len(_RENDERED)}.svg"   # a page of its own for the browser
+        run("render", *args, "-o", path)
+        _RENDERED[key] = path
+    return path
+
+
+@functools.cache
+def _rendered_directory() -> Path:
+    directory = Path(tempfile.mkdtemp(prefix="pbem-rendered-"))
+    atexit.register(shutil.rmtree, directory, True)
+    return directory
 
 
 @functools.cache
@@ -342,23 +367,20 @@ def test_a_result_of_an_attack_an_earlier_packet_declared_is_an_arrow_with_its_r
 
 
 def test_zones_of_control_only_on_request(tmp_path):
-    run("render", CHIR, "-o", tmp_path / "plain.svg")
     run("render", CHIR, "--zoc", "-o", tmp_path / "zoc.svg")
-    assert "s-zoc-german" not in (tmp_path / "plain.svg").read_text()
+    assert "s-zoc-german" not in rendered(CHIR).read_text()
     zoc = (tmp_path / "zoc.svg").read_text()
     assert zoc.count('class="s-zoc-german"') > 10 and zoc.count('class="s-zoc-soviet"') > 10
 
 
 def test_setup_areas_are_drawn_while_the_sides_set_up(tmp_path):
-    run("render", CHIR, "--state", 0, "-o", tmp_path / "setup.svg")
     run("render", CHIR, "--state", 5, "-o", tmp_path / "play.svg")
-    assert "s-setup-german" in (tmp_path / "setup.svg").read_text()
+    assert "s-setup-german" in rendered(CHIR, "--state", 0).read_text()
     assert "s-setup-german" not in (tmp_path / "play.svg").read_text()
 
 
-def test_stalingrad_picture_names_every_area_and_the_volga(tmp_path):
-    run("render", STALINGRAD, "-o", tmp_path / "city.svg")
-    text = (tmp_path / "city.svg").read_text()
+def test_stalingrad_picture_names_every_area_and_the_volga():
+    text = rendered(STALINGRAD).read_text()
     f = examples.opened(STALINGRAD)
     for area in f.game.scenario.areas.values():
         assert svg.text_of(area.name) in text
@@ -436,8 +458,7 @@ def test_render_around_a_cell_draws_that_part_of_the_map(tmp_path, ruleset, arou
     outside); the map is cut at that box; the caption says which part it is."""
     folder = EXAMPLES[ruleset]
     seq = {"chir": 7, "dos": 25, "kkoh": 60}[ruleset]
-    whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
-    run("render", folder, "--state", seq, "-o", whole)
+    whole, part = rendered(folder, "--state", seq), tmp_path / "part.svg"
     run("render", folder, "--state", seq, "-o", part, "--around", around, "--radius", radius)
     text = part.read_text()
     drawn = set(DATA_UNITS.findall(text))
@@ -659,8 +680,7 @@ def test_browser_shows_the_svg_with_every_unit(browser, tmp_path, ruleset):
     seq = {"chir": 7, "dos": 25, "stalingrad": 20, "kkoh": 60}[ruleset]
     # stacks of four and more (dos's of five, a chir stack of four: counters of 16 to 19 units)
     smallest = 12 if ruleset == "dos" else 15 if ruleset == "chir" else 20
-    out = tmp_path / f"{ruleset}.svg"
-    run("render", folder, "--state", seq, "-o", out)
+    out = rendered(folder, "--state", seq)
     browser.open(out)
     assert browser.js("document.documentElement.tagName") == "svg"
     in_dom = set(browser.js("Array.from(document.querySelectorAll('[data-unit]')).map(e => e.getAttribute('data-unit'))"))
@@ -1265,8 +1285,7 @@ def test_a_part_of_the_map_is_drawn_larger_and_cuts_no_counter(browser, tmp_path
     seq = examples.opened(folder).state["seq"]
     if ruleset == "dos":
         seq, around, stack = _largest_dos_stack(folder)
-    whole, part = tmp_path / "whole.svg", tmp_path / "part.svg"
-    run("render", folder, "--state", seq, "-o", whole)
+    whole, part = rendered(folder, "--state", seq), tmp_path / "part.svg"
     run("render", folder, "--state", seq, "-o", part, "--around", around, "--radius", 3)
     sizes = {}
     for name, path in (("whole", whole), ("part", part)):
@@ -1432,8 +1451,7 @@ def test_a_legend_draws_each_mark_as_the_map_does_also_in_a_part_without_it(tmp_
         pytest.fail("every part of the kkoh example tried holds a command marker or a minelet")
     assert _legend_shapes(text, ["hq-blue", "hq-red", "hq-out", "minelet"]) == {
         "hq-blue": ["polygon"], "hq-red": ["polygon"], "hq-out": ["polygon"], "minelet": ["circle"]}
-    whole = tmp_path / "dos.svg"
-    run("render", EXAMPLES["dos"], "-o", whole)
+    whole = rendered(EXAMPLES["dos"])
     assert _legend_shapes(whole.read_text(), ["railhead", "control-axis"]) == {"railhead": ["rect"],
                                                                                "control-axis": ["polygon"]}
     grid = {"kind": "square", "size": 40, "cells": {"a1": [0, 0]}}
@@ -1457,8 +1475,7 @@ def test_no_counter_hides_a_places_name_in_a_browser(browser, tmp_path, ruleset)
     if ruleset == "dos":
         views.append((0, ("--around", "N2154", "--radius", "4")))
     for seq, around in views:
-        path = tmp_path / f"{seq}{'-part' if around else ''}.svg"
-        run("render", folder, "--state", seq, "-o", path, *around)
+        path = rendered(folder, "--state", seq, *around)
         text = path.read_text()
         open_at_size(browser, path, text)
         found = browser.js(
@@ -1526,9 +1543,7 @@ def test_a_moves_line_passes_under_a_marks_words(tmp_path):
     f = examples.opened(EXAMPLES["kkoh"])
     marks = {i["text"] for i in frames.scene(f, examples.frame(f))["items"] if i["type"] == "mark" and i.get("text")}
     assert len(marks) >= 3
-    path = tmp_path / "table.svg"
-    run("render", EXAMPLES["kkoh"], "-o", path)
-    text = path.read_text()
+    text = rendered(EXAMPLES["kkoh"]).read_text()
 
     def words_in(layer: str) -> set[str]:
         start = text.index(f'<g id="{layer}">')
@@ -1539,18 +1554,15 @@ def test_a_moves_line_passes_under_a_marks_words(tmp_path):
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(EXAMPLES))
-def test_a_picture_says_which_state_it_is_and_whose_packet_made_it(ruleset_id, tmp_path):
+def test_a_picture_says_which_state_it_is_and_whose_packet_made_it(ruleset_id):
     """An audience's probe: no picture named its state or the packet that made it, so a forum
     reader could not tell the state after a German packet from the one after the Soviet reply.
     The caption's last line says both, as the packet's file is named; state 0 is the set-up."""
     folder = EXAMPLES[ruleset_id]
     last = max(folder.glob("packets/*.yaml"))
     seq, side = int(last.stem.split("-", 1)[0]), last.stem.split("-", 1)[1]
-    out = tmp_path / "m.svg"
-    run("render", folder, "-o", out)
-    assert f">State {seq}, after packet {seq} from {side}.<" in out.read_text()
-    run("render", folder, "--state", 0, "-o", tmp_path / "s0.svg")
-    assert ">State 0: the set-up, before any packet.<" in (tmp_path / "s0.svg").read_text()
+    assert f">State {seq}, after packet {seq} from {side}.<" in rendered(folder).read_text()
+    assert ">State 0: the set-up, before any packet.<" in rendered(folder, "--state", 0).read_text()
 
 
 def test_a_chir_unit_whose_facing_turned_shows_it_on_its_counter_and_in_the_key():
