@@ -252,6 +252,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.long(4)
 @given(st.dictionaries(strings, json_values, max_size=5))
 def test_dump_then_strict_load_round_trips(doc):
     assert canon(strict_loads(dumps(doc))) == canon(doc)

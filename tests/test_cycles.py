@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pbem.core import game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +72,7 @@ def commands(tmp_path: Path, name: str) -> list[list[str]]:
     return out
 
 
+@pytest.mark.long(8)
 def test_no_command_leaves_a_reference_cycle(tmp_path):
     # the folder the dry run of a submit reads: made here, in the test's own process (what is
     # checked for cycles is the commands below, each run in the driver's process)

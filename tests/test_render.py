@@ -595,6 +595,7 @@ def test_scene_check_names_a_broken_item():
                                                   {"type": "cell", "cell": "a2", "style": bad}]})
 
 
+@pytest.mark.long(5)
 def test_a_map_drawn_again_on_one_grid_is_the_picture_drawn_afresh():
     """A replay draws every state on one Grid, which keeps the pieces of an item drawn the
     same way in every state (a hex id, a hexside, a road). Each picture is still the one a
@@ -929,6 +930,7 @@ def test_in_a_crowded_part_an_attacks_result_covers_the_least_of_the_counters_it
         assert covered <= w * h / 3, (source, covered, w * h)
 
 
+@pytest.mark.long(5)
 def test_in_a_part_of_the_map_an_attacks_result_stays_inside_the_part():
     """An audience's probe: around N3145 in the dos example, the result box of an attack at the
     edge of the part was cut ("...t 1-3 die 1: A1"). Around every attack of the chir and dos

@@ -547,7 +547,7 @@ def test_the_orders_template_lists_only_the_orders_that_name_a_unit():
     assert typed and all(f"type: {kind}" in line for line in typed)
 
 
-@pytest.mark.parametrize("ruleset_id", ["chir", "stalingrad"])
+@pytest.mark.parametrize("ruleset_id", [pytest.param("chir", marks=pytest.mark.long(9)), "stalingrad"])
 def test_the_orders_template_with_a_key_says_where_the_reveal_brings_the_game(tmp_path, ruleset_id):
     """`pbem orders --key`: a side whose packet is next with nothing to decide learns where its
     reveal brings the game, and when that is its own orders, which are legal then, to write
