@@ -1,6 +1,7 @@
 """The command line (DESIGN §5) through click's CliRunner, and the installed `pbem`."""
 
 import base64
+import functools
 import json
 import os
 import re
@@ -1314,19 +1315,29 @@ def test_click_reads_a_plain_command_line_as_the_plain_function_is_called(args):
     assert {name: bound.arguments[name] for name in params} == params
 
 
+@functools.cache
+def example_audit(name: str, *args: str) -> str:
+    """What `pbem audit examples/NAME-demo ARGS` prints (it exits 0), the command run once in
+    each process of the suite for each: the verdict tests below only read it."""
+    result = CliRunner().invoke(cli, ["audit", str(Path(__file__).resolve().parents[1] / "examples" / f"{name}-demo"),
+                                      *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output + result.stderr
+    return result.output
+
+
 def test_the_audit_verdict_says_where_a_game_not_over_stands(run):
     """A folder cut short audits clean (a player can always withhold a packet); its verdict
     says the game is not over and what it awaits, as `pbem status` does, and a finished game's
     result ends with one full stop (referee's probe: 'truncated' and 'finished' read alike)."""
     examples = Path(__file__).resolve().parents[1] / "examples"
-    going = run("audit", examples / "chir-demo").output.splitlines()
+    going = example_audit("chir").splitlines()
     awaited = next(line for line in run("status", examples / "chir-demo").output.splitlines()
                    if line.startswith("Awaited:"))
     assert going[2] == f"The game is not over at its final state. {awaited}"
-    assert json.loads(run("audit", examples / "chir-demo", "--json").output)["awaited"] == awaited
-    over = run("audit", examples / "stalingrad-demo").output.splitlines()
+    assert json.loads(example_audit("chir", "--json"))["awaited"] == awaited
+    over = example_audit("stalingrad").splitlines()
     assert over[0].endswith("(house 9.1).") and not over[0].endswith("..") and "not over" not in over[2]
-    assert json.loads(run("audit", examples / "stalingrad-demo", "--json").output)["awaited"] is None
+    assert json.loads(example_audit("stalingrad", "--json"))["awaited"] is None
 
 
 def test_a_missing_state_0_is_said_to_be_removed_not_a_packet_unapplied(run, tmp_path):
@@ -1357,18 +1368,17 @@ def test_a_report_is_compared_as_text_whatever_its_line_breaks_and_only_as_utf_8
     assert run("audit", "g", code=3).stderr.startswith("pbem: audit failed: aar/0003.md: the report is not UTF-8 (byte ")
 
 
-def test_the_audit_verdict_names_the_rules_the_game_was_played_under(run):
+def test_the_audit_verdict_names_the_rules_the_game_was_played_under():
     """A new user's probe: a referee's verdict named neither the ruleset nor its version nor
     the options; its second line says them as the handshake did, and --json holds them."""
     from pbem import rulesets
 
-    examples = Path(__file__).resolve().parents[1] / "examples"
     for name in ("chir", "dos", "kkoh", "stalingrad"):
         ruleset = rulesets.get(name)
-        lines = run("audit", examples / f"{name}-demo").output.splitlines()
+        lines = example_audit(name).splitlines()
         assert lines[1] == (f"Ruleset {name} {ruleset.version}: {ruleset.title}. Scenario {ruleset.default_scenario}, "
                             f"as bundled with pbem. Options: all at their defaults.")
-        found = json.loads(run("audit", examples / f"{name}-demo", "--json").output)
+        found = json.loads(example_audit(name, "--json"))
         assert (found["ruleset"], found["options"]) == ({"id": name, "version": ruleset.version}, {})
 
 
