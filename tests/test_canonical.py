@@ -542,3 +542,14 @@ def test_no_character_python_calls_printable_is_one_pbem_refuses_or_escapes():
         assert text.first_unsafe({"a": [f"b{bad}"]}) == ("a[0]", bad)
     assert text.for_output("a\tb\nc") == "a\tb\nc" and text.shown("a\u00a0b") == "a\u00a0b"
     assert dumps("a\u2028b") == '"a\\u2028b"\n' and dumps("a\u00a0b") == '"a\u00a0b"\n'
+
+
+@pytest.mark.parametrize("empty", [[], {}])
+def test_an_empty_collection_under_a_key_too_long_for_its_line_is_still_written_on_it(empty):
+    """Block style cannot write an empty list or mapping: `[]` and `{}` stand on their key's
+    line however long it is (a review: under a key of 97 characters, [] raised IndexError and
+    {} was written as a bare key, which reads back as null), at any depth."""
+    for value in ({"k" * 97: empty}, {"a": {"b": {"c" * 93: empty, "d": 1}}}, [{"k" * 120: empty}]):
+        text = dumps(value)
+        assert loads(text) == strict_loads(text) == value
+    assert dumps({"k" * 97: empty}) == "k" * 97 + f": {json.dumps(empty)}\n"

@@ -59,8 +59,8 @@ DOMAIN_STATE = b"pbem-state-v1\n"
 class LazyPattern:
     """A regular expression compiled when it is first used. Compiling one costs a tenth of a
     millisecond to two milliseconds, paid at every start of pbem for each pattern a module
-    holds; most commands never use those that only the strict YAML loader, a refusal or an
-    uncommon path needs."""
+    holds; most commands never use those that only the strict YAML loader, a refusal, an
+    uncommon path or an unprintable text needs."""
 
     __slots__ = ("_args", "_compiled")
 
@@ -186,11 +186,10 @@ def is_plain_string(value: str) -> bool:
 # YAML's printable characters less U+0085, U+2028 and U+2029, which YAML 1.1 readers
 # (LibYAML among them) take for line breaks and YAML 1.2 readers for text, and less
 # U+FEFF, which may only open the file.
-# Written as the complement of the printable set, which compiles in a tenth of a millisecond
-# where the negated printable class costs about 8 ms at every start of pbem.
-# Each of them is a character Python calls unprintable, so a text that is printable but for
-# its line breaks and tabs, as nearly every one is, needs no search (and most commands never
-# compile the class: a millisecond at every start).
+# Written as the complement of the printable set, which compiles in about a millisecond
+# where the negated printable class costs about 8 ms. Each of its characters is one Python
+# calls unprintable, so a text that is printable but for its line breaks and tabs, as nearly
+# every one is, needs no search, and most commands never compile the class.
 _BAD_CHAR = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
 # What only the positions of the parsed scalars tell apart: a tab outside scalars and
@@ -1310,9 +1309,11 @@ def _flow_within(value: Any, memo: dict[int, str | None]) -> str | None:
 
 
 def _fits(value: Any, room: int, memo: dict[int, str | None]) -> str | None:
-    """`value` in flow style, if it takes at most `room` characters (room < LINE_WIDTH)."""
+    """`value` in flow style, if it takes at most `room` characters (room < LINE_WIDTH); an
+    empty collection always, as `[]` or `{}` on its key's line however long the key: block
+    style has no way to write it."""
     text = _flow_within(value, memo)
-    return text if text is not None and len(text) <= room else None
+    return text if text is not None and (len(text) <= room or not value) else None
 
 
 def _emit(obj: Any, indent: int, lines: list[str], memo: dict[int, str | None]) -> None:

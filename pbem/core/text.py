@@ -24,7 +24,7 @@ _UNSAFE_ANY = LazyPattern(f"[{_UNSAFE}]")
 # Our own output keeps its line breaks and tabs.
 _UNSAFE_OUTPUT = LazyPattern(f"[{_UNSAFE.replace(chr(0) + '-' + chr(0x1f), chr(0) + '-' + chr(8) + chr(11) + '-' + chr(0x1f))}]")
 # Every unsafe character is one Python calls unprintable (a control, format, separator,
-# surrogate or unassigned character; tests/test_text.py checks each): a printable text, as
+# surrogate or unassigned character; tests/test_canonical.py checks each): a printable text, as
 # nearly every one is, needs no search, and most commands never compile the two classes
 # above (a millisecond each, at every start).
 
