@@ -192,6 +192,12 @@ def is_plain_string(value: str) -> bool:
 # every one is, needs no search, and most commands never compile the class.
 _BAD_CHAR = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
+
+
+def printable_lines(text: str) -> bool:
+    """Whether every character of `text` but its line breaks and tabs is one Python calls
+    printable: then it holds none of `_BAD_CHAR`, nor any that reports escape (text.py)."""
+    return text.replace("\n", "").replace("\t", "").isprintable()
 # What only the positions of the parsed scalars tell apart: a tab outside scalars and
 # comments, a '?' that is an explicit-key indicator, a '#' glued to the token before it.
 _SUSPECT = LazyPattern(r"[\t?#]")  # a '#' after whitespace is not suspect, but a comment
@@ -245,7 +251,7 @@ def _text(data: bytes | str, source: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(f"{source}: the file is empty")
-    bad = None if text.replace("\n", "").replace("\t", "").isprintable() else _BAD_CHAR.search(text)
+    bad = None if printable_lines(text) else _BAD_CHAR.search(text)
     if bad is not None:
         char = ord(bad.group())
         what = ("a byte order mark" if char == 0xFEFF

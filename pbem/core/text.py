@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence, Sized
 
-from pbem.core.canonical import LazyPattern
+from pbem.core.canonical import LazyPattern, printable_lines
 
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,
@@ -69,7 +69,7 @@ def first_unsafe(document: Any, path: str = "") -> tuple[str, str] | None:
 
 def for_output(text: str) -> str:
     """Text about to be printed: unsafe characters escaped, line breaks and tabs kept."""
-    if text.replace("\n", "").replace("\t", "").isprintable():
+    if printable_lines(text):
         return text
     return _UNSAFE_OUTPUT.sub(_escape, text) if _UNSAFE_OUTPUT.search(text) else text
 
