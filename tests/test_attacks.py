@@ -1629,6 +1629,72 @@ def test_26_a_last_state_edited_and_re_hashed_is_not_described(table):
     assert run("show", blue, "--state", str(last - 1)).exit_code == 0   # the states before it stand
 
 
+def _rehash(path: Path, edit) -> dict:
+    """Edit the state file at `path` by hand and recompute its hash, as a forger would."""
+    state = canonical.load_mapping(path)
+    edit(state)
+    state["state_hash"] = engine.state_hash(state)
+    path.write_text(game.state_text(state))
+    return state
+
+
+@pytest.fixture
+def ghost_game(tmp_path):
+    """A sandbox stalingrad game at state 1 whose state 1 was given, by hand, a unit its
+    scenario does not have, its hash recomputed; and packet 2 as the honest folder made it."""
+    folder, honest = tmp_path / "game", tmp_path / "honest"
+    ok(run("new", folder, "--ruleset", "stalingrad", "--sandbox", "--seed", "1", "--side", "german",
+           "--side", "soviet"))
+    orders = tmp_path / "orders.yaml"
+    orders.write_text("orders: []\n")
+    ok(run("submit", folder, orders, "--side", "german"))
+    shutil.copytree(folder, honest)
+    ok(run("submit", honest, orders, "--side", "soviet"))
+    forged = _rehash(folder / "states" / "0001.yaml", lambda state: state["rules"]["units"].update(ghost="pool"))
+    return folder, orders, forged, canonical.load_mapping(honest / "packets" / "0002-soviet.yaml")
+
+
+def test_26_a_rigged_last_state_the_rules_cannot_work_on_is_refused_not_a_crash(ghost_game, tmp_path):
+    """`submit` and `adjudicate` apply orders to the latest state, trusted by its hash and
+    links alone: a state given a unit the scenario lacks made the rules raise KeyError, a
+    traceback (a referee's probe). The fault is laid where it lies: the state no packet gives."""
+    folder, orders, forged, packet = ghost_game
+    said = "states/0001.yaml is not the state packet 1 gives"
+    rejected(folder, ["submit", folder, orders, "--side", "soviet"], 3, said, "pbem audit")
+    # a sandbox packet is unsigned: one made on the rigged state passes the link check
+    packet["prev"] = forged["state_hash"]
+    made = tmp_path / "0002-soviet.yaml"
+    made.write_text(game.packet_yaml(packet))
+    rejected(folder, ["adjudicate", folder, made], 3, said)
+
+
+def test_26_a_rigged_state_under_a_state_built_on_it_is_named_by_every_command(ghost_game):
+    """State 1 rigged, then packet 2 and state 2 made on it: state 2 is what packet 2 gives
+    on the rigged state 1, so `status`'s check of the last state passes, and the rules then
+    failed on the unknown unit in state 2. The replay from state 0 names state 1."""
+    folder, orders, forged, packet = ghost_game
+    packet["prev"] = forged["state_hash"]
+    (folder / "packets" / "0002-soviet.yaml").write_text(game.packet_yaml(packet))
+    state, _ = engine.apply_packet(game.open_folder(folder).game, forged, packet, "packets/0002-soviet.yaml")
+    (folder / "states" / "0002.yaml").write_text(game.state_text(state))
+    for args in (["status", folder], ["show", folder], ["orders", folder, "--side", "german"],
+                 ["submit", folder, orders, "--side", "german"]):
+        rejected(folder.parent, args, 3, "states/0001.yaml is not the state packet 1 gives")
+
+
+def test_a_fault_of_pbems_own_is_not_laid_at_an_honest_folder(ghost_game, monkeypatch):
+    """Only a replay that finds an altered state turns a fault into its refusal: on an honest
+    folder the fault shows as it is, for a bug report."""
+    folder, orders, forged, packet = ghost_game
+    honest = folder.parent / "honest"
+
+    def broken(*args):
+        raise KeyError("a fault of pbem's own")
+    monkeypatch.setattr(engine.Game, "summary", broken)
+    result = run("status", honest)
+    assert isinstance(result.exception, KeyError) and result.exception.args == ("a fault of pbem's own",)
+
+
 # --- 27. the genesis keys ------------------------------------------------------------------------------------
 
 def test_27_a_key_whose_comment_the_genesis_refuses_is_refused_before_a_proposal_is_signed(tmp_path):

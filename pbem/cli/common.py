@@ -16,17 +16,31 @@ PASSPHRASE_HELP = ("Passphrase-protected keys: the passphrase is read from the e
 
 
 def handles_errors(func: Callable) -> Callable:
-    """Turn a PbemError into one clear sentence on stderr and its exit code (DESIGN §5)."""
+    """Turn a PbemError into one clear sentence on stderr and its exit code (DESIGN §5). Any
+    other fault is first laid at an altered state of a folder the command opened, if a replay
+    of the game finds one (pbem.core.game.altered_state); if none, it is pbem's own and shows
+    as it is."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from pbem.core.errors import PbemError
+        from pbem.core.errors import OPENED, PbemError
 
+        OPENED.clear()
         try:
             return func(*args, **kwargs)
         except PbemError as exc:
             echo(f"pbem: {exc.message}", err=True)
             sys.exit(exc.exit_code)
+        except Exception:
+            if not OPENED:
+                raise
+            from pbem.core.game import altered_state
+
+            found = altered_state(list(OPENED))
+            if found is None:
+                raise
+            echo(f"pbem: {found.message}", err=True)
+            sys.exit(found.exit_code)
 
     return wrapper
 

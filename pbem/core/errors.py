@@ -41,3 +41,8 @@ class FileError(PbemError):
 class InputError(FileError):
     """A file that is not acceptable YAML input: not UTF-8, empty, truncated, too large,
     anchors, tags, duplicate keys, floats, ... (exit 4, a file error)."""
+
+
+# The game folders the running command opened (pbem.core.game.open_folder), each once: where
+# pbem looks for an altered state when the rules fail unexpectedly (pbem.core.game.altered_state).
+OPENED: list = []

@@ -23,7 +23,7 @@ from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import (CURLY, INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, forum_markup,
                                   indentation_changed, load_mapping, loads, pasted, quotes_changed, read_bounded)
-from pbem.core.errors import FileError, InputError, PbemError, RulesError, UsageError, VerificationError
+from pbem.core.errors import OPENED, FileError, InputError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
 
@@ -289,6 +289,8 @@ def open_folder(folder: Path) -> Folder:
     latest state's integrity and its links to the state and the packet before it."""
     folder = Path(folder)
     check_game_folder(folder)
+    if folder not in OPENED:
+        OPENED.append(folder)
     game = open_genesis(load_mapping(folder / GENESIS, GENESIS))
     zero = initial_state(game)
     _check_stored(folder, zero)
@@ -307,6 +309,26 @@ def open_folder(folder: Path) -> Folder:
         raise VerificationError(f"{rel}: no packet in packets/ is the packet {state['packet'][:16]}... it names; "
                                 f"run `pbem audit {folder}`")
     return Folder(folder, game, state)
+
+
+def altered_state(folders: list[Path]) -> PbemError | None:
+    """Why the first of `folders` whose files are not a game is not, or None: asked when the
+    rules failed unexpectedly in a command that opened them. Commands trust the latest state
+    and the one before it by their hashes and links alone (`status` replays the last packet
+    on the one before), so a state edited and re-hashed by hand reaches the rules, and may
+    hold what no play gives (a unit the scenario does not have), on which they fail as they
+    never do in play. Every state pbem computes from state 0 is one play gives: replaying
+    the whole game tells an altered state, named as `status` names one, from a fault of
+    pbem's own, which then shows as it is."""
+    from pbem.core.render import frames
+
+    for folder in folders:
+        try:
+            for _ in frames.frames(open_folder(folder)):
+                pass
+        except PbemError as exc:
+            return exc
+    return None
 
 
 def _rel(folder: Path, path: Path) -> str:
