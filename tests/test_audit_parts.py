@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from pbem.core import audit
+from pbem.core import audit, game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "stalingrad-demo"
 N = len(list((EXAMPLE / "packets").glob("*.yaml")))      # its packets: 20 or more
 PART = min(6, N // 4)   # parts of at least this many packets make 4
 
 
-def bounds(jobs: int) -> list[int]:
+def bounds(jobs: int, folder: Path = EXAMPLE) -> list[int]:
     """Where audit(jobs=...) cuts the example, parts of at least PART packets (as `audit` does)."""
-    parts = min(jobs, N // PART)
-    return [N * i // parts for i in range(parts + 1)]
+    return audit._bounds(audit._first_files(game.packet_files(folder)), min(jobs, N // PART))
 
 
 B = bounds(4)
@@ -173,7 +172,7 @@ def test_a_game_of_sixteen_packets_is_audited_in_two_parts_on_two_cores(tmp_path
     monkeypatch.setattr(audit, "_start_part", lambda *a: started.append(a[-2:]) or start(*a))
     result = audit.audit(folder, jobs=2)
     assert result.ok and result.packets == 16 and result.states == 17
-    assert started == [(8, 16)]
+    assert started == [tuple(audit._bounds(audit._first_files(game.packet_files(folder)), 2)[1:])]
     assert audit.audit(folder, jobs=1).as_dict() == result.as_dict()
 
 
@@ -226,7 +225,7 @@ def test_a_boundary_state_with_its_keys_reordered_gives_the_verdict_of_one_pass(
     shutil.copytree(EXAMPLE.parent / "dos-demo", folder)
     total = len(list((folder / "packets").glob("*.yaml")))
     monkeypatch.setattr(audit, "MIN_PART", total // 2)
-    boundary = total // 2                       # where jobs=2 cuts: part 2 starts from this state
+    boundary = audit._bounds(audit._first_files(game.packet_files(folder)), 2)[1]   # part 2 starts from this state
     path = folder / "states" / f"{boundary:04d}.yaml"
     state = loads(path.read_bytes(), path.name)
     state["rules"] = _reversed_keys(state["rules"])
@@ -270,3 +269,22 @@ def test_fork_evidence_goes_beside_the_packet_of_its_seq(tmp_path):
         f"from goes under packets/{path.name}")
     evidence.rename(path)
     assert audit.audit(folder, jobs=1).ok
+
+
+def test_parts_are_cut_by_the_work_of_their_packets(tmp_path):
+    """A packet's work follows its file's size (its orders) plus a fixed part, and a part in
+    a process of its own first reads the stored state it starts from: the cut gives each part
+    about the same work, not the same number of packets (the second half of a stalingrad game,
+    where the fighting is, kept the auditing process waiting for it)."""
+    paths = []
+    for seq, size in enumerate([3000] * 5 + [200] * 5, start=1):
+        paths.append(tmp_path / f"{seq:04d}-a.yaml")
+        paths[-1].write_bytes(b"x" * size)
+    weight = [audit.PACKET_BYTES + 3000] * 5 + [audit.PACKET_BYTES + 200] * 5
+    cut = audit._bounds(paths, 2)
+    assert cut == [0, 3, 10]
+    # the cut is the one of least difference between the two parts' work
+    assert min(range(1, 10), key=lambda b: abs(sum(weight[:b]) - sum(weight[b:]) - audit.START_BYTES)) == 3
+    assert audit._bounds(paths[5:], 2) == [0, 3, 5]     # alike packets: halves, this process's the larger
+    assert audit._bounds(paths, 4) == [0, 2, 3, 5, 10]    # shares of 6,750: cuts nearest 6,750, 12,500, 18,250
+    assert audit._bounds(paths[:2], 2) == [0, 1, 2]    # every part has a packet
