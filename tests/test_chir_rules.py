@@ -350,6 +350,45 @@ def test_8_3_motorised_boggy_across_river_costs_3_mp_and_8_4_road():
     assert movement.step_cost(SCENARIO, "89/a", "2541", "2540") == 1  # bridge on the road: 0.5 MP
 
 
+def test_step_costs_are_made_as_read_and_the_table_stays_whole_and_read_only():
+    """The price of every step (8.3, 8.4) is a row a hex, made when first read: a command meets
+    a few hundred of the 1,500 hexes, and loading every row was the largest part of loading a
+    built scenario. The tables still read as the whole, fixed tables they stand for."""
+    import importlib
+    import operator
+    import pickle
+
+    from pbem.rulesets.chir.scenario import Rows
+
+    importlib.import_module("pbem.core.cache")     # which tells pickle how to keep read-only views
+
+    scenario = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
+    mot, dearer = scenario.cost["mot"], scenario.cost_max
+    assert isinstance(mot, Rows) and dict.__len__(mot) == 0     # nothing made yet
+    assert mot["1133"]["1134"] == 6 and scenario.cost["non"]["1232"]["1233"] == 6 and mot["2541"]["2540"] == 1
+    assert dict.__len__(mot) == 2                                # the rows read, and no other
+    assert dict(dearer["1232"]) == {c: max(mot["1232"][c], scenario.cost["non"]["1232"][c])
+                                    for c in scenario.neigh["1232"]}
+    # whole: every hex, and only hexes
+    assert len(mot) == len(scenario.ids) and list(mot) == list(scenario.ids) and set(mot.keys()) == set(scenario.ids)
+    assert "1133" in mot and "0000" not in mot and mot.get("0000") is None and mot.get("1133") is mot["1133"]
+    with pytest.raises(KeyError):
+        mot["0000"]
+    assert dict.__len__(mot) == 3    # the unknown hex made no row
+    every = {a: dict(mot[a]) for a in scenario.ids}
+    assert mot == every and mot != dict(every, **{"1133": {}}) and dict(mot.items()) == mot.copy()
+    # read-only, as the rest of the scenario
+    for change in (lambda: mot.__setitem__("1133", {}), lambda: mot.pop("1133"), lambda: mot.update({}),
+                   lambda: mot.setdefault("1133", {}), lambda: mot.clear(), lambda: mot.__delitem__("1133"),
+                   lambda: operator.setitem(mot["1133"], "1134", 0)):
+        with pytest.raises(TypeError):
+            change()
+    # kept as its recipe, as pbem's cache keeps a built scenario: loaded, it makes its rows afresh, and the same
+    loaded = pickle.loads(pickle.dumps(scenario, protocol=pickle.HIGHEST_PROTOCOL))
+    assert dict.__len__(loaded.cost["mot"]) == 0 and dict.__len__(loaded.cost_max) == 0
+    assert loaded.cost["mot"] == every and loaded.cost_max == {a: dict(dearer[a]) for a in scenario.ids}
+
+
 def test_8_1_no_move_beyond_allowance_and_8_6_half_move():
     rules = position({"333/1116": {"hex": "3220", "markers": ["half"]}})
     assert movement.budget(SCENARIO, rules, "333/1116") == 4  # 4 MP halved: 2 MP

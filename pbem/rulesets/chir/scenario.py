@@ -12,8 +12,10 @@ changes.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import ItemsView, KeysView, ValuesView
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
@@ -67,6 +69,69 @@ def other(side: str) -> str:
 
 def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
+
+
+class Rows(dict):
+    """A read-only mapping of `keys` to rows, each row made when first read (`make(key)`) and
+    kept: a scenario's table too large to build or load whole for the few rows a command
+    reads. Reading a row by its key runs at a dict's speed; iterating, `len`, `in`, `get`
+    and comparing see every key, as a mapping of all the rows would. Pickled as its recipe."""
+
+    __slots__ = ("_make", "_keys", "_key_set")
+
+    def __init__(self, make: Any, keys: tuple):
+        super().__init__()
+        self._make, self._keys, self._key_set = make, keys, frozenset(keys)
+
+    def __missing__(self, key: Any) -> Any:
+        if key not in self._key_set:
+            raise KeyError(key)
+        row = self._make(key)
+        dict.__setitem__(self, key, row)
+        return row
+
+    def __reduce__(self) -> tuple:
+        return Rows, (self._make, self._keys)
+
+    def __iter__(self) -> Any:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._key_set
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self._key_set else default
+
+    def keys(self) -> Any:
+        return KeysView(self)
+
+    def items(self) -> Any:
+        return ItemsView(self)
+
+    def values(self) -> Any:
+        return ValuesView(self)
+
+    def copy(self) -> dict:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Rows({dict(self.items())!r})"
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a scenario's table is read-only")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
 
 
 class Unit(NamedTuple):
@@ -249,15 +314,12 @@ class Scenario:
                 bridged[ab[0]].add(ab[1])
                 bridged[ab[1]].add(ab[0])
         self._bridged = {h: frozenset(s) for h, s in bridged.items()}
-        road_to: dict[str, set[str]] = {h: set() for h in self.ids}
         for n, r in enumerate(m["roads"]):
             for a, b in zip(r["hexes"], r["hexes"][1:]):
                 try:
                     self.grid.hexside(a, b)  # consecutive road hexes must be neighbours
                 except ValueError as exc:
                     raise ValueError(f"chir scenario: map.roads[{n}]: {exc}") from None
-                road_to[a].add(b)
-                road_to[b].add(a)
         # 9.10, 9.11.1: neighbours across a river without a bridge
         self._unbridged = {a: frozenset(b for b in self._river_name[a] if b not in self._bridged[a]) for a in self.ids}
         road_next: dict[str, set[str]] = {}
@@ -275,18 +337,19 @@ class Scenario:
                       "non": t["hexsides"]["river"]["movement_extra"]["non_motorised"]}
         table = {k: {"mot": e["movement"]["motorised"], "non": e["movement"]["non_motorised"]}
                  for k, e in t["terrain"].items()}
-        cost: dict[str, dict[str, Mapping[str, int]]] = {key: {} for key in CLASSES}
-        for key in CLASSES:
-            road, river_extra = self.road_cost[key], river_cost[key]
-            entering = {c: table[self.terrain(c)][key] for c in self.ids}
-            for a in self.ids:
-                roads, rivers = road_to[a], self._river_name[a]
-                cost[key][a] = _frozen({c: road if c in roads else entering[c] + (river_extra if c in rivers else 0)
-                                        for c in self.neigh[a]})
-        self.cost: Mapping[str, Mapping[str, Mapping[str, int]]] = _frozen({k: _frozen(v) for k, v in cost.items()})
+        unpriced = sorted({self.terrain(c) for c in self.ids} - table.keys())
+        if unpriced:   # the schema allows no such hex; the rows below are made only as play asks for them
+            raise ValueError(f"chir scenario: map.hexes: terrain {unpriced[0]} has no movement cost in the terrain "
+                             f"effects chart")
+        self._prices = {key: (self.road_cost[key], river_cost[key], {k: e[key] for k, e in sorted(table.items())})
+                        for key in CLASSES}
+        # cost[class][a][c]: each hex's row is worked out when first asked for (a command
+        # meets a few hundred of the 1,500 hexes); kept whole, the tables were the largest
+        # part of loading a built scenario
+        self.cost: Mapping[str, Mapping[str, Mapping[str, int]]] = _frozen(
+            {key: Rows(functools.partial(self._step_row, key), self.ids) for key in CLASSES})
         # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
-        self.cost_max: Mapping[str, Mapping[str, int]] = _frozen(
-            {a: _frozen({c: max(cost["mot"][a][c], cost["non"][a][c]) for c in self.neigh[a]}) for a in self.ids})
+        self.cost_max: Mapping[str, Mapping[str, int]] = Rows(self._dearer_row, self.ids)
         self.exit_cost: int = t["map_exit"]["cost"]
         self.river_shift: int = t["hexsides"]["river"]["all_attackers_across_shift"]
 
@@ -357,6 +420,17 @@ class Scenario:
 
     def terrain(self, h: str) -> str:
         return self._terrain.get(h, self.base_terrain)
+
+    def _step_row(self, key: str, a: str) -> Mapping[str, int]:
+        """8.3, 8.4: the price of each step from `a`, for movement class `key`, in half MP."""
+        road, river_extra, entering = self._prices[key]
+        roads, rivers = self.road_next.get(a, ()), self._river_name[a]
+        return _frozen({c: road if c in roads else entering[self.terrain(c)] + (river_extra if c in rivers else 0)
+                        for c in self.neigh[a]})
+
+    def _dearer_row(self, a: str) -> Mapping[str, int]:
+        mot, non = self.cost["mot"][a], self.cost["non"][a]
+        return _frozen({c: max(mot[c], non[c]) for c in mot})
 
     def adjacent(self, a: str, b: str) -> bool:
         near = self._neigh_set.get(a)
