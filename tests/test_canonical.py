@@ -388,7 +388,7 @@ def test_every_example_file_is_read_by_the_shortcut_without_importing_yaml():
     assert int(count) > 300 and imported == "False"
     # the writer's search for what JSON leaves unescaped runs for 'x\u2028' alone; the reader's
     # for refused characters, and the explanations of a refusal, never
-    assert (int(lazy), compiled) == (15, ["_UNSAFE"])
+    assert (int(lazy), compiled) == (16, ["_UNSAFE"])
 
 
 def test_a_lazy_pattern_matches_as_the_compiled_one():
@@ -396,6 +396,10 @@ def test_a_lazy_pattern_matches_as_the_compiled_one():
     assert pattern._compiled is None
     assert [m.start() for m in pattern.finditer("%a\nb\n%c")] == [0, 5]
     assert pattern._compiled is not None and pattern._compiled.flags & re.M
+    # once compiled, each method is the compiled pattern's own, with nothing in between
+    for method in ("match", "fullmatch", "search", "sub", "subn", "split", "findall", "finditer"):
+        assert getattr(pattern, method).__self__ is pattern._compiled, method
+    assert pattern.pattern == "^%"     # what is not a method is still the pattern's
     number = dict(canonical._NUMBER_KINDS)["an integer"]
     assert number.fullmatch("0x1F") and not number.fullmatch("1F")
 

@@ -56,27 +56,34 @@ DOMAIN_PACKET = b"pbem-packet-v1\n"
 DOMAIN_STATE = b"pbem-state-v1\n"
 
 
+_METHODS = ("match", "fullmatch", "search", "sub", "subn", "split", "findall", "finditer")
+
+
 class LazyPattern:
     """A regular expression compiled when it is first used. Compiling one costs a tenth of a
     millisecond to two milliseconds, paid at every start of pbem for each pattern a module
     holds; most commands never use those that only the strict YAML loader, a refusal, an
-    uncommon path or an unprintable text needs."""
+    uncommon path or an unprintable text needs. Once compiled, its methods are the compiled
+    pattern's own, read from slots: as quick to call as the pattern's."""
 
-    __slots__ = ("_args", "_compiled")
+    __slots__ = ("_args", "_compiled") + _METHODS
 
     def __init__(self, pattern: str, flags: int = 0):
         self._args = (pattern, flags)
         self._compiled: re.Pattern | None = None
 
     def __getattr__(self, name: str) -> Any:
+        # only reached for what is not set yet: before the first use, or another attribute
         if self._compiled is None:
             self._compiled = re.compile(*self._args)
+            for method in _METHODS:
+                setattr(self, method, getattr(self._compiled, method))
         return getattr(self._compiled, name)
 
 
 # --- plain scalars ---------------------------------------------------------------------
 
-_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_INT = LazyPattern(r"-?(?:0|[1-9][0-9]*)")
 
 # Plain scalars that some YAML 1.1 or 1.2 reader takes for something other than a string,
 # from the resolvers of YAML 1.1 (yaml.org/type), YAML 1.2 (core and JSON schemas),

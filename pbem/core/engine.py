@@ -27,11 +27,10 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-import re
 from typing import Any, NamedTuple
 
 from pbem.core import dice
-from pbem.core.canonical import DOMAIN_STATE, canonical, digest, digest_of
+from pbem.core.canonical import DOMAIN_STATE, LazyPattern, canonical, digest, digest_of
 from pbem.core.errors import RulesError, VerificationError
 from pbem.core.packet import check_envelope, packet_id, verify_signature
 from pbem.core.text import names, numbers, shown, with_rule
@@ -41,7 +40,7 @@ PROTOCOL = 2
 MAX_OPTIONS_IN_STATE = 60
 MAX_QUEUED_PER_SIDE = 1000
 SEAL_DOMAIN = b"pbem-seal-v1\n"
-DECISION_KEY = re.compile(r"(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,3})/([a-z][a-z0-9-]{0,39})(/([2-9]|[1-9][0-9]{1,3}))?\Z")
+DECISION_KEY = LazyPattern(r"(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,3})/([a-z][a-z0-9-]{0,39})(/([2-9]|[1-9][0-9]{1,3}))?\Z")
 NO_ORIGIN = "0.0"
 
 

@@ -13,7 +13,7 @@ import binascii
 import re
 from typing import Any
 
-from pbem.core.canonical import DOMAIN_PACKET, canonical, digest, digest_of
+from pbem.core.canonical import DOMAIN_PACKET, LazyPattern, canonical, digest, digest_of
 from pbem.core.errors import InputError, VerificationError
 from pbem.core.genesis import MAX_CHAIN_LENGTH, MIN_CHAIN_LENGTH
 from pbem.core.text import shown
@@ -21,13 +21,13 @@ from pbem.core.text import shown
 NAMESPACE = "pbem-packet-v1"
 PROTOCOL = 2
 MAX_ORDERS = 1000
-HEX64 = re.compile(r"[0-9a-f]{64}\Z")
-HEX32 = re.compile(r"[0-9a-f]{32}\Z")
-SEAL_ID = re.compile(r"[1-9][0-9]{0,8}\.[1-9][0-9]{0,3}\Z")   # a sealed item: SEQ.N (§8)
+HEX64 = LazyPattern(r"[0-9a-f]{64}\Z")
+HEX32 = LazyPattern(r"[0-9a-f]{32}\Z")
+SEAL_ID = LazyPattern(r"[1-9][0-9]{0,8}\.[1-9][0-9]{0,3}\Z")   # a sealed item: SEQ.N (§8)
 SIDE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}\Z")
-RFC3339 = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
+RFC3339 = LazyPattern(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
                      r"(\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])\Z")
-FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}\Z")
+FINGERPRINT = LazyPattern(r"SHA256:[A-Za-z0-9+/]{43}\Z")
 
 _FIELDS = {
     "pbem": int, "game": str, "seq": int, "prev": str, "side": str, "reveal": dict,
@@ -102,7 +102,7 @@ def check_envelope(packet: Any, source: str) -> dict:
     if not SIDE_NAME.match(packet["side"]):
         raise VerificationError(f"{source}: packet side {shown(repr(packet['side']))} is not a side name")
     for name in ("game", "prev"):
-        if not re.fullmatch(r"[0-9a-f]{32}" if name == "game" else r"[0-9a-f]{64}", packet[name]):
+        if not (HEX32 if name == "game" else HEX64).match(packet[name]):
             raise VerificationError(f"{source}: `{name}` must be {32 if name == 'game' else 64} lower-case hex digits")
     if len(packet["orders"]) > MAX_ORDERS:
         raise InputError(f"{source}: the packet has {len(packet['orders'])} orders, over the limit of {MAX_ORDERS} "

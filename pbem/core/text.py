@@ -82,8 +82,8 @@ def for_output(text: str) -> str:
 # refused with a raw bidi override or line break would bring it in as one (a hostile-input review).
 _MARKDOWN = re.compile(r"([\\`*_\[\]<|~&])")
 # BBCode tags open with "[" directly followed by a name, "/" or "*".
-_BBCODE = re.compile(r"\[(?=[A-Za-z/*])")
-_QUOTED = re.compile(r"`([^`]+)`")
+_BBCODE = LazyPattern(r"\[(?=[A-Za-z/*])")
+_QUOTED = LazyPattern(r"`([^`]+)`")
 
 
 def markdown(text: str) -> str:

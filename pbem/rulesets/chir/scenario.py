@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import ItemsView, KeysView, ValuesView
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
 from pbem.core.bundled import Bundled
+from pbem.core.canonical import LazyPattern
 from pbem.core.geometry.hexgrid import HEXSIDE_SEPARATOR, HexIdFormat, HexMap
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -199,9 +199,9 @@ class Place(NamedTuple):
     vp: int
 
 
-_HEX = re.compile(r"[0-9]{4}\Z")
+_HEX = LazyPattern(r"[0-9]{4}\Z")
 _NAMES = frozenset({"name", "id"})    # a unit's name or id may be four digits, a regiment's number (1116)
-_HEXSIDE = re.compile(r"([0-9]{4})/([0-9]{4})\Z")
+_HEXSIDE = LazyPattern(r"([0-9]{4})/([0-9]{4})\Z")
 
 
 def _off_map(node: Any, hexes: frozenset[str], path: str = "map") -> tuple[str, str] | None:
