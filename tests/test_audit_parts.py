@@ -282,9 +282,13 @@ def test_parts_are_cut_by_the_work_of_their_packets(tmp_path):
         paths[-1].write_bytes(b"x" * size)
     weight = [audit.PACKET_BYTES + 3000] * 5 + [audit.PACKET_BYTES + 200] * 5
     cut = audit._bounds(paths, 2)
-    assert cut == [0, 3, 10]
-    # the cut is the one of least difference between the two parts' work
-    assert min(range(1, 10), key=lambda b: abs(sum(weight[:b]) - sum(weight[b:]) - audit.START_BYTES)) == 3
-    assert audit._bounds(paths[5:], 2) == [0, 3, 5]     # alike packets: halves, this process's the larger
-    assert audit._bounds(paths, 4) == [0, 2, 3, 5, 10]    # shares of 6,750: cuts nearest 6,750, 12,500, 18,250
+    assert cut == [0, 4, 10]
+    # the cut of least difference between the two parts' times (a forked part's are FORKED times
+    # its work, and START_BYTES more)
+    assert min(range(1, 10), key=lambda b: abs(sum(weight[:b]) - audit.FORKED * sum(weight[b:]) - audit.START_BYTES)) == 4
+    assert audit._bounds(paths[5:], 2) == [0, 3, 5]     # alike packets: this process takes the larger share
+    # with FORKED 1.15 and START_BYTES 1,000: this process's part 7,374, each other 5,542; cuts
+    # nearest 7,374, 12,916 and 18,458
+    assert (audit.FORKED, audit.START_BYTES) == (1.15, 1000)
+    assert audit._bounds(paths, 4) == [0, 2, 3, 5, 10]
     assert audit._bounds(paths[:2], 2) == [0, 1, 2]    # every part has a packet

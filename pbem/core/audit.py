@@ -436,28 +436,33 @@ MIN_PART = 8
 
 
 # How the packets are cut into parts: a packet's work is taken as its file's size plus
-# PACKET_BYTES, and a part run by a process of its own carries START_BYTES more. Measured on
-# a 46-packet stalingrad game (one process): a packet's replay took 0.22 ms plus 0.97 ms per
-# KB of its file (its orders), and reading it, comparing its state and writing its report
-# about 0.6 ms more, so a packet costs about its size plus 800 bytes; a part's process first
-# reads the stored state it starts from, about 1 ms. Cut into halves by count, the second
-# half (where the fighting is) kept the auditing process waiting 20 to 60 ms for it.
+# PACKET_BYTES; a part run by a process of its own takes FORKED times as long for the same
+# work, and START_BYTES more. Measured on a 46-packet stalingrad game: in one process, a
+# packet's replay took 0.22 ms plus 0.97 ms per KB of its file (its orders), and reading it,
+# comparing its state and writing its report about 0.6 ms more, so a packet costs about its
+# size plus 800 bytes; a part's process first reads the stored state it starts from (about
+# 1 ms), and then took some 15% longer for its packets than their size said, over a dozen
+# runs (the later packets of a game cost a little more, and a forked process starts cold).
+# Cut into halves by count, the second half kept the auditing process waiting 20 to 60 ms,
+# a tenth of the audit; cut by size alone, 19 ms (median); cut so, 3 ms.
 PACKET_BYTES = 800
 START_BYTES = 1000
+FORKED = 1.15
 
 
 def _bounds(paths: list[Path], parts: int) -> list[int]:
     """Positions cutting the packets (`paths`, one file a seq) into `parts` runs of about
-    equal work, each of at least one packet: a part ends before the packet whose middle
+    equal time, each of at least one packet: a part ends before the packet whose middle
     passes its share. Only speed depends on the cut, never a finding."""
     weights = [PACKET_BYTES + _size(path) for path in paths]
-    # part 0 is this process's own, which reads no stored state: each later part's packets
-    # make up START_BYTES less than a share
-    share = (sum(weights) + START_BYTES * (parts - 1)) / parts
+    # part 0 is this process's own; a forked part takes FORKED times as long for its packets,
+    # and START_BYTES more: first = FORKED * other + START_BYTES, first + (parts - 1) * other = total
+    first = (sum(weights) + (parts - 1) * START_BYTES / FORKED) / (1 + (parts - 1) / FORKED)
+    other = (first - START_BYTES) / FORKED
     bounds, done = [0], 0
     for position, weight in enumerate(weights):
         cut = len(bounds)
-        if cut < parts and position > bounds[-1] and done + weight / 2 > share * cut - START_BYTES * (cut - 1):
+        if cut < parts and position > bounds[-1] and done + weight / 2 > first + other * (cut - 1):
             bounds.append(position)
         done += weight
     return bounds + [len(paths)]
