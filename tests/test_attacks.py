@@ -1682,6 +1682,52 @@ def test_26_a_rigged_state_under_a_state_built_on_it_is_named_by_every_command(g
         rejected(folder.parent, args, 3, "states/0001.yaml is not the state packet 1 gives")
 
 
+@pytest.mark.parametrize("link", ["prev_state", "packet"])
+def test_26_a_last_state_whose_links_are_not_hashes_is_refused_by_every_command(ghost_game, link):
+    """Every command follows the last state's `prev_state` and `packet`: one removed, or made a
+    number, with the hash recomputed, raised KeyError or TypeError where they were read (a
+    review's probe), and the replay that looks for an altered state read them the same way."""
+    folder, orders, forged, packet = ghost_game
+    path = folder / "states" / "0001.yaml"
+    for value in (None, 5):
+        _rehash(path, lambda state: state.pop(link) if value is None else state.update({link: value}))
+        for args in (["status", folder], ["show", folder], ["orders", folder, "--side", "soviet"],
+                     ["submit", folder, orders, "--side", "soviet"]):
+            rejected(folder, args, 3, "states/0001.yaml: the state file has been altered", f"`{link}`")
+
+
+def test_a_fault_of_the_replay_that_looks_for_an_altered_state_leaves_the_commands_own(ghost_game, monkeypatch):
+    """Should the replay itself fail, the fault shown is the command's, not the replay's."""
+    from pbem.core.render import frames
+
+    folder, orders, forged, packet = ghost_game
+
+    def broken(*args):
+        raise TypeError("the replay failed")
+    monkeypatch.setattr(frames, "frames", broken)
+    result = run("submit", folder, orders, "--side", "soviet")
+    assert isinstance(result.exception, KeyError) and result.exception.args == ("ghost",)
+
+
+def test_an_interrupted_prompt_is_not_taken_for_an_altered_folder(ghost_game, monkeypatch):
+    """click's Abort (Ctrl-C or end of input at the passphrase prompt) is no fault of the rules:
+    it ends the command at once, without replaying the game (a review: about a second and a
+    half on the larger examples, and exit 3 on an altered folder)."""
+    import click
+
+    from pbem.cli import submit as submit_command
+
+    folder, orders, forged, packet = ghost_game
+    replays = []
+    monkeypatch.setattr(game, "altered_state", lambda folders: replays.append(folders))
+
+    def prompt(path):
+        raise click.Abort()
+    monkeypatch.setattr(submit_command, "load_key", prompt)
+    result = run("submit", folder, orders, "--key", folder / "game.yaml")
+    assert result.exit_code == 1 and "Aborted!" in result.output and replays == []
+
+
 def test_a_fault_of_pbems_own_is_not_laid_at_an_honest_folder(ghost_game, monkeypatch):
     """Only a replay that finds an altered state turns a fault into its refusal: on an honest
     folder the fault shows as it is, for a bug report."""

@@ -16,10 +16,10 @@ PASSPHRASE_HELP = ("Passphrase-protected keys: the passphrase is read from the e
 
 
 def handles_errors(func: Callable) -> Callable:
-    """Turn a PbemError into one clear sentence on stderr and its exit code (DESIGN §5). Any
-    other fault is first laid at an altered state of a folder the command opened, if a replay
-    of the game finds one (pbem.core.game.altered_state); if none, it is pbem's own and shows
-    as it is."""
+    """Turn a PbemError into one clear sentence on stderr and its exit code (DESIGN §5). A
+    fault of the kind rules meet on data no play gives is first laid at an altered file of a
+    folder the command opened, if a replay of the game finds one (pbem.core.game.altered_state);
+    if none, it is pbem's own and shows as it is."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -31,12 +31,16 @@ def handles_errors(func: Callable) -> Callable:
         except PbemError as exc:
             echo(f"pbem: {exc.message}", err=True)
             sys.exit(exc.exit_code)
-        except Exception:
+        except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError):
+            # what rules fail with on data no play gives (not an interrupted prompt: click.Abort)
             if not OPENED:
                 raise
             from pbem.core.game import altered_state
 
-            found = altered_state(list(OPENED))
+            try:
+                found = altered_state(list(OPENED))
+            except Exception:   # the replay failed too: the command's own fault is the one to show
+                found = None
             if found is None:
                 raise
             echo(f"pbem: {found.message}", err=True)

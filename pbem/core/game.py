@@ -24,7 +24,7 @@ from pbem.core import dice, engine, genesis, report
 from pbem.core.canonical import (CURLY, INDENTATION, MAX_BYTES, PASTED, canonical, digest, dumps, forum_markup,
                                   indentation_changed, load_mapping, loads, pasted, quotes_changed, read_bounded)
 from pbem.core.errors import OPENED, FileError, InputError, PbemError, RulesError, UsageError, VerificationError
-from pbem.core.packet import check_envelope, not_a_packet, packet_id
+from pbem.core.packet import HEX64, check_envelope, not_a_packet, packet_id
 from pbem.core.text import first_unsafe, shown
 
 GENESIS = "game.yaml"
@@ -354,13 +354,18 @@ def _check_stored(folder: Path, zero: dict) -> None:
 
 
 def load_state(folder: Path, seq: int, game: engine.Game) -> dict:
-    """State `seq` of a folder, checked against its own hash, game and number."""
+    """State `seq` of a folder, checked against its own hash, game and number, and that the
+    links every command follows, to the state and the packet before it, are hashes (none
+    in state 0)."""
     rel = f"states/{seq:04d}.yaml"
     state = loads(read_bounded(folder / rel, rel), rel)
     if not isinstance(state, dict) or state.get("state_hash") != engine.state_hash(state) \
-            or state.get("game") != game.game_id or state.get("seq") != seq:
-        raise VerificationError(f"{rel}: the state file has been altered (its content does not match "
-                                f"its state_hash, game or number); run `pbem audit {folder}`")
+            or state.get("game") != game.game_id or state.get("seq") != seq \
+            or not all(state.get(link, "") is None if seq == 0 else isinstance(state.get(link), str)
+                       and HEX64.match(state[link]) for link in ("prev_state", "packet")):
+        raise VerificationError(f"{rel}: the state file has been altered (its content does not match its state_hash, "
+                                f"game or number, or its `prev_state` or `packet` is not a hash); run "
+                                f"`pbem audit {folder}`")
     return state
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from pbem.core import engine, game
-from pbem.core.canonical import loads, read_bounded
 from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 from pbem.core.packet import packet_id
 
@@ -79,13 +78,7 @@ def _packet(folder: game.Folder, seq: int, wanted: str) -> dict:
 
 
 def _stored(folder: game.Folder, seq: int) -> dict:
-    rel = f"states/{seq:04d}.yaml"
-    state = loads(read_bounded(folder.path / rel, rel), rel)
-    if not isinstance(state, dict) or state.get("state_hash") != engine.state_hash(state) \
-            or state.get("game") != folder.game.game_id or state.get("seq") != seq:
-        raise VerificationError(f"{rel}: the state file has been altered (its content does not match its state_hash, "
-                                f"game or number); run `pbem audit {folder.path}`")
-    return state
+    return game.load_state(folder.path, seq, folder.game)
 
 
 def scene(folder: game.Folder, fr: Frame) -> Any:
