@@ -377,6 +377,7 @@ def test_step_costs_are_made_as_read_and_the_table_stays_whole_and_read_only():
     assert dict.__len__(mot) == 3    # the unknown hex made no row
     every = {a: dict(mot[a]) for a in scenario.ids}
     assert mot == every and mot != dict(every, **{"1133": {}}) and dict(mot.items()) == mot.copy()
+    assert list(reversed(mot)) == list(reversed(scenario.ids)) and (mot | {}) == every == ({} | mot)
     # read-only, as the rest of the scenario
     for change in (lambda: mot.__setitem__("1133", {}), lambda: mot.pop("1133"), lambda: mot.update({}),
                    lambda: mot.setdefault("1133", {}), lambda: mot.clear(), lambda: mot.__delitem__("1133"),
@@ -387,6 +388,26 @@ def test_step_costs_are_made_as_read_and_the_table_stays_whole_and_read_only():
     loaded = pickle.loads(pickle.dumps(scenario, protocol=pickle.HIGHEST_PROTOCOL))
     assert dict.__len__(loaded.cost["mot"]) == 0 and dict.__len__(loaded.cost_max) == 0
     assert loaded.cost["mot"] == every and loaded.cost_max == {a: dict(dearer[a]) for a in scenario.ids}
+
+
+def test_a_scenario_with_its_step_costs_made_is_freed_when_dropped():
+    """The rows are made from the tables they read, not from the scenario that holds them: a
+    scenario is no reference cycle, and is freed when its last reference goes (pbem starts
+    with the garbage collector's passes far apart, on that ground: see tests/test_cycles.py)."""
+    import gc
+    import weakref
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        scenario = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
+        assert scenario.cost_max["1133"]["1134"] == 6 and scenario.cost["non"]["1232"]["1233"] == 6
+        gone = weakref.ref(scenario)
+        del scenario
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def test_8_1_no_move_beyond_allowance_and_8_6_half_move():

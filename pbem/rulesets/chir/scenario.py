@@ -74,8 +74,10 @@ def _frozen(mapping: dict) -> Mapping:
 class Rows(dict):
     """A read-only mapping of `keys` to rows, each row made when first read (`make(key)`) and
     kept: a scenario's table too large to build or load whole for the few rows a command
-    reads. Reading a row by its key runs at a dict's speed; iterating, `len`, `in`, `get`
-    and comparing see every key, as a mapping of all the rows would. Pickled as its recipe."""
+    reads. Reading a row by its key runs at a dict's speed; iterating, `len`, `in`, `get`,
+    `|`, `reversed` and comparing see every key, as a mapping of all the rows would. Only
+    what reads a dict's storage directly sees the rows made so far (json's encoder, which
+    writes no scenario table). Pickled as its recipe."""
 
     __slots__ = ("_make", "_keys", "_key_set")
 
@@ -95,6 +97,15 @@ class Rows(dict):
 
     def __iter__(self) -> Any:
         return iter(self._keys)
+
+    def __reversed__(self) -> Any:
+        return reversed(self._keys)
+
+    def __or__(self, other: Any) -> Any:
+        return dict(self.items()) | other
+
+    def __ror__(self, other: Any) -> Any:
+        return other | dict(self.items())
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -132,6 +143,23 @@ class Rows(dict):
         raise TypeError("a scenario's table is read-only")
 
     __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
+
+
+def _step_row(neigh: Mapping, road_next: Mapping, river_name: dict, terrain: dict, base: str, prices: tuple,
+              a: str) -> Mapping[str, int]:
+    """8.3, 8.4: the price of each step from `a`, in half MP, for the movement class of
+    `prices` (road, river, terrain entered): along a road the road's (a bridge cancels the
+    river), else the terrain entered plus the river hexside (Scenario.cost)."""
+    road, river_extra, entering = prices
+    roads, rivers = road_next.get(a, ()), river_name[a]
+    return _frozen({c: road if c in roads else entering[terrain.get(c, base)] + (river_extra if c in rivers else 0)
+                    for c in neigh[a]})
+
+
+def _dearer_row(mot: Mapping, non: Mapping, a: str) -> Mapping[str, int]:
+    """The dearer of the motorised and non-motorised price of each step from `a` (Scenario.cost_max)."""
+    mot_row, non_row = mot[a], non[a]
+    return _frozen({c: max(mot_row[c], non_row[c]) for c in mot_row})
 
 
 class Unit(NamedTuple):
@@ -341,15 +369,18 @@ class Scenario:
         if unpriced:   # the schema allows no such hex; the rows below are made only as play asks for them
             raise ValueError(f"chir scenario: map.hexes: terrain {unpriced[0]} has no movement cost in the terrain "
                              f"effects chart")
-        self._prices = {key: (self.road_cost[key], river_cost[key], {k: e[key] for k, e in sorted(table.items())})
-                        for key in CLASSES}
+        prices = {key: (self.road_cost[key], river_cost[key], {k: e[key] for k, e in sorted(table.items())})
+                  for key in CLASSES}
         # cost[class][a][c]: each hex's row is worked out when first asked for (a command
         # meets a few hundred of the 1,500 hexes); kept whole, the tables were the largest
-        # part of loading a built scenario
+        # part of loading a built scenario. What makes a row holds the tables it reads, not the
+        # scenario that holds the rows: no reference cycle
         self.cost: Mapping[str, Mapping[str, Mapping[str, int]]] = _frozen(
-            {key: Rows(functools.partial(self._step_row, key), self.ids) for key in CLASSES})
+            {key: Rows(functools.partial(_step_row, self.neigh, self.road_next, self._river_name, self._terrain,
+                                         self.base_terrain, prices[key]), self.ids) for key in CLASSES})
         # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
-        self.cost_max: Mapping[str, Mapping[str, int]] = Rows(self._dearer_row, self.ids)
+        self.cost_max: Mapping[str, Mapping[str, int]] = Rows(
+            functools.partial(_dearer_row, self.cost["mot"], self.cost["non"]), self.ids)
         self.exit_cost: int = t["map_exit"]["cost"]
         self.river_shift: int = t["hexsides"]["river"]["all_attackers_across_shift"]
 
@@ -420,17 +451,6 @@ class Scenario:
 
     def terrain(self, h: str) -> str:
         return self._terrain.get(h, self.base_terrain)
-
-    def _step_row(self, key: str, a: str) -> Mapping[str, int]:
-        """8.3, 8.4: the price of each step from `a`, for movement class `key`, in half MP."""
-        road, river_extra, entering = self._prices[key]
-        roads, rivers = self.road_next.get(a, ()), self._river_name[a]
-        return _frozen({c: road if c in roads else entering[self.terrain(c)] + (river_extra if c in rivers else 0)
-                        for c in self.neigh[a]})
-
-    def _dearer_row(self, a: str) -> Mapping[str, int]:
-        mot, non = self.cost["mot"][a], self.cost["non"][a]
-        return _frozen({c: max(mot[c], non[c]) for c in mot})
 
     def adjacent(self, a: str, b: str) -> bool:
         near = self._neigh_set.get(a)
