@@ -394,11 +394,13 @@ def test_every_example_file_is_read_by_the_shortcut_without_importing_yaml():
 def test_a_lazy_pattern_matches_as_the_compiled_one():
     pattern = canonical.LazyPattern(r"^%", re.M)
     assert pattern._compiled is None
+    with pytest.raises(AttributeError):
+        object.__getattribute__(pattern, "finditer")     # no method is set before the first use
     assert [m.start() for m in pattern.finditer("%a\nb\n%c")] == [0, 5]
     assert pattern._compiled is not None and pattern._compiled.flags & re.M
     # once compiled, each method is the compiled pattern's own, with nothing in between
     for method in ("match", "fullmatch", "search", "sub", "subn", "split", "findall", "finditer"):
-        assert getattr(pattern, method).__self__ is pattern._compiled, method
+        assert object.__getattribute__(pattern, method).__self__ is pattern._compiled, method   # in its slot
     assert pattern.pattern == "^%"     # what is not a method is still the pattern's
     number = dict(canonical._NUMBER_KINDS)["an integer"]
     assert number.fullmatch("0x1F") and not number.fullmatch("1F")

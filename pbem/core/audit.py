@@ -428,8 +428,10 @@ def _first_files(files: list[tuple[int, Path]]) -> list[Path]:
 
 
 MAX_JOBS = 8
-# packets: a part of fewer is not worth a process. Forking the audit and reading a boundary
-# state costs about what replaying a few cheap (stalingrad) packets does: measured in process
+# packets: a game is cut into no more parts than it has MIN_PART packets, so that each part
+# has about that many packets' work (`_bounds` cuts by work: a part may hold fewer, larger
+# packets); less is not worth a process. Forking the audit and reading a boundary state
+# costs about what replaying a few cheap (stalingrad) packets does: measured in process
 # on 2 cores, a stalingrad game of 45 packets audits in 93 ms in two parts against 141 ms in
 # one, of 16 packets in 34 ms against 45 ms, of 8 packets in no more time either way.
 MIN_PART = 8
@@ -451,9 +453,10 @@ FORKED = 1.15
 
 
 def _bounds(paths: list[Path], parts: int) -> list[int]:
-    """Positions cutting the packets (`paths`, one file a seq) into `parts` runs of about
-    equal time, each of at least one packet: a part ends before the packet whose middle
-    passes its share. Only speed depends on the cut, never a finding."""
+    """Positions cutting the packets (`paths`, one file a seq) into at most `parts` runs of
+    about equal time, each of at least one packet: a part ends before the packet whose middle
+    passes its share (a packet larger than a share can leave fewer parts). Only speed depends
+    on the cut, never a finding."""
     weights = [PACKET_BYTES + _size(path) for path in paths]
     # part 0 is this process's own; a forked part takes FORKED times as long for its packets,
     # and START_BYTES more: first = FORKED * other + START_BYTES, first + (parts - 1) * other = total
