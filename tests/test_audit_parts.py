@@ -17,9 +17,14 @@ N = len(list((EXAMPLE / "packets").glob("*.yaml")))      # its packets: 20 or mo
 PART = min(6, N // 4)   # parts of at least this many packets make 4
 
 
-def bounds(jobs: int, folder: Path = EXAMPLE) -> list[int]:
-    """Where audit(jobs=...) cuts the example, parts of at least PART packets (as `audit` does)."""
-    return audit._bounds(audit._first_files(game.packet_files(folder)), min(jobs, N // PART))
+def cut(folder: Path, parts: int) -> list[int]:
+    """Where audit cuts the packets of `folder` into `parts` parts (by their work)."""
+    return audit._bounds(audit._first_files(game.packet_files(folder)), parts)
+
+
+def bounds(jobs: int) -> list[int]:
+    """Where audit(jobs=...) cuts the example with MIN_PART set to PART (`small_parts`)."""
+    return cut(EXAMPLE, min(jobs, N // PART))
 
 
 B = bounds(4)
@@ -172,7 +177,7 @@ def test_a_game_of_sixteen_packets_is_audited_in_two_parts_on_two_cores(tmp_path
     monkeypatch.setattr(audit, "_start_part", lambda *a: started.append(a[-2:]) or start(*a))
     result = audit.audit(folder, jobs=2)
     assert result.ok and result.packets == 16 and result.states == 17
-    assert started == [tuple(audit._bounds(audit._first_files(game.packet_files(folder)), 2)[1:])]
+    assert started == [tuple(cut(folder, 2)[1:])]
     assert audit.audit(folder, jobs=1).as_dict() == result.as_dict()
 
 
@@ -225,7 +230,7 @@ def test_a_boundary_state_with_its_keys_reordered_gives_the_verdict_of_one_pass(
     shutil.copytree(EXAMPLE.parent / "dos-demo", folder)
     total = len(list((folder / "packets").glob("*.yaml")))
     monkeypatch.setattr(audit, "MIN_PART", total // 2)
-    boundary = audit._bounds(audit._first_files(game.packet_files(folder)), 2)[1]   # part 2 starts from this state
+    boundary = cut(folder, 2)[1]                # where jobs=2 cuts: part 2 starts from this state
     path = folder / "states" / f"{boundary:04d}.yaml"
     state = loads(path.read_bytes(), path.name)
     state["rules"] = _reversed_keys(state["rules"])
