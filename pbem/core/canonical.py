@@ -205,6 +205,8 @@ def printable_lines(text: str) -> bool:
     """Whether every character of `text` but its line breaks and tabs is one Python calls
     printable: then it holds none of `_BAD_CHAR`, nor any that reports escape (text.py)."""
     return text.replace("\n", "").replace("\t", "").isprintable()
+
+
 # What only the positions of the parsed scalars tell apart: a tab outside scalars and
 # comments, a '?' that is an explicit-key indicator, a '#' glued to the token before it.
 _SUSPECT = LazyPattern(r"[\t?#]")  # a '#' after whitespace is not suspect, but a comment

@@ -38,22 +38,25 @@ def _escape(match: re.Match) -> str:
     return f"\\U{code:08x}"
 
 
+def _unsafe_in(text: str) -> re.Match | None:
+    """The first unsafe character of `text`, looked for only in a text Python calls unprintable."""
+    return None if text.isprintable() else _UNSAFE_ANY.search(text)
+
+
 def shown(text: str) -> str:
     """A string from a packet, with every unsafe character escaped (newlines too)."""
-    if text.isprintable():
-        return text
-    return _UNSAFE_ANY.sub(_escape, text) if _UNSAFE_ANY.search(text) else text
+    return text if _unsafe_in(text) is None else _UNSAFE_ANY.sub(_escape, text)
 
 
 def first_unsafe(document: Any, path: str = "") -> tuple[str, str] | None:
     """The first string of `document` (keys too, in order) holding an unsafe character: its
     path ("units.german[0].name") and that character; None if there is none."""
     if isinstance(document, str):
-        found = None if document.isprintable() else _UNSAFE_ANY.search(document)
+        found = _unsafe_in(document)
         return (path or "(the text)", found.group()) if found else None
     if isinstance(document, dict):
         for key, value in document.items():
-            bad = _UNSAFE_ANY.search(key) if isinstance(key, str) and not key.isprintable() else None
+            bad = _unsafe_in(key) if isinstance(key, str) else None
             if bad:
                 return (f"{path} (the key {shown(key)})" if path else f"the key {shown(key)}"), bad.group()
             found = first_unsafe(value, f"{path}.{key}" if path else str(key))

@@ -365,10 +365,6 @@ class Scenario:
                       "non": t["hexsides"]["river"]["movement_extra"]["non_motorised"]}
         table = {k: {"mot": e["movement"]["motorised"], "non": e["movement"]["non_motorised"]}
                  for k, e in t["terrain"].items()}
-        unpriced = sorted({self.terrain(c) for c in self.ids} - table.keys())
-        if unpriced:   # the schema allows no such hex; the rows below are made only as play asks for them
-            raise ValueError(f"chir scenario: map.hexes: terrain {unpriced[0]} has no movement cost in the terrain "
-                             f"effects chart")
         prices = {key: (self.road_cost[key], river_cost[key], {k: e[key] for k, e in sorted(table.items())})
                   for key in CLASSES}
         # cost[class][a][c]: each hex's row is worked out when first asked for (a command
