@@ -9,7 +9,10 @@ import functools
 import json
 import os
 import sys
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 PASSPHRASE_HELP = ("Passphrase-protected keys: the passphrase is read from the environment variable "
                    "PBEM_PASSPHRASE if set, else asked for at a prompt.")

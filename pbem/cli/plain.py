@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from pbem.cli.common import echo, echo_json, handles_errors, load_key, warn_missing_seals
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @handles_errors

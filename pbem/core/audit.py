@@ -14,7 +14,6 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 from pbem.core import engine, genesis, report
 from pbem.core.canonical import ABSENT, differences, first_difference, load_mapping, loads, read_bounded
@@ -24,6 +23,10 @@ from pbem.core.game import (GENESIS, JOIN, NUMBER, PACKET_FILE, PROPOSAL, STATE_
                             packet_files, read_packet, state_numbers, state_text)
 from pbem.core.packet import packet_id, verify_signature
 from pbem.core.sealing import PRIVATE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _AAR_NAME = re.compile(NUMBER + r"\.md\Z")
 _PRIVATE_NAME = re.compile(r"seal-" + NUMBER + r"-[a-z][a-z0-9-]*\.yaml\Z")

@@ -9,10 +9,13 @@ The bots that play on purpose, and self-play, are in `pbem.core.bots`.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable
 
 from pbem.core import engine
 from pbem.rulesets.base import IllegalOrder
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_ORDERS = 200
 

@@ -39,12 +39,16 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Any, Callable, NamedTuple
 
 from pbem.core import bot as random_bot
 from pbem.core import engine
 from pbem.core.errors import RulesError, UsageError
+from pbem.core.record import Record
 from pbem.rulesets.base import IllegalOrder, Need
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 KINDS = ("heuristic", "generic", "passive", "random")
 MAX_ORDERS = 400          # orders in one packet at most
@@ -150,7 +154,7 @@ def _number(value: Any) -> float:
         return 0.0
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     """A bot's next packet: its orders, the standing orders to set in it (None: those in
     force already), and how many of the orders were planned before any imagined die (the
     real dice cannot make those impossible)."""
@@ -214,7 +218,7 @@ def _apply(game: engine.Game, rules: dict, need: Need, order: dict, context: _Im
 
 # --- self-play -------------------------------------------------------------------------------------
 
-class Outcome(NamedTuple):
+class Outcome(Record):
     """One finished self-play game."""
 
     winner: str | None

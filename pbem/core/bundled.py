@@ -12,9 +12,13 @@ from __future__ import annotations
 import marshal
 import os
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
 
 from pbem.core.canonical import digest, load_file
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 _READ: dict[str, tuple[tuple[int, int], bytes]] = {}
 
@@ -32,7 +36,7 @@ def data_file(path: Path, source: str) -> Any:
     return marshal.loads(kept[1])
 
 
-class Bundled(NamedTuple):
+class Bundled(Record):
     ruleset: str
     directory: Path
     parts: tuple[str, ...]          # one data file each: DIRECTORY/PART.yaml

@@ -34,7 +34,10 @@ import pickle
 import sys
 import types
 from pathlib import Path
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 FORMAT = "pbem-scenario-cache-1"
 

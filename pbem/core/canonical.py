@@ -25,11 +25,13 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
 
 from pbem.core.errors import InputError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Iterator
+
     import yaml
 
 

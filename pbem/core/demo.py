@@ -4,11 +4,14 @@ exchanged packet by packet as by email, then a clean audit of both folders."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from pbem.core import bot, bots, engine, game, genesis, keys
 from pbem.core.audit import audit
 from pbem.core.submit import submit_orders
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 PLAYER_FOLDERS = ("player-1", "player-2")
 

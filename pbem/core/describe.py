@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from pbem.core.canonical import ABSENT
 from pbem.core.errors import UsageError
 from pbem.core.text import cites, seal_names, with_rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def wrap_list(head: str, items: list[str], width: int = 100) -> list[str]:

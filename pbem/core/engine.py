@@ -27,14 +27,18 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-from typing import Any, NamedTuple
 
 from pbem.core import dice
 from pbem.core.canonical import DOMAIN_STATE, LazyPattern, canonical, digest, digest_of
 from pbem.core.errors import RulesError, VerificationError
 from pbem.core.packet import check_envelope, packet_id, verify_signature
+from pbem.core.record import Record
 from pbem.core.text import names, numbers, shown, with_rule
 from pbem.rulesets.base import WAITS_FOR, IllegalOrder, Need, Ruleset
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL = 2
 MAX_OPTIONS_IN_STATE = 60
@@ -100,7 +104,7 @@ def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class Game(NamedTuple):
+class Game(Record):
     """What every step needs from the genesis: the ruleset, its scenario (the world the
     genesis fixes, built once per process) and the game's fixed facts. The methods below
     are the one place where the core calls the ruleset."""

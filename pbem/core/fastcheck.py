@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable
 
-Check = Callable[[Any], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Check = Callable[[Any], bool]
 
 # Annotations, and keywords handled where their schema is compiled.
 _IGNORED = {"$schema", "$id", "$comment", "title", "description", "examples", "default", "format",

@@ -17,7 +17,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from pbem import rulesets
 from pbem.core import dice, engine, genesis, report
@@ -25,7 +24,12 @@ from pbem.core.canonical import (CURLY, INDENTATION, MAX_BYTES, PASTED, canonica
                                   indentation_changed, load_mapping, loads, pasted, quotes_changed, read_bounded)
 from pbem.core.errors import OPENED, FileError, InputError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import HEX64, check_envelope, not_a_packet, packet_id
+from pbem.core.record import Record
 from pbem.core.text import first_unsafe, shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GENESIS = "game.yaml"
 PROPOSAL = "proposal.yaml"
@@ -726,7 +730,7 @@ def write_proposal(folder: Path, proposal: dict) -> Path:
     return path
 
 
-class Joined(NamedTuple):
+class Joined(Record):
     step: str              # "joined", "completed" or "installed"
     path: Path             # the file written: join.yaml, or game.yaml
     document: dict

@@ -23,11 +23,14 @@ import base64
 import binascii
 import os
 import re
-from typing import Any
 
 from pbem.core.canonical import DOMAIN_GENESIS, canonical, digest
 from pbem.core.errors import UsageError, VerificationError
 from pbem.core.text import shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL = 2
 NAMESPACE = "pbem-genesis-v1"

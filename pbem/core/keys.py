@@ -13,12 +13,16 @@ import hashlib
 import os
 import struct
 from pathlib import Path
-from typing import Callable, NamedTuple
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from pbem.core.errors import FileError, PbemError, UsageError, VerificationError
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 PASSPHRASE_ENV = "PBEM_PASSPHRASE"
 KEY_TYPE = b"ssh-ed25519"
@@ -76,7 +80,7 @@ class _Reader:
             raise VerificationError(f"{self.what} has {extra} unexpected trailing bytes.")
 
 
-class PublicKey(NamedTuple):
+class PublicKey(Record):
     key: Ed25519PublicKey
     comment: str = ""
 
@@ -92,7 +96,7 @@ class PublicKey(NamedTuple):
         return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
 
 
-class PrivateKey(NamedTuple):
+class PrivateKey(Record):
     key: Ed25519PrivateKey
     public: PublicKey
     path: str | None = None

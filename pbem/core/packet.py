@@ -11,12 +11,15 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any
 
 from pbem.core.canonical import DOMAIN_PACKET, LazyPattern, canonical, digest, digest_of
 from pbem.core.errors import InputError, VerificationError
 from pbem.core.genesis import MAX_CHAIN_LENGTH, MIN_CHAIN_LENGTH
 from pbem.core.text import shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NAMESPACE = "pbem-packet-v1"
 PROTOCOL = 2

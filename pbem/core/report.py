@@ -5,10 +5,13 @@ and compares. Rendering depends only on the state and the events, never on the c
 
 from __future__ import annotations
 
-from typing import Any
 
 from pbem.core.engine import roll_index
 from pbem.core.text import bbcode, markdown, shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("md", "text", "bbcode")
 # the first words of every report of a sandbox game, and of its pictures and `pbem show`

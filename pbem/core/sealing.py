@@ -17,11 +17,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
 
 from pbem.core.canonical import dumps, load_mapping
 from pbem.core.errors import FileError, PbemError, VerificationError
 from pbem.core.game import write_new
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SALT_DOMAIN = b"pbem-seal-salt-v1\n"
 PRIVATE = "private"

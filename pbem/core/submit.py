@@ -7,12 +7,15 @@ import datetime
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from pbem.core import engine, game, schema, sealing
 from pbem.core.canonical import NumberRefused, load_file
 from pbem.core.errors import FileError, InputError, RulesError, UsageError, VerificationError
 from pbem.core.text import numbers, shown, with_rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _ORDER_FILE_KEYS = {"orders", "policies"}
 

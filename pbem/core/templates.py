@@ -5,13 +5,17 @@ from __future__ import annotations
 import collections
 import json
 import textwrap
-from typing import Any, Callable, Iterator, NamedTuple
 
 from pbem.core import describe, engine
+from pbem.core.record import Record
 from pbem.core.text import seal_names, with_rule
 from pbem.core.canonical import scalar_text, dumps
 from pbem.core.errors import PbemError
 from pbem.core.schema import order_types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 MAX_LISTED = 80
 MAX_NAMED = 400    # with --only: the orders of one unit, hex or type, which a player asked for
@@ -28,7 +32,7 @@ def _flow_value(value: Any) -> str:
     return scalar_text(value)
 
 
-class _Reveal(NamedTuple):
+class _Reveal(Record):
     """Where a side's reveal brings the game (`_after_reveal`): the template's lines, whether
     it comes to that side's own orders or decision, and the order filled in (a decision's
     answer, chosen by `_suggested` as for a decision awaited now)."""

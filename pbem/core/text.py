@@ -10,9 +10,12 @@ can neither forge a line nor a link.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Sequence, Sized
 
 from pbem.core.canonical import LazyPattern, printable_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Sequence, Sized
 
 # C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
 # zero-width and bidirectional marks, line and paragraph separators, bidi embeddings,

@@ -26,9 +26,13 @@ several action types plus `{"type": "end"}` to close the phase; a decision (for 
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, NamedTuple, Protocol
 
+from pbem.core.record import Record
 from pbem.core.text import names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Protocol
 
 
 class IllegalOrder(Exception):
@@ -80,7 +84,7 @@ def standing_orders(ruleset_id: str, choices: dict[str, list[str]]) -> tuple[dic
     return schema, {key: values[0] for key, values in choices.items()}
 
 
-class Need(NamedTuple):
+class Need(Record):
     """What the flow waits for: an order from `side` of one of the types in `accepts`."""
 
     side: str
@@ -124,50 +128,53 @@ class Need(NamedTuple):
         return need
 
 
-class Context(Protocol):
-    """What the core lends a ruleset while it applies one order."""
+if TYPE_CHECKING:
+    # what the core lends a ruleset's `apply`, named for type checkers: nothing checks it at
+    # run time, and building a Protocol would import `typing` (pbem/core/record.py)
+    class Context(Protocol):
+        """What the core lends a ruleset while it applies one order."""
 
-    def d6(self, label: str) -> int:
-        """Roll one die from the labelled sub-stream (DESIGN §3.5). The label must come
-        from the position in the game flow only (turn, phase, ordinal of the combat),
-        never from text a player wrote. The core records a `roll` event itself and
-        returns the value; it may raise an exception the ruleset must let through
-        (dice not yet available: the step is rolled back and retried later)."""
+        def d6(self, label: str) -> int:
+            """Roll one die from the labelled sub-stream (DESIGN §3.5). The label must come
+            from the position in the game flow only (turn, phase, ordinal of the combat),
+            never from text a player wrote. The core records a `roll` event itself and
+            returns the value; it may raise an exception the ruleset must let through
+            (dice not yet available: the step is rolled back and retried later)."""
 
-    def pick(self, label: str, among: int) -> int:
-        """A uniform random pick of 0 .. among-1 from the labelled sub-stream (DESIGN §3.5):
-        a draw from a pool the rules make at this point (an untried unit's strength, a
-        random set-up selection), from the remaining pool, in the segment in which the
-        rules make it. Labels, events and rollbacks as for `d6`."""
+        def pick(self, label: str, among: int) -> int:
+            """A uniform random pick of 0 .. among-1 from the labelled sub-stream (DESIGN §3.5):
+            a draw from a pool the rules make at this point (an untried unit's strength, a
+            random set-up selection), from the remaining pool, in the segment in which the
+            rules make it. Labels, events and rollbacks as for `d6`."""
 
-    def sealed_draw(self, label: str) -> dict:
-        """A die drawn now, as `d6` would roll it, but sealed with a sealed item (docs/protocol.md
-        §8): kkoh's order-chit test, which its owner knows and the opponent must not until the
-        chit is revealed (K-ORD-4). Returns what makes the die, for the ruleset to keep in the
-        state (it holds no value a reader could use) and to read at the item's opening with
-        `sealed_d6`; raises as `d6` does."""
+        def sealed_draw(self, label: str) -> dict:
+            """A die drawn now, as `d6` would roll it, but sealed with a sealed item (docs/protocol.md
+            §8): kkoh's order-chit test, which its owner knows and the opponent must not until the
+            chit is revealed (K-ORD-4). Returns what makes the die, for the ruleset to keep in the
+            state (it holds no value a reader could use) and to read at the item's opening with
+            `sealed_d6`; raises as `d6` does."""
 
-    def sealed_d6(self, draw: dict) -> int:
-        """At the opening of a sealed item (`opened`), the die a `sealed_draw` made, read with
-        the item's salt that the opening made public; the core records the `roll` event."""
+        def sealed_d6(self, draw: dict) -> int:
+            """At the opening of a sealed item (`opened`), the die a `sealed_draw` made, read with
+            the item's salt that the opening made public; the core records the `roll` event."""
 
-    def event(self, type: str, text: str, **fields: Any) -> None:
-        """Record a structured event for the after-action report. `text` is one
-        human-readable sentence; `fields` are JSON-like values for machines. Cite the
-        rule in `fields["rule"]`, and say `house_rule=True` for rules not from the source."""
+        def event(self, type: str, text: str, **fields: Any) -> None:
+            """Record a structured event for the after-action report. `text` is one
+            human-readable sentence; `fields` are JSON-like values for machines. Cite the
+            rule in `fields["rule"]`, and say `house_rule=True` for rules not from the source."""
 
-    @property
-    def chosen_by(self) -> str:
-        """"order" if a player's queued order is being applied, "policy" if a standing
-        order answered the decision (so the AAR can say which)."""
+        @property
+        def chosen_by(self) -> str:
+            """"order" if a player's queued order is being applied, "policy" if a standing
+            order answered the decision (so the AAR can say which)."""
 
-    @property
-    def opened(self) -> str | None:
-        """The sealed item ("SEQ.N") whose opening is being applied, or None for any other
-        order: only the core sets it, so a ruleset knows an item is the one that was sealed."""
+        @property
+        def opened(self) -> str | None:
+            """The sealed item ("SEQ.N") whose opening is being applied, or None for any other
+            order: only the core sets it, so a ruleset knows an item is the one that was sealed."""
 
 
-class Ruleset(NamedTuple):
+class Ruleset(Record):
     """The declared record of one game system (STYLE 1).
 
     What the genesis determines — map, terrain, tables, the fixed attributes of units,
@@ -274,7 +281,7 @@ class Ruleset(NamedTuple):
     result_key: Callable[[list[dict]], list[str]] | None = None
 
 
-class Heuristics(NamedTuple):
+class Heuristics(Record):
     """What a ruleset tells the core's bots (pbem.core.bots) so that they play on purpose.
     The search, the planning of whole packets and self-play are the core's; a ruleset gives
     only judgements of its own game."""

@@ -12,7 +12,10 @@ order, ties broken by the reading order.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable, Mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Mapping
 
 
 def depths(order: Iterable[str], adjacency: Mapping[str, Iterable[str]], sources: Iterable[str]) -> dict[str, int]:

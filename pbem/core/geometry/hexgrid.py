@@ -25,15 +25,18 @@ documented fixed order.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Iterable, Iterator
 
 LAYOUTS = ("odd-q", "even-q", "odd-r", "even-r")
 
 
-class Hex(NamedTuple):
+class Hex(Record):
     """An axial hex coordinate. Ordered by (q, r), hashable, immutable. A named tuple, as
     pbem's records are (pbem/core/__init__.py), so equal to the plain pair (q, r); `+` and
     `-` are sums of vectors, not tuple concatenation."""
@@ -193,7 +196,7 @@ def axial_to_offset(h: Hex, layout: str) -> tuple[int, int]:
     raise ValueError(f"unknown offset layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
 
 
-class _IdFormat(NamedTuple):
+class _IdFormat(Record):
     layout: str = "even-q"
     digits: int = 2
     prefix: str = ""
@@ -366,7 +369,7 @@ class HexMap:
 # Several mapsheets joined into one grid
 
 
-class Sheet(NamedTuple):
+class Sheet(Record):
     """One printed mapsheet of a joined map: its id prefix (such as "N" or "S"), the
     printed columns and rows its ids use (inclusive ranges), and the shift that takes its
     printed (column, row) to the offset coordinates of the joined grid."""

@@ -19,13 +19,16 @@ lists the steps, on hashing, or on the Python version.
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Hashable, Iterable, TypeVar
 
-N = TypeVar("N", bound=Hashable)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Hashable, Iterable, TypeVar
 
-Neighbours = Callable[[N], Iterable[N]]
-Cost = Callable[[N, N], "int | None"]
-Stop = Callable[[N], bool]
+    N = TypeVar("N", bound=Hashable)
+
+    Neighbours = Callable[[N], Iterable[N]]
+    Cost = Callable[[N, N], "int | None"]
+    Stop = Callable[[N], bool]
 
 
 def _search(

@@ -34,9 +34,14 @@ collections sorted.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Iterable, Iterator, NamedTuple
+
+from pbem.core.record import Record
 
 from . import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Iterator
 
 EDGES = ("N", "E", "S", "W")
 CORNERS = ("NE", "SE", "SW", "NW")
@@ -46,7 +51,7 @@ _EDGE_OF_VECTOR = {v: e for e, v in VECTORS.items()}
 _CORNER_OF_VECTOR = {v: c for c, v in DIAGONAL_VECTORS.items()}
 
 
-class Square(NamedTuple):
+class Square(Record):
     """A square of the grid: x eastwards, y northwards. Ordered, hashable, immutable; a named
     tuple (pbem/core/__init__.py), so `+` and `-` are sums of vectors."""
 
@@ -224,7 +229,7 @@ def _round_half(v: Fraction) -> int:
 
 # --- printed ids --------------------------------------------------------------------------
 
-class SquareIdFormat(NamedTuple):
+class SquareIdFormat(Record):
     """Printed square ids such as "0507": an optional prefix, then the column and the row,
     each zero-padded to `digits` digits."""
 
@@ -398,7 +403,7 @@ def _interior_tables(n: int) -> dict:
     return _TABLES[n]
 
 
-class Interior(NamedTuple):
+class Interior(Record):
     """The cells inside a square: `size` x `size`, placed by facing edge, rank and file."""
 
     size: int = 3

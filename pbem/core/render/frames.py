@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
 
 from pbem.core import engine, game
 from pbem.core.errors import FileError, RulesError, UsageError, VerificationError
 from pbem.core.packet import packet_id
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
-class Frame(NamedTuple):
+class Frame(Record):
     """One state of the game with the events of the packet that made it (none for state 0)."""
 
     seq: int

@@ -15,13 +15,16 @@ own size, where a large map fitted to the window would shrink it to a few pixels
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pbem.core import describe, report
 from pbem.core.text import shown
 
 from . import frames, svg
 from .scene import Grid
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SCRIPT = r"""
 (function () {

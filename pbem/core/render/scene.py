@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 from pbem.core.geometry import hexgrid
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 COLOUR = re.compile(r"#[0-9a-f]{6}\Z")
 NAME = re.compile(r"[a-z][a-z0-9-]{0,40}\Z")

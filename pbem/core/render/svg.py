@@ -12,13 +12,17 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from pbem.core.record import Record
 from pbem.core.text import shown
 
 from .scene import Grid, Point, check
 from .style import DEFAULT_SIDE, DEFAULT_STYLES, FONT, INK, MARKERS, PAPER
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # An arrow's line goes under the names and the counters, so that it never hides one it passes;
 # its head and its result go over them (`trails`, `arrows`)
@@ -64,7 +68,7 @@ def polygon_d(points: list[Point]) -> str:
     return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in points) + "Z"
 
 
-class Picture(NamedTuple):
+class Picture(Record):
     """A drawn scene: its size, title and style rules, and its layers of pieces."""
 
     width: float

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import ItemsView, KeysView, ValuesView
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
 
 from pbem.core.bundled import Bundled
 from pbem.core.canonical import LazyPattern
 from pbem.core.geometry.hexgrid import HEXSIDE_SEPARATOR, HexIdFormat, HexMap
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data"
 PARTS = ("map", "terrain", "crt", "oob", "victory")
@@ -162,7 +166,7 @@ def _dearer_row(mot: Mapping, non: Mapping, a: str) -> Mapping[str, int]:
     return _frozen({c: max(mot_row[c], non_row[c]) for c in mot_row})
 
 
-class Unit(NamedTuple):
+class Unit(Record):
     """The fixed attributes of a unit (2.x, `data/oob.yaml`)."""
 
     id: str
@@ -219,7 +223,7 @@ def _unit(u: dict, side: str) -> Unit:
         entry_hex=entry["entry"] if entry else None)
 
 
-class Place(NamedTuple):
+class Place(Record):
     """A place of 4.2: its hexes and VP."""
 
     name: str

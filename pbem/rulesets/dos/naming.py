@@ -4,11 +4,14 @@ the side a unit of the other side belongs to."""
 
 from __future__ import annotations
 
-from typing import Iterable
 
 from pbem.core.text import agreeing, no_unit as named_no_unit
 
 from .scenario import Scenario
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 
 def verb(units: list[str], base: str) -> str:

@@ -21,10 +21,14 @@ import json
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, NamedTuple
 
 from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import DIRECTIONS, Sheet, SheetedFormat, offset_to_axial
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 DATA = Path(__file__).resolve().parent / "data"
 PARTS = ("map", "terrain", "crt", "oob", "untried", "schedule", "directives", "victory")
@@ -62,7 +66,7 @@ def _getter(keys: tuple) -> Callable[[dict], tuple]:
     return itemgetter(*keys) if keys else (lambda d: ())
 
 
-class Unit(NamedTuple):
+class Unit(Record):
     """The fixed attributes of a counter (3.31, data/oob.yaml)."""
 
     id: str
@@ -123,7 +127,7 @@ class Unit(NamedTuple):
         return len(self.steps)
 
 
-class City(NamedTuple):
+class City(Record):
     name: str
     cls: str                # major, minor
     hexes: tuple[str, ...]

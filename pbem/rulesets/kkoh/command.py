@@ -12,13 +12,17 @@ K-CMD-10 reading).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, NamedTuple
 
 from pbem.core.dice import sealed_die
+from pbem.core.record import Record
 
 from ..base import IllegalOrder
 from .scenario import LEVELS, SIDES, Scenario, other
 from .state import Board
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Iterator
 
 
 # --- command status ---------------------------------------------------------------------------
@@ -505,7 +509,7 @@ def open_chit(rules: dict, side: str, rec: dict) -> str | None:
     return None if sealed_anew(rules, side) is not None else rec["o"]
 
 
-class OwnChit(NamedTuple):
+class OwnChit(Record):
     """A group's sealed chit as its owner knows it (`own_chit`): the item's name, the chit
     sealed, and, once Issuing Orders has tested it, what its opening will give (`opening`):
     the chit the group then carries, the words of the event and the test die where the opening

@@ -6,7 +6,9 @@ formula's, `list_cost` the price a piece of the list costs in play (the victory 
 
 from __future__ import annotations
 
-from typing import Mapping
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
 
 
 def full_cost(row: Mapping, table: Mapping, doctrine: str) -> int:

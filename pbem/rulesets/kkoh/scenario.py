@@ -31,10 +31,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
 
 from pbem.core.bundled import data_file
 from pbem.core.geometry.squaregrid import Interior, SquareMap
+from pbem.core.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
 
 DATA = Path(__file__).resolve().parent / "data"
 SIDES = ("blue", "red")
@@ -126,7 +130,7 @@ def _fixed(where: str) -> bool:
 
 # --- fixed attributes ---------------------------------------------------------------------
 
-class Profile(NamedTuple):
+class Profile(Record):
     """What a piece is in one of its modes (a pair mounted or dismounted, a towed gun
     limbered or deployed): everything fire, assault and movement read."""
 
@@ -146,7 +150,7 @@ class Profile(NamedTuple):
     assault: bool                 # may attack in a Close Assault (K-CA-2)
 
 
-class Piece(NamedTuple):
+class Piece(Record):
     """The fixed attributes of a unit on the table: one base, a company or squadron with its
     organic sub-units (K-INT-1, K-TRP-1), of one battalion or battlegroup (K-TRP-5); an infantry
     unit and its transports are one piece (K-INF-6), a towed gun and its prime movers one
@@ -202,7 +206,7 @@ class Piece(NamedTuple):
         return "limbered" in self.modes
 
 
-class Command(NamedTuple):
+class Command(Record):
     """A command marker (K-CMK-1): not a unit; it never shoots nor is shot at (K-CMK-3), counts
     for no stacking and carries no order chit (K-CMK-6)."""
 
@@ -218,7 +222,7 @@ class Command(NamedTuple):
     cost: int
 
 
-class Feature(NamedTuple):
+class Feature(Record):
     """An area or linear terrain feature (K-TER)."""
 
     name: str

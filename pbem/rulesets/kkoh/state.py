@@ -27,9 +27,12 @@ command markers, formations) is the scenario (scenario.py) and is never stored. 
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
 
 from .scenario import INSIDE, SIDES, Scenario, other
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Iterator
 
 
 def fresh_ps() -> dict:

@@ -12,11 +12,14 @@ area keeps its controller.
 
 from __future__ import annotations
 
-from typing import Callable
 
 from pbem.core.text import did_you_mean
 
 from ..base import IllegalOrder
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 SIDES = ("german", "soviet")
 # the boxes off the map a unit can be in, instead of an area

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
 
 from pbem.core.canonical import load_mapping
+from pbem.core.record import Record
 
 from . import flow
 from .areas import BOXES, SIDES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -26,7 +30,7 @@ def load_city_1942() -> dict:
     return load_mapping(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
 
 
-class Area(NamedTuple):
+class Area(Record):
     id: str
     name: str
     control: str                 # the controller at set-up
@@ -36,7 +40,7 @@ class Area(NamedTuple):
     adjacent: tuple[str, ...]    # sorted
 
 
-class Unit(NamedTuple):
+class Unit(Record):
     id: str
     name: str
     side: str
@@ -47,13 +51,13 @@ class Unit(NamedTuple):
     area: str | None             # the area at set-up (turn 0 only)
 
 
-class LossColumn(NamedTuple):
+class LossColumn(Record):
     min: int
     max: int
     results: tuple[int, ...]     # by die roll 1-6
 
 
-class Scenario(NamedTuple):
+class Scenario(Record):
     id: str
     areas: Mapping[str, Area]            # by id, in id order
     area_ids: tuple[str, ...]            # sorted
