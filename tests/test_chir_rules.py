@@ -390,6 +390,31 @@ def test_step_costs_are_made_as_read_and_the_table_stays_whole_and_read_only():
     assert loaded.cost["mot"] == every and loaded.cost_max == {a: dict(dearer[a]) for a in scenario.ids}
 
 
+def test_a_kept_scenario_works_out_the_coordinates_of_the_hexes_it_reads_only():
+    """Each hex's printed and axial coordinates are rows made when first read, and the map of a
+    kept scenario keeps its ids only: a command reads a few hundred hexes, and loading the
+    coordinates of all 1,496 was the largest part of loading a built scenario. Distances,
+    neighbours and river crossings read the same as before it was kept."""
+    import importlib
+    import pickle
+
+    importlib.import_module("pbem.core.cache")     # which tells pickle how to keep read-only views
+
+    built = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
+    loaded = pickle.loads(pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
+    assert len(loaded.ids) == 1496 and "_hex" not in vars(loaded.grid) and dict.__len__(loaded._axial) == 0
+    assert loaded.distance("3320", "3217") == built.distance("3320", "3217") == 3
+    assert loaded.offset("3320") == (33, 20) and dict.__len__(loaded._axial) == 2 and dict.__len__(loaded._offset) == 1
+    assert "_hex" not in vars(loaded.grid)                  # asked of the scenario, not of its map
+    assert loaded.distance("3320", "9999") == built.distance("3320", "9999") == built.grid.distance("3320", "9999")
+    near = [(a, b) for a in ("3320", "1001", "2541") for b in built.grid.within(a, 2) + ["9999"]]
+    assert [built.adjacent(a, b) for a, b in near] == [loaded.adjacent(a, b) for a, b in near]
+    assert sum(loaded.adjacent(a, b) for a, b in near) == 6 + 3 + 6     # 1001, a corner, has three
+    assert [(a, b) for a in built.ids for b in built.neigh[a] if not built.crossable(a, b)] == \
+        [(a, b) for a in loaded.ids for b in loaded.neigh[a] if not loaded.crossable(a, b)] != []
+    assert all(loaded.distance(a, "2541") == built.distance(a, "2541") for a in built.ids)
+
+
 def test_a_scenario_with_its_step_costs_made_is_freed_when_dropped():
     """The rows are made from the tables they read, not from the scenario that holds them: a
     scenario is no reference cycle, and is freed when its last reference goes (pbem starts

@@ -152,6 +152,22 @@ def test_hexmap_edges_and_bounds():
         HexMap(["101"], CCRR)
 
 
+def test_a_kept_map_is_its_format_and_ids_and_works_out_its_hexes_when_first_read():
+    """pbem's cache keeps a built scenario (pbem/core/cache.py); a map in it keeps its format
+    and ids only, and answers as the map it was once a hex is asked of it."""
+    import pickle
+
+    m = HexMap.rectangle(HexIdFormat("odd-q", 2, "N"), range(10, 16), range(1, 8))
+    data = pickle.dumps(m, protocol=pickle.HIGHEST_PROTOCOL)
+    assert len(data) < 600 and len(pickle.dumps((m, m._hex, m._id))) > 2 * len(data)
+    loaded = pickle.loads(data)
+    assert sorted(vars(loaded)) == ["format", "ids"] and loaded.ids == m.ids and loaded.format == m.format
+    assert loaded.neighbours("N1304") == m.neighbours("N1304") and loaded.distance("N1001", "N1507") == m.distance("N1001", "N1507")
+    assert loaded._hex == m._hex and loaded._id == m._id and len(loaded) == 42 and "N1001" in loaded
+    again = pickle.loads(pickle.dumps(loaded))
+    assert again.within("N1304", 2) == m.within("N1304", 2)
+
+
 @settings(max_examples=60)
 @given(st.integers(11, 40), st.integers(2, 40), st.integers(11, 40), st.integers(2, 40))
 def test_hexmap_id_metric_matches_axial(c1, r1, c2, r2):

@@ -24,6 +24,7 @@ documented fixed order.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from pbem.core.record import Record
@@ -268,6 +269,21 @@ class HexMap:
         self._hex = by_id
         self._id = {h: i for i, h in by_id.items()}
         self.ids: tuple[str, ...] = tuple(sorted(by_id))
+
+    def __getstate__(self) -> dict:
+        """Pickled (pbem's cache of built scenarios, pbem/core/cache.py) as its format and
+        ids, checked when the map was made: its hexes are worked out again where first read
+        (below), which a command that asks the map nothing never does. Loading a map's
+        coordinates cost more than any other table of a chir scenario."""
+        return {"format": self.format, "ids": self.ids}
+
+    @functools.cached_property
+    def _hex(self) -> dict[str, Hex]:
+        return {hex_id: self.format.parse(hex_id) for hex_id in self.ids}
+
+    @functools.cached_property
+    def _id(self) -> dict[Hex, str]:
+        return {h: i for i, h in self._hex.items()}
 
     @classmethod
     def rectangle(cls, fmt: HexIdFormat, columns: range, rows: range) -> HexMap:

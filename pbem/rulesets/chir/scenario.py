@@ -314,9 +314,10 @@ class Scenario:
         self.hex_index: Mapping[str, int] = _frozen({h: i for i, h in enumerate(self.ids)})  # the order of ids
         self.neigh: Mapping[str, tuple[str, ...]] = _frozen(
             {h: tuple(sorted(self.grid.neighbours(h))) for h in self.ids})
-        self._neigh_set = {h: frozenset(n) for h, n in self.neigh.items()}
-        self._offset = {h: self.grid.offset(h) for h in self.ids}
-        self._axial = {h: (x.q, x.r) for h, x in ((h, self.grid.hex(h)) for h in self.ids)}
+        # each hex's printed (column, row) and axial coordinates, worked out when first read: a
+        # command reads those of a few hundred hexes, and loading all 1,496 cost more
+        self._offset: Mapping[str, tuple[int, int]] = Rows(self.grid.format.parse_offset, self.ids)
+        self._axial: Mapping[str, tuple[int, int]] = Rows(self.grid.format.parse, self.ids)
         counts: dict[str, int] = {}
         for kind in m["hexes"].values():
             counts[kind] = counts.get(kind, 0) + 1
@@ -331,7 +332,7 @@ class Scenario:
         # lower id first (`HexMap.hexside`); a key that names no such pair lies on no step
         def pair(key: str) -> tuple[str, str] | None:
             a, _, b = key.partition(HEXSIDE_SEPARATOR)
-            return (a, b) if a < b and b in self._neigh_set.get(a, ()) else None
+            return (a, b) if a < b and b in self.neigh.get(a, ()) else None
 
         self._river_name: dict[str, dict[str, str]] = {h: {} for h in self.ids}  # a -> {b across a river: its name}
         for r in m["rivers"]:
@@ -345,15 +346,15 @@ class Scenario:
             if ab:
                 bridged[ab[0]].add(ab[1])
                 bridged[ab[1]].add(ab[0])
-        self._bridged = {h: frozenset(s) for h, s in bridged.items()}
         for n, r in enumerate(m["roads"]):
             for a, b in zip(r["hexes"], r["hexes"][1:]):
                 try:
                     self.grid.hexside(a, b)  # consecutive road hexes must be neighbours
                 except ValueError as exc:
                     raise ValueError(f"chir scenario: map.roads[{n}]: {exc}") from None
-        # 9.10, 9.11.1: neighbours across a river without a bridge
-        self._unbridged = {a: frozenset(b for b in self._river_name[a] if b not in self._bridged[a]) for a in self.ids}
+        # 9.10, 9.11.1: neighbours across a river without a bridge, of the hexes that have any
+        self._unbridged = {a: unbridged for a in self.ids
+                           if (unbridged := frozenset(b for b in self._river_name[a] if b not in bridged[a]))}
         road_next: dict[str, set[str]] = {}
         for r in m["roads"]:
             for x, y in zip(r["hexes"], r["hexes"][1:]):
@@ -453,7 +454,7 @@ class Scenario:
         return self._terrain.get(h, self.base_terrain)
 
     def adjacent(self, a: str, b: str) -> bool:
-        near = self._neigh_set.get(a)
+        near = self.neigh.get(a)          # at most six neighbours
         return b in near if near is not None else self.grid.adjacent(a, b)
 
     def is_river(self, a: str, b: str) -> bool:
@@ -465,16 +466,15 @@ class Scenario:
 
     def crossable(self, a: str, b: str) -> bool:
         """9.10, 9.11.1: a river hexside may be crossed in retreat or advance only by a bridge."""
-        return b not in self._unbridged[a]
+        return b not in self._unbridged.get(a, ())
 
     def offset(self, h: str) -> tuple[int, int]:
-        xy = self._offset.get(h)
-        return xy if xy is not None else self.grid.offset(h)
+        return self._offset[h] if h in self.hexes else self.grid.offset(h)
 
     def distance(self, a: str, b: str) -> int:
-        pa, pb = self._axial.get(a), self._axial.get(b)
-        if pa is None or pb is None:
+        if a not in self.hexes or b not in self.hexes:
             return self.grid.distance(a, b)
+        pa, pb = self._axial[a], self._axial[b]
         dq, dr = pa[0] - pb[0], pa[1] - pb[1]
         return max(abs(dq), abs(dr), abs(dq + dr))
 
