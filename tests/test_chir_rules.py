@@ -403,6 +403,9 @@ def test_a_kept_scenario_works_out_the_coordinates_of_the_hexes_it_reads_only():
     built = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
     loaded = pickle.loads(pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
     assert len(loaded.ids) == 1496 and "_hex" not in vars(loaded.grid) and dict.__len__(loaded._axial) == 0
+    # the tables of rows share the set of the hexes, loaded once
+    assert all(table._key_set is loaded.hexes for table in (loaded._axial, loaded._offset, loaded.cost["mot"],
+                                                             loaded.cost["non"], loaded.cost_max))
     assert loaded.distance("3320", "3217") == built.distance("3320", "3217") == 3
     assert loaded.offset("3320") == (33, 20) and dict.__len__(loaded._axial) == 2 and dict.__len__(loaded._offset) == 1
     assert "_hex" not in vars(loaded.grid)                  # asked of the scenario, not of its map

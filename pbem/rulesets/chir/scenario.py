@@ -81,13 +81,15 @@ class Rows(dict):
     reads. Reading a row by its key runs at a dict's speed; iterating, `len`, `in`, `get`,
     `|`, `reversed` and comparing see every key, as a mapping of all the rows would. Only
     what reads a dict's storage directly sees the rows made so far (json's encoder, which
-    writes no scenario table). Pickled as its recipe."""
+    writes no scenario table). Pickled as its recipe. `key_set`, the keys as a frozenset, may
+    be one that other tables share (the scenario's hexes), and is then loaded once for all."""
 
     __slots__ = ("_make", "_keys", "_key_set")
 
-    def __init__(self, make: Any, keys: tuple):
+    def __init__(self, make: Any, keys: tuple, key_set: frozenset | None = None):
         super().__init__()
-        self._make, self._keys, self._key_set = make, keys, frozenset(keys)
+        self._make, self._keys = make, keys
+        self._key_set = frozenset(keys) if key_set is None else key_set
 
     def __missing__(self, key: Any) -> Any:
         if key not in self._key_set:
@@ -97,7 +99,7 @@ class Rows(dict):
         return row
 
     def __reduce__(self) -> tuple:
-        return Rows, (self._make, self._keys)
+        return Rows, (self._make, self._keys, self._key_set)
 
     def __iter__(self) -> Any:
         return iter(self._keys)
@@ -316,8 +318,8 @@ class Scenario:
             {h: tuple(sorted(self.grid.neighbours(h))) for h in self.ids})
         # each hex's printed (column, row) and axial coordinates, worked out when first read: a
         # command reads those of a few hundred hexes, and loading all 1,496 cost more
-        self._offset: Mapping[str, tuple[int, int]] = Rows(self.grid.format.parse_offset, self.ids)
-        self._axial: Mapping[str, tuple[int, int]] = Rows(self.grid.format.parse, self.ids)
+        self._offset: Mapping[str, tuple[int, int]] = Rows(self.grid.format.parse_offset, self.ids, self.hexes)
+        self._axial: Mapping[str, tuple[int, int]] = Rows(self.grid.format.parse, self.ids, self.hexes)
         counts: dict[str, int] = {}
         for kind in m["hexes"].values():
             counts[kind] = counts.get(kind, 0) + 1
@@ -378,10 +380,10 @@ class Scenario:
         # scenario that holds the rows: no reference cycle
         self.cost: Mapping[str, Mapping[str, Mapping[str, int]]] = _frozen(
             {key: Rows(functools.partial(_step_row, self.neigh, self.road_next, self._river_name, self._terrain,
-                                         self.base_terrain, prices[key]), self.ids) for key in CLASSES})
+                                         self.base_terrain, prices[key]), self.ids, self.hexes) for key in CLASSES})
         # a stack of motorised and non-motorised units pays the dearer of the two (movement.destinations)
         self.cost_max: Mapping[str, Mapping[str, int]] = Rows(
-            functools.partial(_dearer_row, self.cost["mot"], self.cost["non"]), self.ids)
+            functools.partial(_dearer_row, self.cost["mot"], self.cost["non"]), self.ids, self.hexes)
         self.exit_cost: int = t["map_exit"]["cost"]
         self.river_shift: int = t["hexsides"]["river"]["all_attackers_across_shift"]
 
