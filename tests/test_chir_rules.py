@@ -9,6 +9,7 @@ from functools import lru_cache
 import pytest
 
 from pbem.core.canonical import load_mapping
+from pbem.core.geometry.hexgrid import HexIdFormat, HexMap
 from pbem.rulesets.base import IllegalOrder
 from pbem.rulesets.chir import RULESET, artillery, board as bd, combat, movement, retreat, setup, victory
 
@@ -406,16 +407,28 @@ def test_a_kept_scenario_works_out_the_coordinates_of_the_hexes_it_reads_only():
     # the tables of rows share the set of the hexes, loaded once
     assert all(table._key_set is loaded.hexes for table in (loaded._axial, loaded._offset, loaded.cost["mot"],
                                                              loaded.cost["non"], loaded.cost_max))
-    assert loaded.distance("3320", "3217") == built.distance("3320", "3217") == 3
-    assert loaded.offset("3320") == (33, 20) and dict.__len__(loaded._axial) == 2 and dict.__len__(loaded._offset) == 1
+    # against the map's own arithmetic (hexgrid) and the map's data, which the rows do not read
+    grid = HexMap.rectangle(HexIdFormat("even-q", 2), range(10, 44), range(1, 45))
+    assert grid.ids == built.ids
+    assert loaded.distance("3320", "3217") == 3 and loaded.offset("3320") == (33, 20)
+    assert dict.__len__(loaded._axial) == 2 and dict.__len__(loaded._offset) == 1
     assert "_hex" not in vars(loaded.grid)                  # asked of the scenario, not of its map
-    assert loaded.distance("3320", "9999") == built.distance("3320", "9999") == built.grid.distance("3320", "9999")
-    near = [(a, b) for a in ("3320", "1001", "2541") for b in built.grid.within(a, 2) + ["9999"]]
-    assert [built.adjacent(a, b) for a, b in near] == [loaded.adjacent(a, b) for a, b in near]
+    assert [loaded.distance(a, "2541") for a in grid.ids] == [grid.distance(a, "2541") for a in grid.ids]
+    assert [loaded.offset(a) for a in grid.ids] == [grid.offset(a) for a in grid.ids]
+    assert loaded.distance("3320", "9999") == grid.distance("3320", "9999")   # off the map: the map's arithmetic
+    near = [(a, b) for a in ("3320", "1001", "2541", "9999") for b in grid.within(a, 2) + ["9999", "0000"]]
+    assert [loaded.adjacent(a, b) for a, b in near] == [grid.adjacent(a, b) for a, b in near]
     assert sum(loaded.adjacent(a, b) for a, b in near) == 6 + 3 + 6     # 1001, a corner, has three
-    assert [(a, b) for a in built.ids for b in built.neigh[a] if not built.crossable(a, b)] == \
-        [(a, b) for a in loaded.ids for b in loaded.neigh[a] if not loaded.crossable(a, b)] != []
-    assert all(loaded.distance(a, "2541") == built.distance(a, "2541") for a in built.ids)
+    # 9.10, 9.11.1: the river hexsides without a bridge, both ways, and no other
+    m = RULESET.scenarios["historical"]()["map"]
+    bridged = {b["hexside"] for b in m["bridges"]}
+    unbridged = sorted({(a, b) for r in m["rivers"] for key in r["hexsides"] if key not in bridged
+                        for a, b in [key.split("/"), key.split("/")[::-1]]})
+    assert unbridged and [(a, b) for a in grid.ids for b in grid.neighbours(a) if not loaded.crossable(a, b)] == \
+        [(a, b) for a in grid.ids for b in grid.neighbours(a) if (a, b) in set(unbridged)]
+    assert len(unbridged) == len([(a, b) for a in grid.ids for b in grid.neighbours(a) if not built.crossable(a, b)])
+    with pytest.raises(KeyError):
+        loaded.crossable("9999", "3320")
 
 
 def test_a_scenario_with_its_step_costs_made_is_freed_when_dropped():

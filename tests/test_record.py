@@ -3,16 +3,23 @@
 
 from __future__ import annotations
 
+import __future__
+
+import ast
 import importlib
+import inspect
 import pickle
 import pkgutil
 import subprocess
 import sys
+import textwrap
 import typing
+from pathlib import Path
 
 import pytest
 
 import pbem
+from pbem import rulesets
 from pbem.core.record import Record
 
 BODY = '''
@@ -68,7 +75,7 @@ def test_a_record_is_the_named_tuple_typing_builds_from_its_body():
         ours("Kalach")
 
 
-def test_a_record_pickles_as_itself(monkeypatch):
+def test_a_record_pickles_as_itself():
     """The scenario cache (pbem/core/cache.py) pickles scenarios full of records."""
     from pbem.core.geometry.hexgrid import Hex, Sheet
 
@@ -78,7 +85,8 @@ def test_a_record_pickles_as_itself(monkeypatch):
 
 
 @pytest.mark.parametrize("body, error, words", [
-    ("a: int = 1\n    b: int\n", TypeError, "field b has no default but follows a, which have one"),
+    ("a: int = 1\n    b: int\n", TypeError, "field b has no default but follows a, which has one"),
+    ("a: int = 1\n    c: int = 2\n    b: int\n", TypeError, "field b has no default but follows a, c, which have one"),
     ("a: int\n    _fields = ('x',)\n", AttributeError, "_fields is the named tuple's own"),
     ("a: int\n    def __new__(cls, a): return super().__new__(cls, a)\n", AttributeError, "__new__ is the named tuple's own"),
     ("a: int\n    def _replace(self): return self\n", AttributeError, "_replace is the named tuple's own"),
@@ -99,47 +107,107 @@ def test_a_record_derives_from_record_alone():
             a: int
 
 
-def test_every_record_of_pbem_is_declared_on_record_and_built_as_typing_would():
-    """Every named tuple pbem declares comes from `Record`; rebuilt by `typing.NamedTuple` from
-    its own annotations and defaults, it has the same fields and defaults."""
-    records = []
+def _records() -> list[type]:
+    """Every named tuple pbem declares, with the module it is declared in."""
+    found = []
     for info in pkgutil.walk_packages(pbem.__path__, "pbem."):
         if info.name.endswith("__main__"):
             continue
         module = importlib.import_module(info.name)
         for value in vars(module).values():
             if isinstance(value, type) and value.__module__ == info.name and value.__bases__ == (tuple,):
-                records.append(value)
+                found.append((value, module))
+    return found
+
+
+def test_every_record_of_pbem_is_the_named_tuple_typing_builds_from_its_body():
+    """Each record's own class body, run again with `typing.NamedTuple` for `Record` in its
+    module, gives the same fields, defaults, docstring and attributes."""
+    records = _records()
     assert len(records) >= 30
-    for record in records:
-        assert hasattr(record, "_fields") and record.__annotations__, record
+    future = __future__.annotations.compiler_flag
+    for record, module in records:
         # as written, where typing.NamedTuple would have made each a ForwardRef
-        assert all(type(a) is str for a in record.__annotations__.values()), record
-        fields = list(record.__annotations__)
-        rebuilt = typing.NamedTuple(record.__name__, [(f, typing.Any) for f in fields])
-        assert record._fields == rebuilt._fields
-        assert list(record._field_defaults) == fields[len(fields) - len(record._field_defaults):]
+        assert record.__annotations__ and all(type(a) is str for a in record.__annotations__.values()), record
+        source = textwrap.dedent(inspect.getsource(record))
+        assert f"class {record.__name__}(Record):" in source, record
+        namespace = dict(vars(module), Record=typing.NamedTuple)
+        exec(compile(source, inspect.getsourcefile(record), "exec", flags=future, dont_inherit=True), namespace)
+        theirs = namespace[record.__name__]
+        def defaults(r: type) -> dict:   # a function given as a default: the same code
+            return {k: v.__code__.co_code if callable(v) else v for k, v in r._field_defaults.items()}
+        assert (record._fields, defaults(record), record.__doc__) == (theirs._fields, defaults(theirs), theirs.__doc__)
+        assert {k for k in vars(record) if not k.startswith("_")} == {k for k in vars(theirs) if not k.startswith("_")}
 
 
-def test_a_sandbox_game_is_played_and_shown_without_importing_typing(tmp_path):
-    """pbem names `typing`'s types for type checkers only: a game that signs nothing (a
-    sandbox) is created, played (kkoh's sealed orders aside), shown and drawn without importing
-    `typing`."""
+def test_no_module_uses_a_name_it_imports_for_type_checkers_only():
+    """A name imported under `if TYPE_CHECKING:` does not exist at run time: it may appear in
+    annotations (strings, under the future import every module has) and nowhere else."""
+    names = 0
+    for path in sorted(Path(pbem.__file__).parent.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        checking = [n for n in tree.body if isinstance(n, ast.If) and isinstance(n.test, ast.Name)
+                    and n.test.id == "TYPE_CHECKING"]
+        if checking:
+            assert any(isinstance(n, ast.ImportFrom) and n.module == "__future__" for n in tree.body), path
+        hidden = set()
+        for node in (n for block in checking for statement in block.body for n in ast.walk(statement)):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                hidden |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ClassDef):
+                hidden.add(node.name)
+            elif isinstance(node, ast.Assign):
+                hidden |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        inside = {id(n) for block in checking for statement in block.body for n in ast.walk(statement)}
+        # a name bound at run time too (canonical.py imports yaml where it needs it) is no concern
+        for node in ast.walk(tree):
+            if id(node) in inside:
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                hidden -= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                hidden.discard(node.name)
+            elif isinstance(node, ast.arg):
+                hidden.discard(node.arg)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                hidden.discard(node.id)
+        annotation = {id(n) for node in ast.walk(tree) for part in ("annotation", "returns")
+                      if getattr(node, part, None) is not None for n in ast.walk(getattr(node, part))}
+        used = sorted((n.id, n.lineno) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in hidden
+                      and id(n) not in inside and id(n) not in annotation)
+        assert used == [], f"{path}: {used}"
+        names += len(hidden)
+    assert names >= 60      # Any, Callable, Mapping, ... in some forty modules
+
+
+def test_the_plain_commands_of_a_sandbox_game_never_import_typing(tmp_path):
+    """pbem names `typing`'s types for type checkers only: the commands pbem/entry.py runs
+    without click (adjudicate, audit, status, show) import neither `typing` nor the keys
+    module (nor, with it, `cryptography`) in a game that signs nothing (kkoh's first packet,
+    which seals its orders, aside)."""
+    from pbem.core import bot, game, genesis
+
     code = ("import sys\n"
-            "from pbem import rulesets\n"
-            "from pbem.core import bot, describe, game, genesis\n"
-            "for name in ('chir', 'dos', 'kkoh', 'stalingrad'):\n"
-            "    ruleset = rulesets.get(name)\n"
-            "    folder = game.create(sys.argv[1] + '/' + name, genesis.sandbox(ruleset, {'seed': 's'}, created='t'))\n"
-            "    for _ in range(0 if name == 'kkoh' else 3):\n"
-            "        sender = folder.state['awaiting']['packet_from']\n"
-            "        orders = bot.plan(folder.game, folder.state, sender, lambda options: options[0])[:3]\n"
-            "        packet = game.build_packet(folder.game, folder.state, sender, orders, None, None, '')\n"
-            "        game.adjudicate(folder, packet, game.packet_yaml(packet).encode(), 'packet')\n"
-            "    describe.status(game.open_folder(folder.path))\n"
-            "    folder.game.render(folder.state['rules'])\n"
-            "sys.stderr.write(repr(sorted(m for m in ('typing', 'pbem.core.keys') if m in sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
-    assert done.returncode == 0 and done.stderr == "[]", done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["chir", "dos", "kkoh", "stalingrad"]
-    assert [len(list((tmp_path / name / "states").iterdir())) for name in ("chir", "dos", "kkoh", "stalingrad")] == [4, 4, 1, 4]
+            "from pbem import entry\n"
+            "found, sys.argv = sys.argv[1], ['pbem'] + sys.argv[2:]\n"
+            "try:\n    entry.main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
+            "open(found, 'w').write(repr(sorted(m for m in ('typing', 'pbem.core.keys') if m in sys.modules)))")
+    ran = []
+    for name in ("chir", "dos", "kkoh", "stalingrad"):
+        ruleset = rulesets.get(name)
+        folder = game.create(tmp_path / name, genesis.sandbox(ruleset, {"seed": "s"}, created="t"))
+        sender = folder.state["awaiting"]["packet_from"]
+        commands = [["status", str(folder.path)], ["show", str(folder.path)], ["audit", str(folder.path)]]
+        if name != "kkoh":
+            orders = bot.plan(folder.game, folder.state, sender, lambda options: options[0])[:3]
+            packet = game.build_packet(folder.game, folder.state, sender, orders, None, None, "")
+            (tmp_path / f"{name}.yaml").write_text(game.packet_yaml(packet))
+            commands.insert(0, ["adjudicate", str(folder.path), str(tmp_path / f"{name}.yaml")])
+        for command in commands:
+            found = tmp_path / "modules.txt"
+            done = subprocess.run([sys.executable, "-c", code, str(found), *command], capture_output=True, text=True)
+            assert done.returncode == 0 and done.stdout, (command, done.stderr)
+            assert found.read_text() == "[]", (command, found.read_text())
+            ran.append((name, command[0]))
+        assert len(list((folder.path / "states").iterdir())) == len(commands) - 2
+    assert len(ran) == 15

@@ -8,18 +8,20 @@ built without `typing`.
 
 reads as a `typing.NamedTuple` declaration, and a type checker takes it for one (the
 `TYPE_CHECKING` branch below). At run time `_Declared` builds the class as `typing` builds a
-named tuple's: `collections.namedtuple` of the annotated fields, in order, with the defaults
-given, then the class body's methods and docstring. It does not check each annotation as
-`typing` does: every pbem module reads its annotations as strings (`from __future__ import
-annotations`), and `typing` compiles each string into a `ForwardRef` that nothing at run time
-reads. For the 11 records a busy chir `pbem adjudicate` builds, that was 19 million
+named tuple's (Python 3.11 to 3.13): `collections.namedtuple` of the annotated fields, in
+order, with the defaults given, then the class body's methods and docstring. It does not
+check each annotation as `typing` does: every pbem module reads its annotations as strings
+(`from __future__ import annotations`, which a record's module needs: a class body then holds
+its `__annotations__` on every Python version), and `typing` compiles each string into a
+`ForwardRef` that nothing at run time reads. For the 11 records a busy chir `pbem adjudicate` builds, that was 19 million
 instructions, half of what a bare interpreter's start-up takes (38 million). The annotations
 stay on the class as written.
 
 pbem's modules name `typing`'s types for type checkers only, under `TYPE_CHECKING = False`
-(which type checkers read as true). So a command that checks no signature (status, show or
-render of a sandbox game, or its adjudication) never imports `typing`, another 13 million
-instructions. `cryptography`, which checks a signed game's signatures, imports it itself."""
+(which type checkers read as true). So the commands that `pbem.entry` runs without click
+(`adjudicate`, `audit`, `status` and `show` without options) never import `typing` in a game
+that checks no signature (a sandbox), another 13 million instructions. `cryptography`, which
+checks a signed game's signatures, imports it itself, as click does."""
 
 from __future__ import annotations
 
@@ -41,14 +43,19 @@ class _Declared(type):
             return super().__new__(mcls, name, bases, namespace)
         if bases != (Record,):
             raise TypeError(f"record {name}: a record derives from Record alone")
-        fields = namespace.get("__annotations__", {})
+        # no annotations: none written, or (Python 3.14, without the future import) left to be
+        # worked out later, which would make a record of no fields
+        fields = namespace.get("__annotations__")
+        if not fields:
+            raise TypeError(f"record {name}: no annotated field (a record's module begins with "
+                            "`from __future__ import annotations`)")
         defaulted: list[str] = []
         for field in fields:
             if field in namespace:
                 defaulted.append(field)
             elif defaulted:
-                raise TypeError(f"record {name}: field {field} has no default but follows {', '.join(defaulted)}, "
-                                "which have one")
+                have = "which have one" if len(defaulted) > 1 else "which has one"
+                raise TypeError(f"record {name}: field {field} has no default but follows {', '.join(defaulted)}, {have}")
         record = collections.namedtuple(name, fields, defaults=[namespace[f] for f in defaulted],
                                         module=namespace["__module__"])
         record.__annotations__ = record.__new__.__annotations__ = dict(fields)
@@ -57,6 +64,10 @@ class _Declared(type):
                 raise AttributeError(f"record {name}: {key} is the named tuple's own")
             if key not in _SPECIAL and key not in fields:
                 setattr(record, key, value)
+                # what type() does for a class body's attributes, and typing too from Python 3.13
+                set_name = getattr(type(value), "__set_name__", None)
+                if set_name is not None:
+                    set_name(value, record, key)
         return record
 
 

@@ -266,16 +266,18 @@ class HexMap:
             if fmt.format(h) != hex_id:
                 raise ValueError(f"{hex_id!r} is not in canonical form ({fmt.format(h)!r})")
             by_id[hex_id] = h
-        self._hex = by_id
-        self._id = {h: i for i, h in by_id.items()}
+        self._hex = by_id     # as worked out here; a map loaded from a pickle works them out
+        self._id = {h: i for i, h in by_id.items()}   # again where first read (below)
         self.ids: tuple[str, ...] = tuple(sorted(by_id))
 
     def __getstate__(self) -> dict:
-        """Pickled (pbem's cache of built scenarios, pbem/core/cache.py) as its format and
-        ids, checked when the map was made: its hexes are worked out again where first read
-        (below), which a command that asks the map nothing never does. Loading a map's
+        """Pickled (pbem's cache of built scenarios, pbem/core/cache.py) without its hexes: the
+        ids were checked when the map was made, and the hexes are worked out from them where
+        first read, which a command that asks the map nothing never does. Loading a map's
         coordinates cost more than any other table of a chir scenario."""
-        return {"format": self.format, "ids": self.ids}
+        state = dict(vars(self))
+        del state["_hex"], state["_id"]
+        return state
 
     @functools.cached_property
     def _hex(self) -> dict[str, Hex]:

@@ -81,15 +81,14 @@ class Rows(dict):
     reads. Reading a row by its key runs at a dict's speed; iterating, `len`, `in`, `get`,
     `|`, `reversed` and comparing see every key, as a mapping of all the rows would. Only
     what reads a dict's storage directly sees the rows made so far (json's encoder, which
-    writes no scenario table). Pickled as its recipe. `key_set`, the keys as a frozenset, may
-    be one that other tables share (the scenario's hexes), and is then loaded once for all."""
+    writes no scenario table). Pickled as its recipe. `key_set` is `keys` as a frozenset, which
+    the tables of one scenario share (its hexes): a pickle keeps it once, loaded once for all."""
 
     __slots__ = ("_make", "_keys", "_key_set")
 
-    def __init__(self, make: Any, keys: tuple, key_set: frozenset | None = None):
+    def __init__(self, make: Any, keys: tuple, key_set: frozenset):
         super().__init__()
-        self._make, self._keys = make, keys
-        self._key_set = frozenset(keys) if key_set is None else key_set
+        self._make, self._keys, self._key_set = make, keys, key_set
 
     def __missing__(self, key: Any) -> Any:
         if key not in self._key_set:
@@ -456,8 +455,8 @@ class Scenario:
         return self._terrain.get(h, self.base_terrain)
 
     def adjacent(self, a: str, b: str) -> bool:
-        near = self.neigh.get(a)          # at most six neighbours
-        return b in near if near is not None else self.grid.adjacent(a, b)
+        # at most six neighbours; a hex off the map by the map's arithmetic
+        return b in self.neigh[a] if a in self.hexes else self.grid.adjacent(a, b)
 
     def is_river(self, a: str, b: str) -> bool:
         """Is the hexside between neighbours a and b a river hexside (bridged or not)?"""
@@ -467,7 +466,10 @@ class Scenario:
         return self._river_name[a][b]
 
     def crossable(self, a: str, b: str) -> bool:
-        """9.10, 9.11.1: a river hexside may be crossed in retreat or advance only by a bridge."""
+        """9.10, 9.11.1: a river hexside may be crossed in retreat or advance only by a bridge.
+        `a` is a hex of the map (KeyError otherwise, as `is_river`)."""
+        if a not in self.hexes:
+            raise KeyError(a)
         return b not in self._unbridged.get(a, ())
 
     def offset(self, h: str) -> tuple[int, int]:
