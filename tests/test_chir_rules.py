@@ -846,6 +846,57 @@ def test_9_11_advance_limits():
     assert retreat.check_path(SCENARIO, rules, a, ["333/1116"], ["3320", "3319"]) is None  # along the retreat route
 
 
+def test_9_11_the_legal_advances_are_every_hex_a_legal_path_reaches_where_the_units_fit():
+    """`retreat.options` walks out from each attacking hex once for all the units there and
+    once for each alone, and lists the first path to each hex: exactly the hexes some path
+    that `check_path` allows reaches, and where `bd.fits` lets the units end (6.4), each by a
+    shortest such path."""
+    rules = position({"333/1116": {"hex": "3220"}, "333/1118": {"hex": "3220"}, "1TC/44a": {"hex": "3321"},
+                      "1TC/44b": {"hex": "3321"}, "333/Art": {"hex": "3321"}, "LW/II": {"hex": "3118"},
+                      "315/a": {"hex": "3219"}, "315/b": {"hex": "3219"}})
+    a = {"kind": "concentrated", "att": "soviet", "target": "3320",
+         "groups": {"3220": ["333/1116", "333/1118"], "3321": ["1TC/44a", "1TC/44b", "333/Art"]},
+         "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
+    listed = retreat.options(SCENARIO, rules, a)
+    assert listed[-1] == {"type": "advance-end"}
+    found: dict[tuple, dict[str, list[str]]] = {}
+    for o in listed[:-1]:
+        ends = found.setdefault(tuple(o["units"]), {})
+        assert o["path"][-1] not in ends          # one path to each hex
+        ends[o["path"][-1]] = o["path"]
+    groups = [("333/1116", "333/1118"), ("333/1116",), ("333/1118",), ("1TC/44a", "1TC/44b"), ("1TC/44a",), ("1TC/44b",)]
+    assert set(found) <= set(groups)              # artillery never advances
+    ends: dict[tuple, dict[str, int]] = {}
+    for group in groups:
+        start = st.hex_of(rules, group[0])
+        legal: dict[str, int] = {}                 # hex -> length of the shortest legal path there
+        for length in range(1, a["M"] + 1):
+            for path in _walks(start, length):
+                if retreat.check_path(SCENARIO, rules, a, list(group), path) is None:
+                    legal.setdefault(path[-1], length)
+        expected = {h: n for h, n in legal.items() if bd.fits(SCENARIO, rules, h, list(group))}
+        assert {h: len(p) for h, p in found.get(group, {}).items()} == expected, group
+        ends[group] = expected
+    # 6.3: a regiment stands alone, so the two regiments of 3220 advance one at a time, and
+    # into no hex another unit holds: 3219 (two regiments), 3321 (the battalions' hex)
+    assert ends[("333/1116", "333/1118")] == {} and len(ends[("333/1116",)]) == 32
+    assert not {"3219", "3321"} & set(ends[("333/1116",)]) and "3220" not in ends[("1TC/44a", "1TC/44b")]
+    assert ends[("1TC/44a",)]["3320"] == 1 and ends[("1TC/44a",)]["3319"] == 2 and max(ends[("1TC/44a",)].values()) == 3
+
+
+def _walks(start: str, length: int):
+    """Every walk of `length` steps from `start` along neighbours, never back to a hex it has
+    been in."""
+    if length == 0:
+        yield []
+        return
+    for walk in _walks(start, length - 1):
+        here = walk[-1] if walk else start
+        for n in SCENARIO.neigh[here]:
+            if n != start and n not in walk:
+                yield walk + [n]
+
+
 def test_9_11_a_unit_that_advanced_after_a_concentrated_attack_moves_at_half_in_the_movement_phase():
     """9.12.1 and the example of play: "the three Soviet rifle units may carry out a post-combat
     advance of 3 hexes ... During the subsequent movement phase, these units may move using half

@@ -159,9 +159,12 @@ def stacking_rule(sc: Scenario, uids: list[str]) -> str:
 
 def fits(sc: Scenario, rules: dict, h: str, movers: list[str]) -> bool:
     """Would `movers` fit into hex h with the friendly units already there?"""
-    side = sc.side_of[movers[0]]
-    there = [u for u in units_in(sc, rules, h, side) if u not in movers]
-    return stacking_ok(sc, there + list(movers))
+    return fits_among(sc, units_in(sc, rules, h, sc.side_of[movers[0]]), movers)
+
+
+def fits_among(sc: Scenario, there: list[str], movers: list[str]) -> bool:
+    """`fits`, given the friendly units in the hex (from `stacks`, where many hexes are asked)."""
+    return stacking_ok(sc, [u for u in there if u not in movers] + list(movers))
 
 
 # --- 3.3 control -----------------------------------------------------------------------------

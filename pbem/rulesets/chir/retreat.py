@@ -261,15 +261,24 @@ def eligible(sc: Scenario, rules: dict, a: dict) -> list[str]:
     return out
 
 
+def _ground(sc: Scenario, rules: dict, a: dict) -> tuple[frozenset[str], set[str], set[str]]:
+    """What an advance's path is checked against (9.11): the enemy zone of control, the
+    defenders' retreat route and the hexes holding enemy units."""
+    zone, _ = bd.ezoc(sc, rules, a["att"])
+    return zone, set(a.get("def_route", [])), bd.occupied(sc, rules, other(a["att"]))
+
+
 def check_path(sc: Scenario, rules: dict, a: dict, uids: list[str], path: list[str]) -> tuple[str, str] | None:
     """None if the advance along `path` is legal, else (rule, reason)."""
-    side = a["att"]
+    return _path_fault(sc, a, st.hex_of(rules, uids[0]), path, _ground(sc, rules, a))
+
+
+def _path_fault(sc: Scenario, a: dict, cur: str, path: list[str],
+                ground: tuple[frozenset[str], set[str], set[str]]) -> tuple[str, str] | None:
+    """`check_path` of units in hex `cur`, on the `_ground` of the rules as they stand."""
     if not path or len(path) > a["M"]:
         return "9.11", "an advance is of 1 hex" if a["M"] == 1 else f"an advance is 1 to {a['M']} hexes"
-    zone, _ = bd.ezoc(sc, rules, side)
-    route = set(a.get("def_route", []))
-    enemy = bd.occupied(sc, rules, other(side))
-    cur = st.hex_of(rules, uids[0])
+    zone, route, enemy = ground
     for i, h in enumerate(path):
         if h not in sc:
             return "9.11", f"there is no hex {h}"
@@ -286,12 +295,16 @@ def check_path(sc: Scenario, rules: dict, a: dict, uids: list[str], path: list[s
 
 
 def options(sc: Scenario, rules: dict, a: dict) -> list[dict]:
+    """Every legal advance (9.11), by the hexes the attackers stand in and, of two or more
+    there, all of them together or one alone; the rules stand still meanwhile, so the zones,
+    the enemy and the friendly stacks they are checked against are read once."""
     elig = eligible(sc, rules, a)
     by_hex: dict[str, list[str]] = {}
     for u in elig:
         by_hex.setdefault(st.hex_of(rules, u), []).append(u)
-    zone, _ = bd.ezoc(sc, rules, a["att"])
-    route = set(a.get("def_route", []))
+    ground = _ground(sc, rules, a)
+    zone, route, _ = ground
+    friends = bd.stacks(sc, rules, a["att"])
     out = []
     for h, us in sorted(by_hex.items()):
         sets = [us] + ([[u] for u in us] if len(us) > 1 else [])
@@ -306,8 +319,8 @@ def options(sc: Scenario, rules: dict, a: dict) -> list[dict]:
                         if n in seen:
                             continue
                         cand = p + [n]
-                        if check_path(sc, rules, a, group, cand) is None:
-                            if bd.fits(sc, rules, n, group):
+                        if _path_fault(sc, a, h, cand, ground) is None:
+                            if bd.fits_among(sc, friends.get(n, []), group):
                                 out.append({"type": "advance", "units": group, "path": cand})
                             seen.add(n)
                             if not (n in zone and n not in route):
