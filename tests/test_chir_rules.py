@@ -419,6 +419,7 @@ def test_a_kept_scenario_works_out_the_coordinates_of_the_hexes_it_reads_only():
     near = [(a, b) for a in ("3320", "1001", "2541", "9999") for b in grid.within(a, 2) + ["9999", "0000"]]
     assert [loaded.adjacent(a, b) for a, b in near] == [grid.adjacent(a, b) for a, b in near]
     assert sum(loaded.adjacent(a, b) for a, b in near) == 6 + 3 + 6     # 1001, a corner, has three
+    assert loaded.adjacent("4345", "4344") and loaded.adjacent("0945", "0944") is grid.adjacent("0945", "0944")
     # 9.10, 9.11.1: the river hexsides without a bridge, both ways, and no other
     m = RULESET.scenarios["historical"]()["map"]
     bridged = {b["hexside"] for b in m["bridges"]}
@@ -848,40 +849,65 @@ def test_9_11_advance_limits():
 
 def test_9_11_the_legal_advances_are_every_hex_a_legal_path_reaches_where_the_units_fit():
     """`retreat.options` walks out from each attacking hex once for all the units there and
-    once for each alone, and lists the first path to each hex: exactly the hexes some path
-    that `check_path` allows reaches, and where `bd.fits` lets the units end (6.4), each by a
-    shortest such path."""
+    once for each alone, and lists the first path to each hex: exactly the hexes that some
+    walk which `check_path` allows reaches, and where `bd.fits` lets the units end (6.4),
+    each by a shortest such walk. The walks are the test's own; `check_path` and `bd.fits`
+    are the rules of one path and one hex."""
     rules = position({"333/1116": {"hex": "3220"}, "333/1118": {"hex": "3220"}, "1TC/44a": {"hex": "3321"},
                       "1TC/44b": {"hex": "3321"}, "333/Art": {"hex": "3321"}, "LW/II": {"hex": "3118"},
                       "315/a": {"hex": "3219"}, "315/b": {"hex": "3219"}})
     a = {"kind": "concentrated", "att": "soviet", "target": "3320",
          "groups": {"3220": ["333/1116", "333/1118"], "3321": ["1TC/44a", "1TC/44b", "333/Art"]},
          "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
-    listed = retreat.options(SCENARIO, rules, a)
-    assert listed[-1] == {"type": "advance-end"}
-    found: dict[tuple, dict[str, list[str]]] = {}
-    for o in listed[:-1]:
-        ends = found.setdefault(tuple(o["units"]), {})
-        assert o["path"][-1] not in ends          # one path to each hex
-        ends[o["path"][-1]] = o["path"]
     groups = [("333/1116", "333/1118"), ("333/1116",), ("333/1118",), ("1TC/44a", "1TC/44b"), ("1TC/44a",), ("1TC/44b",)]
-    assert set(found) <= set(groups)              # artillery never advances
-    ends: dict[tuple, dict[str, int]] = {}
-    for group in groups:
-        start = st.hex_of(rules, group[0])
-        legal: dict[str, int] = {}                 # hex -> length of the shortest legal path there
-        for length in range(1, a["M"] + 1):
-            for path in _walks(start, length):
-                if retreat.check_path(SCENARIO, rules, a, list(group), path) is None:
-                    legal.setdefault(path[-1], length)
-        expected = {h: n for h, n in legal.items() if bd.fits(SCENARIO, rules, h, list(group))}
-        assert {h: len(p) for h, p in found.get(group, {}).items()} == expected, group
-        ends[group] = expected
+    ends, refused = _advances_by_their_definition(rules, a, groups)   # artillery never advances
     # 6.3: a regiment stands alone, so the two regiments of 3220 advance one at a time, and
     # into no hex another unit holds: 3219 (two regiments), 3321 (the battalions' hex)
     assert ends[("333/1116", "333/1118")] == {} and len(ends[("333/1116",)]) == 32
     assert not {"3219", "3321"} & set(ends[("333/1116",)]) and "3220" not in ends[("1TC/44a", "1TC/44b")]
     assert ends[("1TC/44a",)]["3320"] == 1 and ends[("1TC/44a",)]["3319"] == 2 and max(ends[("1TC/44a",)].values()) == 3
+    assert refused == {"9.11.2"}      # off the retreat route in LW/II's zone: the advance stops there
+
+    # across a river: the first step into the target crosses it without a bridge (9.11.1 lets
+    # it), no other step does; an enemy unit's hex is never entered
+    assert not SCENARIO.crossable("1233", "1133") and not SCENARIO.crossable("1233", "1232")
+    rules = position({"1TC/44a": {"hex": "1233"}, "1TC/44b": {"hex": "1233"}, "11Pz/15a": {"hex": "1334"}})
+    a = dict(a, target="1133", groups={"1233": ["1TC/44a", "1TC/44b"]}, fired_groups=["1233"], M=2, def_route=["1133"])
+    ends, refused = _advances_by_their_definition(rules, a, [("1TC/44a", "1TC/44b"), ("1TC/44a",), ("1TC/44b",)])
+    assert refused == {"9.11", "9.11.1", "9.11.2"}
+    assert ends[("1TC/44a", "1TC/44b")]["1133"] == 1          # into the target, across the river
+    assert ends[("1TC/44a", "1TC/44b")]["1232"] == 2          # round by the target, not across
+    assert "1334" not in ends[("1TC/44a",)] and len(ends[("1TC/44a",)]) == 10     # 1334: the enemy's
+
+
+def _advances_by_their_definition(rules: dict, a: dict, groups: list[tuple]) -> tuple[dict, set]:
+    """What `retreat.options` lists, held to its definition: for each group, the hexes its
+    units may end in and the length of the path listed to each; and the rules `check_path`
+    refused some walk by."""
+    listed = retreat.options(SCENARIO, rules, a)
+    assert listed[-1] == {"type": "advance-end"}
+    found: dict[tuple, dict[str, list[str]]] = {}
+    for o in listed[:-1]:
+        there = found.setdefault(tuple(o["units"]), {})
+        assert o["path"][-1] not in there          # one path to each hex
+        assert retreat.check_path(SCENARIO, rules, a, o["units"], o["path"]) is None
+        there[o["path"][-1]] = o["path"]
+    assert set(found) <= set(groups)
+    ends, refused = {}, set()
+    for group in groups:
+        start = st.hex_of(rules, group[0])
+        legal: dict[str, int] = {}                 # hex -> length of the shortest legal path there
+        for length in range(1, a["M"] + 1):
+            for path in _walks(start, length):
+                why = retreat.check_path(SCENARIO, rules, a, list(group), path)
+                if why is None:
+                    legal.setdefault(path[-1], length)
+                else:
+                    refused.add(why[0])
+        expected = {h: n for h, n in legal.items() if bd.fits(SCENARIO, rules, h, list(group))}
+        assert {h: len(p) for h, p in found.get(group, {}).items()} == expected, group
+        ends[group] = expected
+    return ends, refused
 
 
 def _walks(start: str, length: int):

@@ -155,6 +155,7 @@ def test_hexmap_edges_and_bounds():
 def test_a_kept_map_is_its_format_and_ids_and_works_out_its_hexes_when_first_read():
     """pbem's cache keeps a built scenario (pbem/core/cache.py); a map in it keeps its format
     and ids only, and answers as the map it was once a hex is asked of it."""
+    import copy
     import pickle
 
     m = HexMap.rectangle(HexIdFormat("odd-q", 2, "N"), range(10, 16), range(1, 8))
@@ -166,6 +167,11 @@ def test_a_kept_map_is_its_format_and_ids_and_works_out_its_hexes_when_first_rea
     assert loaded._hex == m._hex and loaded._id == m._id and len(loaded) == 42 and "N1001" in loaded
     again = pickle.loads(pickle.dumps(loaded))
     assert again.within("N1304", 2) == m.within("N1304", 2)
+    # kept again, or copied, before any hex is read
+    fresh = pickle.loads(data)
+    for copied in (pickle.loads(pickle.dumps(fresh)), copy.copy(fresh), copy.deepcopy(fresh)):
+        assert copied.ids == m.ids and copied.neighbours("N1304") == m.neighbours("N1304")
+    assert "_hex" not in vars(fresh)
 
 
 @settings(max_examples=60)

@@ -8,20 +8,23 @@ built without `typing`.
 
 reads as a `typing.NamedTuple` declaration, and a type checker takes it for one (the
 `TYPE_CHECKING` branch below). At run time `_Declared` builds the class as `typing` builds a
-named tuple's (Python 3.11 to 3.13): `collections.namedtuple` of the annotated fields, in
-order, with the defaults given, then the class body's methods and docstring. It does not
-check each annotation as `typing` does: every pbem module reads its annotations as strings
-(`from __future__ import annotations`, which a record's module needs: a class body then holds
-its `__annotations__` on every Python version), and `typing` compiles each string into a
-`ForwardRef` that nothing at run time reads. For the 11 records a busy chir `pbem adjudicate` builds, that was 19 million
-instructions, half of what a bare interpreter's start-up takes (38 million). The annotations
-stay on the class as written.
+named tuple's: `collections.namedtuple` of the annotated fields, in order, with the defaults
+given, then the class body's methods and docstring. It does not check each annotation as
+`typing` does: every pbem module reads its annotations as strings (`from __future__ import
+annotations`, which a record's module needs: a class body then holds its `__annotations__` on
+every Python version), and `typing` compiles each string into a `ForwardRef` that nothing at
+run time reads. The annotations stay on the class as written.
 
 pbem's modules name `typing`'s types for type checkers only, under `TYPE_CHECKING = False`
 (which type checkers read as true). So the commands that `pbem.entry` runs without click
 (`adjudicate`, `audit`, `status` and `show` without options) never import `typing` in a game
-that checks no signature (a sandbox), another 13 million instructions. `cryptography`, which
-checks a signed game's signatures, imports it itself, as click does."""
+that checks no signature (a sandbox). `cryptography`, which checks a signed game's
+signatures, imports it itself, as click does.
+
+Measured with callgrind on an installed pbem, where `python -c pass` runs 38 million
+instructions: a busy chir `pbem adjudicate` of a sandbox game ran 381 million with
+`typing.NamedTuple`, 362 million with these records, and 349 million without importing
+`typing` at all."""
 
 from __future__ import annotations
 

@@ -276,7 +276,8 @@ class HexMap:
         first read, which a command that asks the map nothing never does. Loading a map's
         coordinates cost more than any other table of a chir scenario."""
         state = dict(vars(self))
-        del state["_hex"], state["_id"]
+        state.pop("_hex", None)       # a map loaded so has them only once read
+        state.pop("_id", None)
         return state
 
     @functools.cached_property

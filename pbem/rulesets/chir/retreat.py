@@ -295,9 +295,10 @@ def _path_fault(sc: Scenario, a: dict, cur: str, path: list[str],
 
 
 def options(sc: Scenario, rules: dict, a: dict) -> list[dict]:
-    """Every legal advance (9.11), by the hexes the attackers stand in and, of two or more
-    there, all of them together or one alone; the rules stand still meanwhile, so the zones,
-    the enemy and the friendly stacks they are checked against are read once."""
+    """The legal advances (9.11): for the attackers of each hex, all together and (of two or
+    more) each alone, one shortest legal path to each hex they may end in. The rules stand
+    still meanwhile, so the zones, the enemy and the friendly stacks that the paths are
+    checked against are read once."""
     elig = eligible(sc, rules, a)
     by_hex: dict[str, list[str]] = {}
     for u in elig:
