@@ -859,7 +859,8 @@ def test_9_11_the_legal_advances_are_every_hex_a_legal_path_reaches_where_the_un
     a = {"kind": "concentrated", "att": "soviet", "target": "3320",
          "groups": {"3220": ["333/1116", "333/1118"], "3321": ["1TC/44a", "1TC/44b", "333/Art"]},
          "fired_groups": ["3220", "3321"], "att_retreated": [], "advanced": [], "M": 3, "def_route": ["3320", "3319"]}
-    groups = [("333/1116", "333/1118"), ("333/1116",), ("333/1118",), ("1TC/44a", "1TC/44b"), ("1TC/44a",), ("1TC/44b",)]
+    groups = [("333/1116", "333/1118"), ("333/1116",), ("333/1118",),
+              ("1TC/44a", "1TC/44b"), ("1TC/44a",), ("1TC/44b",)]
     ends, refused = _advances_by_their_definition(rules, a, groups)   # artillery never advances
     # 6.3: a regiment stands alone, so the two regiments of 3220 advance one at a time, and
     # into no hex another unit holds: 3219 (two regiments), 3321 (the battalions' hex)

@@ -88,7 +88,8 @@ def test_a_record_pickles_as_itself():
     ("a: int = 1\n    b: int\n", TypeError, "field b has no default but follows a, which has one"),
     ("a: int = 1\n    c: int = 2\n    b: int\n", TypeError, "field b has no default but follows a, c, which have one"),
     ("a: int\n    _fields = ('x',)\n", AttributeError, "_fields is the named tuple's own"),
-    ("a: int\n    def __new__(cls, a): return super().__new__(cls, a)\n", AttributeError, "__new__ is the named tuple's own"),
+    ("a: int\n    def __new__(cls, a): return super().__new__(cls, a)\n", AttributeError,
+     "__new__ is the named tuple's own"),
     ("a: int\n    def _replace(self): return self\n", AttributeError, "_replace is the named tuple's own"),
     ("_a: int\n", ValueError, "Field names cannot start with an underscore: '_a'"),
 ])

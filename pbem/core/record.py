@@ -58,7 +58,8 @@ class _Declared(type):
                 defaulted.append(field)
             elif defaulted:
                 have = "which have one" if len(defaulted) > 1 else "which has one"
-                raise TypeError(f"record {name}: field {field} has no default but follows {', '.join(defaulted)}, {have}")
+                raise TypeError(f"record {name}: field {field} has no default but follows "
+                                f"{', '.join(defaulted)}, {have}")
         record = collections.namedtuple(name, fields, defaults=[namespace[f] for f in defaulted],
                                         module=namespace["__module__"])
         record.__annotations__ = record.__new__.__annotations__ = dict(fields)

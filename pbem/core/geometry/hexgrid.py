@@ -266,8 +266,10 @@ class HexMap:
             if fmt.format(h) != hex_id:
                 raise ValueError(f"{hex_id!r} is not in canonical form ({fmt.format(h)!r})")
             by_id[hex_id] = h
-        self._hex = by_id     # as worked out here; a map loaded from a pickle works them out
-        self._id = {h: i for i, h in by_id.items()}   # again where first read (below)
+        # the hexes as worked out here; a map loaded from a pickle works them out again where
+        # first read (the cached properties below)
+        self._hex = by_id
+        self._id = {h: i for i, h in by_id.items()}
         self.ids: tuple[str, ...] = tuple(sorted(by_id))
 
     def __getstate__(self) -> dict:
