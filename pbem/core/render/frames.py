@@ -45,8 +45,8 @@ def frame(folder: game.Folder, seq: int | None = None) -> Frame:
         raise UsageError(f"--state {seq}: the game has states 0 to {latest}")
     if seq == 0:
         return Frame(0, game.initial_state(folder.game), [], None)
-    before = game.initial_state(folder.game) if seq == 1 else _stored(folder, seq - 1)
-    stored = folder.state if seq == latest else _stored(folder, seq)
+    before = game.initial_state(folder.game) if seq == 1 else game.load_state(folder.path, seq - 1, folder.game)
+    stored = folder.state if seq == latest else game.load_state(folder.path, seq, folder.game)
     return _step(folder, before, stored)
 
 
@@ -55,7 +55,7 @@ def frames(folder: game.Folder) -> Iterator[Frame]:
     state = game.initial_state(folder.game)
     yield Frame(0, state, [], None)
     for seq in range(1, folder.state["seq"] + 1):
-        stored = folder.state if seq == folder.state["seq"] else _stored(folder, seq)
+        stored = folder.state if seq == folder.state["seq"] else game.load_state(folder.path, seq, folder.game)
         made = _step(folder, state, stored)
         state = made.state
         yield made
@@ -79,10 +79,6 @@ def _packet(folder: game.Folder, seq: int, wanted: str) -> dict:
                 return packet
     raise FileError(f"{folder.path}: no file in packets/ is packet {seq} of states/{seq:04d}.yaml; "
                     f"run `pbem audit {folder.path}`")
-
-
-def _stored(folder: game.Folder, seq: int) -> dict:
-    return game.load_state(folder.path, seq, folder.game)
 
 
 def scene(folder: game.Folder, fr: Frame) -> Any:

@@ -71,6 +71,9 @@ def other(side: str) -> str:
     return "german" if side == "soviet" else "soviet"
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
 
@@ -353,9 +356,10 @@ class Scenario:
                     self.grid.hexside(a, b)  # consecutive road hexes must be neighbours
                 except ValueError as exc:
                     raise ValueError(f"chir scenario: map.roads[{n}]: {exc}") from None
-        # 9.10, 9.11.1: neighbours across a river without a bridge, of the hexes that have any
-        self._unbridged = {a: unbridged for a in self.ids
-                           if (unbridged := frozenset(b for b in self._river_name[a] if b not in bridged[a]))}
+        # 9.10, 9.11.1: neighbours across a river without a bridge; most hexes have none, and
+        # share one empty set, which a pickle keeps once
+        self._unbridged = {a: frozenset(b for b in self._river_name[a] if b not in bridged[a]) or _NONE
+                           for a in self.ids}
         road_next: dict[str, set[str]] = {}
         for r in m["roads"]:
             for x, y in zip(r["hexes"], r["hexes"][1:]):
@@ -466,11 +470,8 @@ class Scenario:
         return self._river_name[a][b]
 
     def crossable(self, a: str, b: str) -> bool:
-        """9.10, 9.11.1: a river hexside may be crossed in retreat or advance only by a bridge.
-        `a` is a hex of the map (KeyError otherwise, as `is_river`)."""
-        if a not in self.hexes:
-            raise KeyError(a)
-        return b not in self._unbridged.get(a, ())
+        """9.10, 9.11.1: a river hexside may be crossed in retreat or advance only by a bridge."""
+        return b not in self._unbridged[a]
 
     def offset(self, h: str) -> tuple[int, int]:
         return self._offset[h] if h in self.hexes else self.grid.offset(h)
