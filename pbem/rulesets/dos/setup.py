@@ -183,9 +183,18 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
     combat = sorted((u for u in left if sc.units[u].combat), key=lambda u: (sc.units[u].arm == "mech", u))
     air = [u for u in left if sc.units[u].air]
 
+    hqs = sorted(u for u in rules["units"] if sc.side_of[u] == "soviet" and sc.units[u].hq)
+    known: dict[tuple, list[tuple[int, int]]] = {}
+
     def anchors() -> list[tuple[int, int]]:
-        return [(sc.idx[w], sc.units[u].leadership) for u, w in sorted(rules["units"].items())
-                if sc.side_of[u] == "soviet" and sc.units[u].hq and w not in st.OFF_MAP]
+        """The Soviet HQs on the map and their Ratings, in id order: asked for each Front Line
+        hex tried, and worked out again only where the HQs stand otherwise."""
+        where = tuple([rules["units"][u] for u in hqs])
+        found = known.get(where)
+        if found is None:
+            found = known[where] = [(sc.idx[w], sc.units[u].leadership) for u, w in zip(hqs, where)
+                                    if w not in st.OFF_MAP]
+        return found
 
     def covered(q: int) -> bool:
         return any(sc.distance(front[q], i) <= L for i, L in anchors())
