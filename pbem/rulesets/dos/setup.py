@@ -187,8 +187,8 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
     known: dict[tuple, list[tuple[int, int]]] = {}
 
     def anchors() -> list[tuple[int, int]]:
-        """The Soviet HQs on the map and their Ratings, in id order: asked for each Front Line
-        hex tried, and worked out again only where the HQs stand otherwise."""
+        """The Soviet HQs on the map and their Leadership Ratings, in id order: asked for each
+        Front Line hex tried, kept for each placement of the HQs, worked out again once one moves."""
         where = tuple([rules["units"][u] for u in hqs])
         found = known.get(where)
         if found is None:
