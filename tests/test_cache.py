@@ -87,7 +87,8 @@ def test_a_kept_scenario_is_the_built_one_and_is_not_built_again(cache_dir, rule
 def test_a_kept_dos_scenario_holds_every_supply_row_as_a_fresh_build_works_it_out(cache_dir):
     """dos keeps every row of both sides' `back` tables (supply traced backwards, 12.14) in the
     cache entry: a loaded scenario holds all of them, builds none of them again, and each is
-    the row a fresh build works out when it is first read; a row the sides share is kept once."""
+    the row a fresh build works out when it is first read; equal rows, and equal steps within
+    them, are kept once (one object each, which the pickle writes once)."""
     ruleset, build = _built("dos")
     cache.scenario(ruleset.id, ruleset.version, '{"name":"x"}', "{}", build)
     loaded = cache.scenario(ruleset.id, ruleset.version, '{"name":"x"}', "{}", build)
@@ -102,6 +103,10 @@ def test_a_kept_dos_scenario_holds_every_supply_row_as_a_fresh_build_works_it_ou
     shared = [b for b in hexes if axis[b] == soviet[b]]
     assert len(shared) > len(fresh.ids) // 2 and all(axis[b] is soviet[b] for b in shared)
     assert any(axis[b] != soviet[b] for b in hexes), "the sides' river costs differ somewhere (10.4)"
+    rows = [table[b] for table in (axis, soviet) for b in hexes]
+    assert len({id(row) for row in rows}) == len(set(rows))
+    steps = [step for row in rows for step in row]
+    assert len({id(step) for step in steps}) == len(set(steps)) < len(steps) // 4
 
 
 def test_the_key_changes_with_every_input(monkeypatch):

@@ -561,17 +561,21 @@ class Scenario:
         """What the cache of built scenarios keeps (core/cache.py): the scenario as built, and
         every row of both sides' `back` tables, worked out here (about 40 ms, once per cache
         entry). Nearly every command traces supply, which reads most of them: a busy Axis
-        player-turn worked out some 4,000 rows, about 20 ms; loading them all costs a few. A row
-        the sides share is kept once."""
+        player-turn worked out some 4,000 rows, about 20 ms; loading them all costs a few. Equal
+        rows, and equal steps within them, are one object each, which the pickle keeps once: the
+        8,000 rows hold 45,000 steps, of which 7,000 differ, and the tables load in less than
+        half the time."""
         for side in SIDES:
             table = self.back(side)
             for b in range(len(self.ids)):
                 table[b]
-        first, *others = (self._back[side] for side in SIDES)
-        for table in others:
+        steps: dict[tuple, tuple] = {}
+        rows: dict[tuple, tuple] = {}
+        for side in SIDES:
+            table = self._back[side]
             for b in range(len(self.ids)):
-                if dict.__getitem__(table, b) == dict.__getitem__(first, b):
-                    dict.__setitem__(table, b, dict.__getitem__(first, b))
+                row = tuple([steps.setdefault(step, step) for step in dict.__getitem__(table, b)])
+                dict.__setitem__(table, b, rows.setdefault(row, row))
         return self.__dict__
 
     def places(self, units: dict, side: str | None = None) -> tuple:
