@@ -5,7 +5,6 @@ and compares. Rendering depends only on the state and the events, never on the c
 
 from __future__ import annotations
 
-
 from pbem.core.engine import roll_index
 from pbem.core.text import bbcode, markdown, shown
 

@@ -4,7 +4,6 @@ the side a unit of the other side belongs to."""
 
 from __future__ import annotations
 
-
 from pbem.core.text import agreeing, no_unit as named_no_unit
 
 from .scenario import Scenario

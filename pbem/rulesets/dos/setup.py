@@ -183,7 +183,7 @@ def default_soviet(sc: Scenario, rules: dict) -> None:
     combat = sorted((u for u in left if sc.units[u].combat), key=lambda u: (sc.units[u].arm == "mech", u))
     air = [u for u in left if sc.units[u].air]
 
-    hqs = sorted(u for u in rules["units"] if sc.side_of[u] == "soviet" and sc.units[u].hq)
+    hqs = [u for u in sc.side_units["soviet"] if sc.units[u].hq]     # in id order, as the scenario lists them
     known: dict[tuple, list[tuple[int, int]]] = {}
 
     def anchors() -> list[tuple[int, int]]:

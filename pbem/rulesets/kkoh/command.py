@@ -12,7 +12,6 @@ K-CMD-10 reading).
 
 from __future__ import annotations
 
-
 from pbem.core.dice import sealed_die
 from pbem.core.record import Record
 

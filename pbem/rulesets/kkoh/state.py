@@ -27,7 +27,6 @@ command markers, formations) is the scenario (scenario.py) and is never stored. 
 
 from __future__ import annotations
 
-
 from .scenario import INSIDE, SIDES, Scenario, other
 
 TYPE_CHECKING = False

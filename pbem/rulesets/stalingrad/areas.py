@@ -12,7 +12,6 @@ area keeps its controller.
 
 from __future__ import annotations
 
-
 from pbem.core.text import did_you_mean
 
 from ..base import IllegalOrder
