@@ -573,3 +573,35 @@ def test_a_markdown_reports_head_and_tail_are_a_paragraph_each(tmp_path):
     assert all("\n" not in p for p in paragraphs)
     assert all(line.startswith(("- ", "  - ")) for line in events.split("\n"))
     assert tail.startswith("Awaited:") and tail.endswith("\n") and "\n" not in tail[:-1]
+
+
+def test_the_rules_kept_before_a_step_are_put_back_as_they_were_whatever_the_step_changed():
+    """`keep` copies a large map of strings and serialises the rest; `put_back` gives the
+    rules of that moment, in their key order, however the step changed them in place."""
+    units = {f"u{n:03d}": f"{n:04d}" for n in range(engine.FLAT_AT_LEAST + 8)}
+    rules = {"turn": 3, "units": units, "lost": {"u001": [1, 2]}, "phase": "move"}
+    before = engine.clone(rules)
+    kept = engine.keep(rules)
+    assert kept[1] is not None and set(kept[1]) == {"units"}   # the map of strings, copied
+    units["u001"] = "9999"
+    units["new"] = "0101"
+    rules["lost"]["u001"].append(3)
+    rules["turn"] = 4
+    del rules["phase"]
+    rules["combat"] = {"hex": "0101"}
+    again = engine.put_back(kept)
+    assert again == before and list(again) == list(before) and list(again["units"]) == list(before["units"])
+    assert again["units"] is not units
+
+
+def test_a_large_map_holding_anything_but_strings_is_kept_by_value():
+    """A map of lists (or of maps) can change in place: kept by marshal, never by a copy
+    that would share what the step changes."""
+    rules = {"units": {f"u{n:03d}": [n, "0101"] for n in range(engine.FLAT_AT_LEAST + 8)}}
+    rules["units"]["u005"] = "0101"    # strings among them are not enough
+    kept = engine.keep(rules)
+    assert kept[1] is None
+    rules["units"]["u001"].append("moved")
+    rules["units"]["u005"] = "0202"
+    assert engine.put_back(kept)["units"]["u001"] == [1, "0101"]
+    assert engine.put_back(kept)["units"]["u005"] == "0101"

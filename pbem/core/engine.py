@@ -57,6 +57,39 @@ def clone(obj: Any) -> Any:
     return marshal.loads(marshal.dumps(obj))
 
 
+FLAT_AT_LEAST = 32   # entries of a map of strings that `keep` copies rather than serialises
+
+
+def keep(rules: dict) -> tuple:
+    """The rules as they stand, to be put back by `put_back` should a step fail. A large map
+    whose values are all strings (where each unit stands) is kept by a copy: a string cannot
+    change, and a copy of the map is ten times faster than marshal, which keeps the rest
+    (the fastest exact serialiser in the stdlib). This runs before every step of a packet."""
+    flat = {}
+    for key in [key for key, value in rules.items() if type(value) is dict and len(value) >= FLAT_AT_LEAST]:
+        value = rules[key]
+        try:
+            "".join(value.values())    # a TypeError at the first value that is not a string
+        except TypeError:
+            continue
+        flat[key] = value.copy()
+    if not flat:
+        return None, None, marshal.dumps(rules)
+    rest = rules.copy()
+    for key in flat:
+        del rest[key]
+    return tuple(rules), flat, marshal.dumps(rest)
+
+
+def put_back(kept: tuple) -> dict:
+    """The rules `keep` kept, in their key order."""
+    order, flat, saved = kept
+    rest = marshal.loads(saved)
+    if order is None:
+        return rest
+    return {key: flat[key] if key in flat else rest[key] for key in order}
+
+
 def sorted_copy(state: dict) -> dict:
     """A deep copy of a state with every mapping's keys in sorted order: the state exactly as
     reading its file gives it (pbem writes keys sorted). The rules iterate mappings in their
@@ -1116,13 +1149,12 @@ class _Run:
         opened, salt = (item.get("opened"), item.get("salt")) if item is not None else (None, None)
         step = _Step(self.dice, rolls, chosen_by, opened, salt)
         snapshot = self.dice.snapshot()
-        # The ruleset works on the rules in place; their bytes are kept to put them back
-        # should the step fail (marshal: the fastest exact serialiser in the stdlib).
-        saved = marshal.dumps(state["rules"])
+        # The ruleset works on the rules in place; they are kept to put them back should the step fail.
+        saved = keep(state["rules"])
         try:
             self.game.apply(state["rules"], need, order, step)
         except DiceNotYet:
-            state["rules"] = marshal.loads(saved)
+            state["rules"] = put_back(saved)
             self.dice.restore(snapshot)
             # the order (or the standing order's answer) is decided; what it sets off needs dice
             what = (f"{item['side']} order {item['index']} of packet {item['seq']} ({order_text(order)}) needs dice"
@@ -1138,7 +1170,7 @@ class _Run:
             self.status = {"waiting_for": "dice", "need": need, "decision": key}
             return False
         except IllegalOrder as exc:
-            state["rules"] = marshal.loads(saved)
+            state["rules"] = put_back(saved)
             self.dice.restore(snapshot)
             if item is None:
                 raise RulesError(f"{self.source}: {need.side}'s standing orders gave an illegal answer to {need.kind}: "
@@ -1176,21 +1208,21 @@ class _Run:
         the side's next unnamed order (also an answer from a later packet waiting behind
         orders of earlier packets); for a phase, the side's next unnamed order. (Before
         packet k takes effect, its orders are not in the queue yet.)"""
-        mine = [item for item in self.state["queue"] if item["side"] == need.side]
+        # one pass that stops where the answer is (the queue holds a whole packet's orders, and
+        # this runs before each of them)
+        queue, side = self.state["queue"], need.side
         if key is not None:
-            named = next((item for item in mine if item.get("decision") == key), None)
+            named = next((item for item in queue if item["side"] == side and item.get("decision") == key), None)
             if named is not None:
                 return named
-        plain = [item for item in mine if "decision" not in item]
-        if not plain:
-            return None
-        if not need.decision or plain[0]["order"].get("type") in need.accepts:
-            return plain[0]
-        first_packet = plain[0]["seq"]
+        plain = (item for item in queue if item["side"] == side and "decision" not in item)
+        first = next(plain, None)
+        if first is None or not need.decision or first["order"].get("type") in need.accepts:
+            return first
         for item in plain:
-            if item["seq"] != first_packet:
-                return item if item["order"].get("type") in need.accepts else plain[0]
-        return plain[0]
+            if item["seq"] != first["seq"]:
+                return item if item["order"].get("type") in need.accepts else first
+        return first
 
     def _expire_answers(self) -> None:
         """An answer named for a decision whose order has been resolved (or was never sent,
