@@ -300,3 +300,21 @@ def test_a_shipped_data_file_is_parsed_once_and_handed_out_as_a_fresh_copy(tmp_p
     os.utime(path, ns=(2, 2))
     with pytest.raises(canonical.InputError, match="data.yaml"):
         bundled.data_file(path, "data.yaml")
+
+
+def test_a_command_that_loads_a_kept_scenario_never_imports_the_module_pickle(tmp_path):
+    """An entry is read by the C unpickler alone: the module `pickle` (2% of a command's time,
+    with what it imports) is for writing an entry, which only a command that found none does."""
+    examples = sorted(str(p) for p in (Path(__file__).resolve().parent.parent / "examples").iterdir()
+                      if (p / "game.yaml").is_file())
+    code = ("import sys\n"
+            "from pbem.core import describe, game\n"
+            "for path in sys.argv[1:]:\n"
+            "    describe.status(game.open_folder(path))\n"
+            "sys.stderr.write(repr('pickle' in sys.modules))")
+    env = dict(os.environ, PBEM_CACHE_DIR=str(tmp_path / "c"))
+    cold, warm = (subprocess.run([sys.executable, "-c", code, *examples], capture_output=True, text=True, env=env)
+                  for _ in range(2))
+    assert len(examples) == 4 and len(_entries(tmp_path / "c")) == 4
+    assert (cold.returncode, cold.stderr) == (0, "True")    # it stored the four
+    assert (warm.returncode, warm.stderr) == (0, "False")
