@@ -8,9 +8,8 @@ The bots that play on purpose, and self-play, are in `pbem.core.bots`.
 
 from __future__ import annotations
 
-import hashlib
-
 from pbem.core import engine
+from pbem.core.sha import sha256
 from pbem.rulesets.base import IllegalOrder
 
 TYPE_CHECKING = False
@@ -52,7 +51,7 @@ class _Imagined(SealedMadeUp):
 
     def _digest(self) -> bytes:
         self._n += 1
-        return hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()
+        return sha256(self._seed + self._n.to_bytes(4, "big")).digest()
 
     def d6(self, label: str) -> int:
         if not self.dice:
@@ -160,7 +159,7 @@ def chooser(seed: str) -> Callable[[list[dict]], dict]:
 
     def choose(options: list[dict]) -> dict:
         counter[0] += 1
-        h = int.from_bytes(hashlib.sha256(f"{seed}/{counter[0]}".encode()).digest()[:8], "big")
+        h = int.from_bytes(sha256(f"{seed}/{counter[0]}".encode()).digest()[:8], "big")
         acting = [o for o in options if o.get("type") != "end"]
         if acting and h % 4 != 0:
             return acting[(h >> 3) % len(acting)]

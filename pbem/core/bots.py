@@ -37,13 +37,13 @@ series (games per second); nothing of a game depends on it.
 
 from __future__ import annotations
 
-import hashlib
 import time
 
 from pbem.core import bot as random_bot
 from pbem.core import engine
 from pbem.core.errors import RulesError, UsageError
 from pbem.core.record import Record
+from pbem.core.sha import sha256
 from pbem.rulesets.base import IllegalOrder, Need
 
 TYPE_CHECKING = False
@@ -69,7 +69,7 @@ class _Imagined(random_bot.SealedMadeUp):
     def _draw(self) -> int:
         self._n += 1
         self.rolled = True
-        return int.from_bytes(hashlib.sha256(self._seed + self._n.to_bytes(4, "big")).digest()[:4], "big")
+        return int.from_bytes(sha256(self._seed + self._n.to_bytes(4, "big")).digest()[:4], "big")
 
     def d6(self, label: str) -> int:
         return 1 + self._draw() % 6
@@ -82,7 +82,7 @@ class _Imagined(random_bot.SealedMadeUp):
 
 
 def _hash(*parts: str) -> int:
-    return int.from_bytes(hashlib.sha256("/".join(parts).encode()).digest()[:8], "big")
+    return int.from_bytes(sha256("/".join(parts).encode()).digest()[:8], "big")
 
 
 class Bot:

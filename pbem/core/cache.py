@@ -28,11 +28,12 @@ what it computes: no state, hash or report depends on it.
 from __future__ import annotations
 
 import copyreg
-import hashlib
 import os
 import sys
 import types
 from pathlib import Path
+
+from pbem.core.sha import sha256
 
 try:   # the C unpickler alone: the module `pickle` (which `_store` imports) costs a command 2% more
     from _pickle import loads as _loads
@@ -86,7 +87,7 @@ def _stamp() -> bytes:
 
 
 def key(ruleset_id: str, ruleset_version: str, entry: str, options: str) -> str:
-    h = hashlib.sha256(f"{FORMAT}\n{sys.version}\n{ruleset_id}\n{ruleset_version}\n".encode())
+    h = sha256(f"{FORMAT}\n{sys.version}\n{ruleset_id}\n{ruleset_version}\n".encode())
     for part in (entry.encode(), options.encode(), _stamp()):
         h.update(len(part).to_bytes(8, "big") + part)
     return h.hexdigest()

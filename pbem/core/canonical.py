@@ -21,12 +21,12 @@ Every refusal is an InputError of one sentence starting "<source>, line N:".
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import re
 from pathlib import Path
 
 from pbem.core.errors import InputError
+from pbem.core.sha import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -1211,7 +1211,7 @@ def digest(domain: bytes, obj: Any) -> str:
 
 def digest_of(domain: bytes, data: bytes) -> str:
     """`digest` of an object whose canonical bytes `data` the caller has made already."""
-    return hashlib.sha256(domain + data).hexdigest()
+    return sha256(domain + data).hexdigest()
 
 
 LINE_WIDTH = 100

@@ -10,8 +10,7 @@ a script or a plain seed instead, and say so everywhere.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+from pbem.core.sha import hmac_sha256, sha256
 
 CHAIN_SEED_DOMAIN = b"pbem-chain-seed-v2\n"
 CHAIN_DOMAIN = b"pbem-chain-v1"
@@ -31,12 +30,12 @@ def chain_secret(signature: bytes) -> bytes:
 
     Ed25519 signatures are deterministic, so the secret can always be recomputed from the
     key and the genesis; the signature itself is never published."""
-    return hashlib.sha256(signature).digest()
+    return sha256(signature).digest()
 
 
 def chain_step(value: bytes) -> bytes:
     """c_{i-1} = SHA-256(b"pbem-chain-v1" + c_i)."""
-    return hashlib.sha256(CHAIN_DOMAIN + value).digest()
+    return sha256(CHAIN_DOMAIN + value).digest()
 
 
 _CHAINS: dict[tuple[bytes, int], bytes] = {}
@@ -72,12 +71,12 @@ def chain_value(secret: bytes, length: int, index: int) -> bytes:
 
 def segment_seed(game_id: bytes, k: int, v_prev: bytes, v_cur: bytes) -> bytes:
     """seed_k = SHA-256(b"pbem-dice-v1" + game_id + k (8 bytes BE) + v_{k-1} + v_k)."""
-    return hashlib.sha256(DICE_DOMAIN + game_id + k.to_bytes(8, "big") + v_prev + v_cur).digest()
+    return sha256(DICE_DOMAIN + game_id + k.to_bytes(8, "big") + v_prev + v_cur).digest()
 
 
 def sandbox_seed(seed_text: str, k: int) -> bytes:
     """The segment seed of a sandbox game played with a plain seed (no secrecy intended)."""
-    return hashlib.sha256(SANDBOX_DOMAIN + seed_text.encode() + b"\x00" + k.to_bytes(8, "big")).digest()
+    return sha256(SANDBOX_DOMAIN + seed_text.encode() + b"\x00" + k.to_bytes(8, "big")).digest()
 
 
 def sealed_seed(seed: bytes, salt: bytes) -> bytes:
@@ -86,7 +85,7 @@ def sealed_seed(seed: bytes, salt: bytes) -> bytes:
     salt of the sealed item it goes with. The salt is fixed by the seal before segment k's
     values are revealed, so its sealer cannot choose the die; nobody else can work it out until
     the item is opened."""
-    return hashlib.sha256(SEALED_DOMAIN + seed + salt).digest()
+    return sha256(SEALED_DOMAIN + seed + salt).digest()
 
 
 def sealed_die(draw: dict, salt: str) -> int:
@@ -100,7 +99,7 @@ def sealed_die(draw: dict, salt: str) -> int:
 
 def stream_block(seed: bytes, label: str, j: int) -> bytes:
     """Block j of sub-stream `label`: HMAC-SHA256(seed, b"pbem-roll-v1" + label + 0x00 + j)."""
-    return hmac.new(seed, ROLL_DOMAIN + label.encode() + b"\x00" + j.to_bytes(8, "big"), hashlib.sha256).digest()
+    return hmac_sha256(seed, ROLL_DOMAIN + label.encode() + b"\x00" + j.to_bytes(8, "big"))
 
 
 class Stream:

@@ -24,7 +24,6 @@ or dice that may not be rolled yet), the rules are put back as they were.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 
@@ -33,6 +32,7 @@ from pbem.core.canonical import DOMAIN_STATE, LazyPattern, canonical, digest, di
 from pbem.core.errors import RulesError, VerificationError
 from pbem.core.packet import check_envelope, packet_id, verify_signature
 from pbem.core.record import Record
+from pbem.core.sha import sha256
 from pbem.core.text import names, numbers, shown, with_rule
 from pbem.rulesets.base import WAITS_FOR, IllegalOrder, Need, Ruleset
 
@@ -134,7 +134,7 @@ def as_sealed(game_id: str, seq: int, side: str, entry: dict, sealed_hash: str) 
 def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:
     """SHA-256(b"pbem-seal-v1\\n" + game_id + seq (8 bytes BE) + side + 0x00 + salt + canonical(item))."""
     data = SEAL_DOMAIN + bytes.fromhex(game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00" + salt + canonical(item)
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 class Game(Record):

@@ -12,7 +12,6 @@ overwritten, and a rejected packet leaves the folder byte for byte as it was.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import re
@@ -25,6 +24,7 @@ from pbem.core.canonical import (CURLY, INDENTATION, MAX_BYTES, PASTED, canonica
 from pbem.core.errors import OPENED, FileError, InputError, PbemError, RulesError, UsageError, VerificationError
 from pbem.core.packet import HEX64, check_envelope, not_a_packet, packet_id
 from pbem.core.record import Record
+from pbem.core.sha import sha256
 from pbem.core.text import first_unsafe, shown
 
 TYPE_CHECKING = False
@@ -654,7 +654,7 @@ def next_chain(game: engine.Game, seq: int, key: Any) -> dict:
     from pbem.core import keys
 
     message = b"pbem-next-chain-v1\n" + bytes.fromhex(game.game_id) + seq.to_bytes(8, "big")
-    nonce = hashlib.sha256(keys.sign_raw(key, message)).digest()[:genesis.NONCE_BYTES]
+    nonce = sha256(keys.sign_raw(key, message)).digest()[:genesis.NONCE_BYTES]
     return genesis.commitment(key, nonce, genesis.DEFAULT_CHAIN_LENGTH)
 
 

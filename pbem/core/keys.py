@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import os
 import struct
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from pbem.core import sha
 from pbem.core.errors import FileError, PbemError, UsageError, VerificationError
 from pbem.core.record import Record
 
@@ -29,7 +29,7 @@ KEY_TYPE = b"ssh-ed25519"
 SSHSIG_MAGIC = b"SSHSIG"
 SSHSIG_VERSION = 1
 SSHSIG_HASH = "sha512"
-_HASHES = {"sha256": hashlib.sha256, "sha512": hashlib.sha512}
+_HASHES = {"sha256": sha.sha256, "sha512": sha.sha512}
 _BEGIN, _END = "-----BEGIN SSH SIGNATURE-----", "-----END SSH SIGNATURE-----"
 _PRIVATE = "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----"
 _ONLY_ED25519 = "pbem supports only Ed25519 keys (make one with `ssh-keygen -t ed25519`)"
@@ -92,7 +92,7 @@ class PublicKey(Record):
         return f"{line} {self.comment}" if self.comment else line
 
     def fingerprint(self) -> str:
-        digest = hashlib.sha256(self.wire()).digest()
+        digest = sha.sha256(self.wire()).digest()
         return "SHA256:" + base64.b64encode(digest).decode().rstrip("=")
 
 

@@ -14,13 +14,13 @@ before it is written takes them away again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 from pbem.core.canonical import dumps, load_mapping
 from pbem.core.errors import FileError, PbemError, VerificationError
 from pbem.core.game import write_new
+from pbem.core.sha import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,10 +35,10 @@ def salts(game: Any, seq: int, side: str, key: Any, count: int) -> list[bytes]:
     from public data in a sandbox game, which keeps nothing secret."""
     prefix = SALT_DOMAIN + bytes.fromhex(game.game_id) + seq.to_bytes(8, "big") + side.encode() + b"\x00"
     if key is None:
-        return [hashlib.sha256(prefix + n.to_bytes(8, "big")).digest() for n in range(count)]
+        return [sha256(prefix + n.to_bytes(8, "big")).digest() for n in range(count)]
     from pbem.core import keys
 
-    return [hashlib.sha256(keys.sign_raw(key, prefix + n.to_bytes(8, "big"))).digest() for n in range(count)]
+    return [sha256(keys.sign_raw(key, prefix + n.to_bytes(8, "big"))).digest() for n in range(count)]
 
 
 def path(folder: Any, seq: int, side: str) -> Path:
