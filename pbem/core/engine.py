@@ -58,27 +58,45 @@ def clone(obj: Any) -> Any:
 
 
 FLAT_AT_LEAST = 32   # entries of a map of strings that `keep` copies rather than serialises
+_FLAT: dict[int, tuple] = {}   # the hash of the rules' keys, in order -> those that held large maps of strings
 
 
 def keep(rules: dict) -> tuple:
     """The rules as they stand, to be put back by `put_back` should a step fail. A large map
     whose values are all strings (where each unit stands) is kept by a copy: a string cannot
     change, and a copy of the map is ten times faster than marshal, which keeps the rest
-    (the fastest exact serialiser in the stdlib). This runs before every step of a packet."""
-    flat = {}
-    for key in [key for key, value in rules.items() if type(value) is dict and len(value) >= FLAT_AT_LEAST]:
-        value = rules[key]
-        try:
-            "".join(value.values())    # a TypeError at the first value that is not a string
-        except TypeError:
-            continue
-        flat[key] = value.copy()
+    (the fastest exact serialiser in the stdlib). This runs before every step of a packet,
+    so which keys held such maps is looked for once per layout of the rules; each is checked
+    again every time (one that comes to hold such a map later is serialised: as exact). The
+    layout is known by its hash, not by its keys: a reference held to each key would make
+    marshal note each as shared, and cost a ruleset without such maps (kkoh) more than the
+    look saves."""
+    layout = hash(tuple(rules))
+    keys = _FLAT.get(layout)
+    if keys is None:
+        keys = tuple(key for key, value in rules.items()
+                     if type(value) is dict and len(value) >= FLAT_AT_LEAST and _strings(value))
+        if len(_FLAT) >= 64:   # a few rulesets, each of a few layouts
+            _FLAT.clear()
+        _FLAT[layout] = keys
+    if not keys:
+        return None, None, marshal.dumps(rules)
+    flat = {key: value.copy() for key in keys if type(value := rules.get(key)) is dict and _strings(value)}
     if not flat:
         return None, None, marshal.dumps(rules)
     rest = rules.copy()
     for key in flat:
         del rest[key]
     return tuple(rules), flat, marshal.dumps(rest)
+
+
+def _strings(mapping: dict) -> bool:
+    """Whether every value of `mapping` is a string."""
+    try:
+        "".join(mapping.values())    # a TypeError at the first value that is not one
+    except TypeError:
+        return False
+    return True
 
 
 def put_back(kept: tuple) -> dict:
