@@ -28,6 +28,14 @@ def test_the_hmac_is_hmacs_for_keys_shorter_and_longer_than_a_block(key, message
     assert sha.hmac_sha256(key, message) == hmac.new(key, message, hashlib.sha256).digest()
 
 
+def test_the_hmac_is_hmacs_for_keys_of_a_block_and_either_side_of_it():
+    """A key of 64 bytes is used as it is; one of 65 is hashed first (RFC 2104)."""
+    for length in (0, 1, 31, 32, 63, 64, 65, 128):
+        key = bytes(range(length))
+        for message in (b"", b"m", bytes(200)):
+            assert sha.hmac_sha256(key, message) == hmac.new(key, message, hashlib.sha256).digest(), length
+
+
 def test_the_hmac_gives_rfc_4231s_vectors():
     """RFC 4231, test cases 1, 2 (a key shorter than the digest) and 6 (a key longer than a block)."""
     cases = [(b"\x0b" * 20, b"Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),

@@ -68,9 +68,12 @@ def keep(rules: dict) -> tuple:
     (the fastest exact serialiser in the stdlib). This runs before every step of a packet,
     so which keys held such maps is looked for once per layout of the rules; each is checked
     again every time (one that comes to hold such a map later is serialised: as exact). The
-    layout is known by its hash, not by its keys: a reference held to each key would make
-    marshal note each as shared, and cost a ruleset without such maps (kkoh) more than the
-    look saves."""
+    layout is known by its hash, not by its keys: where no key holds such a map (kkoh), a
+    reference kept to each key would make marshal note each as shared, at a cost greater
+    than the look saves.
+    Unlike marshal, this does not keep an object the rules hold twice as one object: rules
+    never do, being read from JSON and written to it (a ruleset that made them share one
+    would give another state replayed from the files than in memory, which audit refuses)."""
     layout = hash(tuple(rules))
     keys = _FLAT.get(layout)
     if keys is None:
@@ -1226,8 +1229,8 @@ class _Run:
         the side's next unnamed order (also an answer from a later packet waiting behind
         orders of earlier packets); for a phase, the side's next unnamed order. (Before
         packet k takes effect, its orders are not in the queue yet.)"""
-        # one pass that stops where the answer is (the queue holds a whole packet's orders, and
-        # this runs before each of them)
+        # passes that stop where the answer is, building no list (the queue holds a whole
+        # packet's orders, and this runs before each of them)
         queue, side = self.state["queue"], need.side
         if key is not None:
             named = next((item for item in queue if item["side"] == side and item.get("decision") == key), None)
