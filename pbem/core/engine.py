@@ -82,8 +82,6 @@ def keep(rules: dict) -> tuple:
         if len(_FLAT) >= 64:   # a few rulesets, each of a few layouts
             _FLAT.clear()
         _FLAT[layout] = keys
-    if not keys:
-        return None, None, marshal.dumps(rules)
     flat = {key: value.copy() for key in keys if type(value := rules.get(key)) is dict and _strings(value)}
     if not flat:
         return None, None, marshal.dumps(rules)

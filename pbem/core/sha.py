@@ -2,11 +2,11 @@
 signatures (SSHSIG), without hashlib.
 
 Importing hashlib loads OpenSSL's libcrypto, which costs a command a third of a bare
-interpreter's start-up, for one function. CPython's own SHA-2 modules are small and give
-the same digests; where they are missing, hashlib serves. OpenSSL hashes faster per byte,
-but a command hashes a few kilobytes, and even the audit of a whole game (a few megabytes)
-spends no more on them than loading libcrypto would have cost it. HMAC is built on it as the standard
-library's `hmac` builds it where OpenSSL is missing (RFC 2104): `hmac` itself imports hashlib.
+interpreter's start-up. CPython's own SHA-2 modules are small and give the same digests;
+where they are missing, hashlib serves. OpenSSL hashes faster per byte, but a command hashes
+a few kilobytes, and even the audit of a whole game (a few megabytes) spends no more on them
+than loading libcrypto would have cost it. HMAC is built on SHA-256 as the standard library's
+`hmac` builds it where OpenSSL is missing (RFC 2104): `hmac` itself imports hashlib.
 tests/test_sha.py checks both against hashlib and hmac, and the shared vectors check the dice.
 """
 
