@@ -303,3 +303,81 @@ def test_small_order_and_unreduced_public_keys_are_refused(y):
     wire = struct.pack(">I", 11) + b"ssh-ed25519" + struct.pack(">I", 32) + raw
     with pytest.raises(VerificationError, match="weak Ed25519 key"):
         keys.load_public_key("ssh-ed25519 " + base64.b64encode(wire).decode())
+
+
+# checking a signature needs only cryptography's compiled binding (keys._ed25519_public_key)
+
+def test_a_public_key_made_through_the_binding_is_cryptographys_own():
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    for _ in range(8):
+        key = keys.generate()
+        raw = key.public.key.public_bytes_raw()
+        fast, public = keys._ed25519_public_key()(raw), Ed25519PublicKey.from_public_bytes(raw)
+        assert type(fast) is type(public) and fast == public and isinstance(fast, Ed25519PublicKey)
+        signature = key.key.sign(MESSAGE)
+        fast.verify(signature, MESSAGE)
+        for made in (fast, public):
+            with pytest.raises(InvalidSignature):
+                made.verify(signature, MESSAGE + b" ")
+            with pytest.raises(InvalidSignature):
+                made.verify(flip(signature, 9), MESSAGE)
+
+
+def test_where_the_binding_lacks_the_key_function_the_public_module_serves(monkeypatch):
+    """A version of cryptography that lays its binding out otherwise checks signatures as well."""
+    import sys
+    import types
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.bindings._rust", types.ModuleType("elsewhere"))
+    assert keys._ed25519_public_key() == Ed25519PublicKey.from_public_bytes
+    key = keys.generate()
+    blob = keys.sshsig_sign(key, MESSAGE, NS)
+    public = keys.load_public_key(key.public.line())
+    keys.sshsig_verify(public, MESSAGE, blob, NS)
+    with pytest.raises(VerificationError, match="does not verify"):
+        keys.sshsig_verify(public, flip(MESSAGE, 3), blob, NS)
+
+
+def test_checking_a_signed_game_imports_neither_typing_nor_cryptographys_public_modules(tmp_path):
+    """Adjudicating a signed packet, auditing a signed game, and its status and show take of
+    cryptography its compiled binding alone, which checks a signature: its public Ed25519
+    module imports `typing` and `cryptography.utils`, which only making or reading a private
+    key needs (keys._ed25519_public_key)."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from pbem.core import game
+
+    heavy = ("typing", "cryptography.utils", "cryptography.hazmat.primitives.asymmetric.ed25519",
+             "cryptography.exceptions")
+    code = ("import sys\n"
+            "from pbem import entry\n"
+            "found, sys.argv = sys.argv[1], ['pbem'] + sys.argv[2:]\n"
+            "try:\n    entry.main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
+            f"open(found, 'w').write(repr([m in sys.modules for m in ('pbem.core.keys',) + {heavy!r}]))")
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    ran = []
+    for name in ("chir", "dos", "kkoh", "stalingrad"):
+        folder = tmp_path / name
+        shutil.copytree(examples / f"{name}-demo", folder)
+        last = game.packet_files(folder)[-1][1]
+        seq = last.name[:4]
+        packet = tmp_path / f"{name}-{last.name}"
+        last.rename(packet)
+        (folder / "states" / f"{seq}.yaml").unlink()
+        (folder / "aar" / f"{seq}.md").unlink()
+        commands = [["adjudicate", str(folder), str(packet)]] + {
+            "chir": [["audit", str(folder)]], "stalingrad": [["status", str(folder)], ["show", str(folder)]]}.get(name, [])
+        for command in commands:
+            found = tmp_path / "modules.txt"
+            done = subprocess.run([sys.executable, "-c", code, str(found), *command], capture_output=True, text=True)
+            assert done.returncode == 0 and done.stdout, (command, done.stderr)
+            assert found.read_text() == repr([True] + [False] * len(heavy)), (command, found.read_text())
+            ran.append((name, command[0]))
+        assert (folder / "states" / f"{seq}.yaml").is_file()   # the packet was applied
+    assert len(ran) == 7

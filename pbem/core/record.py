@@ -17,9 +17,9 @@ run time reads. The annotations stay on the class as written.
 
 pbem's modules name `typing`'s types for type checkers only, under `TYPE_CHECKING = False`
 (which type checkers read as true). So the commands that `pbem.entry` runs without click
-(`adjudicate`, `audit`, `status` and `show` without options) never import `typing` in a game
-that checks no signature (a sandbox). `cryptography`, which checks a signed game's
-signatures, imports it itself, as click does.
+(`adjudicate`, `audit`, `status` and `show` without options) never import `typing`, in a
+sandbox game or a signed one: a signature is checked with `cryptography`'s compiled binding
+alone (pbem/core/keys.py), whose public modules import `typing`, as click does.
 
 Measured with callgrind on an installed pbem, where `python -c pass` runs 38 million
 instructions: a busy chir `pbem adjudicate` of a sandbox game ran 381 million with
