@@ -771,6 +771,9 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
         new = sorted_copy({k: v for k, v in state.items() if k != "state_hash"})
     else:
         new = json.loads(content)    # the same copy, read back from the canonical form kept
+    share = game.ruleset.share_strings
+    if share is not None:
+        share(game.scenario, new["rules"])
     k, side = packet["seq"], packet["side"]
     events: list[dict] = [{"type": "packet", "text": f"Packet {k} from {side}.", "seq": k, "side": side}]
 

@@ -270,6 +270,13 @@ class Ruleset(Record):
     # never be taken (an id of no unit), or that the sender's own standing order may void
     # before it (chir: an advance after combat); None: nothing
     cautions: Callable[[Any, dict, list[dict], str, list[dict], dict], list[str]] | None = None
+    # scenario, rules -> None: puts in the rules, for strings equal to ones the scenario holds
+    # (ids of units and places), the scenario's own objects; no value changes. The engine calls
+    # it on the copy of the rules it applies a packet to, once per packet, read back from JSON
+    # with strings of its own: a lookup of a key that is the dict's own object, and a comparison
+    # of a tuple of the same objects, skip comparing characters (dos reads where its units are
+    # some 700 times a packet). None: the rules keep the strings JSON gives them
+    share_strings: Callable[[Any, dict], None] | None = None
     # standing order key -> the sides whose decisions it answers, where the ruleset fixes them
     # and they are not every side's (dos: `rail_clearing` is the Axis player's, 6.42; not kkoh's
     # `soviet_hold`, whose side each scenario's doctrines decide): `pbem orders` lists a side's

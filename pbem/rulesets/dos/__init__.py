@@ -28,6 +28,7 @@ RULESET = Ruleset(
     default_policies=DEFAULT_POLICIES,
     policy_sides=POLICY_SIDES,
     scenario=scenario.build,
+    share_strings=scenario.Scenario.share_strings,
     setup=flow.setup_rules,
     next_step=flow.next_step,
     apply=flow.apply,

@@ -436,6 +436,9 @@ class Scenario:
                     **Unit.roles(ty["arm"]))
         self.units: Mapping[str, Unit] = _frozen(dict(sorted(units.items())))
         self.unit_ids: tuple[str, ...] = tuple(self.units)
+        # each hex and unit id by itself, the very objects the tables above are keyed by (the
+        # cache's pickle keeps them one object): what `share_strings` gives the rules
+        self._own: dict[str, str] = {s: s for s in (*self.ids, *self.unit_ids)}
         self.side_of: Mapping[str, str] = _frozen({uid: u.side for uid, u in self.units.items()})
         self.side_units: Mapping[str, tuple[str, ...]] = _frozen(
             {side: tuple(uid for uid, u in self.units.items() if u.side == side) for side in SIDES})
@@ -577,6 +580,14 @@ class Scenario:
                 row = tuple([steps.setdefault(step, step) for step in dict.__getitem__(table, b)])
                 dict.__setitem__(table, b, rows.setdefault(row, row))
         return self.__dict__
+
+    def share_strings(self, rules: dict) -> None:
+        """Ruleset.share_strings: the units' ids and hexes in the rules become the scenario's
+        own strings (equal, so no value changes). `places`, which every board view's key reads
+        (some 700 times in a busy packet), then finds each unit by the dict's own key, and a view
+        kept for an equal key compares each place by identity."""
+        own = self._own
+        rules["units"] = {own.get(uid, uid): own.get(where, where) for uid, where in rules["units"].items()}
 
     def places(self, units: dict, side: str | None = None) -> tuple:
         """Where each unit (of `side`, or every unit) is, in unit id order: `units` of the rules."""
