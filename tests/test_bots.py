@@ -207,3 +207,36 @@ def test_selfplay_command(tmp_path):
     assert bad.exit_code == 2 and "unknown bot 'clever'" in bad.output
     short = runner.invoke(cli, ["selfplay", "--ruleset", "stalingrad", "--games", "1", "--bots", "heuristic"])
     assert short.exit_code == 2 and "one bot per side" in short.output
+
+
+def test_the_random_planner_plans_on_rules_holding_the_scenarios_own_strings_and_plans_the_same(monkeypatch):
+    """The random planner (`pbem demo`, the conformance games) gives its copy of the rules the
+    scenario's own id strings (Ruleset.share_strings: dos looks its units up hundreds of times
+    a packet), which changes no order it chooses. (The heuristic planner does not: it copies
+    the rules for each order it tries, and marshal copies shared strings slower.)"""
+    import random
+    from pathlib import Path
+
+    from pbem.core import bot
+
+    folder = games.open_folder(Path(__file__).resolve().parents[1] / "examples" / "dos-demo")
+    g, state = folder.game, games.load_state(folder.path, 41, folder.game)   # the Soviet movement phase
+    side, sc = state["awaiting"]["packet_from"], g.scenario
+    seen: list[bool] = []
+    apply = engine.Game.apply
+
+    def spy(self, rules, need, order, ctx):
+        seen.append(all(uid is sc._own[uid] for uid in rules["units"]))
+        return apply(self, rules, need, order, ctx)
+
+    def plan() -> tuple:
+        seen.clear()
+        return bot.plan_packet(g, state, side, random.Random(3).choice), list(seen)
+
+    monkeypatch.setattr(engine.Game, "apply", spy)
+    shared, seen_shared = plan()
+    assert len(seen_shared) > 10 and all(seen_shared)
+    monkeypatch.setattr(engine.Game, "share_strings", lambda self, rules: None)
+    kept, seen_kept = plan()
+    assert seen_kept and not any(seen_kept)   # JSON's own strings
+    assert kept == shared and len(shared[0]) > 10

@@ -92,6 +92,7 @@ def plan_packet(game: engine.Game, state: dict, side: str, choose: Callable[[lis
     if state["sealed"].get(side, {}).get("due"):
         return [], False  # this packet opens the side's items due; they answer the needs
     rules = engine.clone(state["rules"])
+    game.share_strings(rules)
     context = _Imagined(state["state_hash"].encode(), roll)
     # Until the packet's first order, the engine resolves what was queued with this
     # segment's dice (DESIGN §3.6 b), which the first packet of a secure game does not

@@ -173,6 +173,13 @@ class Game(Record):
     def apply(self, rules: dict, need: Need, order: dict, ctx: Any) -> None:
         self.ruleset.apply(self.scenario, rules, need, order, ctx)
 
+    def share_strings(self, rules: dict) -> None:
+        """Rules read from a file or from JSON, given the scenario's own equal strings where the
+        ruleset says (Ruleset.share_strings): no value changes."""
+        share = self.ruleset.share_strings
+        if share is not None:
+            share(self.scenario, rules)
+
     def legal_orders(self, rules: dict, need: Need) -> list[dict]:
         return self.ruleset.legal_orders(self.scenario, rules, need)
 
@@ -771,9 +778,7 @@ def replay_packet(game: Game, state: dict, content: bytes | None, packet: dict, 
         new = sorted_copy({k: v for k, v in state.items() if k != "state_hash"})
     else:
         new = json.loads(content)    # the same copy, read back from the canonical form kept
-    share = game.ruleset.share_strings
-    if share is not None:
-        share(game.scenario, new["rules"])
+    game.share_strings(new["rules"])
     k, side = packet["seq"], packet["side"]
     events: list[dict] = [{"type": "packet", "text": f"Packet {k} from {side}.", "seq": k, "side": side}]
 
