@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
-from pbem.core.canonical import load_mapping
+from pbem.core.bundled import data_file
 from pbem.core.record import Record
 
 from . import flow
@@ -27,7 +27,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def load_city_1942() -> dict:
-    return load_mapping(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
+    return data_file(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
 
 
 class Area(Record):
