@@ -81,3 +81,10 @@ def test_auditing_a_game_parses_no_yaml_of_pbems_data():
     for name in ("chir", "stalingrad"):
         done = subprocess.run([sys.executable, "-c", code, str(examples / f"{name}-demo")], capture_output=True, text=True)
         assert done.returncode == 0 and done.stdout.splitlines()[-1] == "False", (name, done.stdout, done.stderr)
+
+
+def test_a_missing_data_file_is_a_file_error_naming_it(tmp_path):
+    from pbem.core.errors import FileError
+
+    with pytest.raises(FileError, match="stalingrad/data/none.yaml"):
+        bundled.data_file(tmp_path / "none.yaml", "stalingrad/data/none.yaml")

@@ -325,14 +325,19 @@ def test_a_public_key_made_through_the_binding_is_cryptographys_own():
                 made.verify(flip(signature, 9), MESSAGE)
 
 
-def test_where_the_binding_lacks_the_key_function_the_public_module_serves(monkeypatch):
-    """A version of cryptography that lays its binding out otherwise checks signatures as well."""
+@pytest.mark.parametrize("openssl", [None, "without ed25519"])
+def test_where_the_binding_lacks_the_key_function_the_public_module_serves(monkeypatch, openssl):
+    """A version of cryptography that lays its binding out otherwise checks signatures as well:
+    one whose binding has no `openssl`, or an `openssl` without `ed25519`."""
     import sys
     import types
 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    monkeypatch.setitem(sys.modules, "cryptography.hazmat.bindings._rust", types.ModuleType("elsewhere"))
+    binding = types.ModuleType("elsewhere")
+    if openssl is not None:
+        binding.openssl = types.SimpleNamespace()
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.bindings._rust", binding)
     assert keys._ed25519_public_key() == Ed25519PublicKey.from_public_bytes
     key = keys.generate()
     blob = keys.sshsig_sign(key, MESSAGE, NS)

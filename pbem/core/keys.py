@@ -123,10 +123,11 @@ def _ed25519_public_key() -> Callable[[bytes], Ed25519PublicKey]:
     `cryptography.utils` and serialisation: 20 million instructions more than its compiled
     binding alone, 6% of adjudicating the chir example's last packet and 9% of the stalingrad
     one's. The public `Ed25519PublicKey.from_public_bytes` returns what this function of the
-    binding does (in older versions behind a check that OpenSSL has Ed25519, which every
-    OpenSSL since 1.1.1 has); a key either way is the same kind of object and
-    verifies alike. Where a version of cryptography lays its binding out otherwise, the public
-    module serves (tests/test_keys.py checks both)."""
+    binding does; a key either way is the same kind of object and verifies alike. (Versions
+    42 to 44 first refuse Ed25519 where OpenSSL runs in FIPS mode, with UnsupportedAlgorithm,
+    which pbem did not catch either; here OpenSSL itself has the say.) Where a version of
+    cryptography lays its binding out otherwise, the public module serves (tests/test_keys.py
+    checks both)."""
     try:
         from cryptography.hazmat.bindings._rust import openssl
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from pbem.core.bundled import data_file
+from pbem.core.errors import InputError
 from pbem.core.record import Record
 
 from . import flow
@@ -27,7 +28,10 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def load_city_1942() -> dict:
-    return data_file(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
+    doc = data_file(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
+    if not isinstance(doc, dict):
+        raise InputError("stalingrad/data/scenario.yaml: the file must hold a mapping (key: value lines)")
+    return doc
 
 
 class Area(Record):
