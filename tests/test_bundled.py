@@ -42,7 +42,7 @@ def _copy(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_data_file_is_read_from_its_twin_while_the_file_is_the_one_it_was_made_from(tmp_path, monkeypatch):
+def test_a_data_file_is_read_from_its_twin_while_the_file_is_the_one_it_was_made_from(tmp_path):
     path = _copy(tmp_path)
     twin = bundled.twin_path(path)
     doc = json.loads(twin.read_text(encoding="utf-8"))

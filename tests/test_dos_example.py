@@ -39,5 +39,5 @@ def test_a_packet_is_applied_to_rules_holding_the_scenarios_own_unit_and_hex_str
 
     new, _ = engine.apply_packet(folder.game, before, read_packet(path)[0], path.name)
     assert engine.state_hash(new) == load_mapping(DEMO / "states" / f"{seq:04d}.yaml")["state_hash"]
-    kept = [uid for uid in new["rules"]["units"] if new["rules"]["units"][uid] in sc.idx]
-    assert all(uid is own[uid] for uid in new["rules"]["units"]) and len(kept) > 100
+    placed = [uid for uid, where in new["rules"]["units"].items() if where in sc.idx]
+    assert all(uid is own[uid] for uid in new["rules"]["units"]) and len(placed) > 100

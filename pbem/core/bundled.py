@@ -36,10 +36,11 @@ _READ: dict[str, tuple[tuple[int, int], bytes]] = {}
 
 
 def data_file(path: Path, source: str) -> Any:
-    """A data file shipped with pbem, strictly parsed once per process and handed out as a
-    fresh copy each time (callers edit what they get: a test's position, an embedded
-    document). The file's size and modification time are checked on every call, so an edited
-    file is read again; a process of one command reads each file once anyway."""
+    """A data file shipped with pbem, read once per process (from its twin while the twin was
+    made from the file's bytes, else strictly parsed) and handed out as a fresh copy each time
+    (callers edit what they get: a test's position, an embedded document). The file's size
+    and modification time are checked on every call, so an edited file is read again; a
+    process of one command reads each file once anyway."""
     try:
         info = os.stat(path)
     except OSError:

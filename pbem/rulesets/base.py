@@ -273,9 +273,10 @@ class Ruleset(Record):
     # scenario, rules -> None: puts in the rules, for strings equal to ones the scenario holds
     # (ids of units and places), the scenario's own objects; no value changes. The engine calls
     # it on the copy of the rules it applies a packet to, once per packet, read back from JSON
-    # with strings of its own, and the random planner on its copy (pbem/core/bot.py): a lookup of a key that is the dict's own object, and a comparison
-    # of a tuple of the same objects, skip comparing characters (dos reads where its units are
-    # some 700 times a packet). None: the rules keep the strings JSON gives them
+    # with strings of its own, and the random planner on its copy (pbem/core/bot.py): a lookup
+    # of a key that is the dict's own object, and a comparison of a tuple of the same objects,
+    # skip comparing characters (dos reads where its units are some 700 times a packet).
+    # None: the rules keep the strings JSON gives them
     share_strings: Callable[[Any, dict], None] | None = None
     # standing order key -> the sides whose decisions it answers, where the ruleset fixes them
     # and they are not every side's (dos: `rail_clearing` is the Axis player's, 6.42; not kkoh's
