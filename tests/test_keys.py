@@ -353,18 +353,13 @@ def test_checking_a_signed_game_imports_neither_typing_nor_cryptographys_public_
     module imports `typing` and `cryptography.utils`, which only making or reading a private
     key needs (keys._ed25519_public_key)."""
     import shutil
-    import sys
     from pathlib import Path
 
     from pbem.core import game
+    from tests.support.imports import imported
 
     heavy = ("typing", "cryptography.utils", "cryptography.hazmat.primitives.asymmetric.ed25519",
              "cryptography.exceptions")
-    code = ("import sys\n"
-            "from pbem import entry\n"
-            "found, sys.argv = sys.argv[1], ['pbem'] + sys.argv[2:]\n"
-            "try:\n    entry.main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
-            f"open(found, 'w').write(repr([m in sys.modules for m in ('pbem.core.keys',) + {heavy!r}]))")
     examples = Path(__file__).resolve().parent.parent / "examples"
     ran = []
     for name in ("chir", "dos", "kkoh", "stalingrad"):
@@ -379,10 +374,7 @@ def test_checking_a_signed_game_imports_neither_typing_nor_cryptographys_public_
         commands = [["adjudicate", str(folder), str(packet)]] + {
             "chir": [["audit", str(folder)]], "stalingrad": [["status", str(folder)], ["show", str(folder)]]}.get(name, [])
         for command in commands:
-            found = tmp_path / "modules.txt"
-            done = subprocess.run([sys.executable, "-c", code, str(found), *command], capture_output=True, text=True)
-            assert done.returncode == 0 and done.stdout, (command, done.stderr)
-            assert found.read_text() == repr([True] + [False] * len(heavy)), (command, found.read_text())
+            assert imported(tmp_path, command, ("pbem.core.keys",) + heavy) == ["pbem.core.keys"], command
             ran.append((name, command[0]))
         assert (folder / "states" / f"{seq}.yaml").is_file()   # the packet was applied
     assert len(ran) == 7

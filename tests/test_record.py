@@ -10,8 +10,6 @@ import importlib
 import inspect
 import pickle
 import pkgutil
-import subprocess
-import sys
 import textwrap
 import typing
 from pathlib import Path
@@ -212,11 +210,8 @@ def test_the_plain_commands_of_a_sandbox_game_never_import_typing(tmp_path):
     which seals its orders, aside)."""
     from pbem.core import bot, game, genesis
 
-    code = ("import sys\n"
-            "from pbem import entry\n"
-            "found, sys.argv = sys.argv[1], ['pbem'] + sys.argv[2:]\n"
-            "try:\n    entry.main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
-            "open(found, 'w').write(repr(sorted(m for m in ('typing', 'pbem.core.keys') if m in sys.modules)))")
+    from tests.support.imports import imported
+
     ran = []
     for name in ("chir", "dos", "kkoh", "stalingrad"):
         ruleset = rulesets.get(name)
@@ -229,10 +224,7 @@ def test_the_plain_commands_of_a_sandbox_game_never_import_typing(tmp_path):
             (tmp_path / f"{name}.yaml").write_text(game.packet_yaml(packet))
             commands.insert(0, ["adjudicate", str(folder.path), str(tmp_path / f"{name}.yaml")])
         for command in commands:
-            found = tmp_path / "modules.txt"
-            done = subprocess.run([sys.executable, "-c", code, str(found), *command], capture_output=True, text=True)
-            assert done.returncode == 0 and done.stdout, (command, done.stderr)
-            assert found.read_text() == "[]", (command, found.read_text())
+            assert imported(tmp_path, command, ("typing", "pbem.core.keys")) == [], command
             ran.append((name, command[0]))
         assert len(list((folder.path / "states").iterdir())) == len(commands) - 2
     assert len(ran) == 15
