@@ -1610,3 +1610,36 @@ def test_a_place_name_with_no_clear_spot_stays_in_its_place_over_an_id_not_acros
     name, own, across = at("Oblivskaya 5 VP"), at("3204"), at("3304")
     assert math.dist(name, own) < math.dist(name, across)
     assert math.dist(name, own) < 10
+
+
+# --- what drawing keeps to go faster gives what it would work out afresh ----------------------------
+
+def _num_afresh(v: float) -> str:
+    """svg.num as it was before it kept its texts."""
+    text = f"{v:.1f}"
+    if text.endswith(".0"):
+        text = text[:-2]
+    return "0" if text == "-0" else text
+
+
+def test_a_coordinates_text_kept_is_the_text_made_afresh(monkeypatch):
+    """svg.num keeps each value's text: asked again, after values equal to it of another type
+    (0 and -0.0, 3 and 3.0) and after its store was emptied for being full, it writes what
+    formatting the value anew writes."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    monkeypatch.setattr(svg, "MAX_NUMS", 7)
+    monkeypatch.setattr(svg, "_NUMS", {})
+    edges = [0, 0.0, -0.0, -0.04, 0.04, -0.05, 0.05, 0.15, 0.25, 2.5, -2.5, 3, 3.0, True, 1e-9, -1e-9, 123456.75,
+             -0.95, 0.95, 10 / 3, -10 / 3]
+    for v in edges + edges[::-1]:
+        assert svg.num(v) == _num_afresh(v), v
+    assert len(svg._NUMS) <= 7
+
+    @settings(max_examples=300)
+    @given(st.lists(st.floats(-5000, 5000, allow_nan=False) | st.integers(-5000, 5000), min_size=1, max_size=30))
+    def writes(values):
+        for v in values + values:
+            assert svg.num(v) == _num_afresh(v), v
+    writes()

@@ -44,12 +44,25 @@ LABEL_PLACES = _NEAR + [(d, along) for d in (0.7, -0.7, 1.3, -1.3, 2, -2, 2.7, -
                         for along in (0.5, 0.25, 0.75, 0, 1, -0.5, 1.5) if (d, along) not in _NEAR]
 
 
+_NUMS: dict[float, str] = {}
+MAX_NUMS = 100_000
+
+
 def num(v: float) -> str:
-    """A coordinate with at most one decimal, the same on every machine."""
-    text = f"{v:.1f}"
-    if text.endswith(".0"):
-        text = text[:-2]
-    return "0" if text == "-0" else text
+    """A coordinate with at most one decimal, the same on every machine. Each value's text is
+    kept once made: a map's coordinates repeat (a hex's corners are its neighbours', a row's
+    centres share a height), and writing them was a fifth of drawing a dos map afresh."""
+    text = _NUMS.get(v)
+    if text is None:
+        text = f"{v:.1f}"
+        if text.endswith(".0"):
+            text = text[:-2]
+        if text == "-0":
+            text = "0"
+        if len(_NUMS) >= MAX_NUMS:
+            _NUMS.clear()
+        _NUMS[v] = text
+    return text
 
 
 def text_of(value: object) -> str:
