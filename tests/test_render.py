@@ -1192,11 +1192,11 @@ def test_an_attacks_result_covers_neither_its_other_arrows_nor_where_another_arr
 def test_a_label_takes_the_first_clear_spot_and_else_the_first():
     grid = scenes.Grid({"kind": "square", "size": 40, "cells": {"a": [0, 0], "b": [1, 0]}})
     painter = svg._Painter(grid, {}, {}, 0, 0, [{"type": "stack", "cell": "a", "counters": [{"unit": "u", "side": "x"}]}])
-    (x0, y0, x1, y1), = painter.taken
+    (x0, y0, x1, y1), = painter.taken.boxes
     inside, outside = ((x0 + x1) / 2, (y0 + y1) / 2), (x1 + 100, y1 + 100)
     assert painter.free_spot([inside, outside], 20, 10, 8) == outside
     assert painter.free_spot([outside], 20, 10, 8) == outside      # taken now: a second label falls back to it
-    assert painter.taken[-1] == painter.taken[-2]
+    assert painter.taken.boxes[-1] == painter.taken.boxes[-2]
 
 
 @pytest.mark.parametrize("ruleset, around, radius", [("dos", "N0949", 1), ("dos", "N0850", 3), ("dos", "N3145", 4),
@@ -1643,3 +1643,42 @@ def test_a_coordinates_text_kept_is_the_text_made_afresh(monkeypatch):
         for v in values + values:
             assert svg.num(v) == _num_afresh(v), v
     writes()
+
+
+def _meets(b, t) -> bool:
+    return not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1])
+
+
+@pytest.mark.parametrize("square", [svg._Boxes.SQUARE, 3.0])
+def test_the_boxes_kept_by_squares_answer_as_a_test_of_every_box(monkeypatch, square):
+    """Which boxes a label would meet, and whether it meets any, found among the boxes of its own
+    squares (svg._Boxes), is what testing every box gives, in the order the boxes came: with
+    edges that touch (which do not meet), boxes of no width or height, boxes across many squares
+    and below zero, and boxes added after the first question."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    monkeypatch.setattr(svg._Boxes, "SQUARE", square)
+    coordinate = st.sampled_from([-130.0, -64.0, -3.5, 0.0, 0.5, 3.0, 6.0, 63.9, 64.0, 64.1, 128.0, 200.25])
+
+    @st.composite
+    def box(draw):
+        x0, x1 = sorted([draw(coordinate), draw(coordinate)])
+        y0, y1 = sorted([draw(coordinate), draw(coordinate)])
+        return x0, y0, x1, y1
+
+    @settings(max_examples=300)
+    @given(st.lists(box(), max_size=25), st.lists(box(), max_size=10), st.lists(box(), min_size=1, max_size=10))
+    def answers(first, later, questions):
+        boxes = svg._Boxes(first)
+        for b in questions:
+            assert boxes.clear_of(b) == (not any(_meets(b, t) for t in first))
+            assert boxes.meeting(b) == [t for t in first if _meets(b, t)]
+        for t in later:
+            boxes.append(t)
+        every = first + later
+        assert boxes.boxes == every
+        for b in questions:
+            assert boxes.clear_of(b) == (not any(_meets(b, t) for t in every))
+            assert boxes.meeting(b) == [t for t in every if _meets(b, t)]
+    answers()

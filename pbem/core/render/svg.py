@@ -81,6 +81,47 @@ def polygon_d(points: list[Point]) -> str:
     return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in points) + "Z"
 
 
+class _Boxes:
+    """Boxes (x0, y0, x1, y1) in the order given, and by the squares of SQUARE pixels each
+    reaches into: which of them a box meets, or whether it meets any, reads the few in its own
+    squares, not all of them. A box that meets another, overlapping it by some area, shares a
+    square with it, so the answers are those of a test of every box. (Each name and attack
+    result of a dos map was tried against every box placed before it, and each place's name
+    looked for the hex ids near it among all 4,000: an eighth of drawing the map.)"""
+
+    SQUARE = 64.0
+
+    def __init__(self, boxes: list[tuple[float, float, float, float]]):
+        self.boxes: list[tuple[float, float, float, float]] = []
+        self._in: dict[tuple[int, int], list[tuple[int, tuple[float, float, float, float]]]] = {}
+        for box in boxes:
+            self.append(box)
+
+    def _squares(self, box: tuple[float, float, float, float]) -> "itertools.product[tuple[int, int]]":
+        s = self.SQUARE
+        return itertools.product(range(math.floor(box[0] / s), math.floor(box[2] / s) + 1),
+                                 range(math.floor(box[1] / s), math.floor(box[3] / s) + 1))
+
+    def append(self, box: tuple[float, float, float, float]) -> None:
+        entry = (len(self.boxes), box)
+        self.boxes.append(box)
+        for square in self._squares(box):
+            self._in.setdefault(square, []).append(entry)
+
+    def clear_of(self, b: tuple[float, float, float, float]) -> bool:
+        """Whether `b` meets none of the boxes (touching edges do not meet)."""
+        found = self._in.get
+        return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]   # (inline: many boxes)
+                   for square in self._squares(b) for _, t in found(square, ()))
+
+    def meeting(self, b: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+        """The boxes `b` meets, in the order given."""
+        found = self._in.get
+        near = dict(entry for square in self._squares(b) for entry in found(square, ()))
+        return [t for _, t in sorted(near.items())
+                if not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1])]
+
+
 class Picture(Record):
     """A drawn scene: its size, title and style rules, and its layers of pieces."""
 
@@ -341,7 +382,7 @@ class _Painter:
         self.bounds = bounds
         # what a label must not cover: every counter on the map, and the labels placed so far
         # (worked out at the first label: most pictures of a replay have none)
-        self._taken: list[tuple[float, float, float, float]] | None = None
+        self._taken: _Boxes | None = None
         self._stacks: dict[str, list[tuple[float, float, float, float]]] | None = None
         self._pairs: set[tuple[str, ...]] | None = None   # the one-step arrows, by their two cells
         self._marks_in: dict[str, list[int]] = {}   # the marks of each cell met so far, by id (`mark`)
@@ -357,9 +398,9 @@ class _Painter:
         return self._stacks
 
     @property
-    def taken(self) -> list[tuple[float, float, float, float]]:
+    def taken(self) -> "_Boxes":
         if self._taken is None:
-            self._taken = [box for boxes in self.stacks.values() for box in boxes]
+            self._taken = _Boxes([box for boxes in self.stacks.values() for box in boxes])
         return self._taken
 
     @property
@@ -389,9 +430,17 @@ class _Painter:
         found = self.grid.drawn.get(key)
         if found is None:
             reach = width + 2 * w
-            found = self.grid.drawn[key] = [b for b in self.id_boxes if b[0] < x + reach and b[2] > x - reach
-                                            and b[1] < y + 3 * h and b[3] > y - 3 * h]
+            found = self.grid.drawn[key] = self.id_index.meeting((x - reach, y - 3 * h, x + reach, y + 3 * h))
         return found
+
+    @property
+    def id_index(self) -> _Boxes:
+        """`id_boxes`, by the squares of the map each reaches into (kept as they are)."""
+        key = ("id-index", self.ox, self.oy, self.bounds)
+        index = self.grid.drawn.get(key)
+        if index is None:
+            index = self.grid.drawn[key] = _Boxes(self.id_boxes)
+        return index
 
     def free_spot(self, spots: list[Point], width: float, height: float, rise: float,
                   avoid: list[Point] = (), least: bool = False, owner: Point | None = None,
@@ -409,7 +458,7 @@ class _Painter:
 
         def covered(b: tuple[float, float, float, float]) -> float:
             return sum(max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
-                       for boxes in (self.taken, under) for t in boxes)
+                       for boxes in (self.taken.boxes, under) for t in boxes)
 
         def hits(b: tuple[float, float, float, float]) -> bool:
             return any(b[0] < x < b[2] and b[1] < y < b[3] for x, y in avoid)
@@ -417,9 +466,9 @@ class _Painter:
         def meets(b: tuple[float, float, float, float], t: tuple[float, float, float, float]) -> bool:
             return not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1])
 
-        def clear(b: tuple[float, float, float, float], layers=(self.taken, under)) -> bool:
-            return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1]   # (inline: many boxes)
-                       for boxes in layers for t in boxes) and not hits(b)
+        def clear(b: tuple[float, float, float, float], ids: bool = True) -> bool:
+            return (self.taken.clear_of(b) and not hits(b)
+                    and (not ids or all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in under)))
 
         if self.bounds is not None:
             # in a part of the map, the words of what stands in it go where they are not cut at
@@ -443,7 +492,7 @@ class _Painter:
             # own place (a place's name on a crowded whole map, where every spot meets an id, went
             # over the stack it fought around: the least covered, counting a counter's area as an
             # id's; then, by the area of ids, across a river over the next hex's id, a review)
-            spot = min((p for p in spots if clear(box(p), (self.taken,))),
+            spot = min((p for p in spots if clear(box(p), ids=False)),
                        key=lambda p: sum(meets(box(p), t) for t in under), default=None)
         if spot is None:
             # none clear: of those that cover none of the points to avoid (an arrow's own shaft and
