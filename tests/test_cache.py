@@ -288,8 +288,8 @@ def test_a_shipped_data_file_is_parsed_once_and_handed_out_as_a_fresh_copy(tmp_p
     path = tmp_path / "data.yaml"
     path.write_text("units: {LW/I: {hex: '3320'}}\n")
     parsed = []
-    real = canonical.load_file
-    monkeypatch.setattr(bundled, "load_file", lambda *args: parsed.append(args) or real(*args))
+    real = canonical.loads
+    monkeypatch.setattr(bundled, "loads", lambda *args: parsed.append(args) or real(*args))
     first = bundled.data_file(path, "data.yaml")
     first["units"]["LW/I"]["hex"] = "0000"
     assert bundled.data_file(path, "data.yaml") == {"units": {"LW/I": {"hex": "3320"}}} and len(parsed) == 1

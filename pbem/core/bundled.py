@@ -24,9 +24,10 @@ import marshal
 import os
 from pathlib import Path
 
-from pbem.core.canonical import digest, load_file
+from pbem.core.canonical import digest, load_file, loads, read_bounded
 from pbem.core.record import Record
 from pbem.core.sha import sha256
+from pbem.core.text import shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,8 +49,10 @@ def data_file(path: Path, source: str) -> Any:
     stamp = (info.st_size, info.st_mtime_ns)
     kept = _READ.get(str(path))
     if kept is None or kept[0] != stamp:
-        doc = twin_of(path)
-        kept = _READ[str(path)] = (stamp, marshal.dumps(load_file(path, source) if doc is _NO_TWIN else doc))
+        label = shown(source)   # as load_file names a file
+        data = read_bounded(path, label)   # read once: hashed for the twin, else parsed
+        doc = twin_of(path, data)
+        kept = _READ[str(path)] = (stamp, marshal.dumps(loads(data, label) if doc is _NO_TWIN else doc))
     return marshal.loads(kept[1])
 
 
@@ -63,13 +66,14 @@ def twin_path(path: Path) -> Path:
     return path.with_name(path.name + ".json")
 
 
-def twin_of(path: Path) -> Any:
+def twin_of(path: Path, data: bytes | None = None) -> Any:
     """The document of the data file `path` as its twin keeps it, if the twin was made from
-    the file's present bytes; else _NO_TWIN (no twin, an unreadable one, or one of another
-    version of the file)."""
+    the file's present bytes (`data`, where the caller has read them); else _NO_TWIN (no twin,
+    an unreadable one, or one of another version of the file)."""
     try:
         twin = json.loads(twin_path(path).read_bytes())
-        data = path.read_bytes()
+        if data is None:
+            data = path.read_bytes()
     except (OSError, ValueError):
         return _NO_TWIN
     if not isinstance(twin, dict) or twin.get("format") != TWIN_FORMAT or "data" not in twin \

@@ -1186,7 +1186,11 @@ def load_file(path: str | Path, source: str | None = None) -> Any:
 
 
 def load_mapping(path: str | Path, source: str | None = None) -> dict:
-    doc = load_file(path, source)
+    return mapping_of(load_file(path, source), path, source)
+
+
+def mapping_of(doc: Any, path: str | Path, source: str | None = None) -> dict:
+    """`doc`, read from the file `path`, if it is a mapping; else the refusal naming the file."""
     if not isinstance(doc, dict):
         raise InputError(f"{_label(path, source)}: the file must hold a mapping (key: value lines), not "
                          f"{_type_name(doc)}")

@@ -97,7 +97,7 @@ class _Boxes:
         for box in boxes:
             self.append(box)
 
-    def _squares(self, box: tuple[float, float, float, float]) -> "itertools.product[tuple[int, int]]":
+    def _squares(self, box: tuple[float, float, float, float]) -> itertools.product[tuple[int, int]]:
         s = self.SQUARE
         return itertools.product(range(math.floor(box[0] / s), math.floor(box[2] / s) + 1),
                                  range(math.floor(box[1] / s), math.floor(box[3] / s) + 1))
@@ -398,7 +398,7 @@ class _Painter:
         return self._stacks
 
     @property
-    def taken(self) -> "_Boxes":
+    def taken(self) -> _Boxes:
         if self._taken is None:
             self._taken = _Boxes([box for boxes in self.stacks.values() for box in boxes])
         return self._taken

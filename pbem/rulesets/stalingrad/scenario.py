@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from pbem.core.bundled import data_file
-from pbem.core.errors import InputError
+from pbem.core.canonical import mapping_of
 from pbem.core.record import Record
 
 from . import flow
@@ -28,10 +28,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def load_city_1942() -> dict:
-    doc = data_file(DATA / "scenario.yaml", "stalingrad/data/scenario.yaml")
-    if not isinstance(doc, dict):
-        raise InputError("stalingrad/data/scenario.yaml: the file must hold a mapping (key: value lines)")
-    return doc
+    path, source = DATA / "scenario.yaml", "stalingrad/data/scenario.yaml"
+    return mapping_of(data_file(path, source), path, source)
 
 
 class Area(Record):
