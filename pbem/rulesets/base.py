@@ -25,6 +25,7 @@ several action types plus `{"type": "end"}` to close the phase; a decision (for 
 
 from __future__ import annotations
 
+import json
 from types import MappingProxyType
 
 from pbem.core.record import Record
@@ -313,3 +314,41 @@ def document_scenario(document: dict, options: dict) -> tuple[dict, dict]:
     """The scenario of a ruleset whose world is small enough to read from its document
     as it stands: the document and the options themselves."""
     return document, options
+
+
+# --- scenario objects built once for every starting position --------------------------------------
+
+_BUILT: dict[str, Any] = {}
+BUILT_KEPT = 4   # scenario objects kept whole, each of a document but for its position (a few MB)
+
+
+def own_position(doc: dict) -> dict | None:
+    """The document's starting `position` (see the ruleset's README), a copy of its own."""
+    return json.loads(json.dumps(doc["position"])) if "position" in doc else None
+
+
+def built_but_for_position(make: Callable[[dict, dict], Any], validate: Callable[[dict], None], doc: dict,
+                           options: dict) -> Any:
+    """make(doc, options) for a scenario class whose object depends on the document's starting
+    `position` in its `position` attribute alone (set by `own_position`, read where the game is
+    set up): the rest of the object, which the map, the units and the charts make, is shared
+    with an object made earlier in this process from a document equal to this one but for its
+    position, with equal options (compared by the canonical digest of both). A crafted position
+    (a referee's, a test's: hundreds of them on one map) then costs its own check, not a whole
+    map built again. The whole document, position included, is checked first as `make` checks
+    it; everything shared is built from the document alone and never changed after."""
+    from pbem.core.canonical import digest
+
+    validate(doc)
+    rest = {k: v for k, v in doc.items() if k != "position"}
+    key = digest(b"pbem scenario but for its position\n", [f"{make.__module__}.{make.__qualname__}", rest, options])
+    built = _BUILT.get(key)
+    if built is None:
+        built = make(rest, options)
+        if len(_BUILT) >= BUILT_KEPT:
+            del _BUILT[next(iter(_BUILT))]
+        _BUILT[key] = built
+    sc = object.__new__(type(built))
+    sc.__dict__.update(built.__dict__)
+    sc.position = own_position(doc)
+    return sc

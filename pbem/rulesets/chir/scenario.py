@@ -13,7 +13,6 @@ changes.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from pathlib import Path
 from types import MappingProxyType
@@ -22,6 +21,7 @@ from pbem.core.bundled import Bundled
 from pbem.core.canonical import LazyPattern
 from pbem.core.geometry.hexgrid import HEXSIDE_SEPARATOR, HexIdFormat, HexMap
 from pbem.core.record import Record
+from pbem.rulesets.base import built_but_for_position, own_position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -448,7 +448,7 @@ class Scenario:
         self.last_turn: int = v["turns"]
 
         # --- a given starting position (README.md), read by setup.initial
-        self.position: dict | None = json.loads(json.dumps(doc["position"])) if "position" in doc else None
+        self.position: dict | None = own_position(doc)
 
     # --- board lookups -----------------------------------------------------------------------
 
@@ -572,5 +572,7 @@ class Scenario:
 
 
 def build(doc: dict, options: dict) -> Scenario:
-    """The scenario object of a document and options (Ruleset.scenario)."""
-    return Scenario(doc, options)
+    """The scenario object of a document and options (Ruleset.scenario): of a document that
+    differs from one built before in its starting position only, the position is its own and
+    the rest is shared (`built_but_for_position`)."""
+    return built_but_for_position(Scenario, validate, doc, options)

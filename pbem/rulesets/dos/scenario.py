@@ -17,7 +17,6 @@ that document and options shares it, so nothing ever changes it. The rules state
 from __future__ import annotations
 
 import functools
-import json
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
@@ -25,6 +24,7 @@ from types import MappingProxyType
 from pbem.core.bundled import Bundled
 from pbem.core.geometry.hexgrid import DIRECTIONS, Sheet, SheetedFormat, offset_to_axial
 from pbem.core.record import Record
+from pbem.rulesets.base import built_but_for_position, own_position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -503,7 +503,7 @@ class Scenario:
         self.volga_vp: int = v["volga_vp"]["axis"]
 
         # --- a given starting position (README.md), read by setup.initial
-        self.position: dict | None = json.loads(json.dumps(doc["position"])) if "position" in doc else None
+        self.position: dict | None = own_position(doc)
 
     # --- helpers -----------------------------------------------------------------------------------
 
@@ -619,5 +619,7 @@ RAIL = 4      # along a railroad: costs 1 into a Friendly-controlled hex (10.43)
 
 
 def build(doc: dict, options: dict) -> Scenario:
-    """The scenario object of a document and options (Ruleset.scenario)."""
-    return Scenario(doc, options)
+    """The scenario object of a document and options (Ruleset.scenario): of a document that
+    differs from one built before in its starting position only, the position is its own and
+    the rest is shared (`built_but_for_position`)."""
+    return built_but_for_position(Scenario, validate, doc, options)
