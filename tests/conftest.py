@@ -30,14 +30,16 @@ _audit.MAX_JOBS = 1
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (pyproject.toml): one worker more than the cores this process may run on. A
     machine busy with other work shares each core out among the processes ready to run, so
-    the suite's share of it grows with its workers: `.ci/run` beside two other busy processes
-    on 2 cores took 204 s of tests with 2 workers, 171 s with 3 and 164 s with 4, and alone
-    96.5, 99.8 and 114 s. PYTEST_XDIST_AUTO_NUM_WORKERS still chooses, where it is set."""
+    the suite's share of it grows with its workers: beside two other busy processes on a 2-core
+    machine the suite took 204 s with 2 workers, 171 s with 3 and 164 s with 4, and alone 96.5,
+    99.8 and 114 s (one run each, 2026-12-07). PYTEST_XDIST_AUTO_NUM_WORKERS still chooses,
+    where it is set."""
     import os
 
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
-    return len(os.sched_getaffinity(0)) + 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1   # not on macOS
+    return cores + 1
 
 
 def pytest_collection_modifyitems(items):
