@@ -359,12 +359,11 @@ def test_step_costs_are_made_as_read_and_the_table_stays_whole_and_read_only():
     import operator
     import pickle
 
-    from pbem.rulesets.chir.scenario import Rows, Scenario
+    from pbem.rulesets.chir.scenario import Rows
 
     importlib.import_module("pbem.core.cache")     # which tells pickle how to keep read-only views
 
-    # made afresh: RULESET.scenario shares the tables of one made earlier in the process
-    scenario = Scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
+    scenario = RULESET.scenario(RULESET.scenarios["historical"](), dict(RULESET.options))
     mot, dearer = scenario.cost["mot"], scenario.cost_max
     assert isinstance(mot, Rows) and dict.__len__(mot) == 0     # nothing made yet
     assert mot["1133"]["1134"] == 6 and scenario.cost["non"]["1232"]["1233"] == 6 and mot["2541"]["2540"] == 1

@@ -18,7 +18,8 @@ POSITIONS = {
     "chir": {"turn": 1, "player": "german", "phase": "attack", "units": {"LW/I": {"hex": "3319"}}},
 }
 # the entry of a unit in each ruleset's order of battle
-FIRST_UNIT = {"dos": lambda doc: doc["oob"]["units"]["axis"][0], "chir": lambda doc: doc["oob"]["german"][0]["units"][0]}
+FIRST_UNIT = {"dos": lambda doc: doc["oob"]["units"]["axis"][0],
+              "chir": lambda doc: doc["oob"]["german"][0]["units"][0]}
 
 
 def _made(ruleset_id: str, position: dict | None = None, options: dict | None = None, doc: dict | None = None):
@@ -40,45 +41,61 @@ def _fresh(ruleset_id: str, position: dict | None = None):
     return importlib.import_module(f"pbem.rulesets.{ruleset_id}.scenario").Scenario(doc, dict(ruleset.options))
 
 
+def _later(ruleset_id: str) -> dict:
+    """Another position on the same map: a turn later."""
+    return dict(POSITIONS[ruleset_id], turn=POSITIONS[ruleset_id]["turn"] + 1)
+
+
 @pytest.mark.parametrize("ruleset_id", sorted(POSITIONS))
 def test_a_position_is_its_own_and_the_rest_is_made_once(ruleset_id):
-    plain = _made(ruleset_id)
     placed = _made(ruleset_id, POSITIONS[ruleset_id])
     again = _made(ruleset_id, POSITIONS[ruleset_id])
-    assert plain is not placed and placed is not again      # each caller its own object
-    assert plain.position is None and placed.position == again.position == POSITIONS[ruleset_id]
+    later = _made(ruleset_id, _later(ruleset_id))
+    assert placed is not again and again is not later      # each caller its own object
+    assert placed.position == again.position == POSITIONS[ruleset_id] and later.position == _later(ruleset_id)
     assert placed.position is not again.position             # a copy each: no change of one reaches another
     placed.position["turn"] = 99
     assert again.position["turn"] == POSITIONS[ruleset_id]["turn"]
-    shared = [name for name in vars(plain) if name != "position"]
-    assert len(shared) > 20 and all(getattr(placed, name) is getattr(plain, name) for name in shared)
+    shared = [name for name in vars(later) if name != "position"]
+    assert len(shared) > 20 and all(getattr(placed, name) is getattr(later, name) for name in shared)
     # the same object as the class makes it afresh: the same attributes, the same values
-    fresh = _fresh(ruleset_id, POSITIONS[ruleset_id])
-    assert sorted(vars(fresh)) == sorted(vars(again))
-    assert pickle.dumps(fresh.position) == pickle.dumps(again.position)
+    fresh = _fresh(ruleset_id, _later(ruleset_id))
+    assert sorted(vars(fresh)) == sorted(vars(later))
+    assert pickle.dumps(fresh.position) == pickle.dumps(later.position)
     for name in ("ids", "units", "unit_ids", "side_of"):
         if hasattr(fresh, name):
-            assert getattr(fresh, name) == getattr(again, name), name
+            assert getattr(fresh, name) == getattr(later, name), name
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(POSITIONS))
+def test_a_document_without_a_position_is_made_as_it_is(ruleset_id):
+    """The game from the map's own set-up: neither kept here nor sharing (game._scenario makes
+    it once a process)."""
+    placed = _made(ruleset_id, POSITIONS[ruleset_id])
+    kept = dict(base._BUILT)
+    plain = _made(ruleset_id)
+    assert plain.position is None and plain.units is not placed.units and base._BUILT == kept
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(POSITIONS))
 def test_other_options_or_another_document_share_nothing(ruleset_id):
     ruleset = rulesets.get(ruleset_id)
-    plain = _made(ruleset_id)
+    placed = _made(ruleset_id, POSITIONS[ruleset_id])
     doc = ruleset.scenarios[ruleset.default_scenario]()
     FIRST_UNIT[ruleset_id](doc)["name"] = "Renamed by a cheater"
-    other_doc = _made(ruleset_id, doc=doc)
+    other_doc = _made(ruleset_id, POSITIONS[ruleset_id], doc=doc)
     first = FIRST_UNIT[ruleset_id](doc)["id"]
-    assert other_doc.units is not plain.units and other_doc.units[first].name == "Renamed by a cheater"
-    assert plain.units[first].name != "Renamed by a cheater"
+    assert other_doc.units is not placed.units and other_doc.units[first].name == "Renamed by a cheater"
+    assert placed.units[first].name != "Renamed by a cheater"
     flag = sorted(name for name, value in ruleset.options.items() if isinstance(value, bool))[0]
-    other_options = _made(ruleset_id, options=dict(ruleset.options, **{flag: not ruleset.options[flag]}))
-    assert other_options.units is not plain.units and other_options.options[flag] != plain.options[flag]
+    flipped = dict(ruleset.options, **{flag: not ruleset.options[flag]})
+    other_options = _made(ruleset_id, POSITIONS[ruleset_id], options=flipped)
+    assert other_options.units is not placed.units and other_options.options[flag] != placed.options[flag]
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(POSITIONS))
 def test_a_bad_position_is_refused_as_the_scenario_class_refuses_it(ruleset_id):
-    _made(ruleset_id)                                   # the rest is kept: the check is still the whole document's
+    _made(ruleset_id, POSITIONS[ruleset_id])           # the rest is kept: the check is still the whole document's
     bad = dict(POSITIONS[ruleset_id], turn="three")
     with pytest.raises(Exception) as shared:
         _made(ruleset_id, bad)
@@ -92,5 +109,5 @@ def test_the_objects_kept_are_few():
     for turn in range(base.BUILT_KEPT + 3):
         doc = ruleset.scenarios["historical"]()
         FIRST_UNIT["chir"](doc)["name"] = f"name {turn}"   # another document each time
-        _made("chir", doc=doc)
+        _made("chir", POSITIONS["chir"], doc=doc)
     assert len(base._BUILT) == base.BUILT_KEPT

@@ -331,12 +331,16 @@ def built_but_for_position(make: Callable[[dict, dict], Any], validate: Callable
                            options: dict) -> Any:
     """make(doc, options) for a scenario class whose object depends on the document's starting
     `position` in its `position` attribute alone (set by `own_position`, read where the game is
-    set up): the rest of the object, which the map, the units and the charts make, is shared
-    with an object made earlier in this process from a document equal to this one but for its
-    position, with equal options (compared by the canonical digest of both). A crafted position
-    (a referee's, a test's: hundreds of them on one map) then costs its own check, not a whole
-    map built again. The whole document, position included, is checked first as `make` checks
-    it; everything shared is built from the document alone and never changed after."""
+    set up). Of a document with a position, the rest of the object, which the map, the units
+    and the charts make, is shared with an object made earlier in this process from a document
+    equal to this one but for its position, with equal options (compared by the canonical
+    digest of both): a crafted position (a referee's, a test's: hundreds of them on one map)
+    then costs its own check, not a whole map built again. The whole document, position
+    included, is checked first as `make` checks it; everything shared is built from the
+    document alone and never changed after. A document without a position is made as it is,
+    at no cost more (a game from the map's own set-up: one object a process, as ever)."""
+    if "position" not in doc:
+        return make(doc, options)
     from pbem.core.canonical import digest
 
     validate(doc)
