@@ -572,7 +572,7 @@ class Scenario:
 
 
 def build(doc: dict, options: dict) -> Scenario:
-    """The scenario object of a document and options (Ruleset.scenario): of a document that
-    differs from one built before in its starting position only, the position is its own and
-    the rest is shared (`built_but_for_position`)."""
+    """The scenario object of a document and options (Ruleset.scenario). Of a document with a
+    starting position, the position is its own and the rest is shared with the object of an
+    equal document, but for its position, built before (`built_but_for_position`)."""
     return built_but_for_position(Scenario, validate, doc, options)
