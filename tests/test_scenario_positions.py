@@ -22,23 +22,18 @@ FIRST_UNIT = {"dos": lambda doc: doc["oob"]["units"]["axis"][0],
               "chir": lambda doc: doc["oob"]["german"][0]["units"][0]}
 
 
-def _made(ruleset_id: str, position: dict | None = None, options: dict | None = None, doc: dict | None = None):
+def _made(ruleset_id: str, position: dict | None = None, options: dict | None = None, doc: dict | None = None,
+          fresh: bool = False):
+    """The ruleset's scenario object of its bundled document (or `doc`) with `position`;
+    `fresh`: made by the scenario class itself, sharing nothing."""
+    import importlib
+
     ruleset = rulesets.get(ruleset_id)
     doc = doc if doc is not None else ruleset.scenarios[ruleset.default_scenario]()
     if position is not None:
         doc["position"] = position
-    return ruleset.scenario(doc, dict(ruleset.options) if options is None else options)
-
-
-def _fresh(ruleset_id: str, position: dict | None = None):
-    """The scenario class itself, sharing nothing."""
-    import importlib
-
-    ruleset = rulesets.get(ruleset_id)
-    doc = ruleset.scenarios[ruleset.default_scenario]()
-    if position is not None:
-        doc["position"] = position
-    return importlib.import_module(f"pbem.rulesets.{ruleset_id}.scenario").Scenario(doc, dict(ruleset.options))
+    make = importlib.import_module(f"pbem.rulesets.{ruleset_id}.scenario").Scenario if fresh else ruleset.scenario
+    return make(doc, dict(ruleset.options) if options is None else options)
 
 
 def _later(ruleset_id: str) -> dict:
@@ -59,7 +54,7 @@ def test_a_position_is_its_own_and_the_rest_is_made_once(ruleset_id):
     shared = [name for name in vars(later) if name != "position"]
     assert len(shared) > 20 and all(getattr(placed, name) is getattr(later, name) for name in shared)
     # the same object as the class makes it afresh: the same attributes, the same values
-    fresh = _fresh(ruleset_id, _later(ruleset_id))
+    fresh = _made(ruleset_id, _later(ruleset_id), fresh=True)
     assert sorted(vars(fresh)) == sorted(vars(later))
     assert pickle.dumps(fresh.position) == pickle.dumps(later.position)
     for name in ("ids", "units", "unit_ids", "side_of"):
@@ -100,7 +95,7 @@ def test_a_bad_position_is_refused_as_the_scenario_class_refuses_it(ruleset_id):
     with pytest.raises(Exception) as shared:
         _made(ruleset_id, bad)
     with pytest.raises(Exception) as fresh:
-        _fresh(ruleset_id, bad)
+        _made(ruleset_id, bad, fresh=True)
     assert type(shared.value) is type(fresh.value) and str(shared.value) == str(fresh.value)
 
 

@@ -467,8 +467,7 @@ class _Painter:
             return not (b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1])
 
         def clear(b: tuple[float, float, float, float], ids: bool = True) -> bool:
-            return (self.taken.clear_of(b) and not hits(b)
-                    and (not ids or all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in under)))
+            return self.taken.clear_of(b) and not hits(b) and not (ids and any(meets(b, t) for t in under))
 
         if self.bounds is not None:
             # in a part of the map, the words of what stands in it go where they are not cut at
