@@ -315,3 +315,116 @@ def test_packets_put_in_the_folder_by_hand_are_said_not_applied_with_the_command
     middle = first // 2
     Path(f"g/states/{middle:04d}.yaml").unlink()    # a state removed in the middle: no such guess
     assert refused(run("audit", "g"), 3) == f"pbem: audit failed: states/{middle:04d}.yaml: the state file is missing"
+
+
+# --- a packet file damaged anywhere: the state its signer made, or a refusal -------------------
+
+# What a mail program, a forum, a hand or a cheater does to a file: bytes changed, a line lost or
+# written twice, the end cut off, and what YAML reads as more than text (tags, anchors, flow
+# collections, quotes, hexadecimal numbers, a byte order mark, NUL, CR, NEL and the line separator).
+_INSERTS = [b"\t", b"\r", b"\x00", b"\xef\xbb\xbf", b"\xc2\x85", b"\xe2\x80\xa8", b"# note\n", b" ", b"\n", b"-"]
+_VALUES = [b"!!str ", b"!!binary ", b"&a ", b"*a ", b"[", b"{", b"'", b'"', b"0x", b"~ ", b"? ", b"| ", b"<< "]
+
+
+def _damaged(text: bytes, data) -> bytes:
+    from hypothesis import strategies as st
+
+    lines = text.split(b"\n")
+    how = data.draw(st.sampled_from(["bytes", "drop", "twice", "cut", "insert", "value"]))
+    if how == "bytes":
+        out = bytearray(text)
+        for _ in range(data.draw(st.integers(1, 3))):
+            out[data.draw(st.integers(0, len(out) - 1))] = data.draw(st.integers(0, 255))
+        return bytes(out)
+    if how in ("drop", "twice", "value"):
+        k = data.draw(st.integers(0, len(lines) - 1))
+        if how == "drop":
+            del lines[k]
+        elif how == "twice":
+            lines.insert(data.draw(st.integers(0, len(lines))), lines[k])
+        else:
+            lines[k] = lines[k].replace(b": ", b": " + data.draw(st.sampled_from(_VALUES)), 1)
+        return b"\n".join(lines)
+    if how == "cut":
+        return text[:data.draw(st.integers(0, len(text) - 1))]
+    at = data.draw(st.integers(0, len(text)))
+    return text[:at] + data.draw(st.sampled_from(_INSERTS)) + text[at:]
+
+
+@pytest.fixture(scope="module")
+def before_packets(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    """For two examples, a folder at the state before one of their packets, and that packet: a
+    stalingrad packet of many orders, and a kkoh packet that opens sealed items (§8)."""
+    made = {}
+    for example, packet in (("stalingrad-demo", "0012-soviet.yaml"), ("kkoh-demo", "0007-blue.yaml")):
+        seq = int(packet[:4])
+        folder = tmp_path_factory.mktemp(example) / "game"
+        shutil.copytree(EXAMPLES / example, folder)
+        for sub in ("states", "aar", "packets"):
+            for path in (folder / sub).iterdir():
+                if int(path.name[:4]) >= seq:
+                    path.unlink()
+        made[example] = folder, EXAMPLES / example / "packets" / packet
+    return made
+
+
+@pytest.mark.parametrize("example", ["stalingrad-demo", "kkoh-demo"])
+def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_sentence_and_nothing_written(
+        before_packets, tmp_path_factory, example):
+    """`pbem adjudicate` of a packet file changed anywhere either applies it, and then the state
+    and report are byte for byte those of the packet as signed (what no signature covers, such
+    as layout and comments, changed; nothing it covers can, §2.3), or refuses it: exit 1-4, one
+    sentence naming the file, and the folder as it was. Never a traceback, never another state
+    (a cheater's probe, and a mail program's; a parser that read signed content otherwise than
+    the signer's would show here as another state)."""
+    import contextlib
+    import io
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pbem.cli import plain
+
+    base, packet = before_packets[example]
+    seq = int(packet.name[:4])
+    original = packet.read_bytes()
+    made = {name: (EXAMPLES / example / name).read_bytes() for name in (f"states/{seq:04d}.yaml", f"aar/{seq:04d}.md")}
+    work = tmp_path_factory.mktemp("damaged")
+    outcomes = set()
+
+    def adjudicated(text: bytes) -> tuple[int, str, str, Path, dict]:
+        """(exit code, stdout, stderr, the folder, the folder as it was) of `text` adjudicated."""
+        folder = work / "game"
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(base, folder)
+        before = snapshot(folder)
+        given_file = work / "turn.yaml"
+        given_file.write_bytes(text)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                plain.adjudicate(str(folder), str(given_file))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code
+        return code, out.getvalue(), err.getvalue(), folder, before
+
+    @settings(max_examples=40)
+    @given(data=st.data())
+    def damaged_anywhere(data):
+        text = _damaged(original, data)
+        code, out, err, folder, before = adjudicated(text)
+        outcomes.add(code)
+        if code == 0:
+            assert {name: (folder / name).read_bytes() for name in made} == made, text
+        else:
+            assert code in (1, 2, 3, 4), (code, text)
+            assert err.startswith(f"pbem: {work / 'turn.yaml'}") and out == "", (err, text)
+            assert snapshot(folder) == before, text
+
+    damaged_anywhere()
+    assert len(outcomes) > 1, outcomes   # refused variously (not all for one reason that reads no further)
+    # damage to the layout alone, as a mail program does it: the packet as signed
+    code, _, err, folder, _ = adjudicated(b"# forwarded\r\n" + original.replace(b"\n", b"\r\n"))
+    assert code == 0, err
+    assert {name: (folder / name).read_bytes() for name in made} == made
