@@ -73,3 +73,32 @@ def test_a_game_of_another_ruleset_version_is_refused_with_the_release_that_play
     assert refused.value.message.startswith(f"game.yaml: the game was made with chir {made}, and this pbem (0.2.0) "
                                             f"plays chir {CHIR}; ")
     assert says in refused.value.message
+
+
+@pytest.mark.parametrize("mode", ["sandbox", "secure"])
+def test_joining_a_game_another_release_plays_names_the_file_given(tmp_path, monkeypatch, mode):
+    """A referee's probe: `pbem join FOLDER mail/old-game.yaml` of a game of another version of
+    its ruleset said "game.yaml: the game was made with chir ...", naming a file that was never
+    written, not the one given. The refusal names the file given, and no folder is made."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+    from tests.support.games import Match
+
+    if mode == "sandbox":   # unsigned: its version is what the file says
+        document, made, plays = _genesis_of("0.9.0"), "0.9.0", CHIR
+        monkeypatch.setattr(pbem, "RELEASES", {"0.1.5": {"chir": "0.9.0"}, "0.2.0": {"chir": CHIR}})
+        monkeypatch.setattr(pbem, "__version__", "0.2.0")
+    else:                   # signed by both players with this version; this pbem then plays another
+        document, made, plays = Match(tmp_path / "players", "chir").genesis, CHIR, LATER
+        chir = rulesets.get("chir")
+        monkeypatch.setattr(game.rulesets, "get", lambda ruleset_id: chir._replace(version=LATER)
+                            if ruleset_id == "chir" else rulesets.get(ruleset_id))
+    given = tmp_path / "mail" / "old-game.yaml"
+    given.parent.mkdir()
+    given.write_text(game.genesis_text(document))
+    result = CliRunner().invoke(cli, ["join", str(tmp_path / "follow"), str(given)])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.startswith(f"pbem: {given}: the game was made with chir {made}, and this pbem "), result.stderr
+    assert f"plays chir {plays}; " in result.stderr
+    assert not (tmp_path / "follow").exists()

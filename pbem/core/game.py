@@ -759,7 +759,7 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
             current = open_folder(folder)
             if current.game.game_id == genesis.game_id(document):
                 return Joined("installed", folder / GENESIS, document, current)
-        return Joined("installed", folder / GENESIS, document, create(folder, document))
+        return Joined("installed", folder / GENESIS, document, create(folder, document, source))
     genesis.verify_proposal(document, source)
     if not genesis.is_complete(document):
         if key is None:
@@ -787,7 +787,9 @@ def join(folder: Path, document: dict, source: str, key: Any = None, *,
     existing = _existing_game(folder, document, source)
     if existing is not None:
         return Joined("installed", folder / GENESIS, document, existing)
-    made = create(folder, document)
+    # a refusal names the file given (mail/old-game.yaml), not the game.yaml it was to become (a
+    # referee's probe: "game.yaml: the game was made with chir 1.10.0" of a folder never made)
+    made = create(folder, document, source)
     return Joined("installed", folder / GENESIS, document, made)
 
 
