@@ -319,10 +319,12 @@ def test_packets_put_in_the_folder_by_hand_are_said_not_applied_with_the_command
 
 # --- a packet file damaged anywhere: the state its signer made, or a refusal -------------------
 
-# What a mail program, a forum, a hand or a cheater does to a file: bytes changed, a line lost or
+# What a mail program, a forum, a hand or a cheater does to a file: a digit changed for another
+# (a hash, a key, a nonce, a number that still reads as one), bytes changed, a line lost or
 # written twice, the end cut off, and what YAML reads as more than text (tags, anchors, flow
 # collections, quotes, hexadecimal numbers, a byte order mark, NUL, CR, NEL and the line separator).
 _INSERTS = [b"\t", b"\r", b"\x00", b"\xef\xbb\xbf", b"\xc2\x85", b"\xe2\x80\xa8", b"# note\n", b" ", b"\n", b"-"]
+_DIGITS = b"0123456789abcdef"
 _VALUES = [b"!!str ", b"!!binary ", b"&a ", b"*a ", b"[", b"{", b"'", b'"', b"0x", b"~ ", b"? ", b"| ", b"<< "]
 
 
@@ -330,7 +332,11 @@ def _damaged(text: bytes, data) -> bytes:
     from hypothesis import strategies as st
 
     lines = text.split(b"\n")
-    how = data.draw(st.sampled_from(["bytes", "drop", "twice", "cut", "insert", "value"]))
+    how = data.draw(st.sampled_from(["digit", "bytes", "drop", "twice", "cut", "insert", "value"]))
+    if how == "digit":   # what still reads as what it was: a hash, a key, a nonce, a number, a die
+        at = [n for n, byte in enumerate(text) if byte in _DIGITS]
+        n = data.draw(st.sampled_from(at))
+        return text[:n] + data.draw(st.sampled_from([bytes([d]) for d in _DIGITS if d != text[n]])) + text[n + 1:]
     if how == "bytes":
         out = bytearray(text)
         for _ in range(data.draw(st.integers(1, 3))):
@@ -428,3 +434,37 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
     code, _, err, folder, _ = adjudicated(b"# forwarded\r\n" + original.replace(b"\n", b"\r\n"))
     assert code == 0, err
     assert {name: (folder / name).read_bytes() for name in made} == made
+
+
+@pytest.mark.parametrize("example", ["chir-demo", "kkoh-demo"])
+def test_a_genesis_damaged_anywhere_makes_the_game_signed_or_no_folder(tmp_path_factory, example):
+    """`pbem join` of a game.yaml changed anywhere (an onlooker's or a referee's copy, from mail
+    or from a cheater) either makes the folder of the game as signed, its state 0 byte for byte,
+    or refuses it: exit 1-4, one sentence naming the file, and no folder made."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    original = (EXAMPLES / example / "game.yaml").read_bytes()
+    zero = (EXAMPLES / example / "states" / "0000.yaml").read_bytes()
+    work = tmp_path_factory.mktemp("genesis")
+    given_file, folder = work / "game.yaml", work / "follow"
+    outcomes = set()
+
+    @settings(max_examples=30)
+    @given(data=st.data())
+    def damaged_anywhere(data):
+        text = _damaged(original, data)
+        given_file.write_bytes(text)
+        shutil.rmtree(folder, ignore_errors=True)
+        result = run("join", folder, given_file)
+        outcomes.add(result.exit_code)
+        assert isinstance(result.exception, SystemExit) or result.exception is None, (result.exception, text)
+        if result.exit_code == 0:
+            assert (folder / "states" / "0000.yaml").read_bytes() == zero, text
+        else:
+            assert result.exit_code in (1, 2, 3, 4), (result.exit_code, text)
+            assert result.stderr.startswith(f"pbem: {given_file}"), (result.stderr, text)
+            assert not folder.exists(), text
+
+    damaged_anywhere()
+    assert len(outcomes) > 1, outcomes
