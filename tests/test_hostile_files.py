@@ -357,6 +357,21 @@ def _damaged(text: bytes, data) -> bytes:
     return text[:at] + data.draw(st.sampled_from(_INSERTS)) + text[at:]
 
 
+def _plain(command, *args) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of a plain command (pbem.cli.plain) run in this process."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            command(*map(str, args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
 @pytest.fixture(scope="module")
 def before_packets(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     """For two examples, a folder at the state before one of their packets, and that packet: a
@@ -383,9 +398,6 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
     sentence naming the file, and the folder as it was. Never a traceback, never another state
     (a cheater's probe, and a mail program's; a parser that read signed content otherwise than
     the signer's would show here as another state)."""
-    import contextlib
-    import io
-
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
@@ -406,14 +418,7 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
         before = snapshot(folder)
         given_file = work / "turn.yaml"
         given_file.write_bytes(text)
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                plain.adjudicate(str(folder), str(given_file))
-                code = 0
-            except SystemExit as exc:
-                code = exc.code
-        return code, out.getvalue(), err.getvalue(), folder, before
+        return (*_plain(plain.adjudicate, folder, given_file), folder, before)
 
     @settings(max_examples=40)
     @given(data=st.data())
@@ -468,3 +473,59 @@ def test_a_genesis_damaged_anywhere_makes_the_game_signed_or_no_folder(tmp_path_
 
     damaged_anywhere()
     assert len(outcomes) > 1, outcomes
+
+
+@pytest.fixture(scope="module")
+def first_packets(tmp_path_factory) -> Path:
+    """The stalingrad example cut after its eighth packet: a whole folder, auditing clean."""
+    folder = tmp_path_factory.mktemp("cut") / "game"
+    shutil.copytree(EXAMPLE, folder)
+    for sub in ("states", "aar", "packets"):
+        for path in (folder / sub).iterdir():
+            if int(path.name[:4]) > 8:
+                path.unlink()
+    return folder
+
+
+def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_holds_is_unchanged(first_packets,
+                                                                                                tmp_path_factory):
+    """`pbem audit` of a game folder one file of which (the genesis, a packet, a state, a report)
+    was changed anywhere: clean only where the change is to no content (a comment, the layout),
+    else a failure, exit 3 or 4, whose sentence names that file (a referee's probe, and a
+    cheater's: no damage of a record passes as the record, nor is blamed on another file)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pbem.cli import plain
+
+    files = sorted(str(p.relative_to(first_packets)) for p in first_packets.rglob("*") if p.is_file())
+    work = tmp_path_factory.mktemp("audited") / "game"
+    outcomes = set()
+
+    def held(name: str, data: bytes):
+        """What a file holds: a report its bytes, a YAML file its content (None if unreadable)."""
+        if name.endswith(".md"):
+            return data
+        try:
+            return canonical.loads(data, name)
+        except InputError:
+            return None
+
+    @settings(max_examples=40)
+    @given(data=st.data())
+    def damaged_anywhere(data):
+        name = data.draw(st.sampled_from(files))
+        original = (first_packets / name).read_bytes()
+        text = _damaged(original, data)
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(first_packets, work)
+        (work / name).write_bytes(text)
+        code, _, err = _plain(plain.audit, work)
+        outcomes.add(code)
+        if code == 0:
+            assert held(name, text) == held(name, original) is not None, (name, text)
+        else:
+            assert code in (3, 4) and name in err.splitlines()[0], (name, code, err, text)
+
+    damaged_anywhere()
+    assert 3 in outcomes, outcomes
