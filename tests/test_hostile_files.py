@@ -334,9 +334,12 @@ def _damaged(text: bytes, data) -> bytes:
     lines = text.split(b"\n")
     how = data.draw(st.sampled_from(["digit", "bytes", "drop", "twice", "cut", "insert", "value"]))
     if how == "digit":   # what still reads as what it was: a hash, a key, a nonce, a number, a die
-        at = [n for n, byte in enumerate(text) if byte in _DIGITS]
-        n = data.draw(st.sampled_from(at))
-        return text[:n] + data.draw(st.sampled_from([bytes([d]) for d in _DIGITS if d != text[n]])) + text[n + 1:]
+        # a line first, then a digit of it: a line of one short field weighs as much as one of a signature
+        k = data.draw(st.sampled_from([k for k, line in enumerate(lines) if any(byte in _DIGITS for byte in line)]))
+        n = data.draw(st.sampled_from([n for n, byte in enumerate(lines[k]) if byte in _DIGITS]))
+        digit = data.draw(st.sampled_from([bytes([d]) for d in _DIGITS if d != lines[k][n]]))
+        lines[k] = lines[k][:n] + digit + lines[k][n + 1:]
+        return b"\n".join(lines)
     if how == "bytes":
         out = bytearray(text)
         for _ in range(data.draw(st.integers(1, 3))):
@@ -355,6 +358,22 @@ def _damaged(text: bytes, data) -> bytes:
         return text[:data.draw(st.integers(0, len(text) - 1))]
     at = data.draw(st.integers(0, len(text)))
     return text[:at] + data.draw(st.sampled_from(_INSERTS)) + text[at:]
+
+
+def _outcomes(examples: int, check) -> set:
+    """`check(data)` of `examples` Hypothesis examples (data: st.data()): the outcomes it returned."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    outcomes = set()
+
+    @settings(max_examples=examples)
+    @given(data=st.data())
+    def each(data):
+        outcomes.add(check(data))
+
+    each()
+    return outcomes
 
 
 def _plain(command, *args) -> tuple[int, str, str]:
@@ -398,9 +417,6 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
     sentence naming the file, and the folder as it was. Never a traceback, never another state
     (a cheater's probe, and a mail program's; a parser that read signed content otherwise than
     the signer's would show here as another state)."""
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
     from pbem.cli import plain
 
     base, packet = before_packets[example]
@@ -408,7 +424,6 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
     original = packet.read_bytes()
     made = {name: (EXAMPLES / example / name).read_bytes() for name in (f"states/{seq:04d}.yaml", f"aar/{seq:04d}.md")}
     work = tmp_path_factory.mktemp("damaged")
-    outcomes = set()
 
     def adjudicated(text: bytes) -> tuple[int, str, str, Path, dict]:
         """(exit code, stdout, stderr, the folder, the folder as it was) of `text` adjudicated."""
@@ -420,20 +435,18 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
         given_file.write_bytes(text)
         return (*_plain(plain.adjudicate, folder, given_file), folder, before)
 
-    @settings(max_examples=40)
-    @given(data=st.data())
-    def damaged_anywhere(data):
+    def damaged_anywhere(data) -> int:
         text = _damaged(original, data)
         code, out, err, folder, before = adjudicated(text)
-        outcomes.add(code)
         if code == 0:
             assert {name: (folder / name).read_bytes() for name in made} == made, text
         else:
             assert code in (1, 2, 3, 4), (code, text)
             assert err.startswith(f"pbem: {work / 'turn.yaml'}") and out == "", (err, text)
             assert snapshot(folder) == before, text
+        return code
 
-    damaged_anywhere()
+    outcomes = _outcomes(40, damaged_anywhere)
     assert len(outcomes) > 1, outcomes   # refused variously (not all for one reason that reads no further)
     # damage to the layout alone, as a mail program does it: the packet as signed
     code, _, err, folder, _ = adjudicated(b"# forwarded\r\n" + original.replace(b"\n", b"\r\n"))
@@ -446,23 +459,16 @@ def test_a_genesis_damaged_anywhere_makes_the_game_signed_or_no_folder(tmp_path_
     """`pbem join` of a game.yaml changed anywhere (an onlooker's or a referee's copy, from mail
     or from a cheater) either makes the folder of the game as signed, its state 0 byte for byte,
     or refuses it: exit 1-4, one sentence naming the file, and no folder made."""
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
     original = (EXAMPLES / example / "game.yaml").read_bytes()
     zero = (EXAMPLES / example / "states" / "0000.yaml").read_bytes()
     work = tmp_path_factory.mktemp("genesis")
     given_file, folder = work / "game.yaml", work / "follow"
-    outcomes = set()
 
-    @settings(max_examples=30)
-    @given(data=st.data())
-    def damaged_anywhere(data):
+    def damaged_anywhere(data) -> int:
         text = _damaged(original, data)
         given_file.write_bytes(text)
         shutil.rmtree(folder, ignore_errors=True)
         result = run("join", folder, given_file)
-        outcomes.add(result.exit_code)
         assert isinstance(result.exception, SystemExit) or result.exception is None, (result.exception, text)
         if result.exit_code == 0:
             assert (folder / "states" / "0000.yaml").read_bytes() == zero, text
@@ -470,8 +476,9 @@ def test_a_genesis_damaged_anywhere_makes_the_game_signed_or_no_folder(tmp_path_
             assert result.exit_code in (1, 2, 3, 4), (result.exit_code, text)
             assert result.stderr.startswith(f"pbem: {given_file}"), (result.stderr, text)
             assert not folder.exists(), text
+        return result.exit_code
 
-    damaged_anywhere()
+    outcomes = _outcomes(60, damaged_anywhere)
     assert len(outcomes) > 1, outcomes
 
 
@@ -493,14 +500,12 @@ def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_hold
     was changed anywhere: clean only where the change is to no content (a comment, the layout),
     else a failure, exit 3 or 4, whose sentence names that file (a referee's probe, and a
     cheater's: no damage of a record passes as the record, nor is blamed on another file)."""
-    from hypothesis import given, settings
     from hypothesis import strategies as st
 
     from pbem.cli import plain
 
     files = sorted(str(p.relative_to(first_packets)) for p in first_packets.rglob("*") if p.is_file())
     work = tmp_path_factory.mktemp("audited") / "game"
-    outcomes = set()
 
     def held(name: str, data: bytes):
         """What a file holds: a report its bytes, a YAML file its content (None if unreadable)."""
@@ -511,9 +516,7 @@ def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_hold
         except InputError:
             return None
 
-    @settings(max_examples=40)
-    @given(data=st.data())
-    def damaged_anywhere(data):
+    def damaged_anywhere(data) -> int:
         name = data.draw(st.sampled_from(files))
         original = (first_packets / name).read_bytes()
         text = _damaged(original, data)
@@ -521,11 +524,85 @@ def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_hold
         shutil.copytree(first_packets, work)
         (work / name).write_bytes(text)
         code, _, err = _plain(plain.audit, work)
-        outcomes.add(code)
         if code == 0:
             assert held(name, text) == held(name, original) is not None, (name, text)
         else:
             assert code in (3, 4) and name in err.splitlines()[0], (name, code, err, text)
+        return code
 
-    damaged_anywhere()
-    assert 3 in outcomes, outcomes
+    assert 3 in _outcomes(40, damaged_anywhere)
+
+
+@pytest.mark.parametrize("step", ["proposal", "join"])
+def test_a_handshake_file_damaged_anywhere_is_taken_only_as_it_was_signed(tmp_path_factory, step):
+    """The handshake's files come from the opponent (docs/protocol.md §4): the joiner's `pbem join
+    --key` of a proposal, and the proposer's of the join, changed anywhere. Taken (a join.yaml,
+    a game.yaml written) only where what the file holds is unchanged; else refused, exit 1-4, one
+    sentence naming the file, and nothing written (a cheater's probe: terms changed after the
+    other side signed them)."""
+    from pbem import rulesets
+    from pbem.core import genesis
+    from pbem.core.errors import PbemError
+    from tests.support.games import fixed_key, nonce
+
+    ruleset = rulesets.get("stalingrad")
+    first, second = ruleset.sides
+    keys = {side: fixed_key(f"handshake-{side}") for side in ruleset.sides}
+    root = tmp_path_factory.mktemp("handshake")
+    proposal = genesis.propose(ruleset, {s: k.public for s, k in keys.items()}, keys[first], created="2026-12-07T10:00:00Z",
+                               chain_length=64, nonce=nonce("handshake-1"))
+    made = game.write_proposal(root / "proposer", proposal)
+    if step == "join":
+        made = game.join(root / "joiner", proposal, "proposal.yaml", keys[second], chain_length=64,
+                         nonce=nonce("handshake-2")).path
+    original = made.read_bytes()
+    # the proposer's folder holds its proposal when the join comes; the joiner's is a new one
+    base, signer = (root / "proposer", keys[first]) if step == "join" else (None, keys[second])
+    work, given_file = root / "work", root / "mail.yaml"
+
+    def damaged_anywhere(data) -> int:
+        text = _damaged(original, data)
+        given_file.write_bytes(text)
+        shutil.rmtree(work, ignore_errors=True)
+        if base is not None:
+            shutil.copytree(base, work)
+        before = snapshot(work) if work.exists() else None
+        source = str(given_file)
+        try:
+            game.join(work, canonical.load_mapping(given_file, source), source, signer, chain_length=64,
+                      nonce=nonce("handshake-again"))
+        except PbemError as exc:
+            assert exc.exit_code in (1, 2, 3, 4) and exc.message.startswith(source), (exc.message, text)
+            assert (snapshot(work) if work.exists() else None) == before, text
+            return exc.exit_code
+        assert canonical.loads(text, source) == canonical.loads(original, source), text
+        return 0
+
+    outcomes = _outcomes(60, damaged_anywhere)
+    assert len(outcomes) > 1, outcomes
+
+
+@pytest.mark.parametrize("edit, reason", [
+    # a digit of the key's base64 changed: the type inside it reads ssh-ed25518
+    (lambda key: key.replace("ZDI1NTE5", "ZDI1NTE4", 1), "the public key is a ssh-ed25518 key"),
+    # its end cut off, as a mail program's line wrapping would leave it
+    (lambda key: key.split()[0] + " " + key.split()[1][:40], "the public key is truncated"),
+])
+def test_a_genesis_whose_key_was_changed_is_refused_naming_the_file_and_the_side(tmp_path, edit, reason):
+    """A key of a game.yaml (or a proposal, or a join) that no longer reads as an Ed25519 key: it
+    was refused as "The public key is a ... key; pbem supports only Ed25519 keys (make one with
+    `ssh-keygen -t ed25519`)", naming neither the file nor the side, and telling the receiver to
+    make a key (the damaged-genesis property test's find). A key of the user's own file keeps the
+    advice (tests/test_keys.py)."""
+    text = (EXAMPLES / "chir-demo" / "game.yaml").read_text()
+    key = re.search(r'key: "(ssh-ed25519 [^"]+ soviet@pbem-demo)"', text).group(1)
+    given = tmp_path / "mail" / "game.yaml"
+    given.parent.mkdir()
+    given.write_text(text.replace(key, edit(key)))
+    first = refused(run("join", tmp_path / "follow", given), 3)
+    assert first == (f"pbem: {given}: the key of side soviet cannot be read ({reason}; pbem supports only Ed25519 "
+                     f"keys); the file was altered or damaged after it was made: ask for it again, unchanged"
+                     if "truncated" not in reason else
+                     f"pbem: {given}: the key of side soviet cannot be read ({reason}); the file was altered or "
+                     f"damaged after it was made: ask for it again, unchanged"), first
+    assert not (tmp_path / "follow").exists()

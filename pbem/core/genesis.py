@@ -265,7 +265,15 @@ def check_sides(genesis: dict, source: str) -> dict:
         name = side["name"]
         if "key" not in side:
             raise VerificationError(f"{source}: side {name} has no public key, and this is a secure game")
-        key = keys.load_public_key(side["key"])
+        try:
+            key = keys.load_public_key(side["key"], own=False)
+        except VerificationError as exc:
+            # `pbem new` writes Ed25519 keys alone: one that is none was changed after the file was
+            # made (a probe: a digit changed in a mailed game.yaml was refused as "The public key is
+            # a Csh-ed25519 key; ... (make one with ssh-keygen ...)", naming no file and no side)
+            reason = exc.message[0].lower() + exc.message[1:].rstrip(".")
+            raise VerificationError(f"{source}: the key of side {name} cannot be read ({reason}); the file was altered "
+                                    f"or damaged after it was made: ask for it again, unchanged") from None
         if side.get("fingerprint") != key.fingerprint():
             raise VerificationError(f"{source}: the fingerprint of side {name} is {side.get('fingerprint')}, but its key's "
                                     f"fingerprint is {key.fingerprint()}")

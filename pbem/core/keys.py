@@ -101,12 +101,12 @@ class PrivateKey(Record):
     path: str | None = None
 
 
-def _public_from_wire(wire: bytes, what: str, comment: str = "") -> PublicKey:
+def _public_from_wire(wire: bytes, what: str, comment: str = "", only: str = _ONLY_ED25519) -> PublicKey:
     reader = _Reader(wire, what)
     kind = reader.string()
     if kind != KEY_TYPE:
         kind_text = kind[:40].decode("ascii", "replace")
-        raise VerificationError(f"{what} is a {kind_text} key; {_ONLY_ED25519}.")
+        raise VerificationError(f"{what} is a {kind_text} key; {only}.")
     raw = reader.string()
     reader.done()
     if len(raw) != 32:
@@ -271,22 +271,25 @@ def public_key_of_private_file(path: str | Path) -> PublicKey | None:
         return None
 
 
-def load_public_key(text: str) -> PublicKey:
-    """Parse one "ssh-ed25519 AAAA... [comment]" line; VerificationError for anything else."""
+def load_public_key(text: str, own: bool = True) -> PublicKey:
+    """Parse one "ssh-ed25519 AAAA... [comment]" line; VerificationError for anything else.
+    `own`: a key the user gives, who is told how to make one of the kind pbem takes; not a key
+    read from a game's file, which its maker wrote (a genesis, a proposal)."""
+    only = _ONLY_ED25519 if own else _ONLY_ED25519.split(" (")[0]
     parts = text.strip().split(None, 2)
     if "PRIVATE KEY-----" in text:   # never echoed, not even its first line (a user's probe)
         raise VerificationError("it is a private key; give its public key (the .pub file beside it).")
     if len(parts) < 2 or "\n" in text.strip():
         raise VerificationError(f"{text.strip()[:40]!r} is not a one-line OpenSSH public key.")
     if parts[0] != KEY_TYPE.decode():
-        raise VerificationError(f"The public key is a {parts[0][:40]} key; {_ONLY_ED25519}.")
+        raise VerificationError(f"The public key is a {parts[0][:40]} key; {only}.")
     try:
         wire = base64.b64decode(parts[1], validate=True)
     except binascii.Error:
         raise VerificationError(f"The public key {parts[1][:20]}... is not valid base64.") from None
     if base64.b64encode(wire).decode() != parts[1]:
         raise VerificationError(f"The public key {parts[1][:20]}... is not in canonical base64.")
-    return _public_from_wire(wire, "The public key", parts[2] if len(parts) > 2 else "")
+    return _public_from_wire(wire, "The public key", parts[2] if len(parts) > 2 else "", only)
 
 
 def load_public_key_file(path: str | Path) -> PublicKey:
