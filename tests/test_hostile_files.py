@@ -376,6 +376,20 @@ def _outcomes(examples: int, check) -> set:
     return outcomes
 
 
+def _copy_with_one_damaged(folder: Path, names: list[str], work: Path, data) -> tuple[str, bytes, bytes]:
+    """`folder` copied to `work` with one of its files `names` damaged: (its name, its bytes, and
+    the bytes written in their place)."""
+    from hypothesis import strategies as st
+
+    name = data.draw(st.sampled_from(names))
+    original = (folder / name).read_bytes()
+    text = _damaged(original, data)
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(folder, work)
+    (work / name).write_bytes(text)
+    return name, original, text
+
+
 def _plain(command, *args) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of a plain command (pbem.cli.plain) run in this process."""
     import contextlib
@@ -500,8 +514,6 @@ def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_hold
     was changed anywhere: clean only where the change is to no content (a comment, the layout),
     else a failure, exit 3 or 4, whose sentence names that file (a referee's probe, and a
     cheater's: no damage of a record passes as the record, nor is blamed on another file)."""
-    from hypothesis import strategies as st
-
     from pbem.cli import plain
 
     files = sorted(str(p.relative_to(first_packets)) for p in first_packets.rglob("*") if p.is_file())
@@ -517,12 +529,7 @@ def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_hold
             return None
 
     def damaged_anywhere(data) -> int:
-        name = data.draw(st.sampled_from(files))
-        original = (first_packets / name).read_bytes()
-        text = _damaged(original, data)
-        shutil.rmtree(work, ignore_errors=True)
-        shutil.copytree(first_packets, work)
-        (work / name).write_bytes(text)
+        name, original, text = _copy_with_one_damaged(first_packets, files, work, data)
         code, _, err = _plain(plain.audit, work)
         if code == 0:
             assert held(name, text) == held(name, original) is not None, (name, text)
@@ -606,3 +613,28 @@ def test_a_genesis_whose_key_was_changed_is_refused_naming_the_file_and_the_side
                      f"pbem: {given}: the key of side soviet cannot be read ({reason}); the file was altered or "
                      f"damaged after it was made: ask for it again, unchanged"), first
     assert not (tmp_path / "follow").exists()
+
+
+def test_status_of_a_folder_whose_genesis_or_latest_state_was_damaged_reads_it_only_as_it_was(first_packets,
+                                                                                              tmp_path_factory):
+    """`pbem status` reads game.yaml and the latest state, and no packet (that is audit's work):
+    with either changed anywhere, it speaks only where what the file holds is unchanged, and
+    otherwise refuses, exit 3 or 4, naming that file (a player's folder edited to show another
+    position, or damaged by a copy)."""
+    from pbem.cli import plain
+
+    work = tmp_path_factory.mktemp("status") / "game"
+    said = _plain(plain.status, first_packets)
+    assert said[0] == 0 and said[1], said
+
+    def damaged_anywhere(data) -> int:
+        name, original, text = _copy_with_one_damaged(first_packets, ["game.yaml", "states/0008.yaml"], work, data)
+        code, out, err = _plain(plain.status, work)
+        if code == 0:
+            assert canonical.loads(text, name) == canonical.loads(original, name), (name, text)
+            assert out == said[1]
+        else:
+            assert code in (3, 4) and name in err.splitlines()[0], (name, code, err, text)
+        return code
+
+    assert {3, 4} <= _outcomes(40, damaged_anywhere)
