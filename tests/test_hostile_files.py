@@ -638,3 +638,21 @@ def test_status_of_a_folder_whose_genesis_or_latest_state_was_damaged_reads_it_o
         return code
 
     assert {3, 4} <= _outcomes(40, damaged_anywhere)
+
+
+@pytest.mark.parametrize("command", [["replay", "-o", "game.html"], ["show", "--diff", "1", "3"], ["render", "--seq", "2",
+                                                                                                   "-o", "map.svg"]])
+def test_a_packet_changed_after_its_state_was_made_is_named_by_the_commands_that_replay_it(tmp_path, monkeypatch,
+                                                                                           command):
+    """`pbem replay`, `show --diff` and `render --seq` apply each packet again to draw what it did:
+    one changed after the state it made (here its standing orders) was "no file in packets/ is
+    packet 2 of states/0002.yaml" (exit 4), which named no file, though packets/0002-soviet.yaml
+    was there (the damaged-file probes' find). The file is named, exit 3, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(EXAMPLE, "g")
+    path = Path("g/packets/0002-soviet.yaml")
+    path.write_text(path.read_text().replace("policies: {on_void: skip}", "policies: {on_void: stop}"))
+    first = refused(run(command[0], "g", *command[1:]), 3)
+    assert first == ("pbem: packets/0002-soviet.yaml is not packet 2 of states/0002.yaml: the state was made from a "
+                     "packet of other content, so this file was altered or damaged after it; run `pbem audit g`"), first
+    assert sorted(os.listdir(tmp_path)) == ["g"]

@@ -72,11 +72,19 @@ def _step(folder: game.Folder, before: dict, stored: dict) -> Frame:
 
 
 def _packet(folder: game.Folder, seq: int, wanted: str) -> dict:
-    for n, path in game.packet_files(folder.path):
-        if n == seq:
-            packet, _ = game.read_packet(path, f"packets/{path.name}")
-            if packet_id(packet) == wanted:
-                return packet
+    found = []
+    for n, path in game.packet_files(folder.path, seq):
+        packet, _ = game.read_packet(path, f"packets/{path.name}")
+        if packet_id(packet) == wanted:
+            return packet
+        found.append(f"packets/{path.name}")
+    if found:
+        # the file there is named: it was changed after the state was made from it (a probe: a
+        # digit changed in a packet was "no file in packets/ is packet 12", which named none)
+        raise VerificationError(f"{' and '.join(found)} {'is' if len(found) == 1 else 'are'} not packet {seq} of "
+                                f"states/{seq:04d}.yaml: the state was made from a packet of other content, so "
+                                f"{'this file was' if len(found) == 1 else 'these files were'} altered or damaged "
+                                f"after it; run `pbem audit {folder.path}`")
     raise FileError(f"{folder.path}: no file in packets/ is packet {seq} of states/{seq:04d}.yaml; "
                     f"run `pbem audit {folder.path}`")
 
