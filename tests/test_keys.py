@@ -123,6 +123,29 @@ def test_missing_and_non_key_files(tmp_path):
                                      "public key (the .pub file beside it).")
 
 
+def test_a_key_file_with_a_letter_beyond_ascii_in_its_base64_is_refused_naming_it(tmp_path):
+    """A key file whose base64 holds an accented letter (a hand's or a mail program's edit): Python's
+    base64 raised ValueError, not binascii.Error, for a character beyond ASCII, and `pbem status
+    --key`, `orders --key` and `new --side` ended in a traceback (a damaged-file probe)."""
+    private_path, public_path = keys.write_keypair("erin", tmp_path)
+    line = public_path.read_text()
+    damaged = line[:30] + "\u00e9" + line[31:]
+    public_path.write_text(damaged)
+    with pytest.raises(FileError) as refused:
+        keys.load_public_key_file(public_path)
+    assert "\u00e9" in damaged.split()[1][:20]
+    assert refused.value.message == (f"{public_path} is not an Ed25519 public key file: The public key "
+                                     f"{damaged.split()[1][:20]}... is not valid base64.")
+    text = private_path.read_text()
+    body = text.index("\n") + 5
+    private_path.write_text(text[:body] + "\u00e9" + text[body + 1:])
+    with pytest.raises(FileError) as refused:
+        keys.load_private_key(private_path)
+    assert refused.value.message == f"{private_path} is not an OpenSSH private key file."
+    with pytest.raises(VerificationError, match="The SSH signature is not valid base64"):
+        keys.dearmor(keys.armor(b"x" * 60).replace("e", "\u00e9", 1))
+
+
 def test_load_public_key_rejects_rsa_and_garbage():
     rsa = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDL user@host"
     with pytest.raises(VerificationError, match="ssh-rsa key; pbem supports only Ed25519 keys"):

@@ -285,7 +285,7 @@ def load_public_key(text: str, own: bool = True) -> PublicKey:
         raise VerificationError(f"The public key is a {parts[0][:40]} key; {only}.")
     try:
         wire = base64.b64decode(parts[1], validate=True)
-    except binascii.Error:
+    except (binascii.Error, ValueError):   # ValueError: a character beyond ASCII (a probe's crash)
         raise VerificationError(f"The public key {parts[1][:20]}... is not valid base64.") from None
     if base64.b64encode(wire).decode() != parts[1]:
         raise VerificationError(f"The public key {parts[1][:20]}... is not in canonical base64.")
@@ -410,5 +410,5 @@ def _unarmor(text: str, what: str, begin: str, end: str) -> bytes:
         raise VerificationError(f"No {begin} ... {end} block found.")
     try:
         return base64.b64decode("".join(text[start + len(begin) : stop].split()), validate=True)
-    except binascii.Error:
+    except (binascii.Error, ValueError):   # ValueError: a character beyond ASCII (a probe's crash)
         raise VerificationError(f"{what} is not valid base64.") from None
