@@ -317,7 +317,7 @@ def test_packets_put_in_the_folder_by_hand_are_said_not_applied_with_the_command
     assert refused(run("audit", "g"), 3) == f"pbem: audit failed: states/{middle:04d}.yaml: the state file is missing"
 
 
-# --- a packet file damaged anywhere: the state its signer made, or a refusal -------------------
+# --- a file damaged anywhere: taken only as it was made, else refused naming it ----------------
 
 # What a mail program, a forum, a hand or a cheater does to a file: a digit changed for another
 # (a hash, a key, a nonce, a number that still reads as one), bytes changed, a line lost or
@@ -405,21 +405,23 @@ def _plain(command, *args) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def _cut(example: str, folder: Path, last: int) -> Path:
+    """A copy of `example` in `folder`, as it stood at state `last`: a whole game folder."""
+    shutil.copytree(EXAMPLES / example, folder)
+    for sub in ("states", "aar", "packets"):
+        for path in (folder / sub).iterdir():
+            if int(path.name[:4]) > last:
+                path.unlink()
+    return folder
+
+
 @pytest.fixture(scope="module")
 def before_packets(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     """For two examples, a folder at the state before one of their packets, and that packet: a
     stalingrad packet of many orders, and a kkoh packet that opens sealed items (§8)."""
-    made = {}
-    for example, packet in (("stalingrad-demo", "0012-soviet.yaml"), ("kkoh-demo", "0007-blue.yaml")):
-        seq = int(packet[:4])
-        folder = tmp_path_factory.mktemp(example) / "game"
-        shutil.copytree(EXAMPLES / example, folder)
-        for sub in ("states", "aar", "packets"):
-            for path in (folder / sub).iterdir():
-                if int(path.name[:4]) >= seq:
-                    path.unlink()
-        made[example] = folder, EXAMPLES / example / "packets" / packet
-    return made
+    return {example: (_cut(example, tmp_path_factory.mktemp(example) / "game", int(packet[:4]) - 1),
+                      EXAMPLES / example / "packets" / packet)
+            for example, packet in (("stalingrad-demo", "0012-soviet.yaml"), ("kkoh-demo", "0007-blue.yaml"))}
 
 
 @pytest.mark.parametrize("example", ["stalingrad-demo", "kkoh-demo"])
@@ -499,13 +501,7 @@ def test_a_genesis_damaged_anywhere_makes_the_game_signed_or_no_folder(tmp_path_
 @pytest.fixture(scope="module")
 def first_packets(tmp_path_factory) -> Path:
     """The stalingrad example cut after its eighth packet: a whole folder, auditing clean."""
-    folder = tmp_path_factory.mktemp("cut") / "game"
-    shutil.copytree(EXAMPLE, folder)
-    for sub in ("states", "aar", "packets"):
-        for path in (folder / sub).iterdir():
-            if int(path.name[:4]) > 8:
-                path.unlink()
-    return folder
+    return _cut("stalingrad-demo", tmp_path_factory.mktemp("cut") / "game", 8)
 
 
 def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_holds_is_unchanged(first_packets,
@@ -518,6 +514,7 @@ def test_a_folder_with_a_file_damaged_anywhere_audits_clean_only_if_what_it_hold
 
     files = sorted(str(p.relative_to(first_packets)) for p in first_packets.rglob("*") if p.is_file())
     work = tmp_path_factory.mktemp("audited") / "game"
+    assert _plain(plain.audit, first_packets)[0] == 0   # undamaged, it audits clean
 
     def held(name: str, data: bytes):
         """What a file holds: a report its bytes, a YAML file its content (None if unreadable)."""

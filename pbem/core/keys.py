@@ -31,7 +31,8 @@ SSHSIG_HASH = "sha512"
 _HASHES = {"sha256": sha.sha256, "sha512": sha.sha512}
 _BEGIN, _END = "-----BEGIN SSH SIGNATURE-----", "-----END SSH SIGNATURE-----"
 _PRIVATE = "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----"
-_ONLY_ED25519 = "pbem supports only Ed25519 keys (make one with `ssh-keygen -t ed25519`)"
+_ONLY_ED25519_KEYS = "pbem supports only Ed25519 keys"   # of a key a game's file holds, which its maker wrote
+_ONLY_ED25519 = f"{_ONLY_ED25519_KEYS} (make one with `ssh-keygen -t ed25519`)"   # of the user's own
 # The order of the Ed25519 base point: a canonical signature's scalar S is below it.
 _ED25519_L = 2**252 + 27742317777372353535851937790883648493
 _ED25519_P = 2**255 - 19
@@ -275,7 +276,7 @@ def load_public_key(text: str, own: bool = True) -> PublicKey:
     """Parse one "ssh-ed25519 AAAA... [comment]" line; VerificationError for anything else.
     `own`: a key the user gives, who is told how to make one of the kind pbem takes; not a key
     read from a game's file, which its maker wrote (a genesis, a proposal)."""
-    only = _ONLY_ED25519 if own else _ONLY_ED25519.split(" (")[0]
+    only = _ONLY_ED25519 if own else _ONLY_ED25519_KEYS
     parts = text.strip().split(None, 2)
     if "PRIVATE KEY-----" in text:   # never echoed, not even its first line (a user's probe)
         raise VerificationError("it is a private key; give its public key (the .pub file beside it).")

@@ -73,7 +73,7 @@ def _step(folder: game.Folder, before: dict, stored: dict) -> Frame:
 
 def _packet(folder: game.Folder, seq: int, wanted: str) -> dict:
     found = []
-    for n, path in game.packet_files(folder.path, seq):
+    for _, path in game.packet_files(folder.path, seq):
         packet, _ = game.read_packet(path, f"packets/{path.name}")
         if packet_id(packet) == wanted:
             return packet
