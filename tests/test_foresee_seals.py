@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pbem import rulesets
-from pbem.core.errors import RulesError
+from pbem.core.errors import RulesError, VerificationError
 from pbem.core.submit import submit_orders
 from tests.support.games import Match
 from tests.test_kkoh_sealed import drive_to, step
@@ -100,3 +100,32 @@ def test_without_the_kept_chits_the_look_ahead_stops_at_the_openings(tmp_path):
     warned = dry_run(match, orders("0102"))
     assert not any("imagined roll" in w for w in warned), warned
     assert any("wait in the queue" in w for w in warned)
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda text: "\n".join(line for line in text.splitlines() if not line.startswith("salts:")) + "\n",
+     "item 1, which blue sealed in packet {seq}, cannot be read from it: the file was damaged or changed since "
+     "`pbem submit --seal` wrote it; restore the file from a copy"),
+    (lambda text: text.replace('salts: ["', 'salts: ["zz', 1),
+     "item 1 (chit order=M units=B-Rec1) is not what blue sealed in packet {seq}: the file was changed since `pbem "
+     "submit --seal` wrote it, and a sealed order cannot be changed (docs/protocol.md §8); restore the file from a "
+     "copy"),
+])
+def test_a_kept_file_damaged_past_reading_is_named_when_its_item_is_due(tmp_path, damage, says):
+    """The file in private/ that keeps what blue sealed, a line of it lost or its salt no longer
+    hexadecimal: the packet that opens the chit ended `pbem submit` in a KeyError or a ValueError
+    (a damaged-file probe). The look ahead leaves the chit due, as for a missing file (above), and
+    the packet that must open it is refused naming the file; nothing is written."""
+    match = blue_to_move(tmp_path, "M")
+    [kept] = (match.folders["blue"].path / "private").glob("seal-*-blue.yaml")
+    seq = int(kept.name[5:9])
+    kept.write_text(damage(kept.read_text()))
+    match.send("blue", orders("0102"))                       # the show: the chit is left due
+    while match.state()["awaiting"]["packet_from"] != "blue":
+        step(match)
+    assert match.state()["sealed"]["blue"]["due"] == [f"{seq}.1"]
+    before = sorted(p.name for p in (match.folders["blue"].path / "packets").iterdir())
+    with pytest.raises(VerificationError) as refused:
+        submit_orders(match.folders["blue"], [{"type": "end"}], None, key=match.keys["blue"], sent="2026-11-29T10:00:00Z")
+    assert refused.value.message == f"private/{kept.name}: " + says.format(seq=seq)
+    assert sorted(p.name for p in (match.folders["blue"].path / "packets").iterdir()) == before

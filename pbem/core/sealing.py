@@ -157,7 +157,14 @@ def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
                                 f"kept it) is missing: copy it back from the folder where you sealed it, or from a "
                                 f"backup; without it the item cannot be opened, and the game cannot go on")
             kept[seq] = load_mapping(source, str(source))
-        entries.append({"seal": name, "salt": kept[seq]["salts"][n - 1], "item": kept[seq]["items"][n - 1]})
+        try:
+            entries.append({"seal": name, "salt": kept[seq]["salts"][n - 1], "item": kept[seq]["items"][n - 1]})
+        except (KeyError, IndexError, TypeError):
+            # a file damaged or edited past reading (a probe: a line of it lost ended `pbem submit` in a
+            # KeyError), as `_kept` says of it in the warnings
+            raise VerificationError(f"{folder.relative(path(folder, seq, side))}: item {n}, which {side} sealed in "
+                                    f"packet {seq}, cannot be read from it: the file was damaged or changed since "
+                                    f"`pbem submit --seal` wrote it; restore the file from a copy") from None
     _unchanged(folder, side, entries)
     return entries
 
@@ -170,7 +177,13 @@ def _unchanged(folder: Any, side: str, entries: list[dict]) -> None:
     sealed = {item["id"]: item["hash"] for item in folder.state["sealed"].get(side, {}).get("items", [])}
     for entry in entries:
         seq, n = (int(part) for part in entry["seal"].split("."))
-        if entry["seal"] in sealed and not as_sealed(folder.game.game_id, seq, side, entry, sealed[entry["seal"]]):
+        if entry["seal"] not in sealed:
+            continue
+        try:
+            same = as_sealed(folder.game.game_id, seq, side, entry, sealed[entry["seal"]])
+        except (TypeError, ValueError):
+            same = False   # a salt that is no hexadecimal text (a probe: it ended `pbem submit` in a ValueError)
+        if not same:
             raise VerificationError(
                 f"{folder.relative(path(folder, seq, side))}: item {n} ({order_text(entry['item'])}) is not what "
                 f"{side} sealed in packet {seq}: the file was changed since `pbem submit --seal` wrote it, and a sealed "
