@@ -114,13 +114,16 @@ def test_without_the_kept_chits_the_look_ahead_stops_at_the_openings(tmp_path):
 def test_a_kept_file_damaged_past_reading_is_named_when_its_item_is_due(tmp_path, damage, says):
     """The file in private/ that keeps what blue sealed, a line of it lost or its salt no longer
     hexadecimal: the packet that opens the chit ended `pbem submit` in a KeyError or a ValueError
-    (a damaged-file probe). The look ahead leaves the chit due, as for a missing file (above), and
-    the packet that must open it is refused naming the file; nothing is written."""
+    (a damaged-file probe). The look ahead leaves the chit due, as for a missing file (above), the
+    packet that shows it warns of the file, and the packet that must open it is refused naming
+    the file; nothing is written."""
     match = blue_to_move(tmp_path, "M")
     [kept] = (match.folders["blue"].path / "private").glob("seal-*-blue.yaml")
     seq = int(kept.name[5:9])
     kept.write_text(damage(kept.read_text()))
-    match.send("blue", orders("0102"))                       # the show: the chit is left due
+    warned = match.send("blue", orders("0102")).warnings     # the show: the chit is left due, and said why
+    assert f"private/{kept.name}, where pbem kept the orders blue sealed in packet {seq}, no longer holds item " \
+           f"{seq}.1 as sealed" in "\n".join(warned), warned
     while match.state()["awaiting"]["packet_from"] != "blue":
         step(match)
     assert match.state()["sealed"]["blue"]["due"] == [f"{seq}.1"]

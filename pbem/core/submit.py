@@ -243,7 +243,19 @@ def warnings(g: engine.Game, before: dict, after: dict, events: list[dict], side
             + kept(after, side, g.secure and g.ruleset.sealed_steps) + idle(before, after, side, gave)
             + left_open(after, side, gave) + script_used_up(after)
             + not_yours(g, side, policies) + cautions
-            + (others_folder(g, folder, side, after["seq"]) if sealed else []))
+            + (others_folder(g, folder, side, after["seq"]) if sealed else [])
+            + damaged_seals(g, folder, side))
+
+
+def damaged_seals(g: engine.Game, folder: game.Folder | None, side: str) -> list[str]:
+    """The sender's files of private/ that no longer hold its items still sealed as sealed, or
+    are gone, as `pbem orders` and `pbem status --key` say them: a packet whose orders reveal
+    such an item goes without its opening, which waits, and the game stops there until the
+    file is restored (a damaged-file probe: the packet went, said only that its orders waited
+    for the openings, and the next one was refused)."""
+    from pbem.core import sealing
+
+    return sealing.unopenable(folder, side) if folder is not None and g.secure else []
 
 
 def after_end(g: engine.Game, before: dict, side: str, orders: list, first: int) -> list[str]:
