@@ -146,8 +146,13 @@ def item_names(names: list[str]) -> str:
 
 
 def as_sealed(game_id: str, seq: int, side: str, entry: dict, sealed_hash: str) -> bool:
-    """Whether an opened entry ({"salt", "item"}) is what `side` sealed in packet `seq`."""
-    return seal_hash(game_id, seq, side, bytes.fromhex(entry["salt"]), entry["item"]) == sealed_hash
+    """Whether an opened entry ({"salt", "item"}) is what `side` sealed in packet `seq`; a salt
+    that is no hexadecimal text is not (a kept file damaged, a probe: it was a ValueError)."""
+    try:
+        salt = bytes.fromhex(entry["salt"])
+    except (TypeError, ValueError):
+        return False
+    return seal_hash(game_id, seq, side, salt, entry["item"]) == sealed_hash
 
 
 def seal_hash(game_id: str, seq: int, side: str, salt: bytes, item: Any) -> str:

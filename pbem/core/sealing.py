@@ -124,13 +124,8 @@ def _kept(folder: Any, side: str, state: dict | None = None) -> tuple[dict[str, 
         except PbemError:
             kept = None
         for item in items[seq]:
-            n = int(item["id"].split(".")[1])
-            try:
-                entry = {"salt": kept["salts"][n - 1], "item": kept["items"][n - 1]}
-                sealed = as_sealed(folder.game.game_id, seq, side, entry, item["hash"])
-            except (KeyError, IndexError, TypeError, ValueError):
-                sealed = False
-            if sealed:
+            entry = _entry(kept, int(item["id"].split(".")[1]))
+            if entry is not None and as_sealed(folder.game.game_id, seq, side, entry, item["hash"]):
                 good[item["id"]] = entry
             else:
                 bad.append(item["id"])
@@ -141,6 +136,15 @@ def _kept(folder: Any, side: str, state: dict | None = None) -> tuple[dict[str, 
                             f"submit` cannot open {them} when the rules reveal {them}, and the game stops there; "
                             f"restore the file from a copy")
     return good, problems
+
+
+def _entry(kept: Any, n: int) -> dict | None:
+    """Item `n` (from 1) of a kept file's document, with its salt; None where the file, damaged
+    or edited past reading, holds none."""
+    try:
+        return {"salt": kept["salts"][n - 1], "item": kept["items"][n - 1]}
+    except (KeyError, IndexError, TypeError):
+        return None
 
 
 def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
@@ -157,14 +161,12 @@ def opening(folder: Any, side: str, due: list[str]) -> list[dict]:
                                 f"kept it) is missing: copy it back from the folder where you sealed it, or from a "
                                 f"backup; without it the item cannot be opened, and the game cannot go on")
             kept[seq] = load_mapping(source, str(source))
-        try:
-            entries.append({"seal": name, "salt": kept[seq]["salts"][n - 1], "item": kept[seq]["items"][n - 1]})
-        except (KeyError, IndexError, TypeError):
-            # a file damaged or edited past reading (a probe: a line of it lost ended `pbem submit` in a
-            # KeyError), as `_kept` says of it in the warnings
+        entry = _entry(kept[seq], n)
+        if entry is None:   # (a probe: a line of the file lost ended `pbem submit` in a KeyError)
             raise VerificationError(f"{folder.relative(path(folder, seq, side))}: item {n}, which {side} sealed in "
                                     f"packet {seq}, cannot be read from it: the file was damaged or changed since "
-                                    f"`pbem submit --seal` wrote it; restore the file from a copy") from None
+                                    f"`pbem submit --seal` wrote it; restore the file from a copy")
+        entries.append({"seal": name, **entry})
     _unchanged(folder, side, entries)
     return entries
 
@@ -177,13 +179,7 @@ def _unchanged(folder: Any, side: str, entries: list[dict]) -> None:
     sealed = {item["id"]: item["hash"] for item in folder.state["sealed"].get(side, {}).get("items", [])}
     for entry in entries:
         seq, n = (int(part) for part in entry["seal"].split("."))
-        if entry["seal"] not in sealed:
-            continue
-        try:
-            same = as_sealed(folder.game.game_id, seq, side, entry, sealed[entry["seal"]])
-        except (TypeError, ValueError):
-            same = False   # a salt that is no hexadecimal text (a probe: it ended `pbem submit` in a ValueError)
-        if not same:
+        if entry["seal"] in sealed and not as_sealed(folder.game.game_id, seq, side, entry, sealed[entry["seal"]]):
             raise VerificationError(
                 f"{folder.relative(path(folder, seq, side))}: item {n} ({order_text(entry['item'])}) is not what "
                 f"{side} sealed in packet {seq}: the file was changed since `pbem submit --seal` wrote it, and a sealed "
