@@ -376,6 +376,14 @@ def _outcomes(examples: int, check) -> set:
     return outcomes
 
 
+def _linked_copy(folder: Path, work: Path) -> None:
+    """`folder` made again as `work`, its files hard links: pbem never writes a file in place (a
+    new one is linked or renamed over it), so no example's run can change the next one's; one
+    that did would show as the folder changed, which the tests below check."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(folder, work, copy_function=os.link)
+
+
 def _copy_with_one_damaged(folder: Path, names: list[str], work: Path, data) -> tuple[str, bytes, bytes]:
     """`folder` copied to `work` with one of its files `names` damaged: (its name, its bytes, and
     the bytes written in their place)."""
@@ -384,8 +392,8 @@ def _copy_with_one_damaged(folder: Path, names: list[str], work: Path, data) -> 
     name = data.draw(st.sampled_from(names))
     original = (folder / name).read_bytes()
     text = _damaged(original, data)
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(folder, work)
+    _linked_copy(folder, work)
+    (work / name).unlink()   # a file of its own, not the linked original
     (work / name).write_bytes(text)
     return name, original, text
 
@@ -444,8 +452,7 @@ def test_a_packet_damaged_anywhere_gives_the_state_its_signer_made_or_one_senten
     def adjudicated(text: bytes) -> tuple[int, str, str, Path, dict]:
         """(exit code, stdout, stderr, the folder, the folder as it was) of `text` adjudicated."""
         folder = work / "game"
-        shutil.rmtree(folder, ignore_errors=True)
-        shutil.copytree(base, folder)
+        _linked_copy(base, folder)
         before = snapshot(folder)
         given_file = work / "turn.yaml"
         given_file.write_bytes(text)
@@ -569,7 +576,7 @@ def test_a_handshake_file_damaged_anywhere_is_taken_only_as_it_was_signed(tmp_pa
         given_file.write_bytes(text)
         shutil.rmtree(work, ignore_errors=True)
         if base is not None:
-            shutil.copytree(base, work)
+            _linked_copy(base, work)
         before = snapshot(work) if work.exists() else None
         source = str(given_file)
         try:
