@@ -1746,13 +1746,15 @@ def test_a_fault_of_pbems_own_is_not_laid_at_an_honest_folder(ghost_game, monkey
 def test_27_a_key_whose_comment_the_genesis_refuses_is_refused_before_a_proposal_is_signed(tmp_path):
     """A .pub file whose comment holds a control character: `pbem new` signed a proposal that
     the opponent's `pbem join` then refused as not matching the schema (exit 3), so an honest
-    proposal looked forged (referee's probe). It is refused at once, as a usage slip."""
+    proposal looked forged (referee's probe). It is refused at once, as a usage slip, naming
+    the file first, as every refusal of a file given does."""
     red = write_key(tmp_path, "red", "comment-red")
     write_key(tmp_path, "blue", "comment-blue")
     pub = tmp_path / "blue.pub"
     pub.write_text(pub.read_text().strip() + " bob\x1b[31mred\n")
-    rejected(tmp_path, ["new", tmp_path / "g", "--ruleset", "duel", "--side", f"red={red}.pub", "--side",
-                        f"blue={pub}", "--key", red], 2, "--side blue: the key's comment", "not printable ASCII")
+    first = rejected(tmp_path, ["new", tmp_path / "g", "--ruleset", "duel", "--side", f"red={red}.pub", "--side",
+                                f"blue={pub}", "--key", red], 2, "not printable ASCII")
+    assert first.startswith(f"pbem: {pub} (--side blue): the key's comment "), first
     assert not (tmp_path / "g").exists()
 
 @pytest.mark.parametrize("change, words", [

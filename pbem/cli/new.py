@@ -51,6 +51,8 @@ def command(game_dir: str, ruleset_id: str, scenario: str | None, sides: tuple, 
             raise UsageError(f"--side {entry}: a sandbox game's sides take no key (it is not signed): "
                              f"give --side {name}")
         side_keys[name] = keys.load_public_key_file(path) if path else None
+        if path:   # the file named first, as every refusal of a file given (the option alone said less)
+            genesis.check_key_line(side_keys[name], f"{shown(path)} (--side {name})")
     parsed = {}
     for entry in options:
         name, sep, value = entry.partition("=")

@@ -136,14 +136,21 @@ def sides_entries(ruleset: Any, sides: dict[str, Any]) -> list[dict]:
     for name in ruleset.sides:
         entry: dict = {"name": name}
         if sides[name] is not None:
-            if not re.search(_key_pattern(), sides[name].line()):   # the comment is all a key line may get wrong
-                raise UsageError(f"--side {name}: the key's comment {shown(repr(sides[name].comment))} is not printable "
-                                 f"ASCII of at most 200 characters; edit the comment after the key in its .pub file, "
-                                 f"or leave it out (nothing was written)")
+            check_key_line(sides[name], f"--side {name}")
             entry["key"] = sides[name].line()
             entry["fingerprint"] = sides[name].fingerprint()
         entries.append(entry)
     return entries
+
+
+def check_key_line(key: Any, label: str) -> None:
+    """Refuse, as the command line's slip, a public key whose line the genesis schema would
+    refuse: the comment is all a key line may get wrong. `label` names where the key came from
+    (the file, or the option that gave it)."""
+    if not re.search(_key_pattern(), key.line()):
+        raise UsageError(f"{label}: the key's comment {shown(repr(key.comment))} is not printable ASCII of at most "
+                         f"200 characters; edit the comment after the key in its .pub file, or leave it out (nothing "
+                         f"was written)")
 
 
 def _key_pattern() -> str:
