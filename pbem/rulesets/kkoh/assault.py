@@ -422,6 +422,17 @@ def start(sc: Scenario, rules: dict, a: dict, ctx) -> None:
         ctx.event("assault-void", f"{kind} {a['n']}: no attacker is left.", assault=a["n"], rule="K-CA-4")
         rules["ca"]["steps"] = []
         return
+    if any(demoralised(sc, board, u) for u in att):
+        # K-MOR-1: a Demoralised formation "can then no longer launch Close Assaults", and a loss
+        # takes effect at once (K-CA-20: it "cancels the Breakthrough Close Assault"; K-MOR-4):
+        # an assault declared with the others of the step, whose formation a loss in one fought
+        # before it has Demoralised, is not launched. Its attackers never left their square.
+        ctx.event("assault-cancelled", f"{kind} {a['n']}: a loss in an earlier assault has Demoralised the attackers' "
+                  f"formation, which may launch no Close Assault; {', '.join(att)} "
+                  f"{agreeing(att, 'stays', 'stay')} in {a['from']} (K-MOR-1).", side=side, assault=a["n"], units=att,
+                  square=a["from"], rule="K-MOR-1")
+        rules["ca"]["steps"] = []
+        return
     enemies = board.at(a["target"], other(side))
     if not enemies:
         markers = [h for h in board.hqs_at(a["target"]) if sc.commands[h].side == other(side)]
