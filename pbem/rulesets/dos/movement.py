@@ -375,6 +375,9 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         a = b
     end = a
     if exiting:
+        if path and end in ctx_.ezoc:   # the loop stops a move only in the hexes before its last
+            raise IllegalOrder("8.0", f"the move must stop in {sc.ids[end]}, in an Enemy Zone of Control: units may "
+                               f"not leave it voluntarily, not even off the map", None)
         _check_exit(sc, rules, side, units, end, costs)
     begin(rules, units)
     for uid in units:
