@@ -568,6 +568,46 @@ def test_only_unit_lists_a_soviet_units_strategic_withdrawals_out_of_an_axis_zoc
         assert tried["units"]["R/6"] == order["path"][-1]
 
 
+def test_only_unit_lists_east_only_moves_for_a_unit_that_withdrew_and_no_withdrawal_for_one_moved_west():
+    """18.11 holds for a unit's whole move in the phase (movement.check_east_only), so `--only`
+    lists no move the rules would refuse: R/6, having withdrawn east out of G/57's zone, is
+    offered withdrawals east only, each accepted, and no overrun of G/57 behind it; R/6 having
+    moved west out of no zone, into G/57's, is offered no withdrawal (and no move: it stands in
+    an Enemy ZOC)."""
+    sc = SC()
+    rules = at(turn=5, player="soviet",
+               units={"R/6": {"hex": "N2245", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "A/21": {"hex": "N2143"}})
+    play(rules, [{"type": "move", "units": ["R/6"], "path": ["N2244"], "withdraw": True}])
+    orders, note = flow.listing(sc, rules, flow.next_step(sc, rules), "R/6")
+    assert orders[-1] == {"type": "end"} and len(orders) > 10
+    assert all(o["type"] == "move" and o["withdraw"] for o in orders[:-1]), orders
+    here = sc.idx["N2244"]
+    for order in orders[:-1]:
+        path = [here] + [sc.idx[h] for h in order["path"]]
+        assert all(sc.east_of(a, b) for a, b in zip(path, path[1:])), order
+        tried = copy.deepcopy(rules)
+        play(tried, [order])
+        assert tried["units"]["R/6"] == order["path"][-1]
+
+    rules = at(turn=5, player="soviet",
+               units={"R/6": {"hex": "N2244", "revealed": [2, 4]}, "G/57": {"hex": "N2246"}, "A/21": {"hex": "N2143"}})
+    assert not sc.east_of(sc.idx["N2244"], sc.idx["N2245"])
+    play(rules, [{"type": "move", "units": ["R/6"], "path": ["N2245"]}])
+    orders, note = flow.listing(sc, rules, flow.next_step(sc, rules), "R/6")
+    assert not any(o.get("withdraw") for o in orders), orders
+    assert [o["type"] for o in orders] == ["overrun", "end"]
+
+    # an overrun is movement too: none west of a unit that withdrew (6/3Pz is north-west of N3031)
+    rules = at(turn=5, player="soviet", units={"R/6": {"hex": "N3132", "revealed": [6, 8]}, "G/57": {"hex": "N3133"},
+                                               "6/3Pz": {"hex": "N2932"}, "A/21": {"hex": "N3030"}})
+    assert {"type": "overrun", "units": ["R/6"], "target": "N3133"} in \
+        flow.listing(sc, rules, flow.next_step(sc, rules), "R/6")[0]        # G/57, west of R/6: before it withdrew
+    play(rules, [{"type": "move", "units": ["R/6"], "path": ["N3031"], "withdraw": True}])
+    assert sc.adjacent(sc.idx["N3031"], sc.idx["N2932"]) and not sc.east_of(sc.idx["N3031"], sc.idx["N2932"])
+    orders, note = flow.listing(sc, rules, flow.next_step(sc, rules), "R/6")
+    assert not any(o["type"] == "overrun" for o in orders), orders
+
+
 def _sandbox_cli(tmp_path, monkeypatch, packets: list[tuple[str, str]]):
     """A sandbox dos game (seed x) given `packets` (side, orders text) through `pbem submit`; `run`."""
     from click.testing import CliRunner

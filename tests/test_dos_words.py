@@ -165,6 +165,22 @@ def test_a_unit_that_may_not_overrun_is_told_why_as_the_rules_count_it():
         "blocks one): may not overrun (6.55)"]
 
 
+def test_a_unit_on_a_withdrawal_or_moved_west_is_told_what_18_11_leaves_it_this_phase():
+    """18.11 is judged over a unit's whole move in the phase (movement.check_east_only): `pbem
+    show` says which way it binds a unit, from the position the rules keep, not from a replay."""
+    sc = SC()
+    rules = at(player="soviet", units={"R/6": {"hex": "N3031", "revealed": [2, 3]}, "R/351": {"hex": "N0506"},
+                                       "G/57": {"hex": "N3133"}})
+    assert "withdrawing" not in rules["ps"] and "not_east" not in rules["ps"]   # a phase without either
+    before = {u: words.view(sc, rules)["units"][u]["markers"] for u in ("R/6", "R/351")}
+    assert not any("18.11" in m for marks in before.values() for m in marks), before
+    rules["ps"].update(withdrawing=["R/6"], not_east=["R/351"])
+    after = {u: words.view(sc, rules)["units"][u]["markers"] for u in ("R/6", "R/351")}
+    assert after == {"R/6": before["R/6"] + ["ignored Axis ZOC this phase: moves on east only in it (18.11)"],
+                     "R/351": before["R/351"] + ["moved into a hex not east this phase: may not ignore Axis ZOC "
+                                                 "in it (18.11)"]}
+
+
 def test_a_unit_in_an_enemy_zone_of_control_says_whose_in_words():
     """8.0 in `pbem show --unit`: "In an Axis zone of control", the side named as everywhere else."""
     sc = SC()

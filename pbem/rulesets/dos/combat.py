@@ -1586,6 +1586,8 @@ def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("10.29", "no attack across an all-lake or all-sea hexside", None)
     if not board.has_combat(t, other(side)):
         raise IllegalOrder("6.51", f"{target} holds no enemy unit to overrun", None)
+    west = not sc.east_of(here, t)     # an overrun moves the stack on into the hex (6.51)
+    mv.check_east_only(sc, rules, units, west, False)
     lines = sp.lines_of(sc, rules, side)
     for uid in units:
         _check_attacker(sc, rules, board, side, uid, [t], lines, overrun=True)
@@ -1596,6 +1598,7 @@ def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("14.3", "the Soviet player never spends Air Points on overruns", None)
     air_units = _air_spend(sc, rules, side, air, [t], "14.3", board)
     mv.begin(rules, units)
+    mv.record_east_only(rules, units, west, False)
     for uid in units:
         rules["ps"]["moved"][uid] = rules["ps"]["moved"].get(uid, 0) + 3
     _start(sc, rules, "overrun", side, units, [target], ctx, air=air_units, shift=(air or {}).get("shift", 0),
@@ -1688,5 +1691,7 @@ def overrun_options(sc: Scenario, rules: dict, side: str, stack: list[str], boar
             continue
         if any(sc.units[u].motorised for u in stack) and sc.mountain[t]:
             continue
+        if not sc.east_of(i, t) and any(st.has(rules["ps"].get("withdrawing", ()), u) for u in stack):
+            continue                                        # 18.11 (movement.check_east_only)
         out.append({"type": "overrun", "units": stack, "target": sc.ids[t]})
     return out

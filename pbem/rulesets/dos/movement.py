@@ -322,6 +322,33 @@ def may_withdraw(rules: dict, uid: str) -> bool:
     return not (rules["phase"] == "mech" and st.has(rules["pt"]["attacked"], uid))
 
 
+def check_east_only(sc: Scenario, rules: dict, units: list[str], west: bool, ignoring: bool) -> None:
+    """18.11: the Soviet player "may ignore Axis Zones of Control in moving any unit that is being
+    moved east only": a unit's move in a Movement Phase, which it may make in several orders.
+    `west`: this order has the units enter a hex not east (east, north-east or south-east, the
+    errata) of the one they leave; `ignoring`: it ignores Axis ZOC (a strategic withdrawal). A
+    unit that ignored them this phase moves east only for the rest of it; a unit that entered a
+    hex not east this phase ignores them no more in it (a review: a withdrawal east out of a ZOC,
+    then a move west round the Axis flank; a move west into a ZOC, then a withdrawal out)."""
+    ps = rules["ps"]
+    for uid in units:
+        if west and st.has(ps.get("withdrawing", ()), uid):
+            raise IllegalOrder("18.11", f"{uid} ignored Axis Zones of Control this phase (a strategic withdrawal): "
+                               f"every hex it enters in the phase must be east of the one it leaves", None)
+        if ignoring and st.has(ps.get("not_east", ()), uid):
+            raise IllegalOrder("18.11", f"{uid} has entered a hex not east of the one it left this phase: only a unit "
+                               f"moved east only may ignore Axis Zones of Control (a strategic withdrawal)", None)
+
+
+def record_east_only(rules: dict, units: list[str], west: bool, ignoring: bool) -> None:
+    """What `check_east_only` reads, for the rest of the phase (kept only once there is some:
+    a phase without either keeps the state as it was)."""
+    if west:
+        st.add_all(rules["ps"].setdefault("not_east", []), units)
+    if ignoring:
+        st.add_all(rules["ps"].setdefault("withdrawing", []), units)
+
+
 def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     units, start = _units(sc, rules, side, order, "6.1")
     _check_can_move(sc, rules, units, "6.1")
@@ -374,6 +401,8 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
                                    f"{left[uid]} left", None)
         a = b
     end = a
+    west = any(not sc.east_of(x, y) for x, y in zip([start] + path, path))
+    check_east_only(sc, rules, units, west, withdraw and ignored)
     if exiting:
         if path and end in ctx_.ezoc:   # the loop stops a move only in the hexes before its last
             raise IllegalOrder("8.0", f"the move must stop in {sc.ids[end]}, in an Enemy Zone of Control: units may "
@@ -388,6 +417,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         arrive(sc, rules, board, side, b, ctx.event)
     for uid in units:
         st.put(rules, uid, sc.ids[end])
+    record_east_only(rules, units, west, withdraw and ignored)
     if withdraw and ignored:
         st.add_all(rules["pt"]["withdrew"], units)
         rules["strategic"] = True
@@ -521,6 +551,10 @@ def rail_cost(sc: Scenario, ctx: Context, a: int, b: int) -> int | None:
     return link + (sc.interdicted_rail_cost - 1 if b in ctx.interdicted else 0)
 
 
+_RAIL_USABLE = {"axis": "(west of the front line or Axis-cleared, last passed by an Axis unit)",
+                "soviet": "(Soviet-controlled, not Axis-cleared, 6.47)"}
+
+
 def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bool = False) -> None:
     units, start = _units(sc, rules, side, order, "6.3")
     if rules["phase"] != "move":
@@ -550,6 +584,12 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
         raise IllegalOrder("6.3", "give the path of the rail move", None)
     _not_from_start(sc, path, start, "6.3")
     _no_voluntary_exit(sc, ctx_, start)          # 8.0, 8.22: rail movement is movement
+    if not entering and not rail_hex_usable(sc, rules, side, start, ctx_.friendly):
+        # the hex a rail move leaves is a rail hex it moves through (a review: an Axis unit left
+        # an uncleared Front Line hex by rail, which it could not have entered by rail)
+        raise IllegalOrder("6.41" if side == "axis" else "6.46",
+                           f"{sc.ids[start]}, where the units stand, is not a rail hex the {side} player may use "
+                           + _RAIL_USABLE[side], None)
     a, total = start, 0
     for b in path:
         c = rail_cost(sc, ctx_, a, b)
@@ -568,14 +608,16 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
             raise IllegalOrder("6.32", f"{sc.ids[b]} is in an Enemy Zone of Control: no rail movement into it", None)
         if not rail_hex_usable(sc, rules, side, b, ctx_.friendly):
             rule = "6.41" if side == "axis" else "6.46"
-            raise IllegalOrder(rule, f"{sc.ids[b]} is not a rail hex the {side} player may use "
-                               + ("(west of the front line or Axis-cleared, last passed by an Axis unit)"
-                                  if side == "axis" else "(Soviet-controlled, not Axis-cleared, 6.47)"), None)
+            raise IllegalOrder(rule, f"{sc.ids[b]} is not a rail hex the {side} player may use " + _RAIL_USABLE[side],
+                               None)
         total += c
         a = b
     if total > RAIL_MP:
         raise IllegalOrder("6.33", f"the rail move costs {total} Rail Movement Points, more than {RAIL_MP}", None)
+    west = any(not sc.east_of(x, y) for x, y in zip([start] + path, path))
+    check_east_only(sc, rules, units, west, False)
     begin(rules, units)
+    record_east_only(rules, units, west, False)
     rules["rail_used"] = used + need
     for uid in units:
         st.mark(rules["ps"]["rail"], uid)
@@ -775,9 +817,12 @@ def unit_options(sc: Scenario, rules: dict, side: str, uid: str) -> list[dict]:
     start = sc.idx[st.hex_of(rules, uid)]
     held = start in ctx.ezoc
     if not sc.units[uid].air and may_move(sc, rules, uid) is None:
-        plain = [] if held else _moves(sc, rules, ctx, board, [uid], start)
+        # 18.11: a unit that ignored Axis ZOC this phase moves on east only (as a withdrawal);
+        # one that entered a hex not east ignores them no more (`check_east_only`)
+        withdrawing, not_east = (st.has(rules["ps"].get(key, ()), uid) for key in ("withdrawing", "not_east"))
+        plain = [] if held or withdrawing else _moves(sc, rules, ctx, board, [uid], start)
         out += plain
-        if side == "soviet" and may_withdraw(rules, uid):
+        if side == "soviet" and may_withdraw(rules, uid) and not not_east:
             reached = {o["path"][-1] for o in plain}
             out += [o for o in _moves(sc, rules, ctx, board, [uid], start, withdraw=True) if o["path"][-1] not in reached]
     if not held and may_move(sc, rules, uid, rail=True) is None:
@@ -806,8 +851,9 @@ def _rail_moves(sc: Scenario, rules: dict, ctx: "Context", board: Board, side: s
                 limit: int | None = None) -> list[dict]:
     """The stack's rail moves (6.3) in the Initial Movement Phase, farthest first, to each rail
     hex it fits in; to `limit` of those among the six farthest, if given."""
-    if rules["phase"] != "move" or start not in sc.rail_hex or any(u in rules["ps"]["moved"] for u in stack) \
-            or rules["rail_used"] + sum(rail_units(sc, u) for u in stack) > RAIL_LIMIT[side]:     # 6.31
+    if rules["phase"] != "move" or any(u in rules["ps"]["moved"] for u in stack) \
+            or not rail_hex_usable(sc, rules, side, start, ctx.friendly) \
+            or rules["rail_used"] + sum(rail_units(sc, u) for u in stack) > RAIL_LIMIT[side]:     # 6.31, 6.41, 6.46
         return []
     reach, parent = rail_search(sc, rules, ctx, start)
     far = [b for b in sorted(reach, key=lambda x: (-reach[x], x)) if b != start]

@@ -38,7 +38,10 @@ What the genesis fixes (map, tables, the fixed attributes of units) is the scena
                             oos (12.0), fresh (12.53), no_overrun (6.55), attacked, targets,
                             advanced (9.85), air_supplied (12.44), evacuate (11.5 still open);
                             in the Initial Movement Phase only, and only when not empty,
-                            in_ezoc (6.14: the phasing units in an Enemy ZOC as it began)
+                            in_ezoc (6.14: the phasing units in an Enemy ZOC as it began);
+                            only when not empty: placed (15.3: city -> units deployed),
+                            withdrawing (18.11: units that ignored Axis ZOC), not_east
+                            (18.11: units that entered a hex not east of the one they left)
     combat                  an attack or overrun in progress (combat.py)
     pending                 decisions waiting outside combat (flow.py)
     result                  the result once the game is over (19.0)

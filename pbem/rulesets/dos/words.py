@@ -34,7 +34,9 @@ MARKERS = (("oos", "out of supply this phase (12.0)"), ("air_supplied", "supplie
            # within an HQ's Radius is a Line of Communications no longer than its Leadership
            # Rating (12.12), which Enemy ZOC blocks: the hexes alone can mislead (players' probe)
            ("no_overrun", "no Line of Communications to an HQ within its Leadership Rating as the phase began "
-                          "(12.12; Enemy ZOC blocks one): may not overrun (6.55)"))
+                          "(12.12; Enemy ZOC blocks one): may not overrun (6.55)"),
+           ("withdrawing", "ignored Axis ZOC this phase: moves on east only in it (18.11)"),
+           ("not_east", "moved into a hex not east this phase: may not ignore Axis ZOC in it (18.11)"))
 ARMS = {"infantry": "infantry", "mech": "mechanized", "cavalry": "cavalry", "hq": "HQ", "truck": "truck",
         "air": "air unit"}
 
@@ -67,7 +69,7 @@ def score_text(sc: Scenario, rules: dict, score: dict) -> str:
 
 
 def markers_of(sc: Scenario, rules: dict, uid: str) -> list[str]:
-    out = [words for key, words in MARKERS if st.has(rules["ps"][key], uid)]
+    out = [words for key, words in MARKERS if st.has(rules["ps"].get(key, ()), uid)]
     if st.has(rules["disrupted"], uid):
         out.append("disrupted (6.6)")
     if st.has(rules["pt"]["withdrew"], uid):
