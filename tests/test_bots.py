@@ -220,7 +220,11 @@ def test_the_random_planner_plans_on_rules_holding_the_scenarios_own_strings_and
     from pbem.core import bot
 
     folder = games.open_folder(Path(__file__).resolve().parents[1] / "examples" / "dos-demo")
-    g, state = folder.game, games.load_state(folder.path, 41, folder.game)   # the Soviet movement phase
+    g = folder.game
+    # the example's first Soviet Initial Movement Phase awaiting the Soviet packet (found, not
+    # numbered: the example is played again whenever the rules change)
+    state = next(s for s in (games.load_state(folder.path, seq, g) for seq in range(1, folder.state["seq"] + 1))
+                 if s["rules"]["player"] == s["awaiting"]["packet_from"] == "soviet" and s["rules"]["phase"] == "move")
     side, sc = state["awaiting"]["packet_from"], g.scenario
     seen: list[bool] = []
     apply = engine.Game.apply
