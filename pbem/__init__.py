@@ -1,6 +1,6 @@
 """pbem: a play-by-email adjudicator for board wargames."""
 
-__version__ = "0.32.0"
+__version__ = "0.33.0"
 
 # The version of each ruleset that each release of pbem plays, oldest release first. A
 # genesis binds its ruleset's version (DESIGN §2.2), so a game is continued and audited only
@@ -39,6 +39,7 @@ RELEASES = {
     "0.30.0": {"chir": "1.17.0", "dos": "1.27.0", "kkoh": "1.26.0", "stalingrad": "1.16.0"},
     "0.31.0": {"chir": "1.17.0", "dos": "1.27.0", "kkoh": "1.27.0", "stalingrad": "1.16.0"},
     "0.32.0": {"chir": "1.18.0", "dos": "1.28.0", "kkoh": "1.28.0", "stalingrad": "1.17.0"},
+    "0.33.0": {"chir": "1.18.0", "dos": "1.29.0", "kkoh": "1.29.0", "stalingrad": "1.17.0"},
 }
 
 

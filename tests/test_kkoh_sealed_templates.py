@@ -18,7 +18,10 @@ from tests.support.games import Match
 from tests.test_kkoh_cases import scenario_doc
 from tests.test_kkoh_sealed import drive_to, step
 
-SEED = "show-each-82"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
+SEED = "show-each-99"  # the dice of these games: red loses the initiative of turn 2, R1's test die is 4
+# keys whose dice make red's test die wait for dice and turn 1 end in blue's next packet (the dice hang
+# on the game id, and so on the version): test_an_open_answer_waiting_for_dice_goes_on_in_its_own_step_only
+LEAK_SEED = "leak-6"
 MOVE_B1 = {"type": "move", "units": ["B1"], "to": "0101", "facing": "E"}
 
 
@@ -259,9 +262,7 @@ def test_an_open_answer_waiting_for_dice_goes_on_in_its_own_step_only(tmp_path):
         {"id": "B1", "side": "blue", "row": "tank-1", "square": "0101", "cell": "01", "facing": "N", "order": "M"},
         {"id": "R1", "side": "red", "row": "tr1-tank", "square": "2828", "cell": "21", "facing": "S", "order": "HA"}],
         "position": {"turn": 1, "ap": 0, "step": "orders", "initiative": "red"}})
-    # keys whose dice make red's test die wait for dice and turn 1 end in blue's next packet (the dice hang
-    # on the game id, and so on the version)
-    match = Match(tmp_path, "kkoh", chain_length=256, key_seed="leak-1", scenario_doc=doc)
+    match = Match(tmp_path, "kkoh", chain_length=256, key_seed=LEAK_SEED, scenario_doc=doc)
     match.send("blue", [{"type": "end"}] * 12, seal=False)
     match.send("red", chits_for(match, "red", 1) + [{"type": "end"}] * 12, seal=False)
     assert match.state()["awaiting"]["waiting_for"] == "dice"

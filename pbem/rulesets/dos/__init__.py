@@ -15,7 +15,7 @@ from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA, POLICY_SIDES
 
 RULESET = Ruleset(
     id="dos",
-    version="1.28.0",
+    version="1.29.0",
     title="Drive on Stalingrad",
     # The Axis player sends packet 1; the Soviet initial force is drawn with the dice that
     # packet 2 (the Soviet player's) unlocks, so the Soviet player sees it before he sets up.

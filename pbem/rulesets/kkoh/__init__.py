@@ -14,7 +14,7 @@ from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="kkoh",
-    version="1.28.0",
+    version="1.29.0",
     title="Kalt Krieg ohne Hass",
     # blue sends packet 1; red answers the automatic initiative decision of state 0 (README)
     sides=scenario.SIDES,
