@@ -842,11 +842,28 @@ def _begin_loss(sc: Scenario, rules: dict, c: dict, which: str, n: int, ctx) -> 
             _eliminate(sc, rules, dead, ctx, "9.75")
         units = [u for u in units if u not in retreated]
     c["loss"] = {"which": which, "left": n, "units": units}
+    if which == "att":
+        # 11.42: "If an HQ unit is in a stack of units which incurs a combat loss, the HQ unit may
+        # be eliminated to satisfy the step loss requirement, at the option of the owning Player":
+        # an HQ stacked with attackers, not in the attack itself, is offered too, and never taken
+        # without its owner's choice (a review: only an HQ that added its rating was offered). The
+        # defenders are every unit of the hex attacked, HQs among them.
+        origins = {st.hex_of(rules, u) for u in units}
+        optional = sorted(u for u, w in rules["units"].items()
+                          if w in origins and sc.units[u].hq and sc.side_of[u] == c["att"] and u not in units)
+        if optional:                  # kept only when there is one: most losses hold none
+            c["loss"]["optional"] = optional
     c["step"] = f"{which}-loss"
 
 
+def _optional(rules: dict, loss: dict) -> list[str]:
+    """The HQs of `loss` (11.42) that may lose the step at their owner's option, still on the map."""
+    return [u for u in loss.get("optional", ()) if st.on_map(rules, u)]
+
+
 def loss_options(sc: Scenario, rules: dict, c: dict) -> list[dict]:
-    return [{"type": "loss", "unit": u} for u in c["loss"]["units"] if st.on_map(rules, u)]
+    units = [u for u in c["loss"]["units"] if st.on_map(rules, u)] + _optional(rules, c["loss"])
+    return [{"type": "loss", "unit": u} for u in units]
 
 
 def _auto_loss(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
@@ -855,9 +872,11 @@ def _auto_loss(sc: Scenario, rules: dict, c: dict, ctx) -> bool:
     units = [u for u in loss["units"] if st.on_map(rules, u)]
     loss["units"] = units
     total = sum(st.steps_left(sc, rules, u) for u in units)
-    if loss["left"] <= 0 or not units:
+    if loss["left"] <= 0 or not units:              # an HQ of 11.42's option is never obliged to
         _loss_done(sc, rules, c, ctx)
         return True
+    if _optional(rules, loss):
+        return False                                # the owner's choice (a standing order or an answer)
     if total <= loss["left"]:
         _eliminate(sc, rules, units, ctx, "9.69" if c["engaged"] else "9.67")   # an Engaged loss, or A1/D1's
         loss["left"] = 0
@@ -884,7 +903,7 @@ def _take(sc: Scenario, rules: dict, c: dict, uid: str, ctx) -> None:
 def answer_loss(sc: Scenario, rules: dict, order: dict, ctx) -> None:
     c = rules["combat"]
     uid = order.get("unit")
-    if uid not in c["loss"]["units"] or not st.on_map(rules, uid):
+    if uid not in c["loss"]["units"] + _optional(rules, c["loss"]) or not st.on_map(rules, uid):
         raise IllegalOrder("9.67", f"{uid} is not one of the units that may lose the step",
                            [o["unit"] for o in loss_options(sc, rules, c)])
     _take(sc, rules, c, uid, ctx)
@@ -1566,10 +1585,11 @@ def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         if not u.combat:
             raise IllegalOrder("6.51", f"{uid} cannot overrun", None)
         if st.has(rules["ps"]["no_overrun"], uid):
+            began = "entered the map this phase" if st.has(rules["ps"]["fresh"], uid) else "began the phase"
             if side == "soviet":
-                raise IllegalOrder("6.55", f"{uid} began the phase beyond the Communications Radius of every HQ and "
+                raise IllegalOrder("6.55", f"{uid} {began} beyond the Communications Radius of every HQ and "
                                    f"may not overrun", None)
-            raise IllegalOrder("11.47", f"{uid} began the phase beyond the Communications Radius of every {u.nation.capitalize()} "
+            raise IllegalOrder("11.47", f"{uid} {began} beyond the Communications Radius of every {u.nation.capitalize()} "
                                f"HQ and may not overrun (an overrun is an attack, 6.51)", None)
     path = order.get("path") or []
     if path:

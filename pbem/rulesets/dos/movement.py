@@ -720,6 +720,18 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         rules["ps"]["moved"][uid] = costs[uid]
     begin(rules, units)
     arrive(sc, rules, None, side, entry, ctx.event)
+    # 6.55 (and 11.47: an overrun is an attack, 6.51): a unit entering beyond the Radius of every
+    # HQ of its nationality was within none as the phase began either, and may not overrun in
+    # it, as flow.begin_phase has it for the units then on the map (a review: a tank corps
+    # entered at Stalingrad, no Soviet HQ on the map, and overran at once)
+    from . import supply as sp
+
+    board = None
+    for uid in units:
+        if sc.units[uid].combat and sc.units[uid].nation not in sp.DIRECT:
+            board = board or view(sc, rules)
+            if not sp.in_radius(sc, rules, board, side, uid):
+                st.mark(rules["ps"]["no_overrun"], uid)
     ctx.event("enter", f"{', '.join(units)} {verb(units, 'enter')} at {sc.ids[entry]} ({'15.1' if side == 'axis' else '15.3'}).",
               side=side, units=units, hex=sc.ids[entry], mp=costs, rule="15.1" if side == "axis" else "15.3")
     rest = [sc.ids[b] for b in path[1:]]

@@ -184,6 +184,8 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
     if kind == "double-losses":
         return {"type": "double", "choice": value}
     if kind == "loss":
+        optional = (rules["combat"]["loss"] or {}).get("optional", ()) if rules.get("combat") else ()
+
         def cost(o):
             uid = o["unit"]
             a, d = st.strengths(sc, rules, uid)
@@ -194,10 +196,12 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
             division = sc.units[uid].division
             breaks = (division is not None and not st.has(rules["broken"], division)
                       and st.steps_left(sc, rules, uid) == 1)
+            # an HQ not in the attack, stacked with it (11.42), only by the owner's own answer
+            spare = uid in optional
             if value == "most-steps":
-                return (breaks, -st.steps_left(sc, rules, uid), a + d, uid)
+                return (spare, breaks, -st.steps_left(sc, rules, uid), a + d, uid)
             hq = sc.units[uid].hq
-            return (hq, breaks, a + d, uid)
+            return (spare, hq, breaks, a + d, uid)
         return min(options, key=cost)
     if kind == "retreat":
         return options[0]
