@@ -556,9 +556,13 @@ def defence_options(sc: Scenario, board: Board, rules: dict) -> list[dict]:
         # assault was not its target and may support again (K-EX-3: in the Breakthrough "the
         # Russians could defend with the T64s supported by the remaining BTR company", the BTR that
         # had supported the T64s in the assault before). K-CA-11: a limbered gun contributes
-        # nothing, so it is never named as the supporting unit
+        # nothing, so it is never named as the supporting unit. K-IF-4, K-CA-8: artillery "may not
+        # Indirect Fire in an Action Phase if it is also engaged in a Close Assault": a battery
+        # that has fired this phase is not named as support, which is the owner's choice (a review:
+        # a mortar that bombarded for an assault supported the defence of its own square after)
+        fired = rules["ps"]["ifired"]
         supports = [None] + [p for p in board.at(a["target"], side) if p not in body and p not in rules["ps"]["gg"]
-                             and p not in targets and board.piece(p).get("mode") != "limbered"]
+                             and p not in targets and board.piece(p).get("mode") != "limbered" and p not in fired]
         for s in supports:
             out.append({"type": "defend", "units": body, "support": s})
     return out
