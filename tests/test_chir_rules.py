@@ -1030,6 +1030,34 @@ def test_10_2_no_eligible_artillery_no_defensive_artillery_decision():
     assert rules["attack"]["def_support"] is None
 
 
+def test_10_2_a_coloured_battery_supports_the_units_of_its_division_in_a_mixed_stack_which_then_fire_alone():
+    """10.2: artillery with a division's colour "may give supporting fire only if the group of
+    units firing belongs to the same division"; in defence the group firing is the defender's
+    choice (9.4), so one unit of another formation in the hex attacked no longer bars it (a
+    review: LW/ArtI was offered for LW/II alone in 3120, and not at all once Art/StuG stood with
+    it). Declared, it supports LW/II, which fires without Art/StuG."""
+    rules = position({"LW/II": {"hex": "3120"}, "Art/StuG": {"hex": "3120"}, "LW/ArtI": {"hex": "3018"},
+                      "333/1116": {"hex": "3220"}}, phase="attack")
+    play(rules, {"type": "attack", "target": "3120", "units": ["333/1116"], "support": []})
+    need = next_step(rules)
+    assert (need.side, need.kind) == ("german", "defensive-artillery")
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [{"type": "artillery", "unit": None},
+                                                           {"type": "artillery", "unit": "LW/ArtI"}]
+    play(rules, {"type": "artillery", "unit": "LW/ArtI"})
+    need = next_step(rules)
+    assert need.kind == "defensive-fire"
+    assert RULESET.legal_orders(SCENARIO, rules, need) == [{"type": "fire", "target": None},
+                                                           {"type": "fire", "target": "3220"}]
+    assert refusal(rules, {"type": "fire", "target": "3220", "units": ["Art/StuG"]}) == (
+        "10.2", "fire: Art/StuG may not fire with the supporting artillery LW/ArtI, which supports only the group of "
+                "units firing of its own formation; the units that may are LW/II")
+    ctx = play(rules, {"type": "fire", "target": "3220"}, dice=[1] * 6)
+    assert [e["units"] for e in ctx.of("defensive-target")] == [["LW/II"]]
+    [shot] = [e for e in ctx.events if e["type"] == "fire"]
+    assert (shot["firers"], shot["strength"], shot["column"], shot["die"]) == (["LW/II"], 6, "5-7", 1)
+    assert "Infantry: 3 x1 = 3; Artillery (support): 3 x1 = 3; strength 6" in shot["text"]
+
+
 # --- 4.x victory ----------------------------------------------------------------------------------
 
 def test_4_1_and_4_2_vp_in_halves():

@@ -53,6 +53,27 @@ def why_not_support(sc: Scenario, rules: dict, art: str, group: list[str], targe
     return None
 
 
+def serves(sc: Scenario, art: str, uid: str) -> bool:
+    """10.2: whether `art` may give supporting fire to a group holding `uid`: artillery with a
+    division's colour to units of that division, 5th Tank Army artillery without one to units of
+    that army, any other to any unit."""
+    u, m = sc.units[art], sc.units[uid]
+    if u.support == "own":
+        return m.aff == u.aff
+    if u.support == "5TA":
+        return m.army == "5TA"
+    return True
+
+
+def defence_candidates(sc: Scenario, rules: dict, side: str, stack: list[str], target: str, kind: str) -> list[str]:
+    """The artillery that may support the defence of `stack`: in defence the group of units
+    firing is the defender's choice (9.4: fire is optional, and the `fire` order may name its
+    units), so a coloured battery may support the units of its colour in the stack, which then
+    fire without the others (10.2; a review: one unit of another formation in the hex barred it)."""
+    return [a for a in bd.on_map(sc, rules, side) if sc.units[a].cls == "artillery"
+            and why_not_support(sc, rules, a, [u for u in stack if serves(sc, a, u)], target, kind) is None]
+
+
 def candidates(sc: Scenario, rules: dict, side: str, group: list[str], target: str, kind: str) -> list[str]:
     return [a for a in bd.on_map(sc, rules, side) if sc.units[a].cls == "artillery"
             and why_not_support(sc, rules, a, group, target, kind) is None]

@@ -460,16 +460,19 @@ MAX_SINGLE_FIRERS = 4  # legal_orders lists single-unit defensive fire up to thi
 def defensive_firers(sc: Scenario, rules: dict, a: dict) -> list[str]:
     """9.4: the defending units that may fire, once each; artillery with a confusion marker may
     not (9.4.2), one with a fired marker may in defence (10.5). Fire is optional: the
-    defender's `fire` order may name which of them fire."""
+    defender's `fire` order may name which of them fire. 10.2: with a battery supporting the
+    defence, only the units it may support fire with it."""
+    support = a.get("def_support")
     return [u for u in bd.units_in(sc, rules, a["target"], a["def"])
-            if not (sc.units[u].cls == "artillery" and st.marked(rules, "confusion", u))]
+            if not (sc.units[u].cls == "artillery" and st.marked(rules, "confusion", u))
+            and (support is None or artillery.serves(sc, support, u))]
 
 
 def def_support_options(sc: Scenario, rules: dict, a: dict) -> list[str]:
     if a["kind"] == "manoeuvre" and a["def"] != "german":
         return []
-    group = bd.units_in(sc, rules, a["target"], a["def"])
-    return artillery.candidates(sc, rules, a["def"], group, a["target"], a["kind"])
+    stack = bd.units_in(sc, rules, a["target"], a["def"])
+    return artillery.defence_candidates(sc, rules, a["def"], stack, a["target"], a["kind"])
 
 
 def live_groups(sc: Scenario, rules: dict, a: dict) -> dict[str, list[str]]:
@@ -730,7 +733,9 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
         unit = order.get("unit")
         opts = def_support_options(sc, rules, a)
         if unit is not None and unit not in opts:
-            rule, why = artillery.why_not_support(sc, rules, unit, bd.units_in(sc, rules, a["target"], a["def"]), a["target"],
+            stack = bd.units_in(sc, rules, a["target"], a["def"])
+            served = [u for u in stack if unit in sc.units and artillery.serves(sc, unit, u)]
+            rule, why = artillery.why_not_support(sc, rules, unit, served, a["target"],
                                                   a["kind"]) or ("10.2", "it may not support this defence")
             raise IllegalOrder(rule, f"artillery {unit}: {why}", [None] + opts)
         a["def_support"] = unit
@@ -809,6 +814,11 @@ def _defensive_choice(sc: Scenario, rules: dict, a: dict, target: str | None, un
         raise IllegalOrder("9.4", "fire: name each firing unit once", legal(sc, rules, kind))
     bad = [u for u in chosen if u not in eligible]
     if bad:
+        support = a.get("def_support")
+        if support is not None and all(u in defensive_firers(sc, rules, dict(a, def_support=None)) for u in bad):
+            raise IllegalOrder("10.2", f"fire: {', '.join(bad)} may not fire with the supporting artillery {support}, "
+                               f"which supports only the group of units firing of its own formation; the units that "
+                               f"may are {', '.join(eligible) or 'none'}", legal(sc, rules, kind))
         raise IllegalOrder("9.4", f"fire: {', '.join(bad)} may not fire in defence at attack {a['n']}; the units that "
                            f"may are {', '.join(eligible) or 'none'}", legal(sc, rules, kind))
     if not chosen:
