@@ -82,7 +82,7 @@ def chir_decision(tmp_path_factory):
     lose two points and retreat: after one step, the game waits for his decision (the keys'
     seed gives a fire roll that does so: the dice hang on the game id, and so on the version)."""
     root = tmp_path_factory.mktemp("chir-decision")
-    m = match(root, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-4")
+    m = match(root, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-12")
     m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
     m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     m.send("german", [])
@@ -1112,7 +1112,7 @@ def test_the_template_of_a_decision_lists_the_next_decision_of_the_same_side_the
 
     from pbem.core import templates
 
-    m = match(tmp_path, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-4")   # as chir_decision, not shared
+    m = match(tmp_path, chir.RULESET, "historical", CHIR_POSITION, key_seed="words-12")   # as chir_decision, not shared
     m.send("german", [], {"defensive_fire": "none", "morale": "retreat", "retreat": "ask"})
     m.send("soviet", [ATTACK, {"type": "end", "phase": "attack"}])
     m.send("german", [])

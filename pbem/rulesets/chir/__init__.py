@@ -13,7 +13,7 @@ from .orders import DEFAULT_POLICIES, ORDER_SCHEMA, POLICY_SCHEMA
 
 RULESET = Ruleset(
     id="chir",
-    version="1.18.0",
+    version="1.19.0",
     title="48th Panzer Korps: Battles on the River Chir",
     # The German player sets up first (3.2), so German sends packet 1; packets then
     # alternate, while each game turn begins with the Soviet player-turn (5.0).
