@@ -1056,6 +1056,14 @@ def test_10_2_a_coloured_battery_supports_the_units_of_its_division_in_a_mixed_s
     [shot] = [e for e in ctx.events if e["type"] == "fire"]
     assert (shot["firers"], shot["strength"], shot["column"], shot["die"]) == (["LW/II"], 6, "5-7", 1)
     assert "Infantry: 3 x1 = 3; Artillery (support): 3 x1 = 3; strength 6" in shot["text"]
+    # and a battery of a colour no unit of the hex has is refused by its colour, as before
+    rules = position({"Art/StuG": {"hex": "3120"}, "Ob/I": {"hex": "3120"}, "LW/ArtI": {"hex": "3018"},
+                      "Art/I": {"hex": "3019"}, "333/1116": {"hex": "3220"}}, phase="attack")
+    play(rules, {"type": "attack", "target": "3120", "units": ["333/1116"], "support": []})
+    assert next_step(rules).kind == "defensive-artillery" and "LW/ArtI" not in combat.def_support_options(
+        SCENARIO, rules, rules["attack"])
+    assert refusal(rules, {"type": "artillery", "unit": "LW/ArtI"}) == (
+        "10.2", "artillery LW/ArtI: LW/ArtI has the colour of LW and supports only units of LW")
 
 
 # --- 4.x victory ----------------------------------------------------------------------------------

@@ -734,7 +734,8 @@ def answer(sc: Scenario, rules: dict, kind: str, order: dict, ctx) -> None:
         opts = def_support_options(sc, rules, a)
         if unit is not None and unit not in opts:
             stack = bd.units_in(sc, rules, a["target"], a["def"])
-            served = [u for u in stack if unit in sc.units and artillery.serves(sc, unit, u)]
+            # the units it could support (10.2); with none, the whole stack, which names the colour
+            served = [u for u in stack if unit in sc.units and artillery.serves(sc, unit, u)] or stack
             rule, why = artillery.why_not_support(sc, rules, unit, served, a["target"],
                                                   a["kind"]) or ("10.2", "it may not support this defence")
             raise IllegalOrder(rule, f"artillery {unit}: {why}", [None] + opts)

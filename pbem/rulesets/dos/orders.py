@@ -184,7 +184,7 @@ def decision_policy(sc, rules: dict, kind: str, pol: dict, options: list[dict]) 
     if kind == "double-losses":
         return {"type": "double", "choice": value}
     if kind == "loss":
-        optional = (rules["combat"]["loss"] or {}).get("optional", ()) if rules.get("combat") else ()
+        optional = ((rules.get("combat") or {}).get("loss") or {}).get("optional", ())
 
         def cost(o):
             uid = o["unit"]
