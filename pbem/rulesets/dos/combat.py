@@ -1606,7 +1606,7 @@ def overrun(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
         raise IllegalOrder("10.29", "no attack across an all-lake or all-sea hexside", None)
     if not board.has_combat(t, other(side)):
         raise IllegalOrder("6.51", f"{target} holds no enemy unit to overrun", None)
-    west = not sc.east_of(here, t)     # an overrun moves the stack on into the hex (6.51)
+    west = mv.goes_west(sc, here, [t])     # an overrun moves the stack on into the hex (6.51)
     mv.check_east_only(sc, rules, units, west, False)
     lines = sp.lines_of(sc, rules, side)
     for uid in units:

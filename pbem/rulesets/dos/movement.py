@@ -18,6 +18,7 @@ from .board import Board, control_key, half_view, memo, stacking_ok, view
 from .scenario import BLOCKED, DON, RAIL, VOLGA, Scenario, other
 from . import state as st
 from .naming import verb, no_hex, no_unit, not_own_unit
+from . import supply as sp
 from .supply import friendly_rail
 
 RAIL_LIMIT = {"axis": 3, "soviet": 10}     # 6.31
@@ -340,6 +341,11 @@ def check_east_only(sc: Scenario, rules: dict, units: list[str], west: bool, ign
                                f"moved east only may ignore Axis Zones of Control (a strategic withdrawal)", None)
 
 
+def goes_west(sc: Scenario, start: int, path: list[int]) -> bool:
+    """Whether moving from `start` along `path` enters a hex not east of the one before (18.11)."""
+    return any(not sc.east_of(a, b) for a, b in zip([start] + path, path))
+
+
 def record_east_only(rules: dict, units: list[str], west: bool, ignoring: bool) -> None:
     """What `check_east_only` reads, for the rest of the phase (kept only once there is some:
     a phase without either keeps the state as it was)."""
@@ -401,7 +407,7 @@ def move(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
                                    f"{left[uid]} left", None)
         a = b
     end = a
-    west = any(not sc.east_of(x, y) for x, y in zip([start] + path, path))
+    west = goes_west(sc, start, path)
     check_east_only(sc, rules, units, west, withdraw and ignored)
     if exiting:
         if path and end in ctx_.ezoc:   # the loop stops a move only in the hexes before its last
@@ -614,7 +620,7 @@ def rail(sc: Scenario, rules: dict, side: str, order: dict, ctx, *, entering: bo
         a = b
     if total > RAIL_MP:
         raise IllegalOrder("6.33", f"the rail move costs {total} Rail Movement Points, more than {RAIL_MP}", None)
-    west = any(not sc.east_of(x, y) for x, y in zip([start] + path, path))
+    west = goes_west(sc, start, path)
     check_east_only(sc, rules, units, west, False)
     begin(rules, units)
     record_east_only(rules, units, west, False)
@@ -724,8 +730,6 @@ def enter(sc: Scenario, rules: dict, side: str, order: dict, ctx) -> None:
     # HQ of its nationality was within none as the phase began either, and may not overrun in
     # it, as flow.begin_phase has it for the units then on the map (a review: a tank corps
     # entered at Stalingrad, no Soviet HQ on the map, and overran at once)
-    from . import supply as sp
-
     board = None
     for uid in units:
         if sc.units[uid].combat and sc.units[uid].nation not in sp.DIRECT:
